@@ -1,0 +1,157 @@
+"""The exceptions hermes-ctx-plugins raises.
+
+Every error carries structured attributes besides its message, and the message always names the bad
+value and what would have been valid::
+
+    HermesCtxError
+    ├── ConfigError (ValueError)          a config.yaml value is wrong; .path, .value, .expected, .line
+    ├── ProviderLimitError                 a second external memory provider; .providers
+    └── PluginError                        something about a plugin
+        ├── UnknownPluginError (KeyError)  no strategy / provider of that name; .name, .kind, .available
+        ├── DuplicatePluginError           two plugins registered one name; .name, .kind, .plugins
+        └── PluginLoadError                a plugin failed to import, register or validate; .plugin
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """Return `` (did you mean 'x'?)`` for the closest choice, or an empty string."""
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _listing(names: Iterable[str]) -> str:
+    names = sorted(names)
+    return ", ".join(names) if names else "(none registered)"
+
+
+class HermesCtxError(Exception):
+    """Base class of every error raised by hermes-ctx-plugins."""
+
+
+class ConfigError(HermesCtxError, ValueError):
+    """A configuration value is malformed or invalid.
+
+    :ivar path: dotted key path, e.g. ``ctx_plugins.memory.providers[1]`` (empty for the whole file)
+    :ivar value: the offending value as read
+    :ivar expected: what would have been valid
+    :ivar source: the file (or ``<dict>``) the config came from
+    :ivar line: 1-based line in ``source`` when known
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        value: Any = None,
+        expected: str = "",
+        source: str = "",
+        line: int | None = None,
+    ) -> None:
+        self.path = path
+        self.value = value
+        self.expected = expected
+        self.source = source
+        self.line = line
+        self.message = message
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = self.source
+        if where and self.line is not None:
+            where = f"{where}:{self.line}"
+        prefix = ": ".join(part for part in (where, self.path) if part)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+    def located(self, *, source: str, line: int | None) -> ConfigError:
+        """The same error, annotated with where it was found."""
+        return ConfigError(
+            self.message,
+            path=self.path,
+            value=self.value,
+            expected=self.expected,
+            source=source,
+            line=line if line is not None else self.line,
+        )
+
+
+class ProviderLimitError(HermesCtxError):
+    """More than one external memory provider was configured or activated.
+
+    :ivar providers: the external providers involved, the one already active first
+    """
+
+    def __init__(self, providers: Iterable[str], *, where: str = "") -> None:
+        self.providers = tuple(providers)
+        names = " and ".join(repr(p) for p in self.providers)
+        location = f" ({where})" if where else ""
+        super().__init__(
+            f"only one external memory provider may be active, got {names}{location}; "
+            "keep one of them (the built-in 'file' provider is always allowed besides it)"
+        )
+
+
+class PluginError(HermesCtxError):
+    """Something is wrong with a plugin, a strategy or a provider."""
+
+
+class UnknownPluginError(PluginError, KeyError):
+    """No compressor strategy or memory provider is registered under that name.
+
+    :ivar name: the name asked for
+    :ivar kind: ``"compressor"`` or ``"memory"``
+    :ivar available: the names that are registered for that kind
+    """
+
+    def __init__(self, name: str, kind: str, available: Iterable[str], *, where: str = "") -> None:
+        self.name = name
+        self.kind = kind
+        self.available = tuple(sorted(available))
+        label = "compressor strategy" if kind == "compressor" else "memory provider"
+        location = f" ({where})" if where else ""
+        self.message = (
+            f"unknown {label} {name!r}{location}{did_you_mean(name, self.available)}; "
+            f"available: {_listing(self.available)}"
+        )
+        super().__init__(self.message)
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.message
+
+
+class DuplicatePluginError(PluginError):
+    """Two plugins registered a strategy or provider under the same name.
+
+    :ivar name: the contested name
+    :ivar kind: ``"compressor"`` or ``"memory"``
+    :ivar plugins: the plugin that registered it first, then the one that tried again
+    """
+
+    def __init__(self, name: str, kind: str, first: str, second: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.plugins = (first, second)
+        label = "compressor strategy" if kind == "compressor" else "memory provider"
+        super().__init__(
+            f"{label} {name!r} is registered by both plugin {first!r} and plugin {second!r}; "
+            "uninstall or disable one of them (ctx_plugins.disabled) or rename its strategy"
+        )
+
+
+class PluginLoadError(PluginError):
+    """A plugin could not be imported, or registered something invalid.
+
+    :ivar plugin: the plugin (entry-point or module) name
+    """
+
+    def __init__(self, plugin: str, message: str) -> None:
+        self.plugin = plugin
+        super().__init__(f"plugin {plugin!r}: {message}")

@@ -1,0 +1,147 @@
+"""The value objects the lifecycle hooks receive.
+
+They are our own small types, never hermes objects, so a plugin written against them works whichever
+host drives it (hermes, the Bridge, a test). Messages are plain OpenAI chat-format dicts exactly as
+the host has them; treat them as read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import FrozenMap
+
+Message = dict[str, Any]
+
+_EMPTY: Mapping[str, Any] = FrozenMap()
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """Who and where a conversation is.
+
+    ``user_id`` / ``chat_id`` scope anything a memory provider stores: two sessions with different
+    values must never see each other's memories.
+    """
+
+    session_id: str
+    user_id: str = ""
+    chat_id: str = ""
+    platform: str = ""
+    model: str = ""
+    hermes_home: Path | None = None
+    parent_session_id: str = ""
+    #: anything else the host knows (hermes' gateway_session_key, chat_type, thread_id, ...)
+    extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True)
+class ContextContribution:
+    """A piece of context a plugin added to an outgoing request."""
+
+    source: str
+    text: str
+
+
+@dataclass
+class Request:
+    """An outgoing model request, before it is sent.
+
+    Plugins add context either by returning a string from ``pre_request`` or by calling
+    :meth:`add_context`; the host appends the joined contributions to the user message it sends
+    (hermes never lets plugins touch the system prompt, which keeps the prefix cache warm).
+    """
+
+    session: SessionInfo
+    messages: Sequence[Message]
+    model: str
+    token_estimate: int
+    turn_number: int = 0
+    user_message: str = ""
+    contributions: list[ContextContribution] = field(default_factory=list)
+
+    def add_context(self, text: str, *, source: str) -> None:
+        """Contribute ``text`` to this request; blank text is ignored."""
+        if not isinstance(text, str):
+            raise TypeError(f"context from {source!r} must be a str, got {type(text).__name__}")
+        if text.strip():
+            self.contributions.append(ContextContribution(source=source, text=text.strip()))
+
+    @property
+    def context(self) -> str:
+        """Every contribution joined, in the order they were added."""
+        return "\n\n".join(c.text for c in self.contributions)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage the provider reported for one API call (zero when it reported none)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @classmethod
+    def from_mapping(cls, usage: Mapping[str, Any] | None) -> Usage:
+        """Read hermes' normalised usage dict (which may be empty, or use input/output names)."""
+        usage = usage or {}
+
+        def pick(*keys: str) -> int:
+            for key in keys:
+                value = usage.get(key)
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                    return int(value)
+            return 0
+
+        prompt = pick("prompt_tokens", "input_tokens")
+        completion = pick("completion_tokens", "output_tokens")
+        return cls(
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            total_tokens=pick("total_tokens") or prompt + completion,
+            cache_read_tokens=pick("cache_read_tokens"),
+            cache_write_tokens=pick("cache_write_tokens"),
+            reasoning_tokens=pick("reasoning_tokens"),
+        )
+
+
+@dataclass(frozen=True)
+class Response:
+    """A model response, as soon as it has arrived."""
+
+    session: SessionInfo
+    model: str
+    usage: Usage
+    assistant_message: Message | None = None
+    turn_number: int = 0
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call the assistant made during a turn, with its result when known."""
+
+    id: str
+    name: str
+    arguments: str
+    result: str | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A finished turn: the user's message and the assistant's final answer.
+
+    ``messages`` is the whole conversation after the turn when the host has it.
+    """
+
+    session: SessionInfo
+    turn_number: int
+    user_text: str
+    assistant_text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    messages: tuple[Message, ...] = ()

@@ -1,0 +1,108 @@
+"""Hook specifications for hermes-ctx-plugins.
+
+Two families, never mixed:
+
+* **registration** hooks run once, when the host loads: a plugin hands the host its compressor
+  strategies and memory providers (built-ins use the very same hooks);
+* **lifecycle** hooks run during a conversation. The host calls every implementation of a
+  lifecycle hook even when one of them raises: the failure is logged with the plugin's name and
+  counted, and a plugin that keeps failing is switched off for a cool-down (see ``Host.plugins()``).
+
+Implement any of these in a module or class decorated with :data:`hookimpl` and expose it through
+the ``hermes_ctx_plugins`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .compression.base import CompressorStrategy
+    from .events import Request, Response, SessionInfo, Turn
+    from .memory.base import MemoryProvider
+
+#: The project name: the pluggy marker name and the entry-point group are both this string.
+PROJECT_NAME = "hermes_ctx_plugins"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+#: The lifecycle hooks (the ones the host isolates from each other's failures).
+LIFECYCLE_HOOKS = ("session_start", "pre_request", "post_response", "turn_finalized")
+
+
+@hookspec
+def register_compressors(register: Callable[[type[CompressorStrategy]], None]) -> None:
+    """Called once at load time so a plugin can register its compressor strategies.
+
+    Call ``register(StrategyClass)`` for each :class:`~hermes_ctx_plugins.CompressorStrategy`
+    subclass; the class's ``name`` is what users put in ``ctx_plugins.compressor``.
+
+    All implementations are called; return values are ignored.
+
+    :param register: registers one strategy class; raises ``DuplicatePluginError`` when another
+        plugin already registered the same name.
+    """
+
+
+@hookspec
+def register_memory_providers(register: Callable[[type[MemoryProvider]], None]) -> None:
+    """Called once at load time so a plugin can register its memory providers.
+
+    Call ``register(ProviderClass)`` for each :class:`~hermes_ctx_plugins.MemoryProvider`
+    subclass; the class's ``name`` is what users list in ``ctx_plugins.memory.providers``.
+
+    All implementations are called; return values are ignored.
+
+    :param register: registers one provider class; raises ``DuplicatePluginError`` when another
+        plugin already registered the same name.
+    """
+
+
+@hookspec
+def session_start(session: SessionInfo) -> None:
+    """Called when a conversation starts, or a new session replaces the current one.
+
+    All implementations are called; return values are ignored.
+
+    :param session: who and where the conversation is.
+    """
+
+
+@hookspec
+def pre_request(request: Request) -> str | None:
+    """Called before each model request is sent, with the messages about to go out.
+
+    Return text to add to the request's context (or call ``request.add_context``); the host
+    appends the contributions to the outgoing user message, never to the system prompt.
+
+    All implementations are called; the non-empty results are collected in call order.
+
+    :param request: the outgoing request: messages, model, token estimate, turn number.
+    :returns: context text to contribute, or ``None``.
+    """
+
+
+@hookspec
+def post_response(response: Response) -> None:
+    """Called after each model response arrives, with the provider's exact token usage.
+
+    All implementations are called; return values are ignored.
+
+    :param response: the usage tokens and the assistant message of one API call.
+    """
+
+
+@hookspec
+def turn_finalized(turn: Turn) -> None:
+    """Called once a turn is complete and the answer has been delivered to the user.
+
+    Runs off the user's critical path where the host allows it; keep it quick anyway.
+
+    All implementations are called; return values are ignored.
+
+    :param turn: the user and assistant text, the tool calls, the session and the turn number.
+    """

@@ -1,0 +1,154 @@
+"""Fault isolation: one helper through which the host calls every plugin and provider.
+
+A call that raises is logged with the owner's name and counted, and the caller gets a default
+instead of the exception. After ``threshold`` consecutive failures the owner is suspended for
+``cooldown`` seconds; then one probe call is let through: success closes the breaker, failure
+suspends it again. Every transition is reported once through ``on_event`` and the log, never
+swallowed silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+log = logging.getLogger("hermes_ctx_plugins")
+
+T = TypeVar("T")
+
+
+@dataclass
+class Health:
+    """The failure record of one plugin or provider."""
+
+    calls: int = 0
+    failures: int = 0
+    consecutive_failures: int = 0
+    last_error: str = ""
+    #: monotonic time until which calls are skipped, or ``None`` when not suspended
+    suspended_until: float | None = None
+    probing: bool = False
+
+
+@dataclass(frozen=True)
+class StatusEvent:
+    """A user-visible status change (a plugin suspended or back, compression blocked, ...)."""
+
+    kind: str
+    source: str
+    message: str
+
+
+class FaultIsolator:
+    """Calls functions on behalf of named owners, isolating and circuit-breaking their failures."""
+
+    def __init__(
+        self,
+        *,
+        threshold: int = 5,
+        cooldown: float = 120.0,
+        clock: Callable[[], float] = time.monotonic,
+        on_event: Callable[[StatusEvent], None] | None = None,
+    ) -> None:
+        self.threshold = threshold
+        self.cooldown = cooldown
+        self.clock = clock
+        self.on_event = on_event
+        self._health: dict[str, Health] = {}
+        self._suspended: set[str] = set()
+        self._lock = threading.Lock()
+
+    def health(self, owner: str) -> Health:
+        with self._lock:
+            return Health(**vars(self._health.get(owner, Health())))
+
+    def call(self, owner: str, fn: Callable[..., T], /, *args: Any, default: T, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)``, or ``default`` if it raises or ``owner`` is suspended."""
+        if owner in self._suspended and not self._admit_probe(owner):
+            return default
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as exc:  # isolating plugin failures is this helper's whole job
+            self.record_failure(owner, exc)
+            return default
+        self.record_success(owner)
+        return result
+
+    def record_success(self, owner: str) -> None:
+        health = self._health.get(owner)
+        if health is None:
+            # The hot path: an owner that never failed costs one dict lookup per call.
+            self._health.setdefault(owner, Health(calls=1))
+            return
+        health.calls += 1
+        if health.consecutive_failures or health.probing:
+            with self._lock:
+                recovered = health.probing
+                health.consecutive_failures = 0
+                health.suspended_until = None
+                health.probing = False
+                self._suspended.discard(owner)
+            if recovered:
+                self._emit("resumed", owner, f"{owner} is working again; resumed")
+
+    def record_failure(self, owner: str, exc: BaseException) -> None:
+        """Count a failure of ``owner`` (also for errors found outside :meth:`call`)."""
+        error = f"{type(exc).__name__}: {exc}"
+        with self._lock:
+            health = self._health.setdefault(owner, Health())
+            health.calls += 1
+            health.failures += 1
+            health.consecutive_failures += 1
+            health.last_error = error
+            was_probe = health.probing
+            health.probing = False
+            trip = was_probe or health.consecutive_failures >= self.threshold
+            if trip:
+                health.suspended_until = self.clock() + self.cooldown
+                self._suspended.add(owner)
+        log.warning("%s failed (%d in a row): %s", owner, health.consecutive_failures, error,
+                    exc_info=exc)
+        if trip:
+            self._emit(
+                "suspended", owner,
+                f"{owner} suspended for {self.cooldown:g}s after {health.consecutive_failures} "
+                f"consecutive failures (last: {error})",
+            )
+
+    def _admit_probe(self, owner: str) -> bool:
+        with self._lock:
+            health = self._health[owner]
+            if health.probing or health.suspended_until is None:
+                return False
+            if self.clock() < health.suspended_until:
+                return False
+            health.probing = True
+            return True
+
+    def status(self, owner: str) -> str:
+        """A short human-readable state: ``ok``, ``failing …`` or ``suspended …``."""
+        with self._lock:
+            health = self._health.get(owner)
+            if health is None or not health.failures:
+                return "ok"
+            if not health.consecutive_failures:
+                plural = "s" if health.failures != 1 else ""
+                return f"ok ({health.failures} earlier failure{plural}, last: {health.last_error})"
+            if health.suspended_until is not None:
+                left = max(0.0, health.suspended_until - self.clock())
+                when = f"probe in {left:.0f}s" if left else "probe on next call"
+                return (f"suspended after {health.consecutive_failures} consecutive failures, "
+                        f"{when} (last: {health.last_error})")
+            return f"failing: {health.consecutive_failures} consecutive (last: {health.last_error})"
+
+    def _emit(self, kind: str, owner: str, message: str) -> None:
+        log.warning("%s", message)
+        if self.on_event is not None:
+            try:
+                self.on_event(StatusEvent(kind=kind, source=owner, message=message))
+            except Exception:  # a broken status display must not break the turn either
+                log.exception("status callback failed for %r", message)

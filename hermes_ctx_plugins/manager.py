@@ -1,0 +1,471 @@
+"""The plugin host: loads plugins, selects strategy and providers, dispatches the lifecycle.
+
+This is the only module that talks to pluggy. It loads the built-in plugins, then third-party
+plugins from the ``hermes_ctx_plugins`` entry-point group, collects their strategies and providers
+into a :class:`~hermes_ctx_plugins.registry.Registry`, picks the active ones from config, and calls
+lifecycle hooks one implementation at a time through a
+:class:`~hermes_ctx_plugins.isolation.FaultIsolator`, so one failing plugin never stops the others
+or the user's turn.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .compression.base import CompressionResult, CompressorStrategy
+from .config import Config, build_dataclass, freeze, hermes_home, load_config
+from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, did_you_mean
+from .events import Message, Request, Response, SessionInfo, Turn
+from .isolation import FaultIsolator, StatusEvent
+from .memory.base import MemoryProvider
+from .registry import Kind, Registration, Registry
+
+log = logging.getLogger("hermes_ctx_plugins")
+
+#: Modules whose hooks register the built-in strategies and providers, loaded before entry points.
+BUILTIN_PLUGINS: tuple[str, ...] = ()
+BUILTIN_SOURCE = "built-in"
+
+
+@dataclass(frozen=True)
+class PluginRecord:
+    """What ``Host.plugins()`` reports for one registered strategy or provider."""
+
+    name: str
+    kind: Kind
+    external: bool
+    #: ``built-in`` or ``<distribution> <version>``
+    source: str
+    enabled: bool
+    #: ``active``, ``available``, ``disabled``, ``unavailable``, ``failing: …`` or ``suspended …``
+    status: str
+    #: the pluggy plugin that registered it
+    plugin: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class LoadedPlugin:
+    """What ``Host.loaded_plugins()`` reports for one pluggy plugin (a module or object)."""
+
+    name: str
+    source: str
+    enabled: bool
+    hooks: tuple[str, ...]
+    status: str
+
+
+def load_host(
+    config: str | os.PathLike[str] | Mapping[str, Any] | Config | None = None,
+    *,
+    deployment: str | None = None,
+    plugins: Iterable[object] = (),
+    status_callback: Callable[[StatusEvent], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Host:
+    """Load every plugin and return a host configured from hermes' ``config.yaml``.
+
+    :param config: a path to ``config.yaml``, a parsed mapping, a :class:`Config`, or ``None``
+        for ``$HERMES_HOME/config.yaml``.
+    :param deployment: the named deployment to apply (default ``$HERMES_CTX_DEPLOYMENT``).
+    :param plugins: extra plugin objects to register as if installed (embedding hosts, tests).
+    :param status_callback: receives user-visible status events.
+    :param clock: monotonic clock for cool-downs (injectable for tests).
+    :raises ConfigError: invalid config. :raises PluginError: a plugin failed to load, an unknown
+        or duplicate name. :raises ProviderLimitError: two external memory providers.
+    """
+    cfg = config if isinstance(config, Config) else load_config(config, deployment=deployment)
+    return Host(cfg, plugins=plugins, status_callback=status_callback, clock=clock)
+
+
+class Host:
+    """The loaded plugins, the active compressor and memory providers, and the lifecycle."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        plugins: Iterable[object] = (),
+        status_callback: Callable[[StatusEvent], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        settings = config.plugins
+        self.isolator = FaultIsolator(
+            threshold=settings.failure_threshold, cooldown=settings.cooldown_seconds,
+            clock=clock, on_event=status_callback,
+        )
+        self._pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self._pm.add_hookspecs(hookspecs)
+        self._sources: dict[str, str] = {}
+        self._blocked: set[str] = set()
+        self._impl_cache: dict[str, list[Any]] = {}
+        self.registry = Registry()
+
+        disabled = set(settings.disabled)
+        entry_points = _entry_points()
+        for module in BUILTIN_PLUGINS:
+            self._register(importlib.import_module(module), module, BUILTIN_SOURCE, disabled)
+        for ep in entry_points:
+            self._load_entry_point(ep, disabled)
+        for plugin in plugins:
+            self._register(plugin, None, "in-process", disabled)
+        self._check_pending()
+        self._collect_registrations(self._pm.get_plugins())
+        self._check_disabled_names(disabled, {ep.name for ep in entry_points})
+
+        self.compressor: CompressorStrategy | None = None
+        self.memory_providers: list[MemoryProvider] = []
+        self._select()
+
+    # ------------------------------------------------------------------ loading
+
+    def _register(self, plugin: object, name: str | None, source: str, disabled: set[str]) -> str | None:
+        name = name or self._default_name(plugin)
+        if name in disabled:
+            self._block(name, source)
+            return None
+        if self._pm.has_plugin(name):
+            raise PluginLoadError(name, f"a plugin of this name is already loaded (from "
+                                        f"{self._sources.get(name, '?')}); not loading it from {source}")
+        try:
+            self._pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            raise PluginLoadError(name, f"invalid hook implementation: {exc}") from None
+        self._sources[name] = source
+        for hook_name in hookspecs.LIFECYCLE_HOOKS:
+            for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
+                if impl.plugin_name == name and (impl.hookwrapper or impl.wrapper):
+                    raise PluginLoadError(
+                        name, f"{hook_name} is a wrapper; lifecycle hooks are called one "
+                              "implementation at a time, so wrappers are not supported")
+        self._impl_cache.clear()
+        return name
+
+    def _default_name(self, plugin: object) -> str:
+        """A module's name, or a readable name for an object (pluggy would use its id)."""
+        base = getattr(plugin, "__name__", None) or type(plugin).__name__
+        name, n = base, 1
+        while self._pm.has_plugin(name) or name in self._blocked:
+            n += 1
+            name = f"{base}-{n}"
+        return name
+
+    def _block(self, name: str, source: str) -> None:
+        self._pm.set_blocked(name)
+        self._blocked.add(name)
+        self._sources[name] = source
+
+    def _load_entry_point(self, ep: importlib.metadata.EntryPoint, disabled: set[str]) -> None:
+        dist = getattr(ep, "dist", None)
+        source = f"{dist.name} {dist.version}" if dist is not None else ep.value
+        if ep.name in disabled:
+            # A disabled plugin is never even imported: that is how an operator turns off a
+            # plugin whose import itself is broken or unwanted.
+            self._block(ep.name, source)
+            return
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            raise PluginLoadError(
+                ep.name, f"failed to import {ep.value} (from {source}): {type(exc).__name__}: {exc}; "
+                f"fix or uninstall it, or add {ep.name!r} to ctx_plugins.disabled") from exc
+        self._register(plugin, ep.name, source, disabled)
+
+    def _check_pending(self) -> None:
+        try:
+            self._pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            name = self._pm.get_name(exc.plugin) or "?"
+            raise PluginLoadError(name, f"{exc} (a misspelled hook name?)") from None
+
+    def _collect_registrations(self, plugins: Iterable[object]) -> None:
+        wanted = {id(p) for p in plugins}
+        for kind, hook_name in (("compressor", "register_compressors"),
+                                ("memory", "register_memory_providers")):
+            # In load order: built-ins first, so a third party reusing a built-in name is the one
+            # named second in the DuplicatePluginError.
+            for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
+                if id(impl.plugin) not in wanted:
+                    continue
+                owner = impl.plugin_name
+                source = self._sources.get(owner, "?")
+
+                def register(factory: object, _kind: Kind = kind, _owner: str = owner,
+                             _source: str = source) -> None:
+                    self.registry.add(_kind, factory, plugin=_owner, source=_source)
+
+                try:
+                    impl.function(*[register for _ in impl.argnames])
+                except PluginError:
+                    raise
+                except Exception as exc:
+                    raise PluginLoadError(owner, f"{hook_name} raised {type(exc).__name__}: {exc}") from exc
+
+    def _check_disabled_names(self, disabled: set[str], entry_point_names: set[str]) -> None:
+        known = set(self._sources) | entry_point_names | {r.name for r in self.registry}
+        for name in sorted(disabled - known):
+            raise ConfigError(
+                f"{name!r} names no installed plugin, strategy or provider{did_you_mean(name, known)}; "
+                f"known: {', '.join(sorted(known)) or '(none)'}",
+                path="ctx_plugins.disabled", value=name, expected="an installed plugin's name",
+            )
+
+    # ------------------------------------------------------------------ selection
+
+    def _is_enabled(self, entry: Registration) -> bool:
+        disabled = self.config.plugins.disabled
+        return entry.name not in disabled and entry.plugin not in disabled
+
+    def _select(self) -> None:
+        cfg = self.config
+        where = f"deployment {cfg.deployment!r}" if cfg.deployment else ""
+        explicit_compressor = cfg.plugins.compressor is not None
+        if explicit_compressor or ("compressor", cfg.compressor_name) in self.registry:
+            entry = self.registry.get("compressor", cfg.compressor_name,
+                                      where=where or "ctx_plugins.compressor")
+            if self._is_enabled(entry):
+                self.compressor = self._instantiate(entry)  # type: ignore[assignment]
+        explicit_providers = cfg.plugins.memory.providers is not None
+        for name in cfg.provider_names:
+            if not explicit_providers and ("memory", name) not in self.registry:
+                continue  # a default that is not installed is simply not used
+            entry = self.registry.get("memory", name, where=where or "ctx_plugins.memory.providers")
+            if self._is_enabled(entry):
+                self.activate_provider(name)
+        self._check_options()
+
+    def _check_options(self) -> None:
+        names = {r.name for r in self.registry}
+        for name in self.config.plugins.options:
+            if name not in names:
+                raise ConfigError(
+                    f"options for {name!r}, which is no registered strategy or provider"
+                    f"{did_you_mean(name, names)}; registered: {', '.join(sorted(names)) or '(none)'}",
+                    path=f"ctx_plugins.options.{name}", value=name,
+                    expected="a registered strategy or provider name",
+                )
+
+    def _options(self, entry: Registration) -> Any:
+        raw = self.config.options_for(entry.name)
+        options_class = getattr(entry.factory, "options_class", None)
+        if options_class is None:
+            return freeze(raw)
+        return build_dataclass(options_class, raw, f"ctx_plugins.options.{entry.name}")
+
+    def _instantiate(self, entry: Registration) -> Any:
+        options = self._options(entry)
+        try:
+            if entry.kind == "compressor":
+                model = self.config.model
+                return entry.factory(options, settings=self.config.compression,
+                                     model=model.name, context_length=model.context_length)
+            return entry.factory(options, hermes_home=hermes_home())
+        except (ConfigError, PluginError):
+            raise
+        except Exception as exc:
+            raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "
+                                                f"{type(exc).__name__}: {exc}") from exc
+
+    def activate_provider(self, name: str) -> MemoryProvider:
+        """Make the memory provider ``name`` active (no-op if it already is).
+
+        :raises UnknownPluginError: no such provider. :raises ProviderLimitError: it is external
+            and another external provider is already active.
+        """
+        for provider in self.memory_providers:
+            if provider.name == name:
+                return provider
+        entry = self.registry.get("memory", name)
+        if not self._is_enabled(entry):
+            raise ConfigError(f"memory provider {name!r} is disabled", path="ctx_plugins.disabled",
+                              value=name, expected="a provider that is not disabled")
+        if entry.external:
+            active = [p.name for p in self.memory_providers if p.external]
+            if active:
+                where = f"deployment {self.config.deployment!r}" if self.config.deployment else ""
+                raise ProviderLimitError([*active, name], where=where)
+        provider: MemoryProvider = self._instantiate(entry)
+        self.memory_providers.append(provider)
+        return provider
+
+    def deactivate_provider(self, name: str) -> None:
+        """Stop using the memory provider ``name`` (shut down, kept registered)."""
+        for provider in list(self.memory_providers):
+            if provider.name == name:
+                self.memory_providers.remove(provider)
+                self.isolator.call(_owner("memory", name), provider.shutdown, default=None)
+
+    # ------------------------------------------------------------------ inspection
+
+    def plugins(self) -> list[PluginRecord]:
+        """One record per registered strategy and provider, active or not."""
+        active = {("memory", p.name) for p in self.memory_providers}
+        if self.compressor is not None:
+            active.add(("compressor", self.compressor.name))
+        records = []
+        for entry in self.registry:
+            enabled = self._is_enabled(entry)
+            health = self.isolator.status(_owner(entry.kind, entry.name))
+            if not enabled:
+                status = "disabled"
+            elif health != "ok":
+                status = health
+            elif (entry.kind, entry.name) in active:
+                status = "active"
+            else:
+                status = "available"
+            records.append(PluginRecord(
+                name=entry.name, kind=entry.kind, external=entry.external, source=entry.source,
+                enabled=enabled, status=status, plugin=entry.plugin,
+                description=getattr(entry.factory, "description", "") or "",
+            ))
+        return records
+
+    def loaded_plugins(self) -> list[LoadedPlugin]:
+        """One record per plugin module or object, including disabled (never imported) ones."""
+        records = []
+        for name, source in sorted(self._sources.items()):
+            plugin = None if name in self._blocked else self._pm.get_plugin(name)
+            hooks = () if plugin is None else tuple(sorted(
+                caller.name for caller in self._pm.get_hookcallers(plugin) or ()))
+            status = "disabled" if plugin is None else self.isolator.status(_owner("plugin", name))
+            records.append(LoadedPlugin(name=name, source=source, enabled=plugin is not None,
+                                        hooks=hooks, status=status))
+        return records
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _impls(self, hook_name: str) -> list[Any]:
+        impls = self._impl_cache.get(hook_name)
+        if impls is None:
+            # pluggy calls implementations last-registered first (honouring tryfirst/trylast).
+            impls = list(reversed(getattr(self._pm.hook, hook_name).get_hookimpls()))
+            self._impl_cache[hook_name] = impls
+        return impls
+
+    def _dispatch(self, hook_name: str, value: object) -> list[tuple[str, Any]]:
+        results = []
+        call = self.isolator.call
+        for impl in self._impls(hook_name):
+            # Hook implementations may accept fewer arguments than the spec; ours have just one.
+            args = (value,) if impl.argnames else ()
+            result = call(_owner("plugin", impl.plugin_name), impl.function, *args, default=None)
+            if result is not None:
+                results.append((impl.plugin_name, result))
+        return results
+
+    def _each_provider(self, method: str, *args: Any, default: Any = None,
+                       **kwargs: Any) -> list[tuple[str, Any]]:
+        return [
+            (p.name, self.isolator.call(_owner("memory", p.name), getattr(p, method), *args,
+                                        default=default, **kwargs))
+            for p in list(self.memory_providers)
+        ]
+
+    def session_start(self, session: SessionInfo) -> None:
+        """A conversation starts: tell every plugin and active provider."""
+        self._dispatch("session_start", session)
+        self._each_provider("on_session_start", session)
+
+    def pre_request(self, request: Request) -> Request:
+        """Let every plugin contribute context to ``request``; returns it for chaining."""
+        for plugin_name, text in self._dispatch("pre_request", request):
+            if isinstance(text, str):
+                request.add_context(text, source=plugin_name)
+            else:
+                self.isolator.record_failure(_owner("plugin", plugin_name), TypeError(
+                    f"pre_request returned {type(text).__name__}; expected str or None"))
+        return request
+
+    def prefetch(self, query: str, *, session: SessionInfo) -> str:
+        """What the active memory providers recall for ``query``, joined."""
+        blocks = self._each_provider("prefetch", query, default="", session=session)
+        return "\n\n".join(text.strip() for _, text in blocks if isinstance(text, str) and text.strip())
+
+    def post_response(self, response: Response) -> None:
+        """A model response arrived: feed its usage to the compressor and tell every plugin."""
+        if self.compressor is not None:
+            self.isolator.call(_owner("compressor", self.compressor.name),
+                               self.compressor.update_from_response, response.usage, default=None)
+        self._dispatch("post_response", response)
+
+    def turn_finalized(self, turn: Turn) -> None:
+        """A turn is complete: tell every plugin and let the providers store it."""
+        self._dispatch("turn_finalized", turn)
+        self._each_provider("sync_turn", turn)
+
+    def session_end(self, session: SessionInfo, messages: Sequence[Message]) -> None:
+        """The conversation really ended (not just a turn)."""
+        self._each_provider("on_session_end", session, messages)
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        """Whether the active strategy wants to compress now (``False`` without one)."""
+        if self.compressor is None:
+            return False
+        return self.isolator.call(_owner("compressor", self.compressor.name),
+                                  self.compressor.should_compress, prompt_tokens, default=False)
+
+    def compress(self, messages: list[Message], **kwargs: Any) -> CompressionResult:
+        """Run the active strategy; any failure leaves ``messages`` as they were."""
+        unchanged = CompressionResult.unchanged(messages)
+        if self.compressor is None:
+            return unchanged
+        owner = _owner("compressor", self.compressor.name)
+        # The strategy gets its own list, so even one that mutates its input cannot damage ours.
+        result = self.isolator.call(owner, self.compressor.compress, list(messages),
+                                    default=unchanged, **kwargs)
+        if result is unchanged:
+            return result
+        if not isinstance(result, CompressionResult) or not result.messages:
+            self.isolator.record_failure(owner, TypeError(
+                f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
+            return unchanged
+        if result.compressed:
+            self.compressor.compression_count += 1
+        return result
+
+    def shutdown(self) -> None:
+        """Shut every active provider down."""
+        self._each_provider("shutdown")
+
+    # ------------------------------------------------------------------ embedding and tests
+
+    def add_plugin(self, plugin: object, name: str | None = None) -> str:
+        """Register a plugin object after load (its strategies and providers too); returns its name."""
+        registered = self._register(plugin, name, "in-process", set(self.config.plugins.disabled))
+        if registered is None:  # disabled by config: never runs
+            return name or self._default_name(plugin)
+        self._check_pending()
+        self._collect_registrations([plugin])
+        return registered
+
+    def remove_plugin(self, name: str) -> None:
+        """Unregister a plugin added with :meth:`add_plugin` (its lifecycle hooks stop running)."""
+        if self._pm.get_plugin(name) is not None:
+            self._pm.unregister(name=name)
+        self._sources.pop(name, None)
+        self.registry.remove_plugin(name)
+        self._impl_cache.clear()
+
+
+def _owner(kind: str, name: str) -> str:
+    return f"{kind}:{name}"
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    seen: dict[tuple[str, str], importlib.metadata.EntryPoint] = {}
+    for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
+        # The same distribution can be visible twice on sys.path (editable + site install).
+        seen.setdefault((ep.name, ep.value), ep)
+    return list(seen.values())

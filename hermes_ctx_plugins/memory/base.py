@@ -1,0 +1,79 @@
+"""The base class every memory provider derives from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..events import Message, SessionInfo, Turn
+
+
+class MemoryProvider:
+    """A store of cross-session memory: what it recalls goes into the model's context.
+
+    Shaped after hermes' own ``MemoryProvider`` so the adapter stays thin. Every method has a
+    no-op default; a provider overrides what it supports. Rules the host relies on:
+
+    * construction and :meth:`is_available` never touch the network;
+    * :meth:`prefetch` returns quickly (the host bounds the wait anyway);
+    * :meth:`sync_turn` may run on a background thread;
+    * nothing a provider raises ever reaches the user's turn: the host logs, counts and, after
+      repeated failures, suspends the provider for a cool-down.
+    """
+
+    #: the provider's name in config; letters, digits, ``-``, ``_`` and ``.``
+    name: ClassVar[str] = ""
+    #: external providers count against the one-external-provider limit
+    external: ClassVar[bool] = True
+    #: one line shown by ``hermes-ctx plugins``
+    description: ClassVar[str] = ""
+    #: a frozen dataclass for ``ctx_plugins.options.<name>``, or ``None`` for a plain mapping
+    options_class: ClassVar[type[Any] | None] = None
+
+    def __init__(self, options: Any = None, *, hermes_home: Path | None = None) -> None:
+        self.options = options if options is not None else {}
+        self.hermes_home = hermes_home
+
+    def is_available(self) -> bool:
+        """Whether the provider can work here (credentials, packages); never uses the network."""
+        return True
+
+    def on_session_start(self, session: SessionInfo) -> None:
+        """Called when a conversation starts; ``session`` scopes everything stored after it."""
+
+    def system_prompt_block(self) -> str:
+        """Static text for the system prompt, fixed for the session (keeps the prefix cache)."""
+        return ""
+
+    def prefetch(self, query: str, *, session: SessionInfo) -> str:
+        """Return what is worth recalling for ``query``, formatted for the model; may be empty."""
+        return ""
+
+    def queue_prefetch(self, query: str, *, session: SessionInfo) -> None:
+        """Start fetching for the next turn in the background (optional)."""
+
+    def sync_turn(self, turn: Turn) -> None:
+        """Store a finished turn."""
+
+    def on_pre_compress(self, messages: Sequence[Message]) -> str:
+        """Called before the conversation is compressed; returns text the summary must keep."""
+        return ""
+
+    def on_memory_write(self, action: str, target: str, content: str) -> None:
+        """Mirror a write the host's own memory tool made (``add`` / ``replace`` / ``remove``)."""
+
+    def on_session_end(self, session: SessionInfo, messages: Sequence[Message]) -> None:
+        """Called when the conversation really ends (may precede the last :meth:`sync_turn`)."""
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function schemas of the tools this provider offers the model."""
+        return []
+
+    def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
+        """Run one of this provider's tools; returns the tool result text (JSON by convention)."""
+        return json.dumps({"error": f"{self.name} has no tool named {name!r}"})
+
+    def shutdown(self) -> None:
+        """Flush and release resources; called once when the host stops."""
