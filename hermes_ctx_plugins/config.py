@@ -246,7 +246,7 @@ def load_config(
         except FileNotFoundError:
             if explicit:
                 raise ConfigError("config file not found", source=label) from None
-            text = ""
+            text, label = "", f"{label} (not found: defaults)"
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read config file: {exc}", source=label) from None
         data = _parse_yaml(text, label)

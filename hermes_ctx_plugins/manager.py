@@ -10,6 +10,7 @@ or the user's turn.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import logging
@@ -191,20 +192,17 @@ class Host:
 
     def _collect_registrations(self, plugins: Iterable[object]) -> None:
         wanted = {id(p) for p in plugins}
-        for kind, hook_name in (("compressor", "register_compressors"),
-                                ("memory", "register_memory_providers")):
+        hooks: tuple[tuple[Kind, str], ...] = (("compressor", "register_compressors"),
+                                               ("memory", "register_memory_providers"))
+        for kind, hook_name in hooks:
             # In load order: built-ins first, so a third party reusing a built-in name is the one
             # named second in the DuplicatePluginError.
             for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
                 if id(impl.plugin) not in wanted:
                     continue
                 owner = impl.plugin_name
-                source = self._sources.get(owner, "?")
-
-                def register(factory: object, _kind: Kind = kind, _owner: str = owner,
-                             _source: str = source) -> None:
-                    self.registry.add(_kind, factory, plugin=_owner, source=_source)
-
+                register = functools.partial(self.registry.add, kind, plugin=owner,
+                                             source=self._sources.get(owner, "?"))
                 try:
                     impl.function(*[register for _ in impl.argnames])
                 except PluginError:
@@ -283,9 +281,9 @@ class Host:
         :raises UnknownPluginError: no such provider. :raises ProviderLimitError: it is external
             and another external provider is already active.
         """
-        for provider in self.memory_providers:
-            if provider.name == name:
-                return provider
+        for existing in self.memory_providers:
+            if existing.name == name:
+                return existing
         entry = self.registry.get("memory", name)
         if not self._is_enabled(entry):
             raise ConfigError(f"memory provider {name!r} is disabled", path="ctx_plugins.disabled",
@@ -346,23 +344,28 @@ class Host:
 
     # ------------------------------------------------------------------ lifecycle
 
-    def _impls(self, hook_name: str) -> list[Any]:
+    def _impls(self, hook_name: str) -> list[tuple[str, str, Callable[..., Any], bool]]:
+        """``(plugin name, owner key, function, takes the value)`` in pluggy's call order."""
         impls = self._impl_cache.get(hook_name)
         if impls is None:
             # pluggy calls implementations last-registered first (honouring tryfirst/trylast).
-            impls = list(reversed(getattr(self._pm.hook, hook_name).get_hookimpls()))
+            impls = [
+                (impl.plugin_name, _owner("plugin", impl.plugin_name), impl.function,
+                 bool(impl.argnames))
+                for impl in reversed(getattr(self._pm.hook, hook_name).get_hookimpls())
+            ]
             self._impl_cache[hook_name] = impls
         return impls
 
     def _dispatch(self, hook_name: str, value: object) -> list[tuple[str, Any]]:
         results = []
         call = self.isolator.call
-        for impl in self._impls(hook_name):
-            # Hook implementations may accept fewer arguments than the spec; ours have just one.
-            args = (value,) if impl.argnames else ()
-            result = call(_owner("plugin", impl.plugin_name), impl.function, *args, default=None)
+        for plugin_name, owner, function, takes_value in self._impls(hook_name):
+            # An implementation may declare fewer arguments than the spec (ours have one).
+            result = call(owner, function, value, default=None) if takes_value else call(
+                owner, function, default=None)
             if result is not None:
-                results.append((impl.plugin_name, result))
+                results.append((plugin_name, result))
         return results
 
     def _each_provider(self, method: str, *args: Any, default: Any = None,
