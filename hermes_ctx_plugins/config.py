@@ -144,6 +144,20 @@ class ModelSettings:
     context_length: int | None = None
     provider: str = ""
     base_url: str = ""
+    api_key: str = ""
+    #: the output reserve the provider carves out of the window
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class SummaryModelSettings:
+    """hermes' ``auxiliary.compression``: the model that writes summaries (``auto`` = the main model)."""
+
+    provider: str = "auto"
+    model: str = ""
+    base_url: str = ""
+    api_key: str = ""
+    timeout: float = _setting(120.0, above=0)
 
 
 @dataclass(frozen=True)
@@ -196,6 +210,7 @@ class Config:
     memory: MemorySettings = field(default_factory=MemorySettings)
     skills: SkillsSettings = field(default_factory=SkillsSettings)
     model: ModelSettings = field(default_factory=ModelSettings)
+    summary_model: SummaryModelSettings = field(default_factory=SummaryModelSettings)
     #: hermes' ``context.engine``
     context_engine: str = "compressor"
     #: the active deployment, or ``None``
@@ -311,6 +326,9 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
         memory=_build_lenient(MemorySettings, _section(data, "memory"), "memory"),
         skills=_build_lenient(SkillsSettings, _section(data, "skills"), "skills"),
         model=_model_settings(data.get("model")),
+        summary_model=_build_lenient(SummaryModelSettings,
+                                     _section(_section(data, "auxiliary"), "compression"),
+                                     "auxiliary.compression"),
         context_engine=str(_section(data, "context").get("engine") or "compressor"),
         deployment=deployment,
         source=label,
@@ -349,12 +367,18 @@ def _model_settings(value: Any) -> ModelSettings:
         return ModelSettings(name=value)
     if not isinstance(value, Mapping):
         return ModelSettings()
-    length = value.get("context_length")
+
+    def positive_int(key: str) -> int | None:
+        number = value.get(key)
+        return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
+
     return ModelSettings(
         name=str(value.get("default") or value.get("name") or ""),
-        context_length=length if isinstance(length, int) and not isinstance(length, bool) else None,
+        context_length=positive_int("context_length"),
         provider=str(value.get("provider") or ""),
         base_url=str(value.get("base_url") or ""),
+        api_key=str(value.get("api_key") or ""),
+        max_tokens=positive_int("max_tokens"),
     )
 
 

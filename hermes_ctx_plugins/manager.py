@@ -34,7 +34,7 @@ from .registry import Kind, Registration, Registry
 log = logging.getLogger("hermes_ctx_plugins")
 
 #: Modules whose hooks register the built-in strategies and providers, loaded before entry points.
-BUILTIN_PLUGINS: tuple[str, ...] = ()
+BUILTIN_PLUGINS: tuple[str, ...] = ("hermes_ctx_plugins.compression.builtin",)
 BUILTIN_SOURCE = "built-in"
 
 
@@ -101,6 +101,7 @@ class Host:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
+        self.status_callback = status_callback
         settings = config.plugins
         self.isolator = FaultIsolator(
             threshold=settings.failure_threshold, cooldown=settings.cooldown_seconds,
@@ -266,14 +267,25 @@ class Host:
         try:
             if entry.kind == "compressor":
                 model = self.config.model
-                return entry.factory(options, settings=self.config.compression,
-                                     model=model.name, context_length=model.context_length)
+                strategy = entry.factory(options, settings=self.config.compression, model=model.name,
+                                         context_length=model.context_length, max_tokens=model.max_tokens,
+                                         status_callback=self.status_callback, config=self.config)
+                strategy.update_model(model.name, model.context_length, base_url=model.base_url,
+                                      api_key=model.api_key, provider=model.provider)
+                if hasattr(strategy, "resolve_strategy"):  # a pipeline builds its steps by name
+                    strategy.resolve_strategy = self._compressor_by_name
+                return strategy
             return entry.factory(options, hermes_home=hermes_home())
         except (ConfigError, PluginError):
             raise
         except Exception as exc:
             raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "
                                                 f"{type(exc).__name__}: {exc}") from exc
+
+    def _compressor_by_name(self, name: str) -> CompressorStrategy:
+        entry = self.registry.get("compressor", name, where="ctx_plugins.options.pipeline.steps")
+        strategy: CompressorStrategy = self._instantiate(entry)
+        return strategy
 
     def activate_provider(self, name: str) -> MemoryProvider:
         """Make the memory provider ``name`` active (no-op if it already is).
@@ -425,6 +437,7 @@ class Host:
         if self.compressor is None:
             return unchanged
         owner = _owner("compressor", self.compressor.name)
+        count_before = self.compressor.compression_count
         # The strategy gets its own list, so even one that mutates its input cannot damage ours.
         result = self.isolator.call(owner, self.compressor.compress, list(messages),
                                     default=unchanged, **kwargs)
@@ -434,8 +447,8 @@ class Host:
             self.isolator.record_failure(owner, TypeError(
                 f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
             return unchanged
-        if result.compressed:
-            self.compressor.compression_count += 1
+        if result.compressed and self.compressor.compression_count == count_before:
+            self.compressor.compression_count += 1  # for strategies that do not count themselves
         return result
 
     def shutdown(self) -> None:

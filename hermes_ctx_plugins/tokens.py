@@ -330,11 +330,16 @@ class TokenCounter:
         ``reasoning_content``, which some providers require echoed back) is counted as text.
         Other non-string values (e.g. opaque ``reasoning_details``) are not counted."""
         tokens = MESSAGE_OVERHEAD
+        # hermes' "persist-what-you-send" sidecar: when present it is what goes on the wire in
+        # place of ``content`` for user and assistant messages (agent/turn_context.py).
+        sidecar = message.get("api_content")
+        if not (isinstance(sidecar, str) and sidecar and message.get("role") in ("user", "assistant")):
+            sidecar = None
         for key, value in message.items():
-            if key.startswith("_") or value is None:
+            if key.startswith("_") or key == "api_content" or value is None:
                 continue
             if key == "content":
-                tokens += self._count_content(value)
+                tokens += self.count_text(sidecar) if sidecar is not None else self._count_content(value)
             elif key == "tool_calls":
                 tokens += sum(self._count_tool_call(call) for call in value)
             elif isinstance(value, str):

@@ -101,10 +101,10 @@ def test_unknown_strategy_lists_the_available_ones() -> None:
     with pytest.raises(UnknownPluginError) as exc:
         load_host({"ctx_plugins": {"compressor": "fak"}}, plugins=[FakesPlugin()])
     assert isinstance(exc.value, KeyError)
-    assert exc.value.available == ("fake",)
+    assert exc.value.available == ("fake", "pipeline", "prune", "summarize", "window")
     assert "unknown compressor strategy 'fak'" in str(exc.value)
     assert "did you mean 'fake'" in str(exc.value)
-    assert "available: fake" in str(exc.value)
+    assert "available: fake, pipeline, prune, summarize, window" in str(exc.value)
 
 
 def test_unknown_provider_lists_the_available_ones() -> None:
@@ -112,11 +112,11 @@ def test_unknown_provider_lists_the_available_ones() -> None:
         load_host({"ctx_plugins": {"memory": {"providers": ["sqlite"]}}}, plugins=[FakesPlugin()])
 
 
-def test_uninstalled_defaults_are_simply_not_used() -> None:
+def test_defaults_select_summarize_and_skip_uninstalled_providers() -> None:
     host = load_host({}, plugins=[FakesPlugin()])
-    assert host.compressor is None  # 'summarize' is not registered in this host
-    assert host.memory_providers == []
-    assert host.compress([{"role": "user", "content": "x"}]).compressed is False
+    assert host.compressor is not None and host.compressor.name == "summarize"
+    assert {r.name: r.source for r in host.plugins()}["summarize"] == "built-in"
+    assert host.memory_providers == []  # the default 'file' provider is not registered here
 
 
 def test_two_external_providers_in_config_name_both() -> None:
@@ -529,9 +529,10 @@ def test_registered_context_manager_unregisters() -> None:
 
 def test_registered_plugin_strategies_are_forgotten_afterwards() -> None:
     host = load_host({})
+    builtins = {r.name for r in host.plugins()}
     with registered(host, FakesPlugin()):
-        assert "fake" in {r.name for r in host.plugins()}
-    assert host.plugins() == []
+        assert {r.name for r in host.plugins()} - builtins == {"fake", "fake-memory", "fake-local"}
+    assert {r.name for r in host.plugins()} == builtins
 
 
 def test_memory_provider_defaults_are_harmless() -> None:

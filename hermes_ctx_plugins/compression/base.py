@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..config import CompressionSettings
+from ..config import CompressionSettings, Config, build_dataclass, freeze
 from ..events import Message, Usage
+from ..isolation import StatusEvent
+from . import trigger
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,16 @@ class CompressionResult:
     used_fallback: bool = False
     #: ``in_place: false``: the host should continue in a child session and keep the originals
     new_session: bool = False
+    #: text for the system prompt after this compaction (empty: leave the prompt alone)
+    system_note: str = ""
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def saved_ratio(self) -> float:
+        """Share of the tokens this compaction saved (0 when unknown)."""
+        if not self.tokens_before:
+            return 0.0
+        return max(0.0, (self.tokens_before - self.tokens_after) / self.tokens_before)
 
     @classmethod
     def unchanged(cls, messages: list[Message], tokens: int = 0, *, note: str = "") -> CompressionResult:
@@ -54,6 +66,8 @@ class CompressorStrategy(abc.ABC):
     description: ClassVar[str] = ""
     #: a frozen dataclass for ``ctx_plugins.options.<name>``, or ``None`` for a plain mapping
     options_class: ClassVar[type[Any] | None] = None
+    #: attributes shared, not copied, when hermes deep-copies the engine (callbacks, clients)
+    shared_on_copy: ClassVar[tuple[str, ...]] = ("status_callback", "config")
 
     def __init__(
         self,
@@ -62,19 +76,56 @@ class CompressorStrategy(abc.ABC):
         settings: CompressionSettings | None = None,
         model: str = "",
         context_length: int | None = None,
+        max_tokens: int | None = None,
+        status_callback: Callable[[StatusEvent], None] | None = None,
+        config: Config | None = None,
     ) -> None:
-        self.options = options if options is not None else {}
-        self.settings = settings or CompressionSettings()
+        #: the whole config, for strategies that need more than ``compression:`` (read-only)
+        self.config = config or Config()
+        self.options = _options(type(self), options)
+        self.settings = settings or self.config.compression
         self.model = model
         self.context_length = context_length
+        self.max_tokens = max_tokens
+        self.base_url = ""
+        self.api_key = ""
+        self.provider = ""
+        self.status_callback = status_callback
         self.last_prompt_tokens = 0
         self.compression_count = 0
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> CompressorStrategy:
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        for key, value in self.__dict__.items():
+            shared = key in type(self).shared_on_copy
+            clone.__dict__[key] = value if shared else copy.deepcopy(value, memo)
+        return clone
+
     # -- what the host tells the strategy
-    def update_model(self, model: str, context_length: int | None) -> None:
-        """Called when the host switches model (and window size)."""
+    def update_model(
+        self,
+        model: str,
+        context_length: int | None,
+        *,
+        base_url: str = "",
+        api_key: str = "",
+        provider: str = "",
+        max_tokens: int | None = None,
+    ) -> None:
+        """Called when the host switches model (window size, endpoint, output reserve)."""
         self.model = model
         self.context_length = context_length
+        self.base_url = base_url or self.base_url
+        self.api_key = api_key or self.api_key
+        self.provider = provider or self.provider
+        if max_tokens is not None:
+            self.max_tokens = max_tokens
+
+    def emit(self, kind: str, message: str) -> None:
+        """Report a status change to the user (its own channel, never model output)."""
+        if self.status_callback is not None:
+            self.status_callback(StatusEvent(kind=kind, source=f"compressor:{self.name}", message=message))
 
     def update_from_response(self, usage: Usage) -> None:
         """Called after each API response with the provider's exact token usage."""
@@ -85,18 +136,19 @@ class CompressorStrategy(abc.ABC):
     @property
     def threshold_percent(self) -> float:
         """``compression.threshold``, overridden by the longest matching ``model_thresholds`` key."""
-        overrides: Mapping[str, float] = self.settings.model_thresholds
-        model = self.model.lower()
-        matches = [key for key in overrides if key.lower() in model]
-        return overrides[max(matches, key=len)] if matches else self.settings.threshold
+        return trigger.threshold_percent(self.model, self.settings.threshold,
+                                         self.settings.model_thresholds)[0]
 
     @property
     def threshold_tokens(self) -> int | None:
-        """The prompt size that triggers compression, or ``None`` when the window is unknown."""
-        limits = [t for t in (self.settings.threshold_tokens, self.settings.threshold_tokens_cap) if t]
-        if self.context_length:
-            limits.append(int(self.context_length * self.threshold_percent))
-        return min(limits) if limits else None
+        """The prompt size that triggers compression (SPEC 1.1), ``None`` when nothing bounds it."""
+        percent, explicit = trigger.threshold_percent(self.model, self.settings.threshold,
+                                                      self.settings.model_thresholds)
+        return trigger.threshold_tokens(
+            self.context_length, percent=percent, explicit_percent=explicit,
+            max_tokens=self.max_tokens, absolute=self.settings.threshold_tokens,
+            cap=self.settings.threshold_tokens_cap,
+        )
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         """Whether the conversation should be compressed before the next request.
@@ -126,3 +178,12 @@ class CompressorStrategy(abc.ABC):
         :param force: compress even if the trigger says no (a manual ``/compress``).
         :param memory_context: text the memory providers want the summary to keep.
         """
+
+
+def _options(cls: type[CompressorStrategy], options: Any) -> Any:
+    """``options`` as the class's ``options_class`` (validated) when it declares one."""
+    if cls.options_class is None:
+        return freeze(options or {})
+    if isinstance(options, cls.options_class):
+        return options
+    return build_dataclass(cls.options_class, options or {}, f"ctx_plugins.options.{cls.name}")

@@ -1,0 +1,197 @@
+"""Small facts about OpenAI chat-format message lists that every strategy needs.
+
+Messages are plain dicts as hermes has them. Nothing here mutates its input: a changed message is
+a new dict, an unchanged one keeps its identity (the token counter memoises by identity).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from ..events import Message
+
+#: In-process metadata on a summary message; hermes strips ``_`` keys before the wire.
+SUMMARY_KEY = "_compressed_summary"
+#: In-process flag on a summary message: whether the compacted session had a real user message.
+HAS_USER_TURN_KEY = "_summary_has_user_turn"
+#: Ends every summary, so weak models never answer the summary instead of the next message.
+SUMMARY_END_MARKER = (
+    "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
+)
+#: For the system prompt after a compaction (hermes adds its own when it rebuilds the prompt).
+COMPACTION_NOTE = (
+    "[Note: Some earlier conversation turns have been compacted into a handoff summary to "
+    "preserve context space. Build on that summary and the current state rather than re-doing "
+    "work. Your persistent memory (MEMORY.md, USER.md) remains fully authoritative.]"
+)
+#: On a summary or marker: how many messages followed it when it was made.
+TAIL_COUNT_KEY = "_compacted_tail"
+IMAGE_PLACEHOLDER = "[image removed to save context]"
+_IMAGE_TYPES = frozenset({"image_url", "input_image", "image"})
+#: Adjacent roles that strict OpenAI-compatible backends reject.
+_SAME_ROLE_FORBIDDEN = frozenset({"user", "assistant"})
+
+
+def role(message: Message) -> str:
+    return str(message.get("role") or "")
+
+
+def text_of(content: Any) -> str:
+    """The text of a message's content: a string, a list of parts, or hermes' multimodal dict."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        return text_of(content.get("content")) or str(content.get("text_summary") or "")
+    if isinstance(content, list):
+        return "\n".join(
+            part if isinstance(part, str) else str(part.get("text") or "")
+            for part in content
+            if isinstance(part, str) or (isinstance(part, dict) and part.get("type") not in _IMAGE_TYPES)
+        )
+    return ""
+
+
+def is_summary(message: Message) -> bool:
+    return bool(message.get(SUMMARY_KEY))
+
+
+def is_real_user(message: Message) -> bool:
+    """A message the user actually wrote (not a compaction summary in the user role)."""
+    return role(message) == "user" and not is_summary(message)
+
+
+def nothing_new_since_compaction(messages: Sequence[Message]) -> bool:
+    """True when no message was added after the latest summary or marker was made.
+
+    Re-compressing such a conversation could only re-shuffle what the last compaction decided.
+    """
+    for i in range(len(messages) - 1, -1, -1):
+        count = messages[i].get(TAIL_COUNT_KEY)
+        if is_summary(messages[i]) and isinstance(count, int):
+            return len(messages) - i - 1 <= count
+    return False
+
+
+def call_ids(message: Message) -> list[str]:
+    """The ids of the tool calls an assistant message makes."""
+    ids = []
+    for call in message.get("tool_calls") or ():
+        call_id = call.get("id") if isinstance(call, dict) else getattr(call, "id", None)
+        if call_id:
+            ids.append(str(call_id))
+    return ids
+
+
+def align_start(messages: Sequence[Message], index: int, *, floor: int = 0) -> int:
+    """Move a cut backwards so ``messages[index:]`` does not start with orphaned tool results.
+
+    The cut lands on the assistant message whose calls those results answer, so a call and its
+    results always stay on the same side.
+    """
+    while floor < index < len(messages) and role(messages[index]) == "tool":
+        index -= 1
+    return index
+
+
+def align_end(messages: Sequence[Message], index: int) -> int:
+    """Move a cut forwards past tool results, so a group is never split (used for heads)."""
+    while index < len(messages) and role(messages[index]) == "tool":
+        index += 1
+    return index
+
+
+def last_real_user_index(messages: Sequence[Message]) -> int:
+    """Index of the last real user message, or -1."""
+    for i in range(len(messages) - 1, -1, -1):
+        if is_real_user(messages[i]):
+            return i
+    return -1
+
+
+def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
+    """Drop tool results whose call is gone and tool calls whose results are gone.
+
+    Providers reject both with a 400 that repeats on every later turn. Stripping (rather than
+    inventing stub results) is what hermes does too.
+    """
+    calls = {cid for m in messages if role(m) == "assistant" for cid in call_ids(m)}
+    results = {str(m.get("tool_call_id")) for m in messages if role(m) == "tool"}
+    if calls == results:
+        return messages
+    out: list[Message] = []
+    for message in messages:
+        if role(message) == "tool" and str(message.get("tool_call_id")) not in calls:
+            continue
+        if role(message) == "assistant" and message.get("tool_calls"):
+            kept = [c for c in message["tool_calls"] if (c.get("id") if isinstance(c, dict) else None) in results]
+            if len(kept) != len(message["tool_calls"]):
+                message = {k: v for k, v in message.items() if k != "tool_calls"}
+                if kept:
+                    message["tool_calls"] = kept
+                elif not text_of(message.get("content")).strip():
+                    message["content"] = "(tool call removed)"
+        out.append(message)
+    return out
+
+
+def append_text(content: Any, text: str, *, prepend: bool = False) -> Any:
+    """Content with ``text`` added, keeping list-of-parts content a list."""
+    if isinstance(content, list):
+        part = {"type": "text", "text": text}
+        return [part, *content] if prepend else [*content, part]
+    existing = text_of(content)
+    return text + existing if prepend else existing + text
+
+
+def has_images(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") in _IMAGE_TYPES for p in content)
+
+
+def strip_older_images(messages: list[Message]) -> list[Message]:
+    """Replace every image before the newest image-bearing message with a text placeholder."""
+    newest = next((i for i in range(len(messages) - 1, -1, -1)
+                   if has_images(messages[i].get("content"))), None)
+    if newest is None:
+        return messages
+    out = list(messages)
+    for i in range(newest):
+        content = out[i].get("content")
+        if isinstance(content, list) and has_images(content):
+            parts = [{"type": "text", "text": IMAGE_PLACEHOLDER}
+                     if isinstance(p, dict) and p.get("type") in _IMAGE_TYPES else p for p in content]
+            # The api_content sidecar holds the bytes sent before the rewrite: drop it (as hermes does).
+            out[i] = {k: v for k, v in out[i].items() if k != "api_content"} | {"content": parts}
+    return out
+
+
+def same_role_neighbours(messages: Sequence[Message]) -> int:
+    """How many adjacent user/user or assistant/assistant pairs there are."""
+    return sum(
+        1 for a, b in itertools.pairwise(messages)
+        if role(a) == role(b) and role(a) in _SAME_ROLE_FORBIDDEN
+    )
+
+
+def summary_role(before: Message | None, after: Message | None, *, has_real_user: bool) -> str | None:
+    """The role a summary placed between ``before`` and ``after`` must take, or ``None``.
+
+    ``None`` means no role avoids a forbidden same-role neighbour, so the summary must be merged
+    into ``after``. A conversation with no real user message gets a ``user`` summary: some
+    providers reject a request whose first non-system message is not from the user.
+    """
+    before_role = role(before) if before is not None else "system"
+    after_role = role(after) if after is not None else ""
+    if not has_real_user or before_role == "system":
+        preferred = ["user"]
+    elif before_role in ("assistant", "tool"):
+        preferred = ["user", "assistant"]
+    else:
+        preferred = ["assistant", "user"]
+    for candidate in preferred:
+        if candidate == after_role or (candidate == before_role and before_role in _SAME_ROLE_FORBIDDEN):
+            continue
+        return candidate
+    return None

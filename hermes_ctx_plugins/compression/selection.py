@@ -1,0 +1,108 @@
+"""Stages 2 and 3: which messages are protected at the head and at the tail (SPEC 1.3).
+
+The middle between them is what a strategy may summarise or drop. Boundaries never split an
+assistant tool call from its results, and the tail always keeps the latest real user message
+and everything after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..events import Message
+from ..tokens import TokenCounter
+from .messages import align_end, align_start, is_real_user, role, summary_role
+
+#: The tail keeps at least min(protect_last_n, this) messages, so bulky tool output cannot make
+#: every compaction keep dozens of messages verbatim.
+MAX_TAIL_MESSAGE_FLOOR = 8
+
+
+@dataclass(frozen=True)
+class Split:
+    """``messages[:head_end]`` protected, ``[head_end:tail_start]`` compressible, the rest kept."""
+
+    head_end: int
+    tail_start: int
+
+    @property
+    def middle(self) -> range:
+        return range(self.head_end, self.tail_start)
+
+    def __bool__(self) -> bool:
+        return self.tail_start > self.head_end
+
+
+def head_end(messages: Sequence[Message], protect_first_n: int) -> int:
+    """The end of the protected head: the system prompt (if present) plus ``protect_first_n``."""
+    start = 1 if messages and role(messages[0]) == "system" else 0
+    return min(len(messages), align_end(messages, start + protect_first_n))
+
+
+def tail_start(
+    messages: Sequence[Message],
+    *,
+    head: int,
+    counter: TokenCounter,
+    budget_tokens: int,
+    min_messages: int,
+    min_user_messages: int = 1,
+) -> int:
+    """Where the protected tail begins, walking back from the end by token budget.
+
+    The tail holds as many recent messages as fit ``budget_tokens`` but at least ``min_messages``
+    (capped at :data:`MAX_TAIL_MESSAGE_FLOOR`) and at least ``min_user_messages`` real user
+    messages; the latest real user message and everything after it are always in it.
+    """
+    n = len(messages)
+    floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, n - head)
+    used = 0
+    cut = n
+    for i in range(n - 1, head - 1, -1):
+        cost = counter.count_message(messages[i])
+        if used + cost > budget_tokens and n - i > floor:
+            break
+        used += cost
+        cut = i
+    cut = align_start(messages, cut, floor=head)
+    users_needed = max(1, min_user_messages)  # the latest user message is always kept
+    for i in range(n - 1, head - 1, -1):
+        if users_needed <= 0:
+            break
+        if is_real_user(messages[i]):
+            users_needed -= 1
+            cut = min(cut, i)
+    return max(head, align_start(messages, cut, floor=head))
+
+
+def split(
+    messages: Sequence[Message],
+    *,
+    counter: TokenCounter,
+    protect_first_n: int,
+    tail_budget_tokens: int,
+    protect_last_n: int,
+    min_tail_user_messages: int,
+) -> Split:
+    """Head and tail for one compaction."""
+    head = head_end(messages, protect_first_n)
+    tail = tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget_tokens,
+                      min_messages=protect_last_n, min_user_messages=min_tail_user_messages)
+    return Split(head_end=head, tail_start=max(head, tail))
+
+
+def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool) -> Split | None:
+    """Move the tail start back until a message inserted between head and tail has a valid role.
+
+    A summary must never create user/user or assistant/assistant neighbours, and must not be
+    merged into the latest user message (which stays verbatim). ``None``: no such place exists.
+    """
+    before = messages[parts.head_end - 1] if parts.head_end else None
+    tail = parts.tail_start
+    while tail > parts.head_end:
+        after = messages[tail] if tail < len(messages) else None
+        if summary_role(before, after, has_real_user=has_user) is not None:
+            return Split(parts.head_end, tail)
+        tail = align_start(messages, tail - 1, floor=parts.head_end)
+    return None

@@ -1,0 +1,350 @@
+"""``summarize``: the seed's five-stage pipeline (SPEC 1.3-1.5), the default strategy.
+
+1. prune old tool output (no LLM); 2. protect the head; 3. protect a token-budget tail;
+4. summarise the middle with the summary model (retry on the main model, then a static
+fallback, or abort); 5. on re-compression, update the previous summary instead of starting over.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import httpx
+
+from ..events import Message, Usage
+from ..tokens import TokenCounter, get_counter
+from . import fallback, prompt
+from .base import CompressionResult, CompressorStrategy
+from .messages import (
+    COMPACTION_NOTE,
+    HAS_USER_TURN_KEY,
+    SUMMARY_END_MARKER,
+    SUMMARY_KEY,
+    TAIL_COUNT_KEY,
+    is_real_user,
+    is_summary,
+    nothing_new_since_compaction,
+    sanitize_tool_pairs,
+    strip_older_images,
+    summary_role,
+    text_of,
+)
+from .prune import prune_tool_results
+from .selection import fit_insert, split
+from .summary_client import SummaryClient, SummaryError, SummaryModel
+from .trigger import CompressionGuard
+
+log = logging.getLogger("hermes_ctx_plugins.compression")
+
+#: Idle compaction waits until the prompt is at least this share of the trigger threshold.
+IDLE_COMPACT_MIN_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class SummarizeOptions:
+    """``ctx_plugins.options.summarize`` (the seed's constants, adjustable)."""
+
+    input_char_cap: int = 160_000
+    summary_tokens_floor: int = 2_000
+    summary_tokens_ceiling: int = 10_000
+    summary_ratio: float = 0.20
+    fallback_max_chars: int = fallback.MAX_CHARS
+    min_prune_chars: int = 200
+    max_argument_chars: int = 500
+
+
+class _Abort(Exception):
+    """The summary failed in a way that must leave the conversation untouched (SPEC 1.5 step 4)."""
+
+
+class SummarizeStrategy(CompressorStrategy):
+    """Prune, protect head and tail, and replace the middle with a structured summary."""
+
+    name = "summarize"
+    description = "prune old tool output, then summarise the middle with the summary model"
+    options_class = SummarizeOptions
+    shared_on_copy: ClassVar[tuple[str, ...]] = (*CompressorStrategy.shared_on_copy, "_clients", "clock")
+
+    def __init__(self, options: Any = None, *, clock: Callable[[], float] = time.monotonic,
+                 http: httpx.Client | None = None, **kwargs: Any) -> None:
+        super().__init__(options, **kwargs)
+        self.clock = clock
+        self.guard = CompressionGuard(clock)
+        self.previous_summary: str | None = None
+        self.last_error = ""
+        self.last_activity = clock()
+        self._http = http
+        self._clients: dict[tuple[str, str, str, float], SummaryClient] = {}
+        self._pending_mode = "full"
+        self._block_reported = False
+
+    @property
+    def counter(self) -> TokenCounter:
+        return get_counter(self.model)
+
+    # ------------------------------------------------------------------ trigger
+
+    def update_from_response(self, usage: Usage) -> None:
+        super().update_from_response(usage)
+        self.last_activity = self.clock()
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        if not self.settings.enabled:
+            return False
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        threshold = self.threshold_tokens
+        if threshold and tokens >= threshold:
+            reason = self.guard.blocked_reason()
+            if reason is not None:
+                if not self._block_reported:
+                    self._block_reported = True
+                    self.emit("blocked", f"automatic compression paused: {reason}; the conversation "
+                                         "continues uncompressed (use /compress to force it)")
+                return False
+            self._pending_mode = "full"
+            return True
+        if self._prune_only_due(tokens, threshold):
+            self._pending_mode = "prune"
+            return True
+        return False
+
+    def _prune_only_due(self, tokens: int, threshold: int | None) -> bool:
+        settings = self.settings
+        if settings.proactive_prune_tokens and tokens >= settings.proactive_prune_tokens:
+            return True
+        idle = settings.idle_compact_after_seconds
+        if idle and threshold and tokens >= threshold * IDLE_COMPACT_MIN_SHARE:
+            if self.clock() - self.last_activity >= idle:
+                return True
+        return settings.micro_compact
+
+    # ------------------------------------------------------------------ compress
+
+    def compress(
+        self,
+        messages: list[Message],
+        *,
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+        memory_context: str = "",
+    ) -> CompressionResult:
+        mode, self._pending_mode = ("full" if force else self._pending_mode), "full"
+        if force:
+            self.guard.bypass()  # a manual /compress goes through cool-downs and blocks
+            self._block_reported = False
+        counter = self.counter
+        tokens_before = counter.count_messages(messages)
+        if mode == "prune":
+            return self._prune_only(messages, tokens_before)
+        if self.settings.progress_notices:
+            self.emit("compressing", f"compressing {len(messages)} messages ({tokens_before:,} tokens)")
+        try:
+            result = self._compress(messages, tokens_before, focus_topic, memory_context)
+        except _Abort as exc:
+            self.emit("failed", f"compression aborted, conversation left unchanged: {exc}")
+            return CompressionResult.unchanged(messages, tokens_before, note=str(exc))
+        if result.compressed:
+            self.compression_count += 1
+            if self.guard.record_compaction(saved_ratio=result.saved_ratio, used_fallback=result.used_fallback):
+                self.emit("blocked", "automatic compression paused after repeated ineffective or "
+                                     "fallback compactions; one probe will run in 5 minutes")
+            if self.settings.progress_notices:
+                self.emit("done", f"compressed {len(messages)} → {len(result.messages)} messages, "
+                                  f"{result.tokens_before:,} → {result.tokens_after:,} tokens")
+        return result
+
+    def _tail_budget(self, tokens_before: int) -> int:
+        base = self.threshold_tokens or tokens_before
+        return max(1, int(base * self.settings.target_ratio))
+
+    def _prune(self, messages: list[Message], tokens_before: int, *, min_chars: int) -> Any:
+        return prune_tool_results(
+            messages, counter=self.counter, protect_tail_tokens=self._tail_budget(tokens_before),
+            protect_tail_count=self.settings.protect_last_n, min_prune_chars=min_chars,
+            max_argument_chars=self.options.max_argument_chars,
+        )
+
+    def _prune_only(self, messages: list[Message], tokens_before: int) -> CompressionResult:
+        """Proactive / idle / micro compaction: stage 1 alone, when it reclaims enough."""
+        settings = self.settings
+        proactive = bool(settings.proactive_prune_tokens)
+        min_chars = settings.proactive_prune_min_result_chars if proactive else self.options.min_prune_chars
+        report = self._prune(messages, tokens_before, min_chars=min_chars)
+        reclaimed = tokens_before - report.tokens_after
+        if not report.changed or (proactive and reclaimed < settings.proactive_prune_min_reclaim_tokens):
+            return CompressionResult.unchanged(messages, tokens_before, note="nothing worth pruning")
+        return self._pruned_result(messages, report)
+
+    def _pruned_result(self, original: list[Message], report: Any) -> CompressionResult:
+        return CompressionResult(
+            messages=report.messages, tokens_before=report.tokens_before, tokens_after=report.tokens_after,
+            removed=tuple(original[i] for i in report.replaced), new_session=not self.settings.in_place,
+            notes=(f"pruned {len(report.replaced)} tool messages",),
+        )
+
+    def _compress(self, messages: list[Message], tokens_before: int, focus_topic: str | None,
+                  memory_context: str) -> CompressionResult:
+        if nothing_new_since_compaction(messages):
+            return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last summary")
+        report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars)
+        pruned: list[Message] = report.messages
+        protect_first_n = 0 if self.compression_count or self._find_summary(pruned) is not None \
+            else self.settings.protect_first_n
+        candidate = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
+                      tail_budget_tokens=self._tail_budget(tokens_before),
+                      protect_last_n=self.settings.protect_last_n,
+                      min_tail_user_messages=self.settings.min_tail_user_messages)
+        has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
+        parts = fit_insert(pruned, candidate, has_user=has_user)
+        if parts is None:
+            return self._pruned_result(messages, report) if report.changed else CompressionResult.unchanged(
+                messages, tokens_before, note="nothing to compress")
+
+        middle = pruned[parts.head_end:parts.tail_start]
+        found = self._find_summary(middle)
+        previous = _summary_body(middle[found]) if found is not None else None
+        if found is not None and found == len(middle) - 1:
+            # Only the summary and the head it once protected: nothing happened since.
+            return self._pruned_result(messages, report) if report.changed else CompressionResult.unchanged(
+                messages, tokens_before, note="nothing new since the last summary")
+        # A formerly protected head joins the new turns: it is summarised now, never silently dropped.
+        turns = [m for i, m in enumerate(middle) if i != found]
+
+        body, used_fallback = self._summarize(turns, previous, focus_topic, memory_context)
+        before = pruned[parts.head_end - 1] if parts.head_end else None
+        after = pruned[parts.tail_start] if parts.tail_start < len(pruned) else None
+        summary_message = {
+            "role": summary_role(before, after, has_real_user=has_user),
+            "content": f"{prompt.SUMMARY_PREFIX}\n\n{body}\n\n{SUMMARY_END_MARKER}",
+            SUMMARY_KEY: True,
+            HAS_USER_TURN_KEY: has_user,
+            TAIL_COUNT_KEY: len(pruned) - parts.tail_start,
+        }
+        compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start:]]
+        compacted = strip_older_images(sanitize_tool_pairs(compacted))
+        tokens_after = self.counter.count_messages(compacted)
+        if tokens_after >= tokens_before:
+            return self._pruned_result(messages, report) if report.changed else CompressionResult.unchanged(
+                messages, tokens_before, note="a summary would not have been smaller")
+        self.previous_summary = body
+        removed = sorted(set(parts.middle) | set(report.replaced))
+        return CompressionResult(
+            messages=compacted, tokens_before=tokens_before, tokens_after=tokens_after,
+            removed=tuple(messages[i] for i in removed), summary=body, used_fallback=used_fallback,
+            new_session=not self.settings.in_place, system_note=COMPACTION_NOTE,
+            notes=(f"summarised {len(middle)} messages" + (" (static fallback)" if used_fallback else ""),),
+        )
+
+    @staticmethod
+    def _find_summary(messages: Sequence[Message]) -> int | None:
+        for i in range(len(messages) - 1, -1, -1):
+            if is_summary(messages[i]) or text_of(messages[i].get("content")).startswith("[CONTEXT COMPACTION"):
+                return i
+        return None
+
+    # ------------------------------------------------------------------ stage 4
+
+    def summary_targets(self) -> list[SummaryModel]:
+        """The summary model, then the main model to retry on; empty when none is configured.
+
+        ``auxiliary.compression`` names the summary model; with neither ``base_url`` nor ``model``
+        set (``auto``) the main model summarises. hermes resolves provider names to endpoints;
+        we only know explicit URLs, so a provider without ``base_url`` uses the main endpoint.
+        """
+        aux = self.config.summary_model
+        main = (SummaryModel(base_url=self.base_url, model=self.model, api_key=self.api_key,
+                             timeout=aux.timeout) if self.base_url and self.model else None)
+        targets = []
+        if aux.base_url or aux.model:
+            base_url = aux.base_url or (main.base_url if main else "")
+            if base_url:
+                same_endpoint = main is not None and base_url == main.base_url
+                targets.append(SummaryModel(
+                    base_url=base_url, model=aux.model or self.model, timeout=aux.timeout,
+                    api_key=aux.api_key or (main.api_key if main is not None and same_endpoint else "")))
+        if main is not None and all(_key(main) != _key(t) for t in targets):
+            targets.append(main)
+        return targets
+
+    def _client(self, target: SummaryModel) -> SummaryClient:
+        client = self._clients.get(_key(target))
+        if client is None:
+            client = self._clients[_key(target)] = SummaryClient(target, http=self._http)
+        return client
+
+    def _summarize(self, turns: Sequence[Message], previous: str | None, focus_topic: str | None,
+                   memory_context: str) -> tuple[str, bool]:
+        """The summary body and whether it is the static fallback; raises _Abort to leave all unchanged."""
+        options = self.options
+        budget = min(options.summary_tokens_ceiling, max(
+            options.summary_tokens_floor, int(self.counter.count_messages(turns) * options.summary_ratio)))
+        targets = self.summary_targets()
+        error: SummaryError | None = None
+        if self.guard.in_cooldown():
+            reason = "summary model cooling down after a recent failure"
+        elif not targets:
+            self.guard.record_summary_failure("unconfigured")
+            reason = "no summary model configured"
+        else:
+            request = prompt.build_messages(turns, budget_tokens=budget, previous_summary=previous,
+                                            focus_topic=focus_topic, memory_context=memory_context,
+                                            input_char_cap=options.input_char_cap)
+            for target in targets:
+                try:
+                    text = self._client(target).complete(request)
+                except SummaryError as exc:
+                    error = exc
+                    log.warning("summary via %s failed: %s", target.model, exc)
+                    if not exc.retry_on_main_model:
+                        break
+                    continue
+                self.guard.record_summary_success()
+                self.last_error = ""
+                return self._clip(text, options.summary_tokens_ceiling), False
+            assert error is not None
+            self.guard.record_summary_failure(error.kind)
+            reason = str(error)
+            if not error.retry_on_main_model:  # 401/403 or the network is down
+                self.last_error = reason
+                raise _Abort(reason)
+        self.last_error = reason
+        if self.settings.abort_on_summary_failure:
+            raise _Abort(f"{reason} (compression.abort_on_summary_failure is on)")
+        self.emit("failed", f"summary unavailable ({reason}); used a static fallback summary")
+        return fallback.build(turns, previous_summary=previous, reason=reason,
+                              max_chars=options.fallback_max_chars), True
+
+    def _clip(self, text: str, limit: int) -> str:
+        """The summary within the internal token budget (nothing caps it on the wire)."""
+        encoding = self.counter.tiktoken_encoding
+        if encoding is None:
+            return text[: limit * 4]
+        tokens = encoding.encode_ordinary(text)
+        return text if len(tokens) <= limit else encoding.decode(tokens[:limit])
+
+    def close(self) -> None:
+        """Close the summary model connections."""
+        for client in self._clients.values():
+            client.close()
+        self._clients.clear()
+
+
+def _key(target: SummaryModel) -> tuple[str, str, str, float]:
+    return (target.base_url, target.model, target.api_key, target.timeout)
+
+
+def _summary_body(message: Message) -> str:
+    """A summary message's body without the framing prefix and the end marker."""
+    text = text_of(message.get("content"))
+    text = text.split(SUMMARY_END_MARKER)[0]
+    if text.startswith(prompt.SUMMARY_PREFIX):
+        return text[len(prompt.SUMMARY_PREFIX):].strip()
+    if text.startswith("[CONTEXT COMPACTION"):  # hermes' own summaries, from a resumed session
+        head, _, rest = text.partition(":\n")
+        return (rest or head).strip()
+    return text.strip()

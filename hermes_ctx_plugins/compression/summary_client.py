@@ -1,0 +1,303 @@
+"""Stage 4's model call: one non-streaming chat completion to any OpenAI-compatible endpoint.
+
+The request never carries ``max_tokens`` / ``max_completion_tokens``: a capped summariser cuts its
+summary mid-section, so the length budget lives in the prompt. The answer comes back with every
+``<think>`` / ``<thinking>`` / ``<reasoning>`` block removed; ``reasoning_content`` is never used.
+The client does not retry: each failure is a :class:`SummaryError` whose ``retry_on_main_model``
+tells the caller's failure ladder (SPEC 1.5) what to do next::
+
+    SummaryError (HermesCtxError)          .kind .retry_on_main_model .url .model .status
+    ├── SummaryModelUnavailable   404, 5xx but 504, a "model not found" body    → retry on main
+    ├── SummaryTimeout            connect/read timeout, total deadline, 408, 504 → retry on main
+    ├── SummaryRateLimited        429; .retry_after seconds when the server said → retry on main
+    ├── SummaryRequestRejected    any other 4xx (400 context too long, 413, 422) → retry on main
+    ├── SummaryBadResponse        malformed JSON, no choices, empty text,
+    │                             connection dropped mid-response                → retry on main
+    ├── SummaryAuthError          401, 402, 403                                  → abort
+    └── SummaryNetworkError       connection refused, DNS failure, no route      → abort
+
+A 429 is not waited out here: another model usually has its own quota, and the caller's cooldown
+(at least ``retry_after``) protects the summary model afterwards.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, ClassVar, TypeVar
+
+import httpx
+
+from ..errors import HermesCtxError
+
+_RESERVED_KEYS = frozenset({"model", "messages", "stream"})
+_CAPPING_KEYS = frozenset({"max_tokens", "max_completion_tokens", "max_output_tokens"})
+_MODEL_MISSING = re.compile(
+    r"model_not_found|model\b.{0,80}\b(not found|does not exist)|no available channel", re.I
+)
+_TAGS = r"think|thinking|reasoning"
+_CLOSED_BLOCK = re.compile(rf"<({_TAGS})\b[^>]*>.*?</\1\s*>", re.I | re.S)
+# Chat templates that open the reasoning block themselves leave only its closing tag in the output.
+_OPENER_SWALLOWED = re.compile(rf"\A(?:(?!<(?:{_TAGS})\b).)*?</(?:{_TAGS})\s*>", re.I | re.S)
+# An open tag at the start of a line that is never closed: the rest is reasoning (a cut-off answer).
+_UNCLOSED_BLOCK = re.compile(rf"(?:\A|\n)[ \t]*<(?:{_TAGS})\b[^>]*>.*\Z", re.I | re.S)
+
+
+def strip_reasoning(text: str) -> str:
+    """``text`` without reasoning blocks (closed, opened by the template, or never closed), trimmed."""
+    text = _CLOSED_BLOCK.sub("", text)
+    text = _OPENER_SWALLOWED.sub("", text, count=1)
+    return _UNCLOSED_BLOCK.sub("", text).strip()
+
+
+@dataclass(frozen=True)
+class SummaryModel:
+    """Where the summary comes from.
+
+    ``base_url`` follows the ``openai`` SDK and hermes: it is the API root including ``/v1`` (or
+    the provider's equivalent, e.g. ``…/api/paas/v4``) and ``/chat/completions`` is appended. A
+    bare ``http://host:port`` gets ``/v1`` added; a URL already ending in ``/chat/completions`` is
+    used as is. ``timeout`` bounds each connect/read/write and the whole exchange.
+    ``extra_body`` is merged into every request; it may not set the model, messages, streaming or
+    any output cap.
+    """
+
+    base_url: str
+    model: str
+    api_key: str = field(default="", repr=False)
+    timeout: float = 120.0
+    extra_body: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        url = httpx.URL(self.base_url)
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ValueError(f"summary model base_url must be an http(s) URL, got {self.base_url!r}")
+        if not self.model:
+            raise ValueError("summary model name is empty")
+        if not self.timeout > 0:
+            raise ValueError(f"summary model timeout must be > 0 seconds, got {self.timeout!r}")
+        forbidden = sorted(set(self.extra_body) & (_RESERVED_KEYS | _CAPPING_KEYS))
+        if forbidden:
+            raise ValueError(
+                f"summary model extra_body may not set {', '.join(forbidden)}: the client sets model, "
+                "messages and stream itself, and the summary output is never capped on the wire"
+            )
+        object.__setattr__(self, "extra_body", dict(self.extra_body))
+
+    @property
+    def url(self) -> str:
+        """The chat completions URL requests go to."""
+        base = self.base_url.rstrip("/")
+        if base.endswith("/chat/completions"):
+            return base
+        if not httpx.URL(base).path.strip("/"):
+            base += "/v1"
+        return f"{base}/chat/completions"
+
+
+class SummaryError(HermesCtxError):
+    """The summary model did not produce a summary.
+
+    :ivar kind: a short machine-readable name of the failure class
+    :ivar retry_on_main_model: ``True``: try the main model next; ``False``: abort the compaction
+    :ivar url: the chat completions URL
+    :ivar model: the model asked
+    :ivar status: the HTTP status, when there was a response
+    """
+
+    kind: ClassVar[str] = "error"
+    retry_on_main_model: ClassVar[bool] = True
+
+    def __init__(self, problem: str, *, url: str, model: str, status: int | None = None) -> None:
+        self.url = url
+        self.model = model
+        self.status = status
+        http = f"HTTP {status}: " if status is not None else ""
+        super().__init__(f"summary model {model!r} at {url}: {http}{problem}")
+
+
+_E = TypeVar("_E", bound=SummaryError)
+
+
+class SummaryModelUnavailable(SummaryError):
+    kind = "unavailable"
+
+
+class SummaryTimeout(SummaryError):
+    kind = "timeout"
+
+
+class SummaryRateLimited(SummaryError):
+    """:ivar retry_after: seconds the server asked to wait (``Retry-After``), or ``None``"""
+
+    kind = "rate_limited"
+    retry_after: float | None = None
+
+
+class SummaryRequestRejected(SummaryError):
+    kind = "rejected"
+
+
+class SummaryBadResponse(SummaryError):
+    kind = "bad_response"
+
+
+class SummaryAuthError(SummaryError):
+    kind = "auth"
+    retry_on_main_model = False
+
+
+class SummaryNetworkError(SummaryError):
+    kind = "network"
+    retry_on_main_model = False
+
+
+class SummaryClient:
+    """Asks a :class:`SummaryModel` for a completion. Owns its httpx client unless given one."""
+
+    def __init__(self, model: SummaryModel, *, http: httpx.Client | None = None) -> None:
+        self.model = model
+        self._given_http = http
+        self._own_http: httpx.Client | None = None
+
+    def complete(self, messages: list[dict[str, Any]], *, temperature: float | None = None) -> str:
+        """Return the assistant's text for ``messages``, reasoning stripped.
+
+        :raises SummaryError: a subclass naming what went wrong; never a raw httpx exception
+        """
+        body: dict[str, Any] = {"model": self.model.model, "messages": messages, "stream": False}
+        body.update(self.model.extra_body)
+        if temperature is not None:
+            body["temperature"] = temperature
+        status, headers, content = self._post(body)
+        if status >= 400:
+            raise self._status_error(status, headers, content)
+        return self._answer(content, status)
+
+    def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
+        url, limit = self.model.url, self.model.timeout
+        headers = {"Accept": "application/json"}
+        if self.model.api_key:
+            headers["Authorization"] = f"Bearer {self.model.api_key}"
+        deadline = time.monotonic() + limit
+        try:
+            with self._http().stream("POST", url, json=body, headers=headers, timeout=limit) as response:
+                parts = []
+                # A proxy that trickles keep-alive bytes never trips the read timeout: bound the total.
+                for part in response.iter_bytes():
+                    parts.append(part)
+                    if time.monotonic() > deadline:
+                        raise self._error(SummaryTimeout, f"no complete answer within {limit:g} s")
+                return response.status_code, response.headers, b"".join(parts)
+        except httpx.TimeoutException as exc:
+            raise self._error(SummaryTimeout, f"timed out after {limit:g} s ({exc!r})") from exc
+        except (httpx.ConnectError, httpx.ProxyError) as exc:
+            raise self._error(SummaryNetworkError, f"cannot connect ({exc})") from exc
+        except httpx.HTTPError as exc:
+            raise self._error(SummaryBadResponse, f"connection broke mid-response ({exc!r})") from exc
+
+    def _status_error(self, status: int, headers: httpx.Headers, content: bytes) -> SummaryError:
+        detail = _error_detail(content)
+        if status in (401, 402, 403):
+            return self._error(SummaryAuthError, detail, status)
+        if status == 429:
+            limited = self._error(SummaryRateLimited, detail, status)
+            limited.retry_after = _retry_after(headers.get("retry-after"))
+            return limited
+        if status in (408, 504):
+            return self._error(SummaryTimeout, detail, status)
+        if status == 404 or status >= 500 or _MODEL_MISSING.search(detail):
+            return self._error(SummaryModelUnavailable, detail, status)
+        return self._error(SummaryRequestRejected, detail, status)
+
+    def _answer(self, content: bytes, status: int) -> str:
+        try:
+            data = json.loads(content)
+        except ValueError as exc:
+            raise self._error(SummaryBadResponse, f"malformed JSON: {_snippet(content)}", status) from exc
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+            # Some proxies wrap an upstream failure in a 200; a missing model still means "unavailable".
+            missing = (
+                isinstance(data, dict) and "error" in data and _MODEL_MISSING.search(_error_detail(content))
+            )
+            cls = SummaryModelUnavailable if missing else SummaryBadResponse
+            raise self._error(cls, f"no choices in the answer: {_snippet(content)}", status)
+        message = choices[0].get("message")
+        text = strip_reasoning(_text(message.get("content") if isinstance(message, dict) else None))
+        if not text:
+            raise self._error(SummaryBadResponse, "empty answer once reasoning is stripped", status)
+        return text
+
+    def _error(self, cls: type[_E], problem: str, status: int | None = None) -> _E:
+        return cls(problem, url=self.model.url, model=self.model.model, status=status)
+
+    def _http(self) -> httpx.Client:
+        if self._given_http is not None:
+            return self._given_http
+        if self._own_http is None:
+            self._own_http = httpx.Client()
+        return self._own_http
+
+    def close(self) -> None:
+        """Close the httpx client this object created (never one it was given)."""
+        if self._own_http is not None:
+            self._own_http.close()
+            self._own_http = None
+
+    def __enter__(self) -> SummaryClient:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SummaryClient:
+        # hermes deep-copies the context engine per agent; an open httpx client cannot be copied.
+        return SummaryClient(self.model, http=self._given_http)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts; "thinking"/"reasoning" parts are not text
+        texts = (
+            part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"
+        )
+        return "".join(text for text in texts if isinstance(text, str))
+    return ""
+
+
+def _error_detail(content: bytes) -> str:
+    try:
+        error = json.loads(content).get("error")
+    except (ValueError, AttributeError):
+        return _snippet(content) or "(empty body)"
+    if isinstance(error, dict):
+        parts = [str(error[key]) for key in ("message", "code") if error.get(key)]
+        return " ".join(parts)[:300] or _snippet(content)
+    return str(error)[:300] if error else _snippet(content)
+
+
+def _snippet(content: bytes) -> str:
+    text = content.decode("utf-8", "replace").strip()
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None

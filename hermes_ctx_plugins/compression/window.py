@@ -1,0 +1,117 @@
+"""``window``: drop the oldest middle turns to fit the budget, with no LLM call.
+
+What is dropped is replaced by one short marker (how much, which tools, which files), placed
+with a role that keeps the conversation valid for strict backends.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..events import Message
+from ..tokens import TokenCounter, get_counter
+from .base import CompressionResult, CompressorStrategy
+from .fallback import _PATH
+from .messages import (
+    SUMMARY_KEY,
+    TAIL_COUNT_KEY,
+    is_real_user,
+    nothing_new_since_compaction,
+    role,
+    sanitize_tool_pairs,
+    summary_role,
+    text_of,
+)
+from .selection import Split, fit_insert, head_end, tail_start
+
+#: Marks a window marker, and how many messages all window compactions so far have dropped.
+DROPPED_KEY = "_window_dropped"
+#: Room left for the marker itself when fitting the budget.
+_MARKER_TOKENS = 150
+
+
+@dataclass(frozen=True)
+class WindowOptions:
+    """``ctx_plugins.options.window``."""
+
+    #: keep the conversation under this share of the trigger threshold
+    budget_ratio: float = 0.5
+
+
+class WindowStrategy(CompressorStrategy):
+    """Keeps the head and as many recent messages as fit; drops the rest behind a marker."""
+
+    name = "window"
+    description = "drop the oldest turns to fit the budget, no LLM call"
+    options_class = WindowOptions
+
+    @property
+    def counter(self) -> TokenCounter:
+        return get_counter(self.model)
+
+    def compress(
+        self,
+        messages: list[Message],
+        *,
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+        memory_context: str = "",
+    ) -> CompressionResult:
+        counter = self.counter
+        tokens_before = counter.count_messages(messages)
+        if nothing_new_since_compaction(messages):
+            return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last drop")
+        budget = int((self.threshold_tokens or tokens_before) * self.options.budget_ratio)
+        earlier = [m for m in messages if m.get(DROPPED_KEY)]
+        head = head_end(messages, 0 if self.compression_count or earlier else self.settings.protect_first_n)
+        head_tokens = counter.count_messages(messages[:head])
+        tail = tail_start(messages, head=head, counter=counter,
+                          budget_tokens=max(1, budget - head_tokens - _MARKER_TOKENS),
+                          min_messages=1, min_user_messages=self.settings.min_tail_user_messages)
+        has_user = any(is_real_user(m) for m in messages)
+        parts = fit_insert(messages, Split(head, tail), has_user=has_user)
+        if parts is None:
+            return CompressionResult.unchanged(messages, tokens_before, note="nothing to drop")
+        dropped = messages[parts.head_end:parts.tail_start]
+        if all(m.get(DROPPED_KEY) for m in dropped):
+            return CompressionResult.unchanged(messages, tokens_before, note="nothing new to drop")
+        before = messages[parts.head_end - 1] if parts.head_end else None
+        after = messages[parts.tail_start] if parts.tail_start < len(messages) else None
+        total = len([m for m in dropped if not m.get(DROPPED_KEY)]) + sum(
+            int(m.get(DROPPED_KEY) or 0) for m in dropped)
+        description = _describe(dropped, total)
+        marker = {
+            "role": summary_role(before, after, has_real_user=has_user),
+            "content": description,
+            SUMMARY_KEY: True,
+            DROPPED_KEY: total,
+            TAIL_COUNT_KEY: len(messages) - parts.tail_start,
+        }
+        compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *messages[parts.tail_start:]])
+        tokens_after = counter.count_messages(compacted)
+        if tokens_after >= tokens_before:
+            return CompressionResult.unchanged(messages, tokens_before, note="dropping would not shrink it")
+        self.compression_count += 1
+        return CompressionResult(
+            messages=compacted, tokens_before=tokens_before, tokens_after=tokens_after,
+            removed=tuple(dropped), summary=description, new_session=not self.settings.in_place,
+            notes=(f"dropped {len(dropped)} messages",),
+        )
+
+
+def _describe(dropped: list[Message], total: int) -> str:
+    """One short marker: how much went, which tools ran, which files came up."""
+    tools: Counter[str] = Counter(
+        str((call.get("function") or {}).get("name") or "?")
+        for m in dropped for call in m.get("tool_calls") or () if isinstance(call, dict))
+    files = list(dict.fromkeys(f for m in dropped for f in _PATH.findall(text_of(m.get("content")))))[:8]
+    users = sum(1 for m in dropped if role(m) == "user" and not m.get(DROPPED_KEY))
+    parts = [f"[window: {total} earlier messages were dropped to fit the context window"
+             f" ({users} user turns in this cut)"]
+    if tools:
+        parts.append("tools used: " + ", ".join(f"{n} x{c}" for n, c in tools.most_common(6)))
+    if files:
+        parts.append("files mentioned: " + ", ".join(files))
+    return "; ".join(parts) + ". Ask the user if you need something from them.]"

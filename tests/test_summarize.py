@@ -1,0 +1,360 @@
+"""The ``summarize`` strategy against a summary-model stub on 127.0.0.1 (SPEC 1.3 stage 4-5, 1.4, 1.5)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import StatusEvent, load_config
+from hermes_ctx_plugins.compression.messages import (
+    HAS_USER_TURN_KEY,
+    SUMMARY_END_MARKER,
+    SUMMARY_KEY,
+    role,
+    text_of,
+)
+from hermes_ctx_plugins.compression.prompt import SECTIONS, SUMMARY_PREFIX
+from hermes_ctx_plugins.compression.summarize import SummarizeStrategy
+from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
+
+SUMMARY = "## Goal\nShip the parser.\n## Files\nsrc/parser.py\n## Remaining Work\nTests."
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def server() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model="main-model") as stub:
+        yield stub
+
+
+@pytest.fixture
+def aux_server() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model="aux-model") as stub:
+        yield stub
+
+
+_OPEN: list[SummarizeStrategy] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_strategies() -> Iterator[None]:
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
+class Harness:
+    def __init__(self, main_url: str | None, *, aux: dict[str, Any] | None = None,
+                 **compression: Any) -> None:
+        self.clock = Clock()
+        self.events: list[StatusEvent] = []
+        config = load_config({"auxiliary": {"compression": aux or {}}, "compression": compression})
+        self.strategy = SummarizeStrategy(config=config, model="main-model", context_length=128_000,
+                                          clock=self.clock, status_callback=self.events.append)
+        _OPEN.append(self.strategy)
+        if main_url:
+            self.strategy.update_model("main-model", 128_000, base_url=main_url, api_key="main-key")
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+
+def conversation(turns: int = 30) -> list[dict[str, Any]]:
+    return make_transcript(3, turns=turns, output_lines=40, images=False)
+
+
+def unused_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# ---------------------------------------------------------------- the happy path
+
+
+def test_happy_path_replaces_the_middle_with_one_summary(server: StubOpenAIServer) -> None:
+    server.reply(f"<think>let me plan this carefully</think>\n{SUMMARY}")
+    h = Harness(server.base_url)
+    messages = conversation()
+    snapshot = copy.deepcopy(messages)
+    result = h.strategy.compress(messages)
+
+    assert messages == snapshot
+    assert result.compressed and not result.used_fallback
+    summaries = [m for m in result.messages if m.get(SUMMARY_KEY)]
+    assert len(summaries) == 1
+    summary = summaries[0]
+    text = text_of(summary["content"])
+    assert text.startswith(SUMMARY_PREFIX)
+    assert SUMMARY in text and "<think>" not in text and "plan this carefully" not in text
+    assert text.endswith(SUMMARY_END_MARKER)
+    assert summary[HAS_USER_TURN_KEY] is True
+    assert result.messages[0] == messages[0]  # the system prompt
+    # head: the system prompt and protect_first_n (3) messages stay in place (stage 1 may have
+    # shortened their old tool output, as hermes does); the first user message is verbatim
+    at = result.messages.index(summary)
+    assert at >= 4
+    assert [role(m) for m in result.messages[1:at]] == [role(m) for m in messages[1:at]]
+    assert result.messages[1] == messages[1]
+    assert result.summary == SUMMARY
+    assert result.tokens_after < result.tokens_before
+    assert result.system_note and not result.new_session
+    assert len(result.removed) >= len(messages) - len(result.messages)
+    assert h.strategy.compression_count == 1
+
+
+def test_the_wire_request(server: StubOpenAIServer) -> None:
+    server.reply(SUMMARY)
+    h = Harness(server.base_url)
+    h.strategy.compress(conversation(), focus_topic="the parser", memory_context="user prefers tabs")
+    [request] = server.chat_requests
+    body = request.body
+    assert body is not None
+    assert body["model"] == "main-model"
+    assert request.headers["authorization"] == "Bearer main-key"
+    assert not {"max_tokens", "max_completion_tokens"} & set(body), "no output cap on the wire"
+    system, user = body["messages"]
+    for section in SECTIONS:
+        assert f"## {section}" in system["content"]
+    assert "under " in system["content"] and "tokens" in system["content"]
+    assert "'the parser'" in user["content"]
+    assert json.dumps("user prefers tabs") in user["content"]
+    assert "[tool result: " in user["content"] and "[tool call: " in user["content"]
+
+
+def test_summary_input_is_capped_keeping_head_and_tail(server: StubOpenAIServer) -> None:
+    server.reply(SUMMARY)
+    h = Harness(server.base_url)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
+    for i in range(200):
+        messages.append({"role": "user", "content": f"question {i}: " + "why " * 300})
+        messages.append({"role": "assistant", "content": f"answer {i}: " + "because " * 300})
+    h.strategy.compress(messages)
+    content = server.chat_requests[0].body["messages"][1]["content"]  # type: ignore[index]
+    conversation_text = content.split("<conversation>\n", 1)[1]
+    assert len(conversation_text) <= 160_000 + 200
+    assert "characters elided" in conversation_text
+
+
+def test_summary_is_clipped_to_the_internal_budget(server: StubOpenAIServer) -> None:
+    server.reply("word " * 30_000)  # ~30k tokens: far over the 10k ceiling
+    h = Harness(server.base_url)
+    result = h.strategy.compress(conversation())
+    assert result.summary is not None
+    assert h.strategy.counter.count_text(result.summary) <= 10_000
+
+
+def test_iterative_update_sends_the_previous_summary(server: StubOpenAIServer) -> None:
+    server.reply(SUMMARY)
+    server.reply("## Goal\nShip the parser v2.")
+    h = Harness(server.base_url)
+    first = h.strategy.compress(conversation(30))
+    grown = [*first.messages, *make_transcript(9, turns=25, system=False, images=False)]
+    second = h.strategy.compress(grown)
+    assert second.compressed
+    update_request = server.chat_requests[1].body["messages"][1]["content"]  # type: ignore[index]
+    assert "<previous-summary>" in update_request and "Ship the parser." in update_request
+    assert sum(1 for m in second.messages if m.get(SUMMARY_KEY)) == 1
+    # protect_first_n decays after the first compaction: only the system prompt is pinned now
+    assert second.messages[0] == grown[0] and second.messages[1].get(SUMMARY_KEY)
+
+
+def test_nothing_new_is_a_no_op(server: StubOpenAIServer) -> None:
+    server.reply(SUMMARY)
+    h = Harness(server.base_url)
+    first = h.strategy.compress(conversation())
+    again = h.strategy.compress(first.messages, force=True)
+    assert not again.compressed and again.messages == first.messages
+    assert len(server.chat_requests) == 1
+
+
+def test_in_place_false_asks_for_a_child_session(server: StubOpenAIServer) -> None:
+    server.reply(SUMMARY)
+    result = Harness(server.base_url, in_place=False).strategy.compress(conversation())
+    assert result.compressed and result.new_session
+
+
+def test_older_images_become_placeholders(server: StubOpenAIServer) -> None:
+    server.reply(SUMMARY)
+    messages = conversation(30)
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    messages[1] = {"role": "user", "content": [{"type": "text", "text": "look"}, image]}
+    messages[-2] = {"role": "user", "content": [{"type": "text", "text": "and this"}, image],
+                    "api_content": "stale"}
+    h = Harness(server.base_url, protect_first_n=3)
+    result = h.strategy.compress(messages)
+    assert result.messages[1]["content"][1] == {"type": "text", "text": "[image removed to save context]"}
+    assert result.messages[-2] == messages[-2]  # the newest image stays
+
+
+def test_summary_role_is_user_without_a_real_user_message(server: StubOpenAIServer) -> None:
+    server.reply(SUMMARY)
+    messages = [m for m in conversation() if role(m) != "user"]
+    result = Harness(server.base_url, protect_first_n=0).strategy.compress(messages)
+    summary = next(m for m in result.messages if m.get(SUMMARY_KEY))
+    assert summary["role"] == "user" and summary[HAS_USER_TURN_KEY] is False
+
+
+# ---------------------------------------------------------------- the failure ladder
+
+
+@pytest.mark.parametrize(
+    ("script", "kind"),
+    [
+        (lambda s: s.fail(status=404, message="model 'aux-model' not found"), "unavailable"),
+        (lambda s: s.fail(status=503, message="overloaded"), "unavailable"),
+        (lambda s: s.garbage(b"{not json"), "bad_response"),
+        (lambda s: s.delay(2.0), "timeout"),
+    ],
+    ids=["404", "503", "malformed-json", "timeout"],
+)
+def test_summary_model_failure_retries_on_the_main_model(
+    server: StubOpenAIServer, aux_server: StubOpenAIServer, script: Any, kind: str
+) -> None:
+    script(aux_server)
+    server.reply(SUMMARY)
+    h = Harness(server.base_url, aux={"model": "aux-model", "base_url": aux_server.base_url,
+                                      "api_key": "aux-key", "timeout": 0.5})
+    result = h.strategy.compress(conversation())
+    assert result.compressed and not result.used_fallback
+    assert result.summary == SUMMARY
+    assert aux_server.chat_requests[0].body["model"] == "aux-model"  # type: ignore[index]
+    assert aux_server.chat_requests[0].headers["authorization"] == "Bearer aux-key"
+    assert server.chat_requests[0].body["model"] == "main-model"  # type: ignore[index]
+
+
+def test_both_failing_falls_back_to_a_static_summary_and_cools_down(
+    server: StubOpenAIServer, aux_server: StubOpenAIServer
+) -> None:
+    aux_server.fail(status=503)
+    server.fail(status=503)
+    h = Harness(server.base_url, aux={"model": "aux-model", "base_url": aux_server.base_url})
+    messages = conversation()
+    result = h.strategy.compress(messages)
+    assert result.compressed and result.used_fallback
+    body = result.summary or ""
+    assert len(body) <= 8_000
+    assert "Summary unavailable" in body and "503" in body
+    assert "## User requests" in body and "turn 3: please" in body
+    assert "## Tools used" in body and "## Files" in body and "src/" in body
+    assert "failed" in h.kinds()
+    # cool-down (60 s for an unavailable model): automatic compression waits, the model is not asked
+    assert h.strategy.guard.in_cooldown()
+    assert not h.strategy.should_compress(200_000)
+    h.clock.now += 59
+    assert not h.strategy.should_compress(200_000)
+    h.clock.now += 2
+    assert h.strategy.should_compress(200_000)
+    assert len(server.chat_requests) == len(aux_server.chat_requests) == 1
+
+
+def test_timeouts_escalate_the_cooldown(server: StubOpenAIServer) -> None:
+    h = Harness(server.base_url, aux={"timeout": 0.3})
+    seconds = []
+    for attempt in range(3):
+        server.delay(2.0)
+        h.strategy.compress(make_transcript(attempt, turns=30, output_lines=40, images=False), force=True)
+        seconds.append(round(h.strategy.guard.state.cooldown_until - h.clock.now))
+    assert seconds == [60, 300, 900]
+
+
+def test_no_summary_model_configured_cools_down_600s() -> None:
+    h = Harness(None)
+    result = h.strategy.compress(conversation())
+    assert result.used_fallback and "no summary model configured" in (result.summary or "")
+    assert round(h.strategy.guard.state.cooldown_until - h.clock.now) == 600
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_auth_failure_aborts_with_messages_unchanged(server: StubOpenAIServer, status: int) -> None:
+    server.fail(status=status, message="invalid api key")
+    h = Harness(server.base_url)
+    messages = conversation()
+    result = h.strategy.compress(messages)
+    assert not result.compressed and result.messages is messages
+    assert "failed" in h.kinds()
+    assert f"HTTP {status}" in next(e.message for e in h.events if e.kind == "failed")
+    assert len(server.chat_requests) == 1, "an auth failure is not retried on another model"
+
+
+def test_connection_refused_aborts() -> None:
+    h = Harness(f"http://127.0.0.1:{unused_port()}/v1")
+    messages = conversation()
+    result = h.strategy.compress(messages)
+    assert not result.compressed and result.messages is messages
+    assert "failed" in h.kinds()
+
+
+def test_abort_on_summary_failure_keeps_messages(server: StubOpenAIServer) -> None:
+    server.fail(status=503)
+    h = Harness(server.base_url, abort_on_summary_failure=True)
+    messages = conversation()
+    result = h.strategy.compress(messages)
+    assert not result.compressed and result.messages is messages
+    assert "abort_on_summary_failure" in next(e.message for e in h.events if e.kind == "failed")
+
+
+# ---------------------------------------------------------------- anti-thrash through the strategy
+
+
+def test_two_fallbacks_block_automatic_compression_then_probe(server: StubOpenAIServer) -> None:
+    h = Harness(server.base_url)
+    server.fail(status=503)
+    first = h.strategy.compress(conversation())
+    assert first.used_fallback and "blocked" not in h.kinds()
+    h.clock.now += 61  # past the 60 s cool-down
+    server.fail(status=503)
+    grown = [*first.messages, *make_transcript(11, turns=20, system=False, images=False)]
+    second = h.strategy.compress(grown)
+    assert second.used_fallback
+    assert h.kinds().count("blocked") == 1  # the user is warned once
+    h.clock.now += 61  # the cool-down is over, the block (300 s) is not
+    assert not h.strategy.should_compress(200_000)
+    assert not h.strategy.should_compress(200_000)
+    h.clock.now += 240
+    assert h.strategy.should_compress(200_000)  # one probe
+    server.fail(status=503)  # ...which falls back again: blocked again
+    third = h.strategy.compress([*second.messages, *make_transcript(12, turns=20, system=False)])
+    assert third.used_fallback
+    h.clock.now += 61
+    assert not h.strategy.should_compress(200_000)
+    h.clock.now += 240
+    server.reply(SUMMARY)  # the probe after that succeeds: unblocked
+    assert h.strategy.should_compress(200_000)
+    fourth = h.strategy.compress([*third.messages, *make_transcript(13, turns=20, system=False)])
+    assert fourth.compressed and not fourth.used_fallback
+    assert h.strategy.should_compress(200_000)
+
+
+def test_force_goes_through_a_cooldown(server: StubOpenAIServer) -> None:
+    h = Harness(server.base_url)
+    server.fail(status=503)
+    first = h.strategy.compress(conversation())
+    assert first.used_fallback and h.strategy.guard.in_cooldown()
+    server.reply(SUMMARY)
+    grown = [*first.messages, *make_transcript(11, turns=20, system=False, images=False)]
+    forced = h.strategy.compress(grown, force=True)
+    assert forced.compressed and not forced.used_fallback and len(server.chat_requests) == 2
+
+
+def test_trigger_uses_threshold_and_real_usage(server: StubOpenAIServer) -> None:
+    from hermes_ctx_plugins import Usage
+
+    h = Harness(server.base_url)
+    assert h.strategy.threshold_tokens == 96_000  # 128K window: the 0.75 small-window floor
+    assert not h.strategy.should_compress(95_999)
+    assert h.strategy.should_compress(96_000)
+    h.strategy.update_from_response(Usage(prompt_tokens=97_000))
+    assert h.strategy.should_compress()  # from the exact usage.prompt_tokens

@@ -1,0 +1,383 @@
+"""The stage-4 summary call, against the real loopback stub server."""
+
+from __future__ import annotations
+
+import copy
+import email.utils
+import json
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from hermes_ctx_plugins.compression.summary_client import (
+    SummaryAuthError,
+    SummaryBadResponse,
+    SummaryClient,
+    SummaryError,
+    SummaryModel,
+    SummaryModelUnavailable,
+    SummaryNetworkError,
+    SummaryRateLimited,
+    SummaryRequestRejected,
+    SummaryTimeout,
+    strip_reasoning,
+)
+from hermes_ctx_plugins.errors import HermesCtxError
+from hermes_ctx_plugins.stub_server import StubOpenAIServer
+
+PROMPT = [{"role": "user", "content": "Summarise the conversation so far."}]
+
+
+@pytest.fixture
+def server() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer() as stub:
+        yield stub
+
+
+@pytest.fixture
+def model(server: StubOpenAIServer) -> SummaryModel:
+    return SummaryModel(base_url=server.base_url, model="summariser-1", api_key="sk-summary", timeout=5)
+
+
+@pytest.fixture
+def client(model: SummaryModel) -> Iterator[SummaryClient]:
+    with SummaryClient(model) as summary_client:
+        yield summary_client
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# -- the request and the answer --------------------------------------------------------------------
+
+
+def test_happy_path_and_the_exact_wire_request(server: StubOpenAIServer, client: SummaryClient) -> None:
+    server.reply("  ## Goal\nShip it.\n")
+    assert client.complete(PROMPT) == "## Goal\nShip it."
+    (request,) = server.requests
+    assert (request.method, request.path) == ("POST", "/v1/chat/completions")
+    assert request.body == {"model": "summariser-1", "messages": PROMPT, "stream": False}
+    assert request.headers["authorization"] == "Bearer sk-summary"
+
+
+def test_no_output_cap_ever_reaches_the_wire(server: StubOpenAIServer) -> None:
+    model = SummaryModel(
+        base_url=server.base_url, model="m", extra_body={"top_p": 0.9, "reasoning_effort": "low"}
+    )
+    with SummaryClient(model) as client:
+        client.complete(PROMPT, temperature=0.2)
+    (request,) = server.chat_requests
+    assert {"max_tokens", "max_completion_tokens", "max_output_tokens"}.isdisjoint(request.body)
+    assert request.body == {
+        "model": "m",
+        "messages": PROMPT,
+        "stream": False,
+        "top_p": 0.9,
+        "reasoning_effort": "low",
+        "temperature": 0.2,
+    }
+    assert "authorization" not in request.headers  # no key, no header
+
+
+@pytest.mark.parametrize(
+    "key", ["max_tokens", "max_completion_tokens", "max_output_tokens", "model", "stream"]
+)
+def test_extra_body_cannot_cap_output_or_override_the_request(key: str) -> None:
+    with pytest.raises(ValueError, match=key):
+        SummaryModel(base_url="http://127.0.0.1:1/v1", model="m", extra_body={key: 1})
+
+
+@pytest.mark.parametrize(
+    ("base_url", "url"),
+    [
+        ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1/chat/completions"),
+        ("http://127.0.0.1:8000/v1/", "http://127.0.0.1:8000/v1/chat/completions"),
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8000/v1/chat/completions"),
+        ("https://open.bigmodel.cn/api/paas/v4", "https://open.bigmodel.cn/api/paas/v4/chat/completions"),
+        ("https://openrouter.ai/api/v1", "https://openrouter.ai/api/v1/chat/completions"),
+        ("http://h:1/v1/chat/completions", "http://h:1/v1/chat/completions"),
+    ],
+)
+def test_base_url_normalisation(base_url: str, url: str) -> None:
+    assert SummaryModel(base_url=base_url, model="m").url == url
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"base_url": "ftp://h/v1"}, {"base_url": "not a url"}, {"model": ""}, {"timeout": 0}],
+)
+def test_invalid_models_are_refused(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        SummaryModel(**{"base_url": "http://127.0.0.1:1/v1", "model": "m", **kwargs})
+
+
+def test_model_repr_hides_the_key() -> None:
+    assert "sk-secret" not in repr(SummaryModel(base_url="http://h/v1", model="m", api_key="sk-secret"))
+
+
+@pytest.mark.parametrize(
+    ("answer", "summary"),
+    [
+        ("<think>\nplan the summary\n</think>\n\n## Goal\nX", "## Goal\nX"),
+        ("<THINK>upper</Think>Result", "Result"),
+        ("<thinking>a</thinking>A<reasoning>b\nc</reasoning>B", "AB"),
+        ('<think type="deep">x</think>Y', "Y"),
+        ("the template opened the block\n</think>\n## Goal\nZ", "## Goal\nZ"),
+        ("## Goal\nZ\n<think>cut off mid-thought", "## Goal\nZ"),
+        ("Use a <think> tag in prose", "Use a <think> tag in prose"),
+    ],
+)
+def test_reasoning_blocks_are_stripped(
+    server: StubOpenAIServer, client: SummaryClient, answer: str, summary: str
+) -> None:
+    server.reply(answer)
+    assert client.complete(PROMPT) == summary
+    assert strip_reasoning(answer) == summary
+
+
+def test_reasoning_content_is_never_the_answer(server: StubOpenAIServer, client: SummaryClient) -> None:
+    server.reply("The summary.", reasoning="private chain of thought")
+    assert client.complete(PROMPT) == "The summary."
+    server.reply("", reasoning="only reasoning, no answer")
+    with pytest.raises(SummaryBadResponse, match="empty answer"):
+        client.complete(PROMPT)
+
+
+def test_only_an_unclosed_think_block_is_an_empty_answer(
+    server: StubOpenAIServer, client: SummaryClient
+) -> None:
+    server.reply("<think>\nthe model ran out before answering")
+    with pytest.raises(SummaryBadResponse, match="empty answer") as raised:
+        client.complete(PROMPT)
+    assert raised.value.retry_on_main_model
+
+
+def test_content_parts_are_joined_without_thinking_parts(
+    server: StubOpenAIServer, client: SummaryClient
+) -> None:
+    content = [
+        {"type": "thinking", "thinking": "hidden"},
+        {"type": "text", "text": "Part one, "},
+        {"type": "text", "text": "part two."},
+    ]
+    body = {
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        ]
+    }
+    server.garbage(json.dumps(body).encode())
+    assert client.complete(PROMPT) == "Part one, part two."
+
+
+# -- HTTP errors -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "error_class", "retry"),
+    [
+        (401, SummaryAuthError, False),
+        (402, SummaryAuthError, False),
+        (403, SummaryAuthError, False),
+        (404, SummaryModelUnavailable, True),
+        (500, SummaryModelUnavailable, True),
+        (502, SummaryModelUnavailable, True),
+        (503, SummaryModelUnavailable, True),
+        (408, SummaryTimeout, True),
+        (504, SummaryTimeout, True),
+        (400, SummaryRequestRejected, True),
+        (413, SummaryRequestRejected, True),
+        (429, SummaryRateLimited, True),
+    ],
+)
+def test_status_codes_map_to_error_classes(
+    server: StubOpenAIServer, client: SummaryClient, status: int, error_class: type[SummaryError], retry: bool
+) -> None:
+    server.fail(status=status, message=f"upstream said no ({status})")
+    with pytest.raises(error_class) as raised:
+        client.complete(PROMPT)
+    error = raised.value
+    assert type(error) is error_class
+    assert isinstance(error, SummaryError) and isinstance(error, HermesCtxError)
+    assert error.retry_on_main_model is retry
+    assert error.status == status
+    assert (error.url, error.model) == (client.model.url, "summariser-1")
+    message = str(error)
+    for part in (client.model.url, "'summariser-1'", f"HTTP {status}", f"upstream said no ({status})"):
+        assert part in message
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ("The model `summariser-1` does not exist or you do not have access to it.", "model_not_found"),
+        ("model summariser-1 not found", None),
+        ("No available channel for model summariser-1", None),
+    ],
+)
+def test_model_not_found_bodies_mean_unavailable(
+    server: StubOpenAIServer, client: SummaryClient, message: str, code: str | None
+) -> None:
+    server.fail(status=400, message=message, code=code)
+    with pytest.raises(SummaryModelUnavailable) as raised:
+        client.complete(PROMPT)
+    assert raised.value.kind == "unavailable" and raised.value.retry_on_main_model
+
+
+def test_rate_limit_exposes_retry_after(server: StubOpenAIServer, client: SummaryClient) -> None:
+    server.fail(status=429, message="slow down", retry_after=7)
+    with pytest.raises(SummaryRateLimited) as raised:
+        client.complete(PROMPT)
+    assert raised.value.retry_after == 7 and raised.value.kind == "rate_limited"
+
+    server.fail(status=429, headers={"Retry-After": email.utils.formatdate(time.time() + 120, usegmt=True)})
+    with pytest.raises(SummaryRateLimited) as raised:
+        client.complete(PROMPT)
+    assert raised.value.retry_after is not None and 100 < raised.value.retry_after <= 120
+
+    server.fail(status=429)
+    with pytest.raises(SummaryRateLimited) as raised:
+        client.complete(PROMPT)
+    assert raised.value.retry_after is None
+
+
+def test_an_html_error_page_is_quoted(server: StubOpenAIServer, client: SummaryClient) -> None:
+    server.garbage(b"<html><body>502 Bad Gateway</body></html>", status=502, content_type="text/html")
+    with pytest.raises(SummaryModelUnavailable, match="502 Bad Gateway"):
+        client.complete(PROMPT)
+
+
+# -- broken answers --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "match"),
+    [
+        (b"{not json", "malformed JSON"),
+        (b"", "malformed JSON"),
+        (b'{"id": "chatcmpl-1", "object": "chat.completion"}', "no choices"),
+        (b'{"choices": []}', "no choices"),
+        (b'{"choices": ["text"]}', "no choices"),
+        (b"[1, 2]", "no choices"),
+        (b'{"choices": [{"message": {"role": "assistant", "content": null}}]}', "empty answer"),
+        (b'{"choices": [{"message": {"role": "assistant", "content": "  "}}]}', "empty answer"),
+        (b'{"choices": [{"text": "legacy completion shape"}]}', "empty answer"),
+        (b'{"error": {"message": "upstream overloaded"}}', "no choices"),
+    ],
+)
+def test_bad_answers(server: StubOpenAIServer, client: SummaryClient, body: bytes, match: str) -> None:
+    server.garbage(body)
+    with pytest.raises(SummaryBadResponse, match=match) as raised:
+        client.complete(PROMPT)
+    assert raised.value.status == 200 and raised.value.kind == "bad_response"
+    assert raised.value.retry_on_main_model
+    if match == "malformed JSON":
+        assert isinstance(raised.value.__cause__, json.JSONDecodeError)
+
+
+def test_a_200_wrapping_a_missing_model_is_unavailable(
+    server: StubOpenAIServer, client: SummaryClient
+) -> None:
+    server.garbage(b'{"error": {"message": "model summariser-1 does not exist", "code": "model_not_found"}}')
+    with pytest.raises(SummaryModelUnavailable):
+        client.complete(PROMPT)
+
+
+@pytest.mark.parametrize("before_headers", [False, True])
+def test_connection_dropped_mid_answer(
+    server: StubOpenAIServer, client: SummaryClient, before_headers: bool
+) -> None:
+    server.drop("## Goal\nhalf a summ", before_headers=before_headers)
+    with pytest.raises(SummaryBadResponse, match="connection broke") as raised:
+        client.complete(PROMPT)
+    assert isinstance(raised.value.__cause__, httpx.RemoteProtocolError)
+    assert raised.value.retry_on_main_model
+
+
+# -- transport failures ----------------------------------------------------------------------------
+
+
+def test_read_timeout(server: StubOpenAIServer) -> None:
+    server.delay(3)
+    model = SummaryModel(base_url=server.base_url, model="slow-model", timeout=0.2)
+    started = time.monotonic()
+    with SummaryClient(model) as client, pytest.raises(SummaryTimeout) as raised:
+        client.complete(PROMPT)
+    assert time.monotonic() - started < 1.5
+    error = raised.value
+    assert error.kind == "timeout" and error.retry_on_main_model and error.status is None
+    assert isinstance(error.__cause__, httpx.ReadTimeout)
+    assert "'slow-model'" in str(error) and model.url in str(error) and "0.2 s" in str(error)
+
+
+def test_total_deadline_bounds_a_trickling_answer() -> None:
+    # The one case the stub cannot play: a proxy that keeps the read timeout alive with whitespace.
+    def trickle() -> Iterator[bytes]:
+        for _ in range(80):
+            time.sleep(0.025)
+            yield b" "
+        yield b'{"choices": [{"message": {"content": "too late"}}]}'
+
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=trickle()))
+    model = SummaryModel(base_url="http://127.0.0.1:9/v1", model="m", timeout=0.3)
+    with httpx.Client(transport=transport) as http:
+        started = time.monotonic()
+        with pytest.raises(SummaryTimeout, match=r"no complete answer within 0\.3 s"):
+            SummaryClient(model, http=http).complete(PROMPT)
+        assert time.monotonic() - started < 1.5
+
+
+def test_connection_refused_aborts() -> None:
+    model = SummaryModel(base_url=f"http://127.0.0.1:{free_port()}/v1", model="m", api_key="k")
+    with SummaryClient(model) as client, pytest.raises(SummaryNetworkError, match="cannot connect") as raised:
+        client.complete(PROMPT)
+    error = raised.value
+    assert error.kind == "network" and not error.retry_on_main_model
+    assert isinstance(error.__cause__, httpx.ConnectError)
+    assert model.url in str(error)
+
+
+def test_connect_timeout_is_a_timeout() -> None:
+    def refuse_slowly(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectTimeout("timed out connecting", request=request)
+
+    model = SummaryModel(base_url="http://127.0.0.1:9/v1", model="m")
+    with httpx.Client(transport=httpx.MockTransport(refuse_slowly)) as http, pytest.raises(SummaryTimeout):
+        SummaryClient(model, http=http).complete(PROMPT)
+
+
+# -- the client's own httpx client -----------------------------------------------------------------
+
+
+def test_a_given_http_client_is_used_and_left_open(server: StubOpenAIServer, model: SummaryModel) -> None:
+    with httpx.Client(headers={"X-Caller": "tests"}) as http:
+        with SummaryClient(model, http=http) as client:
+            client.complete(PROMPT)
+        assert not http.is_closed
+        assert server.requests[0].headers["x-caller"] == "tests"
+
+
+def test_owned_client_is_closed_and_reopened_lazily(server: StubOpenAIServer, model: SummaryModel) -> None:
+    client = SummaryClient(model)
+    client.close()  # nothing opened yet
+    client.complete(PROMPT)
+    client.close()
+    client.close()
+    assert client.complete(PROMPT)  # a closed client opens a fresh connection pool on demand
+    client.close()
+
+
+def test_deepcopy_after_use_gives_an_independent_client(
+    server: StubOpenAIServer, client: SummaryClient
+) -> None:
+    client.complete(PROMPT)
+    with copy.deepcopy(client) as twin:
+        assert twin.model == client.model
+        assert twin.complete(PROMPT)
+    assert len(server.chat_requests) == 2
