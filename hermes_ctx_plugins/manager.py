@@ -452,8 +452,10 @@ class Host:
         return result
 
     def shutdown(self) -> None:
-        """Shut every active provider down."""
+        """Shut every active provider down and release the compressor's connections."""
         self._each_provider("shutdown")
+        if self.compressor is not None:
+            self.isolator.call(_owner("compressor", self.compressor.name), self.compressor.close, default=None)
 
     # ------------------------------------------------------------------ embedding and tests
 

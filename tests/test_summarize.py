@@ -240,7 +240,7 @@ def test_both_failing_falls_back_to_a_static_summary_and_cools_down(
 ) -> None:
     aux_server.fail(status=503)
     server.fail(status=503)
-    h = Harness(server.base_url, aux={"model": "aux-model", "base_url": aux_server.base_url})
+    h = Harness(server.base_url, aux={"model": "aux-model", "base_url": aux_server.base_url}, max_attempts=2)
     messages = conversation()
     result = h.strategy.compress(messages)
     assert result.compressed and result.used_fallback
@@ -260,8 +260,20 @@ def test_both_failing_falls_back_to_a_static_summary_and_cools_down(
     assert len(server.chat_requests) == len(aux_server.chat_requests) == 1
 
 
+@pytest.mark.parametrize(("max_attempts", "fails", "used_fallback"), [(3, 2, False), (2, 2, True), (1, 1, True)])
+def test_max_attempts_bounds_the_requests(server: StubOpenAIServer, max_attempts: int, fails: int,
+                                          used_fallback: bool) -> None:
+    for _ in range(fails):
+        server.fail(status=503)
+    server.reply(SUMMARY)
+    h = Harness(server.base_url, max_attempts=max_attempts)
+    result = h.strategy.compress(conversation())
+    assert result.used_fallback is used_fallback
+    assert len(server.chat_requests) == min(max_attempts, fails + 1)
+
+
 def test_timeouts_escalate_the_cooldown(server: StubOpenAIServer) -> None:
-    h = Harness(server.base_url, aux={"timeout": 0.3})
+    h = Harness(server.base_url, aux={"timeout": 0.3}, max_attempts=1)
     seconds = []
     for attempt in range(3):
         server.delay(2.0)
@@ -299,7 +311,7 @@ def test_connection_refused_aborts() -> None:
 
 def test_abort_on_summary_failure_keeps_messages(server: StubOpenAIServer) -> None:
     server.fail(status=503)
-    h = Harness(server.base_url, abort_on_summary_failure=True)
+    h = Harness(server.base_url, abort_on_summary_failure=True, max_attempts=1)
     messages = conversation()
     result = h.strategy.compress(messages)
     assert not result.compressed and result.messages is messages
@@ -310,7 +322,7 @@ def test_abort_on_summary_failure_keeps_messages(server: StubOpenAIServer) -> No
 
 
 def test_two_fallbacks_block_automatic_compression_then_probe(server: StubOpenAIServer) -> None:
-    h = Harness(server.base_url)
+    h = Harness(server.base_url, max_attempts=1)
     server.fail(status=503)
     first = h.strategy.compress(conversation())
     assert first.used_fallback and "blocked" not in h.kinds()
@@ -339,7 +351,7 @@ def test_two_fallbacks_block_automatic_compression_then_probe(server: StubOpenAI
 
 
 def test_force_goes_through_a_cooldown(server: StubOpenAIServer) -> None:
-    h = Harness(server.base_url)
+    h = Harness(server.base_url, max_attempts=1)
     server.fail(status=503)
     first = h.strategy.compress(conversation())
     assert first.used_fallback and h.strategy.guard.in_cooldown()

@@ -122,6 +122,9 @@ class CompressorStrategy(abc.ABC):
         if max_tokens is not None:
             self.max_tokens = max_tokens
 
+    def close(self) -> None:  # noqa: B027 - an optional hook, deliberately a no-op by default
+        """Release connections or files; called when the host shuts down."""
+
     def emit(self, kind: str, message: str) -> None:
         """Report a status change to the user (its own channel, never model output)."""
         if self.status_callback is not None:

@@ -64,6 +64,10 @@ class PipelineStrategy(CompressorStrategy):
         for step in self._steps or ():
             step.update_model(model, context_length, **kwargs)
 
+    def close(self) -> None:
+        for step in self._steps or ():
+            step.close()
+
     def update_from_response(self, usage: Any) -> None:
         super().update_from_response(usage)
         for step in self._steps or ():

@@ -294,7 +294,9 @@ class SummarizeStrategy(CompressorStrategy):
             request = prompt.build_messages(turns, budget_tokens=budget, previous_summary=previous,
                                             focus_topic=focus_topic, memory_context=memory_context,
                                             input_char_cap=options.input_char_cap)
-            for target in targets:
+            # compression.max_attempts requests at most: the summary model once, then the main model.
+            attempts = [*targets, *[targets[-1]] * max(0, self.settings.max_attempts - len(targets))]
+            for target in attempts[: self.settings.max_attempts]:
                 try:
                     text = self._client(target).complete(request)
                 except SummaryError as exc:

@@ -26,6 +26,7 @@ import email.utils
 import json
 import re
 import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -242,6 +243,8 @@ class SummaryClient:
             return self._given_http
         if self._own_http is None:
             self._own_http = httpx.Client()
+            # hermes deep-copies and drops engines freely: close the sockets with the last reference.
+            weakref.finalize(self, self._own_http.close)
         return self._own_http
 
     def close(self) -> None:

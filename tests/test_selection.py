@@ -1,0 +1,107 @@
+"""Stages 2-3 (head and tail) and the message helpers they rely on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins.compression.messages import sanitize_tool_pairs, summary_role
+from hermes_ctx_plugins.compression.selection import head_end, split, tail_start
+from hermes_ctx_plugins.tokens import get_counter
+
+COUNTER = get_counter("gpt-4o")
+
+
+def user(text: str = "u") -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str = "a", calls: tuple[str, ...] = ()) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [{"id": c, "type": "function", "function": {"name": "t", "arguments": "{}"}}
+                                 for c in calls]
+    return message
+
+
+def tool(call_id: str, text: str = "out") -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def test_head_is_system_plus_protect_first_n_and_never_splits_a_group() -> None:
+    messages = [{"role": "system", "content": "s"}, user(), assistant(calls=("c1", "c2")), tool("c1"),
+                tool("c2"), assistant(), user()]
+    assert head_end(messages, 0) == 1
+    assert head_end(messages, 1) == 2
+    assert head_end(messages, 2) == 5  # moved past the call's two results
+    assert head_end(messages[1:], 0) == 0
+
+
+def test_tail_floor_is_min_of_protect_last_n_and_eight() -> None:
+    messages = [x for i in range(30) for x in (user(f"q{i} " * 200), assistant(f"a{i} " * 200))]
+    # a budget of 1 token: only the floor decides
+    assert len(messages) - tail_start(messages, head=0, counter=COUNTER, budget_tokens=1, min_messages=20) == 8
+    assert len(messages) - tail_start(messages, head=0, counter=COUNTER, budget_tokens=1, min_messages=3) == 3
+
+
+def test_tail_budget_decides_above_the_floor() -> None:
+    messages = [x for i in range(30) for x in (user("q " * 100), assistant("a " * 100))]
+    per_message = COUNTER.count_message(messages[0])
+    start = tail_start(messages, head=0, counter=COUNTER, budget_tokens=per_message * 12, min_messages=2)
+    assert len(messages) - start == 12
+
+
+def test_tail_keeps_the_required_user_messages() -> None:
+    messages = [user("first"), assistant()] + [assistant(calls=(f"c{i}",)) if i % 2 == 0 else tool(f"c{i - 1}")
+                                              for i in range(40)]
+    start = tail_start(messages, head=0, counter=COUNTER, budget_tokens=10, min_messages=1, min_user_messages=1)
+    assert start == 0  # the only user message is the first one: the whole turn is the tail
+    more = [user("a"), assistant(), user("b"), assistant(), user("c"), assistant("x " * 500)]
+    start = tail_start(more, head=0, counter=COUNTER, budget_tokens=1, min_messages=1, min_user_messages=2)
+    assert start == 2
+
+
+def test_tail_never_starts_with_a_tool_result() -> None:
+    messages = [user(), assistant(calls=("a", "b", "c")), tool("a", "x" * 4000), tool("b", "y" * 4000),
+                tool("c", "z" * 10), assistant(), user("last")]
+    for budget in (1, 50, 1500, 3000):
+        start = tail_start(messages, head=0, counter=COUNTER, budget_tokens=budget, min_messages=1)
+        assert messages[start]["role"] != "tool"
+
+
+def test_split_leaves_a_middle_only_when_there_is_one() -> None:
+    messages = [user(), assistant()]
+    parts = split(messages, counter=COUNTER, protect_first_n=3, tail_budget_tokens=10, protect_last_n=2,
+                  min_tail_user_messages=1)
+    assert not parts
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "has_user", "expected"),
+    [
+        (None, user(), True, None),                # first after system must be user, but user follows
+        (None, assistant(), True, "user"),
+        ({"role": "system"}, assistant(), True, "user"),
+        (user(), assistant(), True, None),         # neither role avoids a same-role neighbour
+        (user(), user(), True, "assistant"),
+        (assistant(), user(), True, None),
+        (assistant(), assistant(), True, "user"),
+        (tool("c"), user(), True, "assistant"),
+        (tool("c"), assistant(), True, "user"),
+        (assistant(), assistant(), False, "user"),  # no real user message anywhere: always user
+        (user(), assistant(), False, None),
+    ],
+)
+def test_summary_role(before: Any, after: Any, has_user: bool, expected: str | None) -> None:
+    assert summary_role(before, after, has_real_user=has_user) == expected
+
+
+def test_sanitize_tool_pairs_strips_orphans_both_ways() -> None:
+    messages = [user(), assistant("", calls=("kept", "orphan-call")), tool("kept"), tool("orphan-result"),
+                assistant("", calls=("gone",)), user()]
+    out = sanitize_tool_pairs(messages)
+    assert [m.get("tool_call_id") for m in out if m["role"] == "tool"] == ["kept"]
+    assert [c["id"] for c in out[1]["tool_calls"]] == ["kept"]
+    assert "tool_calls" not in out[3] and out[3]["content"] == "(tool call removed)"
+    assert messages[1]["tool_calls"][1]["id"] == "orphan-call"  # the input is untouched

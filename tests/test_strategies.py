@@ -1,0 +1,230 @@
+"""``prune``, ``window`` and ``pipeline``, the prune-only modes of ``summarize``, status events."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import ConfigError, StatusEvent, UnknownPluginError, Usage, load_host
+from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, role, text_of
+from hermes_ctx_plugins.compression.prune import DUPLICATE_PLACEHOLDER
+from hermes_ctx_plugins.compression.window import DROPPED_KEY
+from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
+from hermes_ctx_plugins.tokens import get_counter
+
+
+def host_for(name: str, *, compression: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+             model: dict[str, Any] | None = None, events: list[StatusEvent] | None = None) -> Any:
+    config = {"model": model or {"default": "gpt-4o", "context_length": 128_000},
+              "compression": compression or {}, "ctx_plugins": {"compressor": name, "options": options or {}}}
+    return load_host(config, status_callback=events.append if events is not None else None)
+
+
+@pytest.fixture
+def server() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model="gpt-4o", responder=lambda request: "## Goal\nKeep going.") as stub:
+        yield stub
+
+
+# ---------------------------------------------------------------- prune
+
+
+def test_prune_only_shrinks_old_tool_output_and_drops_nothing() -> None:
+    messages = make_transcript(21, turns=40, output_lines=80)
+    host = host_for("prune")
+    result = host.compress(messages)
+    assert result.compressed
+    assert len(result.messages) == len(messages)
+    assert [role(m) for m in result.messages] == [role(m) for m in messages]
+    assert result.tokens_after < 0.6 * result.tokens_before
+    changed = [m for m, o in zip(result.messages, messages, strict=True) if m is not o]
+    assert changed and all(role(m) in ("tool", "assistant") for m in changed)
+    one_liners = [text_of(m["content"]) for m in changed if role(m) == "tool"]
+    assert any(t.startswith("[terminal] ran `make ") and "lines output" in t for t in one_liners)
+    assert any(t == DUPLICATE_PLACEHOLDER for t in one_liners)
+    assert {id(m) for m in result.removed} == {id(o) for m, o in zip(result.messages, messages, strict=True)
+                                               if m is not o}
+
+
+def test_prune_never_calls_a_model(server: StubOpenAIServer) -> None:
+    host = host_for("prune", model={"default": "gpt-4o", "context_length": 128_000,
+                                     "base_url": server.base_url})
+    host.compress(make_transcript(2, turns=30))
+    assert server.chat_requests == []
+
+
+# ---------------------------------------------------------------- window
+
+
+def test_window_drops_oldest_turns_behind_a_marker() -> None:
+    messages = make_transcript(22, turns=60, output_lines=80)
+    host = host_for("window", options={"window": {"budget_ratio": 0.3}})
+    result = host.compress(messages)
+    assert result.compressed
+    budget = 0.3 * 96_000
+    assert result.tokens_after <= budget + 2_000  # the last turn can exceed it; it is kept whole
+    markers = [m for m in result.messages if m.get(DROPPED_KEY)]
+    assert len(markers) == 1
+    text = markers[0]["content"]
+    assert text.startswith("[window: ") and "tools used: " in text and "files mentioned: src/" in text
+    assert markers[0][DROPPED_KEY] == len(result.removed)
+    assert result.messages[0] == messages[0]
+    # the dropped messages are exactly the ones missing, in order
+    kept_ids = {id(m) for m in result.messages}
+    assert [m for m in messages if id(m) not in kept_ids] == list(result.removed)
+
+
+def test_window_keeps_counting_across_compactions() -> None:
+    host = host_for("window", options={"window": {"budget_ratio": 0.3}})
+    first = host.compress(make_transcript(23, turns=50, output_lines=80))
+    grown = [*first.messages, *make_transcript(24, turns=40, system=False, output_lines=80)]
+    second = host.compress(grown)
+    [marker] = [m for m in second.messages if m.get(DROPPED_KEY)]
+    assert marker[DROPPED_KEY] == len(first.removed) + len(second.removed) - 1  # the old marker itself
+
+
+# ---------------------------------------------------------------- pipeline
+
+
+def test_pipeline_stops_once_the_budget_is_met(server: StubOpenAIServer) -> None:
+    model = {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url}
+    host = host_for("pipeline", model=model, options={"pipeline": {"steps": ["prune", "summarize"],
+                                                                    "budget_ratio": 0.9}})
+    messages = make_transcript(25, turns=40, output_lines=80)
+    result = host.compress(messages)
+    assert result.compressed and server.chat_requests == []  # prune alone met a generous budget
+    assert all(n.startswith("prune: ") for n in result.notes)
+
+    tight = host_for("pipeline", model=model, options={"pipeline": {"steps": ["prune", "summarize"],
+                                                                     "budget_ratio": 0.05}})
+    result = tight.compress(messages)
+    assert len(server.chat_requests) == 1  # prune was not enough: summarize ran
+    assert [n.split(":")[0] for n in result.notes] == ["prune", "summarize"]
+    assert any(m.get(SUMMARY_KEY) for m in result.messages)
+    # what is archived are originals, never an intermediate pruned copy
+    original_ids = {id(m) for m in messages}
+    assert all(id(m) in original_ids for m in result.removed)
+
+
+def test_pipeline_with_a_third_party_step() -> None:
+    from hermes_ctx_plugins.testing import FakesPlugin
+
+    config = {"ctx_plugins": {"compressor": "pipeline", "options": {"pipeline": {"steps": ["fake"]}}}}
+    host = load_host(config, plugins=[FakesPlugin()])
+    result = host.compress([{"role": "user", "content": f"m{i}"} for i in range(10)])
+    assert result.compressed
+    assert [text_of(m["content"]) for m in result.messages] == [
+        "m0", "[5 earlier messages dropped]", "m6", "m7", "m8", "m9"]
+
+
+@pytest.mark.parametrize(
+    ("steps", "error"),
+    [([], "at least one step"), (["pipeline"], "cannot contain itself")],
+)
+def test_pipeline_step_errors(steps: list[str], error: str) -> None:
+    with pytest.raises(ConfigError, match=error):
+        host_for("pipeline", options={"pipeline": {"steps": steps}})
+
+
+def test_pipeline_unknown_step_lists_the_strategies() -> None:
+    host = host_for("pipeline", options={"pipeline": {"steps": ["prune", "sumarize"]}})
+    result = host.compress(make_transcript(1, turns=5))
+    assert not result.compressed  # the host isolates the failure, the turn goes on
+    status = {r.name: r.status for r in host.plugins()}["pipeline"]
+    assert "unknown compressor strategy 'sumarize'" in status and "did you mean 'summarize'" in status
+
+
+# ---------------------------------------------------------------- summarize: prune-only modes
+
+
+def test_proactive_prune_below_the_threshold(server: StubOpenAIServer) -> None:
+    model = {"default": "gpt-4o", "context_length": 1_000_000, "base_url": server.base_url}
+    host = host_for("summarize", model=model, compression={
+        "proactive_prune_tokens": 20_000, "proactive_prune_min_result_chars": 1_000,
+        "proactive_prune_min_reclaim_tokens": 500})
+    messages = make_transcript(26, turns=30, output_lines=100)
+    tokens = get_counter("gpt-4o").count_messages(messages)
+    assert 20_000 < tokens < host.compressor.threshold_tokens
+    assert host.should_compress(tokens)
+    result = host.compress(messages)
+    assert result.compressed and result.tokens_after < tokens
+    assert server.chat_requests == []  # stage 1 only, no model call
+    assert not any(m.get(SUMMARY_KEY) for m in result.messages)
+    assert not host.should_compress(10_000)
+
+
+def test_proactive_prune_skips_when_too_little_is_reclaimed() -> None:
+    host = host_for("summarize", model={"default": "gpt-4o", "context_length": 1_000_000},
+                    compression={"proactive_prune_tokens": 1_000, "proactive_prune_min_reclaim_tokens": 10**7})
+    messages = make_transcript(27, turns=10)
+    assert host.should_compress(5_000)
+    assert not host.compress(messages).compressed
+
+
+def test_idle_compaction_after_a_long_pause() -> None:
+    host = host_for("summarize", model={"default": "gpt-4o", "context_length": 128_000},
+                    compression={"idle_compact_after_seconds": 600})
+    strategy = host.compressor
+    clock = [0.0]
+    strategy.clock = lambda: clock[0]
+    strategy.guard.clock = strategy.clock
+    host.post_response(_response(60_000))
+    assert not host.should_compress(60_000)
+    clock[0] += 601
+    assert host.should_compress(60_000)  # idle and over half the threshold: prune now
+    assert not host.should_compress(10_000)  # too small to bother
+
+
+def test_micro_compaction_every_turn() -> None:
+    host = host_for("summarize", compression={"micro_compact": True})
+    messages = make_transcript(28, turns=30, output_lines=80)
+    assert host.should_compress(1_000)
+    result = host.compress(messages)
+    assert result.compressed and len(result.messages) == len(messages)
+
+
+def test_disabled_compression_never_triggers() -> None:
+    host = host_for("summarize", compression={"enabled": False})
+    assert not host.should_compress(10**9)
+
+
+def test_progress_notices_are_status_events(server: StubOpenAIServer) -> None:
+    events: list[StatusEvent] = []
+    model = {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url}
+    host = host_for("summarize", model=model, compression={"progress_notices": True}, events=events)
+    host.compress(make_transcript(29, turns=30))
+    assert [e.kind for e in events] == ["compressing", "done"]
+    assert all(e.source == "compressor:summarize" for e in events)
+    quiet: list[StatusEvent] = []
+    host_for("summarize", model=model, events=quiet).compress(make_transcript(29, turns=30))
+    assert quiet == []
+
+
+def test_strategies_survive_hermes_deep_copy(server: StubOpenAIServer) -> None:
+    events: list[StatusEvent] = []
+    model = {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url}
+    for name in ("summarize", "prune", "window", "pipeline"):
+        host = host_for(name, model=model, compression={"progress_notices": True}, events=events)
+        original = host.compressor
+        original.compress(make_transcript(30, turns=30))  # opens connections, changes state
+        clone = copy.deepcopy(original)
+        assert clone.status_callback is original.status_callback  # shared, not copied
+        assert clone.config is original.config
+        result = clone.compress(make_transcript(31, turns=30), force=True)
+        assert result.messages
+
+
+def test_unknown_options_key_names_the_strategy() -> None:
+    with pytest.raises(ConfigError, match=r"ctx_plugins.options.window.budget: unknown key 'budget'"):
+        host_for("window", options={"window": {"budget": 0.3}})
+    with pytest.raises(UnknownPluginError):
+        host_for("windowed")
+
+
+def _response(prompt_tokens: int) -> Any:
+    from hermes_ctx_plugins import Response, SessionInfo
+
+    return Response(session=SessionInfo(session_id="s"), model="gpt-4o", usage=Usage(prompt_tokens=prompt_tokens))
