@@ -14,9 +14,9 @@ summary from the same loopback :class:`StubOpenAIServer`, which answers every re
   request (median and min of the repeats). Each timed run gets a fresh compressor and a fresh
   ``copy.deepcopy`` of the transcript made outside the timed region. hermes estimates tokens as
   chars/4 with no memo, so our counter is timed **cold** (message dicts it has never counted:
-  the like-for-like figure the goals use) and, for information, **warm** (a second fresh strategy
-  on the same, already counted dicts: what a live session sees, where the history was counted
-  turn by turn before compaction fires);
+  the like-for-like figure) and **warm** (a second fresh strategy on the same, already counted
+  dicts: what a live session sees if the history was counted before compaction fires); the time
+  goals are judged for both;
 * how long our exact counter alone takes on a never-counted copy of the input (the floor of any
   cold run that counts every message exactly);
 * prompt tokens before and after, all counted by our exact counter;

@@ -50,10 +50,10 @@ TOOL_CALL_OVERHEAD = 4
 IMAGE_TOKENS_LOW = 85
 IMAGE_TOKENS_DEFAULT = 765
 _IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
-# Messages remembered per counter.  Far above real histories (2,000 messages of mixed tool traffic
-# are ~0.8M tokens).  Eviction is first-counted-first-out, which keeps the hot loop free of LRU
-# bookkeeping; an evicted message that is still in use is simply re-counted once and re-admitted.
-MEMO_SIZE = 32_768
+# Messages remembered per counter, least recently used evicted first.  One compaction of a 20,000
+# message history touches the history plus ~10,000 rewritten copies, so the cap leaves room for
+# that twice over; entries hold their message alive, so the cap also bounds the memory kept.
+MEMO_SIZE = 65_536
 
 # Models on cl100k_base; everything else gets o200k_base, which covers gpt-4o/4.1/4.5/5 and the
 # o-series exactly, and is the closest public proxy for claude/glm/qwen/llama tokenizers.
@@ -239,6 +239,9 @@ def _backend(name: str) -> _Backend:
     return backend
 
 
+_Entry = tuple[Mapping[str, Any], tuple[Any, ...], int, dict[str, int]]
+
+
 class TokenCounter:
     """Counts tokens of text and OpenAI-format chat messages for one encoding.
 
@@ -253,9 +256,9 @@ class TokenCounter:
         self.tiktoken_encoding: tiktoken.Encoding | None = backend.encoding
         self.source: str = backend.source
         self.exact: bool = backend.encoding is not None
-        # id(message) -> (message, tuple(message.values()), count).  Holding the message keeps
-        # its id from being reused by another dict while the entry lives.
-        self._memo: OrderedDict[int, tuple[Mapping[str, Any], tuple[Any, ...], int]] = OrderedDict()
+        # id(message) -> (message, tuple(message.values()), count, {field: tokens}).  Holding the
+        # message keeps its id from being reused by another dict while the entry lives.
+        self._memo: OrderedDict[int, _Entry] = OrderedDict()
         self._lock = threading.Lock()
 
     def count_text(self, text: str) -> int:
@@ -282,12 +285,56 @@ class TokenCounter:
         total = REPLY_PRIMING
         with self._lock:
             remembered = self._memo.get
+            refresh = self._memo.move_to_end
             for message in messages:  # the hot path, kept inline: ~0.3-0.5 us per unchanged message
+                key = id(message)
+                entry = remembered(key)
+                if entry is not None and entry[1] == tuple(message.values()):
+                    total += entry[2]
+                    refresh(key)
+                else:
+                    total += self._remember(message)
+        return total
+
+    def estimate_messages(self, messages: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+        """Like :meth:`count_messages`, but messages never counted before are estimated, not tokenised.
+
+        Returns ``(tokens, how many messages were estimated)``. For a caller about to drop most of
+        a history it has never seen (a resumed session): tokenising what is thrown away would cost
+        more than the compaction itself. The estimate is characters / 4 plus the framing.
+        """
+        total, estimated = REPLY_PRIMING, 0
+        with self._lock:
+            remembered = self._memo.get
+            for message in messages:
                 entry = remembered(id(message))
                 if entry is not None and entry[1] == tuple(message.values()):
                     total += entry[2]
                 else:
-                    total += self._remember(message)
+                    total += _rough_tokens(message)
+                    estimated += 1
+        return total, estimated
+
+    def count_replacement(self, original: Mapping[str, Any], replacement: Mapping[str, Any]) -> int:
+        """Tokens of ``replacement``, a copy of ``original`` with ``content``/``tool_calls`` changed.
+
+        Only the changed values are tokenised (pruning weighs thousands of rewrites of bulky tool
+        output), and the result is remembered like any counted message.
+        """
+        total = self.count_message(original)
+        with self._lock:
+            entry = self._memo.get(id(original))
+        changed = [key for key in replacement.keys() | original.keys()
+                   if replacement.get(key) is not original.get(key)]
+        if entry is None or any(key not in entry[3] for key in changed):
+            return self.count_message(replacement)
+        fields = dict(entry[3])
+        for key in changed:
+            tokens = self._count_field(key, replacement.get(key))
+            total += tokens - fields[key]
+            fields[key] = tokens
+        with self._lock:
+            self._store(replacement, total, fields)
         return total
 
     def prompt_tokens(
@@ -316,35 +363,50 @@ class TokenCounter:
             self._memo.clear()
 
     def _remember(self, message: Mapping[str, Any]) -> int:
-        """Count ``message`` and memoise it, evicting the oldest entry if full."""
-        tokens = self._count_message(message)
-        self._memo.pop(id(message), None)  # a changed message re-enters as the newest
-        self._memo[id(message)] = (message, tuple(message.values()), tokens)
-        if len(self._memo) > MEMO_SIZE:
-            self._memo.popitem(last=False)
+        """Count ``message`` and memoise it, evicting the least recently used entry if full."""
+        tokens, fields = self._count_message(message)
+        self._store(message, tokens, fields)
         return tokens
 
-    def _count_message(self, message: Mapping[str, Any]) -> int:
+    def _store(self, message: Mapping[str, Any], tokens: int, fields: dict[str, int]) -> None:
+        self._memo.pop(id(message), None)  # a changed message re-enters as the newest
+        self._memo[id(message)] = (message, tuple(message.values()), tokens, fields)
+        if len(self._memo) > MEMO_SIZE:
+            self._memo.popitem(last=False)
+
+    def _count_field(self, key: str, value: Any) -> int:
+        if value is None:
+            return 0
+        if key == "content":
+            return self._count_content(value)
+        return sum(self._count_tool_call(call) for call in value)
+
+    def _count_message(self, message: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
         """Uncached count.  Keys starting with ``_`` are hermes-internal and never sent, so they
         are skipped; every other string value (role, name, tool_call_id, and ``reasoning`` /
         ``reasoning_content``, which some providers require echoed back) is counted as text.
-        Other non-string values (e.g. opaque ``reasoning_details``) are not counted."""
+        Other non-string values (e.g. opaque ``reasoning_details``) are not counted.
+
+        Returns the total and the share of ``content`` and ``tool_calls`` (for :meth:`count_with`;
+        left out when the api_content sidecar stands in for the content)."""
         tokens = MESSAGE_OVERHEAD
+        fields: dict[str, int] = {}
         # hermes' "persist-what-you-send" sidecar: when present it is what goes on the wire in
         # place of ``content`` for user and assistant messages (agent/turn_context.py).
         sidecar = message.get("api_content")
         if not (isinstance(sidecar, str) and sidecar and message.get("role") in ("user", "assistant")):
             sidecar = None
         for key, value in message.items():
-            if key.startswith("_") or key == "api_content" or value is None:
+            if key.startswith("_") or key == "api_content":
                 continue
-            if key == "content":
-                tokens += self.count_text(sidecar) if sidecar is not None else self._count_content(value)
-            elif key == "tool_calls":
-                tokens += sum(self._count_tool_call(call) for call in value)
+            if key == "content" and sidecar is not None:
+                tokens += self.count_text(sidecar)
+            elif key in ("content", "tool_calls"):
+                fields[key] = self._count_field(key, value)
+                tokens += fields[key]
             elif isinstance(value, str):
                 tokens += self.count_text(value) + (NAME_OVERHEAD if key == "name" else 0)
-        return tokens
+        return tokens, fields
 
     def _count_content(self, content: Any) -> int:
         """A string, a list of parts, or hermes' ``{"_multimodal": True, "content": [parts]}``."""
@@ -374,6 +436,15 @@ class TokenCounter:
             arguments = json.dumps(arguments, ensure_ascii=False)
         texts = (call.get("id"), function.get("name"), arguments)
         return TOOL_CALL_OVERHEAD + sum(self.count_text(t) for t in texts if isinstance(t, str))
+
+
+def _rough_tokens(message: Mapping[str, Any]) -> int:
+    content = message.get("content")
+    chars = len(content) if isinstance(content, str) else len(json.dumps(content, ensure_ascii=False, default=str))
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, Mapping):
+            chars += len(str((call.get("function") or {}).get("arguments") or "")) + 16
+    return MESSAGE_OVERHEAD + chars // 4
 
 
 _COUNTERS: dict[str, TokenCounter] = {}

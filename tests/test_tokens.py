@@ -14,7 +14,6 @@ import gzip
 import hashlib
 import importlib.util
 import tempfile
-import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -669,46 +668,41 @@ def test_memo_is_bounded(
     window = messages[-10:]
     counter.count_messages(window)
     window[0]["content"] = "rewritten"  # re-counted, so it re-enters as the newest entry ...
-    counter.count_messages(window)
+    counter.count_message(window[0])
     counter.count_message({"role": "user", "content": "one more"})  # ... and is not the one evicted
     seen.clear()
     counter.count_message(window[0])
     assert seen == []
+    counter.count_message(window[1])  # the least recently used one was
+    assert seen == ["user", window[1]["content"]]
 
 
-def test_concurrent_counting_is_consistent() -> None:
+def test_memo_is_least_recently_used(
+    monkeypatch: pytest.MonkeyPatch, encoder_calls: Callable[[TokenCounter], list[str]]
+) -> None:
+    """A long history stays remembered while other messages come and go (no thrash)."""
+    monkeypatch.setattr(tokens, "MEMO_SIZE", 20)
     counter = TokenCounter("gpt-4o")
-    history = make_history(100)
-    expected = TokenCounter("gpt-4o").count_messages(copy.deepcopy(history))
-    results: list[int] = []
-    errors: list[BaseException] = []
-
-    def worker() -> None:
-        try:
-            for _ in range(20):
-                results.append(counter.count_messages(history))
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
-    assert set(results) == {expected}
+    history = [{"role": "user", "content": f"kept {i}"} for i in range(10)]
+    seen = encoder_calls(counter)
+    for turn in range(30):
+        counter.count_messages(history)
+        counter.count_message({"role": "assistant", "content": f"transient {turn}"})
+    assert [text for text in seen if text.startswith("kept")] == [f"kept {i}" for i in range(10)]
 
 
-# --- provider usage ---------------------------------------------------------------------------
-
-
-def test_prompt_tokens_prefers_provider_usage() -> None:
+def test_count_replacement_tokenises_only_what_changed(
+    encoder_calls: Callable[[TokenCounter], list[str]]
+) -> None:
     counter = TokenCounter("gpt-4o")
-    history = make_history(3)
-    counted = counter.count_messages(history)
-    assert counter.prompt_tokens(history, {"prompt_tokens": 12345, "completion_tokens": 9}) == 12345
-    assert counter.prompt_tokens(history, {"input_tokens": 700, "output_tokens": 5}) == 700
-    anthropic = {"input_tokens": 12, "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 300}
-    assert counter.prompt_tokens(history, anthropic) == 9312
-    for usage in (None, {}, {"prompt_tokens": 0}, {"input_tokens": 0}, {"prompt_tokens": None}):
-        assert counter.prompt_tokens(history, usage) == counted
+    bulky = {"role": "tool", "tool_call_id": "call_1", "content": "line of output\n" * 500}
+    counter.count_message(bulky)
+    seen = encoder_calls(counter)
+    short = "[terminal] ran `make` -> exit 0, 500 lines output"
+    pruned = {**bulky, "content": short}
+    weighed = counter.count_replacement(bulky, pruned)
+    assert seen == [short]  # only the new value was tokenised
+    assert counter.count_message(pruned) == weighed and seen == [short]  # and it is remembered
+    assert weighed == TokenCounter("gpt-4o", encoding="o200k_base")._count_message(pruned)[0]
+    other = {**bulky, "name": "renamed"}  # a field it does not track: counted in full
+    assert counter.count_replacement(bulky, other) == counter._count_message(other)[0]

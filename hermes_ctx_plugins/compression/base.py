@@ -24,7 +24,9 @@ class CompressionResult:
 
     messages: list[Message]
     compressed: bool = True
+    #: exact, except that a strategy may estimate messages its counter never saw (then ``notes`` says so)
     tokens_before: int = 0
+    #: exact
     tokens_after: int = 0
     #: the original messages this compaction removed or rewrote, in their original order
     removed: tuple[Message, ...] = ()

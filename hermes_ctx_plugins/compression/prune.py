@@ -74,8 +74,12 @@ class PruneReport:
     arguments_truncated: int
     demoted: int
     tokens_before: int
-    tokens_after: int
+    #: ``None`` when part of the list was weighed by characters (see ``exact_head``)
+    tokens_after: int | None
     replaced: tuple[int, ...] = ()
+
+    def exact_tokens_after(self, counter: TokenCounter) -> int:
+        return self.tokens_after if self.tokens_after is not None else counter.count_messages(self.messages)
 
     @property
     def changed(self) -> bool:
@@ -306,6 +310,16 @@ def _active_turn_start(messages: Sequence[Message]) -> int:
 # -- the four passes ------------------------------------------------------------------------------
 
 
+def _size(message: Message) -> int:
+    """Characters a message carries in its content and tool-call arguments."""
+    content = message.get("content")
+    size = len(content) if isinstance(content, str) else len(json.dumps(content, ensure_ascii=False))
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, dict):
+            size += len(str((call.get("function") or {}).get("arguments") or ""))
+    return size
+
+
 def _is_pruned(content: str, tool_name: str) -> bool:
     """Content this module produced: the duplicate placeholder or a summary of this tool."""
     return content == DUPLICATE_PLACEHOLDER or (
@@ -384,11 +398,18 @@ def prune_tool_results(
     protect_tail_count: int,
     min_prune_chars: int = 200,
     max_argument_chars: int = 500,
+    exact_head: int | None = None,
+    tokens_before: int | None = None,
 ) -> PruneReport:
     """Run the four pruning passes (see the module docstring) and report what changed.
 
     The protected tail is :func:`tail_start` with ``protect_tail_tokens`` / ``protect_tail_count``.
     A non-positive ``protect_tail_tokens`` protects by count alone and turns pass 4 off.
+
+    Every rewrite is kept only if it costs fewer tokens. With ``exact_head`` set, rewrites between
+    it and the protected tail (a middle about to be summarised away) are weighed by characters
+    instead, which spares tokenising thousands of messages no prompt will ever carry.
+    ``tokens_before``, when the caller already knows it, spares counting the input again.
     """
     result = list(messages)
     calls = _calls_of_results(messages)
@@ -399,9 +420,15 @@ def prune_tool_results(
                                         min_messages=protect_tail_count))
     replaced: set[int] = set()
 
+    cheap = range(exact_head, boundary) if exact_head is not None else range(0)
+
     def replace(index: int, message: Message) -> bool:
         """Keep ``message`` at ``index`` only if it is cheaper, so no rewrite grows the prompt."""
-        if counter.count_message(message) >= counter.count_message(result[index]):
+        original = result[index]
+        if index in cheap:
+            if _size(message) >= _size(original):
+                return False
+        elif counter.count_replacement(original, message) >= counter.count_message(original):
             return False
         result[index] = message
         replaced.add(index)
@@ -459,8 +486,8 @@ def prune_tool_results(
         summarized=summarized,
         arguments_truncated=arguments_truncated,
         demoted=demoted,
-        tokens_before=counter.count_messages(messages),
-        tokens_after=counter.count_messages(result),
+        tokens_before=counter.count_messages(messages) if tokens_before is None else tokens_before,
+        tokens_after=None if cheap else counter.count_messages(result),
         replaced=tuple(sorted(replaced)),
     )
 
@@ -503,7 +530,8 @@ class PruneStrategy(CompressorStrategy):
             return CompressionResult.unchanged(messages, report.tokens_before, note="nothing to prune")
         self.compression_count += 1
         return CompressionResult(
-            messages=report.messages, tokens_before=report.tokens_before, tokens_after=report.tokens_after,
+            messages=report.messages, tokens_before=report.tokens_before,
+            tokens_after=report.exact_tokens_after(counter),
             removed=tuple(messages[i] for i in report.replaced), new_session=not self.settings.in_place,
             notes=(f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                    f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}",),

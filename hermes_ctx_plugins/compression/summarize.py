@@ -7,6 +7,7 @@ fallback, or abort); 5. on re-compression, update the previous summary instead o
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -33,13 +34,16 @@ from .messages import (
     summary_role,
     text_of,
 )
-from .prune import prune_tool_results
-from .selection import fit_insert, split
+from .prune import PruneReport, prune_tool_results
+from .selection import fit_insert, head_end, split
 from .summary_client import SummaryClient, SummaryError, SummaryModel
 from .trigger import CompressionGuard
 
 log = logging.getLogger("hermes_ctx_plugins.compression")
 
+#: Below this share of the (possibly estimated) size before, a compaction's saving is certain
+#: enough; above it the history is counted exactly first (chars / 4 can be 40% off).
+INEXACT_MARGIN = 0.5
 #: Idle compaction waits until the prompt is at least this share of the trigger threshold.
 IDLE_COMPACT_MIN_SHARE = 0.5
 
@@ -138,9 +142,11 @@ class SummarizeStrategy(CompressorStrategy):
             self.guard.bypass()  # a manual /compress goes through cool-downs and blocks
             self._block_reported = False
         counter = self.counter
-        tokens_before = counter.count_messages(messages)
         if mode == "prune":
-            return self._prune_only(messages, tokens_before)
+            return self._prune_only(messages, counter.count_messages(messages))
+        # Most of a never-seen history (a resumed session) is about to be summarised away:
+        # estimate it rather than tokenise it; _compress counts exactly if the margin is thin.
+        tokens_before, unseen = counter.estimate_messages(messages)
         if self.settings.progress_notices:
             self.emit("compressing", f"compressing {len(messages)} messages ({tokens_before:,} tokens)")
         try:
@@ -149,6 +155,9 @@ class SummarizeStrategy(CompressorStrategy):
             self.emit("failed", f"compression aborted, conversation left unchanged: {exc}")
             return CompressionResult.unchanged(messages, tokens_before, note=str(exc))
         if result.compressed:
+            if unseen and result.tokens_before == tokens_before:  # the estimate was kept
+                result = dataclasses.replace(result, notes=(
+                    *result.notes, f"size before estimated for {unseen} never-counted messages"))
             self.compression_count += 1
             if self.guard.record_compaction(saved_ratio=result.saved_ratio, used_fallback=result.used_fallback):
                 self.emit("blocked", "automatic compression paused after repeated ineffective or "
@@ -162,11 +171,13 @@ class SummarizeStrategy(CompressorStrategy):
         base = self.threshold_tokens or tokens_before
         return max(1, int(base * self.settings.target_ratio))
 
-    def _prune(self, messages: list[Message], tokens_before: int, *, min_chars: int) -> Any:
+    def _prune(self, messages: list[Message], tokens_before: int, *, min_chars: int,
+               exact_head: int | None = None) -> PruneReport:
         return prune_tool_results(
             messages, counter=self.counter, protect_tail_tokens=self._tail_budget(tokens_before),
             protect_tail_count=self.settings.protect_last_n, min_prune_chars=min_chars,
-            max_argument_chars=self.options.max_argument_chars,
+            max_argument_chars=self.options.max_argument_chars, exact_head=exact_head,
+            tokens_before=tokens_before,
         )
 
     def _prune_only(self, messages: list[Message], tokens_before: int) -> CompressionResult:
@@ -175,14 +186,15 @@ class SummarizeStrategy(CompressorStrategy):
         proactive = bool(settings.proactive_prune_tokens)
         min_chars = settings.proactive_prune_min_result_chars if proactive else self.options.min_prune_chars
         report = self._prune(messages, tokens_before, min_chars=min_chars)
-        reclaimed = tokens_before - report.tokens_after
+        reclaimed = tokens_before - report.exact_tokens_after(self.counter)
         if not report.changed or (proactive and reclaimed < settings.proactive_prune_min_reclaim_tokens):
             return CompressionResult.unchanged(messages, tokens_before, note="nothing worth pruning")
         return self._pruned_result(messages, report)
 
-    def _pruned_result(self, original: list[Message], report: Any) -> CompressionResult:
+    def _pruned_result(self, original: list[Message], report: PruneReport) -> CompressionResult:
         return CompressionResult(
-            messages=report.messages, tokens_before=report.tokens_before, tokens_after=report.tokens_after,
+            messages=report.messages, tokens_before=self.counter.count_messages(original),
+            tokens_after=report.exact_tokens_after(self.counter),
             removed=tuple(original[i] for i in report.replaced), new_session=not self.settings.in_place,
             notes=(f"pruned {len(report.replaced)} tool messages",),
         )
@@ -191,10 +203,12 @@ class SummarizeStrategy(CompressorStrategy):
                   memory_context: str) -> CompressionResult:
         if nothing_new_since_compaction(messages):
             return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last summary")
-        report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars)
-        pruned: list[Message] = report.messages
-        protect_first_n = 0 if self.compression_count or self._find_summary(pruned) is not None \
+        protect_first_n = 0 if self.compression_count or self._find_summary(messages) is not None \
             else self.settings.protect_first_n
+        # The middle is about to be summarised away: weigh its pruning by characters, not tokens.
+        report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars,
+                             exact_head=head_end(messages, protect_first_n))
+        pruned: list[Message] = report.messages
         candidate = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
                       tail_budget_tokens=self._tail_budget(tokens_before),
                       protect_last_n=self.settings.protect_last_n,
@@ -228,9 +242,10 @@ class SummarizeStrategy(CompressorStrategy):
         compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start:]]
         compacted = strip_older_images(sanitize_tool_pairs(compacted))
         tokens_after = self.counter.count_messages(compacted)
+        if tokens_after > tokens_before * INEXACT_MARGIN:
+            tokens_before = self.counter.count_messages(messages)  # too close to trust an estimate
         if tokens_after >= tokens_before:
-            return self._pruned_result(messages, report) if report.changed else CompressionResult.unchanged(
-                messages, tokens_before, note="a summary would not have been smaller")
+            return CompressionResult.unchanged(messages, tokens_before, note="a summary would not have been smaller")
         self.previous_summary = body
         removed = sorted(set(parts.middle) | set(report.replaced))
         return CompressionResult(
@@ -242,8 +257,10 @@ class SummarizeStrategy(CompressorStrategy):
 
     @staticmethod
     def _find_summary(messages: Sequence[Message]) -> int | None:
+        """The latest summary: ours (by its metadata) or hermes' own (by its prefix, after a resume)."""
         for i in range(len(messages) - 1, -1, -1):
-            if is_summary(messages[i]) or text_of(messages[i].get("content")).startswith("[CONTEXT COMPACTION"):
+            content = messages[i].get("content")
+            if is_summary(messages[i]) or (isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")):
                 return i
         return None
 
@@ -281,8 +298,10 @@ class SummarizeStrategy(CompressorStrategy):
                    memory_context: str) -> tuple[str, bool]:
         """The summary body and whether it is the static fallback; raises _Abort to leave all unchanged."""
         options = self.options
+        # A hint for the summary model, so an estimate will do (chars / 4, as hermes counts).
+        estimate = sum(len(text_of(m.get("content"))) for m in turns) // 4
         budget = min(options.summary_tokens_ceiling, max(
-            options.summary_tokens_floor, int(self.counter.count_messages(turns) * options.summary_ratio)))
+            options.summary_tokens_floor, int(estimate * options.summary_ratio)))
         targets = self.summary_targets()
         error: SummaryError | None = None
         if self.guard.in_cooldown():
