@@ -145,3 +145,24 @@ class Turn:
     assistant_text: str
     tool_calls: tuple[ToolCall, ...] = ()
     messages: tuple[Message, ...] = ()
+
+
+def tool_calls_since_last_user(messages: Sequence[Message]) -> tuple[ToolCall, ...]:
+    """The tool calls of the turn in progress (after the last user message), with their results."""
+    start = 0
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user":
+            start = i + 1
+            break
+    results = {m.get("tool_call_id"): m.get("content") for m in messages[start:] if m.get("role") == "tool"}
+    calls = []
+    for message in messages[start:]:
+        for call in message.get("tool_calls") or ():
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function") or {}
+            result = results.get(call.get("id"))
+            calls.append(ToolCall(id=str(call.get("id") or ""), name=str(function.get("name") or ""),
+                                  arguments=str(function.get("arguments") or ""),
+                                  result=result if isinstance(result, str) else None))
+    return tuple(calls)

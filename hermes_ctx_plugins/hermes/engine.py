@@ -1,0 +1,170 @@
+"""Our compressor strategies behind hermes' ``ContextEngine`` interface.
+
+hermes keeps one plugin engine per process and deep-copies it for every agent: the copy shares the
+host (plugins, config) and gets its own strategy state (counts, cool-downs, previous summary).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from typing import Any
+
+from agent.context_engine import ContextEngine
+
+from ..compression.base import CompressionResult, CompressorStrategy
+from ..events import Usage
+from ..manager import Host
+from . import ENGINE_NAME
+
+log = logging.getLogger("hermes_ctx_plugins.hermes")
+
+
+class HermesCtxEngine(ContextEngine):
+    """Dispatches hermes' compression calls to the strategy our config selects."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+        self._strategy: CompressorStrategy | None = host.compressor
+        self._overrides: dict[str, Any] = {}
+        self.last_completion_tokens = 0
+        self.last_total_tokens = 0
+        self.awaiting_real_usage_after_compression = False
+
+    @property
+    def name(self) -> str:
+        return ENGINE_NAME
+
+    @property
+    def strategy(self) -> CompressorStrategy | None:
+        return self._strategy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HermesCtxEngine:
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        clone.__dict__.update(self.__dict__)
+        clone._strategy = copy.deepcopy(self._strategy, memo)
+        clone._overrides = dict(self._overrides)
+        return clone
+
+    # -- the attributes hermes reads and writes ---------------------------------------------
+    def _get(self, key: str, default: Any) -> Any:
+        if key in self._overrides:
+            return self._overrides[key]
+        return getattr(self._strategy, key, default) if self._strategy is not None else default
+
+    @property  # type: ignore[override]
+    def last_prompt_tokens(self) -> int:
+        return int(self._get("last_prompt_tokens", 0) or 0)
+
+    @last_prompt_tokens.setter
+    def last_prompt_tokens(self, value: int) -> None:
+        if self._strategy is not None:
+            self._strategy.last_prompt_tokens = value
+
+    @property  # type: ignore[override]
+    def compression_count(self) -> int:
+        return int(self._get("compression_count", 0) or 0)
+
+    @compression_count.setter
+    def compression_count(self, value: int) -> None:
+        if self._strategy is not None:
+            self._strategy.compression_count = value
+
+    @property  # type: ignore[override]
+    def context_length(self) -> int:
+        return int(self._get("context_length", 0) or 0)
+
+    @context_length.setter
+    def context_length(self, value: int) -> None:
+        if self._strategy is not None:
+            self._strategy.context_length = value
+
+    @property  # type: ignore[override]
+    def threshold_tokens(self) -> int:
+        return int(self._get("threshold_tokens", 0) or 0)
+
+    @threshold_tokens.setter
+    def threshold_tokens(self, value: int) -> None:
+        self._overrides["threshold_tokens"] = value  # hermes' own autoraise paths write it
+
+    @property  # type: ignore[override]
+    def threshold_percent(self) -> float:
+        return float(self._get("threshold_percent", 0.5))
+
+    @threshold_percent.setter
+    def threshold_percent(self, value: float) -> None:
+        self._overrides["threshold_percent"] = value
+
+    @property  # type: ignore[override]
+    def protect_first_n(self) -> int:
+        return int(self._overrides.get("protect_first_n", self._host.config.compression.protect_first_n))
+
+    @protect_first_n.setter
+    def protect_first_n(self, value: int) -> None:
+        self._overrides["protect_first_n"] = value
+
+    @property  # type: ignore[override]
+    def protect_last_n(self) -> int:
+        return int(self._overrides.get("protect_last_n", self._host.config.compression.protect_last_n))
+
+    @protect_last_n.setter
+    def protect_last_n(self, value: int) -> None:
+        self._overrides["protect_last_n"] = value
+
+    # -- the calls ---------------------------------------------------------------------------
+    def _owner(self) -> str:
+        return f"compressor:{self._strategy.name if self._strategy else 'none'}"
+
+    def update_model(self, model: str, context_length: int, base_url: str = "", api_key: str = "",
+                     provider: str = "", api_mode: str = "", **_: Any) -> None:
+        if self._strategy is not None:
+            self._host.isolator.call(self._owner(), self._strategy.update_model, model, context_length,
+                                     base_url=base_url, api_key=api_key, provider=provider, default=None)
+
+    def update_from_response(self, usage: dict[str, Any]) -> None:
+        parsed = Usage.from_mapping(usage)
+        self.last_completion_tokens = parsed.completion_tokens
+        self.last_total_tokens = parsed.total_tokens
+        self.awaiting_real_usage_after_compression = False
+        if self._strategy is not None:
+            self._host.isolator.call(self._owner(), self._strategy.update_from_response, parsed, default=None)
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        """hermes passes its rough estimate of the next request; the provider's exact
+        ``usage.prompt_tokens`` of the last response counts too (hermes sets -1 after a compaction
+        until real usage arrives, which this ignores)."""
+        if self._strategy is None:
+            return False
+        tokens = max(prompt_tokens or 0, self.last_prompt_tokens)
+        return bool(self._host.isolator.call(self._owner(), self._strategy.should_compress, tokens,
+                                             default=False))
+
+    def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
+                 focus_topic: str | None = None, force: bool = False,
+                 memory_context: str = "") -> list[dict[str, Any]]:
+        if self._strategy is None or not messages:
+            return messages
+        unchanged = CompressionResult.unchanged(messages)
+        result = self._host.isolator.call(
+            self._owner(), self._strategy.compress, list(messages), current_tokens=current_tokens,
+            focus_topic=focus_topic, force=force, memory_context=memory_context, default=unchanged)
+        if not isinstance(result, CompressionResult) or not result.messages:
+            return messages
+        if result.compressed:
+            self.awaiting_real_usage_after_compression = True
+            log.info("hermes-ctx %s: %d -> %d messages, %d -> %d tokens", self._strategy.name,
+                     len(messages), len(result.messages), result.tokens_before, result.tokens_after)
+        return result.messages
+
+    def on_session_reset(self) -> None:
+        super().on_session_reset()
+        guard = getattr(self._strategy, "guard", None)
+        if guard is not None:
+            guard.clear()
+
+    def get_status(self) -> dict[str, Any]:
+        status: dict[str, Any] = dict(super().get_status())
+        status["strategy"] = self._strategy.name if self._strategy else None
+        status["plugin_status"] = self._host.isolator.status(self._owner())
+        return status

@@ -1,0 +1,38 @@
+"""The module hermes loads through our ``hermes_agent.plugins`` entry point.
+
+hermes calls :func:`register` once per process (after ``discover_plugins``). Select our engine with
+``context.engine: hermes-ctx``; enable the plugin with ``plugins.enabled: [hermes-ctx]``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..errors import HermesCtxError
+from ..manager import Host, load_host
+from .engine import HermesCtxEngine
+from .hooks import HookBridge
+
+log = logging.getLogger("hermes_ctx_plugins.hermes")
+
+#: The host of the last successful registration (for ``hermes-ctx`` and tests in the same process).
+HOST: Host | None = None
+
+
+def register(ctx: Any) -> None:
+    """Register our context engine and lifecycle hooks with hermes.
+
+    A broken config never breaks hermes: the error is logged (naming the key, the value and what is
+    valid) and hermes runs on without us.
+    """
+    global HOST
+    try:
+        host = load_host()
+    except HermesCtxError as exc:
+        log.error("hermes-ctx-plugins is not active: %s", exc)
+        return
+    HOST = host
+    ctx.register_context_engine(HermesCtxEngine(host))
+    for hook_name, callback in HookBridge(host).callbacks().items():
+        ctx.register_hook(hook_name, callback)

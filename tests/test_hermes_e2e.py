@@ -1,0 +1,125 @@
+"""End to end inside the real hermes-agent 0.19.0: its plugin loader, its AIAgent, our stub model.
+
+hermes discovers plugins once per process; every test writes its own ``config.yaml`` into its own
+``HERMES_HOME`` and makes hermes rescan, so our ``register(ctx)`` runs again with that config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, same_role_neighbours
+from hermes_ctx_plugins.testing import FailingPlugin, RecordingPlugin, StubOpenAIServer, make_transcript
+
+run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+from hermes_cli import plugins as hermes_plugins  # noqa: E402
+
+from hermes_ctx_plugins.hermes import plugin as our_plugin  # noqa: E402
+from hermes_ctx_plugins.hermes.engine import HermesCtxEngine  # noqa: E402
+
+MODEL = "stub-model"
+
+
+@pytest.fixture
+def stub() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model=MODEL) as server:
+        yield server
+
+
+def configure(stub: StubOpenAIServer, extra: str = "") -> Path:
+    home = Path(__import__("os").environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text(
+        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
+        "plugins: {enabled: [hermes-ctx]}\n"
+        "context: {engine: hermes-ctx}\n"
+        "agent: {environment_probe: false}\n" + extra,
+        encoding="utf-8",
+    )
+    hermes_plugins.discover_plugins(force=True)
+    return home
+
+
+def agent_for(stub: StubOpenAIServer) -> Any:
+    return run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
+                             quiet_mode=True, skip_context_files=True, enabled_toolsets=[])
+
+
+def test_hermes_loads_our_plugin_through_its_entry_point(stub: StubOpenAIServer) -> None:
+    configure(stub)
+    listed = {p["name"]: p for p in hermes_plugins.get_plugin_manager().list_plugins()}
+    ours = listed["hermes-ctx"]
+    assert ours["enabled"] and ours["error"] is None and ours["hooks"] >= 4
+    agent = agent_for(stub)
+    engine = agent.context_compressor
+    assert isinstance(engine, HermesCtxEngine) and engine.name == "hermes-ctx"
+    assert engine is not hermes_plugins.get_plugin_context_engine()  # hermes' per-agent deep copy
+    assert engine.strategy is not None and engine.strategy.name == "summarize"
+    assert engine.context_length == 128_000 and engine.threshold_tokens == 96_000
+
+
+def test_plugin_context_reaches_the_wire_and_a_failing_plugin_does_not_break_the_turn(
+    stub: StubOpenAIServer,
+) -> None:
+    configure(stub)
+    host = our_plugin.HOST
+    assert host is not None
+    recorder = RecordingPlugin(context="CTX-MARKER-42")
+    host.add_plugin(recorder, "recorder")
+    host.add_plugin(FailingPlugin(), "always-fails")
+    stub.reply("hello there")
+    result = run_agent_turn(agent_for(stub), "hi, the staging port is 8443")
+    assert result["final_response"] == "hello there"
+    sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    assert "the staging port is 8443" in sent and "CTX-MARKER-42" in sent
+    assert "never delivered" not in sent  # the failing plugin's context is not there
+    assert recorder.hooks_called()[:2] == ["session_start", "pre_request"]
+    assert "turn_finalized" in recorder.hooks_called() and "post_response" in recorder.hooks_called()
+    finalized = next(value for hook, value in recorder.calls if hook == "turn_finalized")
+    assert finalized.user_text == "hi, the staging port is 8443" and finalized.assistant_text == "hello there"
+    status = {p.name: p.status for p in host.loaded_plugins()}["always-fails"]
+    assert status.startswith("failing")
+
+
+def run_agent_turn(agent: Any, message: str, history: list[dict[str, Any]] | None = None) -> Any:
+    return agent.run_conversation(message, conversation_history=history or [])
+
+
+def test_compression_fires_at_our_threshold_through_hermes(stub: StubOpenAIServer) -> None:
+    configure(stub, "ctx_plugins: {compressor: summarize}\n")
+    history = make_transcript(40, turns=90, output_lines=80, system=False, images=False)
+    summary = "## Goal\nFinish the migration.\n## Files\nsrc/cache.py"
+    stub.responder = lambda request: "continuing with the migration" if request.get("stream") else summary
+    agent = agent_for(stub)
+    result = run_agent_turn(agent, "please continue", history)
+    summary_requests = [r for r in stub.chat_requests if r.body and not r.body.get("stream")]
+    assert len(summary_requests) == 1, "our summary request reached the stub model"
+    assert "<conversation>" in summary_requests[0].body["messages"][1]["content"]  # type: ignore[index]
+    assert "max_tokens" not in summary_requests[0].body  # type: ignore[operator]
+    assert agent.context_compressor.compression_count == 1
+    messages = result["messages"]
+    assert len(messages) < len(history)
+    summaries = [m for m in messages if "END OF CONTEXT SUMMARY" in str(m.get("content"))]
+    assert len(summaries) == 1 and "Finish the migration" in summaries[0]["content"]
+    assert result["final_response"] == "continuing with the migration"
+    assert same_role_neighbours(messages) == 0
+    calls = {c["id"] for m in messages for c in m.get("tool_calls") or ()}
+    assert calls == {m["tool_call_id"] for m in messages if m.get("role") == "tool"}
+    # hermes strips our in-process metadata before the wire
+    final_request = stub.chat_requests[-1].body["messages"]  # type: ignore[index]
+    assert not any(SUMMARY_KEY in m for m in final_request)
+    assert any("END OF CONTEXT SUMMARY" in str(m.get("content")) for m in final_request)
+
+
+def test_a_bad_config_leaves_hermes_running_without_us(stub: StubOpenAIServer,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    configure(stub, "ctx_plugins: {compressor: sumarize}\n")
+    assert "did you mean 'summarize'" in caplog.text
+    stub.reply("still works")
+    agent = agent_for(stub)
+    assert not isinstance(agent.context_compressor, HermesCtxEngine)  # hermes fell back to its own
+    assert run_agent_turn(agent, "hello")["final_response"] == "still works"
