@@ -16,7 +16,7 @@ import importlib.metadata
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,7 +242,21 @@ class Host:
             entry = self.registry.get("memory", name, where=where or "ctx_plugins.memory.providers")
             if self._is_enabled(entry):
                 self.activate_provider(name)
+        self._check_hermes_provider()
         self._check_options()
+
+    def _check_hermes_provider(self) -> None:
+        """Agree with hermes' own one-external rule, with the clearer error.
+
+        hermes' ``memory.provider`` is its one external provider. Naming one of ours is how hermes
+        drives it; naming another (its bundled mem0, honcho, ...) beside an external provider of
+        ours would make two.
+        """
+        chosen = self.config.memory.provider
+        ours = [p.name for p in self.memory_providers if p.external]
+        if chosen and ours and chosen not in ours:
+            raise ProviderLimitError(
+                [ours[0], chosen], where="ctx_plugins.memory.providers and hermes' memory.provider")
 
     def _check_options(self) -> None:
         names = {r.name for r in self.registry}
@@ -380,18 +394,21 @@ class Host:
                 results.append((plugin_name, result))
         return results
 
-    def _each_provider(self, method: str, *args: Any, default: Any = None,
+    def _each_provider(self, method: str, *args: Any, default: Any = None, exclude: Collection[str] = (),
                        **kwargs: Any) -> list[tuple[str, Any]]:
         return [
             (p.name, self.isolator.call(_owner("memory", p.name), getattr(p, method), *args,
                                         default=default, **kwargs))
-            for p in list(self.memory_providers)
+            for p in list(self.memory_providers) if p.name not in exclude
         ]
 
-    def session_start(self, session: SessionInfo) -> None:
+    # ``exclude`` names providers another host drives itself (hermes drives the one its
+    # memory.provider selects), so they are not told twice.
+
+    def session_start(self, session: SessionInfo, *, exclude: Collection[str] = ()) -> None:
         """A conversation starts: tell every plugin and active provider."""
         self._dispatch("session_start", session)
-        self._each_provider("on_session_start", session)
+        self._each_provider("on_session_start", session, exclude=exclude)
 
     def pre_request(self, request: Request) -> Request:
         """Let every plugin contribute context to ``request``; returns it for chaining."""
@@ -403,9 +420,9 @@ class Host:
                     f"pre_request returned {type(text).__name__}; expected str or None"))
         return request
 
-    def prefetch(self, query: str, *, session: SessionInfo) -> str:
+    def prefetch(self, query: str, *, session: SessionInfo, exclude: Collection[str] = ()) -> str:
         """What the active memory providers recall for ``query``, joined."""
-        blocks = self._each_provider("prefetch", query, default="", session=session)
+        blocks = self._each_provider("prefetch", query, default="", session=session, exclude=exclude)
         return "\n\n".join(text.strip() for _, text in blocks if isinstance(text, str) and text.strip())
 
     def post_response(self, response: Response) -> None:
@@ -415,14 +432,15 @@ class Host:
                                self.compressor.update_from_response, response.usage, default=None)
         self._dispatch("post_response", response)
 
-    def turn_finalized(self, turn: Turn) -> None:
+    def turn_finalized(self, turn: Turn, *, exclude: Collection[str] = ()) -> None:
         """A turn is complete: tell every plugin and let the providers store it."""
         self._dispatch("turn_finalized", turn)
-        self._each_provider("sync_turn", turn)
+        self._each_provider("sync_turn", turn, exclude=exclude)
 
-    def session_end(self, session: SessionInfo, messages: Sequence[Message]) -> None:
+    def session_end(self, session: SessionInfo, messages: Sequence[Message], *,
+                    exclude: Collection[str] = ()) -> None:
         """The conversation really ended (not just a turn)."""
-        self._each_provider("on_session_end", session, messages)
+        self._each_provider("on_session_end", session, messages, exclude=exclude)
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         """Whether the active strategy wants to compress now (``False`` without one)."""

@@ -39,6 +39,9 @@ class HookBridge:
     def __init__(self, host: Host) -> None:
         self.host = host
         self._turns: dict[str, int] = {}
+        # The provider hermes' memory.provider selects is driven by hermes' memory manager
+        # (through our shim): not through these hooks as well.
+        self._hermes_driven = {host.config.memory.provider} - {""}
 
     def callbacks(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -57,7 +60,7 @@ class HookBridge:
 
     @_never_raises
     def on_session_start(self, **kwargs: Any) -> None:
-        self.host.session_start(self._session(**kwargs))
+        self.host.session_start(self._session(**kwargs), exclude=self._hermes_driven)
 
     @_never_raises
     def pre_llm_call(self, *, user_message: str = "", conversation_history: list[dict[str, Any]] | None = None,
@@ -72,7 +75,7 @@ class HookBridge:
         request = Request(session=session, messages=history, model=session.model, token_estimate=estimate,
                           turn_number=turn, user_message=user_message or "")
         self.host.pre_request(request)
-        recalled = self.host.prefetch(user_message or "", session=session)
+        recalled = self.host.prefetch(user_message or "", session=session, exclude=self._hermes_driven)
         if recalled:
             request.add_context(recalled, source="memory")
         return {"context": request.context} if request.contributions else None
@@ -94,10 +97,10 @@ class HookBridge:
         self.host.turn_finalized(Turn(
             session=session, turn_number=self._turns.get(session.session_id, 0),
             user_text=user_message or "", assistant_text=assistant_response or "",
-            tool_calls=tool_calls_since_last_user(history), messages=tuple(history)))
+            tool_calls=tool_calls_since_last_user(history), messages=tuple(history)), exclude=self._hermes_driven)
 
     @_never_raises
     def on_session_finalize(self, **kwargs: Any) -> None:
         session = self._session(**kwargs)
-        self.host.session_end(session, kwargs.get("messages") or ())
+        self.host.session_end(session, kwargs.get("messages") or (), exclude=self._hermes_driven)
         self._turns.pop(session.session_id, None)

@@ -10,9 +10,11 @@ import logging
 from typing import Any
 
 from ..errors import HermesCtxError
+from ..config import hermes_home
 from ..manager import Host, load_host
 from .engine import HermesCtxEngine
 from .hooks import HookBridge
+from .memory import write_shims
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -36,3 +38,5 @@ def register(ctx: Any) -> None:
     ctx.register_context_engine(HermesCtxEngine(host))
     for hook_name, callback in HookBridge(host).callbacks().items():
         ctx.register_hook(hook_name, callback)
+    # hermes discovers memory providers only as directories: give ours a shim there.
+    write_shims(hermes_home(), [r.name for r in host.registry if r.kind == "memory" and r.external])

@@ -1,0 +1,162 @@
+"""Our memory providers inside real hermes-agent 0.19.0, through the directory shims."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import ProviderLimitError, SessionInfo, Turn, hookimpl, load_host
+from hermes_ctx_plugins.testing import FakeMemoryProvider, StubOpenAIServer
+
+run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+from hermes_cli import plugins as hermes_plugins  # noqa: E402
+from plugins.memory import load_memory_provider  # noqa: E402
+
+from hermes_ctx_plugins.hermes import plugin as our_plugin  # noqa: E402
+from hermes_ctx_plugins.hermes.memory import HermesMemoryAdapter, write_shims  # noqa: E402
+
+MODEL = "stub-model"
+
+
+class Recaller(FakeMemoryProvider):
+    """An external provider that remembers turns per user (the public fake, renamed)."""
+
+    name = "ctx-recall"
+
+
+class Exploding(FakeMemoryProvider):
+    name = "ctx-exploding"
+
+    def prefetch(self, query: str, *, session: SessionInfo) -> str:
+        raise ConnectionError("memory backend is down")
+
+    def sync_turn(self, turn: Turn) -> None:
+        raise ConnectionError("memory backend is down")
+
+
+class TestProviders:
+    @hookimpl
+    def register_memory_providers(self, register: Any) -> None:
+        register(Recaller)
+        register(Exploding)
+
+
+@pytest.fixture
+def stub() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model=MODEL) as server:
+        yield server
+
+
+def home() -> Path:
+    return Path(os.environ["HERMES_HOME"])
+
+
+def configure(stub: StubOpenAIServer, provider: str) -> Any:
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text(
+        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
+        "plugins: {enabled: [hermes-ctx]}\n"
+        "context: {engine: hermes-ctx}\n"
+        "agent: {environment_probe: false}\n"
+        f"memory: {{provider: {provider}}}\n", encoding="utf-8")
+    hermes_plugins.discover_plugins(force=True)
+    host = our_plugin.HOST
+    assert host is not None
+    host.add_plugin(TestProviders(), "test-providers")
+    write_shims(home(), ["ctx-recall", "ctx-exploding"])
+    return host
+
+
+def agent_for(stub: StubOpenAIServer) -> Any:
+    return run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
+                             quiet_mode=True, skip_context_files=True, enabled_toolsets=[])
+
+
+# ---------------------------------------------------------------- shims
+
+
+def test_shims_are_idempotent_and_never_overwrite(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    first = write_shims(tmp_path, ["ctx-a", "ctx-b"])
+    assert first.written == ("ctx-a", "ctx-b")
+    shim = (tmp_path / "plugins" / "ctx-a" / "__init__.py").read_text()
+    assert "MemoryProvider" in shim and len(shim.strip().splitlines()) == 2
+    again = write_shims(tmp_path, ["ctx-a", "ctx-b"])
+    assert again.written == () and again.unchanged == ("ctx-a", "ctx-b")
+
+    mine = tmp_path / "plugins" / "ctx-c" / "__init__.py"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("# the user's own plugin\n")
+    report = write_shims(tmp_path, ["ctx-c", "mem0"])
+    assert report.conflicts == (mine,) and mine.read_text() == "# the user's own plugin\n"
+    assert report.shadowed == ("mem0",)
+    assert "a different file is there" in caplog.text and "bundled with hermes" in caplog.text
+
+
+def test_register_writes_shims_for_installed_external_providers(stub: StubOpenAIServer) -> None:
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text("plugins: {enabled: [hermes-ctx]}\n")
+    hermes_plugins.discover_plugins(force=True)
+    # No external provider is installed by default yet: nothing to write, nothing written.
+    assert not (home() / "plugins").exists() or not any((home() / "plugins").iterdir())
+
+
+# ---------------------------------------------------------------- inside hermes
+
+
+def test_hermes_loads_our_provider_through_the_shim(stub: StubOpenAIServer) -> None:
+    configure(stub, "ctx-recall")
+    provider = load_memory_provider("ctx-recall")
+    assert isinstance(provider, HermesMemoryAdapter) and provider.name == "ctx-recall"
+    assert provider.is_available()
+
+
+def test_recall_reaches_the_user_message_in_a_later_session(stub: StubOpenAIServer) -> None:
+    host = configure(stub, "ctx-recall")
+    stub.reply("noted")
+    first = agent_for(stub)
+    first.run_conversation("remember: my locker combination is 4-8-15-16", conversation_history=[])
+    first.shutdown_memory_provider([])
+    recaller = next(p for p in host.memory_providers if p.name == "ctx-recall")
+    deadline = time.monotonic() + 10
+    while not recaller.turns and time.monotonic() < deadline:  # hermes syncs on a worker thread
+        time.sleep(0.02)
+    assert any("4-8-15-16" in t.user_text for turns in recaller.turns.values() for t in turns)
+
+    stub.reply("it is 4-8-15-16")
+    second = agent_for(stub)
+    second.run_conversation("what is my locker combination?", conversation_history=[])
+    sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    assert "what is my locker combination?" in sent
+    assert "4-8-15-16" in sent, "the recalled memory is in the user message hermes sent"
+    # driven by hermes' memory manager, not a second time through our hooks
+    assert sent.count("my locker combination is 4-8-15-16") == 1
+
+
+def test_a_failing_provider_never_breaks_the_turn(stub: StubOpenAIServer) -> None:
+    host = configure(stub, "ctx-exploding")
+    stub.reply("answer despite the outage")
+    agent = agent_for(stub)
+    result = agent.run_conversation("hello", conversation_history=[])
+    assert result["final_response"] == "answer despite the outage"
+    agent.shutdown_memory_provider([])
+    assert "ConnectionError: memory backend is down" in {r.name: r.status for r in host.plugins()}["ctx-exploding"]
+
+
+def test_hermes_provider_beside_one_of_ours_is_a_clear_limit_error() -> None:
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Recaller)
+
+    config = {"memory": {"provider": "mem0"}, "ctx_plugins": {"memory": {"providers": ["ctx-recall"]}}}
+    with pytest.raises(ProviderLimitError, match="'ctx-recall' and 'mem0'") as exc:
+        load_host(config, plugins=[Plugin()])
+    assert "hermes' memory.provider" in str(exc.value)
+    # naming our own provider there is how hermes drives it: no conflict
+    load_host({"memory": {"provider": "ctx-recall"}, "ctx_plugins": {"memory": {"providers": ["ctx-recall"]}}},
+              plugins=[Plugin()])
