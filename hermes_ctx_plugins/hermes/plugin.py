@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..errors import HermesCtxError
 from ..config import hermes_home
+from ..errors import HermesCtxError
 from ..manager import Host, load_host
 from .engine import HermesCtxEngine
 from .hooks import HookBridge
