@@ -22,21 +22,7 @@ from hermes_ctx_plugins import (
 )
 from hermes_ctx_plugins.testing import FakesPlugin
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "acme-ctx-plugin"
 SESSION = SessionInfo(session_id="s", user_id="alice")
-
-
-@pytest.fixture(scope="session")
-def acme_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example plugin, installed by pip into a directory of its own (offline)."""
-    target = tmp_path_factory.mktemp("acme-site")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-         "--no-build-isolation", "--target", str(target), str(EXAMPLE)],
-        check=True, capture_output=True, text=True,
-    )
-    assert list(target.glob("acme_ctx_plugin-1.0.0.dist-info"))
-    return target
 
 
 @pytest.fixture

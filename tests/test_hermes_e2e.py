@@ -123,3 +123,26 @@ def test_a_bad_config_leaves_hermes_running_without_us(stub: StubOpenAIServer,
     agent = agent_for(stub)
     assert not isinstance(agent.context_compressor, HermesCtxEngine)  # hermes fell back to its own
     assert run_agent_turn(agent, "hello")["final_response"] == "still works"
+
+
+def test_the_hermes_cli_runs_our_plugin_and_a_third_party_one(stub: StubOpenAIServer, acme_site: Path,
+                                                              tmp_path: Path) -> None:
+    """``hermes -z`` as a real subprocess: hermes' entry point loads ours, ours loads acme's."""
+    import os
+    import subprocess
+    import sys
+
+    home = configure(stub)
+    stub.reply("cli says hi")
+    env = {**os.environ, "HERMES_HOME": str(home), "HOME": str(tmp_path),
+           "PYTHONPATH": str(acme_site), "MEM0_TELEMETRY": "False"}
+    hermes = Path(sys.executable).with_name("hermes")
+    done = subprocess.run([str(hermes), "-z", "hello from the cli"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "cli says hi" in done.stdout
+    [chat] = stub.chat_requests
+    sent = chat.body["messages"][-1]["content"]  # type: ignore[index]
+    assert "hello from the cli" in sent
+    assert f"[acme] request 1 to {MODEL}" in sent  # a pip-installed plugin of ours ran inside hermes
+    assert all(r.headers.get("host", "").startswith("127.0.0.1") for r in stub.requests)

@@ -1,0 +1,24 @@
+"""Fixtures shared by the test modules (the suite-wide guards live in the root conftest.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "acme-ctx-plugin"
+
+
+@pytest.fixture(scope="session")
+def acme_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example plugin, installed by pip into a directory of its own (offline)."""
+    target = tmp_path_factory.mktemp("acme-site")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         "--no-build-isolation", "--target", str(target), str(EXAMPLE)],
+        check=True, capture_output=True, text=True,
+    )
+    assert list(target.glob("acme_ctx_plugin-1.0.0.dist-info"))
+    return target
