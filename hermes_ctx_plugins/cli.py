@@ -1,23 +1,27 @@
-"""The ``hermes-ctx`` command: inspect what is installed and check a config.
+"""The ``hermes-ctx`` command: inspect what is installed, check a config, replay a compaction.
 
-Exit codes: 0 fine, 2 the config is invalid, 3 a plugin failed to load.
+Exit codes: 0 fine, 2 the config is invalid, 3 a plugin failed to load, 4 unreadable input.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
-from .config import hermes_home
+from .config import hermes_home, load_config
 from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
 from .manager import Host, load_host
+from .tokens import get_counter
 
 EXIT_CONFIG = 2
 EXIT_PLUGIN = 3
+EXIT_INPUT = 4
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,10 +32,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     plugins = commands.add_parser("plugins", help="list strategies, providers and plugins with their status")
     plugins.add_argument("--json", action="store_true", help="machine-readable output")
     commands.add_parser("check", help="validate the config and the installed plugins")
+    compress = commands.add_parser(
+        "compress", help="replay a saved conversation through the configured strategy (writes nothing)")
+    compress.add_argument("file", type=Path,
+                          help="a JSON list of chat messages, or hermes' state.db")
+    compress.add_argument("--session", help="with a state.db: the session id (default: the latest)")
+    compress.add_argument("--strategy", help="use this strategy instead of the configured one")
+    compress.add_argument("--show", action="store_true", help="print the resulting messages")
+    compress.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
 
     try:
-        host = load_host(args.config, deployment=args.deployment)
+        config = load_config(args.config, deployment=args.deployment)
+        if getattr(args, "strategy", None):
+            config = dataclasses.replace(
+                config, plugins=dataclasses.replace(config.plugins, compressor=args.strategy))
+        host = load_host(config)
     except (ConfigError, ProviderLimitError, UnknownPluginError) as exc:
         print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -42,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return 1
 
+    if args.command == "compress":
+        return _compress(host, args)
     if args.command == "plugins":
         if args.json:
             print(json.dumps(_as_json(host), indent=2))
@@ -52,6 +70,78 @@ def main(argv: Sequence[str] | None = None) -> int:
               + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""))
         print(f"compressor: {host.compressor.name if host.compressor else '(none: hermes built-in)'}")
         print(f"memory providers: {', '.join(p.name for p in host.memory_providers) or '(none)'}")
+    return 0
+
+
+def _load_messages(path: Path, session: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """A transcript from a JSON file or a hermes state.db; raises ValueError with a clear reason."""
+    try:
+        head = path.read_bytes()[:16]
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if head.startswith(b"SQLite format 3"):
+        try:
+            from .hermes.sessions import load_session
+        except ImportError:
+            raise ValueError("reading a hermes state.db needs hermes-agent (pip install "
+                             "'hermes-ctx-plugins[hermes]')") from None
+        try:
+            return load_session(path, session)
+        except LookupError as exc:
+            raise ValueError(str(exc)) from None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is neither JSON nor a hermes state.db: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list) or not all(isinstance(m, dict) and "role" in m for m in data):
+        raise ValueError(f"{path} must hold a JSON list of chat messages (objects with a 'role')")
+    return str(path), data
+
+
+def _compress(host: Host, args: argparse.Namespace) -> int:
+    try:
+        label, messages = _load_messages(args.file, args.session)
+    except ValueError as exc:
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if host.compressor is None:
+        print("hermes-ctx: no compressor strategy is active (see `hermes-ctx plugins`)", file=sys.stderr)
+        return EXIT_CONFIG
+    # A replay is not latency-bound: count everything exactly so the report's figures are exact.
+    get_counter(host.compressor.model).count_messages(messages)
+    events: list[str] = []
+    host.isolator.on_event = lambda event: events.append(event.message)
+    host.compressor.status_callback = host.isolator.on_event
+    result = host.compress(messages, force=True)
+    host.shutdown()
+    kept = sum(1 for m in result.messages if any(m is o for o in messages))
+    report = {
+        "source": label, "strategy": host.compressor.name, "compressed": result.compressed,
+        "messages_before": len(messages), "messages_after": len(result.messages),
+        "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
+        "kept_verbatim": kept, "removed_or_rewritten": len(result.removed),
+        "summary": result.summary, "used_fallback": result.used_fallback, "notes": list(result.notes),
+        "status": events,
+    }
+    if args.json:
+        if args.show:
+            report["messages"] = result.messages
+        print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        return 0
+    saved = result.saved_ratio * 100
+    print(f"{label}: {host.compressor.name} — "
+          + ("compressed" if result.compressed else "unchanged"))
+    print(f"  messages  {len(messages):>8,} → {len(result.messages):,} "
+          f"({kept:,} kept verbatim, {len(result.removed):,} removed or rewritten)")
+    print(f"  tokens    {result.tokens_before:>8,} → {result.tokens_after:,} ({saved:.0f}% saved)")
+    for line in [*result.notes, *events]:
+        print(f"  - {line}")
+    if result.summary:
+        print("\nsummary:\n" + "\n".join(f"  {line}" for line in result.summary.splitlines()))
+    if args.show:
+        print("\n" + json.dumps(result.messages, indent=2, ensure_ascii=False, default=str))
     return 0
 
 

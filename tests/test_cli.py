@@ -44,3 +44,63 @@ def test_check_with_deployment(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "deployment 'bot'" in out and "memory providers: (none)" in out
     assert main(["--config", str(path), "--deployment", "bto", "check"]) == EXIT_CONFIG
     assert "did you mean 'bot'" in capsys.readouterr().err
+
+
+def transcript_file(tmp_path: Path, messages: object) -> Path:
+    path = tmp_path / "transcript.json"
+    path.write_text(json.dumps(messages))
+    return path
+
+
+def test_compress_replays_a_json_transcript_without_writing(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from hermes_ctx_plugins.testing import make_transcript
+    from hermes_ctx_plugins.tokens import count_messages
+
+    messages = make_transcript(5, turns=40)
+    path = transcript_file(tmp_path, messages)
+    before = path.read_bytes()
+    assert main(["compress", str(path), "--strategy", "prune", "--json", "--show"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["strategy"] == "prune" and report["compressed"]
+    assert report["messages_before"] == report["messages_after"] == len(messages)
+    assert report["tokens_before"] == count_messages(messages, "gpt-4o")
+    assert report["tokens_after"] == count_messages(report["messages"], "gpt-4o") < report["tokens_before"]
+    assert path.read_bytes() == before  # nothing written
+
+    assert main(["compress", str(path)]) == 0  # the configured default: summarize (static fallback here)
+    out = capsys.readouterr().out
+    assert "summarize — compressed" in out and "static fallback" in out and "% saved" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [(b"{not json", "neither JSON nor a hermes state.db"), (b'{"a": 1}', "JSON list of chat messages"),
+     (b'[{"content": "no role"}]', "JSON list of chat messages")],
+)
+def test_compress_rejects_bad_input_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            content: bytes, words: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    assert main(["compress", str(path)]) == 4
+    assert words in capsys.readouterr().err
+
+
+def test_compress_reads_a_hermes_session_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hermes_state = pytest.importorskip("hermes_state")
+    from hermes_ctx_plugins.testing import make_transcript
+
+    db_path = tmp_path / "state.db"
+    db = hermes_state.SessionDB(db_path)
+    db.create_session("older", "cli")
+    db.append_message("older", "user", "an older session")
+    db.create_session("s-42", "cli")
+    for message in make_transcript(6, turns=30, system=False, images=False, multipart=False):
+        db.append_message("s-42", message["role"], message.get("content"),
+                          tool_calls=message.get("tool_calls"), tool_call_id=message.get("tool_call_id"))
+    db.close()
+    assert main(["compress", str(db_path), "--session", "s-42", "--strategy", "window", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["source"] == "s-42" and report["compressed"] and report["messages_before"] > 100
+    assert main(["compress", str(db_path), "--session", "nope"]) == 4
+    assert "no session 'nope'" in capsys.readouterr().err
