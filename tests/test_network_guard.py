@@ -7,30 +7,30 @@ import threading
 
 import pytest
 
-import conftest
+from hermes_ctx_plugins import testing
 
 
 def test_guard_is_installed() -> None:
-    assert socket.socket.connect is conftest._guarded_connect
-    assert socket.socket.connect_ex is conftest._guarded_connect_ex
-    assert socket.getaddrinfo is conftest._guarded_getaddrinfo
+    assert socket.socket.connect is testing._guarded_connect
+    assert socket.socket.connect_ex is testing._guarded_connect_ex
+    assert socket.getaddrinfo is testing._guarded_getaddrinfo
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "::1", "localhost"])
 def test_loopback_is_allowed(host: str) -> None:
-    assert conftest._is_loopback(host)
+    assert testing.is_loopback(host)
 
 
 @pytest.mark.parametrize("host", ["10.0.0.1", "192.168.1.1", "8.8.8.8", "2001:db8::1", "example.com"])
 def test_everything_else_is_refused_before_any_packet(host: str) -> None:
-    assert not conftest._is_loopback(host)
+    assert not testing.is_loopback(host)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
-        with pytest.raises(conftest.NetworkBlocked):
-            conftest._check(sock, (host, 443))
+        with pytest.raises(testing.NetworkBlocked):
+            testing.check_address(sock, (host, 443))
     finally:
         sock.close()
-    with pytest.raises(conftest.NetworkBlocked):
+    with pytest.raises(testing.NetworkBlocked):
         socket.getaddrinfo(host, 443)
 
 
