@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -33,15 +34,37 @@ def _never_raises(method: Callable[..., T]) -> Callable[..., T | None]:
     return wrapper
 
 
+#: session id -> the host of the deployment that session belongs to (see ``bridge``)
+_SESSION_HOSTS: dict[str, Host] = {}
+_SESSION_LOCK = threading.Lock()
+
+
+def bind_session(session_id: str, host: Host) -> None:
+    """Route hermes' hooks for ``session_id`` to ``host`` instead of the process-wide one."""
+    with _SESSION_LOCK:
+        _SESSION_HOSTS[session_id] = host
+
+
+def unbind_session(session_id: str) -> None:
+    with _SESSION_LOCK:
+        _SESSION_HOSTS.pop(session_id, None)
+
+
 class HookBridge:
     """Holds the host and turns hermes' hook keyword arguments into our value objects."""
 
     def __init__(self, host: Host) -> None:
-        self.host = host
+        self.default_host = host
         self._turns: dict[str, int] = {}
-        # The provider hermes' memory.provider selects is driven by hermes' memory manager
-        # (through our shim): not through these hooks as well.
-        self._hermes_driven = {host.config.memory.provider} - {""}
+        # pre_llm_call is the only hook that says who the user is (sender_id): remember it for
+        # the hooks of the same session that do not.
+        self._sessions: dict[str, SessionInfo] = {}
+
+    def _host(self, session_id: str) -> tuple[Host, set[str]]:
+        """The session's host, and the providers hermes' memory manager drives itself (through
+        our shim, for the one its memory.provider selects) so these hooks must not drive them too."""
+        host = _SESSION_HOSTS.get(session_id, self.default_host)
+        return host, {host.config.memory.provider} - {""}
 
     def callbacks(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -52,21 +75,28 @@ class HookBridge:
             "on_session_finalize": self.on_session_finalize,
         }
 
-    @staticmethod
-    def _session(session_id: str = "", model: str = "", platform: str = "", sender_id: str = "",
+    def _session(self, session_id: str = "", model: str = "", platform: str = "", sender_id: str = "",
                  **_: Any) -> SessionInfo:
-        return SessionInfo(session_id=session_id or "", user_id=sender_id or "", platform=platform or "",
-                           model=model or "")
+        known = self._sessions.get(session_id or "")
+        session = SessionInfo(
+            session_id=session_id or "", user_id=sender_id or (known.user_id if known else ""),
+            platform=platform or (known.platform if known else ""), model=model or (known.model if known else ""))
+        if session != known:
+            self._sessions[session.session_id] = session
+        return session
 
     @_never_raises
     def on_session_start(self, **kwargs: Any) -> None:
-        self.host.session_start(self._session(**kwargs), exclude=self._hermes_driven)
+        session = self._session(**kwargs)
+        host, driven = self._host(session.session_id)
+        host.session_start(session, exclude=driven)
 
     @_never_raises
     def pre_llm_call(self, *, user_message: str = "", conversation_history: list[dict[str, Any]] | None = None,
                      **kwargs: Any) -> dict[str, str] | None:
         """Collect context from our plugins and memory providers for the outgoing user message."""
         session = self._session(**kwargs)
+        host, driven = self._host(session.session_id)
         history = conversation_history or []
         turn = self._turns[session.session_id] = self._turns.get(session.session_id, 0) + 1
         # Counting the history every turn is incremental (memoised per message), and it keeps the
@@ -74,8 +104,8 @@ class HookBridge:
         estimate = get_counter(session.model).count_messages(history)
         request = Request(session=session, messages=history, model=session.model, token_estimate=estimate,
                           turn_number=turn, user_message=user_message or "")
-        self.host.pre_request(request)
-        recalled = self.host.prefetch(user_message or "", session=session, exclude=self._hermes_driven)
+        host.pre_request(request)
+        recalled = host.prefetch(user_message or "", session=session, exclude=driven)
         if recalled:
             request.add_context(recalled, source="memory")
         return {"context": request.context} if request.contributions else None
@@ -83,9 +113,10 @@ class HookBridge:
     @_never_raises
     def post_api_request(self, *, usage: dict[str, Any] | None = None, **kwargs: Any) -> None:
         session = self._session(**kwargs)
+        host, _ = self._host(session.session_id)
         response = kwargs.get("response")
         message = response.get("message") if isinstance(response, dict) else None
-        self.host.post_response(Response(session=session, model=session.model, usage=Usage.from_mapping(usage),
+        host.post_response(Response(session=session, model=session.model, usage=Usage.from_mapping(usage),
                                          assistant_message=message if isinstance(message, dict) else None,
                                          turn_number=self._turns.get(session.session_id, 0)))
 
@@ -93,14 +124,17 @@ class HookBridge:
     def post_llm_call(self, *, user_message: str = "", assistant_response: str = "",
                       conversation_history: list[dict[str, Any]] | None = None, **kwargs: Any) -> None:
         session = self._session(**kwargs)
+        host, driven = self._host(session.session_id)
         history = conversation_history or []
-        self.host.turn_finalized(Turn(
+        host.turn_finalized(Turn(
             session=session, turn_number=self._turns.get(session.session_id, 0),
             user_text=user_message or "", assistant_text=assistant_response or "",
-            tool_calls=tool_calls_since_last_user(history), messages=tuple(history)), exclude=self._hermes_driven)
+            tool_calls=tool_calls_since_last_user(history), messages=tuple(history)), exclude=driven)
 
     @_never_raises
     def on_session_finalize(self, **kwargs: Any) -> None:
         session = self._session(**kwargs)
-        self.host.session_end(session, kwargs.get("messages") or (), exclude=self._hermes_driven)
+        host, driven = self._host(session.session_id)
+        host.session_end(session, kwargs.get("messages") or (), exclude=driven)
         self._turns.pop(session.session_id, None)
+        self._sessions.pop(session.session_id, None)

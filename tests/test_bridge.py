@@ -1,0 +1,117 @@
+"""The Bridge API: per-deployment strategy and memory on real hermes agents, never leaking memory."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import ConfigError, hookimpl
+from hermes_ctx_plugins.testing import FakeMemoryProvider, StubOpenAIServer
+
+run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+from hermes_cli import plugins as hermes_plugins  # noqa: E402
+
+from hermes_ctx_plugins.bridge import Bridge  # noqa: E402
+
+MODEL = "stub-model"
+
+
+class Recaller(FakeMemoryProvider):
+    name = "ctx-recall"
+
+
+class Providers:
+    @hookimpl
+    def register_memory_providers(self, register: Any) -> None:
+        register(Recaller)
+
+
+CONFIG = {
+    "ctx_plugins": {
+        "compressor": "summarize",
+        "memory": {"providers": []},
+        "deployments": {
+            "lean": {"compressor": "window"},
+            "support": {"memory": {"providers": ["ctx-recall"]}},
+        },
+    },
+}
+
+
+@pytest.fixture
+def stub() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model=MODEL, responder=lambda request: "ok") as server:
+        home = Path(os.environ["HERMES_HOME"])
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.yaml").write_text(
+            f"model: {{default: {MODEL}, provider: custom, base_url: {server.base_url}, context_length: 128000}}\n"
+            "plugins: {enabled: [hermes-ctx]}\nagent: {environment_probe: false}\n")
+        hermes_plugins.discover_plugins(force=True)
+        yield server
+
+
+def make_agent(stub: StubOpenAIServer, session_id: str, user_id: str, **kwargs: Any) -> Any:
+    return run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
+                             quiet_mode=True, skip_context_files=True, enabled_toolsets=[],
+                             session_id=session_id, user_id=user_id, **kwargs)
+
+
+def test_each_deployment_switches_the_strategy(stub: StubOpenAIServer) -> None:
+    bridge = Bridge(CONFIG, plugins=[Providers()])
+    assert bridge.deployments == ["lean", "support"]
+    lean, support = bridge.deployment("lean"), bridge.deployment("support")
+    assert (lean.compressor, lean.memory_providers) == ("window", [])
+    assert (support.compressor, support.memory_providers) == ("summarize", ["ctx-recall"])
+    assert lean.agent_kwargs() == {"skip_memory": True}
+    assert support.agent_kwargs() == {"skip_memory": False}
+    a = lean.apply(make_agent(stub, "s-lean", "u1", **lean.agent_kwargs()))
+    b = support.apply(make_agent(stub, "s-support", "u2", **support.agent_kwargs()))
+    assert a.context_compressor.strategy.name == "window"
+    assert b.context_compressor.strategy.name == "summarize"
+    assert a.context_compressor.context_length == 128_000
+    assert a.context_compressor is not b.context_compressor
+    assert bridge.deployment("lean") is lean  # plans are built once
+
+
+def test_memory_never_leaks_between_cached_agents(stub: StubOpenAIServer) -> None:
+    plan = Bridge(CONFIG, plugins=[Providers()]).deployment("support")
+    alice = plan.apply(make_agent(stub, "s-alice", "alice", skip_memory=True))
+    bob = plan.apply(make_agent(stub, "s-bob", "bob", skip_memory=True))
+    alice.run_conversation("remember: my locker combination is 4-8-15-16", conversation_history=[])
+    recaller = plan.host.memory_providers[0]
+    deadline = time.monotonic() + 5
+    while not recaller.turns.get("alice") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert [t.user_text for t in recaller.turns["alice"]] == ["remember: my locker combination is 4-8-15-16"]
+
+    bob.run_conversation("what is my locker combination?", conversation_history=[])
+    bob_sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    assert "4-8-15-16" not in bob_sent
+
+    alice_again = plan.apply(make_agent(stub, "s-alice-2", "alice", skip_memory=True))
+    alice_again.run_conversation("what is my locker combination?", conversation_history=[])
+    alice_sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    assert "4-8-15-16" in alice_sent
+    plan.release(alice)
+    plan.release(bob)
+
+
+def test_a_deployment_without_memory_recalls_nothing(stub: StubOpenAIServer) -> None:
+    bridge = Bridge(CONFIG, plugins=[Providers()])
+    support, lean = bridge.deployment("support"), bridge.deployment("lean")
+    support.apply(make_agent(stub, "s-1", "carol", skip_memory=True)).run_conversation(
+        "my favourite colour is teal", conversation_history=[])
+    lean_agent = lean.apply(make_agent(stub, "s-2", "carol", skip_memory=True))
+    lean_agent.run_conversation("what is my favourite colour?", conversation_history=[])
+    assert "teal" not in stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+
+
+def test_a_bad_deployment_name_fails_clearly() -> None:
+    bridge = Bridge(CONFIG)
+    with pytest.raises(ConfigError, match="did you mean 'support'"):
+        bridge.deployment("suport")
