@@ -116,7 +116,7 @@ class HermesCtxEngine(ContextEngine):
     def _owner(self) -> str:
         return f"compressor:{self._strategy.name if self._strategy else 'none'}"
 
-    def update_model(self, model: str, context_length: int, base_url: str = "", api_key: str = "",
+    def update_model(self, model: str, context_length: int | None, base_url: str = "", api_key: str = "",
                      provider: str = "", api_mode: str = "", **_: Any) -> None:
         if self._strategy is not None:
             self._host.isolator.call(self._owner(), self._strategy.update_model, model, context_length,
