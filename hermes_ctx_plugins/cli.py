@@ -40,7 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     compress.add_argument("--strategy", help="use this strategy instead of the configured one")
     compress.add_argument("--show", action="store_true", help="print the resulting messages")
     compress.add_argument("--json", action="store_true", help="machine-readable output")
+    demo = commands.add_parser("demo", help="run a real hermes agent against a local stub model and watch "
+                                            "compression and memory work (no API key, no network)")
+    demo.add_argument("--keep", type=Path, metavar="DIR", help="use DIR as HERMES_HOME and leave it there")
+    demo.add_argument("--turns", type=int, default=6, help="agent turns in the first session (default 6)")
+    demo.add_argument("--json", action="store_true", help="print the report as JSON at the end")
     args = parser.parse_args(argv)
+    if args.command == "demo":
+        return _demo(args)
 
     try:
         config = load_config(args.config, deployment=args.deployment)
@@ -71,6 +78,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"compressor: {host.compressor.name if host.compressor else '(none: hermes built-in)'}")
         print(f"memory providers: {', '.join(p.name for p in host.memory_providers) or '(none)'}")
     return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    try:
+        from .hermes import demo
+    except ImportError:
+        print("hermes-ctx: the demo needs hermes-agent: pip install 'hermes-ctx-plugins[hermes]'", file=sys.stderr)
+        return EXIT_INPUT
+    report = demo.run(args.keep, turns=args.turns, out=sys.stdout)
+    if args.json:
+        print(demo.as_json(report))
+    return 0 if report.compressions and report.recalled else 1
 
 
 def _load_messages(path: Path, session: str | None) -> tuple[str, list[dict[str, Any]]]:
