@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -39,11 +40,27 @@ class Exploding(FakeMemoryProvider):
         raise ConnectionError("memory backend is down")
 
 
+class Searcher(FakeMemoryProvider):
+    """Offers the model a tool, the way the SQLite / Mem0 / Honcho providers do."""
+
+    name = "ctx-search"
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": {
+            "name": "ctx_notes_search", "description": "Search the user's notes.",
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}}]
+
+    def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
+        return json.dumps({"results": [f"note about {args.get('query')}: use port 8443"],
+                           "user": session.user_id if session else None})
+
+
 class TestProviders:
     @hookimpl
     def register_memory_providers(self, register: Any) -> None:
         register(Recaller)
         register(Exploding)
+        register(Searcher)
 
 
 @pytest.fixture
@@ -68,7 +85,7 @@ def configure(stub: StubOpenAIServer, provider: str) -> Any:
     host = our_plugin.HOST
     assert host is not None
     host.add_plugin(TestProviders(), "test-providers")
-    write_shims(home(), ["ctx-recall", "ctx-exploding"])
+    write_shims(home(), ["ctx-recall", "ctx-exploding", "ctx-search"])
     return host
 
 
@@ -160,3 +177,20 @@ def test_hermes_provider_beside_one_of_ours_is_a_clear_limit_error() -> None:
     # naming our own provider there is how hermes drives it: no conflict
     load_host({"memory": {"provider": "ctx-recall"}, "ctx_plugins": {"memory": {"providers": ["ctx-recall"]}}},
               plugins=[Plugin()])
+
+
+def test_the_model_calls_our_provider_tool_through_hermes(stub: StubOpenAIServer) -> None:
+    configure(stub, "ctx-search")
+    stub.tool_call("ctx_notes_search", {"query": "deploy"})
+    stub.reply("Use port 8443.")
+    agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
+                              quiet_mode=True, skip_context_files=True, enabled_toolsets=["memory"],
+                              user_id="dana")
+    result = agent.run_conversation("which port do we deploy on?", conversation_history=[])
+    offered = {t["function"]["name"] for t in stub.chat_requests[0].body["tools"]}  # type: ignore[index]
+    assert "ctx_notes_search" in offered  # hermes unwrapped and offered our schema
+    tool_results = [m for m in result["messages"] if m.get("role") == "tool"]
+    assert len(tool_results) == 1
+    answer = json.loads(tool_results[0]["content"])
+    assert answer["results"] == ["note about deploy: use port 8443"] and answer["user"] == "dana"
+    assert result["final_response"] == "Use port 8443."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -123,6 +124,14 @@ class CompressorStrategy(abc.ABC):
         self.provider = provider or self.provider
         if max_tokens is not None:
             self.max_tokens = max_tokens
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function schemas of tools this strategy offers the model (none by default)."""
+        return []
+
+    def handle_tool_call(self, name: str, args: dict[str, Any]) -> str:
+        """Run one of this strategy's tools; returns the result text (JSON by convention)."""
+        return json.dumps({"error": f"strategy {self.name!r} has no tool named {name!r}"})
 
     def close(self) -> None:  # noqa: B027 - an optional hook, deliberately a no-op by default
         """Release connections or files; called when the host shuts down."""

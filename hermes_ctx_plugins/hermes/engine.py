@@ -7,15 +7,17 @@ host (plugins, config) and gets its own strategy state (counts, cool-downs, prev
 from __future__ import annotations
 
 import copy
+import json
 import logging
 from typing import Any
 
 from agent.context_engine import ContextEngine
 
 from ..compression.base import CompressionResult, CompressorStrategy
+from ..compression.messages import nothing_new_since_compaction
 from ..events import Usage
 from ..manager import Host
-from . import ENGINE_NAME
+from . import ENGINE_NAME, bare_schemas
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -156,6 +158,30 @@ class HermesCtxEngine(ContextEngine):
             log.info("hermes-ctx %s: %d -> %d messages, %d -> %d tokens", self._strategy.name,
                      len(messages), len(result.messages), result.tokens_before, result.tokens_after)
         return result.messages
+
+    def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
+        """For hermes' manual ``/compress``: False when nothing happened since our last compaction."""
+        return self._strategy is not None and len(messages) > 2 and not nothing_new_since_compaction(messages)
+
+    def get_active_compression_failure_cooldown(self) -> dict[str, Any] | None:
+        """Our summary-failure cool-down, in the shape hermes' preflight checks."""
+        guard = getattr(self._strategy, "guard", None)
+        if guard is None or not guard.in_cooldown():
+            return None
+        return {"remaining_seconds": max(0.0, guard.state.cooldown_until - guard.clock())}
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        if self._strategy is None:
+            return []
+        none: list[dict[str, Any]] = []
+        return bare_schemas(self._host.isolator.call(self._owner(), self._strategy.get_tool_schemas, default=none))
+
+    def handle_tool_call(self, name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        error = json.dumps({"error": f"context engine tool {name!r} is unavailable right now"})
+        if self._strategy is None:
+            return error
+        return str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
+                                            default=error))
 
     def on_session_reset(self) -> None:
         super().on_session_reset()

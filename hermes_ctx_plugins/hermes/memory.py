@@ -24,6 +24,7 @@ from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
+from . import bare_schemas
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -167,7 +168,7 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             messages=tuple(history)))
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
-        return list(self._call("get_tool_schemas", default=[]) or [])
+        return bare_schemas(self._call("get_tool_schemas", default=[]))
 
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
         error = f'{{"error": "memory provider {self._name} is unavailable right now"}}'
@@ -190,6 +191,9 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
         return str(self._call("on_pre_compress", messages, default="") or "")
+
+    def on_delegation(self, task: str, result: str, **kwargs: Any) -> None:
+        self._call("on_delegation", task, result, session=self._session)
 
     def on_memory_write(self, action: str, target: str, content: str, metadata: Any = None) -> None:
         self._call("on_memory_write", action, target, content)

@@ -64,6 +64,9 @@ class MemoryProvider:
     def on_memory_write(self, action: str, target: str, content: str) -> None:
         """Mirror a write the host's own memory tool made (``add`` / ``replace`` / ``remove``)."""
 
+    def on_delegation(self, task: str, result: str, *, session: SessionInfo) -> None:
+        """A sub-agent finished ``task`` with ``result`` (hermes' delegate tool)."""
+
     def on_session_end(self, session: SessionInfo, messages: Sequence[Message]) -> None:
         """Called when the conversation really ends (may precede the last :meth:`sync_turn`)."""
 
