@@ -146,3 +146,31 @@ def test_the_hermes_cli_runs_our_plugin_and_a_third_party_one(stub: StubOpenAISe
     assert "hello from the cli" in sent
     assert f"[acme] request 1 to {MODEL}" in sent  # a pip-installed plugin of ours ran inside hermes
     assert all(r.headers.get("host", "").startswith("127.0.0.1") for r in stub.requests)
+
+
+def test_session_end_and_reset_reach_our_providers(stub: StubOpenAIServer) -> None:
+    from hermes_ctx_plugins import hookimpl
+    from hermes_ctx_plugins.testing import FakeMemoryProvider
+
+    ended: list[str] = []
+
+    class Ends(FakeMemoryProvider):
+        name = "ctx-ends"
+
+        def on_session_end(self, session: Any, messages: Any) -> None:
+            ended.append(session.session_id)
+
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Ends)
+
+    configure(stub)
+    host = our_plugin.HOST
+    assert host is not None
+    host.add_plugin(Plugin(), "ends")
+    host.activate_provider("ctx-ends")
+    hermes_plugins.invoke_hook("on_session_reset", session_id="s-reset", platform="cli", reason="new_session")
+    hermes_plugins.invoke_hook("on_session_finalize", session_id="s-exit", platform="cli",
+                               reason="session_boundary")
+    assert ended == ["s-reset", "s-exit"]

@@ -73,6 +73,9 @@ class HookBridge:
             "post_api_request": self.post_api_request,
             "post_llm_call": self.post_llm_call,
             "on_session_finalize": self.on_session_finalize,
+            # /new and /reset end the conversation just like an exit does; the next one starts
+            # with on_session_start once hermes builds its prompt.
+            "on_session_reset": self.on_session_finalize,
         }
 
     def _session(self, session_id: str = "", model: str = "", platform: str = "", sender_id: str = "",
