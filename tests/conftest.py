@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# HYPOTHESIS_PROFILE=thorough runs the property tests ten times harder (before a release, locally).
+settings.register_profile("default", max_examples=30)
+settings.register_profile("thorough", max_examples=300)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "acme-ctx-plugin"
 

@@ -72,7 +72,7 @@ def check_invariants(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
 
 
 @pytest.mark.parametrize("name", STRATEGIES)
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=transcripts, compression=compression_settings,
        context_length=st.sampled_from([64_000, 128_000, 1_000_000]))
 def test_strategy_keeps_the_invariants(name: str, messages: list[dict[str, Any]],
