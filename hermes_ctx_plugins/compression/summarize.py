@@ -78,7 +78,7 @@ class SummarizeStrategy(CompressorStrategy):
         super().__init__(options, **kwargs)
         self.clock = clock
         self.guard = CompressionGuard(clock)
-        self.previous_summary: str | None = None
+        #: why the last summary attempt failed ("" after a success); shown in hermes' status
         self.last_error = ""
         self.last_activity = clock()
         self._http = http
@@ -246,7 +246,6 @@ class SummarizeStrategy(CompressorStrategy):
             tokens_before = self.counter.count_messages(messages)  # too close to trust an estimate
         if tokens_after >= tokens_before:
             return CompressionResult.unchanged(messages, tokens_before, note="a summary would not have been smaller")
-        self.previous_summary = body
         removed = sorted(set(parts.middle) | set(report.replaced))
         return CompressionResult(
             messages=compacted, tokens_before=tokens_before, tokens_after=tokens_after,

@@ -193,4 +193,5 @@ class HermesCtxEngine(ContextEngine):
         status: dict[str, Any] = dict(super().get_status())
         status["strategy"] = self._strategy.name if self._strategy else None
         status["plugin_status"] = self._host.isolator.status(self._owner())
+        status["last_summary_error"] = getattr(self._strategy, "last_error", "")
         return status
