@@ -9,12 +9,13 @@ import argparse
 import dataclasses
 import json
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .config import hermes_home, load_config
+from .config import Config, hermes_home, load_config
 from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
 from .manager import Host, load_host
 from .tokens import get_counter
@@ -40,6 +41,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     compress.add_argument("--strategy", help="use this strategy instead of the configured one")
     compress.add_argument("--show", action="store_true", help="print the resulting messages")
     compress.add_argument("--json", action="store_true", help="machine-readable output")
+    memory = commands.add_parser("memory", help="MEMORY.md / USER.md: show, edit, approve staged writes, reset")
+    memory.add_argument("--target", choices=("memory", "user"), default="memory")
+    memory_commands = memory.add_subparsers(dest="memory_command", required=True)
+    memory_commands.add_parser("show", help="every entry, with the threat scan's verdict")
+    memory_commands.add_parser("add", help="add an entry").add_argument("text")
+    memory_commands.add_parser("remove", help="remove the entry containing TEXT").add_argument("match")
+    memory_commands.add_parser("pending", help="staged writes waiting for approval")
+    memory_commands.add_parser("approve", help="apply a staged write").add_argument("id")
+    memory_commands.add_parser("reject", help="drop a staged write").add_argument("id")
+    reset = memory_commands.add_parser("reset", help="empty the file (a backup is kept)")
+    reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     demo = commands.add_parser("demo", help="run a real hermes agent against a local stub model and watch "
                                             "compression and memory work (no API key, no network)")
     demo.add_argument("--keep", type=Path, metavar="DIR", help="use DIR as HERMES_HOME and leave it there")
@@ -48,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "demo":
         return _demo(args)
+    if args.command == "memory":
+        try:
+            return _memory(args, load_config(args.config, deployment=args.deployment))
+        except ConfigError as exc:
+            print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
 
     try:
         config = load_config(args.config, deployment=args.deployment)
@@ -77,6 +95,57 @@ def main(argv: Sequence[str] | None = None) -> int:
               + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""))
         print(f"compressor: {host.compressor.name if host.compressor else '(none: hermes built-in)'}")
         print(f"memory providers: {', '.join(p.name for p in host.memory_providers) or '(none)'}")
+    return 0
+
+
+def _memory(args: argparse.Namespace, config: Config) -> int:
+    from .memory import scan
+    from .memory.approval import PendingWrites
+    from .memory.store import MemoryStore, MemoryStoreError, Op, atomic_write, locked
+
+    home = hermes_home()
+    store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
+                        user_char_limit=config.memory.user_char_limit, scan=scan.scan)
+    pending = PendingWrites(home / "memories" / "pending.json")
+    file = store.file(args.target)
+    command = args.memory_command
+    try:
+        if command == "show":
+            used, limit = file.usage()
+            print(f"{args.target} ({file.path}): {used:,}/{limit:,} chars")
+            if file.drift():
+                print(f"  ! edited outside hermes: {file.drift()}")
+            for number, entry in enumerate(file.entries(), 1):
+                findings = scan.scan(entry)
+                flag = f"  ! WITHHELD from prompts ({', '.join(f.detail for f in findings)})" if findings else ""
+                print(f"{number:>3}. {entry}{flag}")
+        elif command in ("add", "remove"):
+            op = Op(action="add", text=args.text) if command == "add" else Op(action="remove", match=args.match)
+            result = file.apply([op])
+            print(f"{args.target}: {result.used:,}/{result.limit:,} chars, {len(result.entries)} entries"
+                  + (f" (outside edit backed up to {result.backup})" if result.backup else ""))
+        elif command == "pending":
+            items = pending.items()
+            print("\n".join(item.describe() for item in items) or "no staged memory writes")
+        elif command == "approve":
+            result = pending.approve(args.id, store)
+            print(f"applied {args.id}: {result.target} now {result.used:,}/{result.limit:,} chars")
+        elif command == "reject":
+            print(f"rejected {pending.reject(args.id).describe()}")
+        elif command == "reset":
+            if not args.yes and input(f"empty {file.path}? a backup is kept [y/N] ").strip().lower() != "y":
+                print("nothing changed")
+                return 1
+            with locked(file.path):
+                raw = file.path.read_bytes() if file.path.exists() else b""
+                backup = file.path.with_name(f"{file.path.name}.bak.reset-{int(time.time())}")
+                if raw:
+                    backup.write_bytes(raw)
+                atomic_write(file.path, b"")
+            print(f"{args.target} emptied" + (f"; the old content is in {backup}" if raw else ""))
+    except (MemoryStoreError, KeyError) as exc:
+        print(f"hermes-ctx: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        return EXIT_INPUT
     return 0
 
 

@@ -394,6 +394,15 @@ def build_dataclass(cls: type[T], data: Any, path: str) -> T:
     return _build(cls, data, path, strict=True)
 
 
+def plugin_options(name: str, options_class: type[Any] | None, options: Any) -> Any:
+    """A strategy's or provider's options: its ``options_class`` (validated) when it has one."""
+    if options_class is None:
+        return freeze(options or {})
+    if isinstance(options, options_class):
+        return options
+    return build_dataclass(options_class, options or {}, f"ctx_plugins.options.{name}")
+
+
 def _build_lenient(cls: type[T], data: Mapping[str, Any], path: str) -> T:
     """Like :func:`build_dataclass` for a section hermes shares with us: unknown keys are hermes'."""
     return _build(cls, data, path, strict=False)

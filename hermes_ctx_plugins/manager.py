@@ -24,7 +24,7 @@ import pluggy
 
 from . import hookspecs
 from .compression.base import CompressionResult, CompressorStrategy
-from .config import Config, build_dataclass, freeze, hermes_home, load_config
+from .config import Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, did_you_mean
 from .events import Message, Request, Response, SessionInfo, Turn
 from .isolation import FaultIsolator, StatusEvent
@@ -34,7 +34,10 @@ from .registry import Kind, Registration, Registry
 log = logging.getLogger("hermes_ctx_plugins")
 
 #: Modules whose hooks register the built-in strategies and providers, loaded before entry points.
-BUILTIN_PLUGINS: tuple[str, ...] = ("hermes_ctx_plugins.compression.builtin",)
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "hermes_ctx_plugins.compression.builtin",
+    "hermes_ctx_plugins.memory.builtin",
+)
 BUILTIN_SOURCE = "built-in"
 
 
@@ -270,11 +273,8 @@ class Host:
                 )
 
     def _options(self, entry: Registration) -> Any:
-        raw = self.config.options_for(entry.name)
-        options_class = getattr(entry.factory, "options_class", None)
-        if options_class is None:
-            return freeze(raw)
-        return build_dataclass(options_class, raw, f"ctx_plugins.options.{entry.name}")
+        return plugin_options(entry.name, getattr(entry.factory, "options_class", None),
+                              self.config.options_for(entry.name))
 
     def _instantiate(self, entry: Registration) -> Any:
         options = self._options(entry)
@@ -289,7 +289,7 @@ class Host:
                 if hasattr(strategy, "resolve_strategy"):  # a pipeline builds its steps by name
                     strategy.resolve_strategy = self._compressor_by_name
                 return strategy
-            return entry.factory(options, hermes_home=hermes_home())
+            return entry.factory(options, hermes_home=hermes_home(), config=self.config)
         except (ConfigError, PluginError):
             raise
         except Exception as exc:

@@ -112,11 +112,11 @@ def test_unknown_provider_lists_the_available_ones() -> None:
         load_host({"ctx_plugins": {"memory": {"providers": ["sqlite"]}}}, plugins=[FakesPlugin()])
 
 
-def test_defaults_select_summarize_and_skip_uninstalled_providers() -> None:
+def test_defaults_select_summarize_and_the_file_provider() -> None:
     host = load_host({}, plugins=[FakesPlugin()])
     assert host.compressor is not None and host.compressor.name == "summarize"
     assert {r.name: r.source for r in host.plugins()}["summarize"] == "built-in"
-    assert host.memory_providers == []  # the default 'file' provider is not registered here
+    assert [p.name for p in host.memory_providers] == ["file"]  # built in, not external
 
 
 def test_two_external_providers_in_config_name_both() -> None:

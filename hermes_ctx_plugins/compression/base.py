@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..config import CompressionSettings, Config, build_dataclass, freeze
+from ..config import CompressionSettings, Config, plugin_options
 from ..events import Message, Usage
 from ..isolation import StatusEvent
 from . import trigger
@@ -85,7 +85,7 @@ class CompressorStrategy(abc.ABC):
     ) -> None:
         #: the whole config, for strategies that need more than ``compression:`` (read-only)
         self.config = config or Config()
-        self.options = _options(type(self), options)
+        self.options = plugin_options(type(self).name, type(self).options_class, options)
         self.settings = settings or self.config.compression
         self.model = model
         self.context_length = context_length
@@ -192,12 +192,3 @@ class CompressorStrategy(abc.ABC):
         :param force: compress even if the trigger says no (a manual ``/compress``).
         :param memory_context: text the memory providers want the summary to keep.
         """
-
-
-def _options(cls: type[CompressorStrategy], options: Any) -> Any:
-    """``options`` as the class's ``options_class`` (validated) when it declares one."""
-    if cls.options_class is None:
-        return freeze(options or {})
-    if isinstance(options, cls.options_class):
-        return options
-    return build_dataclass(cls.options_class, options or {}, f"ctx_plugins.options.{cls.name}")

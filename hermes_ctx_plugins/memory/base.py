@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..config import Config, plugin_options
 from ..events import Message, SessionInfo, Turn
 
 
@@ -32,8 +33,11 @@ class MemoryProvider:
     #: a frozen dataclass for ``ctx_plugins.options.<name>``, or ``None`` for a plain mapping
     options_class: ClassVar[type[Any] | None] = None
 
-    def __init__(self, options: Any = None, *, hermes_home: Path | None = None) -> None:
-        self.options = options if options is not None else {}
+    def __init__(self, options: Any = None, *, hermes_home: Path | None = None,
+                 config: Config | None = None) -> None:
+        #: the whole config, for providers that need more than their options (read-only)
+        self.config = config or Config()
+        self.options = plugin_options(type(self).name, type(self).options_class, options)
         self.hermes_home = hermes_home
 
     def is_available(self) -> bool:

@@ -1,0 +1,452 @@
+"""The MEMORY.md / USER.md store, byte-compatible with hermes-agent 0.19.0's ``tools/memory_tool.py``.
+
+The files live in ``$HERMES_HOME/memories/``. A file is its entries joined by ``"\\n§\\n"`` in UTF-8,
+with no trailing newline; reading splits on that delimiter, strips every piece and drops empty and
+repeated ones, exactly as hermes does, so a user can switch between hermes and us in either direction.
+Usage is ``len()`` of the joined text, checked against a per-file character limit.
+
+Writes are a batch of :class:`Op` applied all-or-nothing against the final budget, inside one
+read-modify-write under the same sidecar lock file hermes uses (``MEMORY.md.lock``), and land by an
+atomic temp-file + ``os.replace``. A file edited from outside (an ``echo >>``, an editor) is backed up
+to ``MEMORY.md.bak.<UTC time>`` before the first write that would rewrite it.
+
+Errors (all carry the message the model should read)::
+
+    HermesCtxError
+    └── MemoryStoreError
+        ├── InvalidOp (ValueError)           empty text, unknown action, a '§' separator line
+        ├── UnknownTarget (KeyError)         not "memory" / "user"; .target
+        ├── LimitExceeded                    .target, .used, .limit, .needed, .final
+        ├── DuplicateEntry                   .entry
+        ├── NoMatch (LookupError)            .match
+        ├── AmbiguousMatch (LookupError)     .match, .matches (truncated previews)
+        ├── UnsafeEntry                      .findings from the injected scanner
+        └── StoreUnavailable (OSError)       .path; the folder or file cannot be read or written
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, Protocol
+
+from ..errors import HermesCtxError, did_you_mean
+
+if sys.platform == "win32":
+    import msvcrt
+else:
+    import fcntl
+
+logger = logging.getLogger(__name__)
+
+MEMORY_HEADER = "MEMORY (your personal notes)"
+USER_HEADER = "USER PROFILE (who the user is)"
+DELIMITER = "\n§\n"
+_LABELS = {"memory": "memory", "user": "user profile"}  # target -> how messages name it
+
+
+class Finding(Protocol):
+    """What the injected scanner reports (``hermes_ctx_plugins.memory.scan.Finding`` fits)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+
+
+Scanner = Callable[[str], Sequence[Finding]]
+
+
+# -- errors -------------------------------------------------------------------------------------------
+
+
+class MemoryStoreError(HermesCtxError):
+    """A memory write was refused, or the store cannot be used; nothing was written."""
+
+
+class InvalidOp(MemoryStoreError, ValueError):
+    """An operation is malformed (empty text, unknown action, text that would split into two entries)."""
+
+
+class UnknownTarget(MemoryStoreError, KeyError):
+    """A target other than ``"memory"`` or ``"user"``."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.message = f"unknown memory target {target!r}{did_you_mean(target, _LABELS)}; use 'memory' or 'user'"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.message
+
+
+class LimitExceeded(MemoryStoreError):
+    """The batch would leave the file over its character limit."""
+
+    def __init__(self, target: str, *, used: int, limit: int, final: int) -> None:
+        self.target, self.used, self.limit, self.final = target, used, limit, final
+        self.needed = final - used
+        label = _LABELS[target]
+        if self.needed > 0:
+            change = f"this batch needs {self.needed:,} more ({final:,} in all, {final - limit:,} over)"
+        else:  # already over, e.g. after an outside edit: shrinking is not enough unless it fits
+            change = f"after this batch it would still be at {final:,}, {final - limit:,} over"
+        super().__init__(
+            f"{label} is at {used:,}/{limit:,} chars; {change}; consolidate or remove entries first "
+            "(in the same batch); nothing was written"
+        )
+
+
+class DuplicateEntry(MemoryStoreError):
+    """The text is already an entry."""
+
+    def __init__(self, where: str, entry: str) -> None:
+        self.entry = entry
+        super().__init__(f"{where}: {_preview(entry)!r} is already an entry; nothing was written")
+
+
+class NoMatch(MemoryStoreError, LookupError):
+    """No entry contains the ``match`` substring."""
+
+    def __init__(self, where: str, match: str, entries: Sequence[str]) -> None:
+        self.match = match
+        super().__init__(f"{where}: no entry contains {match!r}; entries: {_listing(entries)}; nothing was written")
+
+
+class AmbiguousMatch(MemoryStoreError, LookupError):
+    """Several entries contain the ``match`` substring."""
+
+    def __init__(self, where: str, match: str, matches: Sequence[str]) -> None:
+        self.match = match
+        self.matches = tuple(_preview(m) for m in matches)
+        super().__init__(
+            f"{where}: {match!r} is in {len(matches)} entries: {_listing(matches)}; "
+            "use a longer substring that only one of them contains; nothing was written"
+        )
+
+
+class UnsafeEntry(MemoryStoreError):
+    """The scanner found injection or exfiltration patterns in the text."""
+
+    def __init__(self, where: str, findings: Sequence[Finding]) -> None:
+        self.findings = tuple(findings)
+        kinds = ", ".join(sorted({f.kind for f in self.findings}))
+        details = "; ".join(f.detail for f in self.findings[:3])
+        super().__init__(f"{where}: refused, the security scan found {kinds} ({details}); nothing was written")
+
+
+class StoreUnavailable(MemoryStoreError, OSError):
+    """The memory folder or file cannot be read or written (read-only, not a folder, a directory...)."""
+
+    def __init__(self, path: Path, doing: str, error: OSError) -> None:
+        self.path = path
+        super().__init__(f"memory store unavailable: cannot {doing} {path}: {error}")
+
+    def __str__(self) -> str:  # OSError would format its args tuple
+        return str(self.args[0])
+
+
+def _preview(entry: str, width: int = 60) -> str:
+    flat = " ".join(entry.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _listing(entries: Sequence[str], shown: int = 5) -> str:
+    if not entries:
+        return "(none)"
+    listed = ", ".join(repr(_preview(e)) for e in entries[:shown])
+    return listed + (f" and {len(entries) - shown} more" if len(entries) > shown else "")
+
+
+# -- the format -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Op:
+    """One change. ``replace`` and ``remove`` act on the single entry that contains ``match``."""
+
+    action: Literal["add", "replace", "remove"]
+    text: str = ""
+    match: str = ""
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """The file after a successful :meth:`MemoryFile.apply`."""
+
+    target: str
+    entries: tuple[str, ...]
+    used: int
+    limit: int
+    backup: Path | None  # where an outside edit was saved before this write rewrote it
+
+
+def _clean(text: str) -> str:
+    # hermes reads with universal newlines, so a CR would not survive a round trip anyway
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+@dataclass(frozen=True)
+class _Step:
+    """An :class:`Op` that passed the checks needing no file: cleaned text, scanned, with its position."""
+
+    action: str
+    text: str
+    match: str
+    where: str  # "memory replace (operation 2 of 3)", the prefix of every error message
+
+    def apply_to(self, entries: list[str]) -> None:
+        if self.action == "add":
+            if self.text in entries:
+                raise DuplicateEntry(self.where, self.text)
+            entries.append(self.text)
+            return
+        hits = [i for i, entry in enumerate(entries) if self.match in entry]
+        if not hits:
+            raise NoMatch(self.where, self.match, entries)
+        if len(hits) > 1:
+            raise AmbiguousMatch(self.where, self.match, [entries[i] for i in hits])
+        if self.action == "remove":
+            del entries[hits[0]]
+        elif self.text != entries[hits[0]] and self.text in entries:
+            raise DuplicateEntry(self.where, self.text)
+        else:
+            entries[hits[0]] = self.text
+
+
+def _size(entries: Sequence[str]) -> int:
+    return len(DELIMITER.join(entries))
+
+
+def _read(raw: bytes, limit: int) -> tuple[list[str], list[str]]:
+    """The entries in ``raw`` and, if writing them back would change the bytes, why (the drift)."""
+    quirks = []
+    if raw.startswith(codecs.BOM_UTF8):
+        raw, quirks = raw[len(codecs.BOM_UTF8):], ["starts with a UTF-8 byte-order mark"]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:  # keep what is readable; the backup keeps the exact bytes
+        text = raw.decode("utf-8", errors="replace")
+        quirks.append("is not valid UTF-8 (undecodable bytes read as U+FFFD)")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        quirks.append("has CR or CRLF line endings")
+    pieces = text.split(DELIMITER) if text else []
+    # hermes' _read_file + load_from_disk: split, strip, drop empties, drop repeats keeping the first
+    entries = list(dict.fromkeys(p.strip() for p in pieces if p.strip()))
+    if any(p.strip() and p != p.strip() for p in pieces):
+        quirks.append("has whitespace around an entry (e.g. a newline left by `echo >>` or an editor)")
+    if any(not p.strip() for p in pieces):
+        quirks.append("has an empty entry (blank text or doubled '§' separators)")
+    if len(entries) < sum(1 for p in pieces if p.strip()):
+        quirks.append("repeats an entry")
+    # hermes' second drift signal: no tool-written entry can outgrow the whole file's budget, so one
+    # that does is text appended without a separator, which a later replace would lose
+    longest = max(entries, key=len, default="")
+    if len(longest) > limit:
+        quirks.append(
+            f"has an entry of {len(longest):,} chars, over the whole {limit:,}-char limit "
+            "(text appended without a '§' separator?)"
+        )
+    return entries, quirks
+
+
+# -- the file -----------------------------------------------------------------------------------------
+
+
+class MemoryFile:
+    """One memory file: its entries, its character budget and its batched, locked, atomic writes."""
+
+    def __init__(self, path: Path, *, target: str, char_limit: int, scan: Scanner | None = None) -> None:
+        if target not in _LABELS:
+            raise UnknownTarget(target)
+        self.path = Path(path)
+        self.target = target
+        self.char_limit = char_limit
+        self.scan = scan
+
+    def entries(self) -> list[str]:
+        """The entries on disk now (no lock needed: writers replace the file atomically)."""
+        return _read(self._raw(), self.char_limit)[0]
+
+    def usage(self) -> tuple[int, int]:
+        """``(used, limit)`` in characters, counted as hermes counts them."""
+        return _size(self.entries()), self.char_limit
+
+    def drift(self) -> str | None:
+        """``None`` when the file is as the tool would write it; else what the outside edit left behind."""
+        quirks = _read(self._raw(), self.char_limit)[1]
+        return f"{self.path.name} {_sentence(quirks)}" if quirks else None
+
+    def apply(self, ops: Sequence[Op]) -> WriteResult:
+        """Apply ``ops`` in order, all or nothing, and write the result if it fits the budget.
+
+        :raises MemoryStoreError: one of its subclasses; the file is then untouched, byte for byte.
+        """
+        ops = tuple(ops)
+        if not ops:
+            raise InvalidOp(f"{self.target}: an empty batch changes nothing; pass at least one operation")
+        steps = [self._check(op, i, len(ops)) for i, op in enumerate(ops)]  # no I/O before all are valid
+        with locked(self.path):
+            raw = self._raw()
+            before, quirks = _read(raw, self.char_limit)
+            after = list(before)
+            for step in steps:
+                step.apply_to(after)
+            used, final = _size(before), _size(after)
+            if final > self.char_limit:
+                raise LimitExceeded(self.target, used=used, limit=self.char_limit, final=final)
+            backup = None
+            if quirks:
+                backup = self._backup(raw)
+                logger.warning(
+                    "%s was edited outside the memory tool: it %s. Saved it unchanged to %s; read its text as "
+                    "%d entries, applied this batch of %d operation(s) to them and rewrote the file as a clean "
+                    "'§'-separated list.", self.path, _sentence(quirks), backup, len(before), len(steps),
+                )
+            if backup is not None or after != before:
+                atomic_write(self.path, DELIMITER.join(after).encode("utf-8"))
+        return WriteResult(self.target, tuple(after), final, self.char_limit, backup)
+
+    # -- helpers --
+
+    def _check(self, op: Op, index: int, count: int) -> _Step:
+        """Validate and scan one op; returns it with its text and match cleaned."""
+        where = f"{self.target} {op.action}" + (f" (operation {index + 1} of {count})" if count > 1 else "")
+        if op.action not in ("add", "replace", "remove"):
+            raise InvalidOp(f"{where}: unknown action {op.action!r}; use 'add', 'replace' or 'remove'")
+        step = _Step(op.action, _clean(op.text), _clean(op.match), where)
+        if op.action != "add" and not step.match:
+            raise InvalidOp(f"{where}: 'match' is empty; give a short substring of the entry to {op.action}")
+        if op.action != "remove":
+            if not step.text:
+                raise InvalidOp(f"{where}: the text is empty" + (" (use 'remove')" if op.action == "replace" else ""))
+            if "§" in step.text.split("\n"):
+                raise InvalidOp(f"{where}: a line holding only '§' separates entries; it cannot be inside one")
+            findings = self.scan(step.text) if self.scan is not None else ()
+            if findings:
+                raise UnsafeEntry(where, findings)
+        return step
+
+    def _raw(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except FileNotFoundError:  # no memories yet, exactly like an empty file
+            return b""
+        except OSError as exc:  # a directory in its place, a file in place of the folder, permissions
+            raise StoreUnavailable(self.path, "read", exc) from exc
+
+    def _backup(self, raw: bytes) -> Path:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        backup, n = self.path.with_name(f"{self.path.name}.bak.{stamp}"), 1
+        while True:
+            try:
+                with open(backup, "xb") as fh:  # "x" is O_EXCL: an earlier backup is never overwritten
+                    fh.write(raw)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                return backup
+            except FileExistsError:
+                backup, n = self.path.with_name(f"{self.path.name}.bak.{stamp}-{n}"), n + 1
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    backup.unlink()
+                raise StoreUnavailable(backup, "back up the outside edit to", exc) from exc
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the cross-process lock of ``path`` (a sidecar ``<name>.lock``, the one hermes uses)."""
+    # the same sidecar hermes locks, so our writers and hermes' exclude each other; the data file
+    # itself cannot carry the lock because os.replace swaps it for a new inode
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "a+b")  # closed by the with below, which also releases the lock
+    except OSError as exc:
+        raise StoreUnavailable(lock_path, "create the lock file", exc) from exc
+    with handle:
+        if sys.platform == "win32":
+            handle.seek(0)  # msvcrt locks bytes from the current position, and "a+" starts at the end
+            while True:  # LK_LOCK gives up after ten one-second tries; keep waiting like flock
+                with contextlib.suppress(OSError):
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+            try:
+                yield
+            finally:
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            except OSError as exc:  # e.g. ENOLCK on a network file system without lock support
+                raise StoreUnavailable(lock_path, "lock", exc) from exc
+            yield
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once: temp file in the same folder, fsync, rename, fsync."""
+    # like hermes' atomic_replace: a symlinked file (dotfiles) keeps its link, the target changes
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    prefix = f".{target.name}."
+    # we hold the lock, so any temp file of ours is left over from a writer that was killed
+    for stale in target.parent.glob(f"{prefix}*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+    except OSError as exc:
+        raise StoreUnavailable(target.parent, "create a temporary file in", exc) from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException as exc:  # KeyboardInterrupt too: never leave a half-written temp behind
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise StoreUnavailable(target, "write", exc) from exc
+        raise
+    if sys.platform != "win32":  # make the rename itself durable; Windows cannot open a folder
+        with contextlib.suppress(OSError):  # some file systems refuse fsync on a folder; data is safe
+            dir_fd = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+
+def _sentence(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+class MemoryStore:
+    """Both memory files of one hermes home: ``memory`` (MEMORY.md) and ``user`` (USER.md)."""
+
+    def __init__(self, hermes_home: Path, *, memory_char_limit: int = 2200, user_char_limit: int = 1375,
+                 scan: Scanner | None = None) -> None:
+        folder = Path(hermes_home) / "memories"
+        self.memory = MemoryFile(folder / "MEMORY.md", target="memory", char_limit=memory_char_limit, scan=scan)
+        self.user = MemoryFile(folder / "USER.md", target="user", char_limit=user_char_limit, scan=scan)
+
+    def file(self, target: str) -> MemoryFile:
+        """The file for ``"memory"`` or ``"user"``."""
+        if target == "memory":
+            return self.memory
+        if target == "user":
+            return self.user
+        raise UnknownTarget(target)
+
+    def snapshot(self) -> dict[str, list[str]]:
+        """Both files' entries, each read once (for the frozen system-prompt block)."""
+        return {"memory": self.memory.entries(), "user": self.user.entries()}
