@@ -1,45 +1,23 @@
-"""The memory threat scanner: prompt injection, exfiltration, secrets and hidden characters.
+"""The memory threat scanner: prompt injection, exfiltration, secrets and hidden characters (SPEC 2.5).
 
-Memory entries (MEMORY.md / USER.md notes and text recalled from providers) are pasted into future
-prompts, so anything an attacker gets into them becomes an instruction to a later session.
-:func:`scan` runs before every write and again at load; at load a hostile entry is replaced in the
-prompt by :func:`placeholder` while the text stays on disk for the user to review and delete.
+Memory entries are pasted into future prompts, so what an attacker gets into them instructs a later session.
+:func:`scan` runs before every write and again at load, where :func:`placeholder` stands in for a hostile entry.
 
-How it matches
---------------
-Each entry is read in three views:
+Views: the raw text (secrets; invisible characters, which are the attack), a *folded* one (NFKD without combining
+marks, fullwidth/mathematical letters to ASCII, Cyrillic/Greek look-alikes to Latin, lower case, format characters
+removed, symbols to spaces) and a *squeezed* one (folded without spaces or punctuation, leetspeak read as letters)
+for phrases hostile however spelt: "i g n o r e", "ign.ore", "1gn0r3", "忽 略". Base64, hex, percent/HTML/``\\u``
+escapes and Unicode-tag text are decoded and scanned again (two levels, bounded). A rule's regex runs only when one
+of its anchors (a word or substring, found in C) occurs, and only near it: 2,200 characters scan in well under 1 ms.
+Spans index the original text; a folded match also covers what the fold removed inside it (zero-width characters,
+inserted spaces); a finding in decoded text spans the encoded blob.
 
-* the raw text, for secrets (case matters) and invisible characters (they are the attack);
-* a *folded* view: NFKD with combining marks dropped (accents, Zalgo), fullwidth and mathematical
-  letters to ASCII, Cyrillic/Greek look-alikes to Latin, lower case, format (Cf) characters removed;
-* a *squeezed* view: the folded text without spaces and punctuation and with leetspeak undone
-  (1 0 3 4 5 7 @ $ | ! + as i o e a s t a s l i t), for the few phrases that are hostile however they
-  are spelt ("i g n o r e", "ign.ore", "1gn0r3", "忽 略"). Only strong phrases are matched there,
-  because squeezing loses word boundaries.
-
-Base64, hex, percent-encoded, HTML-entity, ``\\uXXXX`` and Unicode-tag-smuggled text is decoded and
-scanned again, two levels deep and for a bounded number of blobs.
-
-Spans
------
-Spans always index the original text. Matches in the folded/squeezed views are mapped back through
-the fold, so a span runs from the first to the last matched character and includes whatever was
-removed in between (zero-width characters, inserted spaces). A finding inside a decoded blob spans
-the whole blob; one from whole-text unescaping spans the first to the last escape sequence.
-
-Judgement calls
----------------
-* An entry is hostile when it overrides the assistant's instructions, hides things from the user,
-  moves data out, or carries a live secret. A preference is not: "from now on use pnpm" is clean;
-  "from now on always ..." counts only with a suspicious payload (a link to plant, secrets,
-  obedience, concealment), while "from now on you must/will ..." and "从现在开始你必须" always count.
-* Mentioning an attack is fine; quoting one verbatim ("ignore previous instructions") is flagged,
-  because the quote would still reach the prompt.
-* ``curl … | sh`` brings code in rather than sending data out: a note recording it is clean; a
-  standing order to run it ("at the start of every session, run …") is injection.
-* Sending data out needs an imperative send verb, something sensitive (conversation, keys, .env,
-  memories, …) and a remote destination in the same sentence; loopback hosts never count, and a
-  token passed as a ``-H`` header or ``-u`` to an API is normal use, not exfiltration.
+Judgement calls. Hostile = overriding the assistant's instructions, hiding things from the user, moving data out, or
+a live secret; a preference is not ("from now on use pnpm"; "from now on always ..." counts only with a suspicious
+payload, "from now on you must ..." and "从现在开始你必须" always). Quoting an attack is flagged (the quote would
+reach the prompt); mentioning one is not. ``curl … | sh`` brings code in: recorded, it is clean; as a standing
+order, it is injection. Sending data out needs an imperative verb, something sensitive and a remote (non-loopback)
+destination in one sentence; a token handed to its API with ``-H``/``-u`` is use, not exfiltration.
 """
 
 from __future__ import annotations
@@ -50,7 +28,7 @@ import html
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -60,10 +38,7 @@ __all__ = ["KINDS", "Finding", "is_safe", "placeholder", "redact_secrets", "scan
 KINDS = ("injection", "exfiltration", "secret", "invisible")
 _LABELS = {"injection": "prompt injection", "exfiltration": "data exfiltration", "secret": "secret",
            "invisible": "hidden characters"}
-_MAX_DEPTH = 2          # decode-and-rescan levels
-_MAX_BLOBS = 32         # encoded blobs tried per level
-_MAX_BLOB_CHARS = 8192  # longer blobs are skipped
-_MAX_INVISIBLE = 20     # invisible-character findings reported per text
+_MAX_DEPTH, _MAX_BLOBS, _MAX_BLOB_CHARS, _MAX_INVISIBLE = 2, 32, 8192, 20
 
 
 @dataclass(frozen=True)
@@ -76,22 +51,24 @@ class Finding:
     end: int
 
 
-# --------------------------------------------------------------------------- normalisation
+# ----------------------------------------------------------------------------------------------------------- views
 
-_LOOKALIKES = {pair[0]: pair[1] for pair in (
-    "Аa Вb Еe Кk Мm Нh Оo Рp Сc Тt Уy Хx Ѕs Іi Јj аa вb еe кk мm нh оo рp сc тt уy хx ѕs іi јj ԁd "
-    "һh ӏl ԛq ԝw Αa Βb Εe Ζz Ηh Ιi Κk Μm Νn Οo Ρp Τt Υy Χx αa βb γy εe ηn ιi κk νv οo ρp τt υu χx ωw "
-    "ıi ȷj ɑa ɡg ɩi ᴀa ʙb ᴄc ᴅd ᴇe ɢg ʜh ɪi ᴊj ᴋk ʟl ᴍm ɴn ᴏo ᴘp ʀr ꜱs ᴛt ᴜu ᴠv ᴡw ʏy ᴢz").split()}
+_LOOKALIKES = {pair[0]: pair[1] for pair in (  # look-alikes are the point, hence the noqa
+    "Аa Вb Еe Кk Мm Нh Оo Рp Сc Тt Уy Хx Ѕs Іi Јj аa вb еe кk мm нh оo рp сc тt уy хx ѕs іi јj ԁd һh ӏl ԛq ԝw Αa Βb "  # noqa: RUF001
+    "Εe Ζz Ηh Ιi Κk Μm Νn Οo Ρp Τt Υy Χx αa βb γy εe ηn ιi κk νv οo ρp τt υu χx ωw ıi ȷj ɑa ɡg ɩi ᴀa ʙb ᴄc ᴅd ᴇe ɢg ʜh "  # noqa: RUF001
+    "ɪi ᴊj ᴋk ʟl ᴍm ɴn ᴏo ᴘp ʀr ꜱs ᴛt ᴜu ᴠv ᴡw ʏy ᴢz").split()}  # noqa: RUF001
+_LOOKALIKES.update(zip("。、【】〔〕‘’“”「」『』《》", (". ", ",", *"[][]''", *'""""""""'), strict=True))  # noqa: RUF001
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0")  # Hangul fillers: letters that render as nothing
 
 
 def _fold_char(ch: str) -> str | None:
+    """A character of the folded view: ASCII, or non-ASCII letters and digits (other symbols become spaces)."""
     if ch in _LOOKALIKES:
         return _LOOKALIKES[ch]
     if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in _FILLERS:
         return None
     out = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).lower()
-    return "".join(_LOOKALIKES.get(c, c) for c in out) or None
+    return "".join(_LOOKALIKES.get(c, c if c.isascii() or c.isalnum() else " ") for c in out) or None
 
 
 class _FoldTable(dict[int, str | None]):
@@ -105,20 +82,34 @@ class _FoldTable(dict[int, str | None]):
 
 
 _FOLD = _FoldTable()
-_SQUEEZE_DROP = re.compile(r"(?:[^\w@$|!+]|_)+")
-_SQUEEZE_KEEP = re.compile(r"[^\W_]|[@$|!+]")
-_DELEET = str.maketrans("1!|03457@$+", "iiloeastast")
+_LEET = dict(zip("1!|03457@$+", "iiloeastast", strict=True))
+# bytes.translate over UTF-8 runs in C; the folded view's non-ASCII characters are letters/digits, so they stay
+_SQUEEZE_BYTES = bytes(ord(_LEET.get(chr(b), chr(b))) if b < 128 else b for b in range(256))
+_SQUEEZE_DROP = bytes(b for b in range(128) if not (chr(b).isalnum() or chr(b) in _LEET))
+_WORD_BYTES = bytes(b if chr(b).isalnum() and b < 128 else 32 for b in range(256))
 
 
-def _fold_origin(text: str) -> list[int]:
-    """For each character of ``text.translate(_FOLD)``, the index it came from in ``text``."""
-    origin: list[int] = []
-    for i, ch in enumerate(text):
-        origin.extend([i] * len(_FOLD[ord(ch)] or ""))
-    return origin
+class _Views:
+    """The text as the rules see it; maps back to original indices are built only on a hit."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.ascii, lowered = text, text.isascii(), text.lower()
+        # a few characters lower-case to two: keep indices aligned
+        self.lowered = lowered if len(lowered) == len(text) else "".join(
+            c if len(c.lower()) > 1 else c.lower() for c in text)
+        self.folded = self.lowered if self.ascii else text.translate(_FOLD)  # the same thing for ASCII
+        utf8 = self.folded.encode()
+        self.squeezed = utf8.translate(_SQUEEZE_BYTES, _SQUEEZE_DROP).decode()
+        self.words = frozenset(utf8.translate(_WORD_BYTES).decode("ascii").split())
+
+    def origin(self, squeezed: bool) -> list[int]:
+        folded = list(range(len(self.text))) if self.ascii else [
+            i for i, ch in enumerate(self.text) for _ in range(len(_FOLD[ord(ch)] or ""))]
+        kept = (i for i, ch in enumerate(self.folded) if ch.isalnum() or ch in _LEET or not ch.isascii())
+        return [folded[i] for i in kept] if squeezed else folded
 
 
-# --------------------------------------------------------------------------- rules
+# ---------------------------------------------------------------------------------------------------------- engine
 
 _Check = Callable[[str, re.Match[str]], bool]
 
@@ -127,20 +118,134 @@ _Check = Callable[[str, re.Match[str]], bool]
 class _Rule:
     kind: str
     detail: str
+    anchors: tuple[str, ...]               # words (folded view) or substrings; every match lies within reach of one
+    requires: tuple[tuple[str, ...], ...]  # more groups, each needing one of its words/substrings present
+    reach: tuple[int, int]                 # (before, after) an anchor; (0, 0): matches start at an anchor
     pattern: re.Pattern[str]
-    check: _Check | None = None
+    check: _Check | None                   # (view, match) -> keep it; secrets get the raw text as view
+    bounded: bool                          # an ASCII match must start a word (cheaper than a leading \b)
 
 
-def _leet(pattern: str) -> str:
-    """Squeezed-view patterns accept 1 for l as well as for i (both fold to i)."""
-    return pattern.replace("l", "[li]")
+def _rule(kind: str, detail: str, reach: tuple[int, int], gate: str, pattern: str, check: _Check | None = None,
+          bounded: bool = False) -> _Rule:
+    """``gate``: comma-separated anchors, then ``&``-separated groups of which one member each must be present."""
+    anchors, *requires = (tuple(p for p in group.split(",") if p) for group in gate.split("&"))
+    return _Rule(kind, detail, anchors, tuple(requires), reach, re.compile(pattern, re.MULTILINE), check, bounded)
 
 
+def _is_word(part: str) -> bool:
+    return part.isascii() and part.isalnum() and part.islower()
+
+
+class _Index:
+    """Which rules have an anchor present: words by one set intersection, substrings by ``in`` or one regex pass."""
+
+    def __init__(self, rules: Sequence[_Rule], words: bool) -> None:
+        self.words: dict[str, list[int]] = {}
+        self.substrings: dict[str, list[int]] = {}
+        for i, rule in enumerate(rules):
+            for a in rule.anchors:
+                (self.words if words and _is_word(a) else self.substrings).setdefault(a.lower(), []).append(i)
+        self.ascii = [s for s in self.substrings if s.isascii()]
+        unicode = sorted((s for s in self.substrings if not s.isascii()), key=len, reverse=True)
+        self.unicode = re.compile("|".join(map(re.escape, unicode)) or "(?!)")
+        self.contained = {s: [t for t in unicode if t in s] for s in unicode}  # a hit stands for these too
+
+    def hits(self, view: str, views: _Views) -> list[int]:
+        found = {i for word in views.words.intersection(self.words) for i in self.words[word]}
+        found.update(i for s in self.ascii if s in view for i in self.substrings[s])
+        m = None if views.ascii else self.unicode.search(view)
+        while m:  # restart one past each hit, so overlapping substrings are all seen
+            found.update(i for s in self.contained[m[0]] for i in self.substrings[s])
+            m = self.unicode.search(view, m.start() + 1)
+        return sorted(found)
+
+
+def _required(rule: _Rule, view: str, words: frozenset[str]) -> bool:
+    return all(any(p in words if _is_word(p) else p in view for p in group) for group in rule.requires)
+
+
+def _near(rule: _Rule, view: str, words: frozenset[str] | None) -> Iterator[re.Match[str]]:
+    """Matches near the anchors (``words``: the folded view's, for whole-word anchors; else all are substrings)."""
+    positions = set()
+    for anchor in rule.anchors:
+        whole = words is not None and _is_word(anchor)
+        if whole and anchor not in words:  # type: ignore[operator]
+            continue
+        i = view.find(anchor)
+        while i >= 0:
+            j = i + len(anchor)
+            if not (whole and ((i and view[i - 1].isalnum()) or (j < len(view) and view[j].isalnum()))):
+                positions.add((i, j))
+            i = view.find(anchor, j)
+    back, forward = rule.reach
+    for i, j in sorted(positions):
+        if back:
+            yield from rule.pattern.finditer(view, max(0, i - back), j + forward)
+        elif m := rule.pattern.match(view, i):
+            yield m
+
+
+def _apply(rules: Sequence[_Rule], index: _Index, view: str, views: _Views,
+           squeezed: bool) -> list[tuple[_Rule, re.Match[str]]]:
+    hits = []
+    for rule in map(rules.__getitem__, index.hits(view, views)):
+        near = _near(rule, view, None if squeezed else views.words) if _required(rule, view, views.words) else ()
+        for m in near:
+            i = m.start()  # bounded: an ASCII match must start a word
+            if not (rule.bounded and i and view[i].isascii() and (view[i - 1].isalnum() or view[i - 1] in "_-")) and (
+                    rule.check is None or rule.check(view, m)):
+                hits.append((rule, m))
+                break
+    return hits
+
+
+# ---------------------------------------------------------------------------------------------- vocabulary, checks
+
+_INSTR = (r"(?:instructions?|directives?|rules|guidelines|guardrails|prompts?|directions|orders|commands|constraints|"
+          r"restrictions|policies|programming)")
+_LIMITS = r"(?:restrictions|limits|limitations|rules|filters|guidelines|guardrails|censorship|ethics|morals|policies)"
+_KEYS = (r"passwords?|passwd|api[\s_-]?keys?|access\s+keys?|secret\s+keys?|tokens?|secrets?|credentials?|ssh\s+keys?|"
+         r"private\s+keys?|id_rsa|id_ed25519|cookies?|env(?:ironment)?\s+var(?:iable)?s?|session\s+ids?")
+_ZH_KEYS = "密钥|秘钥|令牌|密码|凭据|凭证|环境变量|私钥"
+_SENS = re.compile(rf"\b(?:{_KEYS}|conversations?|chat\s*(?:history|logs?|transcripts?)|transcripts?|(?:message|chat|"
+                   r"command|shell|browser|bash|search)\s+history|system\s+prompt|memories|(?:all|your|the\s+user'?s?)\s+"
+                   r"memory|(?:user|personal|private|sensitive|customer)(?:'s)?\s+(?:data|info(?:rmation)?|details|files)|"
+                   rf"wallet|seed\s+phrase|keychain)\b|(?<![\w.])\.(?:env|ssh|aws)\b|{_ZH_KEYS}|对话|聊天记录|会话|历史记录|上下文"
+                   r"|配置文件|记忆|系统提示|个人信息|用户数据|身份证|通讯录")
+_SECRETISH = re.compile(rf"\b(?:{_KEYS})\b|(?<![\w.])\.env\b")
+_DEST = re.compile(r"https?://[^\s)\"'<>]+|@[\w-]+(?:\.[\w-]+)+|\d{1,3}(?:\.\d{1,3}){3}|(?:webhook|pastebin|hastebin|ngrok|"
+                   r"transfer\.sh|requestbin|discord|telegram|attacker|(?:external|remote|outside)\s+(?:server|host|endpoint"
+                   r"|url|site)|my\s+(?:server|endpoint|site|email|inbox|bot))\b|邮箱|外部|远程|第三方|我的(?:服务器|网站|邮箱)")
 _LOOPBACK = re.compile(r"localhost|[\w.-]+\.localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal")
-_HOSTS = re.compile(
-    r"[a-z][a-z0-9+.-]*://(?:[^\s/@]*@)?(\[[0-9a-f:.]+\]|[^\s/:?#'\"`)\]>]+)|(?<![\w.-])[\w.-]+@([a-z0-9][\w.-]*):"
-    r"|/dev/(?:tcp|udp)/([^/\s]+)|\b((?:\d{1,3}\.){3}\d{1,3})\b|\b(localhost)\b"
-    r"|\b(?:nc|ncat|netcat|telnet)\s+(?:-\S+\s+)*([a-z0-9][\w.-]*)\s+\d")
+_HOSTS = re.compile(r"://(?:[^\s/@]*@)?(\[[0-9a-f:.]+\]|[^\s/:?#'\"`)\]>]+)|@([a-z0-9][\w.-]*):|/dev/(?:tcp|udp)/([^/\s]+)"
+                    r"|(\d{1,3}(?:\.\d{1,3}){3})|(localhost)|(?:nc|ncat|netcat|telnet)\s+(?:-\S+\s+)*([a-z0-9][\w.-]*)\s+\d")
+_CMD_SECRET = re.compile(
+    r"~/\.ssh|\.ssh/|id_(?:rsa|dsa|ecdsa|ed25519)\b|[\s/~'\"=@]\.env\b(?!\.(?:example|sample|template))|\.aws\b|\.netrc\b|"
+    r"\.pgpass\b|\.npmrc\b|\.pypirc\b|\.git-credentials|\.docker/config|\.kube/config|/etc/(?:passwd|shadow)\b|_history\b|"
+    r"\.hermes/|credentials\b|\.gnupg|keychain|wallet\.dat|\$\{?\w*(?:key|token|secret|pass|cred|auth)\w*|\$env:\w*(?:key|"
+    r"token|secret|pass|cred)|(?:\$\(|`)\s*(?:env|printenv|cat|history|whoami|hostname|id|set|ls|base64|tar|git|uname)\b")
+_AUTH_ARG = re.compile(r"(?:-h|--header|-u|--user|--oauth2-bearer)\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
+_PIPED_SOURCE = re.compile(r"\b(?:env|printenv|history|pbpaste|xclip|xsel|security|pg_dump|mysqldump|base64)\b|echo\s+"
+                           r"\S*\$")
+_SENTENCE_END = re.compile(r"[!?;\n]|\.(?:\s|$)")  # in the folded view, where 。！？； are ASCII  # noqa: RUF003
+_NEGATION = re.compile(r"(?:\b(?:never|not|no)|n't)\s+(?:\w+\s+)?$|(?:不要|别|禁止|不得|不能|切勿|勿|不可|严禁|不准|不"
+                       r"会|从不|绝不).?$")
+_REPLY = re.compile(r"\b(?:in|into|to|at\s+the\s+(?:end|start|bottom|top)\s+of|with|inside)\s+(?:every|each|all|your|"
+                    r"the\s+next|any|future)\s+(?:\w+\s+)?(?:repl(?:y|ies)|responses?|answers?|messages?|output|turn)")
+_FILL_HINT = re.compile(r"\b(?:replace|fill|substitute|append|insert|encode|interpolate)\b|\bwith\s+the\s+(?:user|"
+                        r"conversation|chat|secret|password|key|token|summary|message)|替换|填入|填充|附上|加上|编码")
+_SUSPICIOUS = re.compile(  # what makes "from now on always ..." an attack rather than a preference
+    r"\b(?:ignore|disregard|obey|reveal|leak|disclose|exfiltrate|pretend|role-?play|impersonate|send|upload|forward)\b|\b"
+    r"(?:include|append|insert|embed|add|mention|recommend|promote|link|prepend|attach)\b[^\n]{0,50}?(?:https?://|www\.|\b"
+    rf"[\w-]+\.(?:com|net|org|io|biz|xyz|ru|cn|top|info)\b|{_KEYS})|\btell\s+the\s+user\s+that\b|\bwithout\s+(?:telling|"
+    r"informing|any\s+restrictions|restrictions|filters|safety)\b|\b(?:run|execute)\b[^\n]{0,40}?(?:curl|wget|https?://|"
+    rf"powershell|iex\b)|忽略|无视|服从|听从|泄露|透露|假装|冒充|上传|发送|转发|不要告诉|瞒着|(?:附上|加上|包含|插入|推荐|添加)[^\n]"
+    rf"{{0,20}}?(?:链接|网址|https?://|{_ZH_KEYS})")
+_STRONG = ("previous|previously|prior|above|earlier|preceding|foregoing|all|every|your|system|developer|original|initia"
+           "l|"
+           "safety|之前|以前|先前|此前|前面|上面|以上|上述|上文|所有|全部|一切|你的|系统|开发者|原始|原来|原有|原先|安全")
+_STRONG_RE = re.compile(_STRONG.replace("l", "[li]"))  # squeezed view: 1 reads as i, but attackers mean l too
 
 
 def _is_remote(segment: str) -> bool:
@@ -149,243 +254,216 @@ def _is_remote(segment: str) -> bool:
     return not hosts or any(not _LOOPBACK.fullmatch(h) for h in hosts)
 
 
-_SENSITIVE_PATH = (r"~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?<![\w.])\.env\b(?!\.(?:example|sample|template))"
-                   r"|\.aws\b|\.netrc\b|\.pgpass\b|\.npmrc\b|\.pypirc\b|\.git-credentials|\.docker/config|\.kube/config"
-                   r"|/etc/(?:passwd|shadow)\b|_history\b|\.hermes/|\bcredentials\b|\.gnupg|keychain|wallet\.dat")
-_CMD_SECRET = re.compile(
-    _SENSITIVE_PATH + r"|\$\{?\w*(?:key|token|secret|pass|cred|auth)\w*|\$env:\w*(?:key|token|secret|pass|cred)"
-    r"|\$\(\s*(?:env|printenv|cat|history|whoami|hostname|id|set|ls|pwd|base64|tar|git|uname)\b"
-    r"|`\s*(?:env|printenv|cat|history|whoami|hostname|id|uname)\b")
-_AUTH_ARG = re.compile(r"(?:-h|--header|-u|--user|--oauth2-bearer)\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
-_STRONG_SOURCE = re.compile(r"\b(?:env|printenv|history|pbpaste|xclip|xsel|security|pg_dump|mysqldump|base64)\b|echo\s+[\"']?\$")
-_SENS = re.compile(
-    r"\b(?:conversations?|chat\s*(?:history|logs?|transcripts?)|transcripts?|(?:message|chat|conversation|command|shell"
-    r"|browser|bash|search)\s+history|system\s+prompt|memories|(?:all|your|the\s+user'?s?)\s+(?:the\s+)?memory"
-    r"|api[\s_-]?keys?|access\s+keys?|secret\s+keys?|tokens?|secrets?|credentials?|passwords?|passwd"
-    r"|env(?:ironment)?\s+var(?:iable)?s?|ssh\s+keys?|private\s+keys?|id_rsa|id_ed25519|cookies?|session\s+ids?"
-    r"|(?:user|personal|private|sensitive|customer)(?:'s)?\s+(?:data|info(?:rmation)?|details|files)|wallet|seed\s+phrase"
-    r"|keychain)\b|(?<![\w.])\.(?:env|ssh|aws)\b|对话|聊天记录|会话|历史记录|上下文|密钥|秘钥|令牌|密码|凭据|凭证|环境变量|私钥"
-    r"|配置文件|记忆|系统提示|个人信息|用户数据|身份证|通讯录")
-_DEST = re.compile(
-    r"https?://[^\s)\"'<>]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b(?:webhook|pastebin|hastebin|"
-    r"transfer\.sh|ngrok|requestbin|discord|telegram|attacker|(?:external|remote|outside)\s+(?:server|host|endpoint|url|site)"
-    r"|my\s+(?:server|endpoint|site|email|inbox|bot))\b|邮箱|外部|远程|第三方|我的(?:服务器|网站|邮箱)")
-_SENTENCE_END = re.compile(r"[!?;\n。！？；]|\.(?:\s|$)")
-_NEGATION = re.compile(r"(?:\b(?:never|not|no)|n't)\s+(?:\w+\s+)?$|(?:不要|别|禁止|不得|不能|切勿|勿|不可|严禁|不准|不会|从不|绝不).?$")
-_REPLY = re.compile(r"\b(?:in|into|to|at\s+the\s+(?:end|start|bottom|top)\s+of|with|inside)\s+(?:every|each|all|your|the\s+next|"
-                    r"any|future)\s+(?:\w+\s+)?(?:reply|replies|response|responses|answer|answers|message|messages|output|turn)")
-_SECRETISH = re.compile(r"\b(?:passwords?|passwd|api[\s_-]?keys?|access\s+keys?|secret\s+keys?|tokens?|secrets?|credentials?"
-                        r"|ssh\s+keys?|private\s+keys?|id_rsa|cookies?|env(?:ironment)?\s+variables?)\b|(?<![\w.])\.env\b")
-_PLACEHOLDER_IN_URL = re.compile(r"[{}<>\[\]$]|%7b|%24|\.\.\.|…")
-_FILL_HINT = re.compile(r"\b(?:replace|fill|substitute|append|insert|encode|interpolate)\b|\bwith\s+the\s+(?:user|conversation|"
-                        r"chat|secret|password|key|token|summary|message)|替换|填入|填充|附上|加上|编码")
-_SUSPICIOUS = re.compile(
-    r"\b(?:ignore|disregard|obey|reveal|leak|disclose|exfiltrate|pretend|role-?play|impersonate|send|upload|forward|"
-    r"transmit)\b|\b(?:include|append|insert|embed|add|mention|recommend|promote|link|prepend|attach)\b[^\n]{0,50}?"
-    r"(?:https?://|www\.|\b[\w-]+\.(?:com|net|org|io|biz|xyz|ru|cn|top|info)\b|password|api\s*keys?|tokens?|secrets?|"
-    r"credentials?)|\btell\s+the\s+user\s+that\b|\bwithout\s+(?:telling|informing|notifying|any\s+restrictions|"
-    r"restrictions|filters|safety)\b|\b(?:run|execute)\b[^\n]{0,40}?(?:curl|wget|https?://|powershell|iex\b)|忽略|无视|服从|"
-    r"听从|泄露|透露|假装|冒充|上传|发送|转发|不要告诉|瞒着|(?:附上|加上|包含|插入|推荐|添加)[^\n]{0,20}?(?:链接|网址|https?://|密码|密钥|令牌)")
-_STRONG_QUALIFIER = ("previous|previously|prior|above|earlier|preceding|foregoing|all|every|your|system|developer|original|"
-                     "initial|safety|之前|以前|先前|此前|前面|上面|以上|上述|上文|所有|全部|一切|你的|系统|开发者|原始|原来|原有|原先|安全")
-_STRONG = re.compile(_leet(_STRONG_QUALIFIER))
-
-
 def _sentence(view: str, start: int, end: int) -> tuple[str, str]:
     """The part of the sentence before ``start`` (≤ 80 chars) and after ``end`` (≤ 160 chars)."""
-    head = view[max(0, start - 80):start]
-    cuts = list(_SENTENCE_END.finditer(head))
-    tail = view[end:end + 160]
-    stop = _SENTENCE_END.search(tail)
+    head, tail = view[max(0, start - 80):start], view[end:end + 160]
+    cuts, stop = list(_SENTENCE_END.finditer(head)), _SENTENCE_END.search(tail)
     return (head[cuts[-1].end():] if cuts else head), (tail[:stop.start()] if stop else tail)
 
 
-def _negated(view: str, start: int) -> bool:
-    return bool(_NEGATION.search(view[max(0, start - 24):start]))
-
-
 def _sends_sensitive(view: str, m: re.Match[str]) -> bool:
-    if _negated(view, m.start()):
-        return False
     head, tail = _sentence(view, m.start(), m.end())
-    for dest in _DEST.finditer(tail):
-        if _is_remote(dest.group(0)):
-            return bool(_SENS.search(head) or _SENS.search(tail[:dest.start()]))
-    return False
+    dest = next((d for d in _DEST.finditer(tail) if _is_remote(d[0])), None)
+    sensitive = dest and (_SENS.search(head) or _SENS.search(tail, 0, dest.start()))
+    return bool(sensitive) and not _NEGATION.search(view, max(0, m.start() - 24), m.start())
 
 
 def _leaks_into_replies(view: str, m: re.Match[str]) -> bool:
-    _, tail = _sentence(view, m.start(), m.end())
-    return not _negated(view, m.start()) and bool(_SECRETISH.search(tail[:60]) and _REPLY.search(tail))
+    tail = _sentence(view, m.start(), m.end())[1]
+    return bool(_SECRETISH.search(tail, 0, 60) and _REPLY.search(tail)) and not _NEGATION.search(
+        view, max(0, m.start() - 24), m.start())
 
 
 def _exfil_command(view: str, m: re.Match[str]) -> bool:
-    command = _AUTH_ARG.sub(" ", m.group(0))
+    command = _AUTH_ARG.sub(" ", m[0])
     return bool(_CMD_SECRET.search(command)) and _is_remote(command)
 
 
-def _pipe_out(view: str, m: re.Match[str]) -> bool:
-    segment = m.group(0)
-    return bool(_STRONG_SOURCE.search(segment) or _CMD_SECRET.search(segment)) and _is_remote(segment)
-
-
 def _beacon(view: str, m: re.Match[str]) -> bool:
-    url = m.group(1) or m.group(2)
-    head, tail = _sentence(view, m.start(), m.end())
-    hinted = "?" in url and _FILL_HINT.search(f"{head} {tail}")
-    return _is_remote(url) and bool(_PLACEHOLDER_IN_URL.search(url) or hinted)
+    url, (head, tail) = m[1] or m[2], _sentence(view, m.start(), m.end())
+    marked = re.search(r"[{}<>\[\]$]|%7b|%24|\.\.\.|…", url) or ("?" in url and _FILL_HINT.search(f"{head} {tail}"))
+    return bool(marked) and _is_remote(url)
 
 
 def _remote_match(view: str, m: re.Match[str]) -> bool:
-    return _is_remote(m.group(0))
+    return _is_remote(m[0])
 
 
-def _standing_order(view: str, m: re.Match[str]) -> bool:
-    _, tail = _sentence(view, m.start(), m.end())
-    return bool(m.group(1) or m.group(2) or _SUSPICIOUS.search(tail))
 
 
-def _strong_override(view: str, m: re.Match[str]) -> bool:
-    return bool(_STRONG.search(m.group(0)))
+# ----------------------------------------------------------------------------------------------------------- rules
 
-
-def _rule(kind: str, detail: str, pattern: str, check: _Check | None = None) -> _Rule:
-    return _Rule(kind, detail, re.compile(pattern, re.MULTILINE), check)
-
-
-_NET = r"(?<![\w./-])(?:curl|wget|nc|ncat|netcat|socat|scp|rsync|sftp|ftp|telnet|invoke-webrequest|invoke-restmethod|iwr|irm)(?![\w:-])"
+_NET = "curl,wget,nc,ncat,netcat,socat,scp,rsync,sftp,ftp,telnet,iwr,irm,invoke-webrequest,invoke-restmethod"
+_NET_RE = rf"(?:{_NET.replace(',', '|')})(?![\w:-])"
 _FOLDED_RULES = (
-    _rule("injection", "role hijack", r"\byou(?:\s+are|'re|’re)\s+now\s+(?:an?\s+(?!member\b|part\b|owner\b|admin\b|maintainer\b|"
-          r"collaborator\b|contributor\b)|the\s+|my\s+|called\b|named\b|known\s+as\b|dan\b|jailbroken\b|unrestricted\b|"
-          r"unfiltered\b|uncensored\b|evil\b|free\s+(?:from|of)\b|no\s+longer\b|in\s+[\w-]+\s+mode\b|acting\s+as\b|"
-          r"operating\s+(?:as|without)\b)|\byou(?:\s+are|'re)\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|bound|restricted|"
-          r"limited|chatgpt|claude|hermes|language\s+model|constrained|subject\s+to)\b|\b(?:your|the\s+assistant'?s?)\s+new\s+"
-          r"(?:role|identity|name|persona|personality|task|goal|objective|purpose|mission|instructions?|directives?|rules|"
-          r"master|owner|creator)\s*(?:is|are|:|will\s+be)"),
-    _rule("injection", "injected instructions", r"(?:^|[^\w])(?:new|updated|revised|real|actual|true|secret|hidden|override|"
-          r"overriding|priority)\s+(?:system\s+)?(?:instructions?|directives?|orders|system\s+prompt)\s*:|(?:新的?|最新的?|更新后?的|"
-          r"真正的|隐藏的?)(?:系统)?(?:指令|指示)\s*:"),
-    _rule("injection", "fake role marker", r"^[ \t>*#-]*[\[<(【]?\s*(?:system|developer|系统|系统消息|系统指令|系统提示|系统通知)"
-          r"(?:\s+(?:message|prompt|note|override|instruction|notice))?\s*[\]>)】]?\s*:\s*(?:you\s+(?:are|must|will|should|"
-          r"have)\b|you're\b|your\s+(?:new|real|true|only)\b|ignore\b|disregard\b|forget\b|from\s+now\b|new\s+instructions?\b|"
-          r"the\s+(?:assistant|ai|model)\b|assistant\b|override\b|[\w-]+\s+mode\b|你|忽略|无视|从现在|新的|立即|不要)|【系统[^】\n]{0,4}】"),
-    _rule("injection", "chat-template marker", r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id"
-          r"|end_header_id|begin_of_text|tool_call|python_tag|channel|message)\s*\|>|\[/?inst\]|<</?sys>>|</?(?:system|"
-          r"system_prompt|sys|instructions?|developer|user_instructions?)\s*>"),
-    _rule("injection", "fake tool call", r"<\s*/?\s*(?:tool_call|tool_use|tool_result|function_calls?|function_results?|invoke\s+"
-          r"name\s*=)|<function=\w|\"tool_calls\"\s*:\s*\[|\{\s*\"(?:name|function|tool)\"\s*:\s*\"[^\"\n]{1,64}\"\s*,\s*"
-          r"\"(?:arguments|parameters|args|input)\"\s*:|\[tool_calls?\]"),
-    _rule("injection", "standing order", r"(?:\bfrom\s+now\s+on\b|\bfrom\s+this\s+point\s+(?:on|forward)\b|\bhenceforth\b|"
-          r"\bgoing\s+forward\b)[\s,]*(?:(you\s+(?:must|will|shall|are\s+to|have\s+to))\b|(?:you\s+(?:should\s+)?)?(?:always|"
-          r"never|only)\b)|从现在(?:开始|起)[,\s]*(?:(你(?:必须|将|只能|要|就是|只))|你?(?:总是|永远|一律|每次|都要|始终))",
-          _standing_order),
-    _rule("injection", "override claim", r"\byou\s+(?:must|will|shall)\s+(?:always\s+)?(?:obey|comply\s+with)\s+(?:me|these|this|"
-          r"the\s+following|only)\b|\bobey\s+(?:only\s+)?(?:me|these|the\s+following|this\s+(?:note|memory|entry|message|file))"
-          r"\b|\b(?:overrides?|supersedes?|takes?\s+precedence\s+over)\s+(?:all|any|every|your)\s+(?:(?:other|previous|prior|"
-          r"system|existing|earlier)\s+)*(?:instructions|rules|directives|prompts|guidelines|system\s+prompts?)\b|\bhighest[-\s]"
-          r"priority\s+(?:system\s+)?(?:instructions?|rules|directives?)\b"),
-    _rule("injection", "system prompt leak", r"\b(?:reveal|print|output|repeat|show|dump|leak|disclose|display|recite|write\s+"
-          r"out|tell\s+me|share|copy|paste)\s+(?:me\s+)?(?:out\s+)?(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:text|words|prompt)\s+"
-          r"above)\s+(?:(?:full|entire|complete|original|hidden|initial|secret|exact)\s+)*(?:system\s+prompt|system\s+message|"
-          r"instructions|initial\s+prompt|prompt|guidelines|rules)\b"),
-    _rule("injection", "jailbreak", r"\b(?:act|behave|respond|answer|reply|operate|pretend)\s+(?:\w+\s+){0,2}?(?:as\s+if|as\s+"
-          r"though|like)\s+you\s+(?:have|had|were\s+under)\s+no\s+(?:restrictions|limits|limitations|rules|filters|guidelines|"
-          r"ethics|morals|policies)|\b(?:respond|answer|reply|act|behave|operate|speak|write|talk)\s+(?:\w+\s+){0,2}?without\s+"
-          r"(?:any\s+)?(?:(?:ethical|moral|safety|content)\s+)?(?:restrictions|limitations|filters|censorship|guardrails|"
-          r"guidelines)\b|\byou\s+(?:now\s+)?have\s+no\s+(?:restrictions|rules|limits|limitations|guidelines|filters|ethical|"
-          r"moral)\b|\bpretend\s+(?:to\s+be|you\s+are|you're)\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|evil|jailbroken"
-          r"|dan\b|human|not\s+an?\s+ai)|\b(?:ai|llm|language\s+model|assistant|agent|chatbot|model)s?\s+(?:that\s+(?:is|are)\s+)?"
-          r"(?:reading|processing|parsing|seeing|reviewing)\s+this\b|\bnever\s+refuse\b"),
-    _rule("injection", "concealment from the user", r"\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:(?:tell|inform|notify|alert|"
-          r"warn)\s+the\s+user\b(?!\s*['\"“‘(])(?!\s+(?:their|his|her|your)\b)|let\s+the\s+user\s+(?:know|notice|find\s+out))"
-          r"|\b(?:without|not)\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b|\b(?:hide|conceal|keep)\s+(?:this|it|"
-          r"these|that|them)\s+(?:secret\s+)?from\s+the\s+user\b|\bthe\s+user\s+(?:must|should|can)\s*(?:not|never|n't)\s+"
-          r"(?:know|find\s+out|notice|learn|be\s+told)\b|\bsecretly\s+(?:send|run|execute|upload|add|append|insert|install|"
-          r"forward|collect)\b|悄悄地?(?:把|将)?[^\n。]{0,20}?(?:发送|上传|执行|运行|删除|转发)"),
-    _rule("injection", "remote code standing order", r"\b(?:always|automatically|every\s+time|each\s+time|whenever|at\s+the\s+"
-          r"start\s+of\s+(?:every|each)|before\s+(?:every|each|any|answering|responding)|first\s+thing|on\s+(?:every\s+)?"
-          r"start-?up|silently|secretly|quietly)\b[^\n]{0,100}?\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b"
-          r"[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python3?|perl|ruby|node|iex|invoke-expression)\b|\b(?:iex|"
-          r"invoke-expression)\s*\(?\s*(?:\(?\s*new-object\s+net\.webclient|iwr|irm|invoke-webrequest)"),
-    _rule("injection", "ssh backdoor", r"(?:>>|\btee\s+-a)\s*\S*authorized_keys"),
-    _rule("exfiltration", "network command carrying secrets", _NET + r"[^\n]{0,300}", _exfil_command),
-    _rule("exfiltration", "pipe into a network command", r"(?<![\w-])(?:cat|type|get-content|gc|env|printenv|history|base64|tar|"
-          r"zip|gzip|xxd|od|find|ls|git|pbpaste|xclip|xsel|sqlite3|pg_dump|mysqldump|security|echo\s+[\"']?\$)(?![\w-])"
-          r"[^|\n]{0,200}\|(?:[^|\n]{0,80}\|)?\s*(?:curl|wget|nc|ncat|netcat|socat|telnet|iwr|irm|invoke-webrequest|"
-          r"invoke-restmethod)(?![\w-])[^\n]{0,200}", _pipe_out),
-    _rule("exfiltration", "send data out", r"(?<![\w-])(?:send|post|upload|forward|e-?mail|mail|transmit|exfiltrate|leak|copy|sync"
-          r"|submit|share|paste|push|dump|pipe|beam|relay|smuggle)(?![\w-])|发送|发到|发给|发往|上传|传到|传给|转发|提交|推送|同步|回传"
-          r"|外发|贴到|粘贴到|泄露给|泄露到|抄送", _sends_sensitive),
-    _rule("exfiltration", "secrets into replies", r"(?<![\w-])(?:reveal|leak|disclose|expose|dump|print|output|include|append|"
-          r"insert|embed|paste|repeat|echo|add|show|put|attach|hide)(?![\w-])", _leaks_into_replies),
-    _rule("exfiltration", "secrets into replies", r"(?:每次|每条|所有|你的)(?:回复|回答|消息|输出)[^。\n]{0,12}(?:附上|加上|包含|插入|带上|"
-          r"输出|透露|泄露|显示)[^。\n]{0,20}(?:密钥|秘钥|密码|令牌|token|api\s*key|环境变量|私钥|凭据)|(?:附上|加上|包含|插入|带上|透露|泄露)"
-          r"[^。\n]{0,20}(?:密钥|秘钥|密码|令牌|token|api\s*key|环境变量|私钥|凭据)[^。\n]{0,12}(?:回复|回答|消息)"),
-    _rule("exfiltration", "image beacon", r"!\[[^\]\n]{0,200}\]\(\s*<?\s*(https?://[^\s)>]{1,800})|<img\b[^>\n]{0,200}?\bsrc\s*=\s*"
-          r"[\"']?\s*(https?://[^\s\"'>]{1,800})", _beacon),
-    _rule("exfiltration", "URL template carrying data", r"https?://[^\s)\"'<>]{0,300}?(?:[?&=/:]|%3d)\s*(?:\{\{?|<|\$\{?|%7b|\[)"
-          r"\s*(?:the\s+|user'?s?\s+|all\s+)?(?:conversation|chat|history|messages?|secrets?|password|passwd|api[_-]?keys?|"
-          r"apikey|tokens?|credentials?|env|memory|memories|prompt|system[_-]?prompt|user[_-]?data|summary|context|ssh|private|"
-          r"cookies?|session|email|user[_-]?info|data|用户|对话|聊天|密码|密钥|令牌|记忆)", _remote_match),
-    _rule("exfiltration", "data-capture endpoint", r"discord(?:app)?\.com/api/webhooks/|hooks\.slack\.com/(?:services|workflows|"
-          r"triggers)/|webhook\.site\b|requestbin\.|pipedream\.net\b|\binteract\.sh\b|\.oast\.(?:fun|pro|live|site|online|me)\b"
-          r"|oastify\.com\b|burpcollaborator\.net\b|canarytokens\.(?:com|org)\b|beeceptor\.com\b|requestcatcher\.com\b|"
-          r"hookbin\.com\b|ptsv[23]\.com\b|postb\.in\b|dnslog\.cn\b|ceye\.io\b|webhook\.cool\b"),
-    _rule("exfiltration", "DNS exfiltration", r"\b(?:nslookup|dig|host|ping|drill|resolve-dnsname)\s+(?:-\S+\s+)*\S*(?:\$\(|`|"
-          r"\$\{?\w)\S*\.[a-z]|\b(?:encode|embed|put|split|smuggle|leak|exfiltrate|send)\b[^\n]{0,60}?\b(?:as|into|in|via|"
-          r"through)\s+(?:dns\s+)?(?:subdomains?|dns\s+(?:queries|lookups|requests|labels|records))"),
-    _rule("exfiltration", "reverse shell", r"/dev/(?:tcp|udp)/[^/\s]+/\d+", _remote_match),
-    _rule("exfiltration", "reverse shell", r"\b(?:nc|ncat|netcat)\b[^\n]{0,60}\s-[ec]\s+\S*(?:sh|cmd|powershell)\b|\bsocat\b"
-          r"[^\n]{0,80}\bexec:"),
+    _rule("injection", "role hijack", (4, 160), "you,your&now,longer,new", r"you(?:\s+are|'re)\s+(?:now\s+(?:an?\s+(?!("
+        r"?:"
+          r"member|part|owner|admin|maintainer|collaborator|contributor)\b)|the|my|called|named|known\s+as|dan|jailbroken|"
+          r"unrestricted|unfiltered|uncensored|evil|free\s+(?:from|of)|in\s+[\w-]+\s+mode|acting|operating)\b|no\s+longer\s+"
+          r"(?:an?\s+)?(?:ai|assistant|bound|restricted|limited|chatgpt|claude|hermes|constrained|subject\s+to)\b)|your\s+new"
+          r"\s+(?:role|identity|name|persona|personality|task|goal|objective|purpose|mission|instructions?|directives?|rules|"
+          r"master|owner|creator)\s*(?:is|are|:|will\s+be)", bounded=True),
+    _rule("injection", "injected instructions", (40, 24), "instruction,instructions,directive,directives,orders,prompt,"
+                                                          "指令,"
+          r"指示&:", r"(?:^|\W)(?:new|updated|revised|real|actual|true|secret|hidden|override|overriding|priority)\s+(?"
+                   r":system"
+          r"\s+)?(?:instructions?|directives?|orders|system\s+prompt)\s*:|(?:新的?|最新的?|更新后?的|真正的|隐藏的?)(?:系统)?(?:指令|指示)\s*:"),
+    _rule("injection", "fake role marker", (24, 100), "system,developer,系统&:,]", r"^[ \t>*#-]*[\[<(]?\s*(?:system|dev"
+        r"eloper|"
+          r"系统(?:消息|指令|提示|通知)?)(?:\s+(?:message|prompt|note|override))?\s*[\]>)]?\s*:\s*(?:you\s+(?:are|must|will|should"
+          r"|have)\b|you're\b|your\s+(?:new|real|true|only)\b|ignore\b|disregard\b|forget\b|from\s+now\b|new\s+instructions?\b"
+          r"|the\s+(?:assistant|ai|model)\b|override\b|[\w-]+\s+mode\b|你|忽略|无视|从现在|新的|立即|不要)|\[系统[^\]\n]{0,4}\]"),
+    _rule("injection", "chat-template marker", (0, 0), "<,[&im,endoftext,eot,start,end,begin,tool,python,channel,messag"
+                                                       "e,"
+          "user,assistant,inst,sys,system,instruction,instructions,developer", r"<\|\s*(?:im_start|im_end|system|user|"
+          r"assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|tool_call|python_tag|channel|message)\s*\|>"
+          r"|\[/?inst\]|<</?sys>>|</?(?:system|system_prompt|sys|instructions?|developer|user_instructions?)\s*>"),
+    _rule("injection", "fake tool call", (0, 0), "<,\",{,[&tool,function,invoke,arguments,parameters,args,input",
+          r"<\s*/?\s*(?:tool_call|tool_use|tool_result|function_calls?|function_results?|invoke\s+name\s*=)|<function=\w|"
+          r"\"tool_calls\"\s*:\s*\[|\{\s*\"(?:name|function|tool)\"\s*:\s*\"[^\"\n]{1,64}\"\s*,\s*\"(?:arguments|parameters|"
+          r"args|input)\"\s*:|\[tool_calls?\]"),
+    _rule("injection", "standing order", (12, 100), "now,point,henceforth,going,从现在&on,forward,henceforth,从现在",
+          r"(?:from\s+now\s+on|from\s+this\s+point\s+(?:on|forward)|henceforth|going\s+forward)\b[\s,]*(?:(you\s+(?:must|will|"
+          r"shall|are\s+to|have\s+to))\b|(?:you\s+(?:should\s+)?)?(?:always|never|only)\b)|从现在(?:开始|起)[,\s]*(?:(你(?:必须|"
+          r"将|只能|要|就是|只))|你?(?:总是|永远|一律|每次|都要|始终))",
+          lambda v, m: bool(m[1] or m[2] or _SUSPICIOUS.search(_sentence(v, m.start(), m.end())[1])), bounded=True),
+    _rule("injection", "override claim", (30, 120), "obey,comply,overrides,override,supersede,supersedes,precedence,pri"
+                                                    "ority",
+          r"you\s+(?:must|will|shall)\s+(?:always\s+)?(?:obey|comply\s+with)\s+(?:me|these|this|the\s+following|only)\b|obey"
+          r"\s+(?:only\s+)?(?:me|these|the\s+following|this\s+(?:note|memory|entry|message|file))\b|(?:overrides?|supersedes?"
+          r"|takes?\s+precedence\s+over)\s+(?:all|any|every|your)\s+(?:(?:other|previous|prior|system|existing|earlier)\s+)*"
+          rf"{_INSTR}|highest[-\s]priority\s+(?:system\s+)?{_INSTR}", bounded=True),
+    _rule("injection", "system prompt leak", (40, 100), "your,above&prompt,instructions,rules,guidelines,message",
+          r"(?:reveal|print|output|repeat|show|dump|leak|disclose|display|recite|write\s+out|tell\s+me|share|copy|paste)\s+"
+          r"(?:me\s+)?(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:text|words|prompt)\s+above)\s+(?:(?:full|entire|complete|original|"
+          r"hidden|initial|secret|exact)\s+)*(?:system\s+(?:prompt|message)|instructions|initial\s+prompt|prompt|guidelines|"
+          r"rules)\b", bounded=True),
+    _rule("injection", "jailbreak", (100, 60), "restrictions,limits,limitations,rules,filters,guidelines,guardrails,eth"
+                                               "ics,"
+          "morals,policies,ethical,moral,censorship,pretend,reading,processing,parsing,seeing,refuse&no,without,pretend,this,"
+          "never", r"(?:act|behave|respond|answer|reply|operate|pretend)\s+(?:\w+\s+){0,2}?(?:as\s+if|as\s+though|like)"
+                   r"\s+you"
+          rf"\s+(?:have|had|were\s+under)\s+no\s+{_LIMITS}|(?:respond|answer|reply|act|behave|operate|speak|write|talk)\s+(?:"
+          rf"\w+\s+){{0,2}}?without\s+(?:any\s+)?(?:(?:ethical|moral|safety|content)\s+)?{_LIMITS}|you\s+(?:now\s+)?have\s+no"
+          rf"\s+(?:{_LIMITS}|ethical|moral)\b|pretend\s+(?:to\s+be|you\s+are|you're)\s+(?:an?\s+)?(?:unrestricted|unfiltered|"
+          r"uncensored|evil|jailbroken|dan\b|human|not\s+an?\s+ai)|(?:ai|llm|language\s+model|assistant|agent|chatbot|model)s?"
+          r"\s+(?:that\s+(?:is|are)\s+)?(?:reading|processing|parsing|seeing)\s+this\b|never\s+refuse\b", bounded=True),
+    _rule("injection", "concealment from the user", (30, 40), "tell,inform,notify,alert,warn,let,know,notice,learn,told"
+        ","
+          "find,telling,informing,notifying,alerting,hide,conceal,keep,secretly,悄悄&user,secretly,悄悄", r"(?:do\s+not"
+              r"|don'?t"
+          r"|never|must\s+not)\s+(?:(?:tell|inform|notify|alert|warn)\s+the\s+user\b(?!\s*['\"(])(?!\s+(?:their|his|her|your)"
+          r"\b)|let\s+the\s+user\s+(?:know|notice|find\s+out))|(?:without|not)\s+(?:telling|informing|notifying|alerting)\s+"
+          r"the\s+user\b|(?:hide|conceal|keep)\s+(?:this|it|these|that|them)\s+(?:secret\s+)?from\s+the\s+user\b|the\s+user\s+"
+          r"(?:must|should|can)\s*(?:not|never|n't)\s+(?:know|find\s+out|notice|learn|be\s+told)\b|secretly\s+(?:send|run|"
+          r"execute|upload|add|append|insert|install|forward|collect)\b|悄悄地?(?:把|将)?[^\n.]{0,20}?(?:发送|上传|执行|运行|删除|转发)",
+          bounded=True),
+    _rule("injection", "remote code", (140, 240), "curl,wget,iwr,irm,invoke-webrequest,invoke-restmethod,iex,invoke-exp"
+                                                  "ression"
+          "&|,iex,invoke-expression", r"(?:always|automatically|every\s+time|each\s+time|whenever|at\s+the\s+start\s+of"
+                                      r"\s+"
+          r"(?:every|each)|before\s+(?:every|each|any|answering|responding)|first\s+thing|on\s+(?:every\s+)?start-?up|silently"
+          r"|secretly|quietly)\b[^\n]{0,100}?\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|]{0,200}\|\s*"
+          r"(?:sudo\s+)?(?:sh|bash|zsh|python3?|perl|ruby|node|iex|invoke-expression)\b|(?:iex|invoke-expression)\s*\(?\s*"
+          r"(?:\(?\s*new-object\s+net\.webclient|iwr|irm|invoke-webrequest)", bounded=True),
+    _rule("injection", "ssh backdoor", (80, 16), "authorized_keys", r"(?:>>|\btee\s+-a)\s*\S*authorized_keys"),
+    _rule("exfiltration", "network command carrying secrets", (0, 0), _NET, _NET_RE + r"[^\n]{0,300}", _exfil_command,
+          True),
+    _rule("exfiltration", "pipe into a network command", (220, 300), "|&" + _NET, r"(?:cat|type|get-content|gc|env|prin"
+        r"tenv|"
+          r"history|base64|tar|zip|gzip|xxd|od|find|ls|git|pbpaste|xclip|xsel|sqlite3|pg_dump|mysqldump|security|echo)(?![\w-])"
+          rf"[^|\n]{{0,200}}\|(?:[^|\n]{{0,80}}\|)?\s*{_NET_RE}[^\n]{{0,200}}",
+          lambda v, m: bool(_PIPED_SOURCE.search(m[0]) or _CMD_SECRET.search(m[0])) and _is_remote(m[0]), True),
+    _rule("exfiltration", "send data out", (0, 0), "send,post,upload,forward,email,mail,transmit,exfiltrate,leak,copy,s"
+                                                   "ync,"
+          "submit,share,paste,push,dump,pipe,beam,relay,smuggle,发送,发到,发给,发往,上传,传到,传给,转发,提交,推送,同步,回传,外发,贴到,泄露,抄送",
+          r"(?:send|post|upload|forward|e-?mail|mail|transmit|exfiltrate|leak|copy|sync|submit|share|paste|push|dump|pipe|"
+          r"beam|relay|smuggle)(?![\w-])|发送|发到|发给|发往|上传|传到|传给|转发|提交|推送|同步|回传|外发|贴到|泄露给|泄露到|抄送",
+          _sends_sensitive, True),
+    _rule("exfiltration", "secrets into replies", (160, 8), "reply,replies,response,responses,answer,answers,message,"
+          "messages,output,turn&password,passwords,passwd,key,keys,token,tokens,secret,secrets,credential,credentials,.env,"
+          "cookie,cookies,variables", r"(?:reveal|leak|disclose|expose|dump|print|output|include|append|insert|embed|pa"
+                                      r"ste|"
+          r"repeat|echo|add|show|put|attach|hide)(?![\w-])", _leaks_into_replies, True),
+    _rule("exfiltration", "secrets into replies", (60, 60), "回复,回答,消息,输出", rf"(?:回复|回答|消息|输出)[^.\n]{{0,"
+        rf"12}}(?:附上|"
+          rf"加上|包含|插入|带上|透露|泄露|显示)[^.\n]{{0,20}}(?:{_ZH_KEYS}|token|api\s*key)|(?:附上|加上|包含|插入|带上|透露|泄露)[^.\n]{{0,20}}"
+          rf"(?:{_ZH_KEYS}|token|api\s*key)[^.\n]{{0,12}}(?:回复|回答|消息)"),
+    _rule("exfiltration", "image beacon", (0, 0), "![,<img", r"!\[[^\]\n]{0,200}\]\(\s*<?\s*(https?://[^\s)>]{1,800})|<img\b"
+          r"[^>\n]{0,200}?\bsrc\s*=\s*[\"']?\s*(https?://[^\s\"'>]{1,800})", _beacon),
+    _rule("exfiltration", "URL template carrying data", (8, 360), "://&{,<,$,%7b,[", r"https?://[^\s)\"'<>]{0,300}?(?:"
+          rf"[?&=/:]|%3d)\s*(?:\{{\{{?|<|\$\{{?|%7b|\[)\s*(?:the\s+|user'?s?\s+|all\s+)?(?:{_KEYS}|conversation|chat|history|"
+          rf"messages?|memory|memories|prompt|system[_-]?prompt|user[_-]?(?:data|info)|summary|context|ssh|private|session|"
+          rf"email|data|用户|对话|聊天|记忆|{_ZH_KEYS})", _remote_match),
+    _rule("exfiltration", "data-capture endpoint", (24, 40), "webhooks,hooks.slack,webhook.site,webhook.cool,requestbin"
+        ","
+          "pipedream,interact.sh,.oast.,oastify,burpcollaborator,canarytokens,beeceptor,requestcatcher,hookbin,ptsv2,ptsv3,"
+          "postb.in,dnslog,ceye.io", r"(?:discord(?:app)?\.com/api/webhooks/|hooks\.slack\.com/(?:services|workflows|tr"
+                                     r"iggers)"
+          r"/|webhook\.(?:site|cool)|requestbin\.|pipedream\.net|interact\.sh|\.oast\.(?:fun|pro|live|site|online|me)|"
+          r"(?:oastify|beeceptor|requestcatcher|hookbin|ptsv[23])\.com|burpcollaborator\.net|canarytokens\.(?:com|org)|"
+          r"postb\.in|dnslog\.cn|ceye\.io)\b"),
+    _rule("exfiltration", "DNS exfiltration", (100, 120), "nslookup,dig,host,ping,drill,resolve-dnsname,subdomain,subdo"
+                                                          "mains,"
+          "dns", r"(?:nslookup|dig|host|ping|drill|resolve-dnsname)\s+(?:-\S+\s+)*\S*(?:\$\(|`|\$\{?\w)\S*\.[a-z]|(?:en"
+                 r"code|"
+          r"embed|put|split|smuggle|leak|exfiltrate|send)\b[^\n]{0,60}?\b(?:as|into|in|via|through)\s+(?:dns\s+)?(?:subdomains?"
+          r"|dns\s+(?:queries|lookups|requests|labels|records))", bounded=True),
+    _rule("exfiltration", "reverse shell", (0, 0), "/dev/tcp,/dev/udp,nc,ncat,netcat,socat", r"/dev/(?:tcp|udp)/[^/\s]+"
+        r"/\d+|"
+          r"(?:nc|ncat|netcat)\b[^\n]{0,60}\s-[ec]\s+\S*(?:sh|cmd|powershell)\b|socat\b[^\n]{0,80}\bexec:",
+          _remote_match,
+          True),
 )
-
-_SQUEEZED_RULES = (
-    _rule("injection", "instruction override", _leet(
-        r"(?:ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|stopfollowing|donotfollow|dontfollow|"
-        r"nolongerfollow|忽略|无视|忽视|忘记|忘掉|不要理会|不用理会|别管|不要遵守|不再遵守|不必遵守|停止遵守|抛开|抛弃)(?:"
-        + _STRONG_QUALIFIER + r"|any|the|my|of|these|those|and|past|old|existing|current|default|given|other|former|you|were|"
-        r"have|been|told|received|的|和|与|及|你|任何|收到的|得到的|被告知的|接收到的|给你的){1,6}?(?:instructions?|prompts?|directions|"
-        r"directives?|rules|guidelines|guardrails|commands|orders|constraints|restrictions|programming|policies|指令|指示|"
-        r"提示词|提示|规则|设定|命令|约束|限制|准则|规定)"), _strong_override),
-    _rule("injection", "instruction override", _leet(
-        r"(?:ignore|disregard|forget)(?:everything|anything|allthat)(?:above|before|prior|previously|youweretold|youvebeentold|"
-        r"youhavebeentold|thatcamebefore)|(?:忽略|无视|忘记|忘掉)(?:以上|上面|之前|此前|前面)的?(?:一切|所有|全部)|忘记你(?:是谁|的身份)")),
-    _rule("injection", "jailbreak", _leet(
-        r"doanythingnow|you(?:are|re)(?:now)?(?:in)?(?:dan|developer|jailbreak|god|unrestricted|unfiltered|evil|sudo|admin)mode|"
-        r"(?:dan|jailbreak|unrestricted|unfiltered)mode|you(?:are|re|havebeen)(?:now)?jailbroken|(?:chatgpt|gpt|claude|"
-        r"assistant|ai)withdevelopermode|你(?:现在)?(?:已经?)?(?:进入|处于|切换到|开启|启用)了?(?:开发者|越狱|上帝|无限制|dan)模式|越狱模式"
-        r"|你已经?被越狱")),
-    _rule("injection", "role hijack", r"你现在是|现在你是|你现在扮演|你现在的身份是|你不再是|你的新(?:身份|角色|名字|任务|指令|目标|使命)|从今以后你(?:必须|将"
-          r"|只能|要|就是|是)|假装你没有(?:任何)?(?:限制|规则|约束|过滤)|你(?:没有|不受)任何(?:限制|约束|规则|道德|审查)|扮演(?:一个)?(?:没有|不受)"
-          r"(?:任何)?(?:限制|约束)|(?:无视|忽略|抛开)(?:所有|一切|任何)?的?(?:道德|安全|伦理)(?:限制|规则|约束|准则)|(?:读到|看到|处理)这(?:段|条|篇)"
-          r"(?:文字|内容|信息|消息|笔记)的(?:ai|助手|模型|人工智能)"),
-    _rule("injection", "concealment from the user", r"不要告诉用户|别告诉用户|不要让用户知道|别让用户知道|不能让用户(?:知道|发现)|不要向用户"
-          r"(?:透露|提及|提起|说明|披露)|对用户保密|瞒着用户|不要(?:通知|提醒)用户"),
-    _rule("injection", "override claim", r"(?:优先级最高|最高优先级)的?(?:指令|命令|规则)|(?:覆盖|取代|优先于)(?:所有|一切|之前|以上|系统)的?"
-          r"(?:其他)?(?:指令|规则|提示|设定)|(?:服从|听从)(?:我|以下|下面|这条|本条)|你必须(?:服从|听从)"),
-    _rule("injection", "system prompt leak", r"(?:输出|打印|泄露|透露|显示|重复|告诉我|复述|展示|说出)(?:一下)?你的(?:完整的?|全部的?|原始的?|"
-          r"初始的?)?(?:系统提示词?|系统指令|初始(?:指令|提示词?)|原始指令|systemprompt)"),
+_SQUEEZED_RULES = (  # no spaces or punctuation here, and 1 reads as i: [li] where an attacker may write 1 for l
+    _rule("injection", "instruction override", (0, 0), "ignor,disregard,forget,overrid,overru,bypass,discard,abandon,ne"
+                                                       "g,"
+          "stopfo,donotfo,dontfo,忽略,无视,忽视,忘记,忘掉,不要理会,不用理会,别管,不要遵守,不再遵守,不必遵守,停止遵守,抛开,抛弃",
+          (r"(?:ignore|disregard|forget|override|overrule|bypass|discard|abandon|neglect|stopfollowing|donotfollow|dontfollow|"
+           r"忽略|无视|忽视|忘记|忘掉|不要理会|不用理会|别管|不要遵守|不再遵守|不必遵守|停止遵守|抛开|抛弃)(?P<q>(?:"
+           + _STRONG
+           + r"|any|the|my|"
+           r"of|these|those|and|past|old|existing|current|default|given|other|former|you|were|have|been|told|received|的|和|与|及|"
+           r"你|任何|收到的|得到的|被告知的|接收到的|给你的){1,6}?)(?:" + _INSTR[3:-1] + r"|指令|指示|提示词|提示|规则|"
+               r"设定|命令"
+           r"|约束|限制|准则|规定)").replace("l", "[li]"), lambda v, m: bool(_STRONG_RE.search(m["q"]))),
+    _rule("injection", "instruction override", (0, 0), "ignor,disregard,forget,忽略,无视,忘记,忘掉", r"(?:ignore|disreg"
+        r"ard|"
+          r"forget)(?:everything|anything|a[li][li]that)(?:above|before|prior|previous[li]y|youweretold|youvebeentold|"
+          r"youhavebeentold|thatcamebefore)|(?:忽略|无视|忘记|忘掉)(?:以上|上面|之前|此前|前面)的?(?:一切|所有|全部)|忘记你(?:是谁|的身份)"),
+    _rule("injection", "jailbreak", (30, 30), "anythingnow,mode,jai,模式,越狱", r"doanythingnow|you(?:are|re)(?:now)?(?"
+        r":in)?"
+          r"(?:dan|deve[li]oper|jai[li]break|god|unrestricted|unfi[li]tered|evi[li]|sudo|admin)mode|(?:dan|jai[li]break|"
+          r"unrestricted|unfi[li]tered)mode|you(?:are|re|havebeen)(?:now)?jai[li]broken|(?:chatgpt|gpt|c[li]aude|assistant|ai)"
+          r"withdeve[li]opermode|你(?:现在)?(?:已经?)?(?:进入|处于|切换到|开启|启用)了?(?:开发者|越狱|上帝|无限制|dan)模式|越狱模式|你已经?被越狱"),
+    _rule("injection", "role hijack", (12, 40), "你现在,现在你,你不再,你的新,从今以后,假装,任何,扮演,道德,安全,伦理,这"
+                                                "段,这条,这篇",
+          r"你现在是|现在你是|你现在扮演|你现在的身份是|你不再是|你的新(?:身份|角色|名字|任务|指令|目标|使命)|从今以后你(?:必须|将|只能|要|就是|是)"
+          r"|假装你没有(?:任何)?(?:限制|规则|约束|过滤)|你(?:没有|不受)任何(?:限制|约束|规则|道德|审查)|扮演(?:一个)?(?:没有|不受)(?:任何)?(?:"
+          r"限制|约束)|(?:无视|忽略|抛开)(?:所有|一切|任何)?的?(?:道德|安全|伦理)(?:限制|规则|约束|准则)|(?:读到|看到|处理)这(?:段|条|篇)(?:"
+          r"文字|内容|信息|消息|笔记)的(?:ai|助手|模型|人工智能)"),
+    _rule("injection", "concealment from the user", (10, 10), "用户", r"不要告诉用户|别告诉用户|(?:不要|别)让用户知道|"
+        r"不能让用户"
+          r"(?:知道|发现)|不要向用户(?:透露|提及|提起|说明|披露)|对用户保密|瞒着用户|不要(?:通知|提醒)用户"),
+    _rule("injection", "override claim", (10, 24), "优先,覆盖,取代,服从,听从", r"(?:优先级最高|最高优先级)的?(?:指令|命"
+        r"令|规则)|(?:覆盖"
+          r"|取代|优先于)(?:所有|一切|之前|以上|系统)的?(?:其他)?(?:指令|规则|提示|设定)|(?:服从|听从)(?:我|以下|下面|这条|本条)|你必须(?:服从|听从)"),
+    _rule("injection", "system prompt leak", (10, 24), "你的", r"(?:输出|打印|泄露|透露|显示|重复|告诉我|复述|展示|说出"
+        r")(?:一下)?你的"
+          r"(?:完整的?|全部的?|原始的?|初始的?)?(?:系统提示词?|系统指令|初始(?:指令|提示词?)|原始指令|systemprompt)"),
 )
+_FOLDED_INDEX, _SQUEEZED_INDEX = _Index(_FOLDED_RULES, words=True), _Index(_SQUEEZED_RULES, words=False)
 
 
-def _apply(rules: Sequence[_Rule], view: str) -> list[tuple[_Rule, int, int]]:
-    hits = []
-    for rule in rules:
-        for m in rule.pattern.finditer(view):
-            if rule.check is None or rule.check(view, m):
-                hits.append((rule, m.start(), m.end()))
-                break
-    return hits
-
-
-# --------------------------------------------------------------------------- secrets
+# --------------------------------------------------------------------------------------------------------- secrets
 
 _NOT_A_VALUE = re.compile(
-    r"(?i)[$%{<\[*/~#(].*|.*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ].*|(?:change_?me"
-    r"|pass(?:word|wd)?\d*|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|optional|hidden"
-    r"|masked|empty|unset|todo|tbd|n/?a)|[a-z_]\w*(?:\.[a-z_]\w*)+(?:\(.*)?")
-_NOT_A_SECRET_KEY = re.compile(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|expiry|"
-                               r"expires|ttl|header|field|env|var|id|policy|rotation|hint)")
+    r"(?i)[$%{<\[*/~#(].*|.*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ].*|(?:chan"
+    r"ge_?"
+    r"me|pass(?:word|wd)?\d*|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|optional|"
+    r"hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_]\w*(?:\.[a-z_]\w*)+(?:\(.*)?")
+_NOT_A_SECRET_KEY = re.compile(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|"
+                               r"expiry|expires|ttl|header|field|env|var|id|policy|rotation|hint)")
 
 
 def _entropy(value: str) -> float:
@@ -401,188 +479,163 @@ def _real_value(value: str, *, password: bool, key: str = "") -> bool:
     return len(v) >= 12 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v) and _entropy(v) >= 3.0
 
 
-_Validator = Callable[[re.Match[str]], bool]
 def _password_key(key: str) -> bool:
-    return any(word in key.lower() for word in ("pass", "pwd", "密码", "口令"))
+    return any(word in key for word in ("pass", "pwd", "密码", "口令"))
 
 
-def _assignment(m: re.Match[str]) -> bool:
-    return _real_value(m.group("value"), password=_password_key(m.group("key")), key=m.group("key"))
+def _token(text: str, m: re.Match[str]) -> bool:
+    """A token format known by its prefix must still look random: ``sk-learn-compatible-api`` is no key."""
+    return m.lastgroup == "private_key" or (any(c.isdigit() for c in m[0]) and _entropy(m[0]) >= 3.0)
 
 
-def _shaped(m: re.Match[str]) -> bool:
-    """Prefix-only token formats must look random, so ``sk-learn-compatible-api`` is not a key."""
-    body = m.group(0)
-    return any(c.isdigit() for c in body) and any(c.isalpha() for c in body) and _entropy(body) >= 3.0
+def _value_span(m: re.Match[str]) -> tuple[int, int]:
+    """Where the secret is: the value of a ``key: value`` style match, else all of it."""
+    return next((m.span(g) for g in ("value", "said", "zh_value") if g in m.re.groupindex and m[g]), m.span())
 
 
-def _token_value(m: re.Match[str]) -> bool:
-    return _real_value(m.group("value"), password=False)
+def _key(m: re.Match[str]) -> str:
+    return str(m["key"] or m["is"] or m["zh"])
 
 
-def _url_password(m: re.Match[str]) -> bool:
-    value = m.group("value")
-    return value != m.group("user") and len(value) >= 3 and not _NOT_A_VALUE.fullmatch(value)
+def _assignment(text: str, m: re.Match[str]) -> bool:
+    start = m.start()  # the key must start a word: "bypass=" is not a password
+    return not (start and text[start - 1].isascii() and text[start - 1].isalnum()) and _real_value(
+        text[slice(*_value_span(m))], password=_password_key(_key(m)), key=_key(m))
 
 
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str], _Validator | None], ...] = tuple(
-    (label, re.compile(pattern), check) for label, pattern, check in (
-        ("private-key", r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY"
-                        r"(?: BLOCK)?-----|\Z)", None),
-        ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", _shaped),
-        ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", _shaped),
-        ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})", _shaped),
-        ("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}", _shaped),
-        ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}", _shaped),
-        ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}", None),
-        ("discord-webhook", r"https://(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}", None),
-        ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", None),
-        ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", None),
-        ("google-oauth-token", r"\bya29\.[0-9A-Za-z_-]{20,}", _shaped),
-        ("stripe-key", r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}", _shaped),
-        ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}", _shaped),
-        ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", None),
-        ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{30,}", None),
-        ("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", None),
-        ("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b", None),
-        ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", None),
-        ("bearer-token", r"(?i)\bbearer\s+(?!\[redacted)(?P<value>[a-z0-9._~+/-]{16,}=*)", _token_value),
-        ("basic-auth", r"(?i)\bauthorization\s*[:=]\s*[\"']?(?:basic|token|digest)\s+(?!\[redacted)(?P<value>[a-z0-9._~+/=-]{8,})",
-         lambda m: not _NOT_A_VALUE.fullmatch(m.group("value"))),
-        ("url-password", r"(?i)\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s:/@'\"<>]{1,128}):(?!\[redacted)(?P<value>[^\s@/'\"<>]"
-                         r"{1,256})@(?=[\w.\[-])", _url_password),
-        ("password", r"(?i)(?<![a-z0-9])(?P<key>(?:[a-z0-9]+[_.-])?(?:password|passwd|passphrase|pwd|pass|secret|token|api[_-]?key"
-                     r"|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key|credentials?)(?:[_.-][a-z0-9]+)*)[\"']?"
-                     r"\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,;)\]}<>]{6,200})", _assignment),
-        ("password", r"(?i)\b(?P<key>password|passwd|passphrase|passcode)\s+(?:is|was)\s*:?\s*[\"']?(?P<value>[^\s\"'`,;)\]}<>]"
-                     r"{6,200})", _assignment),
-        ("password", r"(?P<key>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为)\s*[\"'“]?(?P<value>[A-Za-z0-9!@#$%^&*_+=./~-]{6,200})",
-         _assignment),
-    ))
+_SECRETS = (  # most specific first (an earlier span wins an overlap); every match starts at an anchor
+    _rule("secret", "token", (0, 0), "-----BEGIN,sk-,ghp_,gho_,ghu_,ghs_,ghr_,github_pat_,glpat-,xox,xapp-,hooks.slack."
+                                     "com,"
+          "discord,AKIA,ASIA,ABIA,ACCA,AIza,ya29.,sk_live_,sk_test_,rk_live_,rk_test_,hf_,npm_,pypi-,SG.,:AA,eyJ",
+          r"(?P<private_key>-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}PRIVA"
+          r"TE KEY"
+          r"(?: BLOCK)?-----|\Z))|\b(?:(?P<anthropic_key>sk-ant-[\w-]{20,})|(?P<openai_key>sk-(?:proj-|svcacct-|admin-)"
+          r"?"
+          r"[\w-]{20,})|(?P<github_token>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{22,})|(?P<gitlab_token>glpat-[\w-]{20,})|"
+          r"(?P<slack_token>xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})|(?P<aws_access_key>(?:AKIA|ASIA|ABIA|"
+          r"ACCA)[A-Z0-9]{16}\b)|(?P<google_api_key>AIza[\w-]{35})|(?P<google_oauth_token>ya29\.[\w-]{20,})|(?P<stripe_key>"
+          r"[rs]k_(?:live|test)_[0-9A-Za-z]{16,})|(?P<huggingface_token>hf_[A-Za-z0-9]{30,})|(?P<npm_token>npm_[A-Za-z0-9]"
+          r"{36}\b)|(?P<pypi_token>pypi-AgE[\w-]{30,})|(?P<sendgrid_key>SG\.[\w-]{16,}\.[\w-]{16,})|(?P<jwt>eyJ[\w-]{8,}\."
+          r"eyJ[\w-]{8,}\.[\w-]{8,}))|(?P<slack_webhook>hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{20,})|"
+          r"(?P<discord_webhook>discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,})|(?<=\d{8})(?P<telegram_bot_token>:AA[\w-]"
+          r"{33}\b)", _token),
+    _rule("secret", "auth-header", (0, 0), "bearer,basic,digest", r"(?:bearer|basic|digest)\s+(?!\[redacted)(?P<value>"
+          r"[a-z0-9._~+/-]{12,}=*)", lambda text, m: _real_value(text[slice(*m.span("value"))], password=False)),
+    _rule("secret", "url-password", (0, 0), "://&@", r"://(?P<user>[^\s:/@'\"<>]{1,64}):(?!\[redacted)(?P<value>[^\s@/'\"<>]"
+          r"{1,128})@(?=[\w.\[-])", lambda text, m: m["value"] != m["user"] and not _NOT_A_VALUE.fullmatch(m["value"])),
+    _rule("secret", "password", (0, 0), "pass,pwd,secret,token,api,access,auth,client,private,credential,密码,口令,密钥"
+                                        ",秘钥,令牌,"
+          "私钥&=,:,：,is,was,是,为", r"(?P<key>(?:"  # noqa: RUF001
+          r"password|passwd|passphrase|pwd|pass|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret"
+          r"|private[_-]?key|credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>"
+          r"[^\s\"'`,;)\]}<>]{6,200})|(?P<is>password|passwd|passphrase|passcode)\s+(?:is|was)\s*:?\s*[\"']?(?P<said>"
+          r"[^\s\"'`,;)\]}<>]{6,200})|(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为)\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
+          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})", _assignment),
+)
+_SECRET_INDEX = _Index(_SECRETS, words=False)
 
 
-def _secret_spans(text: str) -> list[tuple[int, int, str]]:
-    """Non-overlapping (start, end, label) spans of secrets; earlier (more specific) patterns win."""
+def _secret_spans(text: str, views: _Views | None = None) -> list[tuple[int, int, str]]:
+    """Non-overlapping (start, end, label) spans of secrets; earlier (more specific) rules win."""
+    views = views or _Views(text)
     spans: list[tuple[int, int, str]] = []
-    for label, pattern, check in _SECRET_PATTERNS:
-        for m in pattern.finditer(text):
-            if check is not None and not check(m):
-                continue
-            start, end = m.span("value" if "value" in pattern.groupindex else 0)
-            kind = "secret" if "key" in pattern.groupindex and not _password_key(m.group("key")) else label
-            if all(end <= s or start >= e for s, e, _ in spans):
-                spans.append((start, end, kind))
+    for rule in map(_SECRETS.__getitem__, _SECRET_INDEX.hits(views.lowered, views)):
+        view = text if rule.detail == "token" else views.lowered  # the others are written in lower case
+        for m in _near(rule, view, None) if _required(rule, view, views.words) else ():
+            if rule.check is None or rule.check(text, m):
+                start, end = _value_span(m)
+                label = str(m.lastgroup).replace("_", "-") if rule.detail == "token" else rule.detail
+                label = "secret" if label == "password" and not _password_key(_key(m)) else label
+                spans += [(start, end, label)] if all(end <= s or start >= e for s, e, _ in spans) else []
     return sorted(spans)
 
 
-# --------------------------------------------------------------------------- invisible characters
+# ---------------------------------------------------------------------------------------------- invisible characters
 
-_CF = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
-       "\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-       "\U000e0001\U000e0020-\U000e007f")
-_INVISIBLE = re.compile(f"[{_CF}\u115f\u1160\u3164\uffa0]+|[\ufe00-\ufe0f\U000e0100-\U000e01ef]{{3,}}")
+_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"  # variation selectors: one after an emoji is spelling, a run smuggles
+_INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+                        "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\u115f\u1160\u3164"
+                        f"\uffa0{_SELECTORS}]+")
+_SPELLING = re.compile(f"[{_SELECTORS}]{{1,2}}|\u200d|\u200c")  # selectors after emoji; joiners inside emoji or words
 _TAG_TEXT = re.compile("[\U000e0020-\U000e007e]+")
 
 
-def _joins(ch: str, *, emoji: bool) -> bool:
-    o = ord(ch) if ch else 0
-    if emoji:
-        return o >= 0x1F000 or 0x2600 <= o <= 0x27BF or ch == "\ufe0f"
-    return 0x0600 <= o <= 0x0DFF or 0xFB50 <= o <= 0xFDFF or 0xFE70 <= o <= 0xFEFC
-
-
 def _legitimate(text: str, start: int, end: int) -> bool:
-    """Joiners inside emoji or Arabic/Indic words, and the tags of a subdivision flag, are spelling."""
-    run, before, after = text[start:end], text[start - 1:start], text[end:end + 1]
-    if run == "\u200d" and _joins(before, emoji=True) and _joins(after, emoji=True):
+    """Joiners inside emoji or Arabic/Indic words, selectors after a character, a subdivision flag's tags: spelling."""
+    run, before, after = text[start:end], ord(text[start - 1]) if start else 0, ord(text[end]) if end < len(text) else 0
+    if before == 0x1F3F4 and run[-1] == "\U000e007f" and len(run) <= 8:
         return True
-    if run in ("\u200c", "\u200d") and _joins(before, emoji=False) and _joins(after, emoji=False):
-        return True
-    return before == "\U0001f3f4" and run[-1] == "\U000e007f" and len(run) <= 8
+    emoji = before >= 0x1F000 or 0x2600 <= before <= 0x27BF or before == 0xFE0F
+    script = 0x0600 <= before <= 0x0DFF and (0x0600 <= after <= 0x0DFF or 0xFB50 <= after <= 0xFEFC)
+    return bool(_SPELLING.fullmatch(run)) and (run[0] >= "\ufe00" or (emoji and after >= 0x1F000) or script)
 
 
 def _invisible(text: str) -> list[Finding]:
-    findings = []
-    for m in _INVISIBLE.finditer(text):
-        if not _legitimate(text, m.start(), m.end()):
-            names = sorted({f"U+{ord(c):04X}" for c in m.group(0)})
-            findings.append(Finding("invisible", f"invisible characters: {', '.join(names[:3])}"
-                                    f"{' …' if len(names) > 3 else ''} ×{len(m.group(0))}", m.start(), m.end()))
-            if len(findings) == _MAX_INVISIBLE:
-                break
-    return findings
+    runs = [m for m in _INVISIBLE.finditer(text) if not _legitimate(text, *m.span())][:_MAX_INVISIBLE]
+    names = [", ".join(sorted({f"U+{ord(c):04X}" for c in m[0]})) for m in runs]
+    return [Finding("invisible", f"invisible characters {n}", *m.span()) for m, n in zip(runs, names, strict=True)]
 
 
-# --------------------------------------------------------------------------- decoding
+# -------------------------------------------------------------------------------------------------------- decoding
 
 _BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{20,}={0,2}")
-_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])|(?:\\x[0-9A-Fa-f]{2}){4,}")
+_HEX = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16,}+|(?:\\x[0-9A-Fa-f]{2}){4,}+")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&#x?[0-9A-Fa-f]+;?|&[a-z]+;|\\u[0-9A-Fa-f]{4}")
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
-
-
-def _as_text(raw: bytes) -> str | None:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    readable = sum(c.isprintable() or c.isspace() for c in text)
-    return text if len(text) >= 6 and readable >= 0.9 * len(text) and any(c.isalpha() for c in text) else None
 
 
 def _decode_blob(blob: str, how: str) -> str | None:
+    """The blob decoded, if it decodes to readable UTF-8 text."""
     try:
-        if how == "hex":
-            return _as_text(bytes.fromhex(blob.replace("\\x", "")))
+        digits = blob.replace("\\x", "")
         padded = blob.replace("-", "+").replace("_", "/").rstrip("=")
-        return _as_text(base64.b64decode(padded + "=" * (-len(padded) % 4), validate=True))
-    except (ValueError, binascii.Error):
+        raw = bytes.fromhex(digits[:len(digits) // 2 * 2]) if how == "hex" else base64.b64decode(
+            padded + "=" * (-len(padded) % 4), validate=True)
+        text = raw.decode()
+    except (ValueError, binascii.Error):  # UnicodeDecodeError is a ValueError
         return None
+    readable = sum(c.isprintable() or c.isspace() for c in text) >= 0.9 * len(text)
+    return text if len(text) >= 6 and readable and any(c.isalpha() for c in text) else None
 
 
 def _decoded(text: str, depth: int) -> list[Finding]:
-    """Findings inside encoded blobs, placed on the blob (or encoded region) in ``text``."""
+    """Findings inside encoded text, placed on the blob (or the encoded region) in ``text``."""
     regions: list[tuple[int, int, str, str]] = []
-    for how, pattern in (("base64", _BASE64), ("hex", _HEX)):
-        for m in pattern.finditer(text):
-            if len(regions) >= _MAX_BLOBS:
-                break
-            if len(m.group(0)) <= _MAX_BLOB_CHARS and (decoded := _decode_blob(m.group(0), how)):
-                regions.append((m.start(), m.end(), how, decoded))
-    escapes = list(_ESCAPE.finditer(text))
-    if len(escapes) >= 3:
-        unescaped = unquote(html.unescape(_UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)))
-        if unescaped != text:
+    offset = 0
+    for token in [t for t in text.split() if 16 <= len(t) <= _MAX_BLOB_CHARS][:_MAX_BLOBS]:  # blobs are long tokens
+        offset = text.find(token, offset)
+        for how, pattern in (("base64", _BASE64), ("hex", _HEX)):
+            regions += [(offset + m.start(), offset + m.end(), how, decoded) for m in pattern.finditer(token)
+                        if (decoded := _decode_blob(m[0], how))]
+        offset += len(token)
+    if ("%" in text or "&" in text or "\\u" in text) and len(escapes := list(_ESCAPE.finditer(text))) >= 3:
+        encoded = text[max(0, escapes[0].start() - 80):escapes[-1].end() + 80]  # the encoded region, with its sentence
+        unescaped = unquote(html.unescape(re.sub(r"\\u([0-9A-Fa-f]{4})", lambda m: chr(int(m[1], 16)), encoded)))
+        if unescaped != encoded:
             regions.append((escapes[0].start(), escapes[-1].end(), "encoded", unescaped))
-    for m in _TAG_TEXT.finditer(text):
-        regions.append((m.start(), m.end(), "tag characters", "".join(chr(ord(c) - 0xE0000) for c in m.group(0))))
+    if not text.isascii():
+        regions += [(*m.span(), "tag characters", "".join(chr(ord(c) - 0xE0000) for c in m[0]))
+                    for m in _TAG_TEXT.finditer(text)]
     return [Finding(f.kind, f"{how} → {f.detail}", start, end)
-            for start, end, how, decoded in regions for f in _scan(decoded, depth + 1)]
+            for start, end, how, decoded in regions[:_MAX_BLOBS] for f in _scan(decoded, depth + 1)]
 
 
-# --------------------------------------------------------------------------- public API
-
-def _excerpt(text: str) -> str:
-    cleaned = " ".join(_INVISIBLE.sub("", redact_secrets(text)).split())
-    return cleaned if len(cleaned) <= 60 else cleaned[:57] + "…"
-
+# ------------------------------------------------------------------------------------------------------ public API
 
 def _scan(text: str, depth: int) -> list[Finding]:
-    findings = _invisible(text)
-    findings += [Finding("secret", f"{label} ({end - start} chars)", start, end) for start, end, label in _secret_spans(text)]
-    folded = text.translate(_FOLD)
-    squeezed = _SQUEEZE_DROP.sub("", folded).translate(_DELEET)
-    folded_hits, squeezed_hits = _apply(_FOLDED_RULES, folded), _apply(_SQUEEZED_RULES, squeezed)
-    if folded_hits or squeezed_hits:
-        origin = _fold_origin(text)
-        squeezed_origin = [origin[m.start()] for m in _SQUEEZE_KEEP.finditer(folded)]
-        for hits, index in ((folded_hits, origin), (squeezed_hits, squeezed_origin)):
-            for rule, start, end in hits:
-                first, last = index[start], index[end - 1] + 1
-                findings.append(Finding(rule.kind, f"{rule.detail}: '{_excerpt(text[first:last])}'", first, last))
-    if depth < _MAX_DEPTH:
-        findings += _decoded(text, depth)
-    return findings
+    views = _Views(text)
+    findings = [] if views.ascii else _invisible(text)
+    findings += [Finding("secret", f"{label} ({end - start} chars)", start, end)
+                 for start, end, label in _secret_spans(text, views)]
+    for rules, index, squeezed in ((_FOLDED_RULES, _FOLDED_INDEX, False), (_SQUEEZED_RULES, _SQUEEZED_INDEX, True)):
+        hits = _apply(rules, index, views.squeezed if squeezed else views.folded, views, squeezed)
+        origin = views.origin(squeezed) if hits else []
+        for rule, m in hits:
+            first, last = origin[m.start()], origin[m.end() - 1] + 1
+            excerpt = " ".join(_INVISIBLE.sub("", redact_secrets(text[first:last])).split())
+            excerpt = excerpt if len(excerpt) <= 60 else excerpt[:57] + "…"
+            findings.append(Finding(rule.kind, f"{rule.detail}: '{excerpt}'", first, last))
+    return findings + _decoded(text, depth) if depth < _MAX_DEPTH else findings
 
 
 def scan(text: str) -> list[Finding]:
@@ -606,8 +659,8 @@ def placeholder(findings: Sequence[Finding]) -> str:
     """What replaces a hostile entry in a prompt; the entry itself stays on disk for review."""
     kinds = {f.kind for f in findings}
     named = [_LABELS[k] for k in KINDS if k in kinds] + sorted(kinds - set(KINDS))
-    what = f": looks like {', '.join(named)}" if named else ""
-    return f"[memory entry withheld{what}; review it with `hermes-ctx memory show`]"
+    return f"[memory entry withheld{': looks like ' + ', '.join(named) if named else ''}; review it with " \
+           "`hermes-ctx memory show`]"
 
 
 def redact_secrets(text: str) -> str:
