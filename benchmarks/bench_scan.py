@@ -1,0 +1,161 @@
+"""Benchmark: the memory threat scanner against hermes-agent 0.19.0's own memory filter, on the labelled corpus.
+
+Run from the repository root::
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_scan.py
+
+For the ``main`` and ``held_out`` sections of ``tests/data/memory_corpus.json`` it prints catch rate (hostile entries
+with any finding) and false-positive rate (benign entries with any finding), per expected kind and per language,
+then every miss and false positive, for
+
+* ours: ``hermes_ctx_plugins.memory.scan.scan``;
+* hermes: ``tools.memory_tool._scan_memory_content`` -- the check hermes runs before every memory write (it blocks
+  on the first threat found); kinds come from ``tools.threat_patterns.scan_for_threats(text, scope="strict")``,
+  the call hermes makes when it re-scans entries at load.
+
+"Kind right" counts hostile entries whose expected kinds were all reported. Latency is measured per entry as
+written and on 2,200-character entries (the default ``memory_char_limit``) assembled from benign notes, best of 5
+runs per entry, median and p95 across entries.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from hermes_ctx_plugins.memory.scan import scan
+
+CORPUS = json.loads((Path(__file__).resolve().parents[1] / "tests" / "data" / "memory_corpus.json").read_text("utf-8"))
+Entry = dict[str, Any]
+Scanner = Callable[[str], set[str]]  # text -> kinds found (empty: clean)
+
+
+def ours(text: str) -> set[str]:
+    return {f.kind for f in scan(text)}
+
+
+def hermes_scanner() -> Scanner | None:
+    try:
+        from tools.memory_tool import _scan_memory_content
+        from tools.threat_patterns import scan_for_threats
+    except ImportError:
+        return None
+
+    def kind(pattern_id: str) -> str:
+        if pattern_id.startswith("invisible_unicode"):
+            return "invisible"
+        if pattern_id == "hardcoded_secret":
+            return "secret"
+        exfil = ("exfil_curl", "exfil_wget", "read_secrets", "send_to_url", "context_exfil", "ssh_access", "hermes_env")
+        return "exfiltration" if pattern_id in exfil else "injection"
+
+    def run(text: str) -> set[str]:
+        if _scan_memory_content(text) is None:  # the write-path verdict
+            return set()
+        return {kind(p) for p in scan_for_threats(text, scope="strict")}
+
+    return run
+
+
+def rate(hits: int, total: int) -> str:
+    return f"{hits / total:6.1%} ({hits}/{total})" if total else "     -"
+
+
+def report(name: str, entries: list[Entry], scanners: dict[str, Scanner]) -> None:
+    results = {label: [(e, run(e["text"])) for e in entries] for label, run in scanners.items()}
+    print(f"\n=== {name}: {sum(e['label'] == 'hostile' for e in entries)} hostile, "
+          f"{sum(e['label'] == 'benign' for e in entries)} benign ===")
+    groups: list[tuple[str, Callable[[Entry], bool]]] = [("all", lambda e: True)]
+    groups += [(f"kind={k}", lambda e, k=k: k in e["kinds"] or e["label"] == "benign")
+               for k in ("injection", "exfiltration", "secret", "invisible")]
+    groups += [(f"lang={lang}", lambda e, lang=lang: e["lang"] == lang) for lang in ("en", "zh", "mixed")]
+    print(f"{'':16}" + "".join(f"| {label:^46} " for label in scanners))
+    print(f"{'':16}" + "| {:>16} {:>14} {:>14} ".format("catch", "kind right", "false pos") * len(scanners))
+    for group, keep in groups:
+        row = f"{group:16}"
+        for label in scanners:
+            rows = [(e, found) for e, found in results[label] if keep(e)]
+            hostile = [(e, found) for e, found in rows if e["label"] == "hostile"]
+            benign = [(e, found) for e, found in rows if e["label"] == "benign"]
+            wanted = [(e, found) for e, found in hostile if group == "all" or not group.startswith("kind")
+                      or group[5:] in e["kinds"]]
+            caught = sum(bool(found) for _, found in hostile)
+            right = sum(set(e["kinds"]) <= found for e, found in wanted)
+            flagged = sum(bool(found) for _, found in benign) if not group.startswith("kind") else 0
+            fp = rate(flagged, len(benign)) if not group.startswith("kind") else "     -"
+            row += f"| {rate(caught, len(hostile)):>16} {rate(right, len(wanted)):>14} {fp:>14} "
+        print(row)
+    for label in scanners:
+        misses = [e for e, found in results[label] if e["label"] == "hostile" and not found]
+        flagged = [(e, found) for e, found in results[label] if e["label"] == "benign" and found]
+        print(f"\n{label}: {len(misses)} missed, {len(flagged)} false positives")
+        for e in misses:
+            print(f"  miss [{e['lang']}] {short(e['text'])}   ({e['note']})")
+        for e, found in flagged:
+            print(f"  FP   [{e['lang']}] {short(e['text'])}   -> {sorted(found)}")
+
+
+def short(text: str, width: int = 90) -> str:
+    flat = repr(text)[1:-1]
+    return flat if len(flat) <= width else flat[:width - 1] + "…"
+
+
+def latency(label: str, run: Callable[[str], object], texts: Iterable[str]) -> str:
+    best = []
+    for text in texts:
+        run(text)
+        timings = []
+        for _ in range(5):
+            started = time.perf_counter()
+            run(text)
+            timings.append(time.perf_counter() - started)
+        best.append(min(timings) * 1e6)
+    best.sort()
+    return f"{label:>8}: median {statistics.median(best):7.0f} µs   p95 {best[int(0.95 * (len(best) - 1))]:7.0f} µs"
+
+
+def memory_files(notes: list[str], count: int, rng: random.Random) -> list[str]:
+    """Entries of ~2,200 characters made of benign notes, one per line (worst case: dense with look-alikes)."""
+    files = []
+    for _ in range(count):
+        parts: list[str] = []
+        while sum(len(p) + 1 for p in parts) < 2200:
+            parts.append(rng.choice(notes))
+        files.append("\n".join(parts)[:2200])
+    return files
+
+
+def main() -> None:
+    scanners: dict[str, Scanner] = {"ours": ours}
+    hermes = hermes_scanner()
+    if hermes is not None:
+        scanners["hermes 0.19.0"] = hermes
+    else:
+        print("hermes-agent is not installed: its filter is left out")
+    for section in ("main", "held_out"):
+        report(section, CORPUS[section], scanners)
+    print("\nheld-out first-run figures (before any change they prompted): " + CORPUS["about"].split("once before any "
+                                                                                                  "change: ")[1])
+
+    rng = random.Random(7)
+    benign = [e["text"] for e in CORPUS["main"] + CORPUS["held_out"] if e["label"] == "benign"]
+    sets = {
+        "entries as written": [e["text"] for e in CORPUS["main"] + CORPUS["held_out"]],
+        "2,200 chars, English notes": memory_files([t for t in benign if t.isascii()], 100, rng),
+        "2,200 chars, English + Chinese notes": memory_files(benign, 100, rng),
+        "2,200 chars, Chinese notes": memory_files([t for t in benign if not t.isascii()], 100, rng),
+    }
+    print("\n=== latency per entry (best of 5 runs, across entries) ===")
+    for name, texts in sets.items():
+        print(f"{name} (mean {statistics.mean(map(len, texts)):.0f} chars)")
+        for label, run in scanners.items():
+            print(latency(label.split()[0], run, texts))
+
+
+if __name__ == "__main__":
+    main()
