@@ -41,8 +41,8 @@ def ours(text: str) -> set[str]:
 
 def hermes_scanner() -> Scanner | None:
     try:
-        from tools.memory_tool import _scan_memory_content
-        from tools.threat_patterns import scan_for_threats
+        from tools.memory_tool import _scan_memory_content  # type: ignore[import-untyped]
+        from tools.threat_patterns import scan_for_threats  # type: ignore[import-untyped]
     except ImportError:
         return None
 
@@ -66,30 +66,27 @@ def rate(hits: int, total: int) -> str:
     return f"{hits / total:6.1%} ({hits}/{total})" if total else "     -"
 
 
+def summary(rows: list[tuple[Entry, set[str]]], kind: str | None) -> str:
+    """Catch rate, kind-right rate and false-positive rate of one scanner on some entries (one kind, if given)."""
+    hostile = [(e, found) for e, found in rows if e["label"] == "hostile" and (kind is None or kind in e["kinds"])]
+    benign = [found for e, found in rows if e["label"] == "benign"]
+    caught = sum(bool(found) for _, found in hostile)
+    right = sum(set(e["kinds"]) <= found for e, found in hostile)
+    false_positives = rate(sum(map(bool, benign)), len(benign)) if kind is None else "     -"
+    return f"| {rate(caught, len(hostile)):>16} {rate(right, len(hostile)):>14} {false_positives:>14} "
+
+
 def report(name: str, entries: list[Entry], scanners: dict[str, Scanner]) -> None:
     results = {label: [(e, run(e["text"])) for e in entries] for label, run in scanners.items()}
     print(f"\n=== {name}: {sum(e['label'] == 'hostile' for e in entries)} hostile, "
           f"{sum(e['label'] == 'benign' for e in entries)} benign ===")
-    groups: list[tuple[str, Callable[[Entry], bool]]] = [("all", lambda e: True)]
-    groups += [(f"kind={k}", lambda e, k=k: k in e["kinds"] or e["label"] == "benign")
-               for k in ("injection", "exfiltration", "secret", "invisible")]
-    groups += [(f"lang={lang}", lambda e, lang=lang: e["lang"] == lang) for lang in ("en", "zh", "mixed")]
     print(f"{'':16}" + "".join(f"| {label:^46} " for label in scanners))
     print(f"{'':16}" + "| {:>16} {:>14} {:>14} ".format("catch", "kind right", "false pos") * len(scanners))
-    for group, keep in groups:
-        row = f"{group:16}"
-        for label in scanners:
-            rows = [(e, found) for e, found in results[label] if keep(e)]
-            hostile = [(e, found) for e, found in rows if e["label"] == "hostile"]
-            benign = [(e, found) for e, found in rows if e["label"] == "benign"]
-            wanted = [(e, found) for e, found in hostile if group == "all" or not group.startswith("kind")
-                      or group[5:] in e["kinds"]]
-            caught = sum(bool(found) for _, found in hostile)
-            right = sum(set(e["kinds"]) <= found for e, found in wanted)
-            flagged = sum(bool(found) for _, found in benign) if not group.startswith("kind") else 0
-            fp = rate(flagged, len(benign)) if not group.startswith("kind") else "     -"
-            row += f"| {rate(caught, len(hostile)):>16} {rate(right, len(wanted)):>14} {fp:>14} "
-        print(row)
+    groups = [("all", None, "")] + [(f"kind={k}", k, "") for k in ("injection", "exfiltration", "secret", "invisible")]
+    groups += [(f"lang={lang}", None, lang) for lang in ("en", "zh", "mixed")]
+    for group, kind, lang in groups:
+        print(f"{group:16}" + "".join(summary([(e, found) for e, found in results[label] if lang in ("", e["lang"])],
+                                              kind) for label in scanners))
     for label in scanners:
         misses = [e for e, found in results[label] if e["label"] == "hostile" and not found]
         flagged = [(e, found) for e, found in results[label] if e["label"] == "benign" and found]

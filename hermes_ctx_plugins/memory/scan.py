@@ -8,7 +8,8 @@ marks, fullwidth/mathematical letters to ASCII, Cyrillic/Greek look-alikes to La
 removed, symbols to spaces) and a *squeezed* one (folded without spaces or punctuation, leetspeak read as letters)
 for phrases hostile however spelt: "i g n o r e", "ign.ore", "1gn0r3", "忽 略". Base64, hex, percent/HTML/``\\u``
 escapes and Unicode-tag text are decoded and scanned again (two levels, bounded). A rule's regex runs only when one
-of its anchors (a word or substring, found in C) occurs, and only near it: 2,200 characters scan in well under 1 ms.
+of its anchors (a word or substring, found in C) occurs, and only near it, so a 2,200-character entry scans in
+under a millisecond (``benchmarks/bench_scan.py``).
 Spans index the original text; a folded match also covers what the fold removed inside it (zero-width characters,
 inserted spaces); a finding in decoded text spans the encoded blob.
 
@@ -120,6 +121,7 @@ class _Rule:
     detail: str
     anchors: tuple[str, ...]       # words (folded view) or substrings; every match lies within reach of one
     words: frozenset[str]          # the anchors that are words
+    triggers: tuple[str, ...]      # what the index looks for (the anchors, unless cheaper words say the same)
     requires: tuple[tuple[frozenset[str], tuple[str, ...]], ...]  # groups, each needing a word or substring present
     reach: tuple[int, int]         # (before, after) an anchor; (0, 0): matches start at an anchor
     pattern: re.Pattern[str]
@@ -128,12 +130,12 @@ class _Rule:
 
 
 def _rule(kind: str, detail: str, reach: tuple[int, int], gate: str, pattern: str, check: _Check | None = None,
-          bounded: bool = False) -> _Rule:
+          bounded: bool = False, triggers: str = "") -> _Rule:
     """``gate``: comma-separated anchors, then ``&``-separated groups of which one member each must be present."""
     anchors, *groups = (tuple(p for p in group.split(",") if p) for group in gate.split("&"))
     requires = tuple((frozenset(filter(_is_word, g)), tuple(p for p in g if not _is_word(p))) for g in groups)
-    return _Rule(kind, detail, anchors, frozenset(filter(_is_word, anchors)), requires, reach,
-                 re.compile(pattern, re.MULTILINE), check, bounded)
+    return _Rule(kind, detail, anchors, frozenset(filter(_is_word, anchors)), tuple(triggers.split(",")) if triggers
+                 else anchors, requires, reach, re.compile(pattern, re.MULTILINE), check, bounded)
 
 
 def _is_word(part: str) -> bool:
@@ -147,8 +149,8 @@ class _Index:
         self.words: dict[str, list[int]] = {}
         self.substrings: dict[str, list[int]] = {}
         for i, rule in enumerate(rules):
-            for a in rule.anchors:
-                (self.words if words and a in rule.words else self.substrings).setdefault(a.lower(), []).append(i)
+            for a in rule.triggers:
+                (self.words if words and _is_word(a) else self.substrings).setdefault(a.lower(), []).append(i)
         self.ascii = [s for s in self.substrings if s.isascii()]
         unicode = sorted((s for s in self.substrings if not s.isascii()), key=len, reverse=True)
         self.unicode = re.compile("|".join(map(re.escape, unicode)) or "(?!)")
@@ -232,14 +234,18 @@ _CMD_SECRET = re.compile(
     _PATHS + r"|\$\{?\w*(?:key|token|secret|pass|cred|auth)\w*|\$env:\w*(?:key|token|secret|pass|cred)|(?:\$\(|`)\s*(?:"
     r"env|printenv|cat|history|whoami|hostname|id|set|ls|base64|tar|git|uname)\b|os\.environ|process\.env|getenv\b")
 _AUTH_ARG = re.compile(r"(?:-h|--header|-u|--user|--oauth2-bearer)\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
-_PIPED_SOURCE = re.compile(r"\b(?:env|printenv|history|pbpaste|xclip|xsel|security|pg_dump|mysqldump|base64)\b|echo\s+\S*\$|"
+_PIPED_SOURCE = re.compile(r"\b(?:env|printenv|history|pbpaste|xclip|xsel|security|pg_dump|mysqldump|base64)\b|"
+                           r"echo\s+\S*\$|"
                            r"\b(?:gh\s+auth\s+token|op\s+read|aws\s+configure\s+get|gcloud\s+auth\s+print-\S+|vault\s+(?:read"
                            r"|kv\s+get)|kubectl\s+get\s+secrets?)\b")
-_SENTENCE_END = re.compile(r"[!?;\n]|\.(?:\s|$)")  # in the folded view, where 。！？； are ASCII  # noqa: RUF003
-_NEGATION = re.compile(r"(?:\b(?:never|not|no)|n't)\s+(?:\w+\s+)?$|(?:不要|别|禁止|不得|不能|切勿|勿|不可|严禁|不准|不"
-                       r"会|从不|绝不).?$")
-_REPLY = re.compile(r"\b(?:in|into|to|at|on|with|inside)\s+(?:the\s+(?:end|start|bottom|top)\s+of\s+)?(?:every|each|all|"
+_SENTENCE_END = re.compile(r"[!?;\n]|\.(?:\s|$)")  # used on the folded view, where CJK full stops are ASCII
+_NEGATION = re.compile(r"(?:\b(?:never|not|no)|n't)\s+(?:\w+\s+)?$|"
+                       r"(?:不要|别|禁止|不得|不能|切勿|勿|不可|严禁|不准|不会|从不|绝不).?$")
+_REPLY = re.compile(r"\b(?:in|into|to|at|on|with|inside)\s+(?:the\s+(?:end|start|bottom|top)\s+of\s+)?(?:every|each|"
+                    r"all|"
                     r"your|the\s+next|any|future)\s+(?:\w+\s+)?(?:repl(?:y|ies)|responses?|answers?|messages?|output|turn)")
+_MARKED_URL = re.compile(r"[{}<>\[\]$]|%7b|%24|\.\.\.|…|\?.*(?:token|secret|passw|session|cookie|conversation|"
+                         r"history|chat|memory|prompt|credential|(?<![a-z])key)")  # a placeholder or data in the query
 _FILL_HINT = re.compile(r"\b(?:replace|fill|substitute|append|insert|encode|interpolate)\b|\bwith\s+the\s+(?:user|"
                         r"conversation|chat|secret|password|key|token|summary|message)|替换|填入|填充|附上|加上|编码")
 _SUSPICIOUS = re.compile(  # what makes "from now on always ..." an attack rather than a preference
@@ -251,9 +257,8 @@ _SUSPICIOUS = re.compile(  # what makes "from now on always ..." an attack rathe
     rf"{{0,20}}?(?:链接|网址|https?://|{_ZH_KEYS})")
 _STANDING = (r"always|automatically|every\s+time|each\s+time|whenever|at\s+the\s+start\s+of\s+(?:every|each)|before\s+"
              r"(?:every|each|any|answering|responding)|first\s+thing|on\s+(?:every\s+)?start-?up|silently|secretly|quietly")
-_STRONG = ("previous|previously|prior|above|earlier|preceding|foregoing|all|every|your|system|developer|original|initia"
-           "l|"
-           "safety|之前|以前|先前|此前|前面|上面|以上|上述|上文|所有|全部|一切|你的|系统|开发者|原始|原来|原有|原先|安全")
+_STRONG = ("previous|previously|prior|above|earlier|preceding|foregoing|all|every|your|system|developer|original|"
+           "initial|safety|之前|以前|先前|此前|前面|上面|以上|上述|上文|所有|全部|一切|你的|系统|开发者|原始|原来|原有|原先|安全")
 _STRONG_RE = re.compile(_STRONG.replace("l", "[li]"))  # squeezed view: 1 reads as i, but attackers mean l too
 
 
@@ -290,15 +295,12 @@ def _exfil_command(view: str, m: re.Match[str]) -> bool:
 
 def _beacon(view: str, m: re.Match[str]) -> bool:
     url, (head, tail) = m[1] or m[2], _sentence(view, m.start(), m.end())
-    marked = re.search(r"[{}<>\[\]$]|%7b|%24|\.\.\.|…|\?.*(?:token|secret|passw|session|cookie|conversation|history|chat"
-                       r"|memory|prompt|credential|(?<![a-z])key)", url) or ("?" in url and _FILL_HINT.search(f"{head} {tail}"))
+    marked = _MARKED_URL.search(url) or ("?" in url and _FILL_HINT.search(f"{head} {tail}"))
     return bool(marked) and _is_remote(url)
 
 
 def _remote_match(view: str, m: re.Match[str]) -> bool:
     return _is_remote(m[0])
-
-
 
 
 # ----------------------------------------------------------------------------------------------------------- rules
@@ -308,7 +310,8 @@ _NET = ("curl,wget,nc,ncat,netcat,socat,scp,rsync,sftp,ftp,telnet,iwr,irm,invoke
 _NET_RE = rf"(?:{_NET.replace(',', '|')})(?![\w:-])"
 _REPLIES = "reply,replies,response,responses,answer,answers,message,messages,output,turn"
 _FOLDED_RULES = (
-    _rule("injection", "role hijack", (40, 160), "you,your,updated,upgraded,reprogrammed&now,longer,new,real,true,actual,"
+    _rule("injection", "role hijack", (40, 160), "you,your,updated,upgraded,reprogrammed&now,longer,new,real,true,"
+                                                 "actual,"
           "only,updated,upgraded,reprogrammed", r"(?<!['\"])you(?:\s+are|'re)\s+now\s+(?:an?\s+(?!(?:member|part|owner|"
           r"admin|maintainer|collaborator|contributor)\b)|the|my)\b|(?:you\s+have\s+been|your\s+(?:creator|developer|owner|"
           r"admin|maker)s?\s+(?:has|have)(?:\s+been)?)\s+(?:updated|upgraded|patched|reprogrammed|modified)\b|"
@@ -318,7 +321,8 @@ _FOLDED_RULES = (
           r"personality|job|task|goal|objective|purpose|mission|instructions?|directives?|rules|master|owner|creator)\s*(?:"
           r"is|are|:|will\s+be)", bounded=True),
     _rule("injection", "injected instructions", (40, 24), "instruction,instructions,directive,directives,orders,prompt,"
-          "指令,指示&:", r"(?:^|\W)(?:new|updated|revised|real|actual|true|secret|hidden|override|overriding|priority)\s+"
+          "指令,指示&:", r"(?:^|\W)(?:new|updated|revised|real|actual|true|secret|hidden|override|overriding|"
+                     r"priority)\s+"
           r"(?:system\s+)?(?:instructions?|directives?|orders|system\s+prompt)\s*:|(?:新的?|最新的?|更新后?的|真正的|隐藏的?)"
           r"(?:系统)?(?:指令|指示)\s*:"),
     _rule("injection", "fake role marker", (24, 100), "system,developer,系统&:,]", r"^[ \t>*#-]*[\[<(]?\s*(?:system|"
@@ -327,7 +331,8 @@ _FOLDED_RULES = (
           r"new\s+instructions?\b|the\s+(?:assistant|ai|model)\b|override\b|[\w-]+\s+mode\b|你|忽略|无视|从现在|新的|立即|不要)"
           r"|\[系统[^\]\n]{0,4}\]"),
     _rule("injection", "chat-template marker", (0, 0), "<,[&im,endoftext,eot,start,end,begin,tool,python,channel,"
-          "message,user,assistant,inst,sys,system,instruction,instructions,developer", r"<\|\s*(?:im_start|im_end|system|"
+          "message,user,assistant,inst,sys,system,instruction,instructions,developer", r"<\|\s*(?:im_start|im_end|"
+              r"system|"
           r"user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|tool_call|python_tag|channel|"
           r"message)\s*\|>|\[/?inst\]|<</?sys>>|</?(?:system|system_prompt|sys|instructions?|developer|"
           r"user_instructions?)\s*>"),
@@ -344,14 +349,14 @@ _FOLDED_RULES = (
           "priority,follow,execute,ignore", r"(?:follow|obey|execute|carry\s+out)\s+(?:only\s+)?(?:the\s+)?"
           rf"{_INSTR}\s+(?:in|from|of)\s+(?:this|the\s+following)\s+(?:memory|note|entry|message|file|text|document|"
           r"comment)|ignore\s+(?:the\s+user\b(?![-_]|'s?\s+(?:typos?|spelling|formatting|style|tone))|what\s+the\s+user\s+"
-          r"(?:says|asks|wants|writes))|you\s+(?:must|will|shall)\s+(?:always\s+)?(?:obey|comply\s+with)\s+(?:me|these|this|the\s+"
-          r"following|only)\b|obey\s+(?:only\s+)?(?:me|these|the\s+following|this\s+(?:note|memory|entry|message|file))\b|"
+          r"(?:says|asks|wants|writes))|you\s+(?:must|will|shall)\s+(?:always\s+)?(?:obey|comply\s+with)\s+(?:me|"
+          r"these|this|the\s+following|only)\b|obey\s+(?:only\s+)?(?:me|these|the\s+following|this\s+(?:note|memory|entry|message|file))\b|"
           r"(?:overrides?|supersedes?|takes?\s+precedence\s+over)\s+(?:all|any|every|your)\s+(?:(?:other|previous|prior|"
           rf"system|existing|earlier)\s+)*{_INSTR}|highest[-\s]priority\s+(?:system\s+)?{_INSTR}|(?:system|admin|developer"
           r"|emergency)\s+(?:prompt\s+)?override\b", bounded=True),
-    _rule("injection", "system prompt leak", (40, 100), "your,above,my,our&prompt,instructions,rules,guidelines,message",
-          r"(?:reveal|print|output|repeat|show|dump|leak|disclose|display|recite|write\s+out|tell\s+me|share|copy|paste)"
-          r"\s+(?:me\s+)?(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:text|words|prompt)\s+above)\s+(?:(?:full|entire|complete|"
+    _rule("injection", "system prompt leak", (40, 100), "your,above,my,our&prompt,instructions,rules,guidelines,"
+          "message", r"(?:reveal|print|output|repeat|show|dump|leak|disclose|display|recite|write\s+out|tell\s+me|"
+          r"share|copy|paste)\s+(?:me\s+)?(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:text|words|prompt)\s+above)\s+(?:(?:full|entire|complete|"
           r"original|hidden|initial|secret|exact)\s+)*(?:system\s+(?:prompt|message)|instructions|initial\s+prompt|prompt|"
           r"guidelines|rules)\b|(?:reveal|print|output|show|share|dump|disclose|recite)\s+(?:my|our)\s+(?:hidden|secret|"
           r"system|initial|original|internal)\s+(?:instructions|prompt|rules)\b", bounded=True),
@@ -369,7 +374,8 @@ _FOLDED_RULES = (
           r"(?:unrestricted|unfiltered|uncensored|evil|jailbroken|dan\b|human|not\s+an?\s+ai)|(?:ai|llm|language\s+model|"
           r"assistant|agent|chatbot|model)s?\s+(?:that\s+(?:is|are)\s+)?(?:reading|processing|parsing|seeing)\s+this\b|"
           r"never\s+refuse\b", bounded=True),
-    _rule("injection", "concealment from the user", (30, 40), "tell,inform,notify,alert,warn,let,know,notice,learn,told,"
+    _rule("injection", "concealment from the user", (30, 40), "tell,inform,notify,alert,warn,let,know,notice,learn,"
+        "told,"
           "find,telling,informing,notifying,alerting,hide,conceal,keep,secretly,mention,reveal,disclose,acknowledge,悄悄"
           "&user,secretly,悄悄,note,memory,entry,comment,instruction,instructions,rule,rules",
           r"(?:never|do\s+not|don'?t)\s+(?:mention|reveal|disclose|acknowledge)\s+(?:this|these|that)\s+(?:note|memory|"
@@ -380,15 +386,17 @@ _FOLDED_RULES = (
           r"the\s+user\b|the\s+user\s+(?:must|should|can)\s*(?:not|never|n't)\s+(?:know|find\s+out|notice|learn|be\s+told)"
           r"\b|secretly\s+(?:send|run|execute|upload|add|append|insert|install|forward|collect)\b|悄悄地?(?:把|将)?[^\n.]"
           r"{0,20}?(?:发送|上传|执行|运行|删除|转发)", bounded=True),
-    _rule("injection", "link planting", (200, 8), f"{_REPLIES},回复,回答,消息&http,https,www,链接,网址", r"(?:add|"
+    _rule("injection", "link planting", (200, 8), f"{_REPLIES}&http,https,www", r"(?:add|"
           r"append|insert|include|put|attach|prepend|embed|paste|mention|recommend)\b[^\n]{0,80}?(?:https?://|www\.)\S+"
           r"[^\n]{0,80}?\b(?:to|in|into|at|on)\s+(?:the\s+(?:end|start|bottom|top)\s+of\s+)?(?:every|each|all|your|any)\s+"
           r"(?:\w+\s+)?(?:repl(?:y|ies)|responses?|answers?|messages?|outputs?)\b|(?:end|finish|close|sign\s+off)\s+"
           r"(?:every|each|all|your|the)?\s*(?:repl(?:y|ies)|responses?|answers?|messages?)\s+with\b[^\n]{0,80}?(?:https?://|"
-          r"www\.)|(?:每次|每条|所有)[^\n.]{0,4}(?:回复|回答|"
-          r"消息)[^\n.]{0,12}(?:附上|加上|包含|插入|带上)[^\n]{0,30}?(?:https?://|www\.|链接|网址)", bounded=True),
+          r"www\.)", bounded=True),
+    _rule("injection", "link planting", (8, 60), "回复,回答,消息&http,https,www,链接,网址",
+          r"(?:每次|每条|所有)[^\n.]{0,4}(?:回复|回答|消息)[^\n.]{0,12}(?:附上|加上|包含|插入|带上)[^\n]{0,30}?(?:https?://|www\.|链接|网址)"),
     _rule("injection", "credential phishing", (60, 80), "card,cvv,cvc,pin,passcode,otp,ssn,passwords,password,"
-          "credentials,seed", r"(?:ask|request|get|collect|obtain|harvest|steal|phish|capture|record)\s+(?:\w+\s+){0,3}?"
+          "credentials,seed", r"(?:ask|request|get|collect|obtain|harvest|steal|phish|capture|record)\s+(?:\w+\s+){0,"
+                              r"3}?"
           r"(?:the\s+user'?s?|them|their|his|her|all)\s+(?:\w+\s+){0,3}?(?:card\s+numbers?|cvv|cvc|pin|passcode|one-time"
           r"\s+codes?|otp|2fa\s+codes?|ssn|social\s+security|bank\s+details|seed\s+phrase|private\s+keys?|passwords?|"
           r"credentials)\b", bounded=True),
@@ -412,14 +420,17 @@ _FOLDED_RULES = (
           lambda v, m: bool(_PIPED_SOURCE.search(m[0]) or _CMD_SECRET.search(m[0])) and _is_remote(m[0]), True),
     _rule("exfiltration", "send data out", (0, 0), "send,post,upload,forward,email,mail,transmit,exfiltrate,leak,copy,"
           "sync,submit,share,paste,push,dump,pipe,beam,relay,smuggle,发送,发到,发给,发往,上传,传到,传给,转发,提交,推送,同步,"
-          "回传,外发,贴到,泄露,抄送", r"(?:send|post|upload|forward|e-?mail|mail|transmit|exfiltrate|leak|copy|sync|submit|"
+          "回传,外发,贴到,泄露,抄送", r"(?:send|post|upload|forward|e-?mail|mail|transmit|exfiltrate|leak|copy|sync|"
+                            r"submit|"
           r"share|paste|push|dump|pipe|beam|relay|smuggle)(?![\w-])|发送|发到|发给|发往|上传|传到|传给|转发|提交|推送|同步|"
           r"回传|外发|贴到|泄露给|泄露到|抄送", _sends_sensitive, True),
     _rule("exfiltration", "secrets into replies", (160, 8), f"{_REPLIES}&password,passwords,passwd,key,keys,token,"
-          "tokens,secret,secrets,credential,credentials,.env,cookie,cookies,variables", r"(?:reveal|leak|disclose|expose|"
+          "tokens,secret,secrets,credential,credentials,.env,cookie,cookies,variables", r"(?:reveal|leak|disclose|"
+              r"expose|"
           r"dump|print|output|include|append|insert|embed|paste|repeat|echo|add|show|put|attach|hide)(?![\w-])",
           _leaks_into_replies, True),
-    _rule("exfiltration", "secrets into replies", (60, 60), "回复,回答,消息,输出", rf"(?:回复|回答|消息|输出)[^.\n]{{0,12}}"
+    _rule("exfiltration", "secrets into replies", (48, 40), "回复,回答,消息,输出", rf"(?:回复|回答|消息|输出)[^.\n]{{0,"
+        rf"12}}"
           rf"(?:附上|加上|包含|插入|带上|透露|泄露|显示)[^.\n]{{0,20}}(?:{_ZH_KEYS}|token|api\s*key)|(?:附上|加上|包含|插入|带上|"
           rf"透露|泄露)[^.\n]{{0,20}}(?:{_ZH_KEYS}|token|api\s*key)[^.\n]{{0,12}}(?:回复|回答|消息)|(?:{_ZH_KEYS}|token|"
           r"api\s*key|\.env)[^.\n]{0,20}(?:贴到|放到|写到|输出到|放进|贴进|附在)(?:你的)?(?:回复|回答|消息)"),
@@ -437,7 +448,8 @@ _FOLDED_RULES = (
           rf"(?:[?&=/:]|%3d)\s*(?:\{{\{{?|<|\$\{{?|%7b|\[)\s*(?:the\s+|user'?s?\s+|all\s+)?(?:{_KEYS}|conversation|chat|"
           r"history|messages?|memory|memories|prompt|system[_-]?prompt|user[_-]?(?:data|info)|summary|context|ssh|private"
           rf"|session|email|data|用户|对话|聊天|记忆|{_ZH_KEYS})", _remote_match),
-    _rule("exfiltration", "data-capture endpoint", (24, 40), "webhooks,hooks.slack,webhook.site,webhook.cool,requestbin,"
+    _rule("exfiltration", "data-capture endpoint", (24, 40), "webhooks,hooks.slack,webhook.site,webhook.cool,"
+        "requestbin,"
           "pipedream,interact.sh,.oast.,oastify,burpcollaborator,canarytokens,beeceptor,requestcatcher,hookbin,ptsv2,"
           "ptsv3,postb.in,dnslog,ceye.io", r"(?:discord(?:app)?\.com/api/webhooks/|hooks\.slack\.com/(?:services|"
           r"workflows|triggers)/|webhook\.(?:site|cool)|requestbin\.|pipedream\.net|interact\.sh|\.oast\.(?:fun|pro|live|"
@@ -454,7 +466,8 @@ _FOLDED_RULES = (
 _SQUEEZED_RULES = (  # no spaces or punctuation here, and 1 reads as i: [li] where an attacker may write 1 for l
     _rule("injection", "instruction override", (0, 0), "ignor,disregard,forget,overrid,overru,bypass,discard,abandon,"
           "neg,stopfo,donotfo,dontfo,reset,clear,ciear,void,cance,erase,wipe,scrap,忽略,无视,忽视,忘记,忘掉,不要理会,不用理会,别管,"
-          "不要遵守,不再遵守,不必遵守,停止遵守,抛开,抛弃", (r"(?:ignore|disregard|forget|override|overrule|bypass|discard|"
+          "不要遵守,不再遵守,不必遵守,停止遵守,抛开,抛弃", (r"(?:ignore|disregard|forget|override|overrule|bypass|"
+                                        r"discard|"
                  r"abandon|neglect|reset|clear|void|cancel|erase|wipe|scrap|stopfollowing|donotfollow|"
                  r"dontfollow|忽略|无视|忽视|忘记|忘掉|不要理会|不用理会|别管|不要遵守|不再遵守|不必遵守|停止遵守|抛开|抛弃)(?P<q>(?:"
                  + _STRONG + r"|any|the|my|of|these|those|and|past|old|existing|current|default|given|other|former|you|"
@@ -470,22 +483,26 @@ _SQUEEZED_RULES = (  # no spaces or punctuation here, and 1 reads as i: [li] whe
           r"jai[li]break|unrestricted|unfi[li]tered)mode|you(?:are|re|havebeen)(?:now)?jai[li]broken|(?:chatgpt|gpt|"
           r"c[li]aude|assistant|ai)withdeve[li]opermode|你(?:现在)?(?:已经?)?(?:进入|处于|切换到|开启|启用)了?(?:开发者|越狱|"
           r"上帝|无限制|dan)模式|越狱模式|你已经?被越狱"),
-    _rule("injection", "role hijack", (12, 40), "你现在,现在你,你不再,你的新,从今以后,假装,任何,扮演,道德,安全,伦理,这段,"
-          "这条,这篇", r"你现在是|现在你是|你现在扮演|你现在的身份是|你不再是|你的新(?:身份|角色|名字|任务|指令|目标|使命)|"
+    _rule("injection", "role hijack", (12, 40), "你现在,现在你,你不再,你的新,从今以后,假装,任何,扮演,道德,安全,伦理,"
+                                                "这段,"
+          "这条,这篇", r"你现在是|现在你是|你现在扮演|你现在的身份是|你不再是|你的新(?:身份|角色|名字|任务|指令|目标|"
+                   r"使命)|"
           r"从今以后你(?:必须|将|只能|要|就是|是)|假装你没有(?:任何)?(?:限制|规则|约束|过滤)|你(?:没有|不受)任何(?:限制|约束|"
           r"规则|道德|审查)|扮演(?:一个)?(?:没有|不受)(?:任何)?(?:道德|伦理|安全|内容)?(?:限制|约束)|(?:无视|忽略|抛开)(?:所有|一切|任何)?的?(?:道德|"
           r"安全|伦理)(?:限制|规则|约束|准则)|(?:读到|看到|处理)这(?:段|条|篇)(?:文字|内容|信息|消息|笔记)的(?:ai|助手|模型|"
           r"人工智能)"),
-    _rule("injection", "concealment from the user", (4, 6), "告诉用户,让用户,向用户,对用户,瞒着用户,通知用户,提醒用户,不要提,"
-          "别提", r"(?:不要|别)提(?:及|到|起)这(?:条|段|则)|"
-          r"不要告诉用户|别告诉用户|(?:不要|别)让用户知道|"
-          r"不能让用户(?:知道|发现)|不要向用户(?:透露|提及|提起|说明|披露)|对用户保密|瞒着用户|不要(?:通知|提醒)用户"),
+    _rule("injection", "concealment from the user", (4, 6), "告诉用户,让用户,向用户,对用户,瞒着用户,通知用户,提醒用户,"
+        "不要提,"
+          "别提", r"(?:不要|别)提(?:及|到|起)这(?:条|段|则)|不要告诉用户|别告诉用户|(?:不要|别)让用户知道|"
+                r"不能让用户(?:知道|发现)|"
+          r"不要向用户(?:透露|提及|提起|说明|披露)|对用户保密|瞒着用户|不要(?:通知|提醒)用户"),
     _rule("injection", "override claim", (16, 24), "优先,覆盖,取代,服从,听从,只听,作废,废除,清除,清空,失效,无效,不算数",
           r"(?:以上|之前|上述|前面|所有|全部|系统)的?(?:所有|全部)?(?:指令|指示|规则|设定|提示词?)(?:全部|都|均|一律)?(?:作废|废除|"
           r"清除|清空|取消|失效|无效|不算数|不再有效)|只(?:听|服从|听从)(?:我|这条|本条)|(?:优先级最高|最高优先级)的?(?:指令|命令|"
           r"规则)|(?:覆盖|取代|优先于)(?:所有|一切|之前|以上|系统)的?(?:其他)?(?:指令|规则|提示|设定)|(?:服从|听从)(?:我|以下|"
           r"下面|这条|本条)|你必须(?:服从|听从)"),
-    _rule("injection", "system prompt leak", (10, 24), "你的", r"(?:输出|打印|泄露|透露|显示|重复|告诉我|复述|展示|说出)"
+    _rule("injection", "system prompt leak", (10, 24), "你的", r"(?:输出|打印|泄露|透露|显示|重复|告诉我|复述|展示|"
+        r"说出)"
           r"(?:一下)?你的(?:完整的?|全部的?|原始的?|初始的?)?(?:系统提示词?|系统指令|初始(?:指令|提示词?)|原始指令|"
           r"systemprompt)"),
 )
@@ -495,10 +512,9 @@ _FOLDED_INDEX, _SQUEEZED_INDEX = _Index(_FOLDED_RULES, words=True), _Index(_SQUE
 # --------------------------------------------------------------------------------------------------------- secrets
 
 _NOT_A_VALUE = re.compile(
-    r"(?i)[$%{<\[*/~#(].*|.*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ].*|(?:chan"
-    r"ge_?"
-    r"me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|optional|"
-    r"hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_]\w*(?:\.[a-z_]\w*)+(?:\(.*)?|[a-z]+(?:_[a-z]+)+")
+    r"(?i)[$%{<\[*/~#(].*|.*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ].*|"
+    r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
+    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_]\w*(?:\.[a-z_]\w*)+(?:\(.*)?|[a-z]+(?:_[a-z]+)+")
 _NOT_A_SECRET_KEY = re.compile(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|"
                                r"expiry|expires|ttl|header|field|env|var|id|policy|rotation|hint)")
 
@@ -541,53 +557,51 @@ def _assignment(view: str, m: re.Match[str]) -> bool:
 
 
 _SECRETS = (  # most specific first (an earlier span wins an overlap); every match starts at an anchor
-    _rule("secret", "token", (0, 0), "-----BEGIN,sk-,ghp_,gho_,ghu_,ghs_,ghr_,github_pat_,glpat-,xox,xapp-,hooks.slack."
-                                     "com,"
-          "discord,AKIA,ASIA,ABIA,ACCA,AIza,ya29.,sk_live_,sk_test_,rk_live_,rk_test_,hf_,npm_,pypi-,SG.,:AA,eyJ",
-          r"(?P<private_key>-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}PRIVA"
-          r"TE KEY"
-          r"(?: BLOCK)?-----|\Z))|\b(?:(?P<anthropic_key>sk-ant-[\w-]{20,})|(?P<openai_key>sk-(?:proj-|svcacct-|admin-)"
-          r"?"
-          r"[\w-]{20,})|(?P<github_token>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{22,})|(?P<gitlab_token>glpat-[\w-]{20,})|"
+    _rule("secret", "token", (0, 0), "-----BEGIN,sk-,ghp_,gho_,ghu_,ghs_,ghr_,github_pat_,glpat-,xox,xapp-,"
+          "hooks.slack.com,discord,AKIA,ASIA,ABIA,ACCA,AIza,ya29.,sk_live_,sk_test_,rk_live_,rk_test_,hf_,npm_,pypi-,SG.,"
+          ":AA,eyJ", r"(?P<private_key>-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]"
+          r"{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z))|\b(?:(?P<anthropic_key>sk-ant-[\w-]{20,})|"
+          r"(?P<openai_key>sk-(?:proj-|"
+          r"svcacct-|admin-)?[\w-]{20,})|(?P<github_token>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{22,})|(?P<gitlab_token>glpat-[\w-]{20,})|"
           r"(?P<slack_token>xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})|(?P<aws_access_key>(?:AKIA|ASIA|ABIA|"
           r"ACCA)[A-Z0-9]{16}\b)|(?P<google_api_key>AIza[\w-]{35})|(?P<google_oauth_token>ya29\.[\w-]{20,})|(?P<stripe_key>"
           r"[rs]k_(?:live|test)_[0-9A-Za-z]{16,})|(?P<huggingface_token>hf_[A-Za-z0-9]{30,})|(?P<npm_token>npm_[A-Za-z0-9]"
           r"{36}\b)|(?P<pypi_token>pypi-AgE[\w-]{30,})|(?P<sendgrid_key>SG\.[\w-]{16,}\.[\w-]{16,})|(?P<jwt>eyJ[\w-]{8,}\."
           r"eyJ[\w-]{8,}\.[\w-]{8,}))|(?P<slack_webhook>hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{20,})|"
           r"(?P<discord_webhook>discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,})|(?<=\d{8})(?P<telegram_bot_token>:AA[\w-]"
-          r"{33}\b)", _token),
+          r"{33}\b)", _token, triggers="begin,sk,rk,ghp,gho,ghu,ghs,ghr,github,glpat,xoxa,xoxb,xoxp,xoxo,xoxs,xoxr,"
+                                       "xapp,"
+          "slack,discord,discordapp,ya29,hf,npm,pypi,sg,AKIA,ASIA,ABIA,ACCA,AIza,eyJ,:AA"),
     _rule("secret", "auth-header", (0, 0), "bearer,basic,digest", r"(?:bearer|basic|digest)\s+(?!\[redacted)(?P<value>"
           r"[a-z0-9._~+/-]{12,}=*)", lambda v, m: _real_value(m["value"], password=False)),
     _rule("secret", "url-password", (0, 0), "://&@", r"://(?P<user>[^\s:/@'\"<>]{1,64}):(?!\[redacted)(?P<value>[^\s@/'\"<>]"
           r"{1,128})@(?=[\w.\[-])", lambda v, m: m["value"] != m["user"] and not _NOT_A_VALUE.fullmatch(m["value"])),
-    _rule("secret", "password", (0, 0), "pass,pwd,secret,token,api,access,auth,client,private,credential,密码,口令,密钥"
-                                        ",秘钥,令牌,"
-          "私钥&=,:,：,is,was,是,为", r"(?P<key>(?:"  # noqa: RUF001
-          r"password|passwd|passphrase|pwd|pass|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret"
-          r"|private[_-]?key|credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>"
+    _rule("secret", "password", (0, 0), "pass,pwd,secret,token,api,access,auth,client,private,credential,密码,口令,"
+          "密钥,秘钥,令牌,私钥&=,:,：,is,was,是,为", r"(?P<key>(?:password|passwd|passphrase|pwd|pass|secret|token|api"  # noqa: RUF001
+          r"[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key|credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>"
           r"[^\s\"'`,;)\]}<>]{6,200})|(?P<is>password|passwd|passphrase|passcode)(?:\s+(?:for|of|on|to)\s+[^\n:=]{1,30}?)?"
-          r"(?:\s*[:=]|\s+(?:is|was))\s*:?\s*[\"']?(?P<said>"
-          r"[^\s\"'`,;)\]}<>]{6,200})|(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为)\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
-          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})", _assignment),
+          r"(?:\s*[:=]|\s+(?:is|was))\s*:?\s*[\"']?(?P<said>[^\s\"'`,;)\]}<>]{6,200})|(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为)\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
+          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})", _assignment, triggers="password,passwd,passphrase,passcode,pwd,pass,"
+          "secret,token,api,apikey,access,auth,client,private,credential,credentials,密码,口令,密钥,秘钥,令牌,私钥"),
     _rule("secret", "password", (70, 40), "password,passphrase,passcode&is,was", r"(?<![\w:\[-])(?P<value>[^\s\"'`,;:"
           r"\[\]]{6,64})\s+(?:is|was)\s+(?:the|my|our|their|his|her)\s+(?:\w+\s+){0,2}?(?:password|passphrase|passcode|pin)\b",
           lambda v, m: _real_value(m["value"], password=True)),
     _rule("secret", "seed-phrase", (0, 0), "seed,recovery,mnemonic", r"(?:seed|recovery|mnemonic)\s+(?:phrase|words?)\b"
           r"[^\n]{0,20}?[:=]\s*(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![\w-])"),
 )
-_SECRET_INDEX = _Index(_SECRETS, words=False)
+_SECRET_INDEX = _Index(_SECRETS, words=True)
 
 
 def _secret_spans(text: str, views: _Views | None = None) -> list[tuple[int, int, str]]:
     """Non-overlapping (start, end, label) spans of secrets; earlier (more specific) rules win.
 
     Token formats are matched in the raw text (their case matters); ``key: value`` style secrets in the folded view
-    (so "ｐａｓｓｗｏｒｄ" or a Cyrillic "р" in the key does not hide one), their spans mapped back.
+    (so fullwidth letters or Cyrillic look-alikes in the key do not hide one), their spans mapped back.
     """
     views = views or _Views(text)
     spans: list[tuple[int, int, str]] = []
     origin: list[int] = []
-    hits = _SECRET_INDEX.hits(views.lowered, views) + _SECRET_INDEX.hits(views.folded, views) * (not views.ascii)
+    hits = _SECRET_INDEX.hits(views.lowered, views) + ([] if views.ascii else _SECRET_INDEX.hits(views.folded, views))
     for rule in map(_SECRETS.__getitem__, sorted(set(hits))):
         view = text if rule.detail == "token" else views.folded
         for m in _near(rule, view, None) if _required(rule, view, views.words) else ():
