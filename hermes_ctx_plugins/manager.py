@@ -425,9 +425,14 @@ class Host:
         blocks = self._each_provider("prefetch", query, default="", session=session, exclude=exclude)
         return "\n\n".join(text.strip() for _, text in blocks if isinstance(text, str) and text.strip())
 
-    def post_response(self, response: Response) -> None:
-        """A model response arrived: feed its usage to the compressor and tell every plugin."""
-        if self.compressor is not None:
+    def post_response(self, response: Response, *, feed_compressor: bool = True) -> None:
+        """A model response arrived: feed its usage to the compressor and tell every plugin.
+
+        :param feed_compressor: False when the host drives its own copy of the strategy (hermes
+            deep-copies our engine per agent and feeds that copy; feeding ``self.compressor``, the
+            template, would carry one session's usage into every agent created afterwards).
+        """
+        if feed_compressor and self.compressor is not None:
             self.isolator.call(_owner("compressor", self.compressor.name),
                                self.compressor.update_from_response, response.usage, default=None)
         self._dispatch("post_response", response)

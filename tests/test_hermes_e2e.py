@@ -174,3 +174,14 @@ def test_session_end_and_reset_reach_our_providers(stub: StubOpenAIServer) -> No
     hermes_plugins.invoke_hook("on_session_finalize", session_id="s-exit", platform="cli",
                                reason="session_boundary")
     assert ended == ["s-reset", "s-exit"]
+
+
+def test_one_agents_usage_never_reaches_a_later_agent(stub: StubOpenAIServer) -> None:
+    configure(stub)
+    stub.reply("big prompt", prompt_tokens=100_000)
+    first = agent_for(stub)
+    run_agent_turn(first, "hello")
+    assert first.context_compressor.last_prompt_tokens == 100_000
+    later = agent_for(stub)  # hermes deep-copies the registered engine for it
+    assert later.context_compressor.last_prompt_tokens == 0
+    assert not later.context_compressor.should_compress(1_000)

@@ -121,7 +121,7 @@ class HookBridge:
         message = response.get("message") if isinstance(response, dict) else None
         host.post_response(Response(session=session, model=session.model, usage=Usage.from_mapping(usage),
                                          assistant_message=message if isinstance(message, dict) else None,
-                                         turn_number=self._turns.get(session.session_id, 0)))
+                                         turn_number=self._turns.get(session.session_id, 0)), feed_compressor=False)
 
     @_never_raises
     def post_llm_call(self, *, user_message: str = "", assistant_response: str = "",
