@@ -156,3 +156,95 @@ def test_cli_edits_and_resets_with_a_backup(capsys: pytest.CaptureFixture[str]) 
     assert (home() / "memories" / "USER.md").read_text() == ""
     backups = list((home() / "memories").glob("USER.md.bak.*"))
     assert len(backups) == 1 and backups[0].read_text() == "Name: Bob"
+
+
+@pytest.mark.parametrize("breakage", ["directory", "file_for_folder"])
+def test_a_broken_memory_file_costs_neither_the_other_file_nor_the_turn(
+        breakage: str, caplog: pytest.LogCaptureFixture) -> None:
+    memories = home() / "memories"
+    if breakage == "directory":
+        memories.mkdir(parents=True)
+        (memories / "USER.md").write_text("Name: Alice")
+        (memories / "MEMORY.md").mkdir()
+        (memories / "MEMORY.md" / "keep.txt").write_text("the user's own file")
+    else:
+        home().mkdir(parents=True, exist_ok=True)
+        memories.write_text("a file where the folder should be")
+    host = load_host({})
+    host.session_start(SESSION)
+    p = provider()
+    p.on_session_start(SESSION)
+    block = p.system_prompt_block()
+    assert "cannot read" in caplog.text and str(memories / "MEMORY.md") in caplog.text
+    if breakage == "directory":
+        assert "Name: Alice" in block  # USER.md is still in the prompt
+    answer = tool(p, target="memory", action="add", content="The staging port is 8443")
+    assert answer["success"] is False and str(memories) in answer["error"]
+    # nothing of the user's was touched
+    if breakage == "directory":
+        assert (memories / "MEMORY.md" / "keep.txt").read_text() == "the user's own file"
+        assert tool(p, target="user", action="add", content="Prefers tabs")["success"]
+    else:
+        assert memories.read_text() == "a file where the folder should be"
+    assert {r.name: r.status for r in host.plugins()}["file"] == "active"
+
+
+_READ_ONLY_CHECK = """
+import json, os
+from hermes_ctx_plugins import SessionInfo, load_host
+host = load_host({})
+[p] = [p for p in host.memory_providers if p.name == "file"]
+session = SessionInfo(session_id="ro")
+host.session_start(session)
+answer = json.loads(p.handle_tool_call("memory", {"target": "memory", "action": "add", "content": "new fact"},
+                                       session=session))
+print(json.dumps({"answer": answer, "block": p.system_prompt_block(),
+                  "file": open(os.path.join(os.environ["HERMES_HOME"], "memories", "MEMORY.md")).read()}))
+"""
+
+
+def _real_read_only_mount_works() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o ro tmpfs /mnt"], capture_output=True)
+    return probe.returncode == 0
+
+
+def test_a_read_only_file_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real read-only mount (a private mount namespace) where the machine allows it; else EROFS injected."""
+    import subprocess
+    import sys
+
+    ro_home = tmp_path / "ro-home"
+    ro_home.mkdir()
+    if _real_read_only_mount_works():
+        script = (f"mount -t tmpfs tmpfs {ro_home} && mkdir {ro_home}/memories && "
+                  f"printf 'existing fact' > {ro_home}/memories/MEMORY.md && "
+                  f"mount -o remount,ro {ro_home} && {sys.executable} -c \"$CHECK\"")
+        run = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "HERMES_HOME": str(ro_home), "CHECK": _READ_ONLY_CHECK})
+        assert run.returncode == 0, run.stderr
+        seen = json.loads(run.stdout.strip().splitlines()[-1])
+    else:  # no privilege to mount here: the same failure, injected where the write happens
+        import errno
+        import io
+        from contextlib import redirect_stdout
+
+        (ro_home / "memories").mkdir()
+        (ro_home / "memories" / "MEMORY.md").write_text("existing fact")
+        monkeypatch.setenv("HERMES_HOME", str(ro_home))
+
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+        monkeypatch.setattr("tempfile.mkstemp", refuse)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            exec(_READ_ONLY_CHECK, {})
+        seen = json.loads(out.getvalue())
+    assert seen["answer"]["success"] is False and "Read-only file system" in seen["answer"]["error"]
+    assert "existing fact" in seen["block"]  # the session still gets its memory
+    assert seen["file"] == "existing fact"  # nothing lost

@@ -178,7 +178,33 @@ class SummaryClient:
         status, headers, content = self._post(body)
         if status >= 400:
             raise self._status_error(status, headers, content)
-        return self._answer(content, status)
+        text = _text(self._message(content, status).get("content"))
+        if not strip_reasoning(text):
+            raise self._error(SummaryBadResponse, "empty answer once reasoning is stripped", status)
+        return strip_reasoning(text)
+
+    def chat(self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
+             temperature: float | None = None) -> dict[str, Any]:
+        """The assistant message for ``messages`` offered ``tools``: ``content`` (reasoning stripped,
+        may be empty) and ``tool_calls`` exactly as the model sent them (validating them is the
+        caller's job: it knows which tools exist).
+
+        :raises SummaryError: as :meth:`complete`, except that an empty answer is not an error
+        """
+        body: dict[str, Any] = {"model": self.model.model, "messages": messages, "stream": False}
+        body.update(self.model.extra_body)
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = "auto"
+        if temperature is not None:
+            body["temperature"] = temperature
+        status, headers, content = self._post(body)
+        if status >= 400:
+            raise self._status_error(status, headers, content)
+        message = self._message(content, status)
+        calls = message.get("tool_calls")
+        return {"role": "assistant", "content": strip_reasoning(_text(message.get("content"))),
+                "tool_calls": calls if isinstance(calls, list) else []}
 
     def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
         url, limit = self.model.url, self.model.timeout
@@ -216,7 +242,7 @@ class SummaryClient:
             return self._error(SummaryModelUnavailable, detail, status)
         return self._error(SummaryRequestRejected, detail, status)
 
-    def _answer(self, content: bytes, status: int) -> str:
+    def _message(self, content: bytes, status: int) -> dict[str, Any]:
         try:
             data = json.loads(content)
         except ValueError as exc:
@@ -230,10 +256,7 @@ class SummaryClient:
             cls = SummaryModelUnavailable if missing else SummaryBadResponse
             raise self._error(cls, f"no choices in the answer: {_snippet(content)}", status)
         message = choices[0].get("message")
-        text = strip_reasoning(_text(message.get("content") if isinstance(message, dict) else None))
-        if not text:
-            raise self._error(SummaryBadResponse, "empty answer once reasoning is stripped", status)
-        return text
+        return message if isinstance(message, dict) else {}  # legacy shapes: treated as an empty answer
 
     def _error(self, cls: type[_E], problem: str, status: int | None = None) -> _E:
         return cls(problem, url=self.model.url, model=self.model.model, status=status)

@@ -29,6 +29,7 @@ from ..config import Config, load_config
 from ..manager import Host, load_host
 from .engine import HermesCtxEngine
 from .hooks import bind_session, unbind_session
+from .memory_gate import defer_reviews_to_hermes
 
 
 @dataclass
@@ -100,5 +101,6 @@ class Bridge:
         if plan is None:
             config = load_config(self._source, deployment=name) if name else self._base
             host = load_host(config, plugins=self._plugins)
+            defer_reviews_to_hermes(host)
             plan = self._plans[name] = DeploymentPlan(name=name, host=host)
         return plan

@@ -15,6 +15,7 @@ from ..manager import Host, load_host
 from .engine import HermesCtxEngine
 from .hooks import HookBridge
 from .memory import write_shims
+from .memory_gate import defer_reviews_to_hermes, install
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -36,7 +37,12 @@ def register(ctx: Any) -> None:
         return
     HOST = host
     ctx.register_context_engine(HermesCtxEngine(host))
-    for hook_name, callback in HookBridge(host).callbacks().items():
+    hooks = HookBridge(host)
+    for hook_name, callback in hooks.callbacks().items():
         ctx.register_hook(hook_name, callback)
+    defer_reviews_to_hermes(host)
+    # hermes' own memory tool writes MEMORY.md / USER.md: with `file` active it passes our gates
+    install(ctx, hooks)
     # hermes discovers memory providers only as directories: give ours a shim there.
     write_shims(hermes_home(), [r.name for r in host.registry if r.kind == "memory" and r.external])
+

@@ -16,17 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..compression.summary_client import SummaryClient, SummaryModel
 from ..config import hermes_home
 from ..errors import ConfigError
-from ..events import SessionInfo
+from ..events import Message, SessionInfo, Turn
 from . import scan
 from .approval import PendingWrites
 from .base import MemoryProvider
+from .review import Reviewer
+from .skills import SkillStore
 from .store import DELIMITER, MEMORY_HEADER, USER_HEADER, MemoryStore, MemoryStoreError, Op
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
 APPROVAL_MODES = ("allow", "stage", "block")
+REVIEW_MODES = ("auto", "on", "off")
 _HEADERS = {"memory": MEMORY_HEADER, "user": USER_HEADER}
 
 TOOL_SCHEMA: dict[str, Any] = {"type": "function", "function": {
@@ -65,6 +69,23 @@ class FileOptions:
 
     #: ``allow`` writes at once, ``stage`` holds writes for approval in the CLI, ``block`` refuses
     write_approval: str = "allow"
+    #: background review (SPEC 2.4): ``on``, ``off``, or ``auto`` = on, except inside hermes,
+    #: which runs its own review on the same ``memory.nudge_interval`` (its writes still pass our
+    #: scan and approval gate there)
+    review: str = "auto"
+    #: the review's model; empty = ``auxiliary.compression``, then the main model
+    review_base_url: str = ""
+    review_model: str = ""
+    review_api_key: str = ""
+    review_timeout: float = 60.0
+    #: model exchanges per review (each may carry several tool calls)
+    review_max_rounds: int = 4
+    #: user turns / tool iterations between reviews; ``None`` = ``memory.nudge_interval`` /
+    #: ``skills.creation_nudge_interval`` (set these to run ours while hermes' own is off)
+    review_interval: int | None = None
+    skill_review_interval: int | None = None
+    #: how long the session's end waits for the final (``flush_min_turns``) review
+    flush_timeout: float = 30.0
 
 
 def ops_from_arguments(args: dict[str, Any]) -> list[Op]:
@@ -97,31 +118,104 @@ class FileProvider(MemoryProvider):
                 f"{self.options.write_approval!r} is not an approval mode; valid: {', '.join(APPROVAL_MODES)}",
                 path="ctx_plugins.options.file.write_approval", value=self.options.write_approval,
                 expected=", ".join(APPROVAL_MODES))
+        if self.options.review not in REVIEW_MODES:
+            raise ConfigError(
+                f"{self.options.review!r} is not a review mode; valid: {', '.join(REVIEW_MODES)}",
+                path="ctx_plugins.options.file.review", value=self.options.review, expected=", ".join(REVIEW_MODES))
         home = Path(self.hermes_home or hermes_home())
         settings = self.config.memory
         self.store = MemoryStore(home, memory_char_limit=settings.memory_char_limit,
                                  user_char_limit=settings.user_char_limit, scan=scan.scan)
         self.pending = PendingWrites(home / "memories" / "pending.json")
+        self.skills = SkillStore(home / "skills")
         self._snapshot: dict[str, list[str]] | None = None
+        #: hostile entries of the snapshot and the placeholder the model sees instead
+        self.withheld: dict[str, str] = {}
+        self._review_client: SummaryClient | None = None
+        self._review_deferred = False
+        options = self.options
+        self.reviewer = Reviewer(
+            client_factory=self._review_model_client,
+            memory_tool=lambda args, session: self.handle_tool_call("memory", args, session=session),
+            memory_entries=lambda: self.load_snapshot(quiet=True),
+            skills=self.skills,
+            memory_interval=settings.nudge_interval if options.review_interval is None else options.review_interval,
+            skill_interval=(self.config.skills.creation_nudge_interval if options.skill_review_interval is None
+                            else options.skill_review_interval),
+            flush_min_turns=settings.flush_min_turns, max_rounds=options.review_max_rounds,
+            flush_timeout=options.flush_timeout)
+
+    # -- background review ------------------------------------------------------------------------
+    def defer_review_to_host(self) -> None:
+        """The host runs its own background review (hermes does): ``review: auto`` stands down."""
+        self._review_deferred = True
+
+    @property
+    def review_active(self) -> bool:
+        mode = self.options.review
+        return mode == "on" or (mode == "auto" and not self._review_deferred)
+
+    def review_model(self) -> SummaryModel | None:
+        """The review's endpoint: our option, else ``auxiliary.compression``, else the main model."""
+        options, aux, main = self.options, self.config.summary_model, self.config.model
+        base_url = options.review_base_url or aux.base_url or main.base_url
+        model = options.review_model or aux.model or main.name
+        if not base_url or not model:
+            return None
+        api_key = options.review_api_key or (aux.api_key if aux.base_url == base_url else "") or (
+            main.api_key if main.base_url == base_url else "")
+        return SummaryModel(base_url=base_url, model=model, api_key=api_key, timeout=options.review_timeout)
+
+    def _review_model_client(self) -> SummaryClient | None:
+        if self._review_client is None:
+            model = self.review_model()
+            if model is None:
+                return None
+            self._review_client = SummaryClient(model)
+        return self._review_client
+
+    def sync_turn(self, turn: Turn) -> None:
+        if self.review_active:
+            self.reviewer.observe(turn)
+
+    def on_session_end(self, session: SessionInfo, messages: Sequence[Message]) -> None:
+        if self.review_active:
+            self.reviewer.finish(session, messages)
+
+    def shutdown(self) -> None:
+        self.reviewer.wait(self.options.flush_timeout)
+        if self._review_client is not None:
+            self._review_client.close()
+            self._review_client = None
 
     # -- the prompt -------------------------------------------------------------------------------
     def on_session_start(self, session: SessionInfo) -> None:
         self._snapshot = self.load_snapshot()
 
-    def load_snapshot(self) -> dict[str, list[str]]:
+    def load_snapshot(self, *, quiet: bool = False) -> dict[str, list[str]]:
         """Both files' entries as the model may see them: hostile ones replaced by a placeholder."""
-        snapshot = {}
+        snapshot, withheld = {}, {}
         for target in self._targets():
             safe = []
-            for entry in self.store.file(target).entries():
+            try:
+                entries = self.store.file(target).entries()
+            except MemoryStoreError as exc:  # a folder where the file should be, no permission, ...
+                # one broken file must not cost the other one, nor the session
+                log.error("%s is left out of the prompt: %s", target, exc)
+                entries = []
+            for entry in entries:
                 findings = scan.scan(entry)
                 if findings:
-                    log.warning("memory entry in %s withheld from the prompt (%s); review it with "
-                                "`hermes-ctx memory show`", target, ", ".join(f.kind for f in findings))
+                    if not quiet:
+                        log.warning("memory entry in %s withheld from the prompt (%s); review it with "
+                                    "`hermes-ctx memory show`", target, ", ".join(f.kind for f in findings))
                     safe.append(scan.placeholder(findings))
+                    withheld[entry] = safe[-1]
                 else:
                     safe.append(entry)
             snapshot[target] = safe
+        if not quiet:
+            self.withheld = withheld
         return snapshot
 
     def _targets(self) -> list[str]:
@@ -150,7 +244,27 @@ class FileProvider(MemoryProvider):
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
         if name != "memory":
             return super().handle_tool_call(name, args, session=session)
-        target = args.get("target")
+        verdict = self.gate(args, session=session)
+        if verdict is not None:
+            return verdict
+        target = args.get("target", "memory")
+        try:
+            result = self.store.file(target).apply(ops_from_arguments(args))
+        except MemoryStoreError as exc:
+            return _error(str(exc))
+        message = f"{target} now {result.used:,}/{result.limit:,} chars, {len(result.entries)} entries"
+        if result.backup is not None:
+            message += f"; the file had been edited outside, a backup is at {result.backup}"
+        return json.dumps({"success": True, "message": message})
+
+    def gate(self, args: dict[str, Any], *, session: SessionInfo | None = None) -> str | None:
+        """Everything a memory write must pass before it touches the files.
+
+        Returns the tool result when the write must not happen as asked (bad arguments, blocked,
+        hostile text, or staged for approval), ``None`` when it may be applied. hermes' own
+        memory tool runs behind this gate when the ``file`` provider is active there.
+        """
+        target = args.get("target", "memory")  # hermes' schema defaults the target
         if target not in self._targets():
             return _error(f"target must be one of {', '.join(self._targets()) or '(memory is off)'}, got {target!r}")
         try:
@@ -168,14 +282,7 @@ class FileProvider(MemoryProvider):
             pending_id = self.pending.stage(target, ops, session_id=session.session_id if session else "")
             return json.dumps({"success": True, "staged": pending_id,
                                "message": "held for the user's approval (hermes-ctx memory pending)"})
-        try:
-            result = self.store.file(target).apply(ops)
-        except MemoryStoreError as exc:
-            return _error(str(exc))
-        message = f"{target} now {result.used:,}/{result.limit:,} chars, {len(result.entries)} entries"
-        if result.backup is not None:
-            message += f"; the file had been edited outside, a backup is at {result.backup}"
-        return json.dumps({"success": True, "message": message})
+        return None
 
 
 def _error(message: str) -> str:
