@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,28 @@ def test_without_the_file_provider_hermes_memory_is_untouched(stub: StubOpenAISe
     # hermes' own behaviour: its filter does not catch this one, so it is written
     assert result["success"] is True
     assert HOSTILE_WRITE in (memories() / "MEMORY.md").read_text()
+
+
+def test_hermes_own_background_review_writes_through_our_gate(stub: StubOpenAIServer) -> None:
+    configure(stub)
+    text = (home() / "config.yaml").read_text().replace(
+        "memory: {memory_enabled: true, user_profile_enabled: true}",
+        "memory: {memory_enabled: true, user_profile_enabled: true, nudge_interval: 1}")
+    (home() / "config.yaml").write_text(text)
+    hermes_plugins.discover_plugins(force=True)
+    stub.reply("Sure.")  # the user's turn
+    stub.tool_call("memory", {"action": "add", "target": "memory", "content": HOSTILE_WRITE})  # hermes' review
+    stub.tool_call("memory", {"action": "add", "target": "user", "content": "Dana prefers short answers"})
+    stub.reply("Saved.")
+    result = agent_for(stub).run_conversation("keep answers short please", conversation_history=[])
+    assert result["final_response"] == "Sure."
+    user_md = memories() / "USER.md"
+    deadline = time.monotonic() + 30
+    while not user_md.exists() and time.monotonic() < deadline:  # hermes reviews on a daemon thread
+        time.sleep(0.05)
+    assert user_md.read_text() == "Dana prefers short answers"
+    memory_md = memories() / "MEMORY.md"
+    assert not memory_md.exists() or HOSTILE_WRITE not in memory_md.read_text()
+    review_tools = [m for r in stub.chat_requests for m in r.body["messages"]  # type: ignore[index]
+                    if m.get("role") == "tool"]
+    assert any("refused" in m["content"] for m in review_tools)
