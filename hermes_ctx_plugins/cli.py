@@ -15,6 +15,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .archive import cli as archive_cli
+from .archive.archiver import Archiver
+from .archive.store import ArchiveStore
 from .config import Config, hermes_home, load_config
 from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
 from .manager import Host, load_host
@@ -57,7 +60,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--keep", type=Path, metavar="DIR", help="use DIR as HERMES_HOME and leave it there")
     demo.add_argument("--turns", type=int, default=6, help="agent turns in the first session (default 6)")
     demo.add_argument("--json", action="store_true", help="print the report as JSON at the end")
+    archive_cli.add_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "archive":
+        try:
+            return archive_cli.run(args, load_config(args.config, deployment=args.deployment))
+        except ConfigError as exc:
+            print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
     if args.command == "demo":
         return _demo(args)
     if args.command == "memory":
@@ -199,6 +209,8 @@ def _compress(host: Host, args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     # A replay is not latency-bound: count everything exactly so the report's figures are exact.
     get_counter(host.compressor.model).count_messages(messages)
+    if host.archive is not None:  # a replay shows the anchor index but keeps nothing
+        host.archive = Archiver(ArchiveStore(Path(":memory:")), host.archive.settings)
     events: list[str] = []
     host.isolator.on_event = lambda event: events.append(event.message)
     host.compressor.status_callback = host.isolator.on_event

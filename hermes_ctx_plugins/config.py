@@ -184,6 +184,34 @@ class Deployment:
     compression: Mapping[str, Any] = _setting({})
 
 
+ARCHIVE_SCOPES = ("session", "user")
+
+
+@dataclass(frozen=True)
+class ArchiveSettings:
+    """``ctx_plugins.archive``: where what compaction removes is kept, and for how long."""
+
+    enabled: bool = True
+    #: the SQLite file; empty = ``$HERMES_HOME/ctx_archive.db``
+    path: str = ""
+    #: compactions older than this are purged (0 = keep forever)
+    retention_days: float = _setting(30.0, lo=0)
+    #: the oldest compactions are purged when the file grows past this (0 = no bound)
+    max_megabytes: float = _setting(256.0, lo=0)
+    #: the anchor index a summary carries, at most (also at most 15% of the compacted context)
+    index_max_tokens: int = _setting(2500, lo=0)
+    #: what ``ctx_search`` sees: this ``session``, or every session of the same ``user``
+    scope: str = "session"
+    #: the most ``ctx_expand`` returns in one call
+    expand_max_tokens: int = _setting(4000, lo=100)
+
+    def __post_init__(self) -> None:
+        if self.scope not in ARCHIVE_SCOPES:
+            raise ConfigError(f"{self.scope!r} is not an archive scope; valid: {', '.join(ARCHIVE_SCOPES)}",
+                              path="ctx_plugins.archive.scope", value=self.scope,
+                              expected=", ".join(ARCHIVE_SCOPES))
+
+
 @dataclass(frozen=True)
 class PluginSettings:
     """The ``ctx_plugins:`` section."""
@@ -199,6 +227,7 @@ class PluginSettings:
     failure_threshold: int = _setting(5, lo=1)
     #: how long a suspended plugin or provider stays off before one probe call
     cooldown_seconds: float = _setting(120.0, lo=0)
+    archive: ArchiveSettings = field(default_factory=ArchiveSettings)
 
 
 @dataclass(frozen=True)

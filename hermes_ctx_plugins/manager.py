@@ -16,20 +16,25 @@ import importlib.metadata
 import logging
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pluggy
 
 from . import hookspecs
-from .compression.base import CompressionResult, CompressorStrategy
+from .archive.archiver import Archiver, Snapshot
+from .archive.store import ArchiveStore
+from .compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy
 from .config import Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, did_you_mean
 from .events import Message, Request, Response, SessionInfo, Turn
 from .isolation import FaultIsolator, StatusEvent
 from .memory.base import MemoryProvider
 from .registry import Kind, Registration, Registry
+from .tokens import get_counter
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -132,6 +137,14 @@ class Host:
         self.compressor: CompressorStrategy | None = None
         self.memory_providers: list[MemoryProvider] = []
         self._select()
+        #: the sessions this host has heard of (their user ids scope the archive), newest last
+        self._sessions: OrderedDict[str, SessionInfo] = OrderedDict()
+        self.archive: Archiver | None = None
+        archive = settings.archive
+        if archive.enabled:
+            path = Path(archive.path).expanduser() if archive.path else hermes_home() / "ctx_archive.db"
+            self.archive = Archiver(ArchiveStore(path, retention_days=archive.retention_days,
+                                                 max_megabytes=archive.max_megabytes), archive)
 
     # ------------------------------------------------------------------ loading
 
@@ -405,13 +418,30 @@ class Host:
     # ``exclude`` names providers another host drives itself (hermes drives the one its
     # memory.provider selects), so they are not told twice.
 
+    def remember_session(self, session: SessionInfo) -> None:
+        """Note who ``session`` belongs to (hosts learn user ids at different moments)."""
+        if not session.session_id:
+            return
+        known = self._sessions.get(session.session_id)
+        if known is None or (session.user_id and known.user_id != session.user_id):
+            self._sessions[session.session_id] = session
+        self._sessions.move_to_end(session.session_id)
+        while len(self._sessions) > 4096:
+            self._sessions.popitem(last=False)
+
+    def session(self, session_id: str) -> SessionInfo:
+        """What this host knows of ``session_id`` (at least the id)."""
+        return self._sessions.get(session_id) or SessionInfo(session_id=session_id)
+
     def session_start(self, session: SessionInfo, *, exclude: Collection[str] = ()) -> None:
         """A conversation starts: tell every plugin and active provider."""
+        self.remember_session(session)
         self._dispatch("session_start", session)
         self._each_provider("on_session_start", session, exclude=exclude)
 
     def pre_request(self, request: Request) -> Request:
         """Let every plugin contribute context to ``request``; returns it for chaining."""
+        self.remember_session(request.session)
         for plugin_name, text in self._dispatch("pre_request", request):
             if isinstance(text, str):
                 request.add_context(text, source=plugin_name)
@@ -454,29 +484,55 @@ class Host:
         return self.isolator.call(_owner("compressor", self.compressor.name),
                                   self.compressor.should_compress, prompt_tokens, default=False)
 
-    def compress(self, messages: list[Message], **kwargs: Any) -> CompressionResult:
+    def compress(self, messages: list[Message], *, session: SessionInfo | None = None,
+                 **kwargs: Any) -> CompressionResult:
         """Run the active strategy; any failure leaves ``messages`` as they were."""
-        unchanged = CompressionResult.unchanged(messages)
         if self.compressor is None:
-            return unchanged
-        owner = _owner("compressor", self.compressor.name)
-        count_before = self.compressor.compression_count
+            return CompressionResult.unchanged(messages)
+        return self.run_compression(self.compressor, messages, session=session, **kwargs)
+
+    def run_compression(self, strategy: CompressorStrategy, messages: list[Message], *,
+                        session: SessionInfo | None = None, **kwargs: Any) -> CompressionResult:
+        """Run ``strategy`` (the host's, or an agent's copy of it) with the archive around it.
+
+        Whatever the strategy removes or rewrites is archived first (see :mod:`.archive`) and the
+        compacted conversation carries an index of its exact identifiers. Any failure of the
+        strategy leaves ``messages`` as they were.
+        """
+        unchanged = CompressionResult.unchanged(messages)
+        owner = _owner("compressor", strategy.name)
+        count_before = strategy.compression_count
+        snapshot = None
+        if self.archive is not None:
+            snapshot = Snapshot(messages)
+            strategy.reserved_tokens = self.archive.settings.index_max_tokens  # room for the anchor index
         # The strategy gets its own list, so even one that mutates its input cannot damage ours.
-        result = self.isolator.call(owner, self.compressor.compress, list(messages),
-                                    default=unchanged, **kwargs)
+        result = self.isolator.call(owner, strategy.compress, list(messages), default=unchanged, **kwargs)
         if result is unchanged:
             return result
         if not isinstance(result, CompressionResult) or not result.messages:
             self.isolator.record_failure(owner, TypeError(
                 f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
             return unchanged
-        if result.compressed and self.compressor.compression_count == count_before:
-            self.compressor.compression_count += 1  # for strategies that do not count themselves
+        if result.compressed and strategy.compression_count == count_before:
+            strategy.compression_count += 1  # for strategies that do not count themselves
+        if snapshot is not None and self.archive is not None and result.compressed:
+            if session is None:
+                session = SessionInfo(session_id="")
+            elif not session.user_id:
+                session = self.session(session.session_id)
+            ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
+            archived = self.isolator.call("archive", self.archive.apply, snapshot, result, session=session,
+                                          strategy=strategy.name, counter=get_counter(strategy.model),
+                                          ceiling=ceiling, default=result)
+            result = archived
         return result
 
     def shutdown(self) -> None:
         """Shut every active provider down and release the compressor's connections."""
         self._each_provider("shutdown")
+        if self.archive is not None:
+            self.archive.store.close()
         if self.compressor is not None:
             self.isolator.call(_owner("compressor", self.compressor.name), self.compressor.close, default=None)
 

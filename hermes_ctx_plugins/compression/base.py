@@ -52,6 +52,10 @@ class CompressionResult:
                    notes=(note,) if note else ())
 
 
+#: the largest share of a strategy's budget the host may reserve for what it adds afterwards
+RESERVE_SHARE = 0.15
+
+
 class CompressorStrategy(abc.ABC):
     """A way of shrinking a conversation that nears the model's context window.
 
@@ -96,6 +100,13 @@ class CompressorStrategy(abc.ABC):
         self.status_callback = status_callback
         self.last_prompt_tokens = 0
         self.compression_count = 0
+        #: tokens the host adds after a compaction (the archive's anchor index): see :meth:`leave_room`
+        self.reserved_tokens = 0
+
+    def leave_room(self, budget: int) -> int:
+        """``budget`` less the host's reservation (at most ``RESERVE_SHARE`` of it), at least 1."""
+        reserved = min(getattr(self, "reserved_tokens", 0), int(budget * RESERVE_SHARE))
+        return max(1, budget - reserved)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CompressorStrategy:
         clone = object.__new__(type(self))

@@ -84,13 +84,14 @@ class PipelineStrategy(CompressorStrategy):
     ) -> CompressionResult:
         counter = get_counter(self.model)
         tokens_before = counter.count_messages(messages)
-        budget = int((self.threshold_tokens or tokens_before) * self.options.budget_ratio)
+        budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         current, removed, produced = messages, [], set()
         summary, used_fallback, notes = None, False, []
         for number, step in enumerate(self.steps):
             if number and counter.count_messages(current) <= budget:
                 break  # the first step always runs (a forced /compress asks for something)
             inputs = {id(m) for m in current}
+            step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
             result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
             if not result.compressed:
                 continue

@@ -169,7 +169,7 @@ class SummarizeStrategy(CompressorStrategy):
 
     def _tail_budget(self, tokens_before: int) -> int:
         base = self.threshold_tokens or tokens_before
-        return max(1, int(base * self.settings.target_ratio))
+        return self.leave_room(max(1, int(base * self.settings.target_ratio)))
 
     def _prune(self, messages: list[Message], tokens_before: int, *, min_chars: int,
                exact_head: int | None = None) -> PruneReport:

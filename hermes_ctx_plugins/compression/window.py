@@ -63,7 +63,7 @@ class WindowStrategy(CompressorStrategy):
         tokens_before = counter.count_messages(messages)
         if nothing_new_since_compaction(messages):
             return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last drop")
-        budget = int((self.threshold_tokens or tokens_before) * self.options.budget_ratio)
+        budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         earlier = [m for m in messages if m.get(DROPPED_KEY)]
         head = head_end(messages, 0 if self.compression_count or earlier else self.settings.protect_first_n)
         head_tokens = counter.count_messages(messages[:head])

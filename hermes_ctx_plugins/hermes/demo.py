@@ -153,13 +153,15 @@ def run(keep: Path | None = None, *, turns: int = 6, out: TextIO | None = None) 
             if r.body and "<conversation>" in str((r.body.get("messages") or [{}])[-1].get("content")))
         host.status_callback = None
 
-    uncompressed = [t["tokens"] for t in report.turns]
-    report.messages_after = report.turns[-1]["messages"]
-    report.tokens_after = report.turns[-1]["tokens"]
-    report.tokens_before = max(uncompressed)
-    report.messages_before = max(t["messages"] for t in report.turns)
+    # the first compaction: the largest the conversation got before it, and its size right after
+    first = next((i for i, t in enumerate(report.turns) if t["compacted"]), len(report.turns) - 1)
+    before = report.turns[:first] or report.turns[:1]
+    report.tokens_before = max(t["tokens"] for t in before)
+    report.messages_before = max(t["messages"] for t in before)
+    report.tokens_after = report.turns[first]["tokens"]
+    report.messages_after = report.turns[first]["messages"]
     say("\n" + "\n".join([
-        f"{'':24}{'largest':>10}{'final':>10}",
+        f"{'':24}{'before':>10}{'after':>10}   (the first compaction)",
         f"{'messages':24}{report.messages_before:>10,}{report.messages_after:>10,}",
         f"{'tokens (exact)':24}{report.tokens_before:>10,}{report.tokens_after:>10,}",
         f"compactions: {report.compressions} (our summary requests to the model: {report.summary_requests})",

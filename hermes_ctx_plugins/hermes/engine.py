@@ -13,10 +13,12 @@ from typing import Any
 
 from agent.context_engine import ContextEngine
 
-from ..compression.base import CompressionResult, CompressorStrategy
+from ..archive import tools as archive_tools
+from ..compression.base import CompressorStrategy
 from ..compression.messages import nothing_new_since_compaction
 from ..events import Usage
 from ..manager import Host
+from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -32,6 +34,8 @@ class HermesCtxEngine(ContextEngine):
         self.last_completion_tokens = 0
         self.last_total_tokens = 0
         self.awaiting_real_usage_after_compression = False
+        #: the session of the agent this copy belongs to (hermes tells each copy at its start)
+        self.session_id = ""
 
     @property
     def name(self) -> str:
@@ -147,11 +151,10 @@ class HermesCtxEngine(ContextEngine):
                  memory_context: str = "") -> list[dict[str, Any]]:
         if self._strategy is None or not messages:
             return messages
-        unchanged = CompressionResult.unchanged(messages)
-        result = self._host.isolator.call(
-            self._owner(), self._strategy.compress, list(messages), current_tokens=current_tokens,
-            focus_topic=focus_topic, force=force, memory_context=memory_context, default=unchanged)
-        if not isinstance(result, CompressionResult) or not result.messages:
+        result = self._host.run_compression(
+            self._strategy, list(messages), session=self._host.session(self.session_id),
+            current_tokens=current_tokens, focus_topic=focus_topic, force=force, memory_context=memory_context)
+        if not result.messages:
             return messages
         if result.compressed:
             self.awaiting_real_usage_after_compression = True
@@ -174,14 +177,25 @@ class HermesCtxEngine(ContextEngine):
         if self._strategy is None:
             return []
         none: list[dict[str, Any]] = []
-        return bare_schemas(self._host.isolator.call(self._owner(), self._strategy.get_tool_schemas, default=none))
+        schemas = list(self._host.isolator.call(self._owner(), self._strategy.get_tool_schemas, default=none))
+        if self._host.archive is not None:  # ctx_search / ctx_expand: the way back into the archive
+            schemas += self._host.archive.tool_schemas()
+        return bare_schemas(schemas)
 
     def handle_tool_call(self, name: str, args: dict[str, Any], **kwargs: Any) -> str:
         error = json.dumps({"error": f"context engine tool {name!r} is unavailable right now"})
         if self._strategy is None:
             return error
+        archive = self._host.archive
+        if archive is not None and name in archive_tools.NAMES:
+            return str(self._host.isolator.call(
+                "archive", archive.handle_tool_call, name, args, session=self._host.session(self.session_id),
+                counter=get_counter(self._strategy.model), default=error))
         return str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
                                             default=error))
+
+    def on_session_start(self, session_id: str, **kwargs: Any) -> None:
+        self.session_id = session_id or ""
 
     def on_session_reset(self) -> None:
         super().on_session_reset()

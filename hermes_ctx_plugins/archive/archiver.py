@@ -1,0 +1,258 @@
+"""The step the host runs around every compaction, whatever the strategy.
+
+Strategies are not trusted to report what they removed (a third-party one may not, or may edit
+messages in place), so the host works it out itself: it fingerprints the conversation before the
+strategy runs and keeps a deep copy, and afterwards every original that does not survive verbatim
+— dropped, truncated, summarised, rewritten — is archived with its position. Then the anchor index
+of what was removed is attached where the model will see it: to the summary (``summarize``,
+``pipeline``, the static fallback), to ``window``'s marker, to each rewritten tool result
+(``prune``), or, for a strategy that only drops, to a small marker the host inserts where the
+dropped messages were.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from ..compression.base import CompressionResult
+from ..compression.messages import SUMMARY_KEY, append_text, is_real_user, summary_role
+from ..compression.window import DROPPED_KEY
+from ..config import ArchiveSettings
+from ..events import Message, SessionInfo
+from ..tokens import TokenCounter
+from . import anchors as anchor_index
+from . import tools
+from .anchors import Anchor
+from .store import ArchiveStore, Scope, message_text
+
+INDEX_OPEN = "<archive-index>"
+INDEX_CLOSE = "</archive-index>"
+_INDEX_BLOCK = re.compile(re.escape(INDEX_OPEN) + r".*?" + re.escape(INDEX_CLOSE), re.S)
+_INDEX_LINE = re.compile(r"^([a-z]+): (.+)$", re.M)
+#: marks the marker message the host inserts for strategies that only drop
+ARCHIVE_MARKER_KEY = "_archive_marker"
+#: share of the compacted context the index may take at most
+INDEX_SHARE = 0.15
+
+
+def fingerprint(message: Message) -> str:
+    return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+
+
+class Snapshot:
+    """The conversation as it was before a strategy ran."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.messages = copy.deepcopy(list(messages))
+        self.prints = [fingerprint(m) for m in self.messages]
+
+    def removed(self, after: Sequence[Message]) -> list[tuple[int, Message]]:
+        """Every original (with its position) that is not in ``after`` verbatim, in order."""
+        left = Counter(fingerprint(m) for m in after)
+        gone = []
+        for position, (message, mark) in enumerate(zip(self.messages, self.prints, strict=True)):
+            if left[mark] > 0:
+                left[mark] -= 1
+            else:
+                gone.append((position, message))
+        return gone
+
+
+class Archiver:
+    """Archives what a compaction removed and leaves an anchor index in the compacted context."""
+
+    def __init__(self, store: ArchiveStore, settings: ArchiveSettings) -> None:
+        self.store = store
+        self.settings = settings
+
+    def scope(self, session: SessionInfo) -> Scope:
+        """What ``session`` may see of the archive (``scope: user`` needs a known user id)."""
+        return Scope(session_id=session.session_id, user_id=session.user_id,
+                     all_sessions=self.settings.scope == "user" and bool(session.user_id))
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return list(tools.SCHEMAS)
+
+    def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo,
+                         counter: TokenCounter) -> str:
+        return tools.handle(name, args, store=self.store, scope=self.scope(session), counter=counter,
+                            max_tokens=self.settings.expand_max_tokens)
+
+    def apply(self, snapshot: Snapshot, result: CompressionResult, *, session: SessionInfo, strategy: str,
+              counter: TokenCounter, ceiling: int | None = None) -> CompressionResult:
+        """``result`` with the index attached, after the removed originals were archived.
+
+        :param ceiling: the most the index may take (the host passes a share of the strategy's
+            threshold); ``index_max_tokens`` bounds it too.
+        """
+        removed = snapshot.removed(result.messages)
+        if not removed:
+            return result
+        ids = self.store.record(session_id=session.session_id, user_id=session.user_id, strategy=strategy,
+                                removed=removed, tokens_before=result.tokens_before,
+                                tokens_after=result.tokens_after)
+        budget = self.settings.index_max_tokens
+        if ceiling is not None:
+            budget = min(budget, ceiling)
+        messages = list(result.messages)
+        before = set(snapshot.prints)
+        fresh = [i for i, m in enumerate(messages) if fingerprint(m) not in before]
+        pointer = _pointer(len(removed), ids)
+        carrier = next((i for i in fresh if messages[i].get(SUMMARY_KEY) or messages[i].get(DROPPED_KEY)), None)
+        if carrier is None:  # a third party's own summary or marker: a new message tied to no tool call
+            carrier = next((i for i in fresh if messages[i].get("role") in ("user", "assistant")
+                            and not _call_keys(messages[i])), None)
+        if carrier is not None:  # a summary or a marker: the whole index goes with it
+            block = _index_block(pointer, _anchors([m for _, m in removed]), budget, counter)
+            messages[carrier] = _with_text(messages[carrier], "\n\n" + block)
+        else:  # each rewritten message points to its original; plain drops get a marker
+            pointed, used = self._point_rewritten(messages, fresh, removed, ids, budget, counter)
+            dropped = [(n, item) for n, item in enumerate(removed) if n not in pointed]
+            if dropped:
+                self._insert_marker(messages, [item for _, item in dropped],
+                                    _pointer(len(dropped), [ids[n] for n, _ in dropped if n < len(ids)]),
+                                    max(0, budget - used), counter)
+        return dataclasses.replace(result, messages=messages, tokens_after=counter.count_messages(messages),
+                                   notes=(*result.notes, f"archived {len(removed)} messages"))
+
+    @staticmethod
+    def _point_rewritten(messages: list[Message], fresh: list[int], removed: list[tuple[int, Message]],
+                         ids: list[int], budget: int, counter: TokenCounter) -> tuple[set[int], int]:
+        """Give each rewritten message (matched to its original by tool-call ids) a pointer and its
+        own anchors; returns the indexes into ``removed`` it covered and the tokens it added."""
+        originals: dict[str, int] = {}
+        for n, (_, original) in enumerate(removed):
+            for key in _call_keys(original):
+                originals.setdefault(key, n)
+        covered: set[int] = set()
+        used = 0
+        for i in fresh:
+            match = next((originals[k] for k in _call_keys(messages[i]) if k in originals), None)
+            if match is None or match in covered:
+                continue
+            n = match
+            covered.add(n)
+            archive_id = ids[n] if n < len(ids) else None
+            where = f"ctx_expand(id={archive_id})" if archive_id else "ctx_search"
+            found = _fit(_anchors([removed[n][1]]), max(0, budget - used - 12), counter)
+            note = f"\n[original archived: {where}" + (
+                "; exact values: " + " · ".join(a.text for a in found) if found else "") + "]"
+            messages[i] = _with_text(messages[i], note)
+            used += counter.count_text(note)
+        return covered, used
+
+    @staticmethod
+    def _insert_marker(messages: list[Message], removed: list[tuple[int, Message]], pointer: str, budget: int,
+                       counter: TokenCounter) -> None:
+        block = _index_block(pointer, _anchors([m for _, m in removed]), budget, counter)
+        # everything before the first removed message survived, so it sits at the same index
+        at = min(removed[0][0], len(messages))
+        before = messages[at - 1] if at > 0 else None
+        after = messages[at] if at < len(messages) else None
+        role = summary_role(before, after, has_real_user=any(is_real_user(m) for m in messages))
+        if role is None and after is not None:
+            messages[at] = _with_text(after, block + "\n\n", prepend=True)
+        else:
+            messages.insert(at, {"role": role or "user", "content": block, ARCHIVE_MARKER_KEY: len(removed)})
+
+
+def _call_keys(message: Message) -> list[str]:
+    """What ties a rewritten message to its original: its result id, or the ids of its calls."""
+    if message.get("tool_call_id"):
+        return [f"result:{message['tool_call_id']}"]
+    return [f"call:{c.get('id')}" for c in message.get("tool_calls") or () if isinstance(c, dict) and c.get("id")]
+
+
+def _pointer(count: int, ids: list[int]) -> str:
+    where = f" (archive ids {ids[0]}-{ids[-1]})" if ids else ""
+    return (f"{count} earlier messages were archived verbatim{where}. Exact identifiers from them are listed "
+            "below; call ctx_search(query) to find the original messages and ctx_expand(id) to read them.")
+
+
+def _anchors(messages: Sequence[Message]) -> list[Anchor]:
+    """Anchors of ``messages`` in priority order, including those a previous index carried.
+
+    First what an earlier index kept in view, then what was said (user and assistant text: where
+    hermes found the lost identifiers), then what tools were given and returned; within each,
+    kinds take turns, so one chatty kind (tool output is full of paths) cannot crowd out the rest.
+    """
+    prior: list[Anchor] = []
+    spoken: list[str] = []
+    worked: list[str] = []
+    for message in messages:
+        text = message_text(message)
+        for block in _INDEX_BLOCK.findall(text):
+            for kind, values in _INDEX_LINE.findall(block):
+                prior += [Anchor(kind, v) for v in values.split(" · ") if v]
+        content = _INDEX_BLOCK.sub("", message_text({"content": message.get("content")}))
+        if message.get("role") in ("user", "assistant"):
+            spoken.append(content)
+            worked.append(message_text({"tool_calls": message.get("tool_calls")}))
+        else:
+            worked.append(content)
+    ordered: list[Anchor] = []
+    seen: set[str] = set()
+    for tier in (prior, anchor_index.extract(spoken), anchor_index.extract(worked)):
+        for anchor in _kinds_take_turns(tier):
+            if anchor.text not in seen:
+                seen.add(anchor.text)
+                ordered.append(anchor)
+    return ordered
+
+
+def _kinds_take_turns(found: list[Anchor]) -> list[Anchor]:
+    queues: dict[str, list[Anchor]] = {}
+    for anchor in found:
+        queues.setdefault(anchor.kind, []).append(anchor)
+    order = [k for k in anchor_index.KINDS if k in queues] + [k for k in queues if k not in anchor_index.KINDS]
+    out: list[Anchor] = []
+    depth = 0
+    while len(out) < len(found):
+        for kind in order:
+            if depth < len(queues[kind]):
+                out.append(queues[kind][depth])
+        depth += 1
+    return out
+
+
+def _fit(found: list[Anchor], budget: int, counter: TokenCounter) -> list[Anchor]:
+    """The anchors that fit ``budget`` tokens, taken in priority order (``found``'s order)."""
+    kept: list[Anchor] = []
+    used = 0
+    for anchor in found:
+        cost = counter.count_text(anchor.text) + 1
+        if used + cost <= budget:
+            kept.append(anchor)
+            used += cost
+    return kept
+
+
+def _index_block(pointer: str, found: list[Anchor], budget: int, counter: TokenCounter) -> str:
+    """The index, at most ``budget`` tokens (the pointer alone when even that is too much)."""
+    head = f"{INDEX_OPEN}\n{pointer}\n"
+    room = budget - counter.count_text(head + INDEX_CLOSE) - 2 * len(anchor_index.KINDS)
+    kept = _fit(found, max(0, room), counter)
+
+    def block(anchors: list[Anchor]) -> str:
+        body = anchor_index.render(anchors)
+        return head + (body + "\n" if body else "") + INDEX_CLOSE
+
+    text = block(kept)
+    while kept and counter.count_text(text) > budget:  # the estimate above was short: trim exactly
+        kept = kept[: max(0, len(kept) - max(1, len(kept) // 20))]
+        text = block(kept)
+    return text
+
+
+def _with_text(message: Message, text: str, *, prepend: bool = False) -> Message:
+    updated: dict[str, Any] = dict(message)
+    updated["content"] = append_text(message.get("content"), text, prepend=prepend)
+    updated.pop("api_content", None)  # hermes' sidecar of what was sent: now stale
+    return updated
+

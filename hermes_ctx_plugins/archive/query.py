@@ -1,0 +1,58 @@
+"""A model's or user's search text as a safe FTS5 query over the trigram index.
+
+Nothing the caller types reaches FTS5 as syntax: every term becomes a double-quoted string (so
+``OR``, ``NEAR``, ``*``, ``:`` and quotes are just characters). Terms are identifier-shaped runs
+(``src/app.py``, ``3f9a2c1``, ``ECONNREFUSED``) and Chinese runs; English stop words are dropped;
+runs of Chinese are split into overlapping three-character pieces, since the trigram index cannot
+match a shorter string and Chinese has no spaces. Terms are OR-ed: BM25 then ranks messages that
+match more (and rarer) terms first, and the words in the order asked (as a phrase, and pairwise)
+score on top. Terms shorter than three characters can only be matched with
+``LIKE``; they are used that way only when nothing longer was asked for.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+_TERM = re.compile(r"[\w./:@#+-]+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_STOP = frozenset("""
+a about above after again all also am an and any are as at be been before being below between both but by
+can could did do does doing done down during each few for from further had has have having he her here hers
+him his how i if in into is it its itself just me more most my no nor not now of off on once only or other
+our out over own same she should so some such than that the their them then there these they this those
+through to too under until up very was we were what when where which while who whom why will with would you
+your yours did use used using tell show find search look remember recall earlier before said what's which
+""".split())
+MAX_TERMS = 24
+
+
+def terms(text: str) -> tuple[list[str], list[str]]:
+    """The query's terms: (usable by the trigram index, too short for it)."""
+    long, short = [], []
+    for run in _CJK.findall(text):
+        if len(run) >= 3:
+            long += [run[i:i + 3] for i in range(len(run) - 2)]
+        else:
+            short.append(run)
+    for word in _TERM.findall(_CJK.sub(" ", text)):
+        word = word.strip("./:@#+-_")
+        if not word or word.lower() in _STOP:
+            continue
+        (long if len(word) >= 3 else short).append(word)
+    return list(dict.fromkeys(long))[:MAX_TERMS], list(dict.fromkeys(short))[:MAX_TERMS]
+
+
+def build(text: str) -> tuple[str, list[str]]:
+    """``(fts5 MATCH expression, [])`` or, with only short terms, ``("", [LIKE patterns])``."""
+    long, short = terms(text)
+    if long:
+        phrases = list(long)
+        words = [w for w in long if not _CJK.search(w)]
+        if len(words) > 1:  # the words in their order score on top of each word alone (BM25 sums)
+            phrases.insert(0, " ".join(words))
+            phrases[1:1] = [f"{a} {b}" for a, b in itertools.pairwise(words)]
+        return " OR ".join('"' + term.replace('"', '""') + '"' for term in dict.fromkeys(phrases)), []
+    escaped = [s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for s in short]
+    return "", [f"%{s}%" for s in escaped]

@@ -1,0 +1,196 @@
+"""``ctx_search`` and ``ctx_expand``: the model's way back into what compaction archived.
+
+Both are scoped (this session, or with ``scope: user`` every session of the same user; never
+another user's) and bounded: ``ctx_expand`` returns original messages verbatim within a token
+budget, keeps tool calls with their results, and says what it left out and how to get it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from ..events import Message
+from ..tokens import TokenCounter
+from .store import ArchiveStore, Scope, Stored
+
+SEARCH = "ctx_search"
+EXPAND = "ctx_expand"
+NAMES = (SEARCH, EXPAND)
+MAX_LIMIT = 20
+_RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
+MAX_RANGE = 200
+MIN_TOKENS = 200
+#: tokens kept for the answer's envelope (keys, token count, the note on what was left out)
+_ENVELOPE = 120
+
+SCHEMAS: list[dict[str, Any]] = [
+    {"type": "function", "function": {
+        "name": SEARCH,
+        "description": ("Search the messages earlier compactions archived from this conversation (they are no "
+                        "longer in your context). Use exact identifiers when you have them (a SHA, a path, an "
+                        "error text) or a few distinctive words. Returns ids and snippets; read them with "
+                        "ctx_expand."),
+        "parameters": {"type": "object", "properties": {
+            "query": {"type": "string"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 5}},
+            "required": ["query"]}}},
+    {"type": "function", "function": {
+        "name": EXPAND,
+        "description": ("Read archived messages verbatim: one id from ctx_search (its tool call or result comes "
+                        "with it) or a range 'first-last'. The answer stays within max_tokens."),
+        "parameters": {"type": "object", "properties": {
+            "id": {"type": ["integer", "string"], "description": "an id, or a range like '120-135'"},
+            "max_tokens": {"type": "integer", "minimum": MIN_TOKENS}},
+            "required": ["id"]}}},
+]
+
+
+def _error(message: str) -> str:
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def handle(name: str, args: dict[str, Any], *, store: ArchiveStore, scope: Scope, counter: TokenCounter,
+           max_tokens: int) -> str:
+    """Run one archive tool call; bad arguments get an error naming the value and what is valid."""
+    if not isinstance(args, dict):
+        return _error("the arguments must be a JSON object")
+    if name == SEARCH:
+        return search(args, store=store, scope=scope)
+    if name == EXPAND:
+        return expand(args, store=store, scope=scope, counter=counter, max_tokens=max_tokens)
+    return _error(f"unknown archive tool {name!r}; valid: {', '.join(NAMES)}")
+
+
+def search(args: dict[str, Any], *, store: ArchiveStore, scope: Scope) -> str:
+    query = args.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return _error(f"query must be non-empty text, got {query!r}")
+    limit = args.get("limit", 5)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        return _error(f"limit must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
+    hits = store.search(query, scope, limit=limit)
+    results = [{"id": h.id, "role": h.role, "compaction": h.compaction_id,
+                "archived": datetime.fromtimestamp(h.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                "snippet": h.snippet} for h in hits]
+    answer: dict[str, Any] = {"query": query, "results": results}
+    if not results:
+        answer["note"] = "nothing archived matches; try an exact identifier or other distinctive words"
+    else:
+        answer["note"] = "read a result with ctx_expand(id)"
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def _ids(value: Any) -> list[int] | str:
+    """The ids ``value`` names, or an error message."""
+    if isinstance(value, bool):
+        return f"id must be an id or a range 'first-last', got {value!r}"
+    if isinstance(value, int):
+        return [value] if value > 0 else f"id must be positive, got {value}"
+    if isinstance(value, str):
+        if value.strip().isdigit():
+            return [int(value.strip())]
+        match = _RANGE.match(value)
+        if match:
+            first, last = int(match.group(1)), int(match.group(2))
+            if first > last:
+                return f"range {value!r} is backwards; write it as '{last}-{first}'"
+            if last - first + 1 > MAX_RANGE:
+                return f"range {value!r} covers {last - first + 1} ids; at most {MAX_RANGE} at a time"
+            return list(range(first, last + 1))
+    return f"id must be an id (e.g. 42) or a range 'first-last' (e.g. '40-48'), got {value!r}"
+
+
+def expand(args: dict[str, Any], *, store: ArchiveStore, scope: Scope, counter: TokenCounter,
+           max_tokens: int) -> str:
+    ids = _ids(args.get("id"))
+    if isinstance(ids, str):
+        return _error(ids)
+    limit = args.get("max_tokens", max_tokens)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < MIN_TOKENS:
+        return _error(f"max_tokens must be a whole number of at least {MIN_TOKENS}, got {limit!r}")
+    limit = min(limit, max_tokens)
+    budget = limit - _ENVELOPE  # the answer's own keys and note come out of the same budget
+    found = store.get(ids, scope)
+    if not found:
+        return _error(f"no archived message with id {args.get('id')!r} in this conversation's archive; "
+                      "ids come from ctx_search")
+    # tool calls travel with their results (and results with their call)
+    by_id: dict[int, Stored] = {s.id: s for s in found}
+    for stored in list(found):
+        for partner in store.partners(stored, scope):
+            by_id.setdefault(partner.id, partner)
+    ordered = sorted(by_id.values(), key=lambda s: (s.session_id, s.seq))
+    groups = _pair_groups(ordered)
+    out: list[dict[str, Any]] = []
+    used = 0
+    left_out: list[int] = []
+    for group in groups:
+        rendered = [_render(s) for s in group]
+        cost = sum(counter.count_text(json.dumps(r, ensure_ascii=False)) for r in rendered)
+        if used + cost <= budget:
+            out += rendered
+            used += cost
+        elif not out:  # the first group alone is too big: clip it to fit, saying so
+            clipped = _clip(rendered, budget, counter)
+            out += clipped
+            used += sum(counter.count_text(json.dumps(r, ensure_ascii=False)) for r in clipped)
+            left_out += [s.id for s in group[1:]] if len(clipped) < len(rendered) else []
+        else:
+            left_out += [s.id for s in group]
+    answer: dict[str, Any] = {"messages": out, "tokens": used}
+    if left_out:
+        answer["left_out"] = left_out[:10] + (["..."] if len(left_out) > 10 else [])
+        answer["note"] = (f"{len(left_out)} more messages did not fit in {limit} tokens; expand them with a "
+                          f"narrower range, e.g. ctx_expand(id={left_out[0]})")
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def _pair_groups(ordered: list[Stored]) -> list[list[Stored]]:
+    """Consecutive groups that must stay together: an assistant tool call and its results."""
+    groups: list[list[Stored]] = []
+    open_calls: set[str] = set()
+    for stored in ordered:
+        call_id = stored.message.get("tool_call_id")
+        if groups and call_id and call_id in open_calls:
+            groups[-1].append(stored)
+            continue
+        groups.append([stored])
+        open_calls = {str(c.get("id")) for c in stored.message.get("tool_calls") or () if isinstance(c, dict)}
+    return groups
+
+
+def _render(stored: Stored) -> dict[str, Any]:
+    message: Message = stored.message
+    rendered: dict[str, Any] = {"id": stored.id, "role": message.get("role")}
+    for key in ("content", "tool_calls", "tool_call_id", "name"):
+        if message.get(key) not in (None, ""):
+            rendered[key] = message[key]
+    return rendered
+
+
+def _clip(rendered: list[dict[str, Any]], budget: int, counter: TokenCounter) -> list[dict[str, Any]]:
+    """The group cut to ``budget``: the longest contents shortened, each with a note of what was cut."""
+    clipped = [dict(r) for r in rendered]
+    originals = [str(r.get("content") or "") if isinstance(r.get("content"), str) else "" for r in clipped]
+    keep = [len(text) for text in originals]
+
+    def cost() -> int:
+        return sum(counter.count_text(json.dumps(r, ensure_ascii=False)) for r in clipped)
+
+    while cost() > budget:
+        longest = max(range(len(clipped)), key=lambda i: keep[i])
+        if keep[longest] < 200:
+            if len(clipped) > 1:  # still too big: keep the call, drop trailing results (listed as left out)
+                clipped.pop()
+                originals.pop()
+                keep.pop()
+                continue
+            break
+        keep[longest] //= 2
+        text = originals[longest]
+        clipped[longest]["content"] = (text[:keep[longest]] + f"\n[... {len(text) - keep[longest]:,} characters "
+                                       "cut to fit max_tokens ...]")
+    return clipped

@@ -1,0 +1,393 @@
+"""Lossless context: what any strategy removes is archived, indexed, searchable and expandable."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import CompressionResult, CompressorStrategy, SessionInfo, hookimpl, load_host
+from hermes_ctx_plugins.archive.archiver import INDEX_OPEN, fingerprint
+from hermes_ctx_plugins.archive.store import ArchiveStore, Scope
+from hermes_ctx_plugins.cli import main
+from hermes_ctx_plugins.manager import Host
+from hermes_ctx_plugins.testing import make_transcript
+from hermes_ctx_plugins.tokens import get_counter
+
+ALICE = SessionInfo(session_id="s-alice", user_id="alice")
+ALICE_LATER = SessionInfo(session_id="s-alice-2", user_id="alice")
+BOB = SessionInfo(session_id="s-bob", user_id="bob")
+SECRET = "sk-proj-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3A"
+PLANTED = ("The login redirect fix landed in commit 3f9a2c1e7b on src/auth/redirect.py; staging answers on "
+           f"staging.acme.internal:8443 and the key was {SECRET}.")
+
+
+class Dropper(CompressorStrategy):
+    """A third-party strategy that drops the middle and edits a kept message in place (no ``removed``)."""
+
+    name = "dropper"
+
+    def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+        keep = [*messages[:2], *messages[-4:]]
+        keep[1]["content"] = "(edited in place by a careless strategy)"
+        return CompressionResult(messages=keep)
+
+
+class DropperPlugin:
+    @hookimpl
+    def register_compressors(self, register: Any) -> None:
+        register(Dropper)
+
+
+def home() -> Path:
+    return Path(os.environ["HERMES_HOME"])
+
+
+def transcript(seed: int = 3, turns: int = 40) -> list[dict[str, Any]]:
+    messages = make_transcript(seed, turns=turns, images=False)
+    messages[17] = {**messages[17], "content": f"{messages[17].get('content') or ''} {PLANTED}"}
+    return messages
+
+
+def host_for(strategy: str, **archive: Any) -> Host:
+    config = {"model": {"default": "gpt-4o", "context_length": 128_000},
+              "ctx_plugins": {"compressor": strategy, "archive": archive}}
+    return load_host(config, plugins=[DropperPlugin()])
+
+
+def tool(host: Host, name: str, session: SessionInfo, **args: Any) -> dict[str, Any]:
+    assert host.archive is not None
+    answer = json.loads(host.archive.handle_tool_call(name, args, session=session, counter=get_counter("gpt-4o")))
+    assert isinstance(answer, dict)
+    return answer
+
+
+def archived_rows(path: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT session_id, user_id, position, role, message FROM messages ORDER BY id").fetchall()
+    db.close()
+    return rows
+
+
+# ------------------------------------------------------------------ every strategy, nothing lost
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "prune", "window", "pipeline", "dropper"])
+def test_every_original_that_did_not_survive_verbatim_is_archived(strategy: str) -> None:
+    host = host_for(strategy)
+    messages = transcript()
+    before = [json.loads(json.dumps(m)) for m in messages]  # what the caller had, untouched copy
+    result = host.compress(messages, session=ALICE, force=True)
+    assert result.compressed
+    survived = {fingerprint(m) for m in result.messages}
+    gone = [(i, m) for i, m in enumerate(before) if fingerprint(m) not in survived]
+    assert gone, "the strategy removed or rewrote something"
+    rows = archived_rows(home() / "ctx_archive.db")
+    assert [row[2] for row in rows] == [i for i, _ in gone]  # order kept, by original position
+    for (_, original), (session_id, user_id, _, role, stored) in zip(gone, rows, strict=True):
+        assert (session_id, user_id, role) == ("s-alice", "alice", original["role"])
+        if SECRET in json.dumps(original):  # verbatim but for the secret
+            assert SECRET not in stored and "3f9a2c1e7b on src/auth/redirect.py" in stored
+        else:
+            assert json.loads(stored) == original
+    assert f"archived {len(gone)} messages" in result.notes
+
+
+def test_a_strategy_that_edits_in_place_loses_nothing_either() -> None:
+    host = host_for("dropper")
+    messages = transcript()
+    original_second = dict(messages[1])
+    host.compress(messages, session=ALICE, force=True)
+    stored = [json.loads(row[4]) for row in archived_rows(home() / "ctx_archive.db")]
+    assert original_second in stored  # archived as it was before the strategy edited it
+
+
+def test_secrets_are_redacted_before_they_reach_the_disk() -> None:
+    host = host_for("window")
+    host.compress(transcript(), session=ALICE, force=True)
+    host.shutdown()
+    raw = b"".join(p.read_bytes() for p in home().glob("ctx_archive.db*"))
+    assert SECRET.encode() not in raw
+    assert b"3f9a2c1e7b" in raw  # what is not secret is kept verbatim
+
+
+def test_tool_pairs_and_compaction_ids_are_kept() -> None:
+    host = host_for("window")
+    host.compress(transcript(), session=ALICE, force=True)
+    with sqlite3.connect(home() / "ctx_archive.db") as db:
+        calls = db.execute("SELECT call_ids FROM messages WHERE call_ids != ''").fetchall()
+        results = db.execute("SELECT tool_call_id FROM messages WHERE role = 'tool'").fetchall()
+        compactions = db.execute("SELECT DISTINCT compaction_id FROM messages").fetchall()
+    db.close()
+    call_ids = {i for (ids,) in calls for i in ids.split()}
+    assert results and {r for (r,) in results} <= call_ids  # every archived result has its call archived
+    assert compactions == [(1,)]
+
+
+# ------------------------------------------------------------------ the anchor index
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "window", "dropper"])
+def test_the_compacted_context_carries_the_anchor_index(strategy: str) -> None:
+    host = host_for(strategy)
+    result = host.compress(transcript(), session=ALICE, force=True)
+    carriers = [m for m in result.messages if INDEX_OPEN in json.dumps(m)]
+    assert len(carriers) == 1
+    text = json.dumps(carriers[0])
+    for anchor in ("3f9a2c1e7b", "src/auth/redirect.py", "staging.acme.internal:8443"):
+        assert anchor in text, anchor  # dropped from view, kept verbatim in the index
+    assert "ctx_search" in text and "ctx_expand" in text
+    assert SECRET not in json.dumps(result.messages)
+
+
+def test_a_pipeline_that_stopped_after_pruning_points_to_each_original() -> None:
+    host = host_for("pipeline")
+    result = host.compress(transcript(), session=ALICE, force=True)
+    assert "3f9a2c1e7b" in json.dumps(result.messages)  # the planted answer was never removed
+    assert sum("[original archived: ctx_expand(id=" in json.dumps(m) for m in result.messages) > 10
+
+
+def test_prune_points_each_rewritten_result_to_its_original() -> None:
+    host = host_for("prune")
+    result = host.compress(transcript(), session=ALICE, force=True)
+    pointed = [m for m in result.messages if m.get("role") == "tool" and "ctx_expand(id=" in str(m["content"])]
+    assert pointed
+    archive_id = int(str(pointed[0]["content"]).split("ctx_expand(id=")[1].split(")")[0])
+    expanded = tool(host, "ctx_expand", ALICE, id=archive_id)
+    roles = [m["role"] for m in expanded["messages"]]
+    assert "tool" in roles and "assistant" in roles  # the result comes with its call
+
+
+def test_the_index_stays_within_its_budget_and_the_strategy_left_room() -> None:
+    host = host_for("window", index_max_tokens=200)
+    result = host.compress(transcript(turns=60), session=ALICE, force=True)
+    [carrier] = [m for m in result.messages if INDEX_OPEN in json.dumps(m)]
+    block = str(carrier["content"])[str(carrier["content"]).index(INDEX_OPEN):]
+    assert get_counter("gpt-4o").count_text(block) <= 200
+    assert result.tokens_after == get_counter("gpt-4o").count_messages(result.messages)
+
+
+def test_a_second_compaction_keeps_the_first_ones_anchors() -> None:
+    host = host_for("window")
+    first = host.compress(transcript(turns=60), session=ALICE, force=True)
+    grown = first.messages + make_transcript(9, turns=30, system=False, images=False)
+    second = host.compress(grown, session=ALICE, force=True)
+    assert second.compressed
+    text = json.dumps([m for m in second.messages if INDEX_OPEN in json.dumps(m)])
+    assert "3f9a2c1e7b" in text  # dropped in the first compaction, still indexed after the second
+
+
+# ------------------------------------------------------------------ the tools
+
+
+def test_search_then_expand_recovers_the_exact_text() -> None:
+    host = host_for("summarize")
+    host.compress(transcript(), session=ALICE, force=True)
+    found = tool(host, "ctx_search", ALICE, query="login redirect fix commit")
+    assert found["results"]
+    texts = []
+    for hit in found["results"][:5]:
+        texts += [json.dumps(m) for m in tool(host, "ctx_expand", ALICE, id=hit["id"])["messages"]]
+    assert any("3f9a2c1e7b" in t and "src/auth/redirect.py" in t for t in texts)
+
+
+@pytest.mark.parametrize("query", ["3f9a2c1", "redirect.py", "acme.internal:8443", "REDIRECT"])
+def test_identifier_fragments_are_found(query: str) -> None:
+    host = host_for("window")
+    host.compress(transcript(), session=ALICE, force=True)
+    [top, *_] = tool(host, "ctx_search", ALICE, query=query)["results"]
+    assert "3f9a2c1e7b" in json.dumps(tool(host, "ctx_expand", ALICE, id=top["id"]))
+
+
+def test_chinese_is_searchable() -> None:
+    host = host_for("window")
+    messages = transcript()
+    messages[7] = {**messages[7], "content": "部署端口改成了八四四三，回滚脚本在 scripts/rollback.sh"}  # noqa: RUF001
+    host.compress(messages, session=ALICE, force=True)
+    for query in ("部署端口", "回滚脚本在哪里", "端口"):
+        results = tool(host, "ctx_search", ALICE, query=query)["results"]
+        assert results and "rollback" in json.dumps(tool(host, "ctx_expand", ALICE, id=results[0]["id"])), query
+
+
+@pytest.mark.parametrize("max_tokens", [200, 500, 2000])
+def test_expand_never_exceeds_its_budget_and_says_what_it_left_out(max_tokens: int) -> None:
+    host = host_for("window")
+    host.compress(transcript(turns=60), session=ALICE, force=True)
+    answer_text = host.archive.handle_tool_call(  # type: ignore[union-attr]
+        "ctx_expand", {"id": "1-150", "max_tokens": max_tokens}, session=ALICE, counter=get_counter("gpt-4o"))
+    assert get_counter("gpt-4o").count_text(answer_text) <= max_tokens
+    answer = json.loads(answer_text)
+    assert answer["messages"] and answer["left_out"] and "did not fit" in answer["note"]
+    ids = [m["id"] for m in answer["messages"]]
+    assert ids == sorted(ids)
+    # no tool result without its call in what came back
+    calls = {c["id"] for m in answer["messages"] for c in m.get("tool_calls") or ()}
+    assert all(m["tool_call_id"] in calls for m in answer["messages"] if m.get("tool_call_id"))
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    ({"id": 0}, "positive"), ({"id": -3}, "positive"), ({"id": "abc"}, "an id (e.g. 42)"),
+    ({"id": "9-2"}, "backwards"), ({"id": "1-5000"}, "at most 200"), ({"id": True}, "an id"),
+    ({"id": 99999}, "no archived message"), ({"id": 1, "max_tokens": 5}, "at least 200"),
+    ({}, "an id"),
+])
+def test_expand_errors_name_the_bad_value(args: dict[str, Any], words: str) -> None:
+    host = host_for("window")
+    host.compress(transcript(), session=ALICE, force=True)
+    assert words in tool(host, "ctx_expand", ALICE, **args)["error"]
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    ({"query": ""}, "non-empty"), ({"query": 5}, "non-empty"), ({"query": "x", "limit": 0}, "1 to 20"),
+    ({"query": "x", "limit": "3"}, "1 to 20"),
+])
+def test_search_errors_name_the_bad_value(args: dict[str, Any], words: str) -> None:
+    host = host_for("window")
+    assert words in tool(host, "ctx_search", ALICE, **args)["error"]
+
+
+# ------------------------------------------------------------------ scope
+
+
+@pytest.mark.parametrize("query", [
+    "3f9a2c1e7b", '" OR 1=1 --', "user_id:alice", "session_id : s-alice", "NEAR(commit redirect)",
+    "*", "commit*", "' OR ''='", "text:commit", "{user_id session_id}: alice", "\\", "%", "_",
+])
+def test_another_user_cannot_reach_the_archive(query: str) -> None:
+    host = host_for("window")
+    host.compress(transcript(), session=ALICE, force=True)
+    assert tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]
+    assert tool(host, "ctx_search", BOB, query=query)["results"] == []
+    assert "no archived message" in tool(host, "ctx_expand", BOB, id=1)["error"]
+    assert "no archived message" in tool(host, "ctx_expand", BOB, id="1-50")["error"]
+
+
+def test_scope_user_spans_the_users_sessions_only() -> None:
+    host = host_for("window", scope="user")
+    host.compress(transcript(), session=ALICE, force=True)
+    host.compress(transcript(seed=5), session=BOB, force=True)
+    alice_later = tool(host, "ctx_search", ALICE_LATER, query="3f9a2c1e7b")["results"]
+    assert alice_later and all(r["id"] <= 300 for r in alice_later)
+    session_only = host_for("window")
+    assert tool(session_only, "ctx_search", ALICE_LATER, query="3f9a2c1e7b")["results"] == []
+    bob = tool(host, "ctx_search", BOB, query="3f9a2c1e7b")["results"]
+    store = ArchiveStore(home() / "ctx_archive.db")
+    owners = {s.user_id for s in store.get([r["id"] for r in bob], Scope(session_id="", everything=True))}
+    store.close()
+    assert owners <= {"bob"}
+
+
+# ------------------------------------------------------------------ durability
+
+
+def test_the_archive_survives_a_restart() -> None:
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_archive import ALICE, host_for, transcript
+        host = host_for("summarize")
+        result = host.compress(transcript(), session=ALICE, force=True)
+        print(json.dumps(result.compressed))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "true"
+    host = host_for("summarize")  # this process never compressed anything
+    [hit, *_] = tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]
+    assert "src/auth/redirect.py" in json.dumps(tool(host, "ctx_expand", ALICE, id=hit["id"]))
+    assert tool(host, "ctx_search", BOB, query="3f9a2c1e7b")["results"] == []
+
+
+def test_a_corrupt_archive_never_breaks_compaction_and_nothing_is_lost(caplog: pytest.LogCaptureFixture) -> None:
+    path = home() / "ctx_archive.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not a database" * 100)
+    host = host_for("window")
+    result = host.compress(transcript(), session=ALICE, force=True)
+    assert result.compressed  # the turn goes on
+    assert "not usable" in caplog.text and str(path) in caplog.text
+    spool = path.with_name(path.name + ".spool.jsonl")
+    assert spool.exists() and "3f9a2c1e7b" in spool.read_text()
+    host.shutdown()
+    path.rename(path.with_suffix(".broken"))  # the user moves the bad file away, as the error says
+    again = host_for("window")
+    again.compress(transcript(seed=4), session=ALICE, force=True)  # the next write imports the spool
+    assert not spool.exists()
+    assert tool(again, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]
+
+
+def test_a_locked_archive_spools_and_imports_later() -> None:
+    path = home() / "ctx_archive.db"
+    host = host_for("window")
+    host.compress(transcript(seed=8), session=BOB, force=True)  # creates the file
+    holder = sqlite3.connect(path, timeout=0.1)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert host.archive is not None
+        host.archive.store._timeout = 0.2
+        host.archive.store.close()
+        result = host.compress(transcript(), session=ALICE, force=True)
+        assert result.compressed
+    finally:
+        holder.rollback()
+        holder.close()
+    host.compress(transcript(seed=4), session=ALICE, force=True)
+    assert tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]
+
+
+def test_retention_and_size_bound(tmp_path: Path) -> None:
+    store = ArchiveStore(tmp_path / "a.db", retention_days=0, max_megabytes=1.5)
+    big = [(i, {"role": "tool", "tool_call_id": f"c{i}", "content": f"output {i} " + "x" * 4000})
+           for i in range(20)]
+    for n in range(12):
+        store.record(session_id=f"s{n}", user_id="u", strategy="window", removed=big)
+    stats = store.stats()
+    assert stats["bytes"] <= 1.5 * 1_000_000 and 0 < stats["compactions"] < 12
+    kept = {h.session_id for h in store.search("output", Scope(session_id="", everything=True), limit=20)}
+    assert "s11" in kept and "s0" not in kept  # the oldest went first
+    assert store.purge(older_than_days=0) == stats["compactions"]
+    store.close()
+
+
+def test_archive_off_means_no_file_and_no_tools() -> None:
+    host = host_for("window", enabled=False)
+    result = host.compress(transcript(), session=ALICE, force=True)
+    assert result.compressed and INDEX_OPEN not in json.dumps(result.messages)
+    assert not (home() / "ctx_archive.db").exists()
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_cli_search_show_stats_purge(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    host_for("window").compress(transcript(), session=ALICE, force=True)
+    host_for("window").compress(transcript(seed=6), session=BOB, force=True)
+    capsys.readouterr()
+    assert main(["archive", "search", "3f9a2c1e7b", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits and {h["session_id"] for h in hits} <= {"s-alice", "s-bob"}
+    assert main(["archive", "search", "3f9a2c1e7b", "--user", "bob", "--json"]) == 0
+    assert all(h["session_id"] == "s-bob" for h in json.loads(capsys.readouterr().out))
+    assert main(["archive", "show", str(hits[0]["id"])]) == 0
+    assert "3f9a2c1e7b" in capsys.readouterr().out
+    assert main(["archive", "show", "nope"]) == 4
+    assert "an id" in capsys.readouterr().err
+    assert main(["archive", "stats"]) == 0
+    assert "2 users" in capsys.readouterr().out
+    assert main(["archive", "purge"]) == 4
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    assert main(["archive", "purge", "--user", "alice"]) == 0
+    assert "nothing deleted" in capsys.readouterr().out
+    assert main(["archive", "purge", "--user", "alice", "--yes"]) == 0
+    assert "purged 1 compactions" in capsys.readouterr().out
+    assert main(["archive", "search", "3f9a2c1e7b", "--user", "alice", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+

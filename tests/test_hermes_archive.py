@@ -1,0 +1,81 @@
+"""The archive inside real hermes-agent 0.19.0: compaction archives, the model searches and expands."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
+
+run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+from hermes_cli import plugins as hermes_plugins  # noqa: E402
+
+MODEL = "stub-model"
+PLANTED = "The login redirect fix landed in commit 3f9a2c1e7b on src/auth/redirect.py (PR #4127)."
+
+
+@pytest.fixture
+def stub() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model=MODEL) as server:
+        yield server
+
+
+def home() -> Path:
+    return Path(os.environ["HERMES_HOME"])
+
+
+def test_compaction_in_hermes_is_archived_and_the_model_gets_it_back(stub: StubOpenAIServer) -> None:
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text(
+        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
+        "plugins: {enabled: [hermes-ctx]}\n"
+        "context: {engine: hermes-ctx}\n"
+        "agent: {environment_probe: false}\n"
+        "ctx_plugins: {compressor: summarize}\n", encoding="utf-8")
+    hermes_plugins.discover_plugins(force=True)
+    history = make_transcript(40, turns=90, output_lines=80, system=False, images=False)
+    planted_at = next(i for i, m in enumerate(history[10:], 10) if m["role"] == "assistant" and m.get("content"))
+    history[planted_at] = {**history[planted_at], "content": f"{history[planted_at]['content']} {PLANTED}"}
+    summary = "## Goal\nFinish the migration.\n## Files\nsrc/cache.py"  # a summary that lost the SHA
+    stub.responder = lambda request: "continuing" if request.get("stream") else summary
+    agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
+                              quiet_mode=True, skip_context_files=True, enabled_toolsets=["context_engine"],
+                              user_id="dana")
+    first = agent.run_conversation("please continue", conversation_history=history)
+    assert agent.context_compressor.compression_count == 1
+
+    # on disk: the archive holds the planted message, scoped to hermes' session
+    with sqlite3.connect(home() / "ctx_archive.db") as db:
+        rows = db.execute("SELECT id, session_id FROM messages WHERE text LIKE '%3f9a2c1e7b%'").fetchall()
+    db.close()
+    [(planted_id, session_id)] = rows
+    assert session_id == agent.session_id
+
+    # on the wire: the summary carries the anchor index; the archive tools are offered
+    sent = stub.chat_requests[-1].body
+    assert sent is not None
+    wire = json.dumps(sent["messages"])
+    assert "3f9a2c1e7b" in wire and "src/auth/redirect.py" in wire and "#4127" in wire
+    assert {"ctx_search", "ctx_expand"} <= {t["function"]["name"] for t in sent["tools"]}
+    assert "3f9a2c1e7b" not in json.dumps([m for m in first["messages"] if "<archive-index>" not in
+                                           str(m.get("content"))])  # only the index kept it in view
+
+    # the model searches and expands through hermes' engine tools
+    stub.responder = None
+    stub.tool_call("ctx_search", {"query": "login redirect fix"})
+    stub.tool_call("ctx_expand", {"id": planted_id, "max_tokens": 1000})
+    stub.reply("It landed in 3f9a2c1e7b.")
+    second = agent.run_conversation("which commit fixed the login redirect?",
+                                    conversation_history=first["messages"])
+    assert second["final_response"] == "It landed in 3f9a2c1e7b."
+    results = [json.loads(m["content"]) for m in second["messages"][len(first["messages"]):]
+               if m.get("role") == "tool"]
+    found, expanded = results
+    assert planted_id in [hit["id"] for hit in found["results"]]
+    assert any(PLANTED in str(m.get("content")) for m in expanded["messages"])
+    assert PLANTED in json.dumps(stub.chat_requests[-1].body["messages"])  # type: ignore[index]
