@@ -73,6 +73,8 @@ class SummaryModel:
     api_key: str = field(default="", repr=False)
     timeout: float = 120.0
     extra_body: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    #: what the model is for, in error messages ("summary", "review")
+    purpose: str = "summary"
 
     def __post_init__(self) -> None:
         url = httpx.URL(self.base_url)
@@ -114,12 +116,13 @@ class SummaryError(HermesCtxError):
     kind: ClassVar[str] = "error"
     retry_on_main_model: ClassVar[bool] = True
 
-    def __init__(self, problem: str, *, url: str, model: str, status: int | None = None) -> None:
+    def __init__(self, problem: str, *, url: str, model: str, status: int | None = None,
+                 purpose: str = "summary") -> None:
         self.url = url
         self.model = model
         self.status = status
         http = f"HTTP {status}: " if status is not None else ""
-        super().__init__(f"summary model {model!r} at {url}: {http}{problem}")
+        super().__init__(f"{purpose} model {model!r} at {url}: {http}{problem}")
 
 
 _E = TypeVar("_E", bound=SummaryError)
@@ -259,7 +262,7 @@ class SummaryClient:
         return message if isinstance(message, dict) else {}  # legacy shapes: treated as an empty answer
 
     def _error(self, cls: type[_E], problem: str, status: int | None = None) -> _E:
-        return cls(problem, url=self.model.url, model=self.model.model, status=status)
+        return cls(problem, url=self.model.url, model=self.model.model, status=status, purpose=self.model.purpose)
 
     def _http(self) -> httpx.Client:
         if self._given_http is not None:

@@ -164,7 +164,8 @@ class FileProvider(MemoryProvider):
             return None
         api_key = options.review_api_key or (aux.api_key if aux.base_url == base_url else "") or (
             main.api_key if main.base_url == base_url else "")
-        return SummaryModel(base_url=base_url, model=model, api_key=api_key, timeout=options.review_timeout)
+        return SummaryModel(base_url=base_url, model=model, api_key=api_key, timeout=options.review_timeout,
+                            purpose="review")
 
     def _review_model_client(self) -> SummaryClient | None:
         if self._review_client is None:
