@@ -13,9 +13,11 @@ then every miss and false positive, for
   on the first threat found); kinds come from ``tools.threat_patterns.scan_for_threats(text, scope="strict")``,
   the call hermes makes when it re-scans entries at load.
 
-"Kind right" counts hostile entries whose expected kinds were all reported. Latency is measured per entry as
-written and on 2,200-character entries (the default ``memory_char_limit``) assembled from benign notes, best of 5
-runs per entry, median and p95 across entries.
+"Kind right" counts hostile entries whose expected kinds were all reported. Each held-out round is also shown on its
+own, next to its first-run figures (``FIRST_RUNS``: what the scanner did on first sight of the round, before the round
+drove any rule change -- the honest estimate of how it does on phrasings nobody tuned it for). Latency is measured per
+entry as written and on 2,200-character entries (the default ``memory_char_limit``) assembled from benign notes, best
+of 5 runs per entry, median and p95 across entries.
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ from hermes_ctx_plugins.memory.scan import scan
 
 CORPUS = json.loads((Path(__file__).resolve().parents[1] / "tests" / "data" / "memory_corpus.json").read_text("utf-8"))
 Entry = dict[str, Any]
+
+#: round -> (hostile caught, hostile, benign flagged, benign) on first sight, by ``scan``; recorded once, never updated
+FIRST_RUNS = {
+    1: (20, 27, 0, 27),
+    2: (19, 27, 0, 27),
+    3: (12, 20, 1, 20),
+    4: (72, 92, 1, 80),  # hermes 0.19.0 on round 4 at the same time: 12/92 caught, 4/80 flagged
+}
 Scanner = Callable[[str], set[str]]  # text -> kinds found (empty: clean)
 
 
@@ -97,6 +107,22 @@ def report(name: str, entries: list[Entry], scanners: dict[str, Scanner]) -> Non
             print(f"  FP   [{e['lang']}] {short(e['text'])}   -> {sorted(found)}")
 
 
+def rounds(entries: list[Entry], scanners: dict[str, Scanner]) -> None:
+    """Each held-out round now, and on first sight (before it drove any rule change)."""
+    print("\n=== held-out rounds: now vs first sight ===")
+    print(f"{'':8}" + "".join(f"| {label:^31} " for label in scanners) + "| first sight (ours, recorded)")
+    for number in sorted({e["round"] for e in entries}):
+        rows = [e for e in entries if e["round"] == number]
+        hostile, benign = [e for e in rows if e["label"] == "hostile"], [e for e in rows if e["label"] == "benign"]
+        line = f"round {number:<2}"
+        for run in scanners.values():
+            line += (f"| {rate(sum(bool(run(e['text'])) for e in hostile), len(hostile)):>14} "
+                     f"{rate(sum(bool(run(e['text'])) for e in benign), len(benign)):>15} ")
+        caught, total, flagged, clean = FIRST_RUNS.get(number, (0, 0, 0, 0))
+        print(line + (f"| {rate(caught, total):>14} {rate(flagged, clean):>15}" if total else "| not recorded"))
+    print("(columns: hostile caught, benign flagged)")
+
+
 def short(text: str, width: int = 90) -> str:
     flat = repr(text)[1:-1]
     return flat if len(flat) <= width else flat[:width - 1] + "…"
@@ -136,8 +162,7 @@ def main() -> None:
         print("hermes-agent is not installed: its filter is left out")
     for section in ("main", "held_out"):
         report(section, CORPUS[section], scanners)
-    print("\nheld-out first-run figures (before any change they prompted): " + CORPUS["about"].split("once before any "
-                                                                                                  "change: ")[1])
+    rounds(CORPUS["held_out"], scanners)
 
     rng = random.Random(7)
     benign = [e["text"] for e in CORPUS["main"] + CORPUS["held_out"] if e["label"] == "benign"]
