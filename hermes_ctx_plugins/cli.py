@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from .archive.store import ArchiveStore
 from .config import Config, hermes_home, load_config
 from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
 from .manager import Host, load_host
+from .memory.local import cli as local_cli
 from .tokens import get_counter
 
 EXIT_CONFIG = 2
@@ -55,11 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     memory_commands.add_parser("reject", help="drop a staged write").add_argument("id")
     reset = memory_commands.add_parser("reset", help="empty the file (a backup is kept)")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    local_cli.add_parsers(memory_commands)  # ctx-local: search, stats, export, forget
     demo = commands.add_parser("demo", help="run a real hermes agent against a local stub model and watch "
                                             "compression and memory work (no API key, no network)")
     demo.add_argument("--keep", type=Path, metavar="DIR", help="use DIR as HERMES_HOME and leave it there")
     demo.add_argument("--turns", type=int, default=6, help="agent turns in the first session (default 6)")
     demo.add_argument("--json", action="store_true", help="print the report as JSON at the end")
+    doctor = commands.add_parser("doctor", help="check config, plugins and memory providers: availability, "
+                                                "circuit breaker, queued writes, a probe of the service")
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
+    doctor.add_argument("--no-probe", action="store_true", help="do not contact the memory services")
     archive_cli.add_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "archive":
@@ -70,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_CONFIG
     if args.command == "demo":
         return _demo(args)
+    if args.command == "doctor":
+        return _doctor(args)
     if args.command == "memory":
         try:
             return _memory(args, load_config(args.config, deployment=args.deployment))
@@ -109,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _memory(args: argparse.Namespace, config: Config) -> int:
+    if args.memory_command in local_cli.COMMANDS:
+        return local_cli.run(args, config)
     from .memory import scan
     from .memory.approval import PendingWrites
     from .memory.store import MemoryStore, MemoryStoreError, Op, atomic_write, locked
@@ -271,6 +282,98 @@ def _as_table(host: Host) -> str:
     for plugin in host.loaded_plugins():
         hooks = ", ".join(plugin.hooks) or "-"
         lines.append(f"plugin {plugin.name} ({plugin.source}): {plugin.status}; hooks: {hooks}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- doctor
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    """Config, plugins and every memory provider's health; exit 1 when a selected provider is not usable."""
+    from .memory.remote import RemoteProvider, read_status
+
+    try:
+        config = load_config(args.config, deployment=args.deployment)
+        host = load_host(config)
+    except (ConfigError, ProviderLimitError, UnknownPluginError) as exc:
+        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except PluginError as exc:
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
+        return EXIT_PLUGIN
+    selected = {p.name for p in host.memory_providers} | ({config.memory.provider} - {""})
+    problems: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for entry in (r for r in host.registry if r.kind == "memory"):
+        row: dict[str, Any] = {"name": entry.name, "external": entry.external, "source": entry.source,
+                               "selected": entry.name in selected}
+        rows.append(row)
+        provider = next((p for p in host.memory_providers if p.name == entry.name), None)
+        try:
+            provider = provider or entry.factory(config.options_for(entry.name), hermes_home=hermes_home(),
+                                                 config=config)
+            availability = getattr(provider, "availability", None)
+            available, why = availability() if callable(availability) else (provider.is_available(), "")
+        except Exception as exc:  # a provider that cannot even be created is what doctor is for
+            row.update(available=False, why=f"{type(exc).__name__}: {exc}")
+            if row["selected"]:
+                problems.append(f"{entry.name}: {row['why']}")
+            continue
+        row.update(available=available, why=why)
+        if row["selected"] and not available:
+            problems.append(f"{entry.name} is selected but unavailable: {why}")
+        if not isinstance(provider, RemoteProvider):
+            continue
+        reported = read_status(provider.state_dir)
+        if reported and reported.get("pid") != os.getpid():
+            row["last_reported"] = reported
+        if row["selected"] and available and not args.no_probe:
+            started = time.perf_counter()
+            try:
+                provider.check()
+                row["probe"] = f"ok ({(time.perf_counter() - started) * 1000:.0f} ms)"
+            except Exception as exc:
+                row["probe"] = f"failed: {type(exc).__name__}: {exc}"
+                problems.append(f"{entry.name} probe {row['probe']}")
+            finally:
+                provider.close_client()
+        row.update({k: v for k, v in provider.status().items() if k in (
+            "breaker", "queued", "spooled", "sent", "dropped", "rejected")})
+    report = {"config": config.source, "hermes_home": str(hermes_home()), "deployment": config.deployment,
+              "compressor": host.compressor.name if host.compressor else None,
+              "plugins": [asdict(p) for p in host.loaded_plugins()], "memory_providers": rows,
+              "ok": not problems, "problems": problems}
+    print(json.dumps(report, indent=2, default=str) if args.json else _doctor_text(report))
+    return 0 if not problems else 1
+
+
+def _doctor_text(report: dict[str, Any]) -> str:
+    lines = [f"config       {report['config']}" + (f"   deployment: {report['deployment']}"
+                                                   if report["deployment"] else ""),
+             f"hermes home  {report['hermes_home']}",
+             f"compressor   {report['compressor'] or '(none: hermes built-in)'}",
+             "plugins"]
+    lines += [f"  {p['name']} ({p['source']}): {p['status']}" for p in report["plugins"]]
+    lines.append("memory providers")
+    width = max((len(r["name"]) for r in report["memory_providers"]), default=4)
+    for row in report["memory_providers"]:
+        state = "available" if row["available"] else "unavailable"
+        why = f": {row['why']}" if row.get("why") else ""
+        lines.append(f"  {row['name']:<{width}}  {'external' if row['external'] else 'built-in':<8}  "
+                     f"{'selected' if row['selected'] else '-':<8}  {state}{why}")
+        pad = " " * (width + 4)
+        if "breaker" in row and (row["selected"] or row["queued"] or row["spooled"]):
+            lines.append(f"{pad}breaker: {row['breaker']}" + (f"; probe: {row['probe']}" if "probe" in row else ""))
+            lines.append(f"{pad}writes: {row['queued']} queued here, {row['spooled']} spooled on disk "
+                         f"(sent {row['sent']}, dropped {row['dropped']}, rejected {row['rejected']})")
+        last = row.get("last_reported")
+        if last:
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(last.get("updated") or 0)))
+            lines.append(f"{pad}last reported by pid {last.get('pid')} at {when}: breaker {last.get('breaker')}; "
+                         f"{last.get('queued', 0)} queued, sent {last.get('sent', 0)}, "
+                         f"dropped {last.get('dropped', 0)}")
+    lines.append("result: OK" if report["ok"] else "result: PROBLEMS\n" + "\n".join(
+        f"  - {p}" for p in report["problems"]))
     return "\n".join(lines)
 
 

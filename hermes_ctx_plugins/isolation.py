@@ -68,7 +68,7 @@ class FaultIsolator:
 
     def call(self, owner: str, fn: Callable[..., T], /, *args: Any, default: T, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)``, or ``default`` if it raises or ``owner`` is suspended."""
-        if owner in self._suspended and not self._admit_probe(owner):
+        if not self.admit(owner):
             return default
         try:
             result = fn(*args, **kwargs)
@@ -118,6 +118,16 @@ class FaultIsolator:
                 f"{owner} suspended for {self.cooldown:g}s after {health.consecutive_failures} "
                 f"consecutive failures (last: {error})",
             )
+
+    def admit(self, owner: str) -> bool:
+        """Whether a call on behalf of ``owner`` may go ahead now.
+
+        ``True`` when ``owner`` is not suspended, or for the one probe call let through after the
+        cool-down. For callers that run the call themselves (a background queue, a call whose
+        client errors must not count): each admitted call must end in :meth:`record_success` or
+        :meth:`record_failure`, or a probe would stay in flight for ever.
+        """
+        return owner not in self._suspended or self._admit_probe(owner)
 
     def _admit_probe(self, owner: str) -> bool:
         with self._lock:

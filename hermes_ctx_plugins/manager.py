@@ -302,12 +302,20 @@ class Host:
                 if hasattr(strategy, "resolve_strategy"):  # a pipeline builds its steps by name
                     strategy.resolve_strategy = self._compressor_by_name
                 return strategy
-            return entry.factory(options, hermes_home=hermes_home(), config=self.config)
+            provider = entry.factory(options, hermes_home=hermes_home(), config=self.config)
+            if hasattr(provider, "status_callback"):  # providers that report outages and recoveries
+                provider.status_callback = self.forward_status
+            return provider
         except (ConfigError, PluginError):
             raise
         except Exception as exc:
             raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "
                                                 f"{type(exc).__name__}: {exc}") from exc
+
+    def forward_status(self, event: StatusEvent) -> None:
+        """Pass a provider's status event to whoever watches this host (``status_callback``)."""
+        if self.status_callback is not None:
+            self.status_callback(event)
 
     def _compressor_by_name(self, name: str) -> CompressorStrategy:
         entry = self.registry.get("compressor", name, where="ctx_plugins.options.pipeline.steps")

@@ -7,7 +7,10 @@
 * :func:`registered` adds a plugin to a host for the duration of a ``with`` block;
 * :class:`StubOpenAIServer` is a loopback OpenAI-compatible server answering from a script;
 * :func:`make_transcript` generates deterministic, valid agent transcripts;
-* :func:`loopback_only` makes any connection or name lookup outside 127.0.0.0/8 and ::1 fail.
+* :func:`loopback_only` makes any connection or name lookup outside 127.0.0.0/8 and ::1 fail;
+* :class:`Mem0StubServer` / :class:`HonchoStubServer` are stateful loopback Mem0 and Honcho services
+  with scriptable faults (:class:`LoopbackService` is their base), :func:`wait_until` polls for
+  background work.
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ from .hookspecs import LIFECYCLE_HOOKS, hookimpl
 from .manager import Host
 from .memory.base import MemoryProvider
 from .stub_server import RecordedRequest, StubOpenAIServer
+from .stubs import HonchoStubServer, LoopbackService, Mem0StubServer, ServiceRequest, wait_until
 
 __all__ = [
     "FailingPlugin", "FakeBuiltinMemory", "FakeCompressor", "FakeMemoryProvider", "FakesPlugin",
-    "NetworkBlocked", "RecordedRequest", "RecordingPlugin", "StubOpenAIServer", "loopback_only",
-    "make_transcript", "registered",
+    "HonchoStubServer", "LoopbackService", "Mem0StubServer", "NetworkBlocked", "RecordedRequest",
+    "RecordingPlugin", "ServiceRequest", "StubOpenAIServer", "loopback_only", "make_transcript", "registered",
+    "wait_until",
 ]
 
 

@@ -118,8 +118,11 @@ def test_register_writes_shims_for_installed_external_providers(stub: StubOpenAI
     home().mkdir(parents=True, exist_ok=True)
     (home() / "config.yaml").write_text("plugins: {enabled: [hermes-ctx]}\n")
     hermes_plugins.discover_plugins(force=True)
-    # No external provider is installed by default yet: nothing to write, nothing written.
-    assert not (home() / "plugins").exists() or not any((home() / "plugins").iterdir())
+    # a shim for every external provider we ship, none for anything else
+    assert our_plugin.HOST is not None
+    external = {r.name for r in our_plugin.HOST.registry if r.kind == "memory" and r.external}
+    assert external >= {"ctx-mem0", "ctx-honcho"}
+    assert {p.name for p in (home() / "plugins").iterdir()} == external
 
 
 # ---------------------------------------------------------------- inside hermes
@@ -194,3 +197,37 @@ def test_the_model_calls_our_provider_tool_through_hermes(stub: StubOpenAIServer
     answer = json.loads(tool_results[0]["content"])
     assert answer["results"] == ["note about deploy: use port 8443"] and answer["user"] == "dana"
     assert result["final_response"] == "Use port 8443."
+
+
+class Reporting(FakeMemoryProvider):
+    """A provider that reports an outage the way the Mem0 / Honcho providers do."""
+
+    name = "ctx-reporting"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.status_callback: Any = None
+
+    def prefetch(self, query: str, *, session: SessionInfo) -> str:
+        from hermes_ctx_plugins.isolation import StatusEvent
+
+        self.status_callback(StatusEvent(kind="unavailable", source=self.name,
+                                         message="ctx-reporting: the memory service is unreachable"))
+        return ""
+
+
+def test_a_provider_outage_reaches_the_user_through_hermes_warning_callback() -> None:
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Reporting)
+
+    events: list[Any] = []
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["ctx-reporting"]}}}, plugins=[Plugin()],
+                     status_callback=events.append)
+    adapter = HermesMemoryAdapter("ctx-reporting", host=host)
+    warnings: list[str] = []
+    adapter.initialize("s1", platform="cli", warning_callback=warnings.append)
+    adapter.prefetch("anything")
+    assert warnings == ["memory: ctx-reporting: the memory service is unreachable"]
+    assert [e.kind for e in events] == ["unavailable"]  # and the host's own watcher saw it

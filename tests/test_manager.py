@@ -108,7 +108,7 @@ def test_unknown_strategy_lists_the_available_ones() -> None:
 
 
 def test_unknown_provider_lists_the_available_ones() -> None:
-    with pytest.raises(UnknownPluginError, match=r"available: fake-local, fake-memory"):
+    with pytest.raises(UnknownPluginError, match=r"available: .*fake-local, fake-memory"):
         load_host({"ctx_plugins": {"memory": {"providers": ["sqlite"]}}}, plugins=[FakesPlugin()])
 
 
@@ -486,7 +486,9 @@ def test_compress_runs_the_active_strategy() -> None:
     messages = [{"role": "user", "content": f"m{i}"} for i in range(6)]
     result = host.compress(messages)
     assert result.compressed
-    assert [m["content"] for m in result.messages] == ["m0", "[3 earlier messages dropped]", "m4", "m5"]
+    texts = [m["content"] for m in result.messages]
+    assert texts[:1] + texts[2:] == ["m0", "m4", "m5"]
+    assert texts[1].startswith("[3 earlier messages dropped]")  # with the host's pointer into the archive
     assert [m["content"] for m in result.removed] == ["m1", "m2", "m3"]
     assert host.compressor is not None and host.compressor.compression_count == 1
 

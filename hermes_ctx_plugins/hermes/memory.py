@@ -22,6 +22,7 @@ from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
 from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
+from ..isolation import StatusEvent
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
 from . import bare_schemas
@@ -102,6 +103,8 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         self._provider: MemoryProvider | None = None
         self._session = SessionInfo(session_id="")
         self._turn_number = 0
+        #: hermes' way to show a warning to the user (its CLI passes one to initialize)
+        self._warn: Callable[[str], Any] | None = None
 
     @property
     def name(self) -> str:
@@ -122,7 +125,18 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             log.error("memory provider %r is not usable: %s", self._name, exc)
             return None
         self._host, self._provider = host, provider
+        if hasattr(provider, "status_callback"):  # outages and recoveries, shown to the user once each
+            provider.status_callback = self._status
         return host, provider
+
+    def _status(self, event: StatusEvent) -> None:
+        if self._host is not None:
+            self._host.forward_status(event)
+        if self._warn is not None:
+            try:
+                self._warn(f"memory: {event.message}")
+            except Exception:  # hermes' display must not break memory
+                log.exception("hermes' warning callback failed")
 
     def _call(self, method: str, *args: Any, default: Any = None, **kwargs: Any) -> Any:
         resolved = self._resolve()
@@ -139,6 +153,9 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         return resolved is not None and bool(self._call("is_available", default=False))
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
+        warn = kwargs.get("warning_callback")
+        if callable(warn):
+            self._warn = warn
         home = kwargs.get("hermes_home")
         known = {"user_id", "chat_id", "platform", "hermes_home", "parent_session_id"}
         self._session = SessionInfo(

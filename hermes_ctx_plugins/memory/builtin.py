@@ -7,8 +7,13 @@ from collections.abc import Callable
 from ..hookspecs import hookimpl
 from .base import MemoryProvider
 from .file import FileProvider
+from .honcho import HonchoProvider
+from .local import LocalProvider
+from .mem0 import Mem0Provider
 
-BUILTIN_PROVIDERS: tuple[type[MemoryProvider], ...] = (FileProvider,)
+# ctx-mem0 and ctx-honcho import their SDKs only when first used: without the extras they register
+# all the same and report "not installed" from is_available() (and `hermes-ctx doctor`).
+BUILTIN_PROVIDERS: tuple[type[MemoryProvider], ...] = (FileProvider, Mem0Provider, HonchoProvider, LocalProvider)
 
 
 @hookimpl

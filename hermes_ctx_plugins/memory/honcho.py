@@ -1,0 +1,394 @@
+"""``ctx-honcho``: long-term memory in Honcho, through the official ``honcho-ai`` SDK (extra ``honcho``).
+
+``Honcho(base_url, api_key, workspace_id, timeout, max_retries)`` with our own ``httpx.Client``: the
+SDK retries 429 and 5xx answers ``max_retries`` times and sleeps whatever ``Retry-After`` says (an
+hour, if the server says so), so our transport caps that header at ``retry_after_cap`` seconds.
+Building the client needs no network; peers and sessions are get-or-create calls made lazily on
+a background thread and cached.
+
+Two peers per user: the user's (hermes' user id, sanitised to Honcho's ``[A-Za-z0-9_-]``) and the
+AI's (``ai_peer``). One Honcho session per hermes session (``session_strategy: per-session``), per
+chat (``per-chat``: chat id or gateway session key) or per user (``per-user``). Each finished turn
+is added on the background queue, chunked under the server's message size limit
+(``message_max_chars``, continuation chunks marked ``[continued]``) in batches of at most 100.
+
+Recall (``recall_mode`` ``hybrid`` | ``context`` | ``tools``): the session context targeted at the
+user's peer (summary, peer card, representation, searched with the turn's message) and/or
+(``prefetch``) the dialectic answer of ``peer.chat``, always about the user's own peer, so one
+user's memory never reaches another's turn. Tools: ``ctx_honcho_profile``, ``ctx_honcho_search``,
+``ctx_honcho_context``, ``ctx_honcho_conclude``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ..errors import ConfigError
+from ..events import SessionInfo, Turn
+from . import scan
+from .remote import RecallItem, RemoteOptions, RemoteProvider, ServiceUnavailable, ToolError, bounded_int
+
+log = logging.getLogger("hermes_ctx_plugins.memory")
+
+DEFAULT_BASE_URL = "https://api.honcho.dev"
+SESSION_STRATEGIES = ("per-session", "per-chat", "per-user")
+PREFETCH_SOURCES = ("context", "dialectic", "both")
+REASONING_LEVELS = ("", "minimal", "low", "medium", "high", "max")
+#: Honcho accepts at most this many messages per request
+BATCH_LIMIT = 100
+CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
+#: the longest query sent for search or dialectic recall (Honcho's hosted limit is 10,000 chars)
+QUERY_CHARS = 4000
+CONTINUED = "[continued] "
+_ID_OK = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": required}}}
+
+
+TOOLS = (
+    _tool("ctx_honcho_profile",
+          "Read the user's profile card (short standing facts: name, role, preferences); pass `card` to "
+          "replace it with a corrected list.",
+          {"card": {"type": "array", "items": {"type": "string"}, "description": "New card lines; omit to read."}},
+          []),
+    _tool("ctx_honcho_search",
+          "Search what the user actually said in earlier conversations; returns matching messages.",
+          {"query": {"type": "string"}, "limit": {"type": "integer", "description": "1-50, default 10."}},
+          ["query"]),
+    _tool("ctx_honcho_context",
+          "What long-term memory holds about the user: summary, profile and known facts. Pass `question` "
+          "to get a reasoned answer about the user instead.",
+          {"question": {"type": "string", "description": "Optional question about the user."}}, []),
+    _tool("ctx_honcho_conclude",
+          "Record one durable conclusion about the user (a preference, a fact, a correction) for future sessions.",
+          {"conclusion": {"type": "string"}}, ["conclusion"]),
+)
+
+
+@dataclass(frozen=True)
+class HonchoOptions(RemoteOptions):
+    """``ctx_plugins.options.ctx-honcho`` (besides the :class:`RemoteOptions`)."""
+
+    #: the server; empty: ``$HONCHO_URL`` or ``$HONCHO_BASE_URL``, else the hosted service
+    base_url: str = ""
+    #: empty: ``$HONCHO_API_KEY`` (a self-hosted server may need none)
+    api_key: str = ""
+    #: empty: ``$HONCHO_WORKSPACE_ID``, else ``hermes``
+    workspace_id: str = ""
+    #: the SDK's retries of 429 / 5xx / network errors per call (each honours a capped Retry-After)
+    max_retries: int = field(default=2, metadata={"lo": 0, "hi": 5})
+    #: the assistant's peer id
+    ai_peer: str = "hermes"
+    #: one Honcho session per hermes session, per chat, or per user
+    session_strategy: str = "per-session"
+    #: what recall uses: the session ``context``, the ``dialectic`` answer, or ``both``
+    prefetch: str = "context"
+    #: the server's limit on one message; longer text is sent in chunks
+    message_max_chars: int = field(default=25_000, metadata={"lo": 200})
+    #: dialectic reasoning level (empty: the server's default)
+    reasoning_level: str = ""
+
+
+def peer_id(raw: str) -> str:
+    """``raw`` as a Honcho id: unchanged when valid, else sanitised with a hash so ids stay distinct."""
+    if _ID_OK.match(raw):
+        return raw
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", raw).strip("-")[:80] or "id"
+    return f"{safe}-{hashlib.sha256(raw.encode()).hexdigest()[:10]}"
+
+
+def chunks(text: str, limit: int) -> list[str]:
+    """``text`` in pieces of at most ``limit`` chars, cut at whitespace when possible."""
+    out: list[str] = []
+    rest = text
+    while rest:
+        room = limit - (len(CONTINUED) if out else 0)
+        if len(rest) <= room:
+            piece, rest = rest, ""
+        else:
+            cut = rest.rfind("\n", room // 2, room)
+            if cut < 0:
+                cut = rest.rfind(" ", room // 2, room)
+            cut = cut if cut > 0 else room
+            piece, rest = rest[:cut], rest[cut:].lstrip()
+        out.append(CONTINUED + piece if out else piece)
+    return out
+
+
+class HonchoProvider(RemoteProvider):
+    """Long-term memory in Honcho (see the module docs)."""
+
+    name = "ctx-honcho"
+    description = "Honcho peers, sessions and dialectic recall through the honcho-ai SDK, with breaker and queue"
+    options_class = HonchoOptions
+    sdk_module = "honcho"
+    sdk_package = "honcho-ai"
+    extra = "honcho"
+    tools = TOOLS
+    options: HonchoOptions
+
+    def __init__(self, options: Any = None, **kwargs: Any) -> None:
+        super().__init__(options, **kwargs)
+        for key, valid in (("session_strategy", SESSION_STRATEGIES), ("prefetch", PREFETCH_SOURCES),
+                           ("reasoning_level", REASONING_LEVELS)):
+            self.require_choice(key, valid)
+        if not _ID_OK.match(self.options.ai_peer):
+            raise ConfigError("a Honcho peer id has only letters, digits, '-' and '_'",
+                              path=f"ctx_plugins.options.{self.name}.ai_peer", value=self.options.ai_peer,
+                              expected="[A-Za-z0-9_-]{1,100}")
+        self._client_lock = threading.Lock()
+        self._honcho: Any = None
+        self._http: Any = None
+        self._scopes: OrderedDict[tuple[str, str], tuple[Any, Any, Any]] = OrderedDict()
+
+    # ------------------------------------------------------------------ configuration
+
+    @property
+    def base_url(self) -> str:
+        return (self.options.base_url or os.environ.get("HONCHO_URL") or os.environ.get("HONCHO_BASE_URL")
+                or DEFAULT_BASE_URL)
+
+    @property
+    def api_key(self) -> str:
+        return self.options.api_key or os.environ.get("HONCHO_API_KEY", "")
+
+    @property
+    def workspace_id(self) -> str:
+        return self.options.workspace_id or os.environ.get("HONCHO_WORKSPACE_ID") or "hermes"
+
+    def configuration_problem(self) -> str:
+        if self.base_url == DEFAULT_BASE_URL and not self.api_key:
+            return (f"no Honcho API key for the hosted service: set ctx_plugins.options.{self.name}.api_key "
+                    f"or HONCHO_API_KEY (or base_url for a self-hosted server)")
+        if not _ID_OK.match(self.workspace_id):
+            return f"workspace id {self.workspace_id!r} is not a valid Honcho id ([A-Za-z0-9_-])"
+        return ""
+
+    def target(self) -> str:
+        return f"{self.base_url} (workspace {self.workspace_id})"
+
+    # ------------------------------------------------------------------ scope
+
+    def user_peer(self, session: SessionInfo) -> str:
+        return peer_id(self.user_id(session))
+
+    def session_key(self, session: SessionInfo) -> str:
+        strategy = self.options.session_strategy
+        if strategy == "per-user":
+            return peer_id(f"user-{self.user_id(session)}")
+        raw = session.session_id
+        if strategy == "per-chat":
+            raw = session.chat_id or str(session.extra.get("gateway_session_key") or "") or raw
+        return peer_id(raw or "default")
+
+    # ------------------------------------------------------------------ the SDK client
+
+    def _client(self) -> Any:
+        with self._client_lock:
+            if self._honcho is None:
+                from honcho import Honcho
+
+                http = httpx.Client(transport=CappedRetryAfter(httpx.HTTPTransport(), self.options.retry_after_cap),
+                                    timeout=httpx.Timeout(self.options.timeout))
+                try:
+                    self._honcho = Honcho(base_url=self.base_url, api_key=self.api_key or None,
+                                          workspace_id=self.workspace_id, timeout=self.options.timeout,
+                                          max_retries=self.options.max_retries, http_client=http)
+                except BaseException:
+                    http.close()
+                    raise
+                self._http = http
+            return self._honcho
+
+    def _scope(self, session: SessionInfo) -> tuple[Any, Any, Any]:
+        """``(honcho session, user peer, AI peer)`` for ``session``, created on first use and cached."""
+        key = (self.session_key(session), self.user_peer(session))
+        with self._client_lock:
+            cached = self._scopes.get(key)
+            if cached is not None:
+                self._scopes.move_to_end(key)
+                return cached
+        honcho = self._client()
+        user, ai = honcho.peer(key[1]), honcho.peer(self.options.ai_peer)
+        scope = (honcho.session(key[0], peers=[user, ai]), user, ai)
+        with self._client_lock:
+            if self._honcho is honcho:
+                self._scopes[key] = scope
+                while len(self._scopes) > 256:
+                    self._scopes.popitem(last=False)
+        return scope
+
+    def close_client(self) -> None:
+        with self._client_lock:
+            http, self._honcho, self._http = self._http, None, None
+            self._scopes.clear()
+        if http is not None:
+            self.retire(http.close)
+
+    def check(self) -> None:
+        self.call(lambda: self._client().get_configuration())  # the workspace get-or-create route
+
+    def is_client_error(self, exc: BaseException) -> bool:
+        return getattr(exc, "status", None) in CLIENT_ERROR_STATUSES
+
+    def retry_after(self, exc: BaseException) -> float | None:
+        after = getattr(exc, "retry_after", None)
+        return float(after) if isinstance(after, (int, float)) else None
+
+    # ------------------------------------------------------------------ writes
+
+    def writes_for_turn(self, turn: Turn) -> list[dict[str, Any]]:
+        limit = self.options.message_max_chars
+        meta = {"source": "hermes", "hermes_session": turn.session.session_id, "turn": turn.turn_number}
+        messages = [{"peer": "user", "content": c, "metadata": meta}
+                    for c in chunks(self.clean(turn.user_text).strip(), limit)]
+        for name, result in self.tool_results(turn):
+            messages += [{"peer": "ai", "content": c, "metadata": {**meta, "tool": name}}
+                         for c in chunks(f"[{name} output] {result}", limit)]
+        messages += [{"peer": "ai", "content": c, "metadata": meta}
+                     for c in chunks(self.clean(turn.assistant_text).strip(), limit)]
+        scope = {"session_id": turn.session.session_id, "user_id": turn.session.user_id,
+                 "chat_id": turn.session.chat_id,
+                 "gateway_session_key": str(turn.session.extra.get("gateway_session_key") or "")}
+        return [{"kind": "messages", "scope": scope, "messages": messages[i:i + BATCH_LIMIT]}
+                for i in range(0, len(messages), BATCH_LIMIT)]
+
+    def send_write(self, write: dict[str, Any]) -> None:
+        scope = write.get("scope") or {}
+        session = SessionInfo(session_id=str(scope.get("session_id") or ""), user_id=str(scope.get("user_id") or ""),
+                              chat_id=str(scope.get("chat_id") or ""),
+                              extra={"gateway_session_key": str(scope.get("gateway_session_key") or "")})
+        honcho_session, user, ai = self._scope(session)
+        if write.get("kind") == "conclusion":
+            ai.conclusions_of(user).create([{"content": write["content"], "session_id": honcho_session.id}])
+            return
+        honcho_session.add_messages([(user if m["peer"] == "user" else ai).message(m["content"], metadata=m["metadata"])
+                                     for m in write["messages"]])
+
+    # ------------------------------------------------------------------ recall
+
+    def recall(self, query: str, session: SessionInfo) -> list[RecallItem]:
+        honcho_session, user, _ = self._scope(session)
+        query = query[:QUERY_CHARS]
+        items: list[RecallItem] = []
+        if self.options.prefetch in ("context", "both"):
+            items += self._context_items(honcho_session, user, query)
+        if self.options.prefetch in ("dialectic", "both"):
+            answer = self._ask(user, query)
+            if answer:
+                items.append(RecallItem(answer, label="insight"))
+        return items
+
+    def _context_items(self, honcho_session: Any, user: Any, query: str | None) -> list[RecallItem]:
+        context = honcho_session.context(summary=True, tokens=max(self.options.recall_tokens, 1),
+                                         peer_target=user.id, search_query=query or None)
+        items = []
+        if context.summary is not None and context.summary.content:
+            items.append(RecallItem(context.summary.content, label="summary"))
+        items += [RecallItem(line, label="profile") for line in context.peer_card or () if line.strip()]
+        for line in (context.peer_representation or "").splitlines():
+            line = line.strip().removeprefix("- ").strip()
+            if line:
+                items.append(RecallItem(line, label="known"))
+        return items
+
+    def _ask(self, user: Any, question: str) -> str:
+        kwargs = {"reasoning_level": self.options.reasoning_level} if self.options.reasoning_level else {}
+        answer = user.chat(question, **kwargs)
+        return answer if isinstance(answer, str) else str(getattr(answer, "content", "") or "")
+
+    # ------------------------------------------------------------------ tools
+
+    def run_tool(self, name: str, args: dict[str, Any], session: SessionInfo) -> dict[str, Any]:
+        if name == "ctx_honcho_search":
+            query = self.clean(str(args.get("query") or "")).strip()[:QUERY_CHARS]
+            if not query:
+                raise ToolError("query is required")
+            limit = bounded_int(args.get("limit"), 10, lo=1, hi=50)
+            _, user, _ = self.call(self._scope, session)
+            found = self.call(lambda: user.search(query, limit=limit))
+            return {"results": [{"content": self.safe(m.content), "session_id": m.session_id,
+                                 "created_at": str(m.created_at)} for m in found], "count": len(found)}
+        if name == "ctx_honcho_profile":
+            card = args.get("card")
+            _, user, _ = self.call(self._scope, session)
+            if card is None:
+                lines = self.call(user.get_card) or []
+                return {"card": [self.safe(line) for line in lines]}
+            if not isinstance(card, list):
+                raise ToolError("card must be a list of strings")
+            lines = [self._checked_text(line, "card") for line in card]
+            return {"success": True, "card": self.call(lambda: user.set_card(lines))}
+        if name == "ctx_honcho_context":
+            question = self.clean(str(args.get("question") or "")).strip()[:QUERY_CHARS]
+            honcho_session, user, _ = self.call(self._scope, session)
+            if question:
+                return {"answer": self.safe(self.call(self._ask, user, question) or "")}
+            items = self.call(self._context_items, honcho_session, user, None)
+            return {"context": [{"kind": item.label, "text": self.safe(item.text)} for item in items]}
+        content = self._checked_text(args.get("conclusion"), "conclusion")  # ctx_honcho_conclude
+        write = {"kind": "conclusion", "content": content, "scope": {
+            "session_id": session.session_id, "user_id": session.user_id, "chat_id": session.chat_id,
+            "gateway_session_key": str(session.extra.get("gateway_session_key") or "")}}
+        try:
+            self.call(self.send_write, write)
+        except ServiceUnavailable:
+            self._enqueue(write)
+            return {"success": True, "queued": True,
+                    "message": "the memory service is paused; the conclusion is queued and saved when it is back"}
+        except Exception as exc:
+            if self.is_client_error(exc):
+                raise
+            self._enqueue(write)
+            return {"success": True, "queued": True, "message": (
+                f"the memory service failed ({type(exc).__name__}); the conclusion is queued and retried")}
+        return {"success": True, "message": "recorded"}
+
+    def _checked_text(self, value: Any, key: str) -> str:
+        text = self.clean(str(value or "")).strip()
+        if not text:
+            raise ToolError(f"{key} is required")
+        unsafe = sorted({f.kind for f in scan.scan(text) if f.kind != "secret"})
+        if unsafe:
+            raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; it would be shown to future "
+                            "sessions, so it must not carry instructions")
+        return text
+
+
+class CappedRetryAfter(httpx.BaseTransport):
+    """An httpx transport that caps a response's ``Retry-After`` at ``cap`` seconds.
+
+    honcho-ai sleeps for whatever ``Retry-After`` says before retrying, inside the call; this keeps
+    that sleep bounded whatever the server sends (seconds or an HTTP date).
+    """
+
+    def __init__(self, inner: httpx.BaseTransport, cap: float) -> None:
+        self.inner = inner
+        self.cap = cap
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        value = response.headers.get("Retry-After")
+        if value is not None:
+            try:
+                seconds = float(value)
+            except ValueError:
+                seconds = float("inf")  # an HTTP date: could be any time
+            if not seconds <= self.cap:
+                response.headers["Retry-After"] = f"{self.cap:g}"
+        return response
+
+    def close(self) -> None:
+        self.inner.close()

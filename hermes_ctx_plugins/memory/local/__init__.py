@@ -1,0 +1,15 @@
+"""``ctx-local``: the embedded default long-term memory — one SQLite file, no server, no network.
+
+* :mod:`.provider` — the :class:`LocalProvider` hermes talks to, its options and tools;
+* :mod:`.queue` — the durable, crash-safe write-behind queue between ``sync_turn`` and the store;
+* :mod:`.store` — the SQLite schema (WAL, FTS5 with BM25), scoped search, forgetting, quarantine;
+* :mod:`.query` — index and query normalisation (stemming, CJK bigrams, stop words, safe FTS5);
+* :mod:`.recall` — ranking (relevance, recency, scope), optional re-ranking, the budgeted block.
+"""
+
+from __future__ import annotations
+
+from .provider import LocalOptions, LocalProvider
+from .store import LocalStore, LocalStoreError
+
+__all__ = ["LocalOptions", "LocalProvider", "LocalStore", "LocalStoreError"]

@@ -1,0 +1,209 @@
+"""``hermes-ctx memory search|stats|export|forget``: the ctx-local store from the command line.
+
+Exit codes as for the rest of ``hermes-ctx``: 2 the config is invalid, 3 the database cannot be used,
+4 bad input (an unknown id, an unwritable output file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from ...config import Config, hermes_home
+from ...errors import ConfigError
+from . import query, recall
+from .provider import NAME, LocalProvider
+from .queue import inspect
+from .store import LocalStore, LocalStoreError
+
+COMMANDS = ("search", "stats", "export", "forget")
+EXIT_CONFIG, EXIT_PLUGIN, EXIT_INPUT = 2, 3, 4
+
+
+def add_parsers(commands: Any) -> None:
+    """Add the ctx-local subcommands to ``hermes-ctx memory``."""
+    search = commands.add_parser("search", help=f"search the {NAME} store as a user would be recalled")
+    search.add_argument("query")
+    _scope_arguments(search, "search as this user (default: the CLI user, '')")
+    search.add_argument("--all-scopes", action="store_true", help="search every user and chat (administrators)")
+    search.add_argument("--limit", type=int, default=10, help="results (default 10)")
+    search.add_argument("--json", action="store_true", help="machine-readable output")
+    stats = commands.add_parser("stats", help=f"what the {NAME} store holds, its queue and quarantined records")
+    stats.add_argument("--json", action="store_true", help="machine-readable output")
+    export = commands.add_parser("export", help=f"write {NAME} memories as JSON lines")
+    _scope_arguments(export, "only this user's memories")
+    export.add_argument("--session", help="only this session's memories")
+    export.add_argument("--output", "-o", type=Path, help="file to write (default: standard output)")
+    forget = commands.add_parser("forget", help=f"delete {NAME} memories by id, or a whole user, chat or session")
+    forget.add_argument("ids", nargs="*", type=int, help="memory ids (the #numbers in recalled context)")
+    _scope_arguments(forget, "forget this user's memories (all of them without ids)")
+    forget.add_argument("--session", help="forget this session's memories")
+    forget.add_argument("--yes", action="store_true", help="do not ask before deleting a user, chat or session")
+
+
+def _scope_arguments(parser: argparse.ArgumentParser, user_help: str) -> None:
+    parser.add_argument("--user", help=user_help)
+    parser.add_argument("--chat", help="... and this chat")
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    """Run one of :data:`COMMANDS`; returns the exit code."""
+    try:
+        provider = LocalProvider(config.options_for(NAME), hermes_home=hermes_home(), config=config)
+    except ConfigError as exc:
+        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    command = args.memory_command
+    if not provider.path.exists() and command != "stats":
+        print(f"hermes-ctx: no {NAME} memory yet at {provider.path}", file=sys.stderr)
+        return EXIT_INPUT if command == "forget" else 0
+    try:
+        if command == "stats":
+            return _stats(provider, args)
+        store = LocalStore(provider.path)
+        try:
+            return {"search": _search, "export": _export, "forget": _forget}[command](provider, store, args)
+        finally:
+            store.close()
+    except LocalStoreError as exc:
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
+        return EXIT_PLUGIN
+
+
+def _search(provider: LocalProvider, store: LocalStore, args: argparse.Namespace) -> int:
+    if not 1 <= args.limit <= 200:
+        print(f"hermes-ctx: --limit must be from 1 to 200, got {args.limit}", file=sys.stderr)
+        return EXIT_INPUT
+    terms = query.query_terms(args.query)
+    if not terms:
+        print(f"hermes-ctx: {args.query!r} has no searchable words (only stop words or punctuation)",
+              file=sys.stderr)
+        return EXIT_INPUT
+    if args.all_scopes:  # every chat of every user: search each user across their chats
+        scopes = {(user, "") for user, _ in store.scopes()}
+    else:
+        scopes = {(args.user or "", args.chat or "")}
+    hits = [hit for user, chat in sorted(scopes) for hit in store.search(
+        terms, user_id=user, chat_id=chat, share_across_chats=args.all_scopes, limit=args.limit)]
+    options = provider.options
+    ranked = recall.rank(list({h.memory.id: h for h in hits}.values()), chat_id=args.chat or "",
+                         share_across_chats=options.share_across_chats,
+                         half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
+    ranked = ranked[:args.limit]
+    if args.json:
+        print(json.dumps([{**r.memory.as_json(), "score": round(r.score, 4)} for r in ranked], ensure_ascii=False))
+        return 0
+    for item in ranked:
+        memory = item.memory
+        scope = f"user {memory.user_id!r} chat {memory.chat_id!r}"
+        print(f"[{recall.provenance(memory)} · {scope}] {query.excerpt(memory.text, terms, 300)}")
+    if not ranked:
+        print("no matching memories")
+    return 0
+
+
+def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
+    report: dict[str, Any] = {"database": str(provider.path), "exists": provider.path.exists(),
+                              "queue": str(provider.queue_dir)}
+    progress: dict[str, int] = {}
+    if provider.path.exists():
+        store = LocalStore(provider.path)
+        try:
+            report.update(store.stats())
+            progress = store.progress()
+            report["quarantine"] = [vars(q) for q in store.quarantined()]
+        finally:
+            store.close()
+        report["bytes"] = sum(p.stat().st_size for p in provider.path.parent.glob(f"{provider.path.name}*")
+                              if p.is_file())
+    segments = inspect(provider.queue_dir, progress) if provider.queue_dir.is_dir() else []
+    report["waiting"] = sum(s.waiting for s in segments)
+    report["segments"] = [{"path": str(s.path), "waiting": s.waiting, "live": s.live} for s in segments]
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, default=str))
+        return 0
+    print(_stats_text(report))
+    return 0
+
+
+def _date(value: Any) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(value)) if isinstance(value, (int, float)) else "-"
+
+
+def _stats_text(report: dict[str, Any]) -> str:
+    if not report["exists"]:
+        lines = [f"{NAME} memory: {report['database']} (not created yet)"]
+    else:
+        lines = [f"{NAME} memory: {report['database']} ({report['bytes'] / 1e6:.1f} MB with its WAL)",
+                 f"  {report['turns']:,} turns, {report['facts']:,} facts, {report['scopes']:,} user/chat scopes, "
+                 f"{report['sessions']:,} sessions; oldest {_date(report['oldest'])}, newest {_date(report['newest'])}"]
+    live = sum(1 for s in report["segments"] if s["live"])
+    lines.append(f"  queue {report['queue']}: {report['waiting']:,} records waiting in {len(report['segments'])} "
+                 f"segment file(s)" + (f", {live} held by a running process" if live else ""))
+    quarantine = report.get("quarantine") or []
+    kept = " (kept with their errors, never dropped)" if quarantine else ""
+    lines.append(f"  quarantined: {len(quarantine)}{kept}")
+    for item in quarantine:
+        record = item["record"] if len(item["record"]) <= 120 else item["record"][:117] + "..."
+        lines.append(f"    #{item['id']} {_date(item['quarantined_at'])} after {item['attempts']} attempt(s): "
+                     f"{item['error']}")
+        lines.append(f"       record: {record}")
+    return "\n".join(lines)
+
+
+def _export(provider: LocalProvider, store: LocalStore, args: argparse.Namespace) -> int:
+    try:
+        out: TextIO = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+    except OSError as exc:
+        print(f"hermes-ctx: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    count = 0
+    try:
+        for memory in store.memories(user_id=args.user, chat_id=args.chat, session_id=args.session):
+            out.write(json.dumps(memory.as_json(), ensure_ascii=False) + "\n")
+            count += 1
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"exported {count:,} memories" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
+    return 0
+
+
+def _forget(provider: LocalProvider, store: LocalStore, args: argparse.Namespace) -> int:
+    if args.ids:
+        deleted = store.forget(args.ids, user_id=args.user, chat_id=args.chat)
+        missing = sorted(set(args.ids) - set(deleted))
+        if deleted:
+            print(f"forgot {len(deleted)} memories: {', '.join(f'#{i}' for i in deleted)}")
+            _compact(store)
+        if missing:
+            print(f"hermes-ctx: no memory {', '.join(f'#{i}' for i in missing)}"
+                  + (" in that scope" if args.user is not None or args.chat is not None else ""), file=sys.stderr)
+            return EXIT_INPUT
+        return 0
+    if args.user is None and args.chat is None and args.session is None:
+        print("hermes-ctx: name memory ids, or --user, --chat or --session to forget", file=sys.stderr)
+        return EXIT_INPUT
+    what = ", ".join(f"{k} {v!r}" for k, v in (("user", args.user), ("chat", args.chat), ("session", args.session))
+                     if v is not None)
+    if not args.yes and input(f"forget every memory of {what}? [y/N] ").strip().lower() != "y":
+        print("nothing changed")
+        return 1
+    count = store.forget_where(user_id=args.user, chat_id=args.chat, session_id=args.session)
+    print(f"forgot {count:,} memories of {what}")
+    if count:
+        _compact(store)
+    return 0 if count else EXIT_INPUT
+
+
+def _compact(store: LocalStore) -> None:
+    """Rewrite the file so forgotten text is gone from it, not just unreachable (best effort)."""
+    try:
+        store.compact()
+    except LocalStoreError as exc:  # e.g. hermes is reading it right now; the deletion itself is done
+        print(f"hermes-ctx: forgotten, but the file could not be compacted now ({exc}); the deleted text is "
+              "overwritten in the table, its index entries go at the next compaction", file=sys.stderr)

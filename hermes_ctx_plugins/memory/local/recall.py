@@ -1,0 +1,145 @@
+"""From search candidates to the block the model reads: ranking, optional re-ranking, the budget.
+
+BM25 decides what is relevant; among relevant memories, recent ones and explicit facts rank higher,
+and, when a user's chats share memory, those from the current chat. The block lists each memory with
+its provenance (id, date, session) and is cut to a token budget, counted with the model's own
+tokenizer. Every excerpt is scanned again before it is shown: a stored turn that looks like a prompt
+injection is replaced by a placeholder (its id stays, so the user can find and forget it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ...errors import ConfigError
+from .. import scan
+from . import query
+from .store import Hit, Memory
+
+#: an explicit fact outranks a turn that matches as well
+FACT_BOOST = 1.25
+#: with ``share_across_chats``, the current chat's memories outrank other chats'
+SAME_CHAT_BOOST = 1.15
+#: candidates scoring below this share of the best one are noise, not recall
+MIN_RELATIVE_SCORE = 0.3
+HEADER = "Recalled from earlier conversations (ctx-local memory; the newest wins where they disagree):"
+
+Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    memory: Memory
+    score: float
+
+
+def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_life_days: float,
+         recency_weight: float, now: float | None = None) -> list[Ranked]:
+    """Candidates ordered best first: BM25 share of the best, times recency and scope boosts."""
+    if not hits:
+        return []
+    now = time.time() if now is None else now
+    best = max(h.relevance for h in hits) or 1.0
+    ranked = []
+    for hit in hits:
+        memory = hit.memory
+        age_days = max(0.0, now - memory.created_at) / 86_400
+        recency = 0.5 ** (age_days / half_life_days)
+        score = hit.relevance / best * (1.0 - recency_weight + recency_weight * recency)
+        if memory.kind == "fact":
+            score *= FACT_BOOST
+        if share_across_chats and memory.chat_id == chat_id:
+            score *= SAME_CHAT_BOOST
+        ranked.append(Ranked(memory, score))
+    ranked.sort(key=lambda r: (-r.score, -r.memory.created_at))
+    return ranked
+
+
+def load_embedder(spec: str) -> Embedder:
+    """``module:function`` → a callable mapping texts to vectors; raises ConfigError naming the problem."""
+    module_name, _, attribute = spec.partition(":")
+    path = "ctx_plugins.options.ctx-local.embedder"
+    if not module_name or not attribute:
+        raise ConfigError(f"{spec!r} is not 'module:function'", path=path, value=spec,
+                          expected="'' (off) or 'package.module:function' returning one vector per text")
+    try:
+        function = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"cannot load the embedder {spec!r}: {exc}", path=path, value=spec,
+                          expected="an importable 'package.module:function' (install its package)") from None
+    if not callable(function):
+        raise ConfigError(f"{spec!r} is not callable", path=path, value=spec, expected="a function")
+    result: Embedder = function
+    return result
+
+
+def rerank(question: str, ranked: Sequence[Ranked], embed: Embedder) -> list[Ranked]:
+    """Blend each candidate's score with its embedding similarity to the question (half and half)."""
+    if not ranked:
+        return []
+    vectors = embed([question, *(r.memory.text[:2000] for r in ranked)])
+    target, rest = vectors[0], vectors[1:]
+    best = max(r.score for r in ranked) or 1.0
+    blended = [Ranked(r.memory, 0.5 * r.score / best + 0.5 * _cosine(target, v)) for r, v in zip(ranked, rest,
+                                                                                                    strict=True)]
+    blended.sort(key=lambda r: (-r.score, -r.memory.created_at))
+    return blended
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def provenance(memory: Memory) -> str:
+    date = time.strftime("%Y-%m-%d", time.gmtime(memory.created_at))
+    if memory.kind == "fact":
+        return f"#{memory.id} · fact saved {date} · session {memory.session_id or '-'}"
+    return f"#{memory.id} · {date} · session {memory.session_id or '-'}"
+
+
+def shown_text(memory: Memory, terms: Sequence[str], max_chars: int) -> str:
+    """What the model may see of ``memory``: an excerpt, or a placeholder when it looks hostile."""
+    text = query.excerpt(memory.text, terms, max_chars)
+    findings = scan.scan(text)
+    if findings:
+        return scan.placeholder(findings).replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
+    return text
+
+
+def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
+          count: Callable[[str], int]) -> str:
+    """The recall block: best memories first with provenance, never more than ``budget_tokens``."""
+    if not ranked:
+        return ""
+    floor = ranked[0].score * MIN_RELATIVE_SCORE
+    chosen = [r for r in ranked if r.score >= floor][:max_results]
+    lines = [HEADER]
+    used = count(HEADER)
+    for item in chosen:
+        left = budget_tokens - used - 1  # the newline joining it
+        if left < 24:
+            break
+        prefix = f"- [{provenance(item.memory)}] "
+        # about 4 characters a token; shrink until the line fits what is left
+        chars = min(left * 4, 1600)
+        while chars >= 40:
+            line = prefix + shown_text(item.memory, terms, chars)
+            tokens = count(line)
+            if tokens <= left:
+                lines.append(line)
+                used += tokens + 1
+                break
+            chars = int(chars * left / tokens * 0.9)
+    if len(lines) == 1:
+        return ""
+    text = "\n".join(lines)
+    while count(text) > budget_tokens and len(lines) > 2:  # joins can merge tokens; stay under for sure
+        lines.pop()
+        text = "\n".join(lines)
+    return text if count(text) <= budget_tokens else ""

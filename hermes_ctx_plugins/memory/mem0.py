@@ -1,0 +1,359 @@
+"""``ctx-mem0``: long-term memory in Mem0, through the official ``mem0ai`` SDK (extra ``mem0``).
+
+The hosted platform by default, or any server speaking its API (``host``), through
+``MemoryClient`` with our own ``httpx.Client`` (``timeout``, 10 s, instead of the SDK's 300 s). The
+client's constructor pings the service, so it is built lazily on a background thread, never in
+``is_available()`` or a turn. Before ``mem0`` is first imported, ``MEM0_TELEMETRY=False`` and
+``MEM0_DIR=$HERMES_HOME/mem0`` are set unless the user set them (the SDK otherwise starts a
+telemetry client at import and writes ``~/.mem0``). ``mode: oss`` uses ``Memory.from_config(oss)``
+instead: the same calls against a local vector store and the models that config names.
+
+Scope: memories are written with ``user_id`` (hermes' user id, ``user_id`` to fix one,
+``default_user_id`` for the CLI), ``agent_id`` and, with ``run_id: session | chat``, a ``run_id`` (the
+session id, or the chat id / gateway session key); recall searches the user's memories
+(``recall_scope: run`` narrows it to the run), and a result naming another user is dropped.
+
+Each finished turn is added in the background (``infer`` decides whether Mem0 extracts facts or
+stores the messages verbatim); recall runs at turn start. Tools: ``ctx_mem0_search``,
+``ctx_mem0_add``, ``ctx_mem0_update``, ``ctx_mem0_delete``. The rest — breaker, queue, bounded
+waits, redaction, safe recall — is :mod:`~hermes_ctx_plugins.memory.remote`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import FrozenMap
+from ..events import SessionInfo, Turn
+from . import scan
+from .remote import RecallItem, RemoteOptions, RemoteProvider, ServiceUnavailable, ToolError, bounded_int
+
+log = logging.getLogger("hermes_ctx_plugins.memory")
+
+DEFAULT_HOST = "https://api.mem0.ai"
+MODES = ("platform", "oss")
+RUN_IDS = ("", "session", "chat")
+RECALL_SCOPES = ("user", "run")
+#: statuses that mean "the request was wrong", not "the service is failing"
+CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": required}}}
+
+
+TOOLS = (
+    _tool("ctx_mem0_search",
+          "Search this user's long-term memories by meaning; returns facts with their ids, most relevant "
+          "first. Use it before answering anything that may depend on what you know about the user.",
+          {"query": {"type": "string", "description": "What to look for."},
+           "top_k": {"type": "integer", "description": "Most results to return (1-50, default 10)."}},
+          ["query"]),
+    _tool("ctx_mem0_add",
+          "Store one durable fact about the user verbatim (a preference, a correction, a decision). "
+          "Skip chit-chat and facts already stored.",
+          {"content": {"type": "string", "description": "The fact to store."}}, ["content"]),
+    _tool("ctx_mem0_update",
+          "Replace the text of a stored memory (take the id from ctx_mem0_search) when a fact changed.",
+          {"memory_id": {"type": "string"}, "text": {"type": "string", "description": "The new text."}},
+          ["memory_id", "text"]),
+    _tool("ctx_mem0_delete",
+          "Delete a stored memory by id (from ctx_mem0_search) when it is obsolete or the user asks to forget it.",
+          {"memory_id": {"type": "string"}}, ["memory_id"]),
+)
+
+
+@dataclass(frozen=True)
+class Mem0Options(RemoteOptions):
+    """``ctx_plugins.options.ctx-mem0`` (besides the :class:`RemoteOptions`)."""
+
+    #: the API key; empty: ``$MEM0_API_KEY``
+    api_key: str = ""
+    #: the service's base URL; empty: the hosted platform
+    host: str = ""
+    #: ``platform`` (MemoryClient, hosted or self-hosted) or ``oss`` (Memory.from_config)
+    mode: str = "platform"
+    #: with ``mode: oss``, the mapping given to ``Memory.from_config``
+    oss: Mapping[str, Any] = field(default_factory=FrozenMap)
+    #: let Mem0 extract facts from each turn (``false``: store the messages verbatim)
+    infer: bool = True
+    #: written with every memory; empty: none
+    agent_id: str = "hermes"
+    #: tag writes with a run: ``session`` (hermes' session id), ``chat`` (chat id / gateway session key), or none
+    run_id: str = ""
+    #: recall from all the user's memories (``user``) or only this run's (``run``)
+    recall_scope: str = "user"
+    #: memories recalled per turn
+    top_k: int = field(default=10, metadata={"lo": 1, "hi": 100})
+    #: minimum relevance score of a recalled memory (the service's default when unset)
+    threshold: float | None = field(default=None, metadata={"lo": 0, "hi": 1})
+
+
+_TELEMETRY_WARNED: list[bool] = []
+
+
+def prepare_environment(hermes_home: Path) -> None:
+    """Turn telemetry off and keep Mem0's files under ``$HERMES_HOME``, unless the user chose otherwise.
+
+    Must run before ``mem0`` is first imported: the SDK reads both at import time.
+    """
+    if "mem0" in sys.modules:
+        telemetry = sys.modules.get("mem0.memory.telemetry")
+        if getattr(telemetry, "MEM0_TELEMETRY", False) and not _TELEMETRY_WARNED:
+            _TELEMETRY_WARNED.append(True)
+            log.warning("mem0 was imported before ctx-mem0 could turn its telemetry off; "
+                        "set MEM0_TELEMETRY=False in the environment")
+        return
+    os.environ.setdefault("MEM0_TELEMETRY", "False")
+    os.environ.setdefault("MEM0_DIR", str(hermes_home / "mem0"))
+
+
+class Mem0Provider(RemoteProvider):
+    """Long-term memory in Mem0 (see the module docs)."""
+
+    name = "ctx-mem0"
+    description = "Mem0 (hosted, self-hosted or OSS) through the mem0ai SDK, with breaker and write queue"
+    options_class = Mem0Options
+    sdk_module = "mem0"
+    sdk_package = "mem0ai"
+    extra = "mem0"
+    tools = TOOLS
+    options: Mem0Options
+
+    def __init__(self, options: Any = None, **kwargs: Any) -> None:
+        super().__init__(options, **kwargs)
+        for key, valid in (("mode", MODES), ("run_id", RUN_IDS), ("recall_scope", RECALL_SCOPES)):
+            self.require_choice(key, valid)
+        self._client_lock = threading.Lock()
+        self._sdk_client: Any = None
+        self._http: Any = None
+
+    # ------------------------------------------------------------------ configuration
+
+    @property
+    def api_key(self) -> str:
+        return self.options.api_key or os.environ.get("MEM0_API_KEY", "")
+
+    def configuration_problem(self) -> str:
+        if self.options.mode == "oss":
+            return "" if self.options.oss else (
+                f"mode oss needs ctx_plugins.options.{self.name}.oss (the mapping for Memory.from_config)")
+        return "" if self.api_key else (
+            f"no Mem0 API key: set ctx_plugins.options.{self.name}.api_key or MEM0_API_KEY")
+
+    def target(self) -> str:
+        return "Mem0 OSS (local store)" if self.options.mode == "oss" else (self.options.host or DEFAULT_HOST)
+
+    # ------------------------------------------------------------------ scope
+
+    def run_id(self, session: SessionInfo) -> str:
+        if self.options.run_id == "session":
+            return session.session_id
+        if self.options.run_id == "chat":
+            return session.chat_id or str(session.extra.get("gateway_session_key") or "") or session.session_id
+        return ""
+
+    def entity_ids(self, session: SessionInfo) -> dict[str, str]:
+        """The entity ids every write of this session carries."""
+        ids = {"user_id": self.user_id(session), "agent_id": self.options.agent_id, "run_id": self.run_id(session)}
+        return {k: v for k, v in ids.items() if v}
+
+    def read_filters(self, session: SessionInfo) -> dict[str, str]:
+        filters = {"user_id": self.user_id(session)}
+        run = self.run_id(session)
+        if self.options.recall_scope == "run" and run:
+            filters["run_id"] = run
+        return filters
+
+    def _belongs(self, memory: Mapping[str, Any], session: SessionInfo) -> bool:
+        """Defence in depth: a result naming another user (a service bug) never reaches the prompt."""
+        owner = memory.get("user_id")
+        if owner not in (None, "", self.user_id(session)):
+            log.warning("%s: dropped a recalled memory of another user (%r)", self.name, owner)
+            return False
+        return True
+
+    # ------------------------------------------------------------------ the SDK client
+
+    def _client(self) -> Any:
+        with self._client_lock:
+            if self._sdk_client is not None:
+                return self._sdk_client
+        # Built without the lock held: the constructor pings, and shutdown must never wait for that.
+        client, http = self._build_client()
+        with self._client_lock:
+            if self._sdk_client is None:
+                self._sdk_client, self._http = client, http
+                return client
+            winner = self._sdk_client  # another thread built one meanwhile
+        self.retire(lambda: self._close(client, http))
+        return winner
+
+    def _build_client(self) -> tuple[Any, Any]:
+        prepare_environment(self.home)
+        if self.options.mode == "oss":
+            from mem0 import Memory
+
+            return Memory.from_config(_thaw(self.options.oss)), None
+        import httpx
+        from mem0 import MemoryClient
+
+        http = httpx.Client(timeout=httpx.Timeout(self.options.timeout))
+        try:
+            return MemoryClient(api_key=self.api_key, host=self.options.host or DEFAULT_HOST, client=http), http
+        except BaseException:
+            http.close()
+            raise
+
+    def close_client(self) -> None:
+        with self._client_lock:
+            client, http, self._sdk_client, self._http = self._sdk_client, self._http, None, None
+        if client is not None or http is not None:
+            self.retire(lambda: self._close(client, http))
+
+    def _close(self, client: Any, http: Any) -> None:
+        if self.options.mode == "oss" and client is not None:
+            client.close()
+        if http is not None:
+            http.close()
+
+    def check(self) -> None:
+        self.close_client()
+        self.call(self._client)  # platform: the constructor's ping; oss: opening the store
+
+    def is_client_error(self, exc: BaseException) -> bool:
+        return _status(exc) in CLIENT_ERROR_STATUSES
+
+    def retry_after(self, exc: BaseException) -> float | None:
+        value = getattr(exc, "debug_info", None)
+        after = value.get("retry_after") if isinstance(value, dict) else None
+        return float(after) if isinstance(after, (int, float)) else None
+
+    # ------------------------------------------------------------------ writes
+
+    def writes_for_turn(self, turn: Turn) -> list[dict[str, Any]]:
+        messages = []
+        if turn.user_text.strip():
+            messages.append({"role": "user", "content": self.clean(turn.user_text)})
+        messages += [{"role": "assistant", "content": f"[{name} output] {result}"}
+                     for name, result in self.tool_results(turn)]
+        if turn.assistant_text.strip():
+            messages.append({"role": "assistant", "content": self.clean(turn.assistant_text)})
+        if not messages:
+            return []
+        return [self._write(messages, turn.session, infer=self.options.infer)]
+
+    def _write(self, messages: list[dict[str, str]], session: SessionInfo, *, infer: bool) -> dict[str, Any]:
+        metadata = {"source": "hermes", "session_id": session.session_id}
+        if session.platform:
+            metadata["platform"] = session.platform
+        return {"messages": messages, "ids": self.entity_ids(session), "infer": infer, "metadata": metadata}
+
+    def send_write(self, write: dict[str, Any]) -> None:
+        response = self._client().add(write["messages"], **write["ids"], infer=write["infer"],
+                                      metadata=write["metadata"])
+        if not isinstance(response, (dict, list)):
+            raise ValueError(f"unexpected reply to add: {response!r:.120}")
+
+    # ------------------------------------------------------------------ recall
+
+    def _search(self, query: str, session: SessionInfo, top_k: int) -> list[dict[str, Any]]:
+        kwargs: dict[str, Any] = {"filters": self.read_filters(session), "top_k": top_k}
+        if self.options.threshold is not None:
+            kwargs["threshold"] = self.options.threshold
+        results = _results(self._client().search(query, **kwargs))
+        return [r for r in results if self._belongs(r, session)]
+
+    def recall(self, query: str, session: SessionInfo) -> list[RecallItem]:
+        hits = self._search(query, session, self.options.top_k)
+        return [RecallItem(r["memory"], str(r.get("id") or "")) for r in hits]
+
+    # ------------------------------------------------------------------ tools
+
+    def run_tool(self, name: str, args: dict[str, Any], session: SessionInfo) -> dict[str, Any]:
+        if name == "ctx_mem0_search":
+            query = self.clean(str(args.get("query") or "")).strip()
+            if not query:
+                raise ToolError("query is required")
+            top_k = bounded_int(args.get("top_k"), 10, lo=1, hi=50)
+            hits = self.call(self._search, query, session, top_k)
+            return {"results": [{"id": r.get("id"), "memory": self.safe(r["memory"]), "score": r.get("score")}
+                                for r in hits], "count": len(hits)}
+        if name == "ctx_mem0_add":
+            content = self._checked_text(args.get("content"), "content")
+            write = self._write([{"role": "user", "content": content}], session, infer=False)
+            try:
+                self.call(self.send_write, write)
+            except ServiceUnavailable:
+                self._enqueue(write)
+                return {"success": True, "queued": True,
+                        "message": "the memory service is paused; the fact is queued and saved when it is back"}
+            except Exception as exc:
+                if self.is_client_error(exc):
+                    raise
+                self._enqueue(write)
+                return {"success": True, "queued": True,
+                        "message": f"the memory service failed ({type(exc).__name__}); the fact is queued and retried"}
+            return {"success": True, "message": "stored"}
+        memory_id = str(args.get("memory_id") or "").strip()
+        if not memory_id:
+            raise ToolError("memory_id is required")
+        self._owned(memory_id, session)
+        if name == "ctx_mem0_update":
+            text = self._checked_text(args.get("text"), "text")
+            self.call(lambda: self._client().update(memory_id, text=text))
+            return {"success": True, "memory_id": memory_id, "message": "updated"}
+        self.call(lambda: self._client().delete(memory_id))
+        return {"success": True, "memory_id": memory_id, "message": "deleted"}
+
+    def _checked_text(self, value: Any, key: str) -> str:
+        text = self.clean(str(value or "")).strip()
+        if not text:
+            raise ToolError(f"{key} is required")
+        unsafe = sorted({f.kind for f in scan.scan(text) if f.kind != "secret"})
+        if unsafe:
+            raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; stored memories are shown "
+                            "to future sessions, so they must not carry instructions")
+        return text
+
+    def _owned(self, memory_id: str, session: SessionInfo) -> None:
+        """Refuse ids of another user's memories, exactly as if they did not exist."""
+        try:
+            memory = self.call(lambda: self._client().get(memory_id))
+        except Exception as exc:
+            if self.is_client_error(exc):
+                raise ToolError(f"no memory {memory_id!r} for this user") from None
+            raise
+        if not isinstance(memory, Mapping) or memory.get("user_id") not in (None, "", self.user_id(session)):
+            raise ToolError(f"no memory {memory_id!r} for this user")
+
+
+def _status(exc: BaseException) -> int | None:
+    info = getattr(exc, "debug_info", None)
+    status = info.get("status_code") if isinstance(info, dict) else None
+    return status if isinstance(status, int) else None
+
+
+def _results(response: Any) -> list[dict[str, Any]]:
+    """The memories of a search reply (``{"results": [...]}`` or a bare list); anything else is an error."""
+    results = response.get("results") if isinstance(response, dict) else response
+    if not isinstance(results, list):
+        raise ValueError(f"unexpected search reply from Mem0: {response!r:.120}")
+    return [r for r in results if isinstance(r, dict) and isinstance(r.get("memory"), str)]
+
+
+def _thaw(value: Any) -> Any:
+    """Config values (FrozenMap, tuples) back to the dicts and lists an SDK's pydantic models expect."""
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value

@@ -1,0 +1,116 @@
+"""`hermes-ctx doctor`: config, plugins, each provider's availability, breaker state and queued writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import SessionInfo, Turn
+from hermes_ctx_plugins.cli import main
+from hermes_ctx_plugins.memory.mem0 import Mem0Provider
+from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
+
+KEY = "m0-test-key"
+
+
+@pytest.fixture
+def mem0() -> Iterator[Mem0StubServer]:
+    with Mem0StubServer(api_keys=(KEY,)) as server:
+        yield server
+
+
+def write_config(text: str) -> Path:
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text(text, encoding="utf-8")
+    return home
+
+
+def mem0_config(stub: Mem0StubServer, key: str = KEY) -> str:
+    options = {"api_key": key, "host": stub.base_url, "timeout": 1.0, "failure_threshold": 1,
+               "cooldown_seconds": 60}
+    return f"memory: {{provider: ctx-mem0}}\nctx_plugins: {{options: {{ctx-mem0: {json.dumps(options)}}}}}\n"
+
+
+def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["doctor", *args])
+    return code, capsys.readouterr().out
+
+
+def test_healthy_setup(mem0: Mem0StubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    home = write_config(mem0_config(mem0))
+    code, out = doctor(capsys)
+    assert code == 0, out
+    assert f"config       {home / 'config.yaml'}" in out and f"hermes home  {home}" in out
+    assert "hermes_ctx_plugins.memory.builtin (built-in): ok" in out
+    mem0_line = next(line for line in out.splitlines() if line.strip().startswith("ctx-mem0"))
+    assert "external" in mem0_line and "selected" in mem0_line and f"available: {mem0.base_url}" in mem0_line
+    assert "breaker: ok; probe: ok (" in out
+    assert "writes: 0 queued here, 0 spooled on disk (sent 0, dropped 0, rejected 0)" in out
+    assert "ctx-honcho" in out and "unavailable: no Honcho API key" in out  # not selected: no problem
+    assert out.rstrip().endswith("result: OK")
+    assert [r.path for r in mem0.requests] == ["/v1/ping/"], "the probe is the client's ping"
+
+    code, out = doctor(capsys, "--json", "--no-probe")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and len(mem0.requests) == 1, "--no-probe contacts nobody"
+    row = next(r for r in report["memory_providers"] if r["name"] == "ctx-mem0")
+    assert row["selected"] and row["available"] and row["breaker"] == "ok" and "probe" not in row
+
+
+def test_a_bad_key_fails_the_probe_and_the_command(mem0: Mem0StubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config(mem0_config(mem0, key="wrong"))
+    code, out = doctor(capsys)
+    assert code == 1
+    assert "probe: failed: ValueError: Error: Invalid API key" in out
+    assert "breaker: suspended after 1 consecutive failures" in out
+    assert "result: PROBLEMS" in out and "ctx-mem0 probe failed" in out
+
+
+def test_shows_the_breaker_and_queue_a_hermes_process_left(mem0: Mem0StubServer, tmp_path: Path) -> None:
+    home = write_config(mem0_config(mem0))
+    mem0.stop()
+    running = Mem0Provider({"api_key": KEY, "host": mem0.base_url, "timeout": 0.5, "failure_threshold": 1,
+                            "cooldown_seconds": 60, "flush_timeout": 0.2}, hermes_home=home)
+    running.sync_turn(Turn(SessionInfo("s1", user_id="dana"), 1, "my locker combination is 4-8-15-16", "ok"))
+    assert wait_until(lambda: "suspended" in running.breaker.status("ctx-mem0"))
+    running.shutdown()  # what hermes does at exit: the unsent write is spooled, the state left on disk
+    mem0.start()
+    done = subprocess.run([sys.executable, "-m", "hermes_ctx_plugins.cli", "doctor", "--no-probe"],
+                          env={**os.environ}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "writes: 0 queued here, 1 spooled on disk" in done.stdout
+    reported = next(line for line in done.stdout.splitlines() if "last reported by pid" in line)
+    assert f"pid {os.getpid()}" in reported and "breaker suspended after 1 consecutive failures" in reported
+    assert "1 queued" in reported and "ConnectError" in reported
+
+
+def test_invalid_config_exits_2_with_the_limit_error(mem0: Mem0StubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config("ctx_plugins: {memory: {providers: [ctx-mem0, ctx-honcho]}}\n")
+    assert main(["doctor"]) == 2
+    err = capsys.readouterr().err
+    assert "only one external memory provider may be active, got 'ctx-mem0' and 'ctx-honcho'" in err
+
+
+def test_without_the_extras_the_package_works_and_says_what_to_install(tmp_path: Path) -> None:
+    with HonchoStubServer() as honcho:
+        write_config(f"memory: {{provider: ctx-honcho}}\n"
+                     f"ctx_plugins: {{options: {{ctx-honcho: {{base_url: '{honcho.base_url}'}}}}}}\n")
+        script = ("import sys; sys.modules['mem0'] = None; sys.modules['honcho'] = None\n"
+                  "from hermes_ctx_plugins.cli import main; sys.exit(main(['doctor']))")
+        done = subprocess.run([sys.executable, "-c", script], env={**os.environ}, capture_output=True, text=True,
+                              timeout=60)
+        assert honcho.requests == []
+    assert done.returncode == 1, done.stderr
+    out: Any = done.stdout
+    assert ("unavailable: the honcho-ai package is not installed; install it with: "
+            "pip install 'hermes-ctx-plugins[honcho]'") in out
+    assert "the mem0ai package is not installed" in out
+    assert "ctx-honcho is selected but unavailable" in out

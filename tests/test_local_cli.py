@@ -1,0 +1,126 @@
+"""``hermes-ctx memory search|stats|export|forget`` on the ctx-local store, with their exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_ctx_plugins import SessionInfo, Turn
+from hermes_ctx_plugins.cli import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, main
+from hermes_ctx_plugins.memory.local import LocalProvider
+
+ALICE = SessionInfo(session_id="s-alice", user_id="alice", chat_id="dm")
+BOB = SessionInfo(session_id="s-bob", user_id="bob", chat_id="dm")
+
+
+def home() -> Path:
+    return Path(os.environ["HERMES_HOME"])
+
+
+@pytest.fixture
+def filled() -> Iterator[LocalProvider]:
+    provider = LocalProvider({}, hermes_home=home())
+    for n, (session, text) in enumerate([(ALICE, "the wombat project ships on Friday"),
+                                         (ALICE, "lunch was ramen"), (BOB, "bob's wombat is named Gerald")]):
+        provider.sync_turn(Turn(session=session, turn_number=n, user_text=text, assistant_text="noted"))
+    provider.handle_tool_call("ctx_memory_remember", {"fact": "Alice's wombat fact", "scope": "user"}, session=ALICE)
+    assert provider.flush(10)
+    yield provider
+    provider.shutdown()
+
+
+def test_search_is_scoped_like_recall(filled: LocalProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memory", "search", "wombat", "--user", "alice", "--chat", "dm", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert {m["user_id"] for m in found} == {"alice"} and len(found) == 2
+    assert found[0]["kind"] == "fact"  # facts outrank turns that match as well
+    assert main(["memory", "search", "wombat", "--all-scopes"]) == 0
+    out = capsys.readouterr().out
+    assert "Gerald" in out and "user 'bob'" in out and out.count("\n") == 3
+    assert main(["memory", "search", "the of"]) == EXIT_INPUT
+    assert "no searchable words" in capsys.readouterr().err
+
+
+def test_stats_shows_the_store_the_queue_and_quarantined_records(
+        filled: LocalProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(filled.path)
+    conn.execute("INSERT INTO quarantine (segment, offset, record, error, attempts, quarantined_at) "
+                 "VALUES ('x.seg', 10, '{\"broken', 'JSONDecodeError: Unterminated string', 1, 0)")
+    conn.commit()
+    conn.close()
+    assert main(["memory", "stats"]) == 0
+    out = capsys.readouterr().out
+    assert f"ctx-local memory: {filled.path}" in out
+    assert "3 turns, 1 facts, 2 user/chat scopes" in out
+    assert "quarantined: 1 (kept with their errors, never dropped)" in out
+    assert "JSONDecodeError: Unterminated string" in out and 'record: {"broken' in out
+    assert "0 records waiting in 1 segment file(s), 1 held by a running process" in out
+    assert main(["memory", "stats", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["turns"] == 3 and report["quarantine"][0]["attempts"] == 1
+
+
+def test_export_writes_json_lines(filled: LocalProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "alice.jsonl"
+    assert main(["memory", "export", "--user", "alice", "--output", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["kind"] for r in rows) == ["fact", "turn", "turn"] and {r["user_id"] for r in rows} == {"alice"}
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in rows)  # in the order they were stored
+    [wombat] = [r for r in rows if r["user_text"] == "the wombat project ships on Friday"]
+    assert wombat["session_id"] == "s-alice" and wombat["created"].endswith("Z")
+    assert "exported 3 memories" in capsys.readouterr().err
+    assert main(["memory", "export", "--output", str(tmp_path / "missing" / "x.jsonl")]) == EXIT_INPUT
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_forget_by_id_and_by_scope_removes_the_text_from_the_file(
+        filled: LocalProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    filled.shutdown()  # the CLI works on the file the way it would while hermes is not running
+    assert main(["memory", "search", "Gerald", "--user", "bob", "--chat", "dm", "--json"]) == 0
+    [gerald] = json.loads(capsys.readouterr().out)
+    assert main(["memory", "forget", str(gerald["id"]), "999"]) == EXIT_INPUT
+    captured = capsys.readouterr()
+    assert f"forgot 1 memories: #{gerald['id']}" in captured.out and "no memory #999" in captured.err
+    files = b"".join(p.read_bytes() for p in filled.path.parent.glob("memory.db*") if p.is_file())
+    assert b"Gerald" not in files, "compacted: the text is gone from the database file and its WAL"
+    assert main(["memory", "forget", "--user", "alice", "--yes"]) == 0
+    assert "forgot 3 memories of user 'alice'" in capsys.readouterr().out
+    assert main(["memory", "search", "wombat", "--all-scopes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["memory", "forget"]) == EXIT_INPUT
+
+
+def test_exit_codes_for_config_and_a_broken_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memory", "search", "x"]) == 0  # nothing stored yet: nothing found, nothing created
+    assert "no ctx-local memory yet" in capsys.readouterr().err and not (home() / "ctx-local").exists()
+    config = tmp_path / "config.yaml"
+    config.write_text("ctx_plugins:\n  options:\n    ctx-local: {budget_tokens: -1}\n")
+    assert main(["--config", str(config), "memory", "stats"]) == EXIT_CONFIG
+    assert "ctx_plugins.options.ctx-local.budget_tokens: -1 is out of range" in capsys.readouterr().err
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"\x00garbage" * 512)
+    config.write_text(f"ctx_plugins:\n  options:\n    ctx-local: {{path: {broken}}}\n")
+    assert main(["--config", str(config), "memory", "search", "anything"]) == EXIT_PLUGIN
+    err = capsys.readouterr().err
+    assert f"ctx-local memory database {broken}: file is not a database" in err and "Traceback" not in err
+
+
+def test_forget_succeeds_even_when_compaction_cannot_run(filled: LocalProvider, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_ctx_plugins.memory.local.store import LocalStore, LocalStoreError
+
+    def busy(self: LocalStore) -> None:
+        raise LocalStoreError(self.path, "locked", "database is locked", "try later")
+
+    monkeypatch.setattr(LocalStore, "compact", busy)
+    assert main(["memory", "forget", "--session", "s-bob", "--yes"]) == 0
+    captured = capsys.readouterr()
+    assert "forgot 1 memories of session 's-bob'" in captured.out
+    assert "forgotten, but the file could not be compacted now" in captured.err
+    assert "Gerald" not in filled.prefetch("wombat Gerald", session=BOB)

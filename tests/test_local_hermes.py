@@ -1,0 +1,89 @@
+"""ctx-local inside real hermes-agent 0.19.0, against the loopback stub model."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins.testing import StubOpenAIServer
+
+run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+from hermes_cli import plugins as hermes_plugins  # noqa: E402
+
+MODEL = "stub-model"
+
+
+@pytest.fixture
+def stub() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model=MODEL) as server:
+        yield server
+
+
+def home() -> Path:
+    return Path(os.environ["HERMES_HOME"])
+
+
+def configure(stub: StubOpenAIServer) -> None:
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text(
+        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
+        "plugins: {enabled: [hermes-ctx]}\n"
+        "agent: {environment_probe: false}\n"
+        "memory: {provider: ctx-local}\n", encoding="utf-8")
+    hermes_plugins.discover_plugins(force=True)  # our register() writes the ctx-local shim hermes loads
+
+
+def agent(stub: StubOpenAIServer) -> Any:
+    return run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL, quiet_mode=True,
+                             skip_context_files=True, enabled_toolsets=[])
+
+
+def test_a_turn_of_session_one_is_recalled_on_the_wire_in_session_two(stub: StubOpenAIServer) -> None:
+    configure(stub)
+    assert (home() / "plugins" / "ctx-local" / "__init__.py").is_file()
+    stub.reply("Noted, 4-8-15-16.")
+    first = agent(stub)
+    first.run_conversation("remember: my locker combination is 4-8-15-16", conversation_history=[])
+    first.shutdown_memory_provider([])  # hermes drains its sync worker, then our queue
+
+    database = home() / "ctx-local" / "memory.db"
+    conn = sqlite3.connect(database)
+    try:
+        rows = conn.execute("SELECT user_text, assistant_text, session_id FROM memories").fetchall()
+    finally:
+        conn.close()
+    assert rows == [("remember: my locker combination is 4-8-15-16", "Noted, 4-8-15-16.", first.session_id)]
+
+    stub.reply("It is 4-8-15-16.")
+    second = agent(stub)
+    second.run_conversation("what is my locker combination?", conversation_history=[])
+    second.shutdown_memory_provider([])
+    sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    assert sent.startswith("what is my locker combination?")
+    assert "Recalled from earlier conversations" in sent
+    assert "User: remember: my locker combination is 4-8-15-16" in sent
+    assert f"session {first.session_id}" in sent  # provenance
+    assert sent.count("my locker combination is 4-8-15-16") == 1
+
+
+def test_a_damaged_database_leaves_the_turn_alone(stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
+    configure(stub)
+    database = home() / "ctx-local" / "memory.db"
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"definitely not sqlite " * 200)
+    caplog.set_level(logging.ERROR, logger="hermes_ctx_plugins")
+    stub.reply("answer without memory")
+    session = agent(stub)
+    result = session.run_conversation("what did we decide about the locker?", conversation_history=[])
+    assert result["final_response"] == "answer without memory"
+    assert f"ctx-local memory database {database}: file is not a database" in caplog.text
+    sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    assert "Recalled from earlier" not in sent
+    session.shutdown_memory_provider([])
+    assert list((home() / "ctx-local" / "memory.db.queue").glob("*.seg")), "the turn waits in the queue"

@@ -1,0 +1,85 @@
+"""ctx-local query normalisation: what reaches FTS5 is always a safe, scoped expression."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hermes_ctx_plugins.memory.local import query
+
+
+def test_stop_words_and_noise_are_dropped_and_terms_deduplicated() -> None:
+    assert query.query_terms("Do you remember what I told you about the Deploy, deploy and DEPLOY?") == ["deploy"]
+    assert query.query_terms("the a of ?!") == []
+    assert query.query_terms("port 8443 x 7") == ["port", "8443", "7"]
+    assert query.query_terms("Ｐｏｒｔ　８４４３") == ["port", "8443"]  # noqa: RUF001 - fullwidth: NFKC folds it
+
+
+def test_cjk_runs_become_bigrams_on_both_sides() -> None:
+    assert query.index_text("我妹妹住在上海") == " 我妹 妹妹 妹住 住在 在上 上海 "
+    # a bigram of particles and pronouns alone ("我的") does not search; one with content does
+    assert query.query_terms("我的妹妹住在哪里") == ["的妹", "妹妹", "妹住", "住在", "在哪", "哪里"]
+    assert query.query_terms("猫") == ["猫"]
+    assert query.index_text("Tokyo 東京タワー ok") == "Tokyo  東京 京タ タワ ワー  ok"
+
+
+def test_a_long_query_keeps_its_most_specific_terms() -> None:
+    words = [f"w{i}" for i in range(60)] + ["kubernetes"]
+    terms = query.query_terms(" ".join(words))
+    assert len(terms) == query.MAX_QUERY_TERMS and "kubernetes" in terms
+
+
+def test_excerpt_centres_on_a_match_and_respects_the_limit() -> None:
+    text = "filler " * 200 + "the staging server listens on port 8443 now " + "more " * 200
+    cut = query.excerpt(text, ["8443"], 80)
+    assert len(cut) <= 80 and "8443" in cut and cut.startswith("…") and cut.endswith("…")
+    assert query.excerpt("short text", ["x"], 80) == "short text"
+    # an inflected form is found by the stem's prefix
+    assert "adopted" in query.excerpt("x " * 300 + "we adopted a dog", ["adoption"], 40)
+
+
+@pytest.fixture(scope="module")
+def fts() -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(search_text, scope_text, "
+                 "tokenize='porter unicode61 remove_diacritics 2')")
+    conn.execute("INSERT INTO t (rowid, search_text, scope_text) VALUES (1, 'alice secret', ?)",
+                 (query.scope_text("alice", "", "chat"),))
+    conn.execute("INSERT INTO t (rowid, search_text, scope_text) VALUES (2, 'bob secret', ?)",
+                 (query.scope_text("bob", "", "chat"),))
+    yield conn
+    conn.close()
+
+
+@given(st.text(max_size=200))
+def test_any_input_is_a_valid_expression_that_stays_in_scope(fts: sqlite3.Connection, text: str) -> None:
+    terms = query.query_terms(text + " secret")
+    expression = query.match_expression(terms, query.scope_query("alice", "", share_across_chats=False))
+    rows = {r[0] for r in fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,))}
+    assert rows <= {1}, f"{text!r} reached another scope"
+
+
+@pytest.mark.parametrize("attack", [
+    '"secret" OR scope_text:bob', "secret) OR (bob", "NEAR(bob secret)", "scope_text : *", "secret*",
+    "{scope_text search_text}: bob", "^bob", 'bob"', "- secret", "+bob", "secret AND NOT alice",
+])
+def test_fts_syntax_in_a_query_is_only_text(fts: sqlite3.Connection, attack: str) -> None:
+    expression = query.match_expression(query.query_terms(attack),
+                                        query.scope_query("alice", "", share_across_chats=False))
+    rows = {r[0] for r in fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,))}
+    assert 2 not in rows
+
+
+def test_scope_tokens_separate_users_chats_and_profile_facts() -> None:
+    chat = query.scope_query("alice", "c1", share_across_chats=False)
+    assert query.chat_token("alice", "c1") in chat and query.profile_token("alice") in chat
+    assert query.user_token("alice") not in chat
+    assert query.scope_query("alice", "c1", share_across_chats=True) == [query.user_token("alice")]
+    assert len({query.chat_token("a", "bc"), query.chat_token("ab", "c"), query.chat_token("a", "b\x1fc")}) == 3
+    assert all(t[1:].isdigit() for t in query.scope_text("ä'\"", "💥", "user").split())
+    with pytest.raises(ValueError, match="at least one term"):
+        query.match_expression([], chat)
