@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import os
 import sys
 import time
@@ -34,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hermes-ctx", description=__doc__.splitlines()[0])
     parser.add_argument("--config", help="hermes config.yaml (default: $HERMES_HOME/config.yaml)")
     parser.add_argument("--deployment", help="apply this named deployment (default: $HERMES_CTX_DEPLOYMENT)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log with tracebacks")
     commands = parser.add_subparsers(dest="command", required=True)
     plugins = commands.add_parser("plugins", help="list strategies, providers and plugins with their status")
     plugins.add_argument("--json", action="store_true", help="machine-readable output")
@@ -69,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     doctor.add_argument("--no-probe", action="store_true", help="do not contact the memory services")
     archive_cli.add_parser(commands)
     args = parser.parse_args(argv)
+    _log_to_stderr(args.verbose)
     if args.command == "archive":
         try:
             return archive_cli.run(args, load_config(args.config, deployment=args.deployment))
@@ -115,6 +118,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"compressor: {host.compressor.name if host.compressor else '(none: hermes built-in)'}")
         print(f"memory providers: {', '.join(p.name for p in host.memory_providers) or '(none)'}")
     return 0
+
+
+class _OneLine(logging.Formatter):
+    """Log lines for a person at a terminal: the message, no traceback (``--verbose`` has them)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"hermes-ctx: {record.getMessage()}"
+
+
+def _log_to_stderr(verbose: bool) -> None:
+    logger = logging.getLogger("hermes_ctx_plugins")
+    if any(getattr(h, "_hermes_ctx_cli", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler()
+    handler._hermes_ctx_cli = True  # type: ignore[attr-defined]
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s") if verbose else _OneLine())
+    handler.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    logger.addHandler(handler)
+    if verbose:
+        logger.setLevel(logging.DEBUG)
 
 
 def _memory(args: argparse.Namespace, config: Config) -> int:
