@@ -62,7 +62,7 @@ class LocalOptions:
     #: how long shutdown waits for the queue to drain (what is left is stored at the next start)
     drain_timeout_seconds: float = _bounded(5.0, lo=0, hi=600)
     #: records per write transaction
-    batch_size: int = _bounded(256, lo=1, hi=10_000)
+    batch_size: int = _bounded(1024, lo=1, hi=10_000)
     #: force every queued turn to disk (survives power loss, costs a disk flush per turn)
     fsync: bool = False
     #: longer user or assistant texts are cut to this many characters (and say so)

@@ -69,7 +69,7 @@ class _Segment:
 class WriteBehindQueue:
     """Durable, crash-safe, multi-process write-behind queue feeding one :class:`LocalStore`."""
 
-    def __init__(self, directory: Path, open_store: Callable[[], LocalStore], *, batch_size: int = 256,
+    def __init__(self, directory: Path, open_store: Callable[[], LocalStore], *, batch_size: int = 1024,
                  max_retries: int = 5, backoff: float = 0.05, max_backoff: float = 5.0, fsync: bool = False,
                  rotate_bytes: int = 8 << 20) -> None:
         self.directory = directory
