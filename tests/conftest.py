@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from hermes_ctx_plugins.testing import StubOpenAIServer
 
 # HYPOTHESIS_PROFILE=thorough runs the property tests ten times harder (before a release, locally).
 settings.register_profile("default", max_examples=30)
@@ -29,3 +32,10 @@ def acme_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert list(target.glob("acme_ctx_plugin-1.0.0.dist-info"))
     return target
+
+
+@pytest.fixture
+def stub() -> Iterator[StubOpenAIServer]:
+    """A loopback OpenAI-compatible model (see ``hermes_helpers.MODEL``) for the test's duration."""
+    with StubOpenAIServer(model="stub-model") as server:
+        yield server

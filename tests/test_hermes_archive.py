@@ -3,54 +3,31 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from hermes_helpers import configure_hermes, hermes_home, new_agent
 
 from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
 
-run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
-from hermes_cli import plugins as hermes_plugins  # noqa: E402
+pytest.importorskip("run_agent", reason="the hermes extra is not installed")
 
-MODEL = "stub-model"
 PLANTED = "The login redirect fix landed in commit 3f9a2c1e7b on src/auth/redirect.py (PR #4127)."
 
 
-@pytest.fixture
-def stub() -> Iterator[StubOpenAIServer]:
-    with StubOpenAIServer(model=MODEL) as server:
-        yield server
-
-
-def home() -> Path:
-    return Path(os.environ["HERMES_HOME"])
-
-
 def test_compaction_in_hermes_is_archived_and_the_model_gets_it_back(stub: StubOpenAIServer) -> None:
-    home().mkdir(parents=True, exist_ok=True)
-    (home() / "config.yaml").write_text(
-        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
-        "plugins: {enabled: [hermes-ctx]}\n"
-        "context: {engine: hermes-ctx}\n"
-        "agent: {environment_probe: false}\n"
-        "ctx_plugins: {compressor: summarize}\n", encoding="utf-8")
-    hermes_plugins.discover_plugins(force=True)
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
     history = make_transcript(40, turns=90, output_lines=80, system=False, images=False)
     planted_at = next(i for i, m in enumerate(history[10:], 10) if m["role"] == "assistant" and m.get("content"))
     history[planted_at] = {**history[planted_at], "content": f"{history[planted_at]['content']} {PLANTED}"}
     summary = "## Goal\nFinish the migration.\n## Files\nsrc/cache.py"  # a summary that lost the SHA
     stub.responder = lambda request: "continuing" if request.get("stream") else summary
-    agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                              quiet_mode=True, skip_context_files=True, enabled_toolsets=["context_engine"],
-                              user_id="dana")
+    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana")  # engine tools need that toolset
     first = agent.run_conversation("please continue", conversation_history=history)
     assert agent.context_compressor.compression_count == 1
 
     # on disk: the archive holds the planted message, scoped to hermes' session
-    with sqlite3.connect(home() / "ctx_archive.db") as db:
+    with sqlite3.connect(hermes_home() / "ctx_archive.db") as db:
         rows = db.execute("SELECT id, session_id FROM messages WHERE text LIKE '%3f9a2c1e7b%'").fetchall()
     db.close()
     [(planted_id, session_id)] = rows

@@ -6,47 +6,29 @@ hermes discovers plugins once per process; every test writes its own ``config.ya
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_helpers import configure_hermes, new_agent
 
 from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, same_role_neighbours
 from hermes_ctx_plugins.testing import FailingPlugin, RecordingPlugin, StubOpenAIServer, make_transcript
 
 run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
 from hermes_cli import plugins as hermes_plugins  # noqa: E402
+from hermes_helpers import MODEL  # noqa: E402
 
 from hermes_ctx_plugins.hermes import plugin as our_plugin  # noqa: E402
 from hermes_ctx_plugins.hermes.engine import HermesCtxEngine  # noqa: E402
 
-MODEL = "stub-model"
-
-
-@pytest.fixture
-def stub() -> Iterator[StubOpenAIServer]:
-    with StubOpenAIServer(model=MODEL) as server:
-        yield server
-
 
 def configure(stub: StubOpenAIServer, extra: str = "") -> Path:
-    home = Path(__import__("os").environ["HERMES_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "config.yaml").write_text(
-        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
-        "plugins: {enabled: [hermes-ctx]}\n"
-        "context: {engine: hermes-ctx}\n"
-        "agent: {environment_probe: false}\n" + extra,
-        encoding="utf-8",
-    )
-    hermes_plugins.discover_plugins(force=True)
-    return home
+    return configure_hermes(stub, extra)
 
 
 def agent_for(stub: StubOpenAIServer) -> Any:
-    return run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                             quiet_mode=True, skip_context_files=True, enabled_toolsets=[])
+    return new_agent(stub)
 
 
 def test_hermes_loads_our_plugin_through_its_entry_point(stub: StubOpenAIServer) -> None:

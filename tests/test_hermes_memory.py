@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_helpers import configure_hermes, new_agent
+from hermes_helpers import hermes_home as home
 
 from hermes_ctx_plugins import ProviderLimitError, SessionInfo, Turn, hookimpl, load_host
 from hermes_ctx_plugins.testing import FakeMemoryProvider, StubOpenAIServer
@@ -20,8 +20,6 @@ from plugins.memory import load_memory_provider  # noqa: E402
 
 from hermes_ctx_plugins.hermes import plugin as our_plugin  # noqa: E402
 from hermes_ctx_plugins.hermes.memory import HermesMemoryAdapter, write_shims  # noqa: E402
-
-MODEL = "stub-model"
 
 
 class Recaller(FakeMemoryProvider):
@@ -63,25 +61,8 @@ class TestProviders:
         register(Searcher)
 
 
-@pytest.fixture
-def stub() -> Iterator[StubOpenAIServer]:
-    with StubOpenAIServer(model=MODEL) as server:
-        yield server
-
-
-def home() -> Path:
-    return Path(os.environ["HERMES_HOME"])
-
-
 def configure(stub: StubOpenAIServer, provider: str) -> Any:
-    home().mkdir(parents=True, exist_ok=True)
-    (home() / "config.yaml").write_text(
-        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
-        "plugins: {enabled: [hermes-ctx]}\n"
-        "context: {engine: hermes-ctx}\n"
-        "agent: {environment_probe: false}\n"
-        f"memory: {{provider: {provider}}}\n", encoding="utf-8")
-    hermes_plugins.discover_plugins(force=True)
+    configure_hermes(stub, f"memory: {{provider: {provider}}}\n")
     host = our_plugin.HOST
     assert host is not None
     host.add_plugin(TestProviders(), "test-providers")
@@ -90,8 +71,7 @@ def configure(stub: StubOpenAIServer, provider: str) -> Any:
 
 
 def agent_for(stub: StubOpenAIServer) -> Any:
-    return run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                             quiet_mode=True, skip_context_files=True, enabled_toolsets=[])
+    return new_agent(stub)
 
 
 # ---------------------------------------------------------------- shims
@@ -186,9 +166,7 @@ def test_the_model_calls_our_provider_tool_through_hermes(stub: StubOpenAIServer
     configure(stub, "ctx-search")
     stub.tool_call("ctx_notes_search", {"query": "deploy"})
     stub.reply("Use port 8443.")
-    agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                              quiet_mode=True, skip_context_files=True, enabled_toolsets=["memory"],
-                              user_id="dana")
+    agent = new_agent(stub, toolsets=["memory"], user_id="dana")
     result = agent.run_conversation("which port do we deploy on?", conversation_history=[])
     offered = {t["function"]["name"] for t in stub.chat_requests[0].body["tools"]}  # type: ignore[index]
     assert "ctx_notes_search" in offered  # hermes unwrapped and offered our schema

@@ -3,45 +3,25 @@
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_helpers import configure_hermes, new_agent
+from hermes_helpers import hermes_home as home
 
 from hermes_ctx_plugins.testing import StubOpenAIServer
 
-run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
-from hermes_cli import plugins as hermes_plugins  # noqa: E402
-
-MODEL = "stub-model"
-
-
-@pytest.fixture
-def stub() -> Iterator[StubOpenAIServer]:
-    with StubOpenAIServer(model=MODEL) as server:
-        yield server
-
-
-def home() -> Path:
-    return Path(os.environ["HERMES_HOME"])
+pytest.importorskip("run_agent", reason="the hermes extra is not installed")
 
 
 def configure(stub: StubOpenAIServer) -> None:
-    home().mkdir(parents=True, exist_ok=True)
-    (home() / "config.yaml").write_text(
-        f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
-        "plugins: {enabled: [hermes-ctx]}\n"
-        "agent: {environment_probe: false}\n"
-        "memory: {provider: ctx-local}\n", encoding="utf-8")
-    hermes_plugins.discover_plugins(force=True)  # our register() writes the ctx-local shim hermes loads
+    # no engine: only the memory provider; our register() writes the ctx-local shim hermes loads
+    configure_hermes(stub, "memory: {provider: ctx-local}\n", engine=False)
 
 
 def agent(stub: StubOpenAIServer) -> Any:
-    return run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL, quiet_mode=True,
-                             skip_context_files=True, enabled_toolsets=[])
+    return new_agent(stub)
 
 
 def test_a_turn_of_session_one_is_recalled_on_the_wire_in_session_two(stub: StubOpenAIServer) -> None:
