@@ -31,6 +31,23 @@ EXIT_PLUGIN = 3
 EXIT_INPUT = 4
 
 
+def _load(args: argparse.Namespace, *, strategy: str | None = None) -> tuple[Config, Host]:
+    """The config ``--config`` and ``--deployment`` select (``strategy`` replacing its compressor), and its host."""
+    config = load_config(args.config, deployment=args.deployment)
+    if strategy:
+        config = dataclasses.replace(config, plugins=dataclasses.replace(config.plugins, compressor=strategy))
+    return config, load_host(config)
+
+
+def _load_failed(exc: HermesCtxError) -> int:
+    """Say why the config or a plugin could not be loaded; the exit code."""
+    if isinstance(exc, (ConfigError, ProviderLimitError, UnknownPluginError)):
+        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    print(f"hermes-ctx: {exc}", file=sys.stderr)
+    return EXIT_PLUGIN if isinstance(exc, PluginError) else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hermes-ctx", description=__doc__.splitlines()[0])
     parser.add_argument("--config", help="hermes config.yaml (default: $HERMES_HOME/config.yaml)")
@@ -76,8 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return archive_cli.run(args, load_config(args.config, deployment=args.deployment))
         except ConfigError as exc:
-            print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
-            return EXIT_CONFIG
+            return _load_failed(exc)
     if args.command == "demo":
         return _demo(args)
     if args.command == "doctor":
@@ -86,24 +102,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return _memory(args, load_config(args.config, deployment=args.deployment))
         except ConfigError as exc:
-            print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
-            return EXIT_CONFIG
+            return _load_failed(exc)
 
     try:
-        config = load_config(args.config, deployment=args.deployment)
-        if getattr(args, "strategy", None):
-            config = dataclasses.replace(
-                config, plugins=dataclasses.replace(config.plugins, compressor=args.strategy))
-        host = load_host(config)
-    except (ConfigError, ProviderLimitError, UnknownPluginError) as exc:
-        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    except PluginError as exc:
-        print(f"hermes-ctx: {exc}", file=sys.stderr)
-        return EXIT_PLUGIN
-    except HermesCtxError as exc:  # pragma: no cover - every subclass is handled above
-        print(f"hermes-ctx: {exc}", file=sys.stderr)
-        return 1
+        _, host = _load(args, strategy=getattr(args, "strategy", None))
+    except HermesCtxError as exc:
+        return _load_failed(exc)
 
     if args.command == "compress":
         return _compress(host, args)
@@ -316,14 +320,9 @@ def _doctor(args: argparse.Namespace) -> int:
     from .memory.remote import RemoteProvider, read_status
 
     try:
-        config = load_config(args.config, deployment=args.deployment)
-        host = load_host(config)
-    except (ConfigError, ProviderLimitError, UnknownPluginError) as exc:
-        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    except PluginError as exc:
-        print(f"hermes-ctx: {exc}", file=sys.stderr)
-        return EXIT_PLUGIN
+        config, host = _load(args)
+    except (ConfigError, ProviderLimitError, PluginError) as exc:
+        return _load_failed(exc)
     selected = {p.name for p in host.memory_providers} | ({config.memory.provider} - {""})
     problems: list[str] = []
     rows: list[dict[str, Any]] = []

@@ -27,17 +27,15 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import select
-import socket
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
+
+from .stubs.base import LoopbackHandler, LoopbackServer
 
 __all__ = ["RecordedRequest", "StubOpenAIServer", "echo_responder", "estimate_prompt_tokens"]
 
@@ -46,7 +44,6 @@ TokenCounter = Callable[[dict[str, Any]], int]
 
 _CHAT_PATH = "/v1/chat/completions"
 _MODELS_PATH = "/v1/models"
-_POLL_SECONDS = 0.02
 _PIECE = re.compile(r"\s*\S+\s*|\s+")
 
 
@@ -148,18 +145,11 @@ class StubOpenAIServer:
         self._busy = 0.0
         self._ids = itertools.count(1)
         self._closed = False
-        self._stopping = threading.Event()
-        self._httpd = _HTTPServer(self)
+        self._httpd: LoopbackServer[StubOpenAIServer] = LoopbackServer(self, _Handler)
         self.host = "127.0.0.1"
-        self.port: int = self._httpd.server_address[1]
+        self.port: int = self._httpd.port
         self.base_url = f"http://{self.host}:{self.port}/v1"
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.01},  # bounds how long close() waits
-            name=f"stub-openai-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
+        self._httpd.serve_in_background(f"stub-openai-{self.port}")
 
     # -- scripting --------------------------------------------------------------------------------
 
@@ -270,11 +260,7 @@ class StubOpenAIServer:
             if self._closed:
                 return
             self._closed = True
-        self._stopping.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._httpd.cut_connections(join_timeout=5.0)
-        self._thread.join()
+        self._httpd.stop()
 
     def __enter__(self) -> StubOpenAIServer:
         return self
@@ -292,75 +278,15 @@ class StubOpenAIServer:
         return f"<StubOpenAIServer {self.base_url} {state}>"
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    """Tracks its connections and handler threads, so ``close`` can cut the connections (idle
-    keep-alive ones included) and join the threads. They are daemons all the same, so a stub
-    nobody closed never keeps the interpreter alive."""
-
-    def __init__(self, stub: StubOpenAIServer) -> None:
-        self.stub = stub
-        self._connections: set[socket.socket] = set()
-        self._handlers: list[threading.Thread] = []
-        self._track_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)  # port 0: the OS picks a free one
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        handler = threading.Thread(
-            target=self.process_request_thread, args=(request, client_address), daemon=True
-        )
-        with self._track_lock:
-            self._connections.add(request)
-            self._handlers = [thread for thread in self._handlers if thread.is_alive()]
-            self._handlers.append(handler)
-        handler.start()
-
-    def shutdown_request(self, request: Any) -> None:
-        with self._track_lock:
-            self._connections.discard(request)
-        super().shutdown_request(request)
-
-    def cut_connections(self, join_timeout: float) -> None:
-        with self._track_lock:
-            connections, handlers = list(self._connections), list(self._handlers)
-        for connection in connections:
-            try:
-                connection.shutdown(socket.SHUT_RDWR)
-            except OSError:  # already closed by its handler
-                pass
-        for handler in handlers:
-            handler.join(join_timeout)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that went away (timeout, cancelled stream, closed server) is expected here.
-        if not isinstance(sys.exc_info()[1], OSError):
-            super().handle_error(request, client_address)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(LoopbackHandler):
     server_version = "StubOpenAI/1.0"
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-        pass
-
-    def do_GET(self) -> None:
-        self._handle("GET")
-
-    def do_POST(self) -> None:
-        self._handle("POST")
-
-    def do_PUT(self) -> None:
-        self._handle("PUT")
-
-    def do_DELETE(self) -> None:
-        self._handle("DELETE")
+    server: LoopbackServer[StubOpenAIServer]
 
     @property
     def _stub(self) -> StubOpenAIServer:
-        return self.server.stub
+        return self.server.owner
 
-    def _handle(self, method: str) -> None:
+    def serve(self, method: str) -> None:
         started = time.perf_counter()
         try:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -396,7 +322,7 @@ class _Handler(BaseHTTPRequestHandler):
             holds.append(step.seconds)
             step = None if step.seconds is None else stub._next_step()
         for seconds in holds:
-            if not self._hold(stub.hang_limit if seconds is None else min(seconds, stub.hang_limit)):
+            if not self.hold(stub.hang_limit if seconds is None else min(seconds, stub.hang_limit)):
                 return self._abandon()
         if None in holds:
             return self._abandon()
@@ -409,7 +335,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(step, _Fail):
             self._send_error(step.status, step.message, step.error_type, step.code, step.headers)
         elif isinstance(step, _Garbage):
-            self._send(step.status, step.body, step.content_type)
+            self.send_body(step.status, step.body, step.content_type)
         elif isinstance(step, _Drop):
             if not step.before_headers:
                 self._send_partial(request, step.text, stream)
@@ -418,21 +344,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_stream(request, step)
         else:
             self._send_json(200, self._completion(request, step))
-
-    def _hold(self, seconds: float) -> bool:
-        """Wait ``seconds``; ``False`` as soon as the server closes or the client disconnects."""
-        deadline = time.monotonic() + seconds
-        while (remaining := deadline - time.monotonic()) > 0:
-            if self._stub._stopping.wait(min(_POLL_SECONDS, remaining)) or self._client_gone():
-                return False
-        return True
-
-    def _client_gone(self) -> bool:
-        try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
-            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
-        except OSError:
-            return True
 
     def _abandon(self) -> None:
         self.close_connection = True
@@ -527,18 +438,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(status, error, headers)
 
     def _send_json(self, status: int, obj: Any, headers: Mapping[str, str] | None = None) -> None:
-        self._send(status, json.dumps(obj, ensure_ascii=False).encode(), "application/json", headers)
-
-    def _send(
-        self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_body(status, json.dumps(obj, ensure_ascii=False).encode(), "application/json", headers)
 
 
 def _deltas(step: _Reply) -> list[dict[str, Any]]:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from remote_helpers import HONCHO_KEY, MEM0_KEY
 
-from hermes_ctx_plugins.testing import StubOpenAIServer
+from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, StubOpenAIServer
 
 # HYPOTHESIS_PROFILE=thorough runs the property tests ten times harder (before a release, locally).
 settings.register_profile("default", max_examples=30)
@@ -38,4 +39,18 @@ def acme_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def stub() -> Iterator[StubOpenAIServer]:
     """A loopback OpenAI-compatible model (see ``hermes_helpers.MODEL``) for the test's duration."""
     with StubOpenAIServer(model="stub-model") as server:
+        yield server
+
+
+@pytest.fixture
+def mem0() -> Iterator[Mem0StubServer]:
+    """A loopback Mem0 service accepting ``remote_helpers.MEM0_KEY``."""
+    with Mem0StubServer(api_keys=(MEM0_KEY,)) as server:
+        yield server
+
+
+@pytest.fixture
+def honcho() -> Iterator[HonchoStubServer]:
+    """A loopback Honcho service accepting ``remote_helpers.HONCHO_KEY``."""
+    with HonchoStubServer(api_keys=(HONCHO_KEY,)) as server:
         yield server

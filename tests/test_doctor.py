@@ -6,24 +6,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from remote_helpers import MEM0_KEY, memory_yaml
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.cli import main
 from hermes_ctx_plugins.memory.mem0 import Mem0Provider
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
 
-KEY = "m0-test-key"
-
-
-@pytest.fixture
-def mem0() -> Iterator[Mem0StubServer]:
-    with Mem0StubServer(api_keys=(KEY,)) as server:
-        yield server
+KEY = MEM0_KEY
 
 
 def write_config(text: str) -> Path:
@@ -36,7 +30,7 @@ def write_config(text: str) -> Path:
 def mem0_config(stub: Mem0StubServer, key: str = KEY) -> str:
     options = {"api_key": key, "host": stub.base_url, "timeout": 1.0, "failure_threshold": 1,
                "cooldown_seconds": 60}
-    return f"memory: {{provider: ctx-mem0}}\nctx_plugins: {{options: {{ctx-mem0: {json.dumps(options)}}}}}\n"
+    return memory_yaml("ctx-mem0", options)
 
 
 def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

@@ -4,64 +4,39 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from remote_helpers import HONCHO_KEY, SECRETS, no_lingering_threads, provider_factory, turn
 
-from hermes_ctx_plugins import ConfigError, SessionInfo, StatusEvent, ToolCall, Turn
+from hermes_ctx_plugins import ConfigError, SessionInfo, StatusEvent, ToolCall
 from hermes_ctx_plugins.memory.honcho import CONTINUED, HonchoProvider, chunks, peer_id
 from hermes_ctx_plugins.testing import HonchoStubServer, wait_until
 from hermes_ctx_plugins.tokens import count_text
 
-KEY = "honcho-test-key"
+KEY = HONCHO_KEY
 ALICE = SessionInfo(session_id="s-alice", user_id="alice", chat_id="chat-1")
 BOB = SessionInfo(session_id="s-bob", user_id="bob", chat_id="chat-1")
-SECRETS = {
-    "openai": "sk-proj-Q7xR2mVb9KpL4sT8wZ1nY6cH3dF5gJ0a",
-    "github": "ghp_8fK2mQ9xL4vB7nR1tY6wZ3cH5dJ0sA2pE9uI",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "url-password": "Hunter2Hunter2x",
-    "private-key": "MIIEowIBAAKCAQEA7bq9vY1kP3mQ8xL2",
-}
 MESSAGES = "/sessions/[^/]+/messages$"
-
-
-def turn(session: SessionInfo, user: str, assistant: str = "noted", **kwargs: Any) -> Turn:
-    return Turn(session=session, turn_number=1, user_text=user, assistant_text=assistant, **kwargs)
 
 
 @pytest.fixture(autouse=True)
 def _no_lingering_threads() -> Iterator[None]:
-    yield  # torn down last: after the providers and the stub
-    assert wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith("ctx-honcho")], 5), \
-        [t.name for t in threading.enumerate()]
+    yield from no_lingering_threads("ctx-honcho")
 
 
 @pytest.fixture
-def stub() -> Iterator[HonchoStubServer]:
-    with HonchoStubServer(api_keys=(KEY,)) as server:
-        yield server
+def stub(honcho: HonchoStubServer) -> HonchoStubServer:
+    return honcho
 
 
 @pytest.fixture
 def make(tmp_path: Path) -> Iterator[Callable[..., HonchoProvider]]:
-    made: list[HonchoProvider] = []
-
-    def factory(base_url: str, **options: Any) -> HonchoProvider:
-        settings = {"api_key": KEY, "base_url": base_url, "workspace_id": "ws", "timeout": 0.5, "max_retries": 0,
-                    "prefetch_wait": 1.5, "tool_wait": 3.0, "failure_threshold": 3, "cooldown_seconds": 0.3,
-                    "retry_after_cap": 0.3, "flush_timeout": 1.0, **options}
-        provider = HonchoProvider(settings, hermes_home=tmp_path / "hermes")
-        made.append(provider)
-        return provider
-
-    yield factory
-    for provider in made:
-        provider.shutdown()
+    yield from provider_factory(HonchoProvider, tmp_path, lambda base_url: {
+        "api_key": KEY, "base_url": base_url, "workspace_id": "ws", "max_retries": 0})
 
 
 def stored(stub: HonchoStubServer, peer: str) -> list[str]:

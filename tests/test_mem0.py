@@ -17,58 +17,34 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import remote_helpers
+from remote_helpers import MEM0_KEY, no_lingering_threads, provider_factory, turn
 
-from hermes_ctx_plugins import ConfigError, ProviderLimitError, SessionInfo, StatusEvent, ToolCall, Turn, load_host
+from hermes_ctx_plugins import ConfigError, ProviderLimitError, SessionInfo, StatusEvent, ToolCall, load_host
 from hermes_ctx_plugins.memory.mem0 import Mem0Provider
 from hermes_ctx_plugins.stubs import LoopbackService, Reply, ServiceRequest, words
 from hermes_ctx_plugins.testing import Mem0StubServer, StubOpenAIServer, wait_until
 from hermes_ctx_plugins.tokens import count_text
 
-KEY = "m0-test-key"
+KEY = MEM0_KEY
 ALICE = SessionInfo(session_id="s-alice", user_id="alice", platform="telegram")
 BOB = SessionInfo(session_id="s-bob", user_id="bob", platform="telegram")
-SECRETS = {
-    "openai": "sk-proj-Q7xR2mVb9KpL4sT8wZ1nY6cH3dF5gJ0a",
-    "github": "ghp_8fK2mQ9xL4vB7nR1tY6wZ3cH5dJ0sA2pE9uI",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "url-password": "Hunter2Hunter2x",
-    "private-key": "MIIEowIBAAKCAQEA7bq9vY1kP3mQ8xL2",
-    "aws": "AKIAIOSFODNN7EXAMPL3",
-}
-
-
-def turn(session: SessionInfo, user: str, assistant: str = "noted", **kwargs: Any) -> Turn:
-    return Turn(session=session, turn_number=1, user_text=user, assistant_text=assistant, **kwargs)
+SECRETS = {**remote_helpers.SECRETS, "aws": "AKIAIOSFODNN7EXAMPL3"}
 
 
 @pytest.fixture(autouse=True)
 def _no_lingering_threads() -> Iterator[None]:
-    yield  # torn down last: after the providers and the stub
-    assert wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith("ctx-mem0")], 5), \
-        [t.name for t in threading.enumerate()]
+    yield from no_lingering_threads("ctx-mem0")
 
 
 @pytest.fixture
-def stub() -> Iterator[Mem0StubServer]:
-    with Mem0StubServer(api_keys=(KEY,)) as server:
-        yield server
+def stub(mem0: Mem0StubServer) -> Mem0StubServer:
+    return mem0
 
 
 @pytest.fixture
 def make(tmp_path: Path) -> Iterator[Callable[..., Mem0Provider]]:
-    made: list[Mem0Provider] = []
-
-    def factory(host: str, **options: Any) -> Mem0Provider:
-        settings = {"api_key": KEY, "host": host, "timeout": 0.5, "prefetch_wait": 1.5, "tool_wait": 3.0,
-                    "failure_threshold": 3, "cooldown_seconds": 0.3, "retry_after_cap": 0.3,
-                    "flush_timeout": 1.0, **options}
-        provider = Mem0Provider(settings, hermes_home=tmp_path / "hermes")
-        made.append(provider)
-        return provider
-
-    yield factory
-    for provider in made:
-        provider.shutdown()
+    yield from provider_factory(Mem0Provider, tmp_path, lambda host: {"api_key": KEY, "host": host})
 
 
 def free_port() -> int:

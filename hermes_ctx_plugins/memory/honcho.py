@@ -34,8 +34,7 @@ import httpx
 
 from ..errors import ConfigError
 from ..events import SessionInfo, Turn
-from . import scan
-from .remote import RecallItem, RemoteOptions, RemoteProvider, ServiceUnavailable, ToolError, bounded_int
+from .remote import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -45,35 +44,31 @@ PREFETCH_SOURCES = ("context", "dialectic", "both")
 REASONING_LEVELS = ("", "minimal", "low", "medium", "high", "max")
 #: Honcho accepts at most this many messages per request
 BATCH_LIMIT = 100
-CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
 #: the longest query sent for search or dialectic recall (Honcho's hosted limit is 10,000 chars)
 QUERY_CHARS = 4000
 CONTINUED = "[continued] "
 _ID_OK = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 
 
-def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": properties, "required": required}}}
-
-
 TOOLS = (
-    _tool("ctx_honcho_profile",
-          "Read the user's profile card (short standing facts: name, role, preferences); pass `card` to "
-          "replace it with a corrected list.",
-          {"card": {"type": "array", "items": {"type": "string"}, "description": "New card lines; omit to read."}},
-          []),
-    _tool("ctx_honcho_search",
-          "Search what the user actually said in earlier conversations; returns matching messages.",
-          {"query": {"type": "string"}, "limit": {"type": "integer", "description": "1-50, default 10."}},
-          ["query"]),
-    _tool("ctx_honcho_context",
-          "What long-term memory holds about the user: summary, profile and known facts. Pass `question` "
-          "to get a reasoned answer about the user instead.",
-          {"question": {"type": "string", "description": "Optional question about the user."}}, []),
-    _tool("ctx_honcho_conclude",
-          "Record one durable conclusion about the user (a preference, a fact, a correction) for future sessions.",
-          {"conclusion": {"type": "string"}}, ["conclusion"]),
+    tool_schema("ctx_honcho_profile",
+                "Read the user's profile card (short standing facts: name, role, preferences); pass `card` to "
+                "replace it with a corrected list.",
+                {"card": {"type": "array", "items": {"type": "string"},
+                          "description": "New card lines; omit to read."}},
+                []),
+    tool_schema("ctx_honcho_search",
+                "Search what the user actually said in earlier conversations; returns matching messages.",
+                {"query": {"type": "string"}, "limit": {"type": "integer", "description": "1-50, default 10."}},
+                ["query"]),
+    tool_schema("ctx_honcho_context",
+                "What long-term memory holds about the user: summary, profile and known facts. Pass `question` "
+                "to get a reasoned answer about the user instead.",
+                {"question": {"type": "string", "description": "Optional question about the user."}}, []),
+    tool_schema("ctx_honcho_conclude",
+                "Record one durable conclusion about the user (a preference, a fact, a correction) for future "
+                "sessions.",
+                {"conclusion": {"type": "string"}}, ["conclusion"]),
 )
 
 
@@ -190,7 +185,7 @@ class HonchoProvider(RemoteProvider):
             return peer_id(f"user-{self.user_id(session)}")
         raw = session.session_id
         if strategy == "per-chat":
-            raw = session.chat_id or str(session.extra.get("gateway_session_key") or "") or raw
+            raw = self.chat_key(session) or raw
         return peer_id(raw or "default")
 
     # ------------------------------------------------------------------ the SDK client
@@ -240,8 +235,9 @@ class HonchoProvider(RemoteProvider):
     def check(self) -> None:
         self.call(lambda: self._client().get_configuration())  # the workspace get-or-create route
 
-    def is_client_error(self, exc: BaseException) -> bool:
-        return getattr(exc, "status", None) in CLIENT_ERROR_STATUSES
+    def http_status(self, exc: BaseException) -> int | None:
+        status = getattr(exc, "status", None)
+        return status if isinstance(status, int) else None
 
     def retry_after(self, exc: BaseException) -> float | None:
         after = getattr(exc, "retry_after", None)
@@ -259,9 +255,7 @@ class HonchoProvider(RemoteProvider):
                          for c in chunks(f"[{name} output] {result}", limit)]
         messages += [{"peer": "ai", "content": c, "metadata": meta}
                      for c in chunks(self.clean(turn.assistant_text).strip(), limit)]
-        scope = {"session_id": turn.session.session_id, "user_id": turn.session.user_id,
-                 "chat_id": turn.session.chat_id,
-                 "gateway_session_key": str(turn.session.extra.get("gateway_session_key") or "")}
+        scope = _scope_of(turn.session)
         return [{"kind": "messages", "scope": scope, "messages": messages[i:i + BATCH_LIMIT]}
                 for i in range(0, len(messages), BATCH_LIMIT)]
 
@@ -313,9 +307,7 @@ class HonchoProvider(RemoteProvider):
 
     def run_tool(self, name: str, args: dict[str, Any], session: SessionInfo) -> dict[str, Any]:
         if name == "ctx_honcho_search":
-            query = self.clean(str(args.get("query") or "")).strip()[:QUERY_CHARS]
-            if not query:
-                raise ToolError("query is required")
+            query = self.required_text(args.get("query"), "query")[:QUERY_CHARS]
             limit = bounded_int(args.get("limit"), 10, lo=1, hi=50)
             _, user, _ = self.call(self._scope, session)
             found = self.call(lambda: user.search(query, limit=limit))
@@ -329,7 +321,7 @@ class HonchoProvider(RemoteProvider):
                 return {"card": [self.safe(line) for line in lines]}
             if not isinstance(card, list):
                 raise ToolError("card must be a list of strings")
-            lines = [self._checked_text(line, "card") for line in card]
+            lines = [self.checked_text(line, "card") for line in card]
             return {"success": True, "card": self.call(lambda: user.set_card(lines))}
         if name == "ctx_honcho_context":
             question = self.clean(str(args.get("question") or "")).strip()[:QUERY_CHARS]
@@ -338,33 +330,15 @@ class HonchoProvider(RemoteProvider):
                 return {"answer": self.safe(self.call(self._ask, user, question) or "")}
             items = self.call(self._context_items, honcho_session, user, None)
             return {"context": [{"kind": item.label, "text": self.safe(item.text)} for item in items]}
-        content = self._checked_text(args.get("conclusion"), "conclusion")  # ctx_honcho_conclude
-        write = {"kind": "conclusion", "content": content, "scope": {
-            "session_id": session.session_id, "user_id": session.user_id, "chat_id": session.chat_id,
-            "gateway_session_key": str(session.extra.get("gateway_session_key") or "")}}
-        try:
-            self.call(self.send_write, write)
-        except ServiceUnavailable:
-            self._enqueue(write)
-            return {"success": True, "queued": True,
-                    "message": "the memory service is paused; the conclusion is queued and saved when it is back"}
-        except Exception as exc:
-            if self.is_client_error(exc):
-                raise
-            self._enqueue(write)
-            return {"success": True, "queued": True, "message": (
-                f"the memory service failed ({type(exc).__name__}); the conclusion is queued and retried")}
-        return {"success": True, "message": "recorded"}
+        content = self.checked_text(args.get("conclusion"), "conclusion")  # ctx_honcho_conclude
+        write = {"kind": "conclusion", "content": content, "scope": _scope_of(session)}
+        return self.send_or_queue(write, what="the conclusion", sent="recorded")
 
-    def _checked_text(self, value: Any, key: str) -> str:
-        text = self.clean(str(value or "")).strip()
-        if not text:
-            raise ToolError(f"{key} is required")
-        unsafe = sorted({f.kind for f in scan.scan(text) if f.kind != "secret"})
-        if unsafe:
-            raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; it would be shown to future "
-                            "sessions, so it must not carry instructions")
-        return text
+
+def _scope_of(session: SessionInfo) -> dict[str, str]:
+    """What a queued write keeps of ``session`` to find its Honcho scope again (see ``send_write``)."""
+    return {"session_id": session.session_id, "user_id": session.user_id, "chat_id": session.chat_id,
+            "gateway_session_key": str(session.extra.get("gateway_session_key") or "")}
 
 
 class CappedRetryAfter(httpx.BaseTransport):

@@ -32,8 +32,7 @@ from typing import Any
 
 from ..config import FrozenMap
 from ..events import SessionInfo, Turn
-from . import scan
-from .remote import RecallItem, RemoteOptions, RemoteProvider, ServiceUnavailable, ToolError, bounded_int
+from .remote import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -41,33 +40,27 @@ DEFAULT_HOST = "https://api.mem0.ai"
 MODES = ("platform", "oss")
 RUN_IDS = ("", "session", "chat")
 RECALL_SCOPES = ("user", "run")
-#: statuses that mean "the request was wrong", not "the service is failing"
-CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
-
-
-def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": properties, "required": required}}}
 
 
 TOOLS = (
-    _tool("ctx_mem0_search",
-          "Search this user's long-term memories by meaning; returns facts with their ids, most relevant "
-          "first. Use it before answering anything that may depend on what you know about the user.",
-          {"query": {"type": "string", "description": "What to look for."},
-           "top_k": {"type": "integer", "description": "Most results to return (1-50, default 10)."}},
-          ["query"]),
-    _tool("ctx_mem0_add",
-          "Store one durable fact about the user verbatim (a preference, a correction, a decision). "
-          "Skip chit-chat and facts already stored.",
-          {"content": {"type": "string", "description": "The fact to store."}}, ["content"]),
-    _tool("ctx_mem0_update",
-          "Replace the text of a stored memory (take the id from ctx_mem0_search) when a fact changed.",
-          {"memory_id": {"type": "string"}, "text": {"type": "string", "description": "The new text."}},
-          ["memory_id", "text"]),
-    _tool("ctx_mem0_delete",
-          "Delete a stored memory by id (from ctx_mem0_search) when it is obsolete or the user asks to forget it.",
-          {"memory_id": {"type": "string"}}, ["memory_id"]),
+    tool_schema("ctx_mem0_search",
+                "Search this user's long-term memories by meaning; returns facts with their ids, most relevant "
+                "first. Use it before answering anything that may depend on what you know about the user.",
+                {"query": {"type": "string", "description": "What to look for."},
+                 "top_k": {"type": "integer", "description": "Most results to return (1-50, default 10)."}},
+                ["query"]),
+    tool_schema("ctx_mem0_add",
+                "Store one durable fact about the user verbatim (a preference, a correction, a decision). "
+                "Skip chit-chat and facts already stored.",
+                {"content": {"type": "string", "description": "The fact to store."}}, ["content"]),
+    tool_schema("ctx_mem0_update",
+                "Replace the text of a stored memory (take the id from ctx_mem0_search) when a fact changed.",
+                {"memory_id": {"type": "string"}, "text": {"type": "string", "description": "The new text."}},
+                ["memory_id", "text"]),
+    tool_schema("ctx_mem0_delete",
+                "Delete a stored memory by id (from ctx_mem0_search) when it is obsolete or the user asks to "
+                "forget it.",
+                {"memory_id": {"type": "string"}}, ["memory_id"]),
 )
 
 
@@ -126,6 +119,7 @@ class Mem0Provider(RemoteProvider):
     sdk_package = "mem0ai"
     extra = "mem0"
     tools = TOOLS
+    refusal_reason = "stored memories are shown to future sessions, so they must not carry instructions"
     options: Mem0Options
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
@@ -158,7 +152,7 @@ class Mem0Provider(RemoteProvider):
         if self.options.run_id == "session":
             return session.session_id
         if self.options.run_id == "chat":
-            return session.chat_id or str(session.extra.get("gateway_session_key") or "") or session.session_id
+            return self.chat_key(session) or session.session_id
         return ""
 
     def entity_ids(self, session: SessionInfo) -> dict[str, str]:
@@ -229,8 +223,10 @@ class Mem0Provider(RemoteProvider):
         self.close_client()
         self.call(self._client)  # platform: the constructor's ping; oss: opening the store
 
-    def is_client_error(self, exc: BaseException) -> bool:
-        return _status(exc) in CLIENT_ERROR_STATUSES
+    def http_status(self, exc: BaseException) -> int | None:
+        info = getattr(exc, "debug_info", None)
+        status = info.get("status_code") if isinstance(info, dict) else None
+        return status if isinstance(status, int) else None
 
     def retry_after(self, exc: BaseException) -> float | None:
         value = getattr(exc, "debug_info", None)
@@ -280,49 +276,25 @@ class Mem0Provider(RemoteProvider):
 
     def run_tool(self, name: str, args: dict[str, Any], session: SessionInfo) -> dict[str, Any]:
         if name == "ctx_mem0_search":
-            query = self.clean(str(args.get("query") or "")).strip()
-            if not query:
-                raise ToolError("query is required")
+            query = self.required_text(args.get("query"), "query")
             top_k = bounded_int(args.get("top_k"), 10, lo=1, hi=50)
             hits = self.call(self._search, query, session, top_k)
             return {"results": [{"id": r.get("id"), "memory": self.safe(r["memory"]), "score": r.get("score")}
                                 for r in hits], "count": len(hits)}
         if name == "ctx_mem0_add":
-            content = self._checked_text(args.get("content"), "content")
+            content = self.checked_text(args.get("content"), "content")
             write = self._write([{"role": "user", "content": content}], session, infer=False)
-            try:
-                self.call(self.send_write, write)
-            except ServiceUnavailable:
-                self._enqueue(write)
-                return {"success": True, "queued": True,
-                        "message": "the memory service is paused; the fact is queued and saved when it is back"}
-            except Exception as exc:
-                if self.is_client_error(exc):
-                    raise
-                self._enqueue(write)
-                return {"success": True, "queued": True,
-                        "message": f"the memory service failed ({type(exc).__name__}); the fact is queued and retried"}
-            return {"success": True, "message": "stored"}
+            return self.send_or_queue(write, what="the fact", sent="stored")
         memory_id = str(args.get("memory_id") or "").strip()
         if not memory_id:
             raise ToolError("memory_id is required")
         self._owned(memory_id, session)
         if name == "ctx_mem0_update":
-            text = self._checked_text(args.get("text"), "text")
+            text = self.checked_text(args.get("text"), "text")
             self.call(lambda: self._client().update(memory_id, text=text))
             return {"success": True, "memory_id": memory_id, "message": "updated"}
         self.call(lambda: self._client().delete(memory_id))
         return {"success": True, "memory_id": memory_id, "message": "deleted"}
-
-    def _checked_text(self, value: Any, key: str) -> str:
-        text = self.clean(str(value or "")).strip()
-        if not text:
-            raise ToolError(f"{key} is required")
-        unsafe = sorted({f.kind for f in scan.scan(text) if f.kind != "secret"})
-        if unsafe:
-            raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; stored memories are shown "
-                            "to future sessions, so they must not carry instructions")
-        return text
 
     def _owned(self, memory_id: str, session: SessionInfo) -> None:
         """Refuse ids of another user's memories, exactly as if they did not exist."""
@@ -334,12 +306,6 @@ class Mem0Provider(RemoteProvider):
             raise
         if not isinstance(memory, Mapping) or memory.get("user_id") not in (None, "", self.user_id(session)):
             raise ToolError(f"no memory {memory_id!r} for this user")
-
-
-def _status(exc: BaseException) -> int | None:
-    info = getattr(exc, "debug_info", None)
-    status = info.get("status_code") if isinstance(info, dict) else None
-    return status if isinstance(status, int) else None
 
 
 def _results(response: Any) -> list[dict[str, Any]]:

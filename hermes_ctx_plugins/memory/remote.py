@@ -9,10 +9,11 @@ A subclass only writes its SDK calls; this base makes them safe to run beside a 
   ``cooldown_seconds``, then one probe decides. Client errors (a 404, a 422) prove the service is
   up and never count. The first trip of an outage and the recovery are reported once each through
   :attr:`RemoteProvider.status_callback` (and the log), with the state in ``hermes-ctx doctor``;
-* **a bounded write queue**: ``sync_turn`` only enqueues (already redacted) writes; one daemon
-  thread delivers them in order, holds them while the breaker is open and resends them when it
-  closes. A full queue drops its oldest write and says so; writes still unsent at shutdown are
-  spooled to ``$HERMES_HOME/ctx_plugins/<name>/queue.jsonl`` and resent by the next process;
+* **a bounded write queue** (:mod:`~hermes_ctx_plugins.memory.remote_queue`): ``sync_turn`` only
+  enqueues (already redacted) writes; one daemon thread delivers them in order, holds them while the
+  breaker is open and resends them when it closes. A full queue drops its oldest write and says so;
+  writes still unsent at shutdown are spooled to ``$HERMES_HOME/ctx_plugins/<name>/queue.jsonl`` and
+  resent by the next process;
 * **bounded waits**: recall starts at the turn and is awaited at most ``prefetch_wait`` seconds,
   tools at most ``tool_wait``; a hung service costs a turn that much and no more;
 * **safe recall**: every recalled item is redacted, scanned for injection (a hostile one is
@@ -29,8 +30,6 @@ import logging
 import os
 import threading
 import time
-import uuid
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from ..isolation import FaultIsolator, StatusEvent
 from ..tokens import count_text
 from . import scan
 from .base import MemoryProvider
+from .remote_queue import ServiceUnavailable, WriteQueue, WriteStats
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -51,6 +51,8 @@ T = TypeVar("T")
 RECALL_MODES = ("hybrid", "context", "tools")
 #: the most fetches one provider runs at once; a hung service cannot pile up threads beyond this
 MAX_FETCHES = 2
+#: statuses that mean "the request was wrong", not "the service is failing"
+CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
 
 
 def _opt(default: Any, **bounds: float) -> Any:
@@ -90,10 +92,6 @@ class RemoteOptions:
     tool_result_chars: int = _opt(2000, lo=0)
 
 
-class ServiceUnavailable(RuntimeError):
-    """The provider's circuit breaker is open: the call was not made."""
-
-
 class ToolError(ValueError):
     """A tool call the provider refuses before any network call (bad arguments, wrong scope)."""
 
@@ -107,17 +105,6 @@ class RecallItem(NamedTuple):
 
 
 @dataclass
-class WriteStats:
-    """What the write queue did since the provider started."""
-
-    sent: int = 0
-    #: dropped because the queue was full
-    dropped: int = 0
-    #: refused by the service as invalid (never retried)
-    rejected: int = 0
-
-
-@dataclass
 class _Fetch:
     done: threading.Event = field(default_factory=threading.Event)
     text: str = ""
@@ -128,7 +115,7 @@ class RemoteProvider(MemoryProvider):
 
     Subclasses set :attr:`sdk_module`, :attr:`sdk_package` and :attr:`extra` and implement
     :meth:`configuration_problem`, :meth:`target`, :meth:`writes_for_turn`, :meth:`send_write`,
-    :meth:`recall`, :meth:`run_tool`, :meth:`is_client_error` and :meth:`close_client`.
+    :meth:`recall`, :meth:`run_tool`, :meth:`http_status` and :meth:`close_client`.
     """
 
     options_class: ClassVar[type[Any] | None] = RemoteOptions
@@ -137,8 +124,10 @@ class RemoteProvider(MemoryProvider):
     #: its PyPI name and our extra that installs it
     sdk_package: ClassVar[str] = ""
     extra: ClassVar[str] = ""
-    #: the provider's tools, for recall modes that offer them
+    #: the provider's tools, for recall modes that offer them (see :func:`tool_schema`)
     tools: ClassVar[tuple[dict[str, Any], ...]] = ()
+    #: why :meth:`checked_text` refuses hostile text, after "refused: the text looks like <kinds>; "
+    refusal_reason: ClassVar[str] = "it would be shown to future sessions, so it must not carry instructions"
     options: RemoteOptions
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
@@ -150,18 +139,15 @@ class RemoteProvider(MemoryProvider):
                                      cooldown=self.options.cooldown_seconds, on_event=self._breaker_event)
         #: receives the user-visible status events (outage, recovery, queue overflow)
         self.status_callback: Callable[[StatusEvent], None] | None = None
-        self.stats = WriteStats()
-        self._lock = threading.Lock()
-        self._wakeup = threading.Condition(self._lock)
-        self._queue: deque[dict[str, Any]] = deque()
-        self._writer: threading.Thread | None = None
-        self._writer_generation = -1
-        self._sending: dict[str, Any] | None = None
-        self._generation = 0
-        self._flush_until: float | None = None
+        self._writes = WriteQueue(self.name, self.state_dir / "queue.jsonl", self.options,
+                                  send=lambda write: self.call(self.send_write, write),
+                                  is_client_error=self.is_client_error, retry_after=self.retry_after,
+                                  paused_for=self._breaker_wait, on_overflow=self._queue_full)
+        #: what the write queue did since the provider started
+        self.stats: WriteStats = self._writes.stats
+        self._lock = threading.Lock()  # guards _fetches
         self._fetches: list[threading.Thread] = []
         self._outage_reported = False
-        self._overflow_reported = False
         self._warned_unusable = False
         self._sdk_found: bool | None = None
         # Calls in flight, and released clients waiting for them to finish before closing: hermes shuts
@@ -195,9 +181,13 @@ class RemoteProvider(MemoryProvider):
         """Run one of :attr:`tools` (each network call through :meth:`call`); raise ToolError to refuse."""
         raise ToolError(f"{self.name} has no tool named {name!r}")
 
+    def http_status(self, exc: BaseException) -> int | None:
+        """The HTTP status of the service's answer that ``exc`` reports, if it carries one."""
+        return None
+
     def is_client_error(self, exc: BaseException) -> bool:
         """Whether ``exc`` is the service refusing the request (4xx other than auth and rate limits)."""
-        return False
+        return self.http_status(exc) in CLIENT_ERROR_STATUSES
 
     def retry_after(self, exc: BaseException) -> float | None:
         """The Retry-After the service sent with ``exc``, in seconds, if any."""
@@ -250,6 +240,45 @@ class RemoteProvider(MemoryProvider):
         """The user this session's memory belongs to."""
         return self.options.user_id or session.user_id or self.options.default_user_id
 
+    @staticmethod
+    def chat_key(session: SessionInfo) -> str:
+        """The chat ``session`` belongs to: its chat id, else the gateway session key, else ``""``."""
+        return session.chat_id or str(session.extra.get("gateway_session_key") or "")
+
+    def required_text(self, value: Any, key: str) -> str:
+        """A tool's text argument ``key``, redacted and stripped; :class:`ToolError` when empty."""
+        text = self.clean(str(value or "")).strip()
+        if not text:
+            raise ToolError(f"{key} is required")
+        return text
+
+    def checked_text(self, value: Any, key: str) -> str:
+        """A tool's text to store (:meth:`required_text`), refused when it looks like an injection."""
+        text = self.required_text(value, key)
+        unsafe = sorted({f.kind for f in scan.scan(text) if f.kind != "secret"})
+        if unsafe:
+            raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; {self.refusal_reason}")
+        return text
+
+    def send_or_queue(self, write: dict[str, Any], *, what: str, sent: str) -> dict[str, Any]:
+        """A tool's write: sent now (answering ``sent``), or queued when the service is paused or failing.
+
+        A client error (the service refusing the write) is raised, not queued.
+        """
+        try:
+            self.call(self.send_write, write)
+        except ServiceUnavailable:
+            self._writes.put(write)
+            return {"success": True, "queued": True,
+                    "message": f"the memory service is paused; {what} is queued and saved when it is back"}
+        except Exception as exc:
+            if self.is_client_error(exc):
+                raise
+            self._writes.put(write)
+            return {"success": True, "queued": True,
+                    "message": f"the memory service failed ({type(exc).__name__}); {what} is queued and retried"}
+        return {"success": True, "message": sent}
+
     def tool_results(self, turn: Turn) -> list[tuple[str, str]]:
         """``(tool name, redacted result)`` of the turn's tool calls, when configured to send them."""
         if not self.options.include_tool_results:
@@ -296,15 +325,14 @@ class RemoteProvider(MemoryProvider):
     # ------------------------------------------------------------------ lifecycle
 
     def on_session_start(self, session: SessionInfo) -> None:
-        if self._usable() and self._spool_path().exists():
-            with self._lock:  # writes a previous process could not deliver
-                self._ensure_writer_locked()
+        if self._usable():
+            self._writes.resume()  # writes a previous process could not deliver
 
     def sync_turn(self, turn: Turn) -> None:
         if not self._usable():
             return
         for write in self.writes_for_turn(turn):
-            self._enqueue(write)
+            self._writes.put(write)
 
     def prefetch(self, query: str, *, session: SessionInfo) -> str:
         if (self.options.recall_mode == "tools" or not self.options.recall_tokens or not query.strip()
@@ -370,125 +398,22 @@ class RemoteProvider(MemoryProvider):
         The provider stays usable: hermes shuts memory down after every agent while the host (and
         this provider) lives on, so the next call starts a new writer and client.
         """
-        with self._lock:
-            writer = self._writer
-            self._flush_until = time.monotonic() + self.options.flush_timeout
-            self._wakeup.notify_all()
-        if writer is not None:
-            writer.join(self.options.flush_timeout)
-        with self._lock:
-            self._generation += 1  # a writer still stuck in a request is stale from now on
-            leftover = list(self._queue)
-            self._queue.clear()
-            self._writer = None
-            self._flush_until = None
-        self._spool(leftover)
+        spooled = self._writes.shutdown()
         for thread in list(self._fetches):
             thread.join(0.2)
         self.close_client()
-        self._write_status(queued=len(leftover))
+        self._write_status(queued=spooled)
 
     # ------------------------------------------------------------------ the write queue
 
     @property
     def queued(self) -> int:
         """Writes waiting in this process."""
-        with self._lock:
-            return len(self._queue)
+        return self._writes.queued
 
-    def _enqueue(self, write: dict[str, Any]) -> None:
-        overflow = False
-        with self._lock:
-            if len(self._queue) >= self.options.queue_limit:
-                # The oldest write that is not being sent right now (that one may still arrive).
-                oldest = 1 if len(self._queue) > 1 and self._queue[0] is self._sending else 0
-                del self._queue[oldest]
-                self.stats.dropped += 1
-                overflow, self._overflow_reported = not self._overflow_reported, True
-            self._queue.append(write)
-            self._ensure_writer_locked()
-            self._wakeup.notify_all()
-        if overflow:
-            self._report("overflow", f"{self.name}: {self.options.queue_limit} writes are waiting for the memory "
-                                     "service; the oldest unsent ones are being dropped")
-
-    def _ensure_writer_locked(self) -> None:
-        if self._writer is not None and self._writer.is_alive() and self._writer_generation == self._generation:
-            return
-        self._load_spool_locked()
-        self._writer_generation = self._generation
-        self._writer = threading.Thread(target=self._write_loop, args=(self._generation,),
-                                        name=f"{self.name}-writer", daemon=True)
-        self._writer.start()
-
-    def _write_loop(self, generation: int) -> None:
-        failures = 0
-        while True:
-            with self._lock:
-                while generation == self._generation and not self._queue and self._flush_until is None:
-                    self._wakeup.wait()
-                flushing = self._flush_until is not None
-                if generation != self._generation or not self._queue:
-                    return
-                if flushing and time.monotonic() >= (self._flush_until or 0.0):
-                    return
-                write = self._queue[0]
-            wait = self._breaker_wait()
-            if wait > 0:
-                if flushing:
-                    return  # the service is down: what is left gets spooled
-                self._sleep(generation, wait)
-                continue
-            try:
-                self._send_one(write)
-            except ServiceUnavailable:
-                if flushing:
-                    return
-                self._sleep(generation, 0.1)  # another call holds the probe; wait for its verdict
-                continue
-            except Exception as exc:
-                if self.is_client_error(exc):
-                    log.error("%s refused a write, which is dropped (not retried): %s: %s",
-                              self.name, type(exc).__name__, exc)
-                    self._done(write, rejected=True)
-                    continue
-                if flushing:
-                    return
-                failures += 1
-                self._sleep(generation, self._retry_delay(exc, failures))
-                continue
-            failures = 0
-            self._done(write, rejected=False)
-
-    def _send_one(self, write: dict[str, Any]) -> None:
-        with self._lock:
-            self._sending = write  # a full queue drops another write meanwhile: this one may still arrive
-        try:
-            self.call(self.send_write, write)
-        finally:
-            with self._lock:
-                self._sending = None
-
-    def _done(self, write: dict[str, Any], *, rejected: bool) -> None:
-        with self._lock:
-            for index, queued in enumerate(self._queue):
-                if queued is write:
-                    del self._queue[index]
-                    break
-            if rejected:
-                self.stats.rejected += 1
-            else:
-                self.stats.sent += 1
-            if not self._queue:
-                self._overflow_reported = False
-
-    def _retry_delay(self, exc: BaseException, failures: int) -> float:
-        delay = min(0.5 * 2.0 ** (failures - 1), 30.0)
-        after = self.retry_after(exc)
-        if after is not None:
-            delay = max(delay, min(after, self.options.retry_after_cap))
-        # Never longer than a cool-down: the breaker decides about long pauses.
-        return min(delay, max(self.options.cooldown_seconds, 0.05))
+    def spooled(self) -> int:
+        """Writes a previous process left on disk, not yet resent."""
+        return self._writes.spooled()
 
     def _breaker_wait(self) -> float:
         health = self.breaker.health(self.name)
@@ -496,72 +421,9 @@ class RemoteProvider(MemoryProvider):
             return 0.0
         return max(0.0, float(health.suspended_until - self.breaker.clock()))
 
-    def _sleep(self, generation: int, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        with self._lock:
-            while generation == self._generation and self._flush_until is None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                self._wakeup.wait(left)
-
-    # ------------------------------------------------------------------ the spool
-
-    def _spool_path(self) -> Path:
-        return self.state_dir / "queue.jsonl"
-
-    def spooled(self) -> int:
-        """Writes a previous process left on disk, not yet resent."""
-        try:
-            with self._spool_path().open(encoding="utf-8") as handle:
-                return sum(1 for line in handle if line.strip())
-        except OSError:
-            return 0
-
-    def _spool(self, writes: Sequence[dict[str, Any]]) -> None:
-        if not writes:
-            return
-        path = self._spool_path()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write("".join(json.dumps(w, ensure_ascii=False) + "\n" for w in writes))
-        except OSError as exc:
-            log.error("%s: %d writes could not be delivered or saved (%s); they are lost",
-                      self.name, len(writes), exc)
-            return
-        log.warning("%s: %d writes not delivered yet; kept in %s and resent by the next session",
-                    self.name, len(writes), path)
-
-    def _load_spool_locked(self) -> None:
-        path = self._spool_path()
-        claimed = path.with_name(f"queue.{os.getpid()}.{uuid.uuid4().hex[:8]}.claim")
-        try:
-            os.replace(path, claimed)  # claim it: two processes never resend the same file
-        except OSError:
-            return
-        try:
-            lines = claimed.read_text(encoding="utf-8").splitlines()
-            claimed.unlink()
-        except OSError as exc:
-            log.error("%s: cannot read the spooled writes in %s: %s", self.name, claimed, exc)
-            return
-        loaded = []
-        for line in lines:
-            try:
-                item = json.loads(line)
-            except ValueError:
-                log.error("%s: skipping a corrupt spooled write in %s", self.name, path)
-                continue
-            if isinstance(item, dict):
-                loaded.append(item)
-        self._queue.extendleft(reversed(loaded))
-        while len(self._queue) > self.options.queue_limit:
-            self._queue.popleft()
-            self.stats.dropped += 1
-        if loaded:
-            log.info("%s: resending %d writes spooled by an earlier session", self.name, len(loaded))
+    def _queue_full(self) -> None:
+        self._report("overflow", f"{self.name}: {self.options.queue_limit} writes are waiting for the memory "
+                                 "service; the oldest unsent ones are being dropped")
 
     # ------------------------------------------------------------------ recall
 
@@ -680,6 +542,12 @@ def read_status(state_dir: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def tool_schema(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """An OpenAI function-tool schema taking an object with ``properties``."""
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": required}}}
 
 
 def bounded_int(value: Any, default: int, *, lo: int, hi: int) -> int:

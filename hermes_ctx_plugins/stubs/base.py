@@ -14,6 +14,10 @@ this class records every request, checks the API key, and applies scripted fault
     stub.stop(); ...; stub.start()             # refuse connections, then serve again (same port)
 
 Faults are consumed in order; ``times`` is how many matching requests one fault answers.
+
+:class:`LoopbackServer` and :class:`LoopbackHandler` are the HTTP plumbing (tracked connections and
+threads, stop that cuts and joins them, ``hold`` for hangs and delays), shared with
+:class:`~hermes_ctx_plugins.stub_server.StubOpenAIServer`.
 """
 
 from __future__ import annotations
@@ -30,10 +34,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["LoopbackService", "Reply", "ServiceRequest", "relevance", "wait_until", "words"]
+__all__ = ["LoopbackHandler", "LoopbackServer", "LoopbackService", "Reply", "ServiceRequest", "relevance",
+           "wait_until", "words"]
+
+OwnerT = TypeVar("OwnerT")
 
 _POLL_SECONDS = 0.02
 
@@ -88,11 +95,9 @@ class LoopbackService:
         self.lock = threading.RLock()
         self._faults: deque[_Fault] = deque()
         self._requests: list[ServiceRequest] = []
-        self._stopping = threading.Event()
         self._closed = False
         self.port = 0
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: LoopbackServer[LoopbackService] | None = None
         self.start()
         self.base_url = f"http://127.0.0.1:{self.port}"
 
@@ -178,25 +183,16 @@ class LoopbackService:
         with self.lock:
             if self._server is not None:
                 return
-            self._stopping.clear()
-            self._server = _Server(self, self.port)
-            self.port = self._server.server_address[1]
-            self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
-                                            name=f"{type(self).__name__}-{self.port}", daemon=True)
-            self._thread.start()
+            self._server = LoopbackServer(self, _Handler, self.port)
+            self.port = self._server.port
+            self._server.serve_in_background(f"{type(self).__name__}-{self.port}")
 
     def stop(self) -> None:
         """Stop serving: open connections are cut and new ones refused, until :meth:`start`."""
         with self.lock:
-            server, thread, self._server, self._thread = self._server, self._thread, None, None
-        if server is None:
-            return
-        self._stopping.set()
-        server.shutdown()
-        server.server_close()
-        server.cut_connections(join_timeout=5.0)
-        if thread is not None:
-            thread.join()
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop()
 
     def close(self) -> None:
         """Stop for good and join every thread. Idempotent."""
@@ -237,7 +233,7 @@ class LoopbackService:
         if fault is not None:
             if fault.kind in ("hang", "delay"):
                 seconds = self.hang_limit if fault.kind == "hang" else min(fault.seconds, self.hang_limit)
-                if not handler.hold(seconds, self._stopping) or fault.kind == "hang":
+                if not handler.hold(seconds) or fault.kind == "hang":
                     handler.close_connection = True
                     return
             elif fault.kind == "drop":
@@ -260,18 +256,45 @@ def _pattern(path: str | None) -> re.Pattern[str] | None:
     return None if path is None else re.compile(path)
 
 
-class _Server(ThreadingHTTPServer):
-    """Tracks connections and handler threads so :meth:`LoopbackService.stop` can cut and join them."""
+class LoopbackServer(ThreadingHTTPServer, Generic[OwnerT]):
+    """A threaded HTTP server on ``127.0.0.1`` for a stub (its ``owner``), serving on a daemon thread.
+
+    It tracks its connections and handler threads, so :meth:`stop` can cut the connections (idle
+    keep-alive ones included) and join the threads. They are daemons all the same, so a stub nobody
+    closed never keeps the interpreter alive.
+    """
 
     allow_reuse_address = True
     daemon_threads = True
 
-    def __init__(self, service: LoopbackService, port: int) -> None:
-        self.service = service
+    def __init__(self, owner: OwnerT, handler: type[LoopbackHandler], port: int = 0) -> None:
+        self.owner = owner
+        #: set by :meth:`stop`: requests held by a ``hang`` or ``delay`` let go at once
+        self.stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._handlers: list[threading.Thread] = []
         self._track_lock = threading.Lock()
-        super().__init__(("127.0.0.1", port), _Handler)
+        self._thread: threading.Thread | None = None
+        super().__init__(("127.0.0.1", port), handler)  # port 0: the OS picks a free one
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    def serve_in_background(self, name: str) -> None:
+        """Serve on a daemon thread called ``name``."""
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.01},  # bounds stop()
+                                        name=name, daemon=True)
+        self._thread.start()
+
+    def stop(self, join_timeout: float = 5.0) -> None:
+        """Stop serving, close the socket, cut open connections and join every thread."""
+        self.stopping.set()
+        self.shutdown()
+        self.server_close()
+        self.cut_connections(join_timeout)
+        if self._thread is not None:
+            self._thread.join()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         handler = threading.Thread(target=self.process_request_thread, args=(request, client_address),
@@ -293,44 +316,58 @@ class _Server(ThreadingHTTPServer):
         for connection in connections:
             try:
                 connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
+            except OSError:  # already closed by its handler
                 pass
         for handler in handlers:
             handler.join(join_timeout)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], OSError):  # a client that went away is expected
+        # A client that went away (timeout, cancelled stream, closed server) is expected here.
+        if not isinstance(sys.exc_info()[1], OSError):
             super().handle_error(request, client_address)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "LoopbackService/1.0"
-    server: _Server
+class LoopbackHandler(BaseHTTPRequestHandler):
+    """The request handler of a :class:`LoopbackServer`: quiet, HTTP/1.1, every method to :meth:`serve`."""
 
-    def log_message(self, format: str, *args: Any) -> None:
+    protocol_version = "HTTP/1.1"
+    server: LoopbackServer[Any]
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
 
     def do_GET(self) -> None:
-        self.server.service._serve(self, "GET")
+        self.serve("GET")
 
     def do_POST(self) -> None:
-        self.server.service._serve(self, "POST")
+        self.serve("POST")
 
     def do_PUT(self) -> None:
-        self.server.service._serve(self, "PUT")
-
-    def do_PATCH(self) -> None:
-        self.server.service._serve(self, "PATCH")
+        self.serve("PUT")
 
     def do_DELETE(self) -> None:
-        self.server.service._serve(self, "DELETE")
+        self.serve("DELETE")
 
-    def hold(self, seconds: float, stopping: threading.Event) -> bool:
-        """Wait ``seconds``; ``False`` as soon as the service stops or the client disconnects."""
+    def serve(self, method: str) -> None:
+        """Answer one request."""
+        raise NotImplementedError
+
+    def send_body(self, status: int, body: bytes, content_type: str = "application/json",
+                  headers: Mapping[str, str] | None = None) -> None:
+        """Answer with ``status`` and ``body`` (``Content-Length`` framed) plus extra ``headers``."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def hold(self, seconds: float) -> bool:
+        """Wait ``seconds``; ``False`` as soon as the server stops or the client disconnects."""
         deadline = time.monotonic() + seconds
         while (remaining := deadline - time.monotonic()) > 0:
-            if stopping.wait(min(_POLL_SECONDS, remaining)) or self._client_gone():
+            if self.server.stopping.wait(min(_POLL_SECONDS, remaining)) or self._client_gone():
                 return False
         return True
 
@@ -341,17 +378,22 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             return True
 
+
+class _Handler(LoopbackHandler):
+    server_version = "LoopbackService/1.0"
+    server: LoopbackServer[LoopbackService]
+
+    def do_PATCH(self) -> None:
+        self.serve("PATCH")
+
+    def serve(self, method: str) -> None:
+        self.server.owner._serve(self, method)
+
     def send(self, reply: Reply) -> None:
         body = reply.body if isinstance(reply.body, bytes) else (
             b"" if reply.body is None and reply.status == 204 else json.dumps(reply.body).encode())
         try:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
+            self.send_body(reply.status, body, headers=reply.headers)
         except OSError:  # the client gave up meanwhile
             self.close_connection = True
 

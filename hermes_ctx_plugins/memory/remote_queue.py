@@ -1,0 +1,270 @@
+"""The write queue of a remote memory provider (see :mod:`~hermes_ctx_plugins.memory.remote`).
+
+``sync_turn`` only enqueues (already redacted) writes; one daemon thread delivers them in order,
+holds them while the provider's breaker is open and resends them when it closes. A full queue drops
+its oldest write and says so; writes still unsent at shutdown are spooled to
+``$HERMES_HOME/ctx_plugins/<name>/queue.jsonl`` and resent by the next process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .remote import RemoteOptions
+
+log = logging.getLogger("hermes_ctx_plugins.memory")
+
+Write = dict[str, Any]
+
+
+class ServiceUnavailable(RuntimeError):
+    """The provider's circuit breaker is open: the call was not made."""
+
+
+@dataclass
+class WriteStats:
+    """What the write queue did since the provider started."""
+
+    sent: int = 0
+    #: dropped because the queue was full
+    dropped: int = 0
+    #: refused by the service as invalid (never retried)
+    rejected: int = 0
+
+
+class WriteQueue:
+    """A provider's bounded queue of writes, delivered in order by one daemon thread (``<name>-writer``).
+
+    :param send: delivers one write through the breaker; raises :class:`ServiceUnavailable` while it is
+        open, anything else when the delivery failed
+    :param is_client_error: whether a failure is the service refusing the write (dropped, never retried)
+    :param retry_after: the Retry-After the service sent with a failure, in seconds, if any
+    :param paused_for: how long the breaker still keeps calls off, in seconds (0: calls may go)
+    :param on_overflow: called (outside the lock) the first time a full queue drops a write
+    """
+
+    def __init__(self, name: str, spool_path: Path, options: RemoteOptions, *,
+                 send: Callable[[Write], None], is_client_error: Callable[[BaseException], bool],
+                 retry_after: Callable[[BaseException], float | None], paused_for: Callable[[], float],
+                 on_overflow: Callable[[], None]) -> None:
+        self.name = name
+        self.spool_path = spool_path
+        self.options = options
+        self._send = send
+        self._is_client_error = is_client_error
+        self._retry_after = retry_after
+        self._paused_for = paused_for
+        self._on_overflow = on_overflow
+        self.stats = WriteStats()
+        self._lock = threading.Lock()
+        self._wakeup = threading.Condition(self._lock)
+        self._queue: deque[Write] = deque()
+        self._writer: threading.Thread | None = None
+        self._writer_generation = -1
+        self._sending: Write | None = None
+        self._generation = 0
+        self._flush_until: float | None = None
+        self._overflow_reported = False
+
+    @property
+    def queued(self) -> int:
+        """Writes waiting in this process."""
+        with self._lock:
+            return len(self._queue)
+
+    def put(self, write: Write) -> None:
+        """Queue ``write`` for delivery (dropping the oldest unsent one when the queue is full)."""
+        overflow = False
+        with self._lock:
+            if len(self._queue) >= self.options.queue_limit:
+                # The oldest write that is not being sent right now (that one may still arrive).
+                oldest = 1 if len(self._queue) > 1 and self._queue[0] is self._sending else 0
+                del self._queue[oldest]
+                self.stats.dropped += 1
+                overflow, self._overflow_reported = not self._overflow_reported, True
+            self._queue.append(write)
+            self._ensure_writer_locked()
+            self._wakeup.notify_all()
+        if overflow:
+            self._on_overflow()
+
+    def resume(self) -> None:
+        """Start resending the writes a previous process spooled, if there are any."""
+        if self.spool_path.exists():
+            with self._lock:
+                self._ensure_writer_locked()
+
+    def shutdown(self) -> int:
+        """Deliver what is queued (at most ``flush_timeout``), spool the rest; how many were spooled.
+
+        The queue stays usable: the next :meth:`put` or :meth:`resume` starts a new writer.
+        """
+        with self._lock:
+            writer = self._writer
+            self._flush_until = time.monotonic() + self.options.flush_timeout
+            self._wakeup.notify_all()
+        if writer is not None:
+            writer.join(self.options.flush_timeout)
+        with self._lock:
+            self._generation += 1  # a writer still stuck in a request is stale from now on
+            leftover = list(self._queue)
+            self._queue.clear()
+            self._writer = None
+            self._flush_until = None
+        self._spool(leftover)
+        return len(leftover)
+
+    # ------------------------------------------------------------------ the writer
+
+    def _ensure_writer_locked(self) -> None:
+        if self._writer is not None and self._writer.is_alive() and self._writer_generation == self._generation:
+            return
+        self._load_spool_locked()
+        self._writer_generation = self._generation
+        self._writer = threading.Thread(target=self._write_loop, args=(self._generation,),
+                                        name=f"{self.name}-writer", daemon=True)
+        self._writer.start()
+
+    def _write_loop(self, generation: int) -> None:
+        failures = 0
+        while True:
+            with self._lock:
+                while generation == self._generation and not self._queue and self._flush_until is None:
+                    self._wakeup.wait()
+                flushing = self._flush_until is not None
+                if generation != self._generation or not self._queue:
+                    return
+                if flushing and time.monotonic() >= (self._flush_until or 0.0):
+                    return
+                write = self._queue[0]
+            wait = self._paused_for()
+            if wait > 0:
+                if flushing:
+                    return  # the service is down: what is left gets spooled
+                self._sleep(generation, wait)
+                continue
+            try:
+                self._send_one(write)
+            except ServiceUnavailable:
+                if flushing:
+                    return
+                self._sleep(generation, 0.1)  # another call holds the probe; wait for its verdict
+                continue
+            except Exception as exc:
+                if self._is_client_error(exc):
+                    log.error("%s refused a write, which is dropped (not retried): %s: %s",
+                              self.name, type(exc).__name__, exc)
+                    self._done(write, rejected=True)
+                    continue
+                if flushing:
+                    return
+                failures += 1
+                self._sleep(generation, self._retry_delay(exc, failures))
+                continue
+            failures = 0
+            self._done(write, rejected=False)
+
+    def _send_one(self, write: Write) -> None:
+        with self._lock:
+            self._sending = write  # a full queue drops another write meanwhile: this one may still arrive
+        try:
+            self._send(write)
+        finally:
+            with self._lock:
+                self._sending = None
+
+    def _done(self, write: Write, *, rejected: bool) -> None:
+        with self._lock:
+            for index, queued in enumerate(self._queue):
+                if queued is write:
+                    del self._queue[index]
+                    break
+            if rejected:
+                self.stats.rejected += 1
+            else:
+                self.stats.sent += 1
+            if not self._queue:
+                self._overflow_reported = False
+
+    def _retry_delay(self, exc: BaseException, failures: int) -> float:
+        delay = min(0.5 * 2.0 ** (failures - 1), 30.0)
+        after = self._retry_after(exc)
+        if after is not None:
+            delay = max(delay, min(after, self.options.retry_after_cap))
+        # Never longer than a cool-down: the breaker decides about long pauses.
+        return min(delay, max(self.options.cooldown_seconds, 0.05))
+
+    def _sleep(self, generation: int, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        with self._lock:
+            while generation == self._generation and self._flush_until is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._wakeup.wait(left)
+
+    # ------------------------------------------------------------------ the spool
+
+    def spooled(self) -> int:
+        """Writes a previous process left on disk, not yet resent."""
+        try:
+            with self.spool_path.open(encoding="utf-8") as handle:
+                return sum(1 for line in handle if line.strip())
+        except OSError:
+            return 0
+
+    def _spool(self, writes: Sequence[Write]) -> None:
+        if not writes:
+            return
+        path = self.spool_path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
+                handle.write("".join(json.dumps(w, ensure_ascii=False) + "\n" for w in writes))
+        except OSError as exc:
+            log.error("%s: %d writes could not be delivered or saved (%s); they are lost",
+                      self.name, len(writes), exc)
+            return
+        log.warning("%s: %d writes not delivered yet; kept in %s and resent by the next session",
+                    self.name, len(writes), path)
+
+    def _load_spool_locked(self) -> None:
+        path = self.spool_path
+        claimed = path.with_name(f"queue.{os.getpid()}.{uuid.uuid4().hex[:8]}.claim")
+        try:
+            os.replace(path, claimed)  # claim it: two processes never resend the same file
+        except OSError:
+            return
+        try:
+            lines = claimed.read_text(encoding="utf-8").splitlines()
+            claimed.unlink()
+        except OSError as exc:
+            log.error("%s: cannot read the spooled writes in %s: %s", self.name, claimed, exc)
+            return
+        loaded = []
+        for line in lines:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                log.error("%s: skipping a corrupt spooled write in %s", self.name, path)
+                continue
+            if isinstance(item, dict):
+                loaded.append(item)
+        self._queue.extendleft(reversed(loaded))
+        while len(self._queue) > self.options.queue_limit:
+            self._queue.popleft()
+            self.stats.dropped += 1
+        if loaded:
+            log.info("%s: resending %d writes spooled by an earlier session", self.name, len(loaded))
