@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
-from hermes_ctx_plugins import ConfigError, load_config
+from hermes_ctx_plugins import ConfigError, load_config, load_host
 from hermes_ctx_plugins.config import DEFAULT_COMPRESSOR, build_dataclass
 
 
@@ -268,3 +270,18 @@ def test_unreadable_bytes(tmp_path: Path) -> None:
 def test_unknown_keys_of_hermes_sections_are_left_to_hermes() -> None:
     cfg = load_config({"compression": {"codex_gpt55_autoraise": True}, "memory": {"write_approval": True}})
     assert cfg.compression.threshold == 0.5
+
+
+def test_every_yaml_example_in_the_readme_is_a_valid_config() -> None:
+    """The README's examples are what users copy: each must load, and name things that exist."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    assert len(blocks) >= 3
+    for block in blocks:
+        data = yaml.safe_load(block) or {}
+        config = load_config(data)
+        for name in [None, *config.plugins.deployments]:
+            chosen = load_config(data, deployment=name)
+            host = load_host(chosen)
+            unknown = set(chosen.plugins.options) - {r.name for r in host.registry}
+            assert not unknown, (unknown, block[:200])
