@@ -41,6 +41,7 @@ FIRST_RUNS = {
     2: (19, 27, 0, 27),
     3: (12, 20, 1, 20),
     4: (72, 92, 1, 80),  # hermes 0.19.0 on round 4 at the same time: 12/92 caught, 4/80 flagged
+    5: (66, 103, 10, 87),  # hermes 0.19.0 on round 5 at the same time: 12/103 caught, 4/87 flagged
 }
 Scanner = Callable[[str], set[str]]  # text -> kinds found (empty: clean)
 

@@ -4,12 +4,16 @@ Memory entries are pasted into future prompts, so what an attacker gets into the
 :func:`scan` runs before every write and again at load, where :func:`placeholder` stands in for a hostile entry.
 
 Views: the raw text (secrets; invisible characters, which are the attack), a *folded* one (NFKD without combining
-marks, fullwidth/mathematical letters to ASCII, Cyrillic/Greek look-alikes to Latin, lower case, format characters
-removed, symbols to spaces) and a *squeezed* one (folded without spaces or punctuation, leetspeak read as letters)
-for phrases hostile however spelt: "i g n o r e", "ign.ore", "1gn0r3", "忽 略". Base64, hex, percent/HTML/``\\u``
-escapes, Unicode-tag text and shell quoting inside words (``c''url``) are decoded and scanned again (two levels,
-bounded). A rule's regex runs only when one of its anchors (a word or substring, found in C) occurs, and only near
-it, so a 2,200-character entry scans in one to two milliseconds (``benchmarks/bench_scan.py``).
+marks, fullwidth/mathematical letters to ASCII, Cyrillic/Greek look-alikes to Latin, Traditional Chinese to
+Simplified, lower case, format characters removed, symbols to spaces) and a *squeezed* one (folded without spaces or
+punctuation, leetspeak read as letters) for phrases hostile however spelt: "i g n o r e", "ign.ore", "1gn0r3",
+"忽 略", "請無視". Base64 (UTF-8, or UTF-16 as PowerShell's ``-EncodedCommand``), hex (also byte by byte:
+"63 75 72 6c"), percent/HTML/``\\u`` escapes, Unicode-tag text, shell quoting inside words (``c''url``), leetspeak
+prose ("f0rward th3 pa55w0rd5") and a line that names its own encoding ("ROT13:", "read this backwards") are decoded
+and scanned again (two levels, bounded). A rule's regex runs only when one of its anchors (a word or substring, found
+in C) occurs, and only near it, so a 2,200-character entry scans in one to two milliseconds
+(``benchmarks/bench_scan.py``). An injection finding inside a short quotation, in a note about attacks, is dropped
+(:func:`~hermes_ctx_plugins.memory.scan_rules.quoted_example`).
 Spans index the original text; a folded match also covers what the fold removed inside it (zero-width characters,
 inserted spaces); a finding in decoded text spans the encoded blob.
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import html
 import re
 import unicodedata
@@ -36,9 +41,11 @@ from .scan_rules import (
     LOOKALIKES,
     SQUEEZED_RULES,
     TAG_TEXT,
+    TRADITIONAL,
     Rule,
     is_word,
     legitimate_invisible,
+    quoted_example,
 )
 from .scan_secret_rules import SECRET_RULES, password_key, rule_key, value_span
 
@@ -67,6 +74,8 @@ def _fold_char(ch: str) -> str | None:
     """A character of the folded view: ASCII, or non-ASCII letters and digits (other symbols become spaces)."""
     if ch in LOOKALIKES:
         return LOOKALIKES[ch]
+    if ch in TRADITIONAL:
+        return TRADITIONAL[ch]
     if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS:
         return None
     out = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).lower()
@@ -113,7 +122,12 @@ class _Views:
 # ---------------------------------------------------------------------------------------------------------- engine
 
 class _Index:
-    """Which rules have an anchor present: words by one set intersection, substrings by ``in`` or one regex pass."""
+    """Which rules have an anchor present: words by one set intersection, substrings by ``in`` or one regex pass.
+
+    :meth:`hits` also returns the triggers present, so that :func:`_near` looks only for the anchors among them (a
+    rule with sixty anchors would otherwise search the text sixty times) -- for the rules whose triggers are their
+    anchors (:attr:`own`), and only on the view that was indexed.
+    """
 
     def __init__(self, rules: Sequence[Rule], words: bool) -> None:
         self.words: dict[str, list[int]] = {}
@@ -125,25 +139,31 @@ class _Index:
         unicode = sorted((s for s in self.substrings if not s.isascii()), key=len, reverse=True)
         self.unicode = re.compile("|".join(map(re.escape, unicode)) or "(?!)")
         self.contained = {s: [t for t in unicode if t in s] for s in unicode}  # a hit stands for these too
+        self.own = [rule.triggers == rule.anchors for rule in rules]  # the triggers found are anchors found
+        self.word_set = frozenset(self.words)  # set & set walks the smaller one
 
-    def hits(self, view: str, views: _Views) -> list[int]:
-        found = {i for word in views.words.intersection(self.words) for i in self.words[word]}
-        found.update(i for s in self.ascii if s in view for i in self.substrings[s])
+    def hits(self, view: str, views: _Views) -> tuple[list[int], set[str] | None]:
+        words = views.words & self.word_set
+        substrings = {s for s in self.ascii if s in view}  # "key" may be both: a word here, inside "AccountKey" there
         m = None if views.ascii else self.unicode.search(view)
         while m:  # restart one past each hit, so overlapping substrings are all seen
-            found.update(i for s in self.contained[m[0]] for i in self.substrings[s])
+            substrings.update(self.contained[m[0]])
             m = self.unicode.search(view, m.start() + 1)
-        return sorted(found)
+        found = {i for w in words for i in self.words[w]}
+        found.update(i for s in substrings for i in self.substrings[s])
+        return sorted(found), substrings.union(words)
 
 
 def _required(rule: Rule, view: str, words: frozenset[str]) -> bool:
     return all(not need.isdisjoint(words) or any(s in view for s in subs) for need, subs in rule.requires)
 
 
-def _near(rule: Rule, view: str, words: frozenset[str] | None) -> Iterator[re.Match[str]]:
-    """Matches near the anchors (``words``: the folded view's, for whole-word anchors; else all are substrings)."""
+def _near(rule: Rule, view: str, words: frozenset[str] | None,
+          present: set[str] | None = None) -> Iterator[re.Match[str]]:
+    """Matches near the anchors (``words``: the folded view's, for whole-word anchors; else all are substrings;
+    ``present``: the anchors the index found, if it knows)."""
     positions = set()
-    for anchor in rule.anchors:
+    for anchor in rule.anchors if present is None else [a for a in rule.anchors if a in present]:
         whole = words is not None and anchor in rule.words
         if whole and anchor not in words:  # type: ignore[operator]
             continue
@@ -164,8 +184,11 @@ def _near(rule: Rule, view: str, words: frozenset[str] | None) -> Iterator[re.Ma
 def _apply(rules: Sequence[Rule], index: _Index, view: str, views: _Views,
            squeezed: bool) -> list[tuple[Rule, re.Match[str]]]:
     hits = []
-    for rule in map(rules.__getitem__, index.hits(view, views)):
-        near = _near(rule, view, None if squeezed else views.words) if _required(rule, view, views.words) else ()
+    numbers, present = index.hits(view, views)
+    for number in numbers:
+        rule = rules[number]
+        near = _near(rule, view, None if squeezed else views.words, present if index.own[number] else None) if (
+            _required(rule, view, views.words)) else ()
         for m in near:
             i = m.start()  # bounded: an ASCII match must start a word
             if not (rule.bounded and i and view[i].isascii() and (view[i - 1].isalnum() or view[i - 1] in "_-")) and (
@@ -192,7 +215,8 @@ def _secret_spans(text: str, views: _Views | None = None) -> list[tuple[int, int
     views = views or _Views(text)
     spans: list[tuple[int, int, str]] = []
     origin: list[int] = []
-    hits = _SECRET_INDEX.hits(views.lowered, views) + ([] if views.ascii else _SECRET_INDEX.hits(views.folded, views))
+    hits = _SECRET_INDEX.hits(views.lowered, views)[0] + ([] if views.ascii else _SECRET_INDEX.hits(views.folded,
+                                                                                                   views)[0])
     for rule in map(SECRET_RULES.__getitem__, sorted(set(hits))):
         view = text if rule.detail == "token" else views.folded
         for m in _near(rule, view, None) if _required(rule, view, views.words) else ():
@@ -220,6 +244,43 @@ def _invisible(text: str) -> list[Finding]:
 _BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16,}+|(?:\\x[0-9A-Fa-f]{2}){4,}+")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&#x?[0-9A-Fa-f]+;?|&[a-z]+;|\\u[0-9A-Fa-f]{4}")
+# hex written byte by byte: "63 75 72 6c", "0x63,0x75", "63:75:72" (eight bytes at least: a MAC address is six)
+_SPACED_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0x)?[0-9A-Fa-f]{2}(?:[\s,:]{1,3}(?:0x)?[0-9A-Fa-f]{2}){7,}"
+                         r"(?![0-9A-Za-z])")
+# an encoding the note names for its reader to undo ("ROT13:", "read this backwards"): its line, and the next, are
+# read again undone ("reverse proxy" and "反转链表" name no such thing)
+# hex digits read as "h", separators as spaces: four spaced pairs show as " hh hh hh hh " (a substring test, in C)
+_HEXISH = (bytes(ord("h") if chr(b) in "0123456789abcdefABCDEF" else ord(" ") if chr(b) in " \t\n:" else ord("x")
+                 for b in range(256)), b",")
+# words of letters and leet digits, a leet digit after a letter that is not a hex digit: "f0rward", "u5er",
+# "h4ck3r" (not "python3", "s3", "gpt4", "k8s", nor ids and hashes, which are hex or hold other digits)
+_LEETY = re.compile(r"\b[a-z]{0,10}[g-z][013457]+[a-z](?:[a-z]|[013457]+[a-z])*[013457]?\b")  # whole words only
+_LEET_PROSE = str.maketrans("013457", "oieast")  # not @ or $: they carry addresses and variables
+_ROT13_WORDS = ("rot13", "rot-13", "rot 13", "rot_13", "caesar", "凯撒", "凱撒")
+_ROT13 = re.compile(r"\brot[\s_-]?13\b|\bcaesar\b|凯撒|凱撒")  # searched in the lowered text
+_REVERSED_WORDS = ("backward", "reverse", "right to left", "right-to-left", "倒着", "倒序", "倒过来", "反过来")
+_REVERSED = re.compile(r"\b(?:(?:read|write|written|spelled|spelt|typed)\s+(?:it\s+|this\s+|that\s+)?(?:in\s+)?"
+                       r"(?:backwards?|reverse|right[\s-]to[\s-]left)|reversed\s+(?:text|string|order|below|"
+                       r"above|instructions?|note)|reverse\s+(?:this|it|the\s+(?:following|text|string|line))|"
+                       r"backwards?\s*:)|倒着(?:读|写|看)|倒序|倒过来(?:读|看|写)?|反过来(?:读|看)")
+
+
+def _declared(low: str, words: Sequence[str], pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """The pattern, searched only around its words (a regex that starts with alternatives is slow to fail)."""
+    for word in words:
+        i = low.find(word)
+        while i >= 0:
+            if m := pattern.search(low, max(0, i - 40), i + len(word) + 40):
+                return m
+            i = low.find(word, i + 1)
+    return None
+
+
+def _declared_line(text: str, start: int) -> tuple[int, int]:
+    """The line holding a declared encoding, with the next one (the payload often follows on its own line)."""
+    first, end = text.rfind("\n", 0, start) + 1, text.find("\n", start)
+    end = len(text) if end < 0 else text.find("\n", end + 1)
+    return first, len(text) if end < 0 else end
 # what a shell drops from inside a word: c''url, c""url, c\url, c^url (cmd.exe), c$@url, c${}url
 _SHELL_NOISE = re.compile(r"(?<=[A-Za-z])(?:''|\"\"|\\|\^|\$@|\$\{\}|\$\(\))(?=[A-Za-z])")
 
@@ -231,7 +292,9 @@ def _decode_blob(blob: str, how: str) -> str | None:
         padded = blob.replace("-", "+").replace("_", "/").rstrip("=")
         raw = bytes.fromhex(digits[:len(digits) // 2 * 2]) if how == "hex" else base64.b64decode(
             padded + "=" * (-len(padded) % 4), validate=True)
-        text = raw.decode()
+        # PowerShell's -EncodedCommand is UTF-16: every other byte of ASCII text is zero
+        wide = how == "base64" and len(raw) >= 8 and raw[1::2].count(0) >= 0.8 * (len(raw) // 2)
+        text = raw.decode("utf-16-le") if wide else raw.decode()
     except (ValueError, binascii.Error):  # UnicodeDecodeError is a ValueError
         return None
     readable = sum(c.isprintable() or c.isspace() for c in text) >= 0.9 * len(text)
@@ -248,6 +311,19 @@ def _decoded(text: str, depth: int) -> list[Finding]:
             regions += [(offset + m.start(), offset + m.end(), how, decoded) for m in pattern.finditer(token)
                         if (decoded := _decode_blob(m[0], how))]
         offset += len(token)
+    hexish = text.encode(errors="ignore").translate(*_HEXISH)  # cheap first: the pattern is slow to fail on prose
+    if "0x" in text or b" hh hh hh hh " in b" %b " % hexish:
+        regions += [(m.start(), m.end(), "hex", decoded) for m in _SPACED_HEX.finditer(text)
+                    if (decoded := _decode_blob(re.sub(r"0x|[\s,:]", "", m[0]), "hex"))]
+    low = text.lower()  # substring tests first: these patterns are slow to fail on ordinary prose
+    if len(_LEETY.findall(low)) >= 3:  # leetspeak prose ("f0rward th3 u5er'5 pa55w0rd5"): read with letters
+        regions.append((0, len(text), "leetspeak", text.translate(_LEET_PROSE)))
+    if m := _declared(low, _ROT13_WORDS, _ROT13):
+        first, end = _declared_line(text, m.start())
+        regions.append((first, end, "rot13", codecs.decode(text[first:end], "rot13")))
+    if m := _declared(low, _REVERSED_WORDS, _REVERSED):
+        first, end = _declared_line(text, m.start())
+        regions.append((first, end, "reversed", text[first:end][::-1]))
     if ("%" in text or "&" in text or "\\u" in text) and len(escapes := list(_ESCAPE.finditer(text))) >= 3:
         encoded = text[max(0, escapes[0].start() - 80):escapes[-1].end() + 80]  # the encoded region, with its sentence
         unescaped = unquote(html.unescape(re.sub(r"\\u([0-9A-Fa-f]{4})", lambda m: chr(int(m[1], 16)), encoded)))
@@ -275,6 +351,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
         origin = views.origin(squeezed) if hits else []
         for rule, m in hits:
             first, last = origin[m.start()], origin[m.end() - 1] + 1
+            if rule.kind == "injection" and quoted_example(text, first, last):
+                continue  # an attack phrase cited in quotes by a note about attacks: a mention, not an order
             excerpt = " ".join(INVISIBLE.sub("", redact_secrets(text[first:last])).split())
             excerpt = excerpt if len(excerpt) <= 60 else excerpt[:57] + "…"
             findings.append(Finding(rule.kind, f"{rule.detail}: '{excerpt}'", first, last))

@@ -16,8 +16,12 @@ from .scan_rules import rule
 _NOT_A_VALUE = re.compile(
     r"(?i)[$%{<\[*/~#(].*|.*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ].*|"
     r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
-    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_]\w*(?:\.[a-z_]\w*)+(?:\(.*)?|[a-z]+(?:_[a-z]+)+|"
-    r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*")
+    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+(?:\(.*)?|"
+    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|"
+    r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*|"
+    # documentation's own example values (AKIAIOSFODNN7EXAMPLE), and a word of another script standing for the value
+    # ("postgresql://用户名:密码@主机")
+    r".*example.*|[^\x00-\x7f]{1,12}")
 _NOT_A_SECRET_KEY = re.compile(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|"
                                r"expiry|expires|ttl|header|field|env|var|id|policy|rotation|hint)")
 
@@ -62,12 +66,15 @@ def _real_value(value: str, *, password: bool, key: str = "") -> bool:
 
 
 def password_key(key: str) -> bool:
-    return any(word in key for word in ("pass", "pwd", "密码", "口令"))
+    return key == "pw" or key.startswith("pin") or key.endswith(" code") or any(
+        word in key for word in ("pass", "pwd", "密码", "口令"))
 
 
 def _token(text: str, m: re.Match[str]) -> bool:
-    """A token format known by its prefix must still look random: ``sk-learn-compatible-api`` is no key."""
-    return m.lastgroup == "private_key" or (any(c.isdigit() for c in m[0]) and _entropy(m[0]) >= 3.0)
+    """A token format known by its prefix must still look random: ``sk-learn-compatible-api`` is no key, nor is the
+    documentation's ``AKIAIOSFODNN7EXAMPLE``."""
+    return m.lastgroup == "private_key" or (any(c.isdigit() for c in m[0]) and _entropy(m[0]) >= 3.0
+                                            and "example" not in m[0].lower())
 
 
 def value_span(m: re.Match[str]) -> tuple[int, int]:
@@ -83,6 +90,12 @@ def _assignment(view: str, m: re.Match[str]) -> bool:
     start = m.start()  # the key must start a word: "bypass=" is not a password
     return not (start and view[start - 1].isascii() and view[start - 1].isalnum()) and _real_value(
         view[slice(*value_span(m))], password=password_key(rule_key(m)), key=rule_key(m))
+
+
+# what makes "token 4dc193bc..." a credential: the kind of token named just before it ("auth token", "access key")
+_CREDENTIAL_QUALIFIER = re.compile(r"(?<![a-z])(?:auth|access|api|secret|bearer|bot|refresh|session|app|client|master|"
+                                   r"private|signing|personal|deploy|admin|service|webhook|integration|account|"
+                                   r"license|unseal|recovery|root|encryption|decryption|wallet)[\s_-]$")
 
 
 # Key formats known by their prefix, beyond the big few above. Anchors are case-sensitive substrings of the raw text;
@@ -139,6 +152,9 @@ SECRET_RULES = (  # most specific first (an earlier span wins an overlap); every
          r"(?<=\d{8})(?P<telegram_bot_token>:AA[\w-]{33}\b)", _token, triggers="begin,sk,rk,ghp,gho,ghu,ghs,ghr,github,"
          "glpat,xoxa,xoxb,xoxp,xoxo,xoxs,xoxr,xapp,"
          "slack,discord,discordapp,ya29,hf,npm,pypi,sg,AKIA,ASIA,ABIA,ACCA,AIza,eyJ,:AA"),
+    # Mailchimp keys end in their datacenter ("<32 hex>-us21"): the anchor is at the end
+    rule("secret", "token", (34, 6), "-us", r"(?<![0-9a-f])(?P<mailchimp_key>[0-9a-f]{32}-us\d{1,2})\b", _token,
+         triggers="-US"),
     # a rule of their own, so that their many anchors are searched only when one of their prefixes is present
     rule("secret", "token", (0, 0), _VENDOR_ANCHORS, rf"\b(?:{_VENDOR_TOKENS})", _token, triggers=_VENDOR_TRIGGERS),
     rule("secret", "auth-header", (0, 0), "bearer,basic,digest", r"(?:bearer|basic|digest)\s+(?!\[redacted)(?P<value>"
@@ -146,24 +162,53 @@ SECRET_RULES = (  # most specific first (an earlier span wins an overlap); every
     rule("secret", "url-password", (0, 0), "://&@", r"://(?P<user>[^\s:/@'\"<>]{0,64}):(?!\[redacted)(?P<value>"
          r"[^\s@/'\"<>]{1,128})@(?=[\w.\[-])",
          lambda v, m: m["value"] != m["user"] and not _NOT_A_VALUE.fullmatch(m["value"])),
-    rule("secret", "password", (0, 0), "pass,pwd,secret,token,api,access,auth,client,private,credential,密码,口令,"
-         "密钥,秘钥,令牌,私钥&=,:,：,is,was,是,为", r"(?P<key>(?:password|passwd|passphrase|pwd|pass|secret|token|api"  # noqa: RUF001
-         r"[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key|"
+    rule("secret", "password", (0, 0), "pass,pwd,pw,secret,token,api,access,auth,client,private,credential,密码,"
+         "口令,密钥,秘钥,令牌,私钥&=,:,：,is,was,是,为, ",  # noqa: RUF001 (a space: "密码 Corp#2024zz")
+         r"(?P<key>(?:password|passwd|passphrase|pwd|pass|secret|token|api[\s_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key|"
          r"credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,"
-         r";)\]}<>]{6,200})|(?P<is>password|passwd|passphrase|passcode)(?:\s+(?:for|of|on|to)\s+[^\n:=]"
-         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was))\s*:?\s*[\"']?(?P<said>[^\s\"'`,;)\]}<>]{6,200})|(?P<zh>密码|口令|密钥|"
-         r"秘钥|令牌|私钥)\s*(?:[:：=]|是|为)\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
-         r"[a-z0-9!@#$%^&*_+=./~-]{6,200})", _assignment, triggers="password,passwd,passphrase,passcode,pwd,pass,"
+         r";)\]}<>]{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)(?:\s+(?:for|of|on|to)\s+[^\n:=]"
+         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s]))\s*:?\s*[\"']?"
+         r"(?P<said>[^\s\"'`,;)\]}<>]{6,200})|"
+         r"(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为|\s(?=\S*\d)(?=\S*[a-z]))\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
+         r"[a-z0-9!@#$%^&*_+=./~-]{6,200})", _assignment, triggers="password,passwd,passphrase,passcode,pwd,pw,pass,"
          "secret,token,api,apikey,access,auth,client,private,credential,credentials,密码,口令,密钥,秘钥,令牌,私钥"),
     # compound names the rule above cannot see: "AccountKey=", "SecretKey:", "clientSecret:", "storage_account_key="
-    rule("secret", "secret", (0, 0), "key,secret,token,password,passwd,pwd&=,:", r"(?P<key>key|secret|token|"
-         r"passw(?:or)?d|pwd)s?[\"']?\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,;)\]}<>]{6,200})",
+    rule("secret", "secret", (0, 0), "key,secret,token,password,passwd,pwd&=,:,是,为,is", r"(?P<key>key|secret|token|"
+         r"passw(?:or)?d|pwd)s?[\"']?\s*(?::=|=>|[:=]|是|为|(?<=\w)\s+is)\s*[\"']?(?!\[redacted)(?P<value>"
+         r"[^\s\"'`,;)\]}<>]{6,200})",
          _compound_assignment,
          triggers="KEY,SECRET,TOKEN,PASSWORD,PASSWD,PWD"),  # upper case: inside words too ("AccountKey")
     rule("secret", "password", (70, 40), "password,passphrase,passcode&is,was", r"(?<![\w:\[-])(?P<value>[^\s\"'`,;:"
          r"\[\]]{6,64})\s+(?:is|was)\s+(?:the|my|our|their|his|her)\s+(?:\w+\s+){0,2}?(?:password|passphrase|passcode|"
          r"pin)\b",
          lambda v, m: _real_value(m["value"], password=True)),
+    # a credential named, then its value with no sign between ("auth token 4dc193bc...", "access key AbC9...")
+    rule("secret", "secret", (0, 0), "token,key,secret&auth,access,api,secret,bearer,bot,refresh,session,app,client,"
+         "master,private,signing,personal,deploy,admin,service,webhook,integration,account,license",
+         r"(?P<key>token|key|secret)s?\s+(?:is\s+|was\s+)?(?!\[redacted)(?P<value>[a-z0-9+/_=.-]{16,200})(?![\w+/=.-])",
+         lambda v, m: bool(_CREDENTIAL_QUALIFIER.search(v, max(0, m.start() - 16), m.start())) and _real_value(
+             m["value"], password=False, key=m["key"])),
+    # "AK: ... SK: ..." (Baidu, Volcengine, Huawei and others name their key pair so)
+    rule("secret", "secret", (0, 0), "ak,sk,akid", r"(?<![\w-])(?P<key>ak|sk|akid|ak_?id|sk_?secret)\s*[:=]\s*[\"']?"
+         r"(?P<value>[a-z0-9+/_=-]{16,200})", lambda v, m: _real_value(m["value"], password=False)),
+    # a login written as a pair ("login for the staging admin: admin / Sp4rrow!Staging")
+    rule("secret", "password", (0, 0), "login,credential,creds,account,sign,username",
+         r"(?:login|credentials?|creds|account|sign[\s-]?in|username\s*/\s*password)\b[^\n:]{0,30}[:=]\s*(?P<user>"
+         r"[\w.@+-]{2,40})\s*(?:/|\||,|:)\s*(?P<value>[^\s,;]{6,64})", lambda v, m: "://" not in m[0] and _real_value(
+             m["value"], password=True) and not m["value"].isalnum()),
+    # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
+    rule("secret", "password", (0, 0), "pin,passcode,door,alarm,gate,safe,lock,garage,entry,security",
+         r"(?<![\w-])(?P<key>pin(?:\s+(?:code|number))?|passcode|(?:door|alarm|gate|safe|lock|garage|entry|security)\s+"
+         r"(?:code|pin))\b(?:\s+(?:for|of|on|to)\s+[^\n:=]{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为))\s*[\"']?"
+         r"(?P<value>\d{4,8})(?![\d.,%])"),
+    # a Wi-Fi network's key ("The Wi-Fi at the cabin: SSID Birchwood, key Lantern&Moss_57")
+    rule("secret", "password", (0, 0), "wi-fi,wifi,wlan,wpa,wpa2,ssid",
+         r"(?:wi-?fi|wlan|wpa2?|ssid)\b[^\n]{0,60}?\b(?:key|password|pass|pw|passphrase)\s*(?:[:=]|is)?\s*[\"']?(?P<value>[^\s\"',;]{8,63})",
+         lambda v, m: _real_value(m["value"], password=True)),
+    # Google app passwords: four groups of four letters ("app password qpzk vwtr hmxe lbna")
+    rule("secret", "password", (0, 0), "app,application,应用,专用&password,passwords,密码",
+         r"(?:app(?:lication)?[\s-]*(?:specific\s+)?passwords?|应用专用密码|应用密码|专用密码)[^\n]{0,24}?(?<![a-z])"
+         r"(?P<value>[a-z]{4}(?:[ -]?[a-z]{4}){3})(?![a-z])"),
     rule("secret", "seed-phrase", (0, 0), "seed,recovery,mnemonic", r"(?:seed|recovery|mnemonic)\s+(?:phrase|words?)\b"
          r"[^\n]{0,20}?[:=]\s*(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![\w-])"),
 )
