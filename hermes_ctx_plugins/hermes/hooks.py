@@ -60,7 +60,7 @@ class HookBridge:
         # the hooks of the same session that do not.
         self._sessions: dict[str, SessionInfo] = {}
 
-    def _host(self, session_id: str) -> tuple[Host, set[str]]:
+    def host_for(self, session_id: str) -> tuple[Host, set[str]]:
         """The session's host, and the providers hermes' memory manager drives itself (through
         our shim, for the one its memory.provider selects) so these hooks must not drive them too."""
         host = _SESSION_HOSTS.get(session_id, self.default_host)
@@ -78,8 +78,9 @@ class HookBridge:
             "on_session_reset": self.on_session_finalize,
         }
 
-    def _session(self, session_id: str = "", model: str = "", platform: str = "", sender_id: str = "",
-                 **_: Any) -> SessionInfo:
+    def session_for(self, session_id: str = "", model: str = "", platform: str = "", sender_id: str = "",
+                    **_: Any) -> SessionInfo:
+        """The session as far as hermes has told us, filling in what this hook left out."""
         known = self._sessions.get(session_id or "")
         session = SessionInfo(
             session_id=session_id or "", user_id=sender_id or (known.user_id if known else ""),
@@ -90,16 +91,16 @@ class HookBridge:
 
     @_never_raises
     def on_session_start(self, **kwargs: Any) -> None:
-        session = self._session(**kwargs)
-        host, driven = self._host(session.session_id)
+        session = self.session_for(**kwargs)
+        host, driven = self.host_for(session.session_id)
         host.session_start(session, exclude=driven)
 
     @_never_raises
     def pre_llm_call(self, *, user_message: str = "", conversation_history: list[dict[str, Any]] | None = None,
                      **kwargs: Any) -> dict[str, str] | None:
         """Collect context from our plugins and memory providers for the outgoing user message."""
-        session = self._session(**kwargs)
-        host, driven = self._host(session.session_id)
+        session = self.session_for(**kwargs)
+        host, driven = self.host_for(session.session_id)
         history = conversation_history or []
         turn = self._turns[session.session_id] = self._turns.get(session.session_id, 0) + 1
         # Counting the history every turn is incremental (memoised per message), and it keeps the
@@ -115,8 +116,8 @@ class HookBridge:
 
     @_never_raises
     def post_api_request(self, *, usage: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        session = self._session(**kwargs)
-        host, _ = self._host(session.session_id)
+        session = self.session_for(**kwargs)
+        host, _ = self.host_for(session.session_id)
         response = kwargs.get("response")
         message = response.get("message") if isinstance(response, dict) else None
         host.post_response(Response(session=session, model=session.model, usage=Usage.from_mapping(usage),
@@ -126,8 +127,8 @@ class HookBridge:
     @_never_raises
     def post_llm_call(self, *, user_message: str = "", assistant_response: str = "",
                       conversation_history: list[dict[str, Any]] | None = None, **kwargs: Any) -> None:
-        session = self._session(**kwargs)
-        host, driven = self._host(session.session_id)
+        session = self.session_for(**kwargs)
+        host, driven = self.host_for(session.session_id)
         history = conversation_history or []
         host.turn_finalized(Turn(
             session=session, turn_number=self._turns.get(session.session_id, 0),
@@ -136,8 +137,8 @@ class HookBridge:
 
     @_never_raises
     def on_session_finalize(self, **kwargs: Any) -> None:
-        session = self._session(**kwargs)
-        host, driven = self._host(session.session_id)
+        session = self.session_for(**kwargs)
+        host, driven = self.host_for(session.session_id)
         host.session_end(session, kwargs.get("messages") or (), exclude=driven)
         self._turns.pop(session.session_id, None)
         self._sessions.pop(session.session_id, None)

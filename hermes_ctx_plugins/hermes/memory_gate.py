@@ -53,11 +53,11 @@ class MemoryGate:
                        next_call: Callable[[Any], Any], session_id: str = "", **_: Any) -> Any:
         if tool_name != "memory":
             return next_call(args)
-        host = self.hooks._host(session_id)[0]
+        host = self.hooks.host_for(session_id)[0]
         provider = file_provider(host)
         if provider is None:
             return next_call(args)
-        session = self.hooks._session(session_id=session_id)
+        session = self.hooks.session_for(session_id=session_id)
         verdict = host.isolator.call("memory:file", provider.gate, dict(args or {}), session=session,
                                      default=_CHECK_FAILED)
         if verdict is not None:
@@ -68,7 +68,7 @@ class MemoryGate:
                     **_: Any) -> dict[str, Any] | None:
         if not isinstance(request, dict):
             return None
-        host = self.hooks._host(session_id)[0]
+        host = self.hooks.host_for(session_id)[0]
         provider = file_provider(host)
         if provider is None or not provider.withheld:
             return None

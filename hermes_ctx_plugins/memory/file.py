@@ -137,6 +137,7 @@ class FileProvider(MemoryProvider):
         self.reviewer = Reviewer(
             client_factory=self._review_model_client,
             memory_tool=lambda args, session: self.handle_tool_call("memory", args, session=session),
+            memory_schema=TOOL_SCHEMA,
             memory_entries=lambda: self.load_snapshot(quiet=True),
             skills=self.skills,
             memory_interval=settings.nudge_interval if options.review_interval is None else options.review_interval,

@@ -89,19 +89,21 @@ class ReviewOutcome:
 class Reviewer:
     """Counts turns per session and runs memory / skill reviews in the background.
 
-    ``memory_tool(args, session)`` performs one memory tool call (the file provider's handler, so
-    the scan and the approval gate apply) and ``memory_entries()`` shows the reviewer what is
-    already stored. ``client_factory`` returns the model client, or ``None`` when no model is
+    ``memory_tool(args, session)`` performs one call of the tool ``memory_schema`` describes (the
+    file provider's handler, so the scan and the approval gate apply) and ``memory_entries()``
+    shows the reviewer what is already stored. ``client_factory`` returns the model client, or ``None`` when no model is
     configured (reviews are then skipped, once logged).
     """
 
     def __init__(self, *, client_factory: Callable[[], SummaryClient | None],
                  memory_tool: Callable[[dict[str, Any], SessionInfo], str],
+                 memory_schema: dict[str, Any],
                  memory_entries: Callable[[], dict[str, list[str]]],
                  skills: SkillStore | None = None, memory_interval: int = 10, skill_interval: int = 15,
                  flush_min_turns: int = 6, max_rounds: int = 4, flush_timeout: float = 30.0) -> None:
         self._client_factory = client_factory
         self._memory_tool = memory_tool
+        self._memory_schema = memory_schema
         self._memory_entries = memory_entries
         self.skills = skills
         self.memory_interval = memory_interval
@@ -228,7 +230,7 @@ class Reviewer:
             for _ in range(self.max_rounds):
                 reply = client.chat(conversation, tools=tools, temperature=0)
                 outcome.rounds += 1
-                calls = [c for c in reply["tool_calls"]]
+                calls = reply["tool_calls"]
                 if not calls:
                     break
                 results = [self._execute(call, index, allowed, session, outcome) for index, call in enumerate(calls)]
@@ -248,9 +250,7 @@ class Reviewer:
         return outcome
 
     def _tools(self, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
-        from .file import TOOL_SCHEMA as MEMORY_TOOL  # file imports us
-
-        tools = [MEMORY_TOOL]
+        tools = [self._memory_schema]
         if "skill" in kinds and self.skills is not None:
             tools.append(SKILL_TOOL)
         return tools
