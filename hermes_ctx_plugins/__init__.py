@@ -41,7 +41,7 @@ from .errors import (
     ProviderLimitError,
     UnknownPluginError,
 )
-from .events import ContextContribution, Request, Response, SessionInfo, ToolCall, Turn, Usage
+from .events import ContextContribution, Forgotten, Request, Response, SessionInfo, ToolCall, Turn, Usage
 from .hookspecs import hookimpl
 from .isolation import StatusEvent
 from .manager import Host, LoadedPlugin, PluginRecord, load_host
@@ -54,6 +54,7 @@ __all__ = [
     "ConfigError",
     "ContextContribution",
     "DuplicatePluginError",
+    "Forgotten",
     "HermesCtxError",
     "Host",
     "LoadedPlugin",

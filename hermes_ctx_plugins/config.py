@@ -166,6 +166,9 @@ class ProviderSelection:
 
     #: ``None`` = the default (``file``, when installed); ``[]`` = no memory provider at all.
     providers: tuple[str, ...] | None = None
+    #: the memory namespace; ``None`` = the deployment's own name (``""`` at the top level).
+    #: Deployments naming the same namespace share their users' memories.
+    namespace: str | None = None
 
 
 @dataclass(frozen=True)
@@ -255,6 +258,21 @@ class Config:
     def provider_names(self) -> tuple[str, ...]:
         selected = self.plugins.memory.providers
         return DEFAULT_PROVIDERS if selected is None else selected
+
+    @property
+    def memory_namespace(self) -> str:
+        """The namespace this config's memories live in (see :mod:`hermes_ctx_plugins.scope`)."""
+        chosen = self.plugins.memory.namespace
+        return chosen if chosen is not None else (self.deployment or "")
+
+    def memory_namespaces(self) -> tuple[str, ...]:
+        """Every namespace this config file's deployments use: the top level's and each
+        deployment's (for stores that cannot list the namespaces they hold)."""
+        names = ["", self.memory_namespace]
+        for name, dep in self.plugins.deployments.items():
+            chosen = dep.memory.namespace if dep.memory is not None else None
+            names.append(chosen if chosen is not None else name)
+        return tuple(dict.fromkeys(names))
 
     def options_for(self, name: str) -> Mapping[str, Any]:
         return self.plugins.options.get(name, _EMPTY)

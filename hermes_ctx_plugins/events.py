@@ -23,8 +23,10 @@ _EMPTY: Mapping[str, Any] = FrozenMap()
 class SessionInfo:
     """Who and where a conversation is.
 
-    ``user_id`` / ``chat_id`` scope anything a memory provider stores: two sessions with different
-    values must never see each other's memories.
+    ``deployment`` and ``user_id`` (and, where a provider is configured so, ``chat_id``) scope
+    anything a memory provider stores: two sessions that differ in them must never see each
+    other's memories (see :mod:`hermes_ctx_plugins.scope`). ``user_id`` is opaque: compare it
+    exactly; ``""`` is the anonymous user.
     """
 
     session_id: str
@@ -36,6 +38,27 @@ class SessionInfo:
     parent_session_id: str = ""
     #: anything else the host knows (hermes' gateway_session_key, chat_type, thread_id, ...)
     extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    #: the memory namespace of the deployment this session runs in, stamped by the host
+    #: (``""``: the top-level settings); a provider keeps every namespace apart
+    deployment: str = ""
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What forgetting a user did to one store (one line of ``hermes-ctx forget``'s report)."""
+
+    #: the store, readable and unique: ``ctx-local /home/me/.hermes/ctx-local/memory.db``
+    store: str
+    #: rows, entries, files or records removed; ``None`` when the store cannot count them
+    removed: int | None = 0
+    #: anything else worth saying (what was kept, why a count is unknown)
+    detail: str = ""
+    #: why the store could not be cleared (empty: it was); the user's data may still be there
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ or the user's turn.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import importlib.metadata
@@ -426,6 +427,18 @@ class Host:
     # ``exclude`` names providers another host drives itself (hermes drives the one its
     # memory.provider selects), so they are not told twice.
 
+    @property
+    def namespace(self) -> str:
+        """The memory namespace of this host's deployment (see :mod:`hermes_ctx_plugins.scope`)."""
+        return self.config.memory_namespace
+
+    def scoped(self, session: SessionInfo) -> SessionInfo:
+        """``session`` stamped with this host's namespace: every session a provider or the archive
+        gets from the host carries it, whatever the caller put there."""
+        if session.deployment == self.namespace:
+            return session
+        return dataclasses.replace(session, deployment=self.namespace)
+
     def remember_session(self, session: SessionInfo) -> None:
         """Note who ``session`` belongs to (hosts learn user ids at different moments)."""
         if not session.session_id:
@@ -438,17 +451,19 @@ class Host:
             self._sessions.popitem(last=False)
 
     def session(self, session_id: str) -> SessionInfo:
-        """What this host knows of ``session_id`` (at least the id)."""
-        return self._sessions.get(session_id) or SessionInfo(session_id=session_id)
+        """What this host knows of ``session_id`` (at least the id), in this host's namespace."""
+        return self._sessions.get(session_id) or self.scoped(SessionInfo(session_id=session_id))
 
     def session_start(self, session: SessionInfo, *, exclude: Collection[str] = ()) -> None:
         """A conversation starts: tell every plugin and active provider."""
+        session = self.scoped(session)
         self.remember_session(session)
         self._dispatch("session_start", session)
         self._each_provider("on_session_start", session, exclude=exclude)
 
     def pre_request(self, request: Request) -> Request:
         """Let every plugin contribute context to ``request``; returns it for chaining."""
+        request.session = self.scoped(request.session)
         self.remember_session(request.session)
         for plugin_name, text in self._dispatch("pre_request", request):
             if isinstance(text, str):
@@ -460,6 +475,7 @@ class Host:
 
     def prefetch(self, query: str, *, session: SessionInfo, exclude: Collection[str] = ()) -> str:
         """What the active memory providers recall for ``query``, joined."""
+        session = self.scoped(session)
         blocks = self._each_provider("prefetch", query, default="", session=session, exclude=exclude)
         return "\n\n".join(text.strip() for _, text in blocks if isinstance(text, str) and text.strip())
 
@@ -477,12 +493,14 @@ class Host:
 
     def turn_finalized(self, turn: Turn, *, exclude: Collection[str] = ()) -> None:
         """A turn is complete: tell every plugin and let the providers store it."""
+        turn = dataclasses.replace(turn, session=self.scoped(turn.session))
         self._dispatch("turn_finalized", turn)
         self._each_provider("sync_turn", turn, exclude=exclude)
 
     def session_end(self, session: SessionInfo, messages: Sequence[Message], *,
                     exclude: Collection[str] = ()) -> None:
         """The conversation really ended (not just a turn)."""
+        session = self.scoped(session)
         self._each_provider("on_session_end", session, messages, exclude=exclude)
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
@@ -529,6 +547,7 @@ class Host:
                 session = SessionInfo(session_id="")
             elif not session.user_id:
                 session = self.session(session.session_id)
+            session = self.scoped(session)
             ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
             archived = self.isolator.call("archive", self.archive.apply, snapshot, result, session=session,
                                           strategy=strategy.name, counter=get_counter(strategy.model),

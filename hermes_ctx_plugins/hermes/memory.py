@@ -168,7 +168,7 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         self._call("on_session_start", self._session)
 
     def system_prompt_block(self) -> str:
-        return str(self._call("system_prompt_block", default="") or "")
+        return str(self._call("system_prompt_block", session=self._session, default="") or "")
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         return str(self._call("prefetch", query, session=self._session, default="") or "")

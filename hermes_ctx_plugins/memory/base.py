@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from ..config import Config, plugin_options
-from ..events import Message, SessionInfo, Turn
+from ..events import Forgotten, Message, SessionInfo, Turn
 
 
 class MemoryProvider:
@@ -47,8 +47,9 @@ class MemoryProvider:
     def on_session_start(self, session: SessionInfo) -> None:
         """Called when a conversation starts; ``session`` scopes everything stored after it."""
 
-    def system_prompt_block(self) -> str:
-        """Static text for the system prompt, fixed for the session (keeps the prefix cache)."""
+    def system_prompt_block(self, *, session: SessionInfo | None = None) -> str:
+        """Static text for ``session``'s system prompt, fixed for the session (keeps the prefix
+        cache); ``None`` only from hosts that serve one session per provider."""
         return ""
 
     def prefetch(self, query: str, *, session: SessionInfo) -> str:
@@ -81,6 +82,26 @@ class MemoryProvider:
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
         """Run one of this provider's tools; returns the tool result text (JSON by convention)."""
         return json.dumps({"error": f"{self.name} has no tool named {name!r}"})
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every write accepted so far is stored (at most ``timeout`` seconds); whether
+        it was. Providers that write behind (a queue, a thread) override it; tests and
+        ``forget_user`` rely on it."""
+        return True
+
+    def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        """Remove everything this provider holds of ``user_id`` (compared exactly), wherever it
+        keeps it: stored memories, queued and spooled writes, the service's copy.
+
+        Called by ``Host.forget_user`` / ``hermes-ctx forget --user``, possibly from another
+        process than the one serving the user.
+
+        :param namespaces: the deployments' memory namespaces to clear; ``None`` = every one
+            (a store that cannot list them uses :meth:`Config.memory_namespaces`).
+        :returns: one :class:`Forgotten` per store touched. Never raises for a store that cannot
+            be cleared: that store's entry carries the ``error``.
+        """
+        return [Forgotten(store=self.name, removed=None, error=f"{self.name} cannot forget a user")]
 
     def shutdown(self) -> None:
         """Flush and release resources; called once when the host stops."""

@@ -347,7 +347,7 @@ class RemoteProvider(MemoryProvider):
             return ""
         return fetch.text
 
-    def system_prompt_block(self) -> str:
+    def system_prompt_block(self, *, session: SessionInfo | None = None) -> str:
         if not self.is_available():
             return ""
         lines = [f"# Long-term memory ({self.name})",

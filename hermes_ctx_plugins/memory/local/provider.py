@@ -204,7 +204,7 @@ class LocalProvider(MemoryProvider):
         self._session = session
         self._writer()  # replays what a crashed process left, in the background
 
-    def system_prompt_block(self) -> str:
+    def system_prompt_block(self, *, session: SessionInfo | None = None) -> str:
         return _SYSTEM_NOTE
 
     def sync_turn(self, turn: Turn) -> None:
