@@ -1,6 +1,8 @@
 """The ``hermes-ctx`` command: inspect what is installed, check a config, replay a compaction.
 
-Exit codes: 0 fine, 2 the config is invalid, 3 a plugin failed to load, 4 unreadable input.
+Exit codes: 0 fine, 1 a problem was found (doctor) or a store could not be cleared (forget), 2 the
+config (or any deployment in it) is invalid, 3 a plugin failed to load, 4 unreadable input or a
+destructive command without confirmation.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .archive.archiver import Archiver
 from .archive.store import ArchiveStore
 from .config import Config, hermes_home, load_config
 from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
+from .events import Forgotten
 from .manager import Host, load_host
 from .memory.local import cli as local_cli
 from .tokens import get_counter
@@ -56,7 +59,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     plugins = commands.add_parser("plugins", help="list strategies, providers and plugins with their status")
     plugins.add_argument("--json", action="store_true", help="machine-readable output")
-    commands.add_parser("check", help="validate the config and the installed plugins")
+    commands.add_parser("check", help="validate the config, every deployment in it and the installed plugins")
+    forget = commands.add_parser(
+        "forget", help="remove a user from every store we own (memories, queues, spools, archive, the services)")
+    forget.add_argument("--user", required=True, help="the user id, exactly as hermes passes it ('' = anonymous)")
+    forget.add_argument("--deployment", dest="forget_deployment", default=argparse.SUPPRESS,
+                        help="only this deployment's memories (default: every deployment's)")
+    forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    forget.add_argument("--json", action="store_true", help="machine-readable report")
     compress = commands.add_parser(
         "compress", help="replay a saved conversation through the configured strategy (writes nothing)")
     compress.add_argument("file", type=Path,
@@ -103,12 +113,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _memory(args, load_config(args.config, deployment=args.deployment))
         except ConfigError as exc:
             return _load_failed(exc)
+    if args.command == "forget":
+        return _forget(args)
 
     try:
         _, host = _load(args, strategy=getattr(args, "strategy", None))
     except HermesCtxError as exc:
         return _load_failed(exc)
 
+    if args.command in ("check", "plugins"):
+        failed = next(iter(_bad_deployments(args, host.config)), None)
+        if failed is not None:
+            host.shutdown()
+            return _load_failed(failed)
     if args.command == "compress":
         return _compress(host, args)
     if args.command == "plugins":
@@ -315,6 +332,71 @@ def _as_table(host: Host) -> str:
 # ---------------------------------------------------------------- doctor
 
 
+def _bad_deployments(args: argparse.Namespace, config: Config) -> list[HermesCtxError]:
+    """Every other deployment of the config, loaded as it would be at its first request: a bad one
+    is found at start-up, its error naming the deployment's key."""
+    errors = []
+    for name in sorted(config.plugins.deployments):
+        if name == config.deployment:
+            continue
+        try:
+            load_host(load_config(args.config, deployment=name)).shutdown()
+        except HermesCtxError as exc:
+            errors.append(exc)
+    return errors
+
+
+def _forget(args: argparse.Namespace) -> int:
+    """``forget --user U [--deployment D]``: one report line per store; 1 when a store failed."""
+    deployment = getattr(args, "forget_deployment", None) or args.deployment
+    try:
+        base = load_config(args.config, deployment=deployment)
+        names = [deployment] if deployment else [None, *sorted(base.plugins.deployments)]
+        hosts = [load_host(load_config(args.config, deployment=name)) for name in names]
+    except HermesCtxError as exc:
+        return _load_failed(exc)
+    where = f"deployment {deployment!r}" if deployment else "every deployment"
+    try:
+        if not args.yes and not _confirmed(f"forget user {args.user!r} in {where}: delete their memories, "
+                                           "queued writes and archived messages for good? [y/N] "):
+            print("nothing changed" if sys.stdin.isatty() else
+                  "hermes-ctx: forget deletes data: confirm with --yes (no terminal to ask on)", file=sys.stderr)
+            return EXIT_INPUT
+        merged: dict[str, Forgotten] = {}
+        for host in hosts:
+            for item in host.forget_user(args.user, every_namespace=deployment is None):
+                seen = merged.get(item.store)
+                if seen is None:
+                    merged[item.store] = item
+                else:  # the same store reached through another deployment's host
+                    removed = None if seen.removed is None or item.removed is None else seen.removed + item.removed
+                    merged[item.store] = dataclasses.replace(seen, removed=removed,
+                                                             error=seen.error or item.error)
+    finally:
+        for host in hosts:
+            host.shutdown()
+    report = list(merged.values())
+    if args.json:
+        print(json.dumps({"user": args.user, "deployment": deployment, "ok": all(f.ok for f in report),
+                          "stores": [asdict(f) for f in report]}, indent=2))
+    else:
+        for item in report:
+            count = "?" if item.removed is None else f"{item.removed:,}"
+            state = f"FAILED: {item.error}" if item.error else f"removed {count}"
+            print(f"{item.store}: {state}" + (f" ({item.detail})" if item.detail else ""))
+    return 0 if all(f.ok for f in report) else 1
+
+
+def _confirmed(question: str) -> bool:
+    """Asks at a terminal; without one (a script, CI) the answer is no."""
+    if not sys.stdin.isatty():
+        return False
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
 def _doctor(args: argparse.Namespace) -> int:
     """Config, plugins and every memory provider's health; exit 1 when a selected provider is not usable."""
     from .memory.remote import RemoteProvider, read_status
@@ -323,6 +405,10 @@ def _doctor(args: argparse.Namespace) -> int:
         config, host = _load(args)
     except (ConfigError, ProviderLimitError, PluginError) as exc:
         return _load_failed(exc)
+    bad = _bad_deployments(args, config)
+    if bad:
+        host.shutdown()
+        return _load_failed(bad[0])
     selected = {p.name for p in host.memory_providers} | ({config.memory.provider} - {""})
     problems: list[str] = []
     rows: list[dict[str, Any]] = []

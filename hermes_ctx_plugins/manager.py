@@ -31,7 +31,7 @@ from .archive.store import ArchiveStore
 from .compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy
 from .config import Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, did_you_mean
-from .events import Message, Request, Response, SessionInfo, Turn
+from .events import Forgotten, Message, Request, Response, SessionInfo, Turn
 from .isolation import FaultIsolator, StatusEvent
 from .memory.base import MemoryProvider
 from .registry import Kind, Registration, Registry
@@ -245,18 +245,18 @@ class Host:
 
     def _select(self) -> None:
         cfg = self.config
-        where = f"deployment {cfg.deployment!r}" if cfg.deployment else ""
+        # a deployment's error names its key: ctx_plugins.deployments.<name>.compressor
+        prefix = f"ctx_plugins.deployments.{cfg.deployment}." if cfg.deployment else "ctx_plugins."
         explicit_compressor = cfg.plugins.compressor is not None
         if explicit_compressor or ("compressor", cfg.compressor_name) in self.registry:
-            entry = self.registry.get("compressor", cfg.compressor_name,
-                                      where=where or "ctx_plugins.compressor")
+            entry = self.registry.get("compressor", cfg.compressor_name, where=f"{prefix}compressor")
             if self._is_enabled(entry):
                 self.compressor = self._instantiate(entry)  # type: ignore[assignment]
         explicit_providers = cfg.plugins.memory.providers is not None
         for name in cfg.provider_names:
             if not explicit_providers and ("memory", name) not in self.registry:
                 continue  # a default that is not installed is simply not used
-            entry = self.registry.get("memory", name, where=where or "ctx_plugins.memory.providers")
+            entry = self.registry.get("memory", name, where=f"{prefix}memory.providers")
             if self._is_enabled(entry):
                 self.activate_provider(name)
         self._check_hermes_provider()
@@ -339,7 +339,8 @@ class Host:
         if entry.external:
             active = [p.name for p in self.memory_providers if p.external]
             if active:
-                where = f"deployment {self.config.deployment!r}" if self.config.deployment else ""
+                where = (f"ctx_plugins.deployments.{self.config.deployment}.memory.providers"
+                         if self.config.deployment else "ctx_plugins.memory.providers")
                 raise ProviderLimitError([*active, name], where=where)
         provider: MemoryProvider = self._instantiate(entry)
         self.memory_providers.append(provider)
@@ -554,6 +555,29 @@ class Host:
                                           ceiling=ceiling, default=result)
             result = archived
         return result
+
+    def forget_user(self, user_id: str, *, every_namespace: bool = False) -> list[Forgotten]:
+        """Remove ``user_id`` (compared exactly; ``""`` is the anonymous user) from every store this
+        host owns: each active memory provider's (queued and spooled writes included; the memory
+        services are asked to delete theirs) and the archive.
+
+        :param every_namespace: every deployment's memories, not only this host's namespace.
+        :returns: one :class:`Forgotten` per store, in order; a store that could not be cleared
+            carries an ``error`` (it never raises for one store).
+        """
+        namespaces = None if every_namespace else [self.namespace]
+        report: list[Forgotten] = []
+        stores: list[tuple[str, Callable[..., list[Forgotten]]]] = [
+            (p.name, p.forget_user) for p in self.memory_providers]
+        if self.archive is not None:
+            stores.append(("archive", self.archive.forget_user))
+        for name, forget in stores:
+            try:
+                report.extend(forget(user_id, namespaces=namespaces))
+            except Exception as exc:  # one store's failure must not stop the others
+                log.exception("%s could not forget a user", name)
+                report.append(Forgotten(store=name, removed=None, error=f"{type(exc).__name__}: {exc}"))
+        return report
 
     def shutdown(self) -> None:
         """Shut every active provider down and release the compressor's connections."""

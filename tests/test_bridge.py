@@ -67,8 +67,8 @@ def test_each_deployment_switches_the_strategy(stub: StubOpenAIServer) -> None:
     lean, support = bridge.deployment("lean"), bridge.deployment("support")
     assert (lean.compressor, lean.memory_providers) == ("window", [])
     assert (support.compressor, support.memory_providers) == ("summarize", ["ctx-recall"])
-    assert lean.agent_kwargs() == {"skip_memory": True}
-    assert support.agent_kwargs() == {"skip_memory": False}
+    # hermes' memory manager stays off: the plan drives the deployment's memory itself
+    assert lean.agent_kwargs() == support.agent_kwargs() == {"skip_memory": True}
     a = lean.apply(make_agent(stub, "s-lean", "u1", **lean.agent_kwargs()))
     b = support.apply(make_agent(stub, "s-support", "u2", **support.agent_kwargs()))
     assert a.context_compressor.strategy.name == "window"
@@ -111,7 +111,7 @@ def test_a_deployment_without_memory_recalls_nothing(stub: StubOpenAIServer) -> 
     assert "teal" not in stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
 
 
-def test_a_bad_deployment_name_fails_clearly() -> None:
-    bridge = Bridge(CONFIG)
+def test_a_bad_deployment_name_fails_clearly(stub: StubOpenAIServer) -> None:
+    bridge = Bridge(CONFIG, plugins=[Providers()])
     with pytest.raises(ConfigError, match="did you mean 'support'"):
         bridge.deployment("suport")

@@ -18,7 +18,8 @@ from hermes_ctx_plugins.manager import Host
 from hermes_ctx_plugins.memory.file import FileProvider
 from hermes_ctx_plugins.testing import FakeMemoryProvider, StubOpenAIServer
 
-SESSION = SessionInfo(session_id="s1", user_id="alice")
+# the anonymous top-level owner: hermes' own files, and the one owner whose reviews may write skills
+SESSION = SessionInfo(session_id="s1")
 
 
 class Recorder(FakeMemoryProvider):

@@ -1,20 +1,29 @@
-"""Per-deployment control for a service that embeds hermes (the "Bridge").
+"""Per-deployment control for a service that embeds hermes for many users (the "Bridge").
 
-A Bridge builds ``AIAgent`` objects itself (typically ``skip_memory=True``, cached per
-``session_id::hermes_home::model_id``). For a named deployment of our config, :class:`Bridge`
-gives the agent keyword arguments to use and then :meth:`DeploymentPlan.apply` switches the
-agent's compression engine and routes its hooks (context contributions, memory recall, turn
-storage) to that deployment's plugins, strategy and providers — all without code changes::
+A Bridge builds ``AIAgent`` objects itself (cached per ``session_id::hermes_home::model_id``). For a
+named deployment of our config, :class:`Bridge` gives the agent keyword arguments to use and then
+:meth:`DeploymentPlan.apply` switches the agent's compression engine, routes its hooks (context
+contributions, memory recall, turn storage) to that deployment's plugins, strategy and providers,
+and gives hermes' own memory tool and prompt the files of the agent's owner — all without code
+changes::
 
-    bridge = Bridge("/srv/hermes/config.yaml")
+    bridge = Bridge("/srv/hermes/config.yaml")       # every deployment validated here
     plan = bridge.deployment("support-bot")
     agent = AIAgent(model=..., base_url=..., session_id=sid, user_id=uid, **plan.agent_kwargs())
     plan.apply(agent)
     ...
     plan.release(agent)          # when the Bridge evicts the agent from its cache
 
-Memory is scoped by the agent's user id: two cached agents of different users never see each
-other's memories, whatever deployment they share.
+**Memory belongs to (deployment, user)** (:mod:`hermes_ctx_plugins.scope`): every provider, the
+archive and hermes' memory tool of an applied agent see only that owner's memories. hermes keeps a
+single MEMORY.md / USER.md per ``HERMES_HOME``; an applied agent gets hermes' store class on its
+owner's own pair instead (:mod:`.scoped_memory`) when the deployment selects ``file``, and no
+hermes file memory at all when it does not. Our other providers are driven through our hooks, never
+through hermes' memory manager, so agents are built with ``skip_memory=True``
+(:meth:`DeploymentPlan.agent_kwargs`).
+
+hermes only calls our hooks when it loads our plugin, so a Bridge refuses to start unless hermes'
+``config.yaml`` has ``plugins: {enabled: [hermes-ctx]}``.
 """
 
 from __future__ import annotations
@@ -25,11 +34,35 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import Config, load_config
+from ..config import Config, hermes_home, load_config
+from ..errors import ConfigError, HermesCtxError
+from ..events import SessionInfo
 from ..manager import Host, load_host
+from ..memory.file import memory_folder
 from .engine import HermesCtxEngine
 from .hooks import bind_session, unbind_session
-from .memory_gate import defer_reviews_to_hermes
+from .memory import HermesMemoryAdapter
+from .memory_gate import defer_reviews_to_hermes, file_provider
+from .scoped_memory import ScopedMemoryStore
+
+#: the name hermes knows our plugin by (the entry point in ``hermes_agent.plugins``)
+PLUGIN_NAME = "hermes-ctx"
+
+
+class AnonymousAgentError(HermesCtxError, ValueError):
+    """An agent without a user id was applied to a deployment that keeps memories.
+
+    :ivar deployment: the deployment's name; :ivar session_id: the agent's session
+    """
+
+    def __init__(self, deployment: str | None, session_id: str, providers: list[str]) -> None:
+        self.deployment, self.session_id = deployment, session_id
+        where = f"deployment {deployment!r}" if deployment else "the top-level settings"
+        super().__init__(
+            f"agent of session {session_id!r} has no user_id, but {where} keeps memories "
+            f"({', '.join(providers)}): build it with AIAgent(user_id=...) so its memories are its "
+            "user's own, or call plan.apply(agent, anonymous=True) to let every agent without a "
+            "user id share one anonymous memory in this deployment")
 
 
 @dataclass
@@ -49,16 +82,26 @@ class DeploymentPlan:
         return [p.name for p in self.host.memory_providers]
 
     def agent_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``AIAgent``: memory stays off unless this deployment turns it on.
+        """Keyword arguments for ``AIAgent``: hermes' own memory manager stays off.
 
-        hermes' own memory (MEMORY.md and its ``memory.provider``) follows ``skip_memory``; our
-        providers are driven through our hooks and follow this deployment's
-        ``ctx_plugins.memory.providers``.
+        This deployment's memory (``ctx_plugins.memory.providers``) is driven through our hooks and,
+        for ``file``, through the owner's files that :meth:`apply` gives hermes' memory tool.
         """
-        return {"skip_memory": not self.host.config.memory.memory_enabled or not self.memory_providers}
+        return {"skip_memory": True}
 
-    def apply(self, agent: Any) -> Any:
-        """Give ``agent`` this deployment's strategy and route its session's hooks here."""
+    def apply(self, agent: Any, *, anonymous: bool = False) -> Any:
+        """Give ``agent`` this deployment's strategy, its owner's memory, and route its hooks here.
+
+        :param anonymous: allow an agent without ``user_id`` in a deployment that keeps memories
+            (it then shares this deployment's anonymous memory with every other such agent).
+        :raises AnonymousAgentError: no user id, memory on, ``anonymous`` not given.
+        :raises ConfigError: the agent was built with hermes' memory manager driving one of our
+            providers (build it with :meth:`agent_kwargs`).
+        """
+        user_id = str(getattr(agent, "_user_id", None) or "")
+        if not user_id and self.memory_providers and not anonymous:
+            raise AnonymousAgentError(self.name, agent.session_id, self.memory_providers)
+        _refuse_hermes_manager_of_ours(agent)
         if self.host.compressor is not None:
             engine = copy.deepcopy(HermesCtxEngine(self.host))
             engine.update_model(model=agent.model, context_length=_context_length(agent),
@@ -66,12 +109,44 @@ class DeploymentPlan:
                                 api_key=getattr(agent, "api_key", "") or "",
                                 provider=getattr(agent, "provider", "") or "")
             agent.context_compressor = engine
-        bind_session(agent.session_id, self.host)
+        session = self.host.scoped(SessionInfo(
+            session_id=agent.session_id, user_id=user_id, chat_id=str(getattr(agent, "_chat_id", None) or ""),
+            platform=str(getattr(agent, "platform", "") or ""), model=str(getattr(agent, "model", "") or "")))
+        self._give_owner_files(agent, session)
+        bind_session(session, self.host)
         return agent
+
+    def _give_owner_files(self, agent: Any, session: SessionInfo) -> None:
+        """hermes' memory tool and prompt snapshot on the owner's files (or off, without ``file``)."""
+        settings = self.host.config.memory
+        wanted = file_provider(self.host) is not None and (settings.memory_enabled or settings.user_profile_enabled)
+        store = None
+        if wanted:
+            store = ScopedMemoryStore(memory_folder(hermes_home(), session.deployment, session.user_id),
+                                      memory_char_limit=settings.memory_char_limit,
+                                      user_char_limit=settings.user_char_limit)
+            store.load_from_disk()
+        agent._memory_store = store
+        agent._memory_enabled = bool(store) and settings.memory_enabled
+        agent._user_profile_enabled = bool(store) and settings.user_profile_enabled
+        agent._memory_nudge_interval = settings.nudge_interval if store else 0
+        agent._cached_system_prompt = None  # built from the store on the next turn
 
     def release(self, agent: Any) -> None:
         """Forget ``agent``'s session routing (call when evicting it)."""
         unbind_session(agent.session_id)
+
+
+def _refuse_hermes_manager_of_ours(agent: Any) -> None:
+    manager = getattr(agent, "_memory_manager", None)
+    ours = [p.name for p in getattr(manager, "providers", None) or () if isinstance(p, HermesMemoryAdapter)]
+    if ours:
+        raise ConfigError(
+            f"this agent was built with hermes' memory manager driving our provider {ours[0]!r} "
+            "(hermes' memory.provider), which would store its user's turns outside the deployment's "
+            "scope; build Bridge agents with **plan.agent_kwargs()** (skip_memory=True): the plan "
+            "drives the deployment's providers itself",
+            path="memory.provider", value=ours[0], expected="agents built with skip_memory=True")
 
 
 def _context_length(agent: Any) -> int | None:
@@ -80,16 +155,22 @@ def _context_length(agent: Any) -> int | None:
 
 
 class Bridge:
-    """Loads our config once and hands out one :class:`DeploymentPlan` per deployment name."""
+    """Loads our config once, validates every deployment, hands out one :class:`DeploymentPlan` each."""
 
     def __init__(self, config: str | os.PathLike[str] | dict[str, Any] | None = None, *,
                  plugins: Iterable[object] = ()) -> None:
         """:param config: as for :func:`~hermes_ctx_plugins.load_host`.
-        :param plugins: in-process plugin objects to register besides the installed ones."""
+        :param plugins: in-process plugin objects to register besides the installed ones.
+        :raises ConfigError: the config, or any deployment in it, is invalid (naming the deployment
+            and the key), or hermes will not load our plugin. :raises PluginError: a plugin failed.
+        """
         self._source = config
         self._plugins = tuple(plugins)
         self._base: Config = load_config(config)  # validate early: a typo fails at start-up
+        _require_hermes_loads_us()
         self._plans: dict[str | None, DeploymentPlan] = {}
+        for name in (None, *self.deployments):  # every deployment, now rather than at its first request
+            self.deployment(name)
 
     @property
     def deployments(self) -> list[str]:
@@ -104,3 +185,31 @@ class Bridge:
             defer_reviews_to_hermes(host)
             plan = self._plans[name] = DeploymentPlan(name=name, host=host)
         return plan
+
+    def shutdown(self) -> None:
+        """Shut every deployment's providers down (flushing what they queued)."""
+        for plan in self._plans.values():
+            plan.host.shutdown()
+
+
+def _require_hermes_loads_us() -> None:
+    """hermes calls our hooks only when it loads our plugin: refuse to run a Bridge that would
+    silently have no memory and no context contributions."""
+    from hermes_cli import plugins as hermes_plugins
+
+    path = hermes_home() / "config.yaml"
+    if os.environ.get("HERMES_SAFE_MODE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise ConfigError("HERMES_SAFE_MODE is set, so hermes loads no plugin and a Bridge would run without "
+                          "our hooks; unset it", path="HERMES_SAFE_MODE", value=os.environ["HERMES_SAFE_MODE"],
+                          expected="unset", source=str(path))
+    enabled = hermes_plugins._get_enabled_plugins() or set()
+    if PLUGIN_NAME in hermes_plugins._get_disabled_plugins():
+        raise ConfigError(f"hermes' plugins.disabled lists {PLUGIN_NAME!r}; remove it so hermes calls our hooks",
+                          path="plugins.disabled", value=PLUGIN_NAME, expected=f"a list without {PLUGIN_NAME!r}",
+                          source=str(path))
+    if PLUGIN_NAME not in enabled:
+        raise ConfigError(
+            f"hermes will not load {PLUGIN_NAME}, so a Bridge would have no memory and no context hooks: add "
+            f"`plugins: {{enabled: [{PLUGIN_NAME}]}}` to {path} (or run `hermes plugins enable {PLUGIN_NAME}`)",
+            path="plugins.enabled", value=sorted(enabled), expected=f"a list containing {PLUGIN_NAME!r}",
+            source=str(path))

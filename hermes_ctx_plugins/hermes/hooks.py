@@ -7,6 +7,7 @@ that still goes wrong here is logged.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import threading
@@ -34,20 +35,30 @@ def _never_raises(method: Callable[..., T]) -> Callable[..., T | None]:
     return wrapper
 
 
-#: session id -> the host of the deployment that session belongs to (see ``bridge``)
-_SESSION_HOSTS: dict[str, Host] = {}
+#: session id -> the deployment host (and who the session is) a Bridge bound it to (see ``bridge``)
+_SESSION_HOSTS: dict[str, tuple[Host, SessionInfo]] = {}
 _SESSION_LOCK = threading.Lock()
 
 
-def bind_session(session_id: str, host: Host) -> None:
-    """Route hermes' hooks for ``session_id`` to ``host`` instead of the process-wide one."""
+def bind_session(session: SessionInfo, host: Host) -> None:
+    """Route hermes' hooks for ``session`` to ``host`` instead of the process-wide one.
+
+    A bound session's memory is driven by ``host`` alone (the Bridge builds its agents without
+    hermes' memory manager), and ``session`` says who it is before hermes' first hook does.
+    """
     with _SESSION_LOCK:
-        _SESSION_HOSTS[session_id] = host
+        _SESSION_HOSTS[session.session_id] = (host, session)
 
 
 def unbind_session(session_id: str) -> None:
     with _SESSION_LOCK:
         _SESSION_HOSTS.pop(session_id, None)
+
+
+def bound_session(session_id: str) -> SessionInfo | None:
+    """Who a Bridge-bound session is (``None``: not bound)."""
+    bound = _SESSION_HOSTS.get(session_id)
+    return bound[1] if bound is not None else None
 
 
 class HookBridge:
@@ -63,7 +74,10 @@ class HookBridge:
     def host_for(self, session_id: str) -> tuple[Host, set[str]]:
         """The session's host, and the providers hermes' memory manager drives itself (through
         our shim, for the one its memory.provider selects) so these hooks must not drive them too."""
-        host = _SESSION_HOSTS.get(session_id, self.default_host)
+        bound = _SESSION_HOSTS.get(session_id)
+        if bound is not None:
+            return bound[0], set()
+        host = self.default_host
         return host, {host.config.memory.provider} - {""}
 
     def callbacks(self) -> dict[str, Callable[..., Any]]:
@@ -81,11 +95,12 @@ class HookBridge:
     def session_for(self, session_id: str = "", model: str = "", platform: str = "", sender_id: str = "",
                     **_: Any) -> SessionInfo:
         """The session as far as hermes has told us, filling in what this hook left out."""
-        known = self._sessions.get(session_id or "")
-        session = SessionInfo(
-            session_id=session_id or "", user_id=sender_id or (known.user_id if known else ""),
-            platform=platform or (known.platform if known else ""), model=model or (known.model if known else ""))
-        if session != known:
+        known = self._sessions.get(session_id or "") or bound_session(session_id or "")
+        if known is None:
+            known = SessionInfo(session_id=session_id or "")
+        session = dataclasses.replace(known, user_id=sender_id or known.user_id, platform=platform or known.platform,
+                                      model=model or known.model)
+        if session != self._sessions.get(session.session_id):
             self._sessions[session.session_id] = session
         return session
 

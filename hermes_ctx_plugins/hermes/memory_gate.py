@@ -25,9 +25,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ..events import SessionInfo
 from ..manager import Host
 from ..memory.file import FileProvider
-from .hooks import HookBridge
+from .hooks import HookBridge, bound_session
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -49,6 +50,19 @@ class MemoryGate:
     def callbacks(self) -> dict[str, Callable[..., Any]]:
         return {"tool_execution": self.tool_execution, "llm_request": self.llm_request}
 
+    def files_session(self, session_id: str) -> SessionInfo:
+        """The session whose owner's files hermes' memory tool and prompt use for ``session_id``.
+
+        A Bridge gives each agent its owner's files (:mod:`.scoped_memory`); any other hermes agent
+        uses hermes' single pair of files, the anonymous top-level owner's — so that is what our
+        gate must check and stage into, whoever the session's user is.
+        """
+        host = self.hooks.host_for(session_id)[0]
+        bound = bound_session(session_id)
+        if bound is not None:
+            return host.scoped(self.hooks.session_for(session_id=session_id))
+        return SessionInfo(session_id=session_id)
+
     def tool_execution(self, *, tool_name: str = "", args: dict[str, Any] | None = None,
                        next_call: Callable[[Any], Any], session_id: str = "", **_: Any) -> Any:
         if tool_name != "memory":
@@ -57,7 +71,7 @@ class MemoryGate:
         provider = file_provider(host)
         if provider is None:
             return next_call(args)
-        session = self.hooks.session_for(session_id=session_id)
+        session = self.files_session(session_id)
         verdict = host.isolator.call("memory:file", provider.gate, dict(args or {}), session=session,
                                      default=_CHECK_FAILED)
         if verdict is not None:
@@ -70,10 +84,13 @@ class MemoryGate:
             return None
         host = self.hooks.host_for(session_id)[0]
         provider = file_provider(host)
-        if provider is None or not provider.withheld:
+        if provider is None:
+            return None
+        withheld = provider.withheld_for(self.files_session(session_id))
+        if not withheld:
             return None
         try:
-            changed = _withhold(request, provider.withheld)
+            changed = _withhold(request, withheld)
         except Exception:  # never the user's turn: send the request as hermes built it
             log.exception("hermes-ctx could not filter the memory block of this request")
             return None
@@ -112,10 +129,14 @@ def _withhold(request: dict[str, Any], withheld: dict[str, str]) -> bool:
 
 
 def install(ctx: Any, hooks: HookBridge) -> bool:
-    """Register the gates when the ``file`` provider is active; whether they were registered."""
-    host = hooks.default_host
-    provider = file_provider(host)
-    if provider is None:
+    """Register the gates when the ``file`` provider is active at the top level or in any
+    deployment (a Bridge's agents use them); whether they were registered."""
+    config = hooks.default_host.config
+    selected = {*config.provider_names}
+    for dep in config.plugins.deployments.values():
+        if dep.memory is not None and dep.memory.providers is not None:
+            selected.update(dep.memory.providers)
+    if "file" not in selected:
         return False
     gate = MemoryGate(hooks)
     for kind, callback in gate.callbacks().items():

@@ -1,17 +1,27 @@
-"""``file``: MEMORY.md and USER.md, the same files hermes 0.19.0 keeps (SPEC 2.2, 2.5).
+"""``file``: MEMORY.md and USER.md, the same files hermes 0.19.0 keeps.
 
 Built in and not external: it never counts against the one-external-provider limit. The system
 prompt gets a snapshot frozen at session start (writes land on disk at once but leave the prompt —
 and the provider's prefix cache — alone until the next session); every entry is scanned before it
 is written and again when it is loaded, and a hostile one is withheld from the prompt behind a
 placeholder while staying on disk for the user to review (``hermes-ctx memory show``).
+
+**One pair of files per owner** (see :mod:`hermes_ctx_plugins.scope`): the anonymous user of the
+top-level settings — hermes' single-user case — keeps hermes' own ``$HERMES_HOME/memories/``;
+every other (deployment, user) has its own pair under
+``memories/scoped/d<deployment>/u<user>/`` (:func:`memory_folder`), with its own lock files,
+backups and staged writes. One provider serves every session of its host, each from its owner's
+files.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+import shutil
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +29,8 @@ from typing import Any
 from ..compression.summary_client import SummaryClient, SummaryModel
 from ..config import hermes_home
 from ..errors import ConfigError
-from ..events import Message, SessionInfo, Turn
+from ..events import Forgotten, Message, SessionInfo, Turn
+from ..scope import path_segment
 from . import scan
 from .approval import PendingWrites
 from .base import MemoryProvider
@@ -30,6 +41,9 @@ from .store import DELIMITER, MEMORY_HEADER, USER_HEADER, MemoryStore, MemorySto
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
 APPROVAL_MODES = ("allow", "stage", "block")
+#: owners whose stores / sessions whose snapshots one provider keeps open at most
+_MAX_OWNERS = 256
+_MAX_SESSIONS = 1024
 REVIEW_MODES = ("auto", "on", "off")
 _HEADERS = {"memory": MEMORY_HEADER, "user": USER_HEADER}
 
@@ -88,6 +102,38 @@ class FileOptions:
     flush_timeout: float = 30.0
 
 
+def memory_folder(hermes_home: Path, deployment: str, user_id: str) -> Path:
+    """Where the MEMORY.md / USER.md of ``(deployment, user_id)`` live: hermes' own folder for the
+    anonymous top-level owner, else one folder per owner, named injectively (never aliased)."""
+    base = Path(hermes_home) / "memories"
+    if not deployment and not user_id:
+        return base
+    return base / SCOPED_DIR / path_segment(deployment, prefix="d") / path_segment(user_id, prefix="u")
+
+
+#: the sub-folder of ``memories/`` holding every owner's files but the anonymous top-level one
+SCOPED_DIR = "scoped"
+
+
+@dataclass(frozen=True)
+class _Owner:
+    """One owner's files: the two memory files and the staged writes."""
+
+    store: MemoryStore
+    pending: PendingWrites
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """A session's frozen view: the entries the prompt shows, and which hostile ones it withholds."""
+
+    entries: dict[str, list[str]]
+    #: hostile entry -> the placeholder shown instead
+    withheld: dict[str, str]
+    #: (deployment, user) whose files it shows
+    owner: tuple[str, str]
+
+
 def ops_from_arguments(args: dict[str, Any]) -> list[Op]:
     """The memory tool's arguments (single-change or batch shape) as store operations."""
     raw = args.get("operations")
@@ -104,11 +150,11 @@ def ops_from_arguments(args: dict[str, Any]) -> list[Op]:
 
 
 class FileProvider(MemoryProvider):
-    """MEMORY.md / USER.md under ``$HERMES_HOME/memories``, byte-compatible with hermes."""
+    """MEMORY.md / USER.md per owner, byte-compatible with hermes (see the module docstring)."""
 
     name = "file"
     external = False
-    description = "MEMORY.md and USER.md, the same files hermes keeps"
+    description = "MEMORY.md and USER.md, the same files hermes keeps, one pair per user"
     options_class = FileOptions
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
@@ -122,15 +168,12 @@ class FileProvider(MemoryProvider):
             raise ConfigError(
                 f"{self.options.review!r} is not a review mode; valid: {', '.join(REVIEW_MODES)}",
                 path="ctx_plugins.options.file.review", value=self.options.review, expected=", ".join(REVIEW_MODES))
-        home = Path(self.hermes_home or hermes_home())
+        self.home = Path(self.hermes_home or hermes_home())
         settings = self.config.memory
-        self.store = MemoryStore(home, memory_char_limit=settings.memory_char_limit,
-                                 user_char_limit=settings.user_char_limit, scan=scan.scan)
-        self.pending = PendingWrites(home / "memories" / "pending.json")
-        self.skills = SkillStore(home / "skills")
-        self._snapshot: dict[str, list[str]] | None = None
-        #: hostile entries of the snapshot and the placeholder the model sees instead
-        self.withheld: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._owners: OrderedDict[tuple[str, str], _Owner] = OrderedDict()
+        self._snapshots: OrderedDict[str, _Snapshot] = OrderedDict()
+        self.skills = SkillStore(self.home / "skills")
         self._review_client: SummaryClient | None = None
         self._review_deferred = False
         options = self.options
@@ -138,13 +181,41 @@ class FileProvider(MemoryProvider):
             client_factory=self._review_model_client,
             memory_tool=lambda args, session: self.handle_tool_call("memory", args, session=session),
             memory_schema=TOOL_SCHEMA,
-            memory_entries=lambda: self.load_snapshot(quiet=True),
+            memory_entries=lambda session: self.load_snapshot(session, quiet=True),
             skills=self.skills,
             memory_interval=settings.nudge_interval if options.review_interval is None else options.review_interval,
             skill_interval=(self.config.skills.creation_nudge_interval if options.skill_review_interval is None
                             else options.skill_review_interval),
             flush_min_turns=settings.flush_min_turns, max_rounds=options.review_max_rounds,
             flush_timeout=options.flush_timeout)
+
+    # -- owners -----------------------------------------------------------------------------------
+    def owner(self, session: SessionInfo | None = None) -> _Owner:
+        """The files of ``session``'s owner (``None``: the anonymous top-level owner)."""
+        key = (session.deployment, session.user_id) if session is not None else ("", "")
+        with self._lock:
+            owner = self._owners.get(key)
+            if owner is None:
+                folder = memory_folder(self.home, *key)
+                settings = self.config.memory
+                owner = self._owners[key] = _Owner(
+                    store=MemoryStore(self.home, memory_char_limit=settings.memory_char_limit,
+                                      user_char_limit=settings.user_char_limit, scan=scan.scan, folder=folder),
+                    pending=PendingWrites(folder / "pending.json"))
+                while len(self._owners) > _MAX_OWNERS:
+                    self._owners.popitem(last=False)
+            else:
+                self._owners.move_to_end(key)
+            return owner
+
+    @property
+    def store(self) -> MemoryStore:
+        """The anonymous top-level owner's files: hermes' own ``memories/``."""
+        return self.owner().store
+
+    @property
+    def pending(self) -> PendingWrites:
+        return self.owner().pending
 
     # -- background review ------------------------------------------------------------------------
     def defer_review_to_host(self) -> None:
@@ -183,6 +254,12 @@ class FileProvider(MemoryProvider):
     def on_session_end(self, session: SessionInfo, messages: Sequence[Message]) -> None:
         if self.review_active:
             self.reviewer.finish(session, messages)
+        with self._lock:
+            self._snapshots.pop(session.session_id, None)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Writes land on disk before the tool answers; only running reviews can be waited for."""
+        return self.reviewer.wait(timeout)
 
     def shutdown(self) -> None:
         self.reviewer.wait(self.options.flush_timeout)
@@ -192,15 +269,41 @@ class FileProvider(MemoryProvider):
 
     # -- the prompt -------------------------------------------------------------------------------
     def on_session_start(self, session: SessionInfo) -> None:
-        self._snapshot = self.load_snapshot()
+        self._remember(session, self._load(session))
 
-    def load_snapshot(self, *, quiet: bool = False) -> dict[str, list[str]]:
-        """Both files' entries as the model may see them: hostile ones replaced by a placeholder."""
+    def _remember(self, session: SessionInfo | None, snapshot: _Snapshot) -> None:
+        with self._lock:
+            key = session.session_id if session is not None else ""
+            self._snapshots[key] = snapshot
+            self._snapshots.move_to_end(key)
+            while len(self._snapshots) > _MAX_SESSIONS:
+                self._snapshots.popitem(last=False)
+
+    def _snapshot(self, session: SessionInfo | None) -> _Snapshot:
+        """``session``'s frozen snapshot, loaded now if the session did not start through us."""
+        with self._lock:
+            snapshot = self._snapshots.get(session.session_id if session is not None else "")
+        if snapshot is None:
+            snapshot = self._load(session)
+            self._remember(session, snapshot)
+        return snapshot
+
+    def withheld_for(self, session: SessionInfo | None) -> dict[str, str]:
+        """Hostile entries of ``session``'s snapshot and the placeholder the model sees instead."""
+        return self._snapshot(session).withheld
+
+    def load_snapshot(self, session: SessionInfo | None = None, *, quiet: bool = False) -> dict[str, list[str]]:
+        """The owner's entries as the model may see them now: hostile ones replaced by a placeholder."""
+        return self._load(session, quiet=quiet).entries
+
+    def _load(self, session: SessionInfo | None, *, quiet: bool = False) -> _Snapshot:
+        owner = (session.deployment, session.user_id) if session is not None else ("", "")
+        store = self.owner(session).store
         snapshot, withheld = {}, {}
         for target in self._targets():
             safe = []
             try:
-                entries = self.store.file(target).entries()
+                entries = store.file(target).entries()
             except MemoryStoreError as exc:  # a folder where the file should be, no permission, ...
                 # one broken file must not cost the other one, nor the session
                 log.error("%s is left out of the prompt: %s", target, exc)
@@ -210,31 +313,31 @@ class FileProvider(MemoryProvider):
                 if findings:
                     if not quiet:
                         log.warning("memory entry in %s withheld from the prompt (%s); review it with "
-                                    "`hermes-ctx memory show`", target, ", ".join(f.kind for f in findings))
+                                    "`hermes-ctx memory show`", store.file(target).path,
+                                    ", ".join(f.kind for f in findings))
                     safe.append(scan.placeholder(findings))
                     withheld[entry] = safe[-1]
                 else:
                     safe.append(entry)
             snapshot[target] = safe
-        if not quiet:
-            self.withheld = withheld
-        return snapshot
+        return _Snapshot(entries=snapshot, withheld=withheld, owner=owner)
 
     def _targets(self) -> list[str]:
         settings = self.config.memory
         targets = ["memory"] if settings.memory_enabled else []
         return [*targets, "user"] if settings.user_profile_enabled else targets
 
-    def system_prompt_block(self) -> str:
-        if self._snapshot is None:
-            self._snapshot = self.load_snapshot()
-        blocks = [self._render(target, entries) for target, entries in self._snapshot.items() if entries]
+    def system_prompt_block(self, *, session: SessionInfo | None = None) -> str:
+        store = self.owner(session).store
+        blocks = [self._render(store, target, entries)
+                  for target, entries in self._snapshot(session).entries.items() if entries]
         return "\n\n".join(blocks)
 
-    def _render(self, target: str, entries: Sequence[str]) -> str:
+    @staticmethod
+    def _render(store: MemoryStore, target: str, entries: Sequence[str]) -> str:
         """hermes' own block layout, so a prompt looks the same whichever of us wrote it."""
         content = DELIMITER.join(entries)
-        limit = self.store.file(target).usage()[1]
+        limit = store.file(target).usage()[1]
         pct = min(100, int(len(content) / limit * 100)) if limit else 0
         rule = "═" * 46
         return f"{rule}\n{_HEADERS[target]} [{pct}% — {len(content):,}/{limit:,} chars]\n{rule}\n{content}"
@@ -251,7 +354,7 @@ class FileProvider(MemoryProvider):
             return verdict
         target = args.get("target", "memory")
         try:
-            result = self.store.file(target).apply(ops_from_arguments(args))
+            result = self.owner(session).store.file(target).apply(ops_from_arguments(args))
         except MemoryStoreError as exc:
             return _error(str(exc))
         message = f"{target} now {result.used:,}/{result.limit:,} chars, {len(result.entries)} entries"
@@ -281,10 +384,60 @@ class FileProvider(MemoryProvider):
             return _error("refused: the text looks like " + ", ".join(sorted({f.kind for f in unsafe}))
                           + "; memory is shown to future sessions, so it must not carry instructions or secrets")
         if mode == "stage":
-            pending_id = self.pending.stage(target, ops, session_id=session.session_id if session else "")
+            pending_id = self.owner(session).pending.stage(
+                target, ops, session_id=session.session_id if session else "")
             return json.dumps({"success": True, "staged": pending_id,
                                "message": "held for the user's approval (hermes-ctx memory pending)"})
         return None
+
+    # -- forgetting -------------------------------------------------------------------------------
+    def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        """Delete the owner's MEMORY.md, USER.md, their lock files, backups and staged writes.
+
+        For the anonymous top-level owner that is hermes' own ``memories/`` folder: its files are
+        removed, never the other owners' ``scoped/`` folder inside it.
+        """
+        if namespaces is None:
+            root = self.home / "memories" / SCOPED_DIR
+            found = {p.parent.name for p in root.glob(f"d*/{path_segment(user_id, prefix='u')}")}
+            folders = [p / path_segment(user_id, prefix="u") for p in (root / name for name in sorted(found))]
+            if not user_id:
+                folders.insert(0, memory_folder(self.home, "", ""))
+        else:
+            folders = [memory_folder(self.home, ns, user_id) for ns in dict.fromkeys(namespaces)]
+        report = []
+        for folder in folders:
+            if folder.is_dir():
+                report.append(_forget_folder(folder, shared=folder == memory_folder(self.home, "", "")))
+        with self._lock:  # open stores keep no content, but the owner's sessions' snapshots do
+            for key, snapshot in list(self._snapshots.items()):
+                deployment, user = snapshot.owner
+                if user == user_id and (namespaces is None or deployment in namespaces):
+                    del self._snapshots[key]
+        return report or [Forgotten(store=f"file {self.home / 'memories'}", removed=0,
+                                    detail="no memory files for this user")]
+
+
+def _forget_folder(folder: Path, *, shared: bool) -> Forgotten:
+    """Remove one owner's folder (its files only, for hermes' shared folder)."""
+    entries = 0
+    for name in ("MEMORY.md", "USER.md"):
+        try:
+            entries += len(MemoryStore(folder.parent, folder=folder).file(
+                "user" if name == "USER.md" else "memory").entries())
+        except MemoryStoreError:
+            pass
+    try:
+        if shared:
+            doomed = [p for p in folder.iterdir() if p.is_file() and
+                      (p.name.startswith(("MEMORY.md", "USER.md")) or p.name.startswith("pending.json"))]
+            for path in doomed:
+                path.unlink()
+        else:
+            shutil.rmtree(folder)
+    except OSError as exc:
+        return Forgotten(store=f"file {folder}", removed=None, error=f"{type(exc).__name__}: {exc}")
+    return Forgotten(store=f"file {folder}", removed=entries, detail="entries in MEMORY.md and USER.md")
 
 
 def _error(message: str) -> str:

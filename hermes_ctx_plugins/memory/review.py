@@ -86,6 +86,13 @@ class ReviewOutcome:
     error: str = ""
 
 
+def shares_skills(session: SessionInfo) -> bool:
+    """Skills live in one folder per hermes home, seen by every user (hermes' layout): only the
+    anonymous top-level owner's sessions may write them, or one user's conversation would reach
+    every other user through a skill."""
+    return not session.user_id and not session.deployment
+
+
 class Reviewer:
     """Counts turns per session and runs memory / skill reviews in the background.
 
@@ -98,7 +105,7 @@ class Reviewer:
     def __init__(self, *, client_factory: Callable[[], SummaryClient | None],
                  memory_tool: Callable[[dict[str, Any], SessionInfo], str],
                  memory_schema: dict[str, Any],
-                 memory_entries: Callable[[], dict[str, list[str]]],
+                 memory_entries: Callable[[SessionInfo], dict[str, list[str]]],
                  skills: SkillStore | None = None, memory_interval: int = 10, skill_interval: int = 15,
                  flush_min_turns: int = 6, max_rounds: int = 4, flush_timeout: float = 30.0) -> None:
         self._client_factory = client_factory
@@ -136,7 +143,7 @@ class Reviewer:
             kinds = []
             if self.memory_interval and counts.since_memory >= self.memory_interval:
                 kinds.append("memory")
-            if self.skill_interval and counts.since_skill >= self.skill_interval:
+            if self.skill_interval and counts.since_skill >= self.skill_interval and shares_skills(turn.session):
                 kinds.append("skill")
             if not kinds or self._busy(turn.session.session_id):
                 if kinds:
@@ -155,7 +162,8 @@ class Reviewer:
         if (counts is None or not self.flush_min_turns or counts.user_turns < self.flush_min_turns
                 or not (counts.since_memory or counts.since_skill)):
             return None
-        kinds = ("memory", "skill") if self.skill_interval and counts.since_skill else ("memory",)
+        skills = self.skill_interval and counts.since_skill and shares_skills(session)
+        kinds = ("memory", "skill") if skills else ("memory",)
         thread = self._start(kinds, messages or counts.last_messages, session, flush=True)
         if thread is not None:
             thread.join(self.flush_timeout)
@@ -224,7 +232,7 @@ class Reviewer:
         allowed = {tool["function"]["name"] for tool in tools}
         conversation: list[dict[str, Any]] = [
             {"role": "system", "content": self._instructions(kinds)},
-            {"role": "user", "content": self._brief(kinds, messages)},
+            {"role": "user", "content": self._brief(kinds, messages, session)},
         ]
         try:
             for _ in range(self.max_rounds):
@@ -260,8 +268,8 @@ class Reviewer:
         tasks = [_MEMORY_TASK] + ([_SKILL_TASK] if "skill" in kinds else [])
         return "\n\n".join([_COMMON, *tasks])
 
-    def _brief(self, kinds: tuple[str, ...], messages: Sequence[Message]) -> str:
-        stored = self._memory_entries()
+    def _brief(self, kinds: tuple[str, ...], messages: Sequence[Message], session: SessionInfo) -> str:
+        stored = self._memory_entries(session)
         parts = []
         for target, entries in stored.items():
             listing = "\n".join(f"- {entry}" for entry in entries) or "(empty)"

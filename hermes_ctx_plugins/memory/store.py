@@ -434,8 +434,10 @@ class MemoryStore:
     """Both memory files of one hermes home: ``memory`` (MEMORY.md) and ``user`` (USER.md)."""
 
     def __init__(self, hermes_home: Path, *, memory_char_limit: int = 2200, user_char_limit: int = 1375,
-                 scan: Scanner | None = None) -> None:
-        folder = Path(hermes_home) / "memories"
+                 scan: Scanner | None = None, folder: Path | None = None) -> None:
+        """:param folder: where the files are; default ``<hermes_home>/memories`` (hermes' own)."""
+        folder = Path(folder) if folder is not None else Path(hermes_home) / "memories"
+        self.folder = folder
         self.memory = MemoryFile(folder / "MEMORY.md", target="memory", char_limit=memory_char_limit, scan=scan)
         self.user = MemoryFile(folder / "USER.md", target="user", char_limit=user_char_limit, scan=scan)
 

@@ -1,0 +1,45 @@
+"""hermes' own MEMORY.md / USER.md store, pointed at one owner's files.
+
+hermes 0.19.0 keeps one pair of memory files per ``HERMES_HOME`` (``tools/memory_tool.py``:
+``get_memory_dir()`` is module-level, ``MemoryStore._path_for`` a static method) and every agent of
+a process reads and writes that pair: in a service that embeds hermes for many users, every user
+would see every other user's notes. :class:`ScopedMemoryStore` is hermes' class with only the
+folder changed; the Bridge gives each agent one for its owner
+(:func:`~hermes_ctx_plugins.memory.file.memory_folder`), so hermes' ``memory`` tool, its frozen
+prompt snapshot, its drift backups and its background review fork (which shares the parent's
+store) all work on that owner's files, byte-compatible with our ``file`` provider.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tools.memory_tool import MemoryStore as HermesMemoryStore
+
+
+class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
+    """hermes' ``MemoryStore`` on ``folder`` instead of ``$HERMES_HOME/memories``."""
+
+    def __init__(self, folder: Path, **limits: Any) -> None:
+        super().__init__(**limits)
+        self.folder = Path(folder)
+
+    def _path_for(self, target: str) -> Path:  # hermes calls it as self._path_for(target)
+        return self.folder / ("USER.md" if target == "user" else "MEMORY.md")
+
+    def load_from_disk(self) -> None:
+        """hermes' ``load_from_disk`` (entries deduplicated, hostile ones blocked in the snapshot)
+        on this store's folder."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.memory_entries = list(dict.fromkeys(self._read_file(self._path_for("memory"))))
+        self.user_entries = list(dict.fromkeys(self._read_file(self._path_for("user"))))
+        self._system_prompt_snapshot = {
+            "memory": self._render_block(
+                "memory", self._sanitize_entries_for_snapshot(self.memory_entries, "MEMORY.md")),
+            "user": self._render_block("user", self._sanitize_entries_for_snapshot(self.user_entries, "USER.md")),
+        }
+
+    def save_to_disk(self, target: str) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._write_file(self._path_for(target), self._entries_for(target))
