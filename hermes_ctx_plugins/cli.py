@@ -78,14 +78,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     memory = commands.add_parser("memory", help="MEMORY.md / USER.md: show, edit, approve staged writes, reset")
     memory.add_argument("--target", choices=("memory", "user"), default="memory")
     memory_commands = memory.add_subparsers(dest="memory_command", required=True)
-    memory_commands.add_parser("show", help="every entry, with the threat scan's verdict")
-    memory_commands.add_parser("add", help="add an entry").add_argument("text")
-    memory_commands.add_parser("remove", help="remove the entry containing TEXT").add_argument("match")
-    memory_commands.add_parser("pending", help="staged writes waiting for approval")
-    memory_commands.add_parser("approve", help="apply a staged write").add_argument("id")
-    memory_commands.add_parser("reject", help="drop a staged write").add_argument("id")
-    reset = memory_commands.add_parser("reset", help="empty the file (a backup is kept)")
-    reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    file_commands = [
+        memory_commands.add_parser("show", help="every entry, with the threat scan's verdict"),
+        memory_commands.add_parser("add", help="add an entry"),
+        memory_commands.add_parser("remove", help="remove the entry containing TEXT"),
+        memory_commands.add_parser("pending", help="staged writes waiting for approval"),
+        memory_commands.add_parser("approve", help="apply a staged write"),
+        memory_commands.add_parser("reject", help="drop a staged write"),
+        memory_commands.add_parser("reset", help="empty the file (a backup is kept)"),
+    ]
+    for command, argument in zip(file_commands, (None, "text", "match", None, "id", "id", None), strict=True):
+        if argument:
+            command.add_argument(argument)
+        command.add_argument("--user", default="", help="this user's files (default: hermes' own, single-user "
+                                                        "ones); in the --deployment given before the command")
+    file_commands[-1].add_argument("--yes", action="store_true", help="do not ask for confirmation")
     local_cli.add_parsers(memory_commands)  # ctx-local: search, stats, export, forget
     demo = commands.add_parser("demo", help="run a real hermes agent against a local stub model and watch "
                                             "compression and memory work (no API key, no network)")
@@ -166,12 +173,14 @@ def _memory(args: argparse.Namespace, config: Config) -> int:
         return local_cli.run(args, config)
     from .memory import scan
     from .memory.approval import PendingWrites
+    from .memory.file import memory_folder
     from .memory.store import MemoryStore, MemoryStoreError, Op, atomic_write, locked
 
     home = hermes_home()
+    folder = memory_folder(home, config.memory_namespace, args.user)
     store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
-                        user_char_limit=config.memory.user_char_limit, scan=scan.scan)
-    pending = PendingWrites(home / "memories" / "pending.json")
+                        user_char_limit=config.memory.user_char_limit, scan=scan.scan, folder=folder)
+    pending = PendingWrites(folder / "pending.json")
     file = store.file(args.target)
     command = args.memory_command
     try:

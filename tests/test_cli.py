@@ -104,3 +104,20 @@ def test_compress_reads_a_hermes_session_store(tmp_path: Path, capsys: pytest.Ca
     assert report["source"] == "s-42" and report["compressed"] and report["messages_before"] > 100
     assert main(["compress", str(db_path), "--session", "nope"]) == 4
     assert "no session 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["check"], ["doctor", "--no-probe"], ["plugins"]])
+@pytest.mark.parametrize(("deployment", "words"), [
+    ("{compressor: no-such}", "ctx_plugins.deployments.bad.compressor"),
+    ("{memory: {providers: [ctx-local, ctx-mem0]}}", "ctx_plugins.deployments.bad.memory.providers"),
+])
+def test_every_deployment_is_validated_at_start_up(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   command: list[str], deployment: str, words: str) -> None:
+    """A deployment nobody has used yet fails check/doctor/plugins, not its first request."""
+    path = tmp_path / "config.yaml"
+    path.write_text(f"ctx_plugins:\n  deployments:\n    good: {{}}\n    bad: {deployment}\n")
+    assert main(["--config", str(path), *command]) == EXIT_CONFIG
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+    path.write_text("ctx_plugins:\n  deployments:\n    good: {}\n")
+    assert main(["--config", str(path), *command]) == 0

@@ -420,3 +420,20 @@ def test_review_model_falls_back_from_option_to_auxiliary_to_main(stub: StubOpen
     model = file_of(aux).review_model()
     assert model is not None and (model.base_url, model.model) == (stub.base_url, "aux-model")
     assert file_of(load_host({})).review_model() is None
+
+
+def test_a_users_review_writes_that_users_files_and_no_shared_skill(stub: StubOpenAIServer) -> None:
+    """Skills are one folder for every user of a hermes home: a user's conversation never becomes one."""
+    host = make_host(stub)
+    alice = SessionInfo(session_id="a1", user_id="alice", deployment="")
+    stub.tool_call("memory", {"target": "user", "action": "add", "content": "Alice prefers metric units"})
+    stub.reply("done")
+    history: list[dict[str, Any]] = []
+    for n in range(1, 5):
+        host.turn_finalized(turn(n, session=alice, tools=1, history=history))  # memory due at 3, skills at 4
+    finish(host)
+    bodies = review_requests(stub)
+    assert bodies and all(tool_names(body) == ["memory"] for body in bodies)  # no skill_manage on offer
+    assert "metric" in file_of(host).system_prompt_block(session=alice)
+    assert "metric" not in user_text()  # hermes' shared file (the anonymous owner's) untouched
+    assert not (home() / "skills").exists() or not any((home() / "skills").iterdir())

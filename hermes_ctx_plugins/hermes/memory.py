@@ -165,6 +165,9 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             parent_session_id=str(kwargs.get("parent_session_id") or ""),
             extra={k: v for k, v in kwargs.items() if k not in known and isinstance(v, (str, int, float, bool))},
         )
+        resolved = self._resolve()
+        if resolved is not None:  # the host's namespace, like every session a provider gets from it
+            self._session = resolved[0].scoped(self._session)
         self._call("on_session_start", self._session)
 
     def system_prompt_block(self) -> str:
