@@ -141,6 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print(_as_table(host))
     else:
+        if host.load_failures:
+            for name, why in host.load_failures.items():
+                print(f"hermes-ctx: plugin {name!r} failed to load and is skipped: {why}", file=sys.stderr)
+            return EXIT_PLUGIN
         print(f"config OK: {host.config.source}"
               + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""))
         print(f"compressor: {host.compressor.name if host.compressor else '(none: hermes built-in)'}")

@@ -29,8 +29,8 @@ from . import hookspecs
 from .archive.archiver import Archiver, Snapshot
 from .archive.store import ArchiveStore
 from .compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy
-from .config import Config, hermes_home, load_config, plugin_options
-from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, did_you_mean
+from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
+from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, UnknownPluginError, did_you_mean
 from .events import Forgotten, Message, Request, Response, SessionInfo, Turn
 from .isolation import FaultIsolator, StatusEvent
 from .memory.base import MemoryProvider
@@ -122,13 +122,21 @@ class Host:
         self._blocked: set[str] = set()
         self._impl_cache: dict[str, list[Any]] = {}
         self.registry = Registry()
+        #: installed (entry-point) plugins that failed to load: name -> why. They are skipped and
+        #: reported (log, status event, ``plugins``, ``doctor``); everything else loads.
+        self.load_failures: dict[str, str] = {}
+        self._installed: set[str] = set()
 
         disabled = set(settings.disabled)
         entry_points = _entry_points()
         for module in BUILTIN_PLUGINS:
             self._register(importlib.import_module(module), module, BUILTIN_SOURCE, disabled)
         for ep in entry_points:
-            self._load_entry_point(ep, disabled)
+            self._installed.add(ep.name)
+            try:
+                self._load_entry_point(ep, disabled)
+            except PluginError as exc:
+                self._skip(ep.name, exc, source=_source_of(ep))
         for plugin in plugins:
             self._register(plugin, None, "in-process", disabled)
         self._check_pending()
@@ -186,8 +194,7 @@ class Host:
         self._sources[name] = source
 
     def _load_entry_point(self, ep: importlib.metadata.EntryPoint, disabled: set[str]) -> None:
-        dist = getattr(ep, "dist", None)
-        source = f"{dist.name} {dist.version}" if dist is not None else ep.value
+        source = _source_of(ep)
         if ep.name in disabled:
             # A disabled plugin is never even imported: that is how an operator turns off a
             # plugin whose import itself is broken or unwanted.
@@ -202,11 +209,32 @@ class Host:
         self._register(plugin, ep.name, source, disabled)
 
     def _check_pending(self) -> None:
-        try:
-            self._pm.check_pending()
-        except pluggy.PluginValidationError as exc:
-            name = self._pm.get_name(exc.plugin) or "?"
-            raise PluginLoadError(name, f"{exc} (a misspelled hook name?)") from None
+        while True:
+            try:
+                self._pm.check_pending()
+                return
+            except pluggy.PluginValidationError as exc:
+                name = self._pm.get_name(exc.plugin) or "?"
+                error = PluginLoadError(name, f"{exc} (a misspelled hook name?)")
+                if name not in self._installed:
+                    raise error from None
+                self._skip(name, error)
+
+    def _skip(self, name: str, exc: PluginError, *, source: str = "?") -> None:
+        """Leave an installed plugin out (it failed to load) and say so everywhere it can be seen."""
+        self._sources.setdefault(name, source)
+        if self._pm.get_plugin(name) is not None:
+            self._pm.unregister(name=name)
+        self.registry.remove_plugin(name)
+        self._impl_cache.clear()
+        self._pm.set_blocked(name)
+        self._blocked.add(name)
+        self.load_failures[name] = str(exc)
+        hint = "" if "ctx_plugins.disabled" in str(exc) else (
+            f"; fix or uninstall it, or add {name!r} to ctx_plugins.disabled")
+        message = f"skipped, everything else is loaded: {exc}{hint}"
+        log.error("%s", message)
+        self.forward_status(StatusEvent(kind="plugin-failed", source=f"plugin:{name}", message=message))
 
     def _collect_registrations(self, plugins: Iterable[object]) -> None:
         wanted = {id(p) for p in plugins}
@@ -222,11 +250,16 @@ class Host:
                 register = functools.partial(self.registry.add, kind, plugin=owner,
                                              source=self._sources.get(owner, "?"))
                 try:
-                    impl.function(*[register for _ in impl.argnames])
-                except PluginError:
-                    raise
-                except Exception as exc:
-                    raise PluginLoadError(owner, f"{hook_name} raised {type(exc).__name__}: {exc}") from exc
+                    try:
+                        impl.function(*[register for _ in impl.argnames])
+                    except PluginError:
+                        raise
+                    except Exception as exc:
+                        raise PluginLoadError(owner, f"{hook_name} raised {type(exc).__name__}: {exc}") from exc
+                except PluginError as exc:
+                    if owner not in self._installed:
+                        raise
+                    self._skip(owner, exc)
 
     def _check_disabled_names(self, disabled: set[str], entry_point_names: set[str]) -> None:
         known = set(self._sources) | entry_point_names | {r.name for r in self.registry}
@@ -249,18 +282,36 @@ class Host:
         prefix = f"ctx_plugins.deployments.{cfg.deployment}." if cfg.deployment else "ctx_plugins."
         explicit_compressor = cfg.plugins.compressor is not None
         if explicit_compressor or ("compressor", cfg.compressor_name) in self.registry:
-            entry = self.registry.get("compressor", cfg.compressor_name, where=f"{prefix}compressor")
-            if self._is_enabled(entry):
+            entry = self._selected("compressor", cfg.compressor_name, f"{prefix}compressor")
+            if entry is not None and self._is_enabled(entry):
                 self.compressor = self._instantiate(entry)  # type: ignore[assignment]
         explicit_providers = cfg.plugins.memory.providers is not None
         for name in cfg.provider_names:
             if not explicit_providers and ("memory", name) not in self.registry:
                 continue  # a default that is not installed is simply not used
-            entry = self.registry.get("memory", name, where=f"{prefix}memory.providers")
-            if self._is_enabled(entry):
+            entry = self._selected("memory", name, f"{prefix}memory.providers")
+            if entry is not None and self._is_enabled(entry):
                 self.activate_provider(name)
         self._check_hermes_provider()
         self._check_options()
+
+    def _selected(self, kind: Kind, name: str, where: str) -> Registration | None:
+        """The registration config selects; when it is missing because an installed plugin failed to
+        load, the default strategy runs instead (no provider for a memory), loudly, rather than
+        nothing of ours at all."""
+        try:
+            return self.registry.get(kind, name, where=where)
+        except UnknownPluginError as exc:
+            if not self.load_failures:
+                raise
+            failed = ", ".join(sorted(self.load_failures))
+            instead = DEFAULT_COMPRESSOR if kind == "compressor" and ("compressor", DEFAULT_COMPRESSOR) in \
+                self.registry else None
+            message = (f"{exc} — possibly from a plugin that failed to load ({failed}); "
+                       + (f"using {instead!r} instead" if instead else "left out"))
+            log.error("%s", message)
+            self.forward_status(StatusEvent(kind="plugin-failed", source=f"{kind}:{name}", message=message))
+            return self.registry.get(kind, instead) if instead else None
 
     def _check_hermes_provider(self) -> None:
         """Agree with hermes' own one-external rule, with the clearer error.
@@ -386,7 +437,10 @@ class Host:
             plugin = None if name in self._blocked else self._pm.get_plugin(name)
             hooks = () if plugin is None else tuple(sorted(
                 caller.name for caller in self._pm.get_hookcallers(plugin) or ()))
-            status = "disabled" if plugin is None else self.isolator.status(_owner("plugin", name))
+            if name in self.load_failures:
+                status = f"failed to load: {self.load_failures[name]}"
+            else:
+                status = "disabled" if plugin is None else self.isolator.status(_owner("plugin", name))
             records.append(LoadedPlugin(name=name, source=source, enabled=plugin is not None,
                                         hooks=hooks, status=status))
         return records
@@ -609,6 +663,11 @@ class Host:
 
 def _owner(kind: str, name: str) -> str:
     return f"{kind}:{name}"
+
+
+def _source_of(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} {dist.version}" if dist is not None else ep.value
 
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:

@@ -9,17 +9,19 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hermes_ctx_plugins import (
-    PluginLoadError,
     ProviderLimitError,
     Request,
     SessionInfo,
     Turn,
+    UnknownPluginError,
     load_host,
 )
+from hermes_ctx_plugins.cli import main
 from hermes_ctx_plugins.testing import FakesPlugin
 
 SESSION = SessionInfo(session_id="s", user_id="alice")
@@ -96,9 +98,7 @@ def test_third_party_external_provider_counts_against_the_limit(acme: Path) -> N
                   plugins=[FakesPlugin()])
 
 
-def test_broken_entry_point_names_the_plugin_and_how_to_disable_it(
-    acme_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def install_broken_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     broken = tmp_path / "site"
     dist_info = broken / "broken_plugin-0.1.dist-info"
     dist_info.mkdir(parents=True)
@@ -107,14 +107,43 @@ def test_broken_entry_point_names_the_plugin_and_how_to_disable_it(
     (broken / "broken_plugin_mod.py").write_text("raise ImportError('missing dependency foo')\n")
     monkeypatch.syspath_prepend(str(broken))
     importlib.invalidate_caches()
-    with pytest.raises(PluginLoadError) as exc:
-        load_host({})
-    message = str(exc.value)
-    assert exc.value.plugin == "broken"
+
+
+def test_a_broken_plugin_is_skipped_and_reported_everything_else_loads(
+    acme_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_broken_plugin(tmp_path, monkeypatch)
+    monkeypatch.syspath_prepend(str(acme_site))
+    events: list[Any] = []
+    host = load_host({"ctx_plugins": {"compressor": "acme-recent"}}, status_callback=events.append)
+    assert host.compressor is not None and host.compressor.name == "acme-recent"  # the healthy plugin works
+    message = host.load_failures["broken"]
     assert "broken-plugin 0.1" in message and "missing dependency foo" in message
-    assert "ctx_plugins.disabled" in message
+    record = {p.name: p for p in host.loaded_plugins()}["broken"]
+    assert not record.enabled and record.status.startswith("failed to load")
+    assert "missing dependency foo" in record.status
+    assert [e.kind for e in events] == ["plugin-failed"] and "ctx_plugins.disabled" in events[0].message
+    # the command line says so: plugins lists it, check fails with the plugin exit code
+    assert main(["plugins"]) == 0 and "failed to load" in capsys.readouterr().out
+    assert main(["check"]) == 3 and "missing dependency foo" in capsys.readouterr().err
     # and the way out it suggests works
-    assert load_host({"ctx_plugins": {"disabled": ["broken"]}}).loaded_plugins()[0].enabled is False
+    disabled = load_host({"ctx_plugins": {"disabled": ["broken"]}})
+    assert disabled.load_failures == {} and not {p.name: p for p in disabled.loaded_plugins()}["broken"].enabled
+
+
+def test_a_strategy_of_a_broken_plugin_falls_back_to_the_default_loudly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_broken_plugin(tmp_path, monkeypatch)
+    events: list[Any] = []
+    host = load_host({"ctx_plugins": {"compressor": "broken-strategy"}}, status_callback=events.append)
+    assert host.compressor is not None and host.compressor.name == "summarize"
+    assert "unknown compressor strategy 'broken-strategy'" in events[-1].message
+    assert "using 'summarize' instead" in events[-1].message
+    # without a failed plugin a typo stays a config error
+    monkeypatch.syspath_prepend(str(tmp_path))  # (no-op path) keep the broken one on the path
+    with pytest.raises(UnknownPluginError):
+        load_host({"ctx_plugins": {"compressor": "broken-strategy", "disabled": ["broken"]}})
 
 
 def test_fresh_interpreter_finds_the_plugin(acme_site: Path, tmp_path: Path) -> None:
