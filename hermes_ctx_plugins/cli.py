@@ -27,6 +27,7 @@ from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError
 from .events import Forgotten
 from .manager import Host, load_host
 from .memory.local import cli as local_cli
+from .runstate import read_state
 from .tokens import get_counter
 
 EXIT_CONFIG = 2
@@ -136,10 +137,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "compress":
         return _compress(host, args)
     if args.command == "plugins":
+        running = read_state(hermes_home())
         if args.json:
-            print(json.dumps(_as_json(host), indent=2))
+            print(json.dumps({**_as_json(host), "running": running}, indent=2, default=str))
         else:
-            print(_as_table(host))
+            print(_as_table(host) + "\n" + _running_text(running))
     else:
         if host.load_failures:
             for name, why in host.load_failures.items():
@@ -339,6 +341,24 @@ def _as_table(host: Host) -> str:
     for plugin in host.loaded_plugins():
         hooks = ", ".join(plugin.hooks) or "-"
         lines.append(f"plugin {plugin.name} ({plugin.source}): {plugin.status}; hooks: {hooks}")
+    return "\n".join(lines)
+
+
+def _running_text(running: dict[str, Any] | None) -> str:
+    """What a running hermes last published about its plugins (suspensions happen there, not here)."""
+    if running is None:
+        return "running hermes: no state published under this hermes home (hermes has not loaded hermes-ctx)"
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(running.get("updated") or 0)))
+    alive = "running" if running["alive"] else "no longer running"
+    lines = [f"running hermes: pid {running['pid']} ({alive}), state of {when}"]
+    for record in running.get("plugins") or ():
+        if record.get("status") not in ("active", "available", "disabled"):
+            lines.append(f"  {record.get('kind')} {record.get('name')}: {record.get('status')}")
+    for record in running.get("loaded") or ():
+        if str(record.get("status", "")).startswith(("failed", "suspended", "failing")):
+            lines.append(f"  plugin {record.get('name')}: {record.get('status')}")
+    if len(lines) == 1:
+        lines.append("  every strategy, provider and plugin healthy")
     return "\n".join(lines)
 
 

@@ -66,8 +66,14 @@ class FaultIsolator:
         with self._lock:
             return Health(**vars(self._health.get(owner, Health())))
 
-    def call(self, owner: str, fn: Callable[..., T], /, *args: Any, default: T, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)``, or ``default`` if it raises or ``owner`` is suspended."""
+    def call(self, owner: str, fn: Callable[..., T], /, *args: Any, default: T, resets: bool = True,
+             **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)``, or ``default`` if it raises or ``owner`` is suspended.
+
+        :param resets: whether a success ends a run of failures. ``False`` for an owner's cheap side
+            calls (a strategy's ``should_compress``), which must not hide that its real job keeps
+            failing: only a successful ``compress`` clears a strategy's failures.
+        """
         if not self.admit(owner):
             return default
         try:
@@ -75,7 +81,8 @@ class FaultIsolator:
         except Exception as exc:  # isolating plugin failures is this helper's whole job
             self.record_failure(owner, exc)
             return default
-        self.record_success(owner)
+        if resets:
+            self.record_success(owner)
         return result
 
     def record_success(self, owner: str) -> None:

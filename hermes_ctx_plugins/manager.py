@@ -144,6 +144,7 @@ class Host:
         self._check_disabled_names(disabled, {ep.name for ep in entry_points})
 
         self.compressor: CompressorStrategy | None = None
+        self._fallback: CompressorStrategy | None = None
         self.memory_providers: list[MemoryProvider] = []
         self._select()
         #: the sessions this host has heard of (their user ids scope the archive), newest last
@@ -543,7 +544,7 @@ class Host:
         """
         if feed_compressor and self.compressor is not None:
             self.isolator.call(_owner("compressor", self.compressor.name),
-                               self.compressor.update_from_response, response.usage, default=None)
+                               self.compressor.update_from_response, response.usage, default=None, resets=False)
         self._dispatch("post_response", response)
 
     def turn_finalized(self, turn: Turn, *, exclude: Collection[str] = ()) -> None:
@@ -563,40 +564,44 @@ class Host:
         if self.compressor is None:
             return False
         return self.isolator.call(_owner("compressor", self.compressor.name),
-                                  self.compressor.should_compress, prompt_tokens, default=False)
+                                  self.compressor.should_compress, prompt_tokens, default=False, resets=False)
 
     def compress(self, messages: list[Message], *, session: SessionInfo | None = None,
                  **kwargs: Any) -> CompressionResult:
         """Run the active strategy; any failure leaves ``messages`` as they were."""
         if self.compressor is None:
             return CompressionResult.unchanged(messages)
-        return self.run_compression(self.compressor, messages, session=session, **kwargs)
+        return self.run_compression(self.compressor, messages, session=session, fallback=self._host_fallback,
+                                    **kwargs)
+
+    def _host_fallback(self) -> CompressorStrategy | None:
+        if self._fallback is None:
+            self._fallback = self.fallback_strategy()
+        return self._fallback
 
     def run_compression(self, strategy: CompressorStrategy, messages: list[Message], *,
-                        session: SessionInfo | None = None, **kwargs: Any) -> CompressionResult:
+                        session: SessionInfo | None = None,
+                        fallback: Callable[[], CompressorStrategy | None] | None = None,
+                        **kwargs: Any) -> CompressionResult:
         """Run ``strategy`` (the host's, or an agent's copy of it) with the archive around it.
 
         Whatever the strategy removes or rewrites is archived first (see :mod:`.archive`) and the
-        compacted conversation carries an index of its exact identifiers. Any failure of the
-        strategy leaves ``messages`` as they were.
+        compacted conversation carries an index of its exact identifiers. A strategy that raises, is
+        suspended, returns something that is not a result, or grows the prompt while claiming to
+        compress has failed (counted against it); the strategy ``fallback()`` returns (the default
+        one, see :meth:`fallback_strategy`) then runs instead, and without one ``messages`` stay as
+        they were.
         """
-        unchanged = CompressionResult.unchanged(messages)
-        owner = _owner("compressor", strategy.name)
-        count_before = strategy.compression_count
-        snapshot = None
-        if self.archive is not None:
-            snapshot = Snapshot(messages)
-            strategy.reserved_tokens = self.archive.settings.index_max_tokens  # room for the anchor index
-        # The strategy gets its own list, so even one that mutates its input cannot damage ours.
-        result = self.isolator.call(owner, strategy.compress, list(messages), default=unchanged, **kwargs)
-        if result is unchanged:
-            return result
-        if not isinstance(result, CompressionResult) or not result.messages:
-            self.isolator.record_failure(owner, TypeError(
-                f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
-            return unchanged
-        if result.compressed and strategy.compression_count == count_before:
-            strategy.compression_count += 1  # for strategies that do not count themselves
+        # taken before any strategy runs: one that edits the messages in place cannot hide the originals
+        snapshot = Snapshot(messages) if self.archive is not None else None
+        result = self._attempt(strategy, messages, kwargs)
+        substitute = fallback() if result is None and fallback is not None else None
+        if substitute is not None and substitute is not strategy:
+            log.warning("compressor %r failed; the default strategy %r compacts instead", strategy.name,
+                        substitute.name)
+            strategy, result = substitute, self._attempt(substitute, messages, kwargs)
+        if result is None:
+            return CompressionResult.unchanged(messages)
         if snapshot is not None and self.archive is not None and result.compressed:
             if session is None:
                 session = SessionInfo(session_id="")
@@ -604,11 +609,49 @@ class Host:
                 session = self.session(session.session_id)
             session = self.scoped(session)
             ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
-            archived = self.isolator.call("archive", self.archive.apply, snapshot, result, session=session,
-                                          strategy=strategy.name, counter=get_counter(strategy.model),
-                                          ceiling=ceiling, default=result)
-            result = archived
+            result = self.isolator.call("archive", self.archive.apply, snapshot, result, session=session,
+                                        strategy=strategy.name, counter=get_counter(strategy.model),
+                                        ceiling=ceiling, default=result)
         return result
+
+    def _attempt(self, strategy: CompressorStrategy, messages: list[Message],
+                 kwargs: dict[str, Any]) -> CompressionResult | None:
+        """One strategy's result, checked; ``None`` when it failed (the failure is counted)."""
+        owner = _owner("compressor", strategy.name)
+        count_before = strategy.compression_count
+        if self.archive is not None:
+            strategy.reserved_tokens = self.archive.settings.index_max_tokens  # room for the anchor index
+        failed = CompressionResult.unchanged(messages)
+        # The strategy gets its own list, so even one that mutates its input cannot damage ours.
+        result = self.isolator.call(owner, strategy.compress, list(messages), default=failed, **kwargs)
+        if result is failed:
+            return None
+        if not isinstance(result, CompressionResult) or not result.messages:
+            self.isolator.record_failure(owner, TypeError(
+                f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
+            return None
+        if result.compressed:
+            counter = get_counter(strategy.model)
+            before, after = counter.count_messages(messages), counter.count_messages(result.messages)
+            if after > before:  # counted by us: a strategy's own figures are not evidence
+                self.isolator.record_failure(owner, ValueError(
+                    f"compress grew the prompt from {before:,} to {after:,} tokens; the result was discarded"))
+                return None
+            if strategy.compression_count == count_before:
+                strategy.compression_count += 1  # for strategies that do not count themselves
+        return result
+
+    def fallback_strategy(self) -> CompressorStrategy | None:
+        """A fresh instance of the default strategy, for when the selected one fails (``None`` when the
+        selected one is the default, or it is not installed)."""
+        if self.compressor is None or self.compressor.name == DEFAULT_COMPRESSOR \
+                or ("compressor", DEFAULT_COMPRESSOR) not in self.registry:
+            return None
+        entry = self.registry.get("compressor", DEFAULT_COMPRESSOR)
+        if not self._is_enabled(entry):  # the operator switched it off: no stand-in then
+            return None
+        strategy: CompressorStrategy = self._instantiate(entry)
+        return strategy
 
     def forget_user(self, user_id: str, *, every_namespace: bool = False) -> list[Forgotten]:
         """Remove ``user_id`` (compared exactly; ``""`` is the anonymous user) from every store this

@@ -31,6 +31,7 @@ class HermesCtxEngine(ContextEngine):
         self._host = host
         self._strategy: CompressorStrategy | None = host.compressor
         self._overrides: dict[str, Any] = {}
+        self._fallback_strategy: CompressorStrategy | None = None
         self.last_completion_tokens = 0
         self.last_total_tokens = 0
         self.awaiting_real_usage_after_compression = False
@@ -50,6 +51,7 @@ class HermesCtxEngine(ContextEngine):
         memo[id(self)] = clone
         clone.__dict__.update(self.__dict__)
         clone._strategy = copy.deepcopy(self._strategy, memo)
+        clone._fallback_strategy = None
         clone._overrides = dict(self._overrides)
         return clone
 
@@ -119,6 +121,16 @@ class HermesCtxEngine(ContextEngine):
         self._overrides["protect_last_n"] = value
 
     # -- the calls ---------------------------------------------------------------------------
+    def _fallback(self) -> CompressorStrategy | None:
+        """This copy's default strategy, built the first time the selected one is needed to fail
+        over (each agent's copy keeps its own state, like the selected strategy)."""
+        if self._fallback_strategy is None and self._strategy is not None:
+            fallback = self._host.fallback_strategy()
+            if fallback is not None:
+                fallback.update_model(self._strategy.model, self._strategy.context_length)
+            self._fallback_strategy = fallback
+        return self._fallback_strategy
+
     def _owner(self) -> str:
         return f"compressor:{self._strategy.name if self._strategy else 'none'}"
 
@@ -126,7 +138,8 @@ class HermesCtxEngine(ContextEngine):
                      provider: str = "", api_mode: str = "", **_: Any) -> None:
         if self._strategy is not None:
             self._host.isolator.call(self._owner(), self._strategy.update_model, model, context_length,
-                                     base_url=base_url, api_key=api_key, provider=provider, default=None)
+                                     base_url=base_url, api_key=api_key, provider=provider, default=None,
+                                     resets=False)
 
     def update_from_response(self, usage: dict[str, Any]) -> None:
         parsed = Usage.from_mapping(usage)
@@ -134,7 +147,8 @@ class HermesCtxEngine(ContextEngine):
         self.last_total_tokens = parsed.total_tokens
         self.awaiting_real_usage_after_compression = False
         if self._strategy is not None:
-            self._host.isolator.call(self._owner(), self._strategy.update_from_response, parsed, default=None)
+            self._host.isolator.call(self._owner(), self._strategy.update_from_response, parsed, default=None,
+                                     resets=False)
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         """hermes passes its rough estimate of the next request; the provider's exact
@@ -144,7 +158,7 @@ class HermesCtxEngine(ContextEngine):
             return False
         tokens = max(prompt_tokens or 0, self.last_prompt_tokens)
         return bool(self._host.isolator.call(self._owner(), self._strategy.should_compress, tokens,
-                                             default=False))
+                                             default=False, resets=False))
 
     def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
                  focus_topic: str | None = None, force: bool = False,
@@ -152,7 +166,7 @@ class HermesCtxEngine(ContextEngine):
         if self._strategy is None or not messages:
             return messages
         result = self._host.run_compression(
-            self._strategy, list(messages), session=self._host.session(self.session_id),
+            self._strategy, list(messages), session=self._host.session(self.session_id), fallback=self._fallback,
             current_tokens=current_tokens, focus_topic=focus_topic, force=force, memory_context=memory_context)
         if not result.messages:
             return messages
@@ -177,7 +191,8 @@ class HermesCtxEngine(ContextEngine):
         if self._strategy is None:
             return []
         none: list[dict[str, Any]] = []
-        schemas = list(self._host.isolator.call(self._owner(), self._strategy.get_tool_schemas, default=none))
+        schemas = list(self._host.isolator.call(self._owner(), self._strategy.get_tool_schemas, default=none,
+                                                resets=False))
         if self._host.archive is not None:  # ctx_search / ctx_expand: the way back into the archive
             schemas += self._host.archive.tool_schemas()
         return bare_schemas(schemas)
@@ -192,7 +207,7 @@ class HermesCtxEngine(ContextEngine):
                 "archive", archive.handle_tool_call, name, args, session=self._host.session(self.session_id),
                 counter=get_counter(self._strategy.model), default=error))
         return str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
-                                            default=error))
+                                            default=error, resets=False))
 
     def on_session_start(self, session_id: str, **kwargs: Any) -> None:
         self.session_id = session_id or ""

@@ -12,6 +12,7 @@ from typing import Any
 from ..config import hermes_home
 from ..errors import HermesCtxError
 from ..manager import Host, load_host
+from ..runstate import RunningState
 from .engine import HermesCtxEngine
 from .hooks import HookBridge
 from .memory import write_shims
@@ -30,12 +31,14 @@ def register(ctx: Any) -> None:
     valid) and hermes runs on without us.
     """
     global HOST
+    state = RunningState(hermes_home())
     try:
-        host = load_host()
+        host = load_host(status_callback=state.on_event)
     except HermesCtxError as exc:
         log.error("hermes-ctx-plugins is not active: %s", exc)
         return
-    HOST = host
+    HOST = state.host = host
+    state.write()  # `hermes-ctx plugins` in another shell shows what this process runs
     ctx.register_context_engine(HermesCtxEngine(host))
     hooks = HookBridge(host)
     for hook_name, callback in hooks.callbacks().items():
