@@ -12,6 +12,7 @@ import dataclasses
 import json
 import logging
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from typing import Any
 from .archive import cli as archive_cli
 from .archive.archiver import Archiver
 from .archive.store import ArchiveStore
+from .cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, confirm
 from .config import Config, hermes_home, load_config
 from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
 from .events import Forgotten
@@ -29,10 +31,6 @@ from .manager import Host, load_host
 from .memory.local import cli as local_cli
 from .runstate import read_state
 from .tokens import get_counter
-
-EXIT_CONFIG = 2
-EXIT_PLUGIN = 3
-EXIT_INPUT = 4
 
 
 def _load(args: argparse.Namespace, *, strategy: str | None = None) -> tuple[Config, Host]:
@@ -213,9 +211,9 @@ def _memory(args: argparse.Namespace, config: Config) -> int:
         elif command == "reject":
             print(f"rejected {pending.reject(args.id).describe()}")
         elif command == "reset":
-            if not args.yes and input(f"empty {file.path}? a backup is kept [y/N] ").strip().lower() != "y":
-                print("nothing changed")
-                return 1
+            refused = confirm(f"empty {file.path}? a backup is kept [y/N] ", yes=args.yes)
+            if refused is not None:
+                return refused
             with locked(file.path):
                 raw = file.path.read_bytes() if file.path.exists() else b""
                 backup = file.path.with_name(f"{file.path.name}.bak.reset-{int(time.time())}")
@@ -257,6 +255,8 @@ def _load_messages(path: Path, session: str | None) -> tuple[str, list[dict[str,
             return load_session(path, session)
         except LookupError as exc:
             raise ValueError(str(exc)) from None
+        except sqlite3.Error as exc:  # a SQLite file that is not hermes' state.db, or a damaged one
+            raise ValueError(f"{path} is not a readable hermes state.db: {exc}") from None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -390,11 +390,10 @@ def _forget(args: argparse.Namespace) -> int:
         return _load_failed(exc)
     where = f"deployment {deployment!r}" if deployment else "every deployment"
     try:
-        if not args.yes and not _confirmed(f"forget user {args.user!r} in {where}: delete their memories, "
-                                           "queued writes and archived messages for good? [y/N] "):
-            print("nothing changed" if sys.stdin.isatty() else
-                  "hermes-ctx: forget deletes data: confirm with --yes (no terminal to ask on)", file=sys.stderr)
-            return EXIT_INPUT
+        refused = confirm(f"forget user {args.user!r} in {where}: delete their memories, queued writes and "
+                          "archived messages for good? [y/N] ", yes=args.yes)
+        if refused is not None:
+            return refused
         merged: dict[str, Forgotten] = {}
         for host in hosts:
             for item in host.forget_user(args.user, every_namespace=deployment is None):
@@ -418,16 +417,6 @@ def _forget(args: argparse.Namespace) -> int:
             state = f"FAILED: {item.error}" if item.error else f"removed {count}"
             print(f"{item.store}: {state}" + (f" ({item.detail})" if item.detail else ""))
     return 0 if all(f.ok for f in report) else 1
-
-
-def _confirmed(question: str) -> bool:
-    """Asks at a terminal; without one (a script, CI) the answer is no."""
-    if not sys.stdin.isatty():
-        return False
-    try:
-        return input(question).strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
 
 
 def _doctor(args: argparse.Namespace) -> int:

@@ -121,3 +121,31 @@ def test_every_deployment_is_validated_at_start_up(tmp_path: Path, capsys: pytes
     assert words in err and "Traceback" not in err
     path.write_text("ctx_plugins:\n  deployments:\n    good: {}\n")
     assert main(["--config", str(path), *command]) == 0
+
+
+def test_compress_on_a_sqlite_file_that_is_not_hermes_state_db_is_exit_4(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("hermes_state", reason="the hermes extra is not installed")
+    import sqlite3
+
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (x)")
+    conn.commit()
+    conn.close()
+    assert main(["compress", str(path)]) == 4
+    err = capsys.readouterr().err
+    assert "not a readable hermes state.db" in err and "Traceback" not in err
+
+
+def test_memory_reset_without_a_terminal_refuses_instead_of_crashing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    assert main(["memory", "add", "keep me"]) == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # no terminal, nothing to read
+    assert main(["memory", "reset"]) == 4
+    err = capsys.readouterr().err
+    assert "--yes" in err and "Traceback" not in err
+    assert main(["memory", "show"]) == 0 and "keep me" in capsys.readouterr().out
+    assert main(["memory", "reset", "--yes"]) == 0
