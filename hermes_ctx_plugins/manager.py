@@ -20,14 +20,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pluggy
 
 from . import hookspecs
 from .archive.archiver import Archiver, Snapshot
-from .archive.store import ArchiveStore
+from .archive.store import store_for
 from .compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy
 from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, UnknownPluginError, did_you_mean
@@ -150,11 +149,8 @@ class Host:
         #: the sessions this host has heard of (their user ids scope the archive), newest last
         self._sessions: OrderedDict[str, SessionInfo] = OrderedDict()
         self.archive: Archiver | None = None
-        archive = settings.archive
-        if archive.enabled:
-            path = Path(archive.path).expanduser() if archive.path else hermes_home() / "ctx_archive.db"
-            self.archive = Archiver(ArchiveStore(path, retention_days=archive.retention_days,
-                                                 max_megabytes=archive.max_megabytes), archive)
+        if settings.archive.enabled:
+            self.archive = Archiver(store_for(config), settings.archive)
 
     # ------------------------------------------------------------------ loading
 
@@ -499,6 +495,7 @@ class Host:
         """Note who ``session`` belongs to (hosts learn user ids at different moments)."""
         if not session.session_id:
             return
+        session = self.scoped(session)
         known = self._sessions.get(session.session_id)
         if known is None or (session.user_id and known.user_id != session.user_id):
             self._sessions[session.session_id] = session
@@ -666,8 +663,9 @@ class Host:
         report: list[Forgotten] = []
         stores: list[tuple[str, Callable[..., list[Forgotten]]]] = [
             (p.name, p.forget_user) for p in self.memory_providers]
-        if self.archive is not None:
-            stores.append(("archive", self.archive.forget_user))
+        # a disabled archive may still hold what it archived while it was on
+        archive = self.archive.store if self.archive is not None else store_for(self.config)
+        stores.append(("archive", archive.forget_user))
         for name, forget in stores:
             try:
                 report.extend(forget(user_id, namespaces=namespaces))

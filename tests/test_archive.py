@@ -18,6 +18,7 @@ from hermes_ctx_plugins.archive.archiver import INDEX_OPEN, fingerprint
 from hermes_ctx_plugins.archive.store import ArchiveStore, Scope
 from hermes_ctx_plugins.cli import main
 from hermes_ctx_plugins.manager import Host
+from hermes_ctx_plugins.scope import from_stored
 from hermes_ctx_plugins.testing import make_transcript
 from hermes_ctx_plugins.tokens import get_counter
 
@@ -70,10 +71,12 @@ def tool(host: Host, name: str, session: SessionInfo, **args: Any) -> dict[str, 
 
 
 def archived_rows(path: Path) -> list[tuple[Any, ...]]:
+    """``(session, user, position, role, message JSON)`` of every archived message, read back from
+    the stored form (``scope.to_stored``) the archive writes text in."""
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT session_id, user_id, position, role, message FROM messages ORDER BY id").fetchall()
     db.close()
-    return rows
+    return [(from_stored(s), from_stored(u), position, from_stored(r), from_stored(m)) for s, u, position, r, m in rows]
 
 
 # ------------------------------------------------------------------ every strategy, nothing lost
@@ -236,7 +239,9 @@ def test_expand_never_exceeds_its_budget_and_says_what_it_left_out(max_tokens: i
     ({"id": 0}, "positive"), ({"id": -3}, "positive"), ({"id": "abc"}, "an id (e.g. 42)"),
     ({"id": "9-2"}, "backwards"), ({"id": "1-5000"}, "at most 200"), ({"id": True}, "an id"),
     ({"id": 99999}, "no archived message"), ({"id": 1, "max_tokens": 5}, "at least 200"),
-    ({}, "an id"),
+    ({}, "an id"), ({"id": 2**63}, f"at most {2**63 - 1}, got {2**63}"), ({"id": str(2**63)}, "at most"),
+    ({"id": f"{2**63 - 1}-{2**63}"}, "must lie within"), ({"id": "²"}, "an id (e.g. 42)"),
+    ({"id": "9" * 10_000}, "at most"), ({"id": "1-" + "9" * 10_000}, "at most 200"),
 ])
 def test_expand_errors_name_the_bad_value(args: dict[str, Any], words: str) -> None:
     host = host_for("window")
@@ -387,7 +392,7 @@ def test_cli_search_show_stats_purge(capsys: pytest.CaptureFixture[str], monkeyp
     assert main(["archive", "purge", "--user", "alice"]) == 0
     assert "nothing deleted" in capsys.readouterr().out
     assert main(["archive", "purge", "--user", "alice", "--yes"]) == 0
-    assert "purged 1 compactions" in capsys.readouterr().out
+    assert "forgot user 'alice': removed " in capsys.readouterr().out
     assert main(["archive", "search", "3f9a2c1e7b", "--user", "alice", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
 

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 from hermes_helpers import configure_hermes, hermes_home, new_agent
 
+from hermes_ctx_plugins import SessionInfo, load_host
 from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
 
 pytest.importorskip("run_agent", reason="the hermes extra is not installed")
@@ -56,3 +57,30 @@ def test_compaction_in_hermes_is_archived_and_the_model_gets_it_back(stub: StubO
     assert planted_id in [hit["id"] for hit in found["results"]]
     assert any(PLANTED in str(m.get("content")) for m in expanded["messages"])
     assert PLANTED in json.dumps(stub.chat_requests[-1].body["messages"])  # type: ignore[index]
+
+
+def test_the_engines_archive_tools_see_only_their_own_deployment() -> None:
+    """The same user and session id in two deployments sharing one archive file: what hermes'
+    engine offers the model (ctx_search / ctx_expand with the host's record of the session) finds
+    each deployment's own archived text, never the other's."""
+    from hermes_ctx_plugins.hermes.engine import HermesCtxEngine
+
+    config = {"model": {"default": "gpt-4o", "context_length": 128_000},
+              "ctx_plugins": {"compressor": "window", "memory": {"providers": []}, "archive": {"scope": "user"},
+                              "deployments": {"blue": {}, "green": {}}}}
+    engines = {}
+    for seed, name in enumerate(("blue", "green")):
+        host = load_host(config, deployment=name)
+        host.session_start(SessionInfo(session_id="s-1", user_id="dana"))
+        engine = HermesCtxEngine(host)
+        engine.on_session_start("s-1")
+        history = make_transcript(seed, turns=30, images=False)
+        history[17] = {**history[17], "content": f"the codeword is {name}codeword"}
+        assert len(engine.compress(history, force=True)) < len(history)
+        engines[name] = engine
+    for own, other in (("blue", "green"), ("green", "blue")):
+        engine = engines[own]
+        [hit, *_] = json.loads(engine.handle_tool_call("ctx_search", {"query": f"{own}codeword"}))["results"]
+        expanded = json.loads(engine.handle_tool_call("ctx_expand", {"id": hit["id"]}))
+        assert f"{own}codeword" in json.dumps(expanded)
+        assert json.loads(engine.handle_tool_call("ctx_search", {"query": f"{other}codeword"}))["results"] == []

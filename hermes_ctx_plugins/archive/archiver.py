@@ -17,14 +17,14 @@ import dataclasses
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..compression.base import CompressionResult
 from ..compression.messages import SUMMARY_KEY, append_text, is_real_user, summary_role
 from ..compression.window import DROPPED_KEY
 from ..config import ArchiveSettings
-from ..events import Message, SessionInfo
+from ..events import Forgotten, Message, SessionInfo
 from ..tokens import TokenCounter
 from . import anchors as anchor_index
 from . import tools
@@ -72,9 +72,14 @@ class Archiver:
         self.settings = settings
 
     def scope(self, session: SessionInfo) -> Scope:
-        """What ``session`` may see of the archive (``scope: user`` needs a known user id)."""
-        return Scope(session_id=session.session_id, user_id=session.user_id,
+        """What ``session`` may see of the archive: its own deployment namespace only, and there
+        this session, or with ``scope: user`` every session of its user (which needs a user id)."""
+        return Scope(session_id=session.session_id, user_id=session.user_id, namespace=session.deployment,
                      all_sessions=self.settings.scope == "user" and bool(session.user_id))
+
+    def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        """See :meth:`ArchiveStore.forget_user`."""
+        return self.store.forget_user(user_id, namespaces=namespaces)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         return list(tools.SCHEMAS)
@@ -94,9 +99,9 @@ class Archiver:
         removed = snapshot.removed(result.messages)
         if not removed:
             return result
-        ids = self.store.record(session_id=session.session_id, user_id=session.user_id, strategy=strategy,
-                                removed=removed, tokens_before=result.tokens_before,
-                                tokens_after=result.tokens_after)
+        ids = self.store.record(session_id=session.session_id, user_id=session.user_id,
+                                namespace=session.deployment, strategy=strategy, removed=removed,
+                                tokens_before=result.tokens_before, tokens_after=result.tokens_after)
         budget = self.settings.index_max_tokens
         if ceiling is not None:
             budget = min(budget, ceiling)

@@ -1,4 +1,8 @@
-"""``hermes-ctx archive search|show|stats|purge``: the archive for its owner, at the command line."""
+"""``hermes-ctx archive search|show|stats|purge``: the archive for its owner, at the command line.
+
+``--session`` and ``--user`` name a session or user of one deployment namespace: the one of the
+global ``--deployment`` option (the top level's without it), as hermes-ctx's memory commands do.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,13 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from ..config import Config, hermes_home
+from ..config import Config
+from ..scope import describe
 from ..tokens import get_counter
 from . import tools
-from .store import ArchiveError, ArchiveStore, Scope
+from .store import ArchiveError, ArchiveStore, Scope, store_for
 
 EXIT_INPUT = 4
 
@@ -22,8 +26,8 @@ def add_parser(commands: Any) -> None:
     sub = archive.add_subparsers(dest="archive_command", required=True)
     search = sub.add_parser("search", help="full-text search (any 3+ character substring, BM25 ranked)")
     search.add_argument("query")
-    search.add_argument("--session", help="only this session")
-    search.add_argument("--user", help="only this user")
+    search.add_argument("--session", help="only this session (of the --deployment's namespace)")
+    search.add_argument("--user", help="only this user (of the --deployment's namespace)")
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true")
     show = sub.add_parser("show", help="archived messages verbatim: an id or a range 'first-last'")
@@ -33,17 +37,12 @@ def add_parser(commands: Any) -> None:
     stats = sub.add_parser("stats", help="size, counts, retention")
     stats.add_argument("--json", action="store_true")
     purge = sub.add_parser("purge", help="delete archived compactions (asks first)")
-    purge.add_argument("--session")
-    purge.add_argument("--user")
-    purge.add_argument("--older-than", type=float, metavar="DAYS")
+    purge.add_argument("--session", help="this session's (of the --deployment's namespace)")
+    purge.add_argument("--user", help="this user's (of the --deployment's namespace); alone, erases the user "
+                                      "for good: spooled compactions too, and the file rewritten")
+    purge.add_argument("--older-than", type=float, metavar="DAYS", help="older than DAYS, in every namespace")
     purge.add_argument("--all", action="store_true", help="everything")
     purge.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-
-
-def store_for(config: Config) -> ArchiveStore:
-    settings = config.plugins.archive
-    path = Path(settings.path).expanduser() if settings.path else hermes_home() / "ctx_archive.db"
-    return ArchiveStore(path, retention_days=settings.retention_days, max_megabytes=settings.max_megabytes)
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         if not store.path.exists() and args.archive_command != "purge":
             print(f"no archive yet at {store.path} (nothing has been compacted)")
             return 0
-        return _run(args, store)
+        return _run(args, store, config.memory_namespace)
     except ArchiveError as exc:
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return 1
@@ -60,31 +59,37 @@ def run(args: argparse.Namespace, config: Config) -> int:
         store.close()
 
 
-def _scope(args: argparse.Namespace) -> Scope:
-    if args.session:
-        return Scope(session_id=args.session, user_id=args.user)  # no --user: any user of the session
-    if args.user:
-        return Scope(session_id="", user_id=args.user, all_sessions=True)
+def _scope(args: argparse.Namespace, namespace: str) -> Scope:
+    if args.session is not None:  # no --user: any user of the session
+        return Scope(session_id=args.session, user_id=args.user, namespace=namespace)
+    if args.user is not None:
+        return Scope(session_id="", user_id=args.user, all_sessions=True, namespace=namespace)
     return Scope(session_id="", everything=True)
+
+
+def _shown(text: str) -> str:
+    """``text`` as a terminal can print it: a lone surrogate (kept exactly in the archive) as ``\\udXXX``."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _when(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _run(args: argparse.Namespace, store: ArchiveStore) -> int:
+def _run(args: argparse.Namespace, store: ArchiveStore, namespace: str) -> int:
     command = args.archive_command
     if command == "search":
         if args.limit < 1:
             print(f"hermes-ctx: --limit must be at least 1, got {args.limit}", file=sys.stderr)
             return EXIT_INPUT
-        hits = store.search(args.query, _scope(args), limit=args.limit)
+        hits = store.search(args.query, _scope(args, namespace), limit=args.limit)
         if args.json:
-            print(json.dumps([h.__dict__ for h in hits], indent=2, ensure_ascii=False))
+            print(_shown(json.dumps([h.__dict__ for h in hits], indent=2, ensure_ascii=False)))
         elif not hits:
             print("no match")
         for hit in [] if args.json else hits:
-            print(f"#{hit.id}  {hit.role:9} session {hit.session_id}  {_when(hit.created)}\n    {hit.snippet}")
+            where = f"session {hit.session_id!r}" + (f" of namespace {hit.namespace!r}" if hit.namespace else "")
+            print(_shown(f"#{hit.id}  {hit.role:9} {where}  {_when(hit.created)}\n    {hit.snippet}"))
         return 0
     if command == "show":
         answer = json.loads(tools.expand({"id": args.id, "max_tokens": max(200, args.max_tokens)}, store=store,
@@ -94,16 +99,17 @@ def _run(args: argparse.Namespace, store: ArchiveStore) -> int:
             print(f"hermes-ctx: {answer['error']}", file=sys.stderr)
             return EXIT_INPUT
         if args.json:
-            print(json.dumps(answer, indent=2, ensure_ascii=False))
+            print(_shown(json.dumps(answer, indent=2, ensure_ascii=False)))
             return 0
         for message in answer["messages"]:
-            print(f"--- #{message['id']} {message['role']}"
-                  + (f" (result of {message['tool_call_id']})" if message.get("tool_call_id") else ""))
+            print(_shown(f"--- #{message['id']} {message['role']}"
+                         + (f" (result of {message['tool_call_id']})" if message.get("tool_call_id") else "")))
             if message.get("content"):
-                print(message["content"] if isinstance(message["content"], str) else json.dumps(message["content"]))
+                content = message["content"]
+                print(_shown(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)))
             for call in message.get("tool_calls") or ():
                 function = call.get("function") or {}
-                print(f"[tool call {call.get('id')}] {function.get('name')}({function.get('arguments')})")
+                print(_shown(f"[tool call {call.get('id')}] {function.get('name')}({function.get('arguments')})"))
         if answer.get("note"):
             print(f"\n({answer['note']})")
         return 0
@@ -116,25 +122,44 @@ def _run(args: argparse.Namespace, store: ArchiveStore) -> int:
         print(f"size        {stats['bytes'] / 1_000_000:.1f} MB (bound {stats['max_megabytes']:g} MB, "
               f"retention {stats['retention_days']:g} days)")
         print(f"holds       {stats['messages']:,} messages from {stats['compactions']:,} compactions, "
-              f"{stats['sessions']:,} sessions, {stats['users']:,} users")
+              f"{stats['sessions']:,} sessions, {stats['users']:,} users in {stats['namespaces']:,} namespaces")
         if stats["oldest"]:
             print(f"span        {_when(stats['oldest'])} .. {_when(stats['newest'])}")
         if stats["spooled"]:
-            print(f"spooled     {store.spool} holds compactions waiting to be imported")
+            print(f"spooled     {store.spool.path} holds compactions waiting to be imported")
         return 0
-    # purge
-    if not (args.session or args.user or args.older_than is not None or args.all):
+    return _purge(args, store, namespace)
+
+
+def _purge(args: argparse.Namespace, store: ArchiveStore, namespace: str) -> int:
+    if args.session is None and args.user is None and args.older_than is None and not args.all:
         print("hermes-ctx: purge needs --session, --user, --older-than DAYS or --all", file=sys.stderr)
         return EXIT_INPUT
-    what = ("everything" if args.all else ", ".join(
-        f"{k} {v}" for k, v in (("session", args.session), ("user", args.user),
-                                ("older than (days)", args.older_than)) if v is not None))
+    scoped = args.session is not None or args.user is not None
+    what = "everything" if args.all else ", ".join(
+        f"{k} {v!r}" for k, v in (("session", args.session), ("user", args.user),
+                                  ("older than (days)", args.older_than)) if v is not None)
+    if scoped:
+        what += f" in namespace {namespace!r}"
     if not args.yes:
-        answer = input(f"delete the archived messages of {what} from {store.path}? [y/N] ")
+        answer = input(_shown(f"delete the archived messages of {what} from {store.path}? [y/N] "))
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing deleted")
             return 0
+    if args.user is not None and args.session is None and args.older_than is None and not args.all:
+        return _forget(args.user, store, namespace)
     count = store.purge(session_id=args.session, user_id=args.user, older_than_days=args.older_than,
-                        everything=args.all)
-    print(f"purged {count} compactions ({what})")
+                        everything=args.all, namespace=namespace if scoped else None)
+    print(_shown(f"purged {count} compactions ({what})"))
+    return 0
+
+
+def _forget(user_id: str, store: ArchiveStore, namespace: str) -> int:
+    """The user's archive erased for good, by the same code as ``hermes-ctx forget``."""
+    [report] = store.forget_user(user_id, namespaces=[namespace])
+    print(_shown(f"forgot {describe(namespace, user_id)}: removed {report.removed} archived messages from "
+                 f"{store.path}" + (f" ({report.detail})" if report.detail else "")))
+    if report.error:
+        print(_shown(f"hermes-ctx: {report.error}"), file=sys.stderr)
+        return 1
     return 0

@@ -1,7 +1,8 @@
 """``ctx_search`` and ``ctx_expand``: the model's way back into what compaction archived.
 
-Both are scoped (this session, or with ``scope: user`` every session of the same user; never
-another user's) and bounded: ``ctx_expand`` returns original messages verbatim within a token
+Both are scoped to the session's deployment namespace and there to this session, or with
+``scope: user`` every session of the same user (never another user's, nor the same user id's in
+another namespace), and bounded: ``ctx_expand`` returns original messages verbatim within a token
 budget, keeps tool calls with their results, and says what it left out and how to get it.
 """
 
@@ -22,6 +23,8 @@ NAMES = (SEARCH, EXPAND)
 MAX_LIMIT = 20
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
 MAX_RANGE = 200
+#: the largest id SQLite can hold
+MAX_ID = 2**63 - 1
 MIN_TOKENS = 200
 #: tokens kept for the answer's envelope (keys, token count, the note on what was left out)
 _ENVELOPE = 120
@@ -83,24 +86,31 @@ def search(args: dict[str, Any], *, store: ArchiveStore, scope: Scope) -> str:
     return json.dumps(answer, ensure_ascii=False)
 
 
+def _whole(digits: str) -> int:
+    """``digits`` as a number; past the length of any id, just one too large (Python refuses to
+    convert thousands of digits)."""
+    return int(digits) if len(digits.strip()) <= len(str(MAX_ID)) else MAX_ID + 1
+
+
 def _ids(value: Any) -> list[int] | str:
-    """The ids ``value`` names, or an error message."""
+    """The ids ``value`` names, or an error message (quoting at most 80 characters of it)."""
     if isinstance(value, bool):
         return f"id must be an id or a range 'first-last', got {value!r}"
-    if isinstance(value, int):
-        return [value] if value > 0 else f"id must be positive, got {value}"
+    number = _whole(value) if isinstance(value, str) and value.strip().isdecimal() else value
+    if isinstance(number, int):
+        return [number] if 0 < number <= MAX_ID else f"id must be positive and at most {MAX_ID}, got {value!r:.80}"
     if isinstance(value, str):
-        if value.strip().isdigit():
-            return [int(value.strip())]
         match = _RANGE.match(value)
         if match:
-            first, last = int(match.group(1)), int(match.group(2))
+            first, last = _whole(match.group(1)), _whole(match.group(2))
             if first > last:
-                return f"range {value!r} is backwards; write it as '{last}-{first}'"
+                return f"range {value!r:.80} is backwards; write it as '{last}-{first}'"
             if last - first + 1 > MAX_RANGE:
-                return f"range {value!r} covers {last - first + 1} ids; at most {MAX_RANGE} at a time"
+                return f"range {value!r:.80} covers more than {MAX_RANGE} ids; at most {MAX_RANGE} at a time"
+            if first < 1 or last > MAX_ID:
+                return f"range {value!r:.80} must lie within 1-{MAX_ID}"
             return list(range(first, last + 1))
-    return f"id must be an id (e.g. 42) or a range 'first-last' (e.g. '40-48'), got {value!r}"
+    return f"id must be an id (e.g. 42) or a range 'first-last' (e.g. '40-48'), got {value!r:.80}"
 
 
 def expand(args: dict[str, Any], *, store: ArchiveStore, scope: Scope, counter: TokenCounter,
