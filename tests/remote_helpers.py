@@ -16,8 +16,10 @@ from typing import Any, TypeVar
 from hermes_helpers import configure_hermes, new_agent
 
 from hermes_ctx_plugins import SessionInfo, Turn
+from hermes_ctx_plugins.config import Config
 from hermes_ctx_plugins.memory.remote import RemoteProvider
 from hermes_ctx_plugins.testing import LoopbackService, StubOpenAIServer, wait_until
+from hermes_ctx_plugins.tokens import count_text
 
 MEM0_KEY = "m0-test-key"
 HONCHO_KEY = "honcho-test-key"
@@ -48,12 +50,14 @@ def no_lingering_threads(prefix: str) -> Iterator[None]:
 
 
 def provider_factory(cls: type[P], home: Path, settings: Callable[[str], dict[str, Any]]) -> Iterator[Callable[..., P]]:
-    """For a fixture: ``factory(url, **options)`` builds a ``cls`` with :data:`FAST` timeouts and
-    ``settings(url)`` (the key and where the service is), ``options`` winning; all are shut down after."""
+    """For a fixture: ``factory(url, config=None, **options)`` builds a ``cls`` with :data:`FAST`
+    timeouts and ``settings(url)`` (the key and where the service is), ``options`` winning, in the
+    whole ``config`` (its deployments' namespaces); all are shut down after."""
     made: list[P] = []
+    count_text("warm up")  # the first count builds the tokenizer (~1 s): not inside a bounded recall
 
-    def factory(url: str, **options: Any) -> P:
-        provider = cls({**settings(url), **FAST, **options}, hermes_home=home / "hermes")
+    def factory(url: str, config: Config | None = None, **options: Any) -> P:
+        provider = cls({**settings(url), **FAST, **options}, hermes_home=home / "hermes", config=config)
         made.append(provider)
         return provider
 

@@ -20,9 +20,9 @@ def test_what_session_one_stored_is_recalled_in_session_two(stub: StubOpenAIServ
                                                              honcho: HonchoStubServer) -> None:
     remote.check_registered(configure(stub, honcho), "ctx-honcho")
     remote.tell_a_fact(stub)
-    assert honcho.messages_of("dana") == [remote.FACT]
+    assert honcho.messages_of("udana") == [remote.FACT]
     assert honcho.messages_of("hermes") == ["Noted."]
-    assert len(honcho.sessions) == 1 and list(honcho.sessions.values()) == [["dana", "hermes"]]
+    assert len(honcho.sessions) == 1 and list(honcho.sessions.values()) == [["hermes", "udana"]]
 
     remote.recall_the_fact(
         stub, "ctx-honcho", search="ctx_honcho_search", recalled=f"- [known] {remote.FACT}",
@@ -30,7 +30,7 @@ def test_what_session_one_stored_is_recalled_in_session_two(stub: StubOpenAIServ
     assert len(honcho.sessions) == 2, "one Honcho session per hermes session"
 
     remote.ask_as_a_stranger(stub)
-    assert honcho.requests_to("GET", "/context$")[-1].query["peer_target"] == "erin"
+    assert honcho.requests_to("GET", "/context$")[-1].query["peer_target"] == "uerin"
 
 
 def test_a_hanging_honcho_costs_a_turn_at_most_prefetch_wait(stub: StubOpenAIServer,

@@ -18,7 +18,7 @@ def configure(stub: StubOpenAIServer, mem0: Mem0StubServer, **options: Any) -> P
 def test_what_session_one_stored_is_recalled_in_session_two(stub: StubOpenAIServer, mem0: Mem0StubServer) -> None:
     remote.check_registered(configure(stub, mem0), "ctx-mem0")
     remote.tell_a_fact(stub)
-    assert mem0.memories_of(user_id="dana") == [remote.FACT]
+    assert mem0.memories_of(user_id="udana") == [remote.FACT]
     add = mem0.add_requests[-1].body
     assert add["agent_id"] == "hermes" and add["metadata"]["platform"] == "cli"
     assert [m["content"] for m in add["messages"]] == [remote.FACT, "Noted."]
@@ -28,7 +28,7 @@ def test_what_session_one_stored_is_recalled_in_session_two(stub: StubOpenAIServ
         tools={"ctx_mem0_search", "ctx_mem0_add", "ctx_mem0_update", "ctx_mem0_delete"})
 
     remote.ask_as_a_stranger(stub)
-    assert mem0.requests_to("POST", "/search/")[-1].body["filters"] == {"user_id": "erin"}
+    assert mem0.requests_to("POST", "/search/")[-1].body["filters"] == {"user_id": "uerin"}
 
 
 def test_a_hanging_mem0_costs_a_turn_at_most_prefetch_wait(stub: StubOpenAIServer, mem0: Mem0StubServer) -> None:

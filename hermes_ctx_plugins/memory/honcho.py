@@ -6,17 +6,26 @@ hour, if the server says so), so our transport caps that header at ``retry_after
 Building the client needs no network; peers and sessions are get-or-create calls made lazily on
 a background thread and cached.
 
-Two peers per user: the user's (hermes' user id, sanitised to Honcho's ``[A-Za-z0-9_-]``) and the
-AI's (``ai_peer``). One Honcho session per hermes session (``session_strategy: per-session``), per
-chat (``per-chat``: chat id or gateway session key) or per user (``per-user``). Each finished turn
-is added on the background queue, chunked under the server's message size limit
-(``message_max_chars``, continuation chunks marked ``[continued]``) in batches of at most 100.
+Two peers per conversation: the owner's and the AI's (``ai_peer``). The owner's peer id is one per
+(namespace, user) — ``u<user>``, ``d<namespace>-u<user>`` (escaped into Honcho's ``[A-Za-z0-9_-]``,
+hashed past the server's 100 characters, see :func:`~hermes_ctx_plugins.scope.service_id`) or the
+``default_user_id`` for the CLI's anonymous user — and ``ai_peer`` can never be one of them. Each
+owner has Honcho sessions of their own: one per hermes session (``session_strategy: per-session``),
+per chat (``per-chat``: chat id or gateway session key) or one in all (``per-user``), named
+``<owner>-<which>`` (see :meth:`HonchoProvider.session_key`), so users who share a chat or a
+session id never share a Honcho session. Each finished turn is added on the background queue,
+chunked under the server's message size limit (``message_max_chars``, continuation chunks marked
+``[continued]``) in batches of at most 100.
 
 Recall (``recall_mode`` ``hybrid`` | ``context`` | ``tools``): the session context targeted at the
 user's peer (summary, peer card, representation, searched with the turn's message) and/or
 (``prefetch``) the dialectic answer of ``peer.chat``, always about the user's own peer, so one
 user's memory never reaches another's turn. Tools: ``ctx_honcho_profile``, ``ctx_honcho_search``,
 ``ctx_honcho_context``, ``ctx_honcho_conclude``.
+
+``forget_user`` deletes the owner's sessions (with their messages and conclusions), the other
+conclusions about or by the owner and clears their peer cards. honcho-ai 2.7 cannot delete a peer:
+the owner's peer itself stays, holding nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ import httpx
 
 from ..errors import ConfigError
 from ..events import SessionInfo, Turn
+from ..scope import escape_id, to_stored
 from .remote import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
@@ -47,7 +57,9 @@ BATCH_LIMIT = 100
 #: the longest query sent for search or dialectic recall (Honcho's hosted limit is 10,000 chars)
 QUERY_CHARS = 4000
 CONTINUED = "[continued] "
-_ID_OK = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+#: what the Honcho server takes as a workspace, peer or session id (its schemas; the SDK allows 512)
+ID_CHARS = 100
+_ID_OK = re.compile(rf"[A-Za-z0-9_-]{{1,{ID_CHARS}}}")
 
 
 TOOLS = (
@@ -96,14 +108,6 @@ class HonchoOptions(RemoteOptions):
     reasoning_level: str = ""
 
 
-def peer_id(raw: str) -> str:
-    """``raw`` as a Honcho id: unchanged when valid, else sanitised with a hash so ids stay distinct."""
-    if _ID_OK.match(raw):
-        return raw
-    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", raw).strip("-")[:80] or "id"
-    return f"{safe}-{hashlib.sha256(raw.encode()).hexdigest()[:10]}"
-
-
 def chunks(text: str, limit: int) -> list[str]:
     """``text`` in pieces of at most ``limit`` chars, cut at whitespace when possible."""
     out: list[str] = []
@@ -132,6 +136,7 @@ class HonchoProvider(RemoteProvider):
     sdk_package = "honcho-ai"
     extra = "honcho"
     tools = TOOLS
+    id_max_chars = ID_CHARS
     options: HonchoOptions
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
@@ -139,10 +144,13 @@ class HonchoProvider(RemoteProvider):
         for key, valid in (("session_strategy", SESSION_STRATEGIES), ("prefetch", PREFETCH_SOURCES),
                            ("reasoning_level", REASONING_LEVELS)):
             self.require_choice(key, valid)
-        if not _ID_OK.match(self.options.ai_peer):
-            raise ConfigError("a Honcho peer id has only letters, digits, '-' and '_'",
-                              path=f"ctx_plugins.options.{self.name}.ai_peer", value=self.options.ai_peer,
-                              expected="[A-Za-z0-9_-]{1,100}")
+        self.check_fixed_id("ai_peer", required=True)
+        ai_peer = self.options.ai_peer
+        for key in self.fixed_id_options:
+            if getattr(self.options, key) == ai_peer:
+                raise ConfigError(f"{ai_peer!r} is also {key}: that user's peer would be the AI's, and would "
+                                  "see every user's assistant replies", value=ai_peer,
+                                  path=f"ctx_plugins.options.{self.name}.ai_peer", expected=f"an id other than {key}")
         self._client_lock = threading.Lock()
         self._honcho: Any = None
         self._http: Any = None
@@ -167,8 +175,8 @@ class HonchoProvider(RemoteProvider):
         if self.base_url == DEFAULT_BASE_URL and not self.api_key:
             return (f"no Honcho API key for the hosted service: set ctx_plugins.options.{self.name}.api_key "
                     f"or HONCHO_API_KEY (or base_url for a self-hosted server)")
-        if not _ID_OK.match(self.workspace_id):
-            return f"workspace id {self.workspace_id!r} is not a valid Honcho id ([A-Za-z0-9_-])"
+        if not _ID_OK.fullmatch(self.workspace_id):
+            return f"workspace id {self.workspace_id!r} is not a valid Honcho id ([A-Za-z0-9_-], 1-{ID_CHARS})"
         return ""
 
     def target(self) -> str:
@@ -176,17 +184,23 @@ class HonchoProvider(RemoteProvider):
 
     # ------------------------------------------------------------------ scope
 
-    def user_peer(self, session: SessionInfo) -> str:
-        return peer_id(self.user_id(session))
+    def id_problem(self, value: str) -> str:
+        return "" if _ID_OK.fullmatch(value) else f"Honcho ids are 1-{ID_CHARS} letters, digits, '-' and '_'"
 
     def session_key(self, session: SessionInfo) -> str:
-        strategy = self.options.session_strategy
-        if strategy == "per-user":
-            return peer_id(f"user-{self.user_id(session)}")
-        raw = session.session_id
-        if strategy == "per-chat":
-            raw = self.chat_key(session) or raw
-        return peer_id(raw or "default")
+        """The Honcho session of ``session``: ``<owner>-<which>``, which is ``user`` (per-user),
+        ``c<chat>`` (per-chat) or ``s<session>`` (per-session, and per-chat without a chat), escaped.
+
+        One-to-one: only the part after the last ``-`` has no ``-``, and the owner is one-to-one
+        with its (namespace, user). Past Honcho's length limit, ``k`` and a hash (no ``-``).
+        """
+        chat = self.chat_key(session) if self.options.session_strategy == "per-chat" else ""
+        which = ("user" if self.options.session_strategy == "per-user"
+                 else f"c{escape_id(chat)}" if chat else f"s{escape_id(session.session_id)}")
+        key = f"{self.owner_id(session)}-{which}"
+        if len(key) <= ID_CHARS:
+            return key
+        return f"k{hashlib.sha256(key.encode('ascii')).hexdigest()[:48]}"
 
     # ------------------------------------------------------------------ the SDK client
 
@@ -209,7 +223,7 @@ class HonchoProvider(RemoteProvider):
 
     def _scope(self, session: SessionInfo) -> tuple[Any, Any, Any]:
         """``(honcho session, user peer, AI peer)`` for ``session``, created on first use and cached."""
-        key = (self.session_key(session), self.user_peer(session))
+        key = (self.session_key(session), self.owner_id(session))
         with self._client_lock:
             cached = self._scopes.get(key)
             if cached is not None:
@@ -247,7 +261,7 @@ class HonchoProvider(RemoteProvider):
 
     def writes_for_turn(self, turn: Turn) -> list[dict[str, Any]]:
         limit = self.options.message_max_chars
-        meta = {"source": "hermes", "hermes_session": turn.session.session_id, "turn": turn.turn_number}
+        meta = {"source": "hermes", "hermes_session": to_stored(turn.session.session_id), "turn": turn.turn_number}
         messages = [{"peer": "user", "content": c, "metadata": meta}
                     for c in chunks(self.clean(turn.user_text).strip(), limit)]
         for name, result in self.tool_results(turn):
@@ -260,16 +274,49 @@ class HonchoProvider(RemoteProvider):
                 for i in range(0, len(messages), BATCH_LIMIT)]
 
     def send_write(self, write: dict[str, Any]) -> None:
-        scope = write.get("scope") or {}
-        session = SessionInfo(session_id=str(scope.get("session_id") or ""), user_id=str(scope.get("user_id") or ""),
-                              chat_id=str(scope.get("chat_id") or ""),
-                              extra={"gateway_session_key": str(scope.get("gateway_session_key") or "")})
-        honcho_session, user, ai = self._scope(session)
+        honcho_session, user, ai = self._scope(_session_of(write))
         if write.get("kind") == "conclusion":
             ai.conclusions_of(user).create([{"content": write["content"], "session_id": honcho_session.id}])
             return
         honcho_session.add_messages([(user if m["peer"] == "user" else ai).message(m["content"], metadata=m["metadata"])
                                      for m in write["messages"]])
+
+    def write_owner(self, write: dict[str, Any]) -> str:
+        return self.owner_id(_session_of(write))
+
+    def forget_owner(self, owner: str) -> tuple[int | None, str]:
+        from honcho import Peer
+
+        honcho = self._client()
+        peer, ai = Peer(owner, honcho), Peer(self.options.ai_peer, honcho)  # no call: never creates them
+        sessions = list(self._unless_missing([], peer.sessions))
+        for session in sessions:
+            self._unless_missing(None, session.delete)  # with its messages and their conclusions
+        conclusions = {c.id for field in ("observed_id", "observer_id")
+                       for c in self._unless_missing([], honcho.conclusions.list, filters={field: owner})}
+        for conclusion_id in conclusions:
+            self._unless_missing(None, peer.conclusions.delete, conclusion_id)
+        cards = 0
+        for holder, target in ((peer, None), (ai, owner)):  # the owner's own card, the AI's card of them
+            if self._unless_missing(None, holder.get_card, target=target):
+                holder.set_card([], target=target)
+                cards += 1
+        with self._client_lock:  # cached scopes name the deleted sessions
+            for key in [key for key in self._scopes if key[1] == owner]:
+                del self._scopes[key]
+        return len(sessions) + len(conclusions) + cards, (
+            f"sessions deleted with their messages: {len(sessions)}, other conclusions: {len(conclusions)}, "
+            f"peer cards cleared: {cards}; the peer {owner!r} itself, if it exists, stays, empty "
+            "(honcho-ai cannot delete a peer)")
+
+    def _unless_missing(self, missing: Any, fetch: Any, *args: Any, **kwargs: Any) -> Any:
+        """``fetch(*args, **kwargs)``, or ``missing`` when Honcho answers 404 (gone, or never there)."""
+        try:
+            return fetch(*args, **kwargs)
+        except Exception as exc:
+            if self.http_status(exc) == 404:
+                return missing
+            raise
 
     # ------------------------------------------------------------------ recall
 
@@ -336,9 +383,19 @@ class HonchoProvider(RemoteProvider):
 
 
 def _scope_of(session: SessionInfo) -> dict[str, str]:
-    """What a queued write keeps of ``session`` to find its Honcho scope again (see ``send_write``)."""
+    """What a queued write keeps of ``session`` to find its owner and Honcho session again."""
     return {"session_id": session.session_id, "user_id": session.user_id, "chat_id": session.chat_id,
-            "gateway_session_key": str(session.extra.get("gateway_session_key") or "")}
+            "gateway_session_key": str(session.extra.get("gateway_session_key") or ""),
+            "deployment": session.deployment}
+
+
+def _session_of(write: dict[str, Any]) -> SessionInfo:
+    """The session a queued write was made in (writes spooled before namespaces: the top level)."""
+    scope = write.get("scope")
+    scope = scope if isinstance(scope, dict) else {}
+    return SessionInfo(session_id=str(scope.get("session_id") or ""), user_id=str(scope.get("user_id") or ""),
+                       chat_id=str(scope.get("chat_id") or ""), deployment=str(scope.get("deployment") or ""),
+                       extra={"gateway_session_key": str(scope.get("gateway_session_key") or "")})
 
 
 class CappedRetryAfter(httpx.BaseTransport):

@@ -8,10 +8,13 @@ client's constructor pings the service, so it is built lazily on a background th
 telemetry client at import and writes ``~/.mem0``). ``mode: oss`` uses ``Memory.from_config(oss)``
 instead: the same calls against a local vector store and the models that config names.
 
-Scope: memories are written with ``user_id`` (hermes' user id, ``user_id`` to fix one,
-``default_user_id`` for the CLI), ``agent_id`` and, with ``run_id: session | chat``, a ``run_id`` (the
-session id, or the chat id / gateway session key); recall searches the user's memories
-(``recall_scope: run`` narrows it to the run), and a result naming another user is dropped.
+Scope: memories are written with ``user_id`` — the owner's id, one per (namespace, user): ``u<user>``,
+``d<namespace>-u<user>`` (escaped, see :func:`~hermes_ctx_plugins.scope.service_id`), the
+``default_user_id`` for the CLI's anonymous user — ``agent_id`` and, with ``run_id: session | chat``,
+a ``run_id`` (the session id, or the chat id / gateway session key); recall searches the owner's
+memories (``recall_scope: run`` narrows it to the run), and a result naming another owner is dropped.
+``forget_user`` deletes an owner's memories with ``delete_all(user_id=...)``
+(``DELETE /v1/memories/?user_id=``).
 
 Each finished turn is added in the background (``infer`` decides whether Mem0 extracts facts or
 stores the messages verbatim); recall runs at turn start. Tools: ``ctx_mem0_search``,
@@ -32,6 +35,7 @@ from typing import Any
 
 from ..config import FrozenMap
 from ..events import SessionInfo, Turn
+from ..scope import to_stored
 from .remote import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
@@ -149,19 +153,21 @@ class Mem0Provider(RemoteProvider):
     # ------------------------------------------------------------------ scope
 
     def run_id(self, session: SessionInfo) -> str:
+        """The run a write is tagged with; filtered together with the owner, so it only has to
+        tell one owner's runs apart (``to_stored``: sendable as JSON whatever the id holds)."""
         if self.options.run_id == "session":
-            return session.session_id
+            return to_stored(session.session_id)
         if self.options.run_id == "chat":
-            return self.chat_key(session) or session.session_id
+            return to_stored(self.chat_key(session) or session.session_id)
         return ""
 
     def entity_ids(self, session: SessionInfo) -> dict[str, str]:
         """The entity ids every write of this session carries."""
-        ids = {"user_id": self.user_id(session), "agent_id": self.options.agent_id, "run_id": self.run_id(session)}
+        ids = {"user_id": self.owner_id(session), "agent_id": self.options.agent_id, "run_id": self.run_id(session)}
         return {k: v for k, v in ids.items() if v}
 
     def read_filters(self, session: SessionInfo) -> dict[str, str]:
-        filters = {"user_id": self.user_id(session)}
+        filters = {"user_id": self.owner_id(session)}
         run = self.run_id(session)
         if self.options.recall_scope == "run" and run:
             filters["run_id"] = run
@@ -170,8 +176,8 @@ class Mem0Provider(RemoteProvider):
     def _belongs(self, memory: Mapping[str, Any], session: SessionInfo) -> bool:
         """Defence in depth: a result naming another user (a service bug) never reaches the prompt."""
         owner = memory.get("user_id")
-        if owner not in (None, "", self.user_id(session)):
-            log.warning("%s: dropped a recalled memory of another user (%r)", self.name, owner)
+        if owner not in (None, "", self.owner_id(session)):
+            log.warning("%s: dropped a recalled memory of another owner (%r)", self.name, owner)
             return False
         return True
 
@@ -248,16 +254,30 @@ class Mem0Provider(RemoteProvider):
         return [self._write(messages, turn.session, infer=self.options.infer)]
 
     def _write(self, messages: list[dict[str, str]], session: SessionInfo, *, infer: bool) -> dict[str, Any]:
-        metadata = {"source": "hermes", "session_id": session.session_id}
+        metadata = {"source": "hermes", "session_id": to_stored(session.session_id)}
         if session.platform:
-            metadata["platform"] = session.platform
+            metadata["platform"] = to_stored(session.platform)
         return {"messages": messages, "ids": self.entity_ids(session), "infer": infer, "metadata": metadata}
+
+    def write_owner(self, write: dict[str, Any]) -> str:
+        ids = write.get("ids")
+        return str(ids.get("user_id") or "") if isinstance(ids, dict) else ""
 
     def send_write(self, write: dict[str, Any]) -> None:
         response = self._client().add(write["messages"], **write["ids"], infer=write["infer"],
                                       metadata=write["metadata"])
         if not isinstance(response, (dict, list)):
             raise ValueError(f"unexpected reply to add: {response!r:.120}")
+
+    def forget_owner(self, owner: str) -> tuple[int | None, str]:
+        client = self._client()
+        if self.options.mode == "oss":
+            client.delete_all(user_id=owner)
+            return None, "the local store does not say how many memories it deleted"
+        listed = client.get_all(filters={"user_id": owner}, page=1, page_size=1)
+        count = listed.get("count") if isinstance(listed, dict) else None
+        client.delete_all(user_id=owner)
+        return (count if isinstance(count, int) else None), ""
 
     # ------------------------------------------------------------------ recall
 
@@ -288,6 +308,8 @@ class Mem0Provider(RemoteProvider):
         memory_id = str(args.get("memory_id") or "").strip()
         if not memory_id:
             raise ToolError("memory_id is required")
+        if not (memory_id.isascii() and memory_id.isprintable()):  # no such id; it cannot even be sent
+            raise ToolError(f"no memory {memory_id!r} for this user")
         self._owned(memory_id, session)
         if name == "ctx_mem0_update":
             text = self.checked_text(args.get("text"), "text")
@@ -304,7 +326,8 @@ class Mem0Provider(RemoteProvider):
             if self.is_client_error(exc):
                 raise ToolError(f"no memory {memory_id!r} for this user") from None
             raise
-        if not isinstance(memory, Mapping) or memory.get("user_id") not in (None, "", self.user_id(session)):
+        # strict, unlike recall: a memory naming no owner is nobody's to change (an agent's, say)
+        if not isinstance(memory, Mapping) or memory.get("user_id") != self.owner_id(session):
             raise ToolError(f"no memory {memory_id!r} for this user")
 
 

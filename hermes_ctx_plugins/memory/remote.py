@@ -19,7 +19,11 @@ A subclass only writes its SDK calls; this base makes them safe to run beside a 
 * **safe recall**: every recalled item is redacted, scanned for injection (a hostile one is
   withheld), framed as reference data and cut to ``recall_tokens`` tokens;
 * **redaction**: secrets are removed from everything sent (turns, tool output, tool arguments,
-  search queries).
+  search queries);
+* **one id per owner**: a session's memories are stored under :meth:`RemoteProvider.owner_id`,
+  one-to-one with its (namespace, user) (:func:`~hermes_ctx_plugins.scope.service_id`), so no user,
+  namespace or configured fixed id ever aliases another; :meth:`RemoteProvider.forget_user` removes
+  an owner's queued and spooled writes and asks the service to delete its copy.
 """
 
 from __future__ import annotations
@@ -30,19 +34,20 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from ..config import hermes_home
 from ..errors import ConfigError
-from ..events import SessionInfo, Turn
+from ..events import Forgotten, SessionInfo, Turn
 from ..isolation import FaultIsolator, StatusEvent
+from ..scope import is_service_id, service_id
 from ..tokens import count_text
 from . import scan
 from .base import MemoryProvider
-from .remote_queue import ServiceUnavailable, WriteQueue, WriteStats
+from .remote_queue import ServiceUnavailable, Write, WriteQueue, WriteStats
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -83,9 +88,12 @@ class RemoteOptions:
     retry_after_cap: float = _opt(10.0, lo=0)
     #: how long shutdown keeps delivering queued writes before spooling the rest to disk
     flush_timeout: float = _opt(2.0, lo=0)
-    #: one fixed user id for every session (merges a person's memory across gateways); empty: the session's
+    #: single-user setups only: store every session of the top-level namespace under this one id
+    #: (verbatim, whoever the session's user is); in a named namespace every session is this user
+    #: of that namespace. Empty: each session's own user
     user_id: str = ""
-    #: the user id of sessions that have none (the CLI)
+    #: the id the anonymous user of the top-level namespace (hermes' CLI) is stored under, verbatim
+    #: (empty: ``anon``); anonymous users of named namespaces get their namespace's own id
     default_user_id: str = "hermes-user"
     #: also send tool results (redacted, cut to ``tool_result_chars``) with each turn
     include_tool_results: bool = False
@@ -115,7 +123,8 @@ class RemoteProvider(MemoryProvider):
 
     Subclasses set :attr:`sdk_module`, :attr:`sdk_package` and :attr:`extra` and implement
     :meth:`configuration_problem`, :meth:`target`, :meth:`writes_for_turn`, :meth:`send_write`,
-    :meth:`recall`, :meth:`run_tool`, :meth:`http_status` and :meth:`close_client`.
+    :meth:`write_owner`, :meth:`forget_owner`, :meth:`recall`, :meth:`run_tool`, :meth:`http_status`
+    and :meth:`close_client`; every id they send for an owner is :meth:`owner_id`.
     """
 
     options_class: ClassVar[type[Any] | None] = RemoteOptions
@@ -126,6 +135,10 @@ class RemoteProvider(MemoryProvider):
     extra: ClassVar[str] = ""
     #: the provider's tools, for recall modes that offer them (see :func:`tool_schema`)
     tools: ClassVar[tuple[dict[str, Any], ...]] = ()
+    #: the longest id the service takes; longer owners are stored under a hash (see ``service_id``)
+    id_max_chars: ClassVar[int] = 100
+    #: the options holding ids used verbatim, which :meth:`check_fixed_id` validates
+    fixed_id_options: ClassVar[tuple[str, ...]] = ("user_id", "default_user_id")
     #: why :meth:`checked_text` refuses hostile text, after "refused: the text looks like <kinds>; "
     refusal_reason: ClassVar[str] = "it would be shown to future sessions, so it must not carry instructions"
     options: RemoteOptions
@@ -133,6 +146,8 @@ class RemoteProvider(MemoryProvider):
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
         self.require_choice("recall_mode", RECALL_MODES)
+        for key in self.fixed_id_options:
+            self.check_fixed_id(key)
         self.home = Path(self.hermes_home or hermes_home())
         self.state_dir = self.home / "ctx_plugins" / self.name
         self.breaker = FaultIsolator(threshold=self.options.failure_threshold,
@@ -193,11 +208,44 @@ class RemoteProvider(MemoryProvider):
         """The Retry-After the service sent with ``exc``, in seconds, if any."""
         return None
 
+    def write_owner(self, write: Write) -> str:
+        """The :meth:`owner_id` a queued write is stored under (``""`` when it cannot tell)."""
+        return ""
+
+    def forget_owner(self, owner: str) -> tuple[int | None, str]:
+        """Delete everything the service holds under ``owner`` (each call through :meth:`call`);
+        ``(items removed or None, detail)``. Raise when it could not."""
+        raise NotImplementedError(f"{self.name} cannot delete a user's memories at the service")
+
     def close_client(self) -> None:
         """Release the SDK client (it is built again, lazily, on the next call)."""
 
     def check(self) -> None:
         """One real request to the service, through the breaker (``hermes-ctx doctor``)."""
+
+    def id_problem(self, value: str) -> str:
+        """Why ``value`` cannot be an id at this service, or ``""`` (subclasses add their rules)."""
+        if len(value) > self.id_max_chars:
+            return f"it is longer than {self.id_max_chars} characters"
+        if value == "*" or not value.isprintable() or any(c.isspace() for c in value):
+            return "'*', spaces and control characters are not valid in an id"
+        return ""
+
+    def check_fixed_id(self, key: str, *, required: bool = False) -> None:
+        """Raise :class:`ConfigError` unless option ``key`` (an id used verbatim; empty: unset,
+        unless ``required``) is valid at the service and can never be a user's own id."""
+        value = getattr(self.options, key)
+        if is_service_id(value):
+            problem = (f"{value!r} is the form real users' ids are stored in (u<user>, d<namespace>-u<user>, "
+                       "anon, h<hash>), so it would share their memories")
+        elif value or required:
+            reason = self.id_problem(value) if value else "it is empty"
+            problem = f"{value!r} is not a valid id: {reason}" if reason else ""
+        else:
+            problem = ""
+        if problem:
+            raise ConfigError(problem, value=value, path=f"ctx_plugins.options.{self.name}.{key}",
+                              expected="an id valid at the service that is not u<...>, d<...>-..., anon or h<hash>")
 
     def require_choice(self, key: str, valid: Sequence[str]) -> None:
         """Raise :class:`ConfigError` unless option ``key`` is one of ``valid``."""
@@ -233,12 +281,38 @@ class RemoteProvider(MemoryProvider):
 
     @staticmethod
     def clean(text: str) -> str:
-        """``text`` with every secret replaced by ``[REDACTED:<kind>]``: all that is sent goes through it."""
-        return scan.redact_secrets(text) if text else ""
+        """``text`` with every secret replaced by ``[REDACTED:<kind>]``: all that is sent goes through it.
 
-    def user_id(self, session: SessionInfo) -> str:
-        """The user this session's memory belongs to."""
-        return self.options.user_id or session.user_id or self.options.default_user_id
+        A lone surrogate becomes ``?``: it cannot be encoded as UTF-8 JSON, and a write that can
+        never be sent would hold up the queue.
+        """
+        if not text:
+            return ""
+        text = scan.redact_secrets(text)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = text.encode("utf-8", "replace").decode("utf-8")
+        return text
+
+    def owner_id(self, session: SessionInfo) -> str:
+        """The id ``session``'s memories are stored under at the service (see :meth:`owner_for`)."""
+        return self.owner_for(session.deployment, self.options.user_id or session.user_id)
+
+    def owner_for(self, deployment: str, user_id: str) -> str:
+        """The id the memories of ``user_id`` in namespace ``deployment`` are stored under.
+
+        One-to-one: :func:`~hermes_ctx_plugins.scope.service_id` of the pair, except the configured
+        ids of the top-level namespace, used verbatim so existing single-user stores keep their
+        memories: ``default_user_id`` for its anonymous user and the fixed ``user_id``. Neither can
+        be a ``service_id`` (checked at start), so no real user ever maps onto them.
+        """
+        if not deployment:
+            if not user_id and self.options.default_user_id:
+                return self.options.default_user_id
+            if user_id and user_id == self.options.user_id:
+                return user_id
+        return service_id(deployment, user_id, max_chars=self.id_max_chars)
 
     @staticmethod
     def chat_key(session: SessionInfo) -> str:
@@ -369,28 +443,93 @@ class RemoteProvider(MemoryProvider):
         usable, why = self.availability()
         if not usable:
             return _error(f"{self.name} is not usable: {why}")
+        scope = session or SessionInfo(session_id="")
+        try:
+            result = self.run_bounded(lambda: self.run_tool(name, dict(args or {}), scope),
+                                      self.options.tool_wait, "tool")
+        except ToolError as exc:
+            return _error(str(exc))
+        except ServiceUnavailable as exc:
+            return _error(f"{exc}; queued writes are kept and sent when it is back")
+        except TimeoutError:
+            return _error(f"{self.name} did not answer within {self.options.tool_wait:g}s; try again later")
+        except Exception as exc:  # the tool answers the model with the reason instead
+            return _error(f"{self.name} failed: {type(exc).__name__}: {exc}")
+        return json.dumps(result, ensure_ascii=False)
+
+    def run_bounded(self, fn: Callable[[], T], wait: float, what: str) -> T:
+        """``fn()`` on a daemon thread (``<name>-<what>``), awaited at most ``wait`` seconds: its
+        result or exception, or :class:`TimeoutError` (it then finishes, or not, on its own)."""
         outcome: dict[str, Any] = {}
         done = threading.Event()
-        scope = session or SessionInfo(session_id="")
 
         def run() -> None:
             try:
-                outcome["result"] = self.run_tool(name, dict(args or {}), scope)
-            except ToolError as exc:
-                outcome["error"] = str(exc)
-            except ServiceUnavailable as exc:
-                outcome["error"] = f"{exc}; queued writes are kept and sent when it is back"
-            except Exception as exc:  # the tool answers the model with the reason instead
-                outcome["error"] = f"{self.name} failed: {type(exc).__name__}: {exc}"
+                outcome["result"] = fn()
+            except BaseException as exc:  # handed to the waiting caller, who decides
+                outcome["error"] = exc
             finally:
                 done.set()
 
-        threading.Thread(target=run, name=f"{self.name}-tool", daemon=True).start()
-        if not done.wait(self.options.tool_wait):
-            return _error(f"{self.name} did not answer within {self.options.tool_wait:g}s; try again later")
+        threading.Thread(target=run, name=f"{self.name}-{what}", daemon=True).start()
+        if not done.wait(wait):
+            raise TimeoutError(f"{self.name} did not finish within {wait:g}s")
         if "error" in outcome:
-            return _error(outcome["error"])
-        return json.dumps(outcome["result"], ensure_ascii=False)
+            raise outcome["error"]
+        result: T = outcome["result"]
+        return result
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every write accepted so far is sent (or refused, or spooled by a shutdown)."""
+        return self._writes.flush(timeout)
+
+    def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        """Remove ``user_id``'s queued and spooled writes, then ask the service to delete what it
+        holds of them, in each namespace (``None``: every namespace of the config file).
+
+        Each service deletion runs through the breaker and is awaited at most ``tool_wait``
+        seconds; one that fails is reported in its entry's ``error``, never raised. Writes still
+        queued in *another* running process are out of reach: stop serving the user first.
+        """
+        spaces = tuple(dict.fromkeys(self.config.memory_namespaces() if namespaces is None else namespaces))
+        owners = {space: self.owner_for(space, user_id) for space in spaces}
+        report = [self._forget_queued(set(owners.values()))]
+        usable, why = self.availability()
+        for space, owner in owners.items():
+            store = f"{self.name} {self.target()}: {owner}"
+            if not usable:
+                report.append(Forgotten(store=store, removed=None, error=f"{self.name} is not usable: {why}"))
+                continue
+            report.append(self._forget_at_service(store, space, owner))
+        return report
+
+    def _forget_queued(self, owners: set[str]) -> Forgotten:
+        store = f"{self.name} write queue {self._writes.spool_path}"
+        try:
+            queued, spooled = self._writes.forget(lambda write: self.write_owner(write) in owners,
+                                                  wait=self.options.timeout)
+        except OSError as exc:
+            return Forgotten(store=store, removed=None, error=f"the spooled writes could not be rewritten: {exc}")
+        return Forgotten(store=store, removed=queued + spooled,
+                         detail=f"{queued} queued in this process, {spooled} spooled on disk")
+
+    def _forget_at_service(self, store: str, space: str, owner: str) -> Forgotten:
+        where = f"namespace {space!r}" if space else "the top-level namespace"
+        if self.options.user_id:
+            where += (f"; option user_id stores every session as {self.options.user_id!r}, "
+                      "so only forgetting that user removes them")
+        wait = self.options.tool_wait
+        try:
+            removed, detail = self.run_bounded(lambda: self.call(self.forget_owner, owner), wait, "forget")
+            return Forgotten(store=store, removed=removed, detail=f"{where}; {detail}" if detail else where)
+        except TimeoutError:
+            error = f"the service did not finish within {wait:g}s; run forget again"
+        except ServiceUnavailable as exc:
+            error = str(exc)
+        except Exception as exc:  # one store's failure is reported, never raised
+            error = f"{type(exc).__name__}: {exc}"
+        return Forgotten(store=store, removed=None, detail=where,
+                         error=f"{error}; the user's memories may still be at the service")
 
     def shutdown(self) -> None:
         """Deliver what is queued (at most ``flush_timeout``), spool the rest, release the client.

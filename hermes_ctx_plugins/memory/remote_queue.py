@@ -3,7 +3,9 @@
 ``sync_turn`` only enqueues (already redacted) writes; one daemon thread delivers them in order,
 holds them while the provider's breaker is open and resends them when it closes. A full queue drops
 its oldest write and says so; writes still unsent at shutdown are spooled to
-``$HERMES_HOME/ctx_plugins/<name>/queue.jsonl`` and resent by the next process.
+``$HERMES_HOME/ctx_plugins/<name>/queue.jsonl`` and resent by the next process. Every change to
+the spool (append, claim, a forgotten user's records taken out) holds its lock, so processes never
+lose each other's records.
 """
 
 from __future__ import annotations
@@ -20,12 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .store import atomic_write, locked
+
 if TYPE_CHECKING:
     from .remote import RemoteOptions
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
 Write = dict[str, Any]
+#: whether a queued write belongs to the user being forgotten
+WriteMatch = Callable[[Write], bool]
 
 
 class ServiceUnavailable(RuntimeError):
@@ -105,6 +111,41 @@ class WriteQueue:
             with self._lock:
                 self._ensure_writer_locked()
 
+    def flush(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) until every write queued so far has left the queue:
+        sent, refused by the service, or spooled by a concurrent :meth:`shutdown`; whether they did."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            waiting = list(self._queue)  # kept referenced, so their ids stay theirs while we wait
+            pending = {id(write) for write in waiting}
+            while any(id(write) in pending for write in self._queue):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._wakeup.wait(left)
+        return True
+
+    def forget(self, match: WriteMatch, *, wait: float) -> tuple[int, int]:
+        """Take every write ``match`` selects out of this queue and out of the spool on disk;
+        ``(queued, spooled)`` removed. A matching write already being sent is waited for (at most
+        ``wait`` seconds), so it cannot reach the service after the caller deleted the user there.
+
+        :raises OSError: the spool could not be rewritten (the user's spooled writes may remain)
+        """
+        with self._lock:
+            kept = [write for write in self._queue if not match(write)]
+            queued = len(self._queue) - len(kept)
+            self._queue.clear()
+            self._queue.extend(kept)
+            in_flight = self._sending if self._sending is not None and match(self._sending) else None
+            deadline = time.monotonic() + wait
+            while in_flight is not None and self._sending is in_flight:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._wakeup.wait(left)
+        return queued, self._forget_spooled(match)
+
     def shutdown(self) -> int:
         """Deliver what is queued (at most ``flush_timeout``), spool the rest; how many were spooled.
 
@@ -183,6 +224,7 @@ class WriteQueue:
         finally:
             with self._lock:
                 self._sending = None
+                self._wakeup.notify_all()  # forget() may wait for this write
 
     def _done(self, write: Write, *, rejected: bool) -> None:
         with self._lock:
@@ -196,6 +238,7 @@ class WriteQueue:
                 self.stats.sent += 1
             if not self._queue:
                 self._overflow_reported = False
+            self._wakeup.notify_all()  # flush() waits for writes to leave
 
     def _retry_delay(self, exc: BaseException, failures: int) -> float:
         delay = min(0.5 * 2.0 ** (failures - 1), 30.0)
@@ -229,10 +272,10 @@ class WriteQueue:
             return
         path = self.spool_path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write("".join(json.dumps(w, ensure_ascii=False) + "\n" for w in writes))
+            with locked(path):
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                with os.fdopen(fd, "a", encoding="utf-8") as handle:
+                    handle.write("".join(_spool_line(w) for w in writes))
         except OSError as exc:
             log.error("%s: %d writes could not be delivered or saved (%s); they are lost",
                       self.name, len(writes), exc)
@@ -242,9 +285,12 @@ class WriteQueue:
 
     def _load_spool_locked(self) -> None:
         path = self.spool_path
+        if not path.exists():
+            return
         claimed = path.with_name(f"queue.{os.getpid()}.{uuid.uuid4().hex[:8]}.claim")
         try:
-            os.replace(path, claimed)  # claim it: two processes never resend the same file
+            with locked(path):
+                os.replace(path, claimed)  # claim it: two processes never resend the same file
         except OSError:
             return
         try:
@@ -268,3 +314,39 @@ class WriteQueue:
             self.stats.dropped += 1
         if loaded:
             log.info("%s: resending %d writes spooled by an earlier session", self.name, len(loaded))
+
+    def _forget_spooled(self, match: WriteMatch) -> int:
+        """Rewrite the spool without the records ``match`` selects (and the unreadable ones, which
+        are never resent anyway and may be the user's); how many matched."""
+        path = self.spool_path
+        if not path.exists():
+            return 0
+        with locked(path):
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except FileNotFoundError:  # claimed meanwhile: its writes are in some queue now
+                return 0
+            kept, removed = [], 0
+            for line in lines:
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(item, dict):
+                    continue
+                if match(item):
+                    removed += 1
+                else:
+                    kept.append(_spool_line(item))
+            if len(kept) != len(lines):
+                if kept:
+                    atomic_write(path, "".join(kept).encode("utf-8"))
+                else:
+                    path.unlink()
+        return removed
+
+
+def _spool_line(write: Write) -> str:
+    # ASCII JSON: a lone surrogate in a write (an id, a text) is kept as an escape, never an
+    # encoding error that would lose the whole batch
+    return json.dumps(write) + "\n"

@@ -331,6 +331,9 @@ class LoopbackHandler(BaseHTTPRequestHandler):
     """The request handler of a :class:`LoopbackServer`: quiet, HTTP/1.1, every method to :meth:`serve`."""
 
     protocol_version = "HTTP/1.1"
+    #: headers and body leave in separate writes: without TCP_NODELAY the body waits for the client's
+    #: delayed ACK of the headers, about 40 ms per request
+    disable_nagle_algorithm = True
     server: LoopbackServer[Any]
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean

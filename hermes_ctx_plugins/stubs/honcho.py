@@ -16,6 +16,13 @@ Shapes follow the models ``honcho-ai`` 2.7 validates (``WorkspaceResponse``, ``P
     POST /v3/workspaces/{ws}/peers/{pid}/search           {"query", "limit"}
     POST /v3/workspaces/{ws}/search                       {"query", "filters", "limit"}
     POST /v3/workspaces/{ws}/conclusions                  {"conclusions": [{content, observer_id, observed_id}]}
+    DELETE /v3/workspaces/{ws}/sessions/{sid}             the session, its messages and their conclusions
+    POST /v3/workspaces/{ws}/peers/{pid}/sessions         {"filters"?} ?page&size   the peer's sessions (a page)
+    POST /v3/workspaces/{ws}/conclusions/list             {"filters"?} ?page&size   (a page)
+    DELETE /v3/workspaces/{ws}/conclusions/{cid}
+
+A page is ``{"items", "total", "page", "size", "pages"}``; list filters are equalities on the
+fields (``{"observed_id": "alice"}``). There is no route to delete a peer: Honcho has none.
 
 Authentication is ``Authorization: Bearer <key>``. Ids must match ``[A-Za-z0-9_-]{1,100}`` (else a
 FastAPI-style 422). The "reasoning" is deterministic: what Honcho knows about a peer is what that
@@ -36,7 +43,7 @@ from .base import LoopbackService, Reply, ServiceRequest, relevance
 
 __all__ = ["HonchoStubServer"]
 
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 _WS = r"^/v3/workspaces/(?P<ws>[^/]+)"
 
 
@@ -95,6 +102,18 @@ class HonchoStubServer(LoopbackService):
         with self.lock:
             return {sid: sorted(s.peers) for (_, sid), s in self._sessions.items()}
 
+    @property
+    def peers(self) -> list[str]:
+        """The ids of every peer, in every workspace."""
+        with self.lock:
+            return [peer_id for _, peer_id in self._peers]
+
+    @property
+    def cards(self) -> dict[tuple[str, str], list[str]]:
+        """``(observer, observed)`` -> the peer card (``[]``: cleared)."""
+        with self.lock:
+            return {(observer, observed): list(card) for (_, observer, observed), card in self._cards.items()}
+
     # -- routes -----------------------------------------------------------------------------------
 
     def error_body(self, status: int, message: str = "") -> Any:
@@ -127,6 +146,10 @@ class HonchoStubServer(LoopbackService):
             ("POST", r"/peers/(?P<pid>[^/]+)/search", lambda m: self._search(ws, body, author=m["pid"])),
             ("POST", r"/search", lambda m: self._search(ws, body)),
             ("POST", r"/conclusions", lambda m: self._conclude(ws, body)),
+            ("DELETE", r"/sessions/(?P<sid>[^/]+)", lambda m: self._delete_session(ws, m["sid"])),
+            ("POST", r"/peers/(?P<pid>[^/]+)/sessions", lambda m: self._peer_sessions(ws, m["pid"], body, query)),
+            ("POST", r"/conclusions/list", lambda m: self._list_conclusions(ws, body, query)),
+            ("DELETE", r"/conclusions/(?P<cid>[^/]+)", lambda m: self._delete_conclusion(ws, m["cid"])),
         ]
         for route_method, pattern, action in routes:
             found = re.fullmatch(pattern, rest)
@@ -138,7 +161,7 @@ class HonchoStubServer(LoopbackService):
 
     def _workspace(self, body: Any) -> Reply:
         workspace_id = body.get("id") if isinstance(body, dict) else None
-        if not isinstance(workspace_id, str) or not _ID.match(workspace_id):
+        if not isinstance(workspace_id, str) or not _ID.fullmatch(workspace_id):
             return _invalid("id", "String should match pattern '^[a-zA-Z0-9_-]+$'")
         with self.lock:
             created = self._workspaces.setdefault(workspace_id, _now())
@@ -150,7 +173,7 @@ class HonchoStubServer(LoopbackService):
 
     def _peer(self, ws: str, body: Any) -> Reply:
         peer_id = body.get("id") if isinstance(body, dict) else None
-        if not isinstance(peer_id, str) or not _ID.match(peer_id):
+        if not isinstance(peer_id, str) or not _ID.fullmatch(peer_id):
             return _invalid("id", "String should match pattern '^[a-zA-Z0-9_-]+$'")
         return Reply(200, dict(self._ensure_peer(ws, peer_id)))
 
@@ -160,7 +183,7 @@ class HonchoStubServer(LoopbackService):
 
     def _session(self, ws: str, body: Any) -> Reply:
         session_id = body.get("id") if isinstance(body, dict) else None
-        if not isinstance(session_id, str) or not _ID.match(session_id):
+        if not isinstance(session_id, str) or not _ID.fullmatch(session_id):
             return _invalid("id", "String should match pattern '^[a-zA-Z0-9_-]+$'")
         session = self._sessions.setdefault((ws, session_id), _Session(session_id, ws))
         peers = body.get("peers")
@@ -174,7 +197,7 @@ class HonchoStubServer(LoopbackService):
 
     def _join(self, ws: str, session: _Session, peers: dict[str, Any]) -> Reply | None:
         for peer_id, config in peers.items():
-            if not _ID.match(peer_id):
+            if not _ID.fullmatch(peer_id):
                 return _invalid("peers", f"invalid peer id {peer_id!r}")
             self._ensure_peer(ws, peer_id)
             session.peers[peer_id] = config if isinstance(config, dict) else {}
@@ -201,7 +224,7 @@ class HonchoStubServer(LoopbackService):
             if len(message["content"]) > self.max_message_chars:
                 return _invalid(f"messages.{i}.content",
                                 f"String should have at most {self.max_message_chars} characters")
-            if not isinstance(message.get("peer_id"), str) or not _ID.match(message["peer_id"]):
+            if not isinstance(message.get("peer_id"), str) or not _ID.fullmatch(message["peer_id"]):
                 return _invalid(f"messages.{i}.peer_id", "String should match pattern '^[a-zA-Z0-9_-]+$'")
         stored = []
         for message in messages:
@@ -310,7 +333,7 @@ class HonchoStubServer(LoopbackService):
             if not isinstance(item, dict) or not isinstance(item.get("content"), str) or not item["content"]:
                 return _invalid(f"conclusions.{i}.content", "Field required")
             for key in ("observer_id", "observed_id"):
-                if not isinstance(item.get(key), str) or not _ID.match(item[key]):
+                if not isinstance(item.get(key), str) or not _ID.fullmatch(item[key]):
                     return _invalid(f"conclusions.{i}.{key}", "Field required")
         for item in items:
             record = {"id": f"concl_{uuid.uuid4().hex[:12]}", "content": item["content"],
@@ -320,6 +343,49 @@ class HonchoStubServer(LoopbackService):
             self._conclusions.append(record)
             created.append({k: v for k, v in record.items() if k != "workspace_id"})
         return Reply(200, created)
+
+    # -- deleting ---------------------------------------------------------------------------------
+
+    def _delete_session(self, ws: str, session_id: str) -> Reply:
+        if self._sessions.pop((ws, session_id), None) is None:
+            return Reply(404, {"detail": f"Session {session_id} not found"})
+        self._messages = [m for m in self._messages if (m["workspace_id"], m["session_id"]) != (ws, session_id)]
+        self._conclusions = [c for c in self._conclusions
+                             if (c["workspace_id"], c["session_id"]) != (ws, session_id)]
+        return Reply(200, {"message": "Session deleted successfully"})
+
+    def _peer_sessions(self, ws: str, peer_id: str, body: Any, query: dict[str, str]) -> Reply:
+        found = [self._session_json(s) for (w, _), s in self._sessions.items() if w == ws and peer_id in s.peers]
+        return _page(found, body, query)
+
+    def _list_conclusions(self, ws: str, body: Any, query: dict[str, str]) -> Reply:
+        found = [{k: v for k, v in c.items() if k != "workspace_id"} for c in self._conclusions
+                 if c["workspace_id"] == ws]
+        return _page(found, body, query)
+
+    def _delete_conclusion(self, ws: str, conclusion_id: str) -> Reply:
+        kept = [c for c in self._conclusions if (c["workspace_id"], c["id"]) != (ws, conclusion_id)]
+        if len(kept) == len(self._conclusions):
+            return Reply(404, {"detail": f"Conclusion {conclusion_id} not found"})
+        self._conclusions = kept
+        return Reply(200, {"message": "Conclusion deleted successfully"})
+
+
+def _page(items: list[dict[str, Any]], body: Any, query: dict[str, str]) -> Reply:
+    """One page of the ``items`` matching the body's ``filters`` (equalities), as fastapi-pagination
+    answers: ``{"items", "total", "page", "size", "pages"}``."""
+    filters = body.get("filters") if isinstance(body, dict) else None
+    if filters is not None and not isinstance(filters, dict):
+        return _invalid("filters", "Input should be a valid dictionary")
+    found = [item for item in items if all(item.get(k) == v for k, v in (filters or {}).items())]
+    page = int(query["page"]) if query.get("page", "").isdigit() else 1
+    size = int(query["size"]) if query.get("size", "").isdigit() else 50
+    if page < 1 or not 1 <= size <= 100:
+        return Reply(422, {"detail": [{"type": "value_error", "loc": ["query", "page"],
+                                       "msg": "page >= 1 and 1 <= size <= 100"}]})
+    start = (page - 1) * size
+    return Reply(200, {"items": found[start:start + size], "total": len(found), "page": page, "size": size,
+                       "pages": max(1, -(-len(found) // size))})
 
 
 def _invalid(location: str, message: str) -> Reply:

@@ -9,13 +9,14 @@ Shapes and status codes follow what ``mem0ai`` 2.2 sends and parses::
     POST   /v3/memories/search/   {"query", "filters", "top_k"?, "threshold"?}  -> {"results": [memory + "score"]}
     POST   /v3/memories/          {"filters"} ?page&page_size       -> {"count", "next", "previous", "results"}
     GET|PUT|DELETE /v1/memories/{id}/
+    DELETE /v1/memories/          ?user_id&agent_id&app_id&run_id   -> {"message"}  (``delete_all``; ``*``: any)
 
 Authentication is ``Authorization: Token <key>``; a bad key gets ``401 {"detail": ...}``. "Inference" is
 deterministic: with ``infer`` every user message becomes a memory (assistant text is context, as on the
 platform); with ``infer: false`` every message is stored verbatim. Search ranks by shared words, so
 "what is my locker combination" finds "my locker combination is 4-8-15-16". Filters are ANDed entity
 ids (``{"user_id": "a"}``, also ``{"AND": [...]}`` / ``{"OR": [...]}``), and search refuses to run
-without one, as the platform does.
+without one, as the platform does; so does ``delete_all``, whose filters are query parameters.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class Mem0StubServer(LoopbackService):
             return self._search(body)
         if method == "POST" and path.rstrip("/") == "/v3/memories":
             return self._list(body, request.query)
+        if method == "DELETE" and path.rstrip("/") == "/v1/memories":
+            return self._delete_all(request.query)
         match = _MEMORY.match(path)
         if match:
             return self._one(method, match.group(1), body)
@@ -156,6 +159,16 @@ class Mem0StubServer(LoopbackService):
         return Reply(200, {"count": len(found), "next": None if start + size >= len(found) else f"?page={page + 1}",
                            "previous": None if page <= 1 else f"?page={page - 1}",
                            "results": found[start:start + size]})
+
+    def _delete_all(self, query: dict[str, str]) -> Reply:
+        filters = {k: query[k] for k in ENTITY_IDS if query.get(k)}
+        if not filters:
+            return Reply(400, {"detail": "At least one filter is required: user_id, agent_id, app_id or run_id "
+                                         "('*' for all)."})
+        with self.lock:
+            for memory_id in [i for i, m in self._memories.items() if _matches(m, filters)]:
+                del self._memories[memory_id]
+        return Reply(200, {"message": "Memories deleted successfully!"})
 
     def _one(self, method: str, memory_id: str, body: Any) -> Reply:
         with self.lock:

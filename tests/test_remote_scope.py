@@ -1,0 +1,380 @@
+"""ctx-mem0 and ctx-honcho keep every (namespace, user) apart, at the service and in their queues,
+and forget a user there: checked against what the loopback services actually hold.
+
+Each owner tells a fact with a codeword of its own; the service's stored state is read directly
+(who holds what), and recall shows every owner their own codeword and nobody else's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from remote_helpers import HONCHO_KEY, MEM0_KEY, no_lingering_threads, provider_factory, turn
+
+from hermes_ctx_plugins import ConfigError, SessionInfo
+from hermes_ctx_plugins.config import load_config
+from hermes_ctx_plugins.events import Forgotten
+from hermes_ctx_plugins.memory.honcho import HonchoProvider
+from hermes_ctx_plugins.memory.mem0 import Mem0Provider
+from hermes_ctx_plugins.memory.remote import RemoteProvider
+from hermes_ctx_plugins.scope import service_id
+from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
+
+QUESTION = "what is my locker code?"
+#: what ctx-honcho's peer_id() made of "alice@example.com" before ids were one-to-one
+OLD_SANITISED = f"alice-example-com-{hashlib.sha256(b'alice@example.com').hexdigest()[:10]}"
+#: (namespace, user id) pairs that once aliased, or look like another's stored form, or are hostile
+OWNERS = (
+    ("", "alice"), ("", "alice@example.com"), ("", OLD_SANITISED), ("", service_id("", "alice@example.com")),
+    ("", ""), ("", "hermes-user"), ("", "hermes"), ("", "anon"), ("", "ualice"), ("", " alice"),
+    ("", "*"), ("", "%"), ("", "../x"), ("", "x" * 10_000), ("", "m\ud800"), ("", "'; DROP TABLE x;--"),
+    ("team-a", "alice"), ("team-b", "alice"), ("team-a", ""), ("team-b", ""), ("team", "b-c"), ("team-b", "c"),
+)
+WORDS = ("amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron", "indigo", "juniper", "kestrel",
+         "lilac", "maple", "nectar", "onyx", "pepper", "quartz", "raven", "sable", "thistle", "umber", "violet")
+
+
+def session(deployment: str, user_id: str, number: int = 1, **extra: Any) -> SessionInfo:
+    return SessionInfo(session_id=f"s{number}", user_id=user_id, deployment=deployment, **extra)
+
+
+def fact(word: str) -> str:
+    return f"my locker code is {word}"
+
+
+@dataclass
+class Remote:
+    """One provider kind with its loopback service: how to build it and what the service holds."""
+
+    name: str
+    stub: Mem0StubServer | HonchoStubServer
+    build: Callable[..., RemoteProvider]
+    search_tool: str
+    #: the path (a regex) of the requests that store a turn
+    write_path: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def make(self, **options: Any) -> RemoteProvider:
+        return self.build(self.stub.base_url, **{**self.options, **options})
+
+    def held(self) -> dict[str, list[str]]:
+        """Owner id -> every text the service holds of that owner (the AI's replies to them included)."""
+        out: dict[str, list[str]] = {}
+        if isinstance(self.stub, Mem0StubServer):
+            for memory in self.stub.memories:
+                out.setdefault(memory["user_id"], []).append(memory["memory"])
+            return out
+        owner_of = {sid: ([p for p in peers if p != "hermes"] or ["hermes"])[0]
+                    for sid, peers in self.stub.sessions.items()}
+        for message in self.stub.messages:
+            out.setdefault(owner_of[message["session_id"]], []).append(message["content"])
+        for conclusion in self.stub.conclusions:
+            out.setdefault(conclusion["observed_id"], []).append(conclusion["content"])
+        return out
+
+
+@pytest.fixture(autouse=True)
+def _no_lingering_threads() -> Iterator[None]:
+    yield from no_lingering_threads("ctx-")
+
+
+@pytest.fixture(params=["ctx-mem0", "ctx-honcho"])
+def remote(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Remote]:
+    if request.param == "ctx-mem0":
+        mem0 = request.getfixturevalue("mem0")
+        for build in provider_factory(Mem0Provider, tmp_path, lambda url: {"api_key": MEM0_KEY, "host": url}):
+            # infer off: the assistant's replies are kept too, as Honcho keeps them
+            yield Remote("ctx-mem0", mem0, build, "ctx_mem0_search", "/add/$", {"infer": False})
+        return
+    honcho = request.getfixturevalue("honcho")
+    for build in provider_factory(HonchoProvider, tmp_path, lambda url: {
+            "api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0}):
+        yield Remote("ctx-honcho", honcho, build, "ctx_honcho_search", "/messages$", {"prefetch": "both"})
+
+
+def tell(provider: RemoteProvider, owner: SessionInfo, word: str) -> None:
+    provider.sync_turn(turn(owner, fact(word), f"Noted: your locker code is {word}."))
+
+
+def shown(provider: RemoteProvider, owner: SessionInfo, search_tool: str) -> str:
+    """What ``owner`` is shown: recall at the turn and the search tool's answer."""
+    later = SessionInfo(session_id="later", user_id=owner.user_id, deployment=owner.deployment)
+    return provider.prefetch(QUESTION, session=later) + provider.handle_tool_call(
+        search_tool, {"query": "locker code"}, session=later)
+
+
+# ---------------------------------------------------------------- one id per owner
+
+
+def test_every_owner_is_stored_apart_and_recalls_only_their_own(remote: Remote) -> None:
+    provider = remote.make()
+    owners = {session(d, u): word for (d, u), word in zip(OWNERS, WORDS, strict=True)}
+    for owner, word in owners.items():
+        tell(provider, owner, word)
+    assert provider.flush(30)
+    assert provider.stats.rejected == 0, "every owner's id is one the service takes"
+
+    held = remote.held()
+    assert "hermes" not in held, "no user's memories are stored under the AI's own id"
+    assert len(held) == len(owners), f"{len(owners)} owners, stored under {len(held)} ids: {sorted(held)}"
+    assert all(len(owner_id) <= 100 for owner_id in held)
+    for owner, word in owners.items():
+        texts = held[provider.owner_id(owner)]
+        assert any(word in text for text in texts), f"{owner.user_id[:40]!r}@{owner.deployment!r} lost its fact"
+        assert not [w for w in WORDS if w != word and any(w in text for text in texts)], texts
+
+    for owner, word in owners.items():
+        seen = shown(provider, owner, remote.search_tool)
+        assert word in seen, f"{owner.user_id[:40]!r}@{owner.deployment!r} does not recall its own fact"
+        leaked = [w for w in owners.values() if w != word and w in seen]
+        assert not leaked, f"{owner.user_id[:40]!r}@{owner.deployment!r} was shown others' facts {leaked}"
+
+
+def test_the_ai_peer_and_the_anonymous_user_are_nobody_elses(remote: Remote) -> None:
+    """The findings: a user called like the AI peer read every assistant reply; one called like
+    the default user shared the CLI's memories."""
+    provider = remote.make()
+    alice, named_hermes = session("", "alice"), session("", "hermes")
+    cli, named_default = session("", ""), session("", "hermes-user")
+    for owner, word in ((alice, "amber"), (named_hermes, "birch"), (cli, "cedar"), (named_default, "delta")):
+        tell(provider, owner, word)
+    assert provider.flush(10)
+    assert "amber" in shown(provider, alice, remote.search_tool)
+    for_hermes = shown(provider, named_hermes, remote.search_tool)
+    assert "birch" in for_hermes and "amber" not in for_hermes
+    for_cli = shown(provider, cli, remote.search_tool)
+    assert "cedar" in for_cli and "delta" not in for_cli
+    for_named_default = shown(provider, named_default, remote.search_tool)
+    assert "delta" in for_named_default and "cedar" not in for_named_default
+    assert provider.owner_id(cli) == "hermes-user", "existing single-user installs keep their memories"
+    assert provider.owner_id(named_default) == "uhermes_2d_user"
+
+
+@pytest.mark.parametrize("strategy", ["per-session", "per-chat", "per-user"])
+def test_users_with_the_same_session_or_chat_id_never_share_a_honcho_session(honcho: HonchoStubServer,
+                                                                            tmp_path: Path, strategy: str) -> None:
+    for build in provider_factory(HonchoProvider, tmp_path, lambda url: {
+            "api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0}):
+        provider = build(honcho.base_url, session_strategy=strategy)
+        owners = [session("", "alice", chat_id="group"), session("", "bob", chat_id="group"),
+                  session("team-a", "alice", chat_id="group"), session("", "x" * 10_000, chat_id="group"),
+                  SessionInfo(session_id="s" * 500, user_id="carol", chat_id="c" * 500)]
+        for owner, word in zip(owners, WORDS, strict=False):
+            tell(provider, owner, word)
+        assert provider.flush(10) and provider.stats.rejected == 0
+        assert len(honcho.sessions) == len(owners)
+        for owner in owners:
+            assert honcho.sessions[provider.session_key(owner)] == sorted(["hermes", provider.owner_id(owner)])
+
+
+# ---------------------------------------------------------------- configured ids
+
+
+@pytest.mark.parametrize(("cls", "key", "value"), [
+    (HonchoProvider, "ai_peer", "ualice"), (HonchoProvider, "ai_peer", "anon"),
+    (HonchoProvider, "ai_peer", "dteam-ubob"), (HonchoProvider, "ai_peer", "h" + "0" * 48),
+    (HonchoProvider, "ai_peer", "hermes-user"), (HonchoProvider, "ai_peer", ""),
+    (HonchoProvider, "ai_peer", "hermes\n"), (HonchoProvider, "default_user_id", "me@example.com"),
+    (HonchoProvider, "user_id", "x" * 101), (Mem0Provider, "default_user_id", "anon"),
+    (Mem0Provider, "user_id", "ubob"), (Mem0Provider, "user_id", "*"), (Mem0Provider, "default_user_id", "a b"),
+])
+def test_configured_ids_that_could_alias_a_user_are_config_errors(tmp_path: Path, cls: type[RemoteProvider],
+                                                                   key: str, value: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        cls({key: value}, hermes_home=tmp_path)
+    assert caught.value.path == f"ctx_plugins.options.{cls.name}.{key}"
+    assert repr(value) in str(caught.value)
+
+
+def test_a_fixed_user_id_stores_every_session_as_that_one_user(remote: Remote) -> None:
+    """The single-user option: the top level stores everyone under it verbatim."""
+    provider = remote.make(user_id="family")
+    tell(provider, session("", "alice"), "amber")
+    tell(provider, session("", "bob"), "birch")
+    tell(provider, session("team-a", "alice"), "cedar")
+    assert provider.flush(10)
+    held = remote.held()
+    assert {k: len(v) for k, v in held.items()} == {"family": 4, service_id("team-a", "family"): 2}
+    both = shown(provider, session("", "carol"), remote.search_tool)
+    assert "amber" in both and "birch" in both and "cedar" not in both
+
+
+# ---------------------------------------------------------------- flush and forget
+
+
+def test_flush_says_whether_the_writes_are_stored(remote: Remote) -> None:
+    provider = remote.make(failure_threshold=1, cooldown_seconds=0.2)
+    remote.stub.stop()
+    tell(provider, session("", "alice"), "amber")
+    assert provider.flush(0.3) is False and provider.queued == 1
+    remote.stub.start()
+    assert provider.flush(10) is True and provider.queued == 0
+    assert any("amber" in text for text in remote.held()[provider.owner_id(session("", "alice"))])
+
+
+def test_forget_user_deletes_their_memories_at_the_service_and_keeps_everyone_elses(remote: Remote) -> None:
+    provider = remote.make()
+    alice, bob, alice_there = session("", "alice"), session("", "bob", chat_id="g"), session("team-a", "alice")
+    for owner, word in ((alice, "amber"), (bob, "birch"), (alice_there, "cedar")):
+        tell(provider, owner, word)
+    if remote.name == "ctx-honcho":  # a conclusion and a profile card of hers, too
+        provider.handle_tool_call("ctx_honcho_conclude", {"conclusion": "alice likes amber tea"}, session=alice)
+        provider.handle_tool_call("ctx_honcho_profile", {"card": ["Name: Alice"]}, session=alice)
+    assert provider.flush(10)
+    assert "amber" in shown(provider, alice, remote.search_tool)
+
+    report = provider.forget_user("alice", namespaces=[""])
+    assert all(isinstance(entry, Forgotten) and entry.ok for entry in report), report
+    service = report[-1]
+    assert service.store.endswith(": ualice") and "top-level namespace" in service.detail
+    held = remote.held()
+    assert provider.owner_id(alice) not in held
+    if isinstance(remote.stub, HonchoStubServer):
+        assert all("ualice" not in peers for peers in remote.stub.sessions.values()), "her sessions are gone"
+    assert any("birch" in text for text in held[provider.owner_id(bob)]), "another user's memories remain"
+    assert any("cedar" in text for text in held[provider.owner_id(alice_there)]), "and hers in another namespace"
+    assert "amber" not in shown(provider, alice, remote.search_tool)
+    assert "birch" in shown(provider, bob, remote.search_tool)
+    assert "cedar" in shown(provider, alice_there, remote.search_tool)
+
+    stub = remote.stub
+    if isinstance(stub, Mem0StubServer):
+        delete = stub.requests_to("DELETE", r"^/v1/memories/$")[-1]
+        assert delete.query == {"user_id": "ualice"}, "delete_all(user_id=...): the SDK's wire format"
+        assert service.removed == 2  # her message and the reply
+    else:
+        # the sessions she told and recalled in (her conclusion went with the first), and her card
+        assert service.removed == 3 and "sessions deleted with their messages: 2" in service.detail
+        assert "peer cards cleared: 1" in service.detail and "cannot delete a peer" in service.detail
+        assert not [c for c in stub.conclusions if c["observed_id"] == "ualice"]
+        assert stub.cards[("ualice", "ualice")] == [], "her profile card is cleared"
+
+
+def test_forget_user_without_namespaces_clears_every_namespace_of_the_config(remote: Remote) -> None:
+    deployments = {"team-a": {}, "team-b": {"memory": {"namespace": "shared"}}}
+    config = load_config({"ctx_plugins": {"deployments": deployments}})
+    provider = remote.make(config=config)
+    spaces = {"": "amber", "team-a": "birch", "shared": "cedar", "elsewhere": "delta"}
+    for deployment, word in spaces.items():
+        tell(provider, session(deployment, "alice"), word)
+    tell(provider, session("team-a", "bob"), "ember")
+    assert provider.flush(10)
+
+    report = provider.forget_user("alice")
+    assert all(entry.ok for entry in report) and len(report) == 1 + len(config.memory_namespaces())
+    held = remote.held()
+    for deployment in ("", "team-a", "shared"):
+        assert provider.owner_id(session(deployment, "alice")) not in held
+    assert any("delta" in t for t in held[provider.owner_id(session("elsewhere", "alice"))]), \
+        "a namespace the config does not use is not touched"
+    assert any("ember" in t for t in held[provider.owner_id(session("team-a", "bob"))])
+
+
+def test_forget_user_takes_their_queued_and_spooled_writes_out_and_reports_the_service_down(
+        remote: Remote, tmp_path: Path) -> None:
+    alice, bob = session("", "alice"), session("", "bob")
+    remote.stub.stop()
+    earlier = remote.make(failure_threshold=1, cooldown_seconds=0.2)
+    tell(earlier, alice, "amber")
+    tell(earlier, bob, "birch")
+    earlier.shutdown()  # the service is down: both are spooled
+    spool = tmp_path / "hermes" / "ctx_plugins" / remote.name / "queue.jsonl"
+    assert earlier.spooled() == 2
+
+    # `hermes-ctx forget` runs in a process of its own: it rewrites the spool, and cannot reach the service
+    queue, service = remote.make().forget_user("alice", namespaces=[""])
+    assert queue.ok and queue.removed == 1 and queue.detail == "0 queued in this process, 1 spooled on disk"
+    assert not service.ok and service.removed is None and "may still be at the service" in service.error
+    spooled = spool.read_text(encoding="utf-8")
+    assert "birch" in spooled and "amber" not in spooled, "the spool keeps everyone else's records"
+    assert oct(spool.stat().st_mode & 0o777) == "0o600"
+
+    serving = remote.make(failure_threshold=1, cooldown_seconds=0.2)
+    tell(serving, alice, "cedar")  # its writer takes over the spool: bob's "birch" is queued here now
+    tell(serving, bob, "delta")
+    queue, service = serving.forget_user("alice", namespaces=[""])
+    assert queue.removed == 1 and queue.detail == "1 queued in this process, 0 spooled on disk"
+    assert not service.ok
+
+    remote.stub.start()
+    assert serving.flush(10)
+    held = remote.held()
+    assert serving.owner_id(alice) not in held, "none of her writes reached the service"
+    bobs = " ".join(held[serving.owner_id(bob)])
+    assert "birch" in bobs and "delta" in bobs
+
+
+def test_forget_user_waits_for_their_write_in_flight_before_deleting(remote: Remote) -> None:
+    """A write already on its way would otherwise land after the deletion, and stay."""
+    provider = remote.make(timeout=5.0)
+    alice, bob = session("", "alice"), session("", "bob")
+    tell(provider, bob, "birch")
+    assert provider.flush(10)
+    remote.stub.delay(0.5, path=remote.write_path)
+    tell(provider, alice, "amber")
+    assert wait_until(lambda: len(remote.stub.requests_to("POST", remote.write_path)) == 2), "hers is being sent"
+    assert all(entry.ok for entry in provider.forget_user("alice", namespaces=[""]))
+    assert wait_until(lambda: provider.stats.sent == 2), "her write arrived (before the deletion)"
+    held = remote.held()
+    assert provider.owner_id(alice) not in held and "birch" in " ".join(held[provider.owner_id(bob)])
+
+
+def test_forget_user_reports_a_service_that_does_not_answer_in_time(remote: Remote) -> None:
+    provider = remote.make(timeout=5.0, tool_wait=0.3)
+    remote.stub.hang(times=10)
+    report = provider.forget_user("alice", namespaces=[""])
+    assert report[0].ok and "did not finish within 0.3s" in report[1].error
+    remote.stub.clear_faults()
+    remote.stub.stop()  # lets the hung requests go
+
+
+def test_forget_user_of_an_unusable_provider_says_why(remote: Remote, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MEM0_API_KEY", "HONCHO_API_KEY", "HONCHO_URL", "HONCHO_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    where = "host" if remote.name == "ctx-mem0" else "base_url"
+    provider = remote.make(api_key="", **{where: ""})  # the hosted service, without a key
+    queue, service = provider.forget_user("alice", namespaces=[""])
+    assert queue.ok and "is not usable" in service.error and remote.stub.requests == []
+
+
+# ---------------------------------------------------------------- Mem0 specifics
+
+
+def test_mem0_tools_change_only_the_owners_own_memories(mem0: Mem0StubServer, tmp_path: Path) -> None:
+    for build in provider_factory(Mem0Provider, tmp_path, lambda url: {"api_key": MEM0_KEY, "host": url}):
+        provider = build(mem0.base_url)
+        here, there = session("", "alice"), session("team-a", "alice")
+        theirs = mem0.seed("alice's locker code is amber", user_id=provider.owner_id(here))
+        agents = mem0.seed("the agent's own note", agent_id="hermes")
+        for memory_id, intruder in ((theirs, there), (agents, here)):
+            refused = json.loads(provider.handle_tool_call("ctx_mem0_delete", {"memory_id": memory_id},
+                                                           session=intruder))
+            assert refused == {"success": False, "error": f"no memory {memory_id!r} for this user"}
+        assert len(mem0.memories) == 2
+        assert json.loads(provider.handle_tool_call("ctx_mem0_delete", {"memory_id": theirs}, session=here))["success"]
+        assert [m["memory"] for m in mem0.memories] == ["the agent's own note"]
+        odd = json.loads(provider.handle_tool_call("ctx_mem0_delete", {"memory_id": "m\ud800"}, session=here))
+        assert odd == {"success": False, "error": "no memory 'm\\ud800' for this user"}
+        assert provider.breaker.status("ctx-mem0") == "ok"
+
+
+def test_the_mem0_stub_deletes_by_filter_as_the_platform_does(mem0: Mem0StubServer, tmp_path: Path) -> None:
+    from mem0 import MemoryClient
+
+    client = MemoryClient(api_key=MEM0_KEY, host=mem0.base_url)
+    mem0.seed("alice's", user_id="ualice")
+    mem0.seed("bob's", user_id="ubob")
+    mem0.seed("the agent's", agent_id="hermes")
+    with pytest.raises(Exception, match="At least one filter is required"):
+        client.delete_all()
+    assert client.delete_all(user_id="ualice") == {"message": "Memories deleted successfully!"}
+    assert [m["memory"] for m in mem0.memories] == ["bob's", "the agent's"]
+    client.delete_all(user_id="*")  # '*': every memory that has a user
+    assert [m["memory"] for m in mem0.memories] == ["the agent's"]
+    client.client.close()
