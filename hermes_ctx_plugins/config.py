@@ -3,7 +3,15 @@
 hermes-ctx-plugins lives in a top-level ``ctx_plugins:`` section; the seed's ``compression:``,
 ``memory:`` and ``skills:`` keys are read from hermes' sections of the same names, with the seed's
 defaults. Everything becomes frozen dataclasses; any bad value raises :class:`ConfigError` naming
-the key path, the value, what is valid and, for a file, the line. Loading has no side effects.
+the key path, the value, what is valid and, for a file, the file and line. Loading has no side effects.
+
+A config is checked against a few limits before anything is built from it, so that no file can hang
+start-up or exhaust the stack: at most :data:`MAX_CONFIG_BYTES` of YAML, :data:`MAX_NODES` values
+(an alias counts as many values as it stands for, so an "alias bomb" is refused at once),
+:data:`MAX_DEPTH` levels of nesting and :data:`MAX_STRING_CHARS` characters in one string. hermes'
+own full default config is about 15 KB, 1,500 values and 6 levels deep. Every number setting is
+finite, and no larger in size than :data:`MAX_FLOAT` (floats) or :data:`MAX_INT` (whole numbers)
+unless its field allows more.
 
 Keys of hermes' own sections that we do not know are hermes' business and are left alone; unknown
 keys inside ``ctx_plugins:`` are errors (with a did-you-mean), since a typo there would silently
@@ -13,6 +21,7 @@ change what runs.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import types
 import typing
@@ -34,6 +43,21 @@ DEFAULT_COMPRESSOR = "summarize"
 #: The providers used when ``ctx_plugins.memory.providers`` is not set.
 DEFAULT_PROVIDERS = ("file",)
 
+#: The largest config file read: 17 times hermes' own full default config. PyYAML reads about
+#: 50-150 KB a second, so this also bounds how long parsing can take.
+MAX_CONFIG_BYTES = 256 * 1024
+#: The most values (mappings, lists, keys and scalars) a config may hold, an alias counting as
+#: every value it stands for: 35 times hermes' own full default config.
+MAX_NODES = 50_000
+#: The deepest nesting of mappings and lists (hermes' own default config is 6 levels deep).
+MAX_DEPTH = 32
+#: The longest single string (a key or a value).
+MAX_STRING_CHARS = 100_000
+#: The largest float setting unless its field says otherwise: about 31 years in seconds, within
+#: what Python's timed waits accept (``threading.TIMEOUT_MAX`` is about 9.2e9 s).
+MAX_FLOAT = 1e9
+#: The largest whole-number setting unless its field says otherwise: what SQLite and C code hold.
+MAX_INT = 2**63 - 1
 
 
 class FrozenMap(Mapping[str, Any]):
@@ -94,7 +118,7 @@ def _setting(default: Any, *, lo: float | None = None, hi: float | None = None,
 
 @dataclass(frozen=True)
 class CompressionSettings:
-    """hermes' ``compression:`` section (SPEC 1.6), with the seed's defaults."""
+    """hermes' ``compression:`` section, with the seed's defaults."""
 
     enabled: bool = True
     threshold: float = _setting(0.50, above=0.0, hi=1.0)
@@ -118,7 +142,7 @@ class CompressionSettings:
 
 @dataclass(frozen=True)
 class MemorySettings:
-    """hermes' ``memory:`` section (SPEC 2.6), with the seed's defaults."""
+    """hermes' ``memory:`` section, with the seed's defaults."""
 
     memory_enabled: bool = True
     user_profile_enabled: bool = True
@@ -249,6 +273,10 @@ class Config:
     deployment: str | None = None
     #: where the config came from: a path, ``<dict>`` or ``<defaults>``
     source: str = "<defaults>"
+    #: the 1-based line of every key path in ``source`` (empty when it is not a file); see :meth:`locate`
+    lines: Mapping[str, int] = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
+    #: ``ctx_plugins.memory.namespace`` at the top level (a deployment that sets none inherits it)
+    top_namespace: str | None = None
 
     @property
     def compressor_name(self) -> str:
@@ -271,11 +299,25 @@ class Config:
         names = ["", self.memory_namespace]
         for name, dep in self.plugins.deployments.items():
             chosen = dep.memory.namespace if dep.memory is not None else None
-            names.append(chosen if chosen is not None else name)
+            names.append(next((n for n in (chosen, self.top_namespace) if n is not None), name))
         return tuple(dict.fromkeys(names))
 
     def options_for(self, name: str) -> Mapping[str, Any]:
         return self.plugins.options.get(name, _EMPTY)
+
+    def line_of(self, path: str) -> int | None:
+        """The line in :attr:`source` that decides the value at the dotted key ``path`` of the
+        settings in effect: the active deployment's override when it has one, else the top-level
+        key; for a key the file does not set, its nearest enclosing key that it does."""
+        return _line_in(self.lines, path, self.deployment)
+
+    def locate(self, error: ConfigError) -> ConfigError:
+        """``error``, raised by whatever used these settings (the host validating a plugin's
+        options, a provider checking its own), annotated with this config's file and the line of
+        its key path; an error that already names its source is returned as it is."""
+        if error.source:
+            return error
+        return error.located(source=self.source, line=self.line_of(error.path))
 
 
 def hermes_home() -> Path:
@@ -298,22 +340,26 @@ def load_config(
     :param deployment: the deployment to apply; defaults to ``$HERMES_CTX_DEPLOYMENT``.
     :raises ConfigError: for malformed YAML or any invalid value.
     """
-    text: str | None = None
+    lines: Mapping[str, int] = _EMPTY
     if source is None or isinstance(source, (str, os.PathLike)):
         explicit = source is not None
         path = Path(source) if source is not None else hermes_home() / "config.yaml"
         label = str(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _read_text(path, label)
         except FileNotFoundError:
             if explicit:
                 raise ConfigError("config file not found", source=label) from None
             text, label = "", f"{label} (not found: defaults)"
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             raise ConfigError(f"cannot read config file: {exc}", source=label) from None
-        data = _parse_yaml(text, label)
+        data, lines = _parse_yaml(text, label)
     elif isinstance(source, Mapping):
         label, data = "<dict>", source
+        try:
+            _check_limits(data)
+        except ConfigError as exc:
+            raise exc.located(source=label, line=None) from None
     else:
         raise ConfigError(
             f"config must be a path, a mapping or None, got {type(source).__name__}",
@@ -322,37 +368,70 @@ def load_config(
     if deployment is None:
         deployment = os.environ.get(DEPLOYMENT_ENV) or None
     try:
-        return _config_from_mapping(data, deployment=deployment, label=label)
+        return _config_from_mapping(data, deployment=deployment, label=label, lines=lines)
     except ConfigError as exc:
-        line = _line_of(text, exc.path) if text else None
-        raise exc.located(source=label, line=line) from None
+        # no deployment mapping: a load-time error's path is where its value is written
+        raise exc.located(source=label, line=_line_in(lines, exc.path, None)) from None
 
 
-def _parse_yaml(text: str, label: str) -> Mapping[str, Any]:
+def _read_text(path: Path, label: str) -> str:
+    """The file's text, refusing a file over :data:`MAX_CONFIG_BYTES` without reading all of it."""
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"the file is larger than {MAX_CONFIG_BYTES:,} bytes, the limit for a config file; "
+            "keep only settings in it (generated data belongs in files of its own)",
+            expected=f"at most {MAX_CONFIG_BYTES:,} bytes", source=label,
+            line=raw.count(b"\n", 0, MAX_CONFIG_BYTES) + 1,
+        )
     try:
-        data = yaml.safe_load(text)
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read config file: {exc}", source=label,
+                          line=raw.count(b"\n", 0, exc.start) + 1, expected="UTF-8 text") from None
+
+
+def _parse_yaml(text: str, label: str) -> tuple[Mapping[str, Any], Mapping[str, int]]:
+    """The document in ``text`` and the line of each of its key paths."""
+    loader: _Loader | None = None
+    try:
+        loader = _Loader(text)  # reading starts here: it refuses control characters at once
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+        lines = FrozenMap(_key_lines(node, loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
         raise ConfigError(f"malformed YAML: {problem}", source=label, line=line) from None
+    except yaml.reader.ReaderError as exc:
+        raise ConfigError(f"malformed YAML: {exc.reason} ({exc.character!r})", source=label,
+                          line=text.count("\n", 0, exc.position) + 1) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"malformed YAML: {exc}", source=label) from None
+    except ConfigError as exc:  # a limit, found while composing
+        raise exc.located(source=label, line=exc.line) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
     if data is None:
-        return {}
+        return {}, lines
     if not isinstance(data, Mapping):
         raise ConfigError(
             f"the top level must be a mapping of sections, got {_describe(data)}",
             value=data, expected="a mapping such as 'ctx_plugins: {...}'", source=label, line=1,
         )
-    return data
+    return data, lines
 
 
-def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, label: str) -> Config:
+def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, label: str,
+                         lines: Mapping[str, int]) -> Config:
     section = _section(data, "ctx_plugins")
     plugins = build_dataclass(PluginSettings, section, "ctx_plugins")
-    compression_raw = dict(_section(data, "compression"))
-    active = None
+    top_namespace = plugins.memory.namespace
+    compression_raw = _section(data, "compression")
+    compression = _build_lenient(CompressionSettings, compression_raw, "compression")
     if deployment is not None:
         if deployment not in plugins.deployments:
             names = sorted(plugins.deployments)
@@ -364,21 +443,25 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
             )
         active = plugins.deployments[deployment]
         plugins = _apply_deployment(plugins, active)
-        compression_raw.update(active.compression)
-    compression_path = "compression" if active is None or not active.compression else (
-        f"ctx_plugins.deployments.{deployment}.compression")
+        if active.compression:
+            # the top level passed above, so an error here is the deployment's own value
+            compression = _build_lenient(
+                CompressionSettings, {**compression_raw, **active.compression},
+                _join(_join("ctx_plugins.deployments", deployment), "compression"))
     return Config(
         plugins=plugins,
-        compression=_build_lenient(CompressionSettings, compression_raw, compression_path),
+        compression=compression,
         memory=_build_lenient(MemorySettings, _section(data, "memory"), "memory"),
         skills=_build_lenient(SkillsSettings, _section(data, "skills"), "skills"),
         model=_model_settings(data.get("model")),
         summary_model=_build_lenient(SummaryModelSettings,
                                      _section(_section(data, "auxiliary"), "compression"),
                                      "auxiliary.compression"),
-        context_engine=str(_section(data, "context").get("engine") or "compressor"),
+        context_engine=_text(_section(data, "context").get("engine")) or "compressor",
         deployment=deployment,
         source=label,
+        lines=lines,
+        top_namespace=top_namespace,
     )
 
 
@@ -390,10 +473,18 @@ def _apply_deployment(base: PluginSettings, dep: Deployment) -> PluginSettings:
     return dataclasses.replace(
         base,
         compressor=dep.compressor if dep.compressor is not None else base.compressor,
-        memory=dep.memory if dep.memory is not None else base.memory,
+        memory=_merge_memory(base.memory, dep.memory),
         disabled=tuple(dict.fromkeys(disabled)),
         options=freeze(options),
     )
+
+
+def _merge_memory(base: ProviderSelection, dep: ProviderSelection | None) -> ProviderSelection:
+    """A deployment's ``memory:`` key by key: what it does not set is the top level's."""
+    if dep is None:
+        return base
+    return ProviderSelection(providers=dep.providers if dep.providers is not None else base.providers,
+                             namespace=dep.namespace if dep.namespace is not None else base.namespace)
 
 
 def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -417,16 +508,26 @@ def _model_settings(value: Any) -> ModelSettings:
 
     def positive_int(key: str) -> int | None:
         number = value.get(key)
-        return number if isinstance(number, int) and not isinstance(number, bool) and number > 0 else None
+        usable = isinstance(number, int) and not isinstance(number, bool) and 0 < number <= MAX_INT
+        return number if usable else None
 
     return ModelSettings(
-        name=str(value.get("default") or value.get("name") or ""),
+        name=_text(value.get("default")) or _text(value.get("name")),
         context_length=positive_int("context_length"),
-        provider=str(value.get("provider") or ""),
-        base_url=str(value.get("base_url") or ""),
-        api_key=str(value.get("api_key") or ""),
+        provider=_text(value.get("provider")),
+        base_url=_text(value.get("base_url")),
+        api_key=_text(value.get("api_key")),
         max_tokens=positive_int("max_tokens"),
     )
+
+
+def _text(value: Any) -> str:
+    """A setting of hermes' that we only read, as text ("" for what cannot be one)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) <= MAX_INT:
+        return str(value)
+    return ""
 
 
 # --------------------------------------------------------------------------- building
@@ -467,12 +568,12 @@ def _build(cls: type[T], data: Any, path: str, *, strict: bool) -> T:
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
-        key_path = f"{path}.{key}" if path else str(key)
+        key_path = _join(path, key)
         if key not in fields:
             if not strict:
                 continue
             raise ConfigError(
-                f"unknown key {key!r}{did_you_mean(key, fields)}; valid keys: {', '.join(fields)}",
+                f"unknown key {_short_repr(key)}{did_you_mean(key, fields)}; valid keys: {', '.join(fields)}",
                 path=key_path, value=key, expected=", ".join(fields),
             )
         spec = fields[key]
@@ -501,11 +602,11 @@ def _coerce(value: Any, hint: Any, path: str, bounds: dict[str, float], *, stric
         raise _type_error(path, value, "true or false")
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
-            return _check_bounds(value, path, bounds)
+            return _check_bounds(value, path, bounds, limit=MAX_INT)
         raise _type_error(path, value, "a whole number" + _range_text(bounds))
     if hint is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return _check_bounds(float(value), path, bounds)
+            return float(_check_bounds(value, path, bounds, limit=MAX_FLOAT))
         raise _type_error(path, value, "a number" + _range_text(bounds))
     if hint is str:
         if isinstance(value, str):
@@ -524,22 +625,34 @@ def _coerce(value: Any, hint: Any, path: str, bounds: dict[str, float], *, stric
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
-                raise _type_error(f"{path}.{k}", k, "string keys")
-            out[k] = _coerce(v, value_type, f"{path}.{k}", bounds, strict=strict)
+                raise _type_error(_join(path, k), k, "string keys")
+            out[k] = _coerce(v, value_type, _join(path, k), bounds, strict=strict)
         return FrozenMap(out)
     if hint is Any:
         return freeze(value)
     raise TypeError(f"config field {path} has an unsupported type {hint!r}")  # a bug of ours
 
 
-def _check_bounds(value: float, path: str, bounds: dict[str, float]) -> Any:
+def _check_bounds(value: float, path: str, bounds: dict[str, float], *, limit: float) -> Any:
+    """``value`` if it is finite and in the field's range; a side the field leaves open is
+    bounded by ``limit``, so no setting is too large for the arithmetic and waits it feeds."""
+    expected = _range_text(bounds).strip()
+    if isinstance(value, float) and not math.isfinite(value):
+        wanted = f"a number {expected}" if expected else "a finite number"
+        raise ConfigError(f"{value!r} is not a finite number; expected {wanted}",
+                          path=path, value=value, expected=wanted)
     lo, hi = bounds.get("lo"), bounds.get("hi")
     above, below = bounds.get("above"), bounds.get("below")
+    if (hi is None and below is None and value > limit) or (lo is None and above is None and value < -limit):
+        size = f"{limit:,}" if isinstance(limit, int) else f"{limit:g}"
+        wanted = " and ".join([*filter(None, [expected]), f"at most {size} in size"])
+        raise ConfigError(f"{_short_repr(value)} is out of range; expected {wanted}",
+                          path=path, value=value, expected=wanted)
     if ((lo is not None and value < lo) or (hi is not None and value > hi)
             or (above is not None and value <= above) or (below is not None and value >= below)):
         raise ConfigError(
-            f"{value!r} is out of range; expected{_range_text(bounds)}",
-            path=path, value=value, expected=_range_text(bounds).strip(),
+            f"{_short_repr(value)} is out of range; expected{_range_text(bounds)}",
+            path=path, value=value, expected=expected,
         )
     return value
 
@@ -565,44 +678,201 @@ def _type_error(path: str, value: Any, expected: str) -> ConfigError:
 def _describe(value: Any) -> str:
     if value is None:
         return "nothing (null)"
+    return f"{type(value).__name__} {_short_repr(value)}"
+
+
+def _short_repr(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters; an integer too long to print is named by its size."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"<an integer of {value.bit_length():,} bits>"  # repr() refuses past 4,300 digits
     text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
+    return text[:57] + "..." if len(text) > 60 else text
 
 
-def _line_of(text: str, path: str) -> int | None:
-    """The 1-based line of the dotted ``path`` in the YAML ``text``, as near as it can be found."""
-    if not path:
-        return None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for part in _split_path(path):
+def _join(path: str, key: object) -> str:
+    """The key path of ``key`` inside ``path``, spelt the same by every error and the line map."""
+    text = key if isinstance(key, str) else _short_repr(key)
+    return f"{path}.{text}" if path else text
+
+
+# --------------------------------------------------------------------------- limits and lines
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, checking the limits while it composes, before anything is built.
+
+    Values are counted as they are composed, an alias as every value of the node it names, so
+    neither a billion laughs nor a long flat list is composed past :data:`MAX_NODES`; a value
+    PyYAML cannot build (a month 13, an integer of 5,000 digits) is a marked YAML error.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._depth = 0
+        self._total = 0  # values so far, aliases counted as written out
+        self._sizes: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels), once composed
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            target = self.anchors.get(event.anchor)
+            if target is not None:  # PyYAML itself reports an undefined alias
+                size = self._sizes.get(id(target))
+                if size is None:
+                    raise _limit_error(f"the alias *{event.anchor} is used inside the value it names, so "
+                                       "that value would never end; use an alias only after the value "
+                                       "of its anchor is complete", "no alias inside its own anchor",
+                                       event.start_mark)
+                self._check_depth(self._depth + size[1], event.start_mark)
+                self._count(size[0], event.start_mark)
+            return super().compose_node(parent, index)
+        mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+        self._depth += 1
+        self._check_depth(self._depth, mark)
+        self._count(1, mark)
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        if node is not None:
+            self._measure(node)
+        return node
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+            what = _short_repr(node.value) if isinstance(node, yaml.ScalarNode) else "this value"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{what} is not a valid {node.tag.rpartition(':')[2]} ({exc})",
+                node.start_mark) from None
+
+    def _measure(self, node: yaml.Node) -> None:
+        if isinstance(node, yaml.ScalarNode):
+            if len(node.value) > MAX_STRING_CHARS:
+                raise _string_error(len(node.value), node.start_mark)
+            self._sizes[id(node)] = (1, 1)
+            return
         if isinstance(node, yaml.MappingNode):
-            match = next(((k, v) for k, v in node.value if getattr(k, "value", None) == part), None)
-            if match is None:
-                break
-            line, node = match[0].start_mark.line + 1, match[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
+            children = [part for pair in node.value for part in pair]
         else:
-            break
-    return line
+            children = node.value
+        sizes = [self._sizes[id(child)] for child in children]
+        self._sizes[id(node)] = (1 + sum(size[0] for size in sizes), 1 + max((size[1] for size in sizes), default=0))
+
+    def _count(self, values: int, mark: Any) -> None:
+        self._total += values
+        if self._total > MAX_NODES:
+            raise _nodes_error(mark)
+
+    @staticmethod
+    def _check_depth(levels: int, mark: Any) -> None:
+        if levels > MAX_DEPTH:
+            raise _depth_error(mark)
 
 
-def _split_path(path: str) -> list[str | int]:
-    parts: list[str | int] = []
-    for chunk in path.split("."):
-        name, _, rest = chunk.partition("[")
-        if name:
-            parts.append(name)
-        while rest:
-            index, _, rest = rest.partition("]")
-            if index.isdigit():
-                parts.append(int(index))
-            rest = rest.lstrip("[")
-    return parts
+def _limit_error(message: str, expected: str, mark: Any) -> ConfigError:
+    return ConfigError(message, expected=expected, line=mark.line + 1 if mark is not None else None)
+
+
+def _depth_error(mark: Any) -> ConfigError:
+    return _limit_error(f"values are nested more than {MAX_DEPTH} levels deep, the limit for a config "
+                        "(hermes' own is 6 deep); flatten the structure",
+                        f"at most {MAX_DEPTH} levels of mappings and lists", mark)
+
+
+def _nodes_error(mark: Any) -> ConfigError:
+    return _limit_error(f"the config stands for more than {MAX_NODES:,} values (an alias or a shared value "
+                        "counts as every value it names), the limit for a config (hermes' own has about 1,500); write "
+                        "the values out instead of multiplying them with aliases, and keep generated "
+                        "data in a file of its own", f"at most {MAX_NODES:,} values", mark)
+
+
+def _string_error(length: int, mark: Any) -> ConfigError:
+    return _limit_error(f"a string of {length:,} characters, longer than the {MAX_STRING_CHARS:,} a "
+                        "config string may have; keep long text in a file of its own",
+                        f"strings of at most {MAX_STRING_CHARS:,} characters", mark)
+
+
+def _check_limits(data: Mapping[str, Any]) -> None:
+    """The limits the YAML loader checks, for a config given as Python values.
+
+    The walk counts shared values each time they occur and stops at the first limit, so it is
+    bounded however the values are shared, or even cyclic.
+    """
+    count = 1
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if level > MAX_DEPTH:
+            raise _depth_error(None)
+        if isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+            raise _string_error(len(value), None)
+        children: list[Any] = []
+        if isinstance(value, Mapping):
+            children = [part for pair in value.items() for part in pair]
+        elif isinstance(value, (list, tuple)):
+            children = list(value)
+        count += len(children)
+        if count > MAX_NODES:
+            raise _nodes_error(None)
+        stack.extend((child, level + 1) for child in children)
+
+
+def _key_lines(root: yaml.Node | None, loader: _Loader) -> dict[str, int]:
+    """The 1-based line of every key path under ``root``, spelt as :func:`_join` spells them.
+
+    A value reached through an alias is listed once, where its anchor is; its uses are listed by
+    their own key, which is the line :func:`_line_in` falls back to.
+    """
+    lines: dict[str, int] = {}
+    seen: set[int] = set()
+    stack: list[tuple[str, yaml.Node]] = [("", root)] if root is not None else []
+    while stack:
+        path, node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    child = _join(path, loader.construct_object(key_node))
+                    lines[child] = key_node.start_mark.line + 1
+                    stack.append((child, value_node))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                lines[f"{path}[{index}]"] = item.start_mark.line + 1
+                stack.append((f"{path}[{index}]", item))
+    return lines
+
+
+#: the settings a deployment can override, and so the keys whose line may be in a deployment
+_DEPLOYABLE = ("ctx_plugins.compressor", "ctx_plugins.memory", "ctx_plugins.disabled",
+               "ctx_plugins.options", "compression")
+
+
+def _line_in(lines: Mapping[str, int], path: str, deployment: str | None) -> int | None:
+    """The line of ``path``, or of its nearest enclosing key in ``lines``; with a ``deployment``,
+    at each level that deployment's override of the key comes first."""
+    for prefix in _prefixes(path):
+        for candidate in (_in_deployment(prefix, deployment), prefix):
+            if candidate is not None and candidate in lines:
+                return lines[candidate]
+    return None
+
+
+def _prefixes(path: str) -> list[str]:
+    """``path`` and every key path enclosing it, longest first (``a.b[0]``, ``a.b``, ``a``)."""
+    cuts = [i for i, char in enumerate(path) if char in ".["]
+    return [path, *(path[:i] for i in reversed(cuts))] if path else []
+
+
+def _in_deployment(path: str, deployment: str | None) -> str | None:
+    """Where ``deployment`` overrides the top-level key ``path``, if it can."""
+    if deployment is None:
+        return None
+    base = _join("ctx_plugins.deployments", deployment)
+    if path == "ctx_plugins":
+        return base
+    for root in _DEPLOYABLE:
+        if path == root or path.startswith((f"{root}.", f"{root}[")):
+            return f"{base}.{root.removeprefix('ctx_plugins.')}{path[len(root):]}"
+    return None

@@ -94,7 +94,10 @@ def load_host(
         or duplicate name. :raises ProviderLimitError: two external memory providers.
     """
     cfg = config if isinstance(config, Config) else load_config(config, deployment=deployment)
-    return Host(cfg, plugins=plugins, status_callback=status_callback, clock=clock)
+    try:
+        return Host(cfg, plugins=plugins, status_callback=status_callback, clock=clock)
+    except ConfigError as exc:  # found while building (a plugin's options): still file:line
+        raise cfg.locate(exc) from None
 
 
 class Host:

@@ -150,3 +150,18 @@ def test_cli_shows_and_edits_one_users_files(capsys: pytest.CaptureFixture[str],
     assert main(["--config", str(config), "--deployment", "support", "memory", "--target", "user",
                  "add", "likes rust", "--user", "erin"]) == 0
     assert "likes rust" in recall(p, SessionInfo(session_id="t", user_id="erin", deployment="support"))
+
+
+def test_deployments_share_memories_only_when_they_name_one_namespace() -> None:
+    config = {"ctx_plugins": {"memory": {"providers": ["file"]}, "deployments": {
+        "sales": {"memory": {"namespace": "crm"}}, "support": {"memory": {"namespace": "crm"}}, "lab": {}}}}
+    hosts = {name: load_host(config, deployment=name) for name in ("sales", "support", "lab")}
+    assert hosts["sales"].config.provider_names == ("file",)  # a deployment's memory: inherits key by key
+    files = {name: next(p for p in host.memory_providers if isinstance(p, FileProvider)) for name, host in hosts.items()}
+    hosts["sales"].session_start(SessionInfo(session_id="s1", user_id="gil"))
+    remember(files["sales"], hosts["sales"].session("s1"), "codeword SH05")
+    support = hosts["support"].scoped(SessionInfo(session_id="s2", user_id="gil"))
+    lab = hosts["lab"].scoped(SessionInfo(session_id="s3", user_id="gil"))
+    assert support.deployment == "crm" and lab.deployment == "lab"
+    assert "SH05" in recall(files["support"], support)  # shared, as configured
+    assert "SH05" not in recall(files["lab"], lab)  # not shared: its own namespace

@@ -1,4 +1,4 @@
-"""Skills (SPEC 2.1 layer 4): ``$HERMES_HOME/skills/<name>/SKILL.md`` in hermes' own layout.
+"""Skills, the procedural memory: ``$HERMES_HOME/skills/<name>/SKILL.md`` in hermes' own layout.
 
 Written by the background review through a ``skill_manage`` tool shaped like hermes' (so a model
 that knows hermes knows ours): ``create`` and ``edit`` take a whole SKILL.md (YAML front matter
@@ -7,24 +7,40 @@ with ``name`` and ``description``, then a body), ``patch`` replaces one unique s
 ``assets/``. Deleting is left to the user: a background job never removes what a person may rely on.
 
 Everything a model names is untrusted: skill names are one safe path segment, supporting files
-stay inside their skill folder (no ``..``, no absolute paths, no symlink escapes), and all text
-goes through the same threat scan as MEMORY.md before it touches the disk. Writes are atomic and
-hold the skill's lock, so hermes' curator or a second review never sees half a file.
+stay inside their skill folder (no ``..``, no absolute paths, at most :data:`MAX_SUPPORT_DEPTH`
+names below their sub-folder), and all text goes through the same threat scan as MEMORY.md before
+it touches the disk. Writes are atomic and hold the skill's lock, so hermes' curator or a second
+review never sees half a file.
+
+Nothing is written through a symbolic link. The skills folder itself is the user's (it may be a
+link into their dotfiles); below it every folder and file is opened relative to its parent's file
+descriptor with ``O_NOFOLLOW``, so a link anywhere in ``<name>/...`` (the skill folder, a
+sub-folder, ``SKILL.md``, its lock) is refused, naming it, even if it appears between a check and
+the write; files land by rename inside that same descriptor, which replaces a name and never writes
+through it. This needs ``dir_fd`` support (Linux, macOS, the BSDs); elsewhere skill writes are refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import secrets
+import stat
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import HermesCtxError
 from . import scan
-from .store import atomic_write, locked
+
+if sys.platform != "win32":
+    import fcntl
 
 #: hermes' rule (tools/skill_manager_tool.py): lowercase, digits, ``.``, ``_``, ``-``; 64 characters
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
@@ -33,6 +49,18 @@ ACTIONS = ("create", "edit", "patch", "write_file")
 MAX_SKILL_CHARS = 100_000
 MAX_FILE_BYTES = 1_048_576
 MAX_DESCRIPTION_CHARS = 1024
+#: the most names below ``references/`` (etc.) in a supporting file's path: ``references/a/b/c/api.md``
+MAX_SUPPORT_DEPTH = 4
+#: the longest name of one folder or file (what most file systems allow)
+MAX_NAME_BYTES = 255
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+#: O_NONBLOCK: a FIFO planted under a skill's name must not hang the reader
+_OPEN_READ = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_OPEN_LOCK = os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_DIR_FD_SAFE = _NOFOLLOW != 0 and {os.open, os.mkdir, os.stat, os.unlink, os.readlink} <= os.supports_dir_fd
 
 TOOL_SCHEMA: dict[str, Any] = {"type": "function", "function": {
     "name": "skill_manage",
@@ -133,84 +161,90 @@ class SkillStore:
 
     def create(self, name: str, content: str) -> SkillWrite:
         path = self.path(name)
-        check_skill_md(content, name)
-        _check_safe(content, "SKILL.md")
-        with locked(path):
-            if path.exists():
+        data = _checked_skill_md(content, name)
+        with self._skill(name, create=True) as folder:
+            if folder.entry("SKILL.md", "file") is not None:
                 raise SkillError(f"skill {name!r} already exists; use patch or edit to change it")
-            atomic_write(path, content.encode("utf-8"))
+            folder.write("SKILL.md", data)
         return SkillWrite(name, path, created=True)
 
     def edit(self, name: str, content: str) -> SkillWrite:
         path = self.path(name)
-        check_skill_md(content, name)
-        _check_safe(content, "SKILL.md")
-        with locked(path):
-            self._require(name, path)
-            atomic_write(path, content.encode("utf-8"))
+        data = _checked_skill_md(content, name)
+        with self._skill(name, create=False) as folder:
+            self._require(name, folder)
+            folder.write("SKILL.md", data)
         return SkillWrite(name, path, created=False)
 
     def patch(self, name: str, old: str, new: str) -> SkillWrite:
         path = self.path(name)
         if not isinstance(old, str) or not old or not isinstance(new, str):
             raise SkillError("patch needs old_string (non-empty) and new_string")
+        _utf8(new, "new_string")
         _check_safe(new, "the new text")
-        with locked(path):
-            current = self._require(name, path)
+        with self._skill(name, create=False) as folder:
+            current = self._require(name, folder)
             count = current.count(old)
             if count != 1:
                 raise SkillError(f"old_string occurs {count} times in {name}/SKILL.md; it must occur exactly once")
-            updated = current.replace(old, new, 1)
-            check_skill_md(updated, name)
-            _check_safe(updated, "the patched SKILL.md")
-            atomic_write(path, updated.encode("utf-8"))
+            folder.write("SKILL.md", _checked_skill_md(current.replace(old, new, 1), name, "the patched SKILL.md"))
         return SkillWrite(name, path, created=False)
 
     def write_file(self, name: str, file_path: str, content: str) -> SkillWrite:
-        skill_md = self.path(name)
-        target = self._support_path(skill_md.parent, file_path)
+        parts = _support_parts(file_path)
         if not isinstance(content, str):
             raise SkillError("file_content must be text")
-        if len(content.encode("utf-8")) > MAX_FILE_BYTES:
+        data = _utf8(content, file_path)
+        if len(data) > MAX_FILE_BYTES:
             raise SkillError(f"{file_path} is larger than {MAX_FILE_BYTES:,} bytes")
         _check_safe(content, file_path)
-        with locked(skill_md):
-            self._require(name, skill_md)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._inside(skill_md.parent, target)  # a symlinked sub-folder must not lead outside
-            created = not target.exists()
-            atomic_write(target, content.encode("utf-8"))
-        return SkillWrite(name, target, created=created)
+        with self._skill(name, create=False) as folder:
+            self._require(name, folder)
+            with contextlib.ExitStack() as opened:
+                for part in parts[:-1]:
+                    folder = opened.enter_context(folder.subfolder(part, create=True))
+                created = folder.entry(parts[-1], "file") is None
+                folder.write(parts[-1], data)
+        return SkillWrite(name, self.root / name / file_path, created=created)
 
-    @staticmethod
-    def _require(name: str, path: Path) -> str:
+    @contextlib.contextmanager
+    def _skill(self, name: str, *, create: bool) -> Iterator[_Folder]:
+        """The folder of skill ``name``, opened without following links below the skills folder,
+        with the skill's lock (the ``SKILL.md.lock`` sidecar) held."""
+        check_name(name)
+        if not _DIR_FD_SAFE:
+            raise SkillError("skills can only be written where folders can be opened without following "
+                             "links (Linux, macOS, BSD); nothing was written")
+        if create:
+            self.root.mkdir(parents=True, exist_ok=True)
         try:
-            return path.read_text(encoding="utf-8")
+            root_fd = os.open(self.root, _OPEN_DIR)  # the user's own folder: a link here is theirs
         except FileNotFoundError:
-            raise SkillError(f"skill {name!r} does not exist; create it first") from None
-
-    @classmethod
-    def _support_path(cls, skill_dir: Path, file_path: object) -> Path:
-        if not isinstance(file_path, str) or not file_path or "\\" in file_path or "\x00" in file_path:
-            raise SkillError(f"file_path {file_path!r} is not a relative path like scripts/check.sh")
-        parts = PurePosixPath(file_path).parts
-        if (PurePosixPath(file_path).is_absolute() or len(parts) < 2 or parts[0] not in SUBDIRS
-                or any(part in ("..", ".", "") for part in parts)):
-            raise SkillError(f"file_path {file_path!r} must be inside one of {', '.join(SUBDIRS)} "
-                             "with no '..' (e.g. references/api.md)")
-        target = skill_dir.joinpath(*parts)
-        cls._inside(skill_dir, target)
-        return target
+            raise _missing(name) from None
+        with _Folder(root_fd, self.root, self.root) as root:
+            try:
+                opened = root.subfolder(name, create=create)
+            except FileNotFoundError:
+                raise _missing(name) from None
+            with opened as folder:
+                lock_fd = folder.open("SKILL.md.lock", _OPEN_LOCK, "file")
+                try:
+                    fcntl.flock(lock_fd, fcntl.LOCK_EX)
+                    yield folder
+                finally:
+                    os.close(lock_fd)  # releases the lock
 
     @staticmethod
-    def _inside(skill_dir: Path, target: Path) -> None:
-        root = skill_dir.resolve()
-        if not target.resolve().is_relative_to(root):
-            raise SkillError(f"{target} leads outside the skill folder {skill_dir}")
+    def _require(name: str, folder: _Folder) -> str:
+        if folder.entry("SKILL.md", "file") is None:
+            raise _missing(name)
+        return folder.read("SKILL.md", limit=4 * MAX_SKILL_CHARS)
 
     # -- the tool ---------------------------------------------------------------------------------
     def handle_tool_call(self, args: dict[str, Any]) -> str:
         """Run one ``skill_manage`` call; the JSON result tells the model what happened or why not."""
+        if not isinstance(args, dict):
+            return json.dumps({"success": False, "error": "the arguments must be an object with action and name"})
         action = args.get("action")
         try:
             if action == "delete":
@@ -231,3 +265,145 @@ class SkillStore:
         verb = "created" if done.created else "updated"
         return json.dumps({"success": True, "message": f"{verb} {done.path.relative_to(self.root)}"},
                           ensure_ascii=False)
+
+
+def _missing(name: str) -> SkillError:
+    return SkillError(f"skill {name!r} does not exist; create it first")
+
+
+def _checked_skill_md(content: object, name: str, what: str = "SKILL.md") -> bytes:
+    """``content`` as the bytes to write, once it is a loadable SKILL.md that passed the scan."""
+    text = check_skill_md(content, name)
+    data = _utf8(text, what)
+    _check_safe(text, what)
+    return data
+
+
+def _utf8(text: str, what: str) -> bytes:
+    """``text`` in UTF-8, the encoding hermes reads skills in; text it cannot hold is refused."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SkillError(f"{what} has {text[exc.start]!r} at character {exc.start:,}, a lone surrogate that no "
+                         "UTF-8 file can hold; nothing was written") from None
+
+
+def _support_parts(file_path: object) -> list[str]:
+    """The names in a supporting file's path, once it is one that stays inside the skill."""
+    if not isinstance(file_path, str) or not file_path or "\\" in file_path or "\x00" in file_path:
+        raise SkillError(f"file_path {file_path!r} is not a relative path like scripts/check.sh")
+    parts = file_path.split("/")  # not PurePosixPath: it would quietly drop "." and empty names
+    if parts[0] not in SUBDIRS or len(parts) < 2 or any(part in ("..", ".", "") for part in parts):
+        raise SkillError(f"file_path {file_path!r} must be inside one of {', '.join(SUBDIRS)} "
+                         "with no '..' (e.g. references/api.md)")
+    if len(parts) > 1 + MAX_SUPPORT_DEPTH:
+        raise SkillError(f"file_path {file_path[:200]!r} is {len(parts) - 1} names deep below {parts[0]}/; "
+                         f"the limit is {MAX_SUPPORT_DEPTH} (e.g. {parts[0]}/topic/notes.md)")
+    for part in parts:
+        if len(_utf8(part, "file_path")) > MAX_NAME_BYTES:
+            raise SkillError(f"file_path has a name of more than {MAX_NAME_BYTES} bytes ({part[:40]!r}...)")
+    return parts
+
+
+class _Folder:
+    """A folder below the skills folder, open by file descriptor: every name in it is opened
+    relative to that descriptor and never through a link."""
+
+    def __init__(self, fd: int, path: Path, root: Path) -> None:
+        self.fd, self.path, self.root = fd, path, root
+
+    def __enter__(self) -> _Folder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+    def subfolder(self, name: str, *, create: bool) -> _Folder:
+        """The folder ``name`` in this one (made first when ``create``); :class:`FileNotFoundError`
+        when it is missing and not to be made."""
+        try:
+            return _Folder(self.open(name, _OPEN_DIR | _NOFOLLOW, "folder"), self.path / name, self.root)
+        except FileNotFoundError:
+            if not create:
+                raise
+        with contextlib.suppress(FileExistsError):  # another writer made it meanwhile: fine
+            os.mkdir(name, 0o755, dir_fd=self.fd)
+        return _Folder(self.open(name, _OPEN_DIR | _NOFOLLOW, "folder"), self.path / name, self.root)
+
+    def open(self, name: str, flags: int, expected: str) -> int:
+        """``os.open`` of ``name`` here; a link, or not the ``expected`` kind, is a :class:`SkillError`."""
+        try:
+            return os.open(name, flags, 0o600, dir_fd=self.fd)
+        except FileNotFoundError:
+            raise
+        except OSError:
+            misfit = self._misfit(name, expected)
+            if misfit is not None:
+                raise misfit from None
+            raise
+
+    def entry(self, name: str, expected: str) -> os.stat_result | None:
+        """What ``name`` is here, not following it (``None``: nothing); a link, or not the
+        ``expected`` kind, is a :class:`SkillError`."""
+        misfit = self._misfit(name, expected)
+        if misfit is not None:
+            raise misfit
+        with contextlib.suppress(FileNotFoundError):
+            return os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        return None
+
+    def read(self, name: str, *, limit: int) -> str:
+        fd = self.open(name, _OPEN_READ, "file")
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since we looked: refuse all the same
+                raise self._misfit(name, "file") or SkillError(f"refused: {self.path / name} is not a file")
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise SkillError(f"{self.path / name} is larger than {limit:,} bytes; edit it by hand")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SkillError(f"{self.path / name} is not UTF-8 text ({exc}); edit it by hand") from None
+
+    def write(self, name: str, data: bytes) -> None:
+        """Replace ``name`` with ``data`` all at once: a new file beside it, fsync, rename, fsync."""
+        self.entry(name, "file")
+        prefix = f".{name}."
+        for stale in os.listdir(self.fd):  # we hold the lock: a temp file is a killed writer's
+            if stale.startswith(prefix) and stale.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(stale, dir_fd=self.fd)
+        temp = f"{prefix}{secrets.token_hex(6)}.tmp"
+        fd = self.open(temp, _OPEN_NEW, "file")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        except BaseException:  # KeyboardInterrupt too: never leave a half-written temp behind
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=self.fd)
+            raise
+        with contextlib.suppress(OSError):  # some file systems refuse fsync on a folder; data is safe
+            os.fsync(self.fd)
+
+    def _misfit(self, name: str, expected: str) -> SkillError | None:
+        """The refusal for ``name`` if it is a link or not a ``expected`` ("file" or "folder")."""
+        try:
+            found = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(found.st_mode):
+            try:
+                what = f"a symbolic link (to {os.readlink(name, dir_fd=self.fd)!r})"
+            except OSError:
+                what = "a symbolic link"
+        else:
+            mode = found.st_mode
+            kind = "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "special file"
+            if kind == expected:
+                return None
+            what = f"a {kind}, not a {expected}"
+        return SkillError(f"refused: {self.path / name} is {what}; skills are written only into real folders "
+                          f"and files inside {self.root}, never through links; nothing was written")
