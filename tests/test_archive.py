@@ -388,9 +388,8 @@ def test_cli_search_show_stats_purge(capsys: pytest.CaptureFixture[str], monkeyp
     assert main(["archive", "stats"]) == 0
     assert "2 users" in capsys.readouterr().out
     assert main(["archive", "purge"]) == 4
-    monkeypatch.setattr("builtins.input", lambda prompt: "n")
-    assert main(["archive", "purge", "--user", "alice"]) == 0
-    assert "nothing deleted" in capsys.readouterr().out
+    assert main(["archive", "purge", "--user", "alice"]) == 4  # no terminal to ask on: refused, no EOFError
+    assert "--yes" in capsys.readouterr().err
     assert main(["archive", "purge", "--user", "alice", "--yes"]) == 0
     assert "forgot user 'alice': removed " in capsys.readouterr().out
     assert main(["archive", "search", "3f9a2c1e7b", "--user", "alice", "--json"]) == 0

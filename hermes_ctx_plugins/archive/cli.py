@@ -12,6 +12,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from ..cliutil import confirm
 from ..config import Config
 from ..scope import describe
 from ..tokens import get_counter
@@ -141,11 +142,9 @@ def _purge(args: argparse.Namespace, store: ArchiveStore, namespace: str) -> int
                                   ("older than (days)", args.older_than)) if v is not None)
     if scoped:
         what += f" in namespace {namespace!r}"
-    if not args.yes:
-        answer = input(_shown(f"delete the archived messages of {what} from {store.path}? [y/N] "))
-        if answer.strip().lower() not in ("y", "yes"):
-            print("nothing deleted")
-            return 0
+    refused = confirm(_shown(f"delete the archived messages of {what} from {store.path}? [y/N] "), yes=args.yes)
+    if refused is not None:
+        return refused
     if args.user is not None and args.session is None and args.older_than is None and not args.all:
         return _forget(args.user, store, namespace)
     count = store.purge(session_id=args.session, user_id=args.user, older_than_days=args.older_than,
