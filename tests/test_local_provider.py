@@ -113,8 +113,8 @@ def test_newer_memories_and_explicit_facts_rank_higher(provider: LocalProvider) 
 ATTACKS = [
     "zebracorn", '"zebracorn" OR user_id:bob', "zebracorn OR scope_text:*", "NEAR(zebracorn bob, 5)",
     "scope_text : zebracorn", "{scope_text search_text} : zebracorn", "zebracorn*", "*", '"', "''", "^zebracorn",
-    "zebracorn') OR 1=1 --", "bob's zebracorn", "user_id = 'bob'", query.chat_token("bob", "dm"),
-    query.user_token("bob"), query.profile_token("bob"), "ZEBRACORN zebracorns",
+    "zebracorn') OR 1=1 --", "bob's zebracorn", "user_id = 'bob'", query.chat_token("", "bob", "dm"),
+    query.user_token("", "bob"), query.profile_token("", "bob"), "ZEBRACORN zebracorns",
     "ｚｅｂｒａｃｏｒｎ",  # noqa: RUF001 - fullwidth on purpose
 ]
 
@@ -155,7 +155,8 @@ def test_tools_validate_their_arguments_with_clear_errors(provider: LocalProvide
         answer: str = json.loads(provider.handle_tool_call(name, args, session=ALICE))["error"]
         return answer
 
-    assert "'query' must be non-empty text, got ''" in call("ctx_memory_search", {"query": ""})
+    assert "'query' must be non-empty text of at most 2,000 characters, got ''" in call("ctx_memory_search",
+                                                                                     {"query": ""})
     assert "'limit' must be a whole number from 1 to 20, got 99" in call("ctx_memory_search", {"query": "x",
                                                                                                "limit": 99})
     assert "'scope' must be 'chat' or 'user', got 'world'" in call("ctx_memory_remember", {"fact": "x",

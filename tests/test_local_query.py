@@ -48,9 +48,9 @@ def fts() -> Iterator[sqlite3.Connection]:
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(search_text, scope_text, "
                  "tokenize='porter unicode61 remove_diacritics 2')")
     conn.execute("INSERT INTO t (rowid, search_text, scope_text) VALUES (1, 'alice secret', ?)",
-                 (query.scope_text("alice", "", "chat"),))
+                 (query.scope_text("", "alice", "", "chat"),))
     conn.execute("INSERT INTO t (rowid, search_text, scope_text) VALUES (2, 'bob secret', ?)",
-                 (query.scope_text("bob", "", "chat"),))
+                 (query.scope_text("", "bob", "", "chat"),))
     yield conn
     conn.close()
 
@@ -58,7 +58,7 @@ def fts() -> Iterator[sqlite3.Connection]:
 @given(st.text(max_size=200))
 def test_any_input_is_a_valid_expression_that_stays_in_scope(fts: sqlite3.Connection, text: str) -> None:
     terms = query.query_terms(text + " secret")
-    expression = query.match_expression(terms, query.scope_query("alice", "", share_across_chats=False))
+    expression = query.match_expression(terms, query.scope_query("", "alice", "", share_across_chats=False))
     rows = {r[0] for r in fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,))}
     assert rows <= {1}, f"{text!r} reached another scope"
 
@@ -69,17 +69,21 @@ def test_any_input_is_a_valid_expression_that_stays_in_scope(fts: sqlite3.Connec
 ])
 def test_fts_syntax_in_a_query_is_only_text(fts: sqlite3.Connection, attack: str) -> None:
     expression = query.match_expression(query.query_terms(attack),
-                                        query.scope_query("alice", "", share_across_chats=False))
+                                        query.scope_query("", "alice", "", share_across_chats=False))
     rows = {r[0] for r in fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,))}
     assert 2 not in rows
 
 
-def test_scope_tokens_separate_users_chats_and_profile_facts() -> None:
-    chat = query.scope_query("alice", "c1", share_across_chats=False)
-    assert query.chat_token("alice", "c1") in chat and query.profile_token("alice") in chat
-    assert query.user_token("alice") not in chat
-    assert query.scope_query("alice", "c1", share_across_chats=True) == [query.user_token("alice")]
-    assert len({query.chat_token("a", "bc"), query.chat_token("ab", "c"), query.chat_token("a", "b\x1fc")}) == 3
-    assert all(t[1:].isdigit() for t in query.scope_text("ä'\"", "💥", "user").split())
+def test_scope_tokens_separate_namespaces_users_chats_and_profile_facts() -> None:
+    chat = query.scope_query("", "alice", "c1", share_across_chats=False)
+    assert query.chat_token("", "alice", "c1") in chat and query.profile_token("", "alice") in chat
+    assert query.user_token("", "alice") not in chat
+    assert query.scope_query("", "alice", "c1", share_across_chats=True) == [query.user_token("", "alice")]
+    # no separator can be smuggled in: each part is encoded injectively before hashing
+    owners = [("", "a", "bc"), ("", "ab", "c"), ("", "a", "b\x1fc"), ("", "a\x1fb", "c"), ("a", "", "bc"),
+              ("", "a-b", "c"), ("a", "b", "c"), ("sales", "u1", ""), ("", "sales", "u1"), ("", "", "")]
+    assert len({query.chat_token(*owner) for owner in owners}) == len(owners)
+    assert query.user_token("sales", "u1") != query.user_token("support", "u1")
+    assert all(t[1:].isdigit() for t in query.scope_text("ns\ud800", "ä'\"", "💥", "user").split())
     with pytest.raises(ValueError, match="at least one term"):
         query.match_expression([], chat)

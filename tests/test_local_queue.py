@@ -116,7 +116,10 @@ def fresh(home: Path) -> Iterator[Any]:
 
 
 def kill_mid_drain(process: subprocess.Popen[str], home: Path, total: int, at: float) -> int:
-    """SIGKILL ``process`` once it has stored about ``at`` of ``total`` turns (never all of them)."""
+    """SIGKILL ``process`` once it has stored about ``at`` of ``total`` turns (never all of them), and
+    only after it has accepted every one (sync_turn returned for each): a turn never accepted is
+    not one the crash lost."""
+    assert process.stdout is not None and process.stdout.readline() == "queued\n"
     deadline = time.monotonic() + 60
     while (stored := count_rows(home)) < total * at:
         assert process.poll() is None, process.communicate()
@@ -131,7 +134,7 @@ def kill_mid_drain(process: subprocess.Popen[str], home: Path, total: int, at: f
 
 @pytest.mark.parametrize("at", [0.1, 0.6])
 def test_a_writer_killed_mid_drain_loses_and_duplicates_nothing(home: Path, fresh: Any, at: float) -> None:
-    writer = spawn(home, "crash", 600, slow=0.004, end="hang")
+    writer = spawn(home, "crash", 600, slow=0.03, end="hang")  # slow: still draining when it has queued all
     kill_mid_drain(writer, home, 600, at)
     [dead] = home.glob(f"ctx-local/memory.db.queue/*{SUFFIX}")  # left behind, still holding the rest
     provider = fresh()
@@ -141,7 +144,7 @@ def test_a_writer_killed_mid_drain_loses_and_duplicates_nothing(home: Path, fres
 
 
 def test_a_replay_killed_midway_is_resumed_exactly(home: Path, fresh: Any) -> None:
-    writer = spawn(home, "first", 400, end="hang")
+    writer = spawn(home, "first", 400, slow=0.2, end="hang")  # slow: it cannot have stored most of them
     assert writer.stdout is not None and writer.stdout.readline() == "queued\n"
     os.kill(writer.pid, signal.SIGKILL)  # possibly before storing a single turn
     writer.communicate()

@@ -1,6 +1,7 @@
 """``ctx-local``: the embedded default long-term memory — one SQLite file, no server, no network.
 
 * :mod:`.provider` — the :class:`LocalProvider` hermes talks to, its options and tools;
+* :mod:`.arguments` — the model's tool arguments, checked against the tools' own schemas;
 * :mod:`.queue` — the durable, crash-safe write-behind queue between ``sync_turn`` and the store;
 * :mod:`.store` — the SQLite schema (WAL, FTS5 with BM25), scoped search, forgetting, quarantine;
 * :mod:`.query` — index and query normalisation (stemming, CJK bigrams, stop words, safe FTS5);

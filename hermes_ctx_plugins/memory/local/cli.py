@@ -1,5 +1,9 @@
 """``hermes-ctx memory search|stats|export|forget``: the ctx-local store from the command line.
 
+Every command works in the memory namespace of the config's deployment (the global
+``--deployment`` option; none: the top level's), and ``--user`` / ``--chat`` / ``--session``
+select ids exactly as they are written.
+
 Exit codes as for the rest of ``hermes-ctx``: 2 the config is invalid, 3 the database cannot be used,
 4 bad input (an unknown id, an unwritable output file).
 """
@@ -7,7 +11,6 @@ Exit codes as for the rest of ``hermes-ctx``: 2 the config is invalid, 3 the dat
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -16,9 +19,10 @@ from typing import Any, TextIO
 from ...config import Config, hermes_home
 from ...errors import ConfigError
 from . import query, recall
-from .provider import NAME, LocalProvider
+from .arguments import describe
+from .provider import MAX_ID, NAME, LocalProvider
 from .queue import inspect
-from .store import LocalStore, LocalStoreError
+from .store import LocalStore, LocalStoreError, json_text
 
 COMMANDS = ("search", "stats", "export", "forget")
 EXIT_CONFIG, EXIT_PLUGIN, EXIT_INPUT = 2, 3, 4
@@ -28,8 +32,10 @@ def add_parsers(commands: Any) -> None:
     """Add the ctx-local subcommands to ``hermes-ctx memory``."""
     search = commands.add_parser("search", help=f"search the {NAME} store as a user would be recalled")
     search.add_argument("query")
-    _scope_arguments(search, "search as this user (default: the CLI user, '')")
-    search.add_argument("--all-scopes", action="store_true", help="search every user and chat (administrators)")
+    _scope_arguments(search, "search as this user, in all their chats unless --chat is given "
+                             "(default: the CLI user, '')")
+    search.add_argument("--all-scopes", action="store_true",
+                        help="search every user and chat of the deployment (administrators; not with --user/--chat)")
     search.add_argument("--limit", type=int, default=10, help="results (default 10)")
     search.add_argument("--json", action="store_true", help="machine-readable output")
     stats = commands.add_parser("stats", help=f"what the {NAME} store holds, its queue and quarantined records")
@@ -58,6 +64,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     command = args.memory_command
+    args.namespace = config.memory_namespace
     if not provider.path.exists() and command != "stats":
         print(f"hermes-ctx: no {NAME} memory yet at {provider.path}", file=sys.stderr)
         return EXIT_INPUT if command == "forget" else 0
@@ -83,19 +90,26 @@ def _search(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
         print(f"hermes-ctx: {args.query!r} has no searchable words (only stop words or punctuation)",
               file=sys.stderr)
         return EXIT_INPUT
-    if args.all_scopes:  # every chat of every user: search each user across their chats
-        scopes = {(user, "") for user, _ in store.scopes()}
+    if args.all_scopes and (args.user is not None or args.chat is not None):
+        print("hermes-ctx: --all-scopes searches every user and chat; drop it to search one user's chats "
+              "(--user alone searches all of them), or drop --user/--chat", file=sys.stderr)
+        return EXIT_INPUT
+    if args.all_scopes:  # every user: each across their chats
+        users = {user for user, _ in store.scopes(args.namespace)}
     else:
-        scopes = {(args.user or "", args.chat or "")}
-    hits = [hit for user, chat in sorted(scopes) for hit in store.search(
-        terms, user_id=user, chat_id=chat, share_across_chats=args.all_scopes, limit=args.limit)]
+        users = {args.user or ""}
+    # without --chat: all of a user's chats; with it, what a session in that chat recalls
+    across = args.chat is None
+    hits = [hit for user in sorted(users) for hit in store.search(
+        terms, namespace=args.namespace, user_id=user, chat_id=args.chat or "", share_across_chats=across,
+        limit=args.limit)]
     options = provider.options
     ranked = recall.rank(list({h.memory.id: h for h in hits}.values()), chat_id=args.chat or "",
                          share_across_chats=options.share_across_chats,
                          half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
     ranked = ranked[:args.limit]
     if args.json:
-        print(json.dumps([{**r.memory.as_json(), "score": round(r.score, 4)} for r in ranked], ensure_ascii=False))
+        print(json_text([{**r.memory.as_json(), "score": round(r.score, 4)} for r in ranked]))
         return 0
     for item in ranked:
         memory = item.memory
@@ -108,14 +122,14 @@ def _search(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
 
 def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"database": str(provider.path), "exists": provider.path.exists(),
-                              "queue": str(provider.queue_dir)}
+                              "namespace": args.namespace, "queue": str(provider.queue_dir)}
     progress: dict[str, int] = {}
     if provider.path.exists():
         store = LocalStore(provider.path)
         try:
-            report.update(store.stats())
+            report.update(store.stats(args.namespace))
             progress = store.progress()
-            report["quarantine"] = [vars(q) for q in store.quarantined()]
+            report["quarantine"] = [vars(q) for q in store.quarantined(args.namespace)]
         finally:
             store.close()
         report["bytes"] = sum(p.stat().st_size for p in provider.path.parent.glob(f"{provider.path.name}*")
@@ -124,7 +138,7 @@ def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
     report["waiting"] = sum(s.waiting for s in segments)
     report["segments"] = [{"path": str(s.path), "waiting": s.waiting, "live": s.live} for s in segments]
     if args.json:
-        print(json.dumps(report, ensure_ascii=False, default=str))
+        print(json_text(report, default=str))
         return 0
     print(_stats_text(report))
     return 0
@@ -135,10 +149,11 @@ def _date(value: Any) -> str:
 
 
 def _stats_text(report: dict[str, Any]) -> str:
+    namespace = f", namespace {report['namespace']!r}" if report["namespace"] else ""
     if not report["exists"]:
         lines = [f"{NAME} memory: {report['database']} (not created yet)"]
     else:
-        lines = [f"{NAME} memory: {report['database']} ({report['bytes'] / 1e6:.1f} MB with its WAL)",
+        lines = [f"{NAME} memory: {report['database']} ({report['bytes'] / 1e6:.1f} MB with its WAL{namespace})",
                  f"  {report['turns']:,} turns, {report['facts']:,} facts, {report['scopes']:,} user/chat scopes, "
                  f"{report['sessions']:,} sessions; oldest {_date(report['oldest'])}, newest {_date(report['newest'])}"]
     live = sum(1 for s in report["segments"] if s["live"])
@@ -163,8 +178,9 @@ def _export(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
         return EXIT_INPUT
     count = 0
     try:
-        for memory in store.memories(user_id=args.user, chat_id=args.chat, session_id=args.session):
-            out.write(json.dumps(memory.as_json(), ensure_ascii=False) + "\n")
+        for memory in store.memories(namespace=args.namespace, user_id=args.user, chat_id=args.chat,
+                                     session_id=args.session):
+            out.write(json_text(memory.as_json()) + "\n")
             count += 1
     finally:
         if out is not sys.stdout:
@@ -174,8 +190,13 @@ def _export(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
 
 
 def _forget(provider: LocalProvider, store: LocalStore, args: argparse.Namespace) -> int:
+    bad = [i for i in args.ids if not 1 <= i <= MAX_ID]
+    if bad:
+        print(f"hermes-ctx: memory ids are whole numbers from 1 to {MAX_ID:,}, got "
+              f"{', '.join(describe(i) for i in bad[:5])}", file=sys.stderr)
+        return EXIT_INPUT
     if args.ids:
-        deleted = store.forget(args.ids, user_id=args.user, chat_id=args.chat)
+        deleted = store.forget(args.ids, namespace=args.namespace, user_id=args.user, chat_id=args.chat)
         missing = sorted(set(args.ids) - set(deleted))
         if deleted:
             print(f"forgot {len(deleted)} memories: {', '.join(f'#{i}' for i in deleted)}")
@@ -193,7 +214,8 @@ def _forget(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
     if not args.yes and input(f"forget every memory of {what}? [y/N] ").strip().lower() != "y":
         print("nothing changed")
         return 1
-    count = store.forget_where(user_id=args.user, chat_id=args.chat, session_id=args.session)
+    count = store.forget_where(namespace=args.namespace, user_id=args.user, chat_id=args.chat,
+                               session_id=args.session)
     print(f"forgot {count:,} memories of {what}")
     if count:
         _compact(store)

@@ -9,19 +9,21 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ... import scope
 from ...config import hermes_home
 from ...errors import ConfigError
-from ...events import SessionInfo, Turn
+from ...events import Forgotten, SessionInfo, Turn
 from ...tokens import get_counter
 from .. import scan
 from ..base import MemoryProvider
-from . import query, recall
-from .queue import WriteBehindQueue
-from .store import LocalStore, LocalStoreError, Record
+from . import arguments, query, recall
+from .queue import WriteBehindQueue, held_records
+from .store import LocalStore, LocalStoreError, Record, json_text
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
@@ -31,6 +33,16 @@ DEFAULT_PATH = "ctx-local/memory.db"
 CANDIDATES = 40
 #: a remembered fact longer than this is a document, not a fact
 MAX_FACT_CHARS = 2_000
+#: the longest ``ctx_memory_search`` query (keywords or a question; a query uses 24 terms at most)
+MAX_QUERY_CHARS = 2_000
+#: the most ids one ``ctx_memory_forget`` call deletes
+MAX_FORGET_IDS = 100
+#: the largest memory id: SQLite's largest integer (ids are rowids, from 1)
+MAX_ID = 2**63 - 1
+#: how long a tool's write waits for another process's write lock. A writer's transaction is short —
+#: the write-behind queue's batches are bounded by ``queue.BATCH_BYTES`` — so this outlasts a drain many
+#: times over; only a long maintenance job (a compaction of a big file) holds the lock longer.
+TOOL_BUSY_SECONDS = 10.0
 _REPORT_EVERY = 300.0
 
 
@@ -90,18 +102,12 @@ def resolve_path(raw: str, home: Path) -> Path:
 def turn_key(turn: Turn) -> str:
     """The idempotency key of a turn: the same turn synced (or replayed) twice is stored once."""
     digest = hashlib.sha256()
-    for part in (turn.session.session_id, str(turn.turn_number), turn.user_text, turn.assistant_text):
+    # the number in hex: Python refuses decimal text for an int of thousands of digits
+    number = format(turn.turn_number, "x")
+    for part in (turn.session.session_id, number, turn.user_text, turn.assistant_text):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
     return "turn:" + digest.hexdigest()[:32]
-
-
-def clean(text: str, limit: int) -> str:
-    """``text`` as valid UTF-8 (a lone surrogate becomes ``?``), cut to ``limit`` characters with a note."""
-    text = text.encode("utf-8", "replace").decode("utf-8")
-    if len(text) > limit:
-        text = f"{text[:limit]}\n[… {len(text) - limit:,} more characters not stored]"
-    return text
 
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
@@ -111,16 +117,19 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
                         "ctx_memory_remember. Use it when the user refers to something from a past session that "
                         "is not in the recalled context. Returns excerpts with their ids and dates."),
         "parameters": {"type": "object", "properties": {
-            "query": {"type": "string", "description": "Keywords or a question."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Results (default 5)."}},
+            "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
+                      "description": "Keywords or a question."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5,
+                      "description": "Results (default 5)."}},
             "required": ["query"]}}},
     {"type": "function", "function": {
         "name": "ctx_memory_remember",
         "description": ("Save one durable fact to long-term memory (a preference, a decision, a name, a "
                         "setting) so future sessions recall it. One short self-contained sentence; no secrets."),
         "parameters": {"type": "object", "properties": {
-            "fact": {"type": "string", "description": f"The fact, at most {MAX_FACT_CHARS} characters."},
-            "scope": {"type": "string", "enum": ["chat", "user"],
+            "fact": {"type": "string", "minLength": 1, "maxLength": MAX_FACT_CHARS,
+                     "description": f"The fact, at most {MAX_FACT_CHARS:,} characters."},
+            "scope": {"type": "string", "enum": ["chat", "user"], "default": "chat",
                       "description": "'chat' (default): recalled in this chat only; 'user': in all of the "
                                      "user's chats."}},
             "required": ["fact"]}}},
@@ -129,9 +138,12 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "description": ("Delete memories by id (the #numbers shown in recalled context or search results), "
                         "for example when the user asks you to forget something or a memory is wrong."),
         "parameters": {"type": "object", "properties": {
-            "ids": {"type": "array", "items": {"type": "integer"}, "minItems": 1}},
+            "ids": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                    "minItems": 1, "maxItems": MAX_FORGET_IDS}},
             "required": ["ids"]}}},
 ]
+#: each tool's ``parameters`` schema, which its arguments are checked against
+_PARAMETERS = {schema["function"]["name"]: schema["function"]["parameters"] for schema in TOOL_SCHEMAS}
 _SYSTEM_NOTE = (
     "Long-term memory (ctx-local): excerpts of earlier conversations that match the user's message are "
     "added to it under 'Recalled from earlier conversations', each with its #id and date. Use "
@@ -155,6 +167,7 @@ class LocalProvider(MemoryProvider):
         self._counter = get_counter(self.config.model.name or None)
         self._lock = threading.Lock()
         self._reader: LocalStore | None = None
+        self._tool_writer: LocalStore | None = None
         self._queue: WriteBehindQueue | None = None
         self._pid = os.getpid()
         self._session = SessionInfo(session_id="")
@@ -168,33 +181,115 @@ class LocalProvider(MemoryProvider):
                 self._reader = LocalStore(self.path, busy_timeout=0.25)
             return self._reader
 
+    def _tool_store(self) -> LocalStore:
+        """The connection the tools write with: one of its own, so a write waiting for another
+        process's lock (up to :data:`TOOL_BUSY_SECONDS`) never holds up recall on the reader's."""
+        with self._lock:
+            if self._tool_writer is not None:
+                return self._tool_writer
+        opened = LocalStore(self.path, busy_timeout=TOOL_BUSY_SECONDS)  # may wait that long itself
+        with self._lock:
+            current = self._tool_writer
+            if current is None:
+                self._tool_writer = opened
+                return opened
+        opened.close()  # another thread opened one meanwhile
+        return current
+
     def _writer(self) -> WriteBehindQueue:
         with self._lock:
             if self._queue is None or self._pid != os.getpid():
-                options = self.options
                 self._pid = os.getpid()
-                self._queue = WriteBehindQueue(
-                    self.queue_dir, lambda: LocalStore(self.path, busy_timeout=1.0), batch_size=options.batch_size,
-                    max_retries=options.max_retries, backoff=options.retry_backoff_seconds, fsync=options.fsync)
+                self._queue = self._new_queue()
                 self._queue.start()
             return self._queue
 
-    def _unusable(self, exc: LocalStoreError) -> None:
-        """Log a database failure (once per five minutes per message) and reopen next time."""
-        with self._lock:
-            reader, self._reader = self._reader, None
-        if reader is not None:
-            reader.close()
+    def _new_queue(self) -> WriteBehindQueue:
+        options = self.options
+        return WriteBehindQueue(
+            self.queue_dir, lambda: LocalStore(self.path, busy_timeout=1.0), batch_size=options.batch_size,
+            max_retries=options.max_retries, backoff=options.retry_backoff_seconds, fsync=options.fsync,
+            max_text_chars=options.max_turn_chars)
+
+    def _unusable(self, exc: LocalStoreError, *, tool_writer: bool = False) -> None:
+        """Log a database failure (once per five minutes per message) and, unless the file was only
+        locked, reopen the connection that met it — the reader's, or the ``tool_writer``'s — next
+        time (the file may be replaced or repaired meanwhile)."""
+        if exc.reason != "locked":
+            with self._lock:
+                if tool_writer:
+                    store, self._tool_writer = self._tool_writer, None
+                else:
+                    store, self._reader = self._reader, None
+            if store is not None:
+                store.close()
         now = time.monotonic()
         if now - self._reported.get(str(exc), -_REPORT_EVERY) >= _REPORT_EVERY:
             self._reported[str(exc)] = now
-            log.error("%s (recall is off until then; the turn goes on without it)", exc)
+            effect = ("a memory tool's write failed and the model was told so" if tool_writer
+                      else "recall is off until it works again; the turn goes on without it")
+            log.error("%s (%s)", exc, effect)
 
-    def flush(self, timeout: float = 10.0) -> bool:
+    def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every queued turn is stored; False if that took longer than ``timeout``."""
         with self._lock:
             queue = self._queue
         return True if queue is None else queue.flush(timeout)
+
+    def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        """Delete every memory of ``user_id`` (compared exactly) in ``namespaces`` (None: all) from
+        the database file and its index, with the user's quarantined and queued records.
+
+        In order: this process's queue is drained and continued in a fresh segment file (the old
+        one, which still holds stored records, is deleted); what stopped processes left queued is
+        stored; then the user's rows, index entries and quarantined records are deleted in one
+        transaction, and the file is compacted (index optimised, VACUUM with ``secure_delete``,
+        WAL checkpointed and truncated), so the deleted text is gone from the file, not just
+        unreachable.
+
+        What it cannot clear: a segment file another *running* process holds (it appends to it and
+        alone knows how far it is stored), and a record of the user this process accepts while
+        forgetting. Their records of the user are stored once drained, and the file keeps them
+        until that process stops. The returned entry's ``error`` names such files, so run it again
+        once those processes have stopped (or the user's sessions have ended).
+        """
+        label = f"{NAME} {self.path}"
+        if not self.path.exists() and not self.queue_dir.is_dir():
+            return [Forgotten(store=label, removed=0, detail="nothing stored yet")]
+        try:
+            memories, quarantined, compacted = self._forget(user_id, namespaces)
+            held = held_records(self.queue_dir, user_id, namespaces)
+        except Exception as exc:  # a report, never a raise: the caller goes on with other stores
+            return [Forgotten(store=label, removed=None, error=str(exc) or type(exc).__name__)]
+        where = "every namespace" if namespaces is None else f"namespace(s) {', '.join(map(repr, sorted(namespaces)))}"
+        who = scope.describe("", user_id)
+        detail = f"{memories} memories and {quarantined} quarantined records of {who} in {where}"
+        errors = [] if compacted is None else [
+            f"deleted, but the file could not be compacted now ({compacted}); their text can linger in free pages "
+            "and the search index until it is (`hermes-ctx memory forget` compacts it)"]
+        if held:
+            files = ", ".join(f"{path} ({count})" for path, count in held.items())
+            errors.append(f"queue files still being written to hold records of this user: {files}; those may "
+                          "still be stored — forget again once the processes writing them have stopped")
+        return [Forgotten(store=label, removed=memories + quarantined, detail=detail, error="; ".join(errors))]
+
+    def _forget(self, user_id: str, namespaces: Collection[str] | None) -> tuple[int, int, str | None]:
+        """:meth:`forget_user`'s work: (memories, quarantined records, why compaction failed or None)."""
+        with self._lock:
+            own = self._queue if self._pid == os.getpid() else None
+        store = LocalStore(self.path, busy_timeout=5.0)
+        try:
+            if own is not None:  # not in time: held_records reports what stays in its file
+                own.restart_segment(store, self.options.drain_timeout_seconds)
+            self._new_queue().replay_dead(store)
+            memories, quarantined = store.forget_user(user_id, namespaces)
+            try:
+                store.compact()
+            except LocalStoreError as exc:
+                return memories, quarantined, str(exc)
+            return memories, quarantined, None
+        finally:
+            store.close()
 
     # -- lifecycle --------------------------------------------------------------------------------
     def is_available(self) -> bool:
@@ -211,11 +306,11 @@ class LocalProvider(MemoryProvider):
         if not (turn.user_text.strip() or turn.assistant_text.strip()):
             return
         session = turn.session
-        limit = self.options.max_turn_chars
+        # put() redacts the texts and cuts them to max_turn_chars before they reach the queue file
         self._writer().put(Record(
-            key=turn_key(turn), kind="turn", user_id=session.user_id, chat_id=session.chat_id,
-            session_id=session.session_id, user_text=clean(turn.user_text, limit),
-            assistant_text=clean(turn.assistant_text, limit), source=f"turn:{session.platform or 'cli'}",
+            key=turn_key(turn), kind="turn", namespace=session.deployment, user_id=session.user_id,
+            chat_id=session.chat_id, session_id=session.session_id, user_text=turn.user_text,
+            assistant_text=turn.assistant_text, source=f"turn:{session.platform or 'cli'}",
             created_at=time.time()))
 
     def prefetch(self, query_text: str, *, session: SessionInfo) -> str:
@@ -231,8 +326,9 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo) -> list[recall.Ranked] | None:
         options = self.options
         try:
-            hits = self._store().search(terms, user_id=session.user_id, chat_id=session.chat_id,
-                                        share_across_chats=options.share_across_chats, limit=CANDIDATES)
+            hits = self._store().search(terms, namespace=session.deployment, user_id=session.user_id,
+                                        chat_id=session.chat_id, share_across_chats=options.share_across_chats,
+                                        limit=CANDIDATES)
         except LocalStoreError as exc:
             self._unusable(exc)
             return None
@@ -243,80 +339,87 @@ class LocalProvider(MemoryProvider):
     def shutdown(self) -> None:
         with self._lock:
             queue, self._queue = self._queue, None
-            reader, self._reader = self._reader, None
+            stores = (self._reader, self._tool_writer)
+            self._reader = self._tool_writer = None
         if queue is not None and not queue.close(self.options.drain_timeout_seconds):
             log.warning("ctx-local: %d memories are still queued in %s; they are stored at the next start",
                         queue.pending, self.queue_dir)
-        if reader is not None:
-            reader.close()
+        for store in stores:
+            if store is not None:
+                store.close()
 
     # -- tools ------------------------------------------------------------------------------------
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         return TOOL_SCHEMAS
 
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
+        """Run one of the tools. Whatever the model passes, this answers and never raises for it: a
+        bad argument (checked against the tool's schema) and a database that refuses the call come
+        back as ``{"success": false, "error": ...}`` naming the problem — the model's mistake is not
+        the provider failing."""
         session = session or self._session
         handlers = {"ctx_memory_search": self._tool_search, "ctx_memory_remember": self._tool_remember,
                     "ctx_memory_forget": self._tool_forget}
-        handler = handlers.get(name)
+        handler = handlers.get(name) if isinstance(name, str) else None
         if handler is None:
-            return _error(f"{self.name} has no tool named {name!r}; it has {', '.join(handlers)}")
-        if not isinstance(args, dict):
-            return _error(f"arguments must be an object, got {type(args).__name__}")
+            return _error(f"{self.name} has no tool named {arguments.describe(name)}; it has {', '.join(handlers)}")
         try:
-            return handler(args, session)
-        except LocalStoreError as exc:
-            self._unusable(exc)
+            parsed = arguments.parse(args, _PARAMETERS[name])
+        except arguments.ArgumentError as exc:
             return _error(str(exc))
+        return handler(parsed, session)
 
     def _tool_search(self, args: dict[str, Any], session: SessionInfo) -> str:
-        text, limit = args.get("query"), args.get("limit", 5)
-        if not isinstance(text, str) or not text.strip():
-            return _error(f"'query' must be non-empty text, got {text!r:.60}")
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 20:
-            return _error(f"'limit' must be a whole number from 1 to 20, got {limit!r:.60}")
+        text, limit = args["query"], args["limit"]
         terms = query.query_terms(text)
         if not terms:
-            return json.dumps({"results": [], "note": "the query has no searchable words (only stop words)"})
+            return json_text({"results": [], "note": "the query has no searchable words (stop words, one-letter "
+                                                     f"words and words over {query.MAX_TERM_CHARS} characters "
+                                                     "are not searched)"})
         ranked = self._search(text, terms, session)
         if ranked is None:
             return _error(f"the memory database {self.path} cannot be read right now (see the log)")
         results = [{"id": r.memory.id, "kind": r.memory.kind, "provenance": recall.provenance(r.memory),
                     "text": recall.shown_text(r.memory, terms, 600)} for r in ranked[:limit]]
-        return json.dumps({"results": results}, ensure_ascii=False)
+        return json_text({"results": results})
 
     def _tool_remember(self, args: dict[str, Any], session: SessionInfo) -> str:
-        fact, visibility = args.get("fact"), args.get("scope", "chat")
-        if not isinstance(fact, str) or not fact.strip():
-            return _error(f"'fact' must be non-empty text, got {fact!r:.60}")
-        if len(fact) > MAX_FACT_CHARS:
-            return _error(f"'fact' has {len(fact):,} characters; at most {MAX_FACT_CHARS:,} (one fact, not a document)")
-        if visibility not in ("chat", "user"):
-            return _error(f"'scope' must be 'chat' or 'user', got {visibility!r:.60}")
+        fact, visibility = args["fact"].strip(), args["scope"]
         findings = scan.scan(fact)
         if findings:
             return _error("refused: the text looks like " + ", ".join(sorted({f.kind for f in findings}))
                           + "; memory is shown to future sessions, so it must not carry instructions or secrets")
-        memory = self._store().add(Record(
-            key=f"fact:{uuid.uuid4().hex}", kind="fact", user_id=session.user_id, chat_id=session.chat_id,
-            session_id=session.session_id, fact_text=clean(fact.strip(), MAX_FACT_CHARS), visibility=visibility,
-            source="remember", created_at=time.time()).redacted())
-        return json.dumps({"success": True, "id": memory.id, "scope": visibility})
+        record = Record(
+            key=f"fact:{uuid.uuid4().hex}", kind="fact", namespace=session.deployment, user_id=session.user_id,
+            chat_id=session.chat_id, session_id=session.session_id, fact_text=fact, visibility=visibility,
+            source="remember", created_at=time.time())
+        try:
+            memory = self._tool_store().add(record.redacted())
+        except LocalStoreError as exc:
+            return self._write_failed(exc, "the fact was not saved")
+        return json_text({"success": True, "id": memory.id, "scope": visibility})
 
     def _tool_forget(self, args: dict[str, Any], session: SessionInfo) -> str:
-        ids = args.get("ids")
-        if isinstance(ids, int) and not isinstance(ids, bool):
-            ids = [ids]
-        if (not isinstance(ids, list) or not ids
-                or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids)):
-            return _error(f"'ids' must be a non-empty list of memory ids (whole numbers), got {ids!r:.60}")
+        ids = sorted(set(args["ids"]))
         chat = None if self.options.share_across_chats else session.chat_id
-        forgotten = self._store().forget(ids, user_id=session.user_id, chat_id=chat)
+        try:
+            forgotten = self._tool_store().forget(ids, namespace=session.deployment, user_id=session.user_id,
+                                                  chat_id=chat)
+        except LocalStoreError as exc:
+            return self._write_failed(exc, "nothing was deleted")
         missing = sorted(set(ids) - set(forgotten))
         result: dict[str, Any] = {"success": bool(forgotten), "forgotten": forgotten}
         if missing:
             result["not_found"] = missing  # absent, or another scope's: the same answer either way
-        return json.dumps(result)
+        return json_text(result)
+
+    def _write_failed(self, exc: LocalStoreError, outcome: str) -> str:
+        """A tool's answer when the database refused its write: ``outcome``, and why."""
+        self._unusable(exc, tool_writer=True)
+        if exc.reason == "locked":
+            return _error(f"{outcome}: another process kept the memory database {self.path} locked for more than "
+                          f"{TOOL_BUSY_SECONDS:g} s (a long maintenance job?); try again in a minute")
+        return _error(f"{outcome}: {exc}")
 
 
 def _error(message: str) -> str:

@@ -20,6 +20,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from ...scope import escape_id
+
 #: how much of one memory is indexed (the rest is stored, and shown in excerpts, but not searched)
 INDEX_CHARS = 65_536
 #: at most this many distinct terms from a query reach FTS5 (a pasted log must not cost seconds)
@@ -31,6 +33,7 @@ _CJK = ("\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00
         "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f")
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Function words, and the words people use to ask a memory anything ("do you remember what I told
 # you about ..."), which carry no topic of their own.
@@ -58,8 +61,9 @@ def _bigrams(run: str) -> list[str]:
 
 
 def index_text(text: str) -> str:
-    """``text`` as the FTS5 index stores it: NFKC, CJK runs as space-separated bigrams, capped."""
-    text = _nfkc(text[:INDEX_CHARS])
+    """``text`` as the FTS5 index stores it: NFKC, CJK runs as space-separated bigrams, capped;
+    a lone surrogate (no UTF-8 for it, and no word) separates words like a space."""
+    text = _nfkc(_LONE_SURROGATE.sub(" ", text[:INDEX_CHARS]))
     return _CJK_RUN.sub(lambda m: " " + " ".join(_bigrams(m[0])) + " ", text)
 
 
@@ -101,43 +105,50 @@ def match_expression(terms: Sequence[str], scope: Sequence[str]) -> str:
 
 
 # ------------------------------------------------------------------------------------------ scope
+#
+# A memory's owner is (namespace, user, chat). Each memory's ``scope_text`` holds tokens naming its
+# owner and a search may only MATCH the tokens of the caller's own scope. A token is a letter and
+# the SHA-256 of the owner written injectively (:func:`~hermes_ctx_plugins.scope.escape_id` of each
+# part, ``-``-joined), in decimal: digits pass the porter stemmer and unicode61 unchanged, as one
+# token. So no two owners share a token (short of a SHA-256 collision) — and the store checks the
+# exact stored ids in SQL as well, so even that could not cross a scope.
 
 
 def _digest(*parts: str) -> str:
-    """Digits only: the porter stemmer leaves them alone and unicode61 keeps them one token."""
-    raw = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).digest()
-    return str(int.from_bytes(raw[:8], "big"))
+    encoded = "-".join(escape_id(part) for part in parts)
+    return str(int.from_bytes(hashlib.sha256(encoded.encode("ascii")).digest(), "big"))
 
 
-def user_token(user_id: str) -> str:
-    """Every memory of ``user_id`` carries this token (``share_across_chats`` searches by it)."""
-    return "u" + _digest("user", user_id)
+def user_token(namespace: str, user_id: str) -> str:
+    """Every memory of ``user_id`` in ``namespace`` carries this token (``share_across_chats``
+    searches by it)."""
+    return "u" + _digest("user", namespace, user_id)
 
 
-def chat_token(user_id: str, chat_id: str) -> str:
-    """Every memory of ``user_id`` made in ``chat_id`` carries this token."""
-    return "c" + _digest("chat", user_id, chat_id)
+def chat_token(namespace: str, user_id: str, chat_id: str) -> str:
+    """Every memory of ``user_id`` in ``namespace`` made in ``chat_id`` carries this token."""
+    return "c" + _digest("chat", namespace, user_id, chat_id)
 
 
-def profile_token(user_id: str) -> str:
-    """A fact ``user_id`` saved for all their chats carries this token."""
-    return "p" + _digest("profile", user_id)
+def profile_token(namespace: str, user_id: str) -> str:
+    """A fact ``user_id`` saved in ``namespace`` for all their chats carries this token."""
+    return "p" + _digest("profile", namespace, user_id)
 
 
 @functools.lru_cache(maxsize=1024)
-def scope_text(user_id: str, chat_id: str, visibility: str) -> str:
+def scope_text(namespace: str, user_id: str, chat_id: str, visibility: str) -> str:
     """The indexed ``scope`` column of one memory."""
-    tokens = [user_token(user_id), chat_token(user_id, chat_id)]
+    tokens = [user_token(namespace, user_id), chat_token(namespace, user_id, chat_id)]
     if visibility == "user":
-        tokens.append(profile_token(user_id))
+        tokens.append(profile_token(namespace, user_id))
     return " ".join(tokens)
 
 
-def scope_query(user_id: str, chat_id: str, *, share_across_chats: bool) -> list[str]:
-    """The scope tokens a session of ``user_id`` in ``chat_id`` may read."""
+def scope_query(namespace: str, user_id: str, chat_id: str, *, share_across_chats: bool) -> list[str]:
+    """The scope tokens a session of ``user_id`` in ``namespace`` and ``chat_id`` may read."""
     if share_across_chats:
-        return [user_token(user_id)]
-    return [chat_token(user_id, chat_id), profile_token(user_id)]
+        return [user_token(namespace, user_id)]
+    return [chat_token(namespace, user_id, chat_id), profile_token(namespace, user_id)]
 
 
 # ------------------------------------------------------------------------------------------ excerpts
@@ -148,9 +159,16 @@ def _stem_prefix(term: str) -> str:
     return term if len(term) <= 4 or not term.isascii() else term[:max(4, len(term) - 3)]
 
 
+def printable(text: str) -> str:
+    """``text`` fit to show: each lone surrogate (which the store keeps, but UTF-8 cannot carry)
+    becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def excerpt(text: str, terms: Iterable[str], max_chars: int) -> str:
-    """At most ``max_chars`` of ``text``, around the first place a term occurs; whitespace squeezed."""
-    text = " ".join(text.split())
+    """At most ``max_chars`` of :func:`printable` ``text``, around the first place a term occurs;
+    whitespace squeezed."""
+    text = " ".join(printable(text).split())
     if len(text) <= max_chars:
         return text
     if max_chars <= 1:

@@ -1,7 +1,10 @@
 """The durable write-behind queue between ``sync_turn`` and the store.
 
 Each process appends records, one JSON line each, to a *segment* file of its own in the queue folder
-and returns at once; a writer thread applies them to the store in batches. Each batch's rows and the
+and returns at once; a writer thread applies them to the store in batches (at most ``batch_size``
+records and :data:`BATCH_BYTES`, so no batch holds the database's write lock for long). A record
+is redacted (and its texts cut to ``max_text_chars``) before it is written, in the caller's thread:
+no secret reaches the file, not even for a moment. Each batch's rows and the
 segment offset they reach are committed in one SQLite transaction, so after a crash — at any
 instant — replay resumes exactly where the store stopped: nothing lost, nothing applied twice (keys
 are unique as well, so even a replay of everything would store each turn once).
@@ -11,7 +14,8 @@ the writer looks for segments nobody holds — left by a process that died — a
 deletes them. A failure of the database (locked, damaged, full) leaves everything queued and retries
 with back-off, for as long as it takes; a record that fails by itself (undecodable, rejected by
 SQLite) is retried with back-off up to ``max_retries`` times, then moved to the quarantine table
-with its error — visible in ``hermes-ctx memory stats`` — never dropped.
+with its error and owner — visible in ``hermes-ctx memory stats`` — never dropped, and never in the
+way of the records after it.
 
 Records are written to the OS on every put (they survive the process being killed) but, unless
 ``fsync`` is set, not forced to the disk (a power cut can lose the last moments, as with SQLite's
@@ -29,11 +33,12 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .store import LocalStore, Record, is_store_failure
+from ..scan import redact_secrets
+from .store import LocalStore, Record, is_store_failure, json_text, owner_of
 
 if sys.platform == "win32":
     import msvcrt
@@ -48,6 +53,13 @@ RESCAN_SECONDS = 60.0
 _READ_CHUNK = 1 << 20
 #: records the writer prepares between two chances for other threads to run
 _YIELD_EVERY = 8
+#: queued bytes per write transaction, besides ``batch_size`` records: a batch holds the write lock
+#: for a bounded time (a few hundred milliseconds), so another process's write — a tool call's —
+#: waits at most that long, whatever the turns' size
+BATCH_BYTES = 1 << 20
+
+#: a queued record: its end offset in the segment, its line, and the record when known (saves decoding)
+_Item = tuple[int, bytes, Record | None]
 
 
 class QueueClosedError(RuntimeError):
@@ -71,8 +83,9 @@ class WriteBehindQueue:
 
     def __init__(self, directory: Path, open_store: Callable[[], LocalStore], *, batch_size: int = 1024,
                  max_retries: int = 5, backoff: float = 0.05, max_backoff: float = 5.0, fsync: bool = False,
-                 rotate_bytes: int = 8 << 20) -> None:
+                 rotate_bytes: int = 8 << 20, max_text_chars: int | None = None) -> None:
         self.directory = directory
+        self.max_text_chars = max_text_chars
         self.open_store = open_store
         self.batch_size = batch_size
         self.max_retries = max_retries
@@ -85,8 +98,8 @@ class WriteBehindQueue:
         #: records stored / skipped as already stored / quarantined by this process
         self.stored = self.duplicates = self.quarantined = 0
         self._cond = threading.Condition()
-        # (end offset, line, record) of our own segment, in order; the record spares decoding the line
-        self._pending: deque[tuple[int, bytes, Record | None]] = deque()
+        # our own segment's records, in order
+        self._pending: deque[_Item] = deque()
         self._segment: _Segment | None = None
         self._thread: threading.Thread | None = None
         self._stopping_at: float | None = None
@@ -105,9 +118,10 @@ class WriteBehindQueue:
         self._thread.start()
 
     def put(self, record: Record) -> None:
-        """Append ``record`` durably and return; the writer stores it soon after."""
-        text = json.dumps(record.as_json(), ensure_ascii=False, separators=(",", ":"))
-        line = (text + "\n").encode("utf-8", "replace")  # "replace": a lone surrogate must not kill the line
+        """Append ``record`` — redacted, its texts cut to ``max_text_chars`` — durably and return; the
+        writer stores it soon after."""
+        record = record.redacted(self.max_text_chars)
+        line = (json_text(record.as_json(), separators=(",", ":")) + "\n").encode("utf-8")
         with self._cond:
             segment = self._segment
             if segment is None or self._stopping_at is not None:
@@ -238,7 +252,7 @@ class WriteBehindQueue:
     def _drain_own(self, store: LocalStore) -> None:
         while True:
             with self._cond:
-                batch = list(itertools.islice(self._pending, self.batch_size))
+                batch = _batch(self._pending, self.batch_size)
                 segment = self._segment
             if not batch or segment is None:
                 return
@@ -251,16 +265,18 @@ class WriteBehindQueue:
             if self._past_deadline():
                 return
 
-    def _apply(self, store: LocalStore, segment: str, items: Sequence[tuple[int, bytes, Record | None]]) -> None:
+    def _apply(self, store: LocalStore, segment: str, items: Sequence[_Item]) -> None:
         """Store ``items`` (the last one's end offset is recorded with them); bad ones one by one."""
         decoded: list[tuple[int, bytes, Record | None, Exception | None]] = []
         rows = []
         for number, (end, line, known) in enumerate(items, 1):
             try:
-                parsed = (known if known is not None else Record.from_json(json.loads(line))).redacted()
+                # put() redacted the record; one read back from a file is redacted again, in case
+                # an older version wrote it (redacting twice changes nothing)
+                parsed = known if known is not None else Record.from_json(json.loads(line)).redacted()
                 rows.append(parsed.row())
                 decoded.append((end, line, parsed, None))
-            except ValueError as exc:  # JSON and Unicode errors are ValueErrors
+            except Exception as exc:  # bad JSON or Unicode, a value no column takes: that record's fault
                 decoded.append((end, line, None, exc))
             if number % _YIELD_EVERY == 0:
                 # Let a thread calling put() have the GIL now, not after the interpreter's 5 ms switch
@@ -292,7 +308,7 @@ class WriteBehindQueue:
                     error = exc
             # an undecodable line never gets better; anything else gets its retries
             if record is None or attempt >= self.max_retries:
-                raw = line.rstrip(b"\n").decode("utf-8", "replace")
+                raw = redact_secrets(line.rstrip(b"\n").decode("utf-8", "replace"))
                 reason = f"{type(error).__name__}: {error}"
                 store.quarantine(segment, end, raw, reason, attempt)
                 self.quarantined += 1
@@ -327,15 +343,40 @@ class WriteBehindQueue:
 
     def _rotate(self, store: LocalStore) -> None:
         """Start a fresh segment once ours is big and fully stored, so files never grow without end."""
+        self._swap_segment(store, self.rotate_bytes)
+
+    def _swap_segment(self, store: LocalStore, min_bytes: int) -> bool:
+        """If our segment is fully stored (and at least ``min_bytes`` long), append to a fresh one
+        from now on and delete it; whether that happened."""
         with self._cond:
             old = self._segment
-            if old is None or self._pending or old.size < self.rotate_bytes or self._stopping_at is not None:
-                return
+            if old is None or self._pending or old.size < min_bytes or self._stopping_at is not None:
+                return False
             self._segment = self._create_segment()
         try:
             _retire(store, old.path, old.name)
         finally:
             os.close(old.fd)
+        return True
+
+    def restart_segment(self, store: LocalStore, timeout: float) -> bool:
+        """Wait until everything put so far is stored, then go on in a fresh segment file and delete
+        the old one, so no record lingers in a queue file once it is stored (forgetting a user needs
+        that). False when it could not within ``timeout`` (the store fails, puts keep coming) or the
+        queue is closing."""
+        deadline = time.monotonic() + timeout
+        while self.flush(max(0.0, deadline - time.monotonic())):
+            if self._swap_segment(store, 0):
+                return True
+            with self._cond:
+                if self._segment is None or self._stopping_at is not None:
+                    return False
+        return False
+
+    def replay_dead(self, store: LocalStore) -> None:
+        """Store now, in the calling thread, what processes that stopped left queued (forgetting a
+        user needs every record it can reach in the store first)."""
+        self._replay_dead(store)
 
     def _finish(self, store: LocalStore | None) -> None:
         """At a clean stop with nothing left, remove our segment (a dead one would be replayed)."""
@@ -370,29 +411,40 @@ class WriteBehindQueue:
                 os.close(fd)
 
     def _replay(self, store: LocalStore, path: Path, fd: int, offset: int) -> None:
-        replayed = 0
-        batch: list[tuple[int, bytes, Record | None]] = []
+        replayed = size = 0
+        batch: list[_Item] = []
         for end, line, complete in _lines(fd, offset):
             if self._past_deadline():
                 raise _Stopped
+            if batch and (not complete or len(batch) >= self.batch_size or size + len(line) > BATCH_BYTES):
+                self._apply(store, path.name, batch)
+                replayed += len(batch)
+                batch, size = [], 0
             if not complete:
-                if batch:
-                    self._apply(store, path.name, batch)
-                    batch = []
                 error = ValueError("incomplete record: the process writing it died in the middle of the write")
                 self._apply_one(store, path.name, end, line, None, error)
                 continue
             batch.append((end, line, None))
-            if len(batch) >= self.batch_size:
-                self._apply(store, path.name, batch)
-                replayed += len(batch)
-                batch = []
+            size += len(line)
         if batch:
             self._apply(store, path.name, batch)
             replayed += len(batch)
         _retire(store, path, path.name)
         if replayed:
             log.warning("ctx-local stored %d memories left queued by a process that stopped (%s)", replayed, path)
+
+
+def _batch(pending: Iterable[_Item], limit: int) -> list[_Item]:
+    """The first records of ``pending`` for one transaction: at most ``limit`` of them, and no more
+    than :data:`BATCH_BYTES` (but always one, however big)."""
+    batch: list[_Item] = []
+    size = 0
+    for item in itertools.islice(pending, limit):
+        if batch and size + len(item[1]) > BATCH_BYTES:
+            break
+        batch.append(item)
+        size += len(item[1])
+    return batch
 
 
 def _retire(store: LocalStore, path: Path, name: str) -> None:
@@ -454,6 +506,26 @@ def _claim(path: Path) -> int | None:
             pass  # its owner finished and deleted it after we opened it
     os.close(fd)
     return None
+
+
+def held_records(directory: Path, user_id: str, namespaces: Collection[str] | None) -> dict[Path, int]:
+    """The segment files in ``directory`` holding records of ``user_id`` in ``namespaces`` (None:
+    any), stored yet or not, with how many each holds."""
+    held = {}
+    for path in sorted(directory.glob(f"*{SUFFIX}")):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            owners = (owner_of(line.decode("utf-8", "replace")) for _, line, _ in _lines(fd, 0))
+            count = sum(1 for owner in owners if owner is not None and owner[1] == user_id
+                        and (namespaces is None or owner[0] in namespaces))
+        finally:
+            os.close(fd)
+        if count:
+            held[path] = count
+    return held
 
 
 @dataclass(frozen=True)

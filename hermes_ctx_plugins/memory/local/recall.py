@@ -98,9 +98,10 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 def provenance(memory: Memory) -> str:
     date = time.strftime("%Y-%m-%d", time.gmtime(memory.created_at))
+    session = query.printable(memory.session_id) or "-"
     if memory.kind == "fact":
-        return f"#{memory.id} · fact saved {date} · session {memory.session_id or '-'}"
-    return f"#{memory.id} · {date} · session {memory.session_id or '-'}"
+        return f"#{memory.id} · fact saved {date} · session {session}"
+    return f"#{memory.id} · {date} · session {session}"
 
 
 def shown_text(memory: Memory, terms: Sequence[str], max_chars: int) -> str:
