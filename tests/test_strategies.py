@@ -124,6 +124,17 @@ def test_pipeline_with_a_third_party_step() -> None:
     assert texts[1].startswith("[5 earlier messages dropped]") and "5 earlier messages were archived" in texts[1]
 
 
+def test_a_pipeline_built_without_a_host_gives_its_steps_their_options() -> None:
+    from hermes_ctx_plugins import load_config
+    from hermes_ctx_plugins.compression.pipeline import PipelineStrategy
+
+    config = load_config({"ctx_plugins": {"options": {"summarize": {"redact_secrets": False},
+                                                      "prune": {"min_prune_chars": 900}}}})
+    prune, summarize = PipelineStrategy(config=config).steps
+    assert prune.options.min_prune_chars == 900 and summarize.options.redact_secrets is False
+    assert PipelineStrategy().steps[1].options.redact_secrets is True  # the default
+
+
 @pytest.mark.parametrize(
     ("steps", "error"),
     [([], "at least one step"), (["pipeline"], "cannot contain itself")],

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import abc
 import copy
+import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..config import CompressionSettings, Config, plugin_options
 from ..events import Message, Usage
 from ..isolation import StatusEvent
-from . import trigger
+from ..tokens import REPLY_PRIMING, TokenCounter
+from . import oversize, trigger
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,8 @@ class CompressionResult:
     """What a strategy did to a conversation.
 
     ``messages`` is the new list (the system prompt excluded, as hermes passes it). Returning the
-    input list unchanged with ``compressed=False`` means "nothing to do".
+    input list unchanged with ``compressed=False`` means "nothing to do" (or "cannot shrink it"):
+    a result with ``compressed=True`` must cost fewer tokens than its input.
     """
 
     messages: list[Message]
@@ -54,6 +57,27 @@ class CompressionResult:
 
 #: the largest share of a strategy's budget the host may reserve for what it adds afterwards
 RESERVE_SHARE = 0.15
+
+
+def shrinks(before: Sequence[Message], tokens_after: int, counter: TokenCounter) -> bool:
+    """Whether the prompt ``before`` costs more than ``tokens_after`` tokens, exactly.
+
+    Counts only as far as it must: a compaction that drops most of a never-counted history
+    (a resumed session) stops as soon as what it has counted exceeds what is left.
+    """
+    total = REPLY_PRIMING
+    for message in reversed(before):  # the recent end is the part already counted (memoised)
+        total += counter.count_message(message)
+        if total > tokens_after:
+            return True
+    return False
+
+
+def rewritten(before: Sequence[Message], after: Sequence[Message]) -> tuple[Message, ...]:
+    """The messages of ``before`` that are not in ``after`` (by identity: a strategy keeps every
+    message it leaves alone as the same object), in their original order."""
+    kept = {id(message) for message in after}
+    return tuple(message for message in before if id(message) not in kept)
 
 
 class CompressorStrategy(abc.ABC):
@@ -107,6 +131,29 @@ class CompressorStrategy(abc.ABC):
         """``budget`` less the host's reservation (at most ``RESERVE_SHARE`` of it), at least 1."""
         reserved = min(getattr(self, "reserved_tokens", 0), int(budget * RESERVE_SHARE))
         return max(1, budget - reserved)
+
+    def fit_oversized(self, messages: list[Message], counter: TokenCounter) -> tuple[list[Message], int]:
+        """``messages`` with oversized messages cut until the prompt leaves a quarter of the trigger
+        free (see :mod:`.oversize`), and how many were cut; unchanged when nothing bounds it."""
+        threshold = self.threshold_tokens
+        if not threshold:
+            return messages, 0
+        window = self.context_length - (self.max_tokens or 0) if self.context_length else None
+        limit = oversize.limit_tokens(threshold)
+        return oversize.fit(messages, counter=counter, limit=self.leave_room(limit), above=limit,
+                            window=window, archived=self.config.plugins.archive.enabled)
+
+    def checked(self, messages: list[Message], result: CompressionResult,
+                counter: TokenCounter) -> CompressionResult:
+        """``result``, unless it claims a compaction that does not make the prompt smaller: then
+        "unchanged", saying so. ``tokens_after`` is recounted, not trusted."""
+        if not result.compressed:
+            return result
+        tokens_after = counter.count_messages(result.messages)
+        if not shrinks(messages, tokens_after, counter):
+            return CompressionResult.unchanged(messages, counter.count_messages(messages), note=(
+                f"the result would not be smaller than the input ({tokens_after:,} tokens)"))
+        return dataclasses.replace(result, tokens_after=tokens_after)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CompressorStrategy:
         clone = object.__new__(type(self))
@@ -196,7 +243,9 @@ class CompressorStrategy(abc.ABC):
     ) -> CompressionResult:
         """Shrink ``messages`` (the system prompt excluded) and say what was done.
 
-        Mirrors hermes' ``ContextEngine.compress``. Must not mutate ``messages``.
+        Mirrors hermes' ``ContextEngine.compress``. Must not mutate ``messages``, and must not
+        claim ``compressed=True`` for a result that is not smaller (:meth:`checked` tells);
+        :meth:`fit_oversized` cuts messages too big for any compaction to make room for.
 
         :param current_tokens: the prompt size if the host knows it.
         :param focus_topic: what the user asked to keep (``/compress <topic>``).

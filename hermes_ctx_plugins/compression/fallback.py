@@ -3,6 +3,11 @@
 It keeps the continuity anchors of the dropped messages — what the user asked, what the assistant
 did, which tools ran, which files and errors came up — within :data:`MAX_CHARS`, and carries the
 previous summary forward so nothing summarised earlier is lost.
+
+It is built locally, but it stays in the conversation: hermes stores it with the session and sends
+it to the main model on every later turn, and the next summary request carries it as the previous
+summary. So it is redacted like the summary request (``redact``): a secret the compaction removed
+from the conversation, and that the archive keeps only redacted, does not live on in it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Sequence
 
 from ..events import Message
 from .messages import is_real_user, role, text_of
+from .prompt import Redactor, redacted_head, unredacted
 
 MAX_CHARS = 8_000
 _ITEM_CHARS = 300
@@ -37,8 +43,13 @@ def _unique(items: list[str], limit: int) -> list[str]:
 
 
 def build(middle: Sequence[Message], *, previous_summary: str | None = None,
-          reason: str = "", max_chars: int = MAX_CHARS) -> str:
-    """A structured summary of ``middle`` made without a model, at most ``max_chars`` long."""
+          reason: str = "", max_chars: int = MAX_CHARS, redact: Redactor | None = None) -> str:
+    """A structured summary of ``middle`` made without a model, at most ``max_chars`` long.
+
+    :param redact: applied to each excerpt before it is cut (so a cut cannot hide a secret from
+        it) and to the whole summary; ``None``: nothing is redacted.
+    """
+    clean = redact or unredacted
     asks, actions, files, errors = [], [], [], []
     tools: Counter[str] = Counter()
     names = {c.get("id"): (c.get("function") or {}).get("name", "?")
@@ -46,17 +57,17 @@ def build(middle: Sequence[Message], *, previous_summary: str | None = None,
     for message in middle:
         text = text_of(message.get("content"))
         if is_real_user(message):
-            asks.append(_one_line(text))
+            asks.append(_one_line(redacted_head(text, _ITEM_CHARS * 4, clean)))
         elif role(message) == "assistant":
             if text.strip():
-                actions.append(_one_line(text))
+                actions.append(_one_line(redacted_head(text, _ITEM_CHARS * 4, clean)))
             for call in message.get("tool_calls") or ():
                 function = (call.get("function") or {}) if isinstance(call, dict) else {}
                 tools[str(function.get("name") or "?")] += 1
                 files += _PATH.findall(_arguments_text(function.get("arguments")))
         elif role(message) == "tool":
-            errors += [f"[{names.get(message.get('tool_call_id'), 'tool')}] {_one_line(e, 200)}"
-                       for e in _ERROR.findall(text)[:2]]
+            tool = names.get(message.get("tool_call_id"), "tool")
+            errors += [f"[{tool}] {_one_line(redacted_head(e, 800, clean), 200)}" for e in _ERROR.findall(text)[:2]]
         files += _PATH.findall(text)
 
     sections = [
@@ -69,8 +80,9 @@ def build(middle: Sequence[Message], *, previous_summary: str | None = None,
         _section("Files", _unique(files, 25)),
         _section("Errors seen", _unique(errors, 10)),
     ]
-    body = "\n\n".join(s for s in sections if s)
+    body = clean("\n\n".join(s for s in sections if s))
     if previous_summary:
+        previous_summary = clean(previous_summary)
         room = max_chars - len(body) - 40
         carried = previous_summary if len(previous_summary) <= room else previous_summary[:max(room, 0)] + "…"
         if room > 200:

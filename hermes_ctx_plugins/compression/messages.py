@@ -7,6 +7,7 @@ a new dict, an unchanged one keeps its identity (the token counter memoises by i
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +33,11 @@ IMAGE_PLACEHOLDER = "[image removed to save context]"
 _IMAGE_TYPES = frozenset({"image_url", "input_image", "image"})
 #: Adjacent roles that strict OpenAI-compatible backends reject.
 _SAME_ROLE_FORBIDDEN = frozenset({"user", "assistant"})
+# A string leaf of tool-call arguments is cut only when that saves more than its marker adds, so a
+# cut string is never cut again; a list keeps this many items plus one marker item, so a cut list is
+# never cut again.
+_MIN_STRING_SAVING = 64
+_LIST_HEAD_ITEMS = 5
 
 
 def role(message: Message) -> str:
@@ -195,3 +201,42 @@ def summary_role(before: Message | None, after: Message | None, *, has_real_user
             continue
         return candidate
     return None
+
+
+def _shrink(value: Any, head_chars: int, list_items: int | None) -> Any:
+    """``value`` with long string leaves cut to ``head_chars`` and, when ``list_items`` is given,
+    long lists cut to that many items plus a marker item; dict keys are all kept."""
+    if isinstance(value, str):
+        if len(value) <= head_chars + _MIN_STRING_SAVING:
+            return value
+        return f"{value[:head_chars]}...[truncated {len(value) - head_chars} chars]"
+    if isinstance(value, dict):
+        return {key: _shrink(item, head_chars, list_items) for key, item in value.items()}
+    if isinstance(value, list):
+        if list_items is not None and len(value) > list_items + 1:
+            kept = [_shrink(item, head_chars, list_items) for item in value[:list_items]]
+            return [*kept, f"...[{len(value) - list_items} more items truncated]"]
+        return [_shrink(item, head_chars, list_items) for item in value]
+    return value
+
+
+def truncate_tool_arguments(arguments: str, max_chars: int = 500, head_chars: int = 200) -> str:
+    """Shrink a tool call's JSON ``arguments`` longer than ``max_chars``, keeping it valid JSON.
+
+    Providers validate ``function.arguments`` strictly and reject the whole request when it does
+    not parse (hermes issue #11762: slicing the raw text wedged sessions), so the value is parsed,
+    long string leaves keep their first ``head_chars`` characters plus ``...[truncated N chars]``,
+    and, if that is still too long, long lists keep their first few items plus a marker item.
+    Every dict key is kept.  Arguments that are not JSON, or that would not get shorter, are
+    returned unchanged: a backend that accepted them once accepts them again.
+    """
+    if not isinstance(arguments, str) or len(arguments) <= max_chars:
+        return arguments
+    try:
+        parsed = json.loads(arguments)
+        shrunk = json.dumps(_shrink(parsed, head_chars, None), ensure_ascii=False)
+        if len(shrunk) > max_chars:
+            shrunk = json.dumps(_shrink(parsed, head_chars, _LIST_HEAD_ITEMS), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return arguments
+    return shrunk if len(shrunk) < len(arguments) else arguments

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from ..errors import ConfigError, UnknownPluginError
 from ..events import Message
 from ..tokens import get_counter
-from .base import CompressionResult, CompressorStrategy
+from .base import CompressionResult, CompressorStrategy, rewritten
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,10 @@ class PipelineStrategy(CompressorStrategy):
         factory = choices.get(name)
         if factory is None:
             raise UnknownPluginError(name, "compressor", choices, where="ctx_plugins.options.pipeline.steps")
-        return factory(settings=self.settings, model=self.model, context_length=self.context_length,
-                       max_tokens=self.max_tokens, status_callback=self.status_callback, config=self.config)
+        # the step reads its own options (ctx_plugins.options.<step>), as it does when the host builds it
+        return factory(self.config.options_for(name), settings=self.settings, model=self.model,
+                       context_length=self.context_length, max_tokens=self.max_tokens,
+                       status_callback=self.status_callback, config=self.config)
 
     def update_model(self, model: str, context_length: int | None, **kwargs: Any) -> None:
         super().update_model(model, context_length, **kwargs)
@@ -85,28 +87,32 @@ class PipelineStrategy(CompressorStrategy):
         counter = get_counter(self.model)
         tokens_before = counter.count_messages(messages)
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
-        current, removed, produced = messages, [], set()
+        current: list[Message] = messages
         summary, used_fallback, notes = None, False, []
         for number, step in enumerate(self.steps):
             if number and counter.count_messages(current) <= budget:
                 break  # the first step always runs (a forced /compress asks for something)
-            inputs = {id(m) for m in current}
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
             result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
             if not result.compressed:
                 continue
-            # Keep only originals: a message an earlier step rewrote is already archived as its original.
-            removed += [m for m in result.removed if id(m) not in produced]
-            produced |= {id(m) for m in result.messages if id(m) not in inputs}
             current = result.messages
             summary = result.summary or summary
             used_fallback = used_fallback or result.used_fallback
             notes += [f"{step.name}: {n}" for n in result.notes]
+        # Built-in steps fit their own results; another plugin's step may not.
+        current, cut = self.fit_oversized(current, counter)
+        if cut:
+            notes.append(f"cut {cut} oversized messages to fit the context window")
         if current is messages:
             return CompressionResult.unchanged(messages, tokens_before, note="no step changed anything")
-        self.compression_count += 1
-        return CompressionResult(
+        result = self.checked(messages, CompressionResult(
             messages=current, tokens_before=tokens_before, tokens_after=counter.count_messages(current),
-            removed=tuple(removed), summary=summary, used_fallback=used_fallback,
+            # every original a step dropped or rewrote (a message a step made and a later step
+            # changed again is not an original: its original is already here)
+            removed=rewritten(messages, current), summary=summary, used_fallback=used_fallback,
             new_session=not self.settings.in_place, notes=tuple(notes),
-        )
+        ), counter)
+        if result.compressed:
+            self.compression_count += 1
+        return result

@@ -28,8 +28,8 @@ from typing import Any
 
 from ..events import Message
 from ..tokens import TokenCounter, get_counter
-from .base import CompressionResult, CompressorStrategy
-from .messages import last_real_user_index
+from .base import CompressionResult, CompressorStrategy, rewritten
+from .messages import last_real_user_index, truncate_tool_arguments
 
 DUPLICATE_PLACEHOLDER = "[Duplicate tool output — same content as a more recent call]"
 IMAGE_PLACEHOLDER = "[image removed to save context]"
@@ -43,10 +43,6 @@ TAIL_DEMOTE_FACTOR = 1.5
 
 _IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
 _NAME_MAX_CHARS = 64
-# A string leaf is cut only when that saves more than its marker adds, so a cut string is never cut
-# again; a list keeps this many items plus one marker item, so a cut list is never cut again.
-_MIN_STRING_SAVING = 64
-_LIST_HEAD_ITEMS = 5
 
 _EXIT_IN_JSON = re.compile(r'"exit_code"\s*:\s*(-?\d+)')
 _TOTAL_IN_JSON = re.compile(r'"total_count"\s*:\s*(\d+)')
@@ -226,48 +222,6 @@ def summarize_tool_result(tool_name: str, tool_args: str | Mapping[str, Any], to
     head = _clip(described, SUMMARY_MAX_CHARS - len(_ERROR_SEP) - _ERROR_MIN_CHARS)
     room = min(ERROR_MAX_CHARS, SUMMARY_MAX_CHARS - len(head) - len(_ERROR_SEP))
     return f"{head}{_ERROR_SEP}{_clip(error, room)}"
-
-
-# -- tool-call arguments --------------------------------------------------------------------------
-
-
-def _shrink(value: Any, head_chars: int, list_items: int | None) -> Any:
-    """``value`` with long string leaves cut to ``head_chars`` and, when ``list_items`` is given,
-    long lists cut to that many items plus a marker item; dict keys are all kept."""
-    if isinstance(value, str):
-        if len(value) <= head_chars + _MIN_STRING_SAVING:
-            return value
-        return f"{value[:head_chars]}...[truncated {len(value) - head_chars} chars]"
-    if isinstance(value, dict):
-        return {key: _shrink(item, head_chars, list_items) for key, item in value.items()}
-    if isinstance(value, list):
-        if list_items is not None and len(value) > list_items + 1:
-            kept = [_shrink(item, head_chars, list_items) for item in value[:list_items]]
-            return [*kept, f"...[{len(value) - list_items} more items truncated]"]
-        return [_shrink(item, head_chars, list_items) for item in value]
-    return value
-
-
-def truncate_tool_arguments(arguments: str, max_chars: int = 500, head_chars: int = 200) -> str:
-    """Shrink a tool call's JSON ``arguments`` longer than ``max_chars``, keeping it valid JSON.
-
-    Providers validate ``function.arguments`` strictly and reject the whole request when it does
-    not parse (hermes issue #11762: slicing the raw text wedged sessions), so the value is parsed,
-    long string leaves keep their first ``head_chars`` characters plus ``...[truncated N chars]``,
-    and, if that is still too long, long lists keep their first few items plus a marker item.
-    Every dict key is kept.  Arguments that are not JSON, or that would not get shorter, are
-    returned unchanged: a backend that accepted them once accepts them again.
-    """
-    if not isinstance(arguments, str) or len(arguments) <= max_chars:
-        return arguments
-    try:
-        parsed = json.loads(arguments)
-        shrunk = json.dumps(_shrink(parsed, head_chars, None), ensure_ascii=False)
-        if len(shrunk) > max_chars:
-            shrunk = json.dumps(_shrink(parsed, head_chars, _LIST_HEAD_ITEMS), ensure_ascii=False)
-    except (ValueError, RecursionError):
-        return arguments
-    return shrunk if len(shrunk) < len(arguments) else arguments
 
 
 # -- the protected tail ---------------------------------------------------------------------------
@@ -504,7 +458,10 @@ class PruneOptions:
 
 
 class PruneStrategy(CompressorStrategy):
-    """Stage 1 alone: old tool output becomes one-line summaries, no LLM call, nothing dropped."""
+    """Stage 1 alone: old tool output becomes one-line summaries, no LLM call, nothing dropped.
+
+    Messages still too big for the window afterwards are cut as :mod:`.oversize` describes.
+    """
 
     name = "prune"
     description = "shrink old tool output to one-line summaries, no LLM call"
@@ -526,13 +483,17 @@ class PruneStrategy(CompressorStrategy):
             protect_tail_count=self.settings.protect_last_n,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
         )
-        if not report.changed:
+        notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
+                 f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}"]
+        pruned, cut = self.fit_oversized(report.messages, counter)
+        if cut:
+            notes.append(f"cut {cut} oversized messages to fit the context window")
+        if not report.changed and not cut:
             return CompressionResult.unchanged(messages, report.tokens_before, note="nothing to prune")
-        self.compression_count += 1
-        return CompressionResult(
-            messages=report.messages, tokens_before=report.tokens_before,
-            tokens_after=report.exact_tokens_after(counter),
-            removed=tuple(messages[i] for i in report.replaced), new_session=not self.settings.in_place,
-            notes=(f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
-                   f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}",),
-        )
+        result = self.checked(messages, CompressionResult(
+            messages=pruned, tokens_before=report.tokens_before, tokens_after=counter.count_messages(pruned),
+            removed=rewritten(messages, pruned), new_session=not self.settings.in_place, notes=tuple(notes),
+        ), counter)
+        if result.compressed:
+            self.compression_count += 1
+        return result

@@ -3,6 +3,9 @@
 1. prune old tool output (no LLM); 2. protect the head; 3. protect a token-budget tail;
 4. summarise the middle with the summary model (retry on the main model, then a static
 fallback, or abort); 5. on re-compression, update the previous summary instead of starting over.
+What the summary model reads is redacted first (``redact_secrets``, on by default); what survives
+and is still too big for the window is cut as :mod:`.oversize` describes; a result that would not
+be smaller than the input is reported as "unchanged".
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from typing import Any, ClassVar
 import httpx
 
 from ..events import Message, Usage
+from ..memory.scan import redact_secrets
 from ..tokens import TokenCounter, get_counter
 from . import fallback, prompt
-from .base import CompressionResult, CompressorStrategy
+from .base import CompressionResult, CompressorStrategy, rewritten
 from .messages import (
     COMPACTION_NOTE,
     HAS_USER_TURN_KEY,
@@ -59,6 +63,10 @@ class SummarizeOptions:
     fallback_max_chars: int = fallback.MAX_CHARS
     min_prune_chars: int = 200
     max_argument_chars: int = 500
+    #: secrets in the compacted turns become ``[REDACTED:<kind>]`` in the summary request (the
+    #: summary model may be a third party's) and in the static fallback summary; ``false`` only
+    #: for a summary model you trust with them (a local one)
+    redact_secrets: bool = True
 
 
 class _Abort(Exception):
@@ -192,40 +200,38 @@ class SummarizeStrategy(CompressorStrategy):
         return self._pruned_result(messages, report)
 
     def _pruned_result(self, original: list[Message], report: PruneReport) -> CompressionResult:
-        return CompressionResult(
+        return self.checked(original, CompressionResult(
             messages=report.messages, tokens_before=self.counter.count_messages(original),
             tokens_after=report.exact_tokens_after(self.counter),
             removed=tuple(original[i] for i in report.replaced), new_session=not self.settings.in_place,
             notes=(f"pruned {len(report.replaced)} tool messages",),
-        )
+        ), self.counter)
 
     def _compress(self, messages: list[Message], tokens_before: int, focus_topic: str | None,
                   memory_context: str) -> CompressionResult:
         if nothing_new_since_compaction(messages):
             return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last summary")
-        protect_first_n = 0 if self.compression_count or self._find_summary(messages) is not None \
-            else self.settings.protect_first_n
+        # protect_first_n decays once a summary holds the early turns (a prune-only pass does not
+        # count: it summarised nothing, and decaying after it would re-cut an unchanged history).
+        protect_first_n = 0 if self._find_summary(messages) is not None else self.settings.protect_first_n
         # The middle is about to be summarised away: weigh its pruning by characters, not tokens.
         report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars,
                              exact_head=head_end(messages, protect_first_n))
         pruned: list[Message] = report.messages
         candidate = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
-                      tail_budget_tokens=self._tail_budget(tokens_before),
-                      protect_last_n=self.settings.protect_last_n,
-                      min_tail_user_messages=self.settings.min_tail_user_messages)
+                          tail_budget_tokens=self._tail_budget(tokens_before),
+                          protect_last_n=self.settings.protect_last_n,
+                          min_tail_user_messages=self.settings.min_tail_user_messages)
         has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
         parts = fit_insert(pruned, candidate, has_user=has_user)
-        if parts is None:
-            return self._pruned_result(messages, report) if report.changed else CompressionResult.unchanged(
-                messages, tokens_before, note="nothing to compress")
-
-        middle = pruned[parts.head_end:parts.tail_start]
+        middle = pruned[parts.head_end:parts.tail_start] if parts is not None else []
         found = self._find_summary(middle)
+        if parts is None or (found is not None and found == len(middle) - 1):
+            # Nothing to summarise (or only the summary and the head it once protected): what
+            # pruning did, and cutting what is oversized, is all there is to do.
+            notes = (f"pruned {len(report.replaced)} tool messages",) if report.changed else ()
+            return self._finish(messages, pruned, tokens_before, notes=notes)
         previous = _summary_body(middle[found]) if found is not None else None
-        if found is not None and found == len(middle) - 1:
-            # Only the summary and the head it once protected: nothing happened since.
-            return self._pruned_result(messages, report) if report.changed else CompressionResult.unchanged(
-                messages, tokens_before, note="nothing new since the last summary")
         # A formerly protected head joins the new turns: it is summarised now, never silently dropped.
         turns = [m for i, m in enumerate(middle) if i != found]
 
@@ -240,19 +246,31 @@ class SummarizeStrategy(CompressorStrategy):
             TAIL_COUNT_KEY: len(pruned) - parts.tail_start,
         }
         compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start:]]
-        compacted = strip_older_images(sanitize_tool_pairs(compacted))
-        tokens_after = self.counter.count_messages(compacted)
+        return self._finish(
+            messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
+            used_fallback=used_fallback, notes=(f"summarised {len(middle)} messages"
+                                                + (" (static fallback)" if used_fallback else ""),))
+
+    def _finish(self, messages: list[Message], compacted: list[Message], tokens_before: int, *,
+                summary: str | None = None, used_fallback: bool = False,
+                notes: tuple[str, ...] = ()) -> CompressionResult:
+        """The result of replacing ``messages`` with ``compacted``, oversized messages cut; "unchanged"
+        when that changes nothing or would not make the prompt smaller."""
+        counter = self.counter
+        compacted, cut = self.fit_oversized(compacted, counter)
+        if cut:
+            notes = (*notes, f"cut {cut} oversized messages to fit the context window")
+        if not notes:
+            return CompressionResult.unchanged(messages, tokens_before, note="nothing to compress")
+        tokens_after = counter.count_messages(compacted)
         if tokens_after > tokens_before * INEXACT_MARGIN:
-            tokens_before = self.counter.count_messages(messages)  # too close to trust an estimate
-        if tokens_after >= tokens_before:
-            return CompressionResult.unchanged(messages, tokens_before, note="a summary would not have been smaller")
-        removed = sorted(set(parts.middle) | set(report.replaced))
-        return CompressionResult(
+            tokens_before = counter.count_messages(messages)  # too close to trust an estimate
+        return self.checked(messages, CompressionResult(
             messages=compacted, tokens_before=tokens_before, tokens_after=tokens_after,
-            removed=tuple(messages[i] for i in removed), summary=body, used_fallback=used_fallback,
-            new_session=not self.settings.in_place, system_note=COMPACTION_NOTE,
-            notes=(f"summarised {len(middle)} messages" + (" (static fallback)" if used_fallback else ""),),
-        )
+            removed=rewritten(messages, compacted), summary=summary, used_fallback=used_fallback,
+            new_session=not self.settings.in_place, system_note=COMPACTION_NOTE if summary is not None else "",
+            notes=notes,
+        ), counter)
 
     @staticmethod
     def _find_summary(messages: Sequence[Message]) -> int | None:
@@ -302,6 +320,7 @@ class SummarizeStrategy(CompressorStrategy):
         budget = min(options.summary_tokens_ceiling, max(
             options.summary_tokens_floor, int(estimate * options.summary_ratio)))
         targets = self.summary_targets()
+        redact = redact_secrets if options.redact_secrets else None
         error: SummaryError | None = None
         if self.guard.in_cooldown():
             reason = "summary model cooling down after a recent failure"
@@ -311,7 +330,7 @@ class SummarizeStrategy(CompressorStrategy):
         else:
             request = prompt.build_messages(turns, budget_tokens=budget, previous_summary=previous,
                                             focus_topic=focus_topic, memory_context=memory_context,
-                                            input_char_cap=options.input_char_cap)
+                                            input_char_cap=options.input_char_cap, redact=redact)
             # compression.max_attempts requests at most: the summary model once, then the main model.
             attempts = [*targets, *[targets[-1]] * max(0, self.settings.max_attempts - len(targets))]
             for target in attempts[: self.settings.max_attempts]:
@@ -337,7 +356,7 @@ class SummarizeStrategy(CompressorStrategy):
             raise _Abort(f"{reason} (compression.abort_on_summary_failure is on)")
         self.emit("failed", f"summary unavailable ({reason}); used a static fallback summary")
         return fallback.build(turns, previous_summary=previous, reason=reason,
-                              max_chars=options.fallback_max_chars), True
+                              max_chars=options.fallback_max_chars, redact=redact), True
 
     def _clip(self, text: str, limit: int) -> str:
         """The summary within the internal token budget (nothing caps it on the wire)."""

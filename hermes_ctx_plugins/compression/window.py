@@ -1,7 +1,8 @@
 """``window``: drop the oldest middle turns to fit the budget, with no LLM call.
 
 What is dropped is replaced by one short marker (how much, which tools, which files), placed
-with a role that keeps the conversation valid for strict backends.
+with a role that keeps the conversation valid for strict backends. What is kept and still too big
+(a huge first message in the head, a huge latest turn) is cut as :mod:`.oversize` describes.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 from ..events import Message
 from ..tokens import TokenCounter, get_counter
-from .base import CompressionResult, CompressorStrategy
+from .base import CompressionResult, CompressorStrategy, rewritten
 from .fallback import _PATH
 from .messages import (
     SUMMARY_KEY,
@@ -64,19 +65,20 @@ class WindowStrategy(CompressorStrategy):
         if nothing_new_since_compaction(messages):
             return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last drop")
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
-        earlier = [m for m in messages if m.get(DROPPED_KEY)]
-        head = head_end(messages, 0 if self.compression_count or earlier else self.settings.protect_first_n)
+        # protect_first_n decays once a drop happened (a pass that only cut oversized messages does
+        # not count: decaying after it would re-cut an unchanged history)
+        earlier = any(m.get(DROPPED_KEY) for m in messages)
+        head = head_end(messages, 0 if earlier else self.settings.protect_first_n)
         head_tokens = counter.count_messages(messages[:head])
         tail = tail_start(messages, head=head, counter=counter,
                           budget_tokens=max(1, budget - head_tokens - _MARKER_TOKENS),
                           min_messages=1, min_user_messages=self.settings.min_tail_user_messages)
         has_user = any(is_real_user(m) for m in messages)
         parts = fit_insert(messages, Split(head, tail), has_user=has_user)
-        if parts is None:
-            return CompressionResult.unchanged(messages, tokens_before, note="nothing to drop")
-        dropped = messages[parts.head_end:parts.tail_start]
-        if all(m.get(DROPPED_KEY) for m in dropped):
-            return CompressionResult.unchanged(messages, tokens_before, note="nothing new to drop")
+        dropped = messages[parts.head_end:parts.tail_start] if parts is not None else []
+        if parts is None or all(m.get(DROPPED_KEY) for m in dropped):
+            # Nothing (new) to drop: cutting what is oversized is all there is to do.
+            return self._finish(messages, messages, tokens_before, None)
         before = messages[parts.head_end - 1] if parts.head_end else None
         after = messages[parts.tail_start] if parts.tail_start < len(messages) else None
         total = len([m for m in dropped if not m.get(DROPPED_KEY)]) + sum(
@@ -90,15 +92,26 @@ class WindowStrategy(CompressorStrategy):
             TAIL_COUNT_KEY: len(messages) - parts.tail_start,
         }
         compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *messages[parts.tail_start:]])
-        tokens_after = counter.count_messages(compacted)
-        if tokens_after >= tokens_before:
-            return CompressionResult.unchanged(messages, tokens_before, note="dropping would not shrink it")
-        self.compression_count += 1
-        return CompressionResult(
-            messages=compacted, tokens_before=tokens_before, tokens_after=tokens_after,
-            removed=tuple(dropped), summary=description, new_session=not self.settings.in_place,
-            notes=(f"dropped {len(dropped)} messages",),
-        )
+        return self._finish(messages, compacted, tokens_before, description,
+                            notes=(f"dropped {len(dropped)} messages",))
+
+    def _finish(self, messages: list[Message], compacted: list[Message], tokens_before: int,
+                summary: str | None, *, notes: tuple[str, ...] = ()) -> CompressionResult:
+        """The result of replacing ``messages`` with ``compacted``, oversized messages cut;
+        "unchanged" when that changes nothing or would not shrink the prompt."""
+        compacted, cut = self.fit_oversized(compacted, self.counter)
+        if compacted is messages:
+            return CompressionResult.unchanged(messages, tokens_before, note="nothing to drop")
+        if cut:
+            notes = (*notes, f"cut {cut} oversized messages to fit the context window")
+        result = self.checked(messages, CompressionResult(
+            messages=compacted, tokens_before=tokens_before, tokens_after=self.counter.count_messages(compacted),
+            removed=rewritten(messages, compacted), summary=summary, new_session=not self.settings.in_place,
+            notes=notes,
+        ), self.counter)
+        if result.compressed:
+            self.compression_count += 1
+        return result
 
 
 def _describe(dropped: list[Message], total: int) -> str:

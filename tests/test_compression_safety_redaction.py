@@ -1,0 +1,253 @@
+"""Issue 13 finding 7: the summary request never carries the conversation's secrets.
+
+``auxiliary.compression`` may be a third party's endpoint, so everything ``summarize`` (alone or as a
+``pipeline`` step) sends it passes through the project's redactor first, unless
+``ctx_plugins.options.summarize.redact_secrets`` is ``false`` (a trusted local model). The static
+fallback summary, which stays in the conversation, is redacted the same way. Each "never on the
+wire" check is paired with the same run with redaction off, where every planted secret is on the
+wire: the planting reaches the summary model, so the check cannot pass vacuously.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import load_host
+from hermes_ctx_plugins.compression import prompt
+from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, text_of
+from hermes_ctx_plugins.manager import Host
+from hermes_ctx_plugins.memory.scan import redact_secrets
+from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
+
+SUMMARY = "## Goal\nShip the release.\n## Files\nsrc/release.py"
+PEM_BODY = ("MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"
+            "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n"
+            "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo\n")
+PEM = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}-----END RSA PRIVATE KEY-----"
+
+#: kind -> (where it is planted, the text planted, the part of it that must never leave)
+PLANTED: dict[str, tuple[str, str, str]] = {
+    "aws-key-id": ("user", "export AWS_ACCESS_KEY_ID=AKIAQ3EGRT5VXPL7WZKM", "AKIAQ3EGRT5VXPL7WZKM"),
+    "aws-secret": ("tool", "aws_secret_access_key = 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",
+                   "Zq8v3Lk2Jp9Xy4Rb7Tn1Wm6Hd5Fg0Sc2Ae3Uo4Ii"),
+    "github-pat": ("assistant", "pushed with ghp_R7d2Kq9XvL4mN8pT3wY6zB1cF5hJ0sA2eG7u",
+                   "ghp_R7d2Kq9XvL4mN8pT3wY6zB1cF5hJ0sA2eG7u"),
+    "openai-key": ("user", "my key is sk-proj-4fT9qLm2Xv8RkP1sZw7YbN3cJ6hD0gA5eU2iO9tQ",
+                   "sk-proj-4fT9qLm2Xv8RkP1sZw7YbN3cJ6hD0gA5eU2iO9tQ"),
+    "slack-token": ("tool", "SLACK_BOT_TOKEN=xoxb-2048613579-4096827153-Qw8Er7Ty6Ui5Op4As3Df2Gh1",
+                    "xoxb-2048613579-4096827153-Qw8Er7Ty6Ui5Op4As3Df2Gh1"),
+    "stripe-key": ("assistant", "use sk_live_51Hq8ZxT4mN9vB2cK7rL3pW6y for the charge test",
+                   "sk_live_51Hq8ZxT4mN9vB2cK7rL3pW6y"),
+    "jwt": ("user", "the session cookie is eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQyIiwiaWF0IjoxNzAw"
+                    "MDAwMDAwfQ.Xk3vQ9pL2mR7tY1wZ5nB8cF4hJ6sD0gA3eU9iO2qT7k",
+            "Xk3vQ9pL2mR7tY1wZ5nB8cF4hJ6sD0gA3eU9iO2qT7k"),
+    # pasted inside a long log, straddling the point where the summary input cuts each message
+    "private-key": ("user-long", PEM, "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW"),
+    "url-password": ("tool", "DATABASE_URL=postgres://admin:Hunter2Qz9Secret@db.internal:5432/app",
+                     "Hunter2Qz9Secret"),
+    "mysql-password": ("arguments", "mysql -h db.internal -u root -pS3cretPassw0rdQ7 shop", "S3cretPassw0rdQ7"),
+    "curl-user": ("arguments", "curl -u deploy:Sup3rS3cretPwX4 https://ci.internal/api", "Sup3rS3cretPwX4"),
+    "env-line": ("user", "my .env has\nDB_PASSWORD=correcthorse7batterystaple\n", "correcthorse7batterystaple"),
+    "bearer": ("assistant", "I called it with Authorization: Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0fedcba98",
+               "9f8e7d6c5b4a39281706f5e4d3c2b1a0fedcba98"),
+    "gcp-key": ("tool", "GOOGLE_API_KEY=AIzaSyD4x9Qm2Lk7Pz3Rt8Vw1Yb6Nc5Hj0Fg2Es",
+                "AIzaSyD4x9Qm2Lk7Pz3Rt8Vw1Yb6Nc5Hj0Fg2Es"),
+    "anthropic-key": ("user", "ANTHROPIC_API_KEY=sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8Vb7Nm6Qw5Er4Ty3Ui2"
+                              "Op1-AsDfGhAA",
+                      "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8Vb7Nm6Qw5Er4Ty3Ui2Op1-AsDfGhAA"),
+}
+#: what the user asks ``/compress`` to focus on and what a memory provider wants kept: also redacted
+FOCUS_SECRET = "sk-proj-Fq7Lm2Xv8RkP1sZw7YbN3cJ6hD0gA5eU2iO9tQ4T"
+MEMORY_SECRET = "ghp_M3m0ryK9XvL4mN8pT3wY6zB1cF5hJ0sA2eG7"
+NEEDLES = {kind: needle for kind, (_, _, needle) in PLANTED.items()} | {
+    "focus-topic": FOCUS_SECRET, "memory-context": MEMORY_SECRET}
+FILLER = "INFO worker heartbeat ok queue=ingest lag=0ms\n"
+
+
+def planted_transcript() -> list[dict[str, Any]]:
+    """A 30-turn agent transcript with the secrets planted early (in what gets summarised)."""
+    messages = make_transcript(5, turns=30, output_lines=30, images=False, multipart=False)
+    slots: dict[str, list[int]] = {"user": [], "assistant": [], "tool": [], "arguments": []}
+    for i, message in enumerate(messages[5:60], 5):
+        if message["role"] == "assistant" and message.get("tool_calls"):
+            slots["arguments"].append(i)
+        elif message["role"] == "assistant" and message.get("content"):
+            slots["assistant"].append(i)
+        elif message["role"] in ("user", "tool"):
+            slots[message["role"]].append(i)
+    slots["user-long"] = slots["user"]
+    for where, text, _ in PLANTED.values():
+        i = slots[where].pop()
+        message = messages[i]
+        if where == "arguments":
+            call = message["tool_calls"][0]
+            arguments = json.dumps({"command": text})
+            message = {**message, "tool_calls": [{**call, "function": {**call["function"], "arguments": arguments}}]}
+        elif where == "user-long":
+            message = {**message, "content": FILLER * 80 + text + "\n" + FILLER * 200}
+        elif where == "tool":
+            message = {**message, "content": text}  # short: pruning keeps it verbatim
+        else:
+            message = {**message, "content": f"{text_of(message['content'])}\n{text}"}
+        messages[i] = message
+    return messages
+
+
+@pytest.fixture
+def main() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model="gpt-4o", responder=lambda request: SUMMARY) as stub:
+        yield stub
+
+
+@pytest.fixture
+def aux() -> Iterator[StubOpenAIServer]:
+    """The summary model (``auxiliary.compression``): in production, possibly a third party's."""
+    with StubOpenAIServer(model="aux-model", responder=lambda request: SUMMARY) as stub:
+        yield stub
+
+
+def host_for(compressor: str, *, redact: bool | None, model: dict[str, Any],
+             aux: StubOpenAIServer | None = None) -> Host:
+    # the pipeline's budget is set low, so that its summarize step runs after prune
+    options: dict[str, Any] = {"pipeline": {"budget_ratio": 0.05}}
+    if redact is not None:  # the pipeline's summarize step reads the same options as summarize alone
+        options["summarize"] = {"redact_secrets": redact}
+    config: dict[str, Any] = {"model": {"default": "gpt-4o", "context_length": 128_000, **model},
+                              "ctx_plugins": {"compressor": compressor, "options": options}}
+    if aux is not None:
+        config["auxiliary"] = {"compression": {"base_url": aux.base_url, "model": "aux-model", "api_key": "aux-key"}}
+    return load_host(config)
+
+
+def wire(*stubs: StubOpenAIServer) -> str:
+    """Every request body the stubs recorded, raw and decoded (JSON escapes undone)."""
+    texts = []
+    for stub in stubs:
+        for request in stub.requests:
+            texts += [request.raw.decode("utf-8", "replace"), json.dumps(request.body, ensure_ascii=False)]
+    return "\n".join(texts)
+
+
+def compact(host: Host) -> Any:
+    result = host.compress(planted_transcript(), force=True, focus_topic=f"the deploy key {FOCUS_SECRET}",
+                           memory_context=f"the user's GitHub token is {MEMORY_SECRET}")
+    assert result.compressed
+    return result
+
+
+@pytest.mark.parametrize("compressor", ["summarize", "pipeline"])
+def test_no_planted_secret_reaches_the_summary_model(compressor: str, main: StubOpenAIServer,
+                                                     aux: StubOpenAIServer) -> None:
+    host = host_for(compressor, redact=None, model={"base_url": main.base_url}, aux=aux)  # the default
+    result = compact(host)
+    assert not result.used_fallback and result.summary == SUMMARY
+    assert len(aux.chat_requests) == 1 and not main.chat_requests  # the summary model got the request
+    sent = wire(aux, main)
+    leaked = sorted(kind for kind, needle in NEEDLES.items() if needle in sent)
+    assert leaked == [], f"secrets on the wire to the summary model: {leaked}"
+    assert sent.count("[REDACTED:") >= len(PLANTED)
+    assert "ci.internal/api" in sent and "db.internal" in sent  # only the secrets went, not the context
+
+
+@pytest.mark.parametrize("compressor", ["summarize", "pipeline"])
+def test_with_redaction_off_every_planted_secret_reaches_the_summary_model(
+        compressor: str, main: StubOpenAIServer, aux: StubOpenAIServer) -> None:
+    """The negative control: the same compaction for a trusted local model sends them all."""
+    host = host_for(compressor, redact=False, model={"base_url": main.base_url}, aux=aux)
+    compact(host)
+    sent = wire(aux)
+    missing = sorted(kind for kind, needle in NEEDLES.items() if needle not in sent)
+    assert missing == [], f"planted secrets that never reached the summary request: {missing}"
+
+
+def test_the_static_fallback_summary_is_redacted_too() -> None:
+    """No summary model: the summary is built locally, but it stays in the conversation."""
+    redacted, verbatim = (compact(host_for("summarize", redact=redact, model={})) for redact in (True, False))
+    for result in (redacted, verbatim):
+        assert result.used_fallback
+        [message] = [m for m in result.messages if m.get(SUMMARY_KEY)]
+        assert result.summary and result.summary in text_of(message["content"])
+    assert not [kind for kind, needle in NEEDLES.items() if needle in redacted.summary]
+    assert "[REDACTED:" in redacted.summary
+    # with redaction off the fallback quotes what the user said, secrets included
+    assert PLANTED["openai-key"][2] in verbatim.summary and PLANTED["aws-key-id"][2] in verbatim.summary
+
+
+def test_nothing_under_hermes_home_holds_a_planted_secret(main: StubOpenAIServer, aux: StubOpenAIServer) -> None:
+    """After a compaction (the archive on, as by default): every file the package wrote."""
+    host = host_for("summarize", redact=None, model={"base_url": main.base_url}, aux=aux)
+    result = compact(host)
+    host.shutdown()
+    files = [p for p in Path(os.environ["HERMES_HOME"]).rglob("*") if p.is_file()]
+    assert any(p.name.startswith("ctx_archive.db") for p in files)
+    archived = b"".join(p.read_bytes() for p in files)
+    assert b"src/" in archived and len(result.removed) > 20  # the originals are there...
+    leaked = sorted(kind for kind, needle in NEEDLES.items() if needle.encode() in archived)
+    assert leaked == [], f"secrets stored under $HERMES_HOME: {leaked}"  # ...redacted
+
+
+def test_a_previous_summary_carried_into_the_request_is_redacted(aux: StubOpenAIServer) -> None:
+    """hermes' own summary from a resumed session (made by hermes, unredacted) is the previous
+    summary of the next request: it goes through the redactor like the turns."""
+    secret = PLANTED["stripe-key"][2]
+    hermes_summary = {"role": "user", "content": f"[CONTEXT COMPACTION]:\n## Goal\nCharge test with {secret}."}
+    messages = make_transcript(6, turns=30, output_lines=30, images=False)
+    messages[1:1] = [hermes_summary, {"role": "assistant", "content": "Understood."}]
+    for redact, expected in ((None, False), (False, True)):
+        host = host_for("summarize", redact=redact, model={}, aux=aux)
+        assert host.compress(messages, force=True).compressed
+        request = aux.chat_requests[-1]
+        assert "<previous-summary>" in request.body["messages"][1]["content"]
+        assert (secret in request.raw.decode()) is expected
+
+
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_redaction_sees_a_secret_whole_where_the_excerpt_cuts_it(where: str) -> None:
+    """The summary model reads each long message as its start and its end; a secret straddling
+    either cut is still recognised, because each excerpt is redacted with context beyond the cut."""
+    pieces = [line for line in PEM.splitlines() if len(line) > 20]
+    for shift in range(0, 120, 10):  # the cut moves from the key's first line to its last
+        if where == "head":  # the head excerpt (4,000 characters) ends inside the key
+            text = "x" * (3_850 + shift) + "\n" + PEM + "\n" + "y" * 9_000
+        else:  # the tail excerpt (1,500 characters) starts inside the key
+            text = "x" * 9_000 + "\n" + PEM + "\n" + "y" * (1_350 + shift)
+        message = {"role": "user", "content": text}
+        plain = prompt.serialize([message])
+        assert any(piece[:24] in plain for piece in pieces), shift  # the cut did land inside the key
+        redacted = prompt.serialize([message], redact=redact_secrets)
+        assert not any(piece[:24] in redacted for piece in pieces), shift
+
+
+@pytest.mark.parametrize("redact", [True, False])
+def test_inside_hermes_the_summary_request_is_redacted(redact: bool, main: StubOpenAIServer,
+                                                       aux: StubOpenAIServer) -> None:
+    """As a hermes user meets it: ``auxiliary.compression`` in hermes' config.yaml, our engine."""
+    run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+    from hermes_cli import plugins as hermes_plugins
+
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text(
+        f"model: {{default: gpt-4o, provider: custom, base_url: {main.base_url}, context_length: 64000}}\n"
+        "compression: {threshold_tokens: 30000}\n"
+        f"auxiliary: {{compression: {{base_url: {aux.base_url}, model: aux-model, api_key: aux-key}}}}\n"
+        "plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\nagent: {environment_probe: false}\n"
+        f"ctx_plugins: {{compressor: summarize, options: {{summarize: {{redact_secrets: {str(redact).lower()}}}}}}}\n",
+        encoding="utf-8")
+    hermes_plugins.discover_plugins(force=True)
+    main.responder = lambda request: "Done."
+    agent = run_agent.AIAgent(base_url=main.base_url, api_key="k", provider="custom", model="gpt-4o",
+                              quiet_mode=True, skip_context_files=True, enabled_toolsets=[])
+    result = agent.run_conversation("please continue", conversation_history=planted_transcript()[1:])
+
+    assert result["final_response"] == "Done." and agent.context_compressor.compression_count == 1
+    assert len(aux.chat_requests) == 1  # the summary request went to the summary model
+    sent = wire(aux)
+    on_the_wire = sorted(kind for kind in PLANTED if NEEDLES[kind] in sent)
+    assert on_the_wire == (sorted(PLANTED) if redact is False else [])
