@@ -27,7 +27,7 @@ import pluggy
 from . import hookspecs
 from .archive.archiver import Archiver, Snapshot
 from .archive.store import store_for
-from .compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy
+from .compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, shrinks
 from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, UnknownPluginError, did_you_mean
 from .events import Forgotten, Message, Request, Response, SessionInfo, Turn
@@ -631,11 +631,11 @@ class Host:
                 f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
             return None
         if result.compressed:
-            counter = get_counter(strategy.model)
-            before, after = counter.count_messages(messages), counter.count_messages(result.messages)
-            if after > before:  # counted by us: a strategy's own figures are not evidence
+            after = get_counter(strategy.model).count_messages(result.messages)
+            if not shrinks(messages, after, get_counter(strategy.model)):  # counted by us, not taken on trust
                 self.isolator.record_failure(owner, ValueError(
-                    f"compress grew the prompt from {before:,} to {after:,} tokens; the result was discarded"))
+                    f"compress reported a compaction that does not shrink the prompt ({after:,} tokens after); "
+                    "the result was discarded"))
                 return None
             if strategy.compression_count == count_before:
                 strategy.compression_count += 1  # for strategies that do not count themselves

@@ -61,13 +61,13 @@ def test_a_strategy_that_keeps_raising_is_suspended_and_the_default_compacts_ins
     assert status.startswith("suspended after 3 consecutive failures") and "kaboom" in status
 
 
-def test_a_result_that_grows_the_prompt_is_refused_and_counted() -> None:
+def test_a_result_that_does_not_shrink_the_prompt_is_refused_and_counted() -> None:
     host = host_with("inflating")
     messages = make_transcript(3, turns=40)
     result = host.compress(messages, force=True)
     assert "padding" not in json.dumps(result.messages)  # the inflated result never reaches the model
     status = {r.name: r.status for r in host.plugins()}["inflating"]
-    assert "grew the prompt" in status
+    assert "does not shrink the prompt" in status
 
 
 def test_without_a_fallback_the_messages_stay_as_they_were() -> None:

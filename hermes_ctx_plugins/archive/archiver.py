@@ -25,6 +25,7 @@ from ..compression.messages import SUMMARY_KEY, append_text, is_real_user, summa
 from ..compression.window import DROPPED_KEY
 from ..config import ArchiveSettings
 from ..events import Forgotten, Message, SessionInfo
+from ..memory.scan import redact_secrets
 from ..tokens import TokenCounter
 from . import anchors as anchor_index
 from . import tools
@@ -194,11 +195,13 @@ def _anchors(messages: Sequence[Message]) -> list[Anchor]:
         text = message_text(message)
         for block in _INDEX_BLOCK.findall(text):
             for kind, values in _INDEX_LINE.findall(block):
-                prior += [Anchor(kind, v) for v in values.split(" · ") if v]
-        content = _INDEX_BLOCK.sub("", message_text({"content": message.get("content")}))
+                # an index written before redaction covered this kind of value may still carry one
+                prior += [Anchor(kind, v) for v in values.split(" · ") if v and redact_secrets(v) == v]
+        # the index rides on the summary to the model and into hermes' session store: never a secret
+        content = redact_secrets(_INDEX_BLOCK.sub("", message_text({"content": message.get("content")})))
         if message.get("role") in ("user", "assistant"):
             spoken.append(content)
-            worked.append(message_text({"tool_calls": message.get("tool_calls")}))
+            worked.append(redact_secrets(message_text({"tool_calls": message.get("tool_calls")})))
         else:
             worked.append(content)
     ordered: list[Anchor] = []

@@ -31,6 +31,7 @@ from typing import Any
 from ..compression.prompt import serialize
 from ..compression.summary_client import SummaryClient, SummaryError
 from ..events import Message, SessionInfo, Turn
+from .scan import redact_secrets
 from .skills import TOOL_SCHEMA as SKILL_TOOL
 from .skills import SkillStore
 
@@ -276,7 +277,9 @@ class Reviewer:
             parts.append(f"<stored target={target!r}>\n{listing}\n</stored>")
         if "skill" in kinds and self.skills is not None:
             parts.append("<existing_skills>" + (", ".join(self.skills.names()) or "(none)") + "</existing_skills>")
-        parts.append("<conversation>\n" + serialize(messages, char_cap=TRANSCRIPT_CHAR_CAP) + "\n</conversation>")
+        # the review model may be a third party's: it reads the conversation with secrets redacted
+        parts.append("<conversation>\n" + serialize(messages, char_cap=TRANSCRIPT_CHAR_CAP, redact=redact_secrets)
+                     + "\n</conversation>")
         return "\n\n".join(parts)
 
     def _execute(self, call: Any, index: int, allowed: set[str], session: SessionInfo,
