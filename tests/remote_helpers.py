@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,8 +18,10 @@ from hermes_helpers import configure_hermes, new_agent
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.config import Config
+from hermes_ctx_plugins.memory.honcho import HonchoProvider
+from hermes_ctx_plugins.memory.mem0 import Mem0Provider
 from hermes_ctx_plugins.memory.remote import RemoteProvider
-from hermes_ctx_plugins.testing import LoopbackService, StubOpenAIServer, wait_until
+from hermes_ctx_plugins.testing import HonchoStubServer, LoopbackService, Mem0StubServer, StubOpenAIServer, wait_until
 from hermes_ctx_plugins.tokens import count_text
 
 MEM0_KEY = "m0-test-key"
@@ -64,6 +67,41 @@ def provider_factory(cls: type[P], home: Path, settings: Callable[[str], dict[st
     yield factory
     for provider in made:
         provider.shutdown()
+
+
+@dataclass
+class Remote:
+    """ctx-mem0 or ctx-honcho with its loopback service, for the tests every remote provider must pass."""
+
+    name: str
+    stub: Mem0StubServer | HonchoStubServer
+    build: Callable[..., RemoteProvider]
+    #: its tool that searches, the tool that stores a fact and that tool's text argument
+    search_tool: str
+    store_tool: str
+    store_arg: str
+    options: Mapping[str, Any]
+
+    def make(self, **options: Any) -> RemoteProvider:
+        return self.build(self.stub.base_url, **{**self.options, **options})
+
+    def held(self) -> list[str]:
+        """Every text the service holds: memories (Mem0); messages, conclusions, card lines (Honcho)."""
+        if isinstance(self.stub, Mem0StubServer):
+            return [m["memory"] for m in self.stub.memories]
+        return ([m["content"] for m in self.stub.messages] + [c["content"] for c in self.stub.conclusions]
+                + [line for card in self.stub.cards.values() for line in card])
+
+
+def remotes(name: str, stub: Mem0StubServer | HonchoStubServer, home: Path) -> Iterator[Remote]:
+    """For a fixture: provider ``name`` against ``stub`` (Mem0 storing turns verbatim, as Honcho does)."""
+    if name == "ctx-mem0":
+        for build in provider_factory(Mem0Provider, home, lambda url: {"api_key": MEM0_KEY, "host": url}):
+            yield Remote(name, stub, build, "ctx_mem0_search", "ctx_mem0_add", "content", {"infer": False})
+        return
+    for build in provider_factory(HonchoProvider, home, lambda url: {
+            "api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0}):
+        yield Remote(name, stub, build, "ctx_honcho_search", "ctx_honcho_conclude", "conclusion", {})
 
 
 # ---------------------------------------------------------------- inside real hermes

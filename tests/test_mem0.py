@@ -118,7 +118,7 @@ def test_a_turn_is_stored_in_the_background_and_recalled_framed(make: Callable[.
     started = time.perf_counter()
     provider.sync_turn(turn(ALICE, "my locker combination is 4-8-15-16", "I will remember that."))
     assert time.perf_counter() - started < 0.2, "sync_turn only enqueues"
-    assert wait_until(lambda: stub.memories_of(user_id=ALICE_ID))
+    assert wait_until(lambda: stub.memories_of(user_id=ALICE_ID), 20)  # the first send imports mem0
     add = stub.add_requests[-1]
     assert add.headers["authorization"] == f"Token {KEY}"
     assert add.body["user_id"] == ALICE_ID and add.body["agent_id"] == "hermes" and "run_id" not in add.body

@@ -13,9 +13,12 @@ hashed past the server's 100 characters, see :func:`~hermes_ctx_plugins.scope.se
 owner has Honcho sessions of their own: one per hermes session (``session_strategy: per-session``),
 per chat (``per-chat``: chat id or gateway session key) or one in all (``per-user``), named
 ``<owner>-<which>`` (see :meth:`HonchoProvider.session_key`), so users who share a chat or a
-session id never share a Honcho session. Each finished turn is added on the background queue,
-chunked under the server's message size limit (``message_max_chars``, continuation chunks marked
-``[continued]``) in batches of at most 100.
+session id never share a Honcho session. Each finished turn is added on the background queue: its
+message and reply cut to ``max_turn_chars`` (100,000 by default, marked as cut), then chunked under
+the server's message size limit (``message_max_chars``, continuation chunks marked ``[continued]``)
+in batches of at most 100. Queries and questions are cut to ``max_query_chars`` (the server's
+4,000), conclusions and profile lines to ``max_fact_chars`` (see
+:mod:`~hermes_ctx_plugins.memory.remote`).
 
 Recall (``recall_mode`` ``hybrid`` | ``context`` | ``tools``): the session context targeted at the
 user's peer (summary, peer card, representation, searched with the turn's message) and/or
@@ -37,14 +40,24 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 
 from ..errors import ConfigError
 from ..events import SessionInfo, Turn
-from ..scope import escape_id, to_stored
-from .remote import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, tool_schema
+from ..scope import escape_id
+from .remote import (
+    RecallItem,
+    RemoteOptions,
+    RemoteProvider,
+    ToolError,
+    bounded_int,
+    json_int,
+    short_id,
+    shown,
+    tool_schema,
+)
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -54,8 +67,10 @@ PREFETCH_SOURCES = ("context", "dialectic", "both")
 REASONING_LEVELS = ("", "minimal", "low", "medium", "high", "max")
 #: Honcho accepts at most this many messages per request
 BATCH_LIMIT = 100
-#: the longest query sent for search or dialectic recall (Honcho's hosted limit is 10,000 chars)
+#: the longest search query the server takes (longer: 422); the bound of ``max_query_chars``
 QUERY_CHARS = 4000
+#: the most lines a profile card set by ``ctx_honcho_profile`` may have
+CARD_LINES = 100
 CONTINUED = "[continued] "
 #: what the Honcho server takes as a workspace, peer or session id (its schemas; the SDK allows 512)
 ID_CHARS = 100
@@ -103,7 +118,12 @@ class HonchoOptions(RemoteOptions):
     #: what recall uses: the session ``context``, the ``dialectic`` answer, or ``both``
     prefetch: str = "context"
     #: the server's limit on one message; longer text is sent in chunks
-    message_max_chars: int = field(default=25_000, metadata={"lo": 200})
+    message_max_chars: int = field(default=25_000, metadata={"lo": 200, "hi": 1_000_000})
+    #: Honcho keeps the conversation itself, so a long turn is kept (in ``message_max_chars`` chunks)
+    #: up to this many characters of the message and of the reply, then cut and marked
+    max_turn_chars: int = field(default=100_000, metadata={"lo": 200, "hi": 1_000_000})
+    #: cut before sending: the server refuses a longer query with a 422
+    max_query_chars: int = field(default=QUERY_CHARS, metadata={"lo": 50, "hi": QUERY_CHARS})
     #: dialectic reasoning level (empty: the server's default)
     reasoning_level: str = ""
 
@@ -136,6 +156,9 @@ class HonchoProvider(RemoteProvider):
     sdk_package = "honcho-ai"
     extra = "honcho"
     tools = TOOLS
+    text_arguments: ClassVar[dict[str, str]] = {"query": "query", "question": "query", "conclusion": "fact",
+                                                "card": "fact"}
+    local_keys = ("scope",)
     id_max_chars = ID_CHARS
     options: HonchoOptions
 
@@ -261,14 +284,15 @@ class HonchoProvider(RemoteProvider):
 
     def writes_for_turn(self, turn: Turn) -> list[dict[str, Any]]:
         limit = self.options.message_max_chars
-        meta = {"source": "hermes", "hermes_session": to_stored(turn.session.session_id), "turn": turn.turn_number}
+        meta = {"source": "hermes", "hermes_session": short_id(turn.session.session_id),
+                "turn": json_int(turn.turn_number)}
         messages = [{"peer": "user", "content": c, "metadata": meta}
-                    for c in chunks(self.clean(turn.user_text).strip(), limit)]
+                    for c in chunks(self.turn_text(turn.user_text), limit)]
         for name, result in self.tool_results(turn):
             messages += [{"peer": "ai", "content": c, "metadata": {**meta, "tool": name}}
                          for c in chunks(f"[{name} output] {result}", limit)]
         messages += [{"peer": "ai", "content": c, "metadata": meta}
-                     for c in chunks(self.clean(turn.assistant_text).strip(), limit)]
+                     for c in chunks(self.turn_text(turn.assistant_text), limit)]
         scope = _scope_of(turn.session)
         return [{"kind": "messages", "scope": scope, "messages": messages[i:i + BATCH_LIMIT]}
                 for i in range(0, len(messages), BATCH_LIMIT)]
@@ -322,7 +346,6 @@ class HonchoProvider(RemoteProvider):
 
     def recall(self, query: str, session: SessionInfo) -> list[RecallItem]:
         honcho_session, user, _ = self._scope(session)
-        query = query[:QUERY_CHARS]
         items: list[RecallItem] = []
         if self.options.prefetch in ("context", "both"):
             items += self._context_items(honcho_session, user, query)
@@ -354,32 +377,39 @@ class HonchoProvider(RemoteProvider):
 
     def run_tool(self, name: str, args: dict[str, Any], session: SessionInfo) -> dict[str, Any]:
         if name == "ctx_honcho_search":
-            query = self.required_text(args.get("query"), "query")[:QUERY_CHARS]
-            limit = bounded_int(args.get("limit"), 10, lo=1, hi=50)
+            query = self.text_argument(args, "query")
+            limit = bounded_int(args.get("limit"), 10, key="limit", lo=1, hi=50)
             _, user, _ = self.call(self._scope, session)
             found = self.call(lambda: user.search(query, limit=limit))
             return {"results": [{"content": self.safe(m.content), "session_id": m.session_id,
                                  "created_at": str(m.created_at)} for m in found], "count": len(found)}
         if name == "ctx_honcho_profile":
-            card = args.get("card")
+            lines = self._card(args.get("card"))
             _, user, _ = self.call(self._scope, session)
-            if card is None:
-                lines = self.call(user.get_card) or []
-                return {"card": [self.safe(line) for line in lines]}
-            if not isinstance(card, list):
-                raise ToolError("card must be a list of strings")
-            lines = [self.checked_text(line, "card") for line in card]
+            if lines is None:
+                return {"card": [self.safe(line) for line in self.call(user.get_card) or []]}
             return {"success": True, "card": self.call(lambda: user.set_card(lines))}
         if name == "ctx_honcho_context":
-            question = self.clean(str(args.get("question") or "")).strip()[:QUERY_CHARS]
+            question = self.text_argument(args, "question", required=False)
             honcho_session, user, _ = self.call(self._scope, session)
             if question:
                 return {"answer": self.safe(self.call(self._ask, user, question) or "")}
             items = self.call(self._context_items, honcho_session, user, None)
             return {"context": [{"kind": item.label, "text": self.safe(item.text)} for item in items]}
-        content = self.checked_text(args.get("conclusion"), "conclusion")  # ctx_honcho_conclude
+        content = self.text_argument(args, "conclusion")  # ctx_honcho_conclude
         write = {"kind": "conclusion", "content": content, "scope": _scope_of(session)}
         return self.send_or_queue(write, what="the conclusion", sent="recorded")
+
+    def _card(self, card: Any) -> list[str] | None:
+        """The ``card`` argument of ``ctx_honcho_profile`` as lines to set (``None``: read the card)."""
+        if card is None:
+            return None
+        if not isinstance(card, list):
+            raise ToolError(f"card must be a list of strings (the card's lines; omit it to read the card), not "
+                            f"{type(card).__name__} {shown(card)}")
+        if len(card) > CARD_LINES:
+            raise ToolError(f"card has {len(card)} lines; a profile card has at most {CARD_LINES}")
+        return [self.text_value(line, "card", label=f"card[{i}]") for i, line in enumerate(card)]
 
 
 def _scope_of(session: SessionInfo) -> dict[str, str]:

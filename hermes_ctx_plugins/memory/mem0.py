@@ -18,25 +18,37 @@ memories (``recall_scope: run`` narrows it to the run), and a result naming anot
 
 Each finished turn is added in the background (``infer`` decides whether Mem0 extracts facts or
 stores the messages verbatim); recall runs at turn start. Tools: ``ctx_mem0_search``,
-``ctx_mem0_add``, ``ctx_mem0_update``, ``ctx_mem0_delete``. The rest — breaker, queue, bounded
-waits, redaction, safe recall — is :mod:`~hermes_ctx_plugins.memory.remote`.
+``ctx_mem0_add``, ``ctx_mem0_update``, ``ctx_mem0_delete``. Mem0 caps nothing itself: a turn's
+message and reply are sent cut to ``max_turn_chars`` (16,000 by default) with a marker, since its
+extraction reads text and a 5 MB paste is never useful there. The rest — breaker, queue, bounded
+waits, redaction and size caps, checked tool arguments, safe recall — is
+:mod:`~hermes_ctx_plugins.memory.remote`.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..config import FrozenMap
 from ..events import SessionInfo, Turn
-from ..scope import to_stored
-from .remote import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, tool_schema
+from .remote import (
+    RecallItem,
+    RemoteOptions,
+    RemoteProvider,
+    ToolError,
+    bounded_int,
+    short_id,
+    shown,
+    tool_schema,
+)
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -44,6 +56,8 @@ DEFAULT_HOST = "https://api.mem0.ai"
 MODES = ("platform", "oss")
 RUN_IDS = ("", "session", "chat")
 RECALL_SCOPES = ("user", "run")
+#: what a Mem0 memory id looks like (a UUID); anything else is refused before it reaches a URL path
+_MEMORY_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 TOOLS = (
@@ -123,6 +137,7 @@ class Mem0Provider(RemoteProvider):
     sdk_package = "mem0ai"
     extra = "mem0"
     tools = TOOLS
+    text_arguments: ClassVar[dict[str, str]] = {"query": "query", "content": "fact", "text": "fact"}
     refusal_reason = "stored memories are shown to future sessions, so they must not carry instructions"
     options: Mem0Options
 
@@ -154,11 +169,12 @@ class Mem0Provider(RemoteProvider):
 
     def run_id(self, session: SessionInfo) -> str:
         """The run a write is tagged with; filtered together with the owner, so it only has to
-        tell one owner's runs apart (``to_stored``: sendable as JSON whatever the id holds)."""
+        tell one owner's runs apart (:func:`~hermes_ctx_plugins.memory.remote.short_id`: sendable
+        as JSON, and short, whatever the id holds)."""
         if self.options.run_id == "session":
-            return to_stored(session.session_id)
+            return short_id(session.session_id)
         if self.options.run_id == "chat":
-            return to_stored(self.chat_key(session) or session.session_id)
+            return short_id(self.chat_key(session) or session.session_id)
         return ""
 
     def entity_ids(self, session: SessionInfo) -> dict[str, str]:
@@ -242,21 +258,20 @@ class Mem0Provider(RemoteProvider):
     # ------------------------------------------------------------------ writes
 
     def writes_for_turn(self, turn: Turn) -> list[dict[str, Any]]:
-        messages = []
-        if turn.user_text.strip():
-            messages.append({"role": "user", "content": self.clean(turn.user_text)})
+        user, assistant = self.turn_text(turn.user_text), self.turn_text(turn.assistant_text)
+        messages = [{"role": "user", "content": user}] if user else []
         messages += [{"role": "assistant", "content": f"[{name} output] {result}"}
                      for name, result in self.tool_results(turn)]
-        if turn.assistant_text.strip():
-            messages.append({"role": "assistant", "content": self.clean(turn.assistant_text)})
+        if assistant:
+            messages.append({"role": "assistant", "content": assistant})
         if not messages:
             return []
         return [self._write(messages, turn.session, infer=self.options.infer)]
 
     def _write(self, messages: list[dict[str, str]], session: SessionInfo, *, infer: bool) -> dict[str, Any]:
-        metadata = {"source": "hermes", "session_id": to_stored(session.session_id)}
+        metadata = {"source": "hermes", "session_id": short_id(session.session_id)}
         if session.platform:
-            metadata["platform"] = to_stored(session.platform)
+            metadata["platform"] = short_id(session.platform)
         return {"messages": messages, "ids": self.entity_ids(session), "infer": infer, "metadata": metadata}
 
     def write_owner(self, write: dict[str, Any]) -> str:
@@ -296,23 +311,19 @@ class Mem0Provider(RemoteProvider):
 
     def run_tool(self, name: str, args: dict[str, Any], session: SessionInfo) -> dict[str, Any]:
         if name == "ctx_mem0_search":
-            query = self.required_text(args.get("query"), "query")
-            top_k = bounded_int(args.get("top_k"), 10, lo=1, hi=50)
+            query = self.text_argument(args, "query")
+            top_k = bounded_int(args.get("top_k"), 10, key="top_k", lo=1, hi=50)
             hits = self.call(self._search, query, session, top_k)
             return {"results": [{"id": r.get("id"), "memory": self.safe(r["memory"]), "score": r.get("score")}
                                 for r in hits], "count": len(hits)}
         if name == "ctx_mem0_add":
-            content = self.checked_text(args.get("content"), "content")
+            content = self.text_argument(args, "content")
             write = self._write([{"role": "user", "content": content}], session, infer=False)
             return self.send_or_queue(write, what="the fact", sent="stored")
-        memory_id = str(args.get("memory_id") or "").strip()
-        if not memory_id:
-            raise ToolError("memory_id is required")
-        if not (memory_id.isascii() and memory_id.isprintable()):  # no such id; it cannot even be sent
-            raise ToolError(f"no memory {memory_id!r} for this user")
+        memory_id = _memory_id(args.get("memory_id"))
+        text = self.text_argument(args, "text") if name == "ctx_mem0_update" else ""
         self._owned(memory_id, session)
         if name == "ctx_mem0_update":
-            text = self.checked_text(args.get("text"), "text")
             self.call(lambda: self._client().update(memory_id, text=text))
             return {"success": True, "memory_id": memory_id, "message": "updated"}
         self.call(lambda: self._client().delete(memory_id))
@@ -329,6 +340,19 @@ class Mem0Provider(RemoteProvider):
         # strict, unlike recall: a memory naming no owner is nobody's to change (an agent's, say)
         if not isinstance(memory, Mapping) or memory.get("user_id") != self.owner_id(session):
             raise ToolError(f"no memory {memory_id!r} for this user")
+
+
+def _memory_id(value: Any) -> str:
+    """The ``memory_id`` argument of a tool call, checked before it becomes part of a URL."""
+    if value is None or value == "":
+        raise ToolError("memory_id is required")
+    if not isinstance(value, str):
+        raise ToolError(f"memory_id must be a string (an id ctx_mem0_search returned), not "
+                        f"{type(value).__name__} {shown(value)}")
+    memory_id = value.strip()
+    if not _MEMORY_ID.fullmatch(memory_id):  # no memory has such an id: answered as for any unknown one
+        raise ToolError(f"no memory {shown(memory_id)} for this user")
+    return memory_id
 
 
 def _results(response: Any) -> list[dict[str, Any]]:

@@ -18,8 +18,14 @@ A subclass only writes its SDK calls; this base makes them safe to run beside a 
   tools at most ``tool_wait``; a hung service costs a turn that much and no more;
 * **safe recall**: every recalled item is redacted, scanned for injection (a hostile one is
   withheld), framed as reference data and cut to ``recall_tokens`` tokens;
-* **redaction**: secrets are removed from everything sent (turns, tool output, tool arguments,
-  search queries);
+* **redaction and size caps**: everything sent goes through :func:`fit`: secrets removed, lone
+  surrogates replaced, and cut to the option that bounds its kind, a stored text with a marker
+  saying it was cut: a turn's message or reply (``max_turn_chars``), a tool's result
+  (``tool_result_chars``), a text a tool stores (``max_fact_chars``), a search query or question
+  (``max_query_chars``); ids sent as metadata are :func:`short_id`. A 5 MB paste costs a request
+  what a short one does;
+* **tool arguments checked before any request**: a missing, mistyped or hostile argument gets a
+  tool error naming it, the value and what is valid, and is never counted as a service failure;
 * **one id per owner**: a session's memories are stored under :meth:`RemoteProvider.owner_id`,
   one-to-one with its (namespace, user) (:func:`~hermes_ctx_plugins.scope.service_id`), so no user,
   namespace or configured fixed id ever aliases another; :meth:`RemoteProvider.forget_user` removes
@@ -28,13 +34,16 @@ A subclass only writes its SDK calls; this base makes them safe to run beside a 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import logging
 import os
+import re
+import reprlib
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, TypeVar
@@ -43,7 +52,7 @@ from ..config import hermes_home
 from ..errors import ConfigError
 from ..events import Forgotten, SessionInfo, Turn
 from ..isolation import FaultIsolator, StatusEvent
-from ..scope import is_service_id, service_id
+from ..scope import is_service_id, service_id, to_stored
 from ..tokens import count_text
 from . import scan
 from .base import MemoryProvider
@@ -58,6 +67,13 @@ RECALL_MODES = ("hybrid", "context", "tools")
 MAX_FETCHES = 2
 #: statuses that mean "the request was wrong", not "the service is failing"
 CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
+#: how far past a cut a text is still read for secrets: the longest one (a PEM private key) and the
+#: text after it that can make it recognisable (the key id it is paired with)
+SECRET_REACH = 8192
+#: the longest id-like value (a session id, a platform, a tool's name) sent as itself
+ID_CHARS = 100
+#: the longest error message a tool answers with
+ERROR_CHARS = 2000
 
 
 def _opt(default: Any, **bounds: float) -> Any:
@@ -97,7 +113,15 @@ class RemoteOptions:
     default_user_id: str = "hermes-user"
     #: also send tool results (redacted, cut to ``tool_result_chars``) with each turn
     include_tool_results: bool = False
-    tool_result_chars: int = _opt(2000, lo=0)
+    tool_result_chars: int = _opt(2000, lo=0, hi=100_000)
+    #: the longest user message or assistant reply of a turn that is sent: a longer one is sent cut,
+    #: ending with a marker that says how much was left out
+    max_turn_chars: int = _opt(16_000, lo=200, hi=1_000_000)
+    #: the longest text a tool stores (a fact, a conclusion, a profile line), cut and marked the same way
+    max_fact_chars: int = _opt(4_000, lo=200, hi=65_535)
+    #: the longest search query or question sent (the turn's message for recall, the tools' queries),
+    #: cut at a word without a marker
+    max_query_chars: int = _opt(4_000, lo=50, hi=32_000)
 
 
 class ToolError(ValueError):
@@ -139,7 +163,12 @@ class RemoteProvider(MemoryProvider):
     id_max_chars: ClassVar[int] = 100
     #: the options holding ids used verbatim, which :meth:`check_fixed_id` validates
     fixed_id_options: ClassVar[tuple[str, ...]] = ("user_id", "default_user_id")
-    #: why :meth:`checked_text` refuses hostile text, after "refused: the text looks like <kinds>; "
+    #: the text arguments of :attr:`tools` and their kind: ``fact`` (stored: cut to ``max_fact_chars``,
+    #: marked, refused when hostile) or ``query`` (searched or asked: cut to ``max_query_chars``)
+    text_arguments: ClassVar[Mapping[str, str]] = {}
+    #: the keys of a queued write that stay in this process (what finds its owner again), never sent
+    local_keys: ClassVar[tuple[str, ...]] = ()
+    #: why :meth:`text_value` refuses a hostile fact, after "refused: the text looks like <kinds>; "
     refusal_reason: ClassVar[str] = "it would be shown to future sessions, so it must not carry instructions"
     options: RemoteOptions
 
@@ -182,7 +211,7 @@ class RemoteProvider(MemoryProvider):
         return ""
 
     def writes_for_turn(self, turn: Turn) -> list[dict[str, Any]]:
-        """The queued writes that store ``turn``: JSON-able, already redacted (see :meth:`clean`)."""
+        """The queued writes that store ``turn``: JSON-able, already fitted to send (see :func:`fit`)."""
         return []
 
     def send_write(self, write: dict[str, Any]) -> None:
@@ -279,21 +308,9 @@ class RemoteProvider(MemoryProvider):
 
     # ------------------------------------------------------------------ helpers for subclasses
 
-    @staticmethod
-    def clean(text: str) -> str:
-        """``text`` with every secret replaced by ``[REDACTED:<kind>]``: all that is sent goes through it.
-
-        A lone surrogate becomes ``?``: it cannot be encoded as UTF-8 JSON, and a write that can
-        never be sent would hold up the queue.
-        """
-        if not text:
-            return ""
-        text = scan.redact_secrets(text)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            text = text.encode("utf-8", "replace").decode("utf-8")
-        return text
+    def turn_text(self, text: str) -> str:
+        """A turn's user message or reply as it may be sent (see :func:`fit`, ``max_turn_chars``)."""
+        return fit(text, self.options.max_turn_chars).strip()
 
     def owner_id(self, session: SessionInfo) -> str:
         """The id ``session``'s memories are stored under at the service (see :meth:`owner_for`)."""
@@ -319,26 +336,58 @@ class RemoteProvider(MemoryProvider):
         """The chat ``session`` belongs to: its chat id, else the gateway session key, else ``""``."""
         return session.chat_id or str(session.extra.get("gateway_session_key") or "")
 
-    def required_text(self, value: Any, key: str) -> str:
-        """A tool's text argument ``key``, redacted and stripped; :class:`ToolError` when empty."""
-        text = self.clean(str(value or "")).strip()
+    def text_argument(self, args: Mapping[str, Any], key: str, *, required: bool = True) -> str:
+        """Tool argument ``key`` (one of :attr:`text_arguments`) as it may be sent; ``""`` when it is
+        optional and missing. See :meth:`text_value`."""
+        value = args.get(key)
+        if value is None and not required:
+            return ""
+        return self.text_value(value, key)
+
+    def text_value(self, value: Any, key: str, *, label: str = "") -> str:
+        """A text the model passed as argument ``key`` (named ``label`` in errors), fitted to the
+        limit of its kind (see :attr:`text_arguments` and :func:`fit`), stripped.
+
+        :raises ToolError: it is missing, empty or not a string, or a fact that looks hostile.
+        """
+        label = label or key
+        if value is None or value == "":
+            raise ToolError(f"{label} is required")
+        if not isinstance(value, str):
+            raise ToolError(f"{label} must be a string, not {type(value).__name__} {shown(value)}")
+        fact = self.text_arguments[key] == "fact"
+        limit = self.options.max_fact_chars if fact else self.options.max_query_chars
+        text = fit(value, limit, mark=fact).strip()
         if not text:
-            raise ToolError(f"{key} is required")
+            raise ToolError(f"{label} is empty")
+        if fact:
+            unsafe = sorted({f.kind for f in scan.scan(text) if f.kind != "secret"})
+            if unsafe:
+                raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; {self.refusal_reason}")
         return text
 
-    def checked_text(self, value: Any, key: str) -> str:
-        """A tool's text to store (:meth:`required_text`), refused when it looks like an injection."""
-        text = self.required_text(value, key)
-        unsafe = sorted({f.kind for f in scan.scan(text) if f.kind != "secret"})
-        if unsafe:
-            raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; {self.refusal_reason}")
-        return text
+    def cut_notes(self, args: Mapping[str, Any]) -> list[str]:
+        """What a tool's answer tells the model about its text arguments that were cut."""
+        notes = []
+        for key, kind in self.text_arguments.items():
+            value = args.get(key)
+            texts = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+            longest = max((len(t) for t in texts if isinstance(t, str)), default=0)
+            limit = self.options.max_fact_chars if kind == "fact" else self.options.max_query_chars
+            if longest > limit:
+                what = key if isinstance(value, str) else f"a line of {key}"
+                done = "stored, marked as cut" if kind == "fact" else "used"
+                notes.append(f"{what} was {longest:,} characters; only the first {limit:,} were {done}")
+        return notes
 
     def send_or_queue(self, write: dict[str, Any], *, what: str, sent: str) -> dict[str, Any]:
         """A tool's write: sent now (answering ``sent``), or queued when the service is paused or failing.
 
         A client error (the service refusing the write) is raised, not queued.
         """
+        problem = unsendable(write, local=self.local_keys)
+        if problem:
+            raise ToolError(f"refused: {what} cannot be sent ({problem})")
         try:
             self.call(self.send_write, write)
         except ServiceUnavailable:
@@ -357,13 +406,9 @@ class RemoteProvider(MemoryProvider):
         """``(tool name, redacted result)`` of the turn's tool calls, when configured to send them."""
         if not self.options.include_tool_results:
             return []
-        limit = self.options.tool_result_chars
-        out = []
-        for call in turn.tool_calls:
-            if call.result:
-                text = self.clean(call.result)  # redact before cutting: a cut secret is not recognisable
-                out.append((call.name, text if len(text) <= limit else text[:limit] + " …[cut]"))
-        return out
+        results = [(fit(call.name, ID_CHARS), fit(call.result, self.options.tool_result_chars))
+                   for call in turn.tool_calls if call.result]
+        return [(name, text) for name, text in results if text]
 
     def call(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` through the breaker; raises :class:`ServiceUnavailable` when open."""
@@ -406,13 +451,18 @@ class RemoteProvider(MemoryProvider):
         if not self._usable():
             return
         for write in self.writes_for_turn(turn):
+            problem = unsendable(write, local=self.local_keys)
+            if problem:  # it would fail every retry, counted against the service, and hold up the queue
+                self._writes.reject()
+                log.error("%s: dropped a write that cannot be sent as JSON: %s", self.name, problem)
+                continue
             self._writes.put(write)
 
     def prefetch(self, query: str, *, session: SessionInfo) -> str:
         if (self.options.recall_mode == "tools" or not self.options.recall_tokens or not query.strip()
                 or not self._usable()):
             return ""
-        fetch = self._start_fetch(self.clean(query), session)
+        fetch = self._start_fetch(fit(query, self.options.max_query_chars, mark=False), session)
         if fetch is None:
             return ""
         if not fetch.done.wait(self.options.prefetch_wait):
@@ -443,10 +493,13 @@ class RemoteProvider(MemoryProvider):
         usable, why = self.availability()
         if not usable:
             return _error(f"{self.name} is not usable: {why}")
+        args = {} if args is None else args
+        if not isinstance(args, Mapping):
+            return _error(f"the arguments of {name} must be an object of named values, not "
+                          f"{type(args).__name__} {shown(args)}")
         scope = session or SessionInfo(session_id="")
         try:
-            result = self.run_bounded(lambda: self.run_tool(name, dict(args or {}), scope),
-                                      self.options.tool_wait, "tool")
+            result = self.run_bounded(lambda: self.run_tool(name, dict(args), scope), self.options.tool_wait, "tool")
         except ToolError as exc:
             return _error(str(exc))
         except ServiceUnavailable as exc:
@@ -455,7 +508,11 @@ class RemoteProvider(MemoryProvider):
             return _error(f"{self.name} did not answer within {self.options.tool_wait:g}s; try again later")
         except Exception as exc:  # the tool answers the model with the reason instead
             return _error(f"{self.name} failed: {type(exc).__name__}: {exc}")
-        return json.dumps(result, ensure_ascii=False)
+        notes = self.cut_notes(args)
+        if notes:
+            result = {**result, "note": "; ".join(notes)}
+        # the service's own text (an id, a date) may hold a lone surrogate, which the model's request cannot carry
+        return sendable(json.dumps(result, ensure_ascii=False))
 
     def run_bounded(self, fn: Callable[[], T], wait: float, what: str) -> T:
         """``fn()`` on a daemon thread (``<name>-<what>``), awaited at most ``wait`` seconds: its
@@ -591,8 +648,9 @@ class RemoteProvider(MemoryProvider):
         return fetch
 
     def safe(self, text: str) -> str:
-        """A recalled ``text`` fit for the prompt: one line, secrets redacted, withheld if hostile."""
-        text = " ".join(self.clean(text).split())
+        """A recalled ``text`` fit for the prompt: one line, secrets redacted, at most ``max_turn_chars``
+        (see :func:`fit`), withheld if hostile."""
+        text = " ".join(fit(text, self.options.max_turn_chars).split())
         findings = [f for f in scan.scan(text) if f.kind != "secret"]
         if findings:
             kinds = ", ".join(sorted({f.kind for f in findings}))
@@ -689,13 +747,122 @@ def tool_schema(name: str, description: str, properties: dict[str, Any], require
         "type": "object", "properties": properties, "required": required}}}
 
 
-def bounded_int(value: Any, default: int, *, lo: int, hi: int) -> int:
-    """A tool argument as an int within ``lo``..``hi`` (``default`` when missing or not a number)."""
-    try:
-        number = int(value) if value is not None else default
-    except (TypeError, ValueError):
-        number = default
+def bounded_int(value: Any, default: int, *, key: str, lo: int, hi: int) -> int:
+    """Tool argument ``key`` as a whole number, clamped to ``lo``..``hi`` (``default`` when missing).
+
+    :raises ToolError: it is not a whole number (``5``, ``5.0`` and ``"5"`` are).
+    """
+    if value is None:
+        return default
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():  # false for inf and nan
+        number = int(value)
+    elif isinstance(value, str):
+        try:
+            number = int(value.strip())
+        except ValueError:  # not a number, or more digits than Python converts
+            pass
+    if number is None:
+        raise ToolError(f"{key} must be a whole number from {lo} to {hi}, not {type(value).__name__} {shown(value)}")
     return max(lo, min(hi, number))
+
+
+def unsendable(write: Mapping[str, Any], *, local: Collection[str] = ()) -> str:
+    """Why ``write`` (but its ``local`` keys, never sent) cannot travel as a JSON request body, as
+    the SDKs encode one (``""``: it can)."""
+    try:
+        sent = {key: value for key, value in write.items() if key not in local}
+        json.dumps(sent, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as exc:  # a lone surrogate, NaN, an int too long to print
+        return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
+    return ""
+
+
+def json_int(value: Any) -> int | None:
+    """``value`` when it is an int a JSON service stores (64 bits), else ``None``."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63 else None
+
+
+def sendable(text: str) -> str:
+    """``text`` as UTF-8 can carry it: each lone surrogate becomes ``?`` (a write holding one could
+    never be sent, and would hold up the queue)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def fit(text: str, limit: int, *, mark: bool = True) -> str:
+    """``text`` as it may be sent: secrets redacted, lone surrogates replaced (:func:`sendable`) and at
+    most ``limit`` characters.
+
+    A longer text keeps its start and, with ``mark``, ends with a marker saying how much was cut
+    (a limit too small for the marker keeps nothing); without, as for a search query, it ends at a
+    word. Only the start and the next :data:`SECRET_REACH` characters are read, so a 5 MB paste costs
+    what a short text does; a secret the cut would split is left out whole, and one recognisable only
+    by what follows the cut is still redacted.
+    """
+    window = text[:limit + SECRET_REACH]
+    if len(window) == len(text):
+        whole = sendable(scan.redact_secrets(text))
+        if len(whole) <= limit:
+            return whole
+    room = max(0, limit - len(_cut_marker(len(text)))) if mark else limit
+    if not room:
+        return ""
+    secrets = [(f.start, f.end, _secret_label(f.detail)) for f in scan.scan(window) if f.kind == "secret"]
+    cut = room
+    for start, end, _ in sorted(secrets, reverse=True):  # apart from each other: one pass moves the cut out of all
+        if start < cut < end:
+            cut = start
+    if not mark and cut < len(window) and not window[cut].isspace():
+        word = max(window.rfind(" ", 0, cut), window.rfind("\n", 0, cut))
+        cut = word if word > cut // 2 else cut
+    kept = scan.redact_secrets(window[:cut])
+    for start, end, label in secrets:  # found with what follows the cut, which window[:cut] alone may not show
+        if end <= cut and window[start:end] in kept:
+            kept = kept.replace(window[start:end], f"[REDACTED:{label}]")
+    kept = sendable(kept)[:room].rstrip()  # a marker longer than its secret may have pushed it past the room
+    return kept + _cut_marker(len(text) - cut) if mark else kept
+
+
+def _secret_label(detail: str) -> str:
+    """The kind a secret finding names (``"aws-secret-key (40 chars)"``), as redaction labels it."""
+    match = _SECRET_DETAIL.fullmatch(detail)
+    return match[1] if match else "secret"
+
+
+_SECRET_DETAIL = re.compile(r"([\w-]+) \(\d+ chars\)")
+
+
+def _cut_marker(dropped: int) -> str:
+    return f" …[{dropped:,} more characters cut]"
+
+
+def short_id(value: str) -> str:
+    """An id sent as metadata or a tag (a session id, a platform): itself as UTF-8-safe text
+    (:func:`~hermes_ctx_plugins.scope.to_stored`) when at most :data:`ID_CHARS` characters, else
+    ``h`` and 48 hex digits of its hash."""
+    stored = to_stored(value)
+    if len(stored) <= ID_CHARS:
+        return stored
+    return f"h{hashlib.sha256(stored.encode('utf-8')).hexdigest()[:48]}"
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = _SHOWN.maxlong = 60
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict = 2, 4, 4
+
+
+def shown(value: Any) -> str:
+    """``value`` for an error message: short, one line, never raising (a 5 MB text, a deep list)."""
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # an int too long for repr(), a broken __repr__
+        return f"a {type(value).__name__}"
 
 
 def _cut_to_tokens(line: str, budget: int) -> str:
@@ -706,4 +873,4 @@ def _cut_to_tokens(line: str, budget: int) -> str:
 
 
 def _error(message: str) -> str:
-    return json.dumps({"success": False, "error": message}, ensure_ascii=False)
+    return json.dumps({"success": False, "error": sendable(message[:ERROR_CHARS])}, ensure_ascii=False)

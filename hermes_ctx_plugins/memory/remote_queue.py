@@ -45,7 +45,7 @@ class WriteStats:
     sent: int = 0
     #: dropped because the queue was full
     dropped: int = 0
-    #: refused by the service as invalid (never retried)
+    #: refused as invalid, by the service or before sending (never retried)
     rejected: int = 0
 
 
@@ -104,6 +104,11 @@ class WriteQueue:
             self._wakeup.notify_all()
         if overflow:
             self._on_overflow()
+
+    def reject(self) -> None:
+        """Count a write refused before it was queued: no request could ever carry it."""
+        with self._lock:
+            self.stats.rejected += 1
 
     def resume(self) -> None:
         """Start resending the writes a previous process spooled, if there are any."""

@@ -25,9 +25,12 @@ A page is ``{"items", "total", "page", "size", "pages"}``; list filters are equa
 fields (``{"observed_id": "alice"}``). There is no route to delete a peer: Honcho has none.
 
 Authentication is ``Authorization: Bearer <key>``. Ids must match ``[A-Za-z0-9_-]{1,100}`` (else a
-FastAPI-style 422). The "reasoning" is deterministic: what Honcho knows about a peer is what that
-peer said plus the conclusions drawn about it, ranked by words shared with the query, so recall is
-testable and strictly per peer.
+FastAPI-style 422), and the server's size limits answer a 422 too: a message's content at most
+``max_message_chars`` (25,000), a search query or ``search_query`` at most ``max_query_chars``
+(4,000), a dialectic question at most 10,000 and a conclusion at most 65,535 characters. The
+"reasoning" is deterministic: what Honcho knows about a peer is what that peer said plus the
+conclusions drawn about it, ranked by words shared with the query, so recall is testable and
+strictly per peer.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ from .base import LoopbackService, Reply, ServiceRequest, relevance
 __all__ = ["HonchoStubServer"]
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+#: the longest dialectic question (``DialecticOptions.query``) and conclusion the server accepts
+DIALECTIC_CHARS = 10_000
+CONCLUSION_CHARS = 65_535
 _WS = r"^/v3/workspaces/(?P<ws>[^/]+)"
 
 
@@ -66,11 +72,13 @@ class HonchoStubServer(LoopbackService):
     ``base_url`` is what ``Honcho(base_url=...)`` takes.
 
     :param max_message_chars: the longest message content accepted (the server's size limit)
+    :param max_query_chars: the longest search query (``query`` of a search, ``search_query``) accepted
     """
 
     def __init__(self, *, api_keys: tuple[str, ...] | None = ("honcho-test-key",), max_message_chars: int = 25_000,
-                 hang_limit: float = 30.0) -> None:
+                 max_query_chars: int = 4_000, hang_limit: float = 30.0) -> None:
         self.max_message_chars = max_message_chars
+        self.max_query_chars = max_query_chars
         self._workspaces: dict[str, str] = {}
         self._peers: dict[tuple[str, str], dict[str, Any]] = {}
         self._sessions: dict[tuple[str, str], _Session] = {}
@@ -221,9 +229,8 @@ class HonchoStubServer(LoopbackService):
         for i, message in enumerate(messages):
             if not isinstance(message, dict) or not isinstance(message.get("content"), str):
                 return _invalid(f"messages.{i}.content", "Field required")
-            if len(message["content"]) > self.max_message_chars:
-                return _invalid(f"messages.{i}.content",
-                                f"String should have at most {self.max_message_chars} characters")
+            if too_long := _too_long(f"body.messages.{i}.content", message["content"], self.max_message_chars):
+                return too_long
             if not isinstance(message.get("peer_id"), str) or not _ID.fullmatch(message["peer_id"]):
                 return _invalid(f"messages.{i}.peer_id", "String should match pattern '^[a-zA-Z0-9_-]+$'")
         stored = []
@@ -268,6 +275,8 @@ class HonchoStubServer(LoopbackService):
             if used > budget:
                 break
             messages.insert(0, dict(message))
+        if too_long := _too_long("query.search_query", query.get("search_query"), self.max_query_chars):
+            return too_long
         target = query.get("peer_target")
         representation = self._representation(ws, target, query.get("search_query")) if target else ""
         card = self._cards.get((ws, query.get("peer_perspective") or target, target)) if target else None
@@ -278,6 +287,8 @@ class HonchoStubServer(LoopbackService):
         question = body.get("query") if isinstance(body, dict) else None
         if not isinstance(question, str) or not question.strip():
             return _invalid("query", "Field required")
+        if too_long := _too_long("body.query", question, DIALECTIC_CHARS):
+            return too_long
         if body.get("stream"):
             return _invalid("stream", "the stub does not stream")
         about = body.get("target") if isinstance(body.get("target"), str) else peer_id
@@ -285,6 +296,8 @@ class HonchoStubServer(LoopbackService):
         return Reply(200, {"content": f"What I know about {about}: " + "; ".join(facts) if facts else None})
 
     def _peer_context(self, ws: str, peer_id: str, query: dict[str, str]) -> Reply:
+        if too_long := _too_long("query.search_query", query.get("search_query"), self.max_query_chars):
+            return too_long
         target = query.get("target") or peer_id
         return Reply(200, {"peer_id": peer_id, "target_id": target,
                            "representation": self._representation(ws, target, query.get("search_query")) or None,
@@ -292,6 +305,8 @@ class HonchoStubServer(LoopbackService):
 
     def _representation_route(self, ws: str, peer_id: str, body: Any) -> Reply:
         body = body if isinstance(body, dict) else {}
+        if too_long := _too_long("body.search_query", body.get("search_query"), self.max_query_chars):
+            return too_long
         target = body.get("target") or peer_id
         return Reply(200, {"representation": self._representation(ws, target, body.get("search_query"))})
 
@@ -310,6 +325,8 @@ class HonchoStubServer(LoopbackService):
         question = body.get("query") if isinstance(body, dict) else None
         if not isinstance(question, str) or not question.strip():
             return _invalid("query", "Field required")
+        if too_long := _too_long("body.query", question, self.max_query_chars):
+            return too_long
         limit = body.get("limit") if isinstance(body.get("limit"), int) else 10
         filters = body.get("filters") if isinstance(body.get("filters"), dict) else {}
         found = []
@@ -332,6 +349,8 @@ class HonchoStubServer(LoopbackService):
         for i, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("content"), str) or not item["content"]:
                 return _invalid(f"conclusions.{i}.content", "Field required")
+            if too_long := _too_long(f"body.conclusions.{i}.content", item["content"], CONCLUSION_CHARS):
+                return too_long
             for key in ("observer_id", "observed_id"):
                 if not isinstance(item.get(key), str) or not _ID.fullmatch(item[key]):
                     return _invalid(f"conclusions.{i}.{key}", "Field required")
@@ -386,6 +405,17 @@ def _page(items: list[dict[str, Any]], body: Any, query: dict[str, str]) -> Repl
     start = (page - 1) * size
     return Reply(200, {"items": found[start:start + size], "total": len(found), "page": page, "size": size,
                        "pages": max(1, -(-len(found) // size))})
+
+
+def _too_long(location: str, value: Any, limit: int) -> Reply | None:
+    """The 422 the server answers when string ``value`` at ``location`` (``body.query``,
+    ``query.search_query``) is longer than ``limit`` characters; ``None`` when it is not."""
+    if not isinstance(value, str) or len(value) <= limit:
+        return None
+    where, _, field_path = location.partition(".")
+    return Reply(422, {"detail": [{"type": "string_too_long", "loc": [where, *field_path.split(".")],
+                                   "msg": f"String should have at most {limit} characters",
+                                   "ctx": {"max_length": limit}}]})
 
 
 def _invalid(location: str, message: str) -> Reply:
