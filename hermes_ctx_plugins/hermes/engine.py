@@ -1,14 +1,18 @@
 """Our compressor strategies behind hermes' ``ContextEngine`` interface.
 
 hermes keeps one plugin engine per process and deep-copies it for every agent: the copy shares the
-host (plugins, config) and gets its own strategy state (counts, cool-downs, previous summary).
+host (plugins, config) and gets its own strategy state (counts, cool-downs, previous summary) and
+its own limits from hermes (the trigger its feasibility check lowers).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
+import math
+import time
 from typing import Any
 
 from agent.context_engine import ContextEngine
@@ -24,6 +28,15 @@ from . import ENGINE_NAME, bare_schemas
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
 
+def share_of(tokens: int, window: int) -> float:
+    """The share ``p`` of ``window`` with ``int(window * p) == tokens``: hermes computes a trigger back
+    from a share that way, so the share it reads must give exactly the trigger we act on."""
+    share = tokens / window
+    while int(window * share) < tokens:  # a rounding ulp at most
+        share = math.nextafter(share, math.inf)
+    return share
+
+
 class HermesCtxEngine(ContextEngine):
     """Dispatches hermes' compression calls to the strategy our config selects."""
 
@@ -31,6 +44,9 @@ class HermesCtxEngine(ContextEngine):
         self._host = host
         self._strategy: CompressorStrategy | None = host.compressor
         self._overrides: dict[str, Any] = {}
+        #: the trigger ceilings hermes set on this agent's copy (its auxiliary-model feasibility check)
+        self._host_tokens: int | None = None
+        self._host_percent: float | None = None
         self._fallback_strategy: CompressorStrategy | None = None
         self.last_completion_tokens = 0
         self.last_total_tokens = 0
@@ -57,8 +73,6 @@ class HermesCtxEngine(ContextEngine):
 
     # -- the attributes hermes reads and writes ---------------------------------------------
     def _get(self, key: str, default: Any) -> Any:
-        if key in self._overrides:
-            return self._overrides[key]
         return getattr(self._strategy, key, default) if self._strategy is not None else default
 
     @property  # type: ignore[override]
@@ -88,21 +102,51 @@ class HermesCtxEngine(ContextEngine):
         if self._strategy is not None:
             self._strategy.context_length = value
 
+    # What hermes reads about the trigger is exactly what the strategy acts on: the strategy's own
+    # threshold (small-window floor, output reserve, caps) within the ceilings hermes set.
     @property  # type: ignore[override]
     def threshold_tokens(self) -> int:
-        return int(self._get("threshold_tokens", 0) or 0)
+        return int(self._strategy.threshold_tokens or 0) if self._strategy is not None else 0
 
     @threshold_tokens.setter
     def threshold_tokens(self, value: int) -> None:
-        self._overrides["threshold_tokens"] = value  # hermes' own autoraise paths write it
+        """hermes lowers the trigger to its summary model's window (the feasibility check): honoured as a
+        ceiling, kept across model switches (that window does not change with the main model)."""
+        self._host_tokens = int(value) if value and value > 0 else None
+        self._apply_host_limits()
 
     @property  # type: ignore[override]
     def threshold_percent(self) -> float:
-        return float(self._get("threshold_percent", 0.5))
+        """The share of the window the engine really triggers at: ``int(context_length *
+        threshold_percent) == threshold_tokens`` (hermes prints it at start-up and predicts the trigger
+        for another model's window from it), not the configured ``compression.threshold``."""
+        window, threshold = self.context_length, self.threshold_tokens
+        if window and threshold:
+            return share_of(threshold, window)
+        if self._strategy is not None:
+            return float(self._strategy.threshold_percent)
+        return float(self._host.config.compression.threshold)
 
     @threshold_percent.setter
     def threshold_percent(self, value: float) -> None:
-        self._overrides["threshold_percent"] = value
+        """hermes sets this with ``threshold_tokens`` (the same limit as a share of the window):
+        honoured as a ceiling that follows the window when the model changes."""
+        self._host_percent = float(value) if value and value > 0 else None
+        self._apply_host_limits()
+
+    def _apply_host_limits(self) -> None:
+        """Hand hermes' ceilings to the strategies as the absolute ``threshold_tokens`` setting, which
+        their trigger (and every budget derived from it) already honours. The host builds each
+        strategy with the ``compression:`` settings, so those are the base the ceilings apply to."""
+        configured = self._host.config.compression
+        for strategy in (self._strategy, self._fallback_strategy):
+            if strategy is None:
+                continue
+            window = strategy.context_length
+            ceilings = [configured.threshold_tokens, self._host_tokens,
+                        max(1, int(window * self._host_percent)) if window and self._host_percent else None]
+            limit = min((c for c in ceilings if c), default=None)
+            strategy.settings = dataclasses.replace(configured, threshold_tokens=limit)
 
     @property  # type: ignore[override]
     def protect_first_n(self) -> int:
@@ -129,6 +173,7 @@ class HermesCtxEngine(ContextEngine):
             if fallback is not None:
                 fallback.update_model(self._strategy.model, self._strategy.context_length)
             self._fallback_strategy = fallback
+            self._apply_host_limits()
         return self._fallback_strategy
 
     def _owner(self) -> str:
@@ -140,6 +185,8 @@ class HermesCtxEngine(ContextEngine):
             self._host.isolator.call(self._owner(), self._strategy.update_model, model, context_length,
                                      base_url=base_url, api_key=api_key, provider=provider, default=None,
                                      resets=False)
+        if self._host_percent is not None:  # a share of the new window
+            self._apply_host_limits()
 
     def update_from_response(self, usage: dict[str, Any]) -> None:
         parsed = Usage.from_mapping(usage)
@@ -180,12 +227,21 @@ class HermesCtxEngine(ContextEngine):
         """For hermes' manual ``/compress``: False when nothing happened since our last compaction."""
         return self._strategy is not None and len(messages) > 2 and not nothing_new_since_compaction(messages)
 
-    def get_active_compression_failure_cooldown(self) -> dict[str, Any] | None:
-        """Our summary-failure cool-down, in the shape hermes' preflight checks."""
+    def get_active_compression_failure_cooldown(self, *, refresh: bool = False,
+                                                **_: Any) -> dict[str, Any] | None:
+        """The summary-failure cool-down hermes' automatic compaction waits out, in the built-in's
+        shape (``cooldown_until`` wall-clock seconds, ``remaining_seconds``, ``error``), or ``None``.
+
+        hermes passes ``refresh=True`` before every automatic compaction so that the built-in re-reads
+        the copy it keeps in hermes' session database; ours lives in this agent's strategy alone, so
+        it is always current and ``refresh`` changes nothing.
+        """
         guard = getattr(self._strategy, "guard", None)
         if guard is None or not guard.in_cooldown():
             return None
-        return {"remaining_seconds": max(0.0, guard.state.cooldown_until - guard.clock())}
+        remaining = max(0.0, guard.state.cooldown_until - guard.clock())
+        return {"cooldown_until": time.time() + remaining, "remaining_seconds": remaining,
+                "error": getattr(self._strategy, "last_error", "") or None}
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         if self._strategy is None:
@@ -211,6 +267,19 @@ class HermesCtxEngine(ContextEngine):
 
     def on_session_start(self, session_id: str, **kwargs: Any) -> None:
         self.session_id = session_id or ""
+
+    def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
+        """Keeps the summary-failure cool-down and the anti-thrash block, on purpose.
+
+        hermes calls this at a real end (exit, gateway expiry) but also inside every compaction and
+        session rotation (``commit_memory_session``). A failing summary model is not cured by a
+        compaction boundary: forgetting the cool-down there would let the next automatic compaction
+        retry it at once, the thrash the cool-down exists to stop. (The built-in clears its copy here;
+        compacting in place, hermes' default, it reloads it from hermes' session database at the
+        boundary, and with ``compression.in_place: false`` it loses it to the child session.) A new
+        conversation starts clean through :meth:`on_session_reset` (``/new``, ``/reset``,
+        ``/resume``), and a manual ``/compress`` goes through a cool-down anyway.
+        """
 
     def on_session_reset(self) -> None:
         super().on_session_reset()

@@ -20,6 +20,7 @@ from typing import Any
 
 from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
+from ..config import hermes_home as current_hermes_home
 from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
 from ..isolation import StatusEvent
@@ -111,22 +112,35 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         return self._name
 
     # -- wiring ------------------------------------------------------------------------------
-    def _resolve(self) -> tuple[Host, MemoryProvider] | None:
-        if self._provider is not None and self._host is not None:
-            return self._host, self._provider
-        try:
-            from . import plugin  # the host hermes' own plugin loading built, when it did
+    def _find_host(self) -> Host | None:
+        """The host hermes' own plugin loading built, else one of ours from hermes' config (kept)."""
+        from . import plugin
 
-            host = self._host or plugin.HOST or load_host()
-            provider = next((p for p in host.memory_providers if p.name == self._name), None)
-            if provider is None:
-                provider = host.activate_provider(self._name)
+        host = self._host or plugin.HOST
+        if host is None:
+            try:
+                host = self._host = load_host()
+            except HermesCtxError as exc:
+                log.error("memory provider %r is not usable: %s", self._name, exc)
+                return None
+        return host
+
+    def _active(self, host: Host) -> MemoryProvider | None:
+        return self._provider or next((p for p in host.memory_providers if p.name == self._name), None)
+
+    def _resolve(self) -> tuple[Host, MemoryProvider] | None:
+        """Host and provider, activating the provider: only for hermes really using it."""
+        host = self._find_host()
+        if host is None:
+            return None
+        try:
+            provider = self._active(host) or host.activate_provider(self._name)
         except HermesCtxError as exc:
             log.error("memory provider %r is not usable: %s", self._name, exc)
             return None
+        if provider is not self._provider and hasattr(provider, "status_callback"):
+            provider.status_callback = self._status  # outages and recoveries, shown to the user once each
         self._host, self._provider = host, provider
-        if hasattr(provider, "status_callback"):  # outages and recoveries, shown to the user once each
-            provider.status_callback = self._status
         return host, provider
 
     def _status(self, event: StatusEvent) -> None:
@@ -148,9 +162,33 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     # -- hermes' MemoryProvider --------------------------------------------------------------
     def is_available(self) -> bool:
-        """Config and registration only: never the network (hermes calls this at start-up)."""
-        resolved = self._resolve()
-        return resolved is not None and bool(self._call("is_available", default=False))
+        """Whether hermes could use this provider if ``memory.provider`` named it: registered, enabled,
+        and its own check (packages, credentials; never the network) passes.
+
+        Free of side effects, because hermes asks it of every provider it lists (``hermes memory
+        status``, the dashboard, an embedding service's enumeration): nothing is activated, no host
+        state changes, no failure is counted. Activation, and the one-external-provider slot, wait
+        until hermes really uses the provider (its tools, :meth:`initialize`). An active provider
+        answers itself; one that is not active answers on a detached instance that is then dropped:
+        constructing a provider opens nothing (no threads, files or connections before first use).
+        A suspended provider still counts as available: the suspension ends, an agent's life does not.
+        """
+        host = self._find_host()
+        if host is None:
+            return False
+        record = next((r for r in host.plugins() if r.kind == "memory" and r.name == self._name), None)
+        if record is None or not record.enabled:
+            return False
+        try:
+            provider = self._active(host)
+            if provider is None:
+                entry = host.registry.get("memory", self._name)
+                provider = entry.factory(host.config.options_for(self._name), hermes_home=current_hermes_home(),
+                                         config=host.config)
+            return bool(provider.is_available())
+        except Exception as exc:  # one that cannot even be built (bad options) is not available
+            log.warning("memory provider %r is not available: %s: %s", self._name, type(exc).__name__, exc)
+            return False
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
         warn = kwargs.get("warning_callback")
