@@ -438,10 +438,8 @@ def _doctor(args: argparse.Namespace) -> int:
         row: dict[str, Any] = {"name": entry.name, "external": entry.external, "source": entry.source,
                                "selected": entry.name in selected}
         rows.append(row)
-        provider = next((p for p in host.memory_providers if p.name == entry.name), None)
         try:
-            provider = provider or entry.factory(config.options_for(entry.name), hermes_home=hermes_home(),
-                                                 config=config)
+            provider = host.provider_instance(entry.name)
             availability = getattr(provider, "availability", None)
             available, why = availability() if callable(availability) else (provider.is_available(), "")
         except Exception as exc:  # a provider that cannot even be created is what doctor is for

@@ -397,6 +397,20 @@ class Host:
         self.memory_providers.append(provider)
         return provider
 
+    def provider_instance(self, name: str) -> MemoryProvider:
+        """The active provider ``name``, else a detached instance of it — not activated, not counted
+        against the one-external limit — for questions such as its availability (``doctor``,
+        hermes' provider listing). Constructing a provider opens nothing, so dropping it is free.
+
+        :raises UnknownPluginError: no such provider. :raises ConfigError: its options are invalid.
+        """
+        active = next((p for p in self.memory_providers if p.name == name), None)
+        if active is not None:
+            return active
+        entry = self.registry.get("memory", name)
+        provider: MemoryProvider = entry.factory(self._options(entry), hermes_home=hermes_home(), config=self.config)
+        return provider
+
     def deactivate_provider(self, name: str) -> None:
         """Stop using the memory provider ``name`` (shut down, kept registered)."""
         for provider in list(self.memory_providers):

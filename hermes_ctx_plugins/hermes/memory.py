@@ -20,7 +20,6 @@ from typing import Any
 
 from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
-from ..config import hermes_home as current_hermes_home
 from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
 from ..isolation import StatusEvent
@@ -180,12 +179,7 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if record is None or not record.enabled:
             return False
         try:
-            provider = self._active(host)
-            if provider is None:
-                entry = host.registry.get("memory", self._name)
-                provider = entry.factory(host.config.options_for(self._name), hermes_home=current_hermes_home(),
-                                         config=host.config)
-            return bool(provider.is_available())
+            return bool((self._active(host) or host.provider_instance(self._name)).is_available())
         except Exception as exc:  # one that cannot even be built (bad options) is not available
             log.warning("memory provider %r is not available: %s: %s", self._name, type(exc).__name__, exc)
             return False
