@@ -17,7 +17,9 @@ class MemoryProvider:
     Shaped after hermes' own ``MemoryProvider`` so the adapter stays thin. Every method has a
     no-op default; a provider overrides what it supports. Rules the host relies on:
 
-    * construction and :meth:`is_available` never touch the network;
+    * construction and :meth:`is_available` never touch the network, and construction opens
+      nothing (no threads, files or connections before first use): the host builds detached
+      instances to ask them questions (hermes lists every provider's availability) and drops them;
     * :meth:`prefetch` returns quickly (the host bounds the wait anyway);
     * :meth:`sync_turn` may run on a background thread;
     * nothing a provider raises ever reaches the user's turn: the host logs, counts and, after
