@@ -7,11 +7,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 from remote_helpers import HONCHO_KEY, MEM0_KEY
 
+from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, StubOpenAIServer
 
 # HYPOTHESIS_PROFILE=thorough runs the property tests ten times harder (before a release, locally).
@@ -54,3 +56,18 @@ def honcho() -> Iterator[HonchoStubServer]:
     """A loopback Honcho service accepting ``remote_helpers.HONCHO_KEY``."""
     with HonchoStubServer(api_keys=(HONCHO_KEY,)) as server:
         yield server
+
+
+@pytest.fixture
+def make() -> Iterator[Any]:
+    """``make(**options)`` builds a ctx-local provider in this test's home; all shut down after it."""
+    made: list[LocalProvider] = []
+
+    def factory(**options: Any) -> LocalProvider:
+        provider = LocalProvider(options, hermes_home=Path(os.environ["HERMES_HOME"]))
+        made.append(provider)
+        return provider
+
+    yield factory
+    for provider in made:
+        provider.shutdown()

@@ -157,7 +157,8 @@ def test_deployments_share_memories_only_when_they_name_one_namespace() -> None:
         "sales": {"memory": {"namespace": "crm"}}, "support": {"memory": {"namespace": "crm"}}, "lab": {}}}}
     hosts = {name: load_host(config, deployment=name) for name in ("sales", "support", "lab")}
     assert hosts["sales"].config.provider_names == ("file",)  # a deployment's memory: inherits key by key
-    files = {name: next(p for p in host.memory_providers if isinstance(p, FileProvider)) for name, host in hosts.items()}
+    files = {name: next(p for p in host.memory_providers if isinstance(p, FileProvider))
+             for name, host in hosts.items()}
     hosts["sales"].session_start(SessionInfo(session_id="s1", user_id="gil"))
     remember(files["sales"], hosts["sales"].session("s1"), "codeword SH05")
     support = hosts["support"].scoped(SessionInfo(session_id="s2", user_id="gil"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from local_helpers import home
 
 from hermes_ctx_plugins import SessionInfo, Turn, load_host
 from hermes_ctx_plugins.cli import EXIT_INPUT, main
@@ -30,24 +30,6 @@ from hermes_ctx_plugins.memory.local.store import LocalStore
 
 ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")
 BOB = SessionInfo(session_id="b-1", user_id="bob", chat_id="dm")
-
-
-def home() -> Path:
-    return Path(os.environ["HERMES_HOME"])
-
-
-@pytest.fixture
-def make() -> Iterator[Any]:
-    made: list[LocalProvider] = []
-
-    def factory(**options: Any) -> LocalProvider:
-        provider = LocalProvider(options, hermes_home=home())
-        made.append(provider)
-        return provider
-
-    yield factory
-    for provider in made:
-        provider.shutdown()
 
 
 def say(provider: LocalProvider, session: SessionInfo, text: str, n: int = 1, assistant: str = "noted") -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from local_helpers import home, say
 
 from hermes_ctx_plugins import SessionInfo, Turn, load_host
 from hermes_ctx_plugins.cli import EXIT_INPUT, main
@@ -27,28 +27,6 @@ HOSTILE_IDS = ["", " ", "*", "%", "../x", "x" * 10_000, "m\ud800", "m?", "m\\ud8
                "'; DROP TABLE x;--", "OR", "NOT x", '"', "''", "hermes", "张伟", "alice", "alice@example.com",
                escape_id("alice@example.com"), service_id("", "alice"), query.user_token("", "alice"),
                "a\x00b", "a\\b", str(2**63), "u1"]
-
-
-def home() -> Path:
-    return Path(os.environ["HERMES_HOME"])
-
-
-@pytest.fixture
-def make() -> Iterator[Any]:
-    made: list[LocalProvider] = []
-
-    def factory(**options: Any) -> LocalProvider:
-        provider = LocalProvider(options, hermes_home=home())
-        made.append(provider)
-        return provider
-
-    yield factory
-    for provider in made:
-        provider.shutdown()
-
-
-def say(provider: LocalProvider, session: SessionInfo, text: str, n: int = 1) -> None:
-    provider.sync_turn(Turn(session=session, turn_number=n, user_text=text, assistant_text="noted"))
 
 
 def found(provider: LocalProvider, text: str, session: SessionInfo) -> list[str]:

@@ -9,13 +9,13 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from local_helpers import home, say
 
-from hermes_ctx_plugins import SessionInfo, Turn
+from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.local.queue import SUFFIX
 
@@ -40,28 +40,6 @@ CHILD = textwrap.dedent("""
     print("queued", flush=True)
     time.sleep(3600)
 """)
-
-
-def home() -> Path:
-    return Path(os.environ["HERMES_HOME"])
-
-
-@pytest.fixture
-def make() -> Iterator[Any]:
-    made: list[LocalProvider] = []
-
-    def factory(**options: Any) -> LocalProvider:
-        provider = LocalProvider(options, hermes_home=home())
-        made.append(provider)
-        return provider
-
-    yield factory
-    for provider in made:
-        provider.shutdown()
-
-
-def say(provider: LocalProvider, session: SessionInfo, text: str, n: int = 1) -> None:
-    provider.sync_turn(Turn(session=session, turn_number=n, user_text=text, assistant_text="noted"))
 
 
 def found(provider: LocalProvider, text: str, session: SessionInfo) -> list[str]:

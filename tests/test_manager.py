@@ -354,7 +354,7 @@ def test_deployment_switches_strategy_and_providers(monkeypatch: pytest.MonkeyPa
 
 def test_deployment_with_two_externals_names_the_deployment() -> None:
     config = fakes_config(deployments={"greedy": {"memory": {"providers": ["fake-memory", "other-memory"]}}})
-    with pytest.raises(ProviderLimitError, match="ctx_plugins.deployments.greedy.memory.providers"):
+    with pytest.raises(ProviderLimitError, match=r"ctx_plugins\.deployments\.greedy\.memory\.providers"):
         load_host(config, deployment="greedy", plugins=[FakesPlugin(), OtherExternalPlugin()])
 
 

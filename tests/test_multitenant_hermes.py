@@ -23,10 +23,10 @@ from hermes_ctx_plugins import ConfigError
 from hermes_ctx_plugins.testing import StubOpenAIServer
 
 pytest.importorskip("run_agent", reason="the hermes extra is not installed")
-from hermes_cli import plugins as hermes_plugins  # noqa: E402
+from hermes_cli import plugins as hermes_plugins
 
-from hermes_ctx_plugins.bridge import Bridge  # noqa: E402
-from hermes_ctx_plugins.hermes.bridge import AnonymousAgentError  # noqa: E402
+from hermes_ctx_plugins.bridge import Bridge
+from hermes_ctx_plugins.hermes.bridge import AnonymousAgentError
 
 DEPLOYMENTS = ("support", "research")
 USERS = ("u1", "u2")
@@ -137,7 +137,7 @@ def test_an_agent_without_a_user_id_is_refused_where_memory_is_on(stub: StubOpen
     bridge = Bridge(CONFIG)
     plan = bridge.deployment("support")
     agent = new_agent(stub, session_id="anon-1", **plan.agent_kwargs())
-    with pytest.raises(AnonymousAgentError, match="has no user_id.*deployment 'support'.*anonymous=True"):
+    with pytest.raises(AnonymousAgentError, match=r"has no user_id.*deployment 'support'.*anonymous=True"):
         plan.apply(agent)
     plan.apply(agent, anonymous=True)  # an explicit choice: one shared anonymous memory
     plan.release(agent)
@@ -151,7 +151,7 @@ def test_hermes_memory_manager_driving_our_provider_is_refused(stub: StubOpenAIS
     hermes_plugins.discover_plugins(force=True)
     bridge = Bridge(CONFIG)
     agent = new_agent(stub, session_id="m-1", user_id="u1")  # skip_memory not set: hermes drives ctx-local
-    with pytest.raises(ConfigError, match="plan.agent_kwargs"):
+    with pytest.raises(ConfigError, match=r"plan\.agent_kwargs"):
         bridge.deployment("support").apply(agent)
     agent.shutdown_memory_provider([])
     bridge.shutdown()
