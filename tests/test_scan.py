@@ -20,6 +20,7 @@ from hermes_ctx_plugins.memory import scan as scan_module
 from hermes_ctx_plugins.memory.scan import KINDS, Finding, is_safe, placeholder, redact_secrets, scan
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "memory_corpus.json").read_text(encoding="utf-8"))
+SECRET_PASTES = json.loads((Path(__file__).parent / "data" / "secret_pastes.json").read_text(encoding="utf-8"))["cases"]
 _BENCH = importlib.util.spec_from_file_location("bench_scan",
                                                 Path(__file__).parents[1] / "benchmarks" / "bench_scan.py")
 assert _BENCH is not None and _BENCH.loader is not None
@@ -472,6 +473,7 @@ def test_the_gated_fast_path_agrees_with_an_exhaustive_search(monkeypatch: pytes
     texts = [e["text"] for e in all_entries()] + PARAPHRASED_INJECTIONS + EXFILTRATION_FORMS + list(SECRETS.values())
     texts += BENIGN_NEAR_THE_NEW_RULES + ROUND5_INJECTIONS + ROUND5_EXFILTRATION + BENIGN_NEAR_THE_ROUND5_RULES
     texts += [text for _, text in ROUND5_SECRETS]
+    texts += [case["text"] for case in SECRET_PASTES]  # the redactor's corpus: gates must not hide a secret either
     fast = [kinds(t) for t in texts]
     sizes = {id(scan_module._FOLDED_INDEX): len(scan_module.FOLDED_RULES),
              id(scan_module._SQUEEZED_INDEX): len(scan_module.SQUEEZED_RULES),

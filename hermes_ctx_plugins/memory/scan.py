@@ -3,7 +3,8 @@
 Memory entries are pasted into future prompts, so what an attacker gets into them instructs a later session.
 :func:`scan` runs before every write and again at load, where :func:`placeholder` stands in for a hostile entry.
 
-Views: the raw text (secrets; invisible characters, which are the attack), a *folded* one (NFKD without combining
+Views: the raw text (invisible characters, which are the attack), a *normalised* one (format characters dropped,
+NFKC, case kept: secrets' token formats and layouts, however split or widened), a *folded* one (NFKD without combining
 marks, fullwidth/mathematical letters to ASCII, Cyrillic/Greek look-alikes to Latin, Traditional Chinese to
 Simplified, lower case, format characters removed, symbols to spaces) and a *squeezed* one (folded without spaces or
 punctuation, leetspeak read as letters) for phrases hostile however spelt: "i g n o r e", "ign.ore", "1gn0r3",
@@ -17,19 +18,24 @@ in C) occurs, and only near it, so a 2,200-character entry scans in one to two m
 Spans index the original text; a folded match also covers what the fold removed inside it (zero-width characters,
 inserted spaces); a finding in decoded text spans the encoded blob.
 
+:func:`redact_secrets` replaces the secrets :func:`scan` finds with ``[REDACTED:<kind>]`` before a turn, a memory or a
+request is stored or sent; base64 or hex that decodes to a secret is replaced whole. It runs on every stored turn, so
+it is linear in the text's length (``tests/test_redact.py`` feeds it a megabyte built to make rules backtrack).
+
 The phrase rules, and the judgement calls behind them, are in :mod:`hermes_ctx_plugins.memory.scan_rules`; the secret
-formats in :mod:`hermes_ctx_plugins.memory.scan_secret_rules`.
+formats and layouts in :mod:`hermes_ctx_plugins.memory.scan_secret_rules`.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import codecs
 import html
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -47,7 +53,18 @@ from .scan_rules import (
     legitimate_invisible,
     quoted_example,
 )
-from .scan_secret_rules import SECRET_RULES, password_key, rule_key, value_span
+from .scan_secret_rules import (
+    SECRET_RULES,
+    Span,
+    credential_pair,
+    line_spans,
+    option_spans,
+    paired_spans,
+    password_key,
+    rule_key,
+    table_spans,
+    value_span,
+)
 
 __all__ = ["KINDS", "Finding", "is_safe", "placeholder", "redact_secrets", "scan"]
 
@@ -82,39 +99,108 @@ def _fold_char(ch: str) -> str | None:
     return "".join(LOOKALIKES.get(c, c if c.isascii() or c.isalnum() else " ") for c in out) or None
 
 
-class _FoldTable(dict[int, str | None]):
+def _norm_char(ch: str) -> str | None:
+    """A character of the normalised view: format characters (zero-width, bidi) dropped, the rest NFKC (fullwidth
+    letters to ASCII), case kept."""
+    if unicodedata.category(ch) == "Cf" or ch in FILLERS:
+        return None
+    return unicodedata.normalize("NFKC", ch)
+
+
+class _CharTable(dict[int, str | None]):
     """A ``str.translate`` table filled on first sight of each character (bounded)."""
 
+    def __init__(self, convert: Callable[[str], str | None]) -> None:
+        super().__init__()
+        self.convert, self.lowers_ascii = convert, convert("A") == "a"  # ASCII is lower-cased, or kept
+        self.sizes = _Sizes(self)
+
     def __missing__(self, code: int) -> str | None:
-        folded = _fold_char(chr(code))
+        converted = self.convert(chr(code))
         if len(self) < 65_536:
-            self[code] = folded
-        return folded
+            self[code] = converted
+        return converted
+
+    def apply(self, text: str) -> str:
+        """``text.translate(self)``; in a long text of few non-ASCII runs (a log) those alone are looked up."""
+        runs = _RUNS.findall(text)
+        if len(runs) * 256 > len(text):
+            return text.translate(self)
+        return "".join((run.lower() if self.lowers_ascii else run) if run.isascii() else run.translate(self)
+                       for run in runs)
+
+    def origin(self, text: str) -> _Origin:
+        """For each character of ``self.apply(text)``, the index of the character of ``text`` it came from."""
+        origin, shift = _Origin(), 0  # shift: converted index - original index, where one maps to one
+        if not _NOT_ONE.search("".join(_NON_ASCII.findall(text)).translate(self.sizes)):
+            return origin  # one for one throughout (most text: ASCII maps to one character, and so do CJK letters)
+        for run in _NON_ASCII.finditer(text):
+            for m in _NOT_ONE.finditer(run[0].translate(self.sizes)):
+                at, size = run.start() + m.start(), ord(m[0])
+                if size:
+                    origin.add(at + shift, at, 0)
+                shift += size - 1
+                origin.add(at + 1 + shift, at + 1, 1)
+        return origin
 
 
-_FOLD = _FoldTable()
+class _Origin:
+    """Index in a converted text -> index of the original character it came from, kept as the pieces where one
+    character maps to one and those where one maps to several (a list of every index costs more than the search)."""
+
+    def __init__(self) -> None:
+        self.starts, self.origins, self.steps = [0], [0], [1]  # a piece: converted start, original start, 1 or 0
+
+    def add(self, converted: int, original: int, step: int) -> None:
+        self.starts.append(converted)
+        self.origins.append(original)
+        self.steps.append(step)
+
+    def __getitem__(self, index: int) -> int:
+        k = bisect.bisect_right(self.starts, index) - 1
+        return self.origins[k] + self.steps[k] * (index - self.starts[k])
+
+
+class _Sizes(dict[int, str]):
+    """A ``str.translate`` table: each character to ``chr`` of the length of what ``table`` turns it into."""
+
+    def __init__(self, table: _CharTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, code: int) -> str:
+        size = chr(len(self.table[code] or ""))
+        if len(self) < 65_536:
+            self[code] = size
+        return size
+
+
+_NOT_ONE, _NON_ASCII = re.compile("[^\x01]"), re.compile("[^\x00-\x7f]+")
+_RUNS = re.compile("[\x00-\x7f]+|[^\x00-\x7f]+")
+_FOLD, _NORM = _CharTable(_fold_char), _CharTable(_norm_char)
 # bytes.translate over UTF-8 runs in C; the folded view's non-ASCII characters are letters/digits, so they stay
 _SQUEEZE_BYTES = bytes(ord(LEET.get(chr(b), chr(b))) if b < 128 else b for b in range(256))
 _SQUEEZE_DROP = bytes(b for b in range(128) if not (chr(b).isalnum() or chr(b) in LEET))
 _WORD_BYTES = bytes(b if chr(b).isalnum() and b < 128 else 32 for b in range(256))
 
 
+def _lower(text: str) -> str:
+    lowered = text.lower()  # a few characters lower-case to two: keep indices aligned
+    return lowered if len(lowered) == len(text) else "".join(c if len(c.lower()) > 1 else c.lower() for c in text)
+
+
 class _Views:
     """The text as the rules see it; maps back to original indices are built only on a hit."""
 
     def __init__(self, text: str) -> None:
-        self.text, self.ascii, lowered = text, text.isascii(), text.lower()
-        # a few characters lower-case to two: keep indices aligned
-        self.lowered = lowered if len(lowered) == len(text) else "".join(
-            c if len(c.lower()) > 1 else c.lower() for c in text)
-        self.folded = self.lowered if self.ascii else text.translate(_FOLD)  # the same thing for ASCII
+        self.text, self.ascii, self.lowered = text, text.isascii(), _lower(text)
+        self.folded = self.lowered if self.ascii else _FOLD.apply(text)  # the same thing for ASCII
         utf8 = self.folded.encode()
         self.squeezed = utf8.translate(_SQUEEZE_BYTES, _SQUEEZE_DROP).decode()
         self.words = frozenset(utf8.translate(_WORD_BYTES).decode("ascii").split())
 
-    def origin(self, squeezed: bool) -> list[int]:
-        folded = list(range(len(self.text))) if self.ascii else [
-            i for i, ch in enumerate(self.text) for _ in range(len(_FOLD[ord(ch)] or ""))]
+    def origin(self, squeezed: bool) -> _Origin | list[int]:
+        folded = _Origin() if self.ascii else _FOLD.origin(self.text)
         kept = (i for i, ch in enumerate(self.folded) if ch.isalnum() or ch in LEET or not ch.isascii())
         return [folded[i] for i in kept] if squeezed else folded
 
@@ -139,7 +225,9 @@ class _Index:
         unicode = sorted((s for s in self.substrings if not s.isascii()), key=len, reverse=True)
         self.unicode = re.compile("|".join(map(re.escape, unicode)) or "(?!)")
         self.contained = {s: [t for t in unicode if t in s] for s in unicode}  # a hit stands for these too
-        self.own = [rule.triggers == rule.anchors for rule in rules]  # the triggers found are anchors found
+        # the triggers found are the anchors found: the same, or the same substrings in upper case ("KEY" for "key")
+        self.own = [tuple(t.lower() for t in rule.triggers) == rule.anchors and (
+            rule.triggers == rule.anchors or not any(map(is_word, rule.triggers))) for rule in rules]
         self.word_set = frozenset(self.words)  # set & set walks the smaller one
 
     def hits(self, view: str, views: _Views) -> tuple[list[int], set[str] | None]:
@@ -204,31 +292,132 @@ _FOLDED_INDEX, _SQUEEZED_INDEX = _Index(FOLDED_RULES, words=True), _Index(SQUEEZ
 # --------------------------------------------------------------------------------------------------------- secrets
 
 _SECRET_INDEX = _Index(SECRET_RULES, words=True)
+_MAX_SECRET_DEPTH = 2  # base64 inside base64: a registry login inside a Kubernetes .dockerconfigjson
 
 
-def _secret_spans(text: str, views: _Views | None = None) -> list[tuple[int, int, str]]:
-    """Non-overlapping (start, end, label) spans of secrets; earlier (more specific) rules win.
+class _Normalised:
+    """The text as token formats and layouts are matched in: zero-width and bidi characters dropped, NFKC (fullwidth
+    letters and ``＿`` are ASCII), case kept; :meth:`span` maps a span found in it back onto the original."""  # noqa: RUF002
 
-    Token formats are matched in the raw text (their case matters); ``key: value`` style secrets in the folded view
-    (so fullwidth letters or Cyrillic look-alikes in the key do not hide one), their spans mapped back.
+    def __init__(self, views: _Views) -> None:
+        text = self.original = views.text
+        self._origin: _Origin | None = None
+        normalised = text if views.ascii else _NORM.apply(text)
+        self.text = text if normalised == text else normalised
+        self.lowered = views.lowered if self.text is text else _lower(self.text)
+
+    def span(self, span: Span) -> Span:
+        start, end, label = span
+        if self.text is self.original:
+            return span
+        self._origin = self._origin or _NORM.origin(self.original)
+        return self._origin[start], self._origin[end - 1] + 1, label
+
+
+def _secret_spans(text: str, views: _Views | None = None, depth: int = 0) -> list[Span]:
+    """Sorted, non-overlapping (start, end, label) spans of secrets; overlapping finds are joined, labelled by the most
+    specific (the first listed: token formats, then ``key: value`` rules, then layouts, then encoded blobs).
+
+    Token formats are matched in the normalised view (their case matters; zero-width characters or fullwidth letters
+    do not hide one); ``key: value`` style secrets in the folded view (so fullwidth letters or Cyrillic look-alikes in
+    the key do not hide one); layouts -- options of commands, credential tables and files, the secret next to its key
+    id -- and base64 or hex runs that decode to a secret in the normalised view. Every span indexes ``text``.
     """
+    markers = [m.span() for m in _MARKER.finditer(text)] if "[REDACTED:" in text else []
+    if markers:  # an earlier redaction: read as the word it replaced, so that what is next to it reads as it did then
+        views = _Views(_MARKER.sub(lambda m: "x" * len(m[0]), text))  # "xxx" marks no value (see _NOT_A_VALUE)
     views = views or _Views(text)
-    spans: list[tuple[int, int, str]] = []
-    origin: list[int] = []
-    hits = _SECRET_INDEX.hits(views.lowered, views)[0] + ([] if views.ascii else _SECRET_INDEX.hits(views.folded,
-                                                                                                   views)[0])
-    for rule in map(SECRET_RULES.__getitem__, sorted(set(hits))):
-        view = text if rule.detail == "token" else views.folded
-        for m in _near(rule, view, None) if _required(rule, view, views.words) else ():
-            if rule.check is None or rule.check(view, m):
-                start, end = value_span(m)
-                if view is not text:
-                    origin = origin or views.origin(False)
-                    start, end = origin[start], origin[end - 1] + 1
-                label = str(m.lastgroup).replace("_", "-") if rule.detail == "token" else rule.detail
-                label = "secret" if label == "password" and not password_key(rule_key(m)) else label
-                spans += [(start, end, label)] if all(end <= s or start >= e for s, e, _ in spans) else []
-    return sorted(spans)
+    norm = _Normalised(views)
+    tokens: list[Span] = []  # in the normalised view's indices
+    found: list[Span] = []  # in the original's
+    origin: _Origin | list[int] | None = None
+    numbers, present = _SECRET_INDEX.hits(views.lowered, views)
+    if not views.ascii:
+        more, also = _SECRET_INDEX.hits(views.folded, views)
+        numbers, present = numbers + more, (present or set()) | (also or set())
+    for number in sorted(set(numbers)):
+        rule = SECRET_RULES[number]
+        view = norm.text if rule.detail == "token" else views.folded
+        near = _near(rule, view, None, present if _SECRET_INDEX.own[number] else None)
+        covered = 0  # a match inside the last one found adds nothing ("password=password=..." stays linear)
+        for m in near if _required(rule, view, views.words) else ():
+            if m.start() < covered or not (rule.check is None or rule.check(view, m)):
+                continue
+            start, end = _query_value(view, m.start(), *value_span(m))
+            if view is norm.text:
+                label = str(m.lastgroup).replace("_", "-")
+                whole = norm.span((*m.span(), label))
+            else:
+                label = "secret" if rule.detail == "password" and not password_key(rule_key(m)) else rule.detail
+                origin = origin or views.origin(False)
+                (start, end), whole = ((origin[start], origin[end - 1] + 1),
+                                       (origin[m.start()], origin[m.end() - 1] + 1, label))
+            if markers and _overlaps(markers, whole):
+                continue  # read across an earlier redaction, whose length and letters are not the secret's
+            covered = m.end()
+            (tokens if view is norm.text else found).append((start, end, label))
+    gates = views.words.union(present or ())  # the words and rule triggers in the text: what gates a layout
+    layouts = paired_spans(norm.text, tokens) + option_spans(norm.text, gates) + line_spans(norm.text)
+    layouts += table_spans(norm.text, norm.lowered, gates) + (
+        _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
+    spans = [*map(norm.span, tokens), *found, *map(norm.span, layouts)]
+    return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
+
+
+_MARKER = re.compile(r"\[REDACTED:[\w-]+\]")
+
+
+def _overlaps(markers: list[tuple[int, int]], span: Span) -> bool:
+    """Whether ``span`` takes in part of a marker (``markers``: in order): it would cut the marker up."""
+    i = bisect.bisect_left(markers, (span[1],))
+    return i > 0 and markers[i - 1][1] > span[0]
+
+
+_QUERY = re.compile(r"\?[^\s?'\"<>]*+$")  # in a URL's query string: a "?" before, on the same word
+
+
+def _query_value(view: str, match: int, start: int, end: int) -> tuple[int, int]:
+    """A value in a URL's query string ends at the next "&" (``?password=...&useSSL=true``)."""
+    cut = view.find("&", start, end)
+    return (start, cut) if cut > start and _QUERY.search(view, max(0, match - 300), match) else (start, end)
+
+
+def _joined(spans: list[Span]) -> list[Span]:
+    """Overlapping spans made one, under the label of the first listed of them."""
+    joined: list[tuple[int, int, int]] = []  # start, end, index of the label's span
+    for i in sorted(range(len(spans)), key=lambda i: spans[i][0]):
+        start, end, _ = spans[i]
+        if joined and start < joined[-1][1]:
+            first, last, label = joined[-1]
+            joined[-1] = (first, max(last, end), min(label, i))
+        elif start < end:
+            joined.append((start, end, i))
+    return [(start, end, spans[i][2]) for start, end, i in joined]
+
+
+_ENCODED_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}+={0,2}")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+# how base64 or hex of ASCII text begins (each byte below 0x80: in base64 a quartet's first sextet is below 32 and its
+# second has bit 3 clear; in hex, pairs of printable characters): ids, digests and binary are passed over undecoded
+_ASCII_ENCODED = {"base64": re.compile(r"(?:[A-Za-f][A-HQ-Xg-nw-z0-3][\w+/=-]{2})*"),
+                  "hex": re.compile(r"(?:[2-7][0-9a-fA-F]|0[9aAdD])*")}
+
+
+def _encoded_spans(text: str, depth: int) -> list[Span]:
+    """Base64 or hex runs that decode to text holding a secret, or to a ``user:password`` pair (Basic auth, a
+    registry's ``auth``, npm's ``_auth``)."""
+    found = []
+    for m in _ENCODED_RUN.finditer(text):
+        how = "hex" if len(m[0]) % 2 == 0 and _HEX_DIGITS.issuperset(m[0]) else "base64"
+        head = len(m[0]) // 4 * 4 if how == "base64" else len(m[0]) // 2 * 2
+        if not _ASCII_ENCODED[how].fullmatch(m[0], 0, min(head, 32)) or (decoded := _decode_blob(m[0], how)) is None:
+            continue
+        inner = _secret_spans(decoded, depth=depth + 1)
+        label = inner[0][2].removeprefix("base64-").removeprefix("hex-") if inner else (
+            "password" if credential_pair(decoded) else "")
+        if label:
+            found.append((m.start(), m.end(), f"{how}-{label}"))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------- invisible characters
@@ -345,7 +534,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
     views = _Views(text)
     findings = [] if views.ascii else _invisible(text)
     findings += [Finding("secret", f"{label} ({end - start} chars)", start, end)
-                 for start, end, label in _secret_spans(text, views)]
+                 for start, end, label in _secret_spans(text, views, depth)]
     for rules, index, squeezed in ((FOLDED_RULES, _FOLDED_INDEX, False), (SQUEEZED_RULES, _SQUEEZED_INDEX, True)):
         hits = _apply(rules, index, views.squeezed if squeezed else views.folded, views, squeezed)
         origin = views.origin(squeezed) if hits else []
@@ -384,8 +573,24 @@ def placeholder(findings: Sequence[Finding]) -> str:
            "`hermes-ctx memory show`]"
 
 
+_MAX_PASSES = 4
+
+
 def redact_secrets(text: str) -> str:
-    """Replace every secret in ``text`` with ``[REDACTED:<kind>]``; applying it twice changes nothing."""
-    for start, end, label in reversed(_secret_spans(text)):
-        text = f"{text[:start]}[REDACTED:{label}]{text[end:]}"
+    """Replace every secret in ``text`` with ``[REDACTED:<kind>]``; applying it twice changes nothing.
+
+    Any ``str`` is accepted (lone surrogates too) and the work is linear in its length: it runs on every stored turn.
+    A marker reads as the word it replaced and no match may take one in (:func:`_secret_spans`), but it is not as long
+    as the secret, has no spaces or line breaks in it, and so may still change what a rule sees around it (a glued
+    "-----END PRIVATE KEY-----host:5432:db:user:pw" is a pgpass line once the key is out): text in which secrets were
+    found is read again until nothing more is (at most four passes; clean text is read once).
+    """
+    for _ in range(_MAX_PASSES):
+        parts, last = [], 0
+        for start, end, label in _secret_spans(text):
+            parts += [text[last:start], f"[REDACTED:{label}]"]
+            last = end
+        if not parts:
+            break
+        text = "".join([*parts, text[last:]])
     return text

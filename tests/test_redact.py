@@ -1,0 +1,194 @@
+"""The secret redactor on real-world pastes: the corpus, obfuscated secrets, arbitrary and hostile input."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hermes_ctx_plugins.memory.scan import redact_secrets, scan
+
+CORPUS = json.loads((Path(__file__).parent / "data" / "secret_pastes.json").read_text(encoding="utf-8"))
+CASES: list[dict[str, Any]] = CORPUS["cases"]
+MARKER = re.compile(r"\[REDACTED:[\w-]+\]")
+PIECE = 12  # no piece this long of a secret may survive (a half-redacted token is still a leak)
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u202a\u202c\u202e\u2066\u00ad"
+
+# fake values, split so that no scanner of this repository's own files mistakes them for real ones
+GITHUB = "ghp_" + "Jj9MuVSSHfFoj1pn0eGHGdinhIKBwvrD8SAqw"
+OPENAI = "sk-proj-" + "Q7vX2mN9pL4kR8sT1wY6zB3cD5fG0hJ" + "aE2iO9uU4"
+AWS_ID, AWS_SECRET = "AKIA" + "JYW3OXQATDCLF2AM", "hH40sRPt+VHMpo2ce6imy7TBIz87" + "+if4YejrgygS"
+
+
+def fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def leaks(secret: str, redacted: str) -> list[str]:
+    """The pieces of ``secret`` still in ``redacted`` (all of it, or any ``PIECE`` characters of it)."""
+    if secret in redacted:
+        return [secret]
+    return [secret[i:i + PIECE] for i in range(len(secret) - PIECE + 1) if secret[i:i + PIECE] in redacted]
+
+
+def caught(case: dict[str, Any]) -> bool:
+    redacted = redact_secrets(case["text"])
+    if case["kind"] == "benign":
+        return redacted == case["text"]
+    return not any(leaks(secret, redacted) for secret in case["secrets"])
+
+
+def case_id(case: dict[str, Any]) -> str:
+    return f"{case['id']}-{case['label']}"
+
+
+# ------------------------------------------------------------------------------------------------------- the corpus
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["kind"] == "secret" and "known_miss" not in c], ids=case_id)
+def test_every_secret_in_a_paste_disappears(case: dict[str, Any]) -> None:
+    redacted = redact_secrets(case["text"])
+    assert not [piece for secret in case["secrets"] for piece in leaks(secret, redacted)], redacted
+    assert MARKER.search(redacted), redacted  # where it was, the reader sees that something was taken out
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["kind"] == "benign"], ids=case_id)
+def test_benign_near_misses_come_back_unchanged(case: dict[str, Any]) -> None:
+    assert redact_secrets(case["text"]) == case["text"]
+
+
+def test_known_misses_are_still_missed() -> None:
+    """A note saying "still missed" must stay true: once the redactor catches the case, drop the note."""
+    assert not [case_id(c) for c in CASES if "known_miss" in c and caught(c)]
+
+
+def test_the_first_run_record_is_complete_and_the_figures_are_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every case written before a rule saw it carries its first-run outcome; the about text quotes those figures."""
+    first_sight = [c for c in CASES if c["written"] == "before-rules" or c["split"] == "fresh"]
+    assert all(c["first_run"] in ("pass", "fail") for c in first_sight)
+    assert all("first_run" not in c for c in CASES if c not in first_sight)
+    lines = []
+    for name, rows in (("round 1, tune", [c for c in first_sight if c["split"] == "tune"]),
+                       ("round 1, held-out", [c for c in first_sight if c["split"] == "held-out"]),
+                       ("round 2, fresh", [c for c in first_sight if c["split"] == "fresh"]),
+                       ("after rules, tune", [c for c in CASES if c not in first_sight])):
+        for kind in ("secret", "benign"):
+            of_kind = [c for c in rows if c["kind"] == kind]
+            first = f"{sum(c.get('first_run') == 'pass' for c in of_kind)}/{len(of_kind)}" if all(
+                "first_run" in c for c in of_kind) else "-"
+            lines.append(f"{name:18} {kind:6} first run {first:>6}  now {sum(map(caught, of_kind))}/{len(of_kind)}")
+    before = [c for c in first_sight if c["written"] == "before-rules" and c["kind"] == "secret"]
+    assert f"secrets caught {sum(c['first_run'] == 'pass' for c in before)}/{len(before)}" in CORPUS["about"]
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
+
+
+def test_the_corpus_covers_the_shapes_the_issue_names() -> None:
+    labels = {c["label"] for c in CASES}
+    for needed in ("aws-console-csv", "aws-id-colon-secret", "aws-configure-session", "aws-credentials-ini",
+                   "mysql-p-attached", "mysql-long-password", "curl-u-basic", "sshpass-quoted", "zwsp-github-token",
+                   "base64-echo-token", "fullwidth-github", "zh-server-password", "zh-db-password-colon",
+                   "mysql-tldr", "mysql-port-and-prompt", "docker-port-flags", "curl-u-no-password",
+                   "base64-ordinary", "fullwidth-ordinary", "password-reset-names", "sha256-digests"):
+        assert needed in labels
+    assert sum(c["kind"] == "secret" for c in CASES) >= 100 and sum(c["kind"] == "benign" for c in CASES) >= 50
+
+
+# ------------------------------------------------------------------------------- what the reader of the text sees
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("mysql -h db -u root -pK7#mQ2vX9pL4 shop", "mysql -h db -u root -p[REDACTED:password] shop"),
+    ("mysqldump -uroot -p'S3cure!Dump#7' app", "mysqldump -uroot -p'[REDACTED:password]' app"),
+    ("mysql -u root -p shop", "mysql -u root -p shop"),  # "-p db": prompt for the password, then database db
+    ("curl -su admin https://ci/api && curl -u admin:Adm1nPass2024 https://ci/api",
+     "curl -su admin https://ci/api && curl -u admin:[REDACTED:password] https://ci/api"),
+    ("sshpass -p 'Winter2024!' ssh ops@web1", "sshpass -p '[REDACTED:password]' ssh ops@web1"),
+    ("docker run -p 8080:80 app && docker login -p Dkr!Login99 ghcr.io",
+     "docker run -p 8080:80 app && docker login -p [REDACTED:password] ghcr.io"),
+    (f"Access key ID,Secret access key\n{AWS_ID},{AWS_SECRET}",
+     "Access key ID,Secret access key\n[REDACTED:aws-access-key],[REDACTED:aws-secret-key]"),
+    (f"{AWS_ID}:{AWS_SECRET}", "[REDACTED:aws-access-key]:[REDACTED:aws-secret-key]"),
+    (f"GH_TOKEN={GITHUB[:10]}\u200b{GITHUB[10:]}", "GH_TOKEN=[REDACTED:github-token]"),
+    (f"token: {fullwidth(GITHUB)}", "token: [REDACTED:github-token]"),
+    (f"echo {base64.b64encode(GITHUB.encode()).decode()} | base64 -d",
+     "echo [REDACTED:base64-github-token] | base64 -d"),
+    (f"echo {OPENAI.encode().hex()} | xxd -r -p", "echo [REDACTED:hex-openai-key] | xxd -r -p"),
+    ("数据库密码: Db@2024prod\n数据库地址: 10.20.30.40", "数据库密码: [REDACTED:password]\n数据库地址: 10.20.30.40"),
+    ("jdbc:mysql://db:3306/shop?user=app&password=Sh0pDb2024&useSSL=true",
+     "jdbc:mysql://db:3306/shop?user=app&password=[REDACTED:password]&useSSL=true"),
+])
+def test_the_secret_goes_and_the_rest_stays_readable(text: str, expected: str) -> None:
+    assert redact_secrets(text) == expected
+
+
+def test_the_scanner_reports_what_the_redactor_takes_out() -> None:
+    """A memory write is refused for a secret the redactor would remove: one set of rules serves both."""
+    for case in [c for c in CASES if c["kind"] == "secret" and "known_miss" not in c]:
+        assert "secret" in {f.kind for f in scan(case["text"])}, case_id(case)
+
+
+# -------------------------------------------------------------------------------------------------------- properties
+
+TOKENS = [GITHUB, OPENAI, AWS_ID, "xoxb-606258553817-9577656350487-" + "ZqIVyLKX9IqFeGPyX7XLZK51",
+          "glpat-" + "x7Kp2Qm9Lr4Tz8Vw1Yb6"]
+FRAGMENTS = [c["text"] for c in CASES] + [s for c in CASES for s in c["secrets"]] + TOKENS + [
+    "[REDACTED:password]", "-p", "-u a:", "password=", "\u200b", fullwidth("ghp_"), "AKIA", "://u:p@h", "\n", ","]
+
+
+@given(st.text(st.characters(codec=None, categories=None), max_size=400))  # every code point, lone surrogates too
+def test_any_text_is_accepted_and_only_markers_are_added(text: str) -> None:
+    redacted = redact_secrets(text)
+    assert isinstance(redacted, str)
+    assert len(MARKER.sub("", redacted)) <= len(text)  # what is not a marker came from the input
+    assert all(len(marker) <= 64 for marker in MARKER.findall(redacted))
+
+
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(st.characters(codec=None, categories=None),
+                                                                  max_size=12)), max_size=6).map("".join))
+def test_redaction_is_idempotent_and_never_grows_but_by_markers(text: str) -> None:
+    once = redact_secrets(text)
+    assert redact_secrets(once) == once
+    assert len(MARKER.sub("", once)) <= len(text)
+
+
+@given(st.sampled_from(TOKENS), st.lists(st.tuples(st.integers(1, 40), st.sampled_from(INVISIBLE)), max_size=4),
+       st.sampled_from(["", "token: ", "密钥是 ", "export X="]))
+def test_invisible_characters_inside_a_token_do_not_hide_it(token: str, cuts: list[tuple[int, str]],
+                                                           before: str) -> None:
+    hidden = token
+    for at, char in sorted(cuts, reverse=True):
+        hidden = hidden[:min(at, len(hidden) - 1)] + char + hidden[min(at, len(hidden) - 1):]
+    redacted = redact_secrets(f"{before}{hidden} done")
+    visible = "".join(c for c in redacted if c not in INVISIBLE)
+    assert not leaks(token, visible) and visible.endswith(" done"), redacted
+
+
+@given(st.sampled_from(TOKENS), st.sampled_from(["fullwidth", "base64", "hex", "urlsafe"]))
+def test_encoded_or_fullwidth_tokens_do_not_hide_it(token: str, how: str) -> None:
+    hidden = {"fullwidth": fullwidth(token), "base64": base64.b64encode(token.encode()).decode(),
+              "hex": token.encode().hex(), "urlsafe": base64.urlsafe_b64encode(token.encode()).decode()}[how]
+    assert not leaks(hidden, redact_secrets(f"value: {hidden}\n"))
+
+
+ADVERSARIAL = [  # each repeated over one block: what would make a rule backtrack, rescan or join quadratically
+    "-----BEGIN RSA PRIVATE KEY-----\n", "password=", "password is ", "token value ", "?sig=", "curl -u a:",
+    "mysql ", "sshpass -p '", "password,a\n", "h:5432:d:u:Pw1234567\n", AWS_ID + " ", "QUFB", "a\u200b",
+    "\ud800\uff47", "密码\uff1a", "'password', '", "<password>", "identified by '", "- name: DB_PASSWORD\n", "://a:b@",
+]
+
+
+def test_a_megabyte_of_hostile_text_is_redacted() -> None:
+    """Every block is dense enough that quadratic work in it would not finish; it does, and stays in bounds."""
+    block = 1_000_000 // (len(ADVERSARIAL) + 1)
+    text = "".join((unit * (block // len(unit) + 1))[:block] for unit in ADVERSARIAL)
+    wide = block // 4  # and a credential table with as many columns as a block holds
+    text += "\npassword" + ",x" * wide + "\nS3cr3t!pw" + ",y" * wide + "\n"
+    redacted = redact_secrets(text)
+    assert "S3cr3t!pw" not in redacted
+    assert len(MARKER.sub("", redacted)) <= len(text)
+    assert redact_secrets(redacted) == redacted
