@@ -1,0 +1,110 @@
+"""``hermes-ctx forget --user`` leaves nothing of that user in any store we own (issue 12).
+
+Two deployments in one hermes home: ``local`` (``file`` + ``ctx-local``) and ``cloud`` (``file`` +
+``ctx-mem0`` on the loopback Mem0 service), both archiving compactions. Alice and Bob each leave a
+codeword everywhere: their own MEMORY.md / USER.md, ctx-local rows, an
+archived compaction, a Mem0 memory and a Mem0 write spooled on disk. After ``forget --user alice``
+every file under ``$HERMES_HOME`` is scanned (from another process: reading SQLite files beside open
+connections would drop their locks) and the Mem0 service's state is read: no trace of Alice's
+codewords, every one of Bob's still there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from remote_helpers import MEM0_KEY
+
+from hermes_ctx_plugins import SessionInfo, Turn, load_host
+from hermes_ctx_plugins.cli import main
+from hermes_ctx_plugins.testing import Mem0StubServer, make_transcript
+
+USERS = {"alice": "ALICEWORD", "bob": "BOBWORD"}
+
+
+def config_file(mem0: Mem0StubServer) -> Path:
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "config.yaml"
+    path.write_text(
+        "model: {default: gpt-4o, context_length: 128000}\n"
+        "ctx_plugins:\n"
+        "  memory: {providers: []}\n"
+        "  compressor: window\n"
+        "  options:\n"
+        f"    ctx-mem0: {{api_key: {MEM0_KEY}, host: '{mem0.base_url}', timeout: 2, flush_timeout: 0.5}}\n"
+        "  deployments:\n"
+        "    local: {memory: {providers: [file, ctx-local]}}\n"
+        "    cloud: {memory: {providers: [file, ctx-mem0]}}\n", encoding="utf-8")
+    return path
+
+
+def fill(host: Any, user: str, word: str, n: int) -> None:
+    """Leave ``word`` in every store ``host`` has for ``user``."""
+    session = SessionInfo(session_id=f"{host.config.deployment}-{user}", user_id=user)
+    host.session_start(session)
+    file = next(p for p in host.memory_providers if p.name == "file")
+    assert json.loads(file.handle_tool_call("memory", {"target": "user", "action": "add",
+                                                       "content": f"{user}'s codeword is {word}-file"},
+                                            session=host.session(session.session_id)))["success"]
+    host.turn_finalized(Turn(session=session, turn_number=1, user_text=f"my codeword is {word}-turn",
+                             assistant_text="noted"))
+    history = make_transcript(n, turns=30, images=False)
+    middle = next(i for i, m in enumerate(history) if i >= 20 and m["role"] == "user")  # compacted away
+    history[middle] = {**history[middle], "content": f"the archived codeword is {word}-archive"}
+    assert host.compress(history, session=session, force=True).compressed
+
+
+def scan(home: Path, words: list[str]) -> dict[str, list[str]]:
+    code = ("import json, pathlib, sys\nhome = pathlib.Path(sys.argv[1]); words = json.loads(sys.argv[2])\n"
+            "print(json.dumps({str(f.relative_to(home)): [w for w in words if w.encode() in f.read_bytes()] "
+            "for f in home.rglob('*') if f.is_file()}))")
+    out = subprocess.run([sys.executable, "-c", code, str(home), json.dumps(words)], check=True,
+                         capture_output=True, text=True).stdout
+    return {f: hits for f, hits in json.loads(out).items() if hits}
+
+
+def test_forget_user_leaves_no_trace_in_any_store_and_keeps_everyone_else(
+        mem0: Mem0StubServer, capsys: Any) -> None:
+    path = config_file(mem0)
+    home = path.parent
+    hosts = {name: load_host(path, deployment=name) for name in ("local", "cloud")}
+    for n, (user, word) in enumerate(USERS.items()):
+        for host in hosts.values():
+            fill(host, user, word, n)
+    for host in hosts.values():
+        for provider in host.memory_providers:
+            assert provider.flush(10), provider.name
+    # one more Mem0 write for each, spooled on disk: the service is down when the host stops
+    mem0.stop()
+    cloud = hosts["cloud"]
+    for user, word in USERS.items():
+        cloud.turn_finalized(Turn(session=SessionInfo(session_id=f"late-{user}", user_id=user), turn_number=2,
+                                  user_text=f"late {word}-spooled", assistant_text="ok"))
+    for host in hosts.values():
+        host.shutdown()
+    mem0.start()
+    everywhere = [f"{w}-{kind}" for w in USERS.values() for kind in ("file", "turn", "archive", "spooled")]
+    before = scan(home, everywhere)
+    for word in USERS.values():  # the premise: each codeword is on disk where the test will look
+        for kind in ("file", "turn", "archive", "spooled"):
+            assert any(f"{word}-{kind}" in hits for hits in before.values()), (word, kind, before)
+    assert any("ALICEWORD-turn" in m for m in mem0.memories_of()) and any("BOBWORD" in m for m in mem0.memories_of())
+
+    assert main(["--config", str(path), "forget", "--user", "alice", "--yes", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"], report
+    stores = " ".join(s["store"] for s in report["stores"])
+    assert "file" in stores and "ctx-local" in stores and "ctx-mem0" in stores and "archive" in stores
+
+    after = scan(home, everywhere)
+    assert [w for hits in after.values() for w in hits if w.startswith("ALICE")] == [], after
+    for kind in ("file", "turn", "archive", "spooled"):
+        assert any(f"BOBWORD-{kind}" in hits for hits in after.values()), (kind, after)
+    assert not any("ALICEWORD" in m for m in mem0.memories_of())
+    assert any("BOBWORD" in m for m in mem0.memories_of())
