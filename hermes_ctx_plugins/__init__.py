@@ -30,7 +30,7 @@ documented in :mod:`hermes_ctx_plugins.hookspecs`.
 from __future__ import annotations
 
 from . import hookspecs
-from .compression.base import CompressionResult, CompressorStrategy
+from .compression.base import CompressionResult, CompressorStrategy, Cooldown
 from .config import Config, load_config
 from .errors import (
     ConfigError,
@@ -53,6 +53,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "ContextContribution",
+    "Cooldown",
     "DuplicatePluginError",
     "Forgotten",
     "HermesCtxError",

@@ -152,7 +152,7 @@ def test_the_compacted_context_carries_the_anchor_index(strategy: str) -> None:
 
 def test_a_pipeline_that_stopped_after_pruning_points_to_each_original() -> None:
     host = host_for("pipeline")
-    result = host.compress(transcript(), session=ALICE, force=True)
+    result = host.compress(transcript(), session=ALICE)  # automatic: a forced pipeline runs every step
     assert "3f9a2c1e7b" in json.dumps(result.messages)  # the planted answer was never removed
     assert sum("[original archived: ctx_expand(id=" in json.dumps(m) for m in result.messages) > 10
 

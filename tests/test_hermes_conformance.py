@@ -7,10 +7,10 @@ control-passes. The paths are hermes' own: plugin discovery, ``AIAgent`` constru
 start-up line), ``_check_compression_model_feasibility``, ``_compress_context`` (automatic and
 ``force``), the cool-down refresh hermes does before every automatic compaction
 (``get_active_compression_failure_cooldown(refresh=True)``, called through the class as hermes
-does) and its preflight in ``run_conversation``. Everything talks to the loopback stub model.
-
-Two tests fail until the compression strategies change (issue 20 items 4 and 5): a forced
-compaction of a short conversation, and the pipeline's summary-failure cool-down.
+does), its preflight in ``run_conversation``, the gateway's ``/compress`` preflight
+(``has_content_to_compress``) and what hermes tells the user after a compaction whose summary
+failed (its warnings, and ``/compress``'s feedback from ``summarize_manual_compression``).
+Everything talks to the loopback stub model.
 """
 
 from __future__ import annotations
@@ -205,9 +205,7 @@ def test_the_reported_share_gives_back_the_trigger_exactly(window: int, data: st
 @pytest.mark.parametrize("side", [OURS, CONTROL])
 def test_a_forced_compaction_of_a_short_conversation_compacts(stub: StubOpenAIServer, side: str) -> None:
     """A manual ``/compress`` (``force=True``) on ten messages, with a middle to compact between the
-    protected head and the latest turn: the gateway's preflight lets it through, so it must compact.
-    Expected to fail for ours until the strategies claim the oldest compactable middle when forced
-    (issue 20 item 4)."""
+    protected head and the latest turn: the gateway's preflight lets it through, so it must compact."""
     configure(stub, side)
     agent = new_agent(stub)
     summaries_answered(lambda _: "## Goal\nAnswer the questions.", stub)
@@ -223,8 +221,8 @@ def test_hermes_sees_a_summary_failure_cooldown_and_waits_it_out(stub: StubOpenA
                                                                  side: str) -> None:
     """After an automatic compaction whose summary failed, hermes' refresh reports the cool-down and
     its preflight does not compact again. hermes' defaults: compacting in place, with a session
-    database (where the built-in keeps its cool-down past the boundary). Expected to fail for the
-    pipeline until it exposes its steps' cool-downs (issue 20 item 5)."""
+    database (where the built-in keeps its cool-down past the boundary). The pipeline reports its
+    summarize step's cool-down."""
     configure(stub, side)
     agent = new_agent(stub, session_db=session_db)
     engine = engine_of(agent, side)
@@ -241,11 +239,151 @@ def test_hermes_sees_a_summary_failure_cooldown_and_waits_it_out(stub: StubOpenA
     assert state["remaining_seconds"] > 0 and state["cooldown_until"] > time.time()
     assert state["error"], "hermes logs why"
 
+    assert not engine.should_compress(200_000), "hermes' check after a tool call asks only this"
+
     compactions, requests = engine.compression_count, len(stub.chat_requests)
     result = agent.run_conversation("go on", conversation_history=list(history))
     assert engine.compression_count == compactions, "no automatic compaction during the cool-down"
     assert len(result["messages"]) == len(history) + 2
     assert [bool(r.body.get("stream")) for r in stub.chat_requests[requests:]] == [True], "only the turn itself"
+
+
+@pytest.mark.parametrize("side", [OURS, PIPELINE, CONTROL])
+def test_when_the_gateway_preflight_finds_nothing_a_forced_compaction_changes_nothing(
+        stub: StubOpenAIServer, side: str) -> None:
+    """The gateway's ``/compress`` answers "nothing to compress yet" without compacting when
+    ``has_content_to_compress`` says False: that answer must be true (a forced compaction would
+    indeed change nothing). And a conversation with a middle to compact gets past it."""
+    configure(stub, side)
+    summaries_answered(lambda _: "## Goal\nAnswer the questions.", stub)
+    agent = new_agent(stub)
+    engine = engine_of(agent, side)
+    said_nothing = 0
+    for size in range(1, 13):
+        history = conversation(6, 50)[:size]
+        if engine.has_content_to_compress(history):
+            continue
+        said_nothing += 1
+        compressed, _ = agent._compress_context(list(history), None, force=True)
+        assert compressed == history, f"the preflight said nothing to compress, /compress changed {size} messages"
+    assert said_nothing < 12
+    assert engine.has_content_to_compress(conversation(6, 50))
+
+
+def test_our_gateway_preflight_agrees_with_our_forced_compaction(stub: StubOpenAIServer) -> None:
+    """On purpose stricter than the built-in, whose preflight lets four to seven messages through to a
+    ``/compress`` that then changes nothing ("No changes from compression"): ours answers exactly
+    whether a forced compaction compacts, and says why not in the log."""
+    configure(stub, OURS)
+    summaries_answered(lambda _: "## Goal\nAnswer the questions.", stub)
+    agent = new_agent(stub)
+    engine = engine_of(agent, OURS)
+    for size in range(1, 13):
+        history = conversation(6, 50)[:size]
+        expected = engine.has_content_to_compress(history)
+        compressed, _ = agent._compress_context(list(history), None, force=True)
+        assert (len(compressed) < len(history)) == expected, f"{size} messages"
+        assert compressed[-1] == history[-1]
+
+
+def warnings_of(stub: StubOpenAIServer, **kwargs: Any) -> tuple[Any, list[str]]:
+    """An agent, and the warnings hermes shows its user (``_emit_warning``'s status callback)."""
+    shown: list[str] = []
+    agent = new_agent(stub, status_callback=lambda kind, text: shown.append(text) if kind == "warn" else None,
+                      **kwargs)
+    return agent, shown
+
+
+@pytest.mark.parametrize("side", [OURS, PIPELINE, CONTROL])
+def test_the_user_is_told_when_the_summary_failed(stub: StubOpenAIServer, side: str) -> None:
+    """An automatic compaction whose summary model answers nothing compacts with a fallback, and hermes
+    warns the user; a ``/compress`` the same way reports "Compressed with fallback" and how many
+    messages went."""
+    from agent.manual_compression_feedback import summarize_manual_compression
+
+    configure(stub, side)
+    summaries_answered(lambda _: "", stub)  # an empty summary: a bad answer, for either engine
+    agent, shown = warnings_of(stub)
+    history = conversation(30, 1500)
+    compressed, _ = agent._compress_context(list(history), None)
+    assert len(compressed) < len(history)
+    [warning] = [w for w in shown if w.startswith("⚠ Compression summary failed: ")]
+    assert "empty" in warning and warning.endswith("Inserted a fallback context marker.")
+
+    agent, shown = warnings_of(stub)
+    history = conversation(12, 200)
+    compressed, _ = agent._compress_context(list(history), None, force=True)
+    feedback = summarize_manual_compression(history, compressed, 10_000, 5_000,
+                                            compression_state=engine_of(agent, side))
+    assert feedback["headline"] == f"Compressed with fallback: {len(history)} → {len(compressed)} messages"
+    assert feedback["note"].startswith("Summary generation failed; Hermes used limited fallback context and "
+                                       "removed "), feedback["note"]
+    removed = int(feedback["note"].split("removed ")[1].split(" ")[0])
+    assert removed >= len(history) - len(compressed) > 0
+    assert any(w.startswith("⚠ Compression summary failed: ") for w in shown)
+
+
+@pytest.mark.parametrize("side", [OURS, PIPELINE, CONTROL])
+def test_the_user_is_told_when_a_failed_summary_aborts_the_compaction(stub: StubOpenAIServer, side: str) -> None:
+    """``compression.abort_on_summary_failure``: the conversation stays as it was, and hermes says so,
+    after an automatic compaction and after ``/compress``."""
+    from agent.manual_compression_feedback import summarize_manual_compression
+
+    configure(stub, side, "compression: {abort_on_summary_failure: true}\n")
+    summaries_answered(lambda _: "", stub)
+    agent, shown = warnings_of(stub)
+    history = conversation(30, 1500)
+    compressed, _ = agent._compress_context(list(history), None)
+    assert compressed == history
+    [warning] = [w for w in shown if w.startswith("⚠ Compression aborted: ")]
+    assert "No messages were dropped" in warning
+
+    agent, shown = warnings_of(stub)
+    history = conversation(12, 200)
+    compressed, _ = agent._compress_context(list(history), None, force=True)
+    assert compressed == history
+    feedback = summarize_manual_compression(history, compressed, 10_000, 10_000,
+                                            compression_state=engine_of(agent, side))
+    assert feedback["headline"] == f"Compression aborted: {len(history)} messages preserved"
+    assert feedback["note"].startswith("Summary generation failed; no messages were removed. Reason: ")
+
+
+def test_our_compress_says_why_when_the_fallback_would_not_be_smaller(stub: StubOpenAIServer) -> None:
+    """On purpose unlike the built-in, whose static fallback replaces a short middle even when it costs
+    more: ours keeps the conversation, and hermes reports the summary failure as an abort ("Compression
+    aborted … Summary generation failed; no messages were removed. Reason: …"), not a silent no-op."""
+    from agent.manual_compression_feedback import summarize_manual_compression
+
+    configure(stub, OURS)
+    summaries_answered(lambda _: "", stub)
+    agent, shown = warnings_of(stub)
+    history = conversation(6, 60)
+    compressed, _ = agent._compress_context(list(history), None, force=True)
+    assert compressed == history
+    feedback = summarize_manual_compression(history, compressed, 1_000, 1_000,
+                                            compression_state=engine_of(agent, OURS))
+    assert feedback["aborted"] and "empty answer" in feedback["note"]
+    assert any(w.startswith("⚠ Compression aborted: ") for w in shown)
+
+
+def test_our_compress_feedback_survives_the_session_end_inside_the_compaction(stub: StubOpenAIServer,
+                                                                            session_db: SessionDB) -> None:
+    """On purpose unlike the built-in: with hermes' session database, ``_compress_context`` calls the
+    engine's ``on_session_end`` (``commit_memory_session``) before ``/compress`` reads its feedback; the
+    built-in has forgotten its fallback by then and reports a plain "Compressed", ours still says
+    "Compressed with fallback"."""
+    from agent.manual_compression_feedback import summarize_manual_compression
+
+    configure(stub, OURS)
+    agent = new_agent(stub, session_db=session_db)
+    stub.reply("hello")
+    agent.run_conversation("hi", conversation_history=[])
+    summaries_answered(lambda _: "", stub)
+    history = conversation(12, 200)
+    compressed, _ = agent._compress_context(list(history), None, force=True)
+    feedback = summarize_manual_compression(history, compressed, 10_000, 5_000,
+                                            compression_state=engine_of(agent, OURS))
+    assert feedback["fallback_used"] and feedback["headline"].startswith("Compressed with fallback: ")
 
 
 def test_our_cooldown_survives_a_compaction_that_rotates_the_session(stub: StubOpenAIServer,

@@ -3,12 +3,15 @@
 After any strategy: the system prompt is unchanged; the last user message and everything after it
 are kept verbatim; every tool call has its results and every result its call; no user/user or
 assistant/assistant neighbours appear; the token count does not grow; the input is not mutated;
-and compressing the result again, with nothing new, changes nothing.
+and compressing the result again, with nothing new, changes nothing. A forced compaction (a manual
+``/compress``) of a short transcript, where what protects the tail yields, keeps them all too, and
+does what the strategy's preflight (``nothing_to_compress``) said, never nothing without saying why.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +20,7 @@ from hypothesis import strategies as st
 
 from hermes_ctx_plugins import load_host
 from hermes_ctx_plugins.compression.messages import last_real_user_index, role, same_role_neighbours
-from hermes_ctx_plugins.testing import make_transcript
+from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
 from hermes_ctx_plugins.tokens import get_counter
 
 STRATEGIES = ["summarize", "prune", "window", "pipeline"]
@@ -44,8 +47,8 @@ compression_settings = st.fixed_dictionaries({
 })
 
 
-def strategy(name: str, compression: dict[str, Any], context_length: int) -> Any:
-    host = load_host({"model": {"default": "gpt-4o", "context_length": context_length},
+def strategy(name: str, compression: dict[str, Any], context_length: int, base_url: str = "") -> Any:
+    host = load_host({"model": {"default": "gpt-4o", "context_length": context_length, "base_url": base_url},
                       "compression": compression, "ctx_plugins": {"compressor": name}})
     return host.compressor
 
@@ -98,3 +101,40 @@ def test_long_transcript_actually_shrinks(name: str) -> None:
     assert result.compressed
     check_invariants(messages, result.messages)
     assert result.tokens_after < 0.7 * result.tokens_before
+
+
+short_transcripts = st.builds(
+    make_transcript,
+    seed=st.integers(0, 10_000),
+    turns=st.integers(1, 6),
+    system=st.booleans(),
+    tool_rounds=st.integers(0, 3),
+    output_lines=st.integers(2, 30),
+    images=st.booleans(),
+    multipart=st.booleans(),
+    reasoning=st.booleans(),
+    end_mid_turn=st.booleans(),
+)
+
+
+@pytest.fixture(scope="module")
+def summary_model() -> Iterator[StubOpenAIServer]:
+    with StubOpenAIServer(model="gpt-4o", responder=lambda request: "## Goal\nKeep going.") as stub:
+        yield stub
+
+
+@pytest.mark.parametrize("name", STRATEGIES)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=short_transcripts, compression=compression_settings)
+def test_a_forced_compaction_of_a_short_transcript_does_what_its_preflight_said(
+        name: str, messages: list[dict[str, Any]], compression: dict[str, Any],
+        summary_model: StubOpenAIServer) -> None:
+    compressor = strategy(name, compression, 128_000, summary_model.base_url)
+    reason = compressor.nothing_to_compress(messages)
+    result = compressor.compress(messages, force=True)
+    check_invariants(messages, result.messages)
+    if reason is not None:
+        assert not result.compressed and "; ".join(result.notes) == reason
+    elif not result.compressed:  # only a summary can turn out bigger than what it would replace
+        assert name in ("summarize", "pipeline") and "would not be smaller" in "; ".join(result.notes)
+    assert result.compressed or result.notes, "a forced compaction that changes nothing says why"

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from hermes_ctx_plugins import ConfigError, StatusEvent, UnknownPluginError, Usage, load_host
-from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, role, text_of
+from hermes_ctx_plugins.compression.base import Cooldown
+from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, TAIL_COUNT_KEY, role, text_of
 from hermes_ctx_plugins.compression.prune import DUPLICATE_PLACEHOLDER
 from hermes_ctx_plugins.compression.window import DROPPED_KEY
 from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
@@ -152,6 +153,73 @@ def test_pipeline_unknown_step_lists_the_strategies() -> None:
     assert result.messages[-1] == messages[-1]
     status = {r.name: r.status for r in host.plugins()}["pipeline"]
     assert "unknown compressor strategy 'sumarize'" in status and "did you mean 'summarize'" in status
+
+
+def test_pipeline_reports_its_steps_cooldown_and_waits_it_out(server: StubOpenAIServer) -> None:
+    """hermes asks the engine for the cool-down before it compacts on its own, and after a tool call
+    only asks ``should_compress``: both see the summarize step's, and ``/new`` clears it."""
+    events: list[StatusEvent] = []
+    model = {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url}
+    host = host_for("pipeline", model=model, compression={"max_attempts": 1}, events=events,
+                    options={"pipeline": {"steps": ["prune", "summarize"], "budget_ratio": 0.05}})
+    pipeline = host.compressor
+    summarize = pipeline.steps[1]
+    summarize.guard.clock = summarize.clock = lambda: 1000.0  # time stands still
+    assert pipeline.failure_cooldown() is None and host.should_compress(200_000)
+    server.fail(status=503, message="overloaded")
+    result = host.compress(make_transcript(25, turns=40, output_lines=80))
+    assert result.compressed and result.used_fallback and "overloaded" in result.summary_error
+
+    cooldown = pipeline.failure_cooldown()
+    assert cooldown is not None and cooldown.remaining_seconds == 60 and "overloaded" in cooldown.error
+    assert not host.should_compress(200_000) and not host.should_compress(200_000)
+    [paused] = [e for e in events if e.kind == "blocked"]
+    assert paused.source == "compressor:pipeline" and "summarize: summary model cooling down" in paused.message
+    assert host.should_compress(10_000) is False, "under the trigger: nothing to say"
+
+    pipeline.reset_session()
+    assert pipeline.failure_cooldown() is None and host.should_compress(200_000)
+
+
+def test_pipeline_reports_the_longest_cooldown_of_its_steps() -> None:
+    pipeline = host_for("pipeline", options={"pipeline": {"steps": ["summarize", "summarize"]}}).compressor
+    short, long = pipeline.steps
+    assert pipeline.failure_cooldown() is None
+    for step in pipeline.steps:
+        step.guard.clock = lambda: 1000.0  # time stands still
+    short.guard.record_summary_failure("bad_response")  # 30 s
+    long.guard.record_summary_failure("unconfigured")  # 600 s
+    long.last_error = "no summary model configured"
+    assert pipeline.failure_cooldown() == Cooldown(remaining_seconds=600, error="no summary model configured")
+
+
+def test_pipeline_steps_act_within_the_pipelines_settings() -> None:
+    """hermes lowers the trigger on the engine's strategy (its summary model's window): the steps'
+    budgets follow, whether they were built before or after."""
+    import dataclasses
+
+    pipeline = host_for("pipeline").compressor
+    assert [step.threshold_tokens for step in pipeline.steps] == [96_000, 96_000]
+    pipeline.settings = dataclasses.replace(pipeline.settings, threshold_tokens=80_000)
+    assert pipeline.threshold_tokens == 80_000
+    assert [step.threshold_tokens for step in pipeline.steps] == [80_000, 80_000]
+    fresh = host_for("pipeline").compressor
+    fresh.settings = dataclasses.replace(fresh.settings, threshold_tokens=70_000)
+    assert [step.threshold_tokens for step in fresh.steps] == [70_000, 70_000]
+
+
+def test_a_strategy_states_no_cooldown_pause_or_reason_by_default() -> None:
+    from hermes_ctx_plugins.testing import FakesPlugin
+
+    host = load_host({"ctx_plugins": {"compressor": "fake"}}, plugins=[FakesPlugin()])
+    fake = host.compressor
+    assert fake.failure_cooldown() is None and fake.pause_reason() is None
+    fake.reset_session()
+    assert fake.nothing_to_compress([]) == "the conversation is empty"
+    messages = [{"role": "user", "content": f"m{i}"} for i in range(10)]
+    assert fake.nothing_to_compress(messages) is None, "the strategy is asked"
+    summarised = [{"role": "user", "content": "summary", SUMMARY_KEY: True, TAIL_COUNT_KEY: 1}, messages[-1]]
+    assert fake.nothing_to_compress(summarised) == "nothing new since the last compaction"
 
 
 # ---------------------------------------------------------------- summarize: prune-only modes

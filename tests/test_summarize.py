@@ -296,6 +296,7 @@ def test_auth_failure_aborts_with_messages_unchanged(server: StubOpenAIServer, s
     messages = conversation()
     result = h.strategy.compress(messages)
     assert not result.compressed and result.messages is messages
+    assert result.aborted and f"HTTP {status}" in result.summary_error, "what the host tells the user"
     assert "failed" in h.kinds()
     assert f"HTTP {status}" in next(e.message for e in h.events if e.kind == "failed")
     assert len(server.chat_requests) == 1, "an auth failure is not retried on another model"
@@ -315,7 +316,36 @@ def test_abort_on_summary_failure_keeps_messages(server: StubOpenAIServer) -> No
     messages = conversation()
     result = h.strategy.compress(messages)
     assert not result.compressed and result.messages is messages
+    assert result.aborted and "HTTP 503" in result.summary_error
     assert "abort_on_summary_failure" in next(e.message for e in h.events if e.kind == "failed")
+
+
+def test_a_fallback_says_why_and_how_many_messages_it_replaced(server: StubOpenAIServer) -> None:
+    server.fail(status=503, message="overloaded")
+    h = Harness(server.base_url, max_attempts=1)
+    messages = conversation()
+    result = h.strategy.compress(messages)
+    assert result.compressed and result.used_fallback and not result.aborted
+    assert "HTTP 503" in result.summary_error and "overloaded" in result.summary_error
+    assert result.summarized > 0 and len(result.messages) == len(messages) - result.summarized + 1
+    server.reply(SUMMARY)
+    grown = [*result.messages, *make_transcript(11, turns=20, system=False, images=False)]
+    good = h.strategy.compress(grown, force=True)
+    assert good.compressed and not good.used_fallback and good.summary_error == ""
+
+
+def test_a_fallback_that_would_not_be_smaller_is_an_abort_that_says_why(server: StubOpenAIServer) -> None:
+    """A forced compaction of a short chat whose summary model fails: the static fallback would cost
+    more than the few messages it replaces, so nothing changes, and the result says the summary failed
+    (the host tells the user "Compression aborted", not "no changes")."""
+    server.fail(status=503, message="overloaded")
+    h = Harness(server.base_url, max_attempts=1)
+    messages = [m for i in range(5) for m in ({"role": "user", "content": f"question {i}: " + "word " * 40},
+                                              {"role": "assistant", "content": f"answer {i}: " + "text " * 40})]
+    result = h.strategy.compress(messages, force=True)
+    assert not result.compressed and result.messages is messages
+    assert result.aborted and "HTTP 503" in result.summary_error
+    assert "would not be smaller" in result.notes[0]
 
 
 # ---------------------------------------------------------------- anti-thrash through the strategy
@@ -348,6 +378,23 @@ def test_two_fallbacks_block_automatic_compression_then_probe(server: StubOpenAI
     fourth = h.strategy.compress([*third.messages, *make_transcript(13, turns=20, system=False)])
     assert fourth.compressed and not fourth.used_fallback
     assert h.strategy.should_compress(200_000)
+
+
+def test_the_cooldown_is_stated_and_a_new_session_clears_it(server: StubOpenAIServer) -> None:
+    from hermes_ctx_plugins.compression.base import Cooldown
+
+    h = Harness(server.base_url, max_attempts=1)
+    assert h.strategy.failure_cooldown() is None
+    server.fail(status=503, message="overloaded")
+    h.strategy.compress(conversation())
+    cooldown = h.strategy.failure_cooldown()
+    assert cooldown is not None and cooldown.remaining_seconds == 60 and "overloaded" in cooldown.error
+    h.clock.now += 59
+    assert h.strategy.failure_cooldown() == Cooldown(remaining_seconds=1, error=cooldown.error)
+    assert not h.strategy.should_compress(200_000)
+    h.strategy.reset_session()  # /new
+    assert h.strategy.failure_cooldown() is None and h.strategy.last_error == ""
+    assert h.strategy.pause_reason() is None and h.strategy.should_compress(200_000)
 
 
 def test_force_goes_through_a_cooldown(server: StubOpenAIServer) -> None:

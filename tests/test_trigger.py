@@ -104,10 +104,12 @@ def test_cooldown_ladder(kinds: list[str], expected: float) -> None:
         seconds = guard.record_summary_failure(kind)
     assert seconds == expected
     assert guard.in_cooldown() and "cooling down" in (guard.blocked_reason() or "")
+    assert guard.cooldown_remaining() == expected
     clock.now += expected - 1
-    assert guard.in_cooldown()
+    assert guard.in_cooldown() and guard.cooldown_remaining() == 1
     clock.now += 1
     assert not guard.in_cooldown() and guard.blocked_reason() is None
+    assert guard.cooldown_remaining() == 0
 
 
 def test_success_resets_the_timeout_ladder() -> None:

@@ -15,6 +15,7 @@ from ..events import Message, Usage
 from ..isolation import StatusEvent
 from ..tokens import REPLY_PRIMING, TokenCounter
 from . import oversize, trigger
+from .messages import nothing_new_since_compaction
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,16 @@ class CompressionResult:
     #: the original messages this compaction removed or rewrote, in their original order
     removed: tuple[Message, ...] = ()
     summary: str | None = None
+    #: the summary model failed and ``summary`` is the static fallback built without it
     used_fallback: bool = False
+    #: the summary model failed and the strategy left the conversation as it was: on purpose (a failure
+    #: a placeholder summary would only make worse), or because its fallback would not be smaller;
+    #: always with ``compressed=False``
+    aborted: bool = False
+    #: why the summary model failed, with ``used_fallback`` or ``aborted`` ("" otherwise)
+    summary_error: str = ""
+    #: how many input messages the summary (or a marker) replaced; 0 when none was inserted
+    summarized: int = 0
     #: ``in_place: false``: the host should continue in a child session and keep the originals
     new_session: bool = False
     #: text for the system prompt after this compaction (empty: leave the prompt alone)
@@ -50,9 +60,26 @@ class CompressionResult:
         return max(0.0, (self.tokens_before - self.tokens_after) / self.tokens_before)
 
     @classmethod
-    def unchanged(cls, messages: list[Message], tokens: int = 0, *, note: str = "") -> CompressionResult:
+    def unchanged(cls, messages: list[Message], tokens: int = 0, *, note: str = "",
+                  aborted_by: str = "") -> CompressionResult:
+        """``messages`` left as they were; ``aborted_by``: the summary failure that made the strategy
+        abandon the compaction (then the result is ``aborted`` and says why)."""
         return cls(messages=messages, compressed=False, tokens_before=tokens, tokens_after=tokens,
-                   notes=(note,) if note else ())
+                   notes=(note,) if note else (), aborted=bool(aborted_by), summary_error=aborted_by)
+
+
+@dataclass(frozen=True)
+class Cooldown:
+    """A summary-failure cool-down in effect: automatic compaction waits it out (a manual
+    ``/compress`` does not)."""
+
+    remaining_seconds: float
+    #: the failure that started it
+    error: str = ""
+
+
+#: why a compaction that finds nothing new since its own last summary or marker does nothing
+NOTHING_NEW = "nothing new since the last compaction"
 
 
 #: the largest share of a strategy's budget the host may reserve for what it adds afterwards
@@ -126,6 +153,8 @@ class CompressorStrategy(abc.ABC):
         self.compression_count = 0
         #: tokens the host adds after a compaction (the archive's anchor index): see :meth:`leave_room`
         self.reserved_tokens = 0
+        #: whether the user was told about the current pause (see :meth:`paused`)
+        self._pause_reported = False
 
     def leave_room(self, budget: int) -> int:
         """``budget`` less the host's reservation (at most ``RESERVE_SHARE`` of it), at least 1."""
@@ -194,6 +223,33 @@ class CompressorStrategy(abc.ABC):
     def close(self) -> None:  # noqa: B027 - an optional hook, deliberately a no-op by default
         """Release connections or files; called when the host shuts down."""
 
+    def reset_session(self) -> None:
+        """Forget what belongs to one conversation (cool-downs, blocks, pending modes): the host
+        starts a new one (hermes' ``/new``, ``/reset``, ``/resume``). Counters are kept."""
+        self._pause_reported = False
+
+    def failure_cooldown(self) -> Cooldown | None:
+        """The summary-failure cool-down automatic compaction is waiting out now, or ``None``.
+
+        The host asks before it compacts on its own (hermes' preflight); strategies without a summary
+        model have none.
+        """
+        return None
+
+    def pause_reason(self) -> str | None:
+        """Why automatic compaction must not run now (a cool-down, a block after ineffective
+        compactions), or ``None`` when it may. :meth:`should_compress` says no while there is one."""
+        return None
+
+    def nothing_to_compress(self, messages: list[Message]) -> str | None:
+        """Why even a forced compaction (a manual ``/compress``) could not change ``messages``, or
+        ``None`` when it may. No model call: the host asks before a manual ``/compress`` and tells the
+        user "nothing to compress yet" when there is a reason. By default only an empty conversation,
+        or one with nothing new since this strategy's last summary or marker, has one."""
+        if not messages:
+            return "the conversation is empty"
+        return NOTHING_NEW if nothing_new_since_compaction(messages) else None
+
     def emit(self, kind: str, message: str) -> None:
         """Report a status change to the user (its own channel, never model output)."""
         if self.status_callback is not None:
@@ -213,7 +269,7 @@ class CompressorStrategy(abc.ABC):
 
     @property
     def threshold_tokens(self) -> int | None:
-        """The prompt size that triggers compression (SPEC 1.1), ``None`` when nothing bounds it."""
+        """The prompt size that triggers compression, ``None`` when nothing bounds it."""
         percent, explicit = trigger.threshold_percent(self.model, self.settings.threshold,
                                                       self.settings.model_thresholds)
         return trigger.threshold_tokens(
@@ -223,13 +279,31 @@ class CompressorStrategy(abc.ABC):
         )
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
-        """Whether the conversation should be compressed before the next request.
+        """Whether the conversation should be compressed before the next request: the prompt reached
+        the trigger and automatic compaction is not paused (:meth:`pause_reason`).
 
         :param prompt_tokens: the current prompt size; defaults to the last response's usage.
         """
+        return self.over_threshold(prompt_tokens) and not self.paused()
+
+    def over_threshold(self, prompt_tokens: int | None = None) -> bool:
+        """Whether compression is on and the prompt (default: the last response's) reached the trigger."""
         threshold = self.threshold_tokens
         tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
         return bool(self.settings.enabled and threshold and tokens >= threshold)
+
+    def paused(self) -> bool:
+        """Whether automatic compaction is paused now; the first time in a pause, the user is told
+        why (and that ``/compress`` still works)."""
+        reason = self.pause_reason()
+        if reason is None:
+            self._pause_reported = False
+            return False
+        if not self._pause_reported:
+            self._pause_reported = True
+            self.emit("blocked", f"automatic compression paused: {reason}; the conversation continues "
+                                 "uncompressed (use /compress to force it)")
+        return True
 
     @abc.abstractmethod
     def compress(
@@ -249,6 +323,9 @@ class CompressorStrategy(abc.ABC):
 
         :param current_tokens: the prompt size if the host knows it.
         :param focus_topic: what the user asked to keep (``/compress <topic>``).
-        :param force: compress even if the trigger says no (a manual ``/compress``).
+        :param force: a manual ``/compress``: compress even if the trigger says no, and whatever is
+            compactable (a short conversation too: what protects the tail yields, see
+            :mod:`.selection`); when nothing is, say why in ``notes`` (and in
+            :meth:`nothing_to_compress`, which the host asks first).
         :param memory_context: text the memory providers want the summary to keep.
         """

@@ -1,4 +1,4 @@
-"""The static fallback summary (SPEC 1.5 step 3), built locally when the summary model fails.
+"""The static fallback summary, built locally when the summary model fails.
 
 It keeps the continuity anchors of the dropped messages — what the user asked, what the assistant
 did, which tools ran, which files and errors came up — within :data:`MAX_CHARS`, and carries the

@@ -1,4 +1,15 @@
-"""``pipeline``: run strategies in order (e.g. ``prune`` then ``summarize``) until the budget is met."""
+"""``pipeline``: run strategies in order (e.g. ``prune`` then ``summarize``) until the budget is met.
+
+A forced compaction (a manual ``/compress``) runs every step, each forced: the user asked for the
+whole compaction, not for just enough of it, and a second ``/compress`` then finds nothing new. A
+step that aborts (its summary failed in a way that must leave the conversation alone) aborts the
+pipeline: the conversation stays as it was, what earlier steps did included, as hermes expects of
+an aborted compaction.
+
+The pipeline pauses automatic compaction while any step does (a summary-failure cool-down, a
+block), reports the longest cool-down of its steps to the host, and hands its settings (with the
+trigger ceilings the host sets on it) to its steps.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..config import CompressionSettings
 from ..errors import ConfigError, UnknownPluginError
 from ..events import Message
 from ..tokens import get_counter
-from .base import CompressionResult, CompressorStrategy, rewritten
+from .base import CompressionResult, CompressorStrategy, Cooldown, rewritten
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,7 @@ class PipelineStrategy(CompressorStrategy):
 
     def __init__(self, options: Any = None, *,
                  resolve_strategy: Callable[[str], CompressorStrategy] | None = None, **kwargs: Any) -> None:
+        self._steps: list[CompressorStrategy] | None = None
         super().__init__(options, **kwargs)
         if not self.options.steps:
             raise ConfigError("a pipeline needs at least one step", path="ctx_plugins.options.pipeline.steps",
@@ -40,14 +53,27 @@ class PipelineStrategy(CompressorStrategy):
                               value=list(self.options.steps), expected="other strategies' names")
         #: builds a step by name; the host passes one that knows every registered strategy
         self.resolve_strategy = resolve_strategy
-        self._steps: list[CompressorStrategy] | None = None
 
     @property
     def steps(self) -> list[CompressorStrategy]:
         if self._steps is None:
             resolve = self.resolve_strategy or self._builtin
-            self._steps = [resolve(name) for name in self.options.steps]
+            steps = [resolve(name) for name in self.options.steps]
+            for step in steps:
+                step.settings = self.settings
+            self._steps = steps
         return self._steps
+
+    @property
+    def settings(self) -> CompressionSettings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: CompressionSettings) -> None:
+        """The steps act within the pipeline's settings, the trigger ceilings the host sets included."""
+        self._settings = value
+        for step in self._steps or ():
+            step.settings = value
 
     def _builtin(self, name: str) -> CompressorStrategy:
         from .builtin import BUILTIN_STRATEGIES
@@ -75,6 +101,34 @@ class PipelineStrategy(CompressorStrategy):
         for step in self._steps or ():
             step.update_from_response(usage)
 
+    def reset_session(self) -> None:
+        super().reset_session()
+        for step in self._steps or ():
+            step.reset_session()
+
+    def failure_cooldown(self) -> Cooldown | None:
+        """The longest of the steps' cool-downs (steps not built yet have not failed)."""
+        cooldowns = [c for c in (step.failure_cooldown() for step in self._steps or ()) if c is not None]
+        return max(cooldowns, key=lambda c: c.remaining_seconds, default=None)
+
+    def pause_reason(self) -> str | None:
+        for step in self._steps or ():
+            reason = step.pause_reason()
+            if reason is not None:
+                return f"{step.name}: {reason}"
+        return None
+
+    def nothing_to_compress(self, messages: list[Message]) -> str | None:
+        """A reason only when no step could change ``messages`` (a later step sees what an earlier one
+        changed, so one that can is enough to try)."""
+        reasons = []
+        for step in self.steps:
+            reason = step.nothing_to_compress(messages)
+            if reason is None:
+                return None
+            reasons.append(f"{step.name}: {reason}")
+        return "; ".join(reasons)
+
     def compress(
         self,
         messages: list[Message],
@@ -88,30 +142,42 @@ class PipelineStrategy(CompressorStrategy):
         tokens_before = counter.count_messages(messages)
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         current: list[Message] = messages
-        summary, used_fallback, notes = None, False, []
+        summary, used_fallback, summary_error, summarized = None, False, "", 0
+        notes: list[str] = []
+        unchanged: list[str] = []  # what the steps that changed nothing said
         for number, step in enumerate(self.steps):
-            if number and counter.count_messages(current) <= budget:
-                break  # the first step always runs (a forced /compress asks for something)
+            # the first step always runs, the others while over budget, or all of them when forced
+            if number and not force and counter.count_messages(current) <= budget:
+                break
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
             result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
+            step_notes = [f"{step.name}: {n}" for n in result.notes]
+            if result.aborted:  # the conversation stays as it was, what earlier steps did included
+                return CompressionResult.unchanged(messages, tokens_before, aborted_by=result.summary_error,
+                                                   note="; ".join(step_notes))
             if not result.compressed:
+                unchanged += step_notes
                 continue
             current = result.messages
             summary = result.summary or summary
             used_fallback = used_fallback or result.used_fallback
-            notes += [f"{step.name}: {n}" for n in result.notes]
+            summary_error = result.summary_error or summary_error
+            summarized += result.summarized
+            notes += step_notes
         # Built-in steps fit their own results; another plugin's step may not.
         current, cut = self.fit_oversized(current, counter)
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")
         if current is messages:
-            return CompressionResult.unchanged(messages, tokens_before, note="no step changed anything")
+            return CompressionResult.unchanged(messages, tokens_before,
+                                               note="; ".join(unchanged) or "no step changed anything")
         result = self.checked(messages, CompressionResult(
             messages=current, tokens_before=tokens_before, tokens_after=counter.count_messages(current),
             # every original a step dropped or rewrote (a message a step made and a later step
             # changed again is not an original: its original is already here)
             removed=rewritten(messages, current), summary=summary, used_fallback=used_fallback,
-            new_session=not self.settings.in_place, notes=tuple(notes),
+            summary_error=summary_error, summarized=summarized, new_session=not self.settings.in_place,
+            notes=tuple(notes),
         ), counter)
         if result.compressed:
             self.compression_count += 1

@@ -460,7 +460,10 @@ class PruneOptions:
 class PruneStrategy(CompressorStrategy):
     """Stage 1 alone: old tool output becomes one-line summaries, no LLM call, nothing dropped.
 
-    Messages still too big for the window afterwards are cut as :mod:`.oversize` describes.
+    Messages still too big for the window afterwards are cut as :mod:`.oversize` describes. A forced
+    compaction (a manual ``/compress``) protects only the turn in progress (the latest user message and
+    what follows it): every older tool output is summarised, whatever the tail budget and
+    ``protect_last_n`` would keep; nothing is dropped either way.
     """
 
     name = "prune"
@@ -476,11 +479,26 @@ class PruneStrategy(CompressorStrategy):
         force: bool = False,
         memory_context: str = "",
     ) -> CompressionResult:
+        result = self._pruned(messages, force=force)
+        if result.compressed:
+            self.compression_count += 1
+        return result
+
+    def nothing_to_compress(self, messages: list[Message]) -> str | None:
+        if not messages:
+            return super().nothing_to_compress(messages)
+        result = self._pruned(messages, force=True)
+        return None if result.compressed else "; ".join(result.notes)
+
+    def _pruned(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = get_counter(self.model)
-        base = self.threshold_tokens or counter.count_messages(messages)
+        if force:  # the turn in progress alone (see the class docstring)
+            tail_tokens, tail_count = 0, 1
+        else:
+            base = self.threshold_tokens or counter.count_messages(messages)
+            tail_tokens, tail_count = max(1, int(base * self.settings.target_ratio)), self.settings.protect_last_n
         report = prune_tool_results(
-            messages, counter=counter, protect_tail_tokens=max(1, int(base * self.settings.target_ratio)),
-            protect_tail_count=self.settings.protect_last_n,
+            messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
         )
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
@@ -489,11 +507,9 @@ class PruneStrategy(CompressorStrategy):
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")
         if not report.changed and not cut:
-            return CompressionResult.unchanged(messages, report.tokens_before, note="nothing to prune")
-        result = self.checked(messages, CompressionResult(
+            return CompressionResult.unchanged(messages, report.tokens_before, note=(
+                "no tool output before the turn in progress is left to shrink" if force else "nothing to prune"))
+        return self.checked(messages, CompressionResult(
             messages=pruned, tokens_before=report.tokens_before, tokens_after=counter.count_messages(pruned),
             removed=rewritten(messages, pruned), new_session=not self.settings.in_place, notes=tuple(notes),
         ), counter)
-        if result.compressed:
-            self.compression_count += 1
-        return result

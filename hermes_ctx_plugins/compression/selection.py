@@ -1,18 +1,23 @@
-"""Stages 2 and 3: which messages are protected at the head and at the tail (SPEC 1.3).
+"""Stages 2 and 3: which messages are protected at the head and at the tail.
 
 The middle between them is what a strategy may summarise or drop. Boundaries never split an
 assistant tool call from its results, and the tail always keeps the latest real user message
 and everything after it.
+
+A forced compaction (a manual ``/compress``) whose usual tail leaves nothing to compact protects
+less: the head as usual, and as tail only the turn in progress (:func:`forced_tail_start`). The
+token budget, ``protect_last_n`` and ``min_tail_user_messages`` yield to the user's request, the
+invariants (the turn in progress verbatim, tool calls with their results, valid roles) do not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..events import Message
 from ..tokens import TokenCounter
-from .messages import align_end, align_start, is_real_user, role, summary_role
+from .messages import align_end, align_start, is_real_user, last_real_user_index, role, summary_role
 
 #: The tail keeps at least min(protect_last_n, this) messages, so bulky tool output cannot make
 #: every compaction keep dozens of messages verbatim.
@@ -76,6 +81,26 @@ def tail_start(
     return max(head, align_start(messages, cut, floor=head))
 
 
+def forced_tail_start(messages: Sequence[Message], *, head: int) -> int:
+    """The tail of a forced compaction: the latest real user message and everything after it (without
+    one, the last message with the tool call its results answer); never inside the head."""
+    latest = last_real_user_index(messages)
+    start = latest if latest >= 0 else align_start(messages, len(messages) - 1)
+    return max(head, start)
+
+
+def nothing_between(head: int, *, forced: bool) -> str:
+    """Why a compaction whose protected head ends at ``head`` found nothing to compact."""
+    if not forced:  # a forced compaction would protect less: say what protects it all now
+        return ("nothing to compact: the recent messages the tail protects (compression.target_ratio, "
+                "protect_last_n, min_tail_user_messages) reach back to the protected head")
+    turn = "the turn in progress (the latest user message and what follows it) is kept verbatim"
+    if not head:
+        return f"nothing to compact yet: {turn}, and nothing before it is worth compacting"
+    return (f"nothing to compact yet: the first {head} messages are protected (compression.protect_first_n), "
+            f"{turn}, and nothing between them is worth compacting")
+
+
 def split(
     messages: Sequence[Message],
     *,
@@ -105,4 +130,19 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool) -> 
         if summary_role(before, after, has_real_user=has_user) is not None:
             return Split(parts.head_end, tail)
         tail = align_start(messages, tail - 1, floor=parts.head_end)
+    return None
+
+
+def place(messages: Sequence[Message], usual: Split, *, has_user: bool, force: bool,
+          worth: Callable[[Sequence[Message]], bool]) -> Split | None:
+    """Where a compaction puts its summary or marker: ``usual`` made to fit (:func:`fit_insert`) when
+    the middle it leaves is ``worth`` compacting; else, when forced, the same with the tail shrunk to
+    the turn in progress (:func:`forced_tail_start`); ``None`` when neither has such a middle."""
+    candidates = [usual]
+    if force:
+        candidates.append(Split(usual.head_end, forced_tail_start(messages, head=usual.head_end)))
+    for candidate in candidates:
+        parts = fit_insert(messages, candidate, has_user=has_user)
+        if parts is not None and worth(messages[parts.head_end:parts.tail_start]):
+            return parts
     return None

@@ -1,8 +1,9 @@
-"""``summarize``: the seed's five-stage pipeline (SPEC 1.3-1.5), the default strategy.
+"""``summarize``: the seed's five-stage pipeline, the default strategy.
 
-1. prune old tool output (no LLM); 2. protect the head; 3. protect a token-budget tail;
-4. summarise the middle with the summary model (retry on the main model, then a static
-fallback, or abort); 5. on re-compression, update the previous summary instead of starting over.
+1. prune old tool output (no LLM); 2. protect the head; 3. protect a token-budget tail (a forced
+``/compress`` whose tail leaves nothing to summarise protects only the turn in progress);
+4. summarise the middle with the summary model (retry on the main model, then a static fallback, or
+abort); 5. on re-compression, update the previous summary instead of starting over.
 What the summary model reads is redacted first (``redact_secrets``, on by default); what survives
 and is still too big for the window is cut as :mod:`.oversize` describes; a result that would not
 be smaller than the input is reported as "unchanged".
@@ -23,7 +24,7 @@ from ..events import Message, Usage
 from ..memory.scan import redact_secrets
 from ..tokens import TokenCounter, get_counter
 from . import fallback, prompt
-from .base import CompressionResult, CompressorStrategy, rewritten
+from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown, rewritten
 from .messages import (
     COMPACTION_NOTE,
     HAS_USER_TURN_KEY,
@@ -39,7 +40,7 @@ from .messages import (
     text_of,
 )
 from .prune import PruneReport, prune_tool_results
-from .selection import fit_insert, head_end, split
+from .selection import Split, head_end, nothing_between, place, split
 from .summary_client import SummaryClient, SummaryError, SummaryModel
 from .trigger import CompressionGuard
 
@@ -70,7 +71,21 @@ class SummarizeOptions:
 
 
 class _Abort(Exception):
-    """The summary failed in a way that must leave the conversation untouched (SPEC 1.5 step 4)."""
+    """The summary failed in a way that must leave the conversation untouched."""
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a compaction decides before it asks the summary model."""
+
+    #: the messages after stage 1 (pruning)
+    pruned: list[Message]
+    has_user: bool
+    #: where the summary goes; ``None``: nothing to summarise
+    parts: Split | None
+    #: why there is nothing to compact, when there is not
+    nothing: str
+    notes: tuple[str, ...]
 
 
 class SummarizeStrategy(CompressorStrategy):
@@ -92,7 +107,6 @@ class SummarizeStrategy(CompressorStrategy):
         self._http = http
         self._clients: dict[tuple[str, str, str, float], SummaryClient] = {}
         self._pending_mode = "full"
-        self._block_reported = False
 
     @property
     def counter(self) -> TokenCounter:
@@ -107,22 +121,30 @@ class SummarizeStrategy(CompressorStrategy):
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         if not self.settings.enabled:
             return False
-        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
-        threshold = self.threshold_tokens
-        if threshold and tokens >= threshold:
-            reason = self.guard.blocked_reason()
-            if reason is not None:
-                if not self._block_reported:
-                    self._block_reported = True
-                    self.emit("blocked", f"automatic compression paused: {reason}; the conversation "
-                                         "continues uncompressed (use /compress to force it)")
+        if self.over_threshold(prompt_tokens):
+            if self.paused():
                 return False
             self._pending_mode = "full"
             return True
-        if self._prune_only_due(tokens, threshold):
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        if self._prune_only_due(tokens, self.threshold_tokens):
             self._pending_mode = "prune"
             return True
         return False
+
+    def pause_reason(self) -> str | None:
+        return self.guard.blocked_reason()
+
+    def failure_cooldown(self) -> Cooldown | None:
+        remaining = self.guard.cooldown_remaining()
+        return Cooldown(remaining_seconds=remaining, error=self.last_error) if remaining > 0 else None
+
+    def reset_session(self) -> None:
+        """A new conversation: no cool-down, no block, no pending prune-only pass, no failure to report."""
+        super().reset_session()
+        self.guard.clear()
+        self.last_error = ""
+        self._pending_mode = "full"
 
     def _prune_only_due(self, tokens: int, threshold: int | None) -> bool:
         settings = self.settings
@@ -148,7 +170,7 @@ class SummarizeStrategy(CompressorStrategy):
         mode, self._pending_mode = ("full" if force else self._pending_mode), "full"
         if force:
             self.guard.bypass()  # a manual /compress goes through cool-downs and blocks
-            self._block_reported = False
+            self._pause_reported = False
         counter = self.counter
         if mode == "prune":
             return self._prune_only(messages, counter.count_messages(messages))
@@ -158,10 +180,10 @@ class SummarizeStrategy(CompressorStrategy):
         if self.settings.progress_notices:
             self.emit("compressing", f"compressing {len(messages)} messages ({tokens_before:,} tokens)")
         try:
-            result = self._compress(messages, tokens_before, focus_topic, memory_context)
+            result = self._compress(messages, tokens_before, focus_topic, memory_context, force=force)
         except _Abort as exc:
             self.emit("failed", f"compression aborted, conversation left unchanged: {exc}")
-            return CompressionResult.unchanged(messages, tokens_before, note=str(exc))
+            return CompressionResult.unchanged(messages, tokens_before, note=str(exc), aborted_by=str(exc))
         if result.compressed:
             if unseen and result.tokens_before == tokens_before:  # the estimate was kept
                 result = dataclasses.replace(result, notes=(
@@ -174,6 +196,17 @@ class SummarizeStrategy(CompressorStrategy):
                 self.emit("done", f"compressed {len(messages)} → {len(result.messages)} messages, "
                                   f"{result.tokens_before:,} → {result.tokens_after:,} tokens")
         return result
+
+    def nothing_to_compress(self, messages: list[Message]) -> str | None:
+        """Everything a forced compaction decides before it would ask the summary model."""
+        if not messages or nothing_new_since_compaction(messages):
+            return super().nothing_to_compress(messages)
+        tokens_before, _ = self.counter.estimate_messages(messages)
+        plan = self._plan(messages, tokens_before, force=True)
+        if plan.parts is not None:
+            return None  # a middle to summarise (whether the summary saves enough is the model's answer)
+        result = self._finish(messages, plan.pruned, tokens_before, notes=plan.notes, nothing=plan.nothing)
+        return None if result.compressed else "; ".join(result.notes)
 
     def _tail_budget(self, tokens_before: int) -> int:
         base = self.threshold_tokens or tokens_before
@@ -207,79 +240,96 @@ class SummarizeStrategy(CompressorStrategy):
             notes=(f"pruned {len(report.replaced)} tool messages",),
         ), self.counter)
 
-    def _compress(self, messages: list[Message], tokens_before: int, focus_topic: str | None,
-                  memory_context: str) -> CompressionResult:
-        if nothing_new_since_compaction(messages):
-            return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last summary")
+    def _plan(self, messages: list[Message], tokens_before: int, *, force: bool) -> _Plan:
+        """Stages 1-3: prune, then protect the head and the tail (see :func:`.selection.place`)."""
         # protect_first_n decays once a summary holds the early turns (a prune-only pass does not
         # count: it summarised nothing, and decaying after it would re-cut an unchanged history).
-        protect_first_n = 0 if self._find_summary(messages) is not None else self.settings.protect_first_n
+        protect_first_n = 0 if _latest_summary(messages) is not None else self.settings.protect_first_n
         # The middle is about to be summarised away: weigh its pruning by characters, not tokens.
         report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars,
                              exact_head=head_end(messages, protect_first_n))
         pruned: list[Message] = report.messages
-        candidate = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
-                          tail_budget_tokens=self._tail_budget(tokens_before),
-                          protect_last_n=self.settings.protect_last_n,
-                          min_tail_user_messages=self.settings.min_tail_user_messages)
+        usual = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
+                      tail_budget_tokens=self._tail_budget(tokens_before),
+                      protect_last_n=self.settings.protect_last_n,
+                      min_tail_user_messages=self.settings.min_tail_user_messages)
         has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
-        parts = fit_insert(pruned, candidate, has_user=has_user)
-        middle = pruned[parts.head_end:parts.tail_start] if parts is not None else []
-        found = self._find_summary(middle)
-        if parts is None or (found is not None and found == len(middle) - 1):
+        parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising)
+        return _Plan(pruned=pruned, has_user=has_user, parts=parts,
+                     nothing=nothing_between(usual.head_end, forced=force),
+                     notes=(f"pruned {len(report.replaced)} tool messages",) if report.changed else ())
+
+    def _worth_summarising(self, middle: Sequence[Message]) -> bool:
+        """Whether a summary of ``middle`` could make the prompt smaller: it must hold more than the
+        previous summary and the head that summary once protected (those alone would be summarised
+        again with nothing new), and cost more than a summary with an empty body (no model call for
+        a middle that could only grow)."""
+        found = _latest_summary(middle)
+        if found is not None and found == len(middle) - 1:
+            return False
+        counter, used = self.counter, 0
+        empty = counter.count_message({"role": "assistant", "content": _framed("")})
+        for message in middle:  # counted only until it is certain: the middle may be huge
+            used += counter.count_message(message)
+            if used > empty:
+                return True
+        return False
+
+    def _compress(self, messages: list[Message], tokens_before: int, focus_topic: str | None,
+                  memory_context: str, *, force: bool) -> CompressionResult:
+        if nothing_new_since_compaction(messages):
+            return CompressionResult.unchanged(messages, tokens_before, note=NOTHING_NEW)
+        plan = self._plan(messages, tokens_before, force=force)
+        pruned, parts = plan.pruned, plan.parts
+        if parts is None:
             # Nothing to summarise (or only the summary and the head it once protected): what
             # pruning did, and cutting what is oversized, is all there is to do.
-            notes = (f"pruned {len(report.replaced)} tool messages",) if report.changed else ()
-            return self._finish(messages, pruned, tokens_before, notes=notes)
+            return self._finish(messages, pruned, tokens_before, notes=plan.notes, nothing=plan.nothing)
+        middle = pruned[parts.head_end:parts.tail_start]
+        found = _latest_summary(middle)
         previous = _summary_body(middle[found]) if found is not None else None
         # A formerly protected head joins the new turns: it is summarised now, never silently dropped.
         turns = [m for i, m in enumerate(middle) if i != found]
 
-        body, used_fallback = self._summarize(turns, previous, focus_topic, memory_context)
+        body, error = self._summarize(turns, previous, focus_topic, memory_context)
         before = pruned[parts.head_end - 1] if parts.head_end else None
         after = pruned[parts.tail_start] if parts.tail_start < len(pruned) else None
         summary_message = {
-            "role": summary_role(before, after, has_real_user=has_user),
-            "content": f"{prompt.SUMMARY_PREFIX}\n\n{body}\n\n{SUMMARY_END_MARKER}",
+            "role": summary_role(before, after, has_real_user=plan.has_user),
+            "content": _framed(body),
             SUMMARY_KEY: True,
-            HAS_USER_TURN_KEY: has_user,
+            HAS_USER_TURN_KEY: plan.has_user,
             TAIL_COUNT_KEY: len(pruned) - parts.tail_start,
         }
         compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start:]]
-        return self._finish(
+        result = self._finish(
             messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
-            used_fallback=used_fallback, notes=(f"summarised {len(middle)} messages"
-                                                + (" (static fallback)" if used_fallback else ""),))
+            notes=(f"summarised {len(middle)} messages" + (" (static fallback)" if error else ""),))
+        if result.compressed:
+            return dataclasses.replace(result, used_fallback=bool(error), summary_error=error, summarized=len(middle))
+        # the static fallback would not be smaller: without the model's summary, nothing is compacted
+        return dataclasses.replace(result, aborted=bool(error), summary_error=error)
 
     def _finish(self, messages: list[Message], compacted: list[Message], tokens_before: int, *,
-                summary: str | None = None, used_fallback: bool = False,
-                notes: tuple[str, ...] = ()) -> CompressionResult:
+                summary: str | None = None, notes: tuple[str, ...] = (),
+                nothing: str = "nothing to compress") -> CompressionResult:
         """The result of replacing ``messages`` with ``compacted``, oversized messages cut; "unchanged"
-        when that changes nothing or would not make the prompt smaller."""
+        when that changes nothing (saying ``nothing``) or would not make the prompt smaller."""
         counter = self.counter
         compacted, cut = self.fit_oversized(compacted, counter)
         if cut:
             notes = (*notes, f"cut {cut} oversized messages to fit the context window")
         if not notes:
-            return CompressionResult.unchanged(messages, tokens_before, note="nothing to compress")
+            return CompressionResult.unchanged(messages, tokens_before, note=nothing)
         tokens_after = counter.count_messages(compacted)
         if tokens_after > tokens_before * INEXACT_MARGIN:
             tokens_before = counter.count_messages(messages)  # too close to trust an estimate
         return self.checked(messages, CompressionResult(
             messages=compacted, tokens_before=tokens_before, tokens_after=tokens_after,
-            removed=rewritten(messages, compacted), summary=summary, used_fallback=used_fallback,
+            removed=rewritten(messages, compacted), summary=summary,
             new_session=not self.settings.in_place, system_note=COMPACTION_NOTE if summary is not None else "",
             notes=notes,
         ), counter)
-
-    @staticmethod
-    def _find_summary(messages: Sequence[Message]) -> int | None:
-        """The latest summary: ours (by its metadata) or hermes' own (by its prefix, after a resume)."""
-        for i in range(len(messages) - 1, -1, -1):
-            content = messages[i].get("content")
-            if is_summary(messages[i]) or (isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")):
-                return i
-        return None
 
     # ------------------------------------------------------------------ stage 4
 
@@ -312,8 +362,9 @@ class SummarizeStrategy(CompressorStrategy):
         return client
 
     def _summarize(self, turns: Sequence[Message], previous: str | None, focus_topic: str | None,
-                   memory_context: str) -> tuple[str, bool]:
-        """The summary body and whether it is the static fallback; raises _Abort to leave all unchanged."""
+                   memory_context: str) -> tuple[str, str]:
+        """The summary body, and why the summary model failed when it is the static fallback ("" when it
+        is the model's); raises _Abort to leave all unchanged."""
         options = self.options
         # A hint for the summary model, so an estimate will do (chars / 4, as hermes counts).
         estimate = sum(len(text_of(m.get("content"))) for m in turns) // 4
@@ -344,7 +395,7 @@ class SummarizeStrategy(CompressorStrategy):
                     continue
                 self.guard.record_summary_success()
                 self.last_error = ""
-                return self._clip(text, options.summary_tokens_ceiling), False
+                return self._clip(text, options.summary_tokens_ceiling), ""
             assert error is not None
             self.guard.record_summary_failure(error.kind)
             reason = str(error)
@@ -356,7 +407,7 @@ class SummarizeStrategy(CompressorStrategy):
             raise _Abort(f"{reason} (compression.abort_on_summary_failure is on)")
         self.emit("failed", f"summary unavailable ({reason}); used a static fallback summary")
         return fallback.build(turns, previous_summary=previous, reason=reason,
-                              max_chars=options.fallback_max_chars, redact=redact), True
+                              max_chars=options.fallback_max_chars, redact=redact), reason
 
     def _clip(self, text: str, limit: int) -> str:
         """The summary within the internal token budget (nothing caps it on the wire)."""
@@ -371,6 +422,20 @@ class SummarizeStrategy(CompressorStrategy):
         for client in self._clients.values():
             client.close()
         self._clients.clear()
+
+
+def _latest_summary(messages: Sequence[Message]) -> int | None:
+    """The latest summary: ours (by its metadata) or hermes' own (by its prefix, after a resume)."""
+    for i in range(len(messages) - 1, -1, -1):
+        content = messages[i].get("content")
+        if is_summary(messages[i]) or (isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")):
+            return i
+    return None
+
+
+def _framed(body: str) -> str:
+    """A summary message's content: the body between the framing prefix and the end marker."""
+    return f"{prompt.SUMMARY_PREFIX}\n\n{body}\n\n{SUMMARY_END_MARKER}"
 
 
 def _key(target: SummaryModel) -> tuple[str, str, str, float]:

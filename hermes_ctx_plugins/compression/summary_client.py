@@ -4,7 +4,7 @@ The request never carries ``max_tokens`` / ``max_completion_tokens``: a capped s
 summary mid-section, so the length budget lives in the prompt. The answer comes back with every
 ``<think>`` / ``<thinking>`` / ``<reasoning>`` block removed; ``reasoning_content`` is never used.
 The client does not retry: each failure is a :class:`SummaryError` whose ``retry_on_main_model``
-tells the caller's failure ladder (SPEC 1.5) what to do next::
+tells the caller's failure ladder what to do next::
 
     SummaryError (HermesCtxError)          .kind .retry_on_main_model .url .model .status
     ├── SummaryModelUnavailable   404, 5xx but 504, a "model not found" body    → retry on main

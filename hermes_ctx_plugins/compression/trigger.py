@@ -1,4 +1,4 @@
-"""When to compress (SPEC 1.1) and when to stop trying for a while (SPEC 1.2, 1.5).
+"""When to compress, and when to stop trying for a while.
 
 :func:`threshold_tokens` is the trigger arithmetic; :class:`CompressionGuard` is the anti-thrash
 state machine: failure cool-downs, blocking after repeated ineffective or fallback compactions,
@@ -22,7 +22,7 @@ INEFFECTIVE_SAVING = 0.10
 BLOCK_AFTER = 2
 #: How long a block lasts before one probe compaction is allowed.
 PROBE_AFTER_SECONDS = 300.0
-#: Summary-failure cool-downs (SPEC 1.5 and hermes 0.19.0).
+#: Summary-failure cool-downs (as hermes 0.19.0's).
 COOLDOWN_UNCONFIGURED = 600.0
 COOLDOWN_TIMEOUTS = (60.0, 300.0, 900.0)
 COOLDOWN_BAD_RESPONSE = 30.0
@@ -101,7 +101,11 @@ class CompressionGuard:
         return None
 
     def in_cooldown(self) -> bool:
-        return self.clock() < self.state.cooldown_until
+        return self.cooldown_remaining() > 0
+
+    def cooldown_remaining(self) -> float:
+        """Seconds left in the summary-failure cool-down (0 when there is none)."""
+        return max(0.0, self.state.cooldown_until - self.clock())
 
     # -- learning
     def record_compaction(self, *, saved_ratio: float, used_fallback: bool) -> bool:

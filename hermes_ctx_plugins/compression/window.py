@@ -3,16 +3,20 @@
 What is dropped is replaced by one short marker (how much, which tools, which files), placed
 with a role that keeps the conversation valid for strict backends. What is kept and still too big
 (a huge first message in the head, a huge latest turn) is cut as :mod:`.oversize` describes.
+A forced compaction whose budget keeps everything drops all but the head and the turn in progress
+(:func:`.selection.place`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..events import Message
 from ..tokens import TokenCounter, get_counter
-from .base import CompressionResult, CompressorStrategy, rewritten
+from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, rewritten
 from .fallback import _PATH
 from .messages import (
     SUMMARY_KEY,
@@ -24,7 +28,7 @@ from .messages import (
     summary_role,
     text_of,
 )
-from .selection import Split, fit_insert, head_end, tail_start
+from .selection import Split, head_end, nothing_between, place, tail_start
 
 #: Marks a window marker, and how many messages all window compactions so far have dropped.
 DROPPED_KEY = "_window_dropped"
@@ -60,10 +64,23 @@ class WindowStrategy(CompressorStrategy):
         force: bool = False,
         memory_context: str = "",
     ) -> CompressionResult:
+        result = self._compact(messages, force=force)
+        if result.compressed:
+            self.compression_count += 1
+        return result
+
+    def nothing_to_compress(self, messages: list[Message]) -> str | None:
+        """What a forced compaction would say (it calls no model, so it is simply run, unrecorded)."""
+        if not messages:
+            return super().nothing_to_compress(messages)
+        result = self._compact(messages, force=True)
+        return None if result.compressed else "; ".join(result.notes)
+
+    def _compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = self.counter
         tokens_before = counter.count_messages(messages)
         if nothing_new_since_compaction(messages):
-            return CompressionResult.unchanged(messages, tokens_before, note="nothing new since the last drop")
+            return CompressionResult.unchanged(messages, tokens_before, note=NOTHING_NEW)
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         # protect_first_n decays once a drop happened (a pass that only cut oversized messages does
         # not count: decaying after it would re-cut an unchanged history)
@@ -74,11 +91,11 @@ class WindowStrategy(CompressorStrategy):
                           budget_tokens=max(1, budget - head_tokens - _MARKER_TOKENS),
                           min_messages=1, min_user_messages=self.settings.min_tail_user_messages)
         has_user = any(is_real_user(m) for m in messages)
-        parts = fit_insert(messages, Split(head, tail), has_user=has_user)
-        dropped = messages[parts.head_end:parts.tail_start] if parts is not None else []
-        if parts is None or all(m.get(DROPPED_KEY) for m in dropped):
+        parts = place(messages, Split(head, tail), has_user=has_user, force=force, worth=_worth_dropping)
+        if parts is None:
             # Nothing (new) to drop: cutting what is oversized is all there is to do.
-            return self._finish(messages, messages, tokens_before, None)
+            return self._finish(messages, messages, tokens_before, None, nothing=nothing_between(head, forced=force))
+        dropped = messages[parts.head_end:parts.tail_start]
         before = messages[parts.head_end - 1] if parts.head_end else None
         after = messages[parts.tail_start] if parts.tail_start < len(messages) else None
         total = len([m for m in dropped if not m.get(DROPPED_KEY)]) + sum(
@@ -92,26 +109,30 @@ class WindowStrategy(CompressorStrategy):
             TAIL_COUNT_KEY: len(messages) - parts.tail_start,
         }
         compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *messages[parts.tail_start:]])
-        return self._finish(messages, compacted, tokens_before, description,
-                            notes=(f"dropped {len(dropped)} messages",))
+        result = self._finish(messages, compacted, tokens_before, description,
+                              notes=(f"dropped {len(dropped)} messages",))
+        return dataclasses.replace(result, summarized=len(dropped)) if result.compressed else result
 
     def _finish(self, messages: list[Message], compacted: list[Message], tokens_before: int,
-                summary: str | None, *, notes: tuple[str, ...] = ()) -> CompressionResult:
+                summary: str | None, *, notes: tuple[str, ...] = (),
+                nothing: str = "nothing to drop") -> CompressionResult:
         """The result of replacing ``messages`` with ``compacted``, oversized messages cut;
-        "unchanged" when that changes nothing or would not shrink the prompt."""
+        "unchanged" when that changes nothing (saying ``nothing``) or would not shrink the prompt."""
         compacted, cut = self.fit_oversized(compacted, self.counter)
         if compacted is messages:
-            return CompressionResult.unchanged(messages, tokens_before, note="nothing to drop")
+            return CompressionResult.unchanged(messages, tokens_before, note=nothing)
         if cut:
             notes = (*notes, f"cut {cut} oversized messages to fit the context window")
-        result = self.checked(messages, CompressionResult(
+        return self.checked(messages, CompressionResult(
             messages=compacted, tokens_before=tokens_before, tokens_after=self.counter.count_messages(compacted),
             removed=rewritten(messages, compacted), summary=summary, new_session=not self.settings.in_place,
             notes=notes,
         ), self.counter)
-        if result.compressed:
-            self.compression_count += 1
-        return result
+
+
+def _worth_dropping(middle: Sequence[Message]) -> bool:
+    """Whether a middle holds more than earlier markers (dropping only those would change nothing)."""
+    return not all(m.get(DROPPED_KEY) for m in middle)
 
 
 def _describe(dropped: list[Message], total: int) -> str:

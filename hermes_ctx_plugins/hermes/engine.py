@@ -18,14 +18,16 @@ from typing import Any
 from agent.context_engine import ContextEngine
 
 from ..archive import tools as archive_tools
-from ..compression.base import CompressorStrategy
-from ..compression.messages import nothing_new_since_compaction
+from ..compression.base import CompressionResult, CompressorStrategy, Cooldown
 from ..events import Usage
 from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
+
+#: no compaction yet (or a new conversation): nothing to report to hermes
+_NO_RESULT = CompressionResult.unchanged([])
 
 
 def share_of(tokens: int, window: int) -> float:
@@ -53,6 +55,7 @@ class HermesCtxEngine(ContextEngine):
         self.awaiting_real_usage_after_compression = False
         #: the session of the agent this copy belongs to (hermes tells each copy at its start)
         self.session_id = ""
+        self._report()
 
     @property
     def name(self) -> str:
@@ -72,12 +75,9 @@ class HermesCtxEngine(ContextEngine):
         return clone
 
     # -- the attributes hermes reads and writes ---------------------------------------------
-    def _get(self, key: str, default: Any) -> Any:
-        return getattr(self._strategy, key, default) if self._strategy is not None else default
-
     @property  # type: ignore[override]
     def last_prompt_tokens(self) -> int:
-        return int(self._get("last_prompt_tokens", 0) or 0)
+        return int(self._strategy.last_prompt_tokens or 0) if self._strategy is not None else 0
 
     @last_prompt_tokens.setter
     def last_prompt_tokens(self, value: int) -> None:
@@ -86,7 +86,7 @@ class HermesCtxEngine(ContextEngine):
 
     @property  # type: ignore[override]
     def compression_count(self) -> int:
-        return int(self._get("compression_count", 0) or 0)
+        return int(self._strategy.compression_count or 0) if self._strategy is not None else 0
 
     @compression_count.setter
     def compression_count(self, value: int) -> None:
@@ -95,7 +95,7 @@ class HermesCtxEngine(ContextEngine):
 
     @property  # type: ignore[override]
     def context_length(self) -> int:
-        return int(self._get("context_length", 0) or 0)
+        return int(self._strategy.context_length or 0) if self._strategy is not None else 0
 
     @context_length.setter
     def context_length(self, value: int) -> None:
@@ -210,22 +210,46 @@ class HermesCtxEngine(ContextEngine):
     def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
                  focus_topic: str | None = None, force: bool = False,
                  memory_context: str = "") -> list[dict[str, Any]]:
+        self._report()
         if self._strategy is None or not messages:
             return messages
         result = self._host.run_compression(
             self._strategy, list(messages), session=self._host.session(self.session_id), fallback=self._fallback,
             current_tokens=current_tokens, focus_topic=focus_topic, force=force, memory_context=memory_context)
+        self._report(result)
         if not result.messages:
             return messages
         if result.compressed:
             self.awaiting_real_usage_after_compression = True
             log.info("hermes-ctx %s: %d -> %d messages, %d -> %d tokens", self._strategy.name,
                      len(messages), len(result.messages), result.tokens_before, result.tokens_after)
+        elif force:
+            log.info("hermes-ctx %s: /compress changed nothing: %s", self._strategy.name,
+                     "; ".join(result.notes) or "no reason given")
         return result.messages
 
+    def _report(self, result: CompressionResult = _NO_RESULT) -> None:
+        """What hermes tells the user after a compaction, in the attributes it reads from its built-in
+        compressor: "⚠ Compression summary failed …" and "⚠ Compression aborted …" after an automatic
+        one, "Compressed with fallback: …" and "Compression aborted: …" after ``/compress``. hermes words
+        a summary error as "inserted a fallback" or "aborted", so one is reported only with either."""
+        fell_back = result.compressed and result.used_fallback
+        self._last_summary_error = result.summary_error if fell_back or result.aborted else ""
+        self._last_summary_fallback_used = fell_back
+        self._last_summary_dropped_count = result.summarized if fell_back else 0
+        self._last_compress_aborted = result.aborted
+
     def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
-        """For hermes' manual ``/compress``: False when nothing happened since our last compaction."""
-        return self._strategy is not None and len(messages) > 2 and not nothing_new_since_compaction(messages)
+        """For hermes' manual ``/compress`` (the gateway asks first, and says "nothing to compress yet"
+        on False): whether the strategy's forced compaction could change anything, decided the way its
+        ``compress(force=True)`` decides it."""
+        if self._strategy is None:
+            return False
+        reason = self._host.isolator.call(self._owner(), self._strategy.nothing_to_compress, list(messages),
+                                          default=None, resets=False)
+        if reason is not None:
+            log.info("hermes-ctx %s: nothing to compress: %s", self._strategy.name, reason)
+        return reason is None
 
     def get_active_compression_failure_cooldown(self, *, refresh: bool = False,
                                                 **_: Any) -> dict[str, Any] | None:
@@ -236,12 +260,15 @@ class HermesCtxEngine(ContextEngine):
         the copy it keeps in hermes' session database; ours lives in this agent's strategy alone, so
         it is always current and ``refresh`` changes nothing.
         """
-        guard = getattr(self._strategy, "guard", None)
-        if guard is None or not guard.in_cooldown():
+        if self._strategy is None:
             return None
-        remaining = max(0.0, guard.state.cooldown_until - guard.clock())
-        return {"cooldown_until": time.time() + remaining, "remaining_seconds": remaining,
-                "error": getattr(self._strategy, "last_error", "") or None}
+        none: Cooldown | None = None
+        cooldown = self._host.isolator.call(self._owner(), self._strategy.failure_cooldown, default=none,
+                                            resets=False)
+        if cooldown is None:
+            return None
+        return {"cooldown_until": time.time() + cooldown.remaining_seconds,
+                "remaining_seconds": cooldown.remaining_seconds, "error": cooldown.error or None}
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         if self._strategy is None:
@@ -279,17 +306,25 @@ class HermesCtxEngine(ContextEngine):
         boundary, and with ``compression.in_place: false`` it loses it to the child session.) A new
         conversation starts clean through :meth:`on_session_reset` (``/new``, ``/reset``,
         ``/resume``), and a manual ``/compress`` goes through a cool-down anyway.
+
+        The report of the last compaction (summary failed, fell back, aborted) is kept too: hermes
+        reads it for ``/compress``'s feedback after the compaction, and so after this call (the
+        built-in has cleared its copy by then, and reports a fallback as a plain "Compressed").
         """
 
     def on_session_reset(self) -> None:
+        """A new conversation (``/new``, ``/reset``, ``/resume``): the strategies forget their cool-downs
+        and blocks, and nothing from the last compaction is reported any more."""
         super().on_session_reset()
-        guard = getattr(self._strategy, "guard", None)
-        if guard is not None:
-            guard.clear()
+        self._report()
+        for strategy in (self._strategy, self._fallback_strategy):
+            if strategy is not None:
+                self._host.isolator.call(f"compressor:{strategy.name}", strategy.reset_session, default=None,
+                                         resets=False)
 
     def get_status(self) -> dict[str, Any]:
         status: dict[str, Any] = dict(super().get_status())
         status["strategy"] = self._strategy.name if self._strategy else None
         status["plugin_status"] = self._host.isolator.status(self._owner())
-        status["last_summary_error"] = getattr(self._strategy, "last_error", "")
+        status["last_summary_error"] = self._last_summary_error
         return status
