@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,3 +125,21 @@ def test_forget_succeeds_even_when_compaction_cannot_run(filled: LocalProvider, 
     assert "forgot 1 memories of session 's-bob'" in captured.out
     assert "forgotten, but the file could not be compacted now" in captured.err
     assert "Gerald" not in filled.prefetch("wombat Gerald", session=BOB)
+
+
+def test_forgetting_a_scope_without_a_terminal_refuses_instead_of_crashing(
+        make: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 13 #15: `memory forget --user U` without --yes and without a terminal raised EOFError."""
+    import io
+
+    from local_helpers import say
+
+    provider = make()
+    say(provider, SessionInfo(session_id="s", user_id="alice"), "keep me")
+    assert provider.flush(10)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["memory", "forget", "--user", "alice"]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--yes" in err and "Traceback" not in err
+    assert main(["memory", "search", "keep", "--user", "alice", "--json"]) == 0
+    assert "keep me" in capsys.readouterr().out  # nothing was deleted

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from ...cliutil import confirm
 from ...config import Config, hermes_home
 from ...errors import ConfigError
 from . import query, recall
@@ -211,9 +212,9 @@ def _forget(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
         return EXIT_INPUT
     what = ", ".join(f"{k} {v!r}" for k, v in (("user", args.user), ("chat", args.chat), ("session", args.session))
                      if v is not None)
-    if not args.yes and input(f"forget every memory of {what}? [y/N] ").strip().lower() != "y":
-        print("nothing changed")
-        return 1
+    refused = confirm(f"forget every memory of {what}? [y/N] ", yes=args.yes)
+    if refused is not None:
+        return refused
     count = store.forget_where(namespace=args.namespace, user_id=args.user, chat_id=args.chat,
                                session_id=args.session)
     print(f"forgot {count:,} memories of {what}")
