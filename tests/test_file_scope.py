@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hermes_ctx_plugins import SessionInfo, load_host
@@ -166,3 +166,22 @@ def test_deployments_share_memories_only_when_they_name_one_namespace() -> None:
     assert support.deployment == "crm" and lab.deployment == "lab"
     assert "SH05" in recall(files["support"], support)  # shared, as configured
     assert "SH05" not in recall(files["lab"], lab)  # not shared: its own namespace
+
+
+_ANY = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text()),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                    max_leaves=8)
+
+
+@given(args=st.fixed_dictionaries(
+    {"target": st.sampled_from(["memory", "user"])},
+    optional={"action": st.sampled_from(["add", "replace", "remove"]) | _ANY, "content": st.text() | _ANY,
+              "old_text": st.text() | _ANY, "operations": _ANY}))
+@example(args={"target": "user", "action": "add", "content": "likes \ud800 tea"})  # raised UnicodeEncodeError
+@example(args={"target": "memory", "operations": [{"action": "replace", "old_text": "\udfff", "content": "x"}]})
+def test_the_memory_tool_answers_any_arguments_without_raising(args: dict[str, Any]) -> None:
+    """Issue 13: arbitrary Unicode (lone surrogates included) and ints through the memory tool."""
+    p = FileProvider(hermes_home=home() / "any-args")
+    session = SessionInfo(session_id="s", user_id="\ud800x", deployment="d")
+    answer = json.loads(p.handle_tool_call("memory", args, session=session))
+    assert isinstance(answer, dict) and "success" in answer

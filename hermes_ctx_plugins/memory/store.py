@@ -30,6 +30,7 @@ import codecs
 import contextlib
 import logging
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -70,6 +71,9 @@ Scanner = Callable[[str], Sequence[Finding]]
 
 class MemoryStoreError(HermesCtxError):
     """A memory write was refused, or the store cannot be used; nothing was written."""
+
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class InvalidOp(MemoryStoreError, ValueError):
@@ -324,6 +328,11 @@ class MemoryFile:
         if op.action not in ("add", "replace", "remove"):
             raise InvalidOp(f"{where}: unknown action {op.action!r}; use 'add', 'replace' or 'remove'")
         step = _Step(op.action, _clean(op.text), _clean(op.match), where)
+        for name, value in (("text", step.text), ("match", step.match)):
+            odd = _LONE_SURROGATE.search(value)
+            if odd:  # MEMORY.md / USER.md are UTF-8 files hermes reads: no encoding holds one
+                raise InvalidOp(f"{where}: the {name} holds a lone surrogate (U+{ord(odd.group()):04X}) at "
+                                f"character {odd.start()}, which a UTF-8 file cannot store; write the text without it")
         if op.action != "add" and not step.match:
             raise InvalidOp(f"{where}: 'match' is empty; give a short substring of the entry to {op.action}")
         if op.action != "remove":
