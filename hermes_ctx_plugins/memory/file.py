@@ -36,7 +36,7 @@ from .approval import PendingWrites
 from .base import MemoryProvider
 from .review import Reviewer
 from .skills import SkillStore
-from .store import DELIMITER, MEMORY_HEADER, USER_HEADER, MemoryStore, MemoryStoreError, Op
+from .store import DELIMITER, LONE_SURROGATE, MEMORY_HEADER, USER_HEADER, MemoryStore, MemoryStoreError, Op
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -376,6 +376,10 @@ class FileProvider(MemoryProvider):
             ops = ops_from_arguments(args)
         except ValueError as exc:
             return _error(str(exc))
+        odd = next((op for op in ops if LONE_SURROGATE.search(op.text + op.match)), None)
+        if odd is not None:  # hermes' own writer would fail on it inside the tool: answer it here
+            return _error("the text holds a lone surrogate, which a UTF-8 memory file cannot store; "
+                          "write it without one")
         mode = self.options.write_approval
         if mode == "block":
             return _error("memory writes are blocked by configuration (ctx_plugins.options.file.write_approval)")

@@ -73,7 +73,7 @@ class MemoryStoreError(HermesCtxError):
     """A memory write was refused, or the store cannot be used; nothing was written."""
 
 
-_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class InvalidOp(MemoryStoreError, ValueError):
@@ -329,7 +329,7 @@ class MemoryFile:
             raise InvalidOp(f"{where}: unknown action {op.action!r}; use 'add', 'replace' or 'remove'")
         step = _Step(op.action, _clean(op.text), _clean(op.match), where)
         for name, value in (("text", step.text), ("match", step.match)):
-            odd = _LONE_SURROGATE.search(value)
+            odd = LONE_SURROGATE.search(value)
             if odd:  # MEMORY.md / USER.md are UTF-8 files hermes reads: no encoding holds one
                 raise InvalidOp(f"{where}: the {name} holds a lone surrogate (U+{ord(odd.group()):04X}) at "
                                 f"character {odd.start()}, which a UTF-8 file cannot store; write the text without it")
