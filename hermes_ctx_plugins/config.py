@@ -429,6 +429,9 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
                          lines: Mapping[str, int]) -> Config:
     section = _section(data, "ctx_plugins")
     plugins = build_dataclass(PluginSettings, section, "ctx_plugins")
+    if "" in plugins.deployments:  # it would be the top level's namespace, and no name to pick it by
+        raise ConfigError("a deployment needs a name; '' is the top-level settings", path="ctx_plugins.deployments",
+                          value="", expected="a non-empty deployment name")
     top_namespace = plugins.memory.namespace
     compression_raw = _section(data, "compression")
     compression = _build_lenient(CompressionSettings, compression_raw, "compression")

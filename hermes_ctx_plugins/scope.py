@@ -31,6 +31,8 @@ _ESCAPED = re.compile(r"_([0-9a-f]+)_|([A-Za-z0-9])")
 #: a hashed service id: ``h`` + 48 hex digits (192 bits of SHA-256)
 _HASHED = re.compile(r"h[0-9a-f]{48}")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: what a path segment keeps as it is: nothing a case-insensitive file system could fold together
+_FOLDED_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def escape_id(value: str) -> str:
@@ -98,9 +100,11 @@ def is_service_id(name: str) -> bool:
 
 
 def path_segment(value: str, *, prefix: str) -> str:
-    """``value`` as one safe file-name segment, injective for a given ``prefix`` (a letter): the
-    escaped id, or — past 120 characters — the prefix ``#`` and SHA-256 of the escaped id."""
-    encoded = escape_id(value)
+    """``value`` as one safe file-name segment, injective for a given ``prefix`` (a letter) even on a
+    file system that ignores case (macOS, Windows): lower-case letters and digits stay, every other
+    code point — capitals included — is escaped; past 120 characters, the prefix, ``#`` and SHA-256
+    of the escaped id."""
+    encoded = "".join(c if c in _FOLDED_PLAIN else f"_{ord(c):x}_" for c in value)
     if len(encoded) <= 120:
         return f"{prefix}{encoded}"
     return f"{prefix}#{hashlib.sha256(encoded.encode('ascii')).hexdigest()}"

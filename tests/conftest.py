@@ -71,3 +71,14 @@ def make() -> Iterator[Any]:
     yield factory
     for provider in made:
         provider.shutdown()
+
+
+@pytest.fixture(autouse=True)
+def _no_bridge_bindings_left() -> Iterator[None]:
+    """Bridge bindings are process-wide (hermes' hooks only know session ids): none outlives its test."""
+    yield
+    try:
+        from hermes_ctx_plugins.hermes import hooks
+    except ImportError:  # the hermes extra is not installed
+        return
+    hooks._SESSION_HOSTS.clear()

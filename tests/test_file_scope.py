@@ -185,3 +185,52 @@ def test_the_memory_tool_answers_any_arguments_without_raising(args: dict[str, A
     session = SessionInfo(session_id="s", user_id="\ud800x", deployment="d")
     answer = json.loads(p.handle_tool_call("memory", args, session=session))
     assert isinstance(answer, dict) and "success" in answer
+
+
+def test_forget_waits_for_a_write_in_flight_so_nothing_forgotten_comes_back() -> None:
+    """A write that re-read the file under hermes' lock must not put back what forget removed."""
+    import threading
+
+    pytest.importorskip("tools.memory_tool", reason="the hermes extra is not installed")
+    from hermes_ctx_plugins.hermes.scoped_memory import ScopedMemoryStore
+
+    p = provider()
+    folder = memory_folder(home(), "d", "alice")
+    store = ScopedMemoryStore(folder, memory_char_limit=2200, user_char_limit=1375)
+    store.load_from_disk()
+    store.add("user", "ALICE-OLD-SECRET-1 lives at 12 Elm St")
+    reloaded, go = threading.Event(), threading.Event()
+    save = store.save_to_disk
+
+    def slow_save(target: str) -> None:  # hermes' add() re-read the file under its lock, about to save
+        reloaded.set()
+        go.wait(5)
+        save(target)
+
+    store.save_to_disk = slow_save  # type: ignore[method-assign]
+    writer = threading.Thread(target=lambda: store.add("user", "new harmless fact"))
+    writer.start()
+    assert reloaded.wait(5)
+    forgetting = threading.Thread(target=lambda: p.forget_user("alice", namespaces=["d"]))
+    forgetting.start()
+    forgetting.join(0.5)
+    assert forgetting.is_alive()  # it waits for the writer's lock ...
+    go.set()
+    writer.join()
+    forgetting.join(5)
+    text = (folder / "USER.md").read_text(encoding="utf-8") if (folder / "USER.md").exists() else ""
+    assert "ALICE-OLD-SECRET-1" not in text  # ... so the old entries stay gone
+
+
+def test_a_session_id_is_no_proof_of_who_asks_for_a_snapshot() -> None:
+    p = provider()
+    alice, bob = (SessionInfo(session_id="same", user_id=u) for u in ("alice", "bob"))
+    remember(p, alice, "codeword SN06")
+    assert "SN06" in recall(p, alice)
+    assert "SN06" not in p.system_prompt_block(session=bob)  # same session id, another owner
+
+
+def test_owner_folders_differ_where_a_file_system_ignores_case() -> None:
+    names = {memory_folder(Path("/h"), dep, user).as_posix().lower()
+             for dep in ("support", "Support") for user in ("alice", "Alice", "ALICE")}
+    assert len(names) == 6

@@ -98,22 +98,35 @@ class DeploymentPlan:
         :raises ConfigError: the agent was built with hermes' memory manager driving one of our
             providers (build it with :meth:`agent_kwargs`).
         """
-        user_id = str(getattr(agent, "_user_id", None) or "")
+        raw_user = getattr(agent, "_user_id", None)
+        user_id = "" if raw_user in (None, "") else str(raw_user)
         if not user_id and self.memory_providers and not anonymous:
             raise AnonymousAgentError(self.name, agent.session_id, self.memory_providers)
         _refuse_hermes_manager_of_ours(agent)
+        session = self.host.scoped(SessionInfo(
+            session_id=agent.session_id, user_id=user_id, chat_id=str(getattr(agent, "_chat_id", None) or ""),
+            platform=str(getattr(agent, "platform", "") or ""), model=str(getattr(agent, "model", "") or "")))
+        bind_session(session, self.host, holder=id(agent))  # first: a session id in use refuses here
+        self.host.remember_session(session)  # hermes may compact (and archive) before its first hook
+        current = getattr(agent, "context_compressor", None)
         if self.host.compressor is not None:
             engine = copy.deepcopy(HermesCtxEngine(self.host))
             engine.update_model(model=agent.model, context_length=_context_length(agent),
                                 base_url=getattr(agent, "base_url", "") or "",
                                 api_key=getattr(agent, "api_key", "") or "",
                                 provider=getattr(agent, "provider", "") or "")
+            engine.bind(session, holder=id(agent))
             agent.context_compressor = engine
-        session = self.host.scoped(SessionInfo(
-            session_id=agent.session_id, user_id=user_id, chat_id=str(getattr(agent, "_chat_id", None) or ""),
-            platform=str(getattr(agent, "platform", "") or ""), model=str(getattr(agent, "model", "") or "")))
+        elif isinstance(current, HermesCtxEngine):  # another deployment's engine must not stay on it
+            unbind_session(session.session_id, holder=id(agent))
+            raise ConfigError(
+                f"deployment {self.name!r} selects no compressor, but this agent runs our engine (hermes' "
+                "context.engine: hermes-ctx), which would compact it with another deployment's strategy "
+                "and archive; give the deployment a compressor, or build its agents with hermes' "
+                "built-in compressor (context.engine: compressor)",
+                path=f"ctx_plugins.deployments.{self.name}.compressor", value=None,
+                expected="a compressor, since hermes runs our engine")
         self._give_owner_files(agent, session)
-        bind_session(session, self.host)
         return agent
 
     def _give_owner_files(self, agent: Any, session: SessionInfo) -> None:
@@ -130,11 +143,19 @@ class DeploymentPlan:
         agent._memory_enabled = bool(store) and settings.memory_enabled
         agent._user_profile_enabled = bool(store) and settings.user_profile_enabled
         agent._memory_nudge_interval = settings.nudge_interval if store else 0
+        # skills are one folder for every user of the hermes home: hermes' review must not turn one
+        # user's conversation into a skill every user sees (the skill_manage tool is the operator's call)
+        if session.user_id or session.deployment:
+            agent._skill_nudge_interval = 0
         agent._cached_system_prompt = None  # built from the store on the next turn
 
     def release(self, agent: Any) -> None:
-        """Forget ``agent``'s session routing (call when evicting it)."""
-        unbind_session(agent.session_id)
+        """Forget ``agent``'s session routing (call when evicting it); a binding another agent took
+        over is left to that agent."""
+        engine = getattr(agent, "context_compressor", None)
+        bound = engine.bound if isinstance(engine, HermesCtxEngine) else None
+        for session_id in {agent.session_id, *([bound.session_id] if bound is not None else [])}:
+            unbind_session(session_id, holder=id(agent))
 
 
 def _refuse_hermes_manager_of_ours(agent: Any) -> None:

@@ -19,10 +19,11 @@ from agent.context_engine import ContextEngine
 
 from ..archive import tools as archive_tools
 from ..compression.base import CompressionResult, CompressorStrategy, Cooldown
-from ..events import Usage
+from ..events import SessionInfo, Usage
 from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas
+from .hooks import SessionInUseError, bind_session, unbind_session
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -55,6 +56,9 @@ class HermesCtxEngine(ContextEngine):
         self.awaiting_real_usage_after_compression = False
         #: the session of the agent this copy belongs to (hermes tells each copy at its start)
         self.session_id = ""
+        #: a Bridge agent's owner (see :meth:`bind`), and the agent holding the binding
+        self.bound: SessionInfo | None = None
+        self._holder = 0
         self._report()
 
     @property
@@ -292,8 +296,26 @@ class HermesCtxEngine(ContextEngine):
         return str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
                                             default=error, resets=False))
 
+    def bind(self, session: SessionInfo, *, holder: int) -> None:
+        """This copy serves a Bridge agent: ``session`` is who it is, and when hermes moves the
+        agent to a new session id (a compaction with ``in_place: false``, ``/new``, ``/resume``) the
+        new id is bound to the same owner, so its hooks stay in the agent's deployment."""
+        self.bound, self._holder = session, holder
+        self.session_id = session.session_id
+
     def on_session_start(self, session_id: str, **kwargs: Any) -> None:
         self.session_id = session_id or ""
+        bound = self.bound
+        if bound is not None and self.session_id and self.session_id != bound.session_id:
+            moved = dataclasses.replace(bound, session_id=self.session_id, parent_session_id=bound.session_id)
+            try:
+                bind_session(moved, self._host, holder=self._holder)
+            except SessionInUseError as exc:  # never the user's turn; the hooks then use another host
+                log.error("hermes-ctx could not keep session %r in its deployment: %s", self.session_id, exc)
+                return
+            unbind_session(bound.session_id, holder=self._holder)
+            self.bound = moved
+            self._host.remember_session(moved)
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         """Keeps the summary-failure cool-down and the anti-thrash block, on purpose.

@@ -14,8 +14,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..errors import HermesCtxError
 from ..events import Request, Response, SessionInfo, Turn, Usage, tool_calls_since_last_user
 from ..manager import Host
+from ..scope import describe
 from ..tokens import get_counter
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -35,24 +37,43 @@ def _never_raises(method: Callable[..., T]) -> Callable[..., T | None]:
     return wrapper
 
 
-#: session id -> the deployment host (and who the session is) a Bridge bound it to (see ``bridge``)
-_SESSION_HOSTS: dict[str, tuple[Host, SessionInfo]] = {}
+#: session id -> (the deployment host, who the session is, the agent that holds it) a Bridge bound
+#: it to (see ``bridge``)
+_SESSION_HOSTS: dict[str, tuple[Host, SessionInfo, int]] = {}
 _SESSION_LOCK = threading.Lock()
 
 
-def bind_session(session: SessionInfo, host: Host) -> None:
+class SessionInUseError(HermesCtxError, ValueError):
+    """A session id is already bound to another owner: hermes' hooks tell us only the session id, so
+    two live agents of different owners may not share one."""
+
+
+def bind_session(session: SessionInfo, host: Host, *, holder: int) -> None:
     """Route hermes' hooks for ``session`` to ``host`` instead of the process-wide one.
 
     A bound session's memory is driven by ``host`` alone (the Bridge builds its agents without
     hermes' memory manager), and ``session`` says who it is before hermes' first hook does.
+
+    :param holder: the agent holding the binding (``id(agent)``): only it can release it.
+    :raises SessionInUseError: another holder has bound this session id to another owner.
     """
     with _SESSION_LOCK:
-        _SESSION_HOSTS[session.session_id] = (host, session)
+        bound = _SESSION_HOSTS.get(session.session_id)
+        if bound is not None and bound[2] != holder and (
+                bound[0] is not host or bound[1].user_id != session.user_id):
+            raise SessionInUseError(
+                f"session id {session.session_id!r} is already in use by another agent of "
+                f"{describe(bound[1].deployment, bound[1].user_id)}; give every agent its own session id "
+                "(hooks know a turn's owner only by it), or release the other agent first")
+        _SESSION_HOSTS[session.session_id] = (host, session, holder)
 
 
-def unbind_session(session_id: str) -> None:
+def unbind_session(session_id: str, *, holder: int) -> None:
+    """Forget a binding, if ``holder`` holds it (another agent that took the id over keeps it)."""
     with _SESSION_LOCK:
-        _SESSION_HOSTS.pop(session_id, None)
+        bound = _SESSION_HOSTS.get(session_id)
+        if bound is not None and bound[2] == holder:
+            del _SESSION_HOSTS[session_id]
 
 
 def bound_session(session_id: str) -> SessionInfo | None:
@@ -92,13 +113,16 @@ class HookBridge:
             "on_session_reset": self.on_session_finalize,
         }
 
-    def session_for(self, session_id: str = "", model: str = "", platform: str = "", sender_id: str = "",
+    def session_for(self, session_id: str = "", model: str = "", platform: str = "", sender_id: Any = "",
                     **_: Any) -> SessionInfo:
         """The session as far as hermes has told us, filling in what this hook left out."""
-        known = self._sessions.get(session_id or "") or bound_session(session_id or "")
-        if known is None:
-            known = SessionInfo(session_id=session_id or "")
-        session = dataclasses.replace(known, user_id=sender_id or known.user_id, platform=platform or known.platform,
+        bound = bound_session(session_id or "")
+        if bound is not None:  # a Bridge fixed who this session is: hooks cannot change it
+            return dataclasses.replace(bound, platform=platform or bound.platform, model=model or bound.model)
+        known = self._sessions.get(session_id or "") or SessionInfo(session_id=session_id or "")
+        # hermes passes platform user ids as ints too: a user id is text, compared exactly
+        user_id = str(sender_id) if sender_id not in (None, "") else known.user_id
+        session = dataclasses.replace(known, user_id=user_id, platform=platform or known.platform,
                                       model=model or known.model)
         if session != self._sessions.get(session.session_id):
             self._sessions[session.session_id] = session

@@ -16,6 +16,7 @@ files.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import shutil
@@ -36,7 +37,16 @@ from .approval import PendingWrites
 from .base import MemoryProvider
 from .review import Reviewer
 from .skills import SkillStore
-from .store import DELIMITER, LONE_SURROGATE, MEMORY_HEADER, USER_HEADER, MemoryStore, MemoryStoreError, Op
+from .store import (
+    DELIMITER,
+    LONE_SURROGATE,
+    MEMORY_HEADER,
+    USER_HEADER,
+    MemoryStore,
+    MemoryStoreError,
+    Op,
+    locked,
+)
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -281,9 +291,10 @@ class FileProvider(MemoryProvider):
 
     def _snapshot(self, session: SessionInfo | None) -> _Snapshot:
         """``session``'s frozen snapshot, loaded now if the session did not start through us."""
+        owner = (session.deployment, session.user_id) if session is not None else ("", "")
         with self._lock:
             snapshot = self._snapshots.get(session.session_id if session is not None else "")
-        if snapshot is None:
+        if snapshot is None or snapshot.owner != owner:  # a session id is no proof of who asks
             snapshot = self._load(session)
             self._remember(session, snapshot)
         return snapshot
@@ -423,23 +434,24 @@ class FileProvider(MemoryProvider):
 
 
 def _forget_folder(folder: Path, *, shared: bool) -> Forgotten:
-    """Remove one owner's folder (its files only, for hermes' shared folder)."""
+    """Remove one owner's folder (its files only, for hermes' shared folder), holding the locks
+    hermes' writer and ours take: a write that read the old entries cannot put them back after."""
     entries = 0
-    for name in ("MEMORY.md", "USER.md"):
-        try:
-            entries += len(MemoryStore(folder.parent, folder=folder).file(
-                "user" if name == "USER.md" else "memory").entries())
-        except MemoryStoreError:
-            pass
     try:
-        if shared:
-            doomed = [p for p in folder.iterdir() if p.is_file() and
-                      (p.name.startswith(("MEMORY.md", "USER.md")) or p.name.startswith("pending.json"))]
-            for path in doomed:
-                path.unlink()
-        else:
-            shutil.rmtree(folder)
-    except OSError as exc:
+        with contextlib.ExitStack() as held:
+            for name in ("MEMORY.md", "USER.md", "pending.json"):
+                held.enter_context(locked(folder / name))
+            store = MemoryStore(folder.parent, folder=folder)
+            for target in ("memory", "user"):
+                with contextlib.suppress(MemoryStoreError):
+                    entries += len(store.file(target).entries())
+            if shared:
+                for path in folder.iterdir():
+                    if path.is_file() and path.name.startswith(("MEMORY.md", "USER.md", "pending.json")):
+                        path.unlink()
+            else:
+                shutil.rmtree(folder)
+    except (OSError, MemoryStoreError) as exc:
         return Forgotten(store=f"file {folder}", removed=None, error=f"{type(exc).__name__}: {exc}")
     return Forgotten(store=f"file {folder}", removed=entries, detail="entries in MEMORY.md and USER.md")
 

@@ -1,0 +1,141 @@
+"""A Bridge agent keeps its owner whatever hermes does to its session id (red-team findings, issue 12).
+
+hermes' hooks tell us a turn's session id and nothing more, so the Bridge binds each agent's session id
+to its owner. These tests go after the ways that binding could be lost: hermes compacting (and
+archiving) before its first hook, hermes moving the agent to a new session id, two agents sharing one
+id, a platform's integer user id, a deployment without a compressor, hermes' skill review.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hermes_helpers import configure_hermes, new_agent
+
+from hermes_ctx_plugins import ConfigError, load_config
+from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
+
+pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+from hermes_state import SessionDB
+
+from hermes_ctx_plugins.bridge import Bridge
+from hermes_ctx_plugins.hermes.hooks import SessionInUseError, bound_session
+
+SECRET = "ALICE-SECRET-3f9a2c1e7b"
+
+
+def long_history(word: str = SECRET) -> list[dict[str, Any]]:
+    history = make_transcript(40, turns=90, output_lines=80, system=False, images=False)
+    i = next(i for i, m in enumerate(history[10:], 10) if m["role"] == "assistant" and m.get("content"))
+    history[i] = {**history[i], "content": f"{history[i]['content']} {word}"}
+    return history
+
+
+def summarising(stub: StubOpenAIServer) -> None:
+    stub.responder = lambda body: "continuing" if body.get("stream") else "## Goal\nsummary"
+
+
+def test_what_a_bridge_agent_compacts_is_archived_as_its_owners(stub: StubOpenAIServer) -> None:
+    configure_hermes(stub)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": []}, "deployments": {"d": {"compressor": "summarize"}}}
+                   }).deployment("d")
+    summarising(stub)
+    alice = plan.apply(new_agent(stub, toolsets=["context_engine"], session_id="alice-s1", user_id="alice",
+                                 **plan.agent_kwargs()))
+    alice.run_conversation("please continue", conversation_history=long_history())  # hermes' preflight compacts
+    with sqlite3.connect(Path(os.environ["HERMES_HOME"]) / "ctx_archive.db") as db:
+        owners = db.execute("SELECT DISTINCT namespace, user_id, session_id FROM messages").fetchall()
+    assert owners == [("d", "alice", "alice-s1")]
+    stub.responder = None
+    bob = plan.apply(new_agent(stub, toolsets=["context_engine"], session_id="bob-s1", user_id="bob",
+                               **plan.agent_kwargs()))
+    stub.tool_call("ctx_search", {"query": "ALICE SECRET"})
+    stub.reply("done")
+    out = bob.run_conversation("search", conversation_history=[])
+    assert not any("3f9a2c1e7b" in str(m.get("content")) for m in out["messages"] if m.get("role") == "tool")
+    assert "3f9a2c1e7b" in alice.context_compressor.handle_tool_call("ctx_search", {"query": "ALICE SECRET"})
+
+
+def test_a_new_session_id_keeps_the_agents_deployment(stub: StubOpenAIServer) -> None:
+    """``compression.in_place: false`` moves the agent to a child session (so do /new and /resume)."""
+    word = "DEPLOYD-ALICE-CODE-8812"
+    home = configure_hermes(stub, "compression: {in_place: false}\nctx_plugins: {memory: {providers: [ctx-local]}, "
+                                  "deployments: {d: {compressor: summarize}}}\n")
+    bridge = Bridge(home / "config.yaml")
+    plan, top = bridge.deployment("d"), bridge.deployment(None)
+    summarising(stub)
+    alice = plan.apply(new_agent(stub, session_id="alice-s1", user_id="alice", session_db=SessionDB(home / "state.db"),
+                                 **plan.agent_kwargs()))
+    alice.run_conversation(f"remember: my codeword is {word}", conversation_history=long_history("x"))
+    assert alice.session_id != "alice-s1"  # hermes rotated it
+    moved = bound_session(alice.session_id)
+    assert moved is not None and (moved.deployment, moved.user_id) == ("d", "alice")
+    assert bound_session("alice-s1") is None
+    for provider in (*plan.host.memory_providers, *top.host.memory_providers):
+        assert provider.flush(10)
+    stub.responder = lambda body: "ok"
+    top.apply(new_agent(stub, session_id="top-alice", user_id="alice", **top.agent_kwargs())).run_conversation(
+        "what is my codeword? codeword", conversation_history=[])
+    assert word not in json.dumps(stub.chat_requests[-1].body)  # the top-level alice is someone else
+    plan.apply(new_agent(stub, session_id="alice-s2", user_id="alice", **plan.agent_kwargs())).run_conversation(
+        "what is my codeword? codeword", conversation_history=[])
+    assert word in json.dumps(stub.chat_requests[-1].body)  # the owner still has it
+    bridge.shutdown()
+
+
+def test_a_session_id_in_use_by_another_owner_is_refused(stub: StubOpenAIServer) -> None:
+    configure_hermes(stub)
+    bridge = Bridge({"ctx_plugins": {"memory": {"providers": []}, "deployments": {"a": {}, "b": {}}}})
+    first = bridge.deployment("a").apply(new_agent(stub, session_id="chat-1", user_id="u1"))
+    with pytest.raises(SessionInUseError, match=r"chat-1.*user 'u1' of deployment 'a'"):
+        bridge.deployment("b").apply(new_agent(stub, session_id="chat-1", user_id="u1"))
+    # the same owner's replacement agent may take the id over, and releasing the old one leaves it bound
+    second = bridge.deployment("a").apply(new_agent(stub, session_id="chat-1", user_id="u1"))
+    bridge.deployment("a").release(first)
+    assert bound_session("chat-1") is not None
+    bridge.deployment("a").release(second)
+    assert bound_session("chat-1") is None
+
+
+def test_an_integer_user_id_is_its_text(stub: StubOpenAIServer) -> None:
+    """Platforms hand hermes integer ids (Telegram): stored and compared as their text, never lost."""
+    configure_hermes(stub)
+    bridge = Bridge({"ctx_plugins": {"memory": {"providers": []},
+                                     "deployments": {"d": {"memory": {"providers": ["ctx-local"]}}}}})
+    plan = bridge.deployment("d")
+    stub.responder = lambda body: "noted"
+    plan.apply(new_agent(stub, session_id="s-int", user_id=4242)).run_conversation(
+        "my codeword is INTCODE77", conversation_history=[])
+    [local] = plan.host.memory_providers
+    assert local.flush(10)
+    plan.apply(new_agent(stub, session_id="s-int-2", user_id=4242)).run_conversation(
+        "what is my codeword? codeword", conversation_history=[])
+    assert "INTCODE77" in json.dumps(stub.chat_requests[-1].body)
+    assert plan.host.isolator.status("memory:ctx-local") == "ok"
+    bridge.shutdown()
+
+
+def test_a_deployment_without_a_compressor_cannot_keep_another_deployments_engine(stub: StubOpenAIServer) -> None:
+    configure_hermes(stub)  # hermes runs our engine (context.engine: hermes-ctx)
+    bridge = Bridge({"ctx_plugins": {"memory": {"providers": []},
+                                     "deployments": {"nocomp": {"disabled": ["summarize"]}}}})
+    with pytest.raises(ConfigError, match=r"ctx_plugins\.deployments\.nocomp\.compressor"):
+        bridge.deployment("nocomp").apply(new_agent(stub, session_id="nc-1", user_id="alice"))
+    assert bound_session("nc-1") is None
+
+
+def test_hermes_skill_review_is_off_for_a_users_agent(stub: StubOpenAIServer) -> None:
+    configure_hermes(stub)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": ["file"]}}}).deployment(None)
+    agent = plan.apply(new_agent(stub, session_id="sk-1", user_id="alice"))
+    assert agent._skill_nudge_interval == 0
+
+
+def test_a_deployment_needs_a_name() -> None:
+    with pytest.raises(ConfigError, match="a deployment needs a name"):
+        load_config({"ctx_plugins": {"deployments": {"": {"compressor": "window"}}}})
