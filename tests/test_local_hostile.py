@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from local_helpers import home
 
@@ -509,12 +509,14 @@ def test_any_tool_arguments_are_answered_and_leave_the_store_writable(
 
 @settings(deadline=None)
 @given(user_text=TEXT, assistant_text=TEXT, number=INTS, user=TEXT, chat=TEXT, deployment=TEXT, question=TEXT)
+@example(user_text="私钥", assistant_text="", number=0, user="", chat="", deployment="", question="")  # CI, once
 def test_any_turn_is_stored_and_recalled_and_leaves_the_store_writable(
         shared: LocalProvider, probe: WriteProbe, user_text: str, assistant_text: str, number: int, user: str,
         chat: str, deployment: str, question: str) -> None:
     marker = f"hostilemark{next(_example)}"
     session = SessionInfo(session_id=f"{user}\ud800{chat}", user_id=user, chat_id=chat, deployment=deployment)
-    shared.sync_turn(Turn(session=session, turn_number=number, user_text=f"{user_text} {marker} ",
+    # the marker first: text after a label such as "私钥" (private key) is rightly redacted as its value
+    shared.sync_turn(Turn(session=session, turn_number=number, user_text=f"{marker} {user_text} ",
                           assistant_text=assistant_text))
     assert shared.flush(10)
     probe.writable(shared.path)
