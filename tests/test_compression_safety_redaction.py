@@ -251,3 +251,24 @@ def test_inside_hermes_the_summary_request_is_redacted(redact: bool, main: StubO
     sent = wire(aux)
     on_the_wire = sorted(kind for kind in PLANTED if NEEDLES[kind] in sent)
     assert on_the_wire == (sorted(PLANTED) if redact is False else [])
+
+
+@pytest.mark.parametrize("cap", [500, 2_000, 9_000])
+def test_only_what_the_cap_keeps_is_redacted_and_all_of_it_is(cap: int) -> None:
+    """serialize redacts just the kept blocks (cost bounded by the cap), never leaving one unredacted
+    even where redaction changes the lengths that decide what is kept."""
+    from hermes_ctx_plugins.compression.prompt import serialize
+    from hermes_ctx_plugins.memory.scan import redact_secrets
+
+    key = "sk-proj-Q7xR2mVb9KpL4sT8wZ1nY6cH3dF5gJ0a"
+    messages = [{"role": "user" if i % 2 else "assistant", "content": f"step {i} key {key} " + "x" * (i * 37 % 400)}
+                for i in range(300)]
+    calls: list[str] = []
+
+    def counting(text: str) -> str:
+        calls.append(text)
+        return redact_secrets(text)
+
+    text = serialize(messages, char_cap=cap, redact=counting)
+    assert key not in text and "[REDACTED" in text
+    assert len(calls) < len(messages) // 2  # the elided middle was never scanned

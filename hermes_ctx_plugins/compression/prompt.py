@@ -96,12 +96,21 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
               redact: Redactor | None = None) -> str:
     """The messages as labelled text, at most ``char_cap`` characters (head and tail kept).
 
-    Each message is redacted (``redact``) before the whole is capped, so the cap cuts only
-    redacted text.
+    Each message the cap keeps (any part of) is redacted (``redact``) before the whole is capped,
+    so the cap cuts only redacted text.
     """
     names = {call.get("id"): (call.get("function") or {}).get("name", "?")
              for m in messages for call in m.get("tool_calls") or () if isinstance(call, dict)}
-    blocks = [_serialize_one(m, names, redact or unredacted) for m in messages]
+    blocks = [_serialize_one(m, names, unredacted) for m in messages]
+    if redact is not None:
+        # Only the blocks the cap keeps are redacted (the rest is elided anyway): a long history
+        # costs what its kept head and tail cost. Redacting can change a block's length and so
+        # what the cap keeps: repeat until every block inside the kept window is redacted.
+        done: set[int] = set()
+        while todo := [i for i in _kept(blocks, char_cap) if i not in done]:
+            for i in todo:
+                blocks[i] = _serialize_one(messages[i], names, redact)
+            done.update(todo)
     text = "\n\n".join(blocks)
     if len(text) <= char_cap:
         return text
@@ -109,6 +118,22 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
     keep_tail = char_cap - keep_head
     elided = len(text) - keep_head - keep_tail
     return f"{text[:keep_head]}\n\n[... {elided:,} characters elided ...]\n\n{text[-keep_tail:]}"
+
+
+def _kept(blocks: Sequence[str], char_cap: int) -> list[int]:
+    """Which blocks (joined by a blank line) reach the text ``serialize``'s cap keeps."""
+    total = sum(len(b) for b in blocks) + 2 * max(0, len(blocks) - 1)
+    if total <= char_cap:
+        return list(range(len(blocks)))
+    keep_head = char_cap * 2 // 3
+    tail_from = total - (char_cap - keep_head)
+    kept, start = [], 0
+    for i, block in enumerate(blocks):
+        end = start + len(block)
+        if start < keep_head or end > tail_from:
+            kept.append(i)
+        start = end + 2
+    return kept
 
 
 def _serialize_one(message: Message, names: dict[object, str], redact: Redactor) -> str:
