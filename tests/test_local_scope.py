@@ -73,8 +73,9 @@ def test_the_same_user_in_two_namespaces_recalls_only_its_own(make: Any) -> None
     sales = SessionInfo(session_id="b", user_id="u1", chat_id="dm", deployment="sales")
     say(provider, support, "the warehouse door code is heron")
     say(provider, sales, "the quarterly target is falcon")
-    provider.handle_tool_call("ctx_memory_remember", {"fact": "u1 prefers warehouse heron emails",
-                                                      "scope": "user"}, session=support)
+    remembered = json.loads(provider.handle_tool_call("ctx_memory_remember", {
+        "fact": "u1 prefers warehouse heron emails", "scope": "user"}, session=support))
+    assert remembered["success"], remembered  # (failed once in a full run, unreproduced: say why if again)
     assert provider.flush(10)
     assert sorted(found(provider, "warehouse heron falcon", support)) == [
         "the warehouse door code is heron", "u1 prefers warehouse heron emails"]
