@@ -329,3 +329,26 @@ class CompressorStrategy(abc.ABC):
             :meth:`nothing_to_compress`, which the host asks first).
         :param memory_context: text the memory providers want the summary to keep.
         """
+
+
+class ModelFreeStrategy(CompressorStrategy):
+    """A strategy that calls no model (``prune``, ``window``): its compaction is a pure function of
+    the messages, so the host's "could a forced compaction change anything?" is answered by simply
+    running one, unrecorded. Subclasses implement :meth:`compact`."""
+
+    @abc.abstractmethod
+    def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
+        """The compaction of ``messages`` (``force``: a manual ``/compress``), without side effects."""
+
+    def compress(self, messages: list[Message], *, current_tokens: int | None = None, focus_topic: str | None = None,
+                 force: bool = False, memory_context: str = "") -> CompressionResult:
+        result = self.compact(messages, force=force)
+        if result.compressed:
+            self.compression_count += 1
+        return result
+
+    def nothing_to_compress(self, messages: list[Message]) -> str | None:
+        if not messages:
+            return super().nothing_to_compress(messages)
+        result = self.compact(messages, force=True)
+        return None if result.compressed else "; ".join(result.notes)

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..events import Message
 from ..tokens import TokenCounter, get_counter
-from .base import CompressionResult, CompressorStrategy, rewritten
+from .base import CompressionResult, ModelFreeStrategy, rewritten
 from .messages import last_real_user_index, truncate_tool_arguments
 
 DUPLICATE_PLACEHOLDER = "[Duplicate tool output — same content as a more recent call]"
@@ -457,7 +457,7 @@ class PruneOptions:
     max_argument_chars: int = 500
 
 
-class PruneStrategy(CompressorStrategy):
+class PruneStrategy(ModelFreeStrategy):
     """Stage 1 alone: old tool output becomes one-line summaries, no LLM call, nothing dropped.
 
     Messages still too big for the window afterwards are cut as :mod:`.oversize` describes. A forced
@@ -470,27 +470,7 @@ class PruneStrategy(CompressorStrategy):
     description = "shrink old tool output to one-line summaries, no LLM call"
     options_class = PruneOptions
 
-    def compress(
-        self,
-        messages: list[Message],
-        *,
-        current_tokens: int | None = None,
-        focus_topic: str | None = None,
-        force: bool = False,
-        memory_context: str = "",
-    ) -> CompressionResult:
-        result = self._pruned(messages, force=force)
-        if result.compressed:
-            self.compression_count += 1
-        return result
-
-    def nothing_to_compress(self, messages: list[Message]) -> str | None:
-        if not messages:
-            return super().nothing_to_compress(messages)
-        result = self._pruned(messages, force=True)
-        return None if result.compressed else "; ".join(result.notes)
-
-    def _pruned(self, messages: list[Message], *, force: bool) -> CompressionResult:
+    def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = get_counter(self.model)
         if force:  # the turn in progress alone (see the class docstring)
             tail_tokens, tail_count = 0, 1

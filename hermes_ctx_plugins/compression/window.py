@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..events import Message
 from ..tokens import TokenCounter, get_counter
-from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, rewritten
+from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy, rewritten
 from .fallback import _PATH
 from .messages import (
     SUMMARY_KEY,
@@ -44,7 +44,7 @@ class WindowOptions:
     budget_ratio: float = 0.5
 
 
-class WindowStrategy(CompressorStrategy):
+class WindowStrategy(ModelFreeStrategy):
     """Keeps the head and as many recent messages as fit; drops the rest behind a marker."""
 
     name = "window"
@@ -55,28 +55,7 @@ class WindowStrategy(CompressorStrategy):
     def counter(self) -> TokenCounter:
         return get_counter(self.model)
 
-    def compress(
-        self,
-        messages: list[Message],
-        *,
-        current_tokens: int | None = None,
-        focus_topic: str | None = None,
-        force: bool = False,
-        memory_context: str = "",
-    ) -> CompressionResult:
-        result = self._compact(messages, force=force)
-        if result.compressed:
-            self.compression_count += 1
-        return result
-
-    def nothing_to_compress(self, messages: list[Message]) -> str | None:
-        """What a forced compaction would say (it calls no model, so it is simply run, unrecorded)."""
-        if not messages:
-            return super().nothing_to_compress(messages)
-        result = self._compact(messages, force=True)
-        return None if result.compressed else "; ".join(result.notes)
-
-    def _compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
+    def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = self.counter
         tokens_before = counter.count_messages(messages)
         if nothing_new_since_compaction(messages):
