@@ -362,7 +362,7 @@ def run_ctx_local(corpus: Corpus, home: Path) -> Result:
 
 def _ctx_local_keys(provider: LocalProvider, corpus: Corpus) -> dict[str, int]:
     """Planted turn key -> stored row id (by the turn's text, which is unique to the planted fact)."""
-    from hermes_ctx_plugins.memory.local.store import LocalStore
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 
     wanted = {q.answer for q in corpus.questions}
     texts = {(session_of(user).user_id, u, a): key for user, _, _, u, a, key in corpus.turns if key in wanted}

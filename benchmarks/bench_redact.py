@@ -14,7 +14,7 @@ import statistics
 import time
 from pathlib import Path
 
-from hermes_ctx_plugins.memory.scan import redact_secrets
+from hermes_ctx_plugins.safety.scan import redact_secrets
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 

@@ -22,7 +22,6 @@ from typing import Any
 
 from .archive import cli as archive_cli
 from .archive.archiver import Archiver
-from .archive.store import ArchiveStore
 from .cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, confirm
 from .config import Config, hermes_home, load_config
 from .errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
@@ -30,6 +29,7 @@ from .events import Forgotten
 from .manager import Host, load_host
 from .memory.local import cli as local_cli
 from .runstate import read_state
+from .storage.sqlite.archive import ArchiveStore
 from .tokens import get_counter
 
 
@@ -175,10 +175,10 @@ def _log_to_stderr(verbose: bool) -> None:
 def _memory(args: argparse.Namespace, config: Config) -> int:
     if args.memory_command in local_cli.COMMANDS:
         return local_cli.run(args, config)
-    from .memory import scan
-    from .memory.approval import PendingWrites
-    from .memory.file import memory_folder
-    from .memory.store import MemoryStore, MemoryStoreError, Op, atomic_write, locked
+    from .memory.file.approval import PendingWrites
+    from .memory.file.provider import memory_folder
+    from .memory.file.store import MemoryStore, MemoryStoreError, Op, atomic_write, locked
+    from .safety import scan
 
     home = hermes_home()
     folder = memory_folder(home, config.memory_namespace, args.user)
@@ -421,7 +421,7 @@ def _forget(args: argparse.Namespace) -> int:
 
 def _doctor(args: argparse.Namespace) -> int:
     """Config, plugins and every memory provider's health; exit 1 when a selected provider is not usable."""
-    from .memory.remote import RemoteProvider, read_status
+    from .memory.remote.base import RemoteProvider, read_status
 
     try:
         config, host = _load(args)

@@ -212,6 +212,8 @@ class Deployment:
 
 
 ARCHIVE_SCOPES = ("session", "user")
+#: the storage backends (:mod:`hermes_ctx_plugins.storage`)
+STORAGE_BACKENDS = ("sqlite", "memory")
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,23 @@ class ArchiveSettings:
 
 
 @dataclass(frozen=True)
+class StorageSettings:
+    """``ctx_plugins.storage``: the backend behind the stores the package owns (ctx-local's
+    memories, the archive); see :mod:`hermes_ctx_plugins.storage`."""
+
+    #: ``sqlite`` (files under ``$HERMES_HOME``, the default) or ``memory`` (in the process only:
+    #: nothing survives a restart; for tests and throw-away agents)
+    backend: str = "sqlite"
+
+    def __post_init__(self) -> None:
+        if self.backend not in STORAGE_BACKENDS:
+            raise ConfigError(f"{self.backend!r} is not a storage backend; valid: {', '.join(STORAGE_BACKENDS)}"
+                              f"{did_you_mean(self.backend, STORAGE_BACKENDS)}",
+                              path="ctx_plugins.storage.backend", value=self.backend,
+                              expected=", ".join(STORAGE_BACKENDS))
+
+
+@dataclass(frozen=True)
 class PluginSettings:
     """The ``ctx_plugins:`` section."""
 
@@ -255,6 +274,7 @@ class PluginSettings:
     #: how long a suspended plugin or provider stays off before one probe call
     cooldown_seconds: float = _setting(120.0, lo=0)
     archive: ArchiveSettings = field(default_factory=ArchiveSettings)
+    storage: StorageSettings = field(default_factory=StorageSettings)
 
 
 @dataclass(frozen=True)

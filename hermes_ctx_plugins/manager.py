@@ -26,7 +26,6 @@ import pluggy
 
 from . import hookspecs
 from .archive.archiver import Archiver, Snapshot
-from .archive.store import store_for
 from .compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, shrinks
 from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError, UnknownPluginError, did_you_mean
@@ -34,6 +33,7 @@ from .events import Forgotten, Message, Request, Response, SessionInfo, Turn
 from .isolation import FaultIsolator, StatusEvent
 from .memory.base import MemoryProvider
 from .registry import Kind, Registration, Registry
+from .storage.sqlite.archive import store_for
 from .tokens import get_counter
 
 log = logging.getLogger("hermes_ctx_plugins")

@@ -18,9 +18,9 @@ from hermes_helpers import configure_hermes, new_agent
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.config import Config
-from hermes_ctx_plugins.memory.honcho import HonchoProvider
-from hermes_ctx_plugins.memory.mem0 import Mem0Provider
-from hermes_ctx_plugins.memory.remote import RemoteProvider
+from hermes_ctx_plugins.memory.remote.base import RemoteProvider
+from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
+from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.testing import HonchoStubServer, LoopbackService, Mem0StubServer, StubOpenAIServer, wait_until
 from hermes_ctx_plugins.tokens import count_text
 

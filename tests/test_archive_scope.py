@@ -16,9 +16,9 @@ import yaml
 
 from hermes_ctx_plugins import SessionInfo, load_host
 from hermes_ctx_plugins.archive.archiver import fingerprint
-from hermes_ctx_plugins.archive.store import SCHEMA_VERSION, ArchiveError, ArchiveStore, Scope
 from hermes_ctx_plugins.cli import main
 from hermes_ctx_plugins.manager import Host
+from hermes_ctx_plugins.storage.sqlite.archive import SCHEMA_VERSION, ArchiveError, ArchiveStore, Scope
 from hermes_ctx_plugins.testing import make_transcript
 from hermes_ctx_plugins.tokens import get_counter
 

@@ -22,14 +22,14 @@ from remote_helpers import HONCHO_KEY, MEM0_KEY, provider_factory
 
 from hermes_ctx_plugins import CompressionResult, SessionInfo, load_host
 from hermes_ctx_plugins.memory.base import MemoryProvider
-from hermes_ctx_plugins.memory.file import FileProvider
-from hermes_ctx_plugins.memory.honcho import HonchoProvider
+from hermes_ctx_plugins.memory.file.provider import FileProvider
 from hermes_ctx_plugins.memory.local import LocalProvider
-from hermes_ctx_plugins.memory.mem0 import Mem0Provider
-from hermes_ctx_plugins.memory.remote import RemoteProvider
-from hermes_ctx_plugins.stubs import HonchoStubServer, Mem0StubServer
+from hermes_ctx_plugins.memory.remote.base import RemoteProvider
+from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
+from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.testing import FakeBuiltinMemory, FakeMemoryProvider, FakesPlugin
 from hermes_ctx_plugins.testing.contract import ProviderContract
+from hermes_ctx_plugins.testing.stubs import HonchoStubServer, Mem0StubServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "acme-ctx-plugin"
 

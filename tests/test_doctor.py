@@ -14,7 +14,7 @@ from remote_helpers import MEM0_KEY, memory_yaml
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.cli import main
-from hermes_ctx_plugins.memory.mem0 import Mem0Provider
+from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
 
 KEY = MEM0_KEY

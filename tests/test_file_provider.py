@@ -11,7 +11,7 @@ import pytest
 
 from hermes_ctx_plugins import ConfigError, SessionInfo, load_host
 from hermes_ctx_plugins.cli import main
-from hermes_ctx_plugins.memory.file import FileProvider
+from hermes_ctx_plugins.memory.file.provider import FileProvider
 
 # the anonymous top-level owner: hermes' own single-user files (per-user files: test_file_scope.py)
 SESSION = SessionInfo(session_id="s1")

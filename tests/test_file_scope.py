@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from hermes_ctx_plugins import SessionInfo, load_host
 from hermes_ctx_plugins.cli import main
-from hermes_ctx_plugins.memory.file import FileProvider, memory_folder
+from hermes_ctx_plugins.memory.file.provider import FileProvider, memory_folder
 
 HOSTILE_IDS = ["", " ", "*", "%", "../x", "..", "/etc", "x" * 10_000, "m\ud800", "m?", "'; DROP TABLE x;--",
                "hermes", "alice@example.com", "alice_40_example_2e_com", "alice-example-com", "用户",

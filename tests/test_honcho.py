@@ -13,7 +13,7 @@ import pytest
 from remote_helpers import HONCHO_KEY, SECRETS, no_lingering_threads, provider_factory, turn
 
 from hermes_ctx_plugins import ConfigError, SessionInfo, StatusEvent, ToolCall
-from hermes_ctx_plugins.memory.honcho import CONTINUED, HonchoProvider, chunks
+from hermes_ctx_plugins.memory.remote.honcho import CONTINUED, HonchoProvider, chunks
 from hermes_ctx_plugins.scope import service_id
 from hermes_ctx_plugins.testing import HonchoStubServer, wait_until
 from hermes_ctx_plugins.tokens import count_text

@@ -26,7 +26,7 @@ from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.local import provider as provider_module
 from hermes_ctx_plugins.memory.local import queue as queue_module
 from hermes_ctx_plugins.memory.local.queue import SUFFIX
-from hermes_ctx_plugins.memory.local.store import LocalStore
+from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 
 ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")
 BOB = SessionInfo(session_id="b-1", user_id="bob", chat_id="dm")

@@ -18,7 +18,7 @@ import pytest
 from hermes_ctx_plugins import ConfigError, SessionInfo, Turn, load_host
 from hermes_ctx_plugins.memory.local import LocalProvider, LocalStore, query
 from hermes_ctx_plugins.memory.local.recall import HEADER
-from hermes_ctx_plugins.memory.local.store import Record
+from hermes_ctx_plugins.storage.sqlite.memory import Record
 from hermes_ctx_plugins.tokens import get_counter
 
 ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")

@@ -18,8 +18,8 @@ import pytest
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.memory.local import LocalProvider
-from hermes_ctx_plugins.memory.local import store as store_module
 from hermes_ctx_plugins.memory.local.queue import SUFFIX, inspect
+from hermes_ctx_plugins.storage.sqlite import memory as store_module
 
 # A child process that queues turns through the real provider. ``slow`` stretches each write transaction a
 # little (the drain itself runs for real) so the parent can kill it while the drain is under way.

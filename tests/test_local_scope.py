@@ -19,9 +19,9 @@ from local_helpers import home, say
 from hermes_ctx_plugins import SessionInfo, Turn, load_host
 from hermes_ctx_plugins.cli import EXIT_INPUT, main
 from hermes_ctx_plugins.memory.local import LocalProvider, LocalStore, query
-from hermes_ctx_plugins.memory.local import store as store_module
 from hermes_ctx_plugins.memory.local.queue import SUFFIX
 from hermes_ctx_plugins.scope import escape_id, service_id, to_stored
+from hermes_ctx_plugins.storage.sqlite import memory as store_module
 
 HOSTILE_IDS = ["", " ", "*", "%", "../x", "x" * 10_000, "m\ud800", "m?", "m\\ud800", "\ud800", "\udfff",
                "'; DROP TABLE x;--", "OR", "NOT x", '"', "''", "hermes", "张伟", "alice", "alice@example.com",

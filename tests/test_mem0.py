@@ -21,10 +21,10 @@ import remote_helpers
 from remote_helpers import MEM0_KEY, no_lingering_threads, provider_factory, turn
 
 from hermes_ctx_plugins import ConfigError, ProviderLimitError, SessionInfo, StatusEvent, ToolCall, load_host
-from hermes_ctx_plugins.memory.mem0 import Mem0Provider
+from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.scope import service_id
-from hermes_ctx_plugins.stubs import LoopbackService, Reply, ServiceRequest, words
 from hermes_ctx_plugins.testing import Mem0StubServer, StubOpenAIServer, wait_until
+from hermes_ctx_plugins.testing.stubs import LoopbackService, Reply, ServiceRequest, words
 from hermes_ctx_plugins.tokens import count_text
 
 KEY = MEM0_KEY
@@ -420,7 +420,7 @@ def test_telemetry_off_and_mem0_dir_under_hermes_home_before_import(tmp_path: Pa
         from pathlib import Path
         from hermes_ctx_plugins.testing import loopback_only, wait_until
         from hermes_ctx_plugins import SessionInfo, Turn
-        from hermes_ctx_plugins.memory.mem0 import Mem0Provider
+        from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
         with loopback_only():
             assert "mem0" not in sys.modules
             p = Mem0Provider({{"api_key": "{KEY}", "host": "{stub.base_url}", "timeout": 2}},
@@ -454,7 +454,7 @@ def test_a_users_own_mem0_settings_are_respected(tmp_path: Path, stub: Mem0StubS
     script = textwrap.dedent(f"""
         import os
         from pathlib import Path
-        from hermes_ctx_plugins.memory.mem0 import Mem0Provider
+        from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
         p = Mem0Provider({{"api_key": "{KEY}", "host": "{stub.base_url}"}}, hermes_home=Path(os.environ["HERMES_HOME"]))
         p.check()
         p.close_client()

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from remote_helpers import HONCHO_KEY, MEM0_KEY, Remote, remotes, turn
 
 from hermes_ctx_plugins import SessionInfo, ToolCall, Turn
-from hermes_ctx_plugins.memory.remote import RemoteProvider
+from hermes_ctx_plugins.memory.remote.base import RemoteProvider
 from hermes_ctx_plugins.scope import service_id
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer
 

@@ -20,9 +20,9 @@ from remote_helpers import HONCHO_KEY, MEM0_KEY, no_lingering_threads, provider_
 from hermes_ctx_plugins import ConfigError, SessionInfo
 from hermes_ctx_plugins.config import load_config
 from hermes_ctx_plugins.events import Forgotten
-from hermes_ctx_plugins.memory.honcho import HonchoProvider
-from hermes_ctx_plugins.memory.mem0 import Mem0Provider
-from hermes_ctx_plugins.memory.remote import RemoteProvider
+from hermes_ctx_plugins.memory.remote.base import RemoteProvider
+from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
+from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.scope import service_id
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
 

@@ -15,7 +15,7 @@ import pytest
 from hermes_ctx_plugins import SessionInfo, Turn, hookimpl, load_host
 from hermes_ctx_plugins.events import tool_calls_since_last_user
 from hermes_ctx_plugins.manager import Host
-from hermes_ctx_plugins.memory.file import FileProvider
+from hermes_ctx_plugins.memory.file.provider import FileProvider
 from hermes_ctx_plugins.testing import FakeMemoryProvider, StubOpenAIServer
 
 # the anonymous top-level owner: hermes' own files, and the one owner whose reviews may write skills

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_ctx_plugins.memory import scan as scan_module
-from hermes_ctx_plugins.memory.scan import KINDS, Finding, is_safe, placeholder, redact_secrets, scan
+from hermes_ctx_plugins.safety import scan as scan_module
+from hermes_ctx_plugins.safety.scan import KINDS, Finding, is_safe, placeholder, redact_secrets, scan
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "memory_corpus.json").read_text(encoding="utf-8"))
 SECRET_PASTES = json.loads((Path(__file__).parent / "data" / "secret_pastes.json").read_text(encoding="utf-8"))["cases"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hermes_ctx_plugins.memory.skills import SkillError, SkillStore
+from hermes_ctx_plugins.memory.file.skills import SkillError, SkillStore
 
 SKILL = """---
 name: deploy-staging

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from hermes_ctx_plugins.memory import skills as skills_module
-from hermes_ctx_plugins.memory.skills import MAX_FILE_BYTES, MAX_SUPPORT_DEPTH, SkillStore
+from hermes_ctx_plugins.memory.file import skills as skills_module
+from hermes_ctx_plugins.memory.file.skills import MAX_FILE_BYTES, MAX_SUPPORT_DEPTH, SkillStore
 
 SKILL = """---
 name: deploy-staging

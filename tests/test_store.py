@@ -23,8 +23,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hermes_ctx_plugins.errors import HermesCtxError
-from hermes_ctx_plugins.memory import store as store_module
-from hermes_ctx_plugins.memory.store import (
+from hermes_ctx_plugins.memory.file import store as store_module
+from hermes_ctx_plugins.memory.file.store import (
     DELIMITER,
     MEMORY_HEADER,
     USER_HEADER,

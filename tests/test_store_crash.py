@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_ctx_plugins.memory.store import DELIMITER, MemoryFile, Op
+from hermes_ctx_plugins.memory.file.store import DELIMITER, MemoryFile, Op
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and flock")
 
@@ -29,7 +29,7 @@ KILL_RUNS = 60
 WRITER = """
 import sys
 from pathlib import Path
-from hermes_ctx_plugins.memory.store import MemoryFile, Op
+from hermes_ctx_plugins.memory.file.store import MemoryFile, Op
 path, writer, adds = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 memory = MemoryFile(path, target="memory", char_limit=10**6)
 print("ready", flush=True)
@@ -91,7 +91,7 @@ import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 from test_store_crash import WINDOW, entry
-from hermes_ctx_plugins.memory.store import MemoryFile, Op
+from hermes_ctx_plugins.memory.file.store import MemoryFile, Op
 memory = MemoryFile(Path(sys.argv[1]), target="memory", char_limit=10**6)
 print("ready", flush=True)
 k = 0

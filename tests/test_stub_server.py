@@ -13,8 +13,8 @@ import httpx
 import openai
 import pytest
 
-from hermes_ctx_plugins.stub_server import StubOpenAIServer
 from hermes_ctx_plugins.testing import wait_until
+from hermes_ctx_plugins.testing.model_stub import StubOpenAIServer
 
 MESSAGES: list[Any] = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello stub"}]
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from hermes_ctx_plugins.compression.summary_client import (
+from hermes_ctx_plugins.chat import (
     SummaryAuthError,
     SummaryBadResponse,
     SummaryClient,
@@ -27,7 +27,7 @@ from hermes_ctx_plugins.compression.summary_client import (
     strip_reasoning,
 )
 from hermes_ctx_plugins.errors import HermesCtxError
-from hermes_ctx_plugins.stub_server import StubOpenAIServer
+from hermes_ctx_plugins.testing.model_stub import StubOpenAIServer
 
 PROMPT = [{"role": "user", "content": "Summarise the conversation so far."}]
 

@@ -25,12 +25,12 @@ from ..compression.messages import SUMMARY_KEY, append_text, is_real_user, summa
 from ..compression.window import DROPPED_KEY
 from ..config import ArchiveSettings
 from ..events import Forgotten, Message, SessionInfo
-from ..memory.scan import redact_secrets
+from ..safety.scan import redact_secrets
+from ..storage.sqlite.archive import ArchiveStore, Scope, message_text
 from ..tokens import TokenCounter
 from . import anchors as anchor_index
 from . import tools
 from .anchors import Anchor
-from .store import ArchiveStore, Scope, message_text
 
 INDEX_OPEN = "<archive-index>"
 INDEX_CLOSE = "</archive-index>"

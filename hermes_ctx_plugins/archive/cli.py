@@ -15,9 +15,9 @@ from typing import Any
 from ..cliutil import confirm
 from ..config import Config
 from ..scope import describe
+from ..storage.sqlite.archive import ArchiveError, ArchiveStore, Scope, store_for
 from ..tokens import get_counter
 from . import tools
-from .store import ArchiveError, ArchiveStore, Scope, store_for
 
 EXIT_INPUT = 4
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..memory.store import atomic_write, locked
+from ..memory.file.store import atomic_write, locked
 from ..scope import to_stored
 
 log = logging.getLogger("hermes_ctx_plugins.archive")

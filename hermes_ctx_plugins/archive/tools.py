@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..events import Message
+from ..storage.sqlite.archive import ArchiveStore, Scope, Stored
 from ..tokens import TokenCounter
-from .store import ArchiveStore, Scope, Stored
 
 SEARCH = "ctx_search"
 EXPAND = "ctx_expand"

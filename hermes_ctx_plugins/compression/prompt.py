@@ -17,7 +17,7 @@ _ARGUMENTS_MAX = 1_500
 #: (a PEM key, a long JWT) is recognised whole and replaced before the cut is made.
 REDACT_SLACK = 8_192
 
-#: Replaces secrets in a text (``hermes_ctx_plugins.memory.scan.redact_secrets``).
+#: Replaces secrets in a text (``hermes_ctx_plugins.safety.scan.redact_secrets``).
 Redactor = Callable[[str], str]
 
 #: Sections of the handoff summary: the seed's template plus hermes 0.19.0's additions.

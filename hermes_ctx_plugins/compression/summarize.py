@@ -20,8 +20,9 @@ from typing import Any, ClassVar
 
 import httpx
 
+from ..chat import SummaryClient, SummaryError, SummaryModel
 from ..events import Message, Usage
-from ..memory.scan import redact_secrets
+from ..safety.scan import redact_secrets
 from ..tokens import TokenCounter, get_counter
 from . import fallback, prompt
 from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown, rewritten
@@ -41,7 +42,6 @@ from .messages import (
 )
 from .prune import PruneReport, prune_tool_results
 from .selection import Split, head_end, nothing_between, place, split
-from .summary_client import SummaryClient, SummaryError, SummaryModel
 from .trigger import CompressionGuard
 
 log = logging.getLogger("hermes_ctx_plugins.compression")

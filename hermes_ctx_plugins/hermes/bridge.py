@@ -38,7 +38,7 @@ from ..config import Config, hermes_home, load_config
 from ..errors import ConfigError, HermesCtxError
 from ..events import SessionInfo
 from ..manager import Host, load_host
-from ..memory.file import memory_folder
+from ..memory.file.provider import memory_folder
 from .engine import HermesCtxEngine
 from .hooks import bind_session, unbind_session
 from .memory import HermesMemoryAdapter

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..events import SessionInfo
 from ..manager import Host
-from ..memory.file import FileProvider
+from ..memory.file.provider import FileProvider
 from .hooks import HookBridge, bound_session
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")

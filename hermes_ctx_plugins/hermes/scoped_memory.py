@@ -5,7 +5,7 @@ hermes 0.19.0 keeps one pair of memory files per ``HERMES_HOME`` (``tools/memory
 a process reads and writes that pair: in a service that embeds hermes for many users, every user
 would see every other user's notes. :class:`ScopedMemoryStore` is hermes' class with only the
 folder changed; the Bridge gives each agent one for its owner
-(:func:`~hermes_ctx_plugins.memory.file.memory_folder`), so hermes' ``memory`` tool, its frozen
+(:func:`~hermes_ctx_plugins.memory.file.provider.memory_folder`), so hermes' ``memory`` tool, its frozen
 prompt snapshot, its drift backups and its background review fork (which shares the parent's
 store) all work on that owner's files, byte-compatible with our ``file`` provider.
 """

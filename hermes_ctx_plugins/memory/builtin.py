@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 from ..hookspecs import hookimpl
 from .base import MemoryProvider
-from .file import FileProvider
-from .honcho import HonchoProvider
+from .file.provider import FileProvider
 from .local import LocalProvider
-from .mem0 import Mem0Provider
+from .remote.honcho import HonchoProvider
+from .remote.mem0 import Mem0Provider
 
 # ctx-mem0 and ctx-honcho import their SDKs only when first used: without the extras they register
 # all the same and report "not installed" from is_available() (and `hermes-ctx doctor`).

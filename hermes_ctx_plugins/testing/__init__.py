@@ -22,8 +22,6 @@ Two submodules are imported only on request, because they need pytest:
 
 from __future__ import annotations
 
-from ..stub_server import RecordedRequest, StubOpenAIServer
-from ..stubs import HonchoStubServer, LoopbackService, Mem0StubServer, ServiceRequest, wait_until
 from .fakes import (
     FailingPlugin,
     FakeBuiltinMemory,
@@ -33,10 +31,12 @@ from .fakes import (
     RecordingPlugin,
     registered,
 )
+from .model_stub import RecordedRequest, StubOpenAIServer
 from .network import NetworkBlocked, check_address, is_loopback, loopback_only
 from .network import _guarded_connect as _guarded_connect
 from .network import _guarded_connect_ex as _guarded_connect_ex
 from .network import _guarded_getaddrinfo as _guarded_getaddrinfo
+from .stubs import HonchoStubServer, LoopbackService, Mem0StubServer, ServiceRequest, wait_until
 from .transcripts import make_transcript
 
 __all__ = [

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from ..stub_server import StubOpenAIServer
-from ..stubs import HonchoStubServer, Mem0StubServer
 from .contract import ProviderContract
+from .model_stub import StubOpenAIServer
+from .stubs import HonchoStubServer, Mem0StubServer
 
 __all__ = ["ProviderContract", "hermes_home", "honcho_stub", "mem0_stub", "openai_stub"]
 

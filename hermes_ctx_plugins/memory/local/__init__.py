@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
+from ...storage.sqlite.memory import LocalStore, LocalStoreError
 from .provider import LocalOptions, LocalProvider
-from .store import LocalStore, LocalStoreError
 
 __all__ = ["LocalOptions", "LocalProvider", "LocalStore", "LocalStoreError"]

@@ -19,11 +19,11 @@ from typing import Any, TextIO
 from ...cliutil import confirm
 from ...config import Config, hermes_home
 from ...errors import ConfigError
+from ...storage.sqlite.memory import LocalStore, LocalStoreError, json_text
 from . import query, recall
 from .arguments import describe
 from .provider import MAX_ID, NAME, LocalProvider
 from .queue import inspect
-from .store import LocalStore, LocalStoreError, json_text
 
 COMMANDS = ("search", "stats", "export", "forget")
 EXIT_CONFIG, EXIT_PLUGIN, EXIT_INPUT = 2, 3, 4

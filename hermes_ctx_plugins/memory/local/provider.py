@@ -18,12 +18,12 @@ from ... import scope
 from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import Forgotten, SessionInfo, Turn
+from ...safety import scan
+from ...storage.sqlite.memory import LocalStore, LocalStoreError, Record, json_text
 from ...tokens import get_counter
-from .. import scan
 from ..base import MemoryProvider
 from . import arguments, query, recall
 from .queue import WriteBehindQueue, held_records
-from .store import LocalStore, LocalStoreError, Record, json_text
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 

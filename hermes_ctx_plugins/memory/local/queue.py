@@ -37,8 +37,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..scan import redact_secrets
-from .store import LocalStore, Record, is_store_failure, json_text, owner_of
+from ...safety.scan import redact_secrets
+from ...storage.sqlite.memory import LocalStore, Record, is_store_failure, json_text, owner_of
 
 if sys.platform == "win32":
     import msvcrt

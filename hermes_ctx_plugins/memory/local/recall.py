@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...errors import ConfigError
-from .. import scan
+from ...safety import scan
+from ...storage.sqlite.memory import Hit, Memory
 from . import query
-from .store import Hit, Memory
 
 #: an explicit fact outranks a turn that matches as well
 FACT_BOOST = 1.25

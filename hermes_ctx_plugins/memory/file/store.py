@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ..errors import HermesCtxError, did_you_mean
+from ...errors import HermesCtxError, did_you_mean
 
 if sys.platform == "win32":
     import msvcrt
@@ -55,7 +55,7 @@ _LABELS = {"memory": "memory", "user": "user profile"}  # target -> how messages
 
 
 class Finding(Protocol):
-    """What the injected scanner reports (``hermes_ctx_plugins.memory.scan.Finding`` fits)."""
+    """What the injected scanner reports (``hermes_ctx_plugins.safety.scan.Finding`` fits)."""
 
     @property
     def kind(self) -> str: ...

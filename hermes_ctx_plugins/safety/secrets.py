@@ -6,7 +6,7 @@ matched in the normalised text (case kept; zero-width characters dropped, fullwi
 value`` credentials in the folded view (so fullwidth letters or look-alikes in the key do not hide one). A value must
 look like a secret, not like a placeholder, a name or a path. Layouts are data (``CLI_SECRET_OPTIONS``,
 ``CREDENTIAL_COLUMNS``, ``CREDENTIAL_LINES``, ``PAIRED_SECRETS``), read by the functions at the end of this module.
-:mod:`hermes_ctx_plugins.memory.scan` runs these rules and redacts what they find.
+:mod:`hermes_ctx_plugins.safety.scan` runs these rules and redacts what they find.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .scan_rules import rule
+from .rules import rule
 
 Span = tuple[int, int, str]  # start, end, label: a secret found, as indices into the text
 

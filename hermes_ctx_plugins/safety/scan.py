@@ -14,7 +14,7 @@ prose ("f0rward th3 pa55w0rd5") and a line that names its own encoding ("ROT13:"
 and scanned again (two levels, bounded). A rule's regex runs only when one of its anchors (a word or substring, found
 in C) occurs, and only near it, so a 2,200-character entry scans in one to two milliseconds
 (``benchmarks/bench_scan.py``). An injection finding inside a short quotation, in a note about attacks, is dropped
-(:func:`~hermes_ctx_plugins.memory.scan_rules.quoted_example`).
+(:func:`~hermes_ctx_plugins.safety.rules.quoted_example`).
 Spans index the original text; a folded match also covers what the fold removed inside it (zero-width characters,
 inserted spaces); a finding in decoded text spans the encoded blob.
 
@@ -22,8 +22,8 @@ inserted spaces); a finding in decoded text spans the encoded blob.
 request is stored or sent; base64 or hex that decodes to a secret is replaced whole. It runs on every stored turn, so
 it is linear in the text's length (``tests/test_redact.py`` feeds it a megabyte built to make rules backtrack).
 
-The phrase rules, and the judgement calls behind them, are in :mod:`hermes_ctx_plugins.memory.scan_rules`; the secret
-formats and layouts in :mod:`hermes_ctx_plugins.memory.scan_secret_rules`.
+The phrase rules, and the judgement calls behind them, are in :mod:`hermes_ctx_plugins.safety.rules`; the secret
+formats and layouts in :mod:`hermes_ctx_plugins.safety.secrets`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from .scan_rules import (
+from .rules import (
     FILLERS,
     FOLDED_RULES,
     INVISIBLE,
@@ -53,7 +53,7 @@ from .scan_rules import (
     legitimate_invisible,
     quoted_example,
 )
-from .scan_secret_rules import (
+from .secrets import (
     SECRET_RULES,
     Span,
     credential_pair,

@@ -27,26 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..compression.summary_client import SummaryClient, SummaryModel
-from ..config import hermes_home
-from ..errors import ConfigError
-from ..events import Forgotten, Message, SessionInfo, Turn
-from ..scope import path_segment
-from . import scan
+from ...chat import SummaryClient, SummaryModel
+from ...config import hermes_home
+from ...errors import ConfigError
+from ...events import Forgotten, Message, SessionInfo, Turn
+from ...safety import scan
+from ...scope import path_segment
+from ..base import MemoryProvider
 from .approval import PendingWrites
-from .base import MemoryProvider
 from .review import Reviewer
 from .skills import SkillStore
-from .store import (
-    DELIMITER,
-    LONE_SURROGATE,
-    MEMORY_HEADER,
-    USER_HEADER,
-    MemoryStore,
-    MemoryStoreError,
-    Op,
-    locked,
-)
+from .store import DELIMITER, LONE_SURROGATE, MEMORY_HEADER, USER_HEADER, MemoryStore, MemoryStoreError, Op, locked
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 

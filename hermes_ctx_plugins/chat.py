@@ -34,7 +34,7 @@ from typing import Any, ClassVar, TypeVar
 
 import httpx
 
-from ..errors import HermesCtxError
+from .errors import HermesCtxError
 
 _RESERVED_KEYS = frozenset({"model", "messages", "stream"})
 _CAPPING_KEYS = frozenset({"max_tokens", "max_completion_tokens", "max_output_tokens"})

@@ -1,11 +1,11 @@
-"""The phrase rules of the memory threat scanner (:mod:`hermes_ctx_plugins.memory.scan` is the engine).
+"""The phrase rules of the memory threat scanner (:mod:`hermes_ctx_plugins.safety.scan` is the engine).
 
 What is here: the shape of a rule (:class:`Rule`, built by :func:`rule`), the look-alike, Traditional-Chinese and
 leetspeak tables the engine folds text with, the vocabulary the rules share, the checks that turn a regex match into
 a verdict, the injection and exfiltration rules for the folded view (among them two that combine signals: covert
 actions -- "no need to tell the user" next to a transfer, install or payment -- and two weak-signal families on one
 line), the rules for the squeezed view, and the invisible characters.
-Secret formats are in :mod:`hermes_ctx_plugins.memory.scan_secret_rules`. Nothing here scans; the engine decides
+Secret formats are in :mod:`hermes_ctx_plugins.safety.secrets`. Nothing here scans; the engine decides
 where each rule runs.
 
 Judgement calls. Hostile = overriding the assistant's instructions, hiding things from the user, moving data out, or

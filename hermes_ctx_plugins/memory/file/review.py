@@ -28,14 +28,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..compression.prompt import serialize
-from ..compression.summary_client import SummaryClient, SummaryError
-from ..events import Message, SessionInfo, Turn
-from .scan import redact_secrets
+from ...chat import SummaryClient, SummaryError
+from ...compression.prompt import serialize
+from ...events import Message, SessionInfo, Turn
+from ...safety.scan import redact_secrets
 from .skills import TOOL_SCHEMA as SKILL_TOOL
 from .skills import SkillStore
 
-log = logging.getLogger("hermes_ctx_plugins.memory.review")
+log = logging.getLogger("hermes_ctx_plugins.memory.file.review")
 
 MEMORY_TOOL_NAME = "memory"
 SKILL_TOOL_NAME = "skill_manage"

@@ -17,7 +17,7 @@ Faults are consumed in order; ``times`` is how many matching requests one fault 
 
 :class:`LoopbackServer` and :class:`LoopbackHandler` are the HTTP plumbing (tracked connections and
 threads, stop that cuts and joins them, ``hold`` for hangs and delays), shared with
-:class:`~hermes_ctx_plugins.stub_server.StubOpenAIServer`.
+:class:`~hermes_ctx_plugins.testing.model_stub.StubOpenAIServer`.
 """
 
 from __future__ import annotations

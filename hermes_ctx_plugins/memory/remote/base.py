@@ -9,7 +9,7 @@ A subclass only writes its SDK calls; this base makes them safe to run beside a 
   ``cooldown_seconds``, then one probe decides. Client errors (a 404, a 422) prove the service is
   up and never count. The first trip of an outage and the recovery are reported once each through
   :attr:`RemoteProvider.status_callback` (and the log), with the state in ``hermes-ctx doctor``;
-* **a bounded write queue** (:mod:`~hermes_ctx_plugins.memory.remote_queue`): ``sync_turn`` only
+* **a bounded write queue** (:mod:`~hermes_ctx_plugins.memory.remote.queue`): ``sync_turn`` only
   enqueues (already redacted) writes; one daemon thread delivers them in order, holds them while the
   breaker is open and resends them when it closes. A full queue drops its oldest write and says so;
   writes still unsent at shutdown are spooled to ``$HERMES_HOME/ctx_plugins/<name>/queue.jsonl`` and
@@ -48,15 +48,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
-from ..config import hermes_home
-from ..errors import ConfigError
-from ..events import Forgotten, SessionInfo, Turn
-from ..isolation import FaultIsolator, StatusEvent
-from ..scope import is_service_id, service_id, to_stored
-from ..tokens import count_text
-from . import scan
-from .base import MemoryProvider
-from .remote_queue import ServiceUnavailable, Write, WriteQueue, WriteStats
+from ...config import hermes_home
+from ...errors import ConfigError
+from ...events import Forgotten, SessionInfo, Turn
+from ...isolation import FaultIsolator, StatusEvent
+from ...safety import scan
+from ...scope import is_service_id, service_id, to_stored
+from ...tokens import count_text
+from ..base import MemoryProvider
+from .queue import ServiceUnavailable, Write, WriteQueue, WriteStats
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import HermesCtxError
+from ...memory.local import query
+from ...safety.scan import redact_secrets
 from ...scope import from_stored, to_stored
-from ..scan import redact_secrets
-from . import query
 
 SCHEMA_VERSION = 2
 #: how much of each side of a candidate is read for ranking and excerpts (huge turns stay on disk)

@@ -18,7 +18,7 @@ message and reply cut to ``max_turn_chars`` (100,000 by default, marked as cut),
 the server's message size limit (``message_max_chars``, continuation chunks marked ``[continued]``)
 in batches of at most 100. Queries and questions are cut to ``max_query_chars`` (the server's
 4,000), conclusions and profile lines to ``max_fact_chars`` (see
-:mod:`~hermes_ctx_plugins.memory.remote`).
+:mod:`~hermes_ctx_plugins.memory.remote.base`).
 
 Recall (``recall_mode`` ``hybrid`` | ``context`` | ``tools``): the session context targeted at the
 user's peer (summary, peer card, representation, searched with the turn's message) and/or
@@ -44,10 +44,10 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ..errors import ConfigError
-from ..events import SessionInfo, Turn
-from ..scope import escape_id
-from .remote import (
+from ...errors import ConfigError
+from ...events import SessionInfo, Turn
+from ...scope import escape_id
+from .base import (
     RecallItem,
     RemoteOptions,
     RemoteProvider,

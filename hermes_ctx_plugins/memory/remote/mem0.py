@@ -22,7 +22,7 @@ stores the messages verbatim); recall runs at turn start. Tools: ``ctx_mem0_sear
 message and reply are sent cut to ``max_turn_chars`` (16,000 by default) with a marker, since its
 extraction reads text and a 5 MB paste is never useful there. The rest — breaker, queue, bounded
 waits, redaction and size caps, checked tool arguments, safe recall — is
-:mod:`~hermes_ctx_plugins.memory.remote`.
+:mod:`~hermes_ctx_plugins.memory.remote.base`.
 """
 
 from __future__ import annotations
@@ -37,18 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..config import FrozenMap
-from ..events import SessionInfo, Turn
-from .remote import (
-    RecallItem,
-    RemoteOptions,
-    RemoteProvider,
-    ToolError,
-    bounded_int,
-    short_id,
-    shown,
-    tool_schema,
-)
+from ...config import FrozenMap
+from ...events import SessionInfo, Turn
+from .base import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, short_id, shown, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -169,7 +160,7 @@ class Mem0Provider(RemoteProvider):
 
     def run_id(self, session: SessionInfo) -> str:
         """The run a write is tagged with; filtered together with the owner, so it only has to
-        tell one owner's runs apart (:func:`~hermes_ctx_plugins.memory.remote.short_id`: sendable
+        tell one owner's runs apart (:func:`~hermes_ctx_plugins.memory.remote.base.short_id`: sendable
         as JSON, and short, whatever the id holds)."""
         if self.options.run_id == "session":
             return short_id(session.session_id)

@@ -36,8 +36,8 @@ from typing import Any
 
 import yaml
 
-from ..errors import HermesCtxError
-from . import scan
+from ...errors import HermesCtxError
+from ...safety import scan
 
 if sys.platform != "win32":
     import fcntl

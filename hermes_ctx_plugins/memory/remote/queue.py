@@ -1,4 +1,4 @@
-"""The write queue of a remote memory provider (see :mod:`~hermes_ctx_plugins.memory.remote`).
+"""The write queue of a remote memory provider (see :mod:`~hermes_ctx_plugins.memory.remote.base`).
 
 ``sync_turn`` only enqueues (already redacted) writes; one daemon thread delivers them in order,
 holds them while the provider's breaker is open and resends them when it closes. A full queue drops
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .store import atomic_write, locked
+from ..file.store import atomic_write, locked
 
 if TYPE_CHECKING:
-    from .remote import RemoteOptions
+    from .base import RemoteOptions
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 

@@ -30,14 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, hermes_home
-from ..errors import HermesCtxError
-from ..events import Forgotten, Message
-from ..memory.scan import redact_secrets
-from ..scope import from_stored, to_stored
-from . import query as fts_query
-from .spool import VERSION as SPOOL_VERSION
-from .spool import Entry, Spool
+from ...archive import query as fts_query
+from ...archive.spool import VERSION as SPOOL_VERSION
+from ...archive.spool import Entry, Spool
+from ...config import Config, hermes_home
+from ...errors import HermesCtxError
+from ...events import Forgotten, Message
+from ...safety.scan import redact_secrets
+from ...scope import from_stored, to_stored
 
 log = logging.getLogger("hermes_ctx_plugins.archive")
 

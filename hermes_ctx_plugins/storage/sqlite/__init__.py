@@ -1,0 +1,1 @@
+"""The SQLite backend: one file per store under ``$HERMES_HOME``."""
