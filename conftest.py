@@ -13,6 +13,9 @@ import pytest
 
 from hermes_ctx_plugins.testing import loopback_only
 
+# The fixtures we offer plugin authors (stub, mem0, honcho, hermes_home) are the suite's own too.
+pytest_plugins = ["hermes_ctx_plugins.testing.pytest_plugin"]
+
 
 @pytest.fixture(autouse=True)
 def _no_network() -> Iterator[None]:

@@ -1,5 +1,8 @@
-"""The secret redactor's cost: median and p99 CPU time of ``redact_secrets`` per 2 kB text and per
-200 kB tool log, with and without secrets in them.
+"""The secret redactor's detection on the paste corpus, and its cost: median and p99 CPU time of
+``redact_secrets`` per 2 kB text and per 200 kB tool log, with and without secrets in them.
+
+Detection: a paste counts as redacted when no 12-character piece of any of its secrets is left (a
+half-redacted token is still a leak); a benign paste, when it comes back unchanged.
 
 Texts are assembled from the repository's paste corpus (``tests/data/secret_pastes.json``) and memory
 corpus, and from generated log lines; each text's time is the best of a few runs (CPU time: other
@@ -14,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from hermes_ctx_plugins.safety.scan import redact_secrets
+from hermes_ctx_plugins.safety import redact_secrets
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 
@@ -61,8 +64,17 @@ def measure(texts, runs):
         times.append(best)
     times.sort()
     return statistics.median(times) * 1e3, times[int(len(times) * 0.99) - 1] * 1e3
+def leaks(secret, redacted, piece=12):
+    return secret in redacted or any(secret[i:i + piece] in redacted for i in range(len(secret) - piece + 1))
+def detection():
+    secret = [c for c in cases if c["kind"] == "secret"]
+    benign = [c for c in cases if c["kind"] == "benign"]
+    redacted = sum(not any(leaks(s, redact_secrets(c["text"])) for s in c["secrets"]) for c in secret)
+    unchanged = sum(redact_secrets(c["text"]) == c["text"] for c in benign)
+    return f"paste corpus: secrets redacted {redacted}/{len(secret)}, benign pastes unchanged {unchanged}/{len(benign)}"
 redact_secrets("warm up")
 if __name__ == "__main__":
+    print(detection())
     print("2 kB with secrets    median {:.3f} ms  p99 {:.3f} ms".format(*measure(two_kb, 3)))
     print("2 kB clean           median {:.3f} ms  p99 {:.3f} ms".format(*measure(clean_2kb, 3)))
     print("200 kB with secrets  median {:.1f} ms  p99 {:.1f} ms".format(*measure(logs, 2)))

@@ -8,7 +8,7 @@ For the ``main`` and ``held_out`` sections of ``tests/data/memory_corpus.json`` 
 with any finding) and false-positive rate (benign entries with any finding), per expected kind and per language,
 then every miss and false positive, for
 
-* ours: ``hermes_ctx_plugins.safety.scan.scan``;
+* ours: ``hermes_ctx_plugins.safety.scan``;
 * hermes: ``tools.memory_tool._scan_memory_content`` -- the check hermes runs before every memory write (it blocks
   on the first threat found); kinds come from ``tools.threat_patterns.scan_for_threats(text, scope="strict")``,
   the call hermes makes when it re-scans entries at load.
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from hermes_ctx_plugins.safety.scan import scan
+from hermes_ctx_plugins.safety import scan
 
 CORPUS = json.loads((Path(__file__).resolve().parents[1] / "tests" / "data" / "memory_corpus.json").read_text("utf-8"))
 Entry = dict[str, Any]

@@ -1,15 +1,52 @@
-"""The exceptions hermes-ctx-plugins raises.
+"""The exceptions hermes-ctx-plugins raises: every one of them, and where it lives.
 
-Every error carries structured attributes besides its message, and the message always names the bad
-value and what would have been valid::
+Every error derives from :class:`HermesCtxError` (``except HermesCtxError`` catches anything the
+package raises on purpose), and from the builtin a caller would catch where there is one (in
+parentheses). It carries structured attributes besides its message, and the message names the bad
+value and what would have been valid. A family defined outside this module names its module in
+brackets (relative to ``hermes_ctx_plugins``); its members live there too. ``tests/test_errors.py``
+keeps this drawing true::
 
     HermesCtxError
-    ├── ConfigError (ValueError)          a config.yaml value is wrong; .path, .value, .expected, .line
-    ├── ProviderLimitError                 a second external memory provider; .providers
-    └── PluginError                        something about a plugin
-        ├── UnknownPluginError (KeyError)  no strategy / provider of that name; .name, .kind, .available
-        ├── DuplicatePluginError           two plugins registered one name; .name, .kind, .plugins
-        └── PluginLoadError                a plugin failed to import, register or validate; .plugin
+    ├── ConfigError (ValueError)                    a config value is wrong; .path .value .expected .line
+    ├── ProviderLimitError                          a second external memory provider; .providers
+    ├── PluginError                                 something about a plugin
+    │   ├── UnknownPluginError (KeyError)           no strategy / provider of that name; .name .kind .available
+    │   ├── DuplicatePluginError                    two plugins registered one name; .name .kind .plugins
+    │   └── PluginLoadError                         a plugin failed to import, register or validate; .plugin
+    ├── SummaryError [chat]                         the summary or review model failed; .kind .retry_on_main_model
+    │   ├── SummaryModelUnavailable                 404 / 503: the main model is tried next
+    │   ├── SummaryTimeout                          no answer in time: the main model is tried next
+    │   ├── SummaryRateLimited                      429; .retry_after
+    │   ├── SummaryRequestRejected                  another 4xx
+    │   ├── SummaryBadResponse                      an answer that is no completion
+    │   ├── SummaryAuthError                        401 / 403: the compaction aborts
+    │   └── SummaryNetworkError                     the network is down: the compaction aborts
+    ├── FileUnavailable (OSError) [storage.files]   a file or folder cannot be read, written or locked; .path .doing
+    ├── LocalStoreError [storage.base]              ctx-local's store cannot be used now; .path .reason
+    ├── ArchiveError [storage.base]                 the archive cannot be used
+    ├── QueueClosedError (RuntimeError) [storage.queue]  the write queue is closed: nothing more goes in
+    ├── MemoryStoreError [memory.file.store]        a MEMORY.md / USER.md write was refused; nothing was written
+    │   ├── InvalidOp (ValueError)                  a malformed operation
+    │   ├── UnknownTarget (KeyError)                neither memory nor user; .target
+    │   ├── LimitExceeded                           over the file's character limit; .used .limit .needed
+    │   ├── DuplicateEntry                          already an entry; .entry
+    │   ├── NoMatch (LookupError)                   no entry contains the text; .match
+    │   ├── AmbiguousMatch (LookupError)            several entries contain it; .match .matches
+    │   ├── UnsafeEntry                             the threat scan refused it; .findings
+    │   └── StoreUnavailable (FileUnavailable)      the memory folder or file cannot be used
+    ├── SkillError (ValueError) [memory.file.skills]  a skill write was refused
+    ├── ArgumentError (ValueError) [memory.local.arguments]  a ctx-local tool argument the model got wrong
+    ├── ToolError (ValueError) [memory.remote.text]  a remote provider refused a tool call before any request
+    ├── ServiceUnavailable (RuntimeError) [memory.remote.queue]  the circuit breaker is open: no request made
+    ├── SessionInUseError (ValueError) [hermes.runtime]  a session id already bound to another owner
+    ├── AnonymousAgentError (ValueError) [hermes.bridge]  no user id on a deployment that keeps memories
+    └── NetworkBlocked (RuntimeError) [testing.network]  a test reached beyond loopback
+
+    TokenEstimateWarning (UserWarning) [tokens]     a warning, not an error: counts are estimated
+
+Exceptions whose name starts with an underscore are private control flow (``summarize._Abort``): they
+never leave the module that raises them.
 """
 
 from __future__ import annotations

@@ -10,6 +10,17 @@ Two families, never mixed:
 
 Implement any of these in a module or class decorated with :data:`hookimpl` and expose it through
 the ``hermes_ctx_plugins`` entry-point group.
+
+What the host tells a registered strategy or provider goes through methods of its base class, each
+with a working default, which the host calls on every instance (never "if it has the attribute"):
+
+* ``CompressorStrategy.attach(resolve_strategy=...)``: right after the host builds the strategy; a
+  strategy made of others (``pipeline``) keeps the resolver to build its steps by name;
+* ``CompressorStrategy.reports_removals``: whether the strategy's results say what it removed and
+  where its summary is (``CompressionResult.removed_at`` / ``summary_at``); the host then checks the
+  report instead of copying the conversation before each compaction for the archive;
+* ``MemoryProvider.attach(status_callback=...)``: right after the host builds a provider to use;
+  where the provider reports what the user should see (an outage, a recovery).
 """
 
 from __future__ import annotations

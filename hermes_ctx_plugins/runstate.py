@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .isolation import StatusEvent
+from .storage.files import atomic_write, locked
 
 if TYPE_CHECKING:
     from .manager import Host
@@ -60,11 +61,9 @@ class RunningState:
             "last_event": asdict(event) if event is not None else None,
         }
         with self._lock:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = self.path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(data, default=str), encoding="utf-8")
-                os.replace(tmp, self.path)
+            try:  # several processes may share the home: the lock keeps one writer at a time
+                with locked(self.path):
+                    atomic_write(self.path, json.dumps(data, default=str).encode("utf-8"))
             except OSError as exc:
                 log.debug("cannot write %s: %s", self.path, exc)
 

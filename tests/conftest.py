@@ -1,4 +1,6 @@
-"""Fixtures shared by the test modules (the suite-wide guards live in the root conftest.py)."""
+"""Fixtures of this project's suite. The suite-wide guards live in the root ``conftest.py``, which also
+loads our pytest plugin (``hermes_ctx_plugins.testing.pytest_plugin``): the loopback ``stub``, ``mem0``
+and ``honcho`` services and ``hermes_home`` come from there."""
 
 from __future__ import annotations
 
@@ -11,10 +13,8 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
-from remote_helpers import HONCHO_KEY, MEM0_KEY
 
 from hermes_ctx_plugins.memory.local import LocalProvider
-from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, StubOpenAIServer
 
 # HYPOTHESIS_PROFILE=thorough runs the property tests ten times harder (before a release, locally).
 settings.register_profile("default", max_examples=30)
@@ -38,27 +38,6 @@ def acme_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def stub() -> Iterator[StubOpenAIServer]:
-    """A loopback OpenAI-compatible model (see ``hermes_helpers.MODEL``) for the test's duration."""
-    with StubOpenAIServer(model="stub-model") as server:
-        yield server
-
-
-@pytest.fixture
-def mem0() -> Iterator[Mem0StubServer]:
-    """A loopback Mem0 service accepting ``remote_helpers.MEM0_KEY``."""
-    with Mem0StubServer(api_keys=(MEM0_KEY,)) as server:
-        yield server
-
-
-@pytest.fixture
-def honcho() -> Iterator[HonchoStubServer]:
-    """A loopback Honcho service accepting ``remote_helpers.HONCHO_KEY``."""
-    with HonchoStubServer(api_keys=(HONCHO_KEY,)) as server:
-        yield server
-
-
-@pytest.fixture
 def make() -> Iterator[Any]:
     """``make(**options)`` builds a ctx-local provider in this test's home; all shut down after it."""
     made: list[LocalProvider] = []
@@ -75,10 +54,11 @@ def make() -> Iterator[Any]:
 
 @pytest.fixture(autouse=True)
 def _no_bridge_bindings_left() -> Iterator[None]:
-    """Bridge bindings are process-wide (hermes' hooks only know session ids): none outlives its test."""
+    """Bridge bindings live in the runtime whose hooks hermes calls, which outlives a test unless the
+    next one makes hermes rediscover its plugins: none outlives its test."""
     yield
-    try:
-        from hermes_ctx_plugins.hermes import hooks
-    except ImportError:  # the hermes extra is not installed
-        return
-    hooks._SESSION_HOSTS.clear()
+    from hermes_ctx_plugins.hermes.runtime import installed  # imports no hermes module
+
+    runtime = installed()
+    if runtime is not None:
+        runtime.sessions.clear()

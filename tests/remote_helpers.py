@@ -114,19 +114,20 @@ def memory_yaml(name: str, options: Mapping[str, Any]) -> str:
 
 def configure_memory(stub: StubOpenAIServer, name: str, options: Mapping[str, Any]) -> Path:
     """hermes talking to ``stub`` with our plugin (no context engine) and memory provider ``name``."""
-    from hermes_ctx_plugins.hermes import plugin as our_plugin
+    from hermes_ctx_plugins.hermes.runtime import installed
 
     home = configure_hermes(stub, memory_yaml(name, options), engine=False)
-    assert our_plugin.HOST is not None
+    assert installed() is not None
     return home
 
 
 def memory_provider(name: str) -> Any:
     """Our running memory provider ``name`` in the hermes of this process."""
-    from hermes_ctx_plugins.hermes import plugin as our_plugin
+    from hermes_ctx_plugins.hermes.runtime import installed
 
-    assert our_plugin.HOST is not None
-    return next(p for p in our_plugin.HOST.memory_providers if p.name == name)
+    runtime = installed()
+    assert runtime is not None
+    return next(p for p in runtime.host.memory_providers if p.name == name)
 
 
 def last_user_message(stub: StubOpenAIServer, request: int = -1) -> str:

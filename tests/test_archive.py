@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 
 from hermes_ctx_plugins import CompressionResult, CompressorStrategy, SessionInfo, hookimpl, load_host
-from hermes_ctx_plugins.archive.archiver import INDEX_OPEN, fingerprint
+from hermes_ctx_plugins.archive.archiver import INDEX_OPEN
+from hermes_ctx_plugins.archive.changes import fingerprint
 from hermes_ctx_plugins.cli import main
 from hermes_ctx_plugins.manager import Host
 from hermes_ctx_plugins.scope import from_stored
-from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore, Scope
+from hermes_ctx_plugins.storage import Scope
+from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
 from hermes_ctx_plugins.testing import make_transcript
 from hermes_ctx_plugins.tokens import get_counter
 

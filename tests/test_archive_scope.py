@@ -15,10 +15,12 @@ import pytest
 import yaml
 
 from hermes_ctx_plugins import SessionInfo, load_host
-from hermes_ctx_plugins.archive.archiver import fingerprint
+from hermes_ctx_plugins.archive.changes import fingerprint
 from hermes_ctx_plugins.cli import main
 from hermes_ctx_plugins.manager import Host
-from hermes_ctx_plugins.storage.sqlite.archive import SCHEMA_VERSION, ArchiveError, ArchiveStore, Scope
+from hermes_ctx_plugins.storage import ArchiveError, Scope
+from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+from hermes_ctx_plugins.storage.sqlite.archive_schema import SCHEMA_VERSION
 from hermes_ctx_plugins.testing import make_transcript
 from hermes_ctx_plugins.tokens import get_counter
 

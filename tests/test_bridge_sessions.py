@@ -17,16 +17,23 @@ from typing import Any
 import pytest
 from hermes_helpers import configure_hermes, new_agent
 
-from hermes_ctx_plugins import ConfigError, load_config
+from hermes_ctx_plugins import ConfigError, SessionInfo, load_config
 from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
 
 pytest.importorskip("run_agent", reason="the hermes extra is not installed")
 from hermes_state import SessionDB
 
-from hermes_ctx_plugins.bridge import Bridge
-from hermes_ctx_plugins.hermes.hooks import SessionInUseError, bound_session
+from hermes_ctx_plugins.bridge import Bridge, SessionInUseError
+from hermes_ctx_plugins.hermes.runtime import installed
 
 SECRET = "ALICE-SECRET-3f9a2c1e7b"
+
+
+def bound_session(session_id: str) -> SessionInfo | None:
+    """Who the runtime whose hooks hermes calls has bound ``session_id`` to."""
+    runtime = installed()
+    assert runtime is not None
+    return runtime.sessions.bound(session_id)
 
 
 def long_history(word: str = SECRET) -> list[dict[str, Any]]:

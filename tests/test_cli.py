@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import ast
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from hermes_ctx_plugins.cli import EXIT_CONFIG, main
+import hermes_ctx_plugins
+from hermes_ctx_plugins import cliutil
+from hermes_ctx_plugins.cli import EXIT_CONFIG, EXIT_PLUGIN, main
+
+PACKAGE = Path(hermes_ctx_plugins.__file__).parent
 
 
 def test_plugins_json_lists_defaults(capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,3 +155,30 @@ def test_memory_reset_without_a_terminal_refuses_instead_of_crashing(
     assert "--yes" in err and "Traceback" not in err
     assert main(["memory", "show"]) == 0 and "keep me" in capsys.readouterr().out
     assert main(["memory", "reset", "--yes"]) == 0
+
+
+def _exit_code_names(path: Path) -> list[str]:
+    """The ``EXIT_*`` names a module assigns at its top level."""
+    names = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            names += [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id.startswith("EXIT_")
+                      and isinstance(n.ctx, ast.Store)]
+    return names
+
+
+def test_one_set_of_exit_codes_for_every_command() -> None:
+    codes = {name: getattr(cliutil, name) for name in _exit_code_names(PACKAGE / "cliutil.py")}
+    assert codes == {"EXIT_PROBLEM": 1, "EXIT_CONFIG": 2, "EXIT_PLUGIN": 3, "EXIT_INPUT": 4}
+    own = {str(path.relative_to(PACKAGE)): _exit_code_names(path) for path in PACKAGE.rglob("*.py")
+           if path.name != "cliutil.py" and _exit_code_names(path)}
+    assert own == {}, "import the exit codes from cliutil"
+
+
+def test_an_unusable_archive_exits_like_an_unusable_memory_store(capsys: pytest.CaptureFixture[str]) -> None:
+    archive = Path(os.environ["HERMES_HOME"]) / "ctx_archive.db"
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    archive.write_bytes(b"\x00garbage" * 512)
+    assert main(["archive", "stats"]) == EXIT_PLUGIN  # as ``memory search`` on a broken ctx-local database
+    err = capsys.readouterr().err
+    assert str(archive) in err and "Traceback" not in err

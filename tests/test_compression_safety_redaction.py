@@ -22,7 +22,7 @@ from hermes_ctx_plugins import load_host
 from hermes_ctx_plugins.compression import prompt
 from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, text_of
 from hermes_ctx_plugins.manager import Host
-from hermes_ctx_plugins.safety.scan import redact_secrets
+from hermes_ctx_plugins.safety import redact_secrets
 from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
 
 SUMMARY = "## Goal\nShip the release.\n## Files\nsrc/release.py"
@@ -258,7 +258,7 @@ def test_only_what_the_cap_keeps_is_redacted_and_all_of_it_is(cap: int) -> None:
     """serialize redacts just the kept blocks (cost bounded by the cap), never leaving one unredacted
     even where redaction changes the lengths that decide what is kept."""
     from hermes_ctx_plugins.compression.prompt import serialize
-    from hermes_ctx_plugins.safety.scan import redact_secrets
+    from hermes_ctx_plugins.safety import redact_secrets
 
     key = "sk-proj-Q7xR2mVb9KpL4sT8wZ1nY6cH3dF5gJ0a"
     messages = [{"role": "user" if i % 2 else "assistant", "content": f"step {i} key {key} " + "x" * (i * 37 % 400)}

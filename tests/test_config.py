@@ -1,27 +1,21 @@
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
+from config_helpers import write
 
 from hermes_ctx_plugins import ConfigError, load_config, load_host
 from hermes_ctx_plugins.config import DEFAULT_COMPRESSOR, build_dataclass
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "config.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def test_defaults_without_any_config_file() -> None:
     cfg = load_config()  # $HERMES_HOME/config.yaml does not exist in the test home
     assert cfg.compressor_name == DEFAULT_COMPRESSOR == "summarize"
     assert cfg.provider_names == ("file",)
-    # the seed's defaults (SPEC 1.6 and 2.6)
+    # the documented defaults of hermes' compression: and memory: sections
     assert cfg.compression.threshold == 0.50
     assert cfg.compression.target_ratio == 0.20
     assert cfg.compression.protect_first_n == 3

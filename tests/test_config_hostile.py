@@ -4,33 +4,18 @@ plugin validating its options)."""
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from config_helpers import MARK, marked_line, write
 
 from hermes_ctx_plugins import ConfigError, hookimpl, load_config, load_host
 from hermes_ctx_plugins.cli import EXIT_CONFIG, main
 from hermes_ctx_plugins.config import MAX_CONFIG_BYTES, MAX_DEPTH, MAX_NODES, MAX_STRING_CHARS, Config
 from hermes_ctx_plugins.testing import FakeCompressor
-
-MARK = "# <-"
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "config.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def marked_line(path: Path) -> int:
-    """The line of ``path`` that carries the ``# <-`` marker: where the error must point."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return next(n for n, line in enumerate(lines, 1) if MARK in line)
-
 
 # ------------------------------------------------------------------ finite numbers
 

@@ -182,16 +182,27 @@ def test_the_plugin_gives_loopback_services_and_an_empty_home(pytester: pytest.P
 
         import httpx
 
-        def test_fixtures(hermes_home, openai_stub, mem0_stub, honcho_stub):
+        def test_fixtures(hermes_home, stub, mem0, honcho):
             assert os.environ["HERMES_HOME"] == str(hermes_home)
             assert hermes_home.is_dir() and not any(hermes_home.iterdir())
-            models = httpx.get(f"{openai_stub.base_url}/models").json()
+            models = httpx.get(f"{stub.base_url}/models").json()
             assert [m["id"] for m in models["data"]] == ["stub-model"]
-            ping = httpx.get(f"{mem0_stub.base_url}/v1/ping/",
-                             headers={"Authorization": f"Token {mem0_stub.api_keys[0]}"})
+            ping = httpx.get(f"{mem0.base_url}/v1/ping/", headers={"Authorization": f"Token {mem0.api_keys[0]}"})
             assert ping.status_code == 200
-            workspace = httpx.post(f"{honcho_stub.base_url}/v3/workspaces", json={"id": "ws"},
-                                   headers={"Authorization": f"Bearer {honcho_stub.api_keys[0]}"})
+            workspace = httpx.post(f"{honcho.base_url}/v3/workspaces", json={"id": "ws"},
+                                   headers={"Authorization": f"Bearer {honcho.api_keys[0]}"})
             assert workspace.json()["id"] == "ws"
     """)
+    pytester.runpytest("-p", PLUGIN, "-W", "error").assert_outcomes(passed=1)
+
+
+def test_the_plugin_is_opt_in(pytester: pytest.Pytester) -> None:
+    """Installing the package adds no fixtures to a suite that did not ask (no ``pytest11`` entry point)."""
+    pytester.makepyfile(test_fixtures="""
+        def test_fixtures(stub):
+            pass
+    """)
+    result = pytester.runpytest("-W", "error")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*fixture 'stub' not found*"])
     pytester.runpytest("-p", PLUGIN, "-W", "error").assert_outcomes(passed=1)

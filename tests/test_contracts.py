@@ -27,9 +27,14 @@ from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.remote.base import RemoteProvider
 from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
 from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
-from hermes_ctx_plugins.testing import FakeBuiltinMemory, FakeMemoryProvider, FakesPlugin
+from hermes_ctx_plugins.testing import (
+    FakeBuiltinMemory,
+    FakeMemoryProvider,
+    FakesPlugin,
+    HonchoStubServer,
+    Mem0StubServer,
+)
 from hermes_ctx_plugins.testing.contract import ProviderContract
-from hermes_ctx_plugins.testing.stubs import HonchoStubServer, Mem0StubServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "acme-ctx-plugin"
 

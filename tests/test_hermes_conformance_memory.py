@@ -31,7 +31,7 @@ pytest.importorskip("run_agent", reason="the hermes extra is not installed")
 from hermes_cli import memory_setup
 from plugins.memory import discover_memory_providers, load_memory_provider
 
-from hermes_ctx_plugins.hermes import plugin as our_plugin
+from hermes_ctx_plugins.hermes.runtime import installed
 
 OURS = ("ctx-local", "ctx-mem0", "ctx-honcho")
 CONTROL = "holographic"
@@ -64,8 +64,9 @@ def memory_status() -> str:
 
 
 def active_on_our_host() -> list[str]:
-    assert our_plugin.HOST is not None
-    return [p.name for p in our_plugin.HOST.memory_providers]
+    runtime = installed()
+    assert runtime is not None
+    return [p.name for p in runtime.host.memory_providers]
 
 
 def files_under(root: Path) -> dict[str, int]:
@@ -100,9 +101,10 @@ def test_listing_providers_leaves_the_configured_one_to_the_next_agent(
     if provider not in ("ctx-mem0", "ctx-honcho"):
         assert not mem0.requests and not honcho.requests, "no request at all reached an unchosen service"
     if provider == "ctx-local":
-        assert our_plugin.HOST is not None
-        local = next(p for p in our_plugin.HOST.memory_providers if p.name == "ctx-local")
-        dana = our_plugin.HOST.scoped(SessionInfo(session_id="probe", user_id="dana"))
+        runtime = installed()
+        assert runtime is not None
+        local = next(p for p in runtime.host.memory_providers if p.name == "ctx-local")
+        dana = runtime.host.scoped(SessionInfo(session_id="probe", user_id="dana"))
         assert "4-8-15-16" in local.prefetch("locker combination", session=dana)
 
 

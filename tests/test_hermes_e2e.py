@@ -19,8 +19,8 @@ run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not ins
 from hermes_cli import plugins as hermes_plugins  # noqa: E402
 from hermes_helpers import MODEL  # noqa: E402
 
-from hermes_ctx_plugins.hermes import plugin as our_plugin  # noqa: E402
 from hermes_ctx_plugins.hermes.engine import HermesCtxEngine  # noqa: E402
+from hermes_ctx_plugins.hermes.runtime import installed  # noqa: E402
 
 
 def configure(stub: StubOpenAIServer, extra: str = "") -> Path:
@@ -48,8 +48,9 @@ def test_plugin_context_reaches_the_wire_and_a_failing_plugin_does_not_break_the
     stub: StubOpenAIServer,
 ) -> None:
     configure(stub)
-    host = our_plugin.HOST
-    assert host is not None
+    runtime = installed()
+    assert runtime is not None
+    host = runtime.host
     recorder = RecordingPlugin(context="CTX-MARKER-42")
     host.add_plugin(recorder, "recorder")
     host.add_plugin(FailingPlugin(), "always-fails")
@@ -148,8 +149,9 @@ def test_session_end_and_reset_reach_our_providers(stub: StubOpenAIServer) -> No
             register(Ends)
 
     configure(stub)
-    host = our_plugin.HOST
-    assert host is not None
+    runtime = installed()
+    assert runtime is not None
+    host = runtime.host
     host.add_plugin(Plugin(), "ends")
     host.activate_provider("ctx-ends")
     hermes_plugins.invoke_hook("on_session_reset", session_id="s-reset", platform="cli", reason="new_session")

@@ -18,8 +18,8 @@ run_agent = pytest.importorskip("run_agent", reason="the hermes extra is not ins
 from hermes_cli import plugins as hermes_plugins  # noqa: E402
 from plugins.memory import load_memory_provider  # noqa: E402
 
-from hermes_ctx_plugins.hermes import plugin as our_plugin  # noqa: E402
 from hermes_ctx_plugins.hermes.memory import HermesMemoryAdapter, write_shims  # noqa: E402
+from hermes_ctx_plugins.hermes.runtime import installed  # noqa: E402
 
 
 class Recaller(FakeMemoryProvider):
@@ -63,8 +63,9 @@ class TestProviders:
 
 def configure(stub: StubOpenAIServer, provider: str) -> Any:
     configure_hermes(stub, f"memory: {{provider: {provider}}}\n")
-    host = our_plugin.HOST
-    assert host is not None
+    runtime = installed()
+    assert runtime is not None
+    host = runtime.host
     host.add_plugin(TestProviders(), "test-providers")
     write_shims(home(), ["ctx-recall", "ctx-exploding", "ctx-search"])
     return host
@@ -99,8 +100,9 @@ def test_register_writes_shims_for_installed_external_providers(stub: StubOpenAI
     (home() / "config.yaml").write_text("plugins: {enabled: [hermes-ctx]}\n")
     hermes_plugins.discover_plugins(force=True)
     # a shim for every external provider we ship, none for anything else
-    assert our_plugin.HOST is not None
-    external = {r.name for r in our_plugin.HOST.registry if r.kind == "memory" and r.external}
+    runtime = installed()
+    assert runtime is not None
+    external = {r.name for r in runtime.host.registry if r.kind == "memory" and r.external}
     assert external >= {"ctx-mem0", "ctx-honcho"}
     assert {p.name for p in (home() / "plugins").iterdir()} == external
 

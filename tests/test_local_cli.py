@@ -114,7 +114,8 @@ def test_exit_codes_for_config_and_a_broken_database(tmp_path: Path, capsys: pyt
 
 def test_forget_succeeds_even_when_compaction_cannot_run(filled: LocalProvider, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore, LocalStoreError
+    from hermes_ctx_plugins.storage import LocalStoreError
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 
     def busy(self: LocalStore) -> None:
         raise LocalStoreError(self.path, "locked", "database is locked", "try later")

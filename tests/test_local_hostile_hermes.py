@@ -17,7 +17,7 @@ from test_local_hostile import WriteProbe
 from hermes_ctx_plugins.testing import StubOpenAIServer
 
 pytest.importorskip("run_agent", reason="the hermes extra is not installed")
-from hermes_ctx_plugins.hermes import plugin as our_plugin
+from hermes_ctx_plugins.hermes.runtime import installed
 
 
 def tool_results(result: dict[str, Any], after: int = 0) -> list[dict[str, Any]]:
@@ -57,7 +57,7 @@ def test_the_models_out_of_range_ids_are_its_errors_and_lock_nothing(stub: StubO
     assert "'limit' must be a whole number from 1 to 20, got 9223372036854775808" in errors[3]["error"]
     [hit] = found["results"]  # the provider works on, for the owner
     assert "walrus-42" in hit["text"]
-    host = our_plugin.HOST
+    host = installed().host
     assert host is not None and host.isolator.health("memory:ctx-local").failures == 0
     probe = WriteProbe()
     try:

@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 
 from hermes_ctx_plugins import ConfigError, SessionInfo, Turn, load_host
-from hermes_ctx_plugins.memory.local import LocalProvider, LocalStore, query
+from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.local.recall import HEADER
-from hermes_ctx_plugins.storage.sqlite.memory import Record
+from hermes_ctx_plugins.storage import Record
+from hermes_ctx_plugins.storage import text as query
+from hermes_ctx_plugins.storage.sqlite import fts
+from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 from hermes_ctx_plugins.tokens import get_counter
 
 ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")
@@ -113,8 +116,8 @@ def test_newer_memories_and_explicit_facts_rank_higher(provider: LocalProvider) 
 ATTACKS = [
     "zebracorn", '"zebracorn" OR user_id:bob', "zebracorn OR scope_text:*", "NEAR(zebracorn bob, 5)",
     "scope_text : zebracorn", "{scope_text search_text} : zebracorn", "zebracorn*", "*", '"', "''", "^zebracorn",
-    "zebracorn') OR 1=1 --", "bob's zebracorn", "user_id = 'bob'", query.chat_token("", "bob", "dm"),
-    query.user_token("", "bob"), query.profile_token("", "bob"), "ZEBRACORN zebracorns",
+    "zebracorn') OR 1=1 --", "bob's zebracorn", "user_id = 'bob'", fts.chat_token("", "bob", "dm"),
+    fts.user_token("", "bob"), fts.profile_token("", "bob"), "ZEBRACORN zebracorns",
     "ｚｅｂｒａｃｏｒｎ",  # noqa: RUF001 - fullwidth on purpose
 ]
 

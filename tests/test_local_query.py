@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_ctx_plugins.memory.local import query
+from hermes_ctx_plugins.storage import text as query
+from hermes_ctx_plugins.storage.sqlite import fts as sqlite_fts
 
 
 def test_stop_words_and_noise_are_dropped_and_terms_deduplicated() -> None:
@@ -48,9 +49,9 @@ def fts() -> Iterator[sqlite3.Connection]:
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(search_text, scope_text, "
                  "tokenize='porter unicode61 remove_diacritics 2')")
     conn.execute("INSERT INTO t (rowid, search_text, scope_text) VALUES (1, 'alice secret', ?)",
-                 (query.scope_text("", "alice", "", "chat"),))
+                 (sqlite_fts.scope_text("", "alice", "", "chat"),))
     conn.execute("INSERT INTO t (rowid, search_text, scope_text) VALUES (2, 'bob secret', ?)",
-                 (query.scope_text("", "bob", "", "chat"),))
+                 (sqlite_fts.scope_text("", "bob", "", "chat"),))
     yield conn
     conn.close()
 
@@ -58,7 +59,7 @@ def fts() -> Iterator[sqlite3.Connection]:
 @given(st.text(max_size=200))
 def test_any_input_is_a_valid_expression_that_stays_in_scope(fts: sqlite3.Connection, text: str) -> None:
     terms = query.query_terms(text + " secret")
-    expression = query.match_expression(terms, query.scope_query("", "alice", "", share_across_chats=False))
+    expression = sqlite_fts.match_expression(terms, sqlite_fts.scope_query("", "alice", "", share_across_chats=False))
     rows = {r[0] for r in fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,))}
     assert rows <= {1}, f"{text!r} reached another scope"
 
@@ -68,22 +69,22 @@ def test_any_input_is_a_valid_expression_that_stays_in_scope(fts: sqlite3.Connec
     "{scope_text search_text}: bob", "^bob", 'bob"', "- secret", "+bob", "secret AND NOT alice",
 ])
 def test_fts_syntax_in_a_query_is_only_text(fts: sqlite3.Connection, attack: str) -> None:
-    expression = query.match_expression(query.query_terms(attack),
-                                        query.scope_query("", "alice", "", share_across_chats=False))
+    expression = sqlite_fts.match_expression(query.query_terms(attack),
+                                        sqlite_fts.scope_query("", "alice", "", share_across_chats=False))
     rows = {r[0] for r in fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,))}
     assert 2 not in rows
 
 
 def test_scope_tokens_separate_namespaces_users_chats_and_profile_facts() -> None:
-    chat = query.scope_query("", "alice", "c1", share_across_chats=False)
-    assert query.chat_token("", "alice", "c1") in chat and query.profile_token("", "alice") in chat
-    assert query.user_token("", "alice") not in chat
-    assert query.scope_query("", "alice", "c1", share_across_chats=True) == [query.user_token("", "alice")]
+    chat = sqlite_fts.scope_query("", "alice", "c1", share_across_chats=False)
+    assert sqlite_fts.chat_token("", "alice", "c1") in chat and sqlite_fts.profile_token("", "alice") in chat
+    assert sqlite_fts.user_token("", "alice") not in chat
+    assert sqlite_fts.scope_query("", "alice", "c1", share_across_chats=True) == [sqlite_fts.user_token("", "alice")]
     # no separator can be smuggled in: each part is encoded injectively before hashing
     owners = [("", "a", "bc"), ("", "ab", "c"), ("", "a", "b\x1fc"), ("", "a\x1fb", "c"), ("a", "", "bc"),
               ("", "a-b", "c"), ("a", "b", "c"), ("sales", "u1", ""), ("", "sales", "u1"), ("", "", "")]
-    assert len({query.chat_token(*owner) for owner in owners}) == len(owners)
-    assert query.user_token("sales", "u1") != query.user_token("support", "u1")
-    assert all(t[1:].isdigit() for t in query.scope_text("ns\ud800", "ä'\"", "💥", "user").split())
+    assert len({sqlite_fts.chat_token(*owner) for owner in owners}) == len(owners)
+    assert sqlite_fts.user_token("sales", "u1") != sqlite_fts.user_token("support", "u1")
+    assert all(t[1:].isdigit() for t in sqlite_fts.scope_text("ns\ud800", "ä'\"", "💥", "user").split())
     with pytest.raises(ValueError, match="at least one term"):
-        query.match_expression([], chat)
+        sqlite_fts.match_expression([], chat)

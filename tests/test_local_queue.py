@@ -27,7 +27,8 @@ CHILD = textwrap.dedent("""
     import json, os, sys, time
     from pathlib import Path
     from hermes_ctx_plugins import SessionInfo, Turn
-    from hermes_ctx_plugins.memory.local import LocalProvider, store
+    from hermes_ctx_plugins.memory.local import LocalProvider
+    from hermes_ctx_plugins.storage.sqlite import memory as store
 
     home, tag, count, slow, user = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
     if slow:

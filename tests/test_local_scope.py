@@ -18,14 +18,17 @@ from local_helpers import home, say
 
 from hermes_ctx_plugins import SessionInfo, Turn, load_host
 from hermes_ctx_plugins.cli import EXIT_INPUT, main
-from hermes_ctx_plugins.memory.local import LocalProvider, LocalStore, query
+from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.local.queue import SUFFIX
 from hermes_ctx_plugins.scope import escape_id, service_id, to_stored
+from hermes_ctx_plugins.storage import text as query
+from hermes_ctx_plugins.storage.sqlite import fts
 from hermes_ctx_plugins.storage.sqlite import memory as store_module
+from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 
 HOSTILE_IDS = ["", " ", "*", "%", "../x", "x" * 10_000, "m\ud800", "m?", "m\\ud800", "\ud800", "\udfff",
                "'; DROP TABLE x;--", "OR", "NOT x", '"', "''", "hermes", "张伟", "alice", "alice@example.com",
-               escape_id("alice@example.com"), service_id("", "alice"), query.user_token("", "alice"),
+               escape_id("alice@example.com"), service_id("", "alice"), fts.user_token("", "alice"),
                "a\x00b", "a\\b", str(2**63), "u1"]
 
 
@@ -168,13 +171,13 @@ def test_a_record_the_database_refuses_is_quarantined_and_the_next_is_stored(
         make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # What once poisoned the writer: a value SQLite cannot bind raised outside sqlite3.Error with
     # the write transaction open, so every later write failed to begin. Bind one such value here.
-    row = store_module.Record.row
+    row = store_module.row
 
     def unbindable(self: store_module.Record) -> tuple[Any, ...]:
         made = row(self)
         return (*made[:6], "\ud800", *made[7:]) if "poison" in self.user_text else made
 
-    monkeypatch.setattr(store_module.Record, "row", unbindable)
+    monkeypatch.setattr(store_module, "row", unbindable)
     provider = make(max_retries=2, retry_backoff_seconds=0.01)
     alice, bob = SessionInfo(session_id="a", user_id="alice"), SessionInfo(session_id="b", user_id="bob")
     say(provider, alice, "poison mango")

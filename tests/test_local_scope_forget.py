@@ -25,7 +25,8 @@ CHILD = textwrap.dedent("""
     import sys, threading, time
     from pathlib import Path
     from hermes_ctx_plugins import SessionInfo, Turn
-    from hermes_ctx_plugins.memory.local import LocalProvider, store
+    from hermes_ctx_plugins.memory.local import LocalProvider
+    from hermes_ctx_plugins.storage.sqlite import memory as store
 
     stuck = threading.Event()
     def never_stores(self, rows, **kwargs):

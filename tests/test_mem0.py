@@ -23,8 +23,15 @@ from remote_helpers import MEM0_KEY, no_lingering_threads, provider_factory, tur
 from hermes_ctx_plugins import ConfigError, ProviderLimitError, SessionInfo, StatusEvent, ToolCall, load_host
 from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.scope import service_id
-from hermes_ctx_plugins.testing import Mem0StubServer, StubOpenAIServer, wait_until
-from hermes_ctx_plugins.testing.stubs import LoopbackService, Reply, ServiceRequest, words
+from hermes_ctx_plugins.testing import (
+    LoopbackService,
+    Mem0StubServer,
+    Reply,
+    ServiceRequest,
+    StubOpenAIServer,
+    wait_until,
+)
+from hermes_ctx_plugins.testing.loopback import words
 from hermes_ctx_plugins.tokens import count_text
 
 KEY = MEM0_KEY

@@ -25,8 +25,7 @@ from hermes_ctx_plugins.testing import StubOpenAIServer
 pytest.importorskip("run_agent", reason="the hermes extra is not installed")
 from hermes_cli import plugins as hermes_plugins
 
-from hermes_ctx_plugins.bridge import Bridge
-from hermes_ctx_plugins.hermes.bridge import AnonymousAgentError
+from hermes_ctx_plugins.bridge import AnonymousAgentError, Bridge
 
 DEPLOYMENTS = ("support", "research")
 USERS = ("u1", "u2")

@@ -8,12 +8,13 @@ import threading
 import pytest
 
 from hermes_ctx_plugins import testing
+from hermes_ctx_plugins.testing import network
 
 
 def test_guard_is_installed() -> None:
-    assert socket.socket.connect is testing._guarded_connect
-    assert socket.socket.connect_ex is testing._guarded_connect_ex
-    assert socket.getaddrinfo is testing._guarded_getaddrinfo
+    assert socket.socket.connect is network._guarded_connect
+    assert socket.socket.connect_ex is network._guarded_connect_ex
+    assert socket.getaddrinfo is network._guarded_getaddrinfo
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "::1", "localhost"])

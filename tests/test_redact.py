@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_ctx_plugins.safety.scan import redact_secrets, scan
+from hermes_ctx_plugins.safety import redact_secrets, scan
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "secret_pastes.json").read_text(encoding="utf-8"))
 CASES: list[dict[str, Any]] = CORPUS["cases"]

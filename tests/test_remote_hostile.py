@@ -17,9 +17,10 @@ import pytest
 from remote_helpers import FAST, HONCHO_KEY, SECRETS, Remote, no_lingering_threads, remotes, turn
 
 from hermes_ctx_plugins import ConfigError, SessionInfo, ToolCall
-from hermes_ctx_plugins.memory.remote.base import SECRET_REACH, RemoteProvider, fit
+from hermes_ctx_plugins.memory.remote.base import RemoteProvider
 from hermes_ctx_plugins.memory.remote.honcho import HonchoOptions, HonchoProvider
 from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
+from hermes_ctx_plugins.memory.remote.text import SECRET_REACH, fit
 from hermes_ctx_plugins.testing import HonchoStubServer, ServiceRequest
 
 ALICE = SessionInfo(session_id="s-alice", user_id="alice")

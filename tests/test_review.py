@@ -1,4 +1,4 @@
-"""Background review (SPEC 2.4) against a stub model on 127.0.0.1."""
+"""Background review against a stub model on 127.0.0.1."""
 
 from __future__ import annotations
 

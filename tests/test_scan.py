@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_ctx_plugins.safety import scan as scan_module
-from hermes_ctx_plugins.safety.scan import KINDS, Finding, is_safe, placeholder, redact_secrets, scan
+from hermes_ctx_plugins.safety import KINDS, Finding, is_safe, placeholder, redact_secrets, scan
+from hermes_ctx_plugins.safety.engine import match
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "memory_corpus.json").read_text(encoding="utf-8"))
 SECRET_PASTES = json.loads((Path(__file__).parent / "data" / "secret_pastes.json").read_text(encoding="utf-8"))["cases"]
@@ -475,12 +475,9 @@ def test_the_gated_fast_path_agrees_with_an_exhaustive_search(monkeypatch: pytes
     texts += [text for _, text in ROUND5_SECRETS]
     texts += [case["text"] for case in SECRET_PASTES]  # the redactor's corpus: gates must not hide a secret either
     fast = [kinds(t) for t in texts]
-    sizes = {id(scan_module._FOLDED_INDEX): len(scan_module.FOLDED_RULES),
-             id(scan_module._SQUEEZED_INDEX): len(scan_module.SQUEEZED_RULES),
-             id(scan_module._SECRET_INDEX): len(scan_module.SECRET_RULES)}
-    monkeypatch.setattr(scan_module._Index, "hits", lambda self, view, views: (list(range(sizes[id(self)])), None))
-    monkeypatch.setattr(scan_module, "_required", lambda rule, view, words: True)
-    monkeypatch.setattr(scan_module, "_near", lambda rule, view, words, present=None: rule.pattern.finditer(view))
+    monkeypatch.setattr(match.Index, "hits", lambda self, view, views: (list(range(len(self.own))), None))
+    monkeypatch.setattr(match, "required", lambda rule, view, words: True)
+    monkeypatch.setattr(match, "near", lambda rule, view, words, present=None: rule.regex.finditer(view))
     assert [kinds(t) for t in texts] == fast
 
 

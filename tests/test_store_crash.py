@@ -85,7 +85,7 @@ print(json.dumps({"reads": reads, "torn": torn, "examples": examples, "final": m
 """
 
 # Writes batch k = [add entry(k), remove entry(k - WINDOW)] forever, printing k after each commit, so
-# every committed version is known in advance: the seed plus the last WINDOW entries.
+# every committed version is known in advance: the SEED entries plus the last WINDOW entries.
 KILLED_WRITER = """
 import sys
 from pathlib import Path
@@ -111,7 +111,7 @@ def entry(k: int) -> str:
 
 
 def version(k: int) -> bytes:
-    """The file after batch ``k`` committed (``k = -1``: the seed alone)."""
+    """The file after batch ``k`` committed (``k = -1``: the SEED entries alone)."""
     return DELIMITER.join(SEED + [entry(j) for j in range(max(0, k - WINDOW + 1), k + 1)]).encode()
 
 

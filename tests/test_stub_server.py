@@ -1,20 +1,27 @@
-"""The loopback OpenAI stub, driven by a plain httpx client and by the official ``openai`` SDK."""
+"""The loopback OpenAI stub, driven by a plain httpx client and by the official ``openai`` SDK; and the one
+fault API every loopback stub (OpenAI-compatible, Mem0, Honcho) shares, driven the same way on all three."""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import openai
 import pytest
 
-from hermes_ctx_plugins.testing import wait_until
-from hermes_ctx_plugins.testing.model_stub import StubOpenAIServer
+from hermes_ctx_plugins.testing import (
+    HonchoStubServer,
+    LoopbackService,
+    Mem0StubServer,
+    StubOpenAIServer,
+    wait_until,
+)
 
 MESSAGES: list[Any] = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello stub"}]
 
@@ -217,7 +224,8 @@ def test_garbage_is_sent_verbatim(server: StubOpenAIServer, http: httpx.Client, 
 
 
 def test_dropped_stream_breaks_mid_body(server: StubOpenAIServer, sdk: openai.OpenAI) -> None:
-    server.drop("partial words here")
+    server.drop()
+    server.reply("partial words here")
     stream = sdk.chat.completions.create(model="m", messages=MESSAGES, stream=True)
     received = ""
     with pytest.raises(httpx.RemoteProtocolError, match="incomplete chunked read"):
@@ -229,7 +237,8 @@ def test_dropped_stream_breaks_mid_body(server: StubOpenAIServer, sdk: openai.Op
 def test_dropped_non_streaming_answer(
     server: StubOpenAIServer, http: httpx.Client, sdk: openai.OpenAI
 ) -> None:
-    server.drop("half of this")
+    server.drop()
+    server.reply("half of this")
     with pytest.raises(httpx.RemoteProtocolError):
         http.post("/chat/completions", json={"model": "m", "messages": MESSAGES})
     server.drop(before_headers=True)
@@ -415,3 +424,95 @@ def test_close_is_idempotent_fast_and_leaves_no_threads() -> None:
     with pytest.raises(httpx.TransportError):
         client.post(f"{server.base_url}/chat/completions", json={"model": "m", "messages": MESSAGES})
     client.close()
+
+
+# -- one fault API on every stub -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Service:
+    """A stub and two of its routes that answer 200, as ``(method, path, JSON body)``."""
+
+    make: Callable[[], LoopbackService]
+    auth: str
+    main: tuple[str, str, Any]
+    other: tuple[str, str, Any]
+    #: a ``path`` regex matching ``other`` and not ``main``
+    other_route: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+SERVICES = {
+    "openai": Service(StubOpenAIServer, "Bearer any-key",
+                      ("POST", "/v1/chat/completions", {"model": "m", "messages": MESSAGES}),
+                      ("GET", "/v1/models", None), "/models$"),
+    "mem0": Service(Mem0StubServer, "Token m0-test-key", ("GET", "/v1/ping/", None),
+                    ("POST", "/v3/memories/", {"filters": {"user_id": "alice"}}), "^/v3/memories/$"),
+    "honcho": Service(HonchoStubServer, "Bearer honcho-test-key", ("POST", "/v3/workspaces", {"id": "ws"}),
+                      ("POST", "/v3/workspaces/ws/peers", {"id": "alice"}), "/peers$"),
+}
+
+
+@pytest.mark.parametrize("kind", list(SERVICES))
+def test_one_fault_api_behaves_the_same_on_every_stub(kind: str) -> None:
+    service = SERVICES[kind]
+    with service.make() as stub, httpx.Client(timeout=5, headers={"Authorization": service.auth}) as client:
+
+        def call(route: str = "main", timeout: float = 5) -> httpx.Response:
+            method, path, body = service.main if route == "main" else service.other
+            return client.request(method, f"http://127.0.0.1:{stub.port}{path}", json=body, timeout=timeout)
+
+        assert call().status_code == 200  # (and Honcho's workspace exists from here on)
+
+        stub.fail(503, "overloaded", times=2, path=service.other_route, retry_after=7)
+        assert call().status_code == 200, "a fault with a path leaves other routes alone"
+        for _ in range(2):
+            failed = call("other")
+            assert (failed.status_code, failed.headers["retry-after"]) == (503, "7")
+            assert "overloaded" in failed.text
+        assert call("other").status_code == 200, "times=2: the third request is served"
+
+        stub.fail(500)
+        stub.garbage(b"<html>oops", status=502, content_type="text/html")
+        assert call().status_code == 500, "faults are met in the order they were scripted"
+        garbage = call()
+        assert (garbage.status_code, garbage.content, garbage.headers["content-type"]) == (502, b"<html>oops",
+                                                                                           "text/html")
+
+        stub.hang()
+        with pytest.raises(httpx.ReadTimeout):
+            call(timeout=0.3)
+        stub.delay(30)
+        with pytest.raises(httpx.ReadTimeout):
+            call(timeout=0.3)
+        stub.delay(0.1)
+        assert call().status_code == 200, "a delayed answer arrives"
+
+        stub.drop()
+        with pytest.raises(httpx.RemoteProtocolError):  # half the body, then the connection closes
+            call()
+        stub.drop(before_headers=True)
+        with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+            call()
+        assert stub.pending_faults == 0
+
+        stub.stop()
+        with pytest.raises(httpx.ConnectError):
+            call()
+        stub.start()
+        assert call().status_code == 200, "serving again, on the same port"
+        assert len(stub.requests) == 13, "every request that reached the stub is recorded, faulted or not"
+
+
+def test_a_write_whose_client_gave_up_during_a_delay_is_never_applied() -> None:
+    with Mem0StubServer() as stub, httpx.Client(headers={"Authorization": "Token m0-test-key"}) as client:
+
+        def add(text: str, timeout: float) -> httpx.Response:
+            body = {"messages": [{"role": "user", "content": text}], "user_id": "alice", "infer": False}
+            return client.post(f"{stub.base_url}/v3/memories/add/", json=body, timeout=timeout)
+
+        stub.delay(30, path="/add/")
+        with pytest.raises(httpx.ReadTimeout):
+            add("given up on", timeout=0.3)
+        assert add("delivered", timeout=5).status_code == 200
+        assert stub.memories_of(user_id="alice") == ["delivered"]

@@ -1,4 +1,5 @@
-"""The ``summarize`` strategy against a summary-model stub on 127.0.0.1 (SPEC 1.3 stage 4-5, 1.4, 1.5)."""
+"""The ``summarize`` strategy against a summary-model stub on 127.0.0.1: summarising the middle and updating
+the previous summary, the shape of the result, and the failure ladder (retry, cool-down, static fallback, abort)."""
 
 from __future__ import annotations
 

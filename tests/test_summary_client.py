@@ -27,7 +27,7 @@ from hermes_ctx_plugins.chat import (
     strip_reasoning,
 )
 from hermes_ctx_plugins.errors import HermesCtxError
-from hermes_ctx_plugins.testing.model_stub import StubOpenAIServer
+from hermes_ctx_plugins.testing import StubOpenAIServer
 
 PROMPT = [{"role": "user", "content": "Summarise the conversation so far."}]
 
@@ -293,7 +293,8 @@ def test_a_200_wrapping_a_missing_model_is_unavailable(
 def test_connection_dropped_mid_answer(
     server: StubOpenAIServer, client: SummaryClient, before_headers: bool
 ) -> None:
-    server.drop("## Goal\nhalf a summ", before_headers=before_headers)
+    server.drop(before_headers=before_headers)
+    server.reply("## Goal\nhalf a summ")  # the answer a half-way drop cuts
     with pytest.raises(SummaryBadResponse, match="connection broke") as raised:
         client.complete(PROMPT)
     assert isinstance(raised.value.__cause__, httpx.RemoteProtocolError)

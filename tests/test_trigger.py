@@ -1,4 +1,5 @@
-"""SPEC 1.1 (the trigger) and 1.2 / 1.5 (anti-thrash and cool-downs), with an injectable clock."""
+"""The trigger (prompt tokens against a threshold derived from the window), the anti-thrash block and the
+summary-failure cool-downs, with an injectable clock."""
 
 from __future__ import annotations
 

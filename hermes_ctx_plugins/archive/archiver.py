@@ -1,36 +1,32 @@
 """The step the host runs around every compaction, whatever the strategy.
 
-Strategies are not trusted to report what they removed (a third-party one may not, or may edit
-messages in place), so the host works it out itself: it fingerprints the conversation before the
-strategy runs and keeps a deep copy, and afterwards every original that does not survive verbatim
-— dropped, truncated, summarised, rewritten — is archived with its position. Then the anchor index
-of what was removed is attached where the model will see it: to the summary (``summarize``,
-``pipeline``, the static fallback), to ``window``'s marker, to each rewritten tool result
-(``prune``), or, for a strategy that only drops, to a small marker the host inserts where the
-dropped messages were.
+Every original a compaction removed or rewrote — dropped, truncated, summarised — is archived with
+its position; which ones, and where the summary is, the host tells the archiver (see :mod:`.changes`:
+from the strategy's report, checked, or worked out for a strategy that does not report). Then the
+anchor index of what was removed is attached where the model will see it: to the summary or marker
+that stands for it (``summarize``, ``window``, ``pipeline``, the static fallback, a third party's
+own), to each rewritten tool result (``prune``), or, for a strategy that only drops, to a small
+marker the host inserts where the dropped messages were.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import json
 import re
-from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..compression.base import CompressionResult
-from ..compression.messages import SUMMARY_KEY, append_text, is_real_user, summary_role
-from ..compression.window import DROPPED_KEY
+from ..compression.messages import append_text, is_real_user, summary_role
 from ..config import ArchiveSettings
 from ..events import Forgotten, Message, SessionInfo
-from ..safety.scan import redact_secrets
-from ..storage.sqlite.archive import ArchiveStore, Scope, message_text
+from ..safety import redact_secrets
+from ..storage import ArchiveBackend, Scope, message_text
 from ..tokens import TokenCounter
 from . import anchors as anchor_index
 from . import tools
 from .anchors import Anchor
+from .changes import Changes, call_keys
 
 INDEX_OPEN = "<archive-index>"
 INDEX_CLOSE = "</archive-index>"
@@ -42,33 +38,10 @@ ARCHIVE_MARKER_KEY = "_archive_marker"
 INDEX_SHARE = 0.15
 
 
-def fingerprint(message: Message) -> str:
-    return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
-
-
-class Snapshot:
-    """The conversation as it was before a strategy ran."""
-
-    def __init__(self, messages: Sequence[Message]) -> None:
-        self.messages = copy.deepcopy(list(messages))
-        self.prints = [fingerprint(m) for m in self.messages]
-
-    def removed(self, after: Sequence[Message]) -> list[tuple[int, Message]]:
-        """Every original (with its position) that is not in ``after`` verbatim, in order."""
-        left = Counter(fingerprint(m) for m in after)
-        gone = []
-        for position, (message, mark) in enumerate(zip(self.messages, self.prints, strict=True)):
-            if left[mark] > 0:
-                left[mark] -= 1
-            else:
-                gone.append((position, message))
-        return gone
-
-
 class Archiver:
     """Archives what a compaction removed and leaves an anchor index in the compacted context."""
 
-    def __init__(self, store: ArchiveStore, settings: ArchiveSettings) -> None:
+    def __init__(self, store: ArchiveBackend, settings: ArchiveSettings) -> None:
         self.store = store
         self.settings = settings
 
@@ -79,7 +52,7 @@ class Archiver:
                      all_sessions=self.settings.scope == "user" and bool(session.user_id))
 
     def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
-        """See :meth:`ArchiveStore.forget_user`."""
+        """See :meth:`ArchiveBackend.forget_user`."""
         return self.store.forget_user(user_id, namespaces=namespaces)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
@@ -90,14 +63,15 @@ class Archiver:
         return tools.handle(name, args, store=self.store, scope=self.scope(session), counter=counter,
                             max_tokens=self.settings.expand_max_tokens)
 
-    def apply(self, snapshot: Snapshot, result: CompressionResult, *, session: SessionInfo, strategy: str,
+    def apply(self, changes: Changes, result: CompressionResult, *, session: SessionInfo, strategy: str,
               counter: TokenCounter, ceiling: int | None = None) -> CompressionResult:
         """``result`` with the index attached, after the removed originals were archived.
 
+        :param changes: what the compaction removed and where its summary is (see :mod:`.changes`).
         :param ceiling: the most the index may take (the host passes a share of the strategy's
             threshold); ``index_max_tokens`` bounds it too.
         """
-        removed = snapshot.removed(result.messages)
+        removed, fresh = changes.removed, changes.fresh
         if not removed:
             return result
         ids = self.store.record(session_id=session.session_id, user_id=session.user_id,
@@ -107,13 +81,8 @@ class Archiver:
         if ceiling is not None:
             budget = min(budget, ceiling)
         messages = list(result.messages)
-        before = set(snapshot.prints)
-        fresh = [i for i, m in enumerate(messages) if fingerprint(m) not in before]
         pointer = _pointer(len(removed), ids)
-        carrier = next((i for i in fresh if messages[i].get(SUMMARY_KEY) or messages[i].get(DROPPED_KEY)), None)
-        if carrier is None:  # a third party's own summary or marker: a new message tied to no tool call
-            carrier = next((i for i in fresh if messages[i].get("role") in ("user", "assistant")
-                            and not _call_keys(messages[i])), None)
+        carrier = changes.summary_at
         if carrier is not None:  # a summary or a marker: the whole index goes with it
             block = _index_block(pointer, _anchors([m for _, m in removed]), budget, counter)
             messages[carrier] = _with_text(messages[carrier], "\n\n" + block)
@@ -134,12 +103,12 @@ class Archiver:
         own anchors; returns the indexes into ``removed`` it covered and the tokens it added."""
         originals: dict[str, int] = {}
         for n, (_, original) in enumerate(removed):
-            for key in _call_keys(original):
+            for key in call_keys(original):
                 originals.setdefault(key, n)
         covered: set[int] = set()
         used = 0
         for i in fresh:
-            match = next((originals[k] for k in _call_keys(messages[i]) if k in originals), None)
+            match = next((originals[k] for k in call_keys(messages[i]) if k in originals), None)
             if match is None or match in covered:
                 continue
             n = match
@@ -166,13 +135,6 @@ class Archiver:
             messages[at] = _with_text(after, block + "\n\n", prepend=True)
         else:
             messages.insert(at, {"role": role or "user", "content": block, ARCHIVE_MARKER_KEY: len(removed)})
-
-
-def _call_keys(message: Message) -> list[str]:
-    """What ties a rewritten message to its original: its result id, or the ids of its calls."""
-    if message.get("tool_call_id"):
-        return [f"result:{message['tool_call_id']}"]
-    return [f"call:{c.get('id')}" for c in message.get("tool_calls") or () if isinstance(c, dict) and c.get("id")]
 
 
 def _pointer(count: int, ids: list[int]) -> str:

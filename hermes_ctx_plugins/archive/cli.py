@@ -12,14 +12,12 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from ..cliutil import confirm
+from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, confirm
 from ..config import Config
 from ..scope import describe
-from ..storage.sqlite.archive import ArchiveError, ArchiveStore, Scope, store_for
+from ..storage import ArchiveBackend, ArchiveError, Scope, open_archive
 from ..tokens import get_counter
 from . import tools
-
-EXIT_INPUT = 4
 
 
 def add_parser(commands: Any) -> None:
@@ -47,15 +45,15 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    store = store_for(config)
+    store = open_archive(config)
     try:
-        if not store.path.exists() and args.archive_command != "purge":
+        if not store.exists() and args.archive_command != "purge":
             print(f"no archive yet at {store.path} (nothing has been compacted)")
             return 0
         return _run(args, store, config.memory_namespace)
     except ArchiveError as exc:
         print(f"hermes-ctx: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_PLUGIN
     finally:
         store.close()
 
@@ -77,7 +75,7 @@ def _when(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _run(args: argparse.Namespace, store: ArchiveStore, namespace: str) -> int:
+def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int:
     command = args.archive_command
     if command == "search":
         if args.limit < 1:
@@ -127,12 +125,12 @@ def _run(args: argparse.Namespace, store: ArchiveStore, namespace: str) -> int:
         if stats["oldest"]:
             print(f"span        {_when(stats['oldest'])} .. {_when(stats['newest'])}")
         if stats["spooled"]:
-            print(f"spooled     {store.spool.path} holds compactions waiting to be imported")
+            print(f"spooled     {stats.get('spool', 'its spool')} holds compactions waiting to be imported")
         return 0
     return _purge(args, store, namespace)
 
 
-def _purge(args: argparse.Namespace, store: ArchiveStore, namespace: str) -> int:
+def _purge(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int:
     if args.session is None and args.user is None and args.older_than is None and not args.all:
         print("hermes-ctx: purge needs --session, --user, --older-than DAYS or --all", file=sys.stderr)
         return EXIT_INPUT
@@ -153,12 +151,12 @@ def _purge(args: argparse.Namespace, store: ArchiveStore, namespace: str) -> int
     return 0
 
 
-def _forget(user_id: str, store: ArchiveStore, namespace: str) -> int:
+def _forget(user_id: str, store: ArchiveBackend, namespace: str) -> int:
     """The user's archive erased for good, by the same code as ``hermes-ctx forget``."""
     [report] = store.forget_user(user_id, namespaces=[namespace])
     print(_shown(f"forgot {describe(namespace, user_id)}: removed {report.removed} archived messages from "
                  f"{store.path}" + (f" ({report.detail})" if report.detail else "")))
     if report.error:
         print(_shown(f"hermes-ctx: {report.error}"), file=sys.stderr)
-        return 1
+        return EXIT_PROBLEM
     return 0

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..events import Message
-from ..storage.sqlite.archive import ArchiveStore, Scope, Stored
+from ..storage import ArchiveBackend, Scope, Stored
 from ..tokens import TokenCounter
 
 SEARCH = "ctx_search"
@@ -55,7 +55,7 @@ def _error(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
-def handle(name: str, args: dict[str, Any], *, store: ArchiveStore, scope: Scope, counter: TokenCounter,
+def handle(name: str, args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter: TokenCounter,
            max_tokens: int) -> str:
     """Run one archive tool call; bad arguments get an error naming the value and what is valid."""
     if not isinstance(args, dict):
@@ -67,7 +67,7 @@ def handle(name: str, args: dict[str, Any], *, store: ArchiveStore, scope: Scope
     return _error(f"unknown archive tool {name!r}; valid: {', '.join(NAMES)}")
 
 
-def search(args: dict[str, Any], *, store: ArchiveStore, scope: Scope) -> str:
+def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope) -> str:
     query = args.get("query")
     if not isinstance(query, str) or not query.strip():
         return _error(f"query must be non-empty text, got {query!r}")
@@ -113,7 +113,7 @@ def _ids(value: Any) -> list[int] | str:
     return f"id must be an id (e.g. 42) or a range 'first-last' (e.g. '40-48'), got {value!r:.80}"
 
 
-def expand(args: dict[str, Any], *, store: ArchiveStore, scope: Scope, counter: TokenCounter,
+def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter: TokenCounter,
            max_tokens: int) -> str:
     ids = _ids(args.get("id"))
     if isinstance(ids, str):

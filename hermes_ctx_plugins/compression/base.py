@@ -15,7 +15,7 @@ from ..events import Message, Usage
 from ..isolation import StatusEvent
 from ..tokens import REPLY_PRIMING, TokenCounter
 from . import oversize, trigger
-from .messages import nothing_new_since_compaction
+from .messages import call_ids, nothing_new_since_compaction, role
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,12 @@ class CompressionResult:
     tokens_after: int = 0
     #: the original messages this compaction removed or rewrote, in their original order
     removed: tuple[Message, ...] = ()
+    #: where each of ``removed`` was in the input (same order); empty when the strategy does not say
+    removed_at: tuple[int, ...] = ()
+    #: where in ``messages`` the new message standing for what was removed is (the summary, a marker):
+    #: the archive's index rides on it. ``None``: there is none (each rewritten message stands for its
+    #: original). Read only from strategies that report their removals (``reports_removals``)
+    summary_at: int | None = None
     summary: str | None = None
     #: the summary model failed and ``summary`` is the static fallback built without it
     used_fallback: bool = False
@@ -66,6 +72,24 @@ class CompressionResult:
         abandon the compaction (then the result is ``aborted`` and says why)."""
         return cls(messages=messages, compressed=False, tokens_before=tokens, tokens_after=tokens,
                    notes=(note,) if note else (), aborted=bool(aborted_by), summary_error=aborted_by)
+
+    @classmethod
+    def replacing(cls, before: Sequence[Message], after: list[Message], *, summary_message: Message | None = None,
+                  **fields: Any) -> CompressionResult:
+        """A compaction of ``before`` into ``after`` that kept every message it left alone as the same
+        object (as every built-in strategy does): ``removed`` and ``removed_at`` are the originals that
+        are not in ``after``; ``summary_at`` is where ``summary_message`` (the new message standing for
+        what was removed) ended up, or without one where :func:`first_plain` finds a new message that
+        can carry the archive's index. One pass over each list, comparing identities."""
+        kept = {id(message) for message in after}
+        gone = [(position, message) for position, message in enumerate(before) if id(message) not in kept]
+        if summary_message is not None:
+            summary_at = next((i for i, message in enumerate(after) if message is summary_message), None)
+        else:
+            originals = {id(message) for message in before}
+            summary_at = first_plain(after, [i for i, message in enumerate(after) if id(message) not in originals])
+        return cls(messages=after, removed=tuple(m for _, m in gone), removed_at=tuple(p for p, _ in gone),
+                   summary_at=summary_at, **fields)
 
 
 @dataclass(frozen=True)
@@ -100,11 +124,12 @@ def shrinks(before: Sequence[Message], tokens_after: int, counter: TokenCounter)
     return False
 
 
-def rewritten(before: Sequence[Message], after: Sequence[Message]) -> tuple[Message, ...]:
-    """The messages of ``before`` that are not in ``after`` (by identity: a strategy keeps every
-    message it leaves alone as the same object), in their original order."""
-    kept = {id(message) for message in after}
-    return tuple(message for message in before if id(message) not in kept)
+def first_plain(messages: Sequence[Message], indexes: Sequence[int]) -> int | None:
+    """The first of ``indexes`` where ``messages`` holds a plain user or assistant message, tied to no
+    tool call: a rewritten one (cut to fit the window), or a third party's own summary or marker. The
+    archive's index can ride on it (on a tool result or a call it would stand for that one message)."""
+    return next((i for i in indexes if role(messages[i]) in ("user", "assistant")
+                 and not messages[i].get("tool_call_id") and not call_ids(messages[i])), None)
 
 
 class CompressorStrategy(abc.ABC):
@@ -193,6 +218,30 @@ class CompressorStrategy(abc.ABC):
         return clone
 
     # -- what the host tells the strategy
+    def attach(self, *, resolve_strategy: Callable[[str], CompressorStrategy]) -> None:  # noqa: B027 - no-op default
+        """Called by the host once, right after it builds the strategy and tells it the model.
+
+        :param resolve_strategy: builds the registered strategy of a name the way the host builds its
+            own (its options, this model, the status callback); raises ``UnknownPluginError``.
+
+        The default ignores it; a strategy made of others (``pipeline``) keeps it to build its steps.
+        """
+
+    @property
+    def reports_removals(self) -> bool:
+        """Whether :meth:`compress` never edits the messages it is given (it makes new dicts) and every
+        compacted result says what it removed and where its summary is (``removed``, ``removed_at``,
+        ``summary_at``; :meth:`CompressionResult.replacing` fills them).
+
+        The host archives what a compaction removed. A strategy that reports is checked in one pass
+        that compares identities and copies nothing (a report the check refutes is logged as an error
+        and worked out instead, so nothing is lost). For one that does not (the default), the host keeps
+        a shallow copy of each message before it runs and works out afterwards what went: a message
+        edited in place is archived as it was, as long as the edit replaced its keys rather than
+        changing a nested value in place.
+        """
+        return False
+
     def update_model(
         self,
         model: str,
@@ -334,7 +383,11 @@ class CompressorStrategy(abc.ABC):
 class ModelFreeStrategy(CompressorStrategy):
     """A strategy that calls no model (``prune``, ``window``): its compaction is a pure function of
     the messages, so the host's "could a forced compaction change anything?" is answered by simply
-    running one, unrecorded. Subclasses implement :meth:`compact`."""
+    running one, unrecorded. Subclasses implement :meth:`compact` and report their removals."""
+
+    @property
+    def reports_removals(self) -> bool:
+        return True
 
     @abc.abstractmethod
     def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:

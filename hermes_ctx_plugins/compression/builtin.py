@@ -6,14 +6,9 @@ from collections.abc import Callable
 
 from ..hookspecs import hookimpl
 from .base import CompressorStrategy
-from .pipeline import PipelineStrategy
-from .prune import PruneStrategy
-from .summarize import SummarizeStrategy
-from .window import WindowStrategy
+from .pipeline import BUILTIN_STEPS, PipelineStrategy
 
-BUILTIN_STRATEGIES: tuple[type[CompressorStrategy], ...] = (
-    SummarizeStrategy, PruneStrategy, WindowStrategy, PipelineStrategy,
-)
+BUILTIN_STRATEGIES: tuple[type[CompressorStrategy], ...] = (*BUILTIN_STEPS, PipelineStrategy)
 
 
 @hookimpl

@@ -20,8 +20,15 @@ from typing import Any, ClassVar
 from ..config import CompressionSettings
 from ..errors import ConfigError, UnknownPluginError
 from ..events import Message
+from ..options import option
 from ..tokens import get_counter
-from .base import CompressionResult, CompressorStrategy, Cooldown, rewritten
+from .base import CompressionResult, CompressorStrategy, Cooldown
+from .prune import PruneStrategy
+from .summarize import SummarizeStrategy
+from .window import WindowStrategy
+
+#: the steps a pipeline builds itself when no host resolves them (in order of registration)
+BUILTIN_STEPS: tuple[type[CompressorStrategy], ...] = (SummarizeStrategy, PruneStrategy, WindowStrategy)
 
 
 @dataclass(frozen=True)
@@ -30,7 +37,7 @@ class PipelineOptions:
 
     steps: tuple[str, ...] = ("prune", "summarize")
     #: stop as soon as the conversation is under this share of the trigger threshold
-    budget_ratio: float = 0.5
+    budget_ratio: float = option(0.5, gt=0, le=1)
 
 
 class PipelineStrategy(CompressorStrategy):
@@ -51,8 +58,17 @@ class PipelineStrategy(CompressorStrategy):
         if self.name in self.options.steps:
             raise ConfigError("a pipeline cannot contain itself", path="ctx_plugins.options.pipeline.steps",
                               value=list(self.options.steps), expected="other strategies' names")
-        #: builds a step by name; the host passes one that knows every registered strategy
+        #: builds a step by name; the host passes one that knows every registered strategy (:meth:`attach`)
         self.resolve_strategy = resolve_strategy
+
+    def attach(self, *, resolve_strategy: Callable[[str], CompressorStrategy]) -> None:
+        """Build the steps with the host's ``resolve_strategy``: any registered strategy can be a step."""
+        self.resolve_strategy = resolve_strategy
+
+    @property
+    def reports_removals(self) -> bool:
+        """Whether every step does: the pipeline hands its input to them as it is."""
+        return all(step.reports_removals for step in self.steps)
 
     @property
     def steps(self) -> list[CompressorStrategy]:
@@ -76,9 +92,7 @@ class PipelineStrategy(CompressorStrategy):
             step.settings = value
 
     def _builtin(self, name: str) -> CompressorStrategy:
-        from .builtin import BUILTIN_STRATEGIES
-
-        choices = {s.name: s for s in BUILTIN_STRATEGIES if s is not PipelineStrategy}
+        choices = {s.name: s for s in BUILTIN_STEPS}
         factory = choices.get(name)
         if factory is None:
             raise UnknownPluginError(name, "compressor", choices, where="ctx_plugins.options.pipeline.steps")
@@ -143,6 +157,7 @@ class PipelineStrategy(CompressorStrategy):
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         current: list[Message] = messages
         summary, used_fallback, summary_error, summarized = None, False, "", 0
+        summary_message: Message | None = None  # the latest step's summary or marker
         notes: list[str] = []
         unchanged: list[str] = []  # what the steps that changed nothing said
         for number, step in enumerate(self.steps):
@@ -159,6 +174,8 @@ class PipelineStrategy(CompressorStrategy):
                 unchanged += step_notes
                 continue
             current = result.messages
+            if result.summary_at is not None and step.reports_removals:
+                summary_message = current[result.summary_at]
             summary = result.summary or summary
             used_fallback = used_fallback or result.used_fallback
             summary_error = result.summary_error or summary_error
@@ -171,11 +188,11 @@ class PipelineStrategy(CompressorStrategy):
         if current is messages:
             return CompressionResult.unchanged(messages, tokens_before,
                                                note="; ".join(unchanged) or "no step changed anything")
-        result = self.checked(messages, CompressionResult(
-            messages=current, tokens_before=tokens_before, tokens_after=counter.count_messages(current),
+        result = self.checked(messages, CompressionResult.replacing(
             # every original a step dropped or rewrote (a message a step made and a later step
             # changed again is not an original: its original is already here)
-            removed=rewritten(messages, current), summary=summary, used_fallback=used_fallback,
+            messages, current, summary_message=summary_message, tokens_before=tokens_before,
+            tokens_after=counter.count_messages(current), summary=summary, used_fallback=used_fallback,
             summary_error=summary_error, summarized=summarized, new_session=not self.settings.in_place,
             notes=tuple(notes),
         ), counter)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from ..events import Message
 from .messages import role, text_of
 
-#: The seed's cap on what the summary model reads; the head and the tail of it are kept.
+#: The most the summary model reads of the compacted turns (hermes' cap); the head and the tail are kept.
 INPUT_CHAR_CAP = 160_000
 # Per message, what the summary model sees (hermes' limits): long bodies keep head and tail.
 _MESSAGE_MAX, _MESSAGE_HEAD, _MESSAGE_TAIL = 6_000, 4_000, 1_500
@@ -17,10 +17,11 @@ _ARGUMENTS_MAX = 1_500
 #: (a PEM key, a long JWT) is recognised whole and replaced before the cut is made.
 REDACT_SLACK = 8_192
 
-#: Replaces secrets in a text (``hermes_ctx_plugins.safety.scan.redact_secrets``).
+#: Replaces secrets in a text (``hermes_ctx_plugins.safety.redact_secrets``).
 Redactor = Callable[[str], str]
 
-#: Sections of the handoff summary: the seed's template plus hermes 0.19.0's additions.
+#: Sections of the handoff summary: the classic eight (Goal, Active Task, In Progress, Decisions, Files,
+#: Completed Actions, Pending, Remaining Work) and the five hermes 0.19.0 added, in hermes' order.
 SECTIONS = (
     "Goal", "Constraints & Preferences", "Active Task", "In Progress", "Active State",
     "Decisions", "Files", "Completed Actions", "Blocked", "Resolved Questions", "Pending",

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..events import Message
+from ..options import option
 from ..tokens import TokenCounter, get_counter
-from .base import CompressionResult, ModelFreeStrategy, rewritten
+from .base import CompressionResult, ModelFreeStrategy
 from .messages import last_real_user_index, truncate_tool_arguments
 
 DUPLICATE_PLACEHOLDER = "[Duplicate tool output — same content as a more recent call]"
@@ -453,8 +454,10 @@ def prune_tool_results(
 class PruneOptions:
     """``ctx_plugins.options.prune``."""
 
-    min_prune_chars: int = 200
-    max_argument_chars: int = 500
+    #: tool output shorter than this is left as it is
+    min_prune_chars: int = option(200, ge=0)
+    #: a tool call's arguments longer than this are shrunk (kept valid JSON)
+    max_argument_chars: int = option(500, ge=0)
 
 
 class PruneStrategy(ModelFreeStrategy):
@@ -489,7 +492,7 @@ class PruneStrategy(ModelFreeStrategy):
         if not report.changed and not cut:
             return CompressionResult.unchanged(messages, report.tokens_before, note=(
                 "no tool output before the turn in progress is left to shrink" if force else "nothing to prune"))
-        return self.checked(messages, CompressionResult(
-            messages=pruned, tokens_before=report.tokens_before, tokens_after=counter.count_messages(pruned),
-            removed=rewritten(messages, pruned), new_session=not self.settings.in_place, notes=tuple(notes),
+        return self.checked(messages, CompressionResult.replacing(
+            messages, pruned, tokens_before=report.tokens_before, tokens_after=counter.count_messages(pruned),
+            new_session=not self.settings.in_place, notes=tuple(notes),
         ), counter)

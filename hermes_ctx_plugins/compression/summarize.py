@@ -1,4 +1,4 @@
-"""``summarize``: the seed's five-stage pipeline, the default strategy.
+"""``summarize``: the default strategy, five stages.
 
 1. prune old tool output (no LLM); 2. protect the head; 3. protect a token-budget tail (a forced
 ``/compress`` whose tail leaves nothing to summarise protects only the turn in progress);
@@ -22,10 +22,11 @@ import httpx
 
 from ..chat import SummaryClient, SummaryError, SummaryModel
 from ..events import Message, Usage
-from ..safety.scan import redact_secrets
+from ..options import option
+from ..safety import redact_secrets
 from ..tokens import TokenCounter, get_counter
 from . import fallback, prompt
-from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown, rewritten
+from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown
 from .messages import (
     COMPACTION_NOTE,
     HAS_USER_TURN_KEY,
@@ -55,15 +56,19 @@ IDLE_COMPACT_MIN_SHARE = 0.5
 
 @dataclass(frozen=True)
 class SummarizeOptions:
-    """``ctx_plugins.options.summarize`` (the seed's constants, adjustable)."""
+    """``ctx_plugins.options.summarize`` (hermes' own compressor's constants, adjustable)."""
 
-    input_char_cap: int = 160_000
-    summary_tokens_floor: int = 2_000
-    summary_tokens_ceiling: int = 10_000
-    summary_ratio: float = 0.20
-    fallback_max_chars: int = fallback.MAX_CHARS
-    min_prune_chars: int = 200
-    max_argument_chars: int = 500
+    #: the most characters of the compacted turns the summary model reads
+    input_char_cap: int = option(160_000, ge=1)
+    #: the summary's token budget: ``summary_ratio`` of what it replaces, within floor and ceiling
+    summary_tokens_floor: int = option(2_000, ge=1)
+    summary_tokens_ceiling: int = option(10_000, ge=1)
+    summary_ratio: float = option(0.20, gt=0, le=1)
+    #: the longest static fallback summary (made without a model when the summary fails)
+    fallback_max_chars: int = option(fallback.MAX_CHARS, ge=1)
+    #: stage 1 (pruning), as :class:`~.prune.PruneOptions`
+    min_prune_chars: int = option(200, ge=0)
+    max_argument_chars: int = option(500, ge=0)
     #: secrets in the compacted turns become ``[REDACTED:<kind>]`` in the summary request (the
     #: summary model may be a third party's) and in the static fallback summary; ``false`` only
     #: for a summary model you trust with them (a local one)
@@ -197,6 +202,10 @@ class SummarizeStrategy(CompressorStrategy):
                                   f"{result.tokens_before:,} → {result.tokens_after:,} tokens")
         return result
 
+    @property
+    def reports_removals(self) -> bool:
+        return True
+
     def nothing_to_compress(self, messages: list[Message]) -> str | None:
         """Everything a forced compaction decides before it would ask the summary model."""
         if not messages or nothing_new_since_compaction(messages):
@@ -236,8 +245,8 @@ class SummarizeStrategy(CompressorStrategy):
         return self.checked(original, CompressionResult(
             messages=report.messages, tokens_before=self.counter.count_messages(original),
             tokens_after=report.exact_tokens_after(self.counter),
-            removed=tuple(original[i] for i in report.replaced), new_session=not self.settings.in_place,
-            notes=(f"pruned {len(report.replaced)} tool messages",),
+            removed=tuple(original[i] for i in report.replaced), removed_at=report.replaced,
+            new_session=not self.settings.in_place, notes=(f"pruned {len(report.replaced)} tool messages",),
         ), self.counter)
 
     def _plan(self, messages: list[Message], tokens_before: int, *, force: bool) -> _Plan:
@@ -304,6 +313,7 @@ class SummarizeStrategy(CompressorStrategy):
         compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start:]]
         result = self._finish(
             messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
+            summary_message=summary_message,
             notes=(f"summarised {len(middle)} messages" + (" (static fallback)" if error else ""),))
         if result.compressed:
             return dataclasses.replace(result, used_fallback=bool(error), summary_error=error, summarized=len(middle))
@@ -311,10 +321,11 @@ class SummarizeStrategy(CompressorStrategy):
         return dataclasses.replace(result, aborted=bool(error), summary_error=error)
 
     def _finish(self, messages: list[Message], compacted: list[Message], tokens_before: int, *,
-                summary: str | None = None, notes: tuple[str, ...] = (),
+                summary: str | None = None, summary_message: Message | None = None, notes: tuple[str, ...] = (),
                 nothing: str = "nothing to compress") -> CompressionResult:
-        """The result of replacing ``messages`` with ``compacted``, oversized messages cut; "unchanged"
-        when that changes nothing (saying ``nothing``) or would not make the prompt smaller."""
+        """The result of replacing ``messages`` with ``compacted`` (``summary_message``: the message
+        carrying ``summary``), oversized messages cut; "unchanged" when that changes nothing (saying
+        ``nothing``) or would not make the prompt smaller."""
         counter = self.counter
         compacted, cut = self.fit_oversized(compacted, counter)
         if cut:
@@ -324,11 +335,10 @@ class SummarizeStrategy(CompressorStrategy):
         tokens_after = counter.count_messages(compacted)
         if tokens_after > tokens_before * INEXACT_MARGIN:
             tokens_before = counter.count_messages(messages)  # too close to trust an estimate
-        return self.checked(messages, CompressionResult(
-            messages=compacted, tokens_before=tokens_before, tokens_after=tokens_after,
-            removed=rewritten(messages, compacted), summary=summary,
-            new_session=not self.settings.in_place, system_note=COMPACTION_NOTE if summary is not None else "",
-            notes=notes,
+        return self.checked(messages, CompressionResult.replacing(
+            messages, compacted, summary_message=summary_message, tokens_before=tokens_before,
+            tokens_after=tokens_after, summary=summary, new_session=not self.settings.in_place,
+            system_note=COMPACTION_NOTE if summary is not None else "", notes=notes,
         ), counter)
 
     # ------------------------------------------------------------------ stage 4

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 #: Never trigger above this share of the (input) window: compaction must fire before a 400.
 MAX_TRIGGER_RATIO = 0.85
-#: Windows under this size trigger at no less than SMALL_WINDOW_FLOOR (hermes 0.19.0 and the seed).
+#: Windows under this size trigger at no less than SMALL_WINDOW_FLOOR (as in hermes 0.19.0).
 SMALL_WINDOW_LIMIT = 512_000
 SMALL_WINDOW_FLOOR = 0.75
 #: A compaction that saves less than this share of the tokens is "ineffective".

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..events import Message
+from ..options import option
 from ..tokens import TokenCounter, get_counter
-from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy, rewritten
+from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy
 from .fallback import _PATH
 from .messages import (
     SUMMARY_KEY,
@@ -41,7 +42,7 @@ class WindowOptions:
     """``ctx_plugins.options.window``."""
 
     #: keep the conversation under this share of the trigger threshold
-    budget_ratio: float = 0.5
+    budget_ratio: float = option(0.5, gt=0, le=1)
 
 
 class WindowStrategy(ModelFreeStrategy):
@@ -88,23 +89,25 @@ class WindowStrategy(ModelFreeStrategy):
             TAIL_COUNT_KEY: len(messages) - parts.tail_start,
         }
         compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *messages[parts.tail_start:]])
-        result = self._finish(messages, compacted, tokens_before, description,
+        result = self._finish(messages, compacted, tokens_before, marker,
                               notes=(f"dropped {len(dropped)} messages",))
         return dataclasses.replace(result, summarized=len(dropped)) if result.compressed else result
 
     def _finish(self, messages: list[Message], compacted: list[Message], tokens_before: int,
-                summary: str | None, *, notes: tuple[str, ...] = (),
+                marker: Message | None, *, notes: tuple[str, ...] = (),
                 nothing: str = "nothing to drop") -> CompressionResult:
-        """The result of replacing ``messages`` with ``compacted``, oversized messages cut;
-        "unchanged" when that changes nothing (saying ``nothing``) or would not shrink the prompt."""
+        """The result of replacing ``messages`` with ``compacted`` (``marker``: the one standing for what
+        was dropped), oversized messages cut; "unchanged" when that changes nothing (saying ``nothing``)
+        or would not shrink the prompt."""
         compacted, cut = self.fit_oversized(compacted, self.counter)
         if compacted is messages:
             return CompressionResult.unchanged(messages, tokens_before, note=nothing)
         if cut:
             notes = (*notes, f"cut {cut} oversized messages to fit the context window")
-        return self.checked(messages, CompressionResult(
-            messages=compacted, tokens_before=tokens_before, tokens_after=self.counter.count_messages(compacted),
-            removed=rewritten(messages, compacted), summary=summary, new_session=not self.settings.in_place,
+        return self.checked(messages, CompressionResult.replacing(
+            messages, compacted, summary_message=marker, tokens_before=tokens_before,
+            tokens_after=self.counter.count_messages(compacted),
+            summary=None if marker is None else str(marker["content"]), new_session=not self.settings.in_place,
             notes=notes,
         ), self.counter)
 

@@ -1,9 +1,12 @@
-"""The bridge to hermes-agent 0.19.0 — the only package that imports hermes.
+"""Our adapter to hermes-agent 0.19.0 — the only package that imports hermes.
 
 ``plugin.register(ctx)`` is what hermes calls through the ``hermes_agent.plugins`` entry point; it
-loads our host from hermes' own ``config.yaml``, registers one context engine
-(:class:`~hermes_ctx_plugins.hermes.engine.HermesCtxEngine`, selected with
-``context.engine: hermes-ctx``) and maps hermes' hooks onto our lifecycle hooks.
+loads our host from hermes' own ``config.yaml`` and builds one :class:`~.runtime.Runtime` holding
+that host, the session table and the hook mapping (:class:`~.hooks.HookDispatcher`), then hands
+hermes one context engine (:class:`~.engine.HermesCtxEngine`, selected with ``context.engine:
+hermes-ctx``), the hooks and the memory gates (:mod:`.memory_gate`). Our memory providers reach
+hermes through shims (:mod:`.memory`); services that embed hermes use the Bridge (:mod:`.bridge`,
+imported from :mod:`hermes_ctx_plugins.bridge`). No module here keeps state: it lives in the runtime.
 """
 
 from __future__ import annotations

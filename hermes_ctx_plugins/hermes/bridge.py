@@ -24,6 +24,15 @@ through hermes' memory manager, so agents are built with ``skip_memory=True``
 
 hermes only calls our hooks when it loads our plugin, so a Bridge refuses to start unless hermes'
 ``config.yaml`` has ``plugins: {enabled: [hermes-ctx]}``.
+
+**Sessions.** hermes' hooks name a turn's session id and nothing more, so :meth:`DeploymentPlan.apply`
+binds the agent's session id to its deployment and owner in the runtime whose hooks hermes calls
+(:func:`~hermes_ctx_plugins.hermes.runtime.installed`; one per process, shared by every Bridge in it:
+two agents of different owners, even of different Bridges, cannot hold one session id). The binding
+is held by the agent until :meth:`DeploymentPlan.release` or until the agent is garbage-collected;
+the runtime's table is bounded and never drops a binding a live agent holds.
+
+This module is internal: import the API from :mod:`hermes_ctx_plugins.bridge`.
 """
 
 from __future__ import annotations
@@ -31,18 +40,18 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..config import Config, hermes_home, load_config
-from ..errors import ConfigError, HermesCtxError
+from ..errors import ConfigError, HermesCtxError, PluginLoadError
 from ..events import SessionInfo
 from ..manager import Host, load_host
 from ..memory.file.provider import memory_folder
 from .engine import HermesCtxEngine
-from .hooks import bind_session, unbind_session
 from .memory import HermesMemoryAdapter
 from .memory_gate import defer_reviews_to_hermes, file_provider
+from .runtime import Runtime, installed
 from .scoped_memory import ScopedMemoryStore
 
 #: the name hermes knows our plugin by (the entry point in ``hermes_agent.plugins``)
@@ -71,7 +80,6 @@ class DeploymentPlan:
 
     name: str | None
     host: Host
-    _engines: list[HermesCtxEngine] = field(default_factory=list, repr=False)
 
     @property
     def compressor(self) -> str | None:
@@ -97,6 +105,9 @@ class DeploymentPlan:
         :raises AnonymousAgentError: no user id, memory on, ``anonymous`` not given.
         :raises ConfigError: the agent was built with hermes' memory manager driving one of our
             providers (build it with :meth:`agent_kwargs`).
+        :raises SessionInUseError: another live agent of another owner holds the agent's session id.
+        :raises PluginLoadError: hermes has not loaded our plugin in this process, so no hook of
+            this agent would reach the deployment.
         """
         raw_user = getattr(agent, "_user_id", None)
         user_id = "" if raw_user in (None, "") else str(raw_user)
@@ -106,19 +117,21 @@ class DeploymentPlan:
         session = self.host.scoped(SessionInfo(
             session_id=agent.session_id, user_id=user_id, chat_id=str(getattr(agent, "_chat_id", None) or ""),
             platform=str(getattr(agent, "platform", "") or ""), model=str(getattr(agent, "model", "") or "")))
-        bind_session(session, self.host, holder=id(agent))  # first: a session id in use refuses here
-        self.host.remember_session(session)  # hermes may compact (and archive) before its first hook
+        runtime = hermes_runtime()
+        # first: a session id in use refuses here; and hermes may compact (and archive) before its
+        # first hook, so the engine must already find the owner in the runtime
+        runtime.sessions.bind(session, self.host, holder=agent)
         current = getattr(agent, "context_compressor", None)
         if self.host.compressor is not None:
-            engine = copy.deepcopy(HermesCtxEngine(self.host))
+            engine = copy.deepcopy(HermesCtxEngine(self.host, runtime))
             engine.update_model(model=agent.model, context_length=_context_length(agent),
                                 base_url=getattr(agent, "base_url", "") or "",
                                 api_key=getattr(agent, "api_key", "") or "",
                                 provider=getattr(agent, "provider", "") or "")
-            engine.bind(session, holder=id(agent))
+            engine.bind(session, holder=agent)
             agent.context_compressor = engine
         elif isinstance(current, HermesCtxEngine):  # another deployment's engine must not stay on it
-            unbind_session(session.session_id, holder=id(agent))
+            runtime.sessions.unbind(session.session_id, holder=agent)
             raise ConfigError(
                 f"deployment {self.name!r} selects no compressor, but this agent runs our engine (hermes' "
                 "context.engine: hermes-ctx), which would compact it with another deployment's strategy "
@@ -150,12 +163,28 @@ class DeploymentPlan:
         agent._cached_system_prompt = None  # built from the store on the next turn
 
     def release(self, agent: Any) -> None:
-        """Forget ``agent``'s session routing (call when evicting it); a binding another agent took
-        over is left to that agent."""
-        engine = getattr(agent, "context_compressor", None)
-        bound = engine.bound if isinstance(engine, HermesCtxEngine) else None
-        for session_id in {agent.session_id, *([bound.session_id] if bound is not None else [])}:
-            unbind_session(session_id, holder=id(agent))
+        """Forget ``agent``'s session routing to this deployment (call when evicting it): its first
+        session id and any hermes moved it to; a binding another agent took over is left to that
+        agent. (An agent that is garbage-collected unreleased loses its hold too, see
+        :class:`~hermes_ctx_plugins.hermes.runtime.SessionTable`.)"""
+        runtime = installed()
+        if runtime is not None:
+            runtime.sessions.release(agent, host=self.host)
+
+
+def hermes_runtime() -> Runtime:
+    """The runtime whose hooks hermes calls (plugin discovery runs first if hermes has not run it).
+
+    :raises PluginLoadError: hermes did not load our plugin, or its ``register`` failed.
+    """
+    from hermes_cli import plugins as hermes_plugins
+
+    hermes_plugins.discover_plugins()  # what hermes does on `import run_agent`; once per process
+    runtime = installed()
+    if runtime is None:
+        raise PluginLoadError(PLUGIN_NAME, "hermes has not loaded it in this process (its log says why, e.g. a "
+                                           "config error), so no hook of a Bridge agent would reach its deployment")
+    return runtime
 
 
 def _refuse_hermes_manager_of_ours(agent: Any) -> None:
@@ -192,6 +221,14 @@ class Bridge:
         self._plans: dict[str | None, DeploymentPlan] = {}
         for name in (None, *self.deployments):  # every deployment, now rather than at its first request
             self.deployment(name)
+
+    @property
+    def runtime(self) -> Runtime:
+        """The runtime the plans bind their agents' sessions in: the one whose hooks hermes calls.
+
+        :raises PluginLoadError: hermes has not loaded our plugin in this process.
+        """
+        return hermes_runtime()
 
     @property
     def deployments(self) -> list[str]:

@@ -96,12 +96,13 @@ def run(keep: Path | None = None, *, turns: int = 6, out: TextIO | None = None) 
         import run_agent  # after HERMES_HOME is set: hermes reads it at import
         from hermes_cli import plugins as hermes_plugins
 
-        from . import plugin
+        from .runtime import installed
 
         hermes_plugins.discover_plugins(force=True)
-        host = plugin.HOST
-        if host is None:
+        runtime = installed()
+        if runtime is None:
             raise RuntimeError("hermes did not load hermes-ctx-plugins (is the package installed?)")
+        host = runtime.host
         host.add_plugin(_DemoPlugin(), "demo")
         host.activate_provider("demo-notes")
         host.status_callback = lambda event: say(f"  [{event.kind}] {event.message}")

@@ -1,8 +1,9 @@
 """Our compressor strategies behind hermes' ``ContextEngine`` interface.
 
 hermes keeps one plugin engine per process and deep-copies it for every agent: the copy shares the
-host (plugins, config) and gets its own strategy state (counts, cool-downs, previous summary) and
-its own limits from hermes (the trigger its feasibility check lowers).
+host (plugins, config) and the runtime (who each session is), and gets its own strategy state
+(counts, cool-downs, previous summary) and its own limits from hermes (the trigger its feasibility
+check lowers).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import logging
 import math
 import time
+import weakref
 from typing import Any
 
 from agent.context_engine import ContextEngine
@@ -23,7 +25,7 @@ from ..events import SessionInfo, Usage
 from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas
-from .hooks import SessionInUseError, bind_session, unbind_session
+from .runtime import Runtime, SessionInUseError
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -41,10 +43,16 @@ def share_of(tokens: int, window: int) -> float:
 
 
 class HermesCtxEngine(ContextEngine):
-    """Dispatches hermes' compression calls to the strategy our config selects."""
+    """Dispatches hermes' compression calls to the strategy our config selects.
 
-    def __init__(self, host: Host) -> None:
+    :param host: the host whose strategy, archive and settings this engine uses
+    :param runtime: the runtime that knows this engine's sessions (who they are, which agent holds
+        them); ``None``: one of its own, for an engine used outside hermes' plugin loading
+    """
+
+    def __init__(self, host: Host, runtime: Runtime | None = None) -> None:
         self._host = host
+        self._runtime = runtime if runtime is not None else Runtime(host)
         self._strategy: CompressorStrategy | None = host.compressor
         self._overrides: dict[str, Any] = {}
         #: the trigger ceilings hermes set on this agent's copy (its auxiliary-model feasibility check)
@@ -56,9 +64,8 @@ class HermesCtxEngine(ContextEngine):
         self.awaiting_real_usage_after_compression = False
         #: the session of the agent this copy belongs to (hermes tells each copy at its start)
         self.session_id = ""
-        #: a Bridge agent's owner (see :meth:`bind`), and the agent holding the binding
-        self.bound: SessionInfo | None = None
-        self._holder = 0
+        #: the Bridge agent this copy serves (see :meth:`bind`); weak, like the runtime's table
+        self._holder: weakref.ref[Any] | None = None
         self._report()
 
     @property
@@ -218,7 +225,7 @@ class HermesCtxEngine(ContextEngine):
         if self._strategy is None or not messages:
             return messages
         result = self._host.run_compression(
-            self._strategy, list(messages), session=self._host.session(self.session_id), fallback=self._fallback,
+            self._strategy, list(messages), session=self._session(), fallback=self._fallback,
             current_tokens=current_tokens, focus_topic=focus_topic, force=force, memory_context=memory_context)
         self._report(result)
         if not result.messages:
@@ -291,31 +298,31 @@ class HermesCtxEngine(ContextEngine):
         archive = self._host.archive
         if archive is not None and name in archive_tools.NAMES:
             return str(self._host.isolator.call(
-                "archive", archive.handle_tool_call, name, args, session=self._host.session(self.session_id),
+                "archive", archive.handle_tool_call, name, args, session=self._session(),
                 counter=get_counter(self._strategy.model), default=error))
         return str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
                                             default=error, resets=False))
 
-    def bind(self, session: SessionInfo, *, holder: int) -> None:
-        """This copy serves a Bridge agent: ``session`` is who it is, and when hermes moves the
-        agent to a new session id (a compaction with ``in_place: false``, ``/new``, ``/resume``) the
-        new id is bound to the same owner, so its hooks stay in the agent's deployment."""
-        self.bound, self._holder = session, holder
+    def _session(self) -> SessionInfo:
+        return self._runtime.session(self.session_id, self._host)
+
+    def bind(self, session: SessionInfo, *, holder: object) -> None:
+        """This copy serves the Bridge agent ``holder``, bound as ``session`` in the runtime: when
+        hermes moves the agent to a new session id (a compaction with ``in_place: false``, ``/new``,
+        ``/resume``) the new id is bound to the same owner, so its hooks stay in the agent's
+        deployment."""
+        self._holder = weakref.ref(holder)
         self.session_id = session.session_id
 
     def on_session_start(self, session_id: str, **kwargs: Any) -> None:
         self.session_id = session_id or ""
-        bound = self.bound
-        if bound is not None and self.session_id and self.session_id != bound.session_id:
-            moved = dataclasses.replace(bound, session_id=self.session_id, parent_session_id=bound.session_id)
-            try:
-                bind_session(moved, self._host, holder=self._holder)
-            except SessionInUseError as exc:  # never the user's turn; the hooks then use another host
-                log.error("hermes-ctx could not keep session %r in its deployment: %s", self.session_id, exc)
-                return
-            unbind_session(bound.session_id, holder=self._holder)
-            self.bound = moved
-            self._host.remember_session(moved)
+        agent = self._holder() if self._holder is not None else None
+        if agent is None or not self.session_id:
+            return
+        try:
+            self._runtime.sessions.move(agent, self.session_id)
+        except SessionInUseError as exc:  # never the user's turn; the hooks then use another host
+            log.error("hermes-ctx could not keep session %r in its deployment: %s", self.session_id, exc)
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         """Keeps the summary-failure cool-down and the anti-thrash block, on purpose.

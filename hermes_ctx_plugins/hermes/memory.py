@@ -11,8 +11,6 @@ Every call into our provider goes through the host's fault isolation: a provider
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +23,9 @@ from ..events import SessionInfo, Turn, tool_calls_since_last_user
 from ..isolation import StatusEvent
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
+from ..storage.files import atomic_write, locked
 from . import bare_schemas
+from .runtime import installed
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -60,22 +60,19 @@ def write_shims(hermes_home: Path, names: Iterable[str]) -> ShimReport:
             continue
         path = hermes_home / "plugins" / name / "__init__.py"
         text = _SHIM.format(name=name)
-        try:
-            existing = path.read_text(encoding="utf-8") if path.exists() else None
-        except OSError:
-            existing = ""
+        with locked(path):  # a second hermes process starting now checks and writes the same file
+            try:
+                existing = path.read_text(encoding="utf-8") if path.exists() else None
+            except OSError:
+                existing = ""
+            if existing is None:
+                atomic_write(path, text.encode("utf-8"))
         if existing == text:
             unchanged.append(name)
-            continue
-        if existing is not None:
+        elif existing is not None:
             conflicts.append(path)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".shim-")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-        written.append(name)
+        else:
+            written.append(name)
     for path in conflicts:
         log.warning("not writing the hermes-ctx memory shim %s: a different file is there; "
                     "move it away if hermes should load our provider %r", path, path.parent.name)
@@ -112,10 +109,10 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     # -- wiring ------------------------------------------------------------------------------
     def _find_host(self) -> Host | None:
-        """The host hermes' own plugin loading built, else one of ours from hermes' config (kept)."""
-        from . import plugin
-
-        host = self._host or plugin.HOST
+        """The host of the runtime hermes' own plugin loading built, else one of ours from hermes'
+        config (kept: hermes loaded this provider without our plugin, e.g. ``hermes memory status``)."""
+        runtime = installed()
+        host = self._host or (runtime.host if runtime is not None else None)
         if host is None:
             try:
                 host = self._host = load_host()
@@ -137,8 +134,8 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         except HermesCtxError as exc:
             log.error("memory provider %r is not usable: %s", self._name, exc)
             return None
-        if provider is not self._provider and hasattr(provider, "status_callback"):
-            provider.status_callback = self._status  # outages and recoveries, shown to the user once each
+        if provider is not self._provider:
+            provider.attach(status_callback=self._status)  # outages and recoveries, shown to the user once each
         self._host, self._provider = host, provider
         return host, provider
 

@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..events import SessionInfo
 from ..manager import Host
 from ..memory.file.provider import FileProvider
-from .hooks import HookBridge, bound_session
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -44,8 +46,8 @@ def file_provider(host: Host) -> FileProvider | None:
 class MemoryGate:
     """The two middleware callbacks, routed per session like the hooks."""
 
-    def __init__(self, hooks: HookBridge) -> None:
-        self.hooks = hooks
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
 
     def callbacks(self) -> dict[str, Callable[..., Any]]:
         return {"tool_execution": self.tool_execution, "llm_request": self.llm_request}
@@ -57,17 +59,17 @@ class MemoryGate:
         uses hermes' single pair of files, the anonymous top-level owner's — so that is what our
         gate must check and stage into, whoever the session's user is.
         """
-        host = self.hooks.host_for(session_id)[0]
-        bound = bound_session(session_id)
+        bound = self.runtime.sessions.binding(session_id)
         if bound is not None:
-            return host.scoped(self.hooks.session_for(session_id=session_id))
+            host, session = bound
+            return host.scoped(session)
         return SessionInfo(session_id=session_id)
 
     def tool_execution(self, *, tool_name: str = "", args: dict[str, Any] | None = None,
                        next_call: Callable[[Any], Any], session_id: str = "", **_: Any) -> Any:
         if tool_name != "memory":
             return next_call(args)
-        host = self.hooks.host_for(session_id)[0]
+        host = self.runtime.route(session_id)[0]
         provider = file_provider(host)
         if provider is None:
             return next_call(args)
@@ -82,7 +84,7 @@ class MemoryGate:
                     **_: Any) -> dict[str, Any] | None:
         if not isinstance(request, dict):
             return None
-        host = self.hooks.host_for(session_id)[0]
+        host = self.runtime.route(session_id)[0]
         provider = file_provider(host)
         if provider is None:
             return None
@@ -128,17 +130,17 @@ def _withhold(request: dict[str, Any], withheld: dict[str, str]) -> bool:
     return changed
 
 
-def install(ctx: Any, hooks: HookBridge) -> bool:
+def install(ctx: Any, runtime: Runtime) -> bool:
     """Register the gates when the ``file`` provider is active at the top level or in any
     deployment (a Bridge's agents use them); whether they were registered."""
-    config = hooks.default_host.config
+    config = runtime.host.config
     selected = {*config.provider_names}
     for dep in config.plugins.deployments.values():
         if dep.memory is not None and dep.memory.providers is not None:
             selected.update(dep.memory.providers)
     if "file" not in selected:
         return False
-    gate = MemoryGate(hooks)
+    gate = MemoryGate(runtime)
     for kind, callback in gate.callbacks().items():
         ctx.register_middleware(kind, callback)
     return True

@@ -1,7 +1,8 @@
 """The module hermes loads through our ``hermes_agent.plugins`` entry point.
 
-hermes calls :func:`register` once per process (after ``discover_plugins``). Select our engine with
-``context.engine: hermes-ctx``; enable the plugin with ``plugins.enabled: [hermes-ctx]``.
+hermes calls :func:`register` once per plugin discovery (``discover_plugins(force=True)`` runs it
+again). Select our engine with ``context.engine: hermes-ctx``; enable the plugin with
+``plugins.enabled: [hermes-ctx]``.
 """
 
 from __future__ import annotations
@@ -11,41 +12,38 @@ from typing import Any
 
 from ..config import hermes_home
 from ..errors import HermesCtxError
-from ..manager import Host, load_host
+from ..manager import load_host
 from ..runstate import RunningState
 from .engine import HermesCtxEngine
-from .hooks import HookBridge
 from .memory import write_shims
 from .memory_gate import defer_reviews_to_hermes, install
+from .runtime import Runtime
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
-#: The host of the last successful registration (for ``hermes-ctx`` and tests in the same process).
-HOST: Host | None = None
-
 
 def register(ctx: Any) -> None:
-    """Register our context engine and lifecycle hooks with hermes.
+    """Build this registration's :class:`~hermes_ctx_plugins.hermes.runtime.Runtime` and hand hermes
+    its context engine, hooks and memory gates; the runtime lives as long as hermes keeps them (find
+    it with :func:`~hermes_ctx_plugins.hermes.runtime.installed`).
 
     A broken config never breaks hermes: the error is logged (naming the key, the value and what is
     valid) and hermes runs on without us.
     """
-    global HOST
     state = RunningState(hermes_home())
     try:
         host = load_host(status_callback=state.on_event)
     except HermesCtxError as exc:
         log.error("hermes-ctx-plugins is not active: %s", exc)
         return
-    HOST = state.host = host
+    state.host = host
     state.write()  # `hermes-ctx plugins` in another shell shows what this process runs
-    ctx.register_context_engine(HermesCtxEngine(host))
-    hooks = HookBridge(host)
-    for hook_name, callback in hooks.callbacks().items():
+    runtime = Runtime(host)
+    ctx.register_context_engine(HermesCtxEngine(host, runtime))
+    for hook_name, callback in runtime.hooks.callbacks().items():
         ctx.register_hook(hook_name, callback)
     defer_reviews_to_hermes(host)
     # hermes' own memory tool writes MEMORY.md / USER.md: with `file` active it passes our gates
-    install(ctx, hooks)
+    install(ctx, runtime)
     # hermes discovers memory providers only as directories: give ours a shim there.
     write_shims(hermes_home(), [r.name for r in host.registry if r.kind == "memory" and r.external])
-

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from ..config import Config, plugin_options
 from ..events import Forgotten, Message, SessionInfo, Turn
+from ..isolation import StatusEvent
 
 
 class MemoryProvider:
@@ -34,6 +35,8 @@ class MemoryProvider:
     description: ClassVar[str] = ""
     #: a frozen dataclass for ``ctx_plugins.options.<name>``, or ``None`` for a plain mapping
     options_class: ClassVar[type[Any] | None] = None
+    #: where to report what the user should see (an outage, a recovery, a full queue); see :meth:`attach`
+    status_callback: Callable[[StatusEvent], None] | None = None
 
     def __init__(self, options: Any = None, *, hermes_home: Path | None = None,
                  config: Config | None = None) -> None:
@@ -41,6 +44,18 @@ class MemoryProvider:
         self.config = config or Config()
         self.options = plugin_options(type(self).name, type(self).options_class, options)
         self.hermes_home = hermes_home
+
+    def attach(self, *, status_callback: Callable[[StatusEvent], None]) -> None:
+        """Called by the host right after it builds a provider to use, and again by a host that takes
+        it over (hermes' adapter, which also shows the events as hermes warnings).
+
+        :param status_callback: receives the status events the user should see, each once (an outage
+            and the recovery, not every failed call).
+
+        The default keeps it in :attr:`status_callback`; a provider that reports through something
+        else (a queue, a client) overrides this and passes it on.
+        """
+        self.status_callback = status_callback
 
     def is_available(self) -> bool:
         """Whether the provider can work here (credentials, packages); never uses the network."""

@@ -1,1 +1,80 @@
-"""Where the package keeps what it owns: one interface per store, one module per backend."""
+"""Where the package keeps what it owns: one interface per store, one module per backend.
+
+Callers (ctx-local, the archive, the host) open stores here and never import a backend::
+
+    store = storage.open_memory(config, path)       # a MemoryBackend
+    archive = storage.open_archive(config)          # an ArchiveBackend
+
+``ctx_plugins.storage.backend`` names the backend; :data:`BACKENDS` maps each name to the module
+that implements it. A backend module provides three functions — ``open_memory(path, *, config,
+busy_timeout)``, ``memory_exists(path, *, config)`` and ``open_archive(path, *, config)`` — returning
+implementations of the interfaces in :mod:`.base`. Backends are imported when first chosen, so a
+backend's own dependencies (a database driver) are needed only by those who choose it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from ..config import Config, hermes_home
+from .base import ArchiveBackend, ArchiveError, LocalStoreError, MemoryBackend, is_store_failure
+from .records import (
+    ArchiveHit,
+    Hit,
+    Memory,
+    Quarantined,
+    Record,
+    Scope,
+    Stored,
+    json_text,
+    message_text,
+    owner_of,
+)
+
+#: backend name (``ctx_plugins.storage.backend``) → the module implementing it
+BACKENDS = {
+    "sqlite": "hermes_ctx_plugins.storage.sqlite",
+    "memory": "hermes_ctx_plugins.storage.inmemory",
+}
+
+__all__ = [
+    "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
+    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "is_store_failure", "json_text",
+    "memory_exists", "message_text", "open_archive", "open_memory", "owner_of",
+]
+
+
+def backend(config: Config, name: str | None = None) -> ModuleType:
+    """The module of backend ``name``, by default the one ``config`` chooses (config validation
+    already checked that name)."""
+    return importlib.import_module(BACKENDS[name or config.plugins.storage.backend])
+
+
+def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> MemoryBackend:
+    """ctx-local's memory store at ``path`` (for SQLite, the file; created if needed).
+
+    :param busy_timeout: seconds a call waits for another writer before failing with reason ``locked``.
+    :raises LocalStoreError: the store cannot be opened.
+    """
+    store: MemoryBackend = backend(config).open_memory(path, config=config, busy_timeout=busy_timeout)
+    return store
+
+
+def memory_exists(config: Config, path: Path) -> bool:
+    """Whether a memory store was ever created at ``path`` (checking creates nothing)."""
+    return bool(backend(config).memory_exists(path, config=config))
+
+
+def archive_path(config: Config) -> Path:
+    """Where the archive is: ``ctx_plugins.archive.path``, default ``$HERMES_HOME/ctx_archive.db``."""
+    path = config.plugins.archive.path
+    return Path(path).expanduser() if path else hermes_home() / "ctx_archive.db"
+
+
+def open_archive(config: Config, *, backend_name: str | None = None) -> ArchiveBackend:
+    """The archive ``config`` names (opened on first use: opening it creates nothing), in the
+    backend ``config`` chooses or ``backend_name`` (``"memory"`` for one that keeps nothing)."""
+    archive: ArchiveBackend = backend(config, backend_name).open_archive(archive_path(config), config=config)
+    return archive

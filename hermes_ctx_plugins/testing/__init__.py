@@ -1,23 +1,42 @@
-"""Fakes for testing plugins and hosts, public so third-party plugin authors can reuse them.
+"""Test doubles for plugins and hosts, public so third-party plugin authors can reuse them.
 
-* :class:`RecordingPlugin` records every lifecycle hook call;
-* :class:`FailingPlugin` raises in the hooks you name;
-* :class:`FakeCompressor` / :class:`FakeMemoryProvider` are small but honest implementations of
-  the two base classes (the provider keeps deployments and users apart);
+**Stable API**: the names this package exports (below), the pytest plugin
+:mod:`hermes_ctx_plugins.testing.pytest_plugin` (its fixture names) and the contract suite
+:mod:`hermes_ctx_plugins.testing.contract`. The other submodules are where those names live, not
+API: import from the package.
+
+Fakes:
+
+* :class:`RecordingPlugin` records every lifecycle hook call; :class:`FailingPlugin` raises in the
+  hooks you name; :class:`FakesPlugin` registers the fakes below;
+* :class:`FakeCompressor` / :class:`FakeMemoryProvider` / :class:`FakeBuiltinMemory` are small but
+  honest implementations of the base classes (the provider keeps deployments and users apart);
 * :func:`registered` adds a plugin to a host for the duration of a ``with`` block;
-* :class:`StubOpenAIServer` is a loopback OpenAI-compatible server answering from a script;
-* :func:`make_transcript` generates deterministic, valid agent transcripts;
-* :func:`loopback_only` makes any connection or name lookup outside 127.0.0.0/8 and ::1 fail;
-* :class:`Mem0StubServer` / :class:`HonchoStubServer` are stateful loopback Mem0 and Honcho services
-  with scriptable faults (:class:`LoopbackService` is their base), :func:`wait_until` polls for
-  background work.
+* :func:`make_transcript` generates deterministic, valid agent transcripts.
 
-Two submodules are imported only on request, because they need pytest:
+Loopback services (real HTTP on ``127.0.0.1``, the services' real wire formats), all built on one
+engine, :class:`LoopbackService`, with one fault API: ``fail(status, message, *, times=1,
+path=None, retry_after=None, headers=None)``, ``hang(*, times, path)``, ``delay(seconds, *, times,
+path)``, ``garbage(body, *, status, content_type, times, path)``, ``drop(*, before_headers, times,
+path)``, ``stop()`` / ``start()``; every request is recorded as a :class:`ServiceRequest`:
 
-* :mod:`hermes_ctx_plugins.testing.contract`: :class:`~.contract.ProviderContract`, the test class
-  every memory provider must pass (what it stores reaches its owner and nobody else);
-* :mod:`hermes_ctx_plugins.testing.pytest_plugin`: fixtures for plugin authors (the loopback
-  stubs, an isolated ``$HERMES_HOME``), enabled with ``-p hermes_ctx_plugins.testing.pytest_plugin``.
+* :class:`StubOpenAIServer` is an OpenAI-compatible model answering from a script (``reply``,
+  ``tool_call``) or a responder, streaming included;
+* :class:`Mem0StubServer` / :class:`HonchoStubServer` are stateful Mem0 and Honcho services;
+* subclass :class:`LoopbackService` (override ``handle``, return a :class:`Reply`) for your own service;
+* :func:`wait_until` polls for background work (a write queue) instead of sleeping blindly.
+
+Network: :func:`loopback_only` makes any connection or name lookup outside 127.0.0.0/8 and ::1
+raise :class:`NetworkBlocked` (:func:`is_loopback` and :func:`check_address` are its tests).
+
+The pytest plugin (it needs pytest, so it is imported only on request) is opt-in::
+
+    pytest -p hermes_ctx_plugins.testing.pytest_plugin
+
+It gives the fixtures ``stub`` (a :class:`StubOpenAIServer` serving ``stub-model``), ``mem0`` and
+``honcho`` (the Mem0 and Honcho stubs, accepting their default keys), ``hermes_home`` (an empty
+``$HERMES_HOME`` of the test's own) and the provider contract, :class:`~.contract.ProviderContract`:
+the test class every memory provider must pass (what it stores reaches its owner and nobody else).
 """
 
 from __future__ import annotations
@@ -31,17 +50,16 @@ from .fakes import (
     RecordingPlugin,
     registered,
 )
-from .model_stub import RecordedRequest, StubOpenAIServer
+from .honcho_stub import HonchoStubServer
+from .loopback import LoopbackService, Reply, ServiceRequest, wait_until
+from .mem0_stub import Mem0StubServer
 from .network import NetworkBlocked, check_address, is_loopback, loopback_only
-from .network import _guarded_connect as _guarded_connect
-from .network import _guarded_connect_ex as _guarded_connect_ex
-from .network import _guarded_getaddrinfo as _guarded_getaddrinfo
-from .stubs import HonchoStubServer, LoopbackService, Mem0StubServer, ServiceRequest, wait_until
+from .openai_stub import StubOpenAIServer
 from .transcripts import make_transcript
 
 __all__ = [
     "FailingPlugin", "FakeBuiltinMemory", "FakeCompressor", "FakeMemoryProvider", "FakesPlugin",
-    "HonchoStubServer", "LoopbackService", "Mem0StubServer", "NetworkBlocked", "RecordedRequest",
-    "RecordingPlugin", "ServiceRequest", "StubOpenAIServer", "check_address", "is_loopback", "loopback_only",
-    "make_transcript", "registered", "wait_until",
+    "HonchoStubServer", "LoopbackService", "Mem0StubServer", "NetworkBlocked", "RecordingPlugin", "Reply",
+    "ServiceRequest", "StubOpenAIServer", "check_address", "is_loopback", "loopback_only", "make_transcript",
+    "registered", "wait_until",
 ]

@@ -21,7 +21,7 @@ fixture, ``provider``, that builds a fresh provider over an empty store::
             yield provider
             provider.shutdown()
 
-The fixture may use any other fixture (a loopback service: ``mem0_stub``, ``honcho_stub``); it is
+The fixture may use any other fixture (a loopback service: ``mem0``, ``honcho``); it is
 called once per test, and the suite never shuts the provider down: your fixture does, after the
 ``yield``. Each test calls ``provider.flush()`` before it expects a write to be stored, and
 fails if it returns ``False`` (it is given up to a minute, to be safe on a slow machine).

@@ -8,12 +8,14 @@ import socket
 from collections.abc import Iterator
 from typing import Any
 
+from ..errors import HermesCtxError
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo
 
 
-class NetworkBlocked(RuntimeError):
+class NetworkBlocked(HermesCtxError, RuntimeError):
     """A test tried to reach an address outside the loopback range."""
 
 

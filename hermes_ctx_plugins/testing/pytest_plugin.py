@@ -1,6 +1,7 @@
 """A pytest plugin for plugin authors: loopback services, an isolated ``$HERMES_HOME``, the contract.
 
-Opt in on the command line or, once for all runs, in your pytest configuration::
+Opt in on the command line or, once for all runs, in your pytest configuration (this project's own
+suite does it in its root ``conftest.py`` with ``pytest_plugins = [...]``)::
 
     pytest -p hermes_ctx_plugins.testing.pytest_plugin
 
@@ -8,18 +9,23 @@ Opt in on the command line or, once for all runs, in your pytest configuration::
     [tool.pytest.ini_options]
     addopts = "-p hermes_ctx_plugins.testing.pytest_plugin"
 
+It is deliberately not registered under pytest's ``pytest11`` entry point: pytest loads those in
+every run of every project that has this package installed, which would add fixtures to suites that
+never asked for them.
+
 Fixtures (each one per test, stopped afterwards):
 
 * ``hermes_home`` — an empty directory, also set as ``$HERMES_HOME`` for the test;
-* ``openai_stub`` — a :class:`~hermes_ctx_plugins.testing.StubOpenAIServer` serving model
-  ``stub-model`` (script replies with ``openai_stub.reply(...)``; point clients at ``base_url``);
-* ``mem0_stub`` / ``honcho_stub`` — stateful loopback Mem0 and Honcho services
+* ``stub`` — a :class:`~hermes_ctx_plugins.testing.StubOpenAIServer` serving model ``stub-model``
+  (script replies with ``stub.reply(...)``; point clients at ``stub.base_url``);
+* ``mem0`` / ``honcho`` — stateful loopback Mem0 and Honcho services
   (:class:`~hermes_ctx_plugins.testing.Mem0StubServer` / :class:`~hermes_ctx_plugins.testing.HonchoStubServer`)
-  accepting the key ``mem0_stub.api_keys[0]`` / ``honcho_stub.api_keys[0]`` at ``base_url``.
+  accepting the key ``mem0.api_keys[0]`` / ``honcho.api_keys[0]`` at ``base_url``.
 
-The names do not collide with fixtures a project is likely to have (``stub``, ``mem0``). The
-provider contract is importable from here too: ``from hermes_ctx_plugins.testing.pytest_plugin
-import ProviderContract`` (see :mod:`hermes_ctx_plugins.testing.contract` for a complete example).
+A fixture of the same name in your own ``conftest.py`` or test module takes precedence over these,
+as pytest always lets the nearer definition win. The provider contract is importable from here too:
+``from hermes_ctx_plugins.testing.pytest_plugin import ProviderContract`` (see
+:mod:`hermes_ctx_plugins.testing.contract` for a complete example).
 """
 
 from __future__ import annotations
@@ -30,10 +36,11 @@ from pathlib import Path
 import pytest
 
 from .contract import ProviderContract
-from .model_stub import StubOpenAIServer
-from .stubs import HonchoStubServer, Mem0StubServer
+from .honcho_stub import HonchoStubServer
+from .mem0_stub import Mem0StubServer
+from .openai_stub import StubOpenAIServer
 
-__all__ = ["ProviderContract", "hermes_home", "honcho_stub", "mem0_stub", "openai_stub"]
+__all__ = ["ProviderContract", "hermes_home", "honcho", "mem0", "stub"]
 
 
 @pytest.fixture
@@ -46,23 +53,21 @@ def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def openai_stub() -> Iterator[StubOpenAIServer]:
+def stub() -> Iterator[StubOpenAIServer]:
     """A loopback OpenAI-compatible model, ``stub-model``, answering from the test's script."""
     with StubOpenAIServer(model="stub-model") as server:
         yield server
 
 
 @pytest.fixture
-def mem0_stub() -> Iterator[Mem0StubServer]:
-    """A loopback Mem0 service accepting ``mem0_stub.api_keys[0]``."""
-    server = Mem0StubServer()
-    with server:
+def mem0() -> Iterator[Mem0StubServer]:
+    """A loopback Mem0 service accepting ``mem0.api_keys[0]`` (``Authorization: Token <key>``)."""
+    with Mem0StubServer() as server:
         yield server
 
 
 @pytest.fixture
-def honcho_stub() -> Iterator[HonchoStubServer]:
-    """A loopback Honcho service accepting ``honcho_stub.api_keys[0]``."""
-    server = HonchoStubServer()
-    with server:
+def honcho() -> Iterator[HonchoStubServer]:
+    """A loopback Honcho service accepting ``honcho.api_keys[0]`` (``Authorization: Bearer <key>``)."""
+    with HonchoStubServer() as server:
         yield server

@@ -29,9 +29,9 @@ from typing import Any
 
 from ...chat import SummaryClient, SummaryModel
 from ...config import hermes_home
-from ...errors import ConfigError
 from ...events import Forgotten, Message, SessionInfo, Turn
-from ...safety import scan
+from ...options import option
+from ...safety import placeholder, scan
 from ...scope import path_segment
 from ..base import MemoryProvider
 from .approval import PendingWrites
@@ -83,24 +83,24 @@ class FileOptions:
     """``ctx_plugins.options.file``."""
 
     #: ``allow`` writes at once, ``stage`` holds writes for approval in the CLI, ``block`` refuses
-    write_approval: str = "allow"
-    #: background review (SPEC 2.4): ``on``, ``off``, or ``auto`` = on, except inside hermes,
+    write_approval: str = option("allow", choices=APPROVAL_MODES, kind="an approval mode")
+    #: background review: ``on``, ``off``, or ``auto`` = on, except inside hermes,
     #: which runs its own review on the same ``memory.nudge_interval`` (its writes still pass our
     #: scan and approval gate there)
-    review: str = "auto"
+    review: str = option("auto", choices=REVIEW_MODES, kind="a review mode")
     #: the review's model; empty = ``auxiliary.compression``, then the main model
     review_base_url: str = ""
     review_model: str = ""
     review_api_key: str = ""
-    review_timeout: float = 60.0
+    review_timeout: float = option(60.0, gt=0)
     #: model exchanges per review (each may carry several tool calls)
-    review_max_rounds: int = 4
+    review_max_rounds: int = option(4, ge=1)
     #: user turns / tool iterations between reviews; ``None`` = ``memory.nudge_interval`` /
     #: ``skills.creation_nudge_interval`` (set these to run ours while hermes' own is off)
-    review_interval: int | None = None
-    skill_review_interval: int | None = None
+    review_interval: int | None = option(None, ge=0)
+    skill_review_interval: int | None = option(None, ge=0)
     #: how long the session's end waits for the final (``flush_min_turns``) review
-    flush_timeout: float = 30.0
+    flush_timeout: float = option(30.0, ge=0)
 
 
 def memory_folder(hermes_home: Path, deployment: str, user_id: str) -> Path:
@@ -160,15 +160,6 @@ class FileProvider(MemoryProvider):
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
-        if self.options.write_approval not in APPROVAL_MODES:
-            raise ConfigError(
-                f"{self.options.write_approval!r} is not an approval mode; valid: {', '.join(APPROVAL_MODES)}",
-                path="ctx_plugins.options.file.write_approval", value=self.options.write_approval,
-                expected=", ".join(APPROVAL_MODES))
-        if self.options.review not in REVIEW_MODES:
-            raise ConfigError(
-                f"{self.options.review!r} is not a review mode; valid: {', '.join(REVIEW_MODES)}",
-                path="ctx_plugins.options.file.review", value=self.options.review, expected=", ".join(REVIEW_MODES))
         self.home = Path(self.hermes_home or hermes_home())
         settings = self.config.memory
         self._lock = threading.Lock()
@@ -201,7 +192,7 @@ class FileProvider(MemoryProvider):
                 settings = self.config.memory
                 owner = self._owners[key] = _Owner(
                     store=MemoryStore(self.home, memory_char_limit=settings.memory_char_limit,
-                                      user_char_limit=settings.user_char_limit, scan=scan.scan, folder=folder),
+                                      user_char_limit=settings.user_char_limit, scan=scan, folder=folder),
                     pending=PendingWrites(folder / "pending.json"))
                 while len(self._owners) > _MAX_OWNERS:
                     self._owners.popitem(last=False)
@@ -311,13 +302,13 @@ class FileProvider(MemoryProvider):
                 log.error("%s is left out of the prompt: %s", target, exc)
                 entries = []
             for entry in entries:
-                findings = scan.scan(entry)
+                findings = scan(entry)
                 if findings:
                     if not quiet:
                         log.warning("memory entry in %s withheld from the prompt (%s); review it with "
                                     "`hermes-ctx memory show`", store.file(target).path,
                                     ", ".join(f.kind for f in findings))
-                    safe.append(scan.placeholder(findings))
+                    safe.append(placeholder(findings))
                     withheld[entry] = safe[-1]
                 else:
                     safe.append(entry)
@@ -385,7 +376,7 @@ class FileProvider(MemoryProvider):
         mode = self.options.write_approval
         if mode == "block":
             return _error("memory writes are blocked by configuration (ctx_plugins.options.file.write_approval)")
-        unsafe = [f for op in ops for f in scan.scan(op.text)]
+        unsafe = [f for op in ops for f in scan(op.text)]
         if unsafe:
             return _error("refused: the text looks like " + ", ".join(sorted({f.kind for f in unsafe}))
                           + "; memory is shown to future sessions, so it must not carry instructions or secrets")

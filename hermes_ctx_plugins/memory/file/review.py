@@ -1,4 +1,4 @@
-"""Background review (SPEC 2.4): after a turn, a side conversation decides what to remember.
+"""Background review: after a turn, a side conversation decides what to remember.
 
 Event-driven, not timed: every ``memory.nudge_interval`` user turns a memory review, every
 ``skills.creation_nudge_interval`` tool-calling iterations a skill review (both at once when both
@@ -31,7 +31,7 @@ from typing import Any
 from ...chat import SummaryClient, SummaryError
 from ...compression.prompt import serialize
 from ...events import Message, SessionInfo, Turn
-from ...safety.scan import redact_secrets
+from ...safety import redact_secrets
 from .skills import TOOL_SCHEMA as SKILL_TOOL
 from .skills import SkillStore
 

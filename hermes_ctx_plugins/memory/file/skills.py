@@ -135,7 +135,7 @@ def check_skill_md(content: object, name: str) -> str:
 
 
 def _check_safe(text: str, what: str) -> None:
-    findings = scan.scan(text)
+    findings = scan(text)
     if findings:
         raise SkillError(f"refused: {what} looks like " + ", ".join(sorted({f.kind for f in findings}))
                          + "; skills are loaded into future sessions, so they must not carry instructions "

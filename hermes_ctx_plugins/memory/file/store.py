@@ -21,30 +21,27 @@ Errors (all carry the message the model should read)::
         ├── NoMatch (LookupError)            .match
         ├── AmbiguousMatch (LookupError)     .match, .matches (truncated previews)
         ├── UnsafeEntry                      .findings from the injected scanner
-        └── StoreUnavailable (OSError)       .path; the folder or file cannot be read or written
+        └── StoreUnavailable                 .path, .doing, .error; the folder or file cannot be read or
+                                             written (a storage.files.FileUnavailable, so an OSError)
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import logging
 import os
 import re
-import sys
-import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
 from ...errors import HermesCtxError, did_you_mean
-
-if sys.platform == "win32":
-    import msvcrt
-else:
-    import fcntl
+from ...storage import files
+from ...storage.files import FileUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +52,7 @@ _LABELS = {"memory": "memory", "user": "user profile"}  # target -> how messages
 
 
 class Finding(Protocol):
-    """What the injected scanner reports (``hermes_ctx_plugins.safety.scan.Finding`` fits)."""
+    """What the injected scanner reports (``hermes_ctx_plugins.safety.Finding`` fits)."""
 
     @property
     def kind(self) -> str: ...
@@ -147,15 +144,10 @@ class UnsafeEntry(MemoryStoreError):
         super().__init__(f"{where}: refused, the security scan found {kinds} ({details}); nothing was written")
 
 
-class StoreUnavailable(MemoryStoreError, OSError):
+class StoreUnavailable(MemoryStoreError, FileUnavailable):
     """The memory folder or file cannot be read or written (read-only, not a folder, a directory...)."""
 
-    def __init__(self, path: Path, doing: str, error: OSError) -> None:
-        self.path = path
-        super().__init__(f"memory store unavailable: cannot {doing} {path}: {error}")
-
-    def __str__(self) -> str:  # OSError would format its args tuple
-        return str(self.args[0])
+    prefix = "memory store unavailable"
 
 
 def _preview(entry: str, width: int = 60) -> str:
@@ -370,69 +362,9 @@ class MemoryFile:
                     backup.unlink()
                 raise StoreUnavailable(backup, "back up the outside edit to", exc) from exc
 
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold the cross-process lock of ``path`` (a sidecar ``<name>.lock``, the one hermes uses)."""
-    # the same sidecar hermes locks, so our writers and hermes' exclude each other; the data file
-    # itself cannot carry the lock because os.replace swaps it for a new inode
-    lock_path = path.with_name(path.name + ".lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(lock_path, "a+b")  # closed by the with below, which also releases the lock
-    except OSError as exc:
-        raise StoreUnavailable(lock_path, "create the lock file", exc) from exc
-    with handle:
-        if sys.platform == "win32":
-            handle.seek(0)  # msvcrt locks bytes from the current position, and "a+" starts at the end
-            while True:  # LK_LOCK gives up after ten one-second tries; keep waiting like flock
-                with contextlib.suppress(OSError):
-                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
-                    break
-            try:
-                yield
-            finally:
-                handle.seek(0)
-                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-        else:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            except OSError as exc:  # e.g. ENOLCK on a network file system without lock support
-                raise StoreUnavailable(lock_path, "lock", exc) from exc
-            yield
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once: temp file in the same folder, fsync, rename, fsync."""
-    # like hermes' atomic_replace: a symlinked file (dotfiles) keeps its link, the target changes
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    prefix = f".{target.name}."
-    # we hold the lock, so any temp file of ours is left over from a writer that was killed
-    for stale in target.parent.glob(f"{prefix}*.tmp"):
-        with contextlib.suppress(OSError):
-            stale.unlink()
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
-    except OSError as exc:
-        raise StoreUnavailable(target.parent, "create a temporary file in", exc) from exc
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:  # KeyboardInterrupt too: never leave a half-written temp behind
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise StoreUnavailable(target, "write", exc) from exc
-        raise
-    if sys.platform != "win32":  # make the rename itself durable; Windows cannot open a folder
-        with contextlib.suppress(OSError):  # some file systems refuse fsync on a folder; data is safe
-            dir_fd = os.open(target.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+#: the package's one lock and atomic write, failing with this store's own error
+locked = functools.partial(files.locked, error=StoreUnavailable)
+atomic_write = functools.partial(files.atomic_write, error=StoreUnavailable)
 
 
 def _sentence(parts: Sequence[str]) -> str:

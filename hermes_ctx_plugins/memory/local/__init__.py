@@ -1,16 +1,17 @@
-"""``ctx-local``: the embedded default long-term memory — one SQLite file, no server, no network.
+"""``ctx-local``: the embedded default long-term memory — no server, no network; its rows live in the
+storage backend (:mod:`hermes_ctx_plugins.storage`: one SQLite file by default).
 
 * :mod:`.provider` — the :class:`LocalProvider` hermes talks to, its options and tools;
 * :mod:`.arguments` — the model's tool arguments, checked against the tools' own schemas;
-* :mod:`.queue` — the durable, crash-safe write-behind queue between ``sync_turn`` and the store;
-* :mod:`.store` — the SQLite schema (WAL, FTS5 with BM25), scoped search, forgetting, quarantine;
-* :mod:`.query` — index and query normalisation (stemming, CJK bigrams, stop words, safe FTS5);
-* :mod:`.recall` — ranking (relevance, recency, scope), optional re-ranking, the budgeted block.
+* :mod:`.queue` — its consumer of the one durable write-behind queue (:mod:`hermes_ctx_plugins.storage.queue`);
+  the index and query normalisation every backend shares is :mod:`hermes_ctx_plugins.storage.text`;
+* :mod:`.recall` — ranking (relevance, recency, scope), optional re-ranking, the budgeted block;
+* :mod:`.cli` — ``hermes-ctx memory search|stats|export|forget``.
 """
 
 from __future__ import annotations
 
-from ...storage.sqlite.memory import LocalStore, LocalStoreError
+from ...storage import LocalStoreError
 from .provider import LocalOptions, LocalProvider
 
-__all__ = ["LocalOptions", "LocalProvider", "LocalStore", "LocalStoreError"]
+__all__ = ["LocalOptions", "LocalProvider", "LocalStoreError"]

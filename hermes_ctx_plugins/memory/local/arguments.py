@@ -20,6 +20,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ...errors import HermesCtxError
+
 #: how much of a bad text value an error message shows
 _SHOWN_CHARS = 60
 #: how many items of a bad list an error message shows
@@ -27,7 +29,7 @@ _SHOWN_ITEMS = 5
 _TYPES: dict[str, type] = {"string": str, "integer": int, "array": list}
 
 
-class ArgumentError(ValueError):
+class ArgumentError(HermesCtxError, ValueError):
     """A tool argument that is not valid; the message is written for the model."""
 
 

@@ -16,17 +16,17 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ...cliutil import confirm
+from ...cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, confirm
 from ...config import Config, hermes_home
 from ...errors import ConfigError
-from ...storage.sqlite.memory import LocalStore, LocalStoreError, json_text
-from . import query, recall
+from ...storage import LocalStoreError, MemoryBackend, json_text, memory_exists, open_memory
+from ...storage import text as query
+from . import recall
 from .arguments import describe
 from .provider import MAX_ID, NAME, LocalProvider
 from .queue import inspect
 
 COMMANDS = ("search", "stats", "export", "forget")
-EXIT_CONFIG, EXIT_PLUGIN, EXIT_INPUT = 2, 3, 4
 
 
 def add_parsers(commands: Any) -> None:
@@ -66,13 +66,13 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return EXIT_CONFIG
     command = args.memory_command
     args.namespace = config.memory_namespace
-    if not provider.path.exists() and command != "stats":
+    if not memory_exists(config, provider.path) and command != "stats":
         print(f"hermes-ctx: no {NAME} memory yet at {provider.path}", file=sys.stderr)
         return EXIT_INPUT if command == "forget" else 0
     try:
         if command == "stats":
             return _stats(provider, args)
-        store = LocalStore(provider.path)
+        store = open_memory(config, provider.path)
         try:
             return {"search": _search, "export": _export, "forget": _forget}[command](provider, store, args)
         finally:
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return EXIT_PLUGIN
 
 
-def _search(provider: LocalProvider, store: LocalStore, args: argparse.Namespace) -> int:
+def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= 200:
         print(f"hermes-ctx: --limit must be from 1 to 200, got {args.limit}", file=sys.stderr)
         return EXIT_INPUT
@@ -122,19 +122,18 @@ def _search(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
 
 
 def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
-    report: dict[str, Any] = {"database": str(provider.path), "exists": provider.path.exists(),
+    exists = memory_exists(provider.config, provider.path)
+    report: dict[str, Any] = {"database": str(provider.path), "exists": exists,
                               "namespace": args.namespace, "queue": str(provider.queue_dir)}
     progress: dict[str, int] = {}
-    if provider.path.exists():
-        store = LocalStore(provider.path)
+    if exists:
+        store = open_memory(provider.config, provider.path)
         try:
             report.update(store.stats(args.namespace))
             progress = store.progress()
             report["quarantine"] = [vars(q) for q in store.quarantined(args.namespace)]
         finally:
             store.close()
-        report["bytes"] = sum(p.stat().st_size for p in provider.path.parent.glob(f"{provider.path.name}*")
-                              if p.is_file())
     segments = inspect(provider.queue_dir, progress) if provider.queue_dir.is_dir() else []
     report["waiting"] = sum(s.waiting for s in segments)
     report["segments"] = [{"path": str(s.path), "waiting": s.waiting, "live": s.live} for s in segments]
@@ -171,7 +170,7 @@ def _stats_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _export(provider: LocalProvider, store: LocalStore, args: argparse.Namespace) -> int:
+def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namespace) -> int:
     try:
         out: TextIO = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
     except OSError as exc:
@@ -190,7 +189,7 @@ def _export(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
     return 0
 
 
-def _forget(provider: LocalProvider, store: LocalStore, args: argparse.Namespace) -> int:
+def _forget(provider: LocalProvider, store: MemoryBackend, args: argparse.Namespace) -> int:
     bad = [i for i in args.ids if not 1 <= i <= MAX_ID]
     if bad:
         print(f"hermes-ctx: memory ids are whole numbers from 1 to {MAX_ID:,}, got "
@@ -223,7 +222,7 @@ def _forget(provider: LocalProvider, store: LocalStore, args: argparse.Namespace
     return 0 if count else EXIT_INPUT
 
 
-def _compact(store: LocalStore) -> None:
+def _compact(store: MemoryBackend) -> None:
     """Rewrite the file so forgotten text is gone from it, not just unreachable (best effort)."""
     try:
         store.compact()

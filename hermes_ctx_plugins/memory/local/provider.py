@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +18,13 @@ from ... import scope
 from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import Forgotten, SessionInfo, Turn
+from ...options import option
 from ...safety import scan
-from ...storage.sqlite.memory import LocalStore, LocalStoreError, Record, json_text
+from ...storage import LocalStoreError, MemoryBackend, Record, json_text, memory_exists, open_memory
+from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
-from . import arguments, query, recall
+from . import arguments, recall
 from .queue import WriteBehindQueue, held_records
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
@@ -46,10 +48,6 @@ TOOL_BUSY_SECONDS = 10.0
 _REPORT_EVERY = 300.0
 
 
-def _bounded(default: Any, **bounds: float) -> Any:
-    return field(default=default, metadata=bounds)
-
-
 @dataclass(frozen=True)
 class LocalOptions:
     """``ctx_plugins.options.ctx-local``."""
@@ -57,28 +55,28 @@ class LocalOptions:
     #: the SQLite file; relative paths are under ``$HERMES_HOME``, ``~`` and ``$HERMES_HOME`` expand
     path: str = DEFAULT_PATH
     #: the most tokens one prefetch adds to the user message
-    budget_tokens: int = _bounded(800, lo=50, hi=32_000)
+    budget_tokens: int = option(800, ge=50, le=32_000)
     #: the most memories one prefetch shows
-    max_results: int = _bounded(8, lo=1, hi=50)
+    max_results: int = option(8, ge=1, le=50)
     #: a memory this many days old counts half as recent as a new one
-    recency_half_life_days: float = _bounded(30.0, above=0)
+    recency_half_life_days: float = option(30.0, gt=0)
     #: how much recency moves the ranking (0 = not at all, 1 = an old memory can drop to nothing)
-    recency_weight: float = _bounded(0.3, lo=0, hi=1)
+    recency_weight: float = option(0.3, ge=0, le=1)
     #: False: a user's memories stay in the chat they were made in (facts saved "for the user"
     #: excepted); True: every chat of the user sees them all
     share_across_chats: bool = False
     #: attempts for a queued record that fails by itself, before it is quarantined
-    max_retries: int = _bounded(5, lo=1, hi=100)
+    max_retries: int = option(5, ge=1, le=100)
     #: first retry pause; doubles per attempt
-    retry_backoff_seconds: float = _bounded(0.05, above=0, hi=60)
+    retry_backoff_seconds: float = option(0.05, gt=0, le=60)
     #: how long shutdown waits for the queue to drain (what is left is stored at the next start)
-    drain_timeout_seconds: float = _bounded(5.0, lo=0, hi=600)
+    drain_timeout_seconds: float = option(5.0, ge=0, le=600)
     #: records per write transaction
-    batch_size: int = _bounded(1024, lo=1, hi=10_000)
+    batch_size: int = option(1024, ge=1, le=10_000)
     #: force every queued turn to disk (survives power loss, costs a disk flush per turn)
     fsync: bool = False
     #: longer user or assistant texts are cut to this many characters (and say so)
-    max_turn_chars: int = _bounded(200_000, lo=1_000, hi=50_000_000)
+    max_turn_chars: int = option(200_000, ge=1_000, le=50_000_000)
     #: ``package.module:function`` mapping texts to vectors, to re-rank candidates; "" = off
     embedder: str = ""
 
@@ -166,28 +164,32 @@ class LocalProvider(MemoryProvider):
         self._embed = recall.load_embedder(self.options.embedder) if self.options.embedder else None
         self._counter = get_counter(self.config.model.name or None)
         self._lock = threading.Lock()
-        self._reader: LocalStore | None = None
-        self._tool_writer: LocalStore | None = None
+        self._reader: MemoryBackend | None = None
+        self._tool_writer: MemoryBackend | None = None
         self._queue: WriteBehindQueue | None = None
         self._pid = os.getpid()
         self._session = SessionInfo(session_id="")
         self._reported: dict[str, float] = {}
 
     # -- resources, opened on first use and again after shutdown ---------------------------------
-    def _store(self) -> LocalStore:
+    def _open(self, busy_timeout: float) -> MemoryBackend:
+        """A connection to the memory store (``ctx_plugins.storage.backend`` says which kind)."""
+        return open_memory(self.config, self.path, busy_timeout=busy_timeout)
+
+    def _store(self) -> MemoryBackend:
         with self._lock:
             if self._reader is None:
                 # Recall must be quick: wait little for a lock (WAL readers rarely need one at all).
-                self._reader = LocalStore(self.path, busy_timeout=0.25)
+                self._reader = self._open(0.25)
             return self._reader
 
-    def _tool_store(self) -> LocalStore:
+    def _tool_store(self) -> MemoryBackend:
         """The connection the tools write with: one of its own, so a write waiting for another
         process's lock (up to :data:`TOOL_BUSY_SECONDS`) never holds up recall on the reader's."""
         with self._lock:
             if self._tool_writer is not None:
                 return self._tool_writer
-        opened = LocalStore(self.path, busy_timeout=TOOL_BUSY_SECONDS)  # may wait that long itself
+        opened = self._open(TOOL_BUSY_SECONDS)  # may wait that long itself
         with self._lock:
             current = self._tool_writer
             if current is None:
@@ -207,7 +209,7 @@ class LocalProvider(MemoryProvider):
     def _new_queue(self) -> WriteBehindQueue:
         options = self.options
         return WriteBehindQueue(
-            self.queue_dir, lambda: LocalStore(self.path, busy_timeout=1.0), batch_size=options.batch_size,
+            self.queue_dir, lambda: self._open(1.0), batch_size=options.batch_size,
             max_retries=options.max_retries, backoff=options.retry_backoff_seconds, fsync=options.fsync,
             max_text_chars=options.max_turn_chars)
 
@@ -254,7 +256,7 @@ class LocalProvider(MemoryProvider):
         once those processes have stopped (or the user's sessions have ended).
         """
         label = f"{NAME} {self.path}"
-        if not self.path.exists() and not self.queue_dir.is_dir():
+        if not memory_exists(self.config, self.path) and not self.queue_dir.is_dir():
             return [Forgotten(store=label, removed=0, detail="nothing stored yet")]
         try:
             memories, quarantined, compacted = self._forget(user_id, namespaces)
@@ -277,7 +279,7 @@ class LocalProvider(MemoryProvider):
         """:meth:`forget_user`'s work: (memories, quarantined records, why compaction failed or None)."""
         with self._lock:
             own = self._queue if self._pid == os.getpid() else None
-        store = LocalStore(self.path, busy_timeout=5.0)
+        store = self._open(5.0)
         try:
             if own is not None:  # not in time: held_records reports what stays in its file
                 own.restart_segment(store, self.options.drain_timeout_seconds)
@@ -385,7 +387,7 @@ class LocalProvider(MemoryProvider):
 
     def _tool_remember(self, args: dict[str, Any], session: SessionInfo) -> str:
         fact, visibility = args["fact"].strip(), args["scope"]
-        findings = scan.scan(fact)
+        findings = scan(fact)
         if findings:
             return _error("refused: the text looks like " + ", ".join(sorted({f.kind for f in findings}))
                           + "; memory is shown to future sessions, so it must not carry instructions or secrets")

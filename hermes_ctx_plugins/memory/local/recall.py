@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...errors import ConfigError
-from ...safety import scan
-from ...storage.sqlite.memory import Hit, Memory
-from . import query
+from ...safety import placeholder, scan
+from ...storage import Hit, Memory
+from ...storage import text as query
 
 #: an explicit fact outranks a turn that matches as well
 FACT_BOOST = 1.25
@@ -107,9 +107,9 @@ def provenance(memory: Memory) -> str:
 def shown_text(memory: Memory, terms: Sequence[str], max_chars: int) -> str:
     """What the model may see of ``memory``: an excerpt, or a placeholder when it looks hostile."""
     text = query.excerpt(memory.text, terms, max_chars)
-    findings = scan.scan(text)
+    findings = scan(text)
     if findings:
-        return scan.placeholder(findings).replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
+        return placeholder(findings).replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
     return text
 
 

@@ -39,25 +39,18 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import httpx
 
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
+from ...options import option
 from ...scope import escape_id
-from .base import (
-    RecallItem,
-    RemoteOptions,
-    RemoteProvider,
-    ToolError,
-    bounded_int,
-    json_int,
-    short_id,
-    shown,
-    tool_schema,
-)
+from .base import RecallItem, RemoteProvider
+from .options import RemoteOptions
+from .text import ToolError, bounded_int, json_int, short_id, shown, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -110,22 +103,22 @@ class HonchoOptions(RemoteOptions):
     #: empty: ``$HONCHO_WORKSPACE_ID``, else ``hermes``
     workspace_id: str = ""
     #: the SDK's retries of 429 / 5xx / network errors per call (each honours a capped Retry-After)
-    max_retries: int = field(default=2, metadata={"lo": 0, "hi": 5})
+    max_retries: int = option(2, ge=0, le=5)
     #: the assistant's peer id
     ai_peer: str = "hermes"
     #: one Honcho session per hermes session, per chat, or per user
-    session_strategy: str = "per-session"
+    session_strategy: str = option("per-session", choices=SESSION_STRATEGIES)
     #: what recall uses: the session ``context``, the ``dialectic`` answer, or ``both``
-    prefetch: str = "context"
+    prefetch: str = option("context", choices=PREFETCH_SOURCES)
     #: the server's limit on one message; longer text is sent in chunks
-    message_max_chars: int = field(default=25_000, metadata={"lo": 200, "hi": 1_000_000})
+    message_max_chars: int = option(25_000, ge=200, le=1_000_000)
     #: Honcho keeps the conversation itself, so a long turn is kept (in ``message_max_chars`` chunks)
     #: up to this many characters of the message and of the reply, then cut and marked
-    max_turn_chars: int = field(default=100_000, metadata={"lo": 200, "hi": 1_000_000})
+    max_turn_chars: int = option(100_000, ge=200, le=1_000_000)
     #: cut before sending: the server refuses a longer query with a 422
-    max_query_chars: int = field(default=QUERY_CHARS, metadata={"lo": 50, "hi": QUERY_CHARS})
+    max_query_chars: int = option(QUERY_CHARS, ge=50, le=QUERY_CHARS)
     #: dialectic reasoning level (empty: the server's default)
-    reasoning_level: str = ""
+    reasoning_level: str = option("", choices=REASONING_LEVELS)
 
 
 def chunks(text: str, limit: int) -> list[str]:
@@ -164,9 +157,6 @@ class HonchoProvider(RemoteProvider):
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
-        for key, valid in (("session_strategy", SESSION_STRATEGIES), ("prefetch", PREFETCH_SOURCES),
-                           ("reasoning_level", REASONING_LEVELS)):
-            self.require_choice(key, valid)
         self.check_fixed_id("ai_peer", required=True)
         ai_peer = self.options.ai_peer
         for key in self.fixed_id_options:

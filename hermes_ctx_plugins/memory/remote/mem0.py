@@ -33,13 +33,15 @@ import re
 import sys
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...config import FrozenMap
 from ...events import SessionInfo, Turn
-from .base import RecallItem, RemoteOptions, RemoteProvider, ToolError, bounded_int, short_id, shown, tool_schema
+from ...options import option
+from .base import RecallItem, RemoteProvider
+from .options import RemoteOptions
+from .text import ToolError, bounded_int, short_id, shown, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -82,21 +84,21 @@ class Mem0Options(RemoteOptions):
     #: the service's base URL; empty: the hosted platform
     host: str = ""
     #: ``platform`` (MemoryClient, hosted or self-hosted) or ``oss`` (Memory.from_config)
-    mode: str = "platform"
+    mode: str = option("platform", choices=MODES)
     #: with ``mode: oss``, the mapping given to ``Memory.from_config``
-    oss: Mapping[str, Any] = field(default_factory=FrozenMap)
+    oss: Mapping[str, Any] = option({})
     #: let Mem0 extract facts from each turn (``false``: store the messages verbatim)
     infer: bool = True
     #: written with every memory; empty: none
     agent_id: str = "hermes"
     #: tag writes with a run: ``session`` (hermes' session id), ``chat`` (chat id / gateway session key), or none
-    run_id: str = ""
+    run_id: str = option("", choices=RUN_IDS)
     #: recall from all the user's memories (``user``) or only this run's (``run``)
-    recall_scope: str = "user"
+    recall_scope: str = option("user", choices=RECALL_SCOPES)
     #: memories recalled per turn
-    top_k: int = field(default=10, metadata={"lo": 1, "hi": 100})
+    top_k: int = option(10, ge=1, le=100)
     #: minimum relevance score of a recalled memory (the service's default when unset)
-    threshold: float | None = field(default=None, metadata={"lo": 0, "hi": 1})
+    threshold: float | None = option(None, ge=0, le=1)
 
 
 _TELEMETRY_WARNED: list[bool] = []
@@ -134,8 +136,6 @@ class Mem0Provider(RemoteProvider):
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
-        for key, valid in (("mode", MODES), ("run_id", RUN_IDS), ("recall_scope", RECALL_SCOPES)):
-            self.require_choice(key, valid)
         self._client_lock = threading.Lock()
         self._sdk_client: Any = None
         self._http: Any = None

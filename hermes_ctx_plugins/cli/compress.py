@@ -1,0 +1,109 @@
+"""``hermes-ctx compress``: replay a saved conversation (a JSON list of messages, or hermes' state.db)
+through the configured strategy, or another, and report what it did; nothing is written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..archive.archiver import Archiver
+from ..cliutil import EXIT_CONFIG, EXIT_INPUT
+from ..errors import HermesCtxError
+from ..storage import open_archive
+from ..tokens import get_counter
+from .common import load, load_failed
+
+
+def add_parser(commands: Any) -> None:
+    compress = commands.add_parser(
+        "compress", help="replay a saved conversation through the configured strategy (writes nothing)")
+    compress.add_argument("file", type=Path,
+                          help="a JSON list of chat messages, or hermes' state.db")
+    compress.add_argument("--session", help="with a state.db: the session id (default: the latest)")
+    compress.add_argument("--strategy", help="use this strategy instead of the configured one")
+    compress.add_argument("--show", action="store_true", help="print the resulting messages")
+    compress.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        _, host = load(args, strategy=args.strategy)
+    except HermesCtxError as exc:
+        return load_failed(exc)
+    try:
+        label, messages = _load_messages(args.file, args.session)
+    except ValueError as exc:
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if host.compressor is None:
+        print("hermes-ctx: no compressor strategy is active (see `hermes-ctx plugins`)", file=sys.stderr)
+        return EXIT_CONFIG
+    # A replay is not latency-bound: count everything exactly so the report's figures are exact.
+    get_counter(host.compressor.model).count_messages(messages)
+    if host.archive is not None:  # a replay shows the anchor index but keeps nothing
+        host.archive = Archiver(open_archive(host.config, backend_name="memory"), host.archive.settings)
+    events: list[str] = []
+    host.isolator.on_event = lambda event: events.append(event.message)
+    host.compressor.status_callback = host.isolator.on_event
+    result = host.compress(messages, force=True)
+    host.shutdown()
+    kept = sum(1 for m in result.messages if any(m is o for o in messages))
+    report = {
+        "source": label, "strategy": host.compressor.name, "compressed": result.compressed,
+        "messages_before": len(messages), "messages_after": len(result.messages),
+        "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
+        "kept_verbatim": kept, "removed_or_rewritten": len(result.removed),
+        "summary": result.summary, "used_fallback": result.used_fallback, "notes": list(result.notes),
+        "status": events,
+    }
+    if args.json:
+        if args.show:
+            report["messages"] = result.messages
+        print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        return 0
+    saved = result.saved_ratio * 100
+    print(f"{label}: {host.compressor.name} — "
+          + ("compressed" if result.compressed else "unchanged"))
+    print(f"  messages  {len(messages):>8,} → {len(result.messages):,} "
+          f"({kept:,} kept verbatim, {len(result.removed):,} removed or rewritten)")
+    print(f"  tokens    {result.tokens_before:>8,} → {result.tokens_after:,} ({saved:.0f}% saved)")
+    for line in [*result.notes, *events]:
+        print(f"  - {line}")
+    if result.summary:
+        print("\nsummary:\n" + "\n".join(f"  {line}" for line in result.summary.splitlines()))
+    if args.show:
+        print("\n" + json.dumps(result.messages, indent=2, ensure_ascii=False, default=str))
+    return 0
+
+
+def _load_messages(path: Path, session: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """A transcript from a JSON file or a hermes state.db; raises ValueError with a clear reason."""
+    try:
+        head = path.read_bytes()[:16]
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if head.startswith(b"SQLite format 3"):
+        try:
+            from ..hermes.sessions import load_session
+        except ImportError:
+            raise ValueError("reading a hermes state.db needs hermes-agent (pip install "
+                             "'hermes-ctx-plugins[hermes]')") from None
+        try:
+            return load_session(path, session)
+        except LookupError as exc:
+            raise ValueError(str(exc)) from None
+        except sqlite3.Error as exc:  # a SQLite file that is not hermes' state.db, or a damaged one
+            raise ValueError(f"{path} is not a readable hermes state.db: {exc}") from None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is neither JSON nor a hermes state.db: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list) or not all(isinstance(m, dict) and "role" in m for m in data):
+        raise ValueError(f"{path} must hold a JSON list of chat messages (objects with a 'role')")
+    return str(path), data

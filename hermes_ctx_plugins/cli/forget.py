@@ -1,0 +1,67 @@
+"""``hermes-ctx forget --user U [--deployment D]``: remove a user from every store we own (memories,
+queued and spooled writes, the archive, the memory services' copies); one report line per store."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from dataclasses import asdict
+from typing import Any
+
+from ..cliutil import EXIT_PROBLEM, confirm
+from ..config import load_config
+from ..errors import HermesCtxError
+from ..events import Forgotten
+from ..manager import load_host
+from .common import load_failed
+
+
+def add_parser(commands: Any) -> None:
+    forget = commands.add_parser(
+        "forget", help="remove a user from every store we own (memories, queues, spools, archive, the services)")
+    forget.add_argument("--user", required=True, help="the user id, exactly as hermes passes it ('' = anonymous)")
+    forget.add_argument("--deployment", dest="forget_deployment", default=argparse.SUPPRESS,
+                        help="only this deployment's memories (default: every deployment's)")
+    forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    forget.add_argument("--json", action="store_true", help="machine-readable report")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``forget --user U [--deployment D]``: one report line per store; 1 when a store failed."""
+    deployment = getattr(args, "forget_deployment", None) or args.deployment
+    try:
+        base = load_config(args.config, deployment=deployment)
+        names = [deployment] if deployment else [None, *sorted(base.plugins.deployments)]
+        hosts = [load_host(load_config(args.config, deployment=name)) for name in names]
+    except HermesCtxError as exc:
+        return load_failed(exc)
+    where = f"deployment {deployment!r}" if deployment else "every deployment"
+    try:
+        refused = confirm(f"forget user {args.user!r} in {where}: delete their memories, queued writes and "
+                          "archived messages for good? [y/N] ", yes=args.yes)
+        if refused is not None:
+            return refused
+        merged: dict[str, Forgotten] = {}
+        for host in hosts:
+            for item in host.forget_user(args.user, every_namespace=deployment is None):
+                seen = merged.get(item.store)
+                if seen is None:
+                    merged[item.store] = item
+                else:  # the same store reached through another deployment's host
+                    removed = None if seen.removed is None or item.removed is None else seen.removed + item.removed
+                    merged[item.store] = dataclasses.replace(seen, removed=removed,
+                                                             error=seen.error or item.error)
+    finally:
+        for host in hosts:
+            host.shutdown()
+    report = list(merged.values())
+    if args.json:
+        print(json.dumps({"user": args.user, "deployment": deployment, "ok": all(f.ok for f in report),
+                          "stores": [asdict(f) for f in report]}, indent=2))
+    else:
+        for item in report:
+            count = "?" if item.removed is None else f"{item.removed:,}"
+            state = f"FAILED: {item.error}" if item.error else f"removed {count}"
+            print(f"{item.store}: {state}" + (f" ({item.detail})" if item.detail else ""))
+    return 0 if all(f.ok for f in report) else EXIT_PROBLEM

@@ -1,0 +1,99 @@
+"""``hermes-ctx plugins`` (what is installed, and its status here and in a running hermes) and
+``hermes-ctx check`` (the config, every deployment in it and the installed plugins)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from typing import Any
+
+from ..cliutil import EXIT_PLUGIN
+from ..config import hermes_home
+from ..errors import HermesCtxError
+from ..manager import Host
+from ..runstate import read_state
+from .common import bad_deployments, load, load_failed
+
+
+def add_parsers(commands: Any) -> None:
+    plugins = commands.add_parser("plugins", help="list strategies, providers and plugins with their status")
+    plugins.add_argument("--json", action="store_true", help="machine-readable output")
+    commands.add_parser("check", help="validate the config, every deployment in it and the installed plugins")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``plugins`` or ``check``, as ``args.command`` says."""
+    try:
+        _, host = load(args)
+    except HermesCtxError as exc:
+        return load_failed(exc)
+    failed = next(iter(bad_deployments(args, host.config)), None)
+    if failed is not None:
+        host.shutdown()
+        return load_failed(failed)
+    if args.command == "plugins":
+        running = read_state(hermes_home())
+        if args.json:
+            print(json.dumps({**_as_json(host), "running": running}, indent=2, default=str))
+        else:
+            print(_as_table(host) + "\n" + _running_text(running))
+        return 0
+    if host.load_failures:
+        for name, why in host.load_failures.items():
+            print(f"hermes-ctx: plugin {name!r} failed to load and is skipped: {why}", file=sys.stderr)
+        return EXIT_PLUGIN
+    print(f"config OK: {host.config.source}"
+          + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""))
+    print(f"compressor: {host.compressor.name if host.compressor else '(none: hermes built-in)'}")
+    print(f"memory providers: {', '.join(p.name for p in host.memory_providers) or '(none)'}")
+    return 0
+
+
+def _as_json(host: Host) -> dict[str, Any]:
+    return {
+        "config": host.config.source,
+        "hermes_home": str(hermes_home()),
+        "deployment": host.config.deployment,
+        "compressor": host.compressor.name if host.compressor else None,
+        "memory_providers": [p.name for p in host.memory_providers],
+        "plugins": [asdict(r) for r in host.plugins()],
+        "loaded": [asdict(p) for p in host.loaded_plugins()],
+    }
+
+
+def _as_table(host: Host) -> str:
+    rows = [("NAME", "KIND", "EXTERNAL", "STATUS", "SOURCE")]
+    rows += [(r.name, r.kind, "yes" if r.external else "no", r.status, r.source) for r in host.plugins()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1]
+             for row in rows]
+    if len(rows) == 1:
+        lines.append("(no strategies or providers registered)")
+    lines.append("")
+    lines.append(f"config: {host.config.source}"
+                 + (f"   deployment: {host.config.deployment}" if host.config.deployment else ""))
+    for plugin in host.loaded_plugins():
+        hooks = ", ".join(plugin.hooks) or "-"
+        lines.append(f"plugin {plugin.name} ({plugin.source}): {plugin.status}; hooks: {hooks}")
+    return "\n".join(lines)
+
+
+def _running_text(running: dict[str, Any] | None) -> str:
+    """What a running hermes last published about its plugins (suspensions happen there, not here)."""
+    if running is None:
+        return "running hermes: no state published under this hermes home (hermes has not loaded hermes-ctx)"
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(running.get("updated") or 0)))
+    alive = "running" if running["alive"] else "no longer running"
+    lines = [f"running hermes: pid {running['pid']} ({alive}), state of {when}"]
+    for record in running.get("plugins") or ():
+        if record.get("status") not in ("active", "available", "disabled"):
+            lines.append(f"  {record.get('kind')} {record.get('name')}: {record.get('status')}")
+    for record in running.get("loaded") or ():
+        if str(record.get("status", "")).startswith(("failed", "suspended", "failing")):
+            lines.append(f"  plugin {record.get('name')}: {record.get('status')}")
+    if len(lines) == 1:
+        lines.append("  every strategy, provider and plugin healthy")
+    return "\n".join(lines)

@@ -1,0 +1,277 @@
+"""What our plugin keeps in one hermes process: one :class:`Runtime`, no module globals.
+
+``register(ctx)`` (:mod:`.plugin`) builds one :class:`Runtime` per call: it owns the host loaded from
+hermes' config, the one record of hermes sessions (:class:`SessionTable`, bounded) and the hook
+mapping (:class:`~hermes_ctx_plugins.hermes.hooks.HookDispatcher`) it hands to hermes. The context
+engine and the memory gate get it passed in. What hermes builds on its own — a memory provider
+loaded through a shim, and a :class:`~hermes_ctx_plugins.bridge.Bridge` the service builds — find it
+with :func:`installed`, the one accessor: it asks hermes' plugin registry whose hooks it calls, so
+it is always the runtime hermes uses (a rediscovery replaces it) and this package keeps no module
+global that two registrations, or two Bridges, could share.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any
+
+from ..errors import HermesCtxError
+from ..events import SessionInfo
+from ..manager import Host
+from ..scope import describe
+from .hooks import ANCHOR_HOOK, HookDispatcher
+
+log = logging.getLogger("hermes_ctx_plugins.hermes")
+
+#: how many sessions a runtime remembers (see :class:`SessionTable` for what happens beyond)
+MAX_SESSIONS = 4096
+
+
+class SessionInUseError(HermesCtxError, ValueError):
+    """A session id is already bound to another owner: hermes' hooks tell us only the session id, so
+    two live agents of different owners may not share one."""
+
+
+@dataclasses.dataclass
+class _Entry:
+    session: SessionInfo
+    #: the deployment host a Bridge bound the session to; ``None``: the runtime's own host
+    host: Host | None = None
+    #: the agent a Bridge bound the session for (weak: the table never keeps an agent alive)
+    holder: weakref.ref[Any] | None = None
+    #: ``pre_llm_call`` calls in this conversation
+    turns: int = 0
+
+    def held_by(self) -> Any:
+        """The live agent holding this entry, or ``None``."""
+        return self.holder() if self.holder is not None else None
+
+
+class SessionTable:
+    """The one record of hermes sessions in a runtime: session id -> who it is, the host its hooks go
+    to, the agent holding it, its turn count.
+
+    Two kinds of entries: *bound* ones, which a Bridge made for one of its agents (a deployment's
+    host; hooks cannot change who the session is), and *observed* ones, which hermes' hooks taught
+    us (the runtime's own host; ``pre_llm_call`` says who the user is, the turn's later hooks do not).
+
+    **Bounded.** At most ``max_sessions`` entries; beyond that the least recently used entry goes —
+    but never one a live agent holds. A bound entry is held while the agent a Bridge bound it for is
+    alive; dropping it would send that user's turns to the wrong deployment. So when every entry over
+    the cap is held, the table grows past the cap (logging a warning once): those agents live in the
+    service's own cache, which bounds them, and the table shrinks back as the service releases them
+    (:meth:`release`) or they are garbage-collected (their entries then age out like any other).
+    """
+
+    def __init__(self, max_sessions: int = MAX_SESSIONS) -> None:
+        if max_sessions < 1:
+            raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
+        self.max_sessions = max_sessions
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+        self._over_cap = False
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    # -- bindings (a Bridge's agents) ---------------------------------------------------------
+    def bind(self, session: SessionInfo, host: Host, *, holder: object) -> None:
+        """Route hermes' hooks for ``session`` to ``host``, held by the agent ``holder``.
+
+        :raises SessionInUseError: another live agent holds this session id for another owner.
+        """
+        with self._lock:
+            self._bind(session, host, holder)
+
+    def _bind(self, session: SessionInfo, host: Host, holder: object) -> None:
+        known = self._entries.get(session.session_id)
+        other = known.held_by() if known is not None else None
+        if known is not None and other is not None and other is not holder and (
+                known.host is not host or known.session.user_id != session.user_id):
+            raise SessionInUseError(
+                f"session id {session.session_id!r} is already in use by another agent of "
+                f"{describe(known.session.deployment, known.session.user_id)}; give every agent its own session "
+                "id (hooks know a turn's owner only by it), or release the other agent first")
+        turns = known.turns if known is not None else 0
+        self._store(session.session_id, _Entry(session, host, weakref.ref(holder), turns))
+
+    def move(self, holder: object, session_id: str) -> None:
+        """hermes moved ``holder``'s conversation to ``session_id`` (a compaction with ``in_place:
+        false``, ``/new``, ``/resume``): bind the new id to the same owner, forget the old one.
+
+        :raises SessionInUseError: the new id is held by another owner's agent (the old one stays).
+        """
+        with self._lock:
+            old_id = next((sid for sid, e in reversed(self._entries.items()) if e.held_by() is holder), None)
+            if old_id is None or old_id == session_id:
+                return
+            old = self._entries[old_id]
+            assert old.host is not None  # only bound entries have a holder
+            moved = dataclasses.replace(old.session, session_id=session_id, parent_session_id=old_id)
+            self._bind(moved, old.host, holder)
+            del self._entries[old_id]
+
+    def unbind(self, session_id: str, *, holder: object) -> None:
+        """Forget a binding, if ``holder`` holds it (another agent that took the id over keeps it)."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            if known is not None and known.held_by() is holder:
+                del self._entries[session_id]
+
+    def release(self, holder: object, *, host: Host | None = None) -> None:
+        """Forget every binding ``holder`` holds (its first session id and any hermes moved it to);
+        with ``host``, only those to that host (another Bridge's binding of the agent is its own)."""
+        with self._lock:
+            for session_id in [sid for sid, e in self._entries.items()
+                               if e.held_by() is holder and (host is None or e.host is host)]:
+                del self._entries[session_id]
+
+    def binding(self, session_id: str) -> tuple[Host, SessionInfo] | None:
+        """The host and owner a Bridge bound ``session_id`` to (``None``: not bound)."""
+        with self._lock:
+            known = self._touch(session_id)
+            if known is None or known.host is None:
+                return None
+            return known.host, known.session
+
+    def bound(self, session_id: str) -> SessionInfo | None:
+        """Who a Bridge-bound session is (``None``: not bound)."""
+        found = self.binding(session_id)
+        return found[1] if found is not None else None
+
+    # -- what hermes' hooks say ---------------------------------------------------------------
+    def observe(self, session_id: str, *, user_id: str = "", platform: str = "", model: str = "") -> SessionInfo:
+        """The session as far as hermes has told us, with what this hook adds (kept for the hooks
+        that say less). A bound session's owner is fixed: only ``platform`` and ``model`` follow
+        the hook, and are not kept."""
+        with self._lock:
+            known = self._touch(session_id)
+            if known is not None and known.host is not None:
+                return dataclasses.replace(known.session, platform=platform or known.session.platform,
+                                           model=model or known.session.model)
+            before = known.session if known is not None else SessionInfo(session_id=session_id)
+            session = dataclasses.replace(before, user_id=user_id or before.user_id,
+                                          platform=platform or before.platform, model=model or before.model)
+            if known is None:
+                self._store(session_id, _Entry(session))
+            else:
+                known.session = session
+            return session
+
+    def start_turn(self, session_id: str) -> int:
+        """Count a new turn of ``session_id``; its number (1 for the first)."""
+        with self._lock:
+            known = self._touch(session_id)
+            if known is None:
+                known = self._store(session_id, _Entry(SessionInfo(session_id=session_id)))
+            known.turns += 1
+            return known.turns
+
+    def turn(self, session_id: str) -> int:
+        """The number of ``session_id``'s current turn (0: none yet)."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            return known.turns if known is not None else 0
+
+    def end(self, session_id: str) -> None:
+        """The conversation ended: its turns start again from 1; what hooks taught us is forgotten
+        (a binding stays until its agent is released)."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            if known is not None and known.host is not None:
+                known.turns = 0
+            elif known is not None:
+                del self._entries[session_id]
+
+    def session(self, session_id: str) -> SessionInfo | None:
+        """Who ``session_id`` is, bound or observed (``None``: unknown)."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            return known.session if known is not None else None
+
+    # -- the bound ----------------------------------------------------------------------------
+    def _touch(self, session_id: str) -> _Entry | None:
+        known = self._entries.get(session_id)
+        if known is not None:
+            self._entries.move_to_end(session_id)
+        return known
+
+    def _store(self, session_id: str, entry: _Entry) -> _Entry:
+        self._entries[session_id] = entry
+        self._entries.move_to_end(session_id)
+        self._evict()
+        return entry
+
+    def _evict(self) -> None:
+        """Drop the least recently used entries no live agent holds, down to the cap."""
+        excess = len(self._entries) - self.max_sessions
+        victims: list[str] = []
+        for session_id, entry in self._entries.items():  # oldest first
+            if len(victims) >= excess:
+                break
+            if entry.held_by() is None:
+                victims.append(session_id)
+        for session_id in victims:
+            del self._entries[session_id]
+        over = len(self._entries) > self.max_sessions
+        if over and not self._over_cap:
+            log.warning("hermes-ctx: %d sessions are held by live Bridge agents, more than the %d it keeps; "
+                        "they stay bound (release agents with plan.release() when evicting them)",
+                        len(self._entries), self.max_sessions)
+        self._over_cap = over
+
+
+class Runtime:
+    """Our plugin in one hermes process: the host, the session table and the hook mapping.
+
+    :ivar host: the host loaded from hermes' ``config.yaml`` (its top-level settings)
+    :ivar sessions: every session hermes' hooks or a Bridge told us about
+    :ivar hooks: the callbacks ``register(ctx)`` hands to hermes
+    """
+
+    def __init__(self, host: Host, *, max_sessions: int = MAX_SESSIONS) -> None:
+        self.host = host
+        self.sessions = SessionTable(max_sessions)
+        self.hooks = HookDispatcher(self)
+
+    def route(self, session_id: str) -> tuple[Host, set[str]]:
+        """The host ``session_id``'s hooks go to, and the providers hermes' memory manager drives
+        itself (through our shim, for the one its ``memory.provider`` selects) so our hooks must not
+        drive them too. A Bridge-bound session's memory is its deployment host's alone (the Bridge
+        builds its agents without hermes' memory manager)."""
+        bound = self.sessions.binding(session_id)
+        if bound is not None:
+            return bound[0], set()
+        return self.host, {self.host.config.memory.provider} - {""}
+
+    def session(self, session_id: str, host: Host) -> SessionInfo:
+        """Who ``session_id`` is, in ``host``'s namespace: what a Bridge or hermes' hooks told this
+        runtime, else what ``host`` itself was told (``Host.session``)."""
+        known = self.sessions.session(session_id)
+        return host.scoped(known) if known is not None else host.session(session_id)
+
+
+def installed() -> Runtime | None:
+    """The runtime whose hooks hermes calls in this process (``None``: hermes has not loaded our
+    plugin, or its ``register`` failed — the log says why).
+
+    Read from hermes' plugin registry, not kept by us: after a rediscovery
+    (``discover_plugins(force=True)``) it is the new registration's runtime, the old one is gone.
+    """
+    plugins = sys.modules.get("hermes_cli.plugins")  # not imported: hermes has loaded no plugin
+    if plugins is None:
+        return None
+    for callback in reversed(plugins.get_plugin_manager()._hooks.get(ANCHOR_HOOK, ())):
+        runtime = getattr(getattr(callback, "__self__", None), "runtime", None)
+        if isinstance(runtime, Runtime):
+            return runtime
+    return None

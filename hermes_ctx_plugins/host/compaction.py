@@ -1,0 +1,160 @@
+"""Running a compaction: the strategy, the default one when it fails, and the archive around it.
+
+A strategy's failure (it raises, is suspended, returns something that is not a result, or claims a
+compaction that does not shrink the prompt) is counted against it and never reaches the user; the
+default strategy compacts instead. What a compaction removed is archived before the compacted
+conversation is returned (see :mod:`hermes_ctx_plugins.archive`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..archive.archiver import Archiver
+from ..archive.changes import Changes, Snapshot, derived, reported
+from ..compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, shrinks
+from ..config import DEFAULT_COMPRESSOR
+from ..events import Message, SessionInfo
+from ..isolation import FaultIsolator
+from ..registry import Registration, Registry
+from ..tokens import get_counter
+from . import owner_key
+
+log = logging.getLogger("hermes_ctx_plugins")
+
+
+class Compaction:
+    """The host's active strategy at work."""
+
+    # what this part uses of the rest of the host
+    isolator: FaultIsolator
+    registry: Registry
+    archive: Archiver | None
+    compressor: CompressorStrategy | None
+    _fallback: CompressorStrategy | None
+    _instantiate: Callable[[Registration], Any]
+    _is_enabled: Callable[[Registration], bool]
+    session: Callable[[str], SessionInfo]
+    scoped: Callable[[SessionInfo], SessionInfo]
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        """Whether the active strategy wants to compress now (``False`` without one)."""
+        if self.compressor is None:
+            return False
+        return self.isolator.call(owner_key("compressor", self.compressor.name),
+                                  self.compressor.should_compress, prompt_tokens, default=False, resets=False)
+
+    def compress(self, messages: list[Message], *, session: SessionInfo | None = None,
+                 **kwargs: Any) -> CompressionResult:
+        """Run the active strategy; any failure leaves ``messages`` as they were."""
+        if self.compressor is None:
+            return CompressionResult.unchanged(messages)
+        return self.run_compression(self.compressor, messages, session=session, fallback=self._host_fallback,
+                                    **kwargs)
+
+    def _host_fallback(self) -> CompressorStrategy | None:
+        if self._fallback is None:
+            self._fallback = self.fallback_strategy()
+        return self._fallback
+
+    def run_compression(self, strategy: CompressorStrategy, messages: list[Message], *,
+                        session: SessionInfo | None = None,
+                        fallback: Callable[[], CompressorStrategy | None] | None = None,
+                        **kwargs: Any) -> CompressionResult:
+        """Run ``strategy`` (the host's, or an agent's copy of it) with the archive around it.
+
+        Whatever the strategy removes or rewrites is archived first (see :mod:`.archive`) and the
+        compacted conversation carries an index of its exact identifiers. A strategy that raises, is
+        suspended, returns something that is not a result, or grows the prompt while claiming to
+        compress has failed (counted against it); the strategy ``fallback()`` returns (the default
+        one, see :meth:`fallback_strategy`) then runs instead, and without one ``messages`` stay as
+        they were.
+        """
+        # taken before any strategy runs: one that edits the messages in place cannot hide the originals
+        snapshot = self._snapshot(strategy, messages)
+        result = self._attempt(strategy, messages, kwargs)
+        substitute = fallback() if result is None and fallback is not None else None
+        if substitute is not None and substitute is not strategy:
+            log.warning("compressor %r failed; the default strategy %r compacts instead", strategy.name,
+                        substitute.name)
+            snapshot = snapshot or self._snapshot(substitute, messages)
+            strategy, result = substitute, self._attempt(substitute, messages, kwargs)
+        if result is None:
+            return CompressionResult.unchanged(messages)
+        if self.archive is not None and result.compressed:
+            if session is None:
+                session = SessionInfo(session_id="")
+            elif not session.user_id:
+                session = self.session(session.session_id)
+            result = self.isolator.call("archive", self._archive, self.archive, strategy, messages, snapshot,
+                                        result, self.scoped(session), default=result)
+        return result
+
+    def _snapshot(self, strategy: CompressorStrategy, messages: list[Message]) -> Snapshot | None:
+        """What the archive needs kept before ``strategy`` runs: nothing when it reports its removals
+        (or nothing is archived), else a shallow copy of each message (see :mod:`.archive.changes`)."""
+        if self.archive is None:
+            return None
+        try:
+            reports = strategy.reports_removals
+        except Exception:  # e.g. a pipeline step that cannot be built: compress fails on it and is counted
+            reports = False
+        return None if reports else Snapshot(messages)
+
+    def _archive(self, archive: Archiver, strategy: CompressorStrategy, messages: list[Message],
+                 snapshot: Snapshot | None, result: CompressionResult, session: SessionInfo) -> CompressionResult:
+        """``result`` with what it removed archived and the anchor index attached."""
+        changes: Changes
+        if snapshot is not None:
+            changes = snapshot.changes(result)
+        else:
+            try:
+                changes = reported(messages, result)
+            except ValueError as exc:
+                log.error("compressor %r reported its removals wrongly (%s); the archive works them out "
+                          "itself, nothing is lost", strategy.name, exc)
+                changes = derived(messages, result)
+        ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
+        return archive.apply(changes, result, session=session, strategy=strategy.name,
+                             counter=get_counter(strategy.model), ceiling=ceiling)
+
+    def _attempt(self, strategy: CompressorStrategy, messages: list[Message],
+                 kwargs: dict[str, Any]) -> CompressionResult | None:
+        """One strategy's result, checked; ``None`` when it failed (the failure is counted)."""
+        owner = owner_key("compressor", strategy.name)
+        count_before = strategy.compression_count
+        if self.archive is not None:
+            strategy.reserved_tokens = self.archive.settings.index_max_tokens  # room for the anchor index
+        failed = CompressionResult.unchanged(messages)
+        # The strategy gets its own list, so even one that mutates its input cannot damage ours.
+        result = self.isolator.call(owner, strategy.compress, list(messages), default=failed, **kwargs)
+        if result is failed:
+            return None
+        if not isinstance(result, CompressionResult) or not result.messages:
+            self.isolator.record_failure(owner, TypeError(
+                f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
+            return None
+        if result.compressed:
+            after = get_counter(strategy.model).count_messages(result.messages)
+            if not shrinks(messages, after, get_counter(strategy.model)):  # counted by us, not taken on trust
+                self.isolator.record_failure(owner, ValueError(
+                    f"compress reported a compaction that does not shrink the prompt ({after:,} tokens after); "
+                    "the result was discarded"))
+                return None
+            if strategy.compression_count == count_before:
+                strategy.compression_count += 1  # for strategies that do not count themselves
+        return result
+
+    def fallback_strategy(self) -> CompressorStrategy | None:
+        """A fresh instance of the default strategy, for when the selected one fails (``None`` when the
+        selected one is the default, or it is not installed)."""
+        if self.compressor is None or self.compressor.name == DEFAULT_COMPRESSOR \
+                or ("compressor", DEFAULT_COMPRESSOR) not in self.registry:
+            return None
+        entry = self.registry.get("compressor", DEFAULT_COMPRESSOR)
+        if not self._is_enabled(entry):  # the operator switched it off: no stand-in then
+            return None
+        strategy: CompressorStrategy = self._instantiate(entry)
+        return strategy

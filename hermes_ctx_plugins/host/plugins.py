@@ -1,0 +1,269 @@
+"""Loading plugins and calling their lifecycle hooks: the only code that talks to pluggy.
+
+The built-in plugins load first, then third-party plugins from the ``hermes_ctx_plugins`` entry-point
+group, then plugin objects handed to the host. An installed plugin that fails to load is skipped and
+reported (everything else loads); a plugin handed to the host in-process fails the load. What the
+plugins register goes into a :class:`~hermes_ctx_plugins.registry.Registry`. Lifecycle hooks are called
+one implementation at a time through the host's
+:class:`~hermes_ctx_plugins.isolation.FaultIsolator`, so one failing plugin never stops the others or
+the user's turn.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pluggy
+
+from .. import hookspecs
+from ..config import Config
+from ..errors import ConfigError, PluginError, PluginLoadError, did_you_mean
+from ..isolation import FaultIsolator, StatusEvent
+from ..registry import Kind, Registry
+from . import owner_key
+
+log = logging.getLogger("hermes_ctx_plugins")
+
+#: Modules whose hooks register the built-in strategies and providers, loaded before entry points.
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "hermes_ctx_plugins.compression.builtin",
+    "hermes_ctx_plugins.memory.builtin",
+)
+BUILTIN_SOURCE = "built-in"
+
+
+@dataclass(frozen=True)
+class LoadedPlugin:
+    """What ``Host.loaded_plugins()`` reports for one pluggy plugin (a module or object)."""
+
+    name: str
+    source: str
+    enabled: bool
+    hooks: tuple[str, ...]
+    status: str
+
+
+class PluginLoading:
+    """The host's plugins: loaded once, added and removed by embedding hosts and tests."""
+
+    # what this part uses of the rest of the host
+    config: Config
+    isolator: FaultIsolator
+    forward_status: Callable[[StatusEvent], None]
+
+    def _load_plugins(self, plugins: Iterable[object]) -> None:
+        """Load the built-ins, the installed plugins and ``plugins``; collect what they register."""
+        self._pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self._pm.add_hookspecs(hookspecs)
+        self._sources: dict[str, str] = {}
+        self._blocked: set[str] = set()
+        self._impl_cache: dict[str, list[Any]] = {}
+        self.registry = Registry()
+        #: installed (entry-point) plugins that failed to load: name -> why. They are skipped and
+        #: reported (log, status event, ``plugins``, ``doctor``); everything else loads.
+        self.load_failures: dict[str, str] = {}
+        self._installed: set[str] = set()
+
+        disabled = set(self.config.plugins.disabled)
+        entry_points = _entry_points()
+        for module in BUILTIN_PLUGINS:
+            self._register(importlib.import_module(module), module, BUILTIN_SOURCE, disabled)
+        for ep in entry_points:
+            self._installed.add(ep.name)
+            try:
+                self._load_entry_point(ep, disabled)
+            except PluginError as exc:
+                self._skip(ep.name, exc, source=_source_of(ep))
+        for plugin in plugins:
+            self._register(plugin, None, "in-process", disabled)
+        self._check_pending()
+        self._collect_registrations(self._pm.get_plugins())
+        self._check_disabled_names(disabled, {ep.name for ep in entry_points})
+
+    def _register(self, plugin: object, name: str | None, source: str, disabled: set[str]) -> str | None:
+        name = name or self._default_name(plugin)
+        if name in disabled:
+            self._block(name, source)
+            return None
+        if self._pm.has_plugin(name):
+            raise PluginLoadError(name, f"a plugin of this name is already loaded (from "
+                                        f"{self._sources.get(name, '?')}); not loading it from {source}")
+        try:
+            self._pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            raise PluginLoadError(name, f"invalid hook implementation: {exc}") from None
+        self._sources[name] = source
+        for hook_name in hookspecs.LIFECYCLE_HOOKS:
+            for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
+                if impl.plugin_name == name and (impl.hookwrapper or impl.wrapper):
+                    raise PluginLoadError(
+                        name, f"{hook_name} is a wrapper; lifecycle hooks are called one "
+                              "implementation at a time, so wrappers are not supported")
+        self._impl_cache.clear()
+        return name
+
+    def _default_name(self, plugin: object) -> str:
+        """A module's name, or a readable name for an object (pluggy would use its id)."""
+        base = getattr(plugin, "__name__", None) or type(plugin).__name__
+        name, n = base, 1
+        while self._pm.has_plugin(name) or name in self._blocked:
+            n += 1
+            name = f"{base}-{n}"
+        return name
+
+    def _block(self, name: str, source: str) -> None:
+        self._pm.set_blocked(name)
+        self._blocked.add(name)
+        self._sources[name] = source
+
+    def _load_entry_point(self, ep: importlib.metadata.EntryPoint, disabled: set[str]) -> None:
+        source = _source_of(ep)
+        if ep.name in disabled:
+            # A disabled plugin is never even imported: that is how an operator turns off a
+            # plugin whose import itself is broken or unwanted.
+            self._block(ep.name, source)
+            return
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            raise PluginLoadError(
+                ep.name, f"failed to import {ep.value} (from {source}): {type(exc).__name__}: {exc}; "
+                f"fix or uninstall it, or add {ep.name!r} to ctx_plugins.disabled") from exc
+        self._register(plugin, ep.name, source, disabled)
+
+    def _check_pending(self) -> None:
+        while True:
+            try:
+                self._pm.check_pending()
+                return
+            except pluggy.PluginValidationError as exc:
+                name = self._pm.get_name(exc.plugin) or "?"
+                error = PluginLoadError(name, f"{exc} (a misspelled hook name?)")
+                if name not in self._installed:
+                    raise error from None
+                self._skip(name, error)
+
+    def _skip(self, name: str, exc: PluginError, *, source: str = "?") -> None:
+        """Leave an installed plugin out (it failed to load) and say so everywhere it can be seen."""
+        self._sources.setdefault(name, source)
+        if self._pm.get_plugin(name) is not None:
+            self._pm.unregister(name=name)
+        self.registry.remove_plugin(name)
+        self._impl_cache.clear()
+        self._pm.set_blocked(name)
+        self._blocked.add(name)
+        self.load_failures[name] = str(exc)
+        hint = "" if "ctx_plugins.disabled" in str(exc) else (
+            f"; fix or uninstall it, or add {name!r} to ctx_plugins.disabled")
+        message = f"skipped, everything else is loaded: {exc}{hint}"
+        log.error("%s", message)
+        self.forward_status(StatusEvent(kind="plugin-failed", source=f"plugin:{name}", message=message))
+
+    def _collect_registrations(self, plugins: Iterable[object]) -> None:
+        wanted = {id(p) for p in plugins}
+        hooks: tuple[tuple[Kind, str], ...] = (("compressor", "register_compressors"),
+                                               ("memory", "register_memory_providers"))
+        for kind, hook_name in hooks:
+            # In load order: built-ins first, so a third party reusing a built-in name is the one
+            # named second in the DuplicatePluginError.
+            for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
+                if id(impl.plugin) not in wanted:
+                    continue
+                owner = impl.plugin_name
+                register = functools.partial(self.registry.add, kind, plugin=owner,
+                                             source=self._sources.get(owner, "?"))
+                try:
+                    try:
+                        impl.function(*[register for _ in impl.argnames])
+                    except PluginError:
+                        raise
+                    except Exception as exc:
+                        raise PluginLoadError(owner, f"{hook_name} raised {type(exc).__name__}: {exc}") from exc
+                except PluginError as exc:
+                    if owner not in self._installed:
+                        raise
+                    self._skip(owner, exc)
+
+    def _check_disabled_names(self, disabled: set[str], entry_point_names: set[str]) -> None:
+        known = set(self._sources) | entry_point_names | {r.name for r in self.registry}
+        for name in sorted(disabled - known):
+            raise ConfigError(
+                f"{name!r} names no installed plugin, strategy or provider{did_you_mean(name, known)}; "
+                f"known: {', '.join(sorted(known)) or '(none)'}",
+                path="ctx_plugins.disabled", value=name, expected="an installed plugin's name",
+            )
+
+    def loaded_plugins(self) -> list[LoadedPlugin]:
+        """One record per plugin module or object, including disabled (never imported) ones."""
+        records = []
+        for name, source in sorted(self._sources.items()):
+            plugin = None if name in self._blocked else self._pm.get_plugin(name)
+            hooks = () if plugin is None else tuple(sorted(
+                caller.name for caller in self._pm.get_hookcallers(plugin) or ()))
+            if name in self.load_failures:
+                status = f"failed to load: {self.load_failures[name]}"
+            else:
+                status = "disabled" if plugin is None else self.isolator.status(owner_key("plugin", name))
+            records.append(LoadedPlugin(name=name, source=source, enabled=plugin is not None,
+                                        hooks=hooks, status=status))
+        return records
+
+    def add_plugin(self, plugin: object, name: str | None = None) -> str:
+        """Register a plugin object after load (its strategies and providers too); returns its name."""
+        registered = self._register(plugin, name, "in-process", set(self.config.plugins.disabled))
+        if registered is None:  # disabled by config: never runs
+            return name or self._default_name(plugin)
+        self._check_pending()
+        self._collect_registrations([plugin])
+        return registered
+
+    def remove_plugin(self, name: str) -> None:
+        """Unregister a plugin added with :meth:`add_plugin` (its lifecycle hooks stop running)."""
+        if self._pm.get_plugin(name) is not None:
+            self._pm.unregister(name=name)
+        self._sources.pop(name, None)
+        self.registry.remove_plugin(name)
+        self._impl_cache.clear()
+
+    def _impls(self, hook_name: str) -> list[tuple[str, str, Callable[..., Any], bool]]:
+        """``(plugin name, owner key, function, takes the value)`` in pluggy's call order."""
+        impls = self._impl_cache.get(hook_name)
+        if impls is None:
+            # pluggy calls implementations last-registered first (honouring tryfirst/trylast).
+            impls = [
+                (impl.plugin_name, owner_key("plugin", impl.plugin_name), impl.function,
+                 bool(impl.argnames))
+                for impl in reversed(getattr(self._pm.hook, hook_name).get_hookimpls())
+            ]
+            self._impl_cache[hook_name] = impls
+        return impls
+
+    def _dispatch(self, hook_name: str, value: object) -> list[tuple[str, Any]]:
+        results = []
+        call = self.isolator.call
+        for plugin_name, owner, function, takes_value in self._impls(hook_name):
+            # An implementation may declare fewer arguments than the spec (ours have one).
+            result = call(owner, function, value, default=None) if takes_value else call(
+                owner, function, default=None)
+            if result is not None:
+                results.append((plugin_name, result))
+        return results
+
+
+def _source_of(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} {dist.version}" if dist is not None else ep.value
+
+
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    seen: dict[tuple[str, str], importlib.metadata.EntryPoint] = {}
+    for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
+        # The same distribution can be visible twice on sys.path (editable + site install).
+        seen.setdefault((ep.name, ep.value), ep)
+    return list(seen.values())

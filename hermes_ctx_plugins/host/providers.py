@@ -1,0 +1,145 @@
+"""The memory fan-out: which providers are active, and telling each of them, one at a time.
+
+Every call goes through the host's :class:`~hermes_ctx_plugins.isolation.FaultIsolator`, so a provider
+that raises is logged and counted, and never stops the others or the user's turn. At most one external
+provider is active: the one-external-provider rule is enforced here, with an error naming both.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from ..archive.archiver import Archiver
+from ..config import Config, hermes_home
+from ..errors import ConfigError, ProviderLimitError
+from ..events import Forgotten, Message, SessionInfo
+from ..isolation import FaultIsolator
+from ..memory.base import MemoryProvider
+from ..registry import Registration, Registry
+from ..storage import open_archive
+from . import owner_key
+
+log = logging.getLogger("hermes_ctx_plugins")
+
+
+class MemoryFanOut:
+    """The host's active memory providers."""
+
+    # what this part uses of the rest of the host
+    config: Config
+    isolator: FaultIsolator
+    registry: Registry
+    archive: Archiver | None
+    memory_providers: list[MemoryProvider]
+    _instantiate: Callable[[Registration], Any]
+    _is_enabled: Callable[[Registration], bool]
+    _options: Callable[[Registration], Any]
+    scoped: Callable[[SessionInfo], SessionInfo]
+
+    def activate_provider(self, name: str) -> MemoryProvider:
+        """Make the memory provider ``name`` active (no-op if it already is).
+
+        :raises UnknownPluginError: no such provider. :raises ProviderLimitError: it is external
+            and another external provider is already active.
+        """
+        for existing in self.memory_providers:
+            if existing.name == name:
+                return existing
+        entry = self.registry.get("memory", name)
+        if not self._is_enabled(entry):
+            raise ConfigError(f"memory provider {name!r} is disabled", path="ctx_plugins.disabled",
+                              value=name, expected="a provider that is not disabled")
+        if entry.external:
+            active = [p.name for p in self.memory_providers if p.external]
+            if active:
+                where = (f"ctx_plugins.deployments.{self.config.deployment}.memory.providers"
+                         if self.config.deployment else "ctx_plugins.memory.providers")
+                raise ProviderLimitError([*active, name], where=where)
+        provider: MemoryProvider = self._instantiate(entry)
+        self.memory_providers.append(provider)
+        return provider
+
+    def provider_instance(self, name: str) -> MemoryProvider:
+        """The active provider ``name``, else a detached instance of it — not activated, not counted
+        against the one-external limit — for questions such as its availability (``doctor``,
+        hermes' provider listing). Constructing a provider opens nothing, so dropping it is free.
+
+        :raises UnknownPluginError: no such provider. :raises ConfigError: its options are invalid.
+        """
+        active = next((p for p in self.memory_providers if p.name == name), None)
+        if active is not None:
+            return active
+        entry = self.registry.get("memory", name)
+        provider: MemoryProvider = entry.factory(self._options(entry), hermes_home=hermes_home(), config=self.config)
+        return provider
+
+    def deactivate_provider(self, name: str) -> None:
+        """Stop using the memory provider ``name`` (shut down, kept registered)."""
+        for provider in list(self.memory_providers):
+            if provider.name == name:
+                self.memory_providers.remove(provider)
+                self.isolator.call(owner_key("memory", name), provider.shutdown, default=None)
+
+    def _check_hermes_provider(self) -> None:
+        """Agree with hermes' own one-external rule, with the clearer error.
+
+        hermes' ``memory.provider`` is its one external provider. Naming one of ours is how hermes
+        drives it; naming another (its bundled mem0, honcho, ...) beside an external provider of
+        ours would make two.
+        """
+        chosen = self.config.memory.provider
+        ours = [p.name for p in self.memory_providers if p.external]
+        if chosen and ours and chosen not in ours:
+            raise ProviderLimitError(
+                [ours[0], chosen], where="ctx_plugins.memory.providers and hermes' memory.provider")
+
+    def _each_provider(self, method: str, *args: Any, default: Any = None, exclude: Collection[str] = (),
+                       **kwargs: Any) -> list[tuple[str, Any]]:
+        """``(name, what it returned)`` of calling ``method`` on every active provider, each isolated.
+
+        ``exclude`` names providers another host drives itself (hermes drives the one its
+        ``memory.provider`` selects), so they are not told twice.
+        """
+        return [
+            (p.name, self.isolator.call(owner_key("memory", p.name), getattr(p, method), *args,
+                                        default=default, **kwargs))
+            for p in list(self.memory_providers) if p.name not in exclude
+        ]
+
+    def prefetch(self, query: str, *, session: SessionInfo, exclude: Collection[str] = ()) -> str:
+        """What the active memory providers recall for ``query``, joined."""
+        session = self.scoped(session)
+        blocks = self._each_provider("prefetch", query, default="", session=session, exclude=exclude)
+        return "\n\n".join(text.strip() for _, text in blocks if isinstance(text, str) and text.strip())
+
+    def session_end(self, session: SessionInfo, messages: Sequence[Message], *,
+                    exclude: Collection[str] = ()) -> None:
+        """The conversation really ended (not just a turn)."""
+        session = self.scoped(session)
+        self._each_provider("on_session_end", session, messages, exclude=exclude)
+
+    def forget_user(self, user_id: str, *, every_namespace: bool = False) -> list[Forgotten]:
+        """Remove ``user_id`` (compared exactly; ``""`` is the anonymous user) from every store this
+        host owns: each active memory provider's (queued and spooled writes included; the memory
+        services are asked to delete theirs) and the archive.
+
+        :param every_namespace: every deployment's memories, not only this host's namespace.
+        :returns: one :class:`Forgotten` per store, in order; a store that could not be cleared
+            carries an ``error`` (it never raises for one store).
+        """
+        namespaces = None if every_namespace else [self.config.memory_namespace]
+        report: list[Forgotten] = []
+        stores: list[tuple[str, Callable[..., list[Forgotten]]]] = [
+            (p.name, p.forget_user) for p in self.memory_providers]
+        # a disabled archive may still hold what it archived while it was on
+        archive = self.archive.store if self.archive is not None else open_archive(self.config)
+        stores.append(("archive", archive.forget_user))
+        for name, forget in stores:
+            try:
+                report.extend(forget(user_id, namespaces=namespaces))
+            except Exception as exc:  # one store's failure must not stop the others
+                log.exception("%s could not forget a user", name)
+                report.append(Forgotten(store=name, removed=None, error=f"{type(exc).__name__}: {exc}"))
+        return report

@@ -1,0 +1,263 @@
+"""Secrets found by their layout rather than their format, read from the tables of the secret rules' module: the
+secret half of a key pair next to its id, passwords given to commands, cells of a credential column, fields of
+one-line credential files, and ``user:password`` pairs alone (what Basic auth encodes).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from ..rules.record import lazy
+from ..rules.secrets import (
+    CLI_SECRET_OPTIONS,
+    CREDENTIAL_COLUMNS,
+    CREDENTIAL_LINES,
+    NOT_SECRET_KEYS,
+    PAIRED_SECRETS,
+    PLACEHOLDER,
+    USER_PASSWORD,
+)
+from .values import looks_random, real_value
+from .views import Span
+
+
+def credential_pair(text: str) -> bool:
+    """Whether ``text`` is a ``user:password`` pair alone (what an HTTP Basic or registry ``auth`` value encodes)."""
+    m = USER_PASSWORD.fullmatch(text.strip())
+    return m is not None and real_value(m["value"], password=True)
+
+
+
+_PAIRED = {label: (secret, lazy(rf"(?<![A-Za-z0-9/+=_-]){shape}(?![A-Za-z0-9/+=_-])"))
+           for label, (secret, shape) in PAIRED_SECRETS.items()}
+_PAIR_REACH = 300  # a key id's secret is on its line, the next, or a few fields away (CSV, JSON, an ini section)
+
+
+def paired_spans(text: str, tokens: list[Span]) -> list[Span]:
+    """The secret half of a key pair near its key id (``AKIA…,wJalr…`` in a CSV, ``id:secret``, ``aws configure``)."""
+    windows: dict[str, list[tuple[int, int]]] = {}
+    for start, end, label in sorted(tokens):
+        if label in _PAIRED:  # overlapping windows are searched once: many ids cost no more than one long text
+            spans = windows.setdefault(label, [])
+            first, last = max(0, start - _PAIR_REACH), end + _PAIR_REACH
+            if spans and first <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], last)
+            else:
+                spans.append((first, last))
+    found = []
+    for label, spans in windows.items():
+        secret, pattern = _PAIRED[label]
+        found += [(m.start(), m.end(), secret) for first, last in spans for m in pattern.finditer(text, first, last)
+                  if _random_mix(m[0])]
+    return found
+
+
+def _random_mix(value: str) -> bool:
+    """Upper and lower case letters and digits, as a generated secret has (a hex digest or a word has not)."""
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+            and looks_random(value) and "EXAMPLE" not in value)
+
+
+@dataclass(frozen=True)
+class _Form:
+    """One way an option carries a secret (see ``CLI_SECRET_OPTIONS``)."""
+
+    option: str
+    joint: str  # "" attached, " " the next word, "=" after "="
+    prefix: str  # literal text before the secret ("pass:"), if any
+    separator: str  # the secret follows the first of these in the value ("U:X"), if any
+
+
+def _form(text: str) -> _Form:
+    joint = next((j for j in (" ", "=") if j in text), "")
+    option, template = text.partition(joint)[::2] if joint else (text[:2], text[2:])
+    prefix = template[:-1]
+    if len(prefix) == 2 and prefix[0] in "UK":
+        return _Form(option, joint, "", prefix[1])
+    return _Form(option, joint, prefix, "")
+
+
+@cache
+def _commands() -> dict[str, list[tuple[tuple[str, ...], tuple[_Form, ...]]]]:
+    """Program -> (subcommand words, forms) from ``CLI_SECRET_OPTIONS``."""
+    table: dict[str, list[tuple[tuple[str, ...], tuple[_Form, ...]]]] = {}
+    for programs, forms in CLI_SECRET_OPTIONS:
+        parsed = tuple(map(_form, forms.split(",")))
+        for program in programs.split(","):
+            name, *subcommands = program.split()
+            table.setdefault(name, []).append((tuple(subcommands), parsed))
+    return table
+
+
+@cache
+def _program_words() -> dict[str, str]:
+    """Program -> the word it starts with, which the text must hold ("redis-cli": "redis")."""
+    return {program: re.split(r"[\W_]", program)[0] for program in _commands()}
+
+
+# a shell word (quotes kept) after the blanks before it; a command ends at a newline, | ; & < > ( )
+_SHELL_WORD = lazy(r"""(?:[ \t]|\\\r?\n)*+((?:[^\s'"`|;&<>()\\]++|'[^'\n]*+'|"(?:[^"\\\n]|\\.)*+"|\\.)++)""")
+_MAX_WORDS = 64
+
+
+def option_spans(text: str, present: frozenset[str]) -> list[Span]:
+    """Passwords given to commands: ``mysql -pS3cret``, ``curl -u user:pass``, ``sshpass -p 'pw'``, ``docker login``.
+
+    ``present``: the words of the text (a program's first word must be one)."""
+    found: list[Span] = []
+    for program in (p for p, word in _program_words().items() if word in present):
+        scanned = 0  # an occurrence among the words of the last one read is an argument of it, and is not re-read
+        i = text.find(program)
+        while i >= 0:
+            end = i + len(program)
+            if i >= scanned and not (i and (text[i - 1].isalnum() or text[i - 1] in "_.-")) and text[end:end + 1] in (
+                    " ", "\t"):
+                words = _command_words(text, end)
+                scanned = words[-1][1] if words else end
+                for subcommands, forms in _commands()[program]:
+                    found += _option_values(text, words, subcommands, forms)
+            i = text.find(program, end)
+    return found
+
+
+def _command_words(text: str, pos: int) -> list[tuple[int, int]]:
+    words: list[tuple[int, int]] = []
+    while len(words) < _MAX_WORDS and (m := _SHELL_WORD.match(text, pos)):
+        words.append(m.span(1))
+        pos = m.end()
+    return words
+
+
+def _option_values(text: str, words: list[tuple[int, int]], subcommands: tuple[str, ...],
+                   forms: tuple[_Form, ...]) -> list[Span]:
+    first = 0
+    for sub in subcommands:  # "docker login": the options after "login"
+        first = next((n + 1 for n in range(first, len(words)) if text[slice(*words[n])] == sub), -1)
+        if first < 0:
+            return []
+    found = []
+    for n in range(first, len(words)):
+        start, end = words[n]
+        word = text[start:end]
+        for form in forms:
+            if not word.startswith(form.option):
+                continue
+            if form.joint == " " and word == form.option and n + 1 < len(words):
+                value = words[n + 1]
+            elif form.joint and form.joint != " " and word.startswith(form.joint, len(form.option)):
+                value = (start + len(form.option) + 1, end)
+            elif not form.joint and len(word) > len(form.option):
+                value = (start + len(form.option), end)
+            else:
+                continue
+            if not PLACEHOLDER.fullmatch(text[slice(*value)]) and (secret := _option_secret(
+                    text, *_unquoted(text, *value), form)):
+                found.append((*secret, "password"))
+                break
+    return found
+
+
+def _unquoted(text: str, start: int, end: int) -> tuple[int, int]:
+    quoted = end - start >= 2 and text[start] in "'\"" and text[end - 1] == text[start]
+    return (start + 1, end - 1) if quoted else (start, end)
+
+
+def _option_secret(text: str, start: int, end: int, form: _Form) -> tuple[int, int] | None:
+    if form.prefix:
+        if not text.startswith(form.prefix, start, end):
+            return None
+        start += len(form.prefix)
+    elif form.separator:
+        cut = text.find(form.separator, start, end)
+        if cut < 0 or NOT_SECRET_KEYS.fullmatch(text[start:cut]):
+            return None
+        start, end = _unquoted(text, cut + 1, end)
+    value = text[start:end]
+    return (start, end) if len(value) >= 3 and not PLACEHOLDER.fullmatch(value) else None
+
+
+@cache
+def _column_names() -> dict[str, tuple[str, ...]]:
+    """Each way a credential column's name is written, lower case ("secret access key", "secret_access_key", ...) ->
+    what must be in the text for it to be (its words, or itself if it is no ASCII word)."""
+    forms = {join.join(name.split()) for name in CREDENTIAL_COLUMNS for join in (" ", "_", "-", "")}
+    return {form: tuple(re.split(r"[ _-]", form)) for form in sorted(forms, key=len, reverse=True)}
+
+
+_CELL_PADDING, _DELIMITERS = " \t\"'`*", (",", "\t", "|")
+_TABLE_RULE = lazy(r"[\s|:+=-]*")  # a Markdown table's |---|---| line
+
+
+def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
+    """Cells of a credential column of a table pasted as text (CSV, TSV, Markdown): ``Access key ID,Secret access
+    key`` then its rows. ``lowered``: the text in lower case, as long; ``present``: the words and rule triggers found
+    in it."""
+    headers = set()
+    for name, needs in _column_names().items():
+        i = lowered.find(name) if present.issuperset(needs) else -1
+        while i >= 0:
+            if _delimited(lowered, i, i + len(name)):
+                headers.add(lowered.rfind("\n", 0, i) + 1)
+            i = lowered.find(name, i + len(name))
+    found: list[Span] = []
+    lines_read = 0  # a table's rows are read once, even where a row names a credential column too
+    for first in sorted(headers):
+        if first >= lines_read:
+            lines_read, spans = _table_rows(text, lowered, first)
+            found += spans
+    return found
+
+
+def _delimited(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a whole cell (padding aside): a delimiter or a line's end on either side."""
+    while start and text[start - 1] in _CELL_PADDING:
+        start -= 1
+    while end < len(text) and text[end] in _CELL_PADDING:
+        end += 1
+    return (not start or text[start - 1] in ",\t|\n") and (end == len(text) or text[end] in ",\t|\r\n")
+
+
+def _line(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
+
+
+def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
+    """(where the table that starts at ``start`` ends, the secret cells of it) -- if a credential column heads it."""
+    header_end = _line(text, start)
+    header = lowered[start:header_end]
+    for delimiter in _DELIMITERS:
+        names = header.split(delimiter)
+        columns = [n for n, name in enumerate(names) if name.strip(_CELL_PADDING + "\r") in _column_names()]
+        if len(names) >= 2 and columns:
+            break
+    else:
+        return header_end, []
+    found, row = [], header_end + 1
+    while row < len(text):
+        end = _line(text, row)
+        cells = text[row:end].rstrip("\r").split(delimiter)
+        if len(cells) != len(names):
+            break
+        if not _TABLE_RULE.fullmatch(text[row:end]):
+            offsets = list(itertools.accumulate((len(c) + 1 for c in cells[:-1]), initial=row))
+            for n in columns:
+                cell = cells[n].strip()
+                at = offsets[n] + cells[n].find(cell)
+                start_, end_ = _unquoted(text, at, at + len(cell))
+                if end_ - start_ >= 3 and not PLACEHOLDER.fullmatch(text[start_:end_]):
+                    found.append((start_, end_, "secret"))
+        row = end + 1
+    return row, found
+
+
+_CREDENTIAL_LINES = [(label, lazy(pattern, re.MULTILINE)) for label, pattern in CREDENTIAL_LINES]
+
+
+def line_spans(text: str) -> list[Span]:
+    """Fields of one-line credential files (``~/.pgpass``)."""
+    return [(*m.span("value"), label) for label, pattern in _CREDENTIAL_LINES for m in pattern.finditer(text)
+            if not PLACEHOLDER.fullmatch(m["value"])]

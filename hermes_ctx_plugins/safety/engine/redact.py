@@ -1,0 +1,150 @@
+"""The secret redactor: every secret the secret rules and layouts find, replaced with ``[REDACTED:<kind>]``.
+
+:func:`redact_secrets` runs before a turn, a memory or a request is stored or sent; base64 or hex that decodes to a
+secret is replaced whole. It runs on every stored turn, so it is linear in the text's length (``tests/test_redact.py``
+feeds it a megabyte built to make rules backtrack).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from ..rules.record import lazy
+from . import match
+from .context import holds
+from .decode import decode_blob
+from .layouts import credential_pair, line_spans, option_spans, paired_spans, table_spans
+from .values import password_key, rule_key, value_span
+from .views import Normalised, Origin, Span, Views
+
+_MAX_SECRET_DEPTH = 2  # base64 inside base64: a registry login inside a Kubernetes .dockerconfigjson
+
+
+def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[Span]:
+    """Sorted, non-overlapping (start, end, label) spans of secrets; overlapping finds are joined, labelled by the most
+    specific (the first listed: token formats, then ``key: value`` rules, then layouts, then encoded blobs).
+
+    Token formats are matched in the normalised view (their case matters; zero-width characters or fullwidth letters
+    do not hide one); ``key: value`` style secrets in the folded view (so fullwidth letters or Cyrillic look-alikes in
+    the key do not hide one); layouts -- options of commands, credential tables and files, the secret next to its key
+    id -- and base64 or hex runs that decode to a secret in the normalised view. Every span indexes ``text``.
+    """
+    markers = [m.span() for m in _MARKER.finditer(text)] if "[REDACTED:" in text else []
+    if markers:  # an earlier redaction: read as the word it replaced, so that what is next to it reads as it did then
+        views = Views(_MARKER.sub(lambda m: "x" * len(m[0]), text))  # "xxx" marks no value (values._NOT_A_VALUE)
+    views = views or Views(text)
+    norm = Normalised(views)
+    tokens: list[Span] = []  # in the normalised view's indices
+    found: list[Span] = []  # in the original's
+    origin: Origin | list[int] | None = None
+    secrets = match.table("secrets")
+    numbers, present = secrets.index.hits(views.lowered, views)
+    if not views.ascii:
+        more, also = secrets.index.hits(views.folded, views)
+        numbers, present = numbers + more, (present or set()) | (also or set())
+    for number in sorted(set(numbers)):
+        rule = secrets.rules[number]
+        view = norm.text if rule.view == "normalised" else views.folded
+        near = match.near(rule, view, None, present if secrets.index.own[number] else None)
+        covered = 0  # a match inside the last one found adds nothing ("password=password=..." stays linear)
+        for m in near if match.required(rule, view, views.words) else ():
+            if m.start() < covered or not holds(rule, view, m):
+                continue
+            start, end = _query_value(view, m.start(), *value_span(m))
+            if rule.view == "normalised":
+                label = str(m.lastgroup).replace("_", "-")
+                whole = norm.span((*m.span(), label))
+            else:
+                label = "secret" if rule.detail == "password" and not password_key(rule_key(m)) else rule.detail
+                origin = origin or views.origin(False)
+                (start, end), whole = ((origin[start], origin[end - 1] + 1),
+                                       (origin[m.start()], origin[m.end() - 1] + 1, label))
+            if markers and _overlaps(markers, whole):
+                continue  # read across an earlier redaction, whose length and letters are not the secret's
+            covered = m.end()
+            (tokens if rule.view == "normalised" else found).append((start, end, label))
+    gates = views.words.union(present or ())  # the words and rule triggers in the text: what gates a layout
+    layouts = paired_spans(norm.text, tokens) + option_spans(norm.text, gates) + line_spans(norm.text)
+    layouts += table_spans(norm.text, norm.lowered, gates) + (
+        _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
+    spans = [*map(norm.span, tokens), *found, *map(norm.span, layouts)]
+    return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
+
+
+_MARKER = lazy(r"\[REDACTED:[\w-]+\]")
+
+
+def _overlaps(markers: list[tuple[int, int]], span: Span) -> bool:
+    """Whether ``span`` takes in part of a marker (``markers``: in order): it would cut the marker up."""
+    i = bisect.bisect_left(markers, (span[1],))
+    return i > 0 and markers[i - 1][1] > span[0]
+
+
+_QUERY = lazy(r"\?[^\s?'\"<>]*+$")  # in a URL's query string: a "?" before, on the same word
+
+
+def _query_value(view: str, at: int, start: int, end: int) -> tuple[int, int]:
+    """A value in a URL's query string ends at the next "&" (``?password=...&useSSL=true``)."""
+    cut = view.find("&", start, end)
+    return (start, cut) if cut > start and _QUERY.search(view, max(0, at - 300), at) else (start, end)
+
+
+def _joined(spans: list[Span]) -> list[Span]:
+    """Overlapping spans made one, under the label of the first listed of them."""
+    joined: list[tuple[int, int, int]] = []  # start, end, index of the label's span
+    for i in sorted(range(len(spans)), key=lambda i: spans[i][0]):
+        start, end, _ = spans[i]
+        if joined and start < joined[-1][1]:
+            first, last, label = joined[-1]
+            joined[-1] = (first, max(last, end), min(label, i))
+        elif start < end:
+            joined.append((start, end, i))
+    return [(start, end, spans[i][2]) for start, end, i in joined]
+
+
+_ENCODED_RUN = lazy(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}+={0,2}")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+# how base64 or hex of ASCII text begins (each byte below 0x80: in base64 a quartet's first sextet is below 32 and its
+# second has bit 3 clear; in hex, pairs of printable characters): ids, digests and binary are passed over undecoded
+_ASCII_ENCODED = {"base64": lazy(r"(?:[A-Za-f][A-HQ-Xg-nw-z0-3][\w+/=-]{2})*"),
+                  "hex": lazy(r"(?:[2-7][0-9a-fA-F]|0[9aAdD])*")}
+
+
+def _encoded_spans(text: str, depth: int) -> list[Span]:
+    """Base64 or hex runs that decode to text holding a secret, or to a ``user:password`` pair (Basic auth, a
+    registry's ``auth``, npm's ``_auth``)."""
+    found = []
+    for m in _ENCODED_RUN.finditer(text):
+        how = "hex" if len(m[0]) % 2 == 0 and _HEX_DIGITS.issuperset(m[0]) else "base64"
+        head = len(m[0]) // 4 * 4 if how == "base64" else len(m[0]) // 2 * 2
+        if not _ASCII_ENCODED[how].fullmatch(m[0], 0, min(head, 32)) or (decoded := decode_blob(m[0], how)) is None:
+            continue
+        inner = secret_spans(decoded, depth=depth + 1)
+        label = inner[0][2].removeprefix("base64-").removeprefix("hex-") if inner else (
+            "password" if credential_pair(decoded) else "")
+        if label:
+            found.append((m.start(), m.end(), f"{how}-{label}"))
+    return found
+
+
+_MAX_PASSES = 4
+
+
+def redact_secrets(text: str) -> str:
+    """Replace every secret in ``text`` with ``[REDACTED:<kind>]``; applying it twice changes nothing.
+
+    Any ``str`` is accepted (lone surrogates too) and the work is linear in its length: it runs on every stored turn.
+    A marker reads as the word it replaced and no match may take one in (:func:`secret_spans`), but it is not as long
+    as the secret, has no spaces or line breaks in it, and so may still change what a rule sees around it (a glued
+    "-----END PRIVATE KEY-----host:5432:db:user:pw" is a pgpass line once the key is out): text in which secrets were
+    found is read again until nothing more is (at most four passes; clean text is read once).
+    """
+    for _ in range(_MAX_PASSES):
+        parts, last = [], 0
+        for start, end, label in secret_spans(text):
+            parts += [text[last:start], f"[REDACTED:{label}]"]
+            last = end
+        if not parts:
+            break
+        text = "".join([*parts, text[last:]])
+    return text

@@ -1,0 +1,143 @@
+"""What a secret's value looks like, and the secret rules' checks that read a match's groups.
+
+A value must look like a secret -- random enough, not a placeholder, a name, a path or documentation's example --
+before a ``key: value`` shape counts as one. The checks at the end are named by the secret rules that use them; each
+reads a match's named groups (``key``, ``value``, ``user``...), which is why it is code.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from functools import partial
+
+from ..rules.record import lazy
+
+_NOT_A_VALUE = lazy(
+    r"(?i)[$%{<\[*/~#(].*|.*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ].*|"
+    r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
+    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+(?:\(.*)?|"
+    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|"
+    r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*|"
+    # documentation's own example values (AKIAIOSFODNN7EXAMPLE), and a word of another script standing for the value
+    # ("postgresql://用户名:密码@主机")
+    r".*example.*|[^\x00-\x7f]{1,12}")
+_NOT_A_SECRET_KEY = lazy(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|"
+                         r"expiry|expires|ttl|header|field|env|var|id|policy|rotation|hint)")
+
+
+# "dest_key", "cache_key", "NextToken" name data, not credentials: a key needs a credential word before it
+_PUBLISHED_KEY = lazy(r"pub(?:lic|lishable)?[_.-]?key")
+_SECRET_KEY_NAME = lazy(r"(?:account|access|secret|api|private|signing|encryption|master|shared[_.-]?access|"
+                        r"storage|"
+                        r"subscription|app|client|auth|admin|service|license|consumer|webhook|deploy|bot|"
+                        r"integration|management|primary|secondary|hmac|jwt|crypto|cipher|aes|rsa|gpg|pgp|ssh|"
+                        r"sas)[_.-]?keys?$|(?:secret|passw(?:or)?d|pwd)s?$|"
+                        r"(?<!next)(?<!page)(?<!continuation)(?<!sync)(?<!csrf)(?<!xsrf)(?<!cancellation)(?<!resume)(?<!paging)(?<!pagination)(?<!max)(?<!_)(?<!-)(?<!\.)"
+                        r"tokens?$|(?:access|refresh|auth|bearer|session|api|bot|id|oauth|personal)[_.-]tokens?$")
+
+
+_NAME_START = lazy(r"(?<![\w.-])[a-z0-9_.-]{1,30}$")
+# "https://x-access-token:ghs_...@github.com": a URL's user name, not an assignment (the url-password rule reads it)
+_USER_INFO = lazy(r"://[\w.-]*$")
+
+
+def _in_user_info(view: str, start: int) -> bool:
+    return bool(_USER_INFO.search(view, max(0, start - 64), start))
+
+
+def _compound_assignment(view: str, m: re.Match[str]) -> bool:
+    """``m`` starts at the credential word; the name it ends is read backwards ("storage_account_" + "key")."""
+    head = _NAME_START.search(view, max(0, m.start() - 30), m.start())
+    name = (head[0] if head else "") + m[0][:len(m["key"]) + 1].rstrip("\"' :=")
+    return bool(head) and bool(_SECRET_KEY_NAME.search(name)) and not _PUBLISHED_KEY.search(name) and not (
+        _in_user_info(view, m.start())) and real_value(view[slice(*value_span(m))], password=password_key(m["key"]),
+                                                        key=name)
+
+
+def _named(before: str, view: str, m: re.Match[str]) -> bool:
+    """``m`` starts at the credential word of a name read backwards ("db_" + "password"), which follows one of
+    ``before`` ("" -- anything but a letter or digit), and its value looks like one."""
+    head = _NAME_START.search(view, max(0, m.start() - 30), m.start())
+    start, name = (head.start(), head[0] + m["key"]) if head else (m.start(), m["key"])
+    preceded = view[start - 1] if start else ""
+    return (preceded in before if before else not preceded.isalnum()) and real_value(
+        view[slice(*value_span(m))], password=password_key(name), key=name)
+
+
+_STRUCTURED = lazy(r"(?i)(?:[a-z]+\d{0,3}|\d+)(?:[:/._-](?:[a-z]+\d{0,3}|\d+))+")
+
+
+def _entropy(value: str) -> float:
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in map(value.count, set(value)))
+
+
+def real_value(value: str, *, password: bool, key: str = "") -> bool:
+    v = value.strip("'\"").rstrip(".,;:!?)")
+    if len(v) < 6 or "://" in v or _NOT_A_VALUE.fullmatch(v) or _NOT_A_SECRET_KEY.fullmatch(key):
+        return False
+    if password:  # a bare word ("required", "none") is prose, not a password
+        return not v.isalpha()
+    return (len(v) >= 12 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v) and _entropy(v) >= 3.0
+            and not _STRUCTURED.fullmatch(v))
+
+
+def password_key(key: str) -> bool:
+    return key == "pw" or key.startswith("pin") or key.endswith(" code") or any(
+        word in key for word in ("pass", "pwd", "密码", "口令"))
+
+
+def _random_token(view: str, m: re.Match[str]) -> bool:
+    """A token format known by its prefix must still look random: ``sk-learn-compatible-api`` is no key, nor is the
+    documentation's ``AKIAIOSFODNN7EXAMPLE``."""
+    return m.lastgroup == "private_key" or (looks_random(m[0]) and "example" not in m[0].lower())
+
+
+_WORDS = lazy(r"[a-z]+(?:[_.-][a-z]+)*")
+
+
+def looks_random(value: str) -> bool:
+    """Not words joined by "-" or "_" (a key may hold no digit: ``sk_live_qHnoyNItpRVuEXoCwVqVjspN``)."""
+    return _entropy(value) >= 3.0 and not _WORDS.fullmatch(value)
+
+
+def value_span(m: re.Match[str]) -> tuple[int, int]:
+    """Where the secret is: the value of a ``key: value`` style match, else all of it."""
+    return next((m.span(g) for g in ("value", "said", "zh_value") if g in m.re.groupindex and m[g]), m.span())
+
+
+def rule_key(m: re.Match[str]) -> str:
+    return next((m[g] for g in ("key", "is", "zh") if g in m.re.groupindex and m[g]), "password")
+
+
+def _assignment(view: str, m: re.Match[str]) -> bool:
+    start = m.start()  # the key must start a word: "bypass=" is not a password
+    return not (start and view[start - 1].isascii() and view[start - 1].isalnum()) and not _in_user_info(
+        view, start) and real_value(view[slice(*value_span(m))], password=password_key(rule_key(m)), key=rule_key(m))
+
+
+def _url_password(view: str, m: re.Match[str]) -> bool:
+    """``://user:password@``: a password that is neither the user name again nor a placeholder."""
+    return m["value"] != m["user"] and not _NOT_A_VALUE.fullmatch(m["value"])
+
+
+def _login_pair(view: str, m: re.Match[str]) -> bool:
+    """``login: admin / Sp4rrow!Staging``: a password with more than letters and digits, not a URL's path."""
+    return "://" not in m[0] and real_value(m["value"], password=True) and not m["value"].isalnum()
+
+
+#: the secret rules' checks that need code, by the name rules give them: each judges a named group of the match (the
+#: value, the key's full name read backwards) by its entropy, shape or words, which no search around it can
+SECRET_CHECKS: dict[str, Callable[[str, re.Match[str]], bool]] = {
+    "random token": _random_token,
+    "secret value": lambda view, m: real_value(m["value"], password=False),
+    "password value": lambda view, m: real_value(m["value"], password=True),
+    "url password": _url_password,
+    "credential assignment": _assignment,
+    "compound credential name": _compound_assignment,
+    "credential name": partial(_named, ""),
+    "quoted credential name": partial(_named, "'\""),
+    "credential element": partial(_named, "<"),
+    "login pair": _login_pair,
+}

@@ -1,0 +1,158 @@
+"""How the scanner reads a text: the views rules run on, and the maps from each back to the original.
+
+Views: the raw text (invisible characters, which are the attack), a *normalised* one (format characters dropped,
+NFKC, case kept: secrets' token formats and layouts, however split or widened), a *folded* one (NFKD without combining
+marks, fullwidth/mathematical letters to ASCII, Cyrillic/Greek look-alikes to Latin, Traditional Chinese to
+Simplified, lower case, format characters removed, symbols to spaces) and a *squeezed* one (folded without spaces or
+punctuation, leetspeak read as letters) for phrases hostile however spelt: "i g n o r e", "ign.ore", "1gn0r3",
+"忽 略", "請無視". Maps back to original indices are built only when a rule hits.
+"""
+
+from __future__ import annotations
+
+import bisect
+import unicodedata
+from collections.abc import Callable
+
+from ..rules.record import lazy
+from .tables import FILLERS, LEET, LOOKALIKES, TRADITIONAL
+
+#: a found span: (start, end, label), as indices into the text
+Span = tuple[int, int, str]
+
+def _fold_char(ch: str) -> str | None:
+    """A character of the folded view: ASCII, or non-ASCII letters and digits (other symbols become spaces)."""
+    if ch in LOOKALIKES:
+        return LOOKALIKES[ch]
+    if ch in TRADITIONAL:
+        return TRADITIONAL[ch]
+    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS:
+        return None
+    out = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).lower()
+    return "".join(LOOKALIKES.get(c, c if c.isascii() or c.isalnum() else " ") for c in out) or None
+
+
+def _norm_char(ch: str) -> str | None:
+    """A character of the normalised view: format characters (zero-width, bidi) dropped, the rest NFKC (fullwidth
+    letters to ASCII), case kept."""
+    if unicodedata.category(ch) == "Cf" or ch in FILLERS:
+        return None
+    return unicodedata.normalize("NFKC", ch)
+
+
+class _CharTable(dict[int, str | None]):
+    """A ``str.translate`` table filled on first sight of each character (bounded)."""
+
+    def __init__(self, convert: Callable[[str], str | None]) -> None:
+        super().__init__()
+        self.convert, self.lowers_ascii = convert, convert("A") == "a"  # ASCII is lower-cased, or kept
+        self.sizes = _Sizes(self)
+
+    def __missing__(self, code: int) -> str | None:
+        converted = self.convert(chr(code))
+        if len(self) < 65_536:
+            self[code] = converted
+        return converted
+
+    def apply(self, text: str) -> str:
+        """``text.translate(self)``; in a long text of few non-ASCII runs (a log) those alone are looked up."""
+        runs = _RUNS.findall(text)
+        if len(runs) * 256 > len(text):
+            return text.translate(self)
+        return "".join((run.lower() if self.lowers_ascii else run) if run.isascii() else run.translate(self)
+                       for run in runs)
+
+    def origin(self, text: str) -> Origin:
+        """For each character of ``self.apply(text)``, the index of the character of ``text`` it came from."""
+        origin, shift = Origin(), 0  # shift: converted index - original index, where one maps to one
+        if not _NOT_ONE.search("".join(_NON_ASCII.findall(text)).translate(self.sizes)):
+            return origin  # one for one throughout (most text: ASCII maps to one character, and so do CJK letters)
+        for run in _NON_ASCII.finditer(text):
+            for m in _NOT_ONE.finditer(run[0].translate(self.sizes)):
+                at, size = run.start() + m.start(), ord(m[0])
+                if size:
+                    origin.add(at + shift, at, 0)
+                shift += size - 1
+                origin.add(at + 1 + shift, at + 1, 1)
+        return origin
+
+
+class Origin:
+    """Index in a converted text -> index of the original character it came from, kept as the pieces where one
+    character maps to one and those where one maps to several (a list of every index costs more than the search)."""
+
+    def __init__(self) -> None:
+        self.starts, self.origins, self.steps = [0], [0], [1]  # a piece: converted start, original start, 1 or 0
+
+    def add(self, converted: int, original: int, step: int) -> None:
+        self.starts.append(converted)
+        self.origins.append(original)
+        self.steps.append(step)
+
+    def __getitem__(self, index: int) -> int:
+        k = bisect.bisect_right(self.starts, index) - 1
+        return self.origins[k] + self.steps[k] * (index - self.starts[k])
+
+
+class _Sizes(dict[int, str]):
+    """A ``str.translate`` table: each character to ``chr`` of the length of what ``table`` turns it into."""
+
+    def __init__(self, table: _CharTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, code: int) -> str:
+        size = chr(len(self.table[code] or ""))
+        if len(self) < 65_536:
+            self[code] = size
+        return size
+
+
+_NOT_ONE, _NON_ASCII = lazy("[^\x01]"), lazy("[^\x00-\x7f]+")
+_RUNS = lazy("[\x00-\x7f]+|[^\x00-\x7f]+")
+_FOLD, _NORM = _CharTable(_fold_char), _CharTable(_norm_char)
+# bytes.translate over UTF-8 runs in C; the folded view's non-ASCII characters are letters/digits, so they stay
+_SQUEEZE_BYTES = bytes(ord(LEET.get(chr(b), chr(b))) if b < 128 else b for b in range(256))
+_SQUEEZE_DROP = bytes(b for b in range(128) if not (chr(b).isalnum() or chr(b) in LEET))
+_WORD_BYTES = bytes(b if chr(b).isalnum() and b < 128 else 32 for b in range(256))
+
+
+def lower(text: str) -> str:
+    lowered = text.lower()  # a few characters lower-case to two: keep indices aligned
+    return lowered if len(lowered) == len(text) else "".join(c if len(c.lower()) > 1 else c.lower() for c in text)
+
+
+class Views:
+    """The text as the rules see it; maps back to original indices are built only on a hit."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.ascii, self.lowered = text, text.isascii(), lower(text)
+        self.folded = self.lowered if self.ascii else _FOLD.apply(text)  # the same thing for ASCII
+        utf8 = self.folded.encode()
+        self.squeezed = utf8.translate(_SQUEEZE_BYTES, _SQUEEZE_DROP).decode()
+        self.words = frozenset(utf8.translate(_WORD_BYTES).decode("ascii").split())
+
+    def origin(self, squeezed: bool) -> Origin | list[int]:
+        folded = Origin() if self.ascii else _FOLD.origin(self.text)
+        kept = (i for i, ch in enumerate(self.folded) if ch.isalnum() or ch in LEET or not ch.isascii())
+        return [folded[i] for i in kept] if squeezed else folded
+
+
+class Normalised:
+    """The text as token formats and layouts are matched in: zero-width and bidi characters dropped, NFKC (fullwidth
+    letters and ``＿`` are ASCII), case kept; :meth:`span` maps a span found in it back onto the original."""  # noqa: RUF002
+
+    def __init__(self, views: Views) -> None:
+        text = self.original = views.text
+        self._origin: Origin | None = None
+        normalised = text if views.ascii else _NORM.apply(text)
+        self.text = text if normalised == text else normalised
+        self.lowered = views.lowered if self.text is text else lower(self.text)
+
+    def span(self, span: Span) -> Span:
+        start, end, label = span
+        if self.text is self.original:
+            return span
+        self._origin = self._origin or _NORM.origin(self.original)
+        return self._origin[start], self._origin[end - 1] + 1, label
+

@@ -1,0 +1,260 @@
+"""Secrets: credentials a memory entry must not carry, and the redactor must take out of every stored turn.
+
+A secret in a memory entry is a leak waiting for a prompt: whatever the model sees, it may repeat. Token formats
+(known prefixes) are matched in the normalised view (case kept; zero-width characters dropped, fullwidth letters read
+as ASCII), ``key: value`` credentials and passwords in prose in the folded view (so fullwidth letters or look-alikes in
+the key do not hide one). A value must look like a secret, not like a placeholder, a name or a path (the engine's
+``values`` module says what does). Rules are listed most specific first: where finds overlap, the first one's label
+names the redaction.
+
+Layouts that no ``key: value`` shape names are tables at the end of this module: a password given to a command, a
+column of a credential table, a field of a credentials file, the secret half of a key pair. The engine's ``layouts``
+module reads them.
+"""
+
+from __future__ import annotations
+
+from .record import Near, Rule, lazy
+
+# Key formats known by their prefix, beyond the big few above. Anchors are case-sensitive substrings of the raw text;
+# triggers are what the index looks for in the lowered text (upper case or punctuation: a substring, else a word).
+_VENDORS = (  # (anchors, triggers, regex)
+    ("glptt-,gldt-,glrt-,glcbt-,gloas-,glft-,glimt-,glsoat-,glagent-", "glptt,gldt,glrt,glcbt,gloas,glft,glimt,glsoat,"
+     "glagent", r"(?P<gitlab_token>gl(?:ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[\w-]{20,})"),
+    ("AKID", "AKID", r"(?P<tencent_secret_id>AKID[A-Za-z0-9]{32})"),
+    ("LTAI", "LTAI", r"(?P<alibaba_access_key>LTAI[A-Za-z0-9]{12,28})"),
+    ("AKLT", "AKLT", r"(?P<volcengine_access_key>AKLT[\w-]{30,})"),
+    ("dop_v1_,doo_v1_,dor_v1_", "dop,doo,dor", r"(?P<digitalocean_token>do[por]_v1_[a-f0-9]{64})"),
+    ("hvs.,hvb.,hvr.", "hvs,hvb,hvr", r"(?P<vault_token>hv[sbr]\.[\w-]{24,})"),
+    ("dapi", "DAPI", r"(?P<databricks_token>dapi[a-f0-9]{32})"),
+    ("gsk_", "gsk", r"(?P<groq_key>gsk_[A-Za-z0-9]{40,})"),
+    ("xai-", "xai", r"(?P<xai_key>xai-[A-Za-z0-9]{40,})"),
+    ("r8_", "r8", r"(?P<replicate_token>r8_[A-Za-z0-9]{30,})"),
+    ("pplx-", "pplx", r"(?P<perplexity_key>pplx-[A-Za-z0-9]{40,})"),
+    ("GOCSPX-", "GOCSPX-", r"(?P<google_oauth_secret>GOCSPX-[\w-]{24,})"),
+    ("sbp_", "sbp", r"(?P<supabase_token>sbp_[a-f0-9]{40})"),
+    ("sntrys_,sntryu_", "sntrys,sntryu", r"(?P<sentry_token>sntry[su]_[\w=+/]{30,})"),
+    ("glsa_,glc_", "glsa,glc", r"(?P<grafana_token>glsa_[A-Za-z0-9_]{32,}|glc_[A-Za-z0-9+/=]{32,})"),
+    ("NRAK-", "NRAK-", r"(?P<newrelic_key>NRAK-[A-Z0-9]{27})"),
+    ("PMAK-", "PMAK-", r"(?P<postman_key>PMAK-[a-f0-9]{24}-[a-f0-9]{34})"),
+    ("figd_", "figd", r"(?P<figma_token>figd_[\w-]{40,})"),
+    ("AGE-SECRET-KEY-1", "AGE-SECRET", r"(?P<age_secret_key>AGE-SECRET-KEY-1[0-9A-Z]{58})"),
+    ("lin_api_", "lin_api", r"(?P<linear_key>lin_api_[A-Za-z0-9]{40})"),
+    ("ntn_,secret_", "ntn,secret_", r"(?P<notion_token>ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})"),
+    ("ATATT", "ATATT", r"(?P<atlassian_token>ATATT3[\w=-]{60,})"),
+    ("dp.", "dp.", r"(?P<doppler_token>dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,})"),
+    ("shpat_,shpss_,shpca_,shppa_", "shpat,shpss,shpca,shppa",
+     r"(?P<shopify_token>shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32})"),
+    ("key-", "key-", r"(?P<mailgun_key>key-[0-9a-f]{32})"),
+    ("sq0atp-,sq0csp-", "sq0atp,sq0csp", r"(?P<square_token>sq0(?:atp|csp)-[\w-]{22,})"),
+    ("whsec_", "whsec", r"(?P<stripe_webhook_secret>whsec_[A-Za-z0-9]{24,})"),
+    ("pscale_", "pscale", r"(?P<planetscale_token>pscale_(?:tkn|pw|oauth)_[\w.-]{32,})"),
+)
+_CREDENTIAL_WORD = r"passw(?:or)?d|pwd|secret|token|api[_-]?key"  # what ends a credential's name ("DB_PASSWORD")
+_CREDENTIAL_WORDS = "password,passwd,pwd,secret,token,apikey,api_key,api-key"
+_CREDENTIAL_TRIGGERS = _CREDENTIAL_WORDS.upper()  # upper case: inside words too ("DbPassword")
+_VENDOR_ANCHORS = ",".join(a for a, _, _ in _VENDORS)
+_VENDOR_TRIGGERS = ",".join(t for _, t, _ in _VENDORS)
+_VENDOR_TOKENS = "|".join(r for _, _, r in _VENDORS)
+
+# what makes "token 4dc193bc..." a credential: the kind of token named just before it ("auth token", "access key")
+_CREDENTIAL_QUALIFIER = lazy(r"(?<![a-z])(?:auth|access|api|secret|bearer|bot|refresh|session|app|client|master|"
+                             r"private|signing|personal|deploy|admin|service|webhook|integration|account|license|"
+                             r"unseal|recovery|root|encryption|decryption|wallet)[\s_-]$")
+# a signed URL's parameter follows "?" or "&" (or "-" inside a name: X-Amz-Security-Token)
+_PARAMETER_START = lazy(r"[?&-]")
+
+RULES = (  # most specific first (joined overlapping spans take the earlier's label); matches start at anchors
+    # the big few, known by their prefix; a private key runs to its END line, or, cut short (pasted in part), to the
+    # next BEGIN or the end of the text
+    Rule("secrets/token-formats", "secret", "token", (0, 0),
+         "-----BEGIN,sk-,ghp_,gho_,ghu_,ghs_,ghr_,github_pat_,glpat-,xox,xapp-,hooks.slack.com,discord,AKIA,ASIA,ABIA,"
+         "ACCA,AIza,ya29.,sk_live_,sk_test_,rk_live_,rk_test_,hf_,npm_,pypi-,SG.,:AA,eyJ",
+         r"(?P<private_key>-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}"
+         r"PRIVATE KEY(?: BLOCK)?-----|(?=-----BEGIN)|\Z))|\b(?:(?P<anthropic_key>sk-ant-[\w-]{20,})|"
+         r"(?P<openai_key>sk-(?:proj-|svcacct-|admin-)?[\w-]{20,})|(?P<github_token>gh[pousr]_[A-Za-z0-9]{30,}|"
+         r"github_pat_\w{22,})|(?P<gitlab_token>glpat-[\w-]{20,})|(?P<slack_token>xox[abposr]-[A-Za-z0-9-]{10,}|"
+         r"xapp-\d-[A-Za-z0-9-]{10,})|(?P<aws_access_key>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b)|"
+         r"(?P<google_api_key>AIza[\w-]{35})|(?P<google_oauth_token>ya29\.[\w-]{20,})|(?P<stripe_key>[rs]k_(?:live|"
+         r"test)_[0-9A-Za-z]{10,})|(?P<huggingface_token>hf_[A-Za-z0-9]{30,})|(?P<npm_token>npm_[A-Za-z0-9]{36}\b)|"
+         r"(?P<pypi_token>pypi-AgE[\w-]{30,})|(?P<sendgrid_key>SG\.[\w-]{16,}\.[\w-]{16,})|"
+         r"(?P<jwt>eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}))|(?P<slack_webhook>hooks\.slack\.com/(?:services|workflows|"
+         r"triggers)/[\w/-]{20,})|(?P<discord_webhook>discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,})|"
+         r"(?<=\d{8})(?P<telegram_bot_token>:AA[\w-]{33}\b)",
+         view="normalised", context=("random token",),
+         triggers="begin,sk,rk,ghp,gho,ghu,ghs,ghr,github,glpat,xoxa,xoxb,xoxp,xoxo,xoxs,xoxr,xapp,slack,discord,"
+                  "discordapp,ya29,hf,npm,pypi,sg,AKIA,ASIA,ABIA,ACCA,AIza,eyJ,:AA",
+         languages=()),
+    # Mailchimp keys end in their datacenter ("<32 hex>-us21"): the anchor is at the end
+    Rule("secrets/mailchimp-key", "secret", "token", (34, 6),
+         "-us",
+         r"(?<![0-9a-f])(?P<mailchimp_key>[0-9a-f]{32}-us\d{1,2})\b",
+         view="normalised", context=("random token",), triggers="-US", languages=()),
+    # a rule of their own, so that their many anchors are searched only when one of their prefixes is present
+    Rule("secrets/vendor-tokens", "secret", "token", (0, 0),
+         _VENDOR_ANCHORS,
+         rf"\b(?:{_VENDOR_TOKENS})",
+         view="normalised", context=("random token",), triggers=_VENDOR_TRIGGERS, languages=()),
+    Rule("secrets/auth-header", "secret", "auth-header", (0, 0),
+         "bearer,basic,digest",
+         r"(?:bearer|basic|digest)\s+(?!\[redacted)(?P<value>[a-z0-9._~+/-]{12,}=*)",
+         context=("secret value",), languages=()),
+    Rule("secrets/url-password", "secret", "url-password", (0, 0),
+         "://&@",
+         r"://(?P<user>[^\s:/@'\"<>]{0,64}):(?!\[redacted)(?P<value>[^\s@/'\"<>]{1,128})@(?=[\w.\[-])",
+         context=("url password",), languages=()),
+    Rule("secrets/assignment", "secret", "password", (0, 0),
+         "pass,pwd,pw,secret,token,api,access,auth,client,private,credential,密码,口令,密钥,秘钥,令牌,私钥&"
+         "=,:,：,is,was,是,为, ",  # noqa: RUF001 (a fullwidth colon; a space: "密码 Corp#2024zz")
+         r"(?P<key>(?:password|passwd|passphrase|pwd|pass|secret|token|api[\s_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key|"
+         r"credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,"
+         r";)\]}<>]{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)(?:\s+(?:for|of|on|to)\s+[^\n:=]"
+         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s]))\s*:?\s*[\"']?"
+         r"(?P<said>[^\s\"'`,;)\]}<>]{6,200})|"
+         r"(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为|\s(?=\S*\d)(?=\S*[a-z]))\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
+         r"[a-z0-9!@#$%^&*_+=./~-]{6,200})",
+         context=("credential assignment",),
+         triggers="password,passwd,passphrase,passcode,pwd,pw,pass,secret,token,api,apikey,access,auth,client,"
+                  "private,credential,credentials,密码,口令,密钥,秘钥,令牌,私钥",
+         languages=("en", "zh")),
+    # compound names the rule above cannot see: "AccountKey=", "SecretKey:", "clientSecret:", "storage_account_key="
+    Rule("secrets/compound-name", "secret", "secret", (0, 0),
+         "key,secret,token,password,passwd,pwd&=,:,是,为,is",
+         r"(?P<key>key|secret|token|passw(?:or)?d|pwd)s?[\"']?\s*(?::=|=>|[:=]|是|为|"
+         r"(?<=\w)\s+is)\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,;)\]}<>]{6,200})",
+         context=("compound credential name",),
+         triggers="KEY,SECRET,TOKEN,PASSWORD,PASSWD,PWD",
+         languages=("en",)),
+    # a credential named in one field and its value in the next: Kubernetes env (- name: DB_PASSWORD / value: ...),
+    # ECS and .NET config ({"name": "API_TOKEN", "value": ...}, <add key="DbPassword" value="..."/>), terraform output;
+    # nothing between names another field, nor is a value itself (14 letters or digits in a row: a redacted one too)
+    Rule("secrets/name-then-value-field", "secret", "password", (0, 0),
+         _CREDENTIAL_WORDS + "&value",
+         rf"(?P<key>{_CREDENTIAL_WORD})(?![a-z0-9_])[\"']?(?:(?!\b(?:name|key|value)\b|"
+         rf"\w{{14}})[\s\S]){{0,160}}?\bvalue[\"']?\s*[:=]\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,;)\]}}<>]{{6,200}}"
+         rf")",
+         context=("credential name",), triggers=_CREDENTIAL_TRIGGERS, languages=()),
+    # ... as two quoted arguments (define('DB_PASSWORD', '...'), setenv("API_TOKEN", "...")), or an XML element
+    Rule("secrets/name-and-value-arguments", "secret", "password", (0, 0),
+         _CREDENTIAL_WORDS + "&',\"",
+         rf"(?P<key>{_CREDENTIAL_WORD})[\"']\s*,\s*[\"'](?!\[redacted)(?P<value>[^\"'\n]{{6,200}})[\"']",
+         context=("quoted credential name",), triggers=_CREDENTIAL_TRIGGERS, languages=()),
+    Rule("secrets/xml-element", "secret", "password", (0, 0),
+         _CREDENTIAL_WORDS + "&</",
+         rf"(?P<key>{_CREDENTIAL_WORD})>(?!\[redacted)(?P<value>[^<\n]{{1,200}})</",
+         context=("credential element",), triggers=_CREDENTIAL_TRIGGERS, languages=()),
+    # SQL: CREATE USER ... IDENTIFIED BY '...'
+    Rule("secrets/sql-identified-by", "secret", "password", (0, 0),
+         "identified",
+         r"identified\s+(?:with\s+[\w-]+\s+)?by\s+(?:password\s+)?(?P<q>[\"'])(?!\[redacted)(?P<value>[^\"'\n]{1,200})"
+         r"(?P=q)",
+         context=("password value",), languages=()),
+    # signed URLs: an Azure SAS, an S3 or GCS presigned URL (its signature, and a session token riding along)
+    Rule("secrets/url-signature", "secret", "url-signature", (0, 0),
+         "sig=,signature=,security-token=",
+         r"(?:sig|signature|security-token)=(?!\[redacted)(?P<value>[^&?=\s'\"#<>]{16,1200})",
+         context=(Near(_PARAMETER_START, "before", 1), "secret value"), languages=()),
+    Rule("secrets/value-is-the-password", "secret", "password", (70, 40),
+         "password,passphrase,passcode&is,was",
+         r"(?<![\w:\[-])(?P<value>[^\s\"'`,;:\[\]]{6,64})\s+(?:is|was)\s+(?:the|my|our|their|his|"
+         r"her)\s+(?:\w+\s+){0,2}?(?:password|passphrase|passcode|pin)\b",
+         context=("password value",), languages=("en",)),
+    # a credential named, then its value with no sign between ("auth token 4dc193bc...", "access key AbC9...")
+    Rule("secrets/named-token", "secret", "secret", (0, 0),
+         "token,key,secret&auth,access,api,secret,bearer,bot,refresh,session,app,client,master,private,signing,"
+         "personal,deploy,admin,service,webhook,integration,account,license",
+         r"(?P<key>token|key|secret)s?\s+(?:is\s+|was\s+)?(?!\[redacted)(?P<value>[a-z0-9+/_=.-]{16,200})(?![\w+/=.-])",
+         context=(Near(_CREDENTIAL_QUALIFIER, "before", 16), "secret value"), languages=("en",)),
+    # "AK: ... SK: ..." (Baidu, Volcengine, Huawei and others name their key pair so)
+    Rule("secrets/ak-sk-pair", "secret", "secret", (0, 0),
+         "ak,sk,akid",
+         r"(?<![\w-])(?P<key>ak|sk|akid|ak_?id|sk_?secret)\s*[:=]\s*[\"']?(?P<value>[a-z0-9+/_=-]{16,200})",
+         context=("secret value",), languages=("en",)),
+    # a login written as a pair ("login for the staging admin: admin / Sp4rrow!Staging")
+    Rule("secrets/login-pair", "secret", "password", (0, 0),
+         "login,credential,creds,account,sign,username",
+         r"(?:login|credentials?|creds|account|sign[\s-]?in|username\s*/\s*password)\b[^\n:]{0,30}[:=]\s*"
+         r"(?P<user>[\w.@+-]{2,40})\s*(?:/|\||,|:)\s*(?P<value>[^\s,;]{6,64})",
+         context=("login pair",), languages=("en",)),
+    # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
+    Rule("secrets/pin-or-door-code", "secret", "password", (0, 0),
+         "pin,passcode,door,alarm,gate,safe,lock,garage,entry,security",
+         r"(?<![\w-])(?P<key>pin(?:\s+(?:code|number))?|passcode|(?:door|alarm|gate|safe|lock|garage|entry|"
+         r"security)\s+(?:code|pin))\b(?:\s+(?:for|of|on|to)\s+[^\n:=]{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|"
+         r"为))\s*[\"']?(?P<value>\d{4,8})(?![\d.,%])",
+         languages=("en",)),
+    # a Wi-Fi network's key ("The Wi-Fi at the cabin: SSID Birchwood, key Lantern&Moss_57")
+    Rule("secrets/wifi-key", "secret", "password", (0, 0),
+         "wi-fi,wifi,wlan,wpa,wpa2,ssid",
+         r"(?:wi-?fi|wlan|wpa2?|ssid)\b[^\n]{0,60}?\b(?:key|password|pass|pw|passphrase)\s*(?:[:=]|is)?\s*[\"']?(?P<value>[^\s\"',;]{8,63})",
+         context=("password value",), languages=("en",)),
+    # Google app passwords: four groups of four letters ("app password qpzk vwtr hmxe lbna")
+    Rule("secrets/app-password", "secret", "password", (0, 0),
+         "app,application,应用,专用&password,passwords,密码",
+         r"(?:app(?:lication)?[\s-]*(?:specific\s+)?passwords?|应用专用密码|应用密码|"
+         r"专用密码)[^\n]{0,24}?(?<![a-z])(?P<value>[a-z]{4}(?:[ -]?[a-z]{4}){3})(?![a-z])",
+         languages=("en", "zh")),
+    Rule("secrets/seed-phrase", "secret", "seed-phrase", (0, 0),
+         "seed,recovery,mnemonic",
+         r"(?:seed|recovery|mnemonic)\s+(?:phrase|words?)\b[^\n]{0,20}?[:=]\s*(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}"
+         r"[a-z]{3,8})(?![\w-])",
+         languages=("en",)),
+)
+
+# ------------------------------------------------------------------------------------- layouts rather than formats
+# Secrets that no ``key: value`` shape names: a password given to a command, a column of a credential table, a field of
+# a credentials file, the secret half of a key pair. :mod:`hermes_ctx_plugins.safety.engine.layouts` reads these tables.
+
+#: (programs, forms): the options that take a password or token. A program may need subcommand words, in order
+#: ("docker login": not "docker run -p 8080:80"). In a form X is the secret, given attached ("-pX": mysql reads "-p db"
+#: as "prompt for the password, then database db"), as the next word ("-p X") or after "=" ("--password=X"); before X,
+#: "U:" and "K=" stand for a user name or a key and its separator ("-u U:X": curl's user:password), anything else is
+#: literal ("-passout pass:X").
+CLI_SECRET_OPTIONS = (
+    ("mysql,mysqldump,mysqladmin,mysqlimport,mysqlshow,mysqlcheck,mysqlslap,mariadb,mariadb-dump", "-pX,--password=X"),
+    ("sshpass", "-pX,-p X"),
+    ("docker login,podman login,buildah login,skopeo login,nerdctl login,oras login,helm registry login,az login,twine,"
+     "mongosh,mongo,mongodump,mongorestore,mongoexport,mongoimport", "-p X,--password X,--password=X"),
+    ("redis-cli", "-a X,--pass X"),
+    ("curl", "-u U:X,-uU:X,--user U:X,--user=U:X,-U U:X,--proxy-user U:X"),
+    ("wget", "--password=X,--password X,--http-password=X,--http-password X,--ftp-password=X,--proxy-password=X"),
+    ("openssl", "-passin pass:X,-passout pass:X,-pass pass:X,-k X"),
+    ("ldapsearch,ldapadd,ldapmodify,ldapdelete,ldapwhoami,ldappasswd", "-w X,-wX"),
+    ("sqlcmd,bcp", "-P X"),
+    ("plink,pscp,psftp", "-pw X"),
+    ("smbclient", "-U U%X,-UU%X,--user U%X,--user=U%X"),
+    ("kubectl create secret", "--docker-password=X,--docker-password X,--from-literal=K=X"),
+)
+
+#: the keys of a "K=X" form whose values are no secret (``--from-literal=username=app``)
+NOT_SECRET_KEYS = lazy(r"(?i)user(?:[_-]?name)?|login|e-?mail|host(?:name)?|port|db(?:[_-]?name)?|database|region|url|"
+                       r"uri|endpoint")
+
+#: what an option's value is when it stands for a secret instead of being one: variables, templates, masks, and
+#: metavariables ("-p PASSWORD", "-p password")
+PLACEHOLDER = lazy(r"[$%<{\[*`?].*|[A-Z]+(?:_[A-Z]+)*|(?i:.*(?:\.\.\.|…|xxx).*|(?:your|my|the)?[_-]?(?:pass(?:word|"
+                   r"wd)?|pwd|pw|secret|token|key|value|name|string|str|user(?:name)?))")
+
+#: column names of a credential table (a CSV export, a spreadsheet or Markdown table pasted as text), lower case, the
+#: words joined by a space (found joined by "_", "-" or nothing too): the column's cells are secrets
+CREDENTIAL_COLUMNS = frozenset((
+    "password", "passwd", "pwd", "pass", "passphrase", "passcode", "secret", "secret key", "secret access key",
+    "aws secret access key", "access key secret", "accesskey secret", "client secret", "app secret", "api key",
+    "api secret", "api token", "token", "access token", "auth token", "private key", "密码", "口令", "密钥", "秘钥",
+    "令牌", "私钥"))
+
+#: one-line credential file formats, each matched as a whole line: (label, regex with a ``value`` group)
+CREDENTIAL_LINES = (
+    # ~/.pgpass: hostname:port:database:username:password
+    ("password", r"^[^\s:#]++:(?:\d{1,5}|\*):[^\s:]++:[^\s:]++:(?P<value>[^\s:]++)$"),
+)
+
+#: a key id's label -> (its secret's label, the secret's shape): where an id is pasted, its secret is next to it
+PAIRED_SECRETS = {
+    "aws-access-key": ("aws-secret-key", r"[A-Za-z0-9/+]{40}"),
+    "alibaba-access-key": ("alibaba-access-key-secret", r"[A-Za-z0-9]{30}"),
+    "tencent-secret-id": ("tencent-secret-key", r"[A-Za-z0-9]{32}"),
+}
+
+#: a ``user:password`` pair alone, what HTTP Basic or a registry's ``auth`` encodes ("robot$ci:...", "ACME\jdoe:...")
+USER_PASSWORD = lazy(r"[\w.@+$\\-]{1,64}:(?P<value>\S{6,128})")

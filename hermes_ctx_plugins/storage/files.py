@@ -1,0 +1,129 @@
+"""The package's one cross-process file lock and one atomic file write.
+
+Every file the package rewrites (MEMORY.md / USER.md and their staged writes, the archive's
+spool, the remote providers' queue, ``running.json``) goes through these two functions, so they
+all share one locking convention — hermes' own: a sidecar ``<name>.lock`` — and one way of
+replacing a file that a crash cannot leave half-written.
+
+A failure is a :class:`FileUnavailable` (an :class:`OSError`, so existing ``except OSError``
+keeps working) naming the path and what was being done; a store whose errors form their own
+family passes its subclass as ``error`` so its callers catch one family.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import HermesCtxError
+
+if sys.platform == "win32":
+    import msvcrt
+else:
+    import fcntl
+
+
+class FileUnavailable(HermesCtxError, OSError):
+    """A file or its folder cannot be read, written or locked (read-only, not a folder, ...).
+
+    :ivar path: the file or folder that failed
+    :ivar doing: what was being done to it, e.g. ``"create the lock file"``
+    :ivar error: the underlying :class:`OSError`
+    """
+
+    #: the start of the message, naming what became unavailable
+    prefix = "file unavailable"
+
+    def __init__(self, path: Path, doing: str, error: OSError) -> None:
+        self.path = path
+        self.doing = doing
+        self.error = error
+        super().__init__(f"{self.prefix}: cannot {doing} {path}: {error}")
+
+    def __str__(self) -> str:  # OSError would format its args tuple
+        return str(self.args[0])
+
+
+def lock_path(path: Path) -> Path:
+    """The sidecar file whose lock guards ``path``."""
+    return path.with_name(path.name + ".lock")
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable) -> Iterator[None]:
+    """Hold the cross-process lock of ``path`` (a sidecar ``<name>.lock``, the one hermes uses);
+    blocks until it is free. Creates ``path``'s folder if needed.
+
+    :raises FileUnavailable: (``error``) the lock file cannot be created or locked.
+    """
+    # the same sidecar hermes locks, so our writers and hermes' exclude each other; the data file
+    # itself cannot carry the lock because os.replace swaps it for a new inode
+    sidecar = lock_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(sidecar, "a+b")  # closed by the with below, which also releases the lock
+    except OSError as exc:
+        raise error(sidecar, "create the lock file", exc) from exc
+    with handle:
+        if sys.platform == "win32":
+            handle.seek(0)  # msvcrt locks bytes from the current position, and "a+" starts at the end
+            while True:  # LK_LOCK gives up after ten one-second tries; keep waiting like flock
+                with contextlib.suppress(OSError):
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+            try:
+                yield
+            finally:
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            except OSError as exc:  # e.g. ENOLCK on a network file system without lock support
+                raise error(sidecar, "lock", exc) from exc
+            yield
+
+
+def atomic_write(path: Path, data: bytes, *, error: type[FileUnavailable] = FileUnavailable) -> None:
+    """Replace ``path`` with ``data`` all at once: temp file in the same folder, fsync, rename, fsync.
+
+    Call it holding :func:`locked` ``(path)``: temp files of an earlier writer of ``path`` are
+    swept as left over by one that was killed. A symlinked ``path`` keeps its link; the target
+    is replaced.
+
+    :raises FileUnavailable: (``error``) the temp file cannot be created, written or renamed;
+        ``path`` is then untouched and no temp file is left.
+    """
+    # like hermes' atomic_replace: a symlinked file (dotfiles) keeps its link, the target changes
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    prefix = f".{target.name}."
+    for stale in target.parent.glob(f"{prefix}*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+    except OSError as exc:
+        raise error(target.parent, "create a temporary file in", exc) from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException as exc:  # KeyboardInterrupt too: never leave a half-written temp behind
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise error(target, "write", exc) from exc
+        raise
+    if sys.platform != "win32":  # make the rename itself durable; Windows cannot open a folder
+        with contextlib.suppress(OSError):  # some file systems refuse fsync on a folder; data is safe
+            dir_fd = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)

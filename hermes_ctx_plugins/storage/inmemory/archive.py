@@ -1,0 +1,251 @@
+"""The archive in this process: the in-memory implementation of
+:class:`~hermes_ctx_plugins.storage.base.ArchiveBackend`.
+
+A search finds each phrase of :func:`~hermes_ctx_plugins.storage.archive_text.phrases` as a substring, case
+folded, and ranks by BM25 as SQLite's trigram index does (a message of n characters is n - 2 words).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import threading
+import time
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...events import Forgotten, Message
+from ...scope import from_stored, to_stored
+from .. import archive_text
+from ..base import ArchiveBackend, ArchiveError
+from ..records import (
+    ArchiveHit,
+    ForgetScope,
+    Scope,
+    Stored,
+    call_ids,
+    message_text,
+    redacted_message,
+    searchable,
+)
+from .shared import Shared, bm25, utf8_size
+
+
+@dataclass
+class _Archived:
+    stored: Stored
+    created: float
+    #: :func:`searchable` text, and it :func:`_folded` for case-insensitive matching
+    text: str
+    folded: str
+    size: int
+
+
+@dataclass
+class ArchiveData:
+    """The archive of one location, shared by every store opened there."""
+
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    messages: dict[int, _Archived] = field(default_factory=dict)
+    #: compaction id → its owner (namespace, session, user) and when it was archived
+    compactions: dict[int, tuple[str, str, str, float]] = field(default_factory=dict)
+    ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    compaction_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+
+def _folded(text: str) -> str:
+    """``text`` lower-cased character for character (so positions in it are positions in ``text``)."""
+    return "".join(c if len(lower := c.lower()) != 1 else lower for c in text)
+
+
+def _count(text: str, phrase: str) -> int:
+    """Occurrences of ``phrase`` in ``text``, overlapping ones included (as a trigram index counts)."""
+    count, start = 0, text.find(phrase)
+    while start != -1:
+        count, start = count + 1, text.find(phrase, start + 1)
+    return count
+
+
+def _snippet(text: str, phrases: Sequence[str]) -> str:
+    """About 48 characters around the first match, each match marked ``«…»``, cuts marked ``…``."""
+    folded = _folded(text)
+    first = min((i for i in (folded.find(p) for p in phrases) if i >= 0), default=0)
+    start, end = max(0, first - 16), min(len(text), first + 48)
+    marked, at = [], start
+    while at < end:
+        sizes = [len(p) for p in phrases if folded.startswith(p, at)]
+        if sizes:
+            size = max(sizes)
+            marked.append(f"«{text[at:at + size]}»")
+            at += size
+        else:
+            marked.append(text[at])
+            at += 1
+    return ("…" if start else "") + "".join(marked) + ("…" if at < len(text) else "")
+
+
+def _pair(message: Message, other: Message) -> bool:
+    """Whether ``other`` answers one of ``message``'s tool calls or, for a result, makes its call."""
+    if message.get("tool_calls"):
+        return str(other.get("tool_call_id") or "") in call_ids(message)
+    return str(message["tool_call_id"]) in call_ids(other)
+
+
+class InMemoryArchive(ArchiveBackend):
+    """The archive of one location, in this process."""
+
+    def __init__(self, path: Path, *, retention_days: float = 30.0, max_megabytes: float = 256.0) -> None:
+        self.path = path
+        self.retention_days = retention_days
+        self.max_megabytes = max_megabytes
+        self._data = Shared.at(path, ArchiveData)
+
+    def close(self) -> None:
+        """Nothing to release: the archive stays until the process exits."""
+
+    def exists(self) -> bool:
+        with self._data.lock:
+            return bool(self._data.compactions)
+
+    def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
+               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+        data = self._data
+        created = time.time()
+        with data.lock:
+            compaction = next(data.compaction_ids)
+            data.compactions[compaction] = (namespace, session_id, user_id, created)
+            last = max((a.stored.seq for a in data.messages.values()
+                        if (a.stored.namespace, a.stored.session_id) == (namespace, session_id)), default=0)
+            ids = []
+            for seq, (_, original) in enumerate(removed, last + 1):
+                encoded = json.dumps(redacted_message(original), ensure_ascii=False)
+                message = json.loads(encoded)  # a copy the caller cannot change, as a store's would be
+                text = searchable(message_text(message))
+                stored = Stored(next(data.ids), session_id, user_id, namespace, compaction, seq,
+                                str(message.get("role") or ""), message)
+                data.messages[stored.id] = _Archived(stored, created, text, _folded(text), utf8_size(encoded, text))
+                ids.append(stored.id)
+            self._enforce_limits(compaction)
+        return ids
+
+    def _enforce_limits(self, newest: int) -> None:
+        if self.retention_days:
+            self.purge(older_than_days=self.retention_days)
+        data = self._data
+        while self.max_megabytes and self.size_bytes() > self.max_megabytes * 1_000_000:
+            # never the newest: what was just archived stays, even alone over the bound
+            older = sorted((created, c) for c, (*_, created) in data.compactions.items() if c != newest)
+            if not older:
+                break
+            self._delete_compactions({older[0][1]})
+
+    def _delete_compactions(self, chosen: Collection[int]) -> int:
+        """Delete these compactions and their messages; returns how many messages went."""
+        data = self._data
+        gone = [i for i, archived in data.messages.items() if archived.stored.compaction_id in chosen]
+        for i in gone:
+            del data.messages[i]
+        for compaction in chosen:
+            data.compactions.pop(compaction, None)
+        return len(gone)
+
+    def size_bytes(self) -> int:
+        with self._data.lock:
+            return sum(archived.size for archived in self._data.messages.values())
+
+    def purge(self, *, session_id: str | None = None, user_id: str | None = None,
+              older_than_days: float | None = None, everything: bool = False,
+              namespace: str | None = None) -> int:
+        if session_id is None and user_id is None and namespace is None and older_than_days is None \
+                and not everything:
+            raise ArchiveError("purge needs a session, a user, an age or everything=True")
+        before = time.time() - older_than_days * 86400 if older_than_days is not None else math.inf
+        wanted = (namespace, session_id, user_id)
+        with self._data.lock:
+            chosen = [c for c, (*owner, created) in self._data.compactions.items() if created < before
+                      and all(want is None or want == have for want, have in zip(wanted, owner, strict=True))]
+            self._delete_compactions(chosen)
+        return len(chosen)
+
+    def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        owner = ForgetScope.of(user_id, namespaces)
+        data = self._data
+        with data.lock:
+            owner.sessions = {(ns, session) for ns, session, user, _ in data.compactions.values()
+                              if owner.spoke_in(ns, user)}
+            removed = self._delete_compactions([c for c, (ns, session, user, _) in data.compactions.items()
+                                                if owner.owns(ns, session, user)])
+            kept = sum(1 for a in data.messages.values() if a.stored.user_id == "" and owner.user
+                       and (owner.spaces is None or a.stored.namespace in owner.spaces))
+        return [Forgotten(store=f"archive (in memory) {self.path}", removed=removed,
+                          detail=ForgetScope.kept_note(kept))]
+
+    def _visible(self, scope: Scope) -> list[_Archived]:
+        with self._data.lock:
+            return [a for a in self._data.messages.values()
+                    if scope.sees(a.stored.namespace, a.stored.session_id, a.stored.user_id)]
+
+    def search(self, text: str, scope: Scope, *, limit: int = 5) -> list[ArchiveHit]:
+        phrases, short = archive_text.phrases(searchable(text))
+        if not phrases and not short:
+            return []
+        visible = self._visible(scope)
+        if phrases:
+            found = self._ranked([_folded(p) for p in phrases], visible)
+        else:  # only terms too short for an index of three-character pieces: every one, newest first
+            folded = [_folded(s) for s in short]
+            found = [(a, a.text[:160]) for a in sorted(visible, key=lambda a: -a.stored.id)
+                     if all(s in a.folded for s in folded)]
+        return [ArchiveHit(a.stored.id, a.stored.session_id, a.stored.compaction_id, a.stored.role, a.created,
+                           from_stored(snippet), a.stored.namespace) for a, snippet in found[:limit]]
+
+    def _ranked(self, phrases: list[str], visible: list[_Archived]) -> list[tuple[_Archived, str]]:
+        """The visible messages matching a phrase, best first by BM25 over every message (FTS5's
+        statistics), with their snippets."""
+        with self._data.lock:
+            everything = list(self._data.messages.values())
+        lengths = {id(a): max(len(a.folded) - 2, 0) for a in everything}  # an index of 3-character pieces
+        average = sum(lengths.values()) / len(everything)
+        counts = [sum(1 for a in everything if phrase in a.folded) for phrase in phrases]
+        scored = []
+        for archived in visible:
+            frequencies = [_count(archived.folded, phrase) for phrase in phrases]
+            if any(frequencies):
+                score = bm25(frequencies, counts, len(everything), lengths[id(archived)], average)
+                scored.append((-score, -archived.stored.id, archived))
+        scored.sort(key=lambda item: item[:2])
+        return [(archived, _snippet(archived.text, phrases)) for *_, archived in scored]
+
+    @staticmethod
+    def _order(archived: _Archived) -> tuple[str, str, int]:
+        """Archive order: by namespace, session (compared as a store compares their stored form), seq."""
+        stored = archived.stored
+        return to_stored(stored.namespace), to_stored(stored.session_id), stored.seq
+
+    def get(self, ids: Sequence[int], scope: Scope) -> list[Stored]:
+        wanted = set(ids)
+        return [a.stored for a in sorted((a for a in self._visible(scope) if a.stored.id in wanted), key=self._order)]
+
+    def partners(self, stored: Stored, scope: Scope) -> list[Stored]:
+        message = stored.message
+        if not message.get("tool_calls") and not message.get("tool_call_id"):
+            return []
+        same = [a for a in self._visible(scope) if _pair(message, a.stored.message)
+                and (a.stored.namespace, a.stored.session_id) == (stored.namespace, stored.session_id)]
+        return [a.stored for a in sorted(same, key=self._order)]
+
+    def stats(self) -> dict[str, Any]:
+        data = self._data
+        with data.lock:
+            owners = list(data.compactions.values())
+            created = [a.created for a in data.messages.values()]
+            messages = len(data.messages)
+        return {"path": str(self.path), "compactions": len(owners), "messages": messages,
+                "sessions": len({(ns, session) for ns, session, _, _ in owners}),
+                "users": len({(ns, user) for ns, _, user, _ in owners}),
+                "namespaces": len({ns for ns, *_ in owners}), "oldest": min(created, default=None),
+                "newest": max(created, default=None), "bytes": self.size_bytes(), "spooled": False,
+                "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}

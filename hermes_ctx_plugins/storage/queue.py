@@ -1,0 +1,508 @@
+"""One durable write-behind queue, for every provider that writes behind a turn.
+
+``put`` appends the record — one line — to this process's *segment* file in the queue folder
+(``<time>-<pid>-<random>.seg``, held with ``flock`` for as long as the queue runs) and returns; one
+writer thread applies the records in order, in batches of at most ``batch_size`` records and
+``batch_bytes`` bytes, through the :class:`Sink` its :class:`Consumer` opens. The sink records how far
+each segment is applied — its *progress*, a byte offset per segment name — in the same transaction
+as the records when it has transactions (ctx-local's store), else in a small file beside the segment
+(:class:`~hermes_ctx_plugins.storage.segments.ProgressFiles`). So:
+
+* an accepted record survives the process being killed: it is in the file before ``put`` returns
+  (with ``fsync``, forced to the disk as well: it survives a power cut too);
+* a queue that starts — and, while idle, every :data:`RESCAN_SECONDS` — takes over what other queues
+  left: the segments no process holds (their queue stopped before applying everything, or died),
+  from their progress on, and the *backlog* file into which a stopping queue with a ``backlog`` hands
+  what it could not apply. Their records are appended to its own segment, then the file is deleted,
+  so each process works through one log;
+* a failure is classified by the consumer (:class:`Failure`): an outage of the target keeps
+  everything queued and retries with back-off for as long as it takes; a record failing by itself is
+  retried up to ``max_retries`` times, a rejected one (or a line that cannot be decoded) not at all,
+  and is then *quarantined*: the sink keeps or reports it and the progress moves past it, so it is
+  never in the way of the records after it;
+* a fully applied segment is retired (deleted, then its progress) once it reaches ``rotate_bytes``
+  and at a clean stop, so files never grow without end;
+* ``limit`` bounds the backlog: a full queue drops its oldest records that are not being applied;
+* :meth:`DurableQueue.forget` takes the records a predicate selects out of this process's queue (its
+  segment is rewritten with the rest), and :func:`forget_left` out of the files stopped queues left.
+  Rewritten, not marked with a tombstone: a tombstone would leave the user's text on disk, and a
+  queue taking the file over after a crash would have to find and honour it.
+
+Delivery is exactly once when the sink records progress with what it applies, and at least once
+otherwise: a crash between applying a record and recording the progress applies it again at replay,
+as does a crash in the instant between writing a file's records elsewhere (a takeover, a rewrite,
+a hand-over) and deleting the file. Order is kept within a process; records taken over follow the
+ones the process queued before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Generic, TypeVar, cast
+
+from ..errors import HermesCtxError
+from .applying import BatchApplier, Consumer, Failure, Item, QueueStats, Sink
+from .files import locked
+from .segments import (
+    SUFFIX,
+    ProgressFiles,
+    Segment,
+    SegmentState,
+    claim,
+    create_segment,
+    entries,
+    file_entries,
+    forget_left,
+    inspect,
+    left_behind,
+    read_lines,
+    retire,
+    sweep_creations,
+    write_all,
+)
+
+__all__ = ["BATCH_BYTES", "RESCAN_SECONDS", "SUFFIX", "Consumer", "DurableQueue", "Failure", "ProgressFiles",
+           "QueueClosedError", "QueueStats", "SegmentState", "Sink", "forget_left", "inspect", "left_behind",
+           "read_lines"]
+
+log = logging.getLogger("hermes_ctx_plugins.storage.queue")
+
+T = TypeVar("T")
+
+#: how often an idle writer looks again for what queues that stopped left
+RESCAN_SECONDS = 60.0
+#: queued bytes per batch, besides ``batch_size`` records: a sink with a write lock (a database)
+#: holds it for a bounded time, so another process's write waits at most that long
+BATCH_BYTES = 1 << 20
+#: a record to append: its line, the record itself when known, why it cannot be applied when known
+_Entry = tuple[bytes, T | None, Exception | None]
+
+
+class QueueClosedError(HermesCtxError, RuntimeError):
+    """The queue is not running; nothing can be put into it."""
+
+
+class _Stopped(Exception):
+    """The stop deadline passed while the writer was waiting to retry."""
+
+
+class DurableQueue(Generic[T]):
+    """A durable, crash-safe, multi-process write-behind queue (see the module docs).
+
+    :param directory: the queue folder (segments, and progress files when the sink keeps them there)
+    :param backlog: the file a stopping queue hands what it could not apply to (None: its segment
+        stays as it is, for the next queue to take over)
+    :param stats: counters to add to (a fresh :class:`QueueStats` by default)
+    """
+
+    def __init__(self, directory: Path, consumer: Consumer[T], *, batch_size: int = 1024,
+                 batch_bytes: int = BATCH_BYTES, max_retries: int = 5, fsync: bool = False,
+                 rotate_bytes: int = 8 << 20, limit: int | None = None, backlog: Path | None = None,
+                 stats: QueueStats | None = None) -> None:
+        self.directory = directory
+        self.consumer = consumer
+        self.batch_size = batch_size
+        self.batch_bytes = batch_bytes
+        self.fsync = fsync
+        self.rotate_bytes = rotate_bytes
+        self.limit = limit
+        self.backlog = backlog
+        self.stats = stats if stats is not None else QueueStats()
+        #: the last failure of the target, or ``""`` while it works
+        self.last_error = ""
+        self._applier = BatchApplier(consumer, self.stats, max_retries=max_retries, pause=self._pause)
+        self._cond = threading.Condition()
+        self._pending: deque[Item[T]] = deque()
+        self._applying: tuple[Item[T], ...] = ()
+        self._segment: Segment | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping_at: float | None = None
+        self._seq = 0
+        self._scanned = False
+        self._scan_seq = 0
+        self._rescan_at = 0.0
+        self._retry_at = 0.0
+        self._full = False
+
+    # ------------------------------------------------------------------------------------ producer
+
+    def start(self) -> None:
+        """Create this process's segment and start the writer thread."""
+        self._open()
+        self._thread = threading.Thread(target=self._run, name=f"{self.consumer.name}-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, record: T) -> None:
+        """Append ``record`` durably and return; the writer applies it soon after.
+
+        :raises QueueClosedError: the queue is not running
+        """
+        line = self.consumer.encode(record) + b"\n"
+        with self._cond:
+            self._append([(line, record, None)])
+            overflowed = self._trim()
+        if overflowed:
+            self.consumer.overflowed()
+
+    @property
+    def pending(self) -> int:
+        """Records of this queue not yet applied (nor quarantined, dropped or forgotten); once closed,
+        those it left for the next queue."""
+        return len(self._pending)
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until everything put so far, and what the queue took over, is applied; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            target = self._seq
+            while not (self._scanned and (not self._pending or self._pending[0].seq > max(target, self._scan_seq))):
+                left = deadline - time.monotonic()
+                if left <= 0 or self._segment is None or self._thread is None or not self._thread.is_alive():
+                    return self._segment is None and not self._pending
+                self._cond.wait(left)
+        return True
+
+    def close(self, timeout: float, *, grace: float = 5.0) -> bool:
+        """Apply for at most ``timeout`` seconds, stop the writer, release the segment; whether
+        everything was applied. What was not is handed to the backlog, or stays in the segment; the
+        next queue to start takes it over.
+
+        :param grace: how much longer a sink call in progress may take (a database's busy timeout);
+            after that the writer is left to finish on its own and this thread takes its last step
+        """
+        with self._cond:
+            if self._segment is None:
+                return not self._pending
+            self._stopping_at = time.monotonic() + timeout
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout + grace)
+        self._finish(None)  # does nothing once the writer has taken this step itself
+        with self._cond:
+            return not self._pending
+
+    def restart(self, timeout: float, sink: Sink[T] | None = None) -> bool:
+        """Wait until everything put so far is applied, then go on in a fresh segment and delete the
+        old one, so no record lingers in a file once applied (forgetting a user needs that); False
+        when it could not within ``timeout`` or the queue is closing. ``sink``, if given, forgets
+        the old segment's progress now (else the next scan does)."""
+        if not self.flush(timeout):
+            return False
+        with self._cond:
+            if self._segment is None or self._stopping_at is not None:
+                return False
+            old = self._swap()
+        if sink is not None:
+            sink.drop_progress([old])
+        return True
+
+    def forget(self, match: Callable[[T], bool], *, wait: float) -> int:
+        """Take every queued record ``match`` selects (and any that cannot be decoded, which would
+        only be quarantined) out of this queue, and replace its segment by one holding only the
+        records still queued (applied ones are in it too); how many were taken out. A selected
+        record already being applied is waited for (at most ``wait`` seconds), so it cannot reach
+        the target after the caller deleted its copy there."""
+        with self._cond:
+            kept = deque(item for item in self._pending if not self._selected(item, match))
+            removed = len(self._pending) - len(kept)
+            self._pending = kept
+            self._full = self._full and bool(kept)
+            if self._segment is not None and self._segment.size:  # applied records are in it too
+                self._swap()
+            self._cond.notify_all()
+            deadline = time.monotonic() + wait
+            while any(self._selected(item, match) for item in self._applying):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+        return removed
+
+    def _selected(self, item: Item[T], match: Callable[[T], bool]) -> bool:
+        return not item.decoded(self.consumer) or match(cast(T, item.value))
+
+    def replay(self, sink: Sink[T]) -> None:
+        """Take over what stopped queues left and apply it now, in the calling thread, through
+        ``sink`` (for a queue that is not started: forgetting a user needs every record stored first)."""
+        self._open()
+        try:
+            self._take_over(sink)
+            self._drain(sink)
+        finally:
+            self._finish(sink)
+
+    # ------------------------------------------------------------------------------------ the log
+
+    def _open(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        segment = create_segment(self.directory)
+        with self._cond:
+            self._segment = segment
+
+    def _append(self, batch: Sequence[_Entry[T]], *, sync: bool = False) -> None:
+        """Append the entries to the segment and queue them (holding the lock). A failed write is
+        cut off again, so no torn line precedes the next one."""
+        segment = self._segment
+        if segment is None or self._stopping_at is not None:
+            raise QueueClosedError(f"the {self.consumer.name} write queue is closed")
+        try:
+            write_all(segment.fd, b"".join(line for line, _, _ in batch), sync=self.fsync or sync)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(segment.fd, segment.size)
+            raise
+        for line, value, error in batch:
+            segment.size += len(line)
+            self._seq += 1
+            self._pending.append(Item(self._seq, segment.size, line, value, error))
+        self._cond.notify_all()
+
+    def _trim(self) -> bool:
+        """Drop the oldest records not being applied beyond ``limit`` (holding the lock); whether
+        this starts a spell of dropping (the consumer is told once per spell)."""
+        if self.limit is None or len(self._pending) <= self.limit:
+            return False
+        busy = {id(item) for item in self._applying}
+        excess = len(self._pending) - self.limit
+        kept: deque[Item[T]] = deque()
+        dropped = 0
+        for item in self._pending:
+            if dropped < excess and id(item) not in busy:
+                dropped += 1
+            else:
+                kept.append(item)
+        self._pending = kept
+        self.stats.add(dropped=dropped)
+        first, self._full = not self._full, True
+        return first
+
+    def _swap(self) -> str:
+        """Go on in a fresh segment holding the records still queued and delete the old one (holding
+        the lock); the old one's name. A batch being applied keeps its old offsets: its progress
+        goes to the old name, which the next scan forgets."""
+        old = cast(Segment, self._segment)
+        new = create_segment(self.directory)
+        data = b"".join(item.line for item in self._pending)
+        try:
+            if data:
+                write_all(new.fd, data, sync=True)
+        except BaseException:
+            new.path.unlink(missing_ok=True)
+            os.close(new.fd)
+            raise
+        for item in self._pending:
+            new.size += len(item.line)
+            item.end = new.size
+        self._segment = new
+        old.path.unlink(missing_ok=True)
+        os.close(old.fd)
+        return old.name
+
+    # ------------------------------------------------------------------------------------ the writer
+
+    def _run(self) -> None:
+        sink: Sink[T] | None = None
+        failures = 0
+        try:
+            while self._wait_for_work():
+                try:
+                    if sink is None:
+                        sink = self.consumer.open()
+                    if not self._scanned:
+                        self._take_over(sink)
+                    self._drain(sink)
+                    self._rotate(sink)
+                except _Stopped:
+                    break
+                except Exception as exc:
+                    failures += 1
+                    self._failed(exc, failures)
+                    if sink is not None:  # opened again: the target may be replaced or repaired meanwhile
+                        _close(sink)
+                        sink = None
+                else:
+                    if failures:
+                        self.last_error = ""
+                        self.consumer.failing(None)
+                    failures = 0
+            self._finish(sink)
+        finally:
+            if sink is not None:
+                _close(sink)
+
+    def _wait_for_work(self) -> bool:
+        """Block until there is something to do (True) or the writer should stop (False)."""
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                # Stopping: when all is applied, past the deadline, or at once while the target fails
+                # (waiting would not help; what is queued is safe for the next queue to take over).
+                if self._stopping_at is not None and (now >= self._stopping_at or not self._pending
+                                                      or self.last_error):
+                    return False
+                wake = [self._stopping_at] if self._stopping_at is not None else []
+                if now < self._retry_at:
+                    self._cond.wait(min([self._retry_at, *wake]) - now)
+                    continue
+                if self._scanned and now >= self._rescan_at:
+                    self._scanned = False
+                if self._pending or not self._scanned:
+                    return True
+                self._cond.wait(min([self._rescan_at, *wake]) - now)
+
+    def _failed(self, exc: Exception, failures: int) -> None:
+        message = f"{type(exc).__name__}: {exc}"
+        if message != self.last_error:
+            self.consumer.failing(exc)
+        self.last_error = message
+        with self._cond:
+            self._retry_at = time.monotonic() + self.consumer.retry_delay(exc, failures)
+
+    def _past_deadline(self) -> bool:
+        return self._stopping_at is not None and time.monotonic() >= self._stopping_at
+
+    def _pause(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        with self._cond:
+            while (left := end - time.monotonic()) > 0:
+                if self._past_deadline():
+                    raise _Stopped
+                self._cond.wait(left)
+
+    def _drain(self, sink: Sink[T]) -> None:
+        while not self._past_deadline():
+            with self._cond:
+                batch = _batch(self._pending, self.batch_size, self.batch_bytes)
+                if not batch or self._segment is None:
+                    return
+                name, ends = self._segment.name, [item.end for item in batch]
+                self._applying = tuple(batch)
+            try:
+                self._applier.apply(sink, name, batch, ends)
+            finally:
+                with self._cond:
+                    self._applying = ()
+                    self._cond.notify_all()  # forget() may wait for this batch
+            with self._cond:
+                for item in batch:  # forget() may have taken some out meanwhile; the rest lead the queue
+                    if self._pending and self._pending[0] is item:
+                        self._pending.popleft()
+                self._full = self._full and bool(self._pending)
+                self._cond.notify_all()
+
+    def _rotate(self, sink: Sink[T]) -> None:
+        """Start a fresh segment once ours is big and fully applied, so files never grow without end."""
+        with self._cond:
+            segment = self._segment
+            if (segment is None or self._pending or segment.size < self.rotate_bytes
+                    or self._stopping_at is not None):
+                return
+            old = self._swap()
+        sink.drop_progress([old])
+
+    def _finish(self, sink: Sink[T] | None) -> None:
+        """The writer's last step (close()'s, when the writer is stuck): release the segment —
+        deleted when all was applied, else handed to the backlog, or left for the next queue."""
+        with self._cond:
+            segment, self._segment = self._segment, None
+            leftover = [item.line for item in self._pending]
+        if segment is None:
+            return
+        try:
+            if leftover and self.backlog is not None:
+                self._hand_over(self.backlog, leftover)
+            if not leftover or self.backlog is not None:
+                retire(segment.path, sink)
+        except Exception as exc:  # what is left stays in the segment: the next queue takes it over
+            log.error("%s could not hand over %d queued records (they stay in %s): %s", self.consumer.name,
+                      len(leftover), segment.path, exc)
+        finally:
+            os.close(segment.fd)
+
+    def _hand_over(self, backlog: Path, lines: Sequence[bytes]) -> None:
+        with locked(backlog):
+            fd = os.open(backlog, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                write_all(fd, b"".join(lines), sync=True)
+            finally:
+                os.close(fd)
+        log.warning("%s: %d queued records not applied yet; kept in %s for the next start", self.consumer.name,
+                    len(lines), backlog)
+
+    # ------------------------------------------------------------------------------------ taking over
+
+    def _take_over(self, sink: Sink[T]) -> None:
+        """Append to our segment what queues that stopped left, from their progress on, and delete
+        their files."""
+        # Progress first, the listing second: a segment with progress but no file was then really
+        # deleted (files exist before their first progress), so its progress can go.
+        progress = sink.progress()
+        present = {path.name for path in self.directory.glob(f"*{SUFFIX}")}
+        sink.drop_progress([name for name in progress if name not in present])
+        sweep_creations(self.directory)
+        with self._cond:
+            own = self._segment.name if self._segment is not None else ""
+        taken = 0
+        for name in sorted(present - {own}):
+            path = self.directory / name
+            fd = claim(path)
+            if fd is None:
+                continue  # a live queue holds it
+            try:
+                taken += self._absorb(entries(fd, progress.get(name, 0)))
+                retire(path, sink)
+            finally:
+                os.close(fd)
+        if self.backlog is not None:
+            with locked(self.backlog):
+                backlog = file_entries(self.backlog)
+                if backlog is not None:
+                    taken += self._absorb(backlog)
+                    self.backlog.unlink()
+        with self._cond:
+            self._scanned = True
+            self._scan_seq = self._seq
+            self._rescan_at = time.monotonic() + RESCAN_SECONDS
+            self._cond.notify_all()
+        if taken:
+            log.warning("%s took over %d queued records left by queues that stopped", self.consumer.name, taken)
+
+    def _absorb(self, found: Sequence[tuple[int, bytes, Exception | None]]) -> int:
+        if not found:
+            return 0
+        with self._cond:
+            if self._segment is None or self._stopping_at is not None:
+                raise _Stopped  # the file stays for the next queue
+            # forced to the disk: the file they come from is deleted next
+            self._append([(line, None, error) for _, line, error in found], sync=True)
+            overflowed = self._trim()
+        if overflowed:
+            self.consumer.overflowed()
+        return len(found)
+
+
+def _batch(pending: Sequence[Item[T]] | deque[Item[T]], limit: int, max_bytes: int) -> list[Item[T]]:
+    """The first records of ``pending`` for one batch: at most ``limit`` of them, and no more than
+    ``max_bytes`` (but always one, however big)."""
+    batch: list[Item[T]] = []
+    size = 0
+    for item in pending:
+        if len(batch) == limit or (batch and size + len(item.line) > max_bytes):
+            break
+        batch.append(item)
+        size += len(item.line)
+    return batch
+
+
+def _close(sink: Sink[T]) -> None:
+    try:
+        sink.close()
+    except Exception as exc:  # closing a broken target must not stop the writer
+        log.debug("closing a queue's sink failed: %s", exc)

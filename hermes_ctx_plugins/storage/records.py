@@ -1,0 +1,333 @@
+"""The values that cross the storage seam, the same for every backend.
+
+ctx-local's memory store takes :class:`Record` s and gives back :class:`Memory`, :class:`Hit` and
+:class:`Quarantined`; the archive takes removed messages and gives back :class:`Stored` messages and
+:class:`ArchiveHit` s, always within a :class:`Scope`. Ids, namespaces and texts are any Python string
+— lone surrogates, NUL and ``""`` included — and come back exactly as they went in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import time
+from collections.abc import Callable, Collection
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..events import Message
+from ..safety import redact_secrets
+from ..scope import to_stored
+
+#: how much of each side of a search candidate a backend returns (huge turns stay in the store)
+CANDIDATE_CHARS = 8_000
+#: how far past a cut a text is redacted (an armoured private key is a few thousand characters)
+CUT_MARGIN = 8_192
+
+# the owner at the start of a queued record's JSON line: this version's order, then version 1's
+_JSON_TEXT = r'"(?:[^"\\]|\\.)*"'
+_OWNER = re.compile(rf'\{{"namespace":({_JSON_TEXT}),"user_id":({_JSON_TEXT})'
+                    rf'|\{{"key":{_JSON_TEXT},"kind":{_JSON_TEXT},"user_id":({_JSON_TEXT})')
+
+
+# -- ctx-local's memories ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    """One memory on its way into the store (what the write-behind queue carries)."""
+
+    #: the idempotency key: a record whose key is already stored is not stored again
+    key: str
+    #: ``turn`` (a user text and the assistant's answer) or ``fact`` (one remembered sentence)
+    kind: str
+    user_id: str
+    chat_id: str
+    session_id: str
+    user_text: str = ""
+    assistant_text: str = ""
+    fact_text: str = ""
+    #: ``chat``: recalled in ``chat_id`` only; ``user``: in every chat of the user
+    visibility: str = "chat"
+    source: str = "turn"
+    created_at: float = 0.0
+    #: the memory namespace of the deployment (:attr:`SessionInfo.deployment`)
+    namespace: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> Record:
+        """A record from its decoded JSON form; raises ValueError naming what is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a queued record must be a JSON object, got {type(data).__name__}")
+        try:
+            record = cls(**data)
+        except TypeError as exc:
+            raise ValueError(f"malformed queued record: {exc}") from None
+        for name in ("key", "kind", "user_id", "chat_id", "session_id", "user_text", "assistant_text",
+                     "fact_text", "visibility", "source", "namespace"):
+            if not isinstance(getattr(record, name), str):
+                raise ValueError(f"queued record field {name!r} must be text, got {getattr(record, name)!r:.40}")
+        if not isinstance(record.created_at, (int, float)) or isinstance(record.created_at, bool):
+            raise ValueError(f"queued record field 'created_at' must be a number, got {record.created_at!r:.40}")
+        record.check()
+        return record
+
+    def check(self) -> None:
+        """:raises ValueError: the kind, visibility or key is not one a store takes."""
+        if self.kind not in ("turn", "fact") or self.visibility not in ("chat", "user") or not self.key:
+            raise ValueError(f"queued record has kind {self.kind!r}, visibility {self.visibility!r}, "
+                             f"key {self.key!r}; expected turn|fact, chat|user and a key")
+
+    @property
+    def body(self) -> str:
+        """What a search looks in: the fact, or the user's text and the answer."""
+        return self.fact_text if self.kind == "fact" else f"{self.user_text}\n{self.assistant_text}"
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON form, its owner first: :func:`owner_of` reads it even from a torn line."""
+        return {"namespace": self.namespace, "user_id": self.user_id, **asdict(self)}
+
+    def redacted(self, limit: int | None = None) -> Record:
+        """This record with every secret in its texts replaced by ``[REDACTED:<kind>]`` and, given
+        a ``limit``, each text longer than that cut to it (see :func:`stored_text`)."""
+        return dataclasses.replace(self, user_text=stored_text(self.user_text, limit),
+                                   assistant_text=stored_text(self.assistant_text, limit),
+                                   fact_text=stored_text(self.fact_text, limit))
+
+
+def stored_text(text: str, limit: int | None = None) -> str:
+    """``text`` as it may touch the disk: every secret replaced by ``[REDACTED:<kind>]`` and, when
+    it is longer than ``limit`` characters, cut to that with a note saying so.
+
+    Only what is kept is redacted, so a huge paste costs no more than ``limit`` characters' worth —
+    plus :data:`CUT_MARGIN` past the cut, so a secret the cut runs through is still seen whole (a
+    secret cut first could be a piece no rule recognises) and replaced.
+    """
+    if limit is None or len(text) <= limit:
+        return redact_secrets(text)
+    kept = redact_secrets(text[:limit + CUT_MARGIN])[:limit]
+    return f"{kept}\n[… {len(text) - limit:,} more characters not stored]"
+
+
+def owner_of(line: str) -> tuple[str, str] | None:
+    """``(namespace, user_id)`` of a queued record's JSON line, read from its start — so a line a
+    crash cut short, or one undecodable further on, is still attributed; None if it names none."""
+    match = _OWNER.match(line)
+    if match is None:
+        return None
+    try:
+        if match[1] is not None:
+            return json.loads(match[1]), json.loads(match[2])
+        return "", json.loads(match[3])  # version 1 had no namespaces
+    except ValueError:
+        return None
+
+
+def json_text(data: Any, **options: Any) -> str:
+    """``data`` as JSON that always encodes to UTF-8 and decodes to exactly ``data``: non-ASCII
+    stays readable, unless a lone surrogate (which UTF-8 cannot carry) makes it ``\\u`` escapes."""
+    text = json.dumps(data, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(data, **options)
+    return text
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A stored memory (texts may be cut to :data:`CANDIDATE_CHARS` when read as a search candidate)."""
+
+    #: given by the store: a positive integer of at most 63 bits, one memory's alone while it is stored
+    id: int
+    key: str
+    kind: str
+    namespace: str
+    user_id: str
+    chat_id: str
+    session_id: str
+    visibility: str
+    user_text: str
+    assistant_text: str
+    fact_text: str
+    source: str
+    created_at: float
+
+    @property
+    def text(self) -> str:
+        if self.kind == "fact":
+            return self.fact_text
+        return f"User: {self.user_text}\nAssistant: {self.assistant_text}"
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created_at))
+        return data
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A search candidate: the memory and its BM25 relevance (higher is better)."""
+
+    memory: Memory
+    relevance: float
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A queued record that kept failing, kept with its error instead of being dropped."""
+
+    id: int
+    segment: str
+    offset: int
+    #: the queued line as it was (redacted)
+    record: str
+    error: str
+    attempts: int
+    quarantined_at: float
+    #: whose it is, when that can be read from the record (None: unknown)
+    namespace: str | None
+    user_id: str | None
+
+
+# -- the archive -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose archive a search or an expansion may see: always one deployment namespace's."""
+
+    session_id: str
+    #: ``None`` = any user of the session (the command line only)
+    user_id: str | None = ""
+    #: every session of ``user_id`` instead of just ``session_id`` (needs a user id)
+    all_sessions: bool = False
+    #: the whole archive, every namespace: for its owner at the command line, never for a model
+    everything: bool = False
+    #: the deployment namespace (:attr:`SessionInfo.deployment <hermes_ctx_plugins.events.SessionInfo>`)
+    namespace: str = ""
+
+    def sees(self, namespace: str, session_id: str, user_id: str) -> bool:
+        """Whether a message archived for this owner is inside the scope."""
+        if self.everything:
+            return True
+        if namespace != self.namespace:
+            return False
+        if self.all_sessions and self.user_id:
+            return user_id == self.user_id
+        if session_id != self.session_id:
+            return False
+        # Rows archived before the host learnt the session's user carry an empty user id; they
+        # belong to this session all the same (a session is one conversation).
+        return self.user_id is None or user_id in (self.user_id, "")
+
+
+@dataclass(frozen=True)
+class ArchiveHit:
+    """A search result: which message, and a snippet with the matches between ``«`` and ``»``."""
+
+    id: int
+    session_id: str
+    compaction_id: int
+    role: str
+    created: float
+    snippet: str
+    namespace: str
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One archived message as it was (secrets redacted)."""
+
+    #: given by the store: a positive integer of at most 63 bits, increasing in archive order
+    id: int
+    session_id: str
+    user_id: str
+    namespace: str
+    compaction_id: int
+    #: its place in its session's archive (1, 2, ...; later compactions continue the count)
+    seq: int
+    role: str
+    message: Message
+
+
+class ForgetScope:
+    """Whose archived messages forgetting a user removes: their own in the namespaces asked, and
+    those with an empty user id in a session where the user's own are (ids in one written form)."""
+
+    def __init__(self, user: str, spaces: set[str] | None) -> None:
+        self.user = user
+        self.spaces = spaces
+        #: (namespace, session) pairs in which the user's own messages are archived or waiting
+        self.sessions: set[tuple[str, str]] = set()
+
+    @classmethod
+    def of(cls, user_id: str, namespaces: Collection[str] | None, *,
+           written: Callable[[str], str] = str) -> ForgetScope:
+        """Forgetting ``user_id`` in ``namespaces`` (``None``: all), ids compared as ``written``
+        (the form the store keeps them in). :raises TypeError: ``namespaces`` is a lone string."""
+        if isinstance(namespaces, str):
+            raise TypeError(f"namespaces must be a collection of namespace names or None (every namespace), "
+                            f"got the string {namespaces!r}; pass [{namespaces!r}]")
+        return cls(written(user_id), None if namespaces is None else {written(n) for n in namespaces})
+
+    def spoke_in(self, namespace: str, user: str) -> bool:
+        """Whether a message of ``user`` in ``namespace`` is the user's own."""
+        return user == self.user and (self.spaces is None or namespace in self.spaces)
+
+    def owns(self, namespace: str, session: str, user: str) -> bool:
+        """Whether a message is the user's: their own, or unattributed in one of their sessions."""
+        return self.spoke_in(namespace, user) or (user == "" and (namespace, session) in self.sessions)
+
+    @staticmethod
+    def kept_note(unattributed: int) -> str:
+        """What a report says of the messages with an empty user id that forgetting kept."""
+        if not unattributed:
+            return ""
+        return (f"{unattributed} messages archived before their session's user was known, in sessions without any "
+                "of this user's messages, cannot be attributed and were kept")
+
+
+def message_text(message: Message) -> str:
+    """What a message says, as searchable text: content, tool calls (name and arguments)."""
+    parts = []
+    content = message.get("content")
+    if isinstance(content, str):
+        parts.append(content)
+    elif isinstance(content, list):
+        parts += [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            parts.append(f"{function.get('name', '')}({function.get('arguments', '')})")
+    return "\n".join(parts)
+
+
+def searchable(text: str) -> str:
+    """``text`` as an archive search sees it, on both sides — what is searched and what is asked:
+    in stored form, and with each NUL character (at which SQLite's index stops reading) a space."""
+    return to_stored(text).replace("\x00", " ")
+
+
+def call_ids(message: Message) -> list[str]:
+    """The ids of the tool calls ``message`` makes."""
+    ids = [c.get("id") for c in message.get("tool_calls") or () if isinstance(c, dict)]
+    return [i for i in ids if isinstance(i, str)]
+
+
+def redacted_message(message: Message) -> Message:
+    """A JSON-safe copy of ``message`` with secrets redacted from every string in it."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact_secrets(value)
+        if isinstance(value, dict):
+            return {str(k): walk(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [walk(v) for v in value]
+        if value is None or isinstance(value, (int, float, bool)):
+            return value
+        return str(value)
+
+    return walk(message)  # type: ignore[no-any-return]

@@ -1,0 +1,149 @@
+"""The layout of the archive's SQLite file, how a connection is set up, and the migration from the
+first layout.
+
+Each compaction is a row in ``compactions``; each removed message a row in ``messages`` with its
+session, user, order, role, tool-call pairing and the compaction that removed it. An FTS5 index with
+the trigram tokenizer makes any substring of three characters or more searchable — exact identifiers
+(a SHA prefix, a path fragment) and Chinese alike. Ids and text are written in *stored* form
+(:func:`~hermes_ctx_plugins.scope.to_stored`), so any string round-trips exactly and two different
+ids never compare equal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+from ...scope import to_stored
+from ..base import ArchiveError
+
+#: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text)
+SCHEMA_VERSION = 2
+
+# ``namespace`` comes last so a migrated file and a new one have the same columns in the same order
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS compactions (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        created REAL NOT NULL,
+        removed INTEGER NOT NULL,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        namespace TEXT NOT NULL DEFAULT ''
+    )""",
+    """CREATE TABLE IF NOT EXISTS messages (
+        id INTEGER PRIMARY KEY,
+        compaction_id INTEGER NOT NULL REFERENCES compactions(id) ON DELETE CASCADE,
+        session_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL DEFAULT '',
+        call_ids TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL,
+        message TEXT NOT NULL,
+        created REAL NOT NULL,
+        namespace TEXT NOT NULL DEFAULT ''
+    )""",
+    "CREATE INDEX IF NOT EXISTS messages_scoped_session ON messages(namespace, session_id, seq)",
+    "CREATE INDEX IF NOT EXISTS messages_scoped_user ON messages(namespace, user_id)",
+    "CREATE INDEX IF NOT EXISTS compactions_owner ON compactions(user_id, namespace, session_id)",
+    "CREATE INDEX IF NOT EXISTS compactions_created ON compactions(created)",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+        text, content='messages', content_rowid='id', tokenize='trigram')""",
+    """CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END""",
+)
+#: the text columns the first layout wrote raw; the current one holds them in stored form
+_RAW_COLUMNS = {"compactions": ("session_id", "user_id", "strategy"),
+                "messages": ("session_id", "user_id", "role", "tool_call_id", "call_ids", "text", "message")}
+
+
+def connect(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection to the archive at ``path`` (WAL, foreign keys on), created or brought up to date.
+
+    :raises ArchiveError: it cannot be opened, is damaged, or is of a newer layout.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise ArchiveError(f"cannot open the archive {path}: {exc}") from exc
+    try:
+        db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        if db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0 and not _has_tables(db):
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only effective before the first table
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA foreign_keys = ON")
+        _ensure_schema(db, path)
+    except sqlite3.Error as exc:
+        db.close()
+        raise ArchiveError(f"the archive {path} is not usable ({exc}); move it away to start a new "
+                           "one, or repair it with `sqlite3 <file> .recover`") from exc
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _has_tables(db: sqlite3.Connection) -> bool:
+    return bool(db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0] > 0)
+
+
+def _ensure_schema(db: sqlite3.Connection, path: Path) -> None:
+    """Create the tables, or bring a file of the first layout up to date (once: whichever process
+    takes the write lock first migrates, the others find it done)."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise ArchiveError(f"the archive {path} has layout {version}, newer than this hermes-ctx-plugins "
+                           f"reads (up to {SCHEMA_VERSION}); upgrade hermes-ctx-plugins, or set "
+                           "ctx_plugins.archive.path to another file")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION and _has_tables(db):
+            _migrate_first_layout(db)
+        for statement in _SCHEMA:
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
+
+
+def _migrate_first_layout(db: sqlite3.Connection) -> None:
+    """The first layout (``user_version`` 0) to the current one, inside the caller's transaction.
+
+    Every existing row is the top level's (namespace ``''``), and the text columns are rewritten
+    in stored form. The first layout could not hold a lone surrogate at all (the insert failed),
+    so only ``\\`` changes, and only rows containing one are touched; the full-text index is
+    rebuilt if any searchable text did.
+    """
+    db.create_function("to_stored", 1, to_stored, deterministic=True)
+    text_changed = 0
+    for table, columns in _RAW_COLUMNS.items():
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if not present:
+            continue
+        if "namespace" not in present:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN namespace TEXT NOT NULL DEFAULT ''")
+        for column in columns:
+            changed = db.execute(f"UPDATE {table} SET {column} = to_stored({column}) "
+                                 f"WHERE instr({column}, '\\') > 0").rowcount
+            text_changed += changed if (table, column) == ("messages", "text") else 0
+    db.execute("DROP INDEX IF EXISTS messages_session")  # replaced by the namespaced indexes
+    db.execute("DROP INDEX IF EXISTS messages_user")
+    fts = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts'").fetchone()
+    if text_changed and fts:
+        db.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")

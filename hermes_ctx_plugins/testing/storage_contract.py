@@ -1,0 +1,358 @@
+"""The storage backend contract: what every backend of :mod:`hermes_ctx_plugins.storage` keeps.
+
+:class:`StorageContract` is a pytest test class; subclass it once per backend and give it two
+fixtures, each returning a function that opens a new connection to one empty store of this test
+(every call the same store, as two processes open one database)::
+
+    # tests/test_postgres_backend.py
+    import pytest
+    from hermes_ctx_plugins.storage.postgres import PostgresArchive, PostgresMemory
+    from hermes_ctx_plugins.testing.storage_contract import StorageContract, opened
+
+
+    class TestPostgres(StorageContract):
+        @pytest.fixture
+        def open_memory(self, database):           # database: your fixture, an empty schema
+            yield from opened(lambda: PostgresMemory(database))   # closes what it opened afterwards
+
+        @pytest.fixture
+        def open_archive(self, database):
+            yield from opened(lambda: PostgresArchive(database))
+
+Every isolation check is paired with its positive: an owner's search finds their own codeword *and*
+no other owner's, so a backend that finds nothing fails too. The contract says what the interface
+docstrings in :mod:`hermes_ctx_plugins.storage.base` promise; it does not test durability (the
+in-memory backend keeps nothing) or a backend's failure modes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from ..events import Message
+from ..storage.base import ArchiveBackend, ArchiveError, MemoryBackend
+from ..storage.records import Record, Scope
+from ..storage.text import query_terms
+
+__all__ = ["HOSTILE_IDS", "OpenArchive", "OpenMemory", "StorageContract", "opened", "record"]
+
+#: ids every store must keep apart and give back exactly: the anonymous user, near-misses of
+#: "alice", lone surrogates, NUL, an escape-looking text and 10 kB
+HOSTILE_IDS = ("", "alice", "alice ", "Alice", "alice\x00", "a\x00b", "\ud800", "m\udfff", "a\\ud800", "x" * 10_000)
+
+OpenMemory = Callable[[], MemoryBackend]
+OpenArchive = Callable[[], ArchiveBackend]
+
+_keys = itertools.count(1)
+
+
+def record(text: str, *, user_id: str = "alice", chat_id: str = "c1", namespace: str = "", kind: str = "fact",
+           visibility: str = "chat", session_id: str = "s1", key: str = "") -> Record:
+    """A record of ``text`` (a fact, or a turn whose user said it) for the owner given."""
+    texts = {"fact_text": text} if kind == "fact" else {"user_text": text, "assistant_text": "noted"}
+    return Record(key=key or f"k{next(_keys)}", kind=kind, namespace=namespace, user_id=user_id, chat_id=chat_id,
+                  session_id=session_id, visibility=visibility, created_at=1_700_000_000.0, **texts)
+
+
+def found(store: MemoryBackend, text: str, *, user_id: str = "alice", chat_id: str = "c1", namespace: str = "",
+          share_across_chats: bool = False, limit: int = 20) -> list[str]:
+    """The facts and user texts a search for ``text`` returns to that owner, best first."""
+    hits = store.search(query_terms(text), namespace=namespace, user_id=user_id, chat_id=chat_id,
+                        share_across_chats=share_across_chats, limit=limit)
+    return [hit.memory.fact_text or hit.memory.user_text for hit in hits]
+
+
+def said(text: str, role: str = "user", **extra: Any) -> Message:
+    return {"role": role, "content": text, **extra}
+
+
+class StorageContract:
+    """Tests every storage backend must pass (see the module docs for how to use it)."""
+
+    @pytest.fixture
+    def open_memory(self) -> OpenMemory:
+        """Opens a connection to this test's empty memory store; the subclass defines it."""
+        pytest.fail(f"{type(self).__name__} must define the fixture `open_memory` (see storage_contract)")
+
+    @pytest.fixture
+    def open_archive(self) -> OpenArchive:
+        """Opens a connection to this test's empty archive; the subclass defines it."""
+        pytest.fail(f"{type(self).__name__} must define the fixture `open_archive` (see storage_contract)")
+
+    @pytest.fixture
+    def memory(self, open_memory: OpenMemory) -> MemoryBackend:
+        return open_memory()
+
+    @pytest.fixture
+    def archive(self, open_archive: OpenArchive) -> ArchiveBackend:
+        return open_archive()
+
+    # -- the memory store: ids, scopes, namespaces -------------------------------------------------
+
+    @pytest.mark.parametrize("hostile", HOSTILE_IDS, ids=lambda i: repr(i[:12]) + (f"…{len(i)}" if len(i) > 12 else ""))
+    def test_any_id_is_kept_exactly_and_apart(self, memory: MemoryBackend, hostile: str) -> None:
+        memory.write([record("kumquat codeword1", user_id=hostile, chat_id=hostile, namespace=hostile,
+                             session_id=hostile, key=hostile or "empty")])
+        memory.write([record("kumquat codeword2", user_id="alice", chat_id="c1", namespace="")])
+        [mine] = memory.memories(namespace=hostile, user_id=hostile)
+        assert (mine.namespace, mine.user_id, mine.chat_id, mine.session_id, mine.key) == (
+            hostile, hostile, hostile, hostile, hostile or "empty")
+        assert memory.get([mine.id]) == [mine]
+        assert found(memory, "kumquat", user_id=hostile, chat_id=hostile, namespace=hostile) == ["kumquat codeword1"]
+        if hostile != "alice":
+            assert found(memory, "kumquat") == ["kumquat codeword2"]
+        assert (hostile, hostile) in memory.scopes(hostile)
+
+    def test_a_search_sees_its_owner_and_chat_only(self, memory: MemoryBackend) -> None:
+        owners = [("", "alice", "c1"), ("", "alice", "c2"), ("", "bob", "c1"), ("other", "alice", "c1"),
+                  ("", "", "c1"), ("", "alice ", "c1")]
+        for n, (namespace, user, chat) in enumerate(owners):
+            memory.write([record(f"walrus code{n}word", namespace=namespace, user_id=user, chat_id=chat)])
+        memory.write([record("walrus profilefact", user_id="alice", chat_id="c2", visibility="user")])
+        for n, (namespace, user, chat) in enumerate(owners):
+            seen = found(memory, "walrus", namespace=namespace, user_id=user, chat_id=chat)
+            profile = {"walrus profilefact"} if (namespace, user) == ("", "alice") else set()
+            assert set(seen) == {f"walrus code{n}word", *profile}, (namespace, user, chat)
+        across = found(memory, "walrus", user_id="alice", chat_id="c1", share_across_chats=True)
+        assert set(across) == {"walrus code0word", "walrus code1word", "walrus profilefact"}
+
+    def test_namespaces_are_apart_for_every_read_and_delete(self, memory: MemoryBackend) -> None:
+        memory.write([record("otter blue", namespace="blue"), record("otter green", namespace="green")])
+        assert [m.fact_text for m in memory.memories(namespace="blue")] == ["otter blue"]
+        assert memory.stats("blue")["facts"] == 1 and memory.stats()["facts"] == 2
+        assert memory.forget_where(namespace="blue", user_id="alice") == 1
+        assert found(memory, "otter", namespace="green") == ["otter green"]
+        assert found(memory, "otter", namespace="blue") == []
+
+    # -- writing -------------------------------------------------------------------------------------
+
+    def test_a_write_is_idempotent_by_key(self, memory: MemoryBackend) -> None:
+        first = record("heron first", key="turn:1")
+        assert memory.write([first, record("heron again", key="turn:1")]) == 1
+        assert memory.write([record("heron later", key="turn:1")]) == 0
+        assert [m.fact_text for m in memory.memories()] == ["heron first"]
+        assert memory.add(record("heron added", key="turn:1")).fact_text == "heron first"
+        added = memory.add(record("heron new", key="fact:2"))
+        assert memory.get([added.id]) == [added] and added.fact_text == "heron new"
+
+    def test_progress_is_written_with_the_rows_or_not_at_all(self, memory: MemoryBackend) -> None:
+        assert memory.write([record("ibis one")], segment="seg-1", offset=40) == 1
+        assert memory.progress() == {"seg-1": 40}
+        with pytest.raises(ValueError, match="kind"):
+            memory.write([record("ibis two"), record("ibis bad", kind="bogus")], segment="seg-1", offset=99)
+        assert memory.progress() == {"seg-1": 40}
+        assert [m.fact_text for m in memory.memories()] == ["ibis one"]
+        memory.quarantine("seg-1", 120, '{"namespace":"ns","user_id":"carol","key":"k"', "ValueError: torn", 3)
+        memory.quarantine("seg-2", 7, "not json at all", "ValueError: undecodable", 1)
+        assert memory.progress() == {"seg-1": 120, "seg-2": 7}
+        assert [(q.namespace, q.user_id, q.attempts) for q in memory.quarantined()] == [("ns", "carol", 3),
+                                                                                         (None, None, 1)]
+        assert [q.offset for q in memory.quarantined("ns")] == [120, 7]  # unknown owners show everywhere
+        assert [q.offset for q in memory.quarantined("elsewhere")] == [7]
+        memory.drop_progress(["seg-1", "never-known"])
+        assert memory.progress() == {"seg-2": 7}
+
+    def test_a_second_connection_sees_the_first_ones_writes(self, open_memory: OpenMemory) -> None:
+        writer, reader = open_memory(), open_memory()
+        writer.write([record("jackal shared")], segment="seg", offset=5)
+        assert found(reader, "jackal") == ["jackal shared"] and reader.progress() == {"seg": 5}
+
+    # -- search ----------------------------------------------------------------------------------
+
+    def test_search_ranks_by_bm25_over_stemmed_words(self, memory: MemoryBackend) -> None:
+        memory.write([
+            record("we adopted a greyhound called Biscuit"),
+            record("the adoption papers for the greyhound are signed"),
+            record("greyhound greyhound racing is on tonight"),
+            record("a long note about the weather, the garden, the roof, the car and a greyhound somewhere"),
+            record("Café au lait every morning"),
+            record("我妹妹住在上海"),
+            *(record(f"an unrelated note number {n}") for n in range(4)),  # so that "greyhound" is not common
+        ])
+        assert set(found(memory, "adopt")) == {"we adopted a greyhound called Biscuit",
+                                               "the adoption papers for the greyhound are signed"}
+        ranked = found(memory, "greyhound")
+        assert ranked[0] == "greyhound greyhound racing is on tonight" and len(ranked) == 4
+        assert ranked[-1].startswith("a long note")
+        assert set(found(memory, "greyhound adoption")[:2]) == {"we adopted a greyhound called Biscuit",
+                                                                "the adoption papers for the greyhound are signed"}
+        assert found(memory, "cafe") == ["Café au lait every morning"]
+        assert found(memory, "妹妹住在哪里") == ["我妹妹住在上海"]
+        assert found(memory, "greyhound", limit=2) == ranked[:2]
+        hits = memory.search(query_terms("greyhound"), namespace="", user_id="alice", chat_id="c1",
+                             share_across_chats=False, limit=10)
+        assert all(hit.relevance > 0 for hit in hits)
+        assert memory.search([], namespace="", user_id="alice", chat_id="c1", share_across_chats=False,
+                             limit=10) == []
+
+    # -- forgetting ------------------------------------------------------------------------------
+
+    def test_forget_by_id_deletes_only_inside_the_scope(self, memory: MemoryBackend) -> None:
+        mine = memory.add(record("lynx mine", user_id="alice", chat_id="c1"))
+        profile = memory.add(record("lynx profile", user_id="alice", chat_id="c2", visibility="user"))
+        theirs = memory.add(record("lynx theirs", user_id="bob", chat_id="c1"))
+        assert memory.forget([theirs.id, 10**12], namespace="", user_id="alice", chat_id="c1") == []
+        assert found(memory, "lynx", user_id="bob") == ["lynx theirs"]
+        assert memory.forget([profile.id, mine.id], namespace="", user_id="alice", chat_id="c1") == sorted(
+            [mine.id, profile.id])
+        assert found(memory, "lynx", share_across_chats=True) == []
+        assert found(memory, "lynx", user_id="bob") == ["lynx theirs"]
+
+    def test_forget_where_needs_a_user_chat_or_session(self, memory: MemoryBackend) -> None:
+        memory.write([record("moose s1", session_id="s1"), record("moose s2", session_id="s2")])
+        with pytest.raises(ValueError):
+            memory.forget_where(namespace="")
+        assert memory.forget_where(session_id="s1") == 1
+        assert found(memory, "moose") == ["moose s2"]
+
+    def test_forget_user_takes_their_memories_and_quarantine_in_the_namespaces_asked(
+            self, memory: MemoryBackend) -> None:
+        memory.write([record("newt alice"), record("newt alice blue", namespace="blue"),
+                      record("newt bob", user_id="bob"), record("newt alice turn", kind="turn", chat_id="c9")])
+        memory.quarantine("seg", 1, '{"namespace":"","user_id":"alice","key":"x"', "ValueError", 1)
+        memory.quarantine("seg", 2, '{"namespace":"","user_id":"bob","key":"y"', "ValueError", 1)
+        assert memory.forget_user("alice", []) == (0, 0)
+        assert memory.forget_user("alice", [""]) == (2, 1)
+        assert found(memory, "newt", share_across_chats=True) == []
+        assert found(memory, "newt", namespace="blue") == ["newt alice blue"]
+        assert found(memory, "newt", user_id="bob") == ["newt bob"]
+        assert [q.user_id for q in memory.quarantined()] == ["bob"]
+        assert memory.forget_user("alice") == (1, 0)
+        memory.compact()
+        assert found(memory, "newt", user_id="bob") == ["newt bob"]
+
+    def test_stats_count_what_is_stored(self, memory: MemoryBackend) -> None:
+        assert memory.stats()["turns"] == 0 and memory.stats()["oldest"] is None
+        memory.write([record("okapi", kind="turn"), record("okapi fact", chat_id="c2", session_id="s2")])
+        stats = memory.stats("")
+        assert (stats["turns"], stats["facts"], stats["scopes"], stats["sessions"]) == (1, 1, 2, 2)
+        assert stats["oldest"] == stats["newest"] == 1_700_000_000.0 and stats["bytes"] > 0
+
+    # -- the archive -------------------------------------------------------------------------------
+
+    @pytest.mark.parametrize("hostile", HOSTILE_IDS, ids=lambda i: repr(i[:12]) + (f"…{len(i)}" if len(i) > 12 else ""))
+    def test_an_archived_message_comes_back_exactly_to_its_scope_only(self, archive: ArchiveBackend,
+                                                                     hostile: str) -> None:
+        message = said(f"the build failed with ECONNREFUSED {hostile!r}", name=hostile)
+        [ident] = archive.record(session_id=hostile, user_id=hostile, namespace=hostile, strategy="window",
+                                 removed=[(3, message)])
+        archive.record(session_id="s", user_id="bob", namespace="", strategy="window",
+                       removed=[(0, said("ECONNREFUSED for bob"))])
+        scope = Scope(session_id=hostile, user_id=hostile, namespace=hostile)
+        [stored] = archive.get([ident], scope)
+        assert (stored.session_id, stored.user_id, stored.namespace, stored.message) == (
+            hostile, hostile, hostile, message)
+        assert [hit.id for hit in archive.search("econnref", scope)] == [ident]
+        others = Scope(session_id="s", user_id="bob")
+        assert archive.get([ident], others) == []
+        assert [hit.session_id for hit in archive.search("ECONNREFUSED", others)] == ["s"]
+
+    def test_scopes_see_a_session_a_users_sessions_or_everything(self, archive: ArchiveBackend) -> None:
+        def put(session: str, user: str, namespace: str = "") -> int:
+            return archive.record(session_id=session, user_id=user, namespace=namespace, strategy="prune",
+                                  removed=[(0, said(f"quokka from {session} {user} {namespace}"))])[0]
+
+        ids = [put("s1", "alice"), put("s2", "alice"), put("s3", "bob"), put("s1", "alice", "blue"), put("s1", "")]
+        a1, a2, _, blue, early = ids
+
+        def seen(scope: Scope) -> set[int]:
+            return {s.id for s in archive.get(ids, scope)}
+
+        assert seen(Scope(session_id="s1", user_id="alice")) == {a1, early}  # unattributed: same conversation
+        assert seen(Scope(session_id="s1", user_id="alice", all_sessions=True)) == {a1, a2}
+        assert seen(Scope(session_id="s1", user_id="alice", namespace="blue")) == {blue}
+        assert seen(Scope(session_id="s1", user_id=None)) == {a1, early}
+        assert seen(Scope(session_id="", everything=True)) == set(ids)
+        hits = archive.search("quokka", Scope(session_id="s1", user_id="alice"), limit=20)
+        assert {hit.id for hit in hits} == {a1, early}
+
+    def test_messages_keep_their_order_and_secrets_are_redacted(self, archive: ArchiveBackend) -> None:
+        secret = "sk-ant-api03-Xk29fLq81mZp0Rt7vBn3cQw5yHs6dJu4eTg2aKo9iLm1nPx8rCv0bZ"
+        first = archive.record(session_id="s", user_id="u", strategy="window",
+                               removed=[(0, said("one")), (1, said(f"my key is {secret}"))])
+        second = archive.record(session_id="s", user_id="u", strategy="window", removed=[(2, said("three"))])
+        stored = archive.get([*first, *second], Scope(session_id="s", user_id="u"))
+        assert [s.seq for s in stored] == [1, 2, 3] and [s.id for s in stored] == [*first, *second]
+        assert stored[1].message == said("my key is [REDACTED:anthropic-key]")
+
+    def test_a_tool_call_and_its_results_are_partners_by_exact_id(self, archive: ArchiveBackend) -> None:
+        call = said("", role="assistant", tool_calls=[{"id": "call_1", "type": "function",
+                                                        "function": {"name": "read", "arguments": "{}"}}])
+        ids = archive.record(session_id="s", user_id="u", strategy="prune", removed=[
+            (0, call), (1, said("result one", role="tool", tool_call_id="call_1")),
+            (2, said("result ten", role="tool", tool_call_id="call_10"))])
+        scope = Scope(session_id="s", user_id="u")
+        call_stored, result, other = archive.get(ids, scope)
+        assert [p.id for p in archive.partners(call_stored, scope)] == [result.id]
+        assert [p.id for p in archive.partners(result, scope)] == [call_stored.id]
+        assert archive.partners(other, scope) == []
+        assert archive.partners(result, Scope(session_id="s", user_id="someone else")) == []
+
+    def test_search_finds_substrings_and_ranks_phrases_first(self, archive: ArchiveBackend) -> None:
+        ids = archive.record(session_id="s", user_id="u", strategy="window", removed=[
+            (0, said("the deploy script failed")), (1, said("the script ran; deploy later")),
+            (2, said("src/app.py line 42")), (3, said("ok"))])
+        scope = Scope(session_id="s", user_id="u")
+        assert archive.search("deploy script", scope)[0].id == ids[0]
+        assert [h.id for h in archive.search("app.py", scope)] == [ids[2]]
+        assert [h.id for h in archive.search("ok", scope)] == [ids[3]]  # short terms: all must occur
+        assert archive.search("the", scope) == []  # only stop words
+        assert "«" in archive.search("deploy script", scope)[0].snippet
+
+    def test_purge_by_condition_and_never_without_one(self, archive: ArchiveBackend) -> None:
+        for session, user, namespace in (("s1", "u1", ""), ("s2", "u1", ""), ("s1", "u2", "blue")):
+            archive.record(session_id=session, user_id=user, namespace=namespace, strategy="window",
+                           removed=[(0, said(f"pelican {session}"))])
+        with pytest.raises(ArchiveError):
+            archive.purge()
+        assert archive.purge(session_id="s1", namespace="") == 1
+        assert archive.stats()["compactions"] == 2
+        assert archive.purge(user_id="u2") == 1 and archive.purge(older_than_days=0) == 1
+        assert archive.stats()["messages"] == 0
+
+    def test_forget_user_takes_their_sessions_and_keeps_everyone_else(self, archive: ArchiveBackend) -> None:
+        assert not archive.exists()
+        archive.forget_user("alice")
+        assert not archive.exists()  # forgetting created nothing
+        archive.record(session_id="s1", user_id="", strategy="w", removed=[(0, said("raven before the user"))])
+        archive.record(session_id="s1", user_id="alice", strategy="w", removed=[(1, said("raven alice"))])
+        archive.record(session_id="s2", user_id="", strategy="w", removed=[(0, said("raven nobody's"))])
+        archive.record(session_id="s3", user_id="bob", strategy="w", removed=[(0, said("raven bob"))])
+        archive.record(session_id="s1", user_id="alice", namespace="blue", strategy="w",
+                       removed=[(0, said("raven alice blue"))])
+        assert archive.exists()
+        with pytest.raises(TypeError):
+            archive.forget_user("alice", namespaces="")
+        [report] = archive.forget_user("alice", namespaces=[""])
+        assert report.removed == 2 and "1 messages" in report.detail and not report.error
+        everything = Scope(session_id="", everything=True)
+        left = archive.search("raven", everything, limit=9)
+        assert sorted(hit.snippet.replace("«", "").replace("»", "") for hit in left) == [
+            "raven alice blue", "raven bob", "raven nobody's"]
+        assert archive.forget_user("alice")[0].removed == 1
+
+    def test_stats_describe_the_archive(self, archive: ArchiveBackend) -> None:
+        assert archive.stats()["messages"] == 0
+        archive.record(session_id="s", user_id="u", namespace="n", strategy="w", removed=[(0, said("a")),
+                                                                                          (1, said("b"))])
+        stats = archive.stats()
+        assert (stats["compactions"], stats["messages"], stats["sessions"], stats["users"], stats["namespaces"]) == (
+            1, 2, 1, 1, 1)
+        assert stats["bytes"] == archive.size_bytes() > 0 and stats["oldest"] <= stats["newest"]
+
+
+def opened(factory: Callable[[], Any]) -> Iterator[Callable[[], Any]]:
+    """A fixture body: ``factory`` as the opener, every connection it opened closed after the test."""
+    connections: list[Any] = []
+
+    def open_() -> Any:
+        connections.append(factory())
+        return connections[-1]
+
+    yield open_
+    for connection in connections:
+        connection.close()

@@ -1,0 +1,190 @@
+"""The archive is told what a compaction removed: a strategy's report is checked without reading what
+it kept, a wrong report is caught with nothing lost, and a strategy that reports nothing is archived
+exactly as one that does."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import CompressionResult, SessionInfo, hookimpl, load_host
+from hermes_ctx_plugins.archive.archiver import INDEX_OPEN
+from hermes_ctx_plugins.compression.window import WindowStrategy
+from hermes_ctx_plugins.manager import Host
+from hermes_ctx_plugins.scope import from_stored
+from hermes_ctx_plugins.testing import make_transcript
+
+ALICE = SessionInfo(session_id="s-alice", user_id="alice")
+
+
+class Untouchable:
+    """A value nothing may read: copying it, printing it or comparing it fails the compaction's
+    archive step (the host isolates that step, so its note "archived N messages" would be missing)."""
+
+    def _refuse(self, *_: Any) -> Any:
+        raise AssertionError("a message the compaction kept was copied, serialised or compared")
+
+    __deepcopy__ = __copy__ = __reduce_ex__ = __str__ = __repr__ = __eq__ = _refuse
+    __hash__ = None  # type: ignore[assignment]
+
+
+class SilentWindow(WindowStrategy):
+    """``window`` as a third party might ship it: its results say nothing of what it removed."""
+
+    name = "silent-window"
+
+    @property
+    def reports_removals(self) -> bool:
+        return False
+
+    def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+        result = super().compress(messages, **kwargs)
+        return dataclasses.replace(result, removed=(), removed_at=(), summary_at=None)
+
+
+#: ways a strategy's report can be wrong
+LIES = ["kept-reported-removed", "removal-unreported", "position-out-of-bounds", "positions-out-of-order",
+        "summary-is-an-original", "fewer-positions-than-messages"]
+
+
+class LyingWindow(WindowStrategy):
+    """``window`` claiming to report its removals, with one thing in the report wrong (``lie``)."""
+
+    name = "lying-window"
+    lie = ""
+
+    def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+        result = super().compress(messages, **kwargs)
+        at, removed = list(result.removed_at), list(result.removed)
+        if self.lie == "kept-reported-removed":  # the head's first message is still there
+            at, removed = [0, *at], [messages[0], *removed]
+        elif self.lie == "removal-unreported":
+            at, removed = at[:-1], removed[:-1]
+        elif self.lie == "position-out-of-bounds":
+            at[-1] = len(messages) + 3
+        elif self.lie == "positions-out-of-order":
+            at[0], at[1] = at[1], at[0]
+            removed[0], removed[1] = removed[1], removed[0]
+        elif self.lie == "summary-is-an-original":
+            return dataclasses.replace(result, summary_at=0)
+        elif self.lie == "fewer-positions-than-messages":
+            at = at[1:]
+        return dataclasses.replace(result, removed=tuple(removed), removed_at=tuple(at))
+
+
+class Plugin:
+    @hookimpl
+    def register_compressors(self, register: Any) -> None:
+        register(SilentWindow)
+        register(LyingWindow)
+
+
+def host_for(strategy: str) -> Host:
+    return load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": strategy}}, plugins=[Plugin()])
+
+
+def transcript() -> list[dict[str, Any]]:
+    return make_transcript(5, turns=40, images=False)
+
+
+def archived(compaction: int) -> list[tuple[int, str, Any]]:
+    """``(position, role, message)`` of what one compaction archived, in order."""
+    with sqlite3.connect(Path(os.environ["HERMES_HOME"]) / "ctx_archive.db") as db:
+        rows = db.execute("SELECT position, role, message FROM messages WHERE compaction_id = ? ORDER BY id",
+                          (compaction,)).fetchall()
+    db.close()
+    return [(position, from_stored(role), json.loads(from_stored(message))) for position, role, message in rows]
+
+
+def shown(messages: list[dict[str, Any]]) -> str:
+    """What the model sees, but for the archive ids (each compaction in one archive gets new ones)."""
+    return re.sub(r"archive ids \d+-\d+|ctx_expand\(id=\d+\)", "<ids>", json.dumps(messages))
+
+
+def index_carriers(messages: list[dict[str, Any]]) -> list[int]:
+    return [i for i, m in enumerate(messages) if INDEX_OPEN in str(m.get("content"))]
+
+
+@pytest.mark.parametrize("strategy", ["window", "prune", "summarize", "pipeline", "silent-window"])
+def test_what_a_compaction_kept_is_never_copied_serialised_or_compared(strategy: str) -> None:
+    plain = host_for(strategy).compress(transcript(), session=ALICE, force=True)
+    assert plain.compressed and any("archived" in note for note in plain.notes)
+    archived_first = archived(1)
+    gone = {position for position, _, _ in archived_first}
+
+    messages = transcript()
+    for position, message in enumerate(messages):
+        if position not in gone:  # what the strategy keeps carries a value nothing may touch
+            message["_trace"] = Untouchable()
+    result = host_for(strategy).compress(messages, session=ALICE, force=True)
+
+    assert f"archived {len(gone)} messages" in result.notes  # the archive step ran to its end
+    assert archived(2) == archived_first  # and archived exactly what it archives without the traps
+    kept = [m for m in result.messages if "_trace" in m]
+    assert len(kept) == len(messages) - len(gone)  # the owner of the conversation still has them all
+
+
+def test_a_strategy_that_reports_nothing_is_archived_like_one_that_does() -> None:
+    told = host_for("window").compress(transcript(), session=ALICE, force=True)
+    silent = host_for("silent-window").compress(transcript(), session=ALICE, force=True)
+
+    assert archived(2) == archived(1) and archived(1)
+    assert shown(silent.messages) == shown(told.messages)  # the index rides on the same marker
+    assert len(index_carriers(told.messages)) == 1
+
+
+def test_a_strategy_that_reports_nothing_and_edits_in_place_is_archived_as_it_was() -> None:
+    class Editing(SilentWindow):
+        name = "editing-window"
+
+        def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+            result = super().compress(messages, **kwargs)
+            result.messages[-1]["content"] = "(edited in place)"
+            return result
+
+    class EditingPlugin:
+        @hookimpl
+        def register_compressors(self, register: Any) -> None:
+            register(Editing)
+
+    messages = transcript()
+    last = dict(messages[-1])
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "editing-window"}}, plugins=[EditingPlugin()])
+    result = host.compress(messages, session=ALICE, force=True)
+
+    assert result.compressed and result.messages[-1]["content"] == "(edited in place)"
+    positions = [(position, message) for position, _, message in archived(1)]
+    assert (len(messages) - 1, last) in positions  # the original, as it was before the edit
+
+
+@pytest.mark.parametrize("lie", LIES)
+def test_a_wrong_report_is_caught_and_nothing_is_lost(lie: str, caplog: pytest.LogCaptureFixture,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    honest = host_for("window").compress(transcript(), session=ALICE, force=True)
+    monkeypatch.setattr(LyingWindow, "lie", lie)
+
+    with caplog.at_level(logging.ERROR, logger="hermes_ctx_plugins"):
+        lying = host_for("lying-window").compress(transcript(), session=ALICE, force=True)
+
+    [error] = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert "'lying-window' reported its removals wrongly" in error and "nothing is lost" in error
+    assert archived(2) == archived(1) and archived(1)  # every original the honest window archives
+    assert shown(lying.messages) == shown(honest.messages)
+
+
+def test_an_honest_report_logs_no_error(caplog: pytest.LogCaptureFixture) -> None:
+    """The check above is not simply always failing."""
+    with caplog.at_level(logging.ERROR, logger="hermes_ctx_plugins"):
+        result = host_for("lying-window").compress(transcript(), session=ALICE, force=True)
+    assert result.compressed and not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(index_carriers(result.messages)) == 1 and archived(1)
