@@ -454,6 +454,18 @@ SERVICES = {
 
 
 @pytest.mark.parametrize("kind", list(SERVICES))
+def test_a_fault_for_several_requests_takes_one_turn_per_request(kind: str) -> None:
+    """``delay(s, times=3)`` holds each of the next three requests once — not the first one three times."""
+    service = SERVICES[kind]
+    method, path, body = service.main
+    with service.make() as stub, httpx.Client(timeout=5, headers={"Authorization": service.auth}) as client:
+        stub.delay(0.01, times=3)
+        for left in (2, 1, 0):
+            assert client.request(method, f"http://127.0.0.1:{stub.port}{path}", json=body).status_code == 200
+            assert stub.pending_faults == left
+
+
+@pytest.mark.parametrize("kind", list(SERVICES))
 def test_one_fault_api_behaves_the_same_on_every_stub(kind: str) -> None:
     service = SERVICES[kind]
     with service.make() as stub, httpx.Client(timeout=5, headers={"Authorization": service.auth}) as client:

@@ -174,8 +174,10 @@ class LoopbackService:
         with self.lock:
             self._script.append(step)
 
-    def _take(self, path: str) -> _Step | None:
+    def _take(self, path: str, taken: list[_Step]) -> _Step | None:
         for step in self._script:
+            if any(step is other for other in taken):  # one request uses each fault at most once
+                continue
             if step.path is None or step.path.search(path):
                 step.times -= 1
                 if step.times <= 0:
@@ -185,10 +187,12 @@ class LoopbackService:
 
     def _plan(self, path: str) -> _Plan:
         """Take the steps that answer a request to ``path``: delays and half-way drops, then its answer."""
-        plan = _Plan()
+        plan, taken = _Plan(), list[_Step]()
         with self.lock:
             while True:
-                step = self._take(path)
+                step = self._take(path, taken)
+                if step is not None:
+                    taken.append(step)
                 if isinstance(step, _Hold) and step.seconds is not None:
                     plan.wait += min(step.seconds, self.hang_limit)
                 elif isinstance(step, _Drop) and not step.before_headers:
