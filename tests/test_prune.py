@@ -562,6 +562,26 @@ def conversations(draw: st.DrawFn) -> list[Message]:
     return messages
 
 
+def test_pruning_the_result_again_changes_nothing_when_pruning_let_the_tail_reach_further(
+    counter: TokenCounter,
+) -> None:
+    """Found by the property below: summarising old results shrinks the turn before the tail, so the
+    token-budget tail reaches back over it and a second run found a bulky result to demote."""
+    args = {"path": "p", "content": ""}
+    messages = [
+        {"role": "assistant", "content": "done"}, {"role": "assistant", "content": "done"},
+        calls(*[(f"c2_{k}", "terminal", args) for k in range(3)]),
+        *[result(f"c2_{k}", terminal_output(30)) for k in range(3)],
+        calls(*[(f"c3_{k}", "terminal", args) for k in range(3)]),
+        result("c3_0", terminal_output(30)), result("c3_1", terminal_output(30)), result("c3_2", "x" * 250),
+        user("hi"), calls(("c4_0", "terminal", args)), result("c4_0", "short"),
+    ]
+    kwargs = {"protect_tail_tokens": 221, "protect_tail_count": 0, "min_prune_chars": 0}
+    first = run(messages, counter, **kwargs)
+    assert first.changed
+    assert not run(first.messages, counter, **kwargs).changed
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(messages=conversations(), budget=st.integers(0, 3000), count=st.integers(0, 10),
        min_chars=st.sampled_from([0, 50, 200]))

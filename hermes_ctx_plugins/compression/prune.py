@@ -423,10 +423,19 @@ def prune_tool_results(
 
     demoted = 0
     ceiling = protect_tail_tokens * TAIL_DEMOTE_FACTOR
-    tail_tokens = sum(counter.count_message(message) for message in result[boundary:])
-    if protect_tail_tokens > 0 and tail_tokens > ceiling:
-        bulkiest = sorted(range(boundary, min(verbatim, _active_turn_start(result))),
+    active = _active_turn_start(result)
+    while protect_tail_tokens > 0:
+        # The tail is measured on what the passes above left: shrunk messages let it reach further
+        # back. Demote against that tail, and again while demoting moves it, so that pruning the
+        # result once more finds nothing left to do.
+        tail = min(verbatim, tail_start(result, counter=counter, budget_tokens=protect_tail_tokens,
+                                        min_messages=protect_tail_count))
+        tail_tokens = sum(counter.count_message(message) for message in result[tail:])
+        if tail_tokens <= ceiling:
+            break
+        bulkiest = sorted(range(tail, min(verbatim, active)),
                           key=lambda index: counter.count_message(result[index]), reverse=True)
+        demoted_before = demoted
         for index in bulkiest:
             if tail_tokens <= ceiling:
                 break
@@ -434,6 +443,8 @@ def prune_tool_results(
             if prune_result(index, min_prune_chars):
                 demoted += 1
                 tail_tokens -= before - counter.count_message(result[index])
+        if demoted == demoted_before:
+            break
 
     return PruneReport(
         messages=result,
