@@ -185,8 +185,24 @@ def plugin_options(name: str, options_class: type[Any] | None, options: Any) -> 
     if options_class is None:
         return freeze(options or {})
     if isinstance(options, options_class):
-        return options
+        return _chosen(options, f"ctx_plugins.options.{name}")
     return build_dataclass(options_class, options or {}, f"ctx_plugins.options.{name}")
+
+
+def _chosen(options: Any, path: str) -> Any:
+    """``options`` built in code, with every field that has ``choices`` checked against them: a
+    mode compared by equality (``write_approval == "block"``) must not fail open on a typo. Bounds
+    are left to whoever built it (tests build out-of-range options on purpose)."""
+    if dataclasses.is_dataclass(options):
+        for spec in dataclasses.fields(options):
+            rule = spec.metadata.get(_RULE, _NO_RULE)
+            if rule.choices is None:
+                continue
+            value = getattr(options, spec.name)
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                _check_choice(item, join_path(path, spec.name), rule)
+    return options
 
 
 def _coerce(value: Any, hint: Any, path: str, rule: Rule, *, strict: bool) -> Any:

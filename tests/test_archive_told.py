@@ -61,6 +61,10 @@ class LyingWindow(WindowStrategy):
     name = "lying-window"
     lie = ""
 
+    @property
+    def reports_removals(self) -> bool:  # it overrides compress, so it vouches for its report itself
+        return True
+
     def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
         result = super().compress(messages, **kwargs)
         at, removed = list(result.removed_at), list(result.removed)
@@ -114,7 +118,7 @@ def index_carriers(messages: list[dict[str, Any]]) -> list[int]:
     return [i for i, m in enumerate(messages) if INDEX_OPEN in str(m.get("content"))]
 
 
-@pytest.mark.parametrize("strategy", ["window", "prune", "summarize", "pipeline", "silent-window"])
+@pytest.mark.parametrize("strategy", ["window", "prune", "summarize", "pipeline"])
 def test_what_a_compaction_kept_is_never_copied_serialised_or_compared(strategy: str) -> None:
     plain = host_for(strategy).compress(transcript(), session=ALICE, force=True)
     assert plain.compressed and any("archived" in note for note in plain.notes)
@@ -188,3 +192,87 @@ def test_an_honest_report_logs_no_error(caplog: pytest.LogCaptureFixture) -> Non
         result = host_for("lying-window").compress(transcript(), session=ALICE, force=True)
     assert result.compressed and not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(index_carriers(result.messages)) == 1 and archived(1)
+
+
+def test_a_subclass_that_overrides_compress_and_edits_in_place_is_archived_as_it_was() -> None:
+    """A built-in's ``reports_removals`` vouches for the built-in's ``compress``, not for a subclass
+    that rewrites it: the host checks such a strategy against a copy instead of believing it."""
+    class Annotating(WindowStrategy):
+        name = "annotating-window"
+
+        def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+            result = super().compress(messages, **kwargs)
+            result.messages[-1]["content"] = "(edited in place)"
+            return result
+
+    class AnnotatingPlugin:
+        @hookimpl
+        def register_compressors(self, register: Any) -> None:
+            register(Annotating)
+
+    messages = transcript()
+    last = json.loads(json.dumps(messages[-1]))
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "annotating-window"}}, plugins=[AnnotatingPlugin()])
+    result = host.compress(messages, session=ALICE, force=True)
+
+    assert result.compressed and result.messages[-1]["content"] == "(edited in place)"
+    assert (len(messages) - 1, last) in [(position, message) for position, _, message in archived(1)]
+
+
+def test_a_nested_value_edited_in_place_is_archived_as_it_was() -> None:
+    class NestedEdit(SilentWindow):
+        name = "nested-edit-window"
+
+        def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+            result = super().compress(messages, **kwargs)
+            calls = next(m for m in result.messages if m.get("tool_calls"))
+            calls["tool_calls"][0]["function"]["arguments"] = "{}"
+            return result
+
+    class NestedPlugin:
+        @hookimpl
+        def register_compressors(self, register: Any) -> None:
+            register(NestedEdit)
+
+    messages = transcript()
+    originals = json.loads(json.dumps(messages))
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "nested-edit-window"}}, plugins=[NestedPlugin()])
+    result = host.compress(messages, session=ALICE, force=True)
+
+    edited = next(i for i, m in enumerate(messages) if m.get("tool_calls") and m != originals[i])
+    assert result.compressed
+    assert (edited, originals[edited]) in [(position, message) for position, _, message in archived(1)]
+
+
+def test_a_report_of_the_wrong_type_is_worked_out_and_never_suspends_the_archive(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class NoneReport(LyingWindow):
+        name = "none-report-window"
+
+        @property
+        def reports_removals(self) -> bool:
+            return True
+
+        def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+            result = super().compress(messages, **kwargs)
+            return dataclasses.replace(result, removed_at=None)
+
+    class NonePlugin:
+        @hookimpl
+        def register_compressors(self, register: Any) -> None:
+            register(NoneReport)
+
+    honest = host_for("window").compress(transcript(), session=ALICE, force=True)
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "none-report-window"}}, plugins=[NonePlugin()])
+    with caplog.at_level(logging.ERROR, logger="hermes_ctx_plugins"):
+        for _ in range(host.config.plugins.failure_threshold + 1):
+            host.compress(transcript(), session=ALICE, force=True)
+
+    assert "'none-report-window' reported its removals wrongly" in caplog.text
+    for compaction in range(2, host.config.plugins.failure_threshold + 3):
+        assert archived(compaction) == archived(1) and archived(1)  # every time, all of it
+    assert honest.compressed

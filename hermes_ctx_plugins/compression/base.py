@@ -236,9 +236,12 @@ class CompressorStrategy(abc.ABC):
         The host archives what a compaction removed. A strategy that reports is checked in one pass
         that compares identities and copies nothing (a report the check refutes is logged as an error
         and worked out instead, so nothing is lost). For one that does not (the default), the host keeps
-        a shallow copy of each message before it runs and works out afterwards what went: a message
-        edited in place is archived as it was, as long as the edit replaced its keys rather than
-        changing a nested value in place.
+        a deep copy of the conversation before it runs and works out afterwards what went: a message
+        edited in place is archived as it was (at a cost that grows with the history).
+
+        The host believes it only from the class that says it: a subclass that overrides
+        ``compress`` or ``compact`` below that class is treated as not reporting until it says so
+        itself (see :func:`reports_removals`).
         """
         return False
 
@@ -383,11 +386,8 @@ class CompressorStrategy(abc.ABC):
 class ModelFreeStrategy(CompressorStrategy):
     """A strategy that calls no model (``prune``, ``window``): its compaction is a pure function of
     the messages, so the host's "could a forced compaction change anything?" is answered by simply
-    running one, unrecorded. Subclasses implement :meth:`compact` and report their removals."""
-
-    @property
-    def reports_removals(self) -> bool:
-        return True
+    running one, unrecorded. Subclasses implement :meth:`compact` (with
+    :meth:`CompressionResult.replacing`) and say ``reports_removals`` themselves."""
 
     @abc.abstractmethod
     def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
@@ -405,3 +405,25 @@ class ModelFreeStrategy(CompressorStrategy):
             return super().nothing_to_compress(messages)
         result = self.compact(messages, force=True)
         return None if result.compressed else "; ".join(result.notes)
+
+
+#: the methods a compaction runs through, which a class saying ``reports_removals`` vouches for
+_COMPACTING = ("compress", "compact")
+
+
+def reports_removals(strategy: CompressorStrategy) -> bool:
+    """Whether the host may believe ``strategy``'s report of its removals: its ``reports_removals``
+    says so, and was said by a class at or below every override of :meth:`~CompressorStrategy.compress`
+    (and ``compact``) — a subclass of a built-in strategy that rewrites ``compress`` (and might edit a
+    message in place) has not vouched for its own code. A property that raises (a pipeline step that
+    cannot be built) counts as no."""
+    mro = type(strategy).__mro__
+    declarer = next((cls for cls in mro if "reports_removals" in vars(cls)), CompressorStrategy)
+    for name in _COMPACTING:
+        definer = next((cls for cls in mro if name in vars(cls)), None)
+        if definer is not None and definer is not declarer and issubclass(definer, declarer):
+            return False
+    try:
+        return bool(strategy.reports_removals)
+    except Exception:
+        return False

@@ -22,7 +22,7 @@ from ..errors import ConfigError, UnknownPluginError
 from ..events import Message
 from ..options import option
 from ..tokens import get_counter
-from .base import CompressionResult, CompressorStrategy, Cooldown
+from .base import CompressionResult, CompressorStrategy, Cooldown, reports_removals
 from .prune import PruneStrategy
 from .summarize import SummarizeStrategy
 from .window import WindowStrategy
@@ -68,7 +68,7 @@ class PipelineStrategy(CompressorStrategy):
     @property
     def reports_removals(self) -> bool:
         """Whether every step does: the pipeline hands its input to them as it is."""
-        return all(step.reports_removals for step in self.steps)
+        return all(reports_removals(step) for step in self.steps)
 
     @property
     def steps(self) -> list[CompressorStrategy]:
@@ -174,7 +174,7 @@ class PipelineStrategy(CompressorStrategy):
                 unchanged += step_notes
                 continue
             current = result.messages
-            if result.summary_at is not None and step.reports_removals:
+            if result.summary_at is not None and reports_removals(step):
                 summary_message = current[result.summary_at]
             summary = result.summary or summary
             used_fallback = used_fallback or result.used_fallback

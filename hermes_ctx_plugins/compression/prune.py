@@ -484,6 +484,10 @@ class PruneStrategy(ModelFreeStrategy):
     description = "shrink old tool output to one-line summaries, no LLM call"
     options_class = PruneOptions
 
+    @property
+    def reports_removals(self) -> bool:
+        return True
+
     def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = get_counter(self.model)
         if force:  # the turn in progress alone (see the class docstring)

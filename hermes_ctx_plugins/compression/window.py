@@ -53,6 +53,10 @@ class WindowStrategy(ModelFreeStrategy):
     options_class = WindowOptions
 
     @property
+    def reports_removals(self) -> bool:
+        return True
+
+    @property
     def counter(self) -> TokenCounter:
         return get_counter(self.model)
 

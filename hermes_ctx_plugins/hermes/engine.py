@@ -298,7 +298,7 @@ class HermesCtxEngine(ContextEngine):
         archive = self._host.archive
         if archive is not None and name in archive_tools.NAMES:
             return str(self._host.isolator.call(
-                "archive", archive.handle_tool_call, name, args, session=self._session(),
+                "archive-tools", archive.handle_tool_call, name, args, session=self._session(),
                 counter=get_counter(self._strategy.model), default=error))
         return str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
                                             default=error, resets=False))

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..archive.archiver import Archiver
 from ..archive.changes import Changes, Snapshot, derived, reported
-from ..compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, shrinks
+from ..compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, reports_removals, shrinks
 from ..config import DEFAULT_COMPRESSOR
 from ..events import Message, SessionInfo
 from ..isolation import FaultIsolator
@@ -94,14 +94,10 @@ class Compaction:
 
     def _snapshot(self, strategy: CompressorStrategy, messages: list[Message]) -> Snapshot | None:
         """What the archive needs kept before ``strategy`` runs: nothing when it reports its removals
-        (or nothing is archived), else a shallow copy of each message (see :mod:`.archive.changes`)."""
-        if self.archive is None:
+        (or nothing is archived), else a copy of the conversation (see :mod:`.archive.changes`)."""
+        if self.archive is None or reports_removals(strategy):
             return None
-        try:
-            reports = strategy.reports_removals
-        except Exception:  # e.g. a pipeline step that cannot be built: compress fails on it and is counted
-            reports = False
-        return None if reports else Snapshot(messages)
+        return Snapshot(messages)
 
     def _archive(self, archive: Archiver, strategy: CompressorStrategy, messages: list[Message],
                  snapshot: Snapshot | None, result: CompressionResult, session: SessionInfo) -> CompressionResult:
@@ -112,7 +108,7 @@ class Compaction:
         else:
             try:
                 changes = reported(messages, result)
-            except ValueError as exc:
+            except Exception as exc:  # a refuted report, or one of the wrong types (removed_at=None)
                 log.error("compressor %r reported its removals wrongly (%s); the archive works them out "
                           "itself, nothing is lost", strategy.name, exc)
                 changes = derived(messages, result)
