@@ -18,7 +18,8 @@ with a working default, which the host calls on every instance (never "if it has
   strategy made of others (``pipeline``) keeps the resolver to build its steps by name;
 * ``CompressorStrategy.reports_removals``: whether the strategy's results say what it removed and
   where its summary is (``CompressionResult.removed_at`` / ``summary_at``); the host then checks the
-  report instead of copying the conversation before each compaction for the archive;
+  report instead of copying the conversation before each compaction for the archive (a subclass that
+  overrides ``compress`` must say it again: a base class vouches only for its own code);
 * ``MemoryProvider.attach(status_callback=...)``: right after the host builds a provider to use;
   where the provider reports what the user should see (an outage, a recovery).
 """
