@@ -263,7 +263,8 @@ def test_the_same_plugin_loads_with_good_options(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "key", "message"), [
     pytest.param("ctx_plugins:\n  storage:\n    backend: sqllite  # <-\n", "ctx_plugins.storage.backend",
-                 "'sqllite' is not a storage backend (did you mean 'sqlite'?); valid: sqlite, memory", id="storage"),
+                 "'sqllite' is not a storage backend (did you mean 'sqlite'?); valid: "
+                 + ", ".join(config.STORAGE_BACKENDS), id="storage"),
     pytest.param("ctx_plugins:\n  archive: {scope: users}  # <-\n", "ctx_plugins.archive.scope",
                  "'users' is not an archive scope (did you mean 'user'?); valid: session, user", id="archive"),
 ])

@@ -5,6 +5,7 @@ ranking agree with SQLite's FTS5."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import re
 import sqlite3
@@ -23,6 +24,7 @@ from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.storage import Scope, files
 from hermes_ctx_plugins.storage import text as memory_query
 from hermes_ctx_plugins.storage.inmemory import InMemoryArchive, InMemoryMemory
+from hermes_ctx_plugins.storage.inmemory.memory import MemoryData
 from hermes_ctx_plugins.storage.sqlite import ArchiveStore, LocalStore
 from hermes_ctx_plugins.testing.storage_contract import OpenArchive, OpenMemory, StorageContract, opened, record
 
@@ -68,6 +70,23 @@ def test_the_seam_opens_the_backend_the_config_names(tmp_path: Path) -> None:
     finally:
         sqlite_memory.close()
         memory_memory.close()
+
+
+def test_two_locations_are_two_stores(backend: str, tmp_path: Path) -> None:
+    chosen = settings(backend, tmp_path)
+    here, there = (storage.open_memory(chosen, tmp_path / name) for name in ("here.db", "there.db"))
+    archive_here = storage.open_archive(chosen)
+    archive_there = storage.open_archive(settings(backend, tmp_path / "elsewhere"))
+    try:
+        here.write([record("kiwi here")])
+        archive_here.record(session_id="s", user_id="u", strategy="w",
+                            removed=[(0, {"role": "user", "content": "kiwi"})])
+        assert [m.fact_text for m in here.memories()] == ["kiwi here"] and list(there.memories()) == []
+        assert archive_here.exists() and archive_here.stats()["messages"] == 1
+        assert not archive_there.exists() and archive_there.stats()["messages"] == 0
+    finally:
+        for store in (here, there, archive_here, archive_there):
+            store.close()
 
 
 def test_the_in_memory_backend_writes_no_file(tmp_path: Path) -> None:
@@ -238,6 +257,38 @@ class ForgetsEveryNamespace(InMemoryMemory):
         return super().forget_user(user_id, None if namespaces else namespaces)  # [""] as every namespace
 
 
+class PerConnection(InMemoryMemory):
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._data = MemoryData()  # forgets everything once closed
+
+
+class ListsNewestFirst(InMemoryMemory):
+    def memories(self, **filters: Any) -> Any:
+        return reversed(list(super().memories(**filters)))
+
+
+class GetsInTheOrderAsked(InMemoryMemory):
+    def get(self, ids: Any) -> Any:
+        found = {m.id: m for m in super().get(ids)}
+        return [found[i] for i in ids if i in found]
+
+
+class SpellsOutNamespaces(InMemoryMemory):
+    def forget_user(self, user_id: str, namespaces: Any = None) -> tuple[int, int]:
+        return super().forget_user(user_id, None if namespaces is None else set(namespaces))
+
+
+class GoneWhenEmptied(InMemoryArchive):
+    def exists(self) -> bool:
+        return self.stats()["compactions"] > 0
+
+
+class SpooledAsAFlag(InMemoryArchive):
+    def stats(self) -> Any:
+        return {**super().stats(), "spooled": False}
+
+
 class IgnoresNamespaces(InMemoryArchive):
     def get(self, ids: Any, scope: Scope) -> Any:  # the top level's messages show in every namespace
         return super().get(ids, dataclasses.replace(scope, namespace="")) + (
@@ -257,3 +308,28 @@ def test_the_contract_fails_a_backend_that_breaks_it(broken: type, test: str, tm
     with pytest.raises(AssertionError):
         getattr(StorageContract(), test)(broken(tmp_path / broken.__name__))
     assert getattr(StorageContract(), test)(broken.__mro__[1](tmp_path / "correct")) is None  # the unbroken passes
+
+
+def run_contract(test: str, memory: type, archive: type, path: Path) -> None:
+    """Run one contract test on these store classes at ``path``, giving it the fixtures it asks for."""
+    method = getattr(StorageContract(), test)
+    openers = {"open_memory": lambda: memory(path), "open_archive": lambda: archive(path)}
+    method(**{name: openers[name] if name in openers else openers[f"open_{name}"]()
+              for name in inspect.signature(method).parameters})
+
+
+@pytest.mark.parametrize(("broken", "test"), [
+    (PerConnection, "test_a_store_opened_again_finds_what_was_stored"),
+    (ListsNewestFirst, "test_memories_come_in_the_order_stored_and_get_by_id"),
+    (GetsInTheOrderAsked, "test_memories_come_in_the_order_stored_and_get_by_id"),
+    (SpellsOutNamespaces, "test_a_lone_string_is_not_a_list_of_namespaces"),
+    (GoneWhenEmptied, "test_an_archive_exists_from_its_first_record_on"),
+    (SpooledAsAFlag, "test_archive_stats_report_every_key_with_its_type"),
+])
+def test_the_contract_fails_a_backend_that_breaks_its_reads_and_reports(broken: type, test: str,
+                                                                        tmp_path: Path) -> None:
+    correct = broken.__mro__[1]
+    stores = (broken, InMemoryArchive) if correct is InMemoryMemory else (InMemoryMemory, broken)
+    with pytest.raises((AssertionError, pytest.fail.Exception)):  # a failed check, or pytest.raises unmet
+        run_contract(test, *stores, tmp_path / broken.__name__)
+    run_contract(test, InMemoryMemory, InMemoryArchive, tmp_path / "correct")  # the unbroken passes

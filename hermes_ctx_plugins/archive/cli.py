@@ -122,7 +122,7 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
               f"retention {stats['retention_days']:g} days)")
         print(f"holds       {stats['messages']:,} messages from {stats['compactions']:,} compactions, "
               f"{stats['sessions']:,} sessions, {stats['users']:,} users in {stats['namespaces']:,} namespaces")
-        if stats["oldest"]:
+        if stats["oldest"] and stats["newest"]:
             print(f"span        {_when(stats['oldest'])} .. {_when(stats['newest'])}")
         if stats["spooled"]:
             print(f"spooled     {stats.get('spool', 'its spool')} holds compactions waiting to be imported")

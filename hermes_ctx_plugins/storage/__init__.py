@@ -8,8 +8,13 @@ Callers (ctx-local, the archive, the host) open stores here and never import a b
 ``ctx_plugins.storage.backend`` names the backend; :data:`BACKENDS` maps each name to the module
 that implements it. A backend module provides three functions — ``open_memory(path, *, config,
 busy_timeout)``, ``memory_exists(path, *, config)`` and ``open_archive(path, *, config)`` — returning
-implementations of the interfaces in :mod:`.base`. Backends are imported when first chosen, so a
+implementations of the interfaces in :mod:`.base` (whose docstrings are the contract, and say what
+``path`` means to a backend that keeps no files). Backends are imported when first chosen, so a
 backend's own dependencies (a database driver) are needed only by those who choose it.
+
+A new backend is a package ``storage/<name>/`` with those three functions, its name here and in
+:data:`hermes_ctx_plugins.config.STORAGE_BACKENDS`, and a test class subclassing
+:class:`hermes_ctx_plugins.testing.storage_contract.StorageContract`.
 """
 
 from __future__ import annotations
@@ -53,7 +58,8 @@ def backend(config: Config, name: str | None = None) -> ModuleType:
 
 
 def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> MemoryBackend:
-    """ctx-local's memory store at ``path`` (for SQLite, the file; created if needed).
+    """ctx-local's memory store at ``path`` — a file path, for SQLite the file itself — created if
+    needed (see *Locations* in :mod:`.base`).
 
     :param busy_timeout: seconds a call waits for another writer before failing with reason ``locked``.
     :raises LocalStoreError: the store cannot be opened.
@@ -63,7 +69,8 @@ def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> Mem
 
 
 def memory_exists(config: Config, path: Path) -> bool:
-    """Whether a memory store was ever created at ``path`` (checking creates nothing)."""
+    """Whether a memory store was ever created at ``path`` — :func:`open_memory` creates one, even
+    if nothing is written to it (checking creates nothing)."""
     return bool(backend(config).memory_exists(path, config=config))
 
 

@@ -1,9 +1,12 @@
 """The interfaces of the stores the package owns: what every backend provides and promises.
 
 :class:`MemoryBackend` is ctx-local's memory store, :class:`ArchiveBackend` the archive of what
-compactions removed. A backend implements both (``storage/sqlite/`` and ``storage/inmemory.py`` do);
-the docstrings below are the whole contract, and the backend contract suite
-(:mod:`hermes_ctx_plugins.testing.storage_contract`) checks it. What every method keeps:
+compactions removed. A backend implements both (the packages ``storage/sqlite/`` and
+``storage/inmemory/`` do); the docstrings below are the whole contract, and the backend contract suite
+(:mod:`hermes_ctx_plugins.testing.storage_contract`) checks it. What a backend reuses rather than
+rewrites: the values crossing the seam (:mod:`.records`), the words of a memory search (:mod:`.text`)
+and of an archive search (:mod:`.archive_text`), ranking and snippets when it computes them itself
+(:mod:`.ranking`), the archive's spool (:mod:`.spool`). What every method keeps:
 
 * **Exact ids.** Namespaces, user, chat and session ids are opaque strings, compared exactly: never
   trimmed, folded or truncated; lone surrogates, NUL, ``""`` and 10 kB ids are ids like any other,
@@ -16,7 +19,30 @@ the docstrings below are the whole contract, and the backend contract suite
   arguments (a record a store cannot take: ``ValueError``), never about the store.
 * **Connections.** Every method may be called from any thread. One instance is one connection;
   all those opened at one location (``storage.open_memory(config, path)`` twice) reach the same
-  store: what one writes, the others read at once.
+  store: what one writes, the others read at once. A connection opened after another was closed
+  finds what it left: a durable backend for good, the in-memory one until the process exits.
+
+**Locations.** A store is opened at a location, a file path: ctx-local's ``path`` option (validated
+as a file path: never an existing folder) or ``ctx_plugins.archive.path``. The package keeps files
+beside it — ctx-local its write-behind queue in the folder ``<path>.queue/``, the archive its spool
+``<path>.spool.jsonl`` (:func:`~hermes_ctx_plugins.storage.spool.spool_path`) with
+``<path>.spool.importing`` and ``<path>.spool.jsonl.lock`` — so a backend must never make ``path``
+itself a folder; any other name beginning with ``<path>`` beside it is the backend's own (SQLite's
+``<path>-wal`` and ``<path>-shm``). A file backend keeps its data in ``path``. A backend whose data
+lives elsewhere (a database server) creates no file at ``path`` and keys its data by the location,
+``str(path)`` exactly — e.g. a ``location`` column in each of its tables, or a schema named after a
+hash of it — so that, as for files, two locations are two stores and one location is one store,
+whichever process opens it. The files the package keeps beside the location stay local files even
+then.
+
+**Failures.** A backend maps every failure of the store as a whole onto
+:class:`LocalStoreError` (its :attr:`~LocalStoreError.reason` says which, see there) or
+:class:`ArchiveError`, and leaves an error caused by one record's content as it is (a
+``ValueError``, a driver's integrity error). ctx-local's write-behind queue relies on the
+difference: a :class:`LocalStoreError` is an outage — everything stays queued and is retried for as
+long as it takes — while any other exception is the record's fault: it is retried a few times, then
+quarantined. A driver's connection error that escapes untranslated therefore gets good records
+quarantined during an outage.
 """
 
 from __future__ import annotations
@@ -24,18 +50,41 @@ from __future__ import annotations
 import abc
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..errors import HermesCtxError
 from ..events import Forgotten, Message
-from .records import ArchiveHit, Hit, Memory, Quarantined, Record, Scope, Stored
+from .records import ArchiveHit, ArchiveStats, Hit, Memory, MemoryStats, Quarantined, Record, Scope, Stored
 
 
 class LocalStoreError(HermesCtxError):
     """The memory store cannot be used right now; the message names it and what to do.
 
-    :ivar path: the store's location (a file, for SQLite)
-    :ivar reason: ``locked``, ``damaged``, ``full``, ``read-only``, ``unsupported`` or ``unavailable``
+    :ivar path: the store's location (see *Locations* above)
+    :ivar reason: one of these; a backend picks the first that fits what its store or driver reports:
+
+        ``locked``
+            Another connection holds the lock this call needs for longer than ``busy_timeout``
+            (SQLite: busy / locked; PostgreSQL: lock or statement timeout, lock not available,
+            deadlock, serialization failure), or :meth:`MemoryBackend.compact` could not finish for
+            a reader. The one reason callers treat apart: ctx-local keeps the connection (the store
+            works once the lock is released) and a memory tool tells the model to try again in a
+            minute; the deletion before a ``compact`` stands.
+        ``damaged``
+            The store is corrupt or is not a ctx-local store (SQLite: not a database, malformed).
+        ``full``
+            No space left for the write (disk full; PostgreSQL: disk full, out of memory).
+        ``read-only``
+            The store or its folder cannot be written or created: permissions, a read-only file or
+            system (PostgreSQL: insufficient privilege, read-only transaction or standby).
+        ``unsupported``
+            This runtime or store lacks what the backend needs: an old SQLite or one without FTS5,
+            a store of a newer layout, a missing driver or server extension.
+        ``unavailable``
+            Anything else about the store as a whole (PostgreSQL: cannot connect, connection lost).
+
+        For every reason but ``locked``, ctx-local closes the connection that failed and opens a
+        new one at its next use (the store may be repaired or replaced meanwhile); recall is
+        skipped and queued turns wait, whatever the reason.
     """
 
     def __init__(self, path: Path | str, reason: str, detail: str, hint: str) -> None:
@@ -62,7 +111,7 @@ class MemoryBackend(abc.ABC):
     reads :meth:`progress` back after a crash to resume exactly there.
     """
 
-    #: where the store is, for messages (a file path for SQLite)
+    #: the location it was opened at (see *Locations* above)
     path: Path
 
     # -- writing --------------------------------------------------------------------------------------
@@ -73,16 +122,20 @@ class MemoryBackend(abc.ABC):
         up to ``offset`` of it; returns how many records were new.
 
         Idempotent by key: a record whose key is stored already (or came earlier in ``records``) is
-        skipped and the stored one left as it was. All or nothing: if one record cannot be stored
-        (``ValueError`` for a kind, visibility or key :meth:`Record.check` refuses), neither the
-        batch nor the progress is written — so progress never runs ahead of what is stored, nor
-        behind it. Texts are stored as given (the caller redacts).
+        skipped and the stored one left as it was. Keys are one set for the whole store, across
+        namespaces and users: a record under a key another owner's memory holds is skipped too
+        (ctx-local makes a turn's key from its session id, number and texts, a fact's at random).
+
+        All or nothing: if one record cannot be stored (``ValueError`` for a kind, visibility or
+        key :meth:`Record.check` refuses), neither the batch nor the progress is written — so
+        progress never runs ahead of what is stored, nor behind it. Texts are stored as given (the
+        caller redacts).
         """
 
     @abc.abstractmethod
     def add(self, record: Record) -> Memory:
         """Store one record at once (no segment) and return it as stored; for a known key, the
-        memory already stored under it."""
+        memory already stored under it (whoever's it is, as in :meth:`write`)."""
 
     @abc.abstractmethod
     def quarantine(self, segment: str, offset: int, raw: str, error: str, attempts: int) -> None:
@@ -112,22 +165,26 @@ class MemoryBackend(abc.ABC):
         :data:`~hermes_ctx_plugins.storage.text.INDEX_CHARS` of it): both normalised by
         :func:`~hermes_ctx_plugins.storage.text.index_text` and cut into words as
         :func:`~hermes_ctx_plugins.storage.text.tokens` does (a term of several words matches
-        them in a row). :attr:`Hit.relevance` is BM25 (k1 1.2, b 0.75) summed over the terms,
-        positive, higher is better, comparable within one search only; its IDF counts every stored
-        memory, whoever owns it (an IDF that would not be positive counts as 1e-6, as in FTS5). Ties
-        come in no particular order. The hits' texts may be cut to
+        them in a row). :attr:`Hit.relevance` is BM25 (k1 1.2, b 0.75) summed over the terms, as
+        :mod:`~hermes_ctx_plugins.storage.ranking` defines it (FTS5's ``bm25()`` negated): positive,
+        higher is better, comparable within one search only; its IDF counts every stored memory,
+        whoever owns it (an IDF that would not be positive counts as 1e-6, as in FTS5). Ties come in
+        no particular order. The hits' texts may be cut to
         :data:`~hermes_ctx_plugins.storage.records.CANDIDATE_CHARS`.
         """
 
     @abc.abstractmethod
     def get(self, ids: Iterable[int]) -> list[Memory]:
-        """The stored memories with these ids, by id, whole texts (unknown ids are skipped; no scope:
-        the caller's ids come from a scoped search or its own records)."""
+        """The stored memories with these ids, each once, in ascending id order whatever the order
+        asked, whole texts (unknown ids are skipped; no scope: the caller's ids come from a scoped
+        search or its own records)."""
 
     @abc.abstractmethod
     def memories(self, *, namespace: str | None = None, user_id: str | None = None, chat_id: str | None = None,
                  session_id: str | None = None) -> Iterator[Memory]:
-        """Every stored memory matching the filters (``None``: any), oldest first, whole texts;
+        """Every stored memory matching the filters (``None``: any), in ascending id order — the order
+        they were stored in, not by ``created_at`` (a record queued late may carry an earlier time):
+        a new memory's id is greater than that of every memory stored at the time. Whole texts;
         streams (an export of millions must not be read at once)."""
 
     @abc.abstractmethod
@@ -137,15 +194,24 @@ class MemoryBackend(abc.ABC):
 
     @abc.abstractmethod
     def quarantined(self, namespace: str | None = None) -> list[Quarantined]:
-        """Quarantined records, oldest first: of ``namespace`` and those whose owner is unknown
-        (``None``: all)."""
+        """Quarantined records, in the order quarantined: of ``namespace`` and those whose owner is
+        unknown (``None``: all)."""
 
     @abc.abstractmethod
-    def stats(self, namespace: str | None = None) -> dict[str, Any]:
-        """What is stored (in ``namespace``; ``None``: everywhere): ``turns``, ``facts``, ``scopes``
-        (user/chat pairs), ``sessions``, ``oldest`` and ``newest`` (``created_at``, ``None`` when
-        empty), ``quarantined`` (as :meth:`quarantined` counts them) and ``bytes`` (what the whole
-        store takes, every namespace)."""
+    def stats(self, namespace: str | None = None) -> MemoryStats:
+        """What is stored in ``namespace`` (``None``: in every one) — every key of
+        :class:`~hermes_ctx_plugins.storage.records.MemoryStats`, always, of the types it declares:
+        ``turns``, ``facts``, ``scopes`` (distinct user/chat pairs), ``sessions`` (distinct session
+        ids), ``quarantined`` (as :meth:`quarantined` lists them) and ``bytes``, all ``int``;
+        ``oldest`` and ``newest`` (``created_at``), ``float`` or ``None`` when there are no memories.
+
+        ``bytes`` is what the whole store takes — every namespace, whatever was asked: for a file
+        backend the bytes of its files (SQLite: ``path`` and every file ``<path>*`` beside it — its
+        WAL and shared-memory index — not the queue's folder); for a server database what its data
+        of this location takes there, as the server measures it; for the in-memory backend the
+        UTF-8 size of every memory's key and texts. It is shown to the owner, never compared across
+        backends.
+        """
 
     # -- forgetting -----------------------------------------------------------------------------------
 
@@ -169,7 +235,12 @@ class MemoryBackend(abc.ABC):
     def forget_user(self, user_id: str, namespaces: Collection[str] | None = None) -> tuple[int, int]:
         """Delete ``user_id``'s memories and the quarantined records known to be theirs, in
         ``namespaces`` (``None``: every one; empty: none), in one step. Returns
-        ``(memories, quarantined records)`` deleted."""
+        ``(memories, quarantined records)`` deleted.
+
+        :raises TypeError: ``namespaces`` is a lone string (``"blue"`` is not the namespaces ``b``,
+            ``l``, ``u``, ``e``), before anything is deleted — check it with
+            :func:`~hermes_ctx_plugins.storage.records.namespaces_asked`.
+        """
 
     @abc.abstractmethod
     def compact(self) -> None:
@@ -181,8 +252,8 @@ class MemoryBackend(abc.ABC):
 
     @abc.abstractmethod
     def close(self) -> None:
-        """Release the connection; the stored memories stay (for the in-memory backend: until the
-        process exits)."""
+        """Release the connection (closing it again does nothing); the stored memories stay, for the
+        next connection opened at the location (for the in-memory backend: until the process exits)."""
 
 
 class ArchiveBackend(abc.ABC):
@@ -192,7 +263,7 @@ class ArchiveBackend(abc.ABC):
     Reads always go through a :class:`Scope` and return only what :meth:`Scope.sees`.
     """
 
-    #: where the archive is, for messages (a file path for SQLite)
+    #: the location it was opened at (see *Locations* above)
     path: Path
     retention_days: float
     max_megabytes: float
@@ -205,9 +276,15 @@ class ArchiveBackend(abc.ABC):
 
         Each message gets the next :attr:`Stored.seq` of its session. Afterwards compactions older
         than :attr:`retention_days` go (0: none), then the oldest ones while the archive is over
-        :attr:`max_megabytes` (0: no bound) — never the one just recorded. Never raises: a backend
-        that cannot store them keeps them somewhere it imports them from at its next write (and
-        returns ``[]``); losing them is the last resort, logged as critical.
+        :attr:`max_megabytes` (0: no bound) — never the one just recorded.
+
+        Never raises. Every backend whose store can refuse a write (any but the in-memory one)
+        records through :meth:`Spool.deliver <hermes_ctx_plugins.storage.spool.Spool.deliver>` with
+        a :class:`~hermes_ctx_plugins.storage.spool.Spool` at
+        :func:`~hermes_ctx_plugins.storage.spool.spool_path` ``(path)``: what the spool holds is
+        imported first, and a compaction the store refuses is spooled (``[]`` returned) and
+        imported at the next write that works; only if the spool cannot be written either is it
+        lost, logged as critical. Its :meth:`forget_user` and :meth:`stats` cover the spool too.
         """
 
     @abc.abstractmethod
@@ -220,8 +297,11 @@ class ArchiveBackend(abc.ABC):
         :func:`~hermes_ctx_plugins.storage.records.searchable`. A phrase matches anywhere inside the
         text, ignoring case (``ECONNREF`` finds ``ECONNREFUSED``; SQLite folds ASCII letters only for
         short terms); any phrase is enough, ranked by BM25 over all of them (a text of n characters
-        counts as n - 2 words, as a trigram index sees it), newest first on ties. With only short
-        terms, every one must occur, newest first.
+        counts as n - 2 words, as a trigram index sees it), newest first on ties: as
+        :mod:`~hermes_ctx_plugins.storage.ranking` defines it, whose :func:`~.ranking.snippet` a
+        backend without FTS5 uses for :attr:`ArchiveHit.snippet` (every match marked ``«…»``). With
+        only short terms, every one must occur, newest first, the snippet the text's first
+        :data:`~.ranking.LEADING_CHARS` characters.
         """
 
     @abc.abstractmethod
@@ -248,8 +328,10 @@ class ArchiveBackend(abc.ABC):
     @abc.abstractmethod
     def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
         """Remove everything the archive holds of ``user_id`` in ``namespaces`` (``None``: every
-        namespace; a lone string is a caller's mistake: ``TypeError``), including what waits to be
-        imported, so that no copy of their text remains in what the store keeps.
+        namespace), including what waits to be imported, so that no copy of their text remains in
+        what the store keeps. A lone string as ``namespaces`` is a caller's mistake: ``TypeError``
+        before anything is removed (:class:`~hermes_ctx_plugins.storage.records.ForgetScope` and
+        :func:`~hermes_ctx_plugins.storage.records.namespaces_asked` check it).
 
         Messages with an empty user id (archived before hermes told the host the session's user) go
         with the user when the user's own messages are in the same session; any others are kept
@@ -259,20 +341,34 @@ class ArchiveBackend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def stats(self) -> dict[str, Any]:
-        """``path``, ``compactions``, ``messages``, ``sessions``, ``users`` (namespace and user
-        pairs), ``namespaces``, ``oldest`` and ``newest`` (archive times, ``None`` when empty),
-        ``bytes`` (:meth:`size_bytes`), ``spooled`` (compactions wait to be imported),
-        ``retention_days`` and ``max_megabytes``."""
+    def stats(self) -> ArchiveStats:
+        """Every key of :class:`~hermes_ctx_plugins.storage.records.ArchiveStats`, always, of the
+        types it declares: ``path`` (``str``); ``compactions``, ``messages``, ``sessions`` (distinct
+        namespace/session pairs), ``users`` (distinct namespace/user pairs), ``namespaces``,
+        ``bytes`` (:meth:`size_bytes`) and ``spooled`` (compactions waiting in the spool), all
+        ``int``; ``spool`` (the spool file, ``None`` for a backend without one); ``oldest`` and
+        ``newest`` (when the first and last message still archived were archived, ``float`` or
+        ``None`` when empty); ``retention_days`` and ``max_megabytes`` as configured."""
 
     @abc.abstractmethod
     def size_bytes(self) -> int:
-        """What the archive takes, in bytes, as :attr:`max_megabytes` counts it."""
+        """What the archive's data takes, in bytes — what :attr:`max_megabytes` bounds, so it must
+        fall as soon as compactions are deleted (or the bound would delete all but the newest).
+        SQLite: the pages of the database file in use (the file less its free pages; not the WAL,
+        not the spool). The in-memory backend: the UTF-8 size of each message's JSON and searchable
+        text. A server database whose files do not shrink at a delete counts its live rows of this
+        location (e.g. the byte length of each message's stored columns), never its tables' size
+        on disk, which falls only after a vacuum."""
 
     @abc.abstractmethod
     def exists(self) -> bool:
-        """Whether the archive was ever written (reading and forgetting never create one)."""
+        """Whether an archive was created at this location — what a caller asks before reading one
+        it must not create (``hermes-ctx archive`` says "no archive yet" instead). One is created
+        by the first :meth:`record` (a backend may create an empty one when another method first
+        connects, as SQLite does), and stays once created: purging every compaction leaves an
+        empty archive that exists. Asking creates nothing; neither does :meth:`forget_user`."""
 
     @abc.abstractmethod
     def close(self) -> None:
-        """Release the connection; what is archived stays."""
+        """Release the connection (closing it again does nothing); what is archived stays, for the
+        next connection opened at the location (for the in-memory backend: until the process exits)."""

@@ -1,8 +1,9 @@
 """The values that cross the storage seam, the same for every backend.
 
-ctx-local's memory store takes :class:`Record` s and gives back :class:`Memory`, :class:`Hit` and
-:class:`Quarantined`; the archive takes removed messages and gives back :class:`Stored` messages and
-:class:`ArchiveHit` s, always within a :class:`Scope`. Ids, namespaces and texts are any Python string
+ctx-local's memory store takes :class:`Record` s and gives back :class:`Memory`, :class:`Hit`,
+:class:`Quarantined` and :class:`MemoryStats`; the archive takes removed messages and gives back
+:class:`Stored` messages and :class:`ArchiveHit` s, always within a :class:`Scope`, and
+:class:`ArchiveStats`. Ids, namespaces and texts are any Python string
 — lone surrogates, NUL and ``""`` included — and come back exactly as they went in.
 """
 
@@ -14,7 +15,7 @@ import re
 import time
 from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from ..events import Message
 from ..safety import redact_secrets
@@ -38,7 +39,8 @@ _OWNER = re.compile(rf'\{{"namespace":({_JSON_TEXT}),"user_id":({_JSON_TEXT})'
 class Record:
     """One memory on its way into the store (what the write-behind queue carries)."""
 
-    #: the idempotency key: a record whose key is already stored is not stored again
+    #: the idempotency key: a record whose key is already stored is not stored again — whoever's it
+    #: is: keys are one set for the whole store, across namespaces and users
     key: str
     #: ``turn`` (a user text and the assistant's answer) or ``fact`` (one remembered sentence)
     kind: str
@@ -191,6 +193,25 @@ class Quarantined:
     user_id: str | None
 
 
+class MemoryStats(TypedDict):
+    """What :meth:`~hermes_ctx_plugins.storage.base.MemoryBackend.stats` reports: every key, always."""
+
+    #: memories of each kind
+    turns: int
+    facts: int
+    #: distinct ``(user_id, chat_id)`` pairs with memories
+    scopes: int
+    #: distinct session ids with memories
+    sessions: int
+    #: the smallest and largest ``created_at`` of those memories; ``None`` when there are none
+    oldest: float | None
+    newest: float | None
+    #: quarantined records, as :meth:`~hermes_ctx_plugins.storage.base.MemoryBackend.quarantined` lists them
+    quarantined: int
+    #: what the whole store takes, every namespace whatever was asked (see ``MemoryBackend.stats``)
+    bytes: int
+
+
 # -- the archive -------------------------------------------------------------------------------------
 
 
@@ -252,6 +273,31 @@ class Stored:
     message: Message
 
 
+class ArchiveStats(TypedDict):
+    """What :meth:`~hermes_ctx_plugins.storage.base.ArchiveBackend.stats` reports: every key, always."""
+
+    #: the archive's location, ``str(path)``
+    path: str
+    compactions: int
+    messages: int
+    #: distinct ``(namespace, session_id)`` pairs with compactions
+    sessions: int
+    #: distinct ``(namespace, user_id)`` pairs with compactions (the empty user id is one of them)
+    users: int
+    namespaces: int
+    #: when the first and the last message still archived were archived (Unix time); ``None`` when empty
+    oldest: float | None
+    newest: float | None
+    #: :meth:`~hermes_ctx_plugins.storage.base.ArchiveBackend.size_bytes`
+    bytes: int
+    #: compactions waiting in the spool to be imported (always 0 for a backend without a spool)
+    spooled: int
+    #: the spool file, ``None`` for a backend that never spools
+    spool: str | None
+    retention_days: float
+    max_megabytes: float
+
+
 class ForgetScope:
     """Whose archived messages forgetting a user removes: their own in the namespaces asked, and
     those with an empty user id in a session where the user's own are (ids in one written form)."""
@@ -267,10 +313,7 @@ class ForgetScope:
            written: Callable[[str], str] = str) -> ForgetScope:
         """Forgetting ``user_id`` in ``namespaces`` (``None``: all), ids compared as ``written``
         (the form the store keeps them in). :raises TypeError: ``namespaces`` is a lone string."""
-        if isinstance(namespaces, str):
-            raise TypeError(f"namespaces must be a collection of namespace names or None (every namespace), "
-                            f"got the string {namespaces!r}; pass [{namespaces!r}]")
-        return cls(written(user_id), None if namespaces is None else {written(n) for n in namespaces})
+        return cls(written(user_id), namespaces_asked(namespaces, written))
 
     def spoke_in(self, namespace: str, user: str) -> bool:
         """Whether a message of ``user`` in ``namespace`` is the user's own."""
@@ -287,6 +330,18 @@ class ForgetScope:
             return ""
         return (f"{unattributed} messages archived before their session's user was known, in sessions without any "
                 "of this user's messages, cannot be attributed and were kept")
+
+
+def namespaces_asked(namespaces: Collection[str] | None, written: Callable[[str], str] = str) -> set[str] | None:
+    """The namespaces a ``forget_user`` call names, each as ``written`` (``None``: every one).
+
+    :raises TypeError: ``namespaces`` is a lone string — iterated, ``"blue"`` would be the
+        namespaces ``b``, ``l``, ``u`` and ``e``: a caller's mistake, never guessed at.
+    """
+    if isinstance(namespaces, str):
+        raise TypeError(f"namespaces must be a collection of namespace names or None (every namespace), "
+                        f"got the string {namespaces!r}; pass [{namespaces!r}]")
+    return None if namespaces is None else {written(n) for n in namespaces}
 
 
 def message_text(message: Message) -> str:
@@ -314,6 +369,14 @@ def call_ids(message: Message) -> list[str]:
     """The ids of the tool calls ``message`` makes."""
     ids = [c.get("id") for c in message.get("tool_calls") or () if isinstance(c, dict)]
     return [i for i in ids if isinstance(i, str)]
+
+
+def pairs_with(message: Message, other: Message) -> bool:
+    """Whether ``other`` is the other half of a tool-call pair with ``message`` (a message making
+    calls or a tool result): a result of one of its calls, or the call it answers — by exact id."""
+    if message.get("tool_calls"):
+        return str(other.get("tool_call_id") or "") in call_ids(message)
+    return str(message.get("tool_call_id") or "") in call_ids(other)
 
 
 def redacted_message(message: Message) -> Message:

@@ -1,9 +1,16 @@
 """An archive's spool: compactions waiting for the store, one JSON line each.
 
-A durable archive backend appends a compaction here (fsynced) when its store cannot be written, and
-imports the spool at its next successful write, so a compaction never loses what it removed. Every
-access — appending, importing, rewriting to forget a user — holds the spool's cross-process lock (a
-``.lock`` sidecar), so a rewrite never loses a line another process is appending.
+:meth:`ArchiveBackend.record <hermes_ctx_plugins.storage.base.ArchiveBackend.record>` never raises
+and never loses what a compaction removed; this is how a backend keeps that promise. Every backend
+whose store can refuse a write — a file or a server: every one but the in-memory backend — records
+through :meth:`Spool.deliver`: it imports what the spool holds, then writes the new compaction; if
+either fails, the compaction is appended here (fsynced) and imported at the next write that works.
+Its ``forget_user`` clears the user's entries with :meth:`Spool.forget`, its ``stats`` reports
+:meth:`Spool.count`. The spool is a local file beside the archive's location, :func:`spool_path`,
+whatever the backend (a database server that is down cannot hold it).
+
+Every access — appending, importing, rewriting to forget a user — holds the spool's cross-process
+lock (a ``.lock`` sidecar), so a rewrite never loses a line another process is appending.
 
 An entry is kept in *stored* form (see :func:`hermes_ctx_plugins.scope.to_stored`): ids and each
 message's JSON are escaped text, so any string — lone surrogates included — can be written as UTF-8
@@ -15,12 +22,15 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..events import Message
 from ..scope import to_stored
 from .files import atomic_write, locked
+from .records import redacted_message
 
 log = logging.getLogger("hermes_ctx_plugins.archive")
 
@@ -28,6 +38,23 @@ log = logging.getLogger("hermes_ctx_plugins.archive")
 VERSION = 2
 
 Entry = dict[str, Any]
+
+
+def spool_path(location: Path) -> Path:
+    """The spool of the archive at ``location``: ``<location>.spool.jsonl`` beside it."""
+    return location.with_name(location.name + ".spool.jsonl")
+
+
+def make_entry(*, namespace: str, session_id: str, user_id: str, strategy: str,
+               removed: Sequence[tuple[int, Message]], tokens_before: int, tokens_after: int) -> Entry:
+    """One compaction as the spool keeps it: archived now, secrets redacted from its messages,
+    everything in stored form."""
+    return {
+        "v": VERSION, "namespace": to_stored(namespace), "session_id": to_stored(session_id),
+        "user_id": to_stored(user_id), "strategy": to_stored(strategy), "created": time.time(),
+        "tokens_before": tokens_before, "tokens_after": tokens_after,
+        "removed": [[position, to_stored(json.dumps(redacted_message(message), ensure_ascii=False))]
+                    for position, message in removed]}
 
 
 def _upgraded(entry: Entry) -> Entry:
@@ -56,6 +83,27 @@ class Spool:
 
     def pending(self) -> bool:
         return self.path.exists() or self.working.exists()
+
+    def count(self) -> int:
+        """How many readable compactions wait to be imported."""
+        return len(self.entries())
+
+    def deliver(self, entry: Entry, insert: Callable[[Entry], list[int]], *, store: Path) -> list[int]:
+        """Import what waits, then ``insert(entry)`` and return what it returns; if the ``store``
+        refuses either — whatever it raises — keep ``entry`` here and return ``[]``. Never raises:
+        if even the spool cannot be written, the compaction is lost, logged as critical."""
+        try:
+            self.import_into(insert)
+            return insert(entry)
+        except Exception as exc:  # whatever keeps the store from taking them, the spool does
+            log.error("could not archive %d removed messages in %s (%s); kept in %s until it works again",
+                      len(entry["removed"]), store, exc, self.path)
+            try:
+                self.append(entry)
+            except OSError as error:
+                log.critical("the removed messages could be neither archived nor spooled to %s (%s): they are "
+                             "lost from the archive", self.path, error)
+            return []
 
     def append(self, entry: Entry) -> None:
         """Add one compaction. :raises OSError: it could not be written."""

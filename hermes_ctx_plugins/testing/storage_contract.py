@@ -21,21 +21,36 @@ fixtures, each returning a function that opens a new connection to one empty sto
 
 Every isolation check is paired with its positive: an owner's search finds their own codeword *and*
 no other owner's, so a backend that finds nothing fails too. The contract says what the interface
-docstrings in :mod:`hermes_ctx_plugins.storage.base` promise; it does not test durability (the
-in-memory backend keeps nothing) or a backend's failure modes.
+docstrings in :mod:`hermes_ctx_plugins.storage.base` promise — ids, scopes and namespaces, writes and
+their progress, search and ranking, forgetting, the order of reads, every ``stats()`` key and its
+type, what ``exists()`` answers, a store opened again after ``close()`` finding what was stored (in
+this process: the in-memory backend keeps its data that long) — except what it cannot observe through
+one location in one process. A backend's own tests must cover that:
+
+* durability across processes and crashes (a store opened by another process, after a kill);
+* failure modes: which :class:`~hermes_ctx_plugins.storage.base.LocalStoreError` reason each failure
+  of the store becomes, a record refused without the store failing, the archive spooling what its
+  store refuses (:mod:`hermes_ctx_plugins.storage.spool`) and importing it later;
+* retention and the size bound (``retention_days``, ``max_megabytes``) and ``size_bytes()`` falling
+  as compactions go;
+* erasure: that ``compact()`` and ``forget_user`` leave no deleted text in what the store keeps;
+* two locations being two stores (the fixtures give one location);
+* concurrency beyond two connections taking turns.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Callable, Iterator
+import typing
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
 
 from ..events import Message
 from ..storage.base import ArchiveBackend, ArchiveError, MemoryBackend
-from ..storage.records import Record, Scope
+from ..storage.records import ArchiveStats, MemoryStats, Record, Scope
 from ..storage.text import query_terms
 
 __all__ = ["HOSTILE_IDS", "OpenArchive", "OpenMemory", "StorageContract", "opened", "record"]
@@ -68,6 +83,18 @@ def found(store: MemoryBackend, text: str, *, user_id: str = "alice", chat_id: s
 
 def said(text: str, role: str = "user", **extra: Any) -> Message:
     return {"role": role, "content": text, **extra}
+
+
+def assert_declared(stats: Mapping[str, Any], declared: type) -> None:
+    """``stats`` has exactly the keys of the TypedDict ``declared``, each of its declared type (an
+    ``int`` passes for a ``float``, as in Python's typing; a ``bool`` never passes for a number)."""
+    hints = typing.get_type_hints(declared)
+    assert set(stats) == set(hints)
+    for key, hint in hints.items():
+        kinds = typing.get_args(hint) or (hint,)
+        kinds += (int,) if float in kinds else ()
+        value = stats[key]
+        assert isinstance(value, kinds) and not isinstance(value, bool), f"{key}: {value!r} is not {hint}"
 
 
 class StorageContract:
@@ -161,6 +188,32 @@ class StorageContract:
         writer.write([record("jackal shared")], segment="seg", offset=5)
         assert found(reader, "jackal") == ["jackal shared"] and reader.progress() == {"seg": 5}
 
+    def test_a_store_opened_again_finds_what_was_stored(self, open_memory: OpenMemory) -> None:
+        first = open_memory()
+        first.write([record("quail kept")], segment="seg", offset=9)
+        first.quarantine("seg", 12, "not json at all", "ValueError: undecodable", 1)
+        first.close()
+        first.close()  # closing twice does nothing
+        again = open_memory()
+        assert found(again, "quail") == ["quail kept"]
+        assert again.progress() == {"seg": 12} and [q.offset for q in again.quarantined()] == [12]
+
+    def test_memories_come_in_the_order_stored_and_get_by_id(self, memory: MemoryBackend) -> None:
+        # each written later than the one before, yet made earlier: the order is the store's, not created_at's
+        made = [dataclasses.replace(record(f"robin {n}"), created_at=1_700_000_000.0 - n) for n in range(4)]
+        memory.write(made[:2])
+        memory.write(made[2:])
+        listed = list(memory.memories())
+        assert [m.fact_text for m in listed] == ["robin 0", "robin 1", "robin 2", "robin 3"]
+        ids = [m.id for m in listed]
+        assert ids == sorted(ids) and len(set(ids)) == 4
+        assert [m.fact_text for m in memory.memories(user_id="alice", chat_id="c1")] == [m.fact_text for m in listed]
+        assert memory.get([ids[3], ids[0], 10**12, ids[2], ids[0]]) == [listed[0], listed[2], listed[3]]
+        assert memory.forget([ids[3]]) == [ids[3]]
+        newest = memory.add(record("robin 4"))
+        assert newest.id > ids[2]  # greater than every memory stored at the time
+        assert [m.fact_text for m in memory.memories()] == ["robin 0", "robin 1", "robin 2", "robin 4"]
+
     # -- search ----------------------------------------------------------------------------------
 
     def test_search_ranks_by_bm25_over_stemmed_words(self, memory: MemoryBackend) -> None:
@@ -225,12 +278,33 @@ class StorageContract:
         memory.compact()
         assert found(memory, "newt", user_id="bob") == ["newt bob"]
 
+    def test_a_lone_string_is_not_a_list_of_namespaces(self, memory: MemoryBackend, archive: ArchiveBackend) -> None:
+        memory.write([record("stork a", namespace="a"), record("stork ab", namespace="ab")])
+        archive.record(session_id="s", user_id="alice", namespace="a", strategy="w", removed=[(0, said("stork"))])
+        with pytest.raises(TypeError, match="got the string 'ab'"):
+            memory.forget_user("alice", "ab")  # iterated, it would be the namespaces "a" and "b"
+        with pytest.raises(TypeError, match="got the string 'ab'"):
+            archive.forget_user("alice", namespaces="ab")
+        assert found(memory, "stork", namespace="a") == ["stork a"]  # nothing deleted
+        assert archive.stats()["messages"] == 1
+        assert memory.forget_user("alice", ["ab"]) == (1, 0)  # in a list, the same name is a namespace
+        assert archive.forget_user("alice", namespaces=["a"])[0].removed == 1
+
     def test_stats_count_what_is_stored(self, memory: MemoryBackend) -> None:
         assert memory.stats()["turns"] == 0 and memory.stats()["oldest"] is None
         memory.write([record("okapi", kind="turn"), record("okapi fact", chat_id="c2", session_id="s2")])
         stats = memory.stats("")
         assert (stats["turns"], stats["facts"], stats["scopes"], stats["sessions"]) == (1, 1, 2, 2)
         assert stats["oldest"] == stats["newest"] == 1_700_000_000.0 and stats["bytes"] > 0
+
+    def test_stats_report_every_key_with_its_type(self, memory: MemoryBackend) -> None:
+        assert_declared(memory.stats(), MemoryStats)
+        memory.write([record("puffin", kind="turn"), record("puffin fact", namespace="blue")])
+        memory.quarantine("seg", 3, '{"namespace":"blue","user_id":"alice","key":"q"', "ValueError", 2)
+        for namespace in (None, "", "blue", "nowhere"):
+            assert_declared(memory.stats(namespace), MemoryStats)
+        assert memory.stats("blue")["quarantined"] == 1 and memory.stats("nowhere")["oldest"] is None
+        assert memory.stats("nowhere")["bytes"] == memory.stats()["bytes"] > 0  # the whole store, always
 
     # -- the archive -------------------------------------------------------------------------------
 
@@ -303,6 +377,13 @@ class StorageContract:
         assert archive.search("the", scope) == []  # only stop words
         assert "«" in archive.search("deploy script", scope)[0].snippet
 
+    def test_a_search_before_anything_is_archived_finds_nothing(self, archive: ArchiveBackend) -> None:
+        """The model may call ``ctx_search`` before the first compaction."""
+        scope = Scope(session_id="s", user_id="u")
+        assert archive.search("deploy port", scope) == [] and archive.search("ok", scope) == []
+        archive.record(session_id="s", user_id="u", strategy="window", removed=[(0, said("deploy port 8443"))])
+        assert [h.session_id for h in archive.search("deploy port", scope)] == ["s"]
+
     def test_purge_by_condition_and_never_without_one(self, archive: ArchiveBackend) -> None:
         for session, user, namespace in (("s1", "u1", ""), ("s2", "u1", ""), ("s1", "u2", "blue")):
             archive.record(session_id=session, user_id=user, namespace=namespace, strategy="window",
@@ -342,7 +423,36 @@ class StorageContract:
         stats = archive.stats()
         assert (stats["compactions"], stats["messages"], stats["sessions"], stats["users"], stats["namespaces"]) == (
             1, 2, 1, 1, 1)
+        assert stats["oldest"] is not None and stats["newest"] is not None
         assert stats["bytes"] == archive.size_bytes() > 0 and stats["oldest"] <= stats["newest"]
+
+    def test_archive_stats_report_every_key_with_its_type(self, archive: ArchiveBackend) -> None:
+        assert_declared(archive.stats(), ArchiveStats)
+        archive.record(session_id="s", user_id="u", strategy="w", removed=[(0, said("gannet"))])
+        stats = archive.stats()
+        assert_declared(stats, ArchiveStats)
+        assert stats["path"] == str(archive.path) and stats["spooled"] == 0  # the store took it
+        assert (stats["retention_days"], stats["max_megabytes"]) == (archive.retention_days, archive.max_megabytes)
+
+    def test_an_archive_exists_from_its_first_record_on(self, open_archive: OpenArchive) -> None:
+        archive = open_archive()
+        assert not archive.exists()
+        archive.forget_user("alice")
+        assert not archive.exists() and not open_archive().exists()  # asking and forgetting create nothing
+        archive.record(session_id="s", user_id="u", strategy="w", removed=[(0, said("gull"))])
+        assert archive.exists() and open_archive().exists()
+        assert archive.purge(everything=True) == 1
+        assert archive.exists() and open_archive().exists()  # emptied, not gone
+
+    def test_an_archive_opened_again_finds_what_was_archived(self, open_archive: OpenArchive) -> None:
+        first = open_archive()
+        ids = first.record(session_id="s", user_id="u", strategy="w", removed=[(0, said("wren kept"))])
+        first.close()
+        first.close()  # closing twice does nothing
+        again = open_archive()
+        assert again.exists()
+        assert [s.message for s in again.get(ids, Scope(session_id="s", user_id="u"))] == [said("wren kept")]
+        assert [hit.id for hit in again.search("wren", Scope(session_id="s", user_id="u"))] == ids
 
 
 def opened(factory: Callable[[], Any]) -> Iterator[Callable[[], Any]]:

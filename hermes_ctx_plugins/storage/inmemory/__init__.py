@@ -3,12 +3,13 @@ dictionaries, for tests and throw-away agents. Nothing survives the process.
 
 Every store opened at the same location in one process shares one set of data (as connections to one
 SQLite file do), so ctx-local's reader, its tool writer and its queue see the same memories, and a
-provider started again after ``shutdown`` finds them still there. Searches rank by BM25 with the
-statistics SQLite's FTS5 uses, over the same words, so results order as they do there. Each method
+provider started again after ``shutdown`` finds them still there. Searches rank and quote as
+:mod:`hermes_ctx_plugins.storage.ranking` defines (what SQLite's FTS5 computes natively), over the
+same words, so results order as they do there. Each method
 holds the location's lock for its whole run: writes are all or nothing.
 
 * :mod:`.memory` — ctx-local's memories; :mod:`.archive` — the archive;
-* :mod:`.shared` — the data of every location in this process, and BM25.
+* :mod:`.shared` — the data of every location in this process, and how their size is counted.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 :class:`~hermes_ctx_plugins.storage.base.ArchiveBackend`.
 
 A search finds each phrase of :func:`~hermes_ctx_plugins.storage.archive_text.phrases` as a substring, case
-folded, and ranks by BM25 as SQLite's trigram index does (a message of n characters is n - 2 words).
+folded, and ranks and quotes as :mod:`~hermes_ctx_plugins.storage.ranking` defines (BM25 as SQLite's trigram
+index computes it). Nothing here can fail to be stored, so it needs no spool. ``bytes`` is the UTF-8 size of
+each message's JSON and searchable text.
 """
 
 from __future__ import annotations
@@ -15,30 +17,31 @@ import time
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError
+from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count, trigram_length
 from ..records import (
     ArchiveHit,
+    ArchiveStats,
     ForgetScope,
     Scope,
     Stored,
-    call_ids,
     message_text,
+    pairs_with,
     redacted_message,
     searchable,
 )
-from .shared import Shared, bm25, utf8_size
+from .shared import Shared, utf8_size
 
 
 @dataclass
 class _Archived:
     stored: Stored
     created: float
-    #: :func:`searchable` text, and it :func:`_folded` for case-insensitive matching
+    #: :func:`searchable` text, and it :func:`~hermes_ctx_plugins.storage.ranking.folded` for matching
     text: str
     folded: str
     size: int
@@ -54,44 +57,8 @@ class ArchiveData:
     compactions: dict[int, tuple[str, str, str, float]] = field(default_factory=dict)
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     compaction_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
-
-
-def _folded(text: str) -> str:
-    """``text`` lower-cased character for character (so positions in it are positions in ``text``)."""
-    return "".join(c if len(lower := c.lower()) != 1 else lower for c in text)
-
-
-def _count(text: str, phrase: str) -> int:
-    """Occurrences of ``phrase`` in ``text``, overlapping ones included (as a trigram index counts)."""
-    count, start = 0, text.find(phrase)
-    while start != -1:
-        count, start = count + 1, text.find(phrase, start + 1)
-    return count
-
-
-def _snippet(text: str, phrases: Sequence[str]) -> str:
-    """About 48 characters around the first match, each match marked ``«…»``, cuts marked ``…``."""
-    folded = _folded(text)
-    first = min((i for i in (folded.find(p) for p in phrases) if i >= 0), default=0)
-    start, end = max(0, first - 16), min(len(text), first + 48)
-    marked, at = [], start
-    while at < end:
-        sizes = [len(p) for p in phrases if folded.startswith(p, at)]
-        if sizes:
-            size = max(sizes)
-            marked.append(f"«{text[at:at + size]}»")
-            at += size
-        else:
-            marked.append(text[at])
-            at += 1
-    return ("…" if start else "") + "".join(marked) + ("…" if at < len(text) else "")
-
-
-def _pair(message: Message, other: Message) -> bool:
-    """Whether ``other`` answers one of ``message``'s tool calls or, for a result, makes its call."""
-    if message.get("tool_calls"):
-        return str(other.get("tool_call_id") or "") in call_ids(message)
-    return str(message["tool_call_id"]) in call_ids(other)
+    #: whether a compaction was ever recorded here (what :meth:`InMemoryArchive.exists` answers)
+    written: bool = False
 
 
 class InMemoryArchive(ArchiveBackend):
@@ -108,13 +75,14 @@ class InMemoryArchive(ArchiveBackend):
 
     def exists(self) -> bool:
         with self._data.lock:
-            return bool(self._data.compactions)
+            return self._data.written
 
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
         data = self._data
         created = time.time()
         with data.lock:
+            data.written = True
             compaction = next(data.compaction_ids)
             data.compactions[compaction] = (namespace, session_id, user_id, created)
             last = max((a.stored.seq for a in data.messages.values()
@@ -126,7 +94,7 @@ class InMemoryArchive(ArchiveBackend):
                 text = searchable(message_text(message))
                 stored = Stored(next(data.ids), session_id, user_id, namespace, compaction, seq,
                                 str(message.get("role") or ""), message)
-                data.messages[stored.id] = _Archived(stored, created, text, _folded(text), utf8_size(encoded, text))
+                data.messages[stored.id] = _Archived(stored, created, text, folded(text), utf8_size(encoded, text))
                 ids.append(stored.id)
             self._enforce_limits(compaction)
         return ids
@@ -194,30 +162,32 @@ class InMemoryArchive(ArchiveBackend):
             return []
         visible = self._visible(scope)
         if phrases:
-            found = self._ranked([_folded(p) for p in phrases], visible)
+            found = self._ranked([folded(p) for p in phrases], visible)
         else:  # only terms too short for an index of three-character pieces: every one, newest first
-            folded = [_folded(s) for s in short]
-            found = [(a, a.text[:160]) for a in sorted(visible, key=lambda a: -a.stored.id)
-                     if all(s in a.folded for s in folded)]
+            wanted = [folded(s) for s in short]
+            found = [(a, a.text[:LEADING_CHARS]) for a in sorted(visible, key=lambda a: -a.stored.id)
+                     if all(s in a.folded for s in wanted)]
         return [ArchiveHit(a.stored.id, a.stored.session_id, a.stored.compaction_id, a.stored.role, a.created,
-                           from_stored(snippet), a.stored.namespace) for a, snippet in found[:limit]]
+                           from_stored(shown), a.stored.namespace) for a, shown in found[:limit]]
 
     def _ranked(self, phrases: list[str], visible: list[_Archived]) -> list[tuple[_Archived, str]]:
         """The visible messages matching a phrase, best first by BM25 over every message (FTS5's
         statistics), with their snippets."""
         with self._data.lock:
             everything = list(self._data.messages.values())
-        lengths = {id(a): max(len(a.folded) - 2, 0) for a in everything}  # an index of 3-character pieces
+        if not everything:  # nothing archived yet (a search before the first compaction)
+            return []
+        lengths = {id(a): trigram_length(a.folded) for a in everything}
         average = sum(lengths.values()) / len(everything)
         counts = [sum(1 for a in everything if phrase in a.folded) for phrase in phrases]
         scored = []
         for archived in visible:
-            frequencies = [_count(archived.folded, phrase) for phrase in phrases]
+            frequencies = [substring_count(archived.folded, phrase) for phrase in phrases]
             if any(frequencies):
                 score = bm25(frequencies, counts, len(everything), lengths[id(archived)], average)
                 scored.append((-score, -archived.stored.id, archived))
         scored.sort(key=lambda item: item[:2])
-        return [(archived, _snippet(archived.text, phrases)) for *_, archived in scored]
+        return [(archived, snippet(archived.text, phrases)) for *_, archived in scored]
 
     @staticmethod
     def _order(archived: _Archived) -> tuple[str, str, int]:
@@ -233,11 +203,11 @@ class InMemoryArchive(ArchiveBackend):
         message = stored.message
         if not message.get("tool_calls") and not message.get("tool_call_id"):
             return []
-        same = [a for a in self._visible(scope) if _pair(message, a.stored.message)
+        same = [a for a in self._visible(scope) if pairs_with(message, a.stored.message)
                 and (a.stored.namespace, a.stored.session_id) == (stored.namespace, stored.session_id)]
         return [a.stored for a in sorted(same, key=self._order)]
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ArchiveStats:
         data = self._data
         with data.lock:
             owners = list(data.compactions.values())
@@ -247,5 +217,5 @@ class InMemoryArchive(ArchiveBackend):
                 "sessions": len({(ns, session) for ns, session, _, _ in owners}),
                 "users": len({(ns, user) for ns, _, user, _ in owners}),
                 "namespaces": len({ns for ns, *_ in owners}), "oldest": min(created, default=None),
-                "newest": max(created, default=None), "bytes": self.size_bytes(), "spooled": False,
+                "newest": max(created, default=None), "bytes": self.size_bytes(), "spooled": 0, "spool": None,
                 "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}

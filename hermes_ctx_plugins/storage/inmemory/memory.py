@@ -2,7 +2,9 @@
 :class:`~hermes_ctx_plugins.storage.base.MemoryBackend`.
 
 A search cuts each memory into the words :func:`~hermes_ctx_plugins.storage.text.tokens`
-makes (FTS5's), and ranks by BM25 with FTS5's statistics (every memory counts, whoever owns it).
+makes (FTS5's), and ranks as :mod:`~hermes_ctx_plugins.storage.ranking` defines (BM25 with FTS5's
+statistics: every memory counts, whoever owns it). ``bytes`` in :meth:`InMemoryMemory.stats` is the
+UTF-8 size of every memory's key and texts.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .. import text as query
 from ..base import MemoryBackend
-from ..records import CANDIDATE_CHARS, Hit, Memory, Quarantined, Record, owner_of
-from .shared import Shared, bm25, utf8_size
+from ..ranking import bm25, phrase_count
+from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
+from .shared import Shared, utf8_size
 
 
 @dataclass
@@ -36,6 +38,7 @@ class MemoryData:
     """The memories of one location, shared by every store opened there."""
 
     lock: threading.RLock = field(default_factory=threading.RLock)
+    #: by id, in id order: ids only grow and a row is never put back, so insertion order is id order
     rows: dict[int, _Indexed] = field(default_factory=dict)
     keys: dict[str, int] = field(default_factory=dict)
     progress: dict[str, int] = field(default_factory=dict)
@@ -45,10 +48,7 @@ class MemoryData:
 
 
 def _occurrences(row: _Indexed, phrase: tuple[str, ...]) -> int:
-    if len(phrase) == 1:
-        return row.counts[phrase[0]]
-    words, size = row.words, len(phrase)
-    return sum(1 for i in range(len(words) - size + 1) if words[i:i + size] == phrase)
+    return row.counts[phrase[0]] if len(phrase) == 1 else phrase_count(row.words, phrase)
 
 
 def _matches(memory: Memory, namespace: str | None, user_id: str | None, chat_id: str | None,
@@ -62,7 +62,6 @@ def _cut(memory: Memory) -> Memory:
     return dataclasses.replace(memory, user_text=memory.user_text[:CANDIDATE_CHARS],
                                assistant_text=memory.assistant_text[:CANDIDATE_CHARS],
                                fact_text=memory.fact_text[:CANDIDATE_CHARS])
-
 
 
 class InMemoryMemory(MemoryBackend):
@@ -163,7 +162,7 @@ class InMemoryMemory(MemoryBackend):
         with self._data.lock:
             return [q for q in self._data.quarantine if namespace is None or q.namespace in (namespace, None)]
 
-    def stats(self, namespace: str | None = None) -> dict[str, Any]:
+    def stats(self, namespace: str | None = None) -> MemoryStats:
         chosen = self._select(lambda m: _matches(m, namespace, None, None, None))
         kinds = Counter(m.kind for m in chosen)
         with self._data.lock:
@@ -197,7 +196,7 @@ class InMemoryMemory(MemoryBackend):
         return len(self._delete(lambda m: not _matches(m, namespace, user_id, chat_id, session_id)))
 
     def forget_user(self, user_id: str, namespaces: Collection[str] | None = None) -> tuple[int, int]:
-        spaces = None if namespaces is None else set(namespaces)
+        spaces = namespaces_asked(namespaces)
 
         def theirs(namespace: str | None, user: str | None) -> bool:
             return user == user_id and (spaces is None or namespace in spaces)

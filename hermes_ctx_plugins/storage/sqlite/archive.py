@@ -26,9 +26,9 @@ from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError
-from ..records import ArchiveHit, ForgetScope, Scope, Stored, call_ids, message_text, redacted_message, searchable
-from ..spool import VERSION as SPOOL_VERSION
-from ..spool import Entry, Spool
+from ..ranking import LEADING_CHARS
+from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
+from ..spool import Entry, Spool, make_entry, spool_path
 from . import fts
 from .archive_schema import connect
 
@@ -51,7 +51,7 @@ class ArchiveStore(ArchiveBackend):
     def __init__(self, path: Path, *, retention_days: float = 30.0, max_megabytes: float = 256.0,
                  timeout: float = 5.0) -> None:
         self.path = Path(path)
-        self.spool = Spool(self.path.with_name(self.path.name + ".spool.jsonl"))
+        self.spool = Spool(spool_path(self.path))
         self.retention_days = retention_days
         self.max_megabytes = max_megabytes
         self._timeout = timeout
@@ -90,24 +90,9 @@ class ArchiveStore(ArchiveBackend):
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
         """Before anything else, what the spool holds is imported; when the database cannot take
         these, they are spooled (fsynced) instead."""
-        entry: Entry = {
-            "v": SPOOL_VERSION, "namespace": to_stored(namespace), "session_id": to_stored(session_id),
-            "user_id": to_stored(user_id), "strategy": to_stored(strategy), "created": time.time(),
-            "tokens_before": tokens_before, "tokens_after": tokens_after,
-            "removed": [[position, to_stored(json.dumps(redacted_message(message), ensure_ascii=False))]
-                        for position, message in removed]}
-        try:
-            self.spool.import_into(self._insert)
-            return self._insert(entry)
-        except Exception as exc:  # whatever keeps the database from taking them, the spool does
-            log.error("could not archive %d removed messages in %s (%s); kept in %s until it works again",
-                      len(removed), self.path, exc, self.spool.path)
-            try:
-                self.spool.append(entry)
-            except OSError as error:
-                log.critical("the removed messages could be neither archived nor spooled to %s (%s): they are "
-                             "lost from the archive", self.spool.path, error)
-            return []
+        compaction = make_entry(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
+                                removed=removed, tokens_before=tokens_before, tokens_after=tokens_after)
+        return self.spool.deliver(compaction, self._insert, store=self.path)
 
     def _insert(self, entry: Entry) -> list[int]:
         """Write one spool-form entry (everything in it already in stored form)."""
@@ -307,8 +292,9 @@ class ArchiveStore(ArchiveBackend):
                 likes = fts.like_patterns(short)
                 conditions = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in likes)
                 rows = db.execute(
-                    "SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, substr(m.text, 1, 160), "
-                    f"m.namespace FROM messages m WHERE {conditions} AND {where} ORDER BY m.id DESC LIMIT ?",
+                    "SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, "
+                    f"substr(m.text, 1, {LEADING_CHARS}), m.namespace FROM messages m WHERE {conditions} AND {where} "
+                    "ORDER BY m.id DESC LIMIT ?",
                     [*likes, *args, limit]).fetchall()
         return [ArchiveHit(id_, from_stored(session_id), compaction_id, from_stored(role), created,
                            from_stored(snippet), from_stored(namespace))
@@ -350,7 +336,7 @@ class ArchiveStore(ArchiveBackend):
             found = [s for s in found if str(message["tool_call_id"]) in call_ids(s.message)]
         return found
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ArchiveStats:
         with self._lock:
             db = self._connect()
             compactions, sessions = db.execute(
@@ -362,5 +348,5 @@ class ArchiveStore(ArchiveBackend):
                 "SELECT count(*), min(created), max(created) FROM messages").fetchone()
         return {"path": str(self.path), "compactions": compactions, "messages": messages, "sessions": sessions,
                 "users": users, "namespaces": namespaces, "oldest": oldest, "newest": newest,
-                "bytes": self.size_bytes(), "spooled": self.spool.pending(), "spool": str(self.spool.path),
+                "bytes": self.size_bytes(), "spooled": self.spool.count(), "spool": str(self.spool.path),
                 "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}

@@ -24,7 +24,7 @@ from typing import Any
 from ...scope import from_stored, to_stored
 from .. import text as query
 from ..base import LocalStoreError, MemoryBackend
-from ..records import CANDIDATE_CHARS, Hit, Memory, Quarantined, Record, owner_of
+from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import fts
 from .memory_schema import connect, is_database_failure, store_error
 
@@ -203,12 +203,13 @@ class LocalStore(MemoryBackend):
         rows = self._run(lambda conn: conn.execute(f"{_QUARANTINE} {where} ORDER BY id", params).fetchall())
         return [Quarantined(*row[:7], *(None if v is None else from_stored(v) for v in row[7:])) for row in rows]
 
-    def stats(self, namespace: str | None = None) -> dict[str, Any]:
-        """Counts of what is stored; ``bytes``: the file with its WAL."""
+    def stats(self, namespace: str | None = None) -> MemoryStats:
+        """Counts of what is stored; ``bytes``: the database file and every file ``<path>*`` beside it
+        (its WAL and shared-memory index)."""
         where, params = _filters(namespace, None, None, None)
         quarantine = ("", []) if namespace is None else ("WHERE namespace = ? OR namespace IS NULL", params)
 
-        def run(conn: sqlite3.Connection) -> dict[str, Any]:
+        def run(conn: sqlite3.Connection) -> MemoryStats:
             def one(sql: str, args: list[Any] = params) -> Any:
                 return conn.execute(sql, args).fetchone()
 
@@ -217,11 +218,12 @@ class LocalStore(MemoryBackend):
             sessions = one(f"SELECT count(DISTINCT session_id) FROM memories {where}")[0]
             span = one(f"SELECT min(created_at), max(created_at) FROM memories {where}")
             quarantined = one(f"SELECT count(*) FROM quarantine {quarantine[0]}", quarantine[1])[0]
+            files = sum(p.stat().st_size for p in self.path.parent.glob(f"{self.path.name}*") if p.is_file())
             return {"turns": kinds.get("turn", 0), "facts": kinds.get("fact", 0), "scopes": scopes,
-                    "sessions": sessions, "oldest": span[0], "newest": span[1], "quarantined": quarantined}
+                    "sessions": sessions, "oldest": span[0], "newest": span[1], "quarantined": quarantined,
+                    "bytes": files}
 
-        report = dict(self._run(run))
-        report["bytes"] = sum(p.stat().st_size for p in self.path.parent.glob(f"{self.path.name}*") if p.is_file())
+        report: MemoryStats = self._run(run)
         return report
 
     # ---------------------------------------------------------------------------------- forgetting
@@ -263,8 +265,9 @@ class LocalStore(MemoryBackend):
 
     def forget_user(self, user_id: str, namespaces: Collection[str] | None = None) -> tuple[int, int]:
         clause, params = "user_id = ?", [to_stored(user_id)]
-        if namespaces is not None:
-            names = sorted({to_stored(n) for n in namespaces})
+        asked = namespaces_asked(namespaces, to_stored)
+        if asked is not None:
+            names = sorted(asked)
             if not names:
                 return 0, 0
             clause += f" AND namespace IN ({','.join('?' * len(names))})"
