@@ -94,6 +94,25 @@ def test_the_same_user_in_two_namespaces_recalls_only_its_own(make: Any) -> None
     assert answer["not_found"] == [support_id] and found(provider, "door", support)
 
 
+def test_two_owners_whose_sessions_share_an_id_and_say_the_same_each_keep_their_turn(make: Any) -> None:
+    """Idempotency keys are one set for the whole store: the owner is part of a turn's key, or the
+    second deployment's (or user's) identical turn would be taken for a replay and never stored."""
+    provider = make()
+    owners = [SessionInfo(session_id="chat-42", user_id="u1", chat_id="dm", deployment="support"),
+              SessionInfo(session_id="chat-42", user_id="u1", chat_id="dm", deployment="sales"),
+              SessionInfo(session_id="chat-42", user_id="u2", chat_id="dm", deployment="sales")]
+    for session in owners:
+        provider.sync_turn(Turn(session=session, turn_number=1, user_text="my locker code is osprey",
+                                assistant_text="noted"))
+    assert provider.flush(10)
+    for session in owners:
+        assert found(provider, "locker osprey", session) == ["my locker code is osprey"]
+    provider.sync_turn(Turn(session=owners[0], turn_number=1, user_text="my locker code is osprey",
+                            assistant_text="noted"))  # the same owner's replay is still stored once
+    assert provider.flush(10)
+    assert found(provider, "locker osprey", owners[0]) == ["my locker code is osprey"]
+
+
 # ---------------------------------------------------------------------------------------------- hostile ids
 
 

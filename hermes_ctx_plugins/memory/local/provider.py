@@ -98,11 +98,15 @@ def resolve_path(raw: str, home: Path) -> Path:
 
 
 def turn_key(turn: Turn) -> str:
-    """The idempotency key of a turn: the same turn synced (or replayed) twice is stored once."""
+    """The idempotency key of a turn: the same turn synced (or replayed) twice is stored once. Keys
+    are one set for the whole store, so the owner is part of it: two owners whose sessions share an id
+    (two deployments naming sessions by chat) and say the same thing each keep their own turn."""
     digest = hashlib.sha256()
     # the number in hex: Python refuses decimal text for an int of thousands of digits
     number = format(turn.turn_number, "x")
-    for part in (turn.session.session_id, number, turn.user_text, turn.assistant_text):
+    session = turn.session
+    for part in (session.deployment, session.user_id, session.chat_id, session.session_id, number,
+                 turn.user_text, turn.assistant_text):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
     return "turn:" + digest.hexdigest()[:32]
