@@ -317,7 +317,10 @@ class HermesCtxEngine(ContextEngine):
     def on_session_start(self, session_id: str, **kwargs: Any) -> None:
         self.session_id = session_id or ""
         agent = self._holder() if self._holder is not None else None
-        if agent is None or not self.session_id:
+        if not self.session_id:
+            return
+        if agent is None:  # hermes' own agent: its owner, named by pre_llm_call, goes along (see follow)
+            self._runtime.sessions.follow(str(kwargs.get("old_session_id") or ""), self.session_id)
             return
         try:
             self._runtime.sessions.move(agent, self.session_id)

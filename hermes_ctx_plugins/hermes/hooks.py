@@ -3,6 +3,13 @@
 Every callback accepts ``**kwargs`` (hermes adds ``telemetry_schema_version`` and grows its hook
 signatures) and never raises into hermes: our host already isolates each plugin, and anything
 that still goes wrong here is logged.
+
+Of hermes' hooks only ``pre_llm_call`` names the user (``sender_id``); the others name the session,
+and the runtime's session table says whose it is. A turn runs from ``pre_llm_call`` to hermes'
+``on_session_end`` hook (which fires after every turn, not at the conversation's end). The hooks that
+store the user's words — ``post_llm_call`` (the turn) and ``on_session_finalize`` (the conversation's
+end) — store nothing when the table no longer knows the owner
+(:meth:`~hermes_ctx_plugins.hermes.runtime.SessionTable.knows_owner`).
 """
 
 from __future__ import annotations
@@ -53,19 +60,37 @@ class HookDispatcher:
             ANCHOR_HOOK: self.pre_llm_call,
             "post_api_request": self.post_api_request,
             "post_llm_call": self.post_llm_call,
+            "on_session_end": self.on_session_end,
             "on_session_finalize": self.on_session_finalize,
             # /new and /reset end the conversation just like an exit does; the next one starts
             # with on_session_start once hermes builds its prompt.
             "on_session_reset": self.on_session_finalize,
         }
 
-    def session_for(self, session_id: str = "", model: str = "", platform: str = "", sender_id: Any = "",
+    def session_for(self, session_id: str = "", model: str = "", platform: str = "", sender_id: Any = None,
                     **_: Any) -> SessionInfo:
-        """The session as far as hermes has told us, filling in what this hook left out."""
+        """The session as far as hermes has told us, filling in what this hook left out (a hook
+        without ``sender_id`` does not say who the user is; ``""`` says: the anonymous user)."""
         # hermes passes platform user ids as ints too: a user id is text, compared exactly
-        user_id = str(sender_id) if sender_id not in (None, "") else ""
+        user_id = None if sender_id is None else str(sender_id)
         return self.runtime.sessions.observe(session_id or "", user_id=user_id, platform=platform or "",
                                              model=model or "")
+
+    def owner_known(self, session: SessionInfo, what: str) -> bool:
+        """Whether ``what`` of ``session`` may be stored as ``session``'s owner's; when not, says
+        why (a warning the first time for a session the table had to drop)."""
+        sessions = self.runtime.sessions
+        if sessions.knows_owner(session.session_id):
+            return True
+        if sessions.forgot(session.session_id):
+            log.warning("hermes-ctx: the %s of session %r is not stored: more than %d sessions passed through "
+                        "this process since its user was named, so who it belongs to is no longer known "
+                        "(storing it as the anonymous user's would give it to someone else)",
+                        what, session.session_id, sessions.max_sessions)
+        else:
+            log.info("hermes-ctx: the %s of session %r is not stored: no hook has named its user",
+                     what, session.session_id)
+        return False
 
     @_never_raises
     def on_session_start(self, **kwargs: Any) -> None:
@@ -107,6 +132,8 @@ class HookDispatcher:
     def post_llm_call(self, *, user_message: str = "", assistant_response: str = "",
                       conversation_history: list[dict[str, Any]] | None = None, **kwargs: Any) -> None:
         session = self.session_for(**kwargs)
+        if not self.owner_known(session, "turn"):
+            return
         host, driven = self.runtime.route(session.session_id)
         history = conversation_history or []
         host.turn_finalized(Turn(
@@ -115,8 +142,14 @@ class HookDispatcher:
             tool_calls=tool_calls_since_last_user(history), messages=tuple(history)), exclude=driven)
 
     @_never_raises
+    def on_session_end(self, *, session_id: str = "", **_: Any) -> None:
+        """The end of a turn (hermes fires it after every one; the conversation's is ``on_session_finalize``)."""
+        self.runtime.sessions.end_turn(session_id or "")
+
+    @_never_raises
     def on_session_finalize(self, **kwargs: Any) -> None:
         session = self.session_for(**kwargs)
-        host, driven = self.runtime.route(session.session_id)
-        host.session_end(session, kwargs.get("messages") or (), exclude=driven)
+        if self.owner_known(session, "session end"):
+            host, driven = self.runtime.route(session.session_id)
+            host.session_end(session, kwargs.get("messages") or (), exclude=driven)
         self.runtime.sessions.end(session.session_id)

@@ -46,6 +46,11 @@ class _Entry:
     holder: weakref.ref[Any] | None = None
     #: ``pre_llm_call`` calls in this conversation
     turns: int = 0
+    #: a Bridge or a hook said who the owner is (hermes' ``pre_llm_call`` does, ``sender_id=""`` for the
+    #: anonymous user); an entry only the other hooks made knows the platform and model, not the owner
+    told: bool = False
+    #: a turn is running: ``pre_llm_call`` started it, hermes' ``on_session_end`` hook has not ended it
+    in_turn: bool = False
 
     def held_by(self) -> Any:
         """The live agent holding this entry, or ``None``."""
@@ -66,6 +71,24 @@ class SessionTable:
     the cap is held, the table grows past the cap (logging a warning once): those agents live in the
     service's own cache, which bounds them, and the table shrinks back as the service releases them
     (:meth:`release`) or they are garbage-collected (their entries then age out like any other).
+
+    **A running turn keeps its entry.** Only ``pre_llm_call`` names the user; ``post_llm_call`` (which
+    stores the turn) and ``on_session_finalize`` (which ends the conversation) find the owner here.
+    So an entry whose turn is running (:meth:`start_turn` until :meth:`end_turn`) goes only after
+    every idle one has. It is not held outright like a bound entry: hermes returns early from some
+    failed turns without the hook that ends them, and such a turn must not pin its entry for the life
+    of the process.
+
+    **Anonymous or unknown** (:meth:`knows_owner`). When an entry is gone after all (its session was
+    idle, or more turns than ``max_sessions`` ran at once) a later hook cannot say who the owner was,
+    and storing the turn as the anonymous user's would hand one user's words to another. The
+    anonymous user is only assumed while this table has never met a named owner — hermes' CLI
+    (``sender_id=""`` from an agent without ``user_id``) and a gateway whose platforms name no user
+    run exactly as before; one named owner (a gateway sender, a Bridge agent's user) makes every
+    session whose owner no hook told the table *unknown*, and nothing is stored in its name. The table
+    remembers which sessions it dropped (as many as it keeps) only to say so: a turn lost to the bound
+    is worth a warning, a session never seen is not (a gateway's ``/new`` announces a new session
+    before its first turn, a restarted process finalises the last one's sessions).
     """
 
     def __init__(self, max_sessions: int = MAX_SESSIONS) -> None:
@@ -75,13 +98,20 @@ class SessionTable:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._over_cap = False
+        #: a named owner was seen: from now on an untold owner is unknown, not anonymous
+        self._named = False
+        #: sessions dropped to stay within the bound, oldest first (at most ``max_sessions``)
+        self._dropped: OrderedDict[str, None] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def clear(self) -> None:
+        """Forget everything, as a new table would (the named owners seen included)."""
         with self._lock:
             self._entries.clear()
+            self._dropped.clear()
+            self._named = False
 
     # -- bindings (a Bridge's agents) ---------------------------------------------------------
     def bind(self, session: SessionInfo, host: Host, *, holder: object) -> None:
@@ -101,8 +131,9 @@ class SessionTable:
                 f"session id {session.session_id!r} is already in use by another agent of "
                 f"{describe(known.session.deployment, known.session.user_id)}; give every agent its own session "
                 "id (hooks know a turn's owner only by it), or release the other agent first")
-        turns = known.turns if known is not None else 0
-        self._store(session.session_id, _Entry(session, host, weakref.ref(holder), turns))
+        turns, in_turn = (known.turns, known.in_turn) if known is not None else (0, False)
+        entry = self._store(session.session_id, _Entry(session, host, weakref.ref(holder), turns, in_turn=in_turn))
+        self._told(entry, session.session_id, session.user_id)
 
     def move(self, holder: object, session_id: str) -> None:
         """hermes moved ``holder``'s conversation to ``session_id`` (a compaction with ``in_place:
@@ -149,32 +180,77 @@ class SessionTable:
         return found[1] if found is not None else None
 
     # -- what hermes' hooks say ---------------------------------------------------------------
-    def observe(self, session_id: str, *, user_id: str = "", platform: str = "", model: str = "") -> SessionInfo:
+    def observe(self, session_id: str, *, user_id: str | None = None, platform: str = "",
+                model: str = "") -> SessionInfo:
         """The session as far as hermes has told us, with what this hook adds (kept for the hooks
         that say less). A bound session's owner is fixed: only ``platform`` and ``model`` follow
-        the hook, and are not kept."""
+        the hook, and are not kept.
+
+        :param user_id: who the owner is, as the hook says it (``""``: the anonymous user);
+            ``None``: the hook does not say (see :meth:`knows_owner`)
+        """
         with self._lock:
             known = self._touch(session_id)
             if known is not None and known.host is not None:
                 return dataclasses.replace(known.session, platform=platform or known.session.platform,
                                            model=model or known.session.model)
-            before = known.session if known is not None else SessionInfo(session_id=session_id)
-            session = dataclasses.replace(before, user_id=user_id or before.user_id,
-                                          platform=platform or before.platform, model=model or before.model)
             if known is None:
-                self._store(session_id, _Entry(session))
-            else:
-                known.session = session
-            return session
+                known = self._store(session_id, _Entry(SessionInfo(session_id=session_id)))
+            before = known.session
+            known.session = dataclasses.replace(before, user_id=user_id or before.user_id,
+                                                platform=platform or before.platform, model=model or before.model)
+            if user_id is not None:
+                self._told(known, session_id, user_id)
+            return known.session
+
+    def knows_owner(self, session_id: str) -> bool:
+        """Whether what ``session_id``'s hooks store may be stored as the owner's :meth:`observe`
+        returns: a Bridge bound the session or a hook said who it is, or this table has never met a
+        named owner (so every owner is the anonymous user). ``False``: the owner is unknown."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            return not self._named or (known is not None and known.told)
+
+    def forgot(self, session_id: str) -> bool:
+        """Whether this table dropped ``session_id`` to stay within its bound (and has not seen it
+        since); said once: the next call answers ``False``."""
+        with self._lock:
+            if session_id not in self._dropped:
+                return False
+            del self._dropped[session_id]
+            return True
 
     def start_turn(self, session_id: str) -> int:
-        """Count a new turn of ``session_id``; its number (1 for the first)."""
+        """Count a new turn of ``session_id``; its number (1 for the first). The entry stays until
+        :meth:`end_turn` (see the class)."""
         with self._lock:
             known = self._touch(session_id)
             if known is None:
                 known = self._store(session_id, _Entry(SessionInfo(session_id=session_id)))
             known.turns += 1
+            known.in_turn = True
             return known.turns
+
+    def end_turn(self, session_id: str) -> None:
+        """``session_id``'s turn is over (hermes' ``on_session_end`` hook): its entry ages out again."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            if known is not None:
+                known.in_turn = False
+
+    def follow(self, old_id: str, session_id: str) -> None:
+        """hermes moved an observed conversation from ``old_id`` to ``session_id`` (a compaction with
+        ``in_place: false``) in the middle of a turn: the same agent, so the same owner, whom no hook of
+        the new id will name again. A bound conversation moves with :meth:`move`; an id some hook
+        already told the owner of keeps what it was told."""
+        with self._lock:
+            old = self._entries.get(old_id) if old_id and old_id != session_id else None
+            new = self._entries.get(session_id)
+            if old is None or old.host is not None or (new is not None and new.told):
+                return
+            moved = dataclasses.replace(old.session, session_id=session_id, parent_session_id=old_id)
+            self._store(session_id, _Entry(moved, turns=old.turns, told=old.told, in_turn=old.in_turn))
+            old.in_turn = False
 
     def turn(self, session_id: str) -> int:
         """The number of ``session_id``'s current turn (0: none yet)."""
@@ -188,7 +264,7 @@ class SessionTable:
         with self._lock:
             known = self._entries.get(session_id)
             if known is not None and known.host is not None:
-                known.turns = 0
+                known.turns, known.in_turn = 0, False
             elif known is not None:
                 del self._entries[session_id]
 
@@ -197,6 +273,11 @@ class SessionTable:
         with self._lock:
             known = self._entries.get(session_id)
             return known.session if known is not None else None
+
+    def _told(self, entry: _Entry, session_id: str, user_id: str) -> None:
+        entry.told = True
+        self._named = self._named or bool(user_id)
+        self._dropped.pop(session_id, None)  # known again: no longer a dropped owner
 
     # -- the bound ----------------------------------------------------------------------------
     def _touch(self, session_id: str) -> _Entry | None:
@@ -208,20 +289,30 @@ class SessionTable:
     def _store(self, session_id: str, entry: _Entry) -> _Entry:
         self._entries[session_id] = entry
         self._entries.move_to_end(session_id)
-        self._evict()
+        self._evict(keep=session_id)
         return entry
 
-    def _evict(self) -> None:
-        """Drop the least recently used entries no live agent holds, down to the cap."""
+    def _evict(self, keep: str) -> None:
+        """Drop the least recently used entries no live agent holds, down to the cap: idle ones
+        first, then those in a running turn, ``keep`` (just stored, its turn about to start) last."""
         excess = len(self._entries) - self.max_sessions
-        victims: list[str] = []
+        idle: list[str] = []
+        busy: list[str] = []
         for session_id, entry in self._entries.items():  # oldest first
-            if len(victims) >= excess:
+            if len(idle) >= excess:
                 break
-            if entry.held_by() is None:
-                victims.append(session_id)
-        for session_id in victims:
+            if session_id == keep or entry.held_by() is not None:
+                continue
+            if not entry.in_turn:
+                idle.append(session_id)
+            elif len(busy) < excess:
+                busy.append(session_id)
+        last = [keep] if excess > len(idle) + len(busy) and self._entries[keep].held_by() is None else []
+        for session_id in (idle + busy + last)[:excess]:
             del self._entries[session_id]
+            self._dropped[session_id] = None
+        while len(self._dropped) > self.max_sessions:
+            self._dropped.popitem(last=False)
         over = len(self._entries) > self.max_sessions
         if over and not self._over_cap:
             log.warning("hermes-ctx: %d sessions are held by live Bridge agents, more than the %d it keeps; "
