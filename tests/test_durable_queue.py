@@ -1,7 +1,7 @@
 """The durable write-behind queue itself (``storage/queue.py``), with real segment and progress files.
 
-The consumer here is the smallest honest one: notes (``{"owner", "text"}``) applied to a list, the
-progress in :class:`ProgressFiles` beside the segments, as the remote providers keep theirs. What
+The consumer here is the smallest honest one (``queue_helpers.py``): notes (``{"owner", "text"}``)
+applied to a list, the progress in ``ProgressFiles`` beside the segments, as the remote providers keep theirs. What
 ctx-local and the remote providers add on top is tested with them (``test_local_queue.py``,
 ``test_remote_queue_crash.py``).
 """
@@ -10,109 +10,15 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from queue_helpers import Note, Notes, Target, note, on_disk
 
-from hermes_ctx_plugins.storage.queue import (
-    SUFFIX,
-    Consumer,
-    DurableQueue,
-    Failure,
-    ProgressFiles,
-    forget_left,
-    inspect,
-    left_behind,
-)
+from hermes_ctx_plugins.storage.queue import SUFFIX, DurableQueue, forget_left, inspect, left_behind
 from hermes_ctx_plugins.testing import wait_until
-
-Note = dict[str, Any]
-
-
-class Target:
-    """Where notes go: a list, with switches for the failures a real target has."""
-
-    def __init__(self, directory: Path) -> None:
-        self.files = ProgressFiles(directory)
-        self.applied: list[Note] = []
-        self.quarantined: list[tuple[str, str, int]] = []
-        self.attempts: list[str] = []
-        #: down: every write fails as an outage
-        self.down = False
-        #: texts that fail by themselves (retried, then quarantined) / are refused (quarantined at once)
-        self.poison: set[str] = set()
-        self.refused: set[str] = set()
-        #: seconds each write takes; cleared: writes wait until it is set
-        self.delay = 0.0
-        self.gate = threading.Event()
-        self.gate.set()
-        self.lock = threading.Lock()
-
-    def write(self, records: Sequence[Note], *, segment: str = "", offset: int = 0) -> int:
-        assert self.gate.wait(30)
-        self.attempts.extend(note["text"] for note in records)
-        if self.down:
-            raise ConnectionError("the target is down")
-        for note in records:
-            if note["text"] in self.refused:
-                raise PermissionError(f"refused {note['text']}")
-            if note["text"] in self.poison:
-                raise ValueError(f"cannot take {note['text']}")
-        time.sleep(self.delay)
-        with self.lock:
-            self.applied.extend(records)
-        self.files.record(segment, offset)
-        return len(records)
-
-    def quarantine(self, segment: str, offset: int, raw: str, error: str, attempts: int) -> None:
-        self.quarantined.append((raw, error, attempts))
-        self.files.record(segment, offset)
-
-    def progress(self) -> dict[str, int]:
-        return self.files.progress()
-
-    def drop_progress(self, segments: Iterable[str]) -> None:
-        self.files.drop_progress(segments)
-
-    def close(self) -> None:
-        pass
-
-    def texts(self) -> list[str]:
-        with self.lock:
-            return [note["text"] for note in self.applied]
-
-
-class Notes(Consumer[Note]):
-    name = "notes"
-    backoff = 0.01
-    max_backoff = 0.05
-
-    def __init__(self, target: Target) -> None:
-        self.target = target
-        self.overflows = 0
-
-    def encode(self, record: Note) -> bytes:
-        return json.dumps(record).encode("ascii")
-
-    def decode(self, line: bytes) -> Note:
-        note = json.loads(line)
-        if not isinstance(note, dict):
-            raise ValueError("not a note")
-        return note
-
-    def open(self) -> Target:
-        return self.target
-
-    def failure(self, exc: Exception) -> Failure:
-        if isinstance(exc, ConnectionError):
-            return Failure.OUTAGE
-        return Failure.REJECT if isinstance(exc, PermissionError) else Failure.RECORD
-
-    def overflowed(self) -> None:
-        self.overflows += 1
 
 
 @pytest.fixture
@@ -139,16 +45,6 @@ def queues(folder: Path, target: Target) -> Iterator[Any]:
     yield start
     for queue in made:
         queue.close(0)
-
-
-def note(owner: str, text: str) -> Note:
-    return {"owner": owner, "text": text}
-
-
-def on_disk(folder: Path, *more: Path) -> bytes:
-    """Everything the queue's files hold."""
-    files = [p for p in folder.rglob("*") if p.is_file()] + [p for p in more if p.exists()]
-    return b"".join(p.read_bytes() for p in files)
 
 
 def test_a_record_is_in_its_segment_when_put_returns_and_nothing_is_left_after_a_clean_close(

@@ -1,11 +1,12 @@
 """ctx-mem0's durable write queue against the loopback Mem0 service: a write accepted by ``sync_turn``
 survives the process being killed (a real process, SIGKILLed) and reaches the service once after the
-next start; and forgetting a user while her writes are being queued and sent lets none of them
-through afterwards.
+next start; and forgetting a user while her writes are being queued and sent — or taken over from a
+killed process, or delivered by a shutdown — lets none of them through afterwards.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from remote_helpers import MEM0_KEY, no_lingering_threads, provider_factory, turn
@@ -54,6 +56,42 @@ CHILD = textwrap.dedent("""
         print("accepted", flush=True)
         time.sleep(3600)
 """)
+
+
+# A process that syncs alice's turn, then bob's, while the service is down, and is killed.
+DYING = textwrap.dedent("""
+    import os, sys
+    from pathlib import Path
+    from hermes_ctx_plugins import SessionInfo, Turn
+    from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
+    from hermes_ctx_plugins.testing import loopback_only
+
+    with loopback_only():
+        provider = Mem0Provider({"api_key": sys.argv[3], "host": sys.argv[2], "timeout": 1, "infer": False,
+                                 "failure_threshold": 1, "cooldown_seconds": 600}, hermes_home=Path(sys.argv[1]))
+        for user, text in (("alice", "alice's plan"), ("bob", "bob's secret")):
+            provider.sync_turn(Turn(SessionInfo(f"s-{user}", user_id=user), 1, text, "ok"))
+        os._exit(9)
+""")
+
+
+class HeldMem0(Mem0StubServer):
+    """Mem0 holding the add of alice's plan until ``release`` is set: her write stays on its way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def handle(self, request: ServiceRequest) -> Reply:
+        if request.path.startswith("/v3/memories/add") and "alice's plan" in json.dumps(request.body):
+            assert self.release.wait(30)
+        return super().handle(request)
+
+
+def queue_files(home: Path) -> bytes:
+    """Everything ctx-mem0's queue keeps on disk (segments, progress, the backlog)."""
+    state = home / "ctx_plugins" / "ctx-mem0"
+    return b"".join(path.read_bytes() for path in state.rglob("*") if path.is_file())
 
 
 class SlowMem0(Mem0StubServer):
@@ -168,3 +206,76 @@ def check_forget_racing_the_queue(provider: Mem0Provider, mem0: Mem0StubServer) 
     assert set(after) <= alices, "what she says after being forgotten is kept"
     sent = sent_texts(mem0)
     assert sorted(text for text in sent if text.startswith("bob")) == sorted(bobs), "bob's: all, each once"
+
+
+def test_forget_while_a_killed_process_writes_are_taken_over_lets_none_of_them_through(
+        make: Callable[..., Mem0Provider], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next start is reading the segment a killed process left (alice's write, then bob's) when
+    bob is forgotten: forget_user must find his write where the take-over puts it. Alice's is on its
+    way meanwhile (the service holds it), so bob's is never in hand: it must never be sent."""
+    home = tmp_path / "hermes"
+    with HeldMem0() as mem0:
+        mem0.stop()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEM0_")}
+        died = subprocess.run([sys.executable, "-c", DYING, str(home), mem0.base_url, MEM0_KEY],
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert died.returncode == 9, died.stderr
+        mem0.start()
+        assert b"bob's secret" in queue_files(home), "the premise: the killed process left his write on disk"
+
+        reading, read = threading.Event(), threading.Event()
+        real_pread = os.pread
+
+        def pread(fd: int, length: int, offset: int) -> bytes:
+            if threading.current_thread().name == "ctx-mem0-writer" and not reading.is_set():
+                reading.set()  # the take-over holds the dead segment and reads it ...
+                assert read.wait(30)  # ... for as long as the test says
+            return real_pread(fd, length, offset)
+
+        monkeypatch.setattr(os, "pread", pread)
+        later = make(mem0.base_url, infer=False, timeout=30.0)
+        later.on_session_start(ALICE)
+        assert reading.wait(30), "the next start is taking the killed process's segment over"
+        report: list[Any] = []
+        forgetting = threading.Thread(target=lambda: report.extend(later.forget_user("bob", namespaces=[""])))
+        forgetting.start()
+        # Without the fix forget_user returns at once, before the writes reach the queue; with it, it waits
+        # for the take-over, which goes on when the read is let through (how long this join lasts only
+        # decides whether a broken forget is caught, never whether a correct one passes).
+        forgetting.join(1.0)
+        read.set()
+        forgetting.join(30)
+        disk = queue_files(home)
+        mem0.release.set()
+        assert later.flush(30)
+
+        assert sent_texts(mem0) == ["alice's plan"], "bob's write never sent; alice's sent, once"
+        assert b"bob's secret" not in disk, "nor left on disk when forget_user returned"
+        queue, service = report
+        assert queue.ok and queue.removed == 1 and service.ok, report
+        assert mem0.memories_of(user_id=service_id("", "alice")), "alice's memory is stored"
+
+
+def test_forget_during_a_shutdown_still_delivering_lets_none_of_the_forgotten_writes_through(
+        make: Callable[..., Mem0Provider], tmp_path: Path) -> None:
+    """A shutdown waits (up to flush_timeout) for the queue to deliver alice's write — the service holds
+    it — with bob's behind it; bob is forgotten meanwhile. His write must be neither sent nor handed
+    over to the backlog; alice's is delivered."""
+    home = tmp_path / "hermes"
+    with HeldMem0() as mem0:
+        provider = make(mem0.base_url, infer=False, timeout=30.0, flush_timeout=30.0)
+        provider.sync_turn(turn(ALICE, "alice's plan"))
+        assert wait_until(lambda: sent_texts(mem0) == ["alice's plan"], 10), "her write is on its way"
+        provider.sync_turn(turn(BOB, "bob's secret"))
+        closing = threading.Thread(target=provider.shutdown)
+        closing.start()
+        assert wait_until(lambda: provider.queued == 0, 10), "the shutdown took the queue, still delivering"
+        queue, service = provider.forget_user("bob", namespaces=[""])
+        disk = queue_files(home)
+        mem0.release.set()
+        closing.join(30)
+
+        assert sent_texts(mem0) == ["alice's plan"], "bob's write never sent; alice's delivered"
+        assert b"bob's secret" not in disk + queue_files(home), "nor kept on disk for the next start"
+        assert queue.ok and queue.removed == 1 and service.ok, (queue, service)
+        assert mem0.memories_of(user_id=service_id("", "alice")), "alice's memory is stored"

@@ -218,3 +218,24 @@ class BatchApplier(Generic[T]):
 
     def _applied(self, new: int, total: int) -> None:
         self.stats.add(applied=new, duplicates=total - new)
+
+
+def first_batch(pending: Iterable[Item[T]], limit: int, max_bytes: int) -> list[Item[T]]:
+    """The first records of ``pending`` for one batch: at most ``limit`` of them, and no more than
+    ``max_bytes`` (but always one, however big)."""
+    batch: list[Item[T]] = []
+    size = 0
+    for item in pending:
+        if len(batch) == limit or (batch and size + len(item.line) > max_bytes):
+            break
+        batch.append(item)
+        size += len(item.line)
+    return batch
+
+
+def close_quietly(sink: Sink[T]) -> None:
+    """Close ``sink``; a failure is logged, never raised (closing a broken target must not stop the writer)."""
+    try:
+        sink.close()
+    except Exception as exc:
+        log.debug("closing a queue's sink failed: %s", exc)

@@ -120,9 +120,15 @@ def atomic_write(path: Path, data: bytes, *, error: type[FileUnavailable] = File
         if isinstance(exc, OSError):
             raise error(target, "write", exc) from exc
         raise
-    if sys.platform != "win32":  # make the rename itself durable; Windows cannot open a folder
+    sync_folder(target.parent)  # make the rename itself durable
+
+
+def sync_folder(folder: Path) -> None:
+    """Force ``folder``'s entries — files created, renamed or deleted in it — to the disk, so a power
+    cut cannot undo them (a file's own ``fsync`` does not cover its name)."""
+    if sys.platform != "win32":  # Windows cannot open a folder
         with contextlib.suppress(OSError):  # some file systems refuse fsync on a folder; data is safe
-            dir_fd = os.open(target.parent, os.O_RDONLY)
+            dir_fd = os.open(folder, os.O_RDONLY)
             try:
                 os.fsync(dir_fd)
             finally:

@@ -9,7 +9,9 @@ as the records when it has transactions (ctx-local's store), else in a small fil
 (:class:`~hermes_ctx_plugins.storage.segments.ProgressFiles`). So:
 
 * an accepted record survives the process being killed: it is in the file before ``put`` returns
-  (with ``fsync``, forced to the disk as well: it survives a power cut too);
+  (with ``fsync``, forced to the disk as well: it survives a power cut too — the segment's name is on
+  the disk from its creation, and a record moved to another file is on the disk before its old
+  file is deleted);
 * a queue that starts — and, while idle, every :data:`RESCAN_SECONDS` — takes over what other queues
   left: the segments no process holds (their queue stopped before applying everything, or died),
   from their progress on, and the *backlog* file into which a stopping queue with a ``backlog`` hands
@@ -20,13 +22,18 @@ as the records when it has transactions (ctx-local's store), else in a small fil
   retried up to ``max_retries`` times, a rejected one (or a line that cannot be decoded) not at all,
   and is then *quarantined*: the sink keeps or reports it and the progress moves past it, so it is
   never in the way of the records after it;
-* a fully applied segment is retired (deleted, then its progress) once it reaches ``rotate_bytes``
-  and at a clean stop, so files never grow without end;
-* ``limit`` bounds the backlog: a full queue drops its oldest records that are not being applied;
+* once at least ``rotate_bytes`` of a segment, and at least half of it, is done with (applied,
+  quarantined, dropped) — checked when the writer has drained the queue and when a full queue drops
+  records — the queue goes on in a fresh segment holding only the records still queued and deletes
+  the old one (then its progress); at a clean stop it is deleted: files never grow without end;
+* ``limit`` bounds the backlog, in memory and so on disk: a full queue drops its oldest records that
+  are not being applied, and takes over at most ``limit`` of what stopped queues left (the newest);
 * :meth:`DurableQueue.forget` takes the records a predicate selects out of this process's queue (its
-  segment is rewritten with the rest), and :func:`forget_left` out of the files stopped queues left.
-  Rewritten, not marked with a tombstone: a tombstone would leave the user's text on disk, and a
-  queue taking the file over after a crash would have to find and honour it.
+  segment is rewritten with the rest), :func:`forget_left` out of the files stopped queues left, and
+  :func:`forget_queued` out of both at once. Rewritten, not marked with a tombstone: a tombstone would
+  leave the user's text on disk, and a queue taking the file over after a crash would have to find
+  and honour it. Forgetting, taking files over and handing records over hold the folder's lock, so
+  a forget never misses records on their way from a file into a queue.
 
 Delivery is exactly once when the sink records progress with what it applies, and at least once
 otherwise: a crash between applying a record and recording the progress applies it again at replay,
@@ -48,29 +55,27 @@ from pathlib import Path
 from typing import Generic, TypeVar, cast
 
 from ..errors import HermesCtxError
-from .applying import BatchApplier, Consumer, Failure, Item, QueueStats, Sink
-from .files import locked
+from .applying import BatchApplier, Consumer, Failure, Item, QueueStats, Sink, close_quietly, first_batch
+from .files import sync_folder
+from .leftovers import forget_left, forget_queued, hand_over, take_over
 from .segments import (
     SUFFIX,
+    Entry,
     ProgressFiles,
     Segment,
     SegmentState,
-    claim,
     create_segment,
-    entries,
-    file_entries,
-    forget_left,
+    exclusive,
     inspect,
     left_behind,
     read_lines,
     retire,
-    sweep_creations,
     write_all,
 )
 
 __all__ = ["BATCH_BYTES", "RESCAN_SECONDS", "SUFFIX", "Consumer", "DurableQueue", "Failure", "ProgressFiles",
-           "QueueClosedError", "QueueStats", "SegmentState", "Sink", "forget_left", "inspect", "left_behind",
-           "read_lines"]
+           "QueueClosedError", "QueueStats", "SegmentState", "Sink", "forget_left", "forget_queued", "inspect",
+           "left_behind", "read_lines"]
 
 log = logging.getLogger("hermes_ctx_plugins.storage.queue")
 
@@ -122,6 +127,8 @@ class DurableQueue(Generic[T]):
         self._pending: deque[Item[T]] = deque()
         self._applying: tuple[Item[T], ...] = ()
         self._segment: Segment | None = None
+        #: bytes of the segment no longer queued (applied, quarantined, dropped): see _compact_due
+        self._dead = 0
         self._thread: threading.Thread | None = None
         self._stopping_at: float | None = None
         self._seq = 0
@@ -208,12 +215,21 @@ class DurableQueue(Generic[T]):
         only be quarantined) out of this queue, and replace its segment by one holding only the
         records still queued (applied ones are in it too); how many were taken out. A selected
         record already being applied is waited for (at most ``wait`` seconds), so it cannot reach
-        the target after the caller deleted its copy there."""
+        the target after the caller deleted its copy there. Records this queue is taking over from
+        a file meanwhile are waited for and taken out too. (:func:`forget_queued` also clears what
+        stopped queues left.)"""
+        with exclusive(self.directory):
+            return self.forget_held(match, wait)
+
+    def forget_held(self, match: Callable[[T], bool], wait: float) -> int:
+        """:meth:`forget` for a caller holding the folder's lock (:func:`forget_queued`)."""
         with self._cond:
             kept = deque(item for item in self._pending if not self._selected(item, match))
             removed = len(self._pending) - len(kept)
             self._pending = kept
             self._full = self._full and bool(kept)
+            # closed: what it left is in its files (counted by forget_left), a batch maybe still applying
+            closed = self._segment is None
             if self._segment is not None and self._segment.size:  # applied records are in it too
                 self._swap()
             self._cond.notify_all()
@@ -223,7 +239,7 @@ class DurableQueue(Generic[T]):
                 if left <= 0:
                     break
                 self._cond.wait(left)
-        return removed
+        return 0 if closed else removed
 
     def _selected(self, item: Item[T], match: Callable[[T], bool]) -> bool:
         return not item.decoded(self.consumer) or match(cast(T, item.value))
@@ -272,16 +288,36 @@ class DurableQueue(Generic[T]):
         busy = {id(item) for item in self._applying}
         excess = len(self._pending) - self.limit
         kept: deque[Item[T]] = deque()
-        dropped = 0
+        dropped_items: list[Item[T]] = []
         for item in self._pending:
-            if dropped < excess and id(item) not in busy:
-                dropped += 1
+            if len(dropped_items) < excess and id(item) not in busy:
+                dropped_items.append(item)
             else:
                 kept.append(item)
         self._pending = kept
-        self.stats.add(dropped=dropped)
+        self._dead += sum(len(item.line) for item in dropped_items)
+        first = self._dropped(len(dropped_items))
+        if self._compact_due():  # the writer may be waiting out an outage: no rotation comes meanwhile
+            try:
+                self._swap()
+            except OSError as exc:  # the record is queued all the same; the next drop tries again
+                log.warning("%s could not rewrite its segment without the dropped records: %s", self.consumer.name,
+                            exc)
+        return first
+
+    def _dropped(self, count: int) -> bool:
+        """Count ``count`` records a full queue dropped (holding the lock); whether this starts a
+        spell of dropping."""
+        self.stats.add(dropped=count)
         first, self._full = not self._full, True
         return first
+
+    def _compact_due(self) -> bool:
+        """Whether the segment should be rewritten with only its queued records (holding the lock):
+        ``rotate_bytes`` of it, and at least half, is done with."""
+        segment = self._segment
+        return (segment is not None and self._stopping_at is None and self._dead >= self.rotate_bytes
+                and 2 * self._dead >= segment.size)
 
     def _swap(self) -> str:
         """Go on in a fresh segment holding the records still queued and delete the old one (holding
@@ -300,9 +336,10 @@ class DurableQueue(Generic[T]):
         for item in self._pending:
             new.size += len(item.line)
             item.end = new.size
-        self._segment = new
+        self._segment, self._dead = new, 0
         old.path.unlink(missing_ok=True)
         os.close(old.fd)
+        sync_folder(self.directory)  # gone for good: a forgotten user's records must not come back
         return old.name
 
     # ------------------------------------------------------------------------------------ the writer
@@ -325,7 +362,7 @@ class DurableQueue(Generic[T]):
                     failures += 1
                     self._failed(exc, failures)
                     if sink is not None:  # opened again: the target may be replaced or repaired meanwhile
-                        _close(sink)
+                        close_quietly(sink)
                         sink = None
                 else:
                     if failures:
@@ -335,7 +372,7 @@ class DurableQueue(Generic[T]):
             self._finish(sink)
         finally:
             if sink is not None:
-                _close(sink)
+                close_quietly(sink)
 
     def _wait_for_work(self) -> bool:
         """Block until there is something to do (True) or the writer should stop (False)."""
@@ -379,7 +416,7 @@ class DurableQueue(Generic[T]):
     def _drain(self, sink: Sink[T]) -> None:
         while not self._past_deadline():
             with self._cond:
-                batch = _batch(self._pending, self.batch_size, self.batch_bytes)
+                batch = first_batch(self._pending, self.batch_size, self.batch_bytes)
                 if not batch or self._segment is None:
                     return
                 name, ends = self._segment.name, [item.end for item in batch]
@@ -394,15 +431,14 @@ class DurableQueue(Generic[T]):
                 for item in batch:  # forget() may have taken some out meanwhile; the rest lead the queue
                     if self._pending and self._pending[0] is item:
                         self._pending.popleft()
+                        self._dead += len(item.line)
                 self._full = self._full and bool(self._pending)
                 self._cond.notify_all()
 
     def _rotate(self, sink: Sink[T]) -> None:
-        """Start a fresh segment once ours is big and fully applied, so files never grow without end."""
+        """Go on in a fresh segment once most of ours is done with, so files never grow without end."""
         with self._cond:
-            segment = self._segment
-            if (segment is None or self._pending or segment.size < self.rotate_bytes
-                    or self._stopping_at is not None):
+            if not self._compact_due():
                 return
             old = self._swap()
         sink.drop_progress([old])
@@ -410,6 +446,16 @@ class DurableQueue(Generic[T]):
     def _finish(self, sink: Sink[T] | None) -> None:
         """The writer's last step (close()'s, when the writer is stuck): release the segment —
         deleted when all was applied, else handed to the backlog, or left for the next queue."""
+        if self._segment is None:
+            return  # taken already
+        with contextlib.ExitStack() as stack:
+            # a forget waits until the hand-over is done (the backlog then has the records), or this
+            # waits for the forget (they are no longer queued); without the lock, release all the same
+            with contextlib.suppress(OSError):
+                stack.enter_context(exclusive(self.directory))
+            self._release(sink)
+
+    def _release(self, sink: Sink[T] | None) -> None:
         with self._cond:
             segment, self._segment = self._segment, None
             leftover = [item.line for item in self._pending]
@@ -417,7 +463,7 @@ class DurableQueue(Generic[T]):
             return
         try:
             if leftover and self.backlog is not None:
-                self._hand_over(self.backlog, leftover)
+                hand_over(self.backlog, leftover, self.consumer.name)
             if not leftover or self.backlog is not None:
                 retire(segment.path, sink)
         except Exception as exc:  # what is left stays in the segment: the next queue takes it over
@@ -426,46 +472,14 @@ class DurableQueue(Generic[T]):
         finally:
             os.close(segment.fd)
 
-    def _hand_over(self, backlog: Path, lines: Sequence[bytes]) -> None:
-        with locked(backlog):
-            fd = os.open(backlog, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            try:
-                write_all(fd, b"".join(lines), sync=True)
-            finally:
-                os.close(fd)
-        log.warning("%s: %d queued records not applied yet; kept in %s for the next start", self.consumer.name,
-                    len(lines), backlog)
-
     # ------------------------------------------------------------------------------------ taking over
 
     def _take_over(self, sink: Sink[T]) -> None:
         """Append to our segment what queues that stopped left, from their progress on, and delete
         their files."""
-        # Progress first, the listing second: a segment with progress but no file was then really
-        # deleted (files exist before their first progress), so its progress can go.
-        progress = sink.progress()
-        present = {path.name for path in self.directory.glob(f"*{SUFFIX}")}
-        sink.drop_progress([name for name in progress if name not in present])
-        sweep_creations(self.directory)
         with self._cond:
             own = self._segment.name if self._segment is not None else ""
-        taken = 0
-        for name in sorted(present - {own}):
-            path = self.directory / name
-            fd = claim(path)
-            if fd is None:
-                continue  # a live queue holds it
-            try:
-                taken += self._absorb(entries(fd, progress.get(name, 0)))
-                retire(path, sink)
-            finally:
-                os.close(fd)
-        if self.backlog is not None:
-            with locked(self.backlog):
-                backlog = file_entries(self.backlog)
-                if backlog is not None:
-                    taken += self._absorb(backlog)
-                    self.backlog.unlink()
+        taken = take_over(self.directory, own, sink, self._absorb, self.backlog)
         with self._cond:
             self._scanned = True
             self._scan_seq = self._seq
@@ -474,35 +488,19 @@ class DurableQueue(Generic[T]):
         if taken:
             log.warning("%s took over %d queued records left by queues that stopped", self.consumer.name, taken)
 
-    def _absorb(self, found: Sequence[tuple[int, bytes, Exception | None]]) -> int:
+    def _absorb(self, found: Sequence[Entry]) -> int:
+        """Queue records read from a file another queue left (at most ``limit``, the newest)."""
         if not found:
             return 0
         with self._cond:
             if self._segment is None or self._stopping_at is not None:
                 raise _Stopped  # the file stays for the next queue
+            excess = 0 if self.limit is None else max(len(found) - self.limit, 0)
             # forced to the disk: the file they come from is deleted next
-            self._append([(line, None, error) for _, line, error in found], sync=True)
+            self._append([(line, None, error) for _, line, error in found[excess:]], sync=True)
             overflowed = self._trim()
+            if excess:
+                overflowed = self._dropped(excess) or overflowed
         if overflowed:
             self.consumer.overflowed()
         return len(found)
-
-
-def _batch(pending: Sequence[Item[T]] | deque[Item[T]], limit: int, max_bytes: int) -> list[Item[T]]:
-    """The first records of ``pending`` for one batch: at most ``limit`` of them, and no more than
-    ``max_bytes`` (but always one, however big)."""
-    batch: list[Item[T]] = []
-    size = 0
-    for item in pending:
-        if len(batch) == limit or (batch and size + len(item.line) > max_bytes):
-            break
-        batch.append(item)
-        size += len(item.line)
-    return batch
-
-
-def _close(sink: Sink[T]) -> None:
-    try:
-        sink.close()
-    except Exception as exc:  # closing a broken target must not stop the writer
-        log.debug("closing a queue's sink failed: %s", exc)

@@ -3,8 +3,13 @@
 A *segment* (``<time>-<pid>-<random>.seg``) holds records one line each, appended by the one queue
 that holds its ``flock``; a segment nobody holds was left by a queue that stopped. Its progress —
 how far it is applied — is kept by the sink; :class:`ProgressFiles` keeps it for sinks without
-transactions of their own. What a status command shows and what forgetting a user needs of the files
-stopped queues left (:func:`inspect`, :func:`left_behind`, :func:`forget_left`) are here too.
+transactions of their own. What a status command shows of the files stopped queues left
+(:func:`inspect`, :func:`left_behind`) is here too; taking them over and forgetting in them is in
+:mod:`~hermes_ctx_plugins.storage.leftovers`.
+
+Names are made durable like contents: a segment's creation, and every deletion, syncs the folder,
+so a power cut can neither lose a segment records were moved into nor bring back one that was
+retired (whose progress is dropped next) or rewritten without a forgotten user's records.
 """
 
 from __future__ import annotations
@@ -14,13 +19,13 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TypeVar
 
-from .applying import Consumer, Sink
-from .files import atomic_write, locked
+from .applying import Sink
+from .files import atomic_write, locked, sync_folder
 
 if sys.platform == "win32":
     import msvcrt
@@ -32,6 +37,8 @@ T = TypeVar("T")
 SUFFIX = ".seg"
 _PROGRESS = ".done"
 _READ_CHUNK = 1 << 20
+#: attempts at creating a segment whose temporary file another process's sweep deleted
+_CREATE_TRIES = 5
 #: a record as read back: its end offset, its line (always ending in a newline), and why it cannot be
 #: applied (a line a crash cut short) or None
 Entry = tuple[int, bytes, Exception | None]
@@ -48,27 +55,50 @@ class Segment:
 
 
 def create_segment(directory: Path) -> Segment:
-    """A new, empty segment in ``directory``, locked by this process."""
+    """A new, empty segment in ``directory``, locked by this process, its name on the disk."""
+    for _ in range(_CREATE_TRIES):
+        segment = _new_segment(directory)
+        if segment is not None:
+            sync_folder(directory)
+            return segment
+    raise OSError(f"cannot create a queue segment in {directory}: its temporary file was deleted "
+                  f"{_CREATE_TRIES} times while being created")
+
+
+def _new_segment(directory: Path) -> Segment | None:
+    """A new segment; None when another process's :func:`sweep_creations` deleted it first."""
     name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}{SUFFIX}"
     path = directory / name
-    # Locked before it has its real name, so no other process can take it for a dead one.
+    # Locked before it has its real name, so no queue can take it for a dead one's. Until it is
+    # locked a queue starting elsewhere can take its temporary file for one a process died creating
+    # and delete it: we lose the lock to that sweep, or the rename finds no file. Then: a new name.
     temp = directory / f".{name}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
-    if not _try_lock(fd):  # pragma: no cover - nobody else knows the name yet
+    try:
+        held = _try_lock(fd)
+        if held and sys.platform != "win32":
+            os.replace(temp, path)
+    except FileNotFoundError:
+        held = False  # swept before we held it: the rename found no file
+    except BaseException:
         os.close(fd)
-        raise OSError(f"cannot lock the new queue segment {temp}")
+        temp.unlink(missing_ok=True)
+        raise
+    if not held:
+        os.close(fd)
+        temp.unlink(missing_ok=True)  # the sweep holding it deletes it too
+        return None
     if sys.platform == "win32":  # pragma: no cover - an open file cannot be renamed there
         os.close(fd)
         os.replace(temp, path)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         _try_lock(fd)
-    else:
-        os.replace(temp, path)
     return Segment(name=name, path=path, fd=fd)
 
 
 def sweep_creations(directory: Path) -> None:
-    """Delete the temporary files of segments whose process died while creating them."""
+    """Delete the temporary files of segments whose process died while creating them (one being
+    created now may be deleted too: its creator then starts again with a new name)."""
     for temp in directory.glob(f".*{SUFFIX}.tmp"):
         if (fd := claim(temp)) is not None:
             temp.unlink(missing_ok=True)
@@ -91,10 +121,18 @@ def claim(path: Path) -> int | None:
     return None
 
 
+def exclusive(directory: Path) -> contextlib.AbstractContextManager[None]:
+    """Hold the lock of the queue folder ``directory`` (a sidecar beside it), across processes and
+    threads: taking files over, handing records over and forgetting hold it, so each sees the others'
+    work whole — never records read out of a file but not yet queued elsewhere."""
+    return locked(directory)
+
+
 def retire(path: Path, sink: Sink[T] | None) -> None:
     """Delete a segment, then its progress (else the next scan forgets it)."""
-    # the file first: progress without its file is known to be done; the reverse would replay it
+    # the file first, for good: progress without its file is known to be done; the reverse would replay it
     path.unlink(missing_ok=True)
+    sync_folder(path.parent)
     if sink is not None:
         sink.drop_progress([path.name])
 
@@ -210,67 +248,6 @@ def left_behind(directory: Path, progress: dict[str, int], backlog: Path | None 
     """Records stopped queues left to apply: in the segments nobody holds, and in the backlog."""
     count = sum(state.waiting for state in inspect(directory, progress) if not state.live)
     return count + len((file_entries(backlog) if backlog is not None else None) or [])
-
-
-def forget_left(directory: Path, consumer: Consumer[T], match: Callable[[T], bool], *,
-                backlog: Path | None = None) -> int:
-    """Take the records ``match`` selects — and undecodable ones, which would only be quarantined —
-    out of the files stopped queues left; how many were waiting. A segment holding a selected record,
-    applied or not (its text must not stay on disk), is replaced by one with its other waiting
-    records; the backlog is rewritten. Files a running queue holds are out of reach.
-
-    :raises OSError: a file could not be rewritten (what it holds may remain)
-    """
-    removed = 0
-    if backlog is not None:
-        with locked(backlog):
-            waiting = file_entries(backlog)
-            kept = [line for _, line, error in waiting or [] if not _selected(consumer, line, error, match)]
-            removed = len(waiting or []) - len(kept)
-            if waiting is not None and not kept:
-                backlog.unlink()
-            elif removed:
-                atomic_write(backlog, b"".join(kept))
-    if not directory.is_dir():
-        return removed
-    sink = consumer.open()
-    try:
-        progress = sink.progress()
-        for path in sorted(directory.glob(f"*{SUFFIX}")):
-            fd = claim(path)
-            if fd is None:
-                continue
-            try:
-                removed += _forget_in_segment(path, fd, progress.get(path.name, 0), consumer, match, sink)
-            finally:
-                os.close(fd)
-    finally:
-        sink.close()
-    return removed
-
-
-def _forget_in_segment(path: Path, fd: int, offset: int, consumer: Consumer[T], match: Callable[[T], bool],
-                       sink: Sink[T]) -> int:
-    every = [(end, line, _selected(consumer, line, error, match)) for end, line, error in entries(fd)]
-    if not any(selected for _, _, selected in every):
-        return 0
-    waiting = [(line, selected) for end, line, selected in every if end > offset]
-    kept = b"".join(line for line, selected in waiting if not selected)
-    if kept:
-        replacement = create_segment(path.parent)
-        try:
-            write_all(replacement.fd, kept, sync=True)
-        finally:
-            os.close(replacement.fd)  # released: the next queue to start takes it over
-    retire(path, sink)
-    return sum(1 for _, selected in waiting if selected)
-
-
-def _selected(consumer: Consumer[T], line: bytes, error: Exception | None, match: Callable[[T], bool]) -> bool:
-    if error is not None:
-        return True
-    value, error = consumer.read(line)
-    return error is not None or match(cast(T, value))
 
 
 def _try_lock(fd: int) -> bool:

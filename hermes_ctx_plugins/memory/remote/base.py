@@ -39,7 +39,7 @@ from ...events import Forgotten, SessionInfo, Turn
 from ...isolation import StatusEvent
 from ...safety import scan
 from ...storage.files import atomic_write, locked
-from ...storage.queue import DurableQueue, ProgressFiles, QueueClosedError, forget_left, left_behind
+from ...storage.queue import DurableQueue, ProgressFiles, QueueClosedError, forget_queued, left_behind
 from ...tokens import count_text
 from .queue import ServiceUnavailable, ServiceWrites, Write, WriteStats
 from .service import ServiceProvider
@@ -88,7 +88,9 @@ class RemoteProvider(ServiceProvider):
                                      retry_after_cap=self.options.retry_after_cap,
                                      cooldown=self.options.cooldown_seconds)
         self._queue: DurableQueue[Write] | None = None
-        self._lock = threading.Lock()  # guards _queue and _fetches
+        #: queues a shutdown is closing: still delivering, then handing over; a forget reaches them too
+        self._closing: list[DurableQueue[Write]] = []
+        self._lock = threading.Lock()  # guards _queue, _closing and _fetches
         self._fetches: list[threading.Thread] = []
         self._outage_reported = False
 
@@ -247,7 +249,8 @@ class RemoteProvider(ServiceProvider):
         return sendable(json.dumps(result, ensure_ascii=False))
 
     def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
-        """Remove ``user_id``'s queued and spooled writes, then ask the service to delete what it
+        """Remove ``user_id``'s queued and spooled writes (those a shutdown is still delivering, and
+        those the queue is taking over from files, included), then ask the service to delete what it
         holds of them, in each namespace (``None``: every namespace of the config file).
 
         Each service deletion runs through the breaker and is awaited at most ``tool_wait``
@@ -272,12 +275,15 @@ class RemoteProvider(ServiceProvider):
         def match(write: Write) -> bool:
             return self.write_owner(write) in owners
 
-        queue = self._queue
-        queued = 0 if queue is None else queue.forget(match, wait=self.options.timeout)
+        def queues() -> list[DurableQueue[Write]]:
+            with self._lock:
+                return [queue for queue in (self._queue, *self._closing) if queue is not None]
+
         try:
-            spooled = forget_left(self.queue_dir, self._writes, match, backlog=self.backlog)
+            queued, spooled = forget_queued(self.queue_dir, self._writes, match, queues=queues, backlog=self.backlog,
+                                            wait=self.options.timeout)
         except OSError as exc:
-            return Forgotten(store=store, removed=None, error=f"the spooled writes could not be rewritten: {exc}")
+            return Forgotten(store=store, removed=None, error=f"the queued writes could not be cleared: {exc}")
         return Forgotten(store=store, removed=queued + spooled,
                          detail=f"{queued} queued in this process, {spooled} spooled on disk")
 
@@ -313,8 +319,15 @@ class RemoteProvider(ServiceProvider):
         """
         with self._lock:
             queue, self._queue = self._queue, None
-        # no grace: a send stuck in a hung request finishes on its own; its write is handed over too
-        left = 0 if queue is None or queue.close(self.options.flush_timeout, grace=0.0) else queue.pending
+            if queue is not None:
+                self._closing.append(queue)
+        left = 0
+        if queue is not None:
+            try:  # no grace: a send stuck in a hung request finishes on its own; its write is handed over too
+                left = 0 if queue.close(self.options.flush_timeout, grace=0.0) else queue.pending
+            finally:
+                with self._lock:
+                    self._closing.remove(queue)
         for thread in list(self._fetches):
             thread.join(0.2)
         self.close_client()

@@ -1,0 +1,146 @@
+"""The durable queue where two of its own moves meet: a forget while a queue takes over the segment a
+killed process left (a real process), and a segment being created while another queue sweeps up after
+processes that died creating theirs.
+
+The moments in between are made to last with a gate in the one call that stands in them (the
+take-over's read of the dead segment; the creator's lock) — the only stand-in: files, locks and the
+other process are real.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from queue_helpers import Note, Notes, Target, leave_dead, note, on_disk
+
+from hermes_ctx_plugins.storage import segments
+from hermes_ctx_plugins.storage.queue import SUFFIX, DurableQueue, forget_left
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "pread"), reason="POSIX files")
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path / "queue"
+
+
+@pytest.fixture
+def target(folder: Path) -> Target:
+    return Target(folder)
+
+
+@pytest.fixture
+def queues(folder: Path, target: Target) -> Iterator[Callable[..., DurableQueue[Note]]]:
+    made: list[DurableQueue[Note]] = []
+
+    def start(**settings: Any) -> DurableQueue[Note]:
+        queue = DurableQueue(folder, Notes(target), batch_size=1, **settings)
+        queue.start()
+        made.append(queue)
+        return queue
+
+    yield start
+    target.gate.set()
+    for queue in made:
+        queue.close(5)
+
+
+def bobs(record: Note) -> bool:
+    return bool(record["owner"] == "bob")
+
+
+def test_a_forget_while_a_dead_process_segment_is_taken_over_lets_none_of_its_records_through(
+        queues: Callable[..., DurableQueue[Note]], target: Target, folder: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A killed process left alice's note and then bob's. The next queue is reading that segment when
+    bob is forgotten: forget (this queue, then the files stopped queues left) must not return before
+    those records are somewhere it looks. Alice's note is being applied meanwhile (the target holds
+    it), so bob's is never in hand when forget runs: it must never be applied."""
+    leave_dead(folder, [note("alice", "alice's plan"), note("bob", "bob's secret")])
+    [dead] = folder.glob(f"*{SUFFIX}")
+    assert b"bob's secret" in dead.read_bytes()
+
+    reading, read = threading.Event(), threading.Event()
+    real_pread = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        if threading.current_thread().name == "notes-writer" and not reading.is_set():
+            reading.set()  # the take-over holds the dead segment and reads it ...
+            assert read.wait(30)  # ... for as long as the test says
+        return real_pread(fd, length, offset)
+
+    monkeypatch.setattr(os, "pread", pread)
+    target.gate.clear()  # alice's note, once taken over, stays in hand until forget has returned
+    queue = queues()
+    assert reading.wait(30), "the next queue is taking the dead segment over"
+
+    returned: list[int] = []
+    forgetting = threading.Thread(target=lambda: returned.append(
+        queue.forget(bobs, wait=10) + forget_left(folder, queue.consumer, bobs)))
+    forgetting.start()
+    # Without the fix forget returns at once, before the records reach the queue; with it, forget waits
+    # for the take-over, which goes on when the read is let through (how long this join lasts only
+    # decides whether a broken forget is caught, never whether a correct one passes).
+    forgetting.join(1.0)
+    read.set()
+    forgetting.join(30)
+    disk = on_disk(folder)
+
+    target.gate.set()
+    assert queue.flush(10)
+    assert target.texts() == ["alice's plan"], "bob's note never applied; alice's applied, once"
+    assert b"bob's secret" not in disk, "nor left on disk when forget returned"
+    assert returned == [1], "forget found it: in the queue that took it over"
+    assert not dead.exists()
+
+
+@pytest.fixture
+def sweep_during_creation(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """``arm(how)``: the next segment this process creates meets another queue's sweep between
+    creating its temporary file and locking it — ``"before"``: the sweep deletes it before the
+    creator tries the lock; ``"during"``: the sweep holds the lock when the creator tries it."""
+    real_lock = segments._try_lock
+
+    def arm(how: str) -> None:
+        armed = [True]
+
+        def try_lock(fd: int) -> bool:
+            temps = [p for p in folder.glob(f".*{SUFFIX}.tmp") if p.stat().st_ino == os.fstat(fd).st_ino]
+            if not (armed[0] and temps):
+                return real_lock(fd)
+            armed[0] = False
+            if how == "before":
+                segments.sweep_creations(folder)  # what a queue starting in another process does
+                return real_lock(fd)
+            sweeper = os.open(temps[0], os.O_RDWR)  # that sweep, caught holding the temporary file
+            assert real_lock(sweeper)
+            try:
+                return real_lock(fd)
+            finally:
+                temps[0].unlink()
+                os.close(sweeper)
+
+        monkeypatch.setattr(segments, "_try_lock", try_lock)
+
+    return arm
+
+
+@pytest.mark.parametrize("how", ["before", "during"])
+def test_a_segment_swept_while_being_created_is_created_again_and_the_queue_works(
+        queues: Callable[..., DurableQueue[Note]], target: Target, folder: Path,
+        sweep_during_creation: Callable[[str], None], how: str) -> None:
+    folder.mkdir()
+    sweep_during_creation(how)
+    queue = queues()
+    queue.put(note("alice", "kept"))
+    [segment] = folder.glob(f"*{SUFFIX}")
+    assert b"kept" in segment.read_bytes() and not list(folder.glob(f".*{SUFFIX}.tmp"))
+    assert queue.flush(10) and target.texts() == ["kept"]
+    queues().flush(10)  # another queue's take-over: the new segment is held, so it is left alone
+    queue.put(note("alice", "after"))
+    assert queue.flush(10) and target.texts() == ["kept", "after"] and segment.exists()
