@@ -16,6 +16,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,21 @@ class EndsPlugin:
         register(Ends)
 
 
+#: the hosts this module's runtimes made, shut down after each test (their ctx-local writer threads)
+_HOSTS: list[Host] = []
+
+
+@pytest.fixture(autouse=True)
+def _hosts_shut_down() -> Iterator[None]:
+    yield
+    while _HOSTS:
+        _HOSTS.pop().shutdown()
+
+
 def runtime(max_sessions: int = 8) -> Runtime:
-    return Runtime(load_host(CONFIG, plugins=[EndsPlugin()]), max_sessions=max_sessions)
+    host = load_host(CONFIG, plugins=[EndsPlugin()])
+    _HOSTS.append(host)
+    return Runtime(host, max_sessions=max_sessions)
 
 
 def fire(rt: Runtime, hook: str, **kwargs: Any) -> None:
@@ -240,6 +254,7 @@ def test_hermes_agents_without_a_user_keep_the_anonymous_memory_across_dropped_s
     configure_hermes(stub, "ctx_plugins: {compressor: window, memory: {providers: [ctx-local]}}\n")
     rt = installed()
     assert rt is not None
+    _HOSTS.append(rt.host)  # its ctx-local writer stops with the test
     rt.host.add_plugin(EndsPlugin(), "ends")
     rt.host.activate_provider("ctx-ends")
     rt.sessions.max_sessions = 2
