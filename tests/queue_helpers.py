@@ -10,11 +10,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from hermes_ctx_plugins.storage.queue import Consumer, Failure, ProgressFiles
+from hermes_ctx_plugins.storage.queue import Consumer, DurableQueue, Failure, ProgressFiles
 
 Note = dict[str, Any]
 
@@ -136,3 +136,22 @@ def leave_dead(folder: Path, notes: Sequence[Note], **settings: Any) -> None:
     done = subprocess.run([sys.executable, "-c", DYING, str(folder), json.dumps(settings), json.dumps(list(notes))],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 9, done.stderr
+
+
+def started_queues(folder: Path, target: Target, *, close_timeout: float,
+                   **defaults: Any) -> Iterator[Callable[..., DurableQueue[Note]]]:
+    """A fixture body: ``start(**settings)`` starts a queue of notes in ``folder`` (``defaults``
+    under ``settings``); afterwards the target is released (up, ungated) and every queue closed."""
+    made: list[DurableQueue[Note]] = []
+
+    def start(**settings: Any) -> DurableQueue[Note]:
+        queue = DurableQueue(folder, Notes(target), **{**defaults, **settings})
+        queue.start()
+        made.append(queue)
+        return queue
+
+    yield start
+    target.down = False
+    target.gate.set()
+    for queue in made:
+        queue.close(close_timeout)

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from queue_helpers import Note, Notes, Target, note, on_disk
+from queue_helpers import Notes, Target, note, on_disk, started_queues
 
-from hermes_ctx_plugins.storage.queue import SUFFIX, DurableQueue, forget_left, inspect, left_behind
+from hermes_ctx_plugins.storage.queue import SUFFIX, forget_left, inspect, left_behind
 from hermes_ctx_plugins.testing import wait_until
 
 
@@ -34,17 +34,7 @@ def target(folder: Path) -> Target:
 @pytest.fixture
 def queues(folder: Path, target: Target) -> Iterator[Any]:
     """``start(**settings)``: a started queue of notes in ``folder``; all closed after the test."""
-    made: list[DurableQueue[Note]] = []
-
-    def start(**settings: Any) -> DurableQueue[Note]:
-        queue = DurableQueue(folder, Notes(target), **settings)
-        queue.start()
-        made.append(queue)
-        return queue
-
-    yield start
-    for queue in made:
-        queue.close(0)
+    yield from started_queues(folder, target, close_timeout=0)
 
 
 def test_a_record_is_in_its_segment_when_put_returns_and_nothing_is_left_after_a_clean_close(

@@ -8,10 +8,9 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from queue_helpers import Note, Notes, Target, leave_dead, note
+from queue_helpers import Note, Notes, Target, leave_dead, note, started_queues
 
 from hermes_ctx_plugins.storage.queue import SUFFIX, DurableQueue
 
@@ -28,18 +27,7 @@ def target(folder: Path) -> Target:
 
 @pytest.fixture
 def queues(folder: Path, target: Target) -> Iterator[Callable[..., DurableQueue[Note]]]:
-    made: list[DurableQueue[Note]] = []
-
-    def start(**settings: Any) -> DurableQueue[Note]:
-        queue = DurableQueue(folder, Notes(target), **settings)
-        queue.start()
-        made.append(queue)
-        return queue
-
-    yield start
-    target.down = False
-    for queue in made:
-        queue.close(5)
+    yield from started_queues(folder, target, close_timeout=5)
 
 
 def segment_bytes(folder: Path) -> int:

@@ -13,10 +13,9 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from queue_helpers import Note, Notes, Target, leave_dead, note, on_disk
+from queue_helpers import Note, Target, leave_dead, note, on_disk, started_queues
 
 from hermes_ctx_plugins.storage import segments
 from hermes_ctx_plugins.storage.queue import SUFFIX, DurableQueue, forget_left
@@ -36,18 +35,7 @@ def target(folder: Path) -> Target:
 
 @pytest.fixture
 def queues(folder: Path, target: Target) -> Iterator[Callable[..., DurableQueue[Note]]]:
-    made: list[DurableQueue[Note]] = []
-
-    def start(**settings: Any) -> DurableQueue[Note]:
-        queue = DurableQueue(folder, Notes(target), batch_size=1, **settings)
-        queue.start()
-        made.append(queue)
-        return queue
-
-    yield start
-    target.gate.set()
-    for queue in made:
-        queue.close(5)
+    yield from started_queues(folder, target, close_timeout=5, batch_size=1)
 
 
 def bobs(record: Note) -> bool:
