@@ -4,6 +4,7 @@ archive at ``ctx_plugins.archive.path``, both under ``$HERMES_HOME`` unless set 
 * :mod:`.memory` / :mod:`.memory_schema` — ctx-local's memories: queries / layout and migrations;
 * :mod:`.archive` / :mod:`.archive_schema` — the archive: queries and its spool / layout and migrations;
 * :mod:`.fts` — FTS5 match expressions and ctx-local's scope tokens.
+* :mod:`.opening` — a new connection waits out the locks SQLite reports without waiting itself.
 """
 
 from __future__ import annotations

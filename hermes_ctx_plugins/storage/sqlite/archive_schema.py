@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ...scope import to_stored
 from ..base import ArchiveError
+from .opening import retry_locked
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text)
 SCHEMA_VERSION = 2
@@ -79,19 +80,26 @@ def connect(path: Path, timeout: float) -> sqlite3.Connection:
         raise ArchiveError(f"cannot open the archive {path}: {exc}") from exc
     try:
         db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        if db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0 and not _has_tables(db):
-            db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only effective before the first table
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA foreign_keys = ON")
-        _ensure_schema(db, path)
+        retry_locked(lambda: _set_up(db, path), timeout)
     except sqlite3.Error as exc:
         db.close()
+        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+            raise ArchiveError(f"the archive {path} stayed locked by another process for {timeout:g} s "
+                               "(a long maintenance job?); nothing in it was changed") from exc
         raise ArchiveError(f"the archive {path} is not usable ({exc}); move it away to start a new "
                            "one, or repair it with `sqlite3 <file> .recover`") from exc
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _set_up(db: sqlite3.Connection, path: Path) -> None:
+    if db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0 and not _has_tables(db):
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only effective before the first table
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA foreign_keys = ON")
+    _ensure_schema(db, path)
 
 
 def _has_tables(db: sqlite3.Connection) -> bool:

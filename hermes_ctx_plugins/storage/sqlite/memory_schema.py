@@ -21,6 +21,7 @@ from ...scope import to_stored
 from ..base import LocalStoreError
 from ..records import owner_of
 from . import fts
+from .opening import retry_locked
 
 SCHEMA_VERSION = 2
 
@@ -136,7 +137,7 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise store_error(path, exc) from None
     try:
-        _setup(conn, path)
+        retry_locked(lambda: _setup(conn, path), busy_timeout)
     except sqlite3.Error as exc:
         conn.close()
         raise store_error(path, exc) from None
