@@ -35,8 +35,10 @@ def settings(backend: str, tmp_path: Path) -> Config:
 
 
 @pytest.fixture(params=sorted(storage.BACKENDS))
-def backend(request: pytest.FixtureRequest) -> str:
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     name: str = request.param
+    if name == "postgres":  # a real server: this module's own database on the session's
+        monkeypatch.setenv("HERMES_CTX_POSTGRES_DSN", request.getfixturevalue("postgres_dsn"))
     return name
 
 

@@ -25,7 +25,7 @@ DEFAULT_PROVIDERS = ("file",)
 #: the values of ``ctx_plugins.archive.scope``
 ARCHIVE_SCOPES = ("session", "user")
 #: the storage backends (:mod:`hermes_ctx_plugins.storage`)
-STORAGE_BACKENDS = ("sqlite", "memory")
+STORAGE_BACKENDS = ("sqlite", "memory", "postgres")
 
 _EMPTY: Mapping[str, Any] = FrozenMap()
 
@@ -149,9 +149,21 @@ class StorageSettings:
     """``ctx_plugins.storage``: the backend behind the stores the package owns (ctx-local's
     memories, the archive); see :mod:`hermes_ctx_plugins.storage`."""
 
-    #: ``sqlite`` (files under ``$HERMES_HOME``, the default) or ``memory`` (in the process only:
-    #: nothing survives a restart; for tests and throw-away agents)
+    #: ``sqlite`` (files under ``$HERMES_HOME``, the default), ``postgres`` (one server a fleet of
+    #: workers shares; the extra ``postgres``) or ``memory`` (in the process only: nothing survives a
+    #: restart; for tests and throw-away agents)
     backend: str = option("sqlite", choices=STORAGE_BACKENDS, kind="a storage backend")
+    #: per store, a backend other than ``backend`` for ctx-local's memories / the archive ("": ``backend``)
+    memory: str = option("", choices=("", *STORAGE_BACKENDS), kind="a storage backend")
+    archive: str = option("", choices=("", *STORAGE_BACKENDS), kind="a storage backend")
+    #: postgres: the server (a libpq connection string or URI); "" reads ``$HERMES_CTX_POSTGRES_DSN``
+    dsn: str = ""
+    #: postgres: the schema the package's tables live in
+    schema: str = option("hermes_ctx", kind="a schema name")
+    #: postgres: at most this many connections per process
+    pool_size: int = option(4, ge=1, le=100)
+    #: postgres: seconds to wait for a connection (the server down: memory is skipped, writes stay queued)
+    connect_timeout: float = option(5.0, gt=0, le=120)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ A new backend is a package ``storage/<name>/`` with those three functions, its n
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -42,19 +43,23 @@ from .records import (
 BACKENDS = {
     "sqlite": "hermes_ctx_plugins.storage.sqlite",
     "memory": "hermes_ctx_plugins.storage.inmemory",
+    "postgres": "hermes_ctx_plugins.storage.postgres",
 }
 
 __all__ = [
     "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
     "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "is_store_failure", "json_text",
-    "memory_exists", "message_text", "open_archive", "open_memory", "owner_of",
+    "memory_exists", "message_text", "open_archive", "open_memory", "owner_of", "release",
 ]
 
 
-def backend(config: Config, name: str | None = None) -> ModuleType:
-    """The module of backend ``name``, by default the one ``config`` chooses (config validation
-    already checked that name)."""
-    return importlib.import_module(BACKENDS[name or config.plugins.storage.backend])
+def backend(config: Config, name: str | None = None, *, store: str = "") -> ModuleType:
+    """The module of backend ``name``, by default the one ``config`` chooses for ``store``
+    (``memory`` or ``archive``: ``ctx_plugins.storage.<store>``, else ``.backend``); config
+    validation already checked the name."""
+    settings = config.plugins.storage
+    chosen = name or (getattr(settings, store) if store else "") or settings.backend
+    return importlib.import_module(BACKENDS[chosen])
 
 
 def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> MemoryBackend:
@@ -64,14 +69,23 @@ def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> Mem
     :param busy_timeout: seconds a call waits for another writer before failing with reason ``locked``.
     :raises LocalStoreError: the store cannot be opened.
     """
-    store: MemoryBackend = backend(config).open_memory(path, config=config, busy_timeout=busy_timeout)
+    store: MemoryBackend = backend(config, store="memory").open_memory(path, config=config, busy_timeout=busy_timeout)
     return store
+
+
+def release() -> None:
+    """Close the connections every backend loaded in this process keeps open beyond a store's own
+    (a server backend's pools); the next use opens new ones. For tests and processes about to exit."""
+    for name in BACKENDS.values():
+        module = sys.modules.get(name)
+        if module is not None and hasattr(module, "release"):
+            module.release()
 
 
 def memory_exists(config: Config, path: Path) -> bool:
     """Whether a memory store was ever created at ``path`` — :func:`open_memory` creates one, even
     if nothing is written to it (checking creates nothing)."""
-    return bool(backend(config).memory_exists(path, config=config))
+    return bool(backend(config, store="memory").memory_exists(path, config=config))
 
 
 def archive_path(config: Config) -> Path:
@@ -83,5 +97,6 @@ def archive_path(config: Config) -> Path:
 def open_archive(config: Config, *, backend_name: str | None = None) -> ArchiveBackend:
     """The archive ``config`` names (opened on first use: opening it creates nothing), in the
     backend ``config`` chooses or ``backend_name`` (``"memory"`` for one that keeps nothing)."""
-    archive: ArchiveBackend = backend(config, backend_name).open_archive(archive_path(config), config=config)
+    chosen = backend(config, backend_name, store="archive")
+    archive: ArchiveBackend = chosen.open_archive(archive_path(config), config=config)
     return archive

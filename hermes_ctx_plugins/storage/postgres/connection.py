@@ -1,0 +1,239 @@
+"""Connections to the PostgreSQL server: one pool per server and process, the location a store is
+known by there, the schema brought up to date once, and every driver failure named.
+
+**Which server.** ``ctx_plugins.storage.dsn``, else the environment variable :data:`DSN_ENV` (so a
+password need not be written into ``config.yaml``). A libpq connection string or URI.
+
+**One pool per process.** Every store of one server in one process borrows connections from one
+``psycopg_pool.ConnectionPool`` of at most ``ctx_plugins.storage.pool_size``. A connection is checked
+before it is lent (a server restarted meanwhile costs one reconnect, not an error), and a process
+made by ``fork`` opens a pool of its own (a connection must never cross a fork).
+
+**Locations.** The data of a store is keyed by its location as :func:`location_key` spells it: the
+path relative to ``$HERMES_HOME`` when it lies inside it — so workers that each have their own
+``$HERMES_HOME`` and the same configuration share one store — else the absolute path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar, NoReturn
+
+from ...config import Config, hermes_home
+from ..base import ArchiveError, LocalStoreError
+from .schema import SCHEMA_VERSION, current_version, migrate, quote_ident
+
+log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
+
+#: where the server's connection string is read from when ``ctx_plugins.storage.dsn`` is empty
+DSN_ENV = "HERMES_CTX_POSTGRES_DSN"
+
+try:  # the driver is an optional extra: pip install 'hermes-ctx-plugins[postgres]'
+    import psycopg
+    from psycopg import errors as pg_errors
+    from psycopg_pool import ConnectionPool, PoolTimeout
+except ImportError as missing:  # pragma: no cover - exercised where the extra is not installed
+    psycopg = None  # type: ignore[assignment]
+    _MISSING: ImportError | None = missing
+else:
+    _MISSING = None
+
+
+def dsn_of(config: Config) -> str:
+    """The server ``config`` names. :raises LocalStoreError: none is named (reason ``unsupported``)."""
+    dsn = config.plugins.storage.dsn or os.environ.get(DSN_ENV, "")
+    if not dsn.strip():
+        raise LocalStoreError("postgres", "unsupported", "no server named",
+                              f"set ctx_plugins.storage.dsn or the environment variable {DSN_ENV} to a "
+                              "PostgreSQL connection string (postgresql://user@host/db)")
+    return dsn
+
+
+def redacted(dsn: str) -> str:
+    """``dsn`` fit to show: its password replaced."""
+    if psycopg is None:
+        return dsn
+    with contextlib.suppress(Exception):
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+        parts = conninfo_to_dict(dsn)
+        if parts.get("password"):
+            parts["password"] = "***"
+        return make_conninfo("", **parts)
+    return "<an unreadable connection string>"
+
+
+def location_key(path: Path) -> str:
+    """How a store at ``path`` is known on the server (see the module docs)."""
+    absolute = Path(os.path.abspath(Path(path).expanduser()))
+    home = Path(os.path.abspath(hermes_home()))
+    try:
+        return "home:" + absolute.relative_to(home).as_posix()
+    except ValueError:
+        return "path:" + absolute.as_posix()
+
+
+def queue_id(path: Path) -> str:
+    """The identity of the write-behind queue beside ``path`` on this machine: a random id kept in
+    ``<path>.pg-queue``, made on first use. Every worker's queue names its segments alike, so the
+    progress the server keeps is per queue; a path or host name would not be unique across machines."""
+    marker = Path(str(path) + ".pg-queue")
+    with contextlib.suppress(OSError):
+        return marker.read_text(encoding="utf-8").strip() or _new_queue_id(marker)
+    return _new_queue_id(marker)
+
+
+def _new_queue_id(marker: Path) -> str:
+    from ..files import atomic_write
+
+    made = uuid.uuid4().hex
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(marker, made.encode("ascii"))
+    except OSError as exc:
+        raise LocalStoreError(marker, "read-only", f"cannot keep the queue's id beside it ({exc})",
+                              "check that the folder is writable") from None
+    return made
+
+
+# -- failures ----------------------------------------------------------------------------------------
+
+def reason_of(exc: BaseException) -> str | None:
+    """The :class:`LocalStoreError` reason for a driver failure of the store as a whole, or ``None``
+    when ``exc`` is about the record at hand (data or integrity) and not the store."""
+    if psycopg is None:
+        return "unavailable"
+    if isinstance(exc, PoolTimeout):
+        return "unavailable"
+    if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, pg_errors.DeadlockDetected,
+                        pg_errors.SerializationFailure)):
+        return "locked"
+    if isinstance(exc, (pg_errors.DiskFull, pg_errors.OutOfMemory, pg_errors.InsufficientResources)):
+        return "full"
+    if isinstance(exc, (pg_errors.InsufficientPrivilege, pg_errors.ReadOnlySqlTransaction)):
+        return "read-only"
+    if isinstance(exc, (pg_errors.UndefinedFile, pg_errors.FeatureNotSupported)):
+        return "unsupported"
+    if isinstance(exc, (psycopg.DataError, psycopg.IntegrityError)):
+        return None
+    if isinstance(exc, psycopg.Error):
+        return "unavailable"
+    return None
+
+
+_HINTS = {
+    "locked": "another worker holds the lock this needs; it works again once that is released",
+    "full": "the server is out of disk or memory; queued turns are kept until it has room",
+    "read-only": "the role lacks the privilege, or the server is a read-only standby",
+    "unsupported": "the server lacks what the backend needs",
+    "unavailable": "memory is skipped until the server answers again; queued turns are kept",
+}
+
+
+def memory_error(where: str, exc: BaseException) -> LocalStoreError:
+    reason = reason_of(exc) or "unavailable"
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    return LocalStoreError(where, reason, f"PostgreSQL: {detail}", _HINTS[reason])
+
+
+def archive_error(where: str, exc: BaseException) -> ArchiveError:
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    return ArchiveError(f"the archive {where} on PostgreSQL cannot be used: {detail}")
+
+
+# -- pools -------------------------------------------------------------------------------------------
+
+class Server:
+    """One PostgreSQL server as this process sees it: its pool, and its schema brought up to date."""
+
+    _lock = threading.Lock()
+    _servers: ClassVar[dict[tuple[str, str, int], Server]] = {}
+
+    def __init__(self, dsn: str, schema: str, pool_size: int, connect_timeout: float) -> None:
+        self.dsn, self.schema = dsn, schema
+        self.shown = redacted(dsn)
+        self._migrated = False
+        self._migrating = threading.Lock()
+        self.pool = ConnectionPool(
+            dsn, min_size=0, max_size=pool_size, open=True, timeout=connect_timeout,
+            check=ConnectionPool.check_connection, name=f"hermes-ctx {schema}", configure=self._configure,
+            kwargs={"autocommit": True, "connect_timeout": max(1, int(connect_timeout)),
+                    "application_name": "hermes-ctx-plugins"})
+
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        conn.execute(f"SET search_path TO {quote_ident(self.schema)}, public")
+
+    @classmethod
+    def of(cls, config: Config) -> Server:
+        """The server ``config`` names, shared by every store in this process."""
+        if _MISSING is not None:
+            raise LocalStoreError("postgres", "unsupported", f"the PostgreSQL driver is not installed ({_MISSING})",
+                                  "pip install 'hermes-ctx-plugins[postgres]'")
+        settings = config.plugins.storage
+        dsn = dsn_of(config)
+        key = (dsn, settings.schema, os.getpid())
+        with cls._lock:
+            server = cls._servers.get(key)
+            if server is None:
+                for other in [k for k in cls._servers if k[2] != os.getpid()]:
+                    del cls._servers[other]  # a parent's pools: never touched in a forked child
+                server = cls._servers[key] = Server(dsn, settings.schema, settings.pool_size,
+                                                    settings.connect_timeout)
+        return server
+
+    @classmethod
+    def close_all(cls) -> None:
+        """Close every pool of this process (tests; a process about to exit)."""
+        with cls._lock:
+            servers = [s for k, s in cls._servers.items() if k[2] == os.getpid()]
+            cls._servers.clear()
+        for server in servers:
+            with contextlib.suppress(Exception):
+                server.pool.close(timeout=2)
+
+    @contextlib.contextmanager
+    def connection(self, *, lock_timeout: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """A connection from the pool, the schema up to date, ``search_path`` this schema."""
+        with self.pool.connection() as conn:
+            if not self._migrated:
+                self._migrate(conn)
+            if lock_timeout is not None:
+                conn.execute(f"SET lock_timeout = {max(1, int(lock_timeout * 1000))}")
+            try:
+                yield conn
+            finally:
+                if lock_timeout is not None and not conn.closed:
+                    with contextlib.suppress(Exception):
+                        conn.execute("RESET lock_timeout")
+
+    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
+        with self._migrating:
+            if not self._migrated:
+                migrate(conn, self.schema)
+                self._migrated = True
+
+    def check(self) -> dict[str, Any]:
+        """What ``hermes-ctx doctor`` shows: server version, schema version, pool figures.
+        :raises psycopg.Error: the server cannot be reached."""
+        with self.pool.connection() as conn:
+            version = conn.execute("SHOW server_version").fetchone()[0]  # type: ignore[index]
+            found = current_version(conn, self.schema)
+        stats = self.pool.get_stats()
+        return {"server": self.shown, "server_version": version, "schema": self.schema,
+                "schema_version": found, "expected_version": SCHEMA_VERSION,
+                "pool_size": stats.get("pool_size", 0), "pool_max": self.pool.max_size,
+                "pool_available": stats.get("pool_available", 0), "requests_waiting": stats.get("requests_waiting", 0)}
+
+
+def fail(where: str, exc: BaseException, *, archive: bool = False) -> NoReturn:
+    """Raise the package's error for a driver failure (the record's own errors are raised as they are)."""
+    if reason_of(exc) is None:
+        raise exc
+    if archive:
+        raise archive_error(where, exc) from exc
+    raise memory_error(where, exc) from exc

@@ -1,0 +1,355 @@
+"""ctx-local's memories on a PostgreSQL server: the PostgreSQL implementation of
+:class:`~hermes_ctx_plugins.storage.base.MemoryBackend` (its tables: :mod:`.schema`).
+
+**Search** finds candidates in SQL — the caller's scope, and any word of the query in the memory's
+``words`` (a GIN index) — and ranks them as :mod:`~hermes_ctx_plugins.storage.ranking` defines,
+with the statistics FTS5 uses (every memory of the location counts, whoever owns it; the totals
+are kept in ``memory_totals`` by every write and delete): PostgreSQL's own ``ts_rank`` is not BM25,
+and results must order as SQLite's do. A phrase of several words counts, for its document
+frequency, the memories holding all its words (FTS5 counts those holding them in a row); its
+frequency in a candidate is exact.
+
+**Writes** of one location are serialised by a transaction-level advisory lock, so ids grow in the
+order memories are committed (what ``memories()`` promises), and a batch, its totals and its queue
+progress are one transaction. Keys are unique per location: a turn replayed by any worker is
+skipped. The progress is kept per write-behind queue (:func:`~.connection.queue_id`), since every
+worker's queue names its segments alike.
+
+**Forgetting a user** also records when (``forgotten``): a record of that user created before then
+and still waiting in any worker's queue is skipped when it arrives, so a forget racing the writes
+of other workers holds (clocks of the workers must agree to within the time a turn waits in a
+queue: seconds).
+
+**Compact** runs ``VACUUM`` on the tables: the space of deleted rows is marked free, and their
+bytes stay in the server's files until it is reused (``VACUUM FULL`` rewrites them; the WAL and
+base backups keep them as the server's retention says) — a server is not a file the package owns.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import text as query
+from ..base import MemoryBackend
+from ..ranking import bm25, phrase_count
+from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
+from .connection import Server, fail, location_key, queue_id
+from .schema import lock_id
+from .text import stored, unstored
+
+_COLUMNS = ("id, key, kind, namespace, user_id, chat_id, session_id, visibility, user_text, assistant_text, "
+            "fact_text, source, created_at")
+_CUT_COLUMNS = (f"id, key, kind, namespace, user_id, chat_id, session_id, visibility, left(user_text, "
+                f"{CANDIDATE_CHARS}), left(assistant_text, {CANDIDATE_CHARS}), left(fact_text, {CANDIDATE_CHARS}), "
+                "source, created_at")
+_INSERT = """
+WITH incoming AS (
+    SELECT * FROM jsonb_to_recordset(%(rows)s::jsonb) AS r(
+        key text, kind text, namespace text, user_id text, chat_id text, session_id text, visibility text,
+        user_text text, assistant_text text, fact_text text, source text, created_at double precision,
+        words jsonb, length integer, n bigint)
+), kept AS (
+    SELECT r.* FROM incoming r WHERE NOT EXISTS (
+        SELECT 1 FROM forgotten f WHERE f.location = %(location)s AND f.user_id = r.user_id
+        AND (f.namespace IS NULL OR f.namespace = r.namespace) AND f.at >= r.created_at)
+), added AS (
+    INSERT INTO memories (location, key, kind, namespace, user_id, chat_id, session_id, visibility, user_text,
+                          assistant_text, fact_text, source, created_at, words, length)
+    SELECT %(location)s, key, kind, namespace, user_id, chat_id, session_id, visibility, user_text, assistant_text,
+           fact_text, source, created_at, ARRAY(SELECT jsonb_array_elements_text(words)), length FROM kept
+    ORDER BY n
+    ON CONFLICT (location, key) DO NOTHING
+    RETURNING length
+)
+SELECT count(*), coalesce(sum(length), 0) FROM added
+"""
+_TOTALS = """
+INSERT INTO memory_totals (location, documents, words) VALUES (%s, %s, %s)
+ON CONFLICT (location) DO UPDATE SET documents = memory_totals.documents + excluded.documents,
+                                     words = memory_totals.words + excluded.words
+"""
+_PROGRESS = """
+INSERT INTO queue_progress (location, queue, segment, "offset") VALUES (%s, %s, %s, %s)
+ON CONFLICT (location, queue, segment) DO UPDATE SET "offset" = excluded."offset"
+"""
+
+
+def _memory(values: Sequence[Any]) -> Memory:
+    texts: list[Any] = [unstored(v) if isinstance(v, str) else v for v in values]
+    return Memory(*texts)
+
+
+def _row(record: Record) -> dict[str, Any]:
+    words = query.tokens(query.index_text(record.body))
+    return {"key": stored(record.key), "kind": record.kind, "namespace": stored(record.namespace),
+            "user_id": stored(record.user_id), "chat_id": stored(record.chat_id),
+            "session_id": stored(record.session_id), "visibility": record.visibility,
+            "user_text": stored(record.user_text), "assistant_text": stored(record.assistant_text),
+            "fact_text": stored(record.fact_text), "source": stored(record.source),
+            "created_at": float(record.created_at), "words": [stored(w) for w in words], "length": len(words)}
+
+
+class PostgresMemory(MemoryBackend):
+    """ctx-local's memories of one location on a PostgreSQL server; any thread may call it."""
+
+    def __init__(self, path: Path, server: Server, *, busy_timeout: float = 2.0) -> None:
+        self.path = Path(path)
+        self.location = location_key(self.path)
+        self._server = server
+        self._busy = busy_timeout
+        self._where = f"{server.shown} ({self.location})"
+        self._queue = queue_id(self.path)
+        self._lock_id = lock_id("hermes-ctx memories", server.schema, self.location)
+        try:
+            with server.connection(lock_timeout=busy_timeout) as conn:
+                conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'memory', %s) "
+                             "ON CONFLICT DO NOTHING", (self.location, time.time()))
+        except Exception as exc:
+            fail(self._where, exc)
+
+    def close(self) -> None:
+        """Nothing of its own to release: the connections belong to the process's pool."""
+
+    # -- writing ------------------------------------------------------------------------------------
+    def write(self, records: Sequence[Record], *, segment: str = "", offset: int = 0) -> int:
+        for record in records:
+            record.check()
+        firsts = {record.key: record for record in reversed(records)}  # the first of each key wins
+        rows = [{**_row(record), "n": n} for n, record in enumerate(records) if firsts[record.key] is record]
+        try:
+            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id,))
+                new, words = (0, 0)
+                if rows:
+                    new, words = conn.execute(_INSERT, {"rows": json.dumps(rows), "location": self.location}
+                                              ).fetchone()  # type: ignore[misc]
+                    if new:
+                        conn.execute(_TOTALS, (self.location, new, words))
+                if segment:
+                    conn.execute(_PROGRESS, (self.location, self._queue, stored(segment), offset))
+            return int(new)
+        except Exception as exc:
+            fail(self._where, exc)
+
+    def add(self, record: Record) -> Memory:
+        self.write([record])
+        try:
+            with self._server.connection(lock_timeout=self._busy) as conn:
+                row = conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE location = %s AND key = %s",
+                                   (self.location, stored(record.key))).fetchone()
+        except Exception as exc:
+            fail(self._where, exc)
+        if row is None:  # forgotten before it arrived (see the module docs): what it would have been
+            return Memory(0, record.key, record.kind, record.namespace, record.user_id, record.chat_id,
+                          record.session_id, record.visibility, record.user_text, record.assistant_text,
+                          record.fact_text, record.source, float(record.created_at))
+        return _memory(row)
+
+    def quarantine(self, segment: str, offset: int, raw: str, error: str, attempts: int) -> None:
+        owner = owner_of(raw)
+        namespace, user = (stored(owner[0]), stored(owner[1])) if owner else (None, None)
+        try:
+            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
+                conn.execute('INSERT INTO quarantine (location, queue, segment, "offset", record, error, attempts, '
+                             "quarantined_at, namespace, user_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                             (self.location, self._queue, stored(segment), offset, stored(raw), stored(error),
+                              attempts, time.time(), namespace, user))
+                conn.execute(_PROGRESS, (self.location, self._queue, stored(segment), offset))
+        except Exception as exc:
+            fail(self._where, exc)
+
+    def progress(self) -> dict[str, int]:
+        rows = self._fetch('SELECT segment, "offset" FROM queue_progress WHERE location = %s AND queue = %s',
+                           (self.location, self._queue))
+        return {unstored(segment): int(offset) for segment, offset in rows}
+
+    def drop_progress(self, segments: Iterable[str]) -> None:
+        names = [stored(s) for s in segments]
+        if names:
+            self._run("DELETE FROM queue_progress WHERE location = %s AND queue = %s AND segment = ANY(%s)",
+                      (self.location, self._queue, names))
+
+    # -- reading ------------------------------------------------------------------------------------
+    def _fetch(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
+        try:
+            with self._server.connection() as conn:
+                return conn.execute(sql, args).fetchall()
+        except Exception as exc:
+            fail(self._where, exc)
+
+    def _run(self, sql: str, args: Sequence[Any]) -> int:
+        try:
+            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id,))
+                return conn.execute(sql, args).rowcount
+        except Exception as exc:
+            fail(self._where, exc)
+
+    def search(self, terms: Sequence[str], *, namespace: str, user_id: str, chat_id: str,
+               share_across_chats: bool, limit: int) -> list[Hit]:
+        phrases = [phrase for phrase in (tuple(query.tokens(term)) for term in terms) if phrase]
+        if not phrases or limit <= 0:
+            return []
+        phrases = [tuple(stored(w) for w in phrase) for phrase in phrases]
+        every = sorted({w for phrase in phrases for w in phrase})
+        counts = ", ".join(f"count(*) FILTER (WHERE words @> %(p{i})s)" for i in range(len(phrases)))
+        args: dict[str, Any] = {f"p{i}": list(phrase) for i, phrase in enumerate(phrases)}
+        args.update(location=self.location, every=every, namespace=stored(namespace), user_id=stored(user_id),
+                    chat_id=stored(chat_id), share=share_across_chats)
+        try:
+            with self._server.connection() as conn:
+                totals = conn.execute("SELECT documents, words FROM memory_totals WHERE location = %s",
+                                      (self.location,)).fetchone()
+                if not totals or not totals[0]:
+                    return []
+                documents = conn.execute(f"SELECT {counts} FROM memories WHERE location = %(location)s "
+                                         "AND words && %(every)s", args).fetchone()
+                candidates = conn.execute(
+                    "SELECT id, words, length FROM memories WHERE location = %(location)s AND namespace = %(namespace)s"
+                    " AND user_id = %(user_id)s AND (%(share)s OR chat_id = %(chat_id)s OR visibility = 'user')"
+                    " AND words && %(every)s", args).fetchall()
+                scored = []
+                average = totals[1] / totals[0]
+                for id_, words, length in candidates:
+                    frequencies = [phrase_count(words, phrase) if len(phrase) > 1 else words.count(phrase[0])
+                                   for phrase in phrases]
+                    if any(frequencies):
+                        scored.append((bm25(frequencies, documents, totals[0], length, average), id_))  # type: ignore[arg-type]
+                scored.sort(key=lambda item: (-item[0], item[1]))
+                best = scored[:limit]
+                rows = {row[0]: row for row in conn.execute(
+                    f"SELECT {_CUT_COLUMNS} FROM memories WHERE id = ANY(%s)", ([i for _, i in best],)).fetchall()}
+        except Exception as exc:
+            fail(self._where, exc)
+        return [Hit(_memory(rows[i]), score) for score, i in best if i in rows]
+
+    def get(self, ids: Iterable[int]) -> list[Memory]:
+        wanted = sorted({int(i) for i in ids})
+        if not wanted:
+            return []
+        rows = self._fetch(f"SELECT {_COLUMNS} FROM memories WHERE location = %s AND id = ANY(%s) ORDER BY id",
+                           (self.location, wanted))
+        return [_memory(row) for row in rows]
+
+    @staticmethod
+    def _filters(namespace: str | None, user_id: str | None, chat_id: str | None,
+                 session_id: str | None) -> tuple[str, list[Any]]:
+        where, args = [], []
+        for column, value in (("namespace", namespace), ("user_id", user_id), ("chat_id", chat_id),
+                              ("session_id", session_id)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                args.append(stored(value))
+        return "".join(f" AND {w}" for w in where), args
+
+    def memories(self, *, namespace: str | None = None, user_id: str | None = None, chat_id: str | None = None,
+                 session_id: str | None = None) -> Iterator[Memory]:
+        where, args = self._filters(namespace, user_id, chat_id, session_id)
+        after = 0
+        while True:  # in pages by id: an export of millions is never read at once, nor holds a connection
+            rows = self._fetch(f"SELECT {_COLUMNS} FROM memories WHERE location = %s AND id > %s{where} "
+                               "ORDER BY id LIMIT 500", (self.location, after, *args))
+            yield from (_memory(row) for row in rows)
+            if len(rows) < 500:
+                return
+            after = rows[-1][0]
+
+    def scopes(self, namespace: str | None = None) -> list[tuple[str, str]]:
+        where, args = self._filters(namespace, None, None, None)
+        rows = self._fetch(f"SELECT DISTINCT user_id, chat_id FROM memories WHERE location = %s{where}",
+                           (self.location, *args))
+        return [(unstored(user), unstored(chat)) for user, chat in rows]
+
+    def quarantined(self, namespace: str | None = None) -> list[Quarantined]:
+        where, args = "", [self.location]
+        if namespace is not None:
+            where = " AND (namespace = %s OR namespace IS NULL)"
+            args.append(stored(namespace))
+        rows = self._fetch('SELECT id, segment, "offset", record, error, attempts, quarantined_at, namespace, user_id '
+                           f"FROM quarantine WHERE location = %s{where} ORDER BY id", args)
+        found = []
+        for row in rows:
+            values: list[Any] = [unstored(v) if isinstance(v, str) else v for v in row]
+            found.append(Quarantined(*values))
+        return found
+
+    def stats(self, namespace: str | None = None) -> MemoryStats:
+        where, args = self._filters(namespace, None, None, None)
+        row = self._fetch(
+            "SELECT count(*) FILTER (WHERE kind = 'turn'), count(*) FILTER (WHERE kind = 'fact'), "
+            "count(DISTINCT (user_id, chat_id)), count(DISTINCT session_id), min(created_at), max(created_at) "
+            f"FROM memories WHERE location = %s{where}", (self.location, *args))[0]
+        size = self._fetch(
+            "SELECT coalesce(sum(pg_column_size(m.*)), 0) FROM memories m WHERE location = %s", (self.location,))[0][0]
+        return {"turns": int(row[0]), "facts": int(row[1]), "scopes": int(row[2]), "sessions": int(row[3]),
+                "oldest": row[4], "newest": row[5], "quarantined": len(self.quarantined(namespace)),
+                "bytes": int(size)}
+
+    # -- forgetting ---------------------------------------------------------------------------------
+    def _delete(self, condition: str, args: Sequence[Any], *, tombstones: Sequence[tuple[str | None, str]] = (),
+                quarantine: tuple[str, Sequence[Any]] | None = None) -> tuple[list[int], int]:
+        """Delete the memories matching ``condition`` (and quarantined records matching ``quarantine``),
+        keep the totals true, and record a tombstone; returns (ids deleted, quarantined deleted)."""
+        try:
+            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id,))
+                gone = conn.execute(f"DELETE FROM memories WHERE location = %s AND {condition} RETURNING id, length",
+                                    (self.location, *args)).fetchall()
+                if gone:
+                    conn.execute(_TOTALS, (self.location, -len(gone), -sum(length for _, length in gone)))
+                quarantined = 0
+                if quarantine is not None:
+                    quarantined = conn.execute(f"DELETE FROM quarantine WHERE location = %s AND {quarantine[0]}",
+                                               (self.location, *quarantine[1])).rowcount
+                now = time.time()
+                for namespace, user in tombstones:
+                    conn.execute("INSERT INTO forgotten (location, namespace, user_id, at) VALUES (%s, %s, %s, %s)",
+                                 (self.location, namespace, user, now))
+        except Exception as exc:
+            fail(self._where, exc)
+        return sorted(i for i, _ in gone), quarantined
+
+    def forget(self, ids: Iterable[int], *, namespace: str | None = None, user_id: str | None = None,
+               chat_id: str | None = None) -> list[int]:
+        wanted = sorted({int(i) for i in ids})
+        if not wanted:
+            return []
+        where, args = self._filters(namespace, user_id, None, None)
+        if chat_id is not None:
+            where += " AND (chat_id = %s OR visibility = 'user')"
+            args.append(stored(chat_id))
+        return self._delete(f"id = ANY(%s){where}", [wanted, *args])[0]
+
+    def forget_where(self, *, namespace: str | None = None, user_id: str | None = None, chat_id: str | None = None,
+                     session_id: str | None = None) -> int:
+        if user_id is None and chat_id is None and session_id is None:
+            raise ValueError("forget needs ids, a user, a chat or a session")
+        where, args = self._filters(namespace, user_id, chat_id, session_id)
+        return len(self._delete("TRUE" + where, args)[0])
+
+    def forget_user(self, user_id: str, namespaces: Collection[str] | None = None) -> tuple[int, int]:
+        spaces = namespaces_asked(namespaces, stored)
+        if spaces is not None and not spaces:
+            return 0, 0
+        user = stored(user_id)
+        if spaces is None:
+            gone, quarantined = self._delete("user_id = %s", [user], tombstones=[(None, user)],
+                                             quarantine=("user_id = %s", [user]))
+        else:
+            chosen = sorted(spaces)
+            gone, quarantined = self._delete(
+                "user_id = %s AND namespace = ANY(%s)", [user, chosen], tombstones=[(s, user) for s in chosen],
+                quarantine=("user_id = %s AND namespace = ANY(%s)", [user, chosen]))
+        return len(gone), quarantined
+
+    def compact(self) -> None:
+        try:
+            with self._server.connection() as conn:
+                conn.execute("VACUUM memories")
+                conn.execute("VACUUM quarantine")
+        except Exception as exc:
+            fail(self._where, exc)

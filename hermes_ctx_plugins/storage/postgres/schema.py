@@ -1,0 +1,146 @@
+"""The tables on the server, created and migrated by the package: versioned, idempotent, and safe
+when several workers start at once.
+
+Everything lives in one schema (``ctx_plugins.storage.schema``, default ``hermes_ctx``); its table
+``schema_version`` holds the version its tables are at. :func:`migrate` takes a transaction-level
+advisory lock for the schema, reads the version, applies each later step in that one transaction and
+records the new version — so two workers starting together migrate once, one after the other, and a
+worker that finds the schema newer than it knows refuses to write into it.
+
+Every row carries ``location`` (:func:`~.connection.location_key`): one server holds any number of
+stores, as one folder holds any number of SQLite files. Text is stored with
+:func:`~.text.stored` (PostgreSQL text takes neither NUL nor a lone surrogate).
+
+Version 1:
+
+* ``memories`` — ctx-local's memories: the owner, texts, ``words`` (the words of the body as
+  :func:`~hermes_ctx_plugins.storage.text.tokens` cuts them, GIN-indexed; what search matches and
+  BM25 counts) and ``length`` (how many); ``UNIQUE (location, key)`` is the idempotency key.
+  ``memory_totals`` keeps each location's number of memories and words, for BM25's statistics.
+* ``queue_progress`` — how far each worker's write-behind queue (``queue``: its id) is applied.
+* ``forgotten`` — when a user was forgotten (and in which namespace, ``NULL``: every one): a write
+  of theirs created before then is skipped when it arrives late from another worker's queue.
+* ``quarantine`` — queued lines that kept failing, with their errors.
+* ``stores`` — which locations were created (``memory_exists``, ``ArchiveBackend.exists``).
+* ``compactions`` / ``messages`` — the archive; ``messages.folded`` is the searchable text
+  case-folded, trigram-indexed (``pg_trgm``) when the server has that extension.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any
+
+from ..base import LocalStoreError
+
+log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
+
+#: the version this package's tables are at
+SCHEMA_VERSION = 1
+
+_V1 = (
+    """CREATE TABLE IF NOT EXISTS stores (
+        location text NOT NULL, kind text NOT NULL, created double precision NOT NULL,
+        PRIMARY KEY (location, kind))""",
+    """CREATE TABLE IF NOT EXISTS memories (
+        id bigserial PRIMARY KEY, location text NOT NULL, key text NOT NULL, kind text NOT NULL,
+        namespace text NOT NULL, user_id text NOT NULL, chat_id text NOT NULL, session_id text NOT NULL,
+        visibility text NOT NULL, user_text text NOT NULL, assistant_text text NOT NULL,
+        fact_text text NOT NULL, source text NOT NULL, created_at double precision NOT NULL,
+        words text[] NOT NULL, length integer NOT NULL,
+        UNIQUE (location, key))""",
+    "CREATE INDEX IF NOT EXISTS memories_owner ON memories (location, namespace, user_id, chat_id)",
+    "CREATE INDEX IF NOT EXISTS memories_session ON memories (location, session_id)",
+    "CREATE INDEX IF NOT EXISTS memories_words ON memories USING gin (words)",
+    """CREATE TABLE IF NOT EXISTS memory_totals (
+        location text PRIMARY KEY, documents bigint NOT NULL, words bigint NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS queue_progress (
+        location text NOT NULL, queue text NOT NULL, segment text NOT NULL, "offset" bigint NOT NULL,
+        PRIMARY KEY (location, queue, segment))""",
+    """CREATE TABLE IF NOT EXISTS quarantine (
+        id bigserial PRIMARY KEY, location text NOT NULL, queue text NOT NULL, segment text NOT NULL,
+        "offset" bigint NOT NULL, record text NOT NULL, error text NOT NULL, attempts integer NOT NULL,
+        quarantined_at double precision NOT NULL, namespace text, user_id text)""",
+    """CREATE TABLE IF NOT EXISTS forgotten (
+        location text NOT NULL, namespace text, user_id text NOT NULL, at double precision NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS forgotten_user ON forgotten (location, user_id)",
+    "CREATE INDEX IF NOT EXISTS quarantine_location ON quarantine (location, namespace, user_id)",
+    """CREATE TABLE IF NOT EXISTS compactions (
+        id bigserial PRIMARY KEY, location text NOT NULL, namespace text NOT NULL, session_id text NOT NULL,
+        user_id text NOT NULL, strategy text NOT NULL, created double precision NOT NULL,
+        removed integer NOT NULL, tokens_before integer NOT NULL, tokens_after integer NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS compactions_owner ON compactions (location, namespace, session_id, user_id)",
+    "CREATE INDEX IF NOT EXISTS compactions_user ON compactions (location, user_id)",
+    "CREATE INDEX IF NOT EXISTS compactions_created ON compactions (location, created)",
+    """CREATE TABLE IF NOT EXISTS messages (
+        id bigserial PRIMARY KEY, location text NOT NULL,
+        compaction_id bigint NOT NULL REFERENCES compactions (id) ON DELETE CASCADE,
+        namespace text NOT NULL, session_id text NOT NULL, user_id text NOT NULL, seq integer NOT NULL,
+        position integer NOT NULL, role text NOT NULL, tool_call_id text NOT NULL, call_ids text[] NOT NULL,
+        message text NOT NULL, text text NOT NULL, folded text NOT NULL, length integer NOT NULL,
+        size bigint NOT NULL, created double precision NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS messages_session ON messages (location, namespace, session_id, seq)",
+    "CREATE INDEX IF NOT EXISTS messages_user ON messages (location, namespace, user_id)",
+    "CREATE INDEX IF NOT EXISTS messages_compaction ON messages (compaction_id)",
+    "CREATE INDEX IF NOT EXISTS messages_tool_call ON messages (location, tool_call_id)",
+    "CREATE INDEX IF NOT EXISTS messages_call_ids ON messages USING gin (call_ids)",
+)
+#: tried after the tables; a server without ``pg_trgm`` searches the archive without an index
+_V1_OPTIONAL = (
+    "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+    "CREATE INDEX IF NOT EXISTS messages_folded ON messages USING gin (folded gin_trgm_ops)",
+)
+STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {1: (_V1, _V1_OPTIONAL)}
+
+
+def lock_id(*parts: str) -> int:
+    """A signed 64-bit advisory lock id for ``parts`` (stable across processes and versions)."""
+    digest = hashlib.blake2b("\x00".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def current_version(conn: Any, schema: str) -> int:
+    """The version the schema's tables are at (0: not created yet)."""
+    found = conn.execute("SELECT to_regclass(%s)", (f"{quote_ident(schema)}.schema_version",)).fetchone()[0]
+    if found is None:
+        return 0
+    row = conn.execute(f"SELECT max(version) FROM {quote_ident(schema)}.schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(conn: Any, schema: str) -> int:
+    """Bring ``schema`` to :data:`SCHEMA_VERSION` (see the module docs); returns the version found.
+
+    :raises LocalStoreError: the schema is of a newer version (reason ``unsupported``).
+    """
+    name = quote_ident(schema)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id("hermes-ctx schema", schema),))
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {name}")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {name}.schema_version (version integer NOT NULL, "
+                     "migrated double precision NOT NULL DEFAULT extract(epoch FROM now()))")
+        found = current_version(conn, schema)
+        if found > SCHEMA_VERSION:
+            raise LocalStoreError(f"postgres schema {schema}", "unsupported", f"schema version {found}",
+                                  f"it was written by a newer hermes-ctx-plugins (this one knows {SCHEMA_VERSION}); "
+                                  "upgrade, or set ctx_plugins.storage.schema to another schema")
+        conn.execute(f"SET LOCAL search_path TO {name}, public")
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            required, optional = STEPS[version]
+            for statement in required:
+                conn.execute(statement)
+            for statement in optional:
+                try:
+                    with conn.transaction():  # a savepoint: a missing extension leaves the rest standing
+                        conn.execute(statement)
+                except Exception as exc:
+                    log.warning("PostgreSQL schema %s: %s failed (%s); the archive is searched without "
+                                "a trigram index", schema, statement.split(" ON ")[0], exc)
+                    break
+            conn.execute(f"INSERT INTO {name}.schema_version (version) VALUES (%s)", (version,))
+    return found
