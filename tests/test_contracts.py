@@ -8,6 +8,7 @@ loopback Mem0 and Honcho stubs (``conftest.py``'s ``mem0`` and ``honcho``).
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import json
 import os
@@ -21,6 +22,7 @@ import pytest
 from remote_helpers import HONCHO_KEY, MEM0_KEY, provider_factory
 
 from hermes_ctx_plugins import CompressionResult, SessionInfo, load_host
+from hermes_ctx_plugins.config import load_config
 from hermes_ctx_plugins.memory.base import MemoryProvider
 from hermes_ctx_plugins.memory.file.provider import FileProvider
 from hermes_ctx_plugins.memory.local import LocalProvider
@@ -123,6 +125,21 @@ class TestLocalContract(ProviderContract):
     @pytest.fixture
     def provider(self, tmp_path: Path) -> Iterator[MemoryProvider]:
         yield from built(LocalProvider, tmp_path / "hermes")
+
+
+class TestLocalPostgresContract(ProviderContract):
+    """ctx-local with its memories on a real PostgreSQL server: the same isolation, another backend."""
+
+    provider_name = "ctx-local"
+
+    @pytest.fixture
+    def provider(self, tmp_path: Path, postgres_dsn: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryProvider]:
+        monkeypatch.setenv("HERMES_CTX_POSTGRES_DSN", postgres_dsn)
+        on_postgres = load_config({"ctx_plugins": {"storage": {"backend": "postgres"}}})
+        for provider in built(functools.partial(LocalProvider, config=on_postgres), tmp_path / "hermes"):
+            yield provider
+            # what the contract stored went to the server: no SQLite file was ever made at the path
+            assert not provider.path.exists()
 
 
 class TestMem0Contract(ProviderContract):

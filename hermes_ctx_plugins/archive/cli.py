@@ -15,7 +15,7 @@ from typing import Any
 from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, confirm
 from ..config import Config
 from ..scope import describe
-from ..storage import ArchiveBackend, ArchiveError, Scope, open_archive
+from ..storage import ArchiveBackend, ArchiveError, LocalStoreError, Scope, open_archive
 from ..tokens import get_counter
 from . import tools
 
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
             print(f"no archive yet at {store.path} (nothing has been compacted)")
             return 0
         return _run(args, store, config.memory_namespace)
-    except ArchiveError as exc:
+    except (ArchiveError, LocalStoreError) as exc:  # LocalStoreError: a server backend with no server named
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
     finally:

@@ -20,7 +20,7 @@ from ..archive import cli as archive_cli
 from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM
 from ..config import load_config
 from ..errors import ConfigError
-from . import compress, doctor, forget, memory, plugins
+from . import compress, doctor, forget, memory, plugins, storage
 from .common import load_failed
 
 __all__ = ["EXIT_CONFIG", "EXIT_INPUT", "EXIT_PLUGIN", "EXIT_PROBLEM", "main"]
@@ -43,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--json", action="store_true", help="print the report as JSON at the end")
     doctor.add_parser(commands)
     archive_cli.add_parser(commands)
+    storage.add_parser(commands)
     args = parser.parse_args(argv)
     _log_to_stderr(args.verbose)
     if args.command in ("archive", "memory"):  # they need the config, not the plugins
@@ -54,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         return _demo(args)
     runs = {"plugins": plugins.run, "check": plugins.run, "doctor": doctor.run, "forget": forget.run,
-            "compress": compress.run}
+            "compress": compress.run, "storage": storage.run}
     return runs[args.command](args)
 
 

@@ -1,5 +1,6 @@
-"""``hermes-ctx doctor``: the config, the plugins and every memory provider's health (availability, circuit
-breaker, queued writes, a probe of the service); exit 1 when a selected provider is not usable."""
+"""``hermes-ctx doctor``: the config, the plugins, every memory provider's health (availability, circuit
+breaker, queued writes, a probe of the service) and a storage server's (connection, schema, pool); exit 1
+when a selected provider or the storage server is not usable."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from .. import storage
 from ..cliutil import EXIT_PROBLEM
 from ..config import hermes_home
 from ..errors import ConfigError, PluginError, ProviderLimitError
@@ -20,7 +22,8 @@ def add_parser(commands: Any) -> None:
     doctor = commands.add_parser("doctor", help="check config, plugins and memory providers: availability, "
                                                 "circuit breaker, queued writes, a probe of the service")
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
-    doctor.add_argument("--no-probe", action="store_true", help="do not contact the memory services")
+    doctor.add_argument("--no-probe", action="store_true",
+                        help="do not contact the memory services or the storage server")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,9 +74,12 @@ def run(args: argparse.Namespace) -> int:
                 provider.close_client()
         row.update({k: v for k, v in provider.status().items() if k in (
             "breaker", "queued", "spooled", "sent", "dropped", "rejected")})
+    stores = [] if args.no_probe else [{"check": what, "ok": ok, "detail": detail}
+                                       for what, ok, detail in storage.check(config)]
+    problems += [f"{row['check']}: {row['detail']}" for row in stores if not row["ok"]]
     report = {"config": config.source, "hermes_home": str(hermes_home()), "deployment": config.deployment,
               "compressor": host.compressor.name if host.compressor else None,
-              "plugins": [asdict(p) for p in host.loaded_plugins()], "memory_providers": rows,
+              "plugins": [asdict(p) for p in host.loaded_plugins()], "memory_providers": rows, "storage": stores,
               "ok": not problems, "problems": problems}
     print(json.dumps(report, indent=2, default=str) if args.json else _as_text(report))
     return 0 if not problems else EXIT_PROBLEM
@@ -104,6 +110,9 @@ def _as_text(report: dict[str, Any]) -> str:
             lines.append(f"{pad}last reported by pid {last.get('pid')} at {when}: breaker {last.get('breaker')}; "
                          f"{last.get('queued', 0)} queued, sent {last.get('sent', 0)}, "
                          f"dropped {last.get('dropped', 0)}")
+    if report["storage"]:
+        lines.append("storage")
+        lines += [f"  {row['check']}: {'ok' if row['ok'] else 'FAIL'}: {row['detail']}" for row in report["storage"]]
     lines.append("result: OK" if report["ok"] else "result: PROBLEMS\n" + "\n".join(
         f"  - {p}" for p in report["problems"]))
     return "\n".join(lines)

@@ -40,13 +40,15 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return local_cli.run(args, config)
     from ..memory.file.approval import PendingWrites
     from ..memory.file.provider import memory_folder
-    from ..memory.file.store import MemoryStore, MemoryStoreError, Op, atomic_write, locked
+    from ..memory.file.store import MemoryStore, MemoryStoreError, Op, StoreUnavailable
     from ..safety import scan
+    from ..storage import open_documents
 
     home = hermes_home()
     folder = memory_folder(home, config.memory_namespace, args.user)
     store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
-                        user_char_limit=config.memory.user_char_limit, scan=scan, folder=folder)
+                        user_char_limit=config.memory.user_char_limit, scan=scan, folder=folder,
+                        documents=open_documents(config, home, error=StoreUnavailable))
     pending = PendingWrites(folder / "pending.json")
     file = store.file(args.target)
     command = args.memory_command
@@ -77,13 +79,17 @@ def run(args: argparse.Namespace, config: Config) -> int:
             refused = confirm(f"empty {file.path}? a backup is kept [y/N] ", yes=args.yes)
             if refused is not None:
                 return refused
-            with locked(file.path):
-                raw = file.path.read_bytes() if file.path.exists() else b""
-                backup = file.path.with_name(f"{file.path.name}.bak.reset-{int(time.time())}")
+            backup = file.path.with_name(f"{file.path.name}.bak.reset-{int(time.time())}")
+            emptied: list[bytes] = []
+
+            def empty(raw: bytes) -> bytes:  # under the file's lock (on a shared store, the server copy's)
+                emptied.append(raw)
                 if raw:
                     backup.write_bytes(raw)
-                atomic_write(file.path, b"")
-            print(f"{args.target} emptied" + (f"; the old content is in {backup}" if raw else ""))
+                return b""
+
+            file.documents.update(file.path, empty)
+            print(f"{args.target} emptied" + (f"; the old content is in {backup}" if emptied[-1] else ""))
     except (MemoryStoreError, KeyError) as exc:
         print(f"hermes-ctx: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -153,9 +153,11 @@ class StorageSettings:
     #: workers shares; the extra ``postgres``) or ``memory`` (in the process only: nothing survives a
     #: restart; for tests and throw-away agents)
     backend: str = option("sqlite", choices=STORAGE_BACKENDS, kind="a storage backend")
-    #: per store, a backend other than ``backend`` for ctx-local's memories / the archive ("": ``backend``)
+    #: per store, a backend other than ``backend`` for ctx-local's memories / the archive / the file
+    #: provider's MEMORY.md and USER.md ("": ``backend``; only ``postgres`` moves those off the files)
     memory: str = option("", choices=("", *STORAGE_BACKENDS), kind="a storage backend")
     archive: str = option("", choices=("", *STORAGE_BACKENDS), kind="a storage backend")
+    documents: str = option("", choices=("", *STORAGE_BACKENDS), kind="a storage backend")
     #: postgres: the server (a libpq connection string or URI); "" reads ``$HERMES_CTX_POSTGRES_DSN``
     dsn: str = ""
     #: postgres: the schema the package's tables live in

@@ -145,10 +145,11 @@ class DeploymentPlan:
     def _give_owner_files(self, agent: Any, session: SessionInfo) -> None:
         """hermes' memory tool and prompt snapshot on the owner's files (or off, without ``file``)."""
         settings = self.host.config.memory
-        wanted = file_provider(self.host) is not None and (settings.memory_enabled or settings.user_profile_enabled)
+        files = file_provider(self.host)
         store = None
-        if wanted:
+        if files is not None and (settings.memory_enabled or settings.user_profile_enabled):
             store = ScopedMemoryStore(memory_folder(hermes_home(), session.deployment, session.user_id),
+                                      files.documents,
                                       memory_char_limit=settings.memory_char_limit,
                                       user_char_limit=settings.user_char_limit)
             store.load_from_disk()

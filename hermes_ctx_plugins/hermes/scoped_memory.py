@@ -7,23 +7,33 @@ would see every other user's notes. :class:`ScopedMemoryStore` is hermes' class 
 folder changed; the Bridge gives each agent one for its owner
 (:func:`~hermes_ctx_plugins.memory.file.provider.memory_folder`), so hermes' ``memory`` tool, its frozen
 prompt snapshot, its drift backups and its background review fork (which shares the parent's
-store) all work on that owner's files, byte-compatible with our ``file`` provider.
+store) all work on that owner's files, byte-compatible with our ``file`` provider. Given the ``file``
+provider's documents, it reads and writes through them, so on a shared store (PostgreSQL) hermes'
+snapshot starts from the fleet's copy and its writes reach every worker under the same lock as ours.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
 from tools.memory_tool import MemoryStore as HermesMemoryStore
 
+from ..storage.documents import Documents, FileDocuments
+
 
 class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
     """hermes' ``MemoryStore`` on ``folder`` instead of ``$HERMES_HOME/memories``."""
 
-    def __init__(self, folder: Path, **limits: Any) -> None:
+    def __init__(self, folder: Path, documents: Documents | None = None, **limits: Any) -> None:
         super().__init__(**limits)
         self.folder = Path(folder)
+        self.documents = documents if documents is not None else FileDocuments()
+
+    def _file_lock(self, path: Path) -> contextlib.AbstractContextManager[None]:
+        """hermes' lock around reload-change-save, held on the document (a file: hermes' own lock)."""
+        return self.documents.hold(path)
 
     def _path_for(self, target: str) -> Path:  # hermes calls it as self._path_for(target)
         return self.folder / ("USER.md" if target == "user" else "MEMORY.md")
@@ -32,6 +42,9 @@ class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
         """hermes' ``load_from_disk`` (entries deduplicated, hostile ones blocked in the snapshot)
         on this store's folder."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        for target in ("memory", "user"):  # a shared copy's newest into the file (a broken file: hermes copes)
+            with contextlib.suppress(OSError):
+                self.documents.read(self._path_for(target))
         self.memory_entries = list(dict.fromkeys(self._read_file(self._path_for("memory"))))
         self.user_entries = list(dict.fromkeys(self._read_file(self._path_for("user"))))
         self._system_prompt_snapshot = {

@@ -9,8 +9,10 @@ Callers (ctx-local, the archive, the host) open stores here and never import a b
 that implements it. A backend module provides three functions — ``open_memory(path, *, config,
 busy_timeout)``, ``memory_exists(path, *, config)`` and ``open_archive(path, *, config)`` — returning
 implementations of the interfaces in :mod:`.base` (whose docstrings are the contract, and say what
-``path`` means to a backend that keeps no files). Backends are imported when first chosen, so a
-backend's own dependencies (a database driver) are needed only by those who choose it.
+``path`` means to a backend that keeps no files). A backend with connections beyond a store's own
+adds ``release()``; one with a server to reach adds ``check(config)``, the ``(what, ok, detail)``
+lines :func:`check` collects. Backends are imported when first chosen, so a backend's own
+dependencies (a database driver) are needed only by those who choose it.
 
 A new backend is a package ``storage/<name>/`` with those three functions, its name here and in
 :data:`hermes_ctx_plugins.config.STORAGE_BACKENDS`, and a test class subclassing
@@ -26,6 +28,8 @@ from types import ModuleType
 
 from ..config import Config, hermes_home
 from .base import ArchiveBackend, ArchiveError, LocalStoreError, MemoryBackend, is_store_failure
+from .documents import Documents, FileDocuments
+from .files import FileUnavailable
 from .records import (
     ArchiveHit,
     Hit,
@@ -48,14 +52,14 @@ BACKENDS = {
 
 __all__ = [
     "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
-    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "is_store_failure", "json_text",
-    "memory_exists", "message_text", "open_archive", "open_memory", "owner_of", "release",
+    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "check", "is_store_failure", "json_text",
+    "memory_exists", "message_text", "open_archive", "open_documents", "open_memory", "owner_of", "release",
 ]
 
 
 def backend(config: Config, name: str | None = None, *, store: str = "") -> ModuleType:
     """The module of backend ``name``, by default the one ``config`` chooses for ``store``
-    (``memory`` or ``archive``: ``ctx_plugins.storage.<store>``, else ``.backend``); config
+    (``memory``, ``archive`` or ``documents``: ``ctx_plugins.storage.<store>``, else ``.backend``); config
     validation already checked the name."""
     settings = config.plugins.storage
     chosen = name or (getattr(settings, store) if store else "") or settings.backend
@@ -73,6 +77,19 @@ def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> Mem
     return store
 
 
+def open_documents(config: Config, home: Path, *, error: type[FileUnavailable] = FileUnavailable) -> Documents:
+    """Where the ``file`` provider of the hermes home ``home`` keeps MEMORY.md / USER.md
+    (``ctx_plugins.storage.documents``, else ``.backend``): a backend package with an
+    ``open_documents(home, *, config, error)`` (PostgreSQL) keeps one copy every worker shares, each
+    worker's file a mirror of it; with any other the files are the documents, as hermes keeps them.
+    Opening connects nothing. ``error``: the class failures are raised as (see :mod:`.documents`)."""
+    opener = getattr(backend(config, store="documents"), "open_documents", None)
+    if opener is None:
+        return FileDocuments(error=error)
+    documents: Documents = opener(home, config=config, error=error)
+    return documents
+
+
 def release() -> None:
     """Close the connections every backend loaded in this process keeps open beyond a store's own
     (a server backend's pools); the next use opens new ones. For tests and processes about to exit."""
@@ -80,6 +97,23 @@ def release() -> None:
         module = sys.modules.get(name)
         if module is not None and hasattr(module, "release"):
             module.release()
+
+
+def check(config: Config) -> list[tuple[str, bool, str]]:
+    """What ``hermes-ctx doctor`` reports of the backends ``config`` chooses for the stores:
+    ``(what, ok, detail)`` from each backend module that has a ``check(config)`` (one with a server
+    to reach), asked once however many stores it holds, ``what`` naming the backend and its stores.
+    A backend of files or of this process has nothing to check: no lines. Never raises for a store."""
+    settings = config.plugins.storage
+    held: dict[str, list[str]] = {}
+    for store in ("memory", "archive", "documents"):
+        held.setdefault(getattr(settings, store) or settings.backend, []).append(store)
+    lines = []
+    for name, stores in held.items():
+        module = backend(config, name)
+        if hasattr(module, "check"):
+            lines += [(f"{name} {what} ({', '.join(stores)})", ok, detail) for what, ok, detail in module.check(config)]
+    return lines
 
 
 def memory_exists(config: Config, path: Path) -> bool:

@@ -29,11 +29,13 @@ beside it — ctx-local its write-behind queue in the folder ``<path>.queue/``, 
 ``<path>.spool.importing`` and ``<path>.spool.jsonl.lock`` — so a backend must never make ``path``
 itself a folder; any other name beginning with ``<path>`` beside it is the backend's own (SQLite's
 ``<path>-wal`` and ``<path>-shm``). A file backend keeps its data in ``path``. A backend whose data
-lives elsewhere (a database server) creates no file at ``path`` and keys its data by the location,
-``str(path)`` exactly — e.g. a ``location`` column in each of its tables, or a schema named after a
-hash of it — so that, as for files, two locations are two stores and one location is one store,
-whichever process opens it. The files the package keeps beside the location stay local files even
-then.
+lives elsewhere (a database server) creates no file at ``path`` and keys its data by the location —
+e.g. a ``location`` column in each of its tables — so that, as for files, two locations are two
+stores and one location is one store, whichever process opens it. It spells a location under
+``$HERMES_HOME`` relative to it (PostgreSQL: ``home:ctx-local/memory.db``), so that the workers of a
+fleet, each with its own ``$HERMES_HOME`` and the same configuration, share one store; any other
+location by its absolute path. The files the package keeps beside the location stay local files
+even then (each worker's queue and spool).
 
 **Failures.** A backend maps every failure of the store as a whole onto
 :class:`LocalStoreError` (its :attr:`~LocalStoreError.reason` says which, see there) or
@@ -54,6 +56,7 @@ from pathlib import Path
 from ..errors import HermesCtxError
 from ..events import Forgotten, Message
 from .records import ArchiveHit, ArchiveStats, Hit, Memory, MemoryStats, Quarantined, Record, Scope, Stored
+from .spool import Entry
 
 
 class LocalStoreError(HermesCtxError):
@@ -285,6 +288,27 @@ class ArchiveBackend(abc.ABC):
         imported first, and a compaction the store refuses is spooled (``[]`` returned) and
         imported at the next write that works; only if the spool cannot be written either is it
         lost, logged as critical. Its :meth:`forget_user` and :meth:`stats` cover the spool too.
+        """
+
+    @abc.abstractmethod
+    def compactions(self) -> Iterator[Entry]:
+        """Every compaction archived here (not those waiting in the spool), oldest first, each as
+        :func:`~hermes_ctx_plugins.storage.spool.make_entry` made it: owner, strategy, tokens,
+        ``created`` and each removed message with its position, in stored form — what
+        :meth:`restore` takes, to copy an archive into another backend (``hermes-ctx storage
+        migrate``). Streams; sees every namespace.
+
+        :raises ArchiveError: the store cannot be read.
+        """
+
+    @abc.abstractmethod
+    def restore(self, entry: Entry) -> list[int]:
+        """Archive a compaction :meth:`compactions` gave, as it was: ``created`` kept, the messages
+        not redacted again (they were when first recorded), each given the next :attr:`Stored.seq`
+        of its session; returns their ids, in order. Nothing goes for :attr:`retention_days` or
+        :attr:`max_megabytes` here (the next :meth:`record` applies them), and nothing is spooled.
+
+        :raises ArchiveError: the store cannot take it now.
         """
 
     @abc.abstractmethod

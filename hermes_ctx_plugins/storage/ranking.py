@@ -16,8 +16,9 @@ is better (FTS5 reports it negated).
 What a "document", its "length" and a phrase's "occurrences" are depends on the store:
 
 * **ctx-local's memories** count words: the words of a memory's body as
-  :func:`~hermes_ctx_plugins.storage.text.tokens` cuts them, its length how many there are, and a
-  phrase of several words occurs where they stand in a row (:func:`phrase_count`).
+  :func:`~hermes_ctx_plugins.storage.text.tokens` cuts them, its length how many there are plus
+  the scope tokens SQLite indexes beside them (:func:`memory_length`: FTS5 measures a row over all
+  its columns), and a phrase of several words occurs where they stand in a row (:func:`phrase_count`).
 * **The archive** counts characters, as FTS5's trigram index does: a phrase occurs wherever its
   text does, overlapping occurrences included (:func:`substring_count`), both sides case-folded
   (:func:`folded`), and a text of n characters is n - 2 words long (:func:`trigram_length`).
@@ -55,6 +56,12 @@ def bm25(frequencies: Sequence[int], document_counts: Sequence[int], documents: 
 
 
 # -- ctx-local's memories: words ---------------------------------------------------------------------
+
+
+def memory_length(words: int, visibility: str) -> int:
+    """A memory's length for BM25: its ``words`` and the scope tokens SQLite's index holds in its
+    other column (a user and a chat token, and a profile token for visibility ``user``)."""
+    return words + (3 if visibility == "user" else 2)
 
 
 def phrase_count(words: Sequence[str], phrase: Sequence[str]) -> int:

@@ -49,12 +49,21 @@ def make_entry(*, namespace: str, session_id: str, user_id: str, strategy: str,
                removed: Sequence[tuple[int, Message]], tokens_before: int, tokens_after: int) -> Entry:
     """One compaction as the spool keeps it: archived now, secrets redacted from its messages,
     everything in stored form."""
-    return {
-        "v": VERSION, "namespace": to_stored(namespace), "session_id": to_stored(session_id),
-        "user_id": to_stored(user_id), "strategy": to_stored(strategy), "created": time.time(),
-        "tokens_before": tokens_before, "tokens_after": tokens_after,
-        "removed": [[position, to_stored(json.dumps(redacted_message(message), ensure_ascii=False))]
-                    for position, message in removed]}
+    return entry_of(namespace=to_stored(namespace), session_id=to_stored(session_id), user_id=to_stored(user_id),
+                    strategy=to_stored(strategy), created=time.time(), tokens_before=tokens_before,
+                    tokens_after=tokens_after,
+                    removed=[(position, to_stored(json.dumps(redacted_message(message), ensure_ascii=False)))
+                             for position, message in removed])
+
+
+def entry_of(*, namespace: str, session_id: str, user_id: str, strategy: str, created: float, tokens_before: int,
+             tokens_after: int, removed: Sequence[tuple[int, str]]) -> Entry:
+    """An entry from values already in stored form (``removed``: each position and message JSON):
+    how a backend gives back a compaction it holds (:meth:`ArchiveBackend.compactions
+    <hermes_ctx_plugins.storage.base.ArchiveBackend.compactions>`)."""
+    return {"v": VERSION, "namespace": namespace, "session_id": session_id, "user_id": user_id, "strategy": strategy,
+            "created": created, "tokens_before": tokens_before, "tokens_after": tokens_after,
+            "removed": [[position, message] for position, message in removed]}
 
 
 def _upgraded(entry: Entry) -> Entry:

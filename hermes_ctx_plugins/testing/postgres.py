@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +59,19 @@ class EmbeddedPostgres:
 
     def restart(self) -> None:
         """Stop the server at once (every connection cut, no checkpoint: as a crash) and start it again."""
+        with self.down():
+            pass
+
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """Inside the block the server is stopped (``immediate``: as a crash); it starts again after."""
         with contextlib.suppress(subprocess.CalledProcessError):
             self._pg_ctl("-w", "-m", "immediate", "stop")
-        self._server._postmaster_info = None
-        self._server.ensure_postgres_running()
+        try:
+            yield
+        finally:
+            self._server._postmaster_info = None
+            self._server.ensure_postgres_running()
 
     def stop(self) -> None:
         self._server.cleanup()

@@ -454,6 +454,22 @@ class StorageContract:
         assert [s.message for s in again.get(ids, Scope(session_id="s", user_id="u"))] == [said("wren kept")]
         assert [hit.id for hit in again.search("wren", Scope(session_id="s", user_id="u"))] == ids
 
+    def test_compactions_read_back_are_restored_exactly(self, archive: ArchiveBackend) -> None:
+        odd = "a\x00b \ud800 \\u0000"
+        archive.record(session_id=odd, user_id=odd, namespace=odd, strategy="summarize", tokens_before=900,
+                       tokens_after=300, removed=[(4, said(f"kiwi {odd}")), (5, said("kiwi two", role="assistant"))])
+        archive.record(session_id="s2", user_id="", strategy="prune", removed=[(0, said("kiwi three"))])
+        originals = list(archive.compactions())
+        assert [(e["strategy"], e["tokens_before"], e["tokens_after"], [p for p, _ in e["removed"]])
+                for e in originals] == [("summarize", 900, 300, [4, 5]), ("prune", 0, 0, [0])]
+        restored = [archive.restore(entry) for entry in originals]
+        restored.append(archive.restore({**originals[1], "created": 1.0}))  # no retention applied here
+        assert list(archive.compactions()) == [*originals, *originals, {**originals[1], "created": 1.0}]
+        copies = archive.get(restored[0], Scope(session_id=odd, user_id=odd, namespace=odd))
+        assert [(s.message, s.seq) for s in copies] == [(said(f"kiwi {odd}"), 3),
+                                                         (said("kiwi two", role="assistant"), 4)]
+        assert len(archive.search("kiwi three", Scope(session_id="s2", user_id=""), limit=9)) == 3
+
 
 def opened(factory: Callable[[], Any]) -> Iterator[Callable[[], Any]]:
     """A fixture body: ``factory`` as the opener, every connection it opened closed after the test."""

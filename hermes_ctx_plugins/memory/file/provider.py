@@ -12,6 +12,11 @@ every other (deployment, user) has its own pair under
 ``memories/scoped/d<deployment>/u<user>/`` (:func:`memory_folder`), with its own lock files,
 backups and staged writes. One provider serves every session of its host, each from its owner's
 files.
+
+**A fleet** (``ctx_plugins.storage.backend`` or ``.documents``: ``postgres``): the two memory files
+of every owner are kept on the server, one copy every worker with the same configuration reads and
+updates under a row lock, each worker's files its mirror (:mod:`hermes_ctx_plugins.storage.postgres.documents`).
+Staged writes (``pending.json``) stay on the worker that staged them: they are approved there.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ... import storage
 from ...chat import SummaryClient, SummaryModel
 from ...config import hermes_home
 from ...events import Forgotten, Message, SessionInfo, Turn
@@ -37,7 +43,18 @@ from ..base import MemoryProvider
 from .approval import PendingWrites
 from .review import Reviewer
 from .skills import SkillStore
-from .store import DELIMITER, LONE_SURROGATE, MEMORY_HEADER, USER_HEADER, MemoryStore, MemoryStoreError, Op, locked
+from .store import (
+    DELIMITER,
+    LONE_SURROGATE,
+    MEMORY_HEADER,
+    USER_HEADER,
+    MemoryStore,
+    MemoryStoreError,
+    Op,
+    StoreUnavailable,
+    entries_in,
+    locked,
+)
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -161,6 +178,8 @@ class FileProvider(MemoryProvider):
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
         self.home = Path(self.hermes_home or hermes_home())
+        #: where every owner's MEMORY.md / USER.md are kept: the files, or a server's shared copy
+        self.documents = storage.open_documents(self.config, self.home, error=StoreUnavailable)
         settings = self.config.memory
         self._lock = threading.Lock()
         self._owners: OrderedDict[tuple[str, str], _Owner] = OrderedDict()
@@ -192,7 +211,8 @@ class FileProvider(MemoryProvider):
                 settings = self.config.memory
                 owner = self._owners[key] = _Owner(
                     store=MemoryStore(self.home, memory_char_limit=settings.memory_char_limit,
-                                      user_char_limit=settings.user_char_limit, scan=scan, folder=folder),
+                                      user_char_limit=settings.user_char_limit, scan=scan, folder=folder,
+                                      documents=self.documents),
                     pending=PendingWrites(folder / "pending.json"))
                 while len(self._owners) > _MAX_OWNERS:
                     self._owners.popitem(last=False)
@@ -392,20 +412,29 @@ class FileProvider(MemoryProvider):
         """Delete the owner's MEMORY.md, USER.md, their lock files, backups and staged writes.
 
         For the anonymous top-level owner that is hermes' own ``memories/`` folder: its files are
-        removed, never the other owners' ``scoped/`` folder inside it.
+        removed, never the other owners' ``scoped/`` folder inside it. On a shared store the server's
+        copies go too, also those of owners this worker never served; every other worker's files of
+        them go at its next read of them.
         """
+        report = []
+        user = path_segment(user_id, prefix="u")
         if namespaces is None:
             root = self.home / "memories" / SCOPED_DIR
-            found = {p.parent.name for p in root.glob(f"d*/{path_segment(user_id, prefix='u')}")}
-            folders = [p / path_segment(user_id, prefix="u") for p in (root / name for name in sorted(found))]
+            found = {p.parent.name for p in root.glob(f"d*/{user}")}
+            try:
+                found |= {p.parent.parent.name for p in self.documents.stored_under(root)
+                          if p.parent.name == user and p.parent.parent.parent == root}
+            except MemoryStoreError as exc:  # the owners only the server knows cannot be found
+                report.append(Forgotten(store=f"file {root}", removed=None, error=f"{type(exc).__name__}: {exc}"))
+            folders = [p / user for p in (root / name for name in sorted(found))]
             if not user_id:
                 folders.insert(0, memory_folder(self.home, "", ""))
         else:
             folders = [memory_folder(self.home, ns, user_id) for ns in dict.fromkeys(namespaces)]
-        report = []
         for folder in folders:
-            if folder.is_dir():
-                report.append(_forget_folder(folder, shared=folder == memory_folder(self.home, "", "")))
+            forgotten = self._forget_owner(folder)
+            if forgotten is not None:
+                report.append(forgotten)
         with self._lock:  # open stores keep no content, but the owner's sessions' snapshots do
             for key, snapshot in list(self._snapshots.items()):
                 deployment, user = snapshot.owner
@@ -413,6 +442,22 @@ class FileProvider(MemoryProvider):
                     del self._snapshots[key]
         return report or [Forgotten(store=f"file {self.home / 'memories'}", removed=0,
                                     detail="no memory files for this user")]
+
+    def _forget_owner(self, folder: Path) -> Forgotten | None:
+        """Forget the files of one owner's folder: their shared copies first, if the store keeps any,
+        then the folder here; ``None`` when there was nothing to forget."""
+        shared: list[bytes | None] = []
+        if self.documents.shared:
+            try:
+                shared = [self.documents.forget(folder / name) for name in ("MEMORY.md", "USER.md")]
+            except MemoryStoreError as exc:
+                return Forgotten(store=f"file {folder}", removed=None, error=f"{type(exc).__name__}: {exc}")
+        local = (_forget_folder(folder, shared=folder == memory_folder(self.home, "", ""))
+                 if folder.is_dir() else None)
+        if all(raw is None for raw in shared) or (local is not None and not local.ok):
+            return local  # the files were the only copy (or could not be deleted): they are the report
+        return Forgotten(store=f"file {folder}", removed=sum(len(entries_in(raw)) for raw in shared if raw),
+                         detail="entries in MEMORY.md and USER.md (the shared copy)")
 
 
 def _forget_folder(folder: Path, *, shared: bool) -> Forgotten:

@@ -10,6 +10,12 @@ read-modify-write under the same sidecar lock file hermes uses (``MEMORY.md.lock
 atomic temp-file + ``os.replace``. A file edited from outside (an ``echo >>``, an editor) is backed up
 to ``MEMORY.md.bak.<UTC time>`` before the first write that would rewrite it.
 
+The bytes are read and written through a :class:`~hermes_ctx_plugins.storage.documents.Documents`
+(``documents=``): by default the files themselves as just described; the ``file`` provider passes the
+one its configuration chooses (``ctx_plugins.storage``; on PostgreSQL every worker of a fleet shares
+one copy and the file is its mirror). The backups of outside edits are files on the machine that
+made the write.
+
 Errors (all carry the message the model should read)::
 
     HermesCtxError
@@ -21,17 +27,16 @@ Errors (all carry the message the model should read)::
         ├── NoMatch (LookupError)            .match
         ├── AmbiguousMatch (LookupError)     .match, .matches (truncated previews)
         ├── UnsafeEntry                      .findings from the injected scanner
-        └── StoreUnavailable                 .path, .doing, .error; the folder or file cannot be read or
-                                             written (a storage.files.FileUnavailable, so an OSError)
+        └── StoreUnavailable                 .path, .doing, .error; the folder or file, or the server
+                                             holding the shared copy, cannot be read or written (a
+                                             storage.files.FileUnavailable, so an OSError)
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
 import functools
 import logging
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,6 +46,7 @@ from typing import Literal, Protocol
 
 from ...errors import HermesCtxError, did_you_mean
 from ...storage import files
+from ...storage.documents import Documents, FileDocuments, keep_copy
 from ...storage.files import FileUnavailable
 
 logger = logging.getLogger(__name__)
@@ -145,7 +151,8 @@ class UnsafeEntry(MemoryStoreError):
 
 
 class StoreUnavailable(MemoryStoreError, FileUnavailable):
-    """The memory folder or file cannot be read or written (read-only, not a folder, a directory...)."""
+    """The memory folder or file cannot be read or written (read-only, not a folder, a directory...),
+    or the server holding the shared copy cannot be reached."""
 
     prefix = "memory store unavailable"
 
@@ -255,22 +262,30 @@ def _read(raw: bytes, limit: int) -> tuple[list[str], list[str]]:
     return entries, quirks
 
 
+def entries_in(raw: bytes) -> list[str]:
+    """The entries of a memory file's bytes, read as hermes reads them."""
+    return _read(raw, len(raw))[0]
+
+
 # -- the file -----------------------------------------------------------------------------------------
 
 
 class MemoryFile:
     """One memory file: its entries, its character budget and its batched, locked, atomic writes."""
 
-    def __init__(self, path: Path, *, target: str, char_limit: int, scan: Scanner | None = None) -> None:
+    def __init__(self, path: Path, *, target: str, char_limit: int, scan: Scanner | None = None,
+                 documents: Documents | None = None) -> None:
+        """:param documents: where the bytes are read and written; default the file at ``path``."""
         if target not in _LABELS:
             raise UnknownTarget(target)
         self.path = Path(path)
         self.target = target
         self.char_limit = char_limit
         self.scan = scan
+        self.documents = documents if documents is not None else FileDocuments(error=StoreUnavailable)
 
     def entries(self) -> list[str]:
-        """The entries on disk now (no lock needed: writers replace the file atomically)."""
+        """The entries stored now."""
         return _read(self._raw(), self.char_limit)[0]
 
     def usage(self) -> tuple[int, int]:
@@ -291,26 +306,35 @@ class MemoryFile:
         if not ops:
             raise InvalidOp(f"{self.target}: an empty batch changes nothing; pass at least one operation")
         steps = [self._check(op, i, len(ops)) for i, op in enumerate(ops)]  # no I/O before all are valid
-        with locked(self.path):
-            raw = self._raw()
-            before, quirks = _read(raw, self.char_limit)
-            after = list(before)
-            for step in steps:
-                step.apply_to(after)
-            used, final = _size(before), _size(after)
-            if final > self.char_limit:
-                raise LimitExceeded(self.target, used=used, limit=self.char_limit, final=final)
-            backup = None
-            if quirks:
-                backup = self._backup(raw)
-                logger.warning(
-                    "%s was edited outside the memory tool: it %s. Saved it unchanged to %s; read its text as "
-                    "%d entries, applied this batch of %d operation(s) to them and rewrote the file as a clean "
-                    "'§'-separated list.", self.path, _sentence(quirks), backup, len(before), len(steps),
-                )
-            if backup is not None or after != before:
-                atomic_write(self.path, DELIMITER.join(after).encode("utf-8"))
-        return WriteResult(self.target, tuple(after), final, self.char_limit, backup)
+        results: list[WriteResult] = []
+
+        def change(raw: bytes) -> bytes | None:  # runs while every other writer of the file waits
+            new, result = self._rewrite(steps, raw)
+            results.append(result)
+            return new
+
+        self.documents.update(self.path, change)
+        return results[-1]
+
+    def _rewrite(self, steps: Sequence[_Step], raw: bytes) -> tuple[bytes | None, WriteResult]:
+        """The bytes ``steps`` turn ``raw`` into (``None``: unchanged) and the result to report."""
+        before, quirks = _read(raw, self.char_limit)
+        after = list(before)
+        for step in steps:
+            step.apply_to(after)
+        used, final = _size(before), _size(after)
+        if final > self.char_limit:
+            raise LimitExceeded(self.target, used=used, limit=self.char_limit, final=final)
+        backup = None
+        if quirks:
+            backup = self._backup(raw)
+            logger.warning(
+                "%s was edited outside the memory tool: it %s. Saved it unchanged to %s; read its text as "
+                "%d entries, applied this batch of %d operation(s) to them and rewrote the file as a clean "
+                "'§'-separated list.", self.path, _sentence(quirks), backup, len(before), len(steps),
+            )
+        new = DELIMITER.join(after).encode("utf-8") if backup is not None or after != before else None
+        return new, WriteResult(self.target, tuple(after), final, self.char_limit, backup)
 
     # -- helpers --
 
@@ -338,29 +362,11 @@ class MemoryFile:
         return step
 
     def _raw(self) -> bytes:
-        try:
-            return self.path.read_bytes()
-        except FileNotFoundError:  # no memories yet, exactly like an empty file
-            return b""
-        except OSError as exc:  # a directory in its place, a file in place of the folder, permissions
-            raise StoreUnavailable(self.path, "read", exc) from exc
+        return self.documents.read(self.path)  # no memories yet reads as b"", like an empty file
 
     def _backup(self, raw: bytes) -> Path:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        backup, n = self.path.with_name(f"{self.path.name}.bak.{stamp}"), 1
-        while True:
-            try:
-                with open(backup, "xb") as fh:  # "x" is O_EXCL: an earlier backup is never overwritten
-                    fh.write(raw)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                return backup
-            except FileExistsError:
-                backup, n = self.path.with_name(f"{self.path.name}.bak.{stamp}-{n}"), n + 1
-            except OSError as exc:
-                with contextlib.suppress(OSError):
-                    backup.unlink()
-                raise StoreUnavailable(backup, "back up the outside edit to", exc) from exc
+        return keep_copy(self.path, raw, stamp=stamp, doing="back up the outside edit to", error=StoreUnavailable)
 
 #: the package's one lock and atomic write, failing with this store's own error
 locked = functools.partial(files.locked, error=StoreUnavailable)
@@ -375,12 +381,15 @@ class MemoryStore:
     """Both memory files of one hermes home: ``memory`` (MEMORY.md) and ``user`` (USER.md)."""
 
     def __init__(self, hermes_home: Path, *, memory_char_limit: int = 2200, user_char_limit: int = 1375,
-                 scan: Scanner | None = None, folder: Path | None = None) -> None:
-        """:param folder: where the files are; default ``<hermes_home>/memories`` (hermes' own)."""
+                 scan: Scanner | None = None, folder: Path | None = None, documents: Documents | None = None) -> None:
+        """:param folder: where the files are; default ``<hermes_home>/memories`` (hermes' own).
+        :param documents: where their bytes are kept (see :class:`MemoryFile`); default the files."""
         folder = Path(folder) if folder is not None else Path(hermes_home) / "memories"
         self.folder = folder
-        self.memory = MemoryFile(folder / "MEMORY.md", target="memory", char_limit=memory_char_limit, scan=scan)
-        self.user = MemoryFile(folder / "USER.md", target="user", char_limit=user_char_limit, scan=scan)
+        self.memory = MemoryFile(folder / "MEMORY.md", target="memory", char_limit=memory_char_limit, scan=scan,
+                                 documents=documents)
+        self.user = MemoryFile(folder / "USER.md", target="user", char_limit=user_char_limit, scan=scan,
+                               documents=documents)
 
     def file(self, target: str) -> MemoryFile:
         """The file for ``"memory"`` or ``"user"``."""

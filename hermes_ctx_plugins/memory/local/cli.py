@@ -4,8 +4,10 @@ Every command works in the memory namespace of the config's deployment (the glob
 ``--deployment`` option; none: the top level's), and ``--user`` / ``--chat`` / ``--session``
 select ids exactly as they are written.
 
-Exit codes as for the rest of ``hermes-ctx``: 2 the config is invalid, 3 the database cannot be used,
-4 bad input (an unknown id, an unwritable output file).
+Each works on the store of the backend ``ctx_plugins.storage`` chooses (a SQLite file by
+default, or a PostgreSQL server). Exit codes as for the rest of ``hermes-ctx``: 2 the config is
+invalid, 3 the store cannot be used (locked, damaged, its server down), 4 bad input (an unknown id,
+an unwritable output file).
 """
 
 from __future__ import annotations
@@ -66,12 +68,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return EXIT_CONFIG
     command = args.memory_command
     args.namespace = config.memory_namespace
-    if not memory_exists(config, provider.path) and command != "stats":
-        print(f"hermes-ctx: no {NAME} memory yet at {provider.path}", file=sys.stderr)
-        return EXIT_INPUT if command == "forget" else 0
     try:
         if command == "stats":
             return _stats(provider, args)
+        if not memory_exists(config, provider.path):
+            print(f"hermes-ctx: no {NAME} memory yet at {provider.path}", file=sys.stderr)
+            return EXIT_INPUT if command == "forget" else 0
         store = open_memory(config, provider.path)
         try:
             return {"search": _search, "export": _export, "forget": _forget}[command](provider, store, args)
@@ -123,8 +125,10 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
 
 def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
     exists = memory_exists(provider.config, provider.path)
+    settings = provider.config.plugins.storage
     report: dict[str, Any] = {"database": str(provider.path), "exists": exists,
-                              "namespace": args.namespace, "queue": str(provider.queue_dir)}
+                              "namespace": args.namespace, "queue": str(provider.queue_dir),
+                              "backend": settings.memory or settings.backend}
     progress: dict[str, int] = {}
     if exists:
         store = open_memory(provider.config, provider.path)
@@ -153,7 +157,8 @@ def _stats_text(report: dict[str, Any]) -> str:
     if not report["exists"]:
         lines = [f"{NAME} memory: {report['database']} (not created yet)"]
     else:
-        lines = [f"{NAME} memory: {report['database']} ({report['bytes'] / 1e6:.1f} MB with its WAL{namespace})",
+        lines = [f"{NAME} memory: {report['database']} ({report['backend']}, {report['bytes'] / 1e6:.1f} MB"
+                 f"{namespace})",
                  f"  {report['turns']:,} turns, {report['facts']:,} facts, {report['scopes']:,} user/chat scopes, "
                  f"{report['sessions']:,} sessions; oldest {_date(report['oldest'])}, newest {_date(report['newest'])}"]
     live = sum(1 for s in report["segments"] if s["live"])

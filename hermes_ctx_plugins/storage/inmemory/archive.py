@@ -31,9 +31,9 @@ from ..records import (
     Stored,
     message_text,
     pairs_with,
-    redacted_message,
     searchable,
 )
+from ..spool import Entry, make_entry
 from .shared import Shared, utf8_size
 
 
@@ -55,6 +55,8 @@ class ArchiveData:
     messages: dict[int, _Archived] = field(default_factory=dict)
     #: compaction id → its owner (namespace, session, user) and when it was archived
     compactions: dict[int, tuple[str, str, str, float]] = field(default_factory=dict)
+    #: compaction id → what :meth:`InMemoryArchive.compactions` gives back
+    entries: dict[int, Entry] = field(default_factory=dict)
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     compaction_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     #: whether a compaction was ever recorded here (what :meth:`InMemoryArchive.exists` answers)
@@ -79,24 +81,41 @@ class InMemoryArchive(ArchiveBackend):
 
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+        return self._insert(make_entry(namespace=namespace, session_id=session_id, user_id=user_id,
+                                       strategy=strategy, removed=removed, tokens_before=tokens_before,
+                                       tokens_after=tokens_after), limits=True)
+
+    def restore(self, entry: Entry) -> list[int]:
+        return self._insert(entry, limits=False)
+
+    def compactions(self) -> Iterator[Entry]:
+        with self._data.lock:
+            entries = [self._data.entries[c] for c in sorted(self._data.entries)]
+        for entry in entries:  # copies: the caller cannot change what is archived
+            yield {**entry, "removed": [list(item) for item in entry["removed"]]}
+
+    def _insert(self, entry: Entry, *, limits: bool) -> list[int]:
         data = self._data
-        created = time.time()
+        namespace, session_id, user_id = (from_stored(entry[key]) for key in ("namespace", "session_id", "user_id"))
+        created = entry["created"]
         with data.lock:
             data.written = True
             compaction = next(data.compaction_ids)
             data.compactions[compaction] = (namespace, session_id, user_id, created)
+            data.entries[compaction] = entry
             last = max((a.stored.seq for a in data.messages.values()
                         if (a.stored.namespace, a.stored.session_id) == (namespace, session_id)), default=0)
             ids = []
-            for seq, (_, original) in enumerate(removed, last + 1):
-                encoded = json.dumps(redacted_message(original), ensure_ascii=False)
+            for seq, (_, text) in enumerate(entry["removed"], last + 1):
+                encoded = from_stored(text)
                 message = json.loads(encoded)  # a copy the caller cannot change, as a store's would be
                 text = searchable(message_text(message))
                 stored = Stored(next(data.ids), session_id, user_id, namespace, compaction, seq,
                                 str(message.get("role") or ""), message)
                 data.messages[stored.id] = _Archived(stored, created, text, folded(text), utf8_size(encoded, text))
                 ids.append(stored.id)
-            self._enforce_limits(compaction)
+            if limits:
+                self._enforce_limits(compaction)
         return ids
 
     def _enforce_limits(self, newest: int) -> None:
@@ -118,6 +137,7 @@ class InMemoryArchive(ArchiveBackend):
             del data.messages[i]
         for compaction in chosen:
             data.compactions.pop(compaction, None)
+            data.entries.pop(compaction, None)
         return len(gone)
 
     def size_bytes(self) -> int:

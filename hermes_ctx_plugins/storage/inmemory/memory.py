@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import text as query
 from ..base import MemoryBackend
-from ..ranking import bm25, phrase_count
+from ..ranking import bm25, memory_length, phrase_count
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from .shared import Shared, utf8_size
 
@@ -127,7 +127,8 @@ class InMemoryMemory(MemoryBackend):
             rows = list(data.rows.values())
             if not phrases or not rows:
                 return []
-            average = sum(len(row.words) for row in rows) / len(rows)
+            lengths = {row.memory.id: memory_length(len(row.words), row.memory.visibility) for row in rows}
+            average = sum(lengths.values()) / len(rows)
             # FTS5 counts a phrase's documents over the whole table, whoever owns them
             counts = [sum(1 for row in rows if _occurrences(row, phrase)) for phrase in phrases]
             hits = []
@@ -138,7 +139,7 @@ class InMemoryMemory(MemoryBackend):
                     continue
                 frequencies = [_occurrences(row, phrase) for phrase in phrases]
                 if any(frequencies):
-                    hits.append(Hit(_cut(memory), bm25(frequencies, counts, len(rows), len(row.words), average)))
+                    hits.append(Hit(_cut(memory), bm25(frequencies, counts, len(rows), lengths[memory.id], average)))
         hits.sort(key=lambda hit: (-hit.relevance, hit.memory.id))
         return hits[:limit]
 

@@ -5,6 +5,7 @@ serves them. Needs the extra ``postgres`` (``psycopg`` 3 and ``psycopg-pool``).
 * :mod:`.connection` — the server a config names, one pool per process, locations, failures named;
 * :mod:`.schema` — the tables, versioned migrations under an advisory lock;
 * :mod:`.memory` — ctx-local's memories; :mod:`.archive` — the archive;
+* :mod:`.documents` — the ``file`` provider's MEMORY.md / USER.md (each worker's file a mirror);
 * :mod:`.text` — strings as PostgreSQL's ``text`` takes them.
 
 What stays on each machine: ctx-local's write-behind queue and the archive's spool (files beside the
@@ -16,12 +17,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import Config
+from ..base import LocalStoreError
 from .archive import PostgresArchive
 from .connection import DSN_ENV, Server, fail, location_key
+from .documents import PostgresDocuments, open_documents
 from .memory import PostgresMemory
 
-__all__ = ["DSN_ENV", "PostgresArchive", "PostgresMemory", "Server", "memory_exists", "open_archive", "open_memory",
-           "release"]
+__all__ = ["DSN_ENV", "PostgresArchive", "PostgresDocuments", "PostgresMemory", "Server", "check", "memory_exists",
+           "open_archive", "open_documents", "open_memory", "release"]
 
 
 def open_memory(path: Path, *, config: Config, busy_timeout: float) -> PostgresMemory:
@@ -42,6 +45,39 @@ def open_archive(path: Path, *, config: Config) -> PostgresArchive:
     settings = config.plugins.archive
     return PostgresArchive(path, lambda: Server.of(config), retention_days=settings.retention_days,
                            max_megabytes=settings.max_megabytes)
+
+
+def check(config: Config) -> list[tuple[str, bool, str]]:
+    """``hermes-ctx doctor``'s lines for the server ``config`` names: ``(what, ok, detail)`` for the
+    connection, the schema version and the pool. Creates nothing. Never raises: a server that cannot
+    be reached is one failed ``connection`` line naming it (password hidden) and what to do."""
+    try:
+        server = Server.of(config)
+    except LocalStoreError as exc:  # no server named, or no driver
+        return [("connection", False, str(exc))]
+    try:  # a connection of its own first: the pool would only say that it got none in time, not why
+        import psycopg
+
+        timeout = max(1, int(config.plugins.storage.connect_timeout))
+        psycopg.connect(server.dsn, autocommit=True, connect_timeout=timeout).close()
+        figures = server.check()
+    except Exception as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        return [("connection", False, f"cannot reach {server.shown}: {detail}; start the server, or point "
+                                      f"ctx_plugins.storage.dsn (or ${DSN_ENV}) at one that runs")]
+    found, expected, schema = figures["schema_version"], figures["expected_version"], figures["schema"]
+    if found > expected:
+        schema_line = (False, f"{schema} is at version {found}, newer than this hermes-ctx-plugins knows ({expected}): "
+                              "upgrade it, or set ctx_plugins.storage.schema to another schema")
+    elif found < expected:
+        now = "not created yet" if found == 0 else f"at version {found}"
+        schema_line = (True, f"{schema} {now}: brought to version {expected} at its first use")
+    else:
+        schema_line = (True, f"{schema} at version {found}")
+    return [("connection", True, f"{figures['server']} (PostgreSQL {figures['server_version']})"),
+            ("schema", *schema_line),
+            ("pool", True, f"{figures['pool_size']} of at most {figures['pool_max']} connections open, "
+                           f"{figures['pool_available']} idle, {figures['requests_waiting']} requests waiting")]
 
 
 def release() -> None:

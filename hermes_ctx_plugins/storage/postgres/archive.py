@@ -17,17 +17,17 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...events import Forgotten, Message
-from ...scope import from_stored
+from ...scope import from_stored, to_stored
 from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, make_entry, spool_path
+from ..spool import Entry, Spool, entry_of, make_entry, spool_path
 from .connection import Server, fail, location_key
 from .schema import lock_id
 from .text import stored
@@ -40,6 +40,11 @@ _COLUMNS = "m.id, m.session_id, m.user_id, m.namespace, m.compaction_id, m.seq, 
 def _pg(value: str) -> str:
     """A value already in :func:`~hermes_ctx_plugins.scope.to_stored` form (the spool's) as PostgreSQL keeps it."""
     return value.replace("\x00", "\\u0000")
+
+
+def _spooled(value: str) -> str:
+    """A value as PostgreSQL keeps it, back in the spool's stored form (the inverse of :func:`_pg`)."""
+    return to_stored(from_stored(value))
 
 
 def _stored(row: Sequence[Any]) -> Stored:
@@ -93,7 +98,9 @@ class PostgresArchive(ArchiveBackend):
         try:
             return bool(self._fetch("SELECT 1 FROM stores WHERE location = %s AND kind = 'archive'", (self.location,)))
         except Exception:
-            return self.spool.pending()
+            if self.spool.pending():  # what the server refused waits in the spool: an archive all the same
+                return True
+            raise  # a server that cannot answer is not "no archive yet"
 
     # -- writing ------------------------------------------------------------------------------------
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
@@ -102,7 +109,29 @@ class PostgresArchive(ArchiveBackend):
                                 removed=removed, tokens_before=tokens_before, tokens_after=tokens_after)
         return self.spool.deliver(compaction, self._insert, store=self.path)
 
-    def _insert(self, entry: Entry) -> list[int]:
+    def restore(self, entry: Entry) -> list[int]:
+        return self._insert(entry, limits=False)
+
+    def compactions(self) -> Iterator[Entry]:
+        after = 0
+        while True:  # a page at a time
+            rows = self._fetch("SELECT id, namespace, session_id, user_id, strategy, created, tokens_before, "
+                               "tokens_after FROM compactions WHERE location = %s AND id > %s ORDER BY id LIMIT 200",
+                               (self.location, after))
+            if not rows:
+                return
+            removed: dict[int, list[tuple[int, str]]] = {row[0]: [] for row in rows}
+            for compaction, position, message in self._fetch(
+                    "SELECT compaction_id, position, message FROM messages WHERE compaction_id = ANY(%s) "
+                    "ORDER BY compaction_id, seq", ([row[0] for row in rows],)):
+                removed[compaction].append((position, _spooled(message)))
+            for id_, namespace, session_id, user_id, strategy, created, before, after_tokens in rows:
+                yield entry_of(namespace=_spooled(namespace), session_id=_spooled(session_id),
+                               user_id=_spooled(user_id), strategy=_spooled(strategy), created=created,
+                               tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
+            after = rows[-1][0]
+
+    def _insert(self, entry: Entry, *, limits: bool = True) -> list[int]:
         owner = (_pg(entry["namespace"]), _pg(entry["session_id"]), _pg(entry["user_id"]))
         rows = []
         for position, text in entry["removed"]:
@@ -112,8 +141,7 @@ class PostgresArchive(ArchiveBackend):
             rows.append((position, stored(role), stored(call), [stored(i) for i in call_ids(message)], _pg(text), body,
                          folded(body)))
         try:
-            with self._server.connection(lock_timeout=5.0) as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id(),))
+            with self._server.transaction(lock=self._lock_id(), lock_timeout=5.0) as conn:
                 conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'archive', %s) "
                              "ON CONFLICT DO NOTHING", (self.location, time.time()))
                 compaction = conn.execute(
@@ -137,7 +165,8 @@ class PostgresArchive(ArchiveBackend):
                         ids.append(int(cursor.fetchone()[0]))  # type: ignore[index]
         except Exception as exc:
             fail(self._where, exc, archive=True)
-        self._enforce_limits(compaction)
+        if limits:
+            self._enforce_limits(compaction)
         return ids
 
     def _enforce_limits(self, newest: int) -> None:
@@ -159,8 +188,7 @@ class PostgresArchive(ArchiveBackend):
     def _delete(self, condition: str, args: Sequence[Any]) -> tuple[int, int]:
         """Delete the compactions matching ``condition`` with their messages; (compactions, messages)."""
         try:
-            with self._server.connection(lock_timeout=5.0) as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id(),))
+            with self._server.transaction(lock=self._lock_id(), lock_timeout=5.0) as conn:
                 ids = [r[0] for r in conn.execute(f"SELECT id FROM compactions WHERE location = %s AND {condition}",
                                                   (self.location, *args)).fetchall()]
                 if not ids:
@@ -198,13 +226,14 @@ class PostgresArchive(ArchiveBackend):
         owner = ForgetScope.of(user_id, namespaces, written=stored)
         removed, notes, errors = 0, [], []
         exists = False
-        try:
-            exists = self.exists() and bool(self._fetch("SELECT 1", ()))
+        try:  # asked of the server itself: a server that cannot answer is an error, never "nothing stored"
+            exists = bool(self._fetch("SELECT 1 FROM stores WHERE location = %s AND kind = 'archive'",
+                                      (self.location,)))
             if exists:
                 rows = self._fetch("SELECT DISTINCT namespace, session_id FROM compactions WHERE location = %s "
                                    "AND user_id = %s", (self.location, owner.user))
                 owner.sessions |= {(ns, s) for ns, s in rows if owner.spoke_in(ns, owner.user)}
-        except (ArchiveError, LookupError) as exc:
+        except ArchiveError as exc:
             errors.append(f"the archive could not be read: {exc}")
             exists = False
         try:

@@ -16,6 +16,7 @@ path relative to ``$HERMES_HOME`` when it lies inside it — so workers that eac
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -33,6 +34,11 @@ log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: where the server's connection string is read from when ``ctx_plugins.storage.dsn`` is empty
 DSN_ENV = "HERMES_CTX_POSTGRES_DSN"
+#: how long the server lets a transaction of ours sit waiting for its client. None of ours waits on
+#: anything between its statements, so a client silent this long is gone (its machine frozen, or cut
+#: off without its connection closing): the server ends its session, freeing the locks it holds —
+#: else one such worker would stop every other's writes to a store until TCP noticed, hours later.
+IDLE_IN_TRANSACTION_SECONDS = 10
 
 try:  # the driver is an optional extra: pip install 'hermes-ctx-plugins[postgres]'
     import psycopg
@@ -68,10 +74,11 @@ def redacted(dsn: str) -> str:
     return "<an unreadable connection string>"
 
 
-def location_key(path: Path) -> str:
-    """How a store at ``path`` is known on the server (see the module docs)."""
+def location_key(path: Path, home: Path | None = None) -> str:
+    """How a store at ``path`` is known on the server (see the module docs); ``home``: the
+    ``$HERMES_HOME`` it is relative to, when not this process's (a provider given its own)."""
     absolute = Path(os.path.abspath(Path(path).expanduser()))
-    home = Path(os.path.abspath(hermes_home()))
+    home = Path(os.path.abspath(home if home is not None else hermes_home()))
     try:
         return "home:" + absolute.relative_to(home).as_posix()
     except ValueError:
@@ -89,12 +96,19 @@ def queue_id(path: Path) -> str:
 
 
 def _new_queue_id(marker: Path) -> str:
-    from ..files import atomic_write
-
+    """Make the id, or read the one another process made first: written whole to a temporary file,
+    then linked into place, which fails if the marker exists (never half-written, never replaced)."""
     made = uuid.uuid4().hex
+    temporary = marker.with_name(f"{marker.name}.{made}.tmp")
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(marker, made.encode("ascii"))
+        temporary.write_text(made, encoding="ascii")
+        try:
+            os.link(temporary, marker)
+        except FileExistsError:
+            made = marker.read_text(encoding="utf-8").strip()
+        finally:
+            temporary.unlink()
     except OSError as exc:
         raise LocalStoreError(marker, "read-only", f"cannot keep the queue's id beside it ({exc})",
                               "check that the folder is writable") from None
@@ -182,6 +196,8 @@ class Server:
             if server is None:
                 for other in [k for k in cls._servers if k[2] != os.getpid()]:
                     del cls._servers[other]  # a parent's pools: never touched in a forked child
+                if not cls._servers:
+                    atexit.register(cls.close_all)  # at exit, connections end cleanly (no server-side errors)
                 server = cls._servers[key] = Server(dsn, settings.schema, settings.pool_size,
                                                     settings.connect_timeout)
         return server
@@ -197,19 +213,30 @@ class Server:
                 server.pool.close(timeout=2)
 
     @contextlib.contextmanager
-    def connection(self, *, lock_timeout: float | None = None) -> Iterator[psycopg.Connection[Any]]:
-        """A connection from the pool, the schema up to date, ``search_path`` this schema."""
-        with self.pool.connection() as conn:
-            if not self._migrated:
-                self._migrate(conn)
-            if lock_timeout is not None:
-                conn.execute(f"SET lock_timeout = {max(1, int(lock_timeout * 1000))}")
-            try:
+    def connection(self, *, wait: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """A connection from the pool (waiting at most ``wait`` seconds for one, default
+        ``connect_timeout``), the schema up to date, ``search_path`` this schema."""
+        try:
+            with self.pool.connection(timeout=wait) as conn:
+                if not self._migrated:
+                    self._migrate(conn)
                 yield conn
-            finally:
-                if lock_timeout is not None and not conn.closed:
-                    with contextlib.suppress(Exception):
-                        conn.execute("RESET lock_timeout")
+        except pg_errors.UndefinedTable:
+            self._migrated = False  # the tables were dropped under us: made again at the next use
+            raise
+
+    @contextlib.contextmanager
+    def transaction(self, *, lock: int | None = None, lock_timeout: float,
+                    wait: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """A connection inside a transaction whose lock waits end after ``lock_timeout`` seconds
+        (then reason ``locked``), holding the advisory lock ``lock`` first if given; the server ends
+        it if the client stays silent in it for :data:`IDLE_IN_TRANSACTION_SECONDS`."""
+        with self.connection(wait=wait) as conn, conn.transaction():
+            conn.execute(f"SET LOCAL lock_timeout = {max(1, int(lock_timeout * 1000))}; "
+                         f"SET LOCAL idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_SECONDS * 1000}")
+            if lock is not None:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+            yield conn
 
     def _migrate(self, conn: psycopg.Connection[Any]) -> None:
         with self._migrating:

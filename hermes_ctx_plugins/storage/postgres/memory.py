@@ -6,8 +6,7 @@
 with the statistics FTS5 uses (every memory of the location counts, whoever owns it; the totals
 are kept in ``memory_totals`` by every write and delete): PostgreSQL's own ``ts_rank`` is not BM25,
 and results must order as SQLite's do. A phrase of several words counts, for its document
-frequency, the memories holding all its words (FTS5 counts those holding them in a row); its
-frequency in a candidate is exact.
+frequency, the memories holding its words in a row, as FTS5 does.
 
 **Writes** of one location are serialised by a transaction-level advisory lock, so ids grow in the
 order memories are committed (what ``memories()`` promises), and a batch, its totals and its queue
@@ -35,7 +34,7 @@ from typing import Any
 
 from .. import text as query
 from ..base import MemoryBackend
-from ..ranking import bm25, phrase_count
+from ..ranking import bm25, memory_length, phrase_count
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from .connection import Server, fail, location_key, queue_id
 from .schema import lock_id
@@ -78,6 +77,10 @@ ON CONFLICT (location, queue, segment) DO UPDATE SET "offset" = excluded."offset
 """
 
 
+def _escaped_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def _memory(values: Sequence[Any]) -> Memory:
     texts: list[Any] = [unstored(v) if isinstance(v, str) else v for v in values]
     return Memory(*texts)
@@ -90,7 +93,8 @@ def _row(record: Record) -> dict[str, Any]:
             "session_id": stored(record.session_id), "visibility": record.visibility,
             "user_text": stored(record.user_text), "assistant_text": stored(record.assistant_text),
             "fact_text": stored(record.fact_text), "source": stored(record.source),
-            "created_at": float(record.created_at), "words": [stored(w) for w in words], "length": len(words)}
+            "created_at": float(record.created_at), "words": [stored(w) for w in words],
+            "length": memory_length(len(words), record.visibility)}
 
 
 class PostgresMemory(MemoryBackend):
@@ -101,11 +105,14 @@ class PostgresMemory(MemoryBackend):
         self.location = location_key(self.path)
         self._server = server
         self._busy = busy_timeout
+        # a connection from the pool comes at once, or after a connect; a server that is down is
+        # known within this (recall is skipped, writes stay queued)
+        self._wait = max(busy_timeout, 0.5)
         self._where = f"{server.shown} ({self.location})"
         self._queue = queue_id(self.path)
         self._lock_id = lock_id("hermes-ctx memories", server.schema, self.location)
         try:
-            with server.connection(lock_timeout=busy_timeout) as conn:
+            with server.transaction(lock_timeout=busy_timeout, wait=self._wait) as conn:
                 conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'memory', %s) "
                              "ON CONFLICT DO NOTHING", (self.location, time.time()))
         except Exception as exc:
@@ -121,8 +128,7 @@ class PostgresMemory(MemoryBackend):
         firsts = {record.key: record for record in reversed(records)}  # the first of each key wins
         rows = [{**_row(record), "n": n} for n, record in enumerate(records) if firsts[record.key] is record]
         try:
-            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id,))
+            with self._server.transaction(lock=self._lock_id, lock_timeout=self._busy, wait=self._wait) as conn:
                 new, words = (0, 0)
                 if rows:
                     new, words = conn.execute(_INSERT, {"rows": json.dumps(rows), "location": self.location}
@@ -138,7 +144,7 @@ class PostgresMemory(MemoryBackend):
     def add(self, record: Record) -> Memory:
         self.write([record])
         try:
-            with self._server.connection(lock_timeout=self._busy) as conn:
+            with self._server.connection(wait=self._wait) as conn:
                 row = conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE location = %s AND key = %s",
                                    (self.location, stored(record.key))).fetchone()
         except Exception as exc:
@@ -153,7 +159,7 @@ class PostgresMemory(MemoryBackend):
         owner = owner_of(raw)
         namespace, user = (stored(owner[0]), stored(owner[1])) if owner else (None, None)
         try:
-            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
+            with self._server.transaction(lock_timeout=self._busy, wait=self._wait) as conn:
                 conn.execute('INSERT INTO quarantine (location, queue, segment, "offset", record, error, attempts, '
                              "quarantined_at, namespace, user_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                              (self.location, self._queue, stored(segment), offset, stored(raw), stored(error),
@@ -176,15 +182,14 @@ class PostgresMemory(MemoryBackend):
     # -- reading ------------------------------------------------------------------------------------
     def _fetch(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
         try:
-            with self._server.connection() as conn:
+            with self._server.connection(wait=self._wait) as conn:
                 return conn.execute(sql, args).fetchall()
         except Exception as exc:
             fail(self._where, exc)
 
     def _run(self, sql: str, args: Sequence[Any]) -> int:
         try:
-            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id,))
+            with self._server.transaction(lock=self._lock_id, lock_timeout=self._busy, wait=self._wait) as conn:
                 return conn.execute(sql, args).rowcount
         except Exception as exc:
             fail(self._where, exc)
@@ -196,12 +201,16 @@ class PostgresMemory(MemoryBackend):
             return []
         phrases = [tuple(stored(w) for w in phrase) for phrase in phrases]
         every = sorted({w for phrase in phrases for w in phrase})
-        counts = ", ".join(f"count(*) FILTER (WHERE words @> %(p{i})s)" for i in range(len(phrases)))
+        # a phrase of several words counts the memories holding them in a row, as FTS5 does
+        in_a_row = " AND ' ' || array_to_string(words, ' ') || ' ' LIKE %(r{})s"
+        counts = ", ".join(f"count(*) FILTER (WHERE words @> %(p{i})s{in_a_row.format(i) if len(phrase) > 1 else ''})"
+                           for i, phrase in enumerate(phrases))
         args: dict[str, Any] = {f"p{i}": list(phrase) for i, phrase in enumerate(phrases)}
+        args.update({f"r{i}": "% " + _escaped_like(" ".join(phrase)) + " %" for i, phrase in enumerate(phrases)})
         args.update(location=self.location, every=every, namespace=stored(namespace), user_id=stored(user_id),
                     chat_id=stored(chat_id), share=share_across_chats)
         try:
-            with self._server.connection() as conn:
+            with self._server.connection(wait=self._wait) as conn:
                 totals = conn.execute("SELECT documents, words FROM memory_totals WHERE location = %s",
                                       (self.location,)).fetchone()
                 if not totals or not totals[0]:
@@ -295,8 +304,7 @@ class PostgresMemory(MemoryBackend):
         """Delete the memories matching ``condition`` (and quarantined records matching ``quarantine``),
         keep the totals true, and record a tombstone; returns (ids deleted, quarantined deleted)."""
         try:
-            with self._server.connection(lock_timeout=self._busy) as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_id,))
+            with self._server.transaction(lock=self._lock_id, lock_timeout=self._busy, wait=self._wait) as conn:
                 gone = conn.execute(f"DELETE FROM memories WHERE location = %s AND {condition} RETURNING id, length",
                                     (self.location, *args)).fetchall()
                 if gone:
@@ -348,7 +356,7 @@ class PostgresMemory(MemoryBackend):
 
     def compact(self) -> None:
         try:
-            with self._server.connection() as conn:
+            with self._server.connection(wait=self._wait) as conn:
                 conn.execute("VACUUM memories")
                 conn.execute("VACUUM quarantine")
         except Exception as exc:

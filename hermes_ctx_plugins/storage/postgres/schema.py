@@ -15,7 +15,8 @@ Version 1:
 
 * ``memories`` — ctx-local's memories: the owner, texts, ``words`` (the words of the body as
   :func:`~hermes_ctx_plugins.storage.text.tokens` cuts them, GIN-indexed; what search matches and
-  BM25 counts) and ``length`` (how many); ``UNIQUE (location, key)`` is the idempotency key.
+  BM25 counts) and ``length`` (BM25's, :func:`~hermes_ctx_plugins.storage.ranking.memory_length`);
+  ``UNIQUE (location, key)`` is the idempotency key.
   ``memory_totals`` keeps each location's number of memories and words, for BM25's statistics.
 * ``queue_progress`` — how far each worker's write-behind queue (``queue``: its id) is applied.
 * ``forgotten`` — when a user was forgotten (and in which namespace, ``NULL``: every one): a write
@@ -24,6 +25,12 @@ Version 1:
 * ``stores`` — which locations were created (``memory_exists``, ``ArchiveBackend.exists``).
 * ``compactions`` / ``messages`` — the archive; ``messages.folded`` is the searchable text
   case-folded, trigram-indexed (``pg_trgm``) when the server has that extension.
+
+Version 2:
+
+* ``documents`` — the file provider's MEMORY.md / USER.md (:mod:`.documents`): the bytes of each
+  (``NULL``: forgotten) and ``revision``, from the sequence ``document_revisions`` (never reused, not
+  even after a forget; ``0``: the row exists but was never written).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from ..base import LocalStoreError
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: the version this package's tables are at
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _V1 = (
     """CREATE TABLE IF NOT EXISTS stores (
@@ -91,7 +98,13 @@ _V1_OPTIONAL = (
     "CREATE EXTENSION IF NOT EXISTS pg_trgm",
     "CREATE INDEX IF NOT EXISTS messages_folded ON messages USING gin (folded gin_trgm_ops)",
 )
-STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {1: (_V1, _V1_OPTIONAL)}
+#: the file provider's MEMORY.md / USER.md (:mod:`.documents`)
+_V2 = (
+    "CREATE SEQUENCE IF NOT EXISTS document_revisions",
+    """CREATE TABLE IF NOT EXISTS documents (
+        location text PRIMARY KEY, content bytea, revision bigint NOT NULL, updated double precision NOT NULL)""",
+)
+STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {1: (_V1, _V1_OPTIONAL), 2: (_V2, ())}
 
 
 def lock_id(*parts: str) -> int:

@@ -28,7 +28,7 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, make_entry, spool_path
+from ..spool import Entry, Spool, entry_of, make_entry, spool_path
 from . import fts
 from .archive_schema import connect
 
@@ -94,8 +94,38 @@ class ArchiveStore(ArchiveBackend):
                                 removed=removed, tokens_before=tokens_before, tokens_after=tokens_after)
         return self.spool.deliver(compaction, self._insert, store=self.path)
 
-    def _insert(self, entry: Entry) -> list[int]:
-        """Write one spool-form entry (everything in it already in stored form)."""
+    def restore(self, entry: Entry) -> list[int]:
+        try:
+            return self._insert(entry, limits=False)
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"the archive {self.path} cannot be written: {exc}") from exc
+
+    def compactions(self) -> Iterator[Entry]:
+        after = 0
+        while True:  # a page at a time: the lock is not held while the caller works
+            with self._lock:
+                try:
+                    db = self._connect()
+                    rows = db.execute("SELECT id, namespace, session_id, user_id, strategy, created, tokens_before, "
+                                      "tokens_after FROM compactions WHERE id > ? ORDER BY id LIMIT 200",
+                                      (after,)).fetchall()
+                    removed: dict[int, list[tuple[int, str]]] = {row[0]: [] for row in rows}
+                    for compaction, position, message in db.execute(
+                            "SELECT compaction_id, position, message FROM messages WHERE compaction_id > ? AND "
+                            "compaction_id <= ? ORDER BY compaction_id, seq", (after, rows[-1][0] if rows else 0)):
+                        removed[compaction].append((position, message))
+                except sqlite3.Error as exc:
+                    raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
+            if not rows:
+                return
+            for id_, namespace, session_id, user_id, strategy, created, before, after_tokens in rows:
+                yield entry_of(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
+                               created=created, tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
+            after = rows[-1][0]
+
+    def _insert(self, entry: Entry, *, limits: bool = True) -> list[int]:
+        """Write one spool-form entry (everything in it already in stored form), then apply the
+        retention and the size bound if ``limits``."""
         owner = (entry["namespace"], entry["session_id"], entry["user_id"])
         with self._transaction() as db:
             cursor = db.execute(
@@ -117,7 +147,8 @@ class ArchiveStore(ArchiveBackend):
                      to_stored(str(message.get("tool_call_id") or "")), to_stored(" ".join(call_ids(message))),
                      searchable(message_text(message)), stored, entry["created"]))
                 ids.append(int(cursor.lastrowid or 0))
-        self._enforce_limits()
+        if limits:
+            self._enforce_limits()
         return ids
 
     # -- limits -------------------------------------------------------------------------------

@@ -1,0 +1,283 @@
+"""``hermes-ctx storage migrate --from sqlite --to postgres``: copy the stores the package owns from one
+backend into another and check that the target holds every item of the source.
+
+What is copied, each read from the source and written to the target through the storage seam:
+ctx-local's memories (of every deployment's ``path``) with their quarantined records and the progress
+of the write-behind queue beside them — so the queue resumes where it stopped, and records waiting in
+it reach the new backend — and the archive, compaction by compaction (owner, strategy, tokens, time,
+each message with its position). The stores keep their locations: the target is keyed by the same
+paths, so switching ``ctx_plugins.storage.backend`` afterwards finds them there. Compactions waiting in
+the archive's spool stay in it: the spool is a local file whichever backend is chosen, and the chosen
+one imports it at its next write.
+
+Running it again copies nothing twice: a memory, a quarantined record or a compaction already in the
+target is recognised by its content (memories by their key too) and skipped, so an interrupted run is
+finished by running it again. The ids the stores give change (a memory's ``#id``, an archived message's
+``ctx_expand`` id); order, owners, texts and times do not. Run it with hermes stopped: it refuses while
+a process is writing to the memory's queue.
+
+Exit codes: 0 every item verified in the target; 1 an item is missing or differs there, or hermes is
+running; 2 the config is invalid; 3 a store cannot be used (the server is down: nothing was changed
+in the source); 4 a backend name that cannot be migrated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import hashlib
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .. import storage
+from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM
+from ..config import Config, hermes_home, load_config
+from ..errors import HermesCtxError
+from ..memory.local import LocalProvider
+from ..memory.local.provider import NAME
+from ..memory.local.queue import inspect
+from ..storage import ArchiveError, LocalStoreError, Memory, MemoryBackend, Quarantined, Record
+from ..storage.segments import SegmentState
+from ..storage.spool import Entry
+from .common import load_failed
+
+_T = TypeVar("_T")
+
+#: memories per write: one transaction each
+BATCH = 500
+
+
+def add_parser(commands: Any) -> None:
+    names = ", ".join(sorted(storage.BACKENDS))
+    command = commands.add_parser("storage", help="the backend behind ctx-local's memories and the archive: migrate")
+    sub = command.add_subparsers(dest="storage_command", required=True)
+    migrate = sub.add_parser("migrate", help="copy ctx-local's memories and the archive into another backend, "
+                                             "verified item by item (hermes stopped; safe to run again)")
+    migrate.add_argument("--from", dest="source", required=True, metavar="BACKEND", help=f"one of: {names}")
+    migrate.add_argument("--to", dest="target", required=True, metavar="BACKEND", help=f"one of: {names}")
+    migrate.add_argument("--json", action="store_true", help="machine-readable report")
+
+
+@dataclass
+class Copied:
+    """What one store's migration did: items in the source, written now, found in the target after."""
+
+    store: str
+    source: int = 0
+    written: int = 0
+    verified: int = 0
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.verified == self.source
+
+
+def run(args: argparse.Namespace) -> int:
+    """``storage migrate``: one report line per store; see the module docs for the exit codes."""
+    refused = _refused(args.source, args.target)
+    if refused:
+        print(f"hermes-ctx: {refused}", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        configs = [load_config(args.config, deployment=name) for name in _deployments(args)]
+        paths = list(dict.fromkeys(LocalProvider(c.options_for(NAME), hermes_home=hermes_home(), config=c).path
+                                   for c in configs))
+    except HermesCtxError as exc:
+        return load_failed(exc)
+    source, target = (_on(configs[0], name) for name in (args.source, args.target))
+    running = [str(s.path) for path in paths for s in _segments(path) if s.live]
+    if running:
+        print(f"hermes-ctx: a running process is writing to {running[0]}: stop hermes first (what it wrote after "
+              "the copy would stay behind in the old backend)", file=sys.stderr)
+        return EXIT_PROBLEM
+    try:
+        report = [item for path in paths for item in _memory(source, target, path)]
+        report.append(_archive(source, target))
+    except (LocalStoreError, ArchiveError) as exc:
+        print(f"hermes-ctx: migration from {args.source} to {args.target} stopped: {exc}. Nothing was changed in "
+              f"{args.source}; run the command again once both stores can be used (what was copied is not copied "
+              "twice)", file=sys.stderr)
+        return EXIT_PLUGIN
+    ok = all(item.ok for item in report)
+    if args.json:
+        print(storage.json_text({"from": args.source, "to": args.target, "ok": ok,
+                                 "stores": [{**asdict(item), "ok": item.ok} for item in report]}, indent=2))
+    else:
+        print(_as_text(report, args.source, args.target, ok))
+    return 0 if ok else EXIT_PROBLEM
+
+
+def _refused(source: str, target: str) -> str:
+    """Why a migration between these backends cannot run ("": it can)."""
+    for name in (source, target):
+        if name not in storage.BACKENDS:
+            return f"unknown storage backend {name!r}: the backends are {', '.join(sorted(storage.BACKENDS))}"
+    if source == target:
+        return f"--from and --to are both {source!r}: nothing to migrate"
+    if "memory" in (source, target):
+        return "the 'memory' backend keeps nothing beyond one process: there is nothing to migrate from or into it"
+    return ""
+
+
+def _deployments(args: argparse.Namespace) -> list[str | None]:
+    """The configs whose ctx-local paths are migrated: the one ``--deployment`` names, else all."""
+    if args.deployment:
+        return [args.deployment]
+    return [None, *sorted(load_config(args.config).plugins.deployments)]
+
+
+def _on(config: Config, name: str) -> Config:
+    """``config`` with both stores on backend ``name`` (per-store choices cleared)."""
+    chosen = dataclasses.replace(config.plugins.storage, backend=name, memory="", archive="")
+    return dataclasses.replace(config, plugins=dataclasses.replace(config.plugins, storage=chosen))
+
+
+def _segments(path: Path) -> list[SegmentState]:
+    """The segments of ctx-local's queue beside ``path``, each saying whether a process holds it."""
+    queue = path.with_name(f"{path.name}.queue")
+    return inspect(queue, {}) if queue.is_dir() else []
+
+
+def _digest(*values: Any) -> bytes:
+    """A fingerprint of ``values`` (strings of any kind, numbers): equal exactly when they are."""
+    return hashlib.blake2b(repr(values).encode("utf-8"), digest_size=16).digest()
+
+
+def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]], fingerprint: Callable[[_T], bytes],
+          write: Callable[[list[_T]], int], *, batch: int = 1, why: str = "") -> Copied:
+    """Write each of ``items`` the target does not hold yet (``held``, compared by ``fingerprint``,
+    as many times as the source has it), then count how many of them it holds; ``why`` says what
+    may keep one out."""
+    there = Counter(fingerprint(item) for item in held())
+    wanted: Counter[bytes] = Counter()
+    pending: list[_T] = []
+    for item in items:
+        mark = fingerprint(item)
+        wanted[mark] += 1
+        if wanted[mark] > there[mark]:
+            pending.append(item)
+        if len(pending) >= batch:
+            copied.written += write(pending)
+            pending = []
+    if pending:
+        copied.written += write(pending)
+    copied.source = sum(wanted.values())
+    missing = sum((wanted - Counter(fingerprint(item) for item in held())).values())
+    copied.verified = copied.source - missing
+    if missing:
+        copied.problems.append(f"{missing} of them are not in the target after copying{why}")
+    return copied
+
+
+def _memory_mark(memory: Memory) -> bytes:
+    return _digest(*(value for name, value in asdict(memory).items() if name != "id"))
+
+
+def _record(memory: Memory) -> Record:
+    return Record(key=memory.key, kind=memory.kind, user_id=memory.user_id, chat_id=memory.chat_id,
+                  session_id=memory.session_id, user_text=memory.user_text, assistant_text=memory.assistant_text,
+                  fact_text=memory.fact_text, visibility=memory.visibility, source=memory.source,
+                  created_at=memory.created_at, namespace=memory.namespace)
+
+
+def _quarantine_mark(item: Quarantined) -> bytes:
+    return _digest(item.segment, item.offset, item.record, item.error, item.attempts)
+
+
+def _memory(source: Config, target: Config, path: Path) -> list[Copied]:
+    """ctx-local's store at ``path``: memories, quarantined records, queue progress."""
+    label = f"ctx-local memories {path}"
+    if not storage.memory_exists(source, path):
+        return [Copied(label, notes=[f"no {NAME} memory there in the source"])]
+    with contextlib.ExitStack() as opened:
+        new = storage.open_memory(target, path)  # first: a target that cannot be used stops it before any read
+        opened.callback(new.close)
+        old = storage.open_memory(source, path)
+        opened.callback(old.close)
+        memories = _copy(Copied(label), old.memories(), new.memories, _memory_mark,
+                         lambda batch: new.write([_record(m) for m in batch]), batch=BATCH,
+                         why=" (the target holds another memory under the same key, or their owner was forgotten "
+                             "there)")
+
+        progress = new.progress()  # before quarantine() moves it: a target ahead must stay ahead
+
+        def quarantine(batch: list[Quarantined]) -> int:
+            for item in batch:
+                new.quarantine(item.segment, item.offset, item.record, item.error, item.attempts)
+            return len(batch)
+
+        quarantined = _copy(Copied(f"ctx-local quarantined records {path}"), old.quarantined(), new.quarantined,
+                            _quarantine_mark, quarantine)
+        return [memories, quarantined, _progress(old, new, path, progress)]
+
+
+def _progress(old: MemoryBackend, new: MemoryBackend, path: Path, before: dict[str, int]) -> Copied:
+    """How far the queue beside ``path`` was applied: moved forward in the target, never back from
+    where it was ``before`` the copy (a target that got further — hermes ran on it — is right): a
+    queue resuming behind would replay lines whose memories were forgotten since."""
+    copied = Copied(f"ctx-local queue segments' progress {path}.queue")
+    wanted, there = old.progress(), new.progress()
+    for segment, offset in {**wanted, **{s: max(o, wanted.get(s, -1)) for s, o in before.items()}}.items():
+        if there.get(segment, -1) < offset:
+            new.write([], segment=segment, offset=offset)
+            copied.written += segment in wanted
+    there = new.progress()
+    copied.source = len(wanted)
+    copied.verified = sum(1 for segment, offset in wanted.items() if there.get(segment, -1) >= offset)
+    if copied.verified < copied.source:
+        copied.problems.append("the target's progress stayed behind the source's")
+    return copied
+
+
+def _archive(source: Config, target: Config) -> Copied:
+    old, new = storage.open_archive(source), storage.open_archive(target)
+    copied = Copied(f"archive compactions {old.path}")
+    try:
+        if not old.exists():
+            copied.notes.append("no archive there in the source")
+            return copied
+        messages = 0
+
+        def restore(batch: list[Entry]) -> int:
+            nonlocal messages
+            for entry in batch:
+                new.restore(entry)
+                messages += len(entry["removed"])
+            return len(batch)
+
+        _copy(copied, old.compactions(), new.compactions, _entry_mark, restore)
+        if messages:
+            copied.notes.append(f"the compactions written held {messages:,} messages")
+        stats = old.stats()
+        if stats["spooled"]:
+            copied.notes.append(f"{stats['spooled']} compactions wait in the spool {stats['spool']}: the backend the "
+                                "config chooses imports them at its next write")
+        return copied
+    finally:
+        old.close()
+        new.close()
+
+
+def _entry_mark(entry: Entry) -> bytes:
+    return _digest(json.dumps(entry, sort_keys=True))
+
+
+def _as_text(report: list[Copied], source: str, target: str, ok: bool) -> str:
+    lines = []
+    for item in report:
+        state = "OK" if item.ok else "DIFFERS"
+        lines.append(f"{item.store}: {item.source:,} in {source}, {item.written:,} written to {target} "
+                     f"({item.source - item.written:,} there already), {item.verified:,} verified: {state}")
+        lines += [f"  {note}" for note in item.notes]
+        lines += [f"  ! {problem}" for problem in item.problems]
+    lines.append(f"result: every item of {source} is in {target}; set ctx_plugins.storage.backend: {target} and "
+                 "restart hermes" if ok else f"result: PROBLEMS: {target} does not hold everything {source} does")
+    return "\n".join(lines)

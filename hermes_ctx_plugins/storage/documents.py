@@ -1,0 +1,132 @@
+"""Documents: a file's bytes at a path, read whole and rewritten whole under an exclusive lock — what
+the ``file`` memory provider keeps MEMORY.md and USER.md in (:mod:`hermes_ctx_plugins.memory.file.store`).
+
+:class:`Documents` is the interface; :func:`hermes_ctx_plugins.storage.open_documents` picks the
+implementation ``ctx_plugins.storage`` chooses:
+
+* :class:`FileDocuments` — the files themselves, under hermes' own sidecar lock (``MEMORY.md.lock``)
+  and replaced atomically: hermes reads and writes the very same files. Every backend but
+  PostgreSQL (SQLite, the default; and ``memory``: a copy kept only in the process would part ways
+  with the files hermes' own memory tool and prompt read).
+* :mod:`hermes_ctx_plugins.storage.postgres.documents` — one copy on the server that every worker
+  of a fleet reads and updates, the file kept as a mirror of it on each worker.
+
+A document that does not exist reads as ``b""``. Failures are the caller's ``error`` class (a
+:class:`~hermes_ctx_plugins.storage.files.FileUnavailable`): a store passes its own, as with
+:func:`~hermes_ctx_plugins.storage.files.locked`, so its callers catch one family.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from . import files
+from .files import FileUnavailable
+
+#: what :meth:`Documents.update` applies: the current bytes -> the new ones, or ``None`` to leave them
+Change = Callable[[bytes], bytes | None]
+
+
+class Documents(abc.ABC):
+    """Documents at paths; any thread of any process may call it."""
+
+    #: whether a copy lives beyond this machine's files (then :meth:`forget` and
+    #: :meth:`stored_under` reach it; for the files alone, the caller deletes and finds the files)
+    shared = False
+
+    def __init__(self, *, error: type[FileUnavailable] = FileUnavailable) -> None:
+        self.error = error
+
+    @abc.abstractmethod
+    def read(self, path: Path) -> bytes:
+        """The document at ``path`` now (``b""`` when there is none).
+
+        :raises FileUnavailable: (``error``) it cannot be read.
+        """
+
+    @abc.abstractmethod
+    def update(self, path: Path, change: Change) -> bytes:
+        """Read-modify-write ``path`` exclusively: ``change`` gets the current bytes while every other
+        writer of ``path`` — in any process, on any worker sharing the store, and hermes' own memory
+        tool on this machine — waits; what it returns replaces them (``None``: left as they are).
+        An exception from ``change`` leaves the document untouched and propagates.
+
+        :returns: the document's bytes after the update.
+        :raises FileUnavailable: (``error``) it cannot be read or written; nothing was changed.
+        """
+
+    @abc.abstractmethod
+    def hold(self, path: Path) -> contextlib.AbstractContextManager[None]:
+        """:meth:`update` for a writer that rewrites the file itself (hermes' own memory tool): while
+        held, every other writer of ``path`` waits, the file at ``path`` is the current document, and
+        what the file holds when the block ends is the new one. An exception from the block leaves
+        the document as it was.
+
+        :raises FileUnavailable: (``error``) it cannot be read or written; nothing was changed.
+        """
+
+    def forget(self, path: Path) -> bytes | None:
+        """Delete the shared copy of ``path`` everywhere (every worker's mirror follows at its next
+        read) and this machine's file; the bytes it had, ``None`` if there was no document.
+
+        Takes ``path``'s lock itself: call it without holding it. The files alone have no shared
+        copy: their owner deletes them (``None``).
+
+        :raises FileUnavailable: (``error``) the shared copy cannot be reached; nothing was deleted.
+        """
+        return None
+
+    def stored_under(self, folder: Path) -> list[Path]:
+        """The paths under ``folder`` whose shared copy holds a document (none without one)."""
+        return []
+
+
+class FileDocuments(Documents):
+    """The files themselves: today's MEMORY.md / USER.md, byte for byte, lock for lock."""
+
+    def read(self, path: Path) -> bytes:
+        try:
+            return path.read_bytes()  # no lock: writers replace the file atomically
+        except FileNotFoundError:  # no document yet, exactly like an empty file
+            return b""
+        except OSError as exc:  # a directory in its place, a file in place of the folder, permissions
+            raise self.error(path, "read", exc) from exc
+
+    def update(self, path: Path, change: Change) -> bytes:
+        with self.hold(path):
+            raw = self.read(path)
+            new = change(raw)
+            if new is None:
+                return raw
+            files.atomic_write(path, new, error=self.error)
+            return new
+
+    def hold(self, path: Path) -> contextlib.AbstractContextManager[None]:
+        return files.locked(path, error=self.error)  # hermes' own lock: the file is the document
+
+
+def keep_copy(path: Path, raw: bytes, *, stamp: str, doing: str,
+              error: type[FileUnavailable] = FileUnavailable) -> Path:
+    """Save ``raw`` beside ``path`` as ``<name>.bak.<stamp>`` (then ``-1``, ``-2``, ...: an earlier copy
+    is never overwritten), forced to the disk; where it went.
+
+    :raises FileUnavailable: (``error``, naming ``doing``) it cannot be written; no partial copy is left.
+    """
+    backup, n = path.with_name(f"{path.name}.bak.{stamp}"), 1
+    while True:
+        try:
+            with open(backup, "xb") as fh:  # "x" is O_EXCL: an earlier backup is never overwritten
+                fh.write(raw)
+                fh.flush()
+                os.fsync(fh.fileno())
+            return backup
+        except FileExistsError:
+            backup, n = path.with_name(f"{path.name}.bak.{stamp}-{n}"), n + 1
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                backup.unlink()
+            raise error(backup, doing, exc) from exc

@@ -1,0 +1,247 @@
+"""`hermes-ctx storage migrate`: a SQLite install (memories of many owners with hostile ids, quarantined
+records, queue progress, an archive of several compactions) moved to a real PostgreSQL server, verified
+item by item; recalled there as it was; a second run copies nothing; a bad backend name, a running
+hermes and a server that is down are refused with the source left as it was."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import SessionInfo, Turn, storage
+from hermes_ctx_plugins.cli import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, main
+from hermes_ctx_plugins.config import Config, load_config
+from hermes_ctx_plugins.memory.local import LocalProvider
+from hermes_ctx_plugins.storage import Record, Scope
+from hermes_ctx_plugins.testing.storage_contract import HOSTILE_IDS
+
+ALICE = SessionInfo(session_id="s-alice", user_id="alice", chat_id="dm")
+BOB = SessionInfo(session_id="s-bob", user_id="bob", chat_id="dm")
+
+
+def home() -> Path:
+    return Path(os.environ["HERMES_HOME"])
+
+
+@pytest.fixture
+def settings(request: pytest.FixtureRequest, postgres_dsn: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[
+        dict[str, Any]]:
+    """The install's ``ctx_plugins.storage`` (SQLite), written to its config.yaml: the server in the
+    environment, a schema of this test's own (every test's stores have the same locations)."""
+    monkeypatch.setenv("HERMES_CTX_POSTGRES_DSN", postgres_dsn)
+    chosen = {"backend": "sqlite", "connect_timeout": 2,
+              "schema": "mig_" + hashlib.sha1(request.node.name.encode()).hexdigest()[:12]}
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text(json.dumps({"ctx_plugins": {"storage": chosen}}), encoding="utf-8")
+    yield chosen
+    storage.release()
+
+
+def on(chosen: dict[str, Any], backend: str) -> Config:
+    return load_config({"ctx_plugins": {"storage": {**chosen, "backend": backend}}})
+
+
+def install() -> None:
+    """A single-machine install: turns and a fact through ctx-local, memories of every hostile id,
+    two quarantined records, the progress of two queue segments, and an archive of five compactions."""
+    provider = LocalProvider({}, hermes_home=home())
+    for n, (session, text) in enumerate([(ALICE, "the wombat project ships on Friday"),
+                                         (ALICE, "the wombat needs a new hutch"),
+                                         (BOB, "bob's wombat is named Gerald")]):
+        provider.sync_turn(Turn(session=session, turn_number=n, user_text=text, assistant_text="noted"))
+    provider.handle_tool_call("ctx_memory_remember", {"fact": "Alice's wombat eats carrots", "scope": "user"},
+                              session=ALICE)
+    assert provider.flush(10)
+    provider.shutdown()
+    store = storage.open_memory(load_config(), provider.path)
+    store.write([Record(key=f"hostile-{n}\x00{owner}", kind="fact" if n % 2 else "turn", namespace=owner,
+                        user_id=owner, chat_id=owner, session_id=owner[:40], visibility="user" if n % 3 else "chat",
+                        # NUL in the ids and the source only: SQLite's search cuts a text at a NUL; recall
+                        # quotes the session id, so a 10 kB one would leave no room for the memory
+                        fact_text=f"quokka {n} of {owner[:12]!r} \ud800" if n % 2 else "",
+                        user_text="" if n % 2 else f"quokka {n} said {owner[:12]!r}",
+                        assistant_text="" if n % 2 else "ok",
+                        source=f"test:{owner[:3]}", created_at=1_700_000_000.25 + n)
+                 for n, owner in enumerate(HOSTILE_IDS)])
+    store.quarantine("seg-a.log", 120, '{"namespace":"","user_id":"a\\u0000b","key":', "JSONDecodeError: cut", 3)
+    store.quarantine("seg-a.log", 260, "not json at all", "ValueError: not a record", 5)
+    store.write([], segment="seg-b.log", offset=4096)  # a queue applied so far (its records may still wait)
+    store.close()
+    archive = storage.open_archive(load_config())
+    call = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path": "a.py"}'}}]}
+    archive.record(session_id="s-alice", user_id="alice", strategy="summarize", tokens_before=9000, tokens_after=2000,
+                   removed=[(0, {"role": "user", "content": "deploy the pelican service"}), (1, call),
+                            (2, {"role": "tool", "tool_call_id": "call_1", "content": "ECONNREFUSED 8443"})])
+    archive.record(session_id="s-alice", user_id="alice", strategy="prune",
+                   removed=[(3, {"role": "user", "content": "pelican again"})])
+    for owner in ("", "a\x00b", "\ud800"):
+        archive.record(session_id=owner, user_id=owner, namespace=owner, strategy="window",
+                       removed=[(0, {"role": "user", "content": f"pelican of {owner!r}"})])
+    archive.close()
+
+
+def held(config: Config) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]], dict[str, int], list[Any]]:
+    """Everything the stores of ``config`` hold, without the ids the stores give."""
+    store = storage.open_memory(config, LocalProvider({}, hermes_home=home(), config=config).path)
+    archive = storage.open_archive(config)
+    try:
+        memories = [{k: v for k, v in dataclasses.asdict(m).items() if k != "id"} for m in store.memories()]
+        quarantined = [(q.segment, q.offset, q.record, q.error, q.attempts, q.namespace, q.user_id)
+                       for q in store.quarantined()]
+        return memories, quarantined, store.progress(), list(archive.compactions())
+    finally:
+        store.close()
+        archive.close()
+
+
+def migrate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:
+    code = main(["storage", "migrate", "--from", "sqlite", "--to", "postgres", "--json", *args])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out) if captured.out.strip() else {}
+    return code, report, captured.err
+
+
+def by_kind(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {item["store"].split(" /")[0]: item for item in report["stores"]}
+
+
+def recalled(provider: LocalProvider, question: str, session: SessionInfo) -> str:
+    """What recall puts in the prompt, the store's ids left out (each store gives its own)."""
+    return re.sub(r"#\d+", "#", provider.prefetch(question, session=session))
+
+
+def test_a_sqlite_install_moves_to_postgres_whole_and_recalls_the_same(
+        settings: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    install()
+    source = held(on(settings, "sqlite"))
+    memories, quarantined, progress, compactions = source
+    assert len(memories) == 4 + len(HOSTILE_IDS) and len(quarantined) == 2 and len(compactions) == 5
+    assert progress == {"seg-a.log": 260, "seg-b.log": 4096}
+
+    code, report, err = migrate(capsys)
+    assert code == 0 and report["ok"], (report, err)
+    stores = by_kind(report)
+    assert {kind: (s["source"], s["written"], s["verified"]) for kind, s in stores.items()} == {
+        "ctx-local memories": (len(memories),) * 3, "ctx-local quarantined records": (2, 2, 2),
+        # seg-a's progress came with its quarantined records
+        "ctx-local queue segments' progress": (2, 1, 2), "archive compactions": (5, 5, 5)}
+    assert held(on(settings, "postgres")) == source  # owners, texts, times, kinds, order: all as they were
+
+    sqlite_side = LocalProvider({}, hermes_home=home(), config=on(settings, "sqlite"))
+    postgres_side = LocalProvider({}, hermes_home=home(), config=on(settings, "postgres"))
+    try:
+        for question, session in [("wombat carrots", ALICE), ("wombat Gerald", BOB)] + [
+                (f"quokka {n}", SessionInfo(session_id=owner, user_id=owner, chat_id=owner, deployment=owner))
+                for n, owner in enumerate(HOSTILE_IDS)]:
+            there = recalled(postgres_side, question, session)
+            assert there and there == recalled(sqlite_side, question, session), question
+        alice = recalled(postgres_side, "wombat", ALICE)
+        assert "carrots" in alice and "hutch" in alice and "Gerald" not in alice  # hers, not bob's
+    finally:
+        sqlite_side.shutdown()
+        postgres_side.shutdown()
+    archive = storage.open_archive(on(settings, "postgres"))
+    [hit] = archive.search("pelican", Scope(session_id="a\x00b", user_id="a\x00b", namespace="a\x00b"))
+    assert archive.get([hit.id], Scope(session_id="a\x00b", user_id="a\x00b", namespace="a\x00b"))[0].message == {
+        "role": "user", "content": "pelican of 'a\\x00b'"}
+    assert len(archive.search("pelican", Scope(session_id="s-alice", user_id="alice"))) == 2
+
+
+def test_a_second_run_copies_nothing_twice(settings: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    install()
+    assert migrate(capsys)[0] == 0
+    after_first = held(on(settings, "postgres"))
+    code, report, err = migrate(capsys)
+    assert code == 0 and report["ok"], err
+    assert {kind: (s["written"], s["verified"] == s["source"] > 0) for kind, s in by_kind(report).items()} == {
+        "ctx-local memories": (0, True), "ctx-local quarantined records": (0, True),
+        "ctx-local queue segments' progress": (0, True), "archive compactions": (0, True)}
+    assert held(on(settings, "postgres")) == after_first
+
+    # what hermes stored since on SQLite is what a third run copies, and only that
+    late = storage.open_memory(on(settings, "sqlite"), LocalProvider({}, hermes_home=home()).path)
+    late.write([Record(key="late", kind="fact", user_id="alice", chat_id="dm", session_id="s9", fact_text="late owl",
+                       created_at=1_800_000_000.0)])
+    late.close()
+    code, report, _ = migrate(capsys)
+    assert code == 0 and by_kind(report)["ctx-local memories"]["written"] == 1
+    assert len(held(on(settings, "postgres"))[0]) == len(after_first[0]) + 1
+
+
+def test_it_moves_back_from_postgres_to_sqlite_as_well(settings: dict[str, Any],
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    install()
+    original = held(on(settings, "sqlite"))
+    assert migrate(capsys)[0] == 0
+    for made in [*home().glob("ctx-local/memory.db*"), *home().glob("ctx_archive.db*")]:
+        if made.is_file() and not made.name.endswith(".pg-queue"):
+            made.unlink()  # the SQLite install gone: only the server holds it now
+    assert held(on(settings, "sqlite"))[0] == []
+    code = main(["storage", "migrate", "--from", "postgres", "--to", "sqlite"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.rstrip().endswith("set ctx_plugins.storage.backend: sqlite and restart hermes"), out
+    assert held(on(settings, "sqlite")) == original
+
+
+def test_a_target_queue_that_got_further_is_never_moved_back(settings: dict[str, Any],
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Replaying from an older offset would bring back memories forgotten since: progress only grows."""
+    install()
+    target = storage.open_memory(on(settings, "postgres"), LocalProvider({}, hermes_home=home()).path)
+    try:
+        target.write([], segment="seg-a.log", offset=999)  # hermes already ran on the server, further
+        code, report, _ = migrate(capsys)
+        assert code == 0 and by_kind(report)["ctx-local quarantined records"]["written"] == 2
+        assert target.progress() == {"seg-a.log": 999, "seg-b.log": 4096}
+    finally:
+        target.close()
+
+
+def test_a_running_hermes_is_not_migrated_under(settings: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    provider = LocalProvider({}, hermes_home=home())
+    try:
+        provider.sync_turn(Turn(session=ALICE, turn_number=0, user_text="a live wombat", assistant_text="noted"))
+        assert provider.flush(10)
+        code, _, err = migrate(capsys)
+        assert code == EXIT_PROBLEM and "stop hermes first" in err and str(provider.queue_dir) in err
+    finally:
+        provider.shutdown()
+    assert held(on(settings, "postgres"))[0] == []  # nothing was copied
+    assert migrate(capsys)[0] == 0 and len(held(on(settings, "postgres"))[0]) == 1  # stopped: it goes
+
+
+@pytest.mark.parametrize(("source", "target", "said"), [
+    ("sqlite", "mysql", "unknown storage backend 'mysql': the backends are memory, postgres, sqlite"),
+    ("sqlit", "postgres", "unknown storage backend 'sqlit'"),
+    ("sqlite", "sqlite", "nothing to migrate"),
+    ("sqlite", "memory", "keeps nothing beyond one process")])
+def test_a_backend_that_cannot_be_migrated_is_named(source: str, target: str, said: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["storage", "migrate", "--from", source, "--to", target]) == EXIT_INPUT
+    captured = capsys.readouterr()
+    assert said in captured.err and captured.out == ""
+
+
+def test_a_server_that_is_down_stops_it_and_leaves_the_source_as_it_was(
+        settings: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    install()
+    before = held(on(settings, "sqlite"))
+    with socket.socket() as probe:  # a loopback port nothing listens on: a server that is down
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("HERMES_CTX_POSTGRES_DSN", f"postgresql://hermes:pw-not-shown@127.0.0.1:{port}/fleet")
+    code, report, err = migrate(capsys)
+    assert code == EXIT_PLUGIN and report == {}
+    assert "migration from sqlite to postgres stopped" in err and "Nothing was changed in sqlite" in err
+    assert "pw-not-shown" not in err and "Traceback" not in err
+    assert held(on(settings, "sqlite")) == before
