@@ -268,3 +268,24 @@ def test_every_worker_on_one_home_uses_one_queue_id(tmp_path: Path) -> None:
         ids = set(pool.map(lambda _: queue_id(tmp_path / "ctx-local" / "memory.db"), range(32)))
     assert len(ids) == 1 and sorted(p.name for p in (tmp_path / "ctx-local").iterdir()) == ["memory.db.pg-queue"]
     assert queue_id(tmp_path / "elsewhere.db") not in ids
+
+
+def test_a_schema_of_an_older_version_is_brought_up_to_date_keeping_its_rows(
+        postgres_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_ctx_plugins.storage.postgres import schema
+
+    config = on_postgres(postgres_dsn, schema="older")
+    with monkeypatch.context() as older:  # what a worker of the first release made
+        older.setattr(schema, "SCHEMA_VERSION", 1)
+        first = storage.open_memory(config, tmp_path / "memory.db")
+        first.write([fact("written by version 1")])
+    storage.release()  # the next worker starts afresh
+    with psycopg.connect(postgres_dsn) as conn:
+        assert conn.execute("SELECT version FROM older.schema_version").fetchall() == [(1,)]
+        assert conn.execute("SELECT to_regclass('older.documents')").fetchone() == (None,)
+    upgraded = storage.open_memory(config, tmp_path / "memory.db")
+    assert [m.fact_text for m in upgraded.memories()] == ["written by version 1"]
+    with psycopg.connect(postgres_dsn) as conn:
+        assert conn.execute("SELECT version FROM older.schema_version ORDER BY version").fetchall() == [
+            (version,) for version in range(1, SCHEMA_VERSION + 1)]
+        assert conn.execute("SELECT to_regclass('older.documents')").fetchone() != (None,)
