@@ -25,6 +25,7 @@ keeps this drawing true::
     ├── FileUnavailable (OSError) [storage.files]   a file or folder cannot be read, written or locked; .path .doing
     ├── LocalStoreError [storage.base]              ctx-local's store cannot be used now; .path .reason
     ├── ArchiveError [storage.base]                 the archive cannot be used
+    ├── UnstorableEntry (ValueError) [storage.spool]  a compaction the archive's store can never take
     ├── QueueClosedError (RuntimeError) [storage.queue]  the write queue is closed: nothing more goes in
     ├── MemoryStoreError [memory.file.store]        a MEMORY.md / USER.md write was refused; nothing was written
     │   ├── InvalidOp (ValueError)                  a malformed operation

@@ -289,3 +289,20 @@ def test_a_schema_of_an_older_version_is_brought_up_to_date_keeping_its_rows(
         assert conn.execute("SELECT version FROM older.schema_version ORDER BY version").fetchall() == [
             (version,) for version in range(1, SCHEMA_VERSION + 1)]
         assert conn.execute("SELECT to_regclass('older.documents')").fetchone() != (None,)
+
+
+def test_a_compaction_the_server_can_never_take_is_set_aside_and_forgotten_with_its_user(
+        postgres_dsn: str, tmp_path: Path) -> None:
+    import secrets
+
+    archive = storage.open_archive(load_config({"ctx_plugins": {
+        "storage": {"backend": "postgres", "dsn": postgres_dsn}, "archive": {"path": str(tmp_path / "a.db")}}}))
+    odd = secrets.token_hex(2000)  # an id no index entry can hold (random: it does not compress)
+    assert archive.record(session_id="s1", user_id=odd, strategy="window",
+                          removed=[(1, {"role": "user", "content": "the odd user's plan"})]) == []
+    assert archive.record(session_id="s2", user_id="bob", strategy="window",
+                          removed=[(1, {"role": "user", "content": "bob's plan: Porto"})])  # not held back
+    rejected = tmp_path / "a.db.spool.rejected"
+    assert "the odd user's plan" in rejected.read_text() and not (tmp_path / "a.db.spool.jsonl").exists()
+    [report] = archive.forget_user(odd)
+    assert report.removed == 1 and "the odd user's plan" not in (rejected.read_text() if rejected.exists() else "")

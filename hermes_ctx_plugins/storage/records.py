@@ -116,8 +116,13 @@ def owner_of(line: str) -> tuple[str, str] | None:
     """``(namespace, user_id)`` of a queued record's JSON line, read from its start — so a line a
     crash cut short, or one undecodable further on, is still attributed; None if it names none."""
     match = _OWNER.match(line)
-    if match is None:
-        return None
+    if match is None:  # not as the queue writes it (spaced, reordered): whole, if it reads
+        try:
+            data = json.loads(line)
+        except ValueError:
+            return None
+        user, namespace = (data.get("user_id"), data.get("namespace", "")) if isinstance(data, dict) else (None, None)
+        return (namespace, user) if isinstance(user, str) and isinstance(namespace, str) else None
     try:
         if match[1] is not None:
             return json.loads(match[1]), json.loads(match[2])

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import HermesCtxError
 from ..events import Message
 from ..scope import to_stored
 from .files import atomic_write, locked
@@ -38,6 +39,12 @@ log = logging.getLogger("hermes_ctx_plugins.archive")
 VERSION = 2
 
 Entry = dict[str, Any]
+
+
+class UnstorableEntry(HermesCtxError, ValueError):
+    """A store can never take this compaction (a value it refuses, not an outage): the spool sets it
+    aside in ``<spool>.rejected`` instead of keeping it first in line, where it would hold back every
+    compaction after it."""
 
 
 def spool_path(location: Path) -> Path:
@@ -97,13 +104,22 @@ class Spool:
         """How many readable compactions wait to be imported."""
         return len(self.entries())
 
+    @property
+    def rejected(self) -> Path:
+        """Where compactions the store can never take are set aside (JSON lines, as the spool)."""
+        return self.path.with_suffix(".rejected")
+
     def deliver(self, entry: Entry, insert: Callable[[Entry], list[int]], *, store: Path) -> list[int]:
         """Import what waits, then ``insert(entry)`` and return what it returns; if the ``store``
         refuses either — whatever it raises — keep ``entry`` here and return ``[]``. Never raises:
-        if even the spool cannot be written, the compaction is lost, logged as critical."""
+        if even the spool cannot be written, the compaction is lost, logged as critical. An entry
+        the store can never take (:class:`UnstorableEntry`) is set aside in :attr:`rejected`."""
         try:
             self.import_into(insert)
             return insert(entry)
+        except UnstorableEntry as exc:
+            self._reject(entry, exc)
+            return []
         except Exception as exc:  # whatever keeps the store from taking them, the spool does
             log.error("could not archive %d removed messages in %s (%s); kept in %s until it works again",
                       len(entry["removed"]), store, exc, self.path)
@@ -114,14 +130,31 @@ class Spool:
                              "lost from the archive", self.path, error)
             return []
 
-    def append(self, entry: Entry) -> None:
-        """Add one compaction. :raises OSError: it could not be written."""
+    def append(self, entry: Entry, *, to: Path | None = None) -> None:
+        """Add one compaction (to the spool, or ``to``). :raises OSError: it could not be written."""
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         with locked(self.path):
-            with open(self.path, "a", encoding="utf-8") as handle:
-                handle.write(line)
-                handle.flush()
-                os.fsync(handle.fileno())
+            self._append_locked(line, to or self.path)
+
+    @staticmethod
+    def _append_locked(line: str, path: Path) -> None:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def _reject(self, entry: Entry, exc: Exception, *, locked_already: bool = False) -> None:
+        log.error("the archive can never store a compaction of %d messages (%s); set aside in %s, never "
+                  "dropped", len(entry["removed"]), exc, self.rejected)
+        try:
+            line = json.dumps(entry, ensure_ascii=False) + "\n"
+            if locked_already:
+                self._append_locked(line, self.rejected)
+            else:
+                self.append(entry, to=self.rejected)
+        except OSError as error:
+            log.critical("a compaction could be neither archived nor set aside in %s (%s): it is lost from "
+                         "the archive", self.rejected, error)
 
     def import_into(self, insert: Callable[[Entry], object]) -> int:
         """Hand every spooled compaction to ``insert`` (oldest first) and empty the spool; returns
@@ -140,6 +173,9 @@ class Spool:
                     continue
                 try:
                     insert(entry)
+                except UnstorableEntry as exc:  # never first in line for good: the others go on
+                    self._reject(entry, exc, locked_already=True)
+                    continue
                 except BaseException:
                     atomic_write(self.working, "".join(f"{line}\n" for line in lines[done:]).encode("utf-8"))
                     raise
@@ -159,12 +195,13 @@ class Spool:
 
     def forget(self, belongs: Callable[[Entry], bool]) -> int:
         """Remove every compaction ``belongs`` accepts (and unreadable lines, which no import
-        could use) from both files, rewriting each atomically; returns the messages removed."""
+        could use) from the spool, the file being imported and those set aside, rewriting each
+        atomically; returns the messages removed."""
         removed = 0
-        if not self.pending():
+        if not self.pending() and not self.rejected.exists():
             return 0
         with locked(self.path):
-            for path in (self.path, self.working):
+            for path in (self.path, self.working, self.rejected):
                 if not path.exists():
                     continue
                 lines = _lines(path)

@@ -94,8 +94,9 @@ def query_terms(query: str) -> list[str]:
 # How SQLite's FTS5 ``porter unicode61 remove_diacritics 2`` tokenizer cuts :func:`index_text` and a
 # query term into words, for a backend that ranks without FTS5: runs of letters, digits and private-use
 # characters, case-folded, Latin letters without their diacritics, Porter-stemmed. It agrees with
-# SQLite on letters and digits of any script; symbols and emoji newer than SQLite's Unicode tables can
-# be cut differently (SQLite keeps some of them inside words).
+# SQLite on the letters and digits its Unicode tables (6.1) know; letters added to Unicode since
+# (Georgian Mtavruli, Cherokee small letters, …), symbols and emoji can be cut or folded differently
+# (a backend without FTS5 may then find what SQLite does not).
 
 #: the combining marks FTS5 drops inside a word (its "diacritics"); any other mark separates words
 _DIACRITICS = frozenset(chr(c) for c in (

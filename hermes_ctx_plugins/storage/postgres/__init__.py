@@ -74,6 +74,10 @@ def check(config: Config) -> list[tuple[str, bool, str]]:
         schema_line = (True, f"{schema} {now}: brought to version {expected} at its first use")
     else:
         schema_line = (True, f"{schema} at version {found}")
+    if figures["standby"]:
+        schema_line = (False, f"{figures['server']} is a read-only standby: point the DSN at the primary")
+    elif figures["privileges"]:
+        schema_line = (False, figures["privileges"])
     return [("connection", True, f"{figures['server']} (PostgreSQL {figures['server_version']})"),
             ("schema", *schema_line),
             ("pool", True, f"{figures['pool_size']} of at most {figures['pool_max']} connections open, "

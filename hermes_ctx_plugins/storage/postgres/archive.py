@@ -27,8 +27,8 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, entry_of, make_entry, spool_path
-from .connection import Server, fail, location_key
+from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, spool_path
+from .connection import Server, fail, location_key, reason_of
 from .schema import lock_id
 from .text import stored
 
@@ -142,6 +142,9 @@ class PostgresArchive(ArchiveBackend):
                          folded(body)))
         try:
             with self._server.transaction(lock=self._lock_id(), lock_timeout=5.0) as conn:
+                if self._forgotten(conn, owner, entry["created"]):
+                    log.info("archive %s: a compaction of a user forgotten since it was made is dropped", self._where)
+                    return []
                 conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'archive', %s) "
                              "ON CONFLICT DO NOTHING", (self.location, time.time()))
                 compaction = conn.execute(
@@ -164,6 +167,8 @@ class PostgresArchive(ArchiveBackend):
                              entry["created"]))
                         ids.append(int(cursor.fetchone()[0]))  # type: ignore[index]
         except Exception as exc:
+            if reason_of(exc) is None:  # a value the server refuses: it would refuse it forever
+                raise UnstorableEntry(f"the archive {self._where} refuses it: {' '.join(str(exc).split())}") from exc
             fail(self._where, exc, archive=True)
         if limits:
             self._enforce_limits(compaction)
@@ -247,6 +252,11 @@ class PostgresArchive(ArchiveBackend):
             removed += spooled
             if spooled:
                 notes.append(f"{spooled} of them from the spool {self.spool.path}")
+        if not errors:
+            try:
+                self._tombstone(owner)
+            except ArchiveError as exc:
+                errors.append(f"other workers' spools are not covered: {exc}")
         if exists:
             try:
                 rows = self._fetch("SELECT id, namespace, session_id, user_id FROM compactions WHERE location = %s "
@@ -270,6 +280,30 @@ class PostgresArchive(ArchiveBackend):
                 errors.append(f"the deleted rows' space was not vacuumed ({exc}); run VACUUM on the server")
         return [Forgotten(store=f"archive {self._where}", removed=removed, detail="; ".join(notes),
                           error="; ".join(errors))]
+
+    def _tombstone(self, owner: ForgetScope) -> None:
+        """Remember the forget, so a compaction of the user made before it — waiting in another
+        worker's spool now, imported later — is dropped when it arrives (see :meth:`_forgotten`)."""
+        now = time.time()
+        spaces: list[str | None] = [*sorted(owner.spaces)] if owner.spaces is not None else [None]
+        rows: list[tuple[str | None, str | None, str]] = [(ns, None, owner.user) for ns in spaces]
+        rows += [(ns, session, "") for ns, session in sorted(owner.sessions)]  # their unattributed messages
+        try:
+            with self._server.transaction(lock=self._lock_id(), lock_timeout=5.0) as conn, conn.cursor() as cursor:
+                cursor.executemany("INSERT INTO archive_forgotten (location, namespace, session_id, user_id, at) "
+                                   "VALUES (%s, %s, %s, %s, %s)", [(self.location, *row, now) for row in rows])
+        except Exception as exc:
+            fail(self._where, exc, archive=True)
+
+    def _forgotten(self, conn: Any, owner: tuple[str, str, str], created: float) -> bool:
+        """Whether a compaction of ``owner`` (namespace, session, user) made at ``created`` was
+        forgotten since: its user in its namespace, or, unattributed, in a session of a forgotten user."""
+        namespace, session, user = owner
+        return conn.execute(
+            "SELECT 1 FROM archive_forgotten WHERE location = %s AND at >= %s AND ("
+            "(user_id = %s AND session_id IS NULL AND (namespace IS NULL OR namespace = %s)) OR "
+            "(%s = '' AND user_id = '' AND namespace = %s AND session_id = %s)) LIMIT 1",
+            (self.location, created, user, namespace, user, namespace, session)).fetchone() is not None
 
     # -- reading ------------------------------------------------------------------------------------
     @staticmethod

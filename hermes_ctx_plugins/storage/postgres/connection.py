@@ -133,8 +133,8 @@ def reason_of(exc: BaseException) -> str | None:
         return "read-only"
     if isinstance(exc, (pg_errors.UndefinedFile, pg_errors.FeatureNotSupported)):
         return "unsupported"
-    if isinstance(exc, (psycopg.DataError, psycopg.IntegrityError)):
-        return None
+    if isinstance(exc, (psycopg.DataError, psycopg.IntegrityError, pg_errors.ProgramLimitExceeded)):
+        return None  # the record's own: a value the server refuses, a key no index entry can hold
     if isinstance(exc, psycopg.Error):
         return "unavailable"
     return None
@@ -250,11 +250,37 @@ class Server:
         with self.pool.connection() as conn:
             version = conn.execute("SHOW server_version").fetchone()[0]  # type: ignore[index]
             found = current_version(conn, self.schema)
+            standby = bool(conn.execute("SELECT pg_is_in_recovery()").fetchone()[0])  # type: ignore[index]
+            may = self._may(conn, found)
         stats = self.pool.get_stats()
         return {"server": self.shown, "server_version": version, "schema": self.schema,
-                "schema_version": found, "expected_version": SCHEMA_VERSION,
+                "schema_version": found, "expected_version": SCHEMA_VERSION, "standby": standby,
+                "privileges": may,
                 "pool_size": stats.get("pool_size", 0), "pool_max": self.pool.max_size,
                 "pool_available": stats.get("pool_available", 0), "requests_waiting": stats.get("requests_waiting", 0)}
+
+
+    def _may(self, conn: psycopg.Connection[Any], found: int) -> str:
+        """What this role lacks for the work ahead ("" when nothing): creating the schema, migrating
+        it, or writing its tables."""
+        schema = self.schema
+        if found == 0:
+            may = conn.execute("SELECT has_database_privilege(current_database(), 'CREATE')").fetchone()
+            if not (may and may[0]):
+                return (f"the role may not create the schema {schema!r} (GRANT CREATE ON DATABASE <db> TO <role>, "
+                        "or create it beforehand as its owner)")
+            return ""
+        if found < SCHEMA_VERSION:
+            may = conn.execute("SELECT has_schema_privilege(%s, 'CREATE')", (schema,)).fetchone()
+            if not (may and may[0]):
+                return f"the role may not migrate the schema {schema!r} (GRANT CREATE ON SCHEMA, or run as its owner)"
+        tables = [f"{quote_ident(schema)}.{t}" for t in ("memories", "compactions", "messages", "documents")]
+        lacking = [row[0] for row in conn.execute(
+            "SELECT t FROM unnest(%s::text[]) AS t WHERE to_regclass(t) IS NOT NULL "
+            "AND NOT has_table_privilege(t, 'SELECT, INSERT, UPDATE, DELETE')", (tables,)).fetchall()]
+        if lacking:
+            return f"the role may not write {', '.join(lacking)} in {schema!r} (GRANT ... ON ALL TABLES IN SCHEMA)"
+        return ""
 
 
 def fail(where: str, exc: BaseException, *, archive: bool = False) -> NoReturn:

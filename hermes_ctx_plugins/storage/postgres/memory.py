@@ -81,6 +81,15 @@ def _escaped_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+def _created_at(raw: str) -> float:
+    """When a queued line was made; unreadable: as old as can be (any forget of its owner covers it)."""
+    try:
+        made = json.loads(raw).get("created_at")
+        return float(made) if isinstance(made, int | float) and not isinstance(made, bool) else float("-inf")
+    except (ValueError, AttributeError, TypeError):
+        return float("-inf")
+
+
 def _memory(values: Sequence[Any]) -> Memory:
     texts: list[Any] = [unstored(v) if isinstance(v, str) else v for v in values]
     return Memory(*texts)
@@ -88,12 +97,15 @@ def _memory(values: Sequence[Any]) -> Memory:
 
 def _row(record: Record) -> dict[str, Any]:
     words = query.tokens(query.index_text(record.body))
+    # a word no query asks (longer than a query term may be: a pasted blob) is indexed as "": a GIN
+    # entry has a size limit, and one such word would otherwise refuse the whole memory
+    indexed = [w if len(w) <= query.MAX_TERM_CHARS else "" for w in words]
     return {"key": stored(record.key), "kind": record.kind, "namespace": stored(record.namespace),
             "user_id": stored(record.user_id), "chat_id": stored(record.chat_id),
             "session_id": stored(record.session_id), "visibility": record.visibility,
             "user_text": stored(record.user_text), "assistant_text": stored(record.assistant_text),
             "fact_text": stored(record.fact_text), "source": stored(record.source),
-            "created_at": float(record.created_at), "words": [stored(w) for w in words],
+            "created_at": float(record.created_at), "words": [stored(w) for w in indexed],
             "length": memory_length(len(words), record.visibility)}
 
 
@@ -156,14 +168,21 @@ class PostgresMemory(MemoryBackend):
         return _memory(row)
 
     def quarantine(self, segment: str, offset: int, raw: str, error: str, attempts: int) -> None:
+        """A line of a user forgotten after it was made is not kept (the forget holds here as for
+        :meth:`write`); the progress moves all the same."""
         owner = owner_of(raw)
         namespace, user = (stored(owner[0]), stored(owner[1])) if owner else (None, None)
         try:
-            with self._server.transaction(lock_timeout=self._busy, wait=self._wait) as conn:
-                conn.execute('INSERT INTO quarantine (location, queue, segment, "offset", record, error, attempts, '
-                             "quarantined_at, namespace, user_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                             (self.location, self._queue, stored(segment), offset, stored(raw), stored(error),
-                              attempts, time.time(), namespace, user))
+            with self._server.transaction(lock=self._lock_id, lock_timeout=self._busy, wait=self._wait) as conn:
+                if user is None or not conn.execute(
+                        "SELECT 1 FROM forgotten WHERE location = %s AND user_id = %s AND (namespace IS NULL "
+                        "OR namespace = %s) AND at >= %s LIMIT 1",
+                        (self.location, user, namespace, _created_at(raw))).fetchone():
+                    conn.execute('INSERT INTO quarantine (location, queue, segment, "offset", record, error, '
+                                 "attempts, quarantined_at, namespace, user_id) "
+                                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                                 (self.location, self._queue, stored(segment), offset, stored(raw), stored(error),
+                                  attempts, time.time(), namespace, user))
                 conn.execute(_PROGRESS, (self.location, self._queue, stored(segment), offset))
         except Exception as exc:
             fail(self._where, exc)

@@ -31,6 +31,11 @@ Version 2:
 * ``documents`` — the file provider's MEMORY.md / USER.md (:mod:`.documents`): the bytes of each
   (``NULL``: forgotten) and ``revision``, from the sequence ``document_revisions`` (never reused, not
   even after a forget; ``0``: the row exists but was never written).
+
+Version 3: the small tables indexed by location alone (an id longer than a btree entry holds could
+not be indexed), and ``archive_forgotten`` — the archive's forgets, as ``forgotten`` is ctx-local's.
+
+Every start also makes the archive's trigram index where it is missing (``pg_trgm`` in ``public``).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from ..base import LocalStoreError
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: the version this package's tables are at
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _V1 = (
     """CREATE TABLE IF NOT EXISTS stores (
@@ -94,17 +99,28 @@ _V1 = (
     "CREATE INDEX IF NOT EXISTS messages_call_ids ON messages USING gin (call_ids)",
 )
 #: tried after the tables; a server without ``pg_trgm`` searches the archive without an index
-_V1_OPTIONAL = (
-    "CREATE EXTENSION IF NOT EXISTS pg_trgm",
-    "CREATE INDEX IF NOT EXISTS messages_folded ON messages USING gin (folded gin_trgm_ops)",
-)
+_V1_OPTIONAL: tuple[str, ...] = ()
 #: the file provider's MEMORY.md / USER.md (:mod:`.documents`)
 _V2 = (
     "CREATE SEQUENCE IF NOT EXISTS document_revisions",
     """CREATE TABLE IF NOT EXISTS documents (
         location text PRIMARY KEY, content bytea, revision bigint NOT NULL, updated double precision NOT NULL)""",
 )
-STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {1: (_V1, _V1_OPTIONAL), 2: (_V2, ())}
+#: btree entries hold at most ~2.7 kB: an index on an id column would refuse one long incompressible
+#: id and stop every write of the location, so the small tables are indexed by location alone; the
+#: archive's forgets are remembered like the memories' (a spooled compaction of a forgotten user,
+#: imported later by another worker, is dropped)
+_V3 = (
+    "DROP INDEX IF EXISTS quarantine_location",
+    "CREATE INDEX IF NOT EXISTS quarantine_by_location ON quarantine (location)",
+    "DROP INDEX IF EXISTS forgotten_user",
+    "CREATE INDEX IF NOT EXISTS forgotten_by_location ON forgotten (location)",
+    """CREATE TABLE IF NOT EXISTS archive_forgotten (
+        location text NOT NULL, namespace text, session_id text, user_id text NOT NULL,
+        at double precision NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS archive_forgotten_by_location ON archive_forgotten (location)",
+)
+STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {1: (_V1, _V1_OPTIONAL), 2: (_V2, ()), 3: (_V3, ())}
 
 
 def lock_id(*parts: str) -> int:
@@ -156,4 +172,23 @@ def migrate(conn: Any, schema: str) -> int:
                                 "a trigram index", schema, statement.split(" ON ")[0], exc)
                     break
             conn.execute(f"INSERT INTO {name}.schema_version (version) VALUES (%s)", (version,))
+        _trigram_index(conn, schema)
     return found
+
+
+def _trigram_index(conn: Any, schema: str) -> None:
+    """The archive's trigram index, made at every start where it is missing: ``pg_trgm`` lives in
+    ``public`` (created there if the role may; another schema's migration never owns it), and a
+    server or role without it leaves the archive searched without an index, said once per start."""
+    if conn.execute("SELECT to_regclass(%s)", (f"{quote_ident(schema)}.messages_folded",)).fetchone()[0]:
+        return
+    try:
+        with conn.transaction():  # a savepoint: a missing extension leaves the migration standing
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public")
+            home = conn.execute("SELECT extnamespace::regnamespace::text FROM pg_extension "
+                                "WHERE extname = 'pg_trgm'").fetchone()[0]
+            conn.execute(f"CREATE INDEX IF NOT EXISTS messages_folded ON {quote_ident(schema)}.messages "
+                         f"USING gin (folded {home}.gin_trgm_ops)")
+    except Exception as exc:
+        log.warning("PostgreSQL schema %s: no trigram index for the archive (%s); it is searched without one",
+                    schema, " ".join(str(exc).split()))
