@@ -306,3 +306,12 @@ def test_a_compaction_the_server_can_never_take_is_set_aside_and_forgotten_with_
     assert "the odd user's plan" in rejected.read_text() and not (tmp_path / "a.db.spool.jsonl").exists()
     [report] = archive.forget_user(odd)
     assert report.removed == 1 and "the odd user's plan" not in (rejected.read_text() if rejected.exists() else "")
+
+
+def test_forgetting_a_whole_user_from_the_command_line_holds_against_late_writes(store: PostgresMemory) -> None:
+    store.write([fact("before", created=time.time() - 60), fact("bob's", user="bob", created=time.time() - 60)])
+    assert store.forget_where(user_id="alice") == 1
+    assert store.write([fact("queued elsewhere before", created=time.time() - 30),
+                        fact("bob's later", user="bob", created=time.time() - 30)]) == 1
+    assert [m.fact_text for m in store.memories(user_id="alice")] == []
+    assert sorted(m.fact_text for m in store.memories(user_id="bob")) == ["bob's", "bob's later"]

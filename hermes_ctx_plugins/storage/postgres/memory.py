@@ -356,7 +356,12 @@ class PostgresMemory(MemoryBackend):
         if user_id is None and chat_id is None and session_id is None:
             raise ValueError("forget needs ids, a user, a chat or a session")
         where, args = self._filters(namespace, user_id, chat_id, session_id)
-        return len(self._delete("TRUE" + where, args)[0])
+        # a whole user forgotten holds against other workers' late writes, as forget_user does; a
+        # chat or session of theirs has no tombstone (it would drop their other chats' writes too)
+        tombstones: list[tuple[str | None, str]] = []
+        if user_id is not None and chat_id is None and session_id is None:
+            tombstones.append((None if namespace is None else stored(namespace), stored(user_id)))
+        return len(self._delete("TRUE" + where, args, tombstones=tombstones)[0])
 
     def forget_user(self, user_id: str, namespaces: Collection[str] | None = None) -> tuple[int, int]:
         spaces = namespaces_asked(namespaces, stored)
