@@ -51,8 +51,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_ctx_plugins.config import Config
 from hermes_ctx_plugins.events import SessionInfo, Turn
 from hermes_ctx_plugins.memory.local import LocalProvider
+from hermes_ctx_plugins.storage import open_memory
 
 USERS = 8
 CHINESE_USERS = frozenset({6, 7})
@@ -330,8 +332,9 @@ def session_of(user: int, session: str = "bench-question") -> SessionInfo:
     return SessionInfo(session_id=session, user_id=f"user-{user}", platform="bench")
 
 
-def run_ctx_local(corpus: Corpus, home: Path) -> Result:
-    provider = LocalProvider({"path": str(home / "ctx-local.db"), "drain_timeout_seconds": 600}, hermes_home=home)
+def run_ctx_local(corpus: Corpus, home: Path, config: Config | None = None) -> Result:
+    provider = LocalProvider({"path": str(home / "ctx-local.db"), "drain_timeout_seconds": 600}, hermes_home=home,
+                             config=config)
     provider.on_session_start(session_of(0))
     turns = [Turn(session=session_of(user, session), turn_number=n, user_text=u, assistant_text=a)
              for user, session, n, u, a, _ in corpus.turns]
@@ -362,11 +365,9 @@ def run_ctx_local(corpus: Corpus, home: Path) -> Result:
 
 def _ctx_local_keys(provider: LocalProvider, corpus: Corpus) -> dict[str, int]:
     """Planted turn key -> stored row id (by the turn's text, which is unique to the planted fact)."""
-    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
-
     wanted = {q.answer for q in corpus.questions}
     texts = {(session_of(user).user_id, u, a): key for user, _, _, u, a, key in corpus.turns if key in wanted}
-    store = LocalStore(provider.path)
+    store = open_memory(provider.config, provider.path)
     try:
         return {texts[(m.user_id, m.user_text, m.assistant_text)]: m.id for m in store.memories()
                 if (m.user_id, m.user_text, m.assistant_text) in texts}
@@ -491,12 +492,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"size {size:,} done ({len(corpus.questions)} questions)", file=sys.stderr)
     header = ("turns", "system", "R@1", "R@5", "R@10", "R@5 en", "R@5 zh", "MRR", "prefetch p50 ms",
               "prefetch p95 ms", "write p50 ms", "write p99 ms", "drain turns/s")
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     print(f"seed {args.seed}, {args.runs} run(s) per size, medians; write = ctx-local sync_turn (enqueue) / "
           "holographic fact_store add")
+    print_table(header, rows)
+    return 0
+
+
+def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """``rows`` under ``header``, each column right-aligned to its widest cell."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths, strict=True)))
-    return 0
 
 
 if __name__ == "__main__":

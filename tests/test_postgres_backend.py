@@ -315,3 +315,18 @@ def test_forgetting_a_whole_user_from_the_command_line_holds_against_late_writes
                         fact("bob's later", user="bob", created=time.time() - 30)]) == 1
     assert [m.fact_text for m in store.memories(user_id="alice")] == []
     assert sorted(m.fact_text for m in store.memories(user_id="bob")) == ["bob's", "bob's later"]
+
+
+def test_the_word_counts_stay_true_through_writes_and_forgets(store: PostgresMemory, postgres_dsn: str) -> None:
+    store.write([fact(f"kettle teapot note {i}", key=f"a{i}") for i in range(20)])
+    store.write([fact(f"kettle cups {i}", key=f"b{i}", user="bob") for i in range(10)])
+    store.forget_user("alice")
+    store.forget_where(user_id="bob", chat_id="c1")  # all of bob's too, by another path
+    store.write([fact("kettle again", key="c1", created=time.time() + 5)])
+    with psycopg.connect(postgres_dsn) as conn:
+        counted = dict(conn.execute(
+            "SELECT d.word, count(*) FROM hermes_ctx.memories m, LATERAL (SELECT DISTINCT unnest(m.words) AS word) d "
+            "WHERE m.location = %s GROUP BY 1", (store.location,)).fetchall())
+        kept = dict(conn.execute("SELECT word, documents FROM hermes_ctx.memory_words WHERE location = %s "
+                                 "AND documents > 0", (store.location,)).fetchall())
+    assert kept == counted and counted["kettl"] == 1  # stemmed, as FTS5 indexes it

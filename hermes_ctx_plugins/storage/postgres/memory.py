@@ -27,6 +27,7 @@ base backups keep them as the server's retention says) — a server is not a fil
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -34,7 +35,7 @@ from typing import Any
 
 from .. import text as query
 from ..base import MemoryBackend
-from ..ranking import bm25, memory_length, phrase_count
+from ..ranking import K1, MIN_IDF, B, bm25, memory_length, phrase_count
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from .connection import Server, fail, location_key, queue_id
 from .schema import lock_id
@@ -219,40 +220,83 @@ class PostgresMemory(MemoryBackend):
         if not phrases or limit <= 0:
             return []
         phrases = [tuple(stored(w) for w in phrase) for phrase in phrases]
-        every = sorted({w for phrase in phrases for w in phrase})
-        # a phrase of several words counts the memories holding them in a row, as FTS5 does
-        in_a_row = " AND ' ' || array_to_string(words, ' ') || ' ' LIKE %(r{})s"
-        counts = ", ".join(f"count(*) FILTER (WHERE words @> %(p{i})s{in_a_row.format(i) if len(phrase) > 1 else ''})"
-                           for i, phrase in enumerate(phrases))
-        args: dict[str, Any] = {f"p{i}": list(phrase) for i, phrase in enumerate(phrases)}
-        args.update({f"r{i}": "% " + _escaped_like(" ".join(phrase)) + " %" for i, phrase in enumerate(phrases)})
-        args.update(location=self.location, every=every, namespace=stored(namespace), user_id=stored(user_id),
-                    chat_id=stored(chat_id), share=share_across_chats)
+        args: dict[str, Any] = {
+            "location": self.location, "every": sorted({w for phrase in phrases for w in phrase}),
+            "namespace": stored(namespace), "user_id": stored(user_id), "chat_id": stored(chat_id),
+            "share": share_across_chats, "limit": limit}
         try:
             with self._server.connection(wait=self._wait) as conn:
                 totals = conn.execute("SELECT documents, words FROM memory_totals WHERE location = %s",
                                       (self.location,)).fetchone()
                 if not totals or not totals[0]:
                     return []
-                documents = conn.execute(f"SELECT {counts} FROM memories WHERE location = %(location)s "
-                                         "AND words && %(every)s", args).fetchone()
-                candidates = conn.execute(
-                    "SELECT id, words, length FROM memories WHERE location = %(location)s AND namespace = %(namespace)s"
-                    " AND user_id = %(user_id)s AND (%(share)s OR chat_id = %(chat_id)s OR visibility = 'user')"
-                    " AND words && %(every)s", args).fetchall()
-                scored = []
-                average = totals[1] / totals[0]
-                for id_, words, length in candidates:
-                    frequencies = [phrase_count(words, phrase) if len(phrase) > 1 else words.count(phrase[0])
-                                   for phrase in phrases]
-                    if any(frequencies):
-                        scored.append((bm25(frequencies, documents, totals[0], length, average), id_))  # type: ignore[arg-type]
-                scored.sort(key=lambda item: (-item[0], item[1]))
-                best = scored[:limit]
-                rows = {row[0]: row for row in conn.execute(
-                    f"SELECT {_CUT_COLUMNS} FROM memories WHERE id = ANY(%s)", ([i for _, i in best],)).fetchall()}
+                documents = self._documents(conn, phrases)
+                if all(len(phrase) == 1 for phrase in phrases):
+                    return self._ranked_in_sql(conn, phrases, documents, totals, args)
+                return self._ranked_here(conn, phrases, documents, totals, args)
         except Exception as exc:
             fail(self._where, exc)
+
+    def _documents(self, conn: Any, phrases: list[tuple[str, ...]]) -> list[int]:
+        """How many of the location's memories hold each phrase: a word's count from ``memory_words``;
+        a phrase of several words counted over the memories holding them, in a row as FTS5 counts."""
+        words = [phrase[0] for phrase in phrases if len(phrase) == 1]
+        known = dict(conn.execute("SELECT word, documents FROM memory_words WHERE location = %s AND word = ANY(%s)",
+                                  (self.location, words)).fetchall()) if words else {}
+        longer = [phrase for phrase in phrases if len(phrase) > 1]
+        counted: dict[tuple[str, ...], int] = {}
+        if longer:
+            args: dict[str, Any] = {"location": self.location, "every": sorted({w for p in longer for w in p})}
+            filters = []
+            for i, phrase in enumerate(longer):
+                args[f"p{i}"], args[f"r{i}"] = list(phrase), "% " + _escaped_like(" ".join(phrase)) + " %"
+                filters.append(f"count(*) FILTER (WHERE words @> %(p{i})s "
+                               f"AND ' ' || array_to_string(words, ' ') || ' ' LIKE %(r{i})s)")
+            row = conn.execute(f"SELECT {', '.join(filters)} FROM memories WHERE location = %(location)s "
+                               "AND words && %(every)s", args).fetchone()
+            counted = {phrase: int(n) for phrase, n in zip(longer, row, strict=True)}
+        return [int(known.get(phrase[0], 0)) if len(phrase) == 1 else counted[phrase] for phrase in phrases]
+
+    _SCOPE = ("location = %(location)s AND namespace = %(namespace)s AND user_id = %(user_id)s "
+              "AND (%(share)s OR chat_id = %(chat_id)s OR visibility = 'user') AND words && %(every)s")
+
+    def _ranked_in_sql(self, conn: Any, phrases: list[tuple[str, ...]], documents: list[int],
+                       totals: tuple[int, int], args: dict[str, Any]) -> list[Hit]:
+        """BM25 computed by the server over the caller's candidates, term by term in the order and
+        with the operations of :func:`~hermes_ctx_plugins.storage.ranking.bm25` (the idf from here):
+        the same scores to the last bit, and only the best ``limit`` rows come back."""
+        count, average = totals[0], totals[1] / totals[0]
+        args.update(avg=average, k1=K1, k1p1=K1 + 1, b=B, one_b=1 - B)
+        frequencies, parts = [], []
+        for i, ((word,), n) in enumerate(zip(phrases, documents, strict=True)):
+            args[f"w{i}"], args[f"idf{i}"] = word, max(math.log((count - n + 0.5) / (n + 0.5)), MIN_IDF)
+            frequencies.append(f"coalesce(cardinality(array_positions(words, %(w{i})s::text)), 0) AS f{i}")
+            parts.append(f"(CASE WHEN f{i} > 0 THEN %(idf{i})s::float8 * f{i} * %(k1p1)s::float8 / (f{i} + "
+                         f"%(k1)s::float8 * (%(one_b)s::float8 + %(b)s::float8 * length / %(avg)s::float8)) "
+                         "ELSE 0 END)")
+        # OFFSET 0 keeps the frequencies computed once per row (inlined, each is evaluated per use)
+        rows = conn.execute(
+            f"SELECT {_CUT_COLUMNS}, s.score FROM (SELECT id, {' + '.join(parts)} AS score FROM "
+            f"(SELECT id, length, {', '.join(frequencies)} FROM memories WHERE {self._SCOPE} OFFSET 0) c "
+            "ORDER BY score DESC, id LIMIT %(limit)s) s JOIN memories m USING (id) WHERE s.score > 0 "
+            "ORDER BY s.score DESC, id", args).fetchall()
+        return [Hit(_memory(row[:-1]), float(row[-1])) for row in rows]
+
+    def _ranked_here(self, conn: Any, phrases: list[tuple[str, ...]], documents: list[int],
+                     totals: tuple[int, int], args: dict[str, Any]) -> list[Hit]:
+        """BM25 here, for a query holding a phrase of several words (their positions matter)."""
+        candidates = conn.execute(f"SELECT id, words, length FROM memories WHERE {self._SCOPE}", args).fetchall()
+        scored = []
+        average = totals[1] / totals[0]
+        for id_, words, length in candidates:
+            frequencies = [phrase_count(words, phrase) if len(phrase) > 1 else words.count(phrase[0])
+                           for phrase in phrases]
+            if any(frequencies):
+                scored.append((bm25(frequencies, documents, totals[0], length, average), id_))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        best = scored[:args["limit"]]
+        rows = {row[0]: row for row in conn.execute(
+            f"SELECT {_CUT_COLUMNS} FROM memories WHERE id = ANY(%s)", ([i for _, i in best],)).fetchall()}
         return [Hit(_memory(rows[i]), score) for score, i in best if i in rows]
 
     def get(self, ids: Iterable[int]) -> list[Memory]:

@@ -35,6 +35,9 @@ Version 2:
 Version 3: the small tables indexed by location alone (an id longer than a btree entry holds could
 not be indexed), and ``archive_forgotten`` — the archive's forgets, as ``forgotten`` is ctx-local's.
 
+Version 4: ``memory_words`` — how many of a location's memories hold each word (BM25's document
+counts), kept by statement triggers on ``memories`` and filled from the rows already there.
+
 Every start also makes the archive's trigram index where it is missing (``pg_trgm`` in ``public``).
 """
 
@@ -49,7 +52,7 @@ from ..base import LocalStoreError
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: the version this package's tables are at
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _V1 = (
     """CREATE TABLE IF NOT EXISTS stores (
@@ -120,7 +123,43 @@ _V3 = (
         at double precision NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS archive_forgotten_by_location ON archive_forgotten (location)",
 )
-STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {1: (_V1, _V1_OPTIONAL), 2: (_V2, ()), 3: (_V3, ())}
+#: how many of a location's memories hold each word: BM25's document counts read with one indexed
+#: lookup instead of a scan of every memory holding a query word (kept by statement triggers, whoever
+#: writes or deletes; ``{schema}`` is the schema's quoted name)
+_V4 = (
+    """CREATE TABLE IF NOT EXISTS memory_words (
+        location text NOT NULL, word text NOT NULL, documents bigint NOT NULL, PRIMARY KEY (location, word))""",
+    """CREATE OR REPLACE FUNCTION memory_words_added() RETURNS trigger LANGUAGE plpgsql
+       SET search_path = {schema}, public AS $$
+    BEGIN
+      INSERT INTO memory_words (location, word, documents)
+      SELECT a.location, d.word, count(*) FROM added a, LATERAL (SELECT DISTINCT unnest(a.words) AS word) d
+      GROUP BY 1, 2
+      ON CONFLICT (location, word) DO UPDATE SET documents = memory_words.documents + excluded.documents;
+      RETURN NULL;
+    END $$""",
+    """CREATE OR REPLACE FUNCTION memory_words_gone() RETURNS trigger LANGUAGE plpgsql
+       SET search_path = {schema}, public AS $$
+    BEGIN
+      UPDATE memory_words m SET documents = m.documents - g.n FROM (
+        SELECT a.location, d.word, count(*) AS n FROM gone a, LATERAL (SELECT DISTINCT unnest(a.words) AS word) d
+        GROUP BY 1, 2) g
+      WHERE m.location = g.location AND m.word = g.word;
+      RETURN NULL;
+    END $$""",
+    "DROP TRIGGER IF EXISTS memories_added ON memories",
+    """CREATE TRIGGER memories_added AFTER INSERT ON memories REFERENCING NEW TABLE AS added
+       FOR EACH STATEMENT EXECUTE FUNCTION memory_words_added()""",
+    "DROP TRIGGER IF EXISTS memories_gone ON memories",
+    """CREATE TRIGGER memories_gone AFTER DELETE ON memories REFERENCING OLD TABLE AS gone
+       FOR EACH STATEMENT EXECUTE FUNCTION memory_words_gone()""",
+    """INSERT INTO memory_words (location, word, documents)
+       SELECT m.location, d.word, count(*) FROM memories m, LATERAL (SELECT DISTINCT unnest(m.words) AS word) d
+       GROUP BY 1, 2 ON CONFLICT DO NOTHING""",
+    "ANALYZE memories",
+)
+STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    1: (_V1, _V1_OPTIONAL), 2: (_V2, ()), 3: (_V3, ()), 4: (_V4, ())}
 
 
 def lock_id(*parts: str) -> int:
@@ -162,7 +201,7 @@ def migrate(conn: Any, schema: str) -> int:
         for version in range(found + 1, SCHEMA_VERSION + 1):
             required, optional = STEPS[version]
             for statement in required:
-                conn.execute(statement)
+                conn.execute(statement.replace("{schema}", name))
             for statement in optional:
                 try:
                     with conn.transaction():  # a savepoint: a missing extension leaves the rest standing
