@@ -330,3 +330,19 @@ def test_the_word_counts_stay_true_through_writes_and_forgets(store: PostgresMem
         kept = dict(conn.execute("SELECT word, documents FROM hermes_ctx.memory_words WHERE location = %s "
                                  "AND documents > 0", (store.location,)).fetchall())
     assert kept == counted and counted["kettl"] == 1  # stemmed, as FTS5 indexes it
+
+
+@pytest.mark.parametrize("changed, says", [
+    ({"dbname": "nosuchdb"}, "create the database"),
+    ({"user": "nobody"}, "check the user and password"),
+    (None, "is not a valid connection string"),
+])
+def test_doctor_says_what_to_do_for_each_way_a_connection_fails(postgres_dsn: str, changed: dict[str, str] | None,
+                                                                says: str) -> None:
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    from hermes_ctx_plugins.storage import postgres as backend
+
+    dsn = make_conninfo("", **{**conninfo_to_dict(postgres_dsn), **changed}) if changed else "not a dsn at all"
+    [(what, ok, detail)] = backend.check(on_postgres(dsn, connect_timeout=2))
+    assert (what, ok) == ("connection", False) and says in detail, detail

@@ -78,14 +78,23 @@ def honcho() -> Iterator[HonchoStubServer]:
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
-    """A private PostgreSQL server for the whole session (started in a few seconds, offline)."""
-    server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres"))
-    yield server
-    from .. import storage
+def postgres() -> Iterator[EmbeddedPostgres]:
+    """A private PostgreSQL server for the whole session (started in a few seconds, offline). Its data
+    lives outside pytest's temporary folders: pytest deletes all but the newest three of those, and
+    another pytest run on the machine would otherwise delete the data of a server still running."""
+    import shutil
+    import tempfile
 
-    storage.release()
-    server.stop()
+    folder = Path(tempfile.mkdtemp(prefix="hermes-ctx-postgres-"))
+    server = EmbeddedPostgres(folder)
+    try:
+        yield server
+    finally:
+        from .. import storage
+
+        storage.release()
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

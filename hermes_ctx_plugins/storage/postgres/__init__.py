@@ -63,8 +63,7 @@ def check(config: Config) -> list[tuple[str, bool, str]]:
         figures = server.check()
     except Exception as exc:
         detail = " ".join(str(exc).split()) or type(exc).__name__
-        return [("connection", False, f"cannot reach {server.shown}: {detail}; start the server, or point "
-                                      f"ctx_plugins.storage.dsn (or ${DSN_ENV}) at one that runs")]
+        return [("connection", False, f"cannot reach {server.shown}: {detail}; {_remedy(detail)}")]
     found, expected, schema = figures["schema_version"], figures["expected_version"], figures["schema"]
     if found > expected:
         schema_line = (False, f"{schema} is at version {found}, newer than this hermes-ctx-plugins knows ({expected}): "
@@ -82,6 +81,18 @@ def check(config: Config) -> list[tuple[str, bool, str]]:
             ("schema", *schema_line),
             ("pool", True, f"{figures['pool_size']} of at most {figures['pool_max']} connections open, "
                            f"{figures['pool_available']} idle, {figures['requests_waiting']} requests waiting")]
+
+
+def _remedy(detail: str) -> str:
+    """What to do about a failed connection, from what libpq said."""
+    where = f"ctx_plugins.storage.dsn (or ${DSN_ENV})"
+    if "database" in detail and "does not exist" in detail:
+        return f"create the database (createdb), or point {where} at one that exists"
+    if ("role" in detail and "does not exist" in detail) or "authentication failed" in detail:
+        return f"check the user and password in {where}, or create the role"
+    if "connection info string" in detail or ("invalid" in detail and "dsn" in detail.lower()):
+        return f"{where} is not a valid connection string: postgresql://user:password@host:5432/dbname"
+    return f"start the server, or point {where} at one that runs"
 
 
 def release() -> None:

@@ -152,6 +152,8 @@ _HINTS = {
 def memory_error(where: str, exc: BaseException) -> LocalStoreError:
     reason = reason_of(exc) or "unavailable"
     detail = " ".join(str(exc).split()) or type(exc).__name__
+    if psycopg is not None and isinstance(exc, PoolTimeout):  # the pool says only that it waited
+        detail = f"no connection to the server within the wait ({detail}); `hermes-ctx doctor` says why"
     return LocalStoreError(where, reason, f"PostgreSQL: {detail}", _HINTS[reason])
 
 
@@ -161,6 +163,17 @@ def archive_error(where: str, exc: BaseException) -> ArchiveError:
 
 
 # -- pools -------------------------------------------------------------------------------------------
+
+class _QuietPools(logging.Filter):
+    """psycopg_pool logs a warning at every failed connect of every pool; for ours the package says
+    it once, with what to do (ctx-local's error, the queue's retry notice), so those are dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno < logging.ERROR and "'hermes-ctx " in record.getMessage())
+
+
+logging.getLogger("psycopg.pool").addFilter(_QuietPools())
+
 
 class Server:
     """One PostgreSQL server as this process sees it: its pool, and its schema brought up to date."""

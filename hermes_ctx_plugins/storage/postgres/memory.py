@@ -27,6 +27,7 @@ base backups keep them as the server's retention says) — a server is not a fil
 from __future__ import annotations
 
 import json
+import logging
 import math
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -40,6 +41,8 @@ from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Re
 from .connection import Server, fail, location_key, queue_id
 from .schema import lock_id
 from .text import stored, unstored
+
+log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 _COLUMNS = ("id, key, kind, namespace, user_id, chat_id, session_id, visibility, user_text, assistant_text, "
             "fact_text, source, created_at")
@@ -71,6 +74,7 @@ _TOTALS = """
 INSERT INTO memory_totals (location, documents, words) VALUES (%s, %s, %s)
 ON CONFLICT (location) DO UPDATE SET documents = memory_totals.documents + excluded.documents,
                                      words = memory_totals.words + excluded.words
+RETURNING documents
 """
 _PROGRESS = """
 INSERT INTO queue_progress (location, queue, segment, "offset") VALUES (%s, %s, %s, %s)
@@ -80,6 +84,11 @@ ON CONFLICT (location, queue, segment) DO UPDATE SET "offset" = excluded."offset
 
 def _escaped_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _doubled(before: int, after: int) -> bool:
+    """Whether a location's memories passed a power of two from 1,024 on (when statistics go stale)."""
+    return after >= 1024 and after.bit_length() > max(before, 0).bit_length()
 
 
 def _created_at(raw: str) -> float:
@@ -142,17 +151,29 @@ class PostgresMemory(MemoryBackend):
         rows = [{**_row(record), "n": n} for n, record in enumerate(records) if firsts[record.key] is record]
         try:
             with self._server.transaction(lock=self._lock_id, lock_timeout=self._busy, wait=self._wait) as conn:
-                new, words = (0, 0)
+                new, words, stored_now = (0, 0, 0)
                 if rows:
                     new, words = conn.execute(_INSERT, {"rows": json.dumps(rows), "location": self.location}
                                               ).fetchone()  # type: ignore[misc]
                     if new:
-                        conn.execute(_TOTALS, (self.location, new, words))
+                        stored_now = conn.execute(_TOTALS, (self.location, new, words)).fetchone()[0]  # type: ignore[index]
                 if segment:
                     conn.execute(_PROGRESS, (self.location, self._queue, stored(segment), offset))
-            return int(new)
         except Exception as exc:
             fail(self._where, exc)
+        if new and _doubled(stored_now - new, stored_now):
+            self._analyze()
+        return int(new)
+
+    def _analyze(self) -> None:
+        """Refresh the planner's statistics of the table: until they exist it plans a search without
+        the words index (a store filled in one go is otherwise searched slowly until autovacuum
+        analyses it, a minute or more later). Best effort: autovacuum does it in the end."""
+        try:
+            with self._server.connection(wait=self._wait) as conn:
+                conn.execute("ANALYZE memories")
+        except Exception as exc:  # a lock, a privilege: the statistics come later, searches still work
+            log.info("PostgreSQL: ANALYZE memories skipped (%s)", " ".join(str(exc).split()))
 
     def add(self, record: Record) -> Memory:
         self.write([record])
