@@ -50,8 +50,10 @@ quarantined during an outage.
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import HermesCtxError
 from ..events import Forgotten, Message
@@ -257,6 +259,28 @@ class MemoryBackend(abc.ABC):
     def close(self) -> None:
         """Release the connection (closing it again does nothing); the stored memories stay, for the
         next connection opened at the location (for the in-memory backend: until the process exits)."""
+
+
+def purge_condition(*, session_id: str | None, user_id: str | None, namespace: str | None,
+                    older_than_days: float | None, everything: bool, mark: str,
+                    written: Callable[[str], str]) -> tuple[str, list[Any]]:
+    """The SQL condition on ``compactions`` of :meth:`ArchiveBackend.purge`'s arguments, for a backend
+    that keeps them in a table: its text (placeholders ``mark``, ids as ``written``) and arguments.
+
+    :raises ArchiveError: no condition and not ``everything``.
+    """
+    where: list[str] = []
+    args: list[Any] = []
+    for column, value in (("session_id", session_id), ("user_id", user_id), ("namespace", namespace)):
+        if value is not None:
+            where.append(f"{column} = {mark}")
+            args.append(written(value))
+    if older_than_days is not None:
+        where.append(f"created < {mark}")
+        args.append(time.time() - older_than_days * 86400)
+    if not where and not everything:
+        raise ArchiveError("purge needs a session, a user, an age or everything=True")
+    return " AND ".join(where) or "TRUE", args
 
 
 class ArchiveBackend(abc.ABC):

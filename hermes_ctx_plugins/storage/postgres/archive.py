@@ -24,7 +24,7 @@ from typing import Any
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
-from ..base import ArchiveBackend, ArchiveError
+from ..base import ArchiveBackend, ArchiveError, purge_condition
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
 from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, spool_path
@@ -211,18 +211,10 @@ class PostgresArchive(ArchiveBackend):
     def purge(self, *, session_id: str | None = None, user_id: str | None = None,
               older_than_days: float | None = None, everything: bool = False,
               namespace: str | None = None) -> int:
-        where: list[str] = []
-        args: list[Any] = []
-        for column, value in (("session_id", session_id), ("user_id", user_id), ("namespace", namespace)):
-            if value is not None:
-                where.append(f"{column} = %s")
-                args.append(stored(value))
-        if older_than_days is not None:
-            where.append("created < %s")
-            args.append(time.time() - older_than_days * 86400)
-        if not where and not everything:
-            raise ArchiveError("purge needs a session, a user, an age or everything=True")
-        return self._delete(" AND ".join(where) or "TRUE", args)[0]
+        condition, args = purge_condition(session_id=session_id, user_id=user_id, namespace=namespace,
+                                          older_than_days=older_than_days, everything=everything, mark="%s",
+                                          written=stored)
+        return self._delete(condition, args)[0]
 
     # -- forgetting a user --------------------------------------------------------------------------
     def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:

@@ -17,7 +17,6 @@ import json
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
-from ..base import ArchiveBackend, ArchiveError
+from ..base import ArchiveBackend, ArchiveError, purge_condition
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
 from ..spool import Entry, Spool, entry_of, make_entry, spool_path
@@ -198,18 +197,9 @@ class ArchiveStore(ArchiveBackend):
     def purge(self, *, session_id: str | None = None, user_id: str | None = None,
               older_than_days: float | None = None, everything: bool = False,
               namespace: str | None = None) -> int:
-        where: list[str] = []
-        args: list[Any] = []
-        for column, value in (("session_id", session_id), ("user_id", user_id), ("namespace", namespace)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(to_stored(value))
-        if older_than_days is not None:
-            where.append("created < ?")
-            args.append(time.time() - older_than_days * 86400)
-        if not where and not everything:
-            raise ArchiveError("purge needs a session, a user, an age or everything=True")
-        condition = " AND ".join(where) or "1"
+        condition, args = purge_condition(session_id=session_id, user_id=user_id, namespace=namespace,
+                                          older_than_days=older_than_days, everything=everything, mark="?",
+                                          written=to_stored)
         with self._transaction() as db:
             ids = [row[0] for row in db.execute(f"SELECT id FROM compactions WHERE {condition}", args)]
             self._delete_compactions(db, ids)
