@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,20 +60,18 @@ def _like(text: str) -> str:
 class PostgresArchive(ArchiveBackend):
     """The archive of one location on a PostgreSQL server; any thread may call it. Connects at first use."""
 
-    def __init__(self, path: Path, config_server: Any, *, retention_days: float = 30.0,
+    def __init__(self, path: Path, server_of: Callable[[], Server], *, retention_days: float = 30.0,
                  max_megabytes: float = 256.0) -> None:
         self.path = Path(path)
         self.location = location_key(self.path)
         self.spool = Spool(spool_path(self.path))
         self.retention_days = retention_days
         self.max_megabytes = max_megabytes
-        self._server_of = config_server  # () -> Server: the pool is made at the first use, not at open
-        self._lock_key = ""
+        self._server_of = server_of  # the pool is made at the first use, not when the archive is opened
 
     @property
     def _server(self) -> Server:
-        server: Server = self._server_of()
-        return server
+        return self._server_of()
 
     @property
     def _where(self) -> str:
