@@ -186,8 +186,12 @@ class Server:
         self.shown = redacted(dsn)
         self._migrated = False
         self._migrating = threading.Lock()
+        # reconnect_timeout: the pool retries a failed connect with a doubling back-off for this long,
+        # then stops; the next request starts afresh at once. Its default (5 minutes) let a worker wait
+        # up to a minute after the server came back; this keeps it to a few seconds.
         self.pool = ConnectionPool(
             dsn, min_size=0, max_size=pool_size, open=True, timeout=connect_timeout,
+            reconnect_timeout=max(2.0, connect_timeout), reconnect_failed=lambda pool: None,
             check=ConnectionPool.check_connection, name=f"hermes-ctx {schema}", configure=self._configure,
             kwargs={"autocommit": True, "connect_timeout": max(1, int(connect_timeout)),
                     "application_name": "hermes-ctx-plugins"})
