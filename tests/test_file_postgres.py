@@ -314,3 +314,13 @@ def test_only_postgres_moves_the_files_off_the_disk(tmp_path: Path) -> None:
     assert not shared() and not shared(backend="memory")  # SQLite and in-memory: hermes' own files
     assert shared(backend="postgres") and shared(documents="postgres")
     assert not shared(backend="postgres", documents="sqlite")
+
+
+def test_the_memory_cli_says_the_store_is_unusable_when_the_server_is_unreachable(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("ctx_plugins:\n  storage:\n    backend: postgres\n    connect_timeout: 1\n"
+                      f"    dsn: postgresql://hermes@/hermes?host={tmp_path / 'no-server-here'}\n")
+    assert main(["--config", str(config), "memory", "add", "said while the server is away"]) == 3  # the store
+    assert "try again" in capsys.readouterr().err
+    assert main(["--config", str(config), "memory", "add", ""]) == 4  # what was asked: refused before any I/O

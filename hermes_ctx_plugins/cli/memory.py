@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from ..cliutil import EXIT_INPUT, confirm
+from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, confirm
 from ..config import Config, hermes_home
 from ..memory.local import cli as local_cli
 
@@ -90,6 +90,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
             file.documents.update(file.path, empty)
             print(f"{args.target} emptied" + (f"; the old content is in {backup}" if emptied[-1] else ""))
+    except StoreUnavailable as exc:  # the folder, the file or the server: the store, not what was asked
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
+        return EXIT_PLUGIN
     except (MemoryStoreError, KeyError) as exc:
         print(f"hermes-ctx: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return EXIT_INPUT
