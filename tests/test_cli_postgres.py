@@ -19,6 +19,7 @@ from hermes_ctx_plugins import SessionInfo, Turn, storage
 from hermes_ctx_plugins.cli import EXIT_INPUT, EXIT_PLUGIN, main
 from hermes_ctx_plugins.config import Config, load_config
 from hermes_ctx_plugins.memory.local import LocalProvider
+from hermes_ctx_plugins.testing.postgres import EmbeddedPostgres
 
 ALICE = SessionInfo(session_id="s-alice", user_id="alice", chat_id="dm")
 BOB = SessionInfo(session_id="s-bob", user_id="bob", chat_id="dm")
@@ -174,3 +175,17 @@ def test_a_server_that_is_down_is_an_error_naming_it(config: Config, monkeypatch
         assert code == EXIT_PLUGIN, (command, out, err)
         assert f"port={port}" in err and "password=***" in err, command
         assert "pw-not-shown" not in out + err and "Traceback" not in err and "yet" not in out + err, command
+
+
+def test_stats_show_the_local_queue_while_the_server_is_down(
+        postgres: EmbeddedPostgres, config: Config, capsys: pytest.CaptureFixture[str]) -> None:
+    provider = LocalProvider({}, hermes_home=home(), config=config)
+    try:
+        with postgres.down():
+            provider.sync_turn(Turn(session=SessionInfo(session_id="s1", user_id="alice"), turn_number=1,
+                                    user_text="the pelican nests on the pier", assistant_text="noted"))
+            code, out, err = run(capsys, "memory", "stats")
+            assert code == EXIT_PLUGIN and "cannot be read now" in out and "PostgreSQL" in err
+            assert "at most 1 records waiting in 1 segment file(s), 1 held by a running process" in out
+    finally:
+        provider.shutdown()

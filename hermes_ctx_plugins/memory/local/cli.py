@@ -124,27 +124,33 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
 
 
 def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
-    exists = memory_exists(provider.config, provider.path)
+    """The store's figures and the local queue's; when the store cannot be asked (a server down), the
+    queue all the same — it is on this machine — then exit 3."""
     settings = provider.config.plugins.storage
-    report: dict[str, Any] = {"database": str(provider.path), "exists": exists,
+    report: dict[str, Any] = {"database": str(provider.path), "exists": None, "error": None,
                               "namespace": args.namespace, "queue": str(provider.queue_dir),
                               "backend": settings.memory or settings.backend}
-    progress: dict[str, int] = {}
-    if exists:
-        store = open_memory(provider.config, provider.path)
-        try:
-            report.update(store.stats(args.namespace))
-            progress = store.progress()
-            report["quarantine"] = [vars(q) for q in store.quarantined(args.namespace)]
-        finally:
-            store.close()
-    segments = inspect(provider.queue_dir, progress) if provider.queue_dir.is_dir() else []
+    progress: dict[str, int] | None = {}
+    try:
+        report["exists"] = memory_exists(provider.config, provider.path)
+        if report["exists"]:
+            store = open_memory(provider.config, provider.path)
+            try:
+                report.update(store.stats(args.namespace))
+                progress = store.progress()
+                report["quarantine"] = [vars(q) for q in store.quarantined(args.namespace)]
+            finally:
+                store.close()
+    except LocalStoreError as exc:
+        report["error"], progress = str(exc), None  # how far the queue is applied is the store's to say
+    segments = inspect(provider.queue_dir, progress or {}) if provider.queue_dir.is_dir() else []
     report["waiting"] = sum(s.waiting for s in segments)
+    report["waiting_known"] = progress is not None
     report["segments"] = [{"path": str(s.path), "waiting": s.waiting, "live": s.live} for s in segments]
-    if args.json:
-        print(json_text(report, default=str))
-        return 0
-    print(_stats_text(report))
+    print(json_text(report, default=str) if args.json else _stats_text(report))
+    if report["error"]:
+        print(f"hermes-ctx: {report['error']}", file=sys.stderr)
+        return EXIT_PLUGIN
     return 0
 
 
@@ -154,7 +160,9 @@ def _date(value: Any) -> str:
 
 def _stats_text(report: dict[str, Any]) -> str:
     namespace = f", namespace {report['namespace']!r}" if report["namespace"] else ""
-    if not report["exists"]:
+    if report["error"]:
+        lines = [f"{NAME} memory: {report['database']} ({report['backend']}): cannot be read now: {report['error']}"]
+    elif not report["exists"]:
         lines = [f"{NAME} memory: {report['database']} (not created yet)"]
     else:
         lines = [f"{NAME} memory: {report['database']} ({report['backend']}, {report['bytes'] / 1e6:.1f} MB"
@@ -162,7 +170,8 @@ def _stats_text(report: dict[str, Any]) -> str:
                  f"  {report['turns']:,} turns, {report['facts']:,} facts, {report['scopes']:,} user/chat scopes, "
                  f"{report['sessions']:,} sessions; oldest {_date(report['oldest'])}, newest {_date(report['newest'])}"]
     live = sum(1 for s in report["segments"] if s["live"])
-    lines.append(f"  queue {report['queue']}: {report['waiting']:,} records waiting in {len(report['segments'])} "
+    waiting = f"{report['waiting']:,}" if report["waiting_known"] else f"at most {report['waiting']:,}"
+    lines.append(f"  queue {report['queue']}: {waiting} records waiting in {len(report['segments'])} "
                  f"segment file(s)" + (f", {live} held by a running process" if live else ""))
     quarantine = report.get("quarantine") or []
     kept = " (kept with their errors, never dropped)" if quarantine else ""
