@@ -101,8 +101,6 @@ _V1 = (
     "CREATE INDEX IF NOT EXISTS messages_tool_call ON messages (location, tool_call_id)",
     "CREATE INDEX IF NOT EXISTS messages_call_ids ON messages USING gin (call_ids)",
 )
-#: tried after the tables; a server without ``pg_trgm`` searches the archive without an index
-_V1_OPTIONAL: tuple[str, ...] = ()
 #: the file provider's MEMORY.md / USER.md (:mod:`.documents`)
 _V2 = (
     "CREATE SEQUENCE IF NOT EXISTS document_revisions",
@@ -158,8 +156,8 @@ _V4 = (
        GROUP BY 1, 2 ON CONFLICT DO NOTHING""",
     "ANALYZE memories",
 )
-STEPS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    1: (_V1, _V1_OPTIONAL), 2: (_V2, ()), 3: (_V3, ()), 4: (_V4, ())}
+#: each version's statements, applied in order in one transaction (``{schema}``: the schema's quoted name)
+STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 
 
 def lock_id(*parts: str) -> int:
@@ -199,17 +197,8 @@ def migrate(conn: Any, schema: str) -> int:
                                   "upgrade, or set ctx_plugins.storage.schema to another schema")
         conn.execute(f"SET LOCAL search_path TO {name}, public")
         for version in range(found + 1, SCHEMA_VERSION + 1):
-            required, optional = STEPS[version]
-            for statement in required:
+            for statement in STEPS[version]:
                 conn.execute(statement.replace("{schema}", name))
-            for statement in optional:
-                try:
-                    with conn.transaction():  # a savepoint: a missing extension leaves the rest standing
-                        conn.execute(statement)
-                except Exception as exc:
-                    log.warning("PostgreSQL schema %s: %s failed (%s); the archive is searched without "
-                                "a trigram index", schema, statement.split(" ON ")[0], exc)
-                    break
             conn.execute(f"INSERT INTO {name}.schema_version (version) VALUES (%s)", (version,))
         _trigram_index(conn, schema)
     return found
