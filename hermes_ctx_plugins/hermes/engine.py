@@ -25,6 +25,7 @@ from ..events import SessionInfo, Usage
 from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas
+from .agents import Compaction, find_caller_agent
 from .runtime import Runtime, SessionInUseError
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -66,6 +67,8 @@ class HermesCtxEngine(ContextEngine):
         self.session_id = ""
         #: the Bridge agent this copy serves (see :meth:`bind`); weak, like the runtime's table
         self._holder: weakref.ref[Any] | None = None
+        #: the hermes agent this copy belongs to (see :meth:`on_session_start`); weak
+        self._agent: weakref.ref[Any] | None = None
         self._report()
 
     @property
@@ -224,13 +227,18 @@ class HermesCtxEngine(ContextEngine):
         self._report()
         if self._strategy is None or not messages:
             return messages
-        result = self._host.run_compression(
-            self._strategy, list(messages), session=self._session(), fallback=self._fallback,
-            current_tokens=current_tokens, focus_topic=focus_topic, force=force, memory_context=memory_context)
+        with self._runtime.agents.acting_for(self.agent()):  # its status events reach this agent's user
+            result = self._host.run_compression(
+                self._strategy, list(messages), session=self._session(), fallback=self._fallback,
+                current_tokens=current_tokens, focus_topic=focus_topic, force=force, memory_context=memory_context)
         self._report(result)
         if not result.messages:
             return messages
         if result.compressed:
+            self._runtime.agents.record(Compaction(
+                when=time.time(), strategy=self._strategy.name, messages_before=len(messages),
+                messages_after=len(result.messages), tokens_before=result.tokens_before,
+                tokens_after=result.tokens_after, removed=len(result.removed), fallback=result.used_fallback))
             self.awaiting_real_usage_after_compression = True
             log.info("hermes-ctx %s: %d -> %d messages, %d -> %d tokens", self._strategy.name,
                      len(messages), len(result.messages), result.tokens_before, result.tokens_after)
@@ -314,9 +322,17 @@ class HermesCtxEngine(ContextEngine):
         self._holder = weakref.ref(holder)
         self.session_id = session.session_id
 
+    def agent(self) -> Any | None:
+        """The live hermes agent this copy belongs to, or ``None``."""
+        return self._agent() if self._agent is not None else None
+
     def on_session_start(self, session_id: str, **kwargs: Any) -> None:
         self.session_id = session_id or ""
         agent = self._holder() if self._holder is not None else None
+        owner = agent if agent is not None else find_caller_agent(self)
+        if owner is not None:
+            self._agent = weakref.ref(owner)
+            self._runtime.agents.remember(self.session_id, owner)
         if not self.session_id:
             return
         if agent is None:  # hermes' own agent: its owner, named by pre_llm_call, goes along (see follow)

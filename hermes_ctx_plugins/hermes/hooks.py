@@ -31,10 +31,14 @@ T = TypeVar("T")
 
 
 def _never_raises(method: Callable[..., T]) -> Callable[..., T | None]:
+    """A hook callback that never raises into hermes, and whose status events (a provider's outage
+    while recalling, say) reach the user of the agent running the hook's session."""
     @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> T | None:
+    def wrapper(self: HookDispatcher, *args: Any, **kwargs: Any) -> T | None:
         try:
-            return method(*args, **kwargs)
+            agent = self.runtime.agent_for(str(kwargs.get("session_id") or ""))
+            with self.runtime.agents.acting_for(agent):
+                return method(self, *args, **kwargs)
         except Exception:  # a bug of ours must not break the user's turn either
             log.exception("hermes-ctx hook %s failed", method.__name__)
             return None

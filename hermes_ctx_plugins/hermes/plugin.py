@@ -14,6 +14,7 @@ from ..config import hermes_home
 from ..errors import HermesCtxError
 from ..manager import load_host
 from ..runstate import RunningState
+from . import commands
 from .engine import HermesCtxEngine
 from .memory import write_shims
 from .memory_gate import defer_reviews_to_hermes, install
@@ -30,6 +31,7 @@ def register(ctx: Any) -> None:
     A broken config never breaks hermes: the error is logged (naming the key, the value and what is
     valid) and hermes runs on without us.
     """
+    commands.register_cli(ctx)  # `hermes ctx …`, even with a broken config: `hermes ctx doctor` says why
     state = RunningState(hermes_home())
     try:
         host = load_host(status_callback=state.on_event)
@@ -39,9 +41,11 @@ def register(ctx: Any) -> None:
     state.host = host
     state.write()  # `hermes-ctx plugins` in another shell shows what this process runs
     runtime = Runtime(host)
+    state.forward = runtime.agents.on_event  # and to hermes' status_callback of the agent concerned
     ctx.register_context_engine(HermesCtxEngine(host, runtime))
     for hook_name, callback in runtime.hooks.callbacks().items():
         ctx.register_hook(hook_name, callback)
+    commands.register_slash(ctx, runtime)  # `/ctx` in a conversation
     defer_reviews_to_hermes(host)
     # hermes' own memory tool writes MEMORY.md / USER.md: with `file` active it passes our gates
     install(ctx, runtime)

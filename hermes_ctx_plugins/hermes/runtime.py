@@ -24,6 +24,7 @@ from ..errors import HermesCtxError
 from ..events import SessionInfo
 from ..manager import Host
 from ..scope import describe
+from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -327,12 +328,18 @@ class Runtime:
     :ivar host: the host loaded from hermes' ``config.yaml`` (its top-level settings)
     :ivar sessions: every session hermes' hooks or a Bridge told us about
     :ivar hooks: the callbacks ``register(ctx)`` hands to hermes
+    :ivar agents: the live hermes agents by session id, and what our status events reach
     """
 
     def __init__(self, host: Host, *, max_sessions: int = MAX_SESSIONS) -> None:
         self.host = host
         self.sessions = SessionTable(max_sessions)
         self.hooks = HookDispatcher(self)
+        self.agents = Agents()
+
+    def agent_for(self, session_id: str) -> Any | None:
+        """The live hermes agent running ``session_id``, or ``None`` (unknown, or garbage-collected)."""
+        return self.agents.agent_for(session_id)
 
     def route(self, session_id: str) -> tuple[Host, set[str]]:
         """The host ``session_id``'s hooks go to, and the providers hermes' memory manager drives

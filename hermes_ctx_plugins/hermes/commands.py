@@ -1,0 +1,157 @@
+"""Our commands inside hermes: ``hermes ctx …`` in a shell and ``/ctx`` in a conversation.
+
+hermes 0.19.0 offers plugins both: ``register_cli_command`` adds a ``hermes <name>`` subcommand
+(hermes hands us an argparse subparser and calls our handler with the parsed namespace; it ignores
+the handler's return value, so a failure exits through ``SystemExit``), and ``register_command``
+adds a slash command to its CLI, TUI and gateways (the handler gets the text after the command and
+returns the text to show; it is told nothing about the session it was typed in).
+
+- ``hermes ctx ARGS`` is ``hermes-ctx ARGS``: the same commands, options and exit codes.
+- ``/ctx`` (or ``/ctx status``) shows this process's state: the strategy, the last compaction, the
+  tokens saved, the archive's size, the memory providers and their breakers — numbers and names
+  only, never anyone's text, because in a gateway the person asking may not be the one whose
+  conversation compacted.
+- ``/ctx search QUERY`` and ``/ctx expand ID`` read the archive of the conversation they are typed
+  in. hermes does not say which conversation that is, so they answer only while this process runs
+  exactly one conversation (the ``hermes`` CLI); in a gateway serving several they refuse rather
+  than show one user another's archive (the model's ``ctx_search`` / ``ctx_expand`` tools, and
+  ``hermes-ctx archive`` on the host, work there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..tokens import get_counter
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+NAME = "ctx"
+CLI_HELP = "hermes-ctx-plugins: status, doctor, memory, archive, compress, install (same as `hermes-ctx`)"
+SLASH_HELP = "context plugins: status, search the archive, expand an archived message"
+SLASH_ARGS = "[status | search QUERY | expand ID]"
+SLASH_USAGE = ("/ctx                 status: strategy, last compaction, tokens saved, archive, memory providers\n"
+               "/ctx search QUERY    search what compactions archived from this conversation\n"
+               "/ctx expand ID       read archived messages verbatim (an id from search, or a range 120-135)")
+
+
+def register_cli(ctx: Any) -> None:
+    """Hand hermes ``hermes ctx``: whatever state our config is in (``hermes ctx doctor`` is how a
+    user finds out what is wrong with it)."""
+    ctx.register_cli_command(NAME, help=CLI_HELP, setup_fn=setup_cli, handler_fn=run_cli,
+                             description="Runs `hermes-ctx ARGS`; `hermes ctx help` lists them.")
+
+
+def register_slash(ctx: Any, runtime: Runtime) -> None:
+    """Hand hermes ``/ctx`` for ``runtime``."""
+    ctx.register_command(NAME, lambda raw: slash(runtime, raw), description=SLASH_HELP, args_hint=SLASH_ARGS)
+
+
+def setup_cli(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="COMMAND ...",
+                        help="a hermes-ctx command and its options (`hermes ctx help` lists them)")
+
+
+def run_cli(args: argparse.Namespace) -> None:
+    from ..cli import main
+
+    argv = list(getattr(args, "args", None) or [])
+    if not argv or argv[0] == "help":
+        argv = ["--help", *argv[1:]]
+    code = main(argv)
+    if code:
+        raise SystemExit(code)
+
+
+def slash(runtime: Runtime, raw: str) -> str:
+    """The answer to ``/ctx RAW`` (never raises: hermes would print a bare traceback line)."""
+    try:
+        words = shlex.split(raw or "")
+    except ValueError as exc:
+        return f"/ctx: {exc}\n{SLASH_USAGE}"
+    command, rest = (words[0].lower(), words[1:]) if words else ("status", [])
+    try:
+        if command == "status" and not rest:
+            return status(runtime)
+        if command in ("search", "expand") and rest:
+            return _archive(runtime, command, " ".join(rest))
+        if command in ("help", "-h", "--help"):
+            return SLASH_USAGE
+    except Exception as exc:  # a store that cannot be read is an answer, not a crash
+        return f"/ctx {command}: {type(exc).__name__}: {exc}"
+    return f"/ctx: unknown or incomplete command {raw.strip()!r}; valid:\n{SLASH_USAGE}"
+
+
+def status(runtime: Runtime) -> str:
+    host = runtime.host
+    agents = runtime.agents
+    strategy = host.compressor.name if host.compressor else "(none: hermes' built-in compressor)"
+    lines = [f"strategy      {strategy}"]
+    last = agents.last
+    if last is None:
+        lines.append("compactions   none yet in this process")
+    else:
+        ago = _ago(time.time() - last.when)
+        lines.append(f"compactions   {agents.compactions} in this process, {agents.tokens_saved:,} tokens saved")
+        lines.append(f"last          {ago}: {last.strategy}, {last.messages_before:,} -> {last.messages_after:,} "
+                     f"messages, {last.tokens_before:,} -> {last.tokens_after:,} tokens"
+                     + (" (static fallback summary)" if last.fallback else ""))
+    if host.archive is None:
+        lines.append("archive       off (ctx_plugins.archive.enabled)")
+    else:
+        stats = host.archive.store.stats()
+        lines.append(f"archive       {stats['messages']:,} messages from {stats['compactions']:,} compactions, "
+                     f"{stats['bytes'] / 1e6:.1f} MB ({stats['path']})")
+    lines.append("memory")
+    providers = host.memory_providers
+    if not providers:
+        lines.append("  (no provider active)")
+    for provider in providers:
+        health = host.isolator.status(f"memory:{provider.name}")
+        extra = getattr(provider, "status", None)
+        state = extra() if callable(extra) else {}
+        if isinstance(state, dict) and "breaker" in state:
+            health += f"; breaker {state['breaker']}, {state.get('queued', 0)} writes queued"
+        lines.append(f"  {provider.name}: {health}")
+    troubled = [p for p in host.loaded_plugins() if p.status != "ok" and p.enabled]
+    for plugin in troubled:
+        lines.append(f"plugin {plugin.name}: {plugin.status}")
+    return "\n".join(lines)
+
+
+def _archive(runtime: Runtime, command: str, text: str) -> str:
+    archive = runtime.host.archive
+    if archive is None:
+        return "/ctx: the archive is off (ctx_plugins.archive.enabled: false)"
+    live = runtime.agents.live()
+    if len(live) != 1:
+        return ("/ctx search and /ctx expand read one conversation's archive, and hermes does not tell plugin "
+                f"commands which conversation they were typed in: this process runs {len(live)}. Ask the model "
+                "(it has ctx_search / ctx_expand), or run `hermes-ctx archive search` on the host.")
+    agent = live[0]
+    session = runtime.session(str(getattr(agent, "session_id", "") or ""), runtime.host)
+    args: dict[str, Any] = {"query": text, "limit": 10} if command == "search" else {"id": text}
+    name = "ctx_search" if command == "search" else "ctx_expand"
+    answer = json.loads(archive.handle_tool_call(name, args, session=session,
+                                                 counter=get_counter(session.model or "")))
+    if "error" in answer:
+        return f"/ctx {command}: {answer['error']}"
+    if command == "search":
+        rows = [f"  #{r['id']}  {r['role']:<9} {r['archived']}  {r['snippet']}" for r in answer["results"]]
+        return "\n".join([f"/ctx search {text!r}: {len(rows)} result(s)", *rows, answer.get("note", "")])
+    shown = [f"#{m.get('id')} {m.get('role')}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
+             for m in answer.get("messages", [])]
+    return "\n\n".join(shown + ([answer["note"]] if answer.get("note") else [])) or "/ctx expand: nothing"
+
+
+def _ago(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s ago"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min ago"
+    return f"{seconds / 3600:.1f} h ago"

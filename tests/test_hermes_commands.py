@@ -1,0 +1,127 @@
+"""Inside real hermes-agent 0.19.0: ``hermes ctx …``, ``/ctx``, and our status events on hermes'
+own ``status_callback``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hermes_helpers import configure_hermes, new_agent
+
+from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
+
+pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+
+PLANTED = "The flaky cache test is fixed by commit 9b41d07e3c in src/cache/ttl.py."
+SUMMARY = "## Goal\nFinish the migration.\n## Files\nsrc/cache.py"  # a summary that lost the SHA
+
+
+def _slash(raw: str) -> str:
+    from hermes_cli.plugins import get_plugin_command_handler, get_plugin_commands
+
+    assert "ctx" in get_plugin_commands()
+    handler = get_plugin_command_handler("ctx")
+    assert handler is not None
+    return str(handler(raw))
+
+
+def _compacted(stub: StubOpenAIServer, **kwargs: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """An agent whose conversation (with :data:`PLANTED` in it) has been compacted once."""
+    history = make_transcript(41, turns=90, output_lines=80, system=False, images=False)
+    at = next(i for i, m in enumerate(history[10:], 10) if m["role"] == "assistant" and m.get("content"))
+    history[at] = {**history[at], "content": f"{history[at]['content']} {PLANTED}"}
+    stub.responder = lambda request: "continuing" if request.get("stream") else SUMMARY
+    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana", **kwargs)
+    result = agent.run_conversation("please continue", conversation_history=history)
+    assert agent.context_compressor.compression_count == 1
+    return agent, result["messages"]
+
+
+def test_slash_ctx_shows_status_and_reads_this_conversations_archive(stub: StubOpenAIServer) -> None:
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
+    before = _slash("")
+    assert "strategy      summarize" in before and "none yet" in before
+
+    agent, _ = _compacted(stub)
+    status = _slash("status")
+    assert "compactions   1 in this process" in status
+    assert "tokens saved" in status and "summarize" in status
+    assert "archive" in status and "messages from 1 compactions" in status
+    assert "9b41d07e3c" not in status  # numbers and names only: a gateway may ask for it
+
+    found = _slash("search 9b41d07e3c")
+    assert "1 result" in found and "9b41d07e3c" in found
+    first_id = found.split("#", 1)[1].split()[0]
+    expanded = _slash(f"expand {first_id}")
+    assert PLANTED in expanded
+
+    assert "unknown or incomplete" in _slash("frobnicate") and "/ctx search QUERY" in _slash("help")
+    assert "no archived message" in _slash("expand 999999")
+    del agent
+
+
+def test_slash_ctx_search_refuses_when_it_cannot_tell_whose_conversation(stub: StubOpenAIServer) -> None:
+    """A gateway runs many conversations; hermes does not tell a plugin command which one it was typed
+    in, so /ctx search must not pick one (it would show one user another's archive)."""
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
+    agent, _ = _compacted(stub)
+    assert "9b41d07e3c" in _slash("search 9b41d07e3c")  # one conversation: found
+    other = new_agent(stub, user_id="erin")
+    other.run_conversation("hello", conversation_history=[])
+    refused = _slash("search 9b41d07e3c")
+    assert "9b41d07e3c" not in refused and "runs 2" in refused
+    del agent, other
+
+
+def test_our_status_events_reach_hermes_status_callback_not_the_model(stub: StubOpenAIServer) -> None:
+    # progress notices are opt-in (hermes shows its own "compacting" line); warnings always arrive
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\ncompression: {progress_notices: true}\n")
+    seen: list[tuple[str, str]] = []
+    agent, messages = _compacted(stub, status_callback=lambda kind, text: seen.append((kind, text)))
+    ours = [(kind, text) for kind, text in seen if text.startswith("hermes-ctx:")]
+    assert ("lifecycle", next(t for k, t in ours if "compressed" in t)) in ours, seen
+    assert any("Compacting context" in text for _, text in seen)  # hermes' own notice, the same way
+
+    # a summary model that fails: our warning arrives as hermes' "warn" status
+    seen.clear()
+    stub.responder = lambda request: "continuing" if request.get("stream") else ""
+    history = make_transcript(42, turns=90, output_lines=80, system=False, images=False)
+    agent.run_conversation("carry on", conversation_history=messages + history)
+    warnings = [text for kind, text in seen if kind == "warn" and text.startswith("hermes-ctx:")]
+    assert any("summary unavailable" in text for text in warnings), seen
+
+    # never model output: no request carried our status lines
+    wire = json.dumps([r.body for r in stub.chat_requests])
+    assert "hermes-ctx: compressed" not in wire and "summary unavailable" not in wire
+
+
+def test_runtime_knows_each_live_agent_by_its_session(stub: StubOpenAIServer) -> None:
+    from hermes_ctx_plugins.hermes.runtime import installed
+
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
+    first, second = new_agent(stub, user_id="ann"), new_agent(stub, user_id="bob")
+    runtime = installed()
+    assert runtime is not None
+    assert runtime.agent_for(first.session_id) is first
+    assert runtime.agent_for(second.session_id) is second
+    assert runtime.agent_for("no-such-session") is None
+
+
+def test_hermes_ctx_subcommand_is_hermes_ctx(stub: StubOpenAIServer, tmp_path: Path) -> None:
+    """``hermes ctx ARGS`` in a shell runs ``hermes-ctx ARGS``: same output, same exit code."""
+    home = configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
+    hermes = Path(sys.executable).parent / "hermes"
+    env = {**os.environ, "HERMES_HOME": str(home)}
+    ran = subprocess.run([str(hermes), "ctx", "check"], env=env, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert "summarize" in ran.stdout
+
+    config = home / "config.yaml"
+    config.write_text(config.read_text().replace("compressor: summarize", "compressor: nope"))
+    bad = subprocess.run([str(hermes), "ctx", "check"], env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "nope" in bad.stderr
