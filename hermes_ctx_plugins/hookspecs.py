@@ -11,6 +11,24 @@ Two families, never mixed:
 Implement any of these in a module or class decorated with :data:`hookimpl` and expose it through
 the ``hermes_ctx_plugins`` entry-point group.
 
+**Installed is not on.** An installed (entry-point) plugin's registrations always run, so its
+strategies and providers can be selected by name; its lifecycle hooks run only once the plugin is
+opted in:
+
+* it is listed in ``ctx_plugins.plugins`` (``plugins: [acme]``; a deployment's list adds to it), or
+* one of its strategies or providers is in use: the selected compressor, a provider in
+  ``ctx_plugins.memory.providers``, the provider hermes' ``memory.provider`` names (from when hermes
+  starts it), a pipeline step (from when the pipeline builds its steps, at its first compaction).
+  Choosing a plugin's code by name opts in the whole plugin, because its hooks often feed that very
+  strategy or provider.
+
+The built-in plugins and plugin objects handed to the host (``Host.add_plugin``,
+``load_host(plugins=...)``) always run. ``ctx_plugins.disabled`` still wins: a disabled plugin is
+never imported. ``hermes-ctx plugins`` shows ``hooks off: list it in ctx_plugins.plugins to run them``
+for an installed plugin whose hooks wait. **Migration**: a deployment that relied on an installed
+plugin's ``pre_request`` (or any lifecycle hook) running merely because it was installed adds the
+plugin's entry-point name to ``ctx_plugins.plugins``.
+
 What the host tells a registered strategy or provider goes through methods of its base class, each
 with a working default, which the host calls on every instance (never "if it has the attribute"):
 
@@ -42,7 +60,8 @@ PROJECT_NAME = "hermes_ctx_plugins"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
-#: The lifecycle hooks (the ones the host isolates from each other's failures).
+#: The lifecycle hooks (the ones the host isolates from each other's failures, and the ones an
+#: installed plugin must be opted in for).
 LIFECYCLE_HOOKS = ("session_start", "pre_request", "post_response", "turn_finalized")
 
 

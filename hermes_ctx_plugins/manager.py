@@ -103,6 +103,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         self._fallback: CompressorStrategy | None = None
         self.memory_providers: list[MemoryProvider] = []
         self._select()
+        self._note_hooks_off()
         #: the sessions this host has heard of (their user ids scope the archive), newest last
         self._sessions: OrderedDict[str, SessionInfo] = OrderedDict()
         self.archive: Archiver | None = None
@@ -163,12 +164,28 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
                     expected="a registered strategy or provider name",
                 )
 
+    def validate_options(self) -> None:
+        """Check ``ctx_plugins.options`` of every enabled strategy and provider, selected or not (raises
+        :class:`~hermes_ctx_plugins.errors.ConfigError` with file:line): what ``hermes-ctx check`` vouches
+        for. Loading checks only what it builds, so inside hermes a bad option of a provider hermes starts
+        later (its ``memory.provider``, a pipeline step) leaves that one unavailable, logged with the
+        same error, and everything else running."""
+        for entry in self.registry:
+            if entry.name in self.config.plugins.options and self._is_enabled(entry):
+                self._options(entry)
+
     def _options(self, entry: Registration) -> Any:
-        return plugin_options(entry.name, getattr(entry.factory, "options_class", None),
-                              self.config.options_for(entry.name))
+        try:
+            return plugin_options(entry.name, getattr(entry.factory, "options_class", None),
+                                  self.config.options_for(entry.name))
+        except ConfigError as exc:  # also after loading (a detached provider, a pipeline step): file:line
+            raise self.config.locate(exc) from None
 
     def _instantiate(self, entry: Registration) -> Any:
+        """Build ``entry`` to use it; from then on its plugin's lifecycle hooks run (choosing a
+        plugin's strategy or provider by name opts the plugin in: its hooks may feed them)."""
         options = self._options(entry)
+        self.plugin_in_use(entry.plugin)
         try:
             if entry.kind == "compressor":
                 model = self.config.model
@@ -182,7 +199,9 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             provider = entry.factory(options, hermes_home=hermes_home(), config=self.config)
             provider.attach(status_callback=self.forward_status)
             return provider
-        except (ConfigError, PluginError):
+        except ConfigError as exc:  # the plugin checking its own options, maybe long after loading
+            raise self.config.locate(exc) from None
+        except PluginError:
             raise
         except Exception as exc:
             raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "

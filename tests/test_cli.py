@@ -125,7 +125,8 @@ def test_every_deployment_is_validated_at_start_up(tmp_path: Path, capsys: pytes
     assert main(["--config", str(path), *command]) == EXIT_CONFIG
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
-    path.write_text("ctx_plugins:\n  deployments:\n    good: {}\n")
+    path.write_text("plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\n"  # wired: doctor checks it
+                    "ctx_plugins:\n  deployments:\n    good: {}\n")
     assert main(["--config", str(path), *command]) == 0
 
 

@@ -14,16 +14,22 @@ from remote_helpers import MEM0_KEY, memory_yaml
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.cli import main
+from hermes_ctx_plugins.hermes.memory import write_shims
 from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
 
 KEY = MEM0_KEY
 
 
+#: what hermes needs to run us (`hermes-ctx install` writes it; doctor checks it)
+WIRED = "plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\n"
+
+
 def write_config(text: str) -> Path:
     home = Path(os.environ["HERMES_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    (home / "config.yaml").write_text(text, encoding="utf-8")
+    (home / "config.yaml").write_text(WIRED + text, encoding="utf-8")
+    write_shims(home, ["ctx-mem0", "ctx-honcho"])  # how hermes finds the memory.provider these tests select
     return home
 
 

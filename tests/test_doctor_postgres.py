@@ -25,7 +25,9 @@ ALL = "(memory, archive, documents)"
 def write_config(storage_settings: dict[str, object]) -> None:
     home = Path(os.environ["HERMES_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    (home / "config.yaml").write_text(json.dumps({"ctx_plugins": {"storage": storage_settings}}), encoding="utf-8")
+    wired = {"plugins": {"enabled": ["hermes-ctx"]}, "context": {"engine": "hermes-ctx"}}  # doctor checks it too
+    (home / "config.yaml").write_text(json.dumps({**wired, "ctx_plugins": {"storage": storage_settings}}),
+                                      encoding="utf-8")
 
 
 def with_password(dsn: str) -> str:

@@ -108,3 +108,34 @@ def test_forget_user_leaves_no_trace_in_any_store_and_keeps_everyone_else(
         assert any(f"BOBWORD-{kind}" in hits for hits in after.values()), (kind, after)
     assert not any("ALICEWORD" in m for m in mem0.memories_of())
     assert any("BOBWORD" in m for m in mem0.memories_of())
+
+
+def test_forget_reaches_the_provider_hermes_runs_in_the_layout_install_writes(
+        capsys: Any) -> None:
+    """``hermes-ctx install`` selects ctx-local as hermes' ``memory.provider`` and lists only ``file`` in
+    ``ctx_plugins.memory.providers``: inside hermes ctx-local runs through hermes' memory manager, so
+    that is where the user's memories are — ``forget --user`` must reach it there too."""
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "config.yaml"
+    path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ctx-local}\n"
+                    "ctx_plugins: {memory: {providers: [file]}}\n", encoding="utf-8")
+    host = load_host(path)
+    local = host.activate_provider("ctx-local")  # what hermes' shim does at an agent's first use
+    for user, word in USERS.items():
+        session = SessionInfo(session_id=f"s-{user}", user_id=user)
+        local.on_session_start(session)
+        local.sync_turn(Turn(session=session, turn_number=1, user_text=f"my codeword is {word}-turn",
+                             assistant_text="noted"))
+    host.shutdown()  # drains the write-behind queue
+
+    def found(user: str, word: str) -> bool:
+        assert main(["memory", "search", word, "--user", user, "--json", "--config", str(path)]) == 0
+        return word in capsys.readouterr().out
+
+    assert found("alice", "ALICEWORD") and found("bob", "BOBWORD")
+    assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert any(str(row.get("store", "")).startswith("ctx-local") for row in report["stores"]), report
+    assert not found("alice", "ALICEWORD")
+    assert found("bob", "BOBWORD")

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +75,27 @@ def test_slash_ctx_search_refuses_when_it_cannot_tell_whose_conversation(stub: S
     other = new_agent(stub, user_id="erin")
     other.run_conversation("hello", conversation_history=[])
     refused = _slash("search 9b41d07e3c")
-    assert "9b41d07e3c" not in refused and "runs 2" in refused
+    assert "9b41d07e3c" not in refused and "running 2 conversations" in refused
     del agent, other
+
+
+@pytest.mark.parametrize("gateway", ["platform", "process"])
+def test_slash_ctx_search_refuses_in_a_gateway_even_with_one_agent(stub: StubOpenAIServer, gateway: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gateway runs a plugin command before it finds the sender's agent, and keeps other users' agents
+    cached: erin's first message "/ctx search …" must not read dana's archive, the one live agent's."""
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
+    if gateway == "platform":
+        agent, _ = _compacted(stub, platform="telegram")
+    else:
+        agent, _ = _compacted(stub)
+        assert "9b41d07e3c" in _slash("search 9b41d07e3c")  # the same agent in the CLI: found
+        monkeypatch.setitem(sys.modules, "gateway.run", types.ModuleType("gateway.run"))
+    refused = _slash("search 9b41d07e3c")
+    assert "9b41d07e3c" not in refused and "in a gateway" in refused
+    assert PLANTED not in _slash("expand 1-400")
+    assert "compactions   1 in this process" in _slash("")  # status (numbers only) still answers
+    del agent
 
 
 def test_our_status_events_reach_hermes_status_callback_not_the_model(stub: StubOpenAIServer) -> None:
@@ -120,6 +140,14 @@ def test_hermes_ctx_subcommand_is_hermes_ctx(stub: StubOpenAIServer, tmp_path: P
     ran = subprocess.run([str(hermes), "ctx", "check"], env=env, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
     assert "summarize" in ran.stdout
+
+    # options before the command, as with hermes-ctx
+    ran = subprocess.run([str(hermes), "ctx", "--json", "plugins"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert any(row["name"] == "summarize" for row in json.loads(ran.stdout)["plugins"]), ran.stdout
+    version = subprocess.run([str(hermes), "ctx", "--version"], env=env, capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0 and version.stdout.startswith("hermes-ctx "), version.stderr
 
     config = home / "config.yaml"
     config.write_text(config.read_text().replace("compressor: summarize", "compressor: nope"))

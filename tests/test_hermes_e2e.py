@@ -115,7 +115,7 @@ def test_the_hermes_cli_runs_our_plugin_and_a_third_party_one(stub: StubOpenAISe
     import subprocess
     import sys
 
-    home = configure(stub)
+    home = configure(stub, "ctx_plugins: {plugins: [acme]}\n")  # an installed plugin's hooks run once listed
     stub.reply("cli says hi")
     env = {**os.environ, "HERMES_HOME": str(home), "HOME": str(tmp_path),
            "PYTHONPATH": str(acme_site), "MEM0_TELEMETRY": "False"}
@@ -133,11 +133,11 @@ def test_the_hermes_cli_runs_our_plugin_and_a_third_party_one(stub: StubOpenAISe
 
 def test_session_end_and_reset_reach_our_providers(stub: StubOpenAIServer) -> None:
     from hermes_ctx_plugins import hookimpl
-    from hermes_ctx_plugins.testing import FakeMemoryProvider
+    from hermes_ctx_plugins.testing.fakes import FakeBuiltinMemory
 
     ended: list[str] = []
 
-    class Ends(FakeMemoryProvider):
+    class Ends(FakeBuiltinMemory):  # not external: hermes' memory manager drives the external one
         name = "ctx-ends"
 
         def on_session_end(self, session: Any, messages: Any) -> None:

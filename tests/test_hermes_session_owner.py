@@ -7,7 +7,9 @@ must not store a named user's words as the anonymous user's — while hermes' CL
 the anonymous one, keeps storing exactly as before.
 
 The hooks are called here as hermes calls them (only those our plugin registers, with hermes'
-keywords); turns go to a real ctx-local SQLite store, session ends to a provider that records them.
+keywords); turns and session ends go to ``ctx-ends``, a provider that is not external and records
+them: inside hermes our hooks drive only such providers, since an external one (ctx-local) runs only
+as hermes' ``memory.provider``, through hermes' own memory manager — the ``hermes chat`` test below.
 """
 
 from __future__ import annotations
@@ -226,8 +228,10 @@ def test_where_every_user_is_anonymous_a_dropped_session_still_stores_as_before(
 
 def test_the_hermes_cli_stores_the_anonymous_users_turns(stub: StubOpenAIServer, tmp_path: Path) -> None:
     """``hermes chat -q`` as a real subprocess (its agent has no user id; it finalises the session
-    on exit): the turn reaches the anonymous memory through our hooks, and nothing is skipped."""
-    home = configure_hermes(stub, "ctx_plugins: {compressor: window, memory: {providers: [ctx-local]}}\n")
+    on exit): the turn reaches the anonymous memory through hermes' memory manager (our ctx-local
+    is hermes' ``memory.provider``), and nothing is skipped."""
+    home = configure_hermes(stub, "memory: {provider: ctx-local}\n"
+                                  "ctx_plugins: {compressor: window, memory: {providers: [ctx-local]}}\n")
     stub.reply("Noted, 4-8-15-16.")
     env = {**os.environ, "HERMES_HOME": str(home), "HOME": str(tmp_path), "MEM0_TELEMETRY": "False"}
     hermes = Path(sys.executable).with_name("hermes")

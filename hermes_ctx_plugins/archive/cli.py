@@ -9,11 +9,24 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, confirm
-from ..config import Config
+from ..cliutil import (
+    EXIT_INPUT,
+    EXIT_PLUGIN,
+    EXIT_PROBLEM,
+    add_yes,
+    confirm,
+    emit,
+    load_failed,
+    print_json,
+    shown,
+    wants_json,
+)
+from ..config import load_config
+from ..errors import ConfigError
 from ..scope import describe
 from ..storage import ArchiveBackend, ArchiveError, LocalStoreError, Scope, open_archive
 from ..tokens import get_counter
@@ -28,28 +41,28 @@ def add_parser(commands: Any) -> None:
     search.add_argument("--session", help="only this session (of the --deployment's namespace)")
     search.add_argument("--user", help="only this user (of the --deployment's namespace)")
     search.add_argument("--limit", type=int, default=10)
-    search.add_argument("--json", action="store_true")
     show = sub.add_parser("show", help="archived messages verbatim: an id or a range 'first-last'")
     show.add_argument("id")
     show.add_argument("--max-tokens", type=int, default=20_000)
-    show.add_argument("--json", action="store_true")
-    stats = sub.add_parser("stats", help="size, counts, retention")
-    stats.add_argument("--json", action="store_true")
+    sub.add_parser("stats", help="size, counts, retention")
     purge = sub.add_parser("purge", help="delete archived compactions (asks first)")
     purge.add_argument("--session", help="this session's (of the --deployment's namespace)")
     purge.add_argument("--user", help="this user's (of the --deployment's namespace); alone, erases the user "
                                       "for good: spooled compactions too, and the file rewritten")
     purge.add_argument("--older-than", type=float, metavar="DAYS", help="older than DAYS, in every namespace")
     purge.add_argument("--all", action="store_true", help="everything")
-    purge.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    add_yes(purge)
 
 
-def run(args: argparse.Namespace, config: Config) -> int:
+def run(args: argparse.Namespace) -> int:
+    try:  # the config, not the plugins: these commands work on the store while hermes runs
+        config = load_config(args.config, deployment=args.deployment)
+    except ConfigError as exc:
+        return load_failed(exc)
     store = open_archive(config)
     try:
         if not store.exists() and args.archive_command != "purge":
-            print(f"no archive yet at {store.path} (nothing has been compacted)")
-            return 0
+            return _no_archive(args, store)
         return _run(args, store, config.memory_namespace)
     except (ArchiveError, LocalStoreError) as exc:  # LocalStoreError: a server backend with no server named
         print(f"hermes-ctx: {exc}", file=sys.stderr)
@@ -58,17 +71,20 @@ def run(args: argparse.Namespace, config: Config) -> int:
         store.close()
 
 
+def _no_archive(args: argparse.Namespace, store: ArchiveBackend) -> int:
+    """What each command finds where nothing was archived yet: nothing (exit 0)."""
+    nothing: dict[str, Any] = {"search": [], "show": {"messages": [], "note": "no archive yet"},
+                               "stats": {"path": str(store.path), "exists": False}}
+    emit(args, nothing[args.archive_command], f"no archive yet at {store.path} (nothing has been compacted)")
+    return 0
+
+
 def _scope(args: argparse.Namespace, namespace: str) -> Scope:
     if args.session is not None:  # no --user: any user of the session
         return Scope(session_id=args.session, user_id=args.user, namespace=namespace)
     if args.user is not None:
         return Scope(session_id="", user_id=args.user, all_sessions=True, namespace=namespace)
     return Scope(session_id="", everything=True)
-
-
-def _shown(text: str) -> str:
-    """``text`` as a terminal can print it: a lone surrogate (kept exactly in the archive) as ``\\udXXX``."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _when(timestamp: float) -> str:
@@ -82,13 +98,13 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
             print(f"hermes-ctx: --limit must be at least 1, got {args.limit}", file=sys.stderr)
             return EXIT_INPUT
         hits = store.search(args.query, _scope(args, namespace), limit=args.limit)
-        if args.json:
-            print(_shown(json.dumps([h.__dict__ for h in hits], indent=2, ensure_ascii=False)))
+        if wants_json(args):
+            print_json([h.__dict__ for h in hits])
         elif not hits:
             print("no match")
-        for hit in [] if args.json else hits:
+        for hit in [] if wants_json(args) else hits:
             where = f"session {hit.session_id!r}" + (f" of namespace {hit.namespace!r}" if hit.namespace else "")
-            print(_shown(f"#{hit.id}  {hit.role:9} {where}  {_when(hit.created)}\n    {hit.snippet}"))
+            print(shown(f"#{hit.id}  {hit.role:9} {where}  {_when(hit.created)}\n    {hit.snippet}"))
         return 0
     if command == "show":
         answer = json.loads(tools.expand({"id": args.id, "max_tokens": max(200, args.max_tokens)}, store=store,
@@ -97,25 +113,25 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
         if "error" in answer:
             print(f"hermes-ctx: {answer['error']}", file=sys.stderr)
             return EXIT_INPUT
-        if args.json:
-            print(_shown(json.dumps(answer, indent=2, ensure_ascii=False)))
+        if wants_json(args):
+            print_json(answer)
             return 0
         for message in answer["messages"]:
-            print(_shown(f"--- #{message['id']} {message['role']}"
+            print(shown(f"--- #{message['id']} {message['role']}"
                          + (f" (result of {message['tool_call_id']})" if message.get("tool_call_id") else "")))
             if message.get("content"):
                 content = message["content"]
-                print(_shown(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)))
+                print(shown(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)))
             for call in message.get("tool_calls") or ():
                 function = call.get("function") or {}
-                print(_shown(f"[tool call {call.get('id')}] {function.get('name')}({function.get('arguments')})"))
+                print(shown(f"[tool call {call.get('id')}] {function.get('name')}({function.get('arguments')})"))
         if answer.get("note"):
             print(f"\n({answer['note']})")
         return 0
     if command == "stats":
         stats = store.stats()
-        if args.json:
-            print(json.dumps(stats, indent=2))
+        if wants_json(args):
+            print_json({**stats, "exists": True})
             return 0
         print(f"archive     {stats['path']}")
         print(f"size        {stats['bytes'] / 1_000_000:.1f} MB (bound {stats['max_megabytes']:g} MB, "
@@ -140,23 +156,24 @@ def _purge(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> i
                                   ("older than (days)", args.older_than)) if v is not None)
     if scoped:
         what += f" in namespace {namespace!r}"
-    refused = confirm(_shown(f"delete the archived messages of {what} from {store.path}? [y/N] "), yes=args.yes)
+    refused = confirm(shown(f"delete the archived messages of {what} from {store.path}? [y/N] "), yes=args.yes)
     if refused is not None:
         return refused
     if args.user is not None and args.session is None and args.older_than is None and not args.all:
-        return _forget(args.user, store, namespace)
+        return _forget(args, args.user, store, namespace)
     count = store.purge(session_id=args.session, user_id=args.user, older_than_days=args.older_than,
                         everything=args.all, namespace=namespace if scoped else None)
-    print(_shown(f"purged {count} compactions ({what})"))
+    emit(args, {"purged": count, "session": args.session, "user": args.user, "older_than_days": args.older_than,
+                "all": args.all}, f"purged {count} compactions ({what})")
     return 0
 
 
-def _forget(user_id: str, store: ArchiveBackend, namespace: str) -> int:
+def _forget(args: argparse.Namespace, user_id: str, store: ArchiveBackend, namespace: str) -> int:
     """The user's archive erased for good, by the same code as ``hermes-ctx forget``."""
     [report] = store.forget_user(user_id, namespaces=[namespace])
-    print(_shown(f"forgot {describe(namespace, user_id)}: removed {report.removed} archived messages from "
-                 f"{store.path}" + (f" ({report.detail})" if report.detail else "")))
+    emit(args, asdict(report), f"forgot {describe(namespace, user_id)}: removed {report.removed} archived messages "
+                               f"from {store.path}" + (f" ({report.detail})" if report.detail else ""))
     if report.error:
-        print(_shown(f"hermes-ctx: {report.error}"), file=sys.stderr)
+        print(shown(f"hermes-ctx: {report.error}"), file=sys.stderr)
         return EXIT_PROBLEM
     return 0

@@ -1,15 +1,53 @@
-"""What the ``hermes-ctx`` commands share: loading the config and the host, and saying why it failed."""
+"""What the ``hermes-ctx`` commands share: the options every command takes wherever they are written,
+loading the config and the host, and saying why it failed."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
+from collections.abc import Iterable
+from typing import Any
 
-from ..cliutil import EXIT_CONFIG, EXIT_PLUGIN, EXIT_PROBLEM
+from ..cliutil import load_failed
 from ..config import Config, load_config
-from ..errors import ConfigError, HermesCtxError, PluginError, ProviderLimitError, UnknownPluginError
+from ..errors import HermesCtxError
 from ..manager import Host, load_host
+
+__all__ = ["GLOBAL_OPTIONS", "add_anywhere", "bad_deployments", "load", "load_failed", "parsers_below"]
+
+#: the options of every command, written before or after its name (and its subcommand's): flags, keywords
+GLOBAL_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    (("--config",), {"metavar": "PATH", "default": None,
+                     "help": "hermes config.yaml (default: $HERMES_HOME/config.yaml)"}),
+    (("--deployment",), {"metavar": "NAME", "default": None,
+                         "help": "apply this named deployment (default: $HERMES_CTX_DEPLOYMENT)"}),
+    (("-v", "--verbose"), {"action": "store_true", "default": False, "help": "log with tracebacks"}),
+    (("--json",), {"action": "store_true", "default": False,
+                   "help": "print one JSON document on stdout (errors: stdout empty, the reason on stderr)"}),
+)
+
+
+def add_anywhere(top: argparse.ArgumentParser, below: Iterable[argparse.ArgumentParser], flags: tuple[str, ...],
+                 **options: Any) -> None:
+    """Accept an option on ``top`` and on each parser ``below`` it (its commands), with one meaning.
+
+    Its default is set once, on ``top``; below, the option is only written when given: argparse copies
+    a command's whole namespace over its parent's, so a default there would undo the value given
+    before the command. A command that declares the option itself conflicts: argparse says so at once.
+    """
+    top.add_argument(*flags, **options)
+    for parser in below:
+        parser.add_argument(*flags, **{**options, "default": argparse.SUPPRESS})
+
+
+def parsers_below(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every command's parser under ``parser``, subcommands' included (each once, aliases or not)."""
+    found: list[argparse.ArgumentParser] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in dict.fromkeys(action.choices.values()):
+                found += [command, *parsers_below(command)]
+    return found
 
 
 def load(args: argparse.Namespace, *, strategy: str | None = None) -> tuple[Config, Host]:
@@ -17,16 +55,17 @@ def load(args: argparse.Namespace, *, strategy: str | None = None) -> tuple[Conf
     config = load_config(args.config, deployment=args.deployment)
     if strategy:
         config = dataclasses.replace(config, plugins=dataclasses.replace(config.plugins, compressor=strategy))
-    return config, load_host(config)
+    return config, _validated(load_host(config))
 
 
-def load_failed(exc: HermesCtxError) -> int:
-    """Say why the config or a plugin could not be loaded; the exit code."""
-    if isinstance(exc, (ConfigError, ProviderLimitError, UnknownPluginError)):
-        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    print(f"hermes-ctx: {exc}", file=sys.stderr)
-    return EXIT_PLUGIN if isinstance(exc, PluginError) else EXIT_PROBLEM
+def _validated(host: Host) -> Host:
+    """``host``, once every plugin's options in the file are valid (the commands vouch for the whole file)."""
+    try:
+        host.validate_options()
+    except HermesCtxError:
+        host.shutdown()
+        raise
+    return host
 
 
 def bad_deployments(args: argparse.Namespace, config: Config) -> list[HermesCtxError]:
@@ -37,7 +76,7 @@ def bad_deployments(args: argparse.Namespace, config: Config) -> list[HermesCtxE
         if name == config.deployment:
             continue
         try:
-            load_host(load_config(args.config, deployment=name)).shutdown()
+            _validated(load_host(load_config(args.config, deployment=name))).shutdown()
         except HermesCtxError as exc:
             errors.append(exc)
     return errors

@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from ..archive.archiver import Archiver
-from ..cliutil import EXIT_CONFIG, EXIT_INPUT
+from ..cliutil import EXIT_CONFIG, EXIT_INPUT, Progress, Step, print_json, wants_json
 from ..errors import HermesCtxError
+from ..isolation import StatusEvent
 from ..storage import open_archive
 from ..tokens import get_counter
 from .common import load, load_failed
+
+#: messages counted between two moves of the progress bar
+_BATCH = 500
 
 
 def add_parser(commands: Any) -> None:
@@ -26,7 +30,6 @@ def add_parser(commands: Any) -> None:
     compress.add_argument("--session", help="with a state.db: the session id (default: the latest)")
     compress.add_argument("--strategy", help="use this strategy instead of the configured one")
     compress.add_argument("--show", action="store_true", help="print the resulting messages")
-    compress.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,14 +45,20 @@ def run(args: argparse.Namespace) -> int:
     if host.compressor is None:
         print("hermes-ctx: no compressor strategy is active (see `hermes-ctx plugins`)", file=sys.stderr)
         return EXIT_CONFIG
-    # A replay is not latency-bound: count everything exactly so the report's figures are exact.
-    get_counter(host.compressor.model).count_messages(messages)
     if host.archive is not None:  # a replay shows the anchor index but keeps nothing
         host.archive = Archiver(open_archive(host.config, backend_name="memory"), host.archive.settings)
     events: list[str] = []
-    host.isolator.on_event = lambda event: events.append(event.message)
-    host.compressor.status_callback = host.isolator.on_event
-    result = host.compress(messages, force=True)
+    with Progress() as progress:
+        _count(host.compressor.model, messages, progress.step("counting tokens", total=len(messages)))
+        replay = progress.step(f"compressing with {host.compressor.name}")
+
+        def on_event(event: StatusEvent) -> None:
+            events.append(event.message)
+            replay.describe(event.message)
+
+        host.isolator.on_event = on_event
+        host.compressor.status_callback = on_event
+        result = host.compress(messages, force=True)
     host.shutdown()
     kept = sum(1 for m in result.messages if any(m is o for o in messages))
     report = {
@@ -60,10 +69,10 @@ def run(args: argparse.Namespace) -> int:
         "summary": result.summary, "used_fallback": result.used_fallback, "notes": list(result.notes),
         "status": events,
     }
-    if args.json:
+    if wants_json(args):
         if args.show:
             report["messages"] = result.messages
-        print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        print_json(report)
         return 0
     saved = result.saved_ratio * 100
     print(f"{label}: {host.compressor.name} — "
@@ -78,6 +87,16 @@ def run(args: argparse.Namespace) -> int:
     if args.show:
         print("\n" + json.dumps(result.messages, indent=2, ensure_ascii=False, default=str))
     return 0
+
+
+def _count(model: str | None, messages: list[dict[str, Any]], step: Step) -> None:
+    """Count every message exactly, so the report's figures are exact (a replay is not latency-bound;
+    the strategy then finds the counts remembered), a batch at a time for the progress bar."""
+    counter = get_counter(model)
+    for start in range(0, len(messages), _BATCH):
+        batch = messages[start:start + _BATCH]
+        counter.count_messages(batch)
+        step.advance(len(batch))
 
 
 def _load_messages(path: Path, session: str | None) -> tuple[str, list[dict[str, Any]]]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 from dataclasses import asdict
 from typing import Any
 
-from ..cliutil import EXIT_PROBLEM, confirm
+from ..cliutil import EXIT_PROBLEM, add_yes, confirm, print_json, table, wants_json
 from ..config import load_config
 from ..errors import HermesCtxError
 from ..events import Forgotten
@@ -20,16 +19,14 @@ from .common import load_failed
 def add_parser(commands: Any) -> None:
     forget = commands.add_parser(
         "forget", help="remove a user from every store we own (memories, queues, spools, archive, the services)")
-    forget.add_argument("--user", required=True, help="the user id, exactly as hermes passes it ('' = anonymous)")
-    forget.add_argument("--deployment", dest="forget_deployment", default=argparse.SUPPRESS,
-                        help="only this deployment's memories (default: every deployment's)")
-    forget.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    forget.add_argument("--json", action="store_true", help="machine-readable report")
+    forget.add_argument("--user", required=True, help="the user id, exactly as hermes passes it ('' = anonymous); "
+                                                      "with --deployment only that deployment's memories")
+    add_yes(forget)
 
 
 def run(args: argparse.Namespace) -> int:
     """``forget --user U [--deployment D]``: one report line per store; 1 when a store failed."""
-    deployment = getattr(args, "forget_deployment", None) or args.deployment
+    deployment = args.deployment
     try:
         base = load_config(args.config, deployment=deployment)
         names = [deployment] if deployment else [None, *sorted(base.plugins.deployments)]
@@ -56,12 +53,14 @@ def run(args: argparse.Namespace) -> int:
         for host in hosts:
             host.shutdown()
     report = list(merged.values())
-    if args.json:
-        print(json.dumps({"user": args.user, "deployment": deployment, "ok": all(f.ok for f in report),
-                          "stores": [asdict(f) for f in report]}, indent=2))
+    if wants_json(args):
+        print_json({"user": args.user, "deployment": deployment, "ok": all(f.ok for f in report),
+                    "stores": [asdict(f) for f in report]})
     else:
-        for item in report:
-            count = "?" if item.removed is None else f"{item.removed:,}"
-            state = f"FAILED: {item.error}" if item.error else f"removed {count}"
-            print(f"{item.store}: {state}" + (f" ({item.detail})" if item.detail else ""))
+        table(("STORE", "RESULT", "DETAIL"), [(item.store, _result(item), item.detail) for item in report])
     return 0 if all(f.ok for f in report) else EXIT_PROBLEM
+
+
+def _result(item: Forgotten) -> str:
+    count = "?" if item.removed is None else f"{item.removed:,}"
+    return f"FAILED: {item.error}" if item.error else f"removed {count}"

@@ -1,46 +1,67 @@
 """``hermes-ctx memory``: MEMORY.md / USER.md (show, add, remove, approve or reject staged writes,
-reset) and ctx-local's store (search, stats, export, forget: see :mod:`hermes_ctx_plugins.memory.local.cli`)."""
+reset) and ctx-local's store (search, stats, export, forget: see :mod:`hermes_ctx_plugins.memory.local.cli`).
+
+``--target memory|user`` chooses the file, written after ``memory`` or after its subcommand."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from typing import Any
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
-from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, confirm
-from ..config import Config, hermes_home
+from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, add_yes, confirm, emit, shown
+from ..config import hermes_home, load_config
+from ..errors import ConfigError
 from ..memory.local import cli as local_cli
+from .common import add_anywhere, load_failed
+
+if TYPE_CHECKING:
+    from ..memory.file.approval import PendingWrites
+    from ..memory.file.store import MemoryStore
+
+#: the file commands: (name, help, positional argument or None, takes --yes (and asks: None = does not ask))
+_FILE_COMMANDS: tuple[tuple[str, str, str | None, bool | None], ...] = (
+    ("show", "every entry, with the threat scan's verdict", None, None),
+    ("add", "add an entry", "text", None),
+    ("remove", "remove the entry containing MATCH", "match", False),
+    ("pending", "staged writes waiting for approval", None, None),
+    ("approve", "apply a staged write", "id", None),
+    ("reject", "drop a staged write", "id", False),
+    ("reset", "empty the file (a backup is kept)", None, True),
+)
 
 
 def add_parser(commands: Any) -> None:
-    memory = commands.add_parser("memory", help="MEMORY.md / USER.md: show, edit, approve staged writes, reset")
-    memory.add_argument("--target", choices=("memory", "user"), default="memory")
+    memory = commands.add_parser("memory", help="MEMORY.md / USER.md: show, edit, approve staged writes, reset; "
+                                                "ctx-local: search, stats, export, forget")
     memory_commands = memory.add_subparsers(dest="memory_command", required=True)
-    file_commands = [
-        memory_commands.add_parser("show", help="every entry, with the threat scan's verdict"),
-        memory_commands.add_parser("add", help="add an entry"),
-        memory_commands.add_parser("remove", help="remove the entry containing TEXT"),
-        memory_commands.add_parser("pending", help="staged writes waiting for approval"),
-        memory_commands.add_parser("approve", help="apply a staged write"),
-        memory_commands.add_parser("reject", help="drop a staged write"),
-        memory_commands.add_parser("reset", help="empty the file (a backup is kept)"),
-    ]
-    for command, argument in zip(file_commands, (None, "text", "match", None, "id", "id", None), strict=True):
+    file_commands = []
+    for name, about, argument, asks in _FILE_COMMANDS:
+        command = memory_commands.add_parser(name, help=about)
         if argument:
             command.add_argument(argument)
         command.add_argument("--user", default="", help="this user's files (default: hermes' own, single-user "
-                                                        "ones); in the --deployment given before the command")
-    file_commands[-1].add_argument("--yes", action="store_true", help="do not ask for confirmation")
+                                                        "ones), in the --deployment's namespace")
+        if asks is not None:
+            add_yes(command, asks=asks)
+        file_commands.append(command)
+    add_anywhere(memory, file_commands, ("--target",), choices=("memory", "user"), default="memory",
+                 help="MEMORY.md (memory, the default) or USER.md (user)")
     local_cli.add_parsers(memory_commands)  # ctx-local: search, stats, export, forget
 
 
-def run(args: argparse.Namespace, config: Config) -> int:
+def run(args: argparse.Namespace) -> int:
+    try:  # the config, not the plugins: these commands work on the stores while hermes runs
+        config = load_config(args.config, deployment=args.deployment)
+    except ConfigError as exc:
+        return load_failed(exc)
     if args.memory_command in local_cli.COMMANDS:
         return local_cli.run(args, config)
     from ..memory.file.approval import PendingWrites
     from ..memory.file.provider import memory_folder
-    from ..memory.file.store import MemoryStore, MemoryStoreError, Op, StoreUnavailable
+    from ..memory.file.store import MemoryStore, MemoryStoreError, StoreUnavailable
     from ..safety import scan
     from ..storage import open_documents
 
@@ -49,51 +70,90 @@ def run(args: argparse.Namespace, config: Config) -> int:
     store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
                         user_char_limit=config.memory.user_char_limit, scan=scan, folder=folder,
                         documents=open_documents(config, home, error=StoreUnavailable))
-    pending = PendingWrites(folder / "pending.json")
-    file = store.file(args.target)
-    command = args.memory_command
     try:
-        if command == "show":
-            used, limit = file.usage()
-            print(f"{args.target} ({file.path}): {used:,}/{limit:,} chars")
-            if file.drift():
-                print(f"  ! edited outside hermes: {file.drift()}")
-            for number, entry in enumerate(file.entries(), 1):
-                findings = scan(entry)
-                flag = f"  ! WITHHELD from prompts ({', '.join(f.detail for f in findings)})" if findings else ""
-                print(f"{number:>3}. {entry}{flag}")
-        elif command in ("add", "remove"):
-            op = Op(action="add", text=args.text) if command == "add" else Op(action="remove", match=args.match)
-            result = file.apply([op])
-            print(f"{args.target}: {result.used:,}/{result.limit:,} chars, {len(result.entries)} entries"
-                  + (f" (outside edit backed up to {result.backup})" if result.backup else ""))
-        elif command == "pending":
-            items = pending.items()
-            print("\n".join(item.describe() for item in items) or "no staged memory writes")
-        elif command == "approve":
-            result = pending.approve(args.id, store)
-            print(f"applied {args.id}: {result.target} now {result.used:,}/{result.limit:,} chars")
-        elif command == "reject":
-            print(f"rejected {pending.reject(args.id).describe()}")
-        elif command == "reset":
-            refused = confirm(f"empty {file.path}? a backup is kept [y/N] ", yes=args.yes)
-            if refused is not None:
-                return refused
-            backup = file.path.with_name(f"{file.path.name}.bak.reset-{int(time.time())}")
-            emptied: list[bytes] = []
-
-            def empty(raw: bytes) -> bytes:  # under the file's lock (on a shared store, the server copy's)
-                emptied.append(raw)
-                if raw:
-                    backup.write_bytes(raw)
-                return b""
-
-            file.documents.update(file.path, empty)
-            print(f"{args.target} emptied" + (f"; the old content is in {backup}" if emptied[-1] else ""))
+        return _FILE_RUNS[args.memory_command](args, store, PendingWrites(folder / "pending.json"))
     except StoreUnavailable as exc:  # the folder, the file or the server: the store, not what was asked
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
     except (MemoryStoreError, KeyError) as exc:
         print(f"hermes-ctx: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return EXIT_INPUT
+
+
+def _show(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
+    from ..safety import scan
+
+    file = store.file(args.target)
+    used, limit = file.usage()
+    drift = file.drift()
+    entries = [(entry, [f.detail for f in scan(entry)]) for entry in file.entries()]
+
+    def text() -> str:
+        lines = [f"{args.target} ({file.path}): {used:,}/{limit:,} chars"]
+        if drift:
+            lines.append(f"  ! edited outside hermes: {drift}")
+        for number, (entry, withheld) in enumerate(entries, 1):
+            flag = f"  ! WITHHELD from prompts ({', '.join(withheld)})" if withheld else ""
+            lines.append(f"{number:>3}. {entry}{flag}")
+        return "\n".join(lines)
+
+    emit(args, {"target": args.target, "path": str(file.path), "used": used, "limit": limit, "drift": drift,
+                "entries": [{"number": number, "text": entry, "withheld": withheld}
+                            for number, (entry, withheld) in enumerate(entries, 1)]}, text)
     return 0
+
+
+def _edit(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
+    from ..memory.file.store import Op
+
+    op = Op(action="add", text=args.text) if args.memory_command == "add" else Op(action="remove", match=args.match)
+    result = store.file(args.target).apply([op])
+    emit(args, asdict(result),
+         f"{args.target}: {result.used:,}/{result.limit:,} chars, {len(result.entries)} entries"
+         + (f" (outside edit backed up to {result.backup})" if result.backup else ""))
+    return 0
+
+
+def _pending(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
+    items = pending.items()
+    emit(args, [asdict(item) for item in items],
+         lambda: "\n".join(item.describe() for item in items) or "no staged memory writes")
+    return 0
+
+
+def _approve(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
+    result = pending.approve(args.id, store)
+    emit(args, {"applied": args.id, **asdict(result)},
+         f"applied {args.id}: {result.target} now {result.used:,}/{result.limit:,} chars")
+    return 0
+
+
+def _reject(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
+    rejected = pending.reject(args.id)
+    emit(args, {"rejected": asdict(rejected)}, f"rejected {rejected.describe()}")
+    return 0
+
+
+def _reset(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
+    file = store.file(args.target)
+    refused = confirm(shown(f"empty {file.path}? a backup is kept [y/N] "), yes=args.yes)
+    if refused is not None:
+        return refused
+    backup = file.path.with_name(f"{file.path.name}.bak.reset-{int(time.time())}")
+    emptied: list[bytes] = []
+
+    def empty(raw: bytes) -> bytes:  # under the file's lock (on a shared store, the server copy's)
+        emptied.append(raw)
+        if raw:
+            backup.write_bytes(raw)
+        return b""
+
+    file.documents.update(file.path, empty)
+    kept = backup if emptied[-1] else None
+    emit(args, {"target": args.target, "path": str(file.path), "backup": kept},
+         f"{args.target} emptied" + (f"; the old content is in {kept}" if kept else ""))
+    return 0
+
+
+_FILE_RUNS = {"show": _show, "add": _edit, "remove": _edit, "pending": _pending, "approve": _approve,
+              "reject": _reject, "reset": _reset}

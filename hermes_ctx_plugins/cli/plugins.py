@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import asdict
 from typing import Any
 
-from ..cliutil import EXIT_PLUGIN
+from ..cliutil import EXIT_PLUGIN, emit, print_json, table, wants_json
 from ..config import hermes_home
 from ..errors import HermesCtxError
 from ..manager import Host
@@ -18,9 +17,8 @@ from ..runstate import read_state
 from .common import bad_deployments, load, load_failed
 
 
-def add_parsers(commands: Any) -> None:
-    plugins = commands.add_parser("plugins", help="list strategies, providers and plugins with their status")
-    plugins.add_argument("--json", action="store_true", help="machine-readable output")
+def add_parser(commands: Any) -> None:
+    commands.add_parser("plugins", help="list strategies, providers and plugins with their status")
     commands.add_parser("check", help="validate the config, every deployment in it and the installed plugins")
 
 
@@ -36,19 +34,26 @@ def run(args: argparse.Namespace) -> int:
         return load_failed(failed)
     if args.command == "plugins":
         running = read_state(hermes_home())
-        if args.json:
-            print(json.dumps({**_as_json(host), "running": running}, indent=2, default=str))
+        if wants_json(args):
+            print_json({**_as_json(host), "running": running})
         else:
-            print(_as_table(host) + "\n" + _running_text(running))
+            table(("NAME", "KIND", "EXTERNAL", "STATUS", "SOURCE"),
+                  [(r.name, r.kind, "yes" if r.external else "no", r.status, r.source) for r in host.plugins()])
+            print(_details(host) + "\n" + _running_text(running))
         return 0
     if host.load_failures:
         for name, why in host.load_failures.items():
             print(f"hermes-ctx: plugin {name!r} failed to load and is skipped: {why}", file=sys.stderr)
         return EXIT_PLUGIN
-    print(f"config OK: {host.config.source}"
-          + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""))
-    print(f"compressor: {host.compressor.name if host.compressor else '(none: hermes built-in)'}")
-    print(f"memory providers: {', '.join(p.name for p in host.memory_providers) or '(none)'}")
+    compressor = host.compressor.name if host.compressor else None
+    providers = [p.name for p in host.memory_providers]
+    emit(args, {"ok": True, "config": host.config.source, "deployment": host.config.deployment,
+                "deployments": sorted(host.config.plugins.deployments), "compressor": compressor,
+                "memory_providers": providers},
+         lambda: "\n".join([f"config OK: {host.config.source}"
+                            + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""),
+                            f"compressor: {compressor or '(none: hermes built-in)'}",
+                            f"memory providers: {', '.join(providers) or '(none)'}"]))
     return 0
 
 
@@ -64,14 +69,9 @@ def _as_json(host: Host) -> dict[str, Any]:
     }
 
 
-def _as_table(host: Host) -> str:
-    rows = [("NAME", "KIND", "EXTERNAL", "STATUS", "SOURCE")]
-    rows += [(r.name, r.kind, "yes" if r.external else "no", r.status, r.source) for r in host.plugins()]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1]
-             for row in rows]
-    if len(rows) == 1:
-        lines.append("(no strategies or providers registered)")
+def _details(host: Host) -> str:
+    """What the table does not say: the config, and each loaded plugin's hooks."""
+    lines = ["(no strategies or providers registered)"] if not host.plugins() else []
     lines.append("")
     lines.append(f"config: {host.config.source}"
                  + (f"   deployment: {host.config.deployment}" if host.config.deployment else ""))

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import storage
-from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM
+from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, Progress, emit
 from ..config import Config, hermes_home, load_config
 from ..errors import HermesCtxError
 from ..memory.local import LocalProvider
@@ -61,7 +61,6 @@ def add_parser(commands: Any) -> None:
                                              "verified item by item (hermes stopped; safe to run again)")
     migrate.add_argument("--from", dest="source", required=True, metavar="BACKEND", help=f"one of: {names}")
     migrate.add_argument("--to", dest="target", required=True, metavar="BACKEND", help=f"one of: {names}")
-    migrate.add_argument("--json", action="store_true", help="machine-readable report")
 
 
 @dataclass
@@ -99,19 +98,18 @@ def run(args: argparse.Namespace) -> int:
               "the copy would stay behind in the old backend)", file=sys.stderr)
         return EXIT_PROBLEM
     try:
-        report = [item for path in paths for item in _memory(source, target, path)]
-        report.append(_archive(source, target))
+        with Progress() as bars:
+            report = [item for path in paths for item in _memory(source, target, path, bars)]
+            report.append(_archive(source, target, bars))
     except (LocalStoreError, ArchiveError) as exc:
         print(f"hermes-ctx: migration from {args.source} to {args.target} stopped: {exc}. Nothing was changed in "
               f"{args.source}; run the command again once both stores can be used (what was copied is not copied "
               "twice)", file=sys.stderr)
         return EXIT_PLUGIN
     ok = all(item.ok for item in report)
-    if args.json:
-        print(storage.json_text({"from": args.source, "to": args.target, "ok": ok,
-                                 "stores": [{**asdict(item), "ok": item.ok} for item in report]}, indent=2))
-    else:
-        print(_as_text(report, args.source, args.target, ok))
+    emit(args, {"from": args.source, "to": args.target, "ok": ok,
+                "stores": [{**asdict(item), "ok": item.ok} for item in report]},
+         lambda: _as_text(report, args.source, args.target, ok))
     return 0 if ok else EXIT_PROBLEM
 
 
@@ -152,14 +150,16 @@ def _digest(*values: Any) -> bytes:
 
 
 def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]], fingerprint: Callable[[_T], bytes],
-          write: Callable[[list[_T]], int], *, batch: int = 1, why: str = "") -> Copied:
+          write: Callable[[list[_T]], int], bars: Progress, *, batch: int = 1, why: str = "") -> Copied:
     """Write each of ``items`` the target does not hold yet (``held``, compared by ``fingerprint``,
     as many times as the source has it), then count how many of them it holds; ``why`` says what
     may keep one out."""
     there = Counter(fingerprint(item) for item in held())
     wanted: Counter[bytes] = Counter()
     pending: list[_T] = []
+    step = bars.step(copied.store)
     for item in items:
+        step.advance()
         mark = fingerprint(item)
         wanted[mark] += 1
         if wanted[mark] > there[mark]:
@@ -192,7 +192,7 @@ def _quarantine_mark(item: Quarantined) -> bytes:
     return _digest(item.segment, item.offset, item.record, item.error, item.attempts)
 
 
-def _memory(source: Config, target: Config, path: Path) -> list[Copied]:
+def _memory(source: Config, target: Config, path: Path, bars: Progress) -> list[Copied]:
     """ctx-local's store at ``path``: memories, quarantined records, queue progress."""
     label = f"ctx-local memories {path}"
     if not storage.memory_exists(source, path):
@@ -203,7 +203,7 @@ def _memory(source: Config, target: Config, path: Path) -> list[Copied]:
         old = storage.open_memory(source, path)
         opened.callback(old.close)
         memories = _copy(Copied(label), old.memories(), new.memories, _memory_mark,
-                         lambda batch: new.write([_record(m) for m in batch]), batch=BATCH,
+                         lambda batch: new.write([_record(m) for m in batch]), bars, batch=BATCH,
                          why=" (the target holds another memory under the same key, or their owner was forgotten "
                              "there)")
 
@@ -215,7 +215,7 @@ def _memory(source: Config, target: Config, path: Path) -> list[Copied]:
             return len(batch)
 
         quarantined = _copy(Copied(f"ctx-local quarantined records {path}"), old.quarantined(), new.quarantined,
-                            _quarantine_mark, quarantine)
+                            _quarantine_mark, quarantine, bars)
         return [memories, quarantined, _progress(old, new, path, progress)]
 
 
@@ -237,7 +237,7 @@ def _progress(old: MemoryBackend, new: MemoryBackend, path: Path, before: dict[s
     return copied
 
 
-def _archive(source: Config, target: Config) -> Copied:
+def _archive(source: Config, target: Config, bars: Progress) -> Copied:
     old, new = storage.open_archive(source), storage.open_archive(target)
     copied = Copied(f"archive compactions {old.path}")
     try:
@@ -253,7 +253,7 @@ def _archive(source: Config, target: Config) -> Copied:
                 messages += len(entry["removed"])
             return len(batch)
 
-        _copy(copied, old.compactions(), new.compactions, _entry_mark, restore)
+        _copy(copied, old.compactions(), new.compactions, _entry_mark, restore, bars)
         if messages:
             copied.notes.append(f"the compactions written held {messages:,} messages")
         stats = old.stats()

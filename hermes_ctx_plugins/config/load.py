@@ -136,6 +136,7 @@ def _apply_deployment(base: PluginSettings, dep: Deployment) -> PluginSettings:
         compressor=dep.compressor if dep.compressor is not None else base.compressor,
         memory=_merge_memory(base.memory, dep.memory),
         disabled=tuple(dict.fromkeys(disabled)),
+        plugins=tuple(dict.fromkeys((*base.plugins, *dep.plugins))),
         options=freeze(options),
     )
 

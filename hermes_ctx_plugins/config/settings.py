@@ -113,14 +113,15 @@ class ProviderSelection:
 class Deployment:
     """``ctx_plugins.deployments.<name>``: overrides applied when this deployment is active.
 
-    ``disabled`` adds to the top-level list, ``enabled`` takes names back out of it, ``options``
-    and ``compression`` are merged key by key; the rest replaces.
+    ``disabled`` and ``plugins`` add to the top-level lists, ``enabled`` takes names back out of
+    ``disabled``, ``options`` and ``compression`` are merged key by key; the rest replaces.
     """
 
     compressor: str | None = None
     memory: ProviderSelection | None = None
     disabled: tuple[str, ...] = ()
     enabled: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = ()
     options: Mapping[str, Mapping[str, Any]] = option({})
     compression: Mapping[str, Any] = option({})
 
@@ -176,6 +177,10 @@ class PluginSettings:
     memory: ProviderSelection = field(default_factory=ProviderSelection)
     #: plugin (entry-point) names or strategy / provider names whose hooks never run
     disabled: tuple[str, ...] = ()
+    #: installed (entry-point) plugins whose lifecycle hooks run. A third-party plugin's strategies
+    #: and providers can always be selected; its lifecycle hooks run only when it is listed here
+    #: or one of its strategies / providers is in use (``disabled`` still wins: never imported)
+    plugins: tuple[str, ...] = ()
     #: per strategy / provider options, by name
     options: Mapping[str, Mapping[str, Any]] = option({})
     deployments: Mapping[str, Deployment] = option({})

@@ -12,10 +12,11 @@ returns the text to show; it is told nothing about the session it was typed in).
   only, never anyone's text, because in a gateway the person asking may not be the one whose
   conversation compacted.
 - ``/ctx search QUERY`` and ``/ctx expand ID`` read the archive of the conversation they are typed
-  in. hermes does not say which conversation that is, so they answer only while this process runs
-  exactly one conversation (the ``hermes`` CLI); in a gateway serving several they refuse rather
-  than show one user another's archive (the model's ``ctx_search`` / ``ctx_expand`` tools, and
-  ``hermes-ctx archive`` on the host, work there).
+  in. hermes does not say which conversation that is, so they answer only in hermes' own interactive
+  front ends (CLI, TUI) running exactly one conversation; in a gateway — which runs a plugin command
+  before it even looks up the sender's agent, and keeps other users' agents cached — they refuse
+  rather than show one user another's archive (the model's ``ctx_search`` / ``ctx_expand`` tools,
+  and ``hermes-ctx archive`` on the host, work there).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,8 @@ NAME = "ctx"
 CLI_HELP = "hermes-ctx-plugins: status, doctor, memory, archive, compress, install (same as `hermes-ctx`)"
 SLASH_HELP = "context plugins: status, search the archive, expand an archived message"
 SLASH_ARGS = "[status | search QUERY | expand ID]"
+#: the platforms of hermes' own interactive front ends (one person at one terminal)
+INTERACTIVE = frozenset({"", "cli", "tui"})
 SLASH_USAGE = ("/ctx                 status: strategy, last compaction, tokens saved, archive, memory providers\n"
                "/ctx search QUERY    search what compactions archived from this conversation\n"
                "/ctx expand ID       read archived messages verbatim (an id from search, or a range 120-135)")
@@ -52,7 +56,23 @@ def register_slash(ctx: Any, runtime: Runtime) -> None:
     ctx.register_command(NAME, lambda raw: slash(runtime, raw), description=SLASH_HELP, args_hint=SLASH_ARGS)
 
 
+def _leading_options() -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """``hermes-ctx``'s global options (and ``--version``), which may also come before the command."""
+    from ..cli.common import GLOBAL_OPTIONS
+
+    return [*GLOBAL_OPTIONS, (("--version",), {"action": "store_true", "default": False,
+                                               "help": "print the versions of hermes-ctx and hermes-agent"})]
+
+
+def _dest(flags: tuple[str, ...]) -> str:
+    # a name of our own in hermes' namespace (hermes' parser has a --verbose of its own)
+    return "hermes_ctx_" + flags[-1].lstrip("-").replace("-", "_")
+
+
 def setup_cli(parser: argparse.ArgumentParser) -> None:
+    """Our options before the command (hermes parses those; the rest it hands over untouched)."""
+    for flags, options in _leading_options():
+        parser.add_argument(*flags, **{**options, "dest": _dest(flags), "default": None})
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="COMMAND ...",
                         help="a hermes-ctx command and its options (`hermes ctx help` lists them)")
 
@@ -61,8 +81,18 @@ def run_cli(args: argparse.Namespace) -> None:
     from ..cli import main
 
     argv = list(getattr(args, "args", None) or [])
-    if not argv or argv[0] == "help":
+    if argv[:1] == ["help"]:
         argv = ["--help", *argv[1:]]
+    leading: list[str] = []
+    for flags, options in _leading_options():
+        value = getattr(args, _dest(flags), None)
+        if value is True:
+            leading.append(flags[-1])
+        elif isinstance(value, str) and options.get("action") != "store_true":
+            leading += [flags[-1], value]
+    argv = leading + argv
+    if not argv:
+        argv = ["--help"]
     code = main(argv)
     if code:
         raise SystemExit(code)
@@ -129,9 +159,14 @@ def _archive(runtime: Runtime, command: str, text: str) -> str:
     if archive is None:
         return "/ctx: the archive is off (ctx_plugins.archive.enabled: false)"
     live = runtime.agents.live()
-    if len(live) != 1:
+    platform = str(getattr(live[0], "platform", "") or "") if len(live) == 1 else ""
+    if len(live) != 1 or platform not in INTERACTIVE or "gateway.run" in sys.modules:
+        # A gateway runs a plugin command before it builds (or finds) the sender's agent and keeps other
+        # users' agents cached: the one live agent may well be someone else's.
+        where = "a gateway" if "gateway.run" in sys.modules or platform not in INTERACTIVE else \
+            f"a process running {len(live)} conversations"
         return ("/ctx search and /ctx expand read one conversation's archive, and hermes does not tell plugin "
-                f"commands which conversation they were typed in: this process runs {len(live)}. Ask the model "
+                f"commands which conversation they were typed in; in {where} that cannot be known. Ask the model "
                 "(it has ctx_search / ctx_expand), or run `hermes-ctx archive search` on the host.")
     agent = live[0]
     session = runtime.session(str(getattr(agent, "session_id", "") or ""), runtime.host)

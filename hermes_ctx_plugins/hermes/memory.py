@@ -58,8 +58,7 @@ def write_shims(hermes_home: Path, names: Iterable[str]) -> ShimReport:
         if name in BUNDLED_MEMORY_PROVIDERS:
             shadowed.append(name)
             continue
-        path = hermes_home / "plugins" / name / "__init__.py"
-        text = _SHIM.format(name=name)
+        path, text = shim_path(hermes_home, name), shim_text(name)
         with locked(path):  # a second hermes process starting now checks and writes the same file
             try:
                 existing = path.read_text(encoding="utf-8") if path.exists() else None
@@ -80,6 +79,16 @@ def write_shims(hermes_home: Path, names: Iterable[str]) -> ShimReport:
         log.warning("our memory provider %r has the name of a provider bundled with hermes, which hermes "
                     "always loads instead; rename it to use it through memory.provider", name)
     return ShimReport(tuple(written), tuple(unchanged), tuple(conflicts), tuple(shadowed))
+
+
+def shim_path(hermes_home: Path, name: str) -> Path:
+    """Where hermes looks for a user memory provider ``name``: the file :func:`write_shims` writes."""
+    return hermes_home / "plugins" / name / "__init__.py"
+
+
+def shim_text(name: str) -> str:
+    """The shim :func:`write_shims` writes for ``name`` (``hermes-ctx doctor`` and ``uninstall`` compare with it)."""
+    return _SHIM.format(name=name)
 
 
 def shim_register(name: str) -> Callable[[Any], None]:

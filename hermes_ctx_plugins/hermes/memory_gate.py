@@ -69,9 +69,9 @@ class MemoryGate:
                        next_call: Callable[[Any], Any], session_id: str = "", **_: Any) -> Any:
         if tool_name != "memory":
             return next_call(args)
-        host = self.runtime.route(session_id)[0]
+        host, left_out = self.runtime.route(session_id)
         provider = file_provider(host)
-        if provider is None:
+        if provider is None or provider.name in left_out:  # an agent without memory: hermes refuses it
             return next_call(args)
         session = self.files_session(session_id)
         verdict = host.isolator.call("memory:file", provider.gate, dict(args or {}), session=session,

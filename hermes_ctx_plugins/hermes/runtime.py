@@ -26,6 +26,7 @@ from ..manager import Host
 from ..scope import describe
 from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
+from .memory_switches import left_to_hermes
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -342,14 +343,15 @@ class Runtime:
         return self.agents.agent_for(session_id)
 
     def route(self, session_id: str) -> tuple[Host, set[str]]:
-        """The host ``session_id``'s hooks go to, and the providers hermes' memory manager drives
-        itself (through our shim, for the one its ``memory.provider`` selects) so our hooks must not
-        drive them too. A Bridge-bound session's memory is its deployment host's alone (the Bridge
-        builds its agents without hermes' memory manager)."""
+        """The host ``session_id``'s hooks go to, and the providers our hooks must not drive: hermes'
+        memory switches decide (:mod:`.memory_switches`: an external provider runs only as hermes'
+        ``memory.provider``, through hermes' memory manager; none runs for an agent without memory).
+        A Bridge-bound session's memory is its deployment host's alone (the Bridge builds its agents
+        without hermes' memory manager)."""
         bound = self.sessions.binding(session_id)
         if bound is not None:
             return bound[0], set()
-        return self.host, {self.host.config.memory.provider} - {""}
+        return self.host, left_to_hermes(self.host, self.agent_for(session_id))
 
     def session(self, session_id: str, host: Host) -> SessionInfo:
         """Who ``session_id`` is, in ``host``'s namespace: what a Bridge or hermes' hooks told this

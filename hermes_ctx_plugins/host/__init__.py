@@ -1,6 +1,7 @@
 """The parts of the plugin host, one seam per module, combined in :class:`~hermes_ctx_plugins.manager.Host`.
 
-* :mod:`.plugins` — loading plugins and calling their lifecycle hooks: the only code that talks to pluggy;
+* :mod:`.plugins` — loading plugins and calling their lifecycle hooks (an installed plugin's only once
+  opted in): the only code that talks to pluggy;
 * :mod:`.providers` — the memory fan-out: activating providers and telling each of them, isolated;
 * :mod:`.compaction` — running a strategy with its fallback and the archive around it.
 

@@ -7,6 +7,13 @@ plugins register goes into a :class:`~hermes_ctx_plugins.registry.Registry`. Lif
 one implementation at a time through the host's
 :class:`~hermes_ctx_plugins.isolation.FaultIsolator`, so one failing plugin never stops the others or
 the user's turn.
+
+**Installed is not on.** A third-party (entry-point) plugin's strategies and providers can always be
+selected, but its lifecycle hooks run only once it is opted in: listed in ``ctx_plugins.plugins``, or
+one of its strategies or providers is in use (from when the host builds it: selected, the provider
+hermes' ``memory.provider`` names, a pipeline step) — choosing a plugin's code by name is choosing
+the plugin, whose hooks often feed that very strategy or provider. Built-ins and plugins handed to
+the host always run. A pip dependency that ships a hook therefore never writes into prompts unasked.
 """
 
 from __future__ import annotations
@@ -25,10 +32,14 @@ from .. import hookspecs
 from ..config import Config
 from ..errors import ConfigError, PluginError, PluginLoadError, did_you_mean
 from ..isolation import FaultIsolator, StatusEvent
+from ..options import join_path
 from ..registry import Kind, Registry
 from . import owner_key
 
 log = logging.getLogger("hermes_ctx_plugins")
+
+#: what ``hermes-ctx plugins`` says of an installed plugin whose lifecycle hooks are not opted in
+HOOKS_OFF = "hooks off: list it in ctx_plugins.plugins to run them"
 
 #: Modules whose hooks register the built-in strategies and providers, loaded before entry points.
 BUILTIN_PLUGINS: tuple[str, ...] = (
@@ -47,6 +58,9 @@ class LoadedPlugin:
     enabled: bool
     hooks: tuple[str, ...]
     status: str
+    #: its lifecycle hooks run (an installed plugin's only once opted in: ``ctx_plugins.plugins``, or
+    #: one of its strategies / providers in use); ``False`` for a disabled one
+    hooks_on: bool = True
 
 
 class PluginLoading:
@@ -69,6 +83,8 @@ class PluginLoading:
         #: reported (log, status event, ``plugins``, ``doctor``); everything else loads.
         self.load_failures: dict[str, str] = {}
         self._installed: set[str] = set()
+        #: installed plugins whose lifecycle hooks run: listed, or one of their registrations in use
+        self._hooks_on: set[str] = set(self.config.plugins.plugins)
 
         disabled = set(self.config.plugins.disabled)
         entry_points = _entry_points()
@@ -85,6 +101,7 @@ class PluginLoading:
         self._check_pending()
         self._collect_registrations(self._pm.get_plugins())
         self._check_disabled_names(disabled, {ep.name for ep in entry_points})
+        self._check_listed_names({ep.name for ep in entry_points})
 
     def _register(self, plugin: object, name: str | None, source: str, disabled: set[str]) -> str | None:
         name = name or self._default_name(plugin)
@@ -199,6 +216,40 @@ class PluginLoading:
                 path="ctx_plugins.disabled", value=name, expected="an installed plugin's name",
             )
 
+    def _check_listed_names(self, entry_point_names: set[str]) -> None:
+        config = self.config
+        deployment = config.plugins.deployments.get(config.deployment or "")
+        known = set(self._sources) | entry_point_names
+        for name in sorted(set(config.plugins.plugins) - known):
+            owner = next((f"; {name!r} is a {'strategy' if r.kind == 'compressor' else 'memory provider'} "
+                          f"of plugin {r.plugin!r}: list the plugin" for r in self.registry if r.name == name), "")
+            # a deployment's list adds to the top level's: the error names the list the name is in
+            where = (f"{join_path('ctx_plugins.deployments', config.deployment or '')}.plugins"
+                     if deployment is not None and name in deployment.plugins else "ctx_plugins.plugins")
+            raise ConfigError(
+                f"{name!r} names no installed plugin{owner or did_you_mean(name, entry_point_names)}; "
+                f"installed: {', '.join(sorted(entry_point_names)) or '(none)'}",
+                path=where, value=name, expected="an installed plugin's (entry point's) name",
+            )
+
+    def hooks_run(self, name: str) -> bool:
+        """Whether plugin ``name``'s lifecycle hooks are called: always for a built-in or a plugin
+        handed to the host, for an installed one only once opted in (see the module docstring)."""
+        return name not in self._installed or name in self._hooks_on
+
+    def plugin_in_use(self, name: str) -> None:
+        """A strategy or provider of plugin ``name`` is in use: its lifecycle hooks run from now on."""
+        if name not in self._hooks_on:
+            self._hooks_on.add(name)
+            self._impl_cache.clear()
+
+    def _note_hooks_off(self) -> None:
+        """Log the installed plugins whose lifecycle hooks stay off (once, after selection)."""
+        for plugin in self.loaded_plugins():
+            if plugin.status == HOOKS_OFF:
+                log.info("plugin %r (%s) implements %s; %s", plugin.name, plugin.source,
+                         ", ".join(h for h in plugin.hooks if h in hookspecs.LIFECYCLE_HOOKS), HOOKS_OFF)
+
     def loaded_plugins(self) -> list[LoadedPlugin]:
         """One record per plugin module or object, including disabled (never imported) ones."""
         records = []
@@ -206,12 +257,17 @@ class PluginLoading:
             plugin = None if name in self._blocked else self._pm.get_plugin(name)
             hooks = () if plugin is None else tuple(sorted(
                 caller.name for caller in self._pm.get_hookcallers(plugin) or ()))
+            hooks_on = plugin is not None and self.hooks_run(name)
             if name in self.load_failures:
                 status = f"failed to load: {self.load_failures[name]}"
+            elif plugin is None:
+                status = "disabled"
+            elif not hooks_on and set(hooks) & set(hookspecs.LIFECYCLE_HOOKS):
+                status = HOOKS_OFF
             else:
-                status = "disabled" if plugin is None else self.isolator.status(owner_key("plugin", name))
+                status = self.isolator.status(owner_key("plugin", name))
             records.append(LoadedPlugin(name=name, source=source, enabled=plugin is not None,
-                                        hooks=hooks, status=status))
+                                        hooks=hooks, status=status, hooks_on=hooks_on))
         return records
 
     def add_plugin(self, plugin: object, name: str | None = None) -> str:
@@ -240,6 +296,7 @@ class PluginLoading:
                 (impl.plugin_name, owner_key("plugin", impl.plugin_name), impl.function,
                  bool(impl.argnames))
                 for impl in reversed(getattr(self._pm.hook, hook_name).get_hookimpls())
+                if self.hooks_run(impl.plugin_name)
             ]
             self._impl_cache[hook_name] = impls
         return impls

@@ -7,6 +7,7 @@ provider is active: the one-external-provider rule is enforced here, with an err
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
@@ -123,7 +124,9 @@ class MemoryFanOut:
     def forget_user(self, user_id: str, *, every_namespace: bool = False) -> list[Forgotten]:
         """Remove ``user_id`` (compared exactly; ``""`` is the anonymous user) from every store this
         host owns: each active memory provider's (queued and spooled writes included; the memory
-        services are asked to delete theirs) and the archive.
+        services are asked to delete theirs), the one hermes' ``memory.provider`` names when it is
+        ours (inside hermes that is how an external provider runs, so it holds the user's memories
+        even where ``ctx_plugins.memory.providers`` does not list it), and the archive.
 
         :param every_namespace: every deployment's memories, not only this host's namespace.
         :returns: one :class:`Forgotten` per store, in order; a store that could not be cleared
@@ -133,6 +136,10 @@ class MemoryFanOut:
         report: list[Forgotten] = []
         stores: list[tuple[str, Callable[..., list[Forgotten]]]] = [
             (p.name, p.forget_user) for p in self.memory_providers]
+        hermes_choice = self.config.memory.provider
+        if hermes_choice and hermes_choice not in {p.name for p in self.memory_providers} and any(
+                r.kind == "memory" and r.name == hermes_choice for r in self.registry):
+            stores.append((hermes_choice, functools.partial(self._forget_detached, hermes_choice)))
         # a disabled archive may still hold what it archived while it was on
         archive = self.archive.store if self.archive is not None else open_archive(self.config)
         stores.append(("archive", archive.forget_user))
@@ -143,3 +150,11 @@ class MemoryFanOut:
                 log.exception("%s could not forget a user", name)
                 report.append(Forgotten(store=name, removed=None, error=f"{type(exc).__name__}: {exc}"))
         return report
+
+    def _forget_detached(self, name: str, user_id: str, *, namespaces: Collection[str] | None) -> list[Forgotten]:
+        """Forget ``user_id`` in provider ``name``'s store through a detached instance, closed after."""
+        provider = self.provider_instance(name)
+        try:
+            return list(provider.forget_user(user_id, namespaces=namespaces))
+        finally:
+            self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, resets=False)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ...cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, confirm
+from ...cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, Progress, add_yes, confirm, emit, print_json, wants_json
 from ...config import Config, hermes_home
 from ...errors import ConfigError
 from ...storage import LocalStoreError, MemoryBackend, json_text, memory_exists, open_memory
@@ -40,10 +40,9 @@ def add_parsers(commands: Any) -> None:
     search.add_argument("--all-scopes", action="store_true",
                         help="search every user and chat of the deployment (administrators; not with --user/--chat)")
     search.add_argument("--limit", type=int, default=10, help="results (default 10)")
-    search.add_argument("--json", action="store_true", help="machine-readable output")
-    stats = commands.add_parser("stats", help=f"what the {NAME} store holds, its queue and quarantined records")
-    stats.add_argument("--json", action="store_true", help="machine-readable output")
-    export = commands.add_parser("export", help=f"write {NAME} memories as JSON lines")
+    commands.add_parser("stats", help=f"what the {NAME} store holds, its queue and quarantined records")
+    export = commands.add_parser("export", help=f"write {NAME} memories as JSON lines (with --json: one JSON "
+                                                "array on stdout, or with -o a summary)")
     _scope_arguments(export, "only this user's memories")
     export.add_argument("--session", help="only this session's memories")
     export.add_argument("--output", "-o", type=Path, help="file to write (default: standard output)")
@@ -51,7 +50,7 @@ def add_parsers(commands: Any) -> None:
     forget.add_argument("ids", nargs="*", type=int, help="memory ids (the #numbers in recalled context)")
     _scope_arguments(forget, "forget this user's memories (all of them without ids)")
     forget.add_argument("--session", help="forget this session's memories")
-    forget.add_argument("--yes", action="store_true", help="do not ask before deleting a user, chat or session")
+    add_yes(forget)  # it asks before deleting a user, chat or session; ids it is given, it deletes
 
 
 def _scope_arguments(parser: argparse.ArgumentParser, user_help: str) -> None:
@@ -73,7 +72,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
             return _stats(provider, args)
         if not memory_exists(config, provider.path):
             print(f"hermes-ctx: no {NAME} memory yet at {provider.path}", file=sys.stderr)
-            return EXIT_INPUT if command == "forget" else 0
+            if command == "forget":
+                return EXIT_INPUT
+            if wants_json(args):  # nothing found, nothing exported: still the command's document
+                print_json([] if command == "search" or args.output is None else _exported(0, args), indent=None)
+            return 0
         store = open_memory(config, provider.path)
         try:
             return {"search": _search, "export": _export, "forget": _forget}[command](provider, store, args)
@@ -111,8 +114,8 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
                          share_across_chats=options.share_across_chats,
                          half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
     ranked = ranked[:args.limit]
-    if args.json:
-        print(json_text([{**r.memory.as_json(), "score": round(r.score, 4)} for r in ranked]))
+    if wants_json(args):
+        print_json([{**r.memory.as_json(), "score": round(r.score, 4)} for r in ranked], indent=None)  # one line
         return 0
     for item in ranked:
         memory = item.memory
@@ -147,7 +150,7 @@ def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
     report["waiting"] = sum(s.waiting for s in segments)
     report["waiting_known"] = progress is not None
     report["segments"] = [{"path": str(s.path), "waiting": s.waiting, "live": s.live} for s in segments]
-    print(json_text(report, default=str) if args.json else _stats_text(report))
+    emit(args, report, lambda: _stats_text(report))
     if report["error"]:
         print(f"hermes-ctx: {report['error']}", file=sys.stderr)
         return EXIT_PLUGIN
@@ -185,22 +188,38 @@ def _stats_text(report: dict[str, Any]) -> str:
 
 
 def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namespace) -> int:
+    """JSON lines to ``--output`` or stdout; with ``--json`` and no ``--output``, one JSON array."""
+    memories = store.memories(namespace=args.namespace, user_id=args.user, chat_id=args.chat,
+                              session_id=args.session)
+    if wants_json(args) and args.output is None:
+        print_json([memory.as_json() for memory in memories])
+        return 0
     try:
         out: TextIO = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
     except OSError as exc:
         print(f"hermes-ctx: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INPUT
     count = 0
-    try:
-        for memory in store.memories(namespace=args.namespace, user_id=args.user, chat_id=args.chat,
-                                     session_id=args.session):
-            out.write(json_text(memory.as_json()) + "\n")
-            count += 1
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    print(f"exported {count:,} memories" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
+    # the bar only while writing a file: on stdout, the lines themselves show the progress
+    with Progress(enabled=args.output is not None) as progress:
+        step = progress.step(f"exporting {NAME} memories")
+        try:
+            for memory in memories:
+                out.write(json_text(memory.as_json()) + "\n")
+                count += 1
+                step.advance()
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    if wants_json(args):
+        print_json(_exported(count, args))
+    else:
+        print(f"exported {count:,} memories" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
     return 0
+
+
+def _exported(count: int, args: argparse.Namespace) -> dict[str, Any]:
+    return {"exported": count, "output": str(args.output)}
 
 
 def _forget(provider: LocalProvider, store: MemoryBackend, args: argparse.Namespace) -> int:
@@ -212,8 +231,11 @@ def _forget(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
     if args.ids:
         deleted = store.forget(args.ids, namespace=args.namespace, user_id=args.user, chat_id=args.chat)
         missing = sorted(set(args.ids) - set(deleted))
-        if deleted:
+        if wants_json(args):  # what was deleted is said even when an id was not found
+            print_json({"forgotten": sorted(deleted), "missing": missing})
+        elif deleted:
             print(f"forgot {len(deleted)} memories: {', '.join(f'#{i}' for i in deleted)}")
+        if deleted:
             _compact(store)
         if missing:
             print(f"hermes-ctx: no memory {', '.join(f'#{i}' for i in missing)}"
@@ -230,7 +252,8 @@ def _forget(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
         return refused
     count = store.forget_where(namespace=args.namespace, user_id=args.user, chat_id=args.chat,
                                session_id=args.session)
-    print(f"forgot {count:,} memories of {what}")
+    emit(args, {"forgotten": count, "user": args.user, "chat": args.chat, "session": args.session},
+         f"forgot {count:,} memories of {what}")
     if count:
         _compact(store)
     return 0 if count else EXIT_INPUT
