@@ -177,19 +177,20 @@ class LocalStore(MemoryBackend):
 
     def memories(self, *, namespace: str | None = None, user_id: str | None = None, chat_id: str | None = None,
                  session_id: str | None = None) -> Iterator[Memory]:
+        # One page at a time under the lock, yielded outside it (by id, so writes in between are fine):
+        # a reader that stops half-way (a closed pipe, a full disk) must not keep the store locked, or
+        # the close() in its own cleanup would wait for the lock forever.
         where, params = _filters(namespace, user_id, chat_id, session_id)
-        with self._lock:
-            try:
-                cursor = self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM memories {where} ORDER BY id", params)
-                rows = cursor.fetchmany(500)
-                while rows:
-                    for row in rows:
-                        yield _memory(row)
-                    rows = cursor.fetchmany(500)
-            except sqlite3.Error as exc:
-                if is_database_failure(exc):
-                    raise store_error(self.path, exc) from None
-                raise
+        page = f"SELECT {', '.join(_COLUMNS)} FROM memories {where} {'AND' if where else 'WHERE'} id > ? " \
+               "ORDER BY id LIMIT 500"
+        last = 0
+        while True:
+            rows = self._run(lambda conn, after: conn.execute(page, [*params, after]).fetchall(), last)
+            if not rows:
+                return
+            for row in rows:
+                yield _memory(row)
+            last = rows[-1][0]
 
     def scopes(self, namespace: str | None = None) -> list[tuple[str, str]]:
         where, params = _filters(namespace, None, None, None)
