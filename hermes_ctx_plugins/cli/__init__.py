@@ -1,11 +1,22 @@
 """The ``hermes-ctx`` command: inspect what is installed, check a config, replay a compaction.
 
-One module per command (``add_parser`` and ``run``); the archive's and ctx-local's commands live in
-their rooms (:mod:`hermes_ctx_plugins.archive.cli`, :mod:`hermes_ctx_plugins.memory.local.cli`). Every
-command exits with the codes of :mod:`hermes_ctx_plugins.cliutil`: 0 fine, 1 a problem was found
-(doctor) or a store could not be cleared (forget), 2 the config (or any deployment in it) is invalid,
-3 a plugin failed to load or a store is unusable, 4 unreadable input or a destructive command
-without confirmation.
+One module per command, with ``add_parser(commands)`` (it adds its parser, or parsers, to
+``commands``) and ``run(args) -> int`` (the exit code), listed in :data:`COMMANDS`; the archive's and
+ctx-local's commands live in their rooms (:mod:`hermes_ctx_plugins.archive.cli`,
+:mod:`hermes_ctx_plugins.memory.local.cli`). The conventions, the same for every command:
+
+- ``--config``, ``--deployment``, ``-p/--profile`` (the hermes profile whose home to use: without it,
+  the one hermes runs, :mod:`hermes_ctx_plugins.hermes.profile`), ``-v/--verbose`` and ``--json`` are
+  accepted before or after the command and its subcommand (``hermes-ctx memory search X --json`` =
+  ``hermes-ctx --json memory search X``);
+- ``--json``: one JSON document on stdout, nothing else (see :mod:`hermes_ctx_plugins.cliutil`);
+- ``-y/--yes`` on every command that deletes or overwrites; without it, one that removes many
+  things asks at a terminal and refuses (exit 4) without one;
+- ``--version``; exit codes of :mod:`hermes_ctx_plugins.cliutil`: 0 fine, 1 a problem was found
+  (doctor) or a store could not be cleared (forget), 2 the config (or any deployment in it) is
+  invalid, 3 a plugin failed to load or a store is unusable, 4 unreadable input, a usage error
+  (missing argument, unknown command or option) or a destructive command without confirmation;
+  stdout closed early (``| head``) ends quietly with 1.
 """
 
 from __future__ import annotations
@@ -14,61 +25,75 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from importlib import metadata
+from typing import Any
 
 from ..archive import cli as archive_cli
-from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM
-from ..config import load_config
-from ..errors import ConfigError
-from . import compress, doctor, forget, memory, plugins, storage
-from .common import load_failed
+from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, CommandParser, emit, stdout_closed
+from ..hermes.profile import follow as follow_profile
+from . import compress, demo, doctor, forget, install, memory, new_plugin, plugins, storage
+from .common import GLOBAL_OPTIONS, add_anywhere, parsers_below
 
-__all__ = ["EXIT_CONFIG", "EXIT_INPUT", "EXIT_PLUGIN", "EXIT_PROBLEM", "main"]
+__all__ = ["COMMANDS", "EXIT_CONFIG", "EXIT_INPUT", "EXIT_PLUGIN", "EXIT_PROBLEM", "build_parser", "main"]
+
+
+#: every command, in the order ``--help`` lists them: each has ``add_parser(commands)`` and ``run(args)``
+COMMANDS: tuple[Any, ...] = (plugins, forget, compress, memory, demo, install, doctor, archive_cli, storage,
+                            new_plugin)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``hermes-ctx`` command tree; ``parse_args`` gives ``args.run_command(args)``."""
+    parser = CommandParser(prog="hermes-ctx", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="store_true", help="print the versions of hermes-ctx and hermes-agent")
+    commands = parser.add_subparsers(dest="command", parser_class=CommandParser)  # and their subcommands'
+    for command in COMMANDS:
+        before = set(commands.choices)
+        command.add_parser(commands)
+        for name in commands.choices.keys() - before:
+            commands.choices[name].set_defaults(run_command=command.run)
+    below = parsers_below(parser)
+    for flags, options in GLOBAL_OPTIONS:
+        add_anywhere(parser, below, flags, **options)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="hermes-ctx", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", help="hermes config.yaml (default: $HERMES_HOME/config.yaml)")
-    parser.add_argument("--deployment", help="apply this named deployment (default: $HERMES_CTX_DEPLOYMENT)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log with tracebacks")
-    commands = parser.add_subparsers(dest="command", required=True)
-    plugins.add_parsers(commands)
-    forget.add_parser(commands)
-    compress.add_parser(commands)
-    memory.add_parser(commands)
-    demo = commands.add_parser("demo", help="run a real hermes agent against a local stub model and watch "
-                                            "compression and memory work (no API key, no network)")
-    demo.add_argument("--keep", type=Path, metavar="DIR", help="use DIR as HERMES_HOME and leave it there")
-    demo.add_argument("--turns", type=int, default=6, help="agent turns in the first session (default 6)")
-    demo.add_argument("--json", action="store_true", help="print the report as JSON at the end")
-    doctor.add_parser(commands)
-    archive_cli.add_parser(commands)
-    storage.add_parser(commands)
-    args = parser.parse_args(argv)
-    _log_to_stderr(args.verbose)
-    if args.command in ("archive", "memory"):  # they need the config, not the plugins
-        run = archive_cli.run if args.command == "archive" else memory.run
-        try:
-            return run(args, load_config(args.config, deployment=args.deployment))
-        except ConfigError as exc:
-            return load_failed(exc)
-    if args.command == "demo":
-        return _demo(args)
-    runs = {"plugins": plugins.run, "check": plugins.run, "doctor": doctor.run, "forget": forget.run,
-            "compress": compress.run, "storage": storage.run}
-    return runs[args.command](args)
-
-
-def _demo(args: argparse.Namespace) -> int:
+    """Run ``hermes-ctx ARGV``; the exit code (a usage error exits 4 through ``SystemExit``)."""
     try:
-        from ..hermes import demo
-    except ImportError:
-        print("hermes-ctx: the demo needs hermes-agent: pip install 'hermes-ctx-plugins[hermes]'", file=sys.stderr)
+        try:
+            return _run(argv)
+        finally:  # the result's last bytes leave here: at interpreter exit a closed pipe could not be caught
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return stdout_closed()
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        ours, hermes = _version("hermes-ctx-plugins"), _version("hermes-agent")
+        emit(args, {"hermes_ctx": ours, "hermes_agent": hermes},
+             f"hermes-ctx {ours or 'unknown'} (hermes-agent {hermes or 'not installed'})")
+        return 0
+    if args.command is None:
+        parser.error("a command is required (hermes-ctx --help lists them)")
+    try:  # $HERMES_HOME as hermes would run: -p NAME, else its active profile; before anything reads it
+        follow_profile(args.profile)
+    except LookupError as exc:
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    report = demo.run(args.keep, turns=args.turns, out=sys.stdout)
-    if args.json:
-        print(demo.as_json(report))
-    return 0 if report.compressions and report.recalled else EXIT_PROBLEM
+    _log_to_stderr(args.verbose)
+    code: int = args.run_command(args)
+    return code
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 class _OneLine(logging.Formatter):

@@ -1,27 +1,57 @@
-"""``hermes-ctx doctor``: the config, the plugins, every memory provider's health (availability, circuit
-breaker, queued writes, a probe of the service) and a storage server's (connection, schema, pool); exit 1
-when a selected provider or the storage server is not usable."""
+"""``hermes-ctx doctor``: whether hermes will run us at all (the hermes wiring), the config, the plugins,
+every memory provider's health (availability, circuit breaker, queued writes, a probe of the service) and a
+storage server's (connection, schema, pool); exit 1 when the wiring is broken or a selected provider or the
+storage server is not usable.
+
+The wiring is read from hermes' ``config.yaml`` (as YAML) with the layers hermes lays over it at start-up
+(:mod:`hermes_ctx_plugins.hermes.layers`: the managed scope's ``config.yaml``, whose keys win, and the
+``.env`` files, for ``HERMES_SAFE_MODE``), in the home of the hermes profile the command runs for
+(:mod:`hermes_ctx_plugins.hermes.profile`), and from the installed packages' metadata. Of hermes, besides
+those layers, only what a memory-provider shim imports (``agent.memory_provider``, a few milliseconds)
+is imported, and only when ``memory.provider`` names one of ours. hermes itself only notes in
+``agent.log`` that it fell back to its built-in compressor, so a missing key is otherwise silent. Each
+broken piece comes with the one command that fixes it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import importlib.util
 import json
 import os
 import time
-from dataclasses import asdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from .. import storage
 from ..cliutil import EXIT_PROBLEM
 from ..config import hermes_home
+from ..config.reader import parse_yaml, read_text
 from ..errors import ConfigError, PluginError, ProviderLimitError
+from ..hermes.profile import profile_of
+from ..manager import PluginRecord
 from .common import bad_deployments, load, load_failed
+
+#: our name in hermes: the ``hermes_agent.plugins`` entry point (pyproject.toml), what ``plugins.enabled``
+#: lists, and our context engine's name (``hermes.ENGINE_NAME``, not imported: that is hermes' room)
+PLUGIN_NAME = "hermes-ctx"
+ENTRY_POINT_GROUP = "hermes_agent.plugins"
+#: the context engine hermes builds in, what ``context.engine`` means when it is not set
+BUILTIN_ENGINE = "compressor"
+INSTALL = "hermes-ctx install"
+#: hermes' truthy strings (``utils.TRUTHY_STRINGS``), for ``HERMES_SAFE_MODE``
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+#: the config keys each wiring check reads (a managed scope that sets one of them decides the check)
+_READS = {"plugins.enabled": ("plugins.enabled", "plugins.disabled"), "context.engine": ("context.engine",),
+          "memory.provider": ("memory.provider",)}
 
 
 def add_parser(commands: Any) -> None:
     doctor = commands.add_parser("doctor", help="check config, plugins and memory providers: availability, "
                                                 "circuit breaker, queued writes, a probe of the service")
-    doctor.add_argument("--json", action="store_true", help="machine-readable output")
     doctor.add_argument("--no-probe", action="store_true",
                         help="do not contact the memory services or the storage server")
 
@@ -32,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config, host = load(args)
+        raw = read_hermes_config(hermes_config_path(args))
     except (ConfigError, ProviderLimitError, PluginError) as exc:
         return load_failed(exc)
     bad = bad_deployments(args, config)
@@ -39,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         host.shutdown()
         return load_failed(bad[0])
     selected = {p.name for p in host.memory_providers} | ({config.memory.provider} - {""})
-    problems: list[str] = []
+    wiring = hermes_wiring(raw, hermes_home(), host.plugins())
+    problems = [f"{w.detail} (fix: {w.fix})" for w in wiring if not w.ok]
     rows: list[dict[str, Any]] = []
     for entry in (r for r in host.registry if r.kind == "memory"):
         row: dict[str, Any] = {"name": entry.name, "external": entry.external, "source": entry.source,
@@ -77,8 +109,10 @@ def run(args: argparse.Namespace) -> int:
     stores = [] if args.no_probe else [{"check": what, "ok": ok, "detail": detail}
                                        for what, ok, detail in storage.check(config)]
     problems += [f"{row['check']}: {row['detail']}" for row in stores if not row["ok"]]
-    report = {"config": config.source, "hermes_home": str(hermes_home()), "deployment": config.deployment,
+    report = {"config": config.source, "hermes_home": str(hermes_home()), "hermes_profile": profile_of(hermes_home()),
+              "deployment": config.deployment,
               "compressor": host.compressor.name if host.compressor else None,
+              "hermes_wiring": [asdict(w) for w in wiring],
               "plugins": [asdict(p) for p in host.loaded_plugins()], "memory_providers": rows, "storage": stores,
               "ok": not problems, "problems": problems}
     print(json.dumps(report, indent=2, default=str) if args.json else _as_text(report))
@@ -88,9 +122,14 @@ def run(args: argparse.Namespace) -> int:
 def _as_text(report: dict[str, Any]) -> str:
     lines = [f"config       {report['config']}" + (f"   deployment: {report['deployment']}"
                                                    if report["deployment"] else ""),
-             f"hermes home  {report['hermes_home']}",
+             f"hermes home  {report['hermes_home']}   (hermes profile {report['hermes_profile']})",
              f"compressor   {report['compressor'] or '(none: hermes built-in)'}",
-             "plugins"]
+             "hermes wiring"]
+    for check in report["hermes_wiring"]:
+        lines.append(f"  {'ok' if check['ok'] else 'FAIL':<4}  {check['detail']}")
+        if check["fix"]:
+            lines.append(f"        fix: {check['fix']}")
+    lines.append("plugins")
     lines += [f"  {p['name']} ({p['source']}): {p['status']}" for p in report["plugins"]]
     lines.append("memory providers")
     width = max((len(r["name"]) for r in report["memory_providers"]), default=4)
@@ -116,3 +155,201 @@ def _as_text(report: dict[str, Any]) -> str:
     lines.append("result: OK" if report["ok"] else "result: PROBLEMS\n" + "\n".join(
         f"  - {p}" for p in report["problems"]))
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------- the hermes wiring
+
+@dataclass(frozen=True)
+class Wiring:
+    """One thing hermes needs to run us, as found."""
+
+    check: str
+    ok: bool
+    detail: str
+    #: the one command that fixes it ("" when it is fine)
+    fix: str = ""
+
+
+def hermes_config_path(args: argparse.Namespace) -> Path:
+    """hermes' ``config.yaml``: ``--config``, else the one in ``$HERMES_HOME``."""
+    return Path(args.config) if args.config else hermes_home() / "config.yaml"
+
+
+def read_hermes_config(path: Path) -> Mapping[str, Any]:
+    """hermes' whole config as plain values (``{}`` when the file does not exist).
+
+    :raises ConfigError: the file cannot be read or is not YAML (file:line).
+    """
+    try:
+        text = read_text(path, str(path))
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file: {exc}", source=str(path)) from None
+    return parse_yaml(text, str(path))[0]
+
+
+def hermes_version() -> str | None:
+    """The installed hermes-agent's version; ``None`` when it is not installed in this Python."""
+    try:
+        return importlib.metadata.version("hermes-agent")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def hermes_wiring(data: Mapping[str, Any], home: Path, plugins: Sequence[PluginRecord]) -> list[Wiring]:
+    """What hermes needs to run us, checked in hermes' config ``data`` (with the managed scope laid over
+    it, as hermes does), its home and this Python: hermes installed, our entry point, plugin loading on,
+    ``plugins.enabled``, ``context.engine`` and, when ``memory.provider`` names one of our providers
+    (``plugins``: what our host registered), its shim."""
+    version = hermes_version()
+    if version is None:
+        return [Wiring("hermes-agent", False, "hermes-agent is not installed in this Python: nothing will run us",
+                       "pip install 'hermes-ctx-plugins[hermes]'")]
+    from ..hermes.layers import effective_config, managed_keys
+
+    effective = effective_config(data)
+    checks = [Wiring("hermes-agent", True, f"hermes-agent {version} is installed"), _entry_point(),
+              _safe_mode(home), _enabled(effective), _engine(effective), _memory_provider(effective, home, plugins)]
+    managed, keys = managed_keys()
+    if not keys:
+        return checks
+    installed = effective_config(_as_installed(data))  # what config.yaml could do, under the managed scope
+    after_install = {"plugins.enabled": _enabled(installed), "context.engine": _engine(installed)}
+    return [_pinned(check, after_install.get(check.check), managed, keys) for check in checks]
+
+
+def _as_installed(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with what ``hermes-ctx install`` writes for hermes to load us and select our engine."""
+    plugins = dict(_section(data, "plugins"))
+    enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
+    plugins["enabled"] = [*(enabled if isinstance(enabled, list) else []), PLUGIN_NAME]
+    plugins["disabled"] = [n for n in disabled if n != PLUGIN_NAME] if isinstance(disabled, list) else []
+    return {**data, "plugins": plugins, "context": {**_section(data, "context"), "engine": PLUGIN_NAME}}
+
+
+def _pinned(check: Wiring, after_install: Wiring | None, managed: str, keys: set[str]) -> Wiring:
+    """``check``, said truly when it fails on a key the managed scope sets: when config.yaml cannot fix it
+    (``after_install`` fails too) the fix is in the managed file; for the memory provider, which install
+    does not force, that the key is pinned is said beside the usual fix."""
+    pinned = [read for read in _READS.get(check.check, ())
+              if any(read == key or read.startswith(f"{key}.") for key in keys)]
+    if check.ok or not pinned or (after_install is not None and after_install.ok):
+        return check
+    detail = (f"{check.detail}; {', '.join(pinned)} is set by hermes' managed scope ({managed}), which wins "
+              "over config.yaml")
+    fix = check.fix if after_install is None else f"change {', '.join(pinned)} in {managed} (your administrator's file)"
+    return Wiring(check.check, False, detail, fix)
+
+
+def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, Mapping) else {}  # hermes reads anything else as unset
+
+
+def _entry_point() -> Wiring:
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP, name=PLUGIN_NAME)
+    if not found:
+        return Wiring("entry point", False, f"no {ENTRY_POINT_GROUP} entry point {PLUGIN_NAME!r}: hermes cannot "
+                      "find our plugin (hermes-ctx-plugins is not installed where hermes runs)",
+                      "pip install hermes-ctx-plugins")
+    entry = next(iter(found))
+    try:
+        spec = importlib.util.find_spec(entry.module)
+    except (ImportError, ValueError) as exc:
+        spec, why = None, f": {type(exc).__name__}: {exc}"
+    else:
+        why = ""
+    if spec is None:
+        return Wiring("entry point", False, f"the entry point {PLUGIN_NAME!r} names {entry.module}, which cannot "
+                      f"be imported{why}", "pip install --force-reinstall hermes-ctx-plugins")
+    return Wiring("entry point", True, f"entry point {PLUGIN_NAME!r} ({ENTRY_POINT_GROUP}) -> {entry.module}")
+
+
+def _safe_mode(home: Path) -> Wiring:
+    """``HERMES_SAFE_MODE`` as hermes reads it: its ``.env`` files win over the environment."""
+    from ..hermes.layers import ENVIRONMENT, env_value
+
+    found = env_value("HERMES_SAFE_MODE", home)
+    value = (found.value or "").strip()
+    where = "" if found.source == ENVIRONMENT else f" in {found.source}"
+    if value.lower() in _TRUTHY:
+        fix = ("unset HERMES_SAFE_MODE" if found.source == ENVIRONMENT
+               else f"remove HERMES_SAFE_MODE from {found.source}" + (" (your administrator's file)"
+                                                                      if found.managed else ""))
+        return Wiring("HERMES_SAFE_MODE", False, f"HERMES_SAFE_MODE={value}{where}: hermes loads no plugin at all",
+                      fix)
+    said = f"HERMES_SAFE_MODE={value!r}{where} is off" if value else "HERMES_SAFE_MODE is not set"
+    return Wiring("HERMES_SAFE_MODE", True, f"{said}: hermes loads its enabled plugins")
+
+
+def _enabled(data: Mapping[str, Any]) -> Wiring:
+    plugins = _section(data, "plugins")
+    enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
+    fix = f"hermes plugins enable {PLUGIN_NAME}"
+    if isinstance(disabled, list) and PLUGIN_NAME in disabled:
+        return Wiring("plugins.enabled", False, f"plugins.disabled lists {PLUGIN_NAME}, which wins over "
+                      "plugins.enabled: hermes does not load us", fix)
+    if not (isinstance(enabled, list) and PLUGIN_NAME in enabled):
+        return Wiring("plugins.enabled", False, f"plugins.enabled does not list {PLUGIN_NAME}: hermes loads "
+                      "only the plugins listed there", fix)
+    return Wiring("plugins.enabled", True, f"plugins.enabled lists {PLUGIN_NAME}")
+
+
+def _engine(data: Mapping[str, Any]) -> Wiring:
+    engine = _section(data, "context").get("engine")
+    if engine == PLUGIN_NAME:
+        return Wiring("context.engine", True, f"context.engine is {PLUGIN_NAME}")
+    if engine in (None, "", BUILTIN_ENGINE):
+        said = "not set" if engine in (None, "") else f"{BUILTIN_ENGINE!r}"
+        return Wiring("context.engine", False, f"context.engine is {said}: hermes compacts with its built-in "
+                      "compressor, not ours (it says so only in agent.log)", INSTALL)
+    return Wiring("context.engine", False, f"context.engine is {engine!r}: hermes runs that engine, not ours",
+                  f"{INSTALL} --yes")
+
+
+def _memory_provider(data: Mapping[str, Any], home: Path, plugins: Sequence[PluginRecord]) -> Wiring:
+    name = _section(data, "memory").get("provider") or ""
+    record = next((r for r in plugins if r.kind == "memory" and r.name == name), None)
+    if record is None:  # the user's choice: hermes' own memory, or a provider of hermes'
+        external = ", ".join(r.name for r in plugins if r.kind == "memory" and r.external)
+        said = f"{name!r}, not one of ours" if name else "not set: hermes' own memory only"
+        listed = _section(_section(data, "ctx_plugins"), "memory").get("providers") or []
+        idle = [n for n in listed if isinstance(n, str) and n in external.split(", ")]
+        note = (f"; ctx_plugins.memory.providers lists {', '.join(idle)}, which inside hermes runs only as "
+                "memory.provider (a Bridge uses the list)" if idle else "")
+        return Wiring("memory.provider", True, f"memory.provider is {said} (ours that run in hermes only when "
+                      f"named there: {external}){note}")
+    if not record.external:
+        return Wiring("memory.provider", False, f"memory.provider is {name!r}, which hermes cannot load: it runs "
+                      "through our plugin when ctx_plugins.memory.providers lists it (the default)",
+                      "hermes memory off")
+    if not record.enabled:
+        return Wiring("memory.provider", False, f"memory.provider is {name!r}, but ctx_plugins.disabled lists it",
+                      f"remove {name} from ctx_plugins.disabled in config.yaml")
+    return _shim(name, home)
+
+
+def _shim(name: str, home: Path) -> Wiring:
+    """The shim hermes finds provider ``name`` through: present, ours, and what it imports importable."""
+    try:  # what the shim itself imports: if this fails, hermes cannot load the shim either
+        from ..hermes.memory import BUNDLED_MEMORY_PROVIDERS, shim_path, shim_text
+    except Exception as exc:
+        return Wiring("memory.provider", False, f"the shim of memory provider {name!r} cannot be loaded: "
+                      f"{type(exc).__name__}: {exc}", "pip install --force-reinstall 'hermes-ctx-plugins[hermes]'")
+    if name in BUNDLED_MEMORY_PROVIDERS:
+        return Wiring("memory.provider", False, f"memory.provider {name!r} is also the name of a provider hermes "
+                      "bundles, which it always loads instead of ours",
+                      "rename the provider in the plugin that registers it")
+    path = shim_path(home, name)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Wiring("memory.provider", False, f"memory.provider is {name!r}, but its shim {path} is missing: "
+                      "hermes cannot find the provider", INSTALL)
+    except (OSError, UnicodeDecodeError) as exc:
+        text = f"(unreadable: {exc})"
+    if text != shim_text(name):
+        return Wiring("memory.provider", False, f"{path} is not the shim hermes-ctx writes: hermes does not load "
+                      f"our memory provider {name!r} through it", f"rm {path} && {INSTALL}")
+    return Wiring("memory.provider", True, f"memory.provider is {name!r}: its shim {path} is in place")

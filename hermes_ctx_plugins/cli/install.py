@@ -1,0 +1,416 @@
+"""``hermes-ctx install``: wire hermes-ctx-plugins into hermes' ``config.yaml``; ``--uninstall`` unwires it.
+
+hermes runs us only when its config says so: ``plugins.enabled`` lists ``hermes-ctx`` (entry-point
+plugins are opt-in), ``context.engine: hermes-ctx`` selects our engine (without it hermes compacts with
+its built-in compressor and notes that only in ``agent.log``), and ``memory.provider`` may name one of
+our providers, which hermes finds only through a shim under ``$HERMES_HOME/plugins/``. Install writes
+those, a ``ctx_plugins:`` section when there is none, and the shims; it never replaces what the user
+chose (another engine needs ``--yes``, another memory provider ``--memory``). A second run changes nothing.
+
+``memory.provider`` there but empty is a choice too: ``hermes memory off`` writes ``provider: ''``, so
+install leaves it (``--memory ctx-local`` replaces it) and fills in ctx-local only where the key is
+missing. One writer of hermes' puts ``provider: ''`` in a file nobody chose it in: ``hermes config edit``
+creating the file writes every default out (``save_config(DEFAULT_CONFIG, strip_defaults=False)``);
+every other write (``hermes setup``, ``config set``, ``memory off`` itself) leaves out a value equal to
+its default unless the file already had the key, so on a fresh home ``hermes memory off`` writes
+nothing and the key stays missing. ``_config_version`` tells none of this apart (every write keeps it).
+So an empty provider counts as hermes' written-out default, and is replaced, only when the ``memory``
+section holds every one of hermes' default memory keys and ``plugins.enabled`` does not list us yet (a
+file we were installed in before holds the user's ``hermes memory off``).
+
+The file is edited with ruamel.yaml in round-trip mode (:mod:`.yaml_edit`), backed up first
+(``config.yaml.bak.<time>``) and replaced atomically. Nothing is written when the result would not load,
+or would change a key install does not own (an anchor shared with one, say): ``--dry-run`` still shows
+that edit, and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cliutil import EXIT_INPUT, EXIT_PROBLEM, confirm
+from ..config import DEFAULT_COMPRESSOR, DEFAULT_PROVIDERS, Config, hermes_home, load_config
+from ..config.reader import parse_yaml, read_text
+from ..errors import ConfigError, HermesCtxError, did_you_mean
+from ..hermes.profile import DEFAULT_PROFILE, profile_of
+from ..manager import PluginRecord, load_host
+from ..storage.files import atomic_write
+from . import yaml_edit
+from .common import load_failed
+from .doctor import BUILTIN_ENGINE, PLUGIN_NAME, Wiring, hermes_config_path, hermes_version, hermes_wiring
+
+#: hermes' ``memory.provider`` install selects when none is set
+DEFAULT_MEMORY = "ctx-local"
+#: what install and uninstall may change: (section, key; ``None`` for the whole section)
+OWNED = (("plugins", "enabled"), ("plugins", "disabled"), ("context", "engine"), ("memory", "provider"),
+         ("ctx_plugins", None))
+_README = 'every key: README "Configuration"'
+
+
+def add_parser(commands: Any) -> None:
+    install = commands.add_parser(
+        "install", help="wire hermes-ctx into hermes' config.yaml (plugins.enabled, context.engine, "
+                        "memory.provider, a ctx_plugins section) and write the memory-provider shims")
+    install.add_argument("--uninstall", action="store_true",
+                         help="remove what install adds (the ctx_plugins section stays: your settings)")
+    install.add_argument("--purge", action="store_true", help="with --uninstall: remove the ctx_plugins section too")
+    install.add_argument("--dry-run", action="store_true", help="print the diff it would apply and write nothing")
+    install.add_argument("--memory", metavar="NAME",
+                         help=f"set hermes' memory.provider to our provider NAME (default: {DEFAULT_MEMORY} when "
+                              "none is set; another provider you chose is kept); none leaves it as it is")
+    install.add_argument("-y", "--yes", action="store_true",
+                         help="replace another context engine (or --purge) without asking")
+
+
+@dataclass
+class Plan:
+    """What one run does, in words."""
+
+    changes: list[str] = field(default_factory=list)
+    #: what was left as it is, and why
+    kept: list[str] = field(default_factory=list)
+    #: a question to ask before writing (replacing another engine, purging our section)
+    ask: str = ""
+
+
+@dataclass
+class Outcome:
+    """What a run did, for the text and the JSON report."""
+
+    config: str
+    dry_run: bool
+    changes: list[str]
+    kept: list[str]
+    #: the hermes profile whose home this is (``default``: the root)
+    profile: str = "default"
+    backup: str | None = None
+    shims: list[str] = field(default_factory=list)
+    wiring: list[Wiring] = field(default_factory=list)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.purge and not args.uninstall:
+        print("hermes-ctx: --purge goes with --uninstall", file=sys.stderr)
+        return EXIT_INPUT
+    path, home = hermes_config_path(args), hermes_home()
+    try:
+        before = _read(path)
+        config = load_config(path if before is not None else {}, deployment=args.deployment)
+        ours = {r.name: r.external for r in _memory_plugins(config)}
+        bad_memory = _bad_memory(args.memory, ours)
+        if bad_memory:
+            print(f"hermes-ctx: {bad_memory}", file=sys.stderr)
+            return EXIT_INPUT
+        doc = _parse(before or "", path)
+        try:
+            plan = (_unwire(doc, ours, purge=args.purge) if args.uninstall
+                    else _wire(doc, ours, args.memory, before or ""))
+        except ConfigError as exc:  # a section that is not a mapping: its line in the file
+            raise config.locate(exc) from None
+        after = yaml_edit.dump(doc, before or "") if plan.changes else before
+        # what hermes and we read next must load and mean what it meant, but for our keys: else no write
+        data = parse_yaml(after or "", str(path))[0]
+        plugins = _memory_plugins(load_config(data, deployment=args.deployment))
+        refusal = _other_change(parse_yaml(before or "", str(path))[0], data, path, dry_run=args.dry_run)
+    except HermesCtxError as exc:
+        return load_failed(exc)
+    outcome = Outcome(str(path), args.dry_run, plan.changes, plan.kept, profile=profile_of(home))
+    if args.dry_run:
+        return _dry_run(args, outcome, before, after, plan, refusal)
+    if refusal is not None:
+        return load_failed(refusal)
+    if plan.ask:
+        refused = _confirm(plan.ask, yes=args.yes)
+        if refused is not None:
+            return refused
+    try:
+        if after != before:
+            outcome.backup = _write(path, before, after or "")
+        outcome.shims = _remove_shims(home) if args.uninstall else _write_shims(home, ours)
+    except OSError as exc:  # a read-only home, a full disk: the config is whole, old or new
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
+        return EXIT_PROBLEM
+    if not args.uninstall:
+        outcome.wiring = hermes_wiring(data, home, plugins)
+    _report(args, outcome)
+    return EXIT_PROBLEM if any(not w.ok for w in outcome.wiring) else 0
+
+
+# ------------------------------------------------------------------------------------ the edits
+
+def _wire(doc: Any, ours: Mapping[str, bool], memory: str | None, text: str) -> Plan:
+    plan = Plan()
+    enabled = yaml_edit.get(doc, "plugins", "enabled")
+    wired_before = isinstance(enabled, list) and PLUGIN_NAME in enabled
+    if not wired_before:
+        yaml_edit.append_to(doc, ("plugins", "enabled"), PLUGIN_NAME)
+        plan.changes.append(f"plugins.enabled: added {PLUGIN_NAME}")
+    disabled = yaml_edit.get(doc, "plugins", "disabled")
+    if isinstance(disabled, list) and PLUGIN_NAME in disabled:
+        for index in reversed([i for i, name in enumerate(disabled) if name == PLUGIN_NAME]):
+            del disabled[index]
+        plan.changes.append(f"plugins.disabled: removed {PLUGIN_NAME} (hermes lets it win over plugins.enabled)")
+    engine = yaml_edit.get(doc, "context", "engine")
+    if engine != PLUGIN_NAME:
+        if engine not in (None, "", BUILTIN_ENGINE):
+            plan.ask = f"context.engine is {engine!r}, another engine: replace it with {PLUGIN_NAME}?"
+        yaml_edit.set_in(doc, ("context", "engine"), PLUGIN_NAME)
+        plan.changes.append(f"context.engine: {PLUGIN_NAME}" + (f" (was {engine!r})" if engine else ""))
+    _select_memory(doc, ours, memory, plan, wired_before=wired_before)
+    if "ctx_plugins" in doc:
+        plan.kept.append("ctx_plugins: your section, as it is")
+    else:
+        section = yaml_edit.new_mapping(compressor=DEFAULT_COMPRESSOR)
+        section["memory"] = yaml_edit.new_mapping(providers=yaml_edit.flow_list(DEFAULT_PROVIDERS))
+        yaml_edit.set_in(doc, ("ctx_plugins",), yaml_edit.with_comment(section, _README, text))
+        plan.changes.append(f"ctx_plugins: added (compressor {DEFAULT_COMPRESSOR}, memory providers "
+                            f"[{', '.join(DEFAULT_PROVIDERS)}])")
+    return plan
+
+
+def _select_memory(doc: Any, ours: Mapping[str, bool], memory: str | None, plan: Plan, *,
+                   wired_before: bool) -> None:
+    current = yaml_edit.get(doc, "memory", "provider") or ""
+    if memory == "none":
+        plan.kept.append(f"memory.provider: {current!r} (--memory none)")
+        return
+    if current and memory is None:
+        if current not in ours:
+            plan.kept.append(f"memory.provider: {current!r}, your choice (--memory NAME replaces it)")
+        return
+    from ..hermes.layers import all_defaults_written  # hermes' defaults: what the module's docstring says
+
+    section = yaml_edit.get(doc, "memory")
+    present = isinstance(section, Mapping) and "provider" in section
+    written_out = present and not wired_before and all_defaults_written("memory", section)
+    if present and memory is None and not written_out:
+        plan.kept.append(f"memory.provider is '' (hermes memory off): left alone; --memory {DEFAULT_MEMORY} "
+                         "to use ours")
+        return
+    wanted = memory or DEFAULT_MEMORY
+    if current != wanted:
+        yaml_edit.set_in(doc, ("memory", "provider"), wanted)
+        was = (f" (was {current!r})" if current else
+               " (was '', one of the defaults hermes wrote out with all the others; hermes memory off undoes it)"
+               if written_out else "")
+        plan.changes.append(f"memory.provider: {wanted}{was}")
+
+
+def _unwire(doc: Any, ours: Mapping[str, bool], *, purge: bool) -> Plan:
+    plan = Plan()
+    enabled = yaml_edit.get(doc, "plugins", "enabled")
+    if isinstance(enabled, list) and PLUGIN_NAME in enabled:
+        for index in reversed([i for i, name in enumerate(enabled) if name == PLUGIN_NAME]):
+            yaml_edit.delete(doc, "plugins", "enabled", index)  # the last one may take the list with it
+        plan.changes.append(f"plugins.enabled: removed {PLUGIN_NAME}")
+    if yaml_edit.get(doc, "context", "engine") == PLUGIN_NAME:
+        yaml_edit.delete(doc, "context", "engine")
+        plan.changes.append(f"context.engine: removed (hermes goes back to its built-in {BUILTIN_ENGINE})")
+    provider = yaml_edit.get(doc, "memory", "provider")
+    if provider in ours:
+        yaml_edit.delete(doc, "memory", "provider")
+        plan.changes.append(f"memory.provider: removed {provider!r} (hermes' own memory only, as `hermes memory off`)")
+    if "ctx_plugins" not in doc:
+        return plan
+    if purge:
+        yaml_edit.delete(doc, "ctx_plugins")
+        plan.changes.append("ctx_plugins: removed (--purge; the backup has it)")
+        plan.ask = "remove the ctx_plugins section, your hermes-ctx settings?"
+    else:
+        plan.kept.append("ctx_plugins: your settings (--purge removes them)")
+    return plan
+
+
+# ------------------------------------------------------------------------------------ around the edits
+
+def _read(path: Path) -> str | None:
+    """The config's text, ``None`` when there is none yet."""
+    try:
+        return read_text(path, str(path))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file: {exc}", source=str(path)) from None
+
+
+def _parse(text: str, path: Path) -> Any:
+    try:
+        return yaml_edit.load(text)
+    except ConfigError as exc:
+        raise exc.located(source=str(path), line=exc.line) from None
+
+
+def _memory_plugins(config: Config) -> list[PluginRecord]:
+    """Our memory providers as the plugins ``config`` selects register them (external ones are those
+    hermes' ``memory.provider`` may name); raises what loading them raises."""
+    host = load_host(config)
+    try:
+        return [r for r in host.plugins() if r.kind == "memory"]
+    finally:
+        host.shutdown()
+
+
+def _bad_memory(memory: str | None, ours: Mapping[str, bool]) -> str:
+    """Why ``--memory`` cannot be used ("" when it can)."""
+    external = sorted(name for name, is_external in ours.items() if is_external)
+    if memory in (None, "none", *external):
+        return ""
+    return (f"--memory {memory!r} is not one of our memory providers{did_you_mean(memory, external)}; "
+            f"choose one of {', '.join(external)}, or none")
+
+
+def _other_change(before: Mapping[str, Any], after: Mapping[str, Any], path: Path, *,
+                  dry_run: bool) -> ConfigError | None:
+    """Why the edit must not be written: it would change what hermes reads anywhere but in the keys
+    install owns (an anchor shared with one of them, a YAML round trip that went wrong), naming the
+    first section that would change; ``None`` when it changes only ours."""
+    old, new = _without_ours(before), _without_ours(after)
+    changed = next((key for key in {**old, **new} if old.get(key) != new.get(key)), None)
+    if changed is None:
+        return None
+    what = ("install will not write the edit shown above" if dry_run
+            else "nothing was written (hermes-ctx install --dry-run shows the edit)")
+    return ConfigError(f"editing the file would also change {changed!r}, which hermes-ctx does not own; "
+                       f"{what}: make the change by hand", path=str(changed), source=str(path))
+
+
+def _without_ours(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` without the keys install and uninstall change, and without the sections that leaves empty."""
+    copy = {key: dict(value) if isinstance(value, Mapping) else value for key, value in data.items()}
+    for section, key in OWNED:
+        inside = copy.get(section)
+        if key is None or (isinstance(inside, dict) and inside.keys() <= {key}):
+            copy.pop(section, None)
+        elif isinstance(inside, dict):
+            inside.pop(key, None)
+    return copy
+
+
+def _confirm(question: str, *, yes: bool) -> int | None:
+    if not yes and not sys.stdin.isatty():
+        print(f"hermes-ctx: {question} confirm with --yes (there is no terminal to ask on); nothing changed",
+              file=sys.stderr)
+        return EXIT_INPUT
+    return confirm(f"{question} [y/N] ", yes=yes)
+
+
+def _write(path: Path, before: str | None, after: str) -> str | None:
+    """Back up and replace the config atomically, keeping its permissions; the backup's path.
+
+    Not under :func:`~hermes_ctx_plugins.storage.files.locked`: hermes writes config.yaml without a
+    lock, and the lock file would stay in the user's home. Two installs at once cost one of them an
+    error (its temp file swept), never a half-written config.
+    """
+    backup = None
+    if before is not None:
+        backup = _backup_path(path)
+        shutil.copy2(path, backup)
+    mode = path.stat().st_mode & 0o7777 if before is not None else None
+    path.parent.mkdir(parents=True, exist_ok=True)  # a fresh HERMES_HOME
+    atomic_write(path, after.encode("utf-8"))
+    if mode is not None:  # the temp file was created 0600; config.yaml keeps what it had
+        os.chmod(path, mode)
+    return str(backup) if backup else None
+
+
+def _backup_path(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate, n = path.with_name(f"{path.name}.bak.{stamp}"), 1
+    while candidate.exists():  # two runs in one second keep both backups
+        candidate, n = path.with_name(f"{path.name}.bak.{stamp}.{n}"), n + 1
+    return candidate
+
+
+def _write_shims(home: Path, ours: Mapping[str, bool]) -> list[str]:
+    """Write the shims hermes finds our external providers through (as our plugin does at start-up)."""
+    if hermes_version() is None:  # the shims import hermes; doctor's report says what to install
+        return []
+    from ..hermes.memory import write_shims
+
+    report = write_shims(home, [name for name, external in ours.items() if external])
+    return ([f"wrote {name}" for name in report.written]
+            + [f"not written: {path} is another file (move it away for hermes to load ours)"
+               for path in report.conflicts])
+
+
+def _remove_shims(home: Path) -> list[str]:
+    """Remove every shim of ours under ``home/plugins`` (a file that is not exactly ours stays)."""
+    if hermes_version() is None:  # without hermes, what the shims are cannot be known: they stay
+        return []
+    from ..hermes.memory import shim_path, shim_text
+
+    removed = []
+    for folder in sorted((home / "plugins").glob("*/")):
+        path = shim_path(home, folder.name)
+        try:
+            ours = path.read_text(encoding="utf-8") == shim_text(folder.name)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if ours:
+            _remove_shim_folder(folder)
+            removed.append(f"removed {folder.name}")
+    return removed
+
+
+def _remove_shim_folder(folder: Path) -> None:
+    """The shim, its lock and what Python compiled of it; the folder itself once nothing else is in it."""
+    for leftover in (folder / "__init__.py", folder / "__init__.py.lock", *folder.glob("__pycache__/__init__.*")):
+        leftover.unlink(missing_ok=True)
+    for empty in (folder / "__pycache__", folder):
+        if empty.is_dir() and not any(empty.iterdir()):
+            empty.rmdir()
+
+
+# ------------------------------------------------------------------------------------ saying what happened
+
+def _dry_run(args: argparse.Namespace, outcome: Outcome, before: str | None, after: str | None, plan: Plan,
+             refusal: ConfigError | None) -> int:
+    """The diff a run would apply; exit 2 when a run would refuse to write it (``refusal``)."""
+    diff = "".join(difflib.unified_diff((before or "").splitlines(keepends=True), (after or "").splitlines(
+        keepends=True), fromfile=outcome.config, tofile=f"{outcome.config} (after)"))
+    if args.json:
+        print(json.dumps({**asdict(outcome), "diff": diff, "asks": plan.ask,
+                          "refused": str(refusal) if refusal else None}, indent=2))
+    else:
+        print(diff or "nothing to change", end="" if diff else "\n")
+        for line in plan.kept:
+            print(f"kept: {line}")
+        if plan.ask and refusal is None:
+            print(f"it will ask first: {plan.ask} (--yes answers yes)")
+    return load_failed(refusal) if refusal is not None else 0
+
+
+def _report(args: argparse.Namespace, outcome: Outcome) -> None:
+    if args.json:
+        print(json.dumps(asdict(outcome), indent=2))
+        return
+    verb = "uninstalled" if args.uninstall else "installed"
+    if outcome.profile != DEFAULT_PROFILE:
+        print(f"hermes profile {outcome.profile}: {outcome.config}")
+    if not outcome.changes and not outcome.shims:
+        print(f"already {verb}: nothing changed in {outcome.config}")
+    for line in outcome.changes:
+        print(f"changed: {line}")
+    for line in outcome.kept:
+        print(f"kept: {line}")
+    for line in outcome.shims:
+        print(f"memory shim: {line}")
+    if outcome.backup:
+        print(f"backup: {outcome.backup}")
+    broken = [w for w in outcome.wiring if not w.ok]
+    for check in broken:
+        print(f"still broken: {check.detail}\n  fix: {check.fix}")
+    if not args.uninstall and not broken:
+        print("next: hermes chat   (hermes-ctx doctor checks everything)")
+    if args.uninstall:
+        print("next: hermes chat runs without hermes-ctx; pip uninstall hermes-ctx-plugins removes the package")

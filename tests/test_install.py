@@ -1,0 +1,460 @@
+"""`hermes-ctx install` / `--uninstall`: hermes' config.yaml edited in place (comments, order and layout
+kept), a backup, the memory shims; and a real `hermes chat` afterwards runs our engine and ctx-local."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from install_helpers import hermes
+
+from hermes_ctx_plugins.cli import main
+from hermes_ctx_plugins.hermes.memory import shim_path, shim_text
+from hermes_ctx_plugins.testing import StubOpenAIServer
+
+BIN = Path(sys.executable).parent
+#: what a user wrote by hand: comments everywhere, four-space indentation, quoting, a block list
+HANDWRITTEN = """\
+# my hermes setup
+model:
+    default: qwen3   # the local one
+    provider: custom
+    base_url: "http://127.0.0.1:9/v1"
+
+# what the agent may use
+toolsets:
+    - terminal
+    - 'web'
+display: {skin: mono}   # flow style stays
+# the end of my notes
+"""
+
+
+def home() -> Path:
+    return Path(os.environ["HERMES_HOME"])
+
+
+def config_file() -> Path:
+    return home() / "config.yaml"
+
+
+def write(text: str) -> Path:
+    config_file().parent.mkdir(parents=True, exist_ok=True)
+    config_file().write_text(text, encoding="utf-8")
+    return config_file()
+
+
+def install(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["install", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def parsed(text: str) -> Any:
+    return yaml.safe_load(text)  # what hermes reads (PyYAML)
+
+
+def backups() -> list[Path]:
+    return sorted(home().glob("config.yaml.bak.*"))
+
+
+# ------------------------------------------------------------------ end to end, in real hermes
+@pytest.mark.timeout(300)
+def test_install_on_a_fresh_home_then_hermes_chat_runs_our_engine_and_ctx_local(stub: StubOpenAIServer,
+                                                                              tmp_path: Path) -> None:
+    """The new user's path: the model part of config.yaml, `hermes-ctx install`, `hermes chat`. A fact
+    told in one `hermes chat -Q -q` is recalled by ctx-local in the next, and every request carries our
+    engine's archive tools (hermes asks only the selected engine for them)."""
+    write(f"model: {{default: stub-model, provider: custom, base_url: {stub.base_url}, context_length: 128000}}\n"
+          "agent: {environment_probe: false}\n")
+    env = {**os.environ, "HOME": str(tmp_path), "MEM0_TELEMETRY": "False"}
+    done = subprocess.run([str(BIN / "hermes-ctx"), "install"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "next: hermes chat" in done.stdout and "memory shim: wrote ctx-local" in done.stdout
+
+    def chat(message: str) -> None:
+        ran = subprocess.run([str(BIN / "hermes"), "chat", "-Q", "-q", message], env=env, capture_output=True,
+                             text=True, timeout=180)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+
+    stub.reply("Noted, 4-8-15-16.")
+    chat("Remember: my locker combination is 4-8-15-16.")
+    told = len(stub.chat_requests)
+    stub.reply("It is 4-8-15-16.")
+    chat("What is my locker combination?")
+
+    asked = [r.body for r in stub.chat_requests[told:]
+             if "What is my locker combination?" in str(r.body["messages"][-1]["content"])]  # type: ignore[index]
+    assert asked, "the second hermes chat never asked the model"
+    question = str(asked[0]["messages"][-1]["content"])
+    assert "ctx-local memory" in question and "my locker combination is 4-8-15-16" in question
+    tools = {tool.get("function", tool)["name"] for tool in asked[0]["tools"]}
+    assert {"ctx_search", "ctx_expand"} <= tools  # our engine's
+    assert "ctx_memory_search" in tools  # ctx-local's, through its shim
+    first = stub.chat_requests[0].body["messages"]  # type: ignore[index]
+    assert "ctx-local memory" not in json.dumps(first)  # nothing was recalled before it was told
+    assert "registered context engine: hermes-ctx" in (home() / "logs" / "agent.log").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ idempotent, dry run, backup
+def test_a_second_run_changes_nothing_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    code, out, _ = install(capsys)
+    assert code == 0 and "changed: context.engine: hermes-ctx" in out
+    after_first = config_file().read_bytes()
+    stamp = config_file().stat().st_mtime_ns
+    assert len(backups()) == 1
+
+    code, out, _ = install(capsys)
+    assert code == 0
+    assert f"already installed: nothing changed in {config_file()}" in out and "changed:" not in out
+    assert config_file().read_bytes() == after_first and config_file().stat().st_mtime_ns == stamp
+    assert len(backups()) == 1  # nothing written, nothing backed up
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    code, out, _ = install(capsys, "--dry-run")
+    assert code == 0
+    assert out.startswith(f"--- {config_file()}\n+++ {config_file()} (after)\n")
+    added = [line[1:] for line in out.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert "    engine: hermes-ctx" in added and "        - hermes-ctx" in added and "    provider: ctx-local" in added
+    assert not [line for line in out.splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert config_file().read_text(encoding="utf-8") == HANDWRITTEN
+    assert backups() == [] and not (home() / "plugins").exists()
+
+    code, out, _ = install(capsys, "--dry-run", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["dry_run"] and report["backup"] is None and "+    engine: hermes-ctx" in report["diff"]
+    assert config_file().read_text(encoding="utf-8") == HANDWRITTEN
+
+    code, out, _ = install(capsys)  # the diff is what the real run applies
+    assert code == 0 and parsed(config_file().read_text(encoding="utf-8"))["context"] == {"engine": "hermes-ctx"}
+
+
+def test_the_backup_is_the_original_and_the_file_keeps_its_permissions(capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN).chmod(0o640)
+    code, out, _ = install(capsys)
+    [backup] = backups()
+    assert code == 0 and f"backup: {backup}" in out
+    assert backup.read_text(encoding="utf-8") == HANDWRITTEN
+    assert stat.S_IMODE(config_file().stat().st_mode) == 0o640
+
+
+def test_json_is_one_document_with_the_changes_the_backup_and_what_doctor_says(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    code, out, _ = install(capsys, "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["changes"] == ["plugins.enabled: added hermes-ctx", "context.engine: hermes-ctx",
+                                 "memory.provider: ctx-local",
+                                 "ctx_plugins: added (compressor summarize, memory providers [file])"]
+    assert report["backup"] == str(backups()[0])
+    assert "wrote ctx-local" in report["shims"]
+    assert {w["check"]: w["ok"] for w in report["wiring"]} == {
+        "hermes-agent": True, "entry point": True, "HERMES_SAFE_MODE": True, "plugins.enabled": True,
+        "context.engine": True, "memory.provider": True}
+
+
+# ------------------------------------------------------------------ what the file keeps
+def test_comments_order_and_layout_survive_install_and_uninstall(capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    assert install(capsys)[0] == 0
+    text = config_file().read_text(encoding="utf-8")
+    for line in HANDWRITTEN.splitlines():  # every line the user wrote, comments included, unchanged
+        assert line in text.splitlines(), line
+    data = parsed(text)
+    assert list(data) == ["model", "toolsets", "display", "plugins", "context", "memory", "ctx_plugins"]
+    assert text.rstrip().endswith("# the end of my notes")  # ours went above the closing comment
+    assert "    engine: hermes-ctx" in text.splitlines()  # in the file's own four-space indentation
+    assert data["ctx_plugins"] == {"compressor": "summarize", "memory": {"providers": ["file"]}}
+    assert '# every key: README "Configuration"' in text
+
+    code, out, _ = install(capsys, "--uninstall")
+    assert code == 0 and "kept: ctx_plugins: your settings (--purge removes them)" in out
+    text = config_file().read_text(encoding="utf-8")
+    assert parsed(text) == {**parsed(HANDWRITTEN), "ctx_plugins": data["ctx_plugins"]}
+    assert all(line in text.splitlines() for line in HANDWRITTEN.splitlines())
+
+    code, _, _ = install(capsys, "--uninstall", "--purge", "--yes")
+    assert code == 0
+    assert config_file().read_text(encoding="utf-8") == HANDWRITTEN  # byte for byte
+
+
+def test_a_config_hermes_wrote_reads_the_same_to_hermes_after_uninstall(capsys: pytest.CaptureFixture[str]) -> None:
+    """hermes' own writer: its full default config, PyYAML layout, its notes as comments at the end."""
+    from hermes_cli import config as hermes_config
+
+    chosen = hermes_config.load_config()
+    chosen["model"] = {"default": "qwen3", "provider": "custom", "base_url": "http://127.0.0.1:9/v1"}
+    chosen["toolsets"] = ["terminal", "file"]
+    hermes_config.save_config(chosen)  # it writes what differs from its defaults, then its notes
+    original = config_file().read_text(encoding="utf-8")
+    assert original.rstrip().endswith("#   model: anthropic/claude-sonnet-4")  # hermes' closing notes
+    seen_by_hermes = hermes_config.load_config()
+
+    assert install(capsys)[0] == 0
+    text = config_file().read_text(encoding="utf-8")
+    assert text.rstrip().endswith("#   model: anthropic/claude-sonnet-4")
+    assert hermes_config.load_config()["context"]["engine"] == "hermes-ctx"
+    diff = [line for line in difflib.unified_diff(original.splitlines(), text.splitlines(), lineterm="", n=0)
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert diff == ["+plugins:", "+  enabled:", "+    - hermes-ctx", "+context:", "+  engine: hermes-ctx", "+memory:",
+                    "+  provider: ctx-local", "+ctx_plugins:", '+  # every key: README "Configuration"',
+                    "+  compressor: summarize", "+  memory:", "+    providers: [file]"]  # added, nothing else
+
+    assert install(capsys, "--uninstall", "--purge", "--yes")[0] == 0
+    assert hermes_config.load_config() == seen_by_hermes  # engine and memory back to hermes' defaults
+
+
+def test_a_comments_only_config_keeps_its_comments(capsys: pytest.CaptureFixture[str]) -> None:
+    write("# nothing configured yet\n# model: ...\n")
+    assert install(capsys)[0] == 0
+    text = config_file().read_text(encoding="utf-8")
+    assert text.startswith("# nothing configured yet\n# model: ...\n")
+    assert parsed(text)["context"] == {"engine": "hermes-ctx"}
+
+
+# ------------------------------------------------------------------ uninstall
+def test_uninstall_removes_exactly_what_install_added(capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    foreign = home() / "plugins" / "my-provider" / "__init__.py"
+    foreign.parent.mkdir(parents=True)
+    foreign.write_text("# someone else's memory provider\n", encoding="utf-8")
+    assert install(capsys)[0] == 0
+    assert shim_path(home(), "ctx-local").read_text(encoding="utf-8") == shim_text("ctx-local")
+
+    code, out, _ = install(capsys, "--uninstall")
+    assert code == 0
+    for said in ("changed: plugins.enabled: removed hermes-ctx", "changed: context.engine: removed",
+                 "changed: memory.provider: removed 'ctx-local'", "memory shim: removed ctx-local"):
+        assert said in out
+    assert not (home() / "plugins" / "ctx-local").exists() and not (home() / "plugins" / "ctx-mem0").exists()
+    assert foreign.read_text(encoding="utf-8") == "# someone else's memory provider\n"  # not ours: kept
+    assert len(backups()) == 2
+
+    code, out, _ = install(capsys, "--uninstall")
+    assert code == 0 and "already uninstalled: nothing changed" in out
+
+
+def test_purge_asks_first(capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    assert install(capsys)[0] == 0
+    installed = config_file().read_text(encoding="utf-8")
+    code, _, err = install(capsys, "--uninstall", "--purge")  # stdin is not a terminal under pytest
+    assert code == 4 and "--yes" in err and "ctx_plugins" in err
+    assert config_file().read_text(encoding="utf-8") == installed
+    assert install(capsys, "--purge")[0] == 4  # only with --uninstall
+
+
+# ------------------------------------------------------------------ what install will not do
+def test_broken_yaml_exits_2_naming_the_file_and_line_and_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    broken = "model:\n  default: qwen3\ntoolsets: [terminal\ndisplay: {}\n"
+    write(broken)
+    code, out, err = install(capsys)
+    assert code == 2 and out == ""
+    assert f"{config_file()}:4: malformed YAML" in err
+    assert config_file().read_text(encoding="utf-8") == broken and backups() == []
+
+
+def test_a_section_that_is_not_a_mapping_is_named_with_its_line(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "model: {default: qwen3}\nplugins: hermes-ctx\n"
+    write(text)
+    code, _, err = install(capsys)
+    assert code == 2 and f"{config_file()}:2" in err and "plugins must be a mapping" in err
+    assert config_file().read_text(encoding="utf-8") == text
+
+
+def test_another_context_engine_is_replaced_only_when_confirmed(capsys: pytest.CaptureFixture[str]) -> None:
+    write("context:\n  engine: lcm   # my engine\n")
+    code, _, err = install(capsys)
+    assert code == 4
+    assert "context.engine is 'lcm', another engine" in err and "--yes" in err and "nothing changed" in err
+    assert config_file().read_text(encoding="utf-8") == "context:\n  engine: lcm   # my engine\n"
+
+    code, out, _ = install(capsys, "--yes")
+    assert code == 0 and "changed: context.engine: hermes-ctx (was 'lcm')" in out
+    assert "  engine: hermes-ctx # my engine" in config_file().read_text(encoding="utf-8")
+
+
+def test_another_memory_provider_is_kept_unless_named(capsys: pytest.CaptureFixture[str]) -> None:
+    write("memory:\n  provider: honcho\n")
+    code, out, _ = install(capsys)
+    assert code == 0 and "kept: memory.provider: 'honcho', your choice (--memory NAME replaces it)" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": "honcho"}
+
+    code, out, _ = install(capsys, "--memory", "ctx-local")
+    assert code == 0 and "changed: memory.provider: ctx-local (was 'honcho')" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": "ctx-local"}
+
+    code, _, err = install(capsys, "--memory", "ctx-locl")
+    assert code == 4 and "did you mean 'ctx-local'?" in err
+
+
+def test_memory_none_leaves_hermes_memory_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    code, out, _ = install(capsys, "--memory", "none")
+    assert code == 0 and "kept: memory.provider: '' (--memory none)" in out
+    assert "memory" not in parsed(config_file().read_text(encoding="utf-8"))
+
+
+def test_a_disabled_entry_for_us_is_removed_and_said(capsys: pytest.CaptureFixture[str]) -> None:
+    write("plugins:\n  enabled: [other]\n  disabled: [hermes-ctx, noisy]\n")
+    code, out, _ = install(capsys)
+    assert code == 0
+    assert "changed: plugins.disabled: removed hermes-ctx (hermes lets it win over plugins.enabled)" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["plugins"] == {
+        "enabled": ["other", "hermes-ctx"], "disabled": ["noisy"]}
+
+
+def test_a_result_that_would_not_load_is_not_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """Selecting ctx-local for hermes beside a ctx_plugins section that already runs ctx-mem0 would make
+    two external providers: said with the rule, nothing written."""
+    text = "ctx_plugins:\n  memory:\n    providers: [ctx-mem0]\n"
+    write(text)
+    code, _, err = install(capsys)
+    assert code == 2 and "only one external memory provider may be active" in err
+    assert config_file().read_text(encoding="utf-8") == text and backups() == []
+    assert install(capsys, "--memory", "none")[0] == 0  # the way around it
+
+
+def test_an_edit_that_would_change_other_settings_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """A round trip through ruamel that would change what hermes reads elsewhere (here a YAML 1.1
+    directive, under which ruamel reads the key ``y`` as a boolean) is refused, not written."""
+    text = "%YAML 1.1\n---\nsizes: {x: 1, y: 2}\n"
+    write(text)
+    code, _, err = install(capsys)
+    assert code == 2 and "would also change 'sizes'" in err
+    assert config_file().read_text(encoding="utf-8") == text and backups() == []
+
+
+# ------------------------------------------------------------------ hermes' own memory switch
+def test_hermes_memory_off_is_kept_by_the_next_install(capsys: pytest.CaptureFixture[str]) -> None:
+    """`hermes memory off` writes `memory.provider: ''`: a choice, which a second install leaves as it
+    is, and says how to undo it; where the key is missing, install fills in ctx-local."""
+    write(HANDWRITTEN)
+    code, out, _ = install(capsys)
+    assert code == 0 and "changed: memory.provider: ctx-local" in out  # missing: ours
+    hermes("memory", "off")
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": ""}
+
+    code, out, _ = install(capsys)
+    assert code == 0 and "changed:" not in out
+    assert "kept: memory.provider is '' (hermes memory off): left alone; --memory ctx-local to use ours" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": ""}
+
+    code, out, _ = install(capsys, "--memory", "ctx-local")
+    assert code == 0 and "changed: memory.provider: ctx-local" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": "ctx-local"}
+
+
+@pytest.mark.parametrize(("memory", "chosen"), [
+    ("memory:\n  provider: ''\n", True),
+    ("memory:\n  memory_enabled: true\n", False),
+], ids=["empty", "missing"])
+def test_an_empty_provider_a_user_wrote_is_kept_on_the_first_install(capsys: pytest.CaptureFixture[str],
+                                                                     memory: str, chosen: bool) -> None:
+    write(memory)
+    code, out, _ = install(capsys)
+    provider = parsed(config_file().read_text(encoding="utf-8"))["memory"].get("provider")
+    assert code == 0
+    if chosen:
+        assert "left alone; --memory ctx-local to use ours" in out and provider == ""
+    else:
+        assert "changed: memory.provider: ctx-local" in out and provider == "ctx-local"
+
+
+def test_the_defaults_hermes_config_edit_writes_out_are_not_a_choice(capsys: pytest.CaptureFixture[str]) -> None:
+    """`hermes config edit` on a fresh home writes every default, `memory.provider: ''` among them:
+    install selects ctx-local there (and says what it replaced). After that, `hermes memory off` in the
+    same file is the user's again."""
+    home().mkdir(parents=True, exist_ok=True)
+    hermes("config", "edit", env={**os.environ, "EDITOR": "true"})
+    memory = parsed(config_file().read_text(encoding="utf-8"))["memory"]
+    assert memory["provider"] == "" and len(memory) > 1  # hermes' whole default memory section
+
+    code, out, _ = install(capsys)
+    assert code == 0 and "changed: memory.provider: ctx-local (was '', one of the defaults hermes wrote out" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"]["provider"] == "ctx-local"
+
+    hermes("memory", "off")
+    code, out, _ = install(capsys)
+    assert code == 0 and "kept: memory.provider is '' (hermes memory off): left alone" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"]["provider"] == ""
+
+
+# ------------------------------------------------------------------ what the file keeps, continued
+@pytest.mark.parametrize("enabled", [
+    ["    - hermes-ctx", "    # below the first item", "    - foo"],
+    ["    - foo", "    - hermes-ctx", "    # below a middle item", "    - bar"],
+    ["    - foo", "    - hermes-ctx", "    # below the last item"],
+], ids=["first", "middle", "last"])
+def test_the_comment_below_the_list_item_uninstall_removes_stays(capsys: pytest.CaptureFixture[str],
+                                                                  enabled: list[str]) -> None:
+    text = "\n".join(["plugins:", "  enabled:", *enabled, "model: {default: x}", ""])
+    write(text)
+    code, _, _ = install(capsys, "--uninstall")
+    assert code == 0
+    assert config_file().read_text(encoding="utf-8") == text.replace("    - hermes-ctx\n", "")
+
+
+def test_the_comments_below_the_last_key_stay_when_purge_empties_the_file(capsys: pytest.CaptureFixture[str]) -> None:
+    write("# my hermes-ctx settings\nctx_plugins:\n  compressor: window\n# my closing note\n")
+    assert install(capsys, "--uninstall", "--purge", "--yes")[0] == 0
+    assert config_file().read_text(encoding="utf-8") == "# my hermes-ctx settings\n# my closing note\n"
+
+
+@pytest.mark.parametrize(("bom", "newline"), [("\ufeff", "\r\n"), ("\ufeff", "\n"), ("", "\r\n"), ("", "\n")],
+                         ids=["bom-crlf", "bom-lf", "crlf", "lf"])
+def test_a_byte_order_mark_and_crlf_line_ends_are_kept(capsys: pytest.CaptureFixture[str], bom: str,
+                                                       newline: str) -> None:
+    original = (bom + HANDWRITTEN.replace("\n", newline)).encode("utf-8")
+    config_file().parent.mkdir(parents=True, exist_ok=True)
+    config_file().write_bytes(original)
+    assert install(capsys)[0] == 0
+    written = config_file().read_bytes()
+    assert written.startswith(b"\xef\xbb\xbf") is bool(bom)
+    assert written.count(b"\n") > original.count(b"\n")  # ours went in
+    assert written.count(b"\r\n") == (written.count(b"\n") if newline == "\r\n" else 0)  # every line end alike
+    assert parsed(written.decode("utf-8-sig"))["context"] == {"engine": "hermes-ctx"}
+
+    assert install(capsys, "--uninstall", "--purge", "--yes")[0] == 0
+    assert config_file().read_bytes() == original  # byte for byte
+
+
+# ------------------------------------------------------------------ an edit install will not write
+ALIASED = "base: &b\n  engine: compressor\n  threshold: 0.5\ncontext: *b\nother:\n  <<: *b\n"
+
+
+def test_an_edit_that_would_change_a_shared_anchor_is_refused_and_dry_run_shows_it(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`context` is an alias of `base`: setting our engine would change `base` and `other` too. The
+    refusal points at --dry-run, and --dry-run shows that edit (exit 2: it will not be written)."""
+    write(ALIASED)
+    code, out, err = install(capsys)
+    assert code == 2 and out == ""
+    assert "would also change 'base'" in err and "nothing was written (hermes-ctx install --dry-run shows" in err
+
+    code, out, err = install(capsys, "--dry-run")
+    assert code == 2
+    assert out.startswith(f"--- {config_file()}\n+++ {config_file()} (after)\n")
+    assert "-  engine: compressor\n+  engine: hermes-ctx\n" in out  # in base: the change it refuses
+    assert "would also change 'base'" in err and "install will not write the edit shown above" in err
+
+    code, out, err = install(capsys, "--dry-run", "--json")
+    report = json.loads(out)
+    assert code == 2 and "+  engine: hermes-ctx" in report["diff"] and "would also change 'base'" in report["refused"]
+    assert config_file().read_text(encoding="utf-8") == ALIASED and backups() == []
+
+    write(ALIASED.replace("context: *b", "context:\n  engine: compressor"))  # unshared: it would write it
+    code, out, _ = install(capsys, "--dry-run", "--json")
+    assert code == 0 and json.loads(out)["refused"] is None and "+  engine: hermes-ctx" in json.loads(out)["diff"]
