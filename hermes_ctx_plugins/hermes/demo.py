@@ -34,6 +34,7 @@ from ..memory.file.provider import memory_folder
 from ..memory.local.provider import DEFAULT_PATH as CTX_LOCAL_PATH
 from ..testing import StubOpenAIServer
 from ..tokens import get_counter
+from .agents import Compaction
 
 MODEL = "demo-model"
 SUMMARY_MODEL = "demo-summarizer"
@@ -144,7 +145,8 @@ def _run(report: DemoReport, *, turns: int, say: Say, search_archive: bool) -> N
         say(f"hermes home: {home}{removed}\nmodel:       {model.base_url} ({MODEL}, scripted)\n"
             f"summaries:   {summarizer.base_url} ({SUMMARY_MODEL})\nconfig.yaml:\n"
             + "".join(f"  {line}\n" for line in config.splitlines()))
-        host = _load_hermes().host
+        runtime = _load_hermes()
+        host = runtime.host
         try:
             hermes = _Hermes(model, report, say)
             agent, history = _session_one(hermes, log, turns)
@@ -156,10 +158,10 @@ def _run(report: DemoReport, *, turns: int, say: Say, search_archive: bool) -> N
             host.shutdown()  # every store closed before the home may be removed
             _release_tools()
         report.summary_requests = len(summarizer.chat_requests)
+        _measure(report, runtime.agents.last)
     if report.kept:
         report.memory_file = memory_folder(home, "", "") / "MEMORY.md"
         report.ctx_local_db = home / CTX_LOCAL_PATH
-    _measure(report)
     _conclude(report, say)
 
 
@@ -351,8 +353,13 @@ def _line_with(text: str, needle: str) -> str:
     return line if len(line) <= 150 else line[:149] + "…"
 
 
-def _measure(report: DemoReport) -> None:
-    """The first compaction: the largest the conversation got before it, and its size right after."""
+def _measure(report: DemoReport, compaction: Compaction | None) -> None:
+    """The compaction (there is one at most: session 1 stops at it), as our engine saw it: the messages
+    and exact tokens handed to it and what it returned. Without one, the largest turn."""
+    if compaction is not None:
+        report.messages_before, report.messages_after = compaction.messages_before, compaction.messages_after
+        report.tokens_before, report.tokens_after = compaction.tokens_before, compaction.tokens_after
+        return
     if not report.turns:
         return
     first = next((i for i, t in enumerate(report.turns) if t["compacted"]), len(report.turns) - 1)
@@ -368,9 +375,9 @@ def _conclude(report: DemoReport, say: Say) -> None:
         return "yes" if happened else "NO"
 
     say("\n" + "\n".join([
-        f"{'':24}{'before':>10}{'after':>10}   (the first compaction)",
+        f"{'':24}{'before':>10}{'after':>10}   (the compaction, as our engine saw it)",
         f"{'messages':24}{report.messages_before:>10,}{report.messages_after:>10,}",
-        f"{'tokens (exact)':24}{report.tokens_before:>10,}{report.tokens_after:>10,}",
+        f"{'tokens':24}{report.tokens_before:>10,}{report.tokens_after:>10,}",
         f"compactions:               {report.compactions} (summary requests: {report.summary_requests})",
         f"archive round trip:        {yes(report.archive_round_trip)}",
         f"recalled from MEMORY.md:   {yes(report.recall_file)}",
