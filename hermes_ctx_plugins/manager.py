@@ -143,7 +143,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             return self.registry.get(kind, name, where=where)
         except UnknownPluginError as exc:
             if not self.load_failures:
-                raise
+                raise self._located(exc, where) from None
             failed = ", ".join(sorted(self.load_failures))
             instead = DEFAULT_COMPRESSOR if kind == "compressor" and ("compressor", DEFAULT_COMPRESSOR) in \
                 self.registry else None
@@ -152,6 +152,15 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             log.error("%s", message)
             self.forward_status(StatusEvent(kind="plugin-failed", source=f"{kind}:{name}", message=message))
             return self.registry.get(kind, instead) if instead else None
+
+    def _located(self, exc: UnknownPluginError, where: str) -> UnknownPluginError:
+        """``exc`` naming the file and line of the key ``where`` that asked for the name, like a bad value."""
+        cfg = self.config
+        key = where.replace(f"ctx_plugins.deployments.{cfg.deployment}.", "ctx_plugins.") if cfg.deployment else where
+        line = cfg.line_of(key)
+        if line is not None and not cfg.source.startswith("<"):
+            exc.message = f"{cfg.source}:{line}: {exc.message}"
+        return exc
 
     def _check_options(self) -> None:
         names = {r.name for r in self.registry}

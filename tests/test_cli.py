@@ -183,3 +183,18 @@ def test_an_unusable_archive_exits_like_an_unusable_memory_store(capsys: pytest.
     assert main(["archive", "stats"]) == EXIT_PLUGIN  # as ``memory search`` on a broken ctx-local database
     err = capsys.readouterr().err
     assert str(archive) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("text", "line", "key"), [
+    ("model: {default: gpt-4o}\nctx_plugins:\n  compressor: sumarize\n", 3, "ctx_plugins.compressor"),
+    ("ctx_plugins:\n  deployments:\n    blue:\n      memory: {providers: [file, ctx-locl]}\n", 4,
+     "ctx_plugins.deployments.blue.memory.providers"),
+])
+def test_an_unknown_name_is_reported_with_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        text: str, line: int, key: str) -> None:
+    """A misspelt strategy or provider is found where a bad value is: file:line, key, did-you-mean."""
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["check", "--config", str(path)]) == EXIT_CONFIG
+    err = capsys.readouterr().err
+    assert f"{path}:{line}: unknown " in err and f"({key})" in err and "did you mean" in err

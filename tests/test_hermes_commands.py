@@ -52,11 +52,11 @@ def test_slash_ctx_shows_status_and_reads_this_conversations_archive(stub: StubO
     status = _slash("status")
     assert "compactions   1 in this process" in status
     assert "tokens saved" in status and "summarize" in status
-    assert "archive" in status and "messages from 1 compactions" in status
+    assert "archive" in status and "messages from 1 compaction," in status
     assert "9b41d07e3c" not in status  # numbers and names only: a gateway may ask for it
 
     found = _slash("search 9b41d07e3c")
-    assert "1 result" in found and "9b41d07e3c" in found
+    assert "1 result\n" in found and "9b41d07e3c" in found and "/ctx expand ID" in found
     first_id = found.split("#", 1)[1].split()[0]
     expanded = _slash(f"expand {first_id}")
     assert PLANTED in expanded
@@ -149,7 +149,18 @@ def test_hermes_ctx_subcommand_is_hermes_ctx(stub: StubOpenAIServer, tmp_path: P
     version = subprocess.run([str(hermes), "ctx", "--version"], env=env, capture_output=True, text=True, timeout=120)
     assert version.returncode == 0 and version.stdout.startswith("hermes-ctx "), version.stderr
 
+    # what a running hermes published about its plugins is not overwritten by a `hermes ctx` process
+    state = home / "ctx_plugins" / "running.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    published = json.dumps({"pid": os.getpid(), "updated": 1.0, "config": "the running one", "plugins": [],
+                            "loaded": []})
+    state.write_text(published)
+    assert subprocess.run([str(hermes), "ctx", "plugins"], env=env, capture_output=True, timeout=120).returncode == 0
+    assert state.read_text() == published
+
     config = home / "config.yaml"
     config.write_text(config.read_text().replace("compressor: summarize", "compressor: nope"))
     bad = subprocess.run([str(hermes), "ctx", "check"], env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "nope" in bad.stderr
+    # hermes itself (any command) says once on stderr that we are off, not only in agent.log
+    assert "hermes-ctx-plugins is not active" in bad.stderr and "hermes ctx doctor" in bad.stderr

@@ -23,7 +23,8 @@ GLOBAL_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
                          "help": "apply this named deployment (default: $HERMES_CTX_DEPLOYMENT)"}),
     (("-p", "--profile"), {"metavar": "NAME", "default": None,
                            "help": "the hermes profile whose home to use, as hermes -p NAME (default: the "
-                                   "profile hermes runs: $HERMES_HOME, else hermes profile use's choice)"}),
+                                   "one hermes would run: a $HERMES_HOME that is a profiles/NAME folder, else "
+                                   "the profile `hermes profile use` made active, else $HERMES_HOME or ~/.hermes)"}),
     (("-v", "--verbose"), {"action": "store_true", "default": False, "help": "log with tracebacks"}),
     (("--json",), {"action": "store_true", "default": False,
                    "help": "print one JSON document on stdout (errors: stdout empty, the reason on stderr)"}),

@@ -90,10 +90,7 @@ def run_cli(args: argparse.Namespace) -> None:
             leading.append(flags[-1])
         elif isinstance(value, str) and options.get("action") != "store_true":
             leading += [flags[-1], value]
-    argv = leading + argv
-    if not argv:
-        argv = ["--help"]
-    code = main(argv)
+    code = main(leading + argv)  # nothing at all: a usage error (exit 4), as `hermes-ctx` alone
     if code:
         raise SystemExit(code)
 
@@ -127,7 +124,7 @@ def status(runtime: Runtime) -> str:
         lines.append("compactions   none yet in this process")
     else:
         ago = _ago(time.time() - last.when)
-        lines.append(f"compactions   {agents.compactions} in this process, {agents.tokens_saved:,} tokens saved")
+        lines.append(f"compactions   {agents.compactions:,} in this process, {agents.tokens_saved:,} tokens saved")
         lines.append(f"last          {ago}: {last.strategy}, {last.messages_before:,} -> {last.messages_after:,} "
                      f"messages, {last.tokens_before:,} -> {last.tokens_after:,} tokens"
                      + (" (static fallback summary)" if last.fallback else ""))
@@ -135,7 +132,8 @@ def status(runtime: Runtime) -> str:
         lines.append("archive       off (ctx_plugins.archive.enabled)")
     else:
         stats = host.archive.store.stats()
-        lines.append(f"archive       {stats['messages']:,} messages from {stats['compactions']:,} compactions, "
+        lines.append(f"archive       {_count(stats['messages'], 'message')} from "
+                     f"{_count(stats['compactions'], 'compaction')}, "
                      f"{stats['bytes'] / 1e6:.1f} MB ({stats['path']})")
     lines.append("memory")
     providers = host.memory_providers
@@ -178,10 +176,15 @@ def _archive(runtime: Runtime, command: str, text: str) -> str:
         return f"/ctx {command}: {answer['error']}"
     if command == "search":
         rows = [f"  #{r['id']}  {r['role']:<9} {r['archived']}  {r['snippet']}" for r in answer["results"]]
-        return "\n".join([f"/ctx search {text!r}: {len(rows)} result(s)", *rows, answer.get("note", "")])
+        note = "read one with /ctx expand ID" if rows else answer.get("note", "")
+        return "\n".join([f"/ctx search {text!r}: {_count(len(rows), 'result')}", *rows, note])
     shown = [f"#{m.get('id')} {m.get('role')}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
              for m in answer.get("messages", [])]
     return "\n\n".join(shown + ([answer["note"]] if answer.get("note") else [])) or "/ctx expand: nothing"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _ago(seconds: float) -> str:

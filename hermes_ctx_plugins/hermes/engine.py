@@ -329,6 +329,7 @@ class HermesCtxEngine(ContextEngine):
     def on_session_start(self, session_id: str, **kwargs: Any) -> None:
         self.session_id = session_id or ""
         agent = self._holder() if self._holder is not None else None
+        self._runtime.serving()
         owner = agent if agent is not None else find_caller_agent(self)
         if owner is not None:
             self._agent = weakref.ref(owner)

@@ -75,6 +75,7 @@ class HookDispatcher:
                     **_: Any) -> SessionInfo:
         """The session as far as hermes has told us, filling in what this hook left out (a hook
         without ``sender_id`` does not say who the user is; ``""`` says: the anonymous user)."""
+        self.runtime.serving()
         # hermes passes platform user ids as ints too: a user id is text, compared exactly
         user_id = None if sender_id is None else str(sender_id)
         return self.runtime.sessions.observe(session_id or "", user_id=user_id, platform=platform or "",

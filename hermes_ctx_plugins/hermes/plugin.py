@@ -8,6 +8,7 @@ again). Select our engine with ``context.engine: hermes-ctx``; enable the plugin
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 from ..config import hermes_home
@@ -37,10 +38,14 @@ def register(ctx: Any) -> None:
         host = load_host(status_callback=state.on_event)
     except HermesCtxError as exc:
         log.error("hermes-ctx-plugins is not active: %s", exc)
+        # hermes' log alone is easy to miss: compaction and memory of ours are off until this is fixed
+        print(f"hermes-ctx-plugins is not active (hermes runs without our engine and memory): {exc}\n"
+              "  `hermes ctx doctor` says more", file=sys.stderr)
         return
     state.host = host
-    state.write()  # `hermes-ctx plugins` in another shell shows what this process runs
-    runtime = Runtime(host)
+    # published once a conversation runs here (`hermes-ctx plugins` in another shell shows it), not now:
+    # hermes loads us for every command, and `hermes ctx plugins` must not overwrite a running hermes' state
+    runtime = Runtime(host, publish=state.write)
     state.forward = runtime.agents.on_event  # and to hermes' status_callback of the agent concerned
     ctx.register_context_engine(HermesCtxEngine(host, runtime))
     for hook_name, callback in runtime.hooks.callbacks().items():

@@ -18,6 +18,7 @@ import sys
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import HermesCtxError
@@ -332,11 +333,19 @@ class Runtime:
     :ivar agents: the live hermes agents by session id, and what our status events reach
     """
 
-    def __init__(self, host: Host, *, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(self, host: Host, *, max_sessions: int = MAX_SESSIONS,
+                 publish: Callable[[], None] | None = None) -> None:
         self.host = host
         self.sessions = SessionTable(max_sessions)
         self.hooks = HookDispatcher(self)
         self.agents = Agents()
+        self._publish = publish
+
+    def serving(self) -> None:
+        """A conversation runs in this process: call ``publish`` (given at construction) the first time."""
+        publish, self._publish = self._publish, None
+        if publish is not None:
+            publish()
 
     def agent_for(self, session_id: str) -> Any | None:
         """The live hermes agent running ``session_id``, or ``None`` (unknown, or garbage-collected)."""
