@@ -97,6 +97,18 @@ def _enable_ctx_local(data: dict[str, Any]) -> None:
     del data["ctx_plugins"]["disabled"]
 
 
+def _list_mem0(data: dict[str, Any]) -> None:
+    """ctx-mem0 in ctx_plugins.memory.providers, as 0.1.0 ran it (with a key: available)."""
+    data["ctx_plugins"]["memory"]["providers"] = ["file", "ctx-mem0"]
+    data["ctx_plugins"]["options"] = {"ctx-mem0": {"api_key": "m0-test", "host": "http://127.0.0.1:9"}}
+
+
+def _listed_mem0(data: dict[str, Any]) -> None:
+    """A 0.1.0 user's config: ctx-mem0 run from the list, hermes' memory.provider not set."""
+    del data["memory"]
+    _list_mem0(data)
+
+
 def _no_shim() -> None:
     shim_path(home(), "ctx-local").unlink()
 
@@ -108,9 +120,9 @@ def _broken_shim() -> None:
 BROKEN: list[tuple[str, Callable[[], None], str, str, Callable[[], None]]] = [
     # (what breaks, how, what doctor says, the fix it names, running that fix)
     ("plugins.enabled", lambda: rewrite(_drop_enabled), "plugins.enabled does not list hermes-ctx",
-     "hermes plugins enable hermes-ctx", lambda: hermes("plugins", "enable", "hermes-ctx")),
+     "hermes-ctx install", lambda: _ok(main(["install"]))),
     ("plugins.enabled", lambda: rewrite(_disable), "plugins.disabled lists hermes-ctx, which wins",
-     "hermes plugins enable hermes-ctx", lambda: hermes("plugins", "enable", "hermes-ctx")),
+     "hermes-ctx install", lambda: _ok(main(["install"]))),
     ("context.engine", lambda: rewrite(_drop_engine), "context.engine is not set: hermes compacts with its built-in",
      "hermes-ctx install", lambda: _ok(main(["install"]))),
     ("context.engine", lambda: rewrite(_other_engine), "context.engine is 'lcm': hermes runs that engine, not ours",
@@ -123,6 +135,9 @@ BROKEN: list[tuple[str, Callable[[], None], str, str, Callable[[], None]]] = [
      "hermes memory off", lambda: hermes("memory", "off")),
     ("memory.provider", lambda: rewrite(_disable_ctx_local), "but ctx_plugins.disabled lists it",
      "remove ctx-local from ctx_plugins.disabled in config.yaml", lambda: rewrite(_enable_ctx_local)),
+    ("memory.provider", lambda: rewrite(_listed_mem0), "memory.provider is not set: hermes' own memory only, but "
+     "ctx_plugins.memory.providers lists ctx-mem0, which inside hermes runs only as memory.provider: hermes does "
+     "not run it", "hermes-ctx install --memory ctx-mem0", lambda: _ok(main(["install", "--memory", "ctx-mem0"]))),
 ]
 
 
@@ -132,7 +147,7 @@ def _ok(code: int) -> None:
 
 @pytest.mark.parametrize(("check", "breaks", "says", "fix", "fixing"), BROKEN,
                          ids=["not-enabled", "disabled", "no-engine", "other-engine", "no-shim", "broken-shim",
-                              "file-as-hermes-provider", "provider-disabled"])
+                              "file-as-hermes-provider", "provider-disabled", "listed-not-run"])
 def test_each_broken_wiring_is_exit_1_with_the_command_that_fixes_it(
         installed: Path, capsys: pytest.CaptureFixture[str], check: str, breaks: Callable[[], None], says: str,
         fix: str, fixing: Callable[[], None]) -> None:
@@ -254,7 +269,23 @@ def test_a_managed_config_that_leaves_the_wiring_alone_is_no_problem(
     rewrite(_drop_enabled)
     code, _, report = doctor(capsys)
     row = wiring(report)["plugins.enabled"]
-    assert code == 1 and row["fix"] == "hermes plugins enable hermes-ctx" and "managed" not in row["detail"]
+    assert code == 1 and row["fix"] == "hermes-ctx install" and "managed" not in row["detail"]
+
+
+def test_a_listed_provider_hermes_memory_off_switched_off_is_a_note_not_a_problem(
+        installed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hermes memory off` (memory.provider: '') is the user's switch: the listed ctx-mem0 is off with
+    hermes' own memory, said in the detail; the same list with the key missing is a problem (above)."""
+    hermes("memory", "off")  # it writes provider: '' where the key is (install put ctx-local there)
+    rewrite(_list_mem0)
+    assert config()["memory"] == {"provider": ""}
+    code, text, report = doctor(capsys)
+    row = wiring(report)["memory.provider"]
+    assert code == 0 and report["ok"] and row["ok"] and not row["fix"], report["problems"]
+    assert row["detail"].startswith("memory.provider is '' (hermes memory off): ctx_plugins.memory.providers lists "
+                                    "ctx-mem0, which inside hermes runs only as memory.provider, so it is off too "
+                                    "(hermes-ctx install --memory ctx-mem0 turns it on")
+    assert f"ok    {row['detail']}" in text
 
 
 def install_again(capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

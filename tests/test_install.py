@@ -262,7 +262,7 @@ def test_broken_yaml_exits_2_naming_the_file_and_line_and_writes_nothing(capsys:
     write(broken)
     code, out, err = install(capsys)
     assert code == 2 and out == ""
-    assert f"{config_file()}:4: malformed YAML" in err
+    assert f"hermes-ctx: invalid config: {config_file()}:4: malformed YAML" in err
     assert config_file().read_text(encoding="utf-8") == broken and backups() == []
 
 
@@ -303,8 +303,14 @@ def test_another_memory_provider_is_kept_unless_named(capsys: pytest.CaptureFixt
 def test_memory_none_leaves_hermes_memory_alone(capsys: pytest.CaptureFixture[str]) -> None:
     write(HANDWRITTEN)
     code, out, _ = install(capsys, "--memory", "none")
-    assert code == 0 and "kept: memory.provider: '' (--memory none)" in out
+    assert code == 0 and "kept: memory.provider: not set, left alone (--memory none)" in out
+    assert "''" not in out  # the key is not there: it is not said to be empty
     assert "memory" not in parsed(config_file().read_text(encoding="utf-8"))
+
+    write("memory:\n  provider: honcho\n")
+    code, out, _ = install(capsys, "--memory", "none")
+    assert code == 0 and "kept: memory.provider: 'honcho' (--memory none)" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": "honcho"}
 
 
 def test_a_disabled_entry_for_us_is_removed_and_said(capsys: pytest.CaptureFixture[str]) -> None:
@@ -317,14 +323,96 @@ def test_a_disabled_entry_for_us_is_removed_and_said(capsys: pytest.CaptureFixtu
 
 
 def test_a_result_that_would_not_load_is_not_written(capsys: pytest.CaptureFixture[str]) -> None:
-    """Selecting ctx-local for hermes beside a ctx_plugins section that already runs ctx-mem0 would make
-    two external providers: said with the rule, nothing written."""
-    text = "ctx_plugins:\n  memory:\n    providers: [ctx-mem0]\n"
+    """Selecting ctx-local for hermes where the deployment install runs for already runs ctx-mem0 would
+    make two external providers: said with the rule, nothing written."""
+    text = "ctx_plugins:\n  deployments:\n    team:\n      memory:\n        providers: [ctx-mem0]\n"
     write(text)
-    code, _, err = install(capsys)
+    code, _, err = install(capsys, "--deployment", "team")
     assert code == 2 and "only one external memory provider may be active" in err
     assert config_file().read_text(encoding="utf-8") == text and backups() == []
-    assert install(capsys, "--memory", "none")[0] == 0  # the way around it
+    assert install(capsys, "--deployment", "team", "--memory", "none")[0] == 0  # the way around it
+
+
+# ------------------------------------------------------------------ upgrading from 0.1.0
+#: a 0.1.0 user's config: ctx-mem0 run from the list (0.2.0 runs an external provider in hermes only as
+#: hermes' memory.provider)
+LISTED_MEM0 = ("ctx_plugins:\n  memory:\n    providers: [file, ctx-mem0]\n"
+               "  options:\n    ctx-mem0: {api_key: m0-test, host: 'http://127.0.0.1:9'}\n")
+
+
+def test_the_external_provider_a_0_1_0_config_lists_becomes_hermes_memory_provider(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write(LISTED_MEM0)
+    code, out, err = install(capsys, "--dry-run")
+    assert code == 0, err
+    assert "+  provider: ctx-mem0" in out and "ctx-local" not in [line[1:].strip() for line in out.splitlines()]
+
+    code, out, _ = install(capsys)
+    assert code == 0 and "still broken" not in out
+    assert ("changed: memory.provider: ctx-mem0, which ctx_plugins.memory.providers lists: inside hermes it runs "
+            "as memory.provider") in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": "ctx-mem0"}
+    assert shim_path(home(), "ctx-mem0").read_text(encoding="utf-8") == shim_text("ctx-mem0")
+    code, out, _ = install(capsys)
+    assert code == 0 and "already installed" in out
+
+
+def test_hermes_memory_off_stays_off_for_a_listed_external_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    write(LISTED_MEM0 + "memory:\n  provider: ''\n")
+    code, out, _ = install(capsys)
+    assert code == 0 and "kept: memory.provider is '' (hermes memory off): left alone; --memory ctx-mem0" in out
+    assert parsed(config_file().read_text(encoding="utf-8"))["memory"] == {"provider": ""}
+
+
+def test_memory_naming_another_external_provider_than_the_listed_one_is_refused(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write(LISTED_MEM0)
+    code, out, err = install(capsys, "--memory", "ctx-local")
+    assert code == 4 and out == ""
+    assert "--memory ctx-local and ctx-mem0, which ctx_plugins.memory.providers lists" in err
+    assert (f"either run hermes-ctx install --memory ctx-mem0, or remove ctx-mem0 from ctx_plugins.memory.providers "
+            f"in {config_file()}") in err
+    assert config_file().read_text(encoding="utf-8") == LISTED_MEM0 and backups() == []
+
+    code, out, _ = install(capsys, "--memory", "ctx-mem0")  # the listed one: no conflict
+    assert code == 0 and "changed: memory.provider: ctx-mem0" in out
+
+
+# ------------------------------------------------------------------ what install says
+def test_dry_run_lists_the_shims_install_would_write_and_uninstall_would_remove(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write(HANDWRITTEN)
+    code, out, _ = install(capsys, "--dry-run")
+    assert code == 0 and f"memory shim: would write ctx-local ({shim_path(home(), 'ctx-local')})" in out
+    assert not (home() / "plugins").exists()
+    code, out, _ = install(capsys, "--dry-run", "--json")
+    assert code == 0 and f"would write ctx-mem0 ({shim_path(home(), 'ctx-mem0')})" in json.loads(out)["shims"]
+
+    assert install(capsys)[0] == 0
+    code, out, _ = install(capsys, "--dry-run")
+    assert code == 0 and "memory shim:" not in out  # all in place: nothing to write
+
+    code, out, _ = install(capsys, "--uninstall", "--dry-run")
+    assert code == 0 and "memory shim: would remove ctx-local" in out
+    assert shim_path(home(), "ctx-local").exists()
+    code, out, _ = install(capsys, "--uninstall")
+    assert code == 0 and "memory shim: removed ctx-local" in out and not (home() / "plugins" / "ctx-local").exists()
+
+
+def test_a_provider_hermes_would_leave_out_is_a_warning_not_a_failure(capsys: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """hermes runs a memory provider only when its is_available() says so (no network asked): ctx-mem0
+    without an API key is installed (exit 0), with the warning; with the key, no warning."""
+    monkeypatch.delenv("MEM0_API_KEY", raising=False)
+    write(HANDWRITTEN)
+    code, out, _ = install(capsys, "--memory", "ctx-mem0")
+    assert code == 0
+    assert ("warning: memory.provider ctx-mem0 is unavailable: no Mem0 API key: set "
+            "ctx_plugins.options.ctx-mem0.api_key or MEM0_API_KEY; hermes runs without it") in out
+
+    monkeypatch.setenv("MEM0_API_KEY", "m0-test")
+    code, out, _ = install(capsys)
+    assert code == 0 and "warning:" not in out and "already installed" in out
 
 
 def test_an_edit_that_would_change_other_settings_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -443,6 +531,7 @@ def test_an_edit_that_would_change_a_shared_anchor_is_refused_and_dry_run_shows_
     code, out, err = install(capsys)
     assert code == 2 and out == ""
     assert "would also change 'base'" in err and "nothing was written (hermes-ctx install --dry-run shows" in err
+    assert err.startswith("hermes-ctx: refused to edit the config: ") and "invalid config" not in err  # it is valid
 
     code, out, err = install(capsys, "--dry-run")
     assert code == 2

@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append(row)
         try:
             provider = host.provider_instance(entry.name)
-            availability = getattr(provider, "availability", None)
-            available, why = availability() if callable(availability) else (provider.is_available(), "")
+            available, why = availability(provider)
         except Exception as exc:  # a provider that cannot even be created is what doctor is for
             row.update(available=False, why=f"{type(exc).__name__}: {exc}")
             if row["selected"]:
@@ -117,6 +116,14 @@ def run(args: argparse.Namespace) -> int:
               "ok": not problems, "problems": problems}
     print(json.dumps(report, indent=2, default=str) if args.json else _as_text(report))
     return 0 if not problems else EXIT_PROBLEM
+
+
+def availability(provider: Any) -> tuple[bool, str]:
+    """``(usable, why)`` of a memory provider, asked without the network: its ``availability()`` when
+    it has one (the remote providers say why), else its ``is_available()`` (what hermes asks before it
+    runs a provider: an unavailable one it silently leaves out)."""
+    explained = getattr(provider, "availability", None)
+    return explained() if callable(explained) else (provider.is_available(), "")
 
 
 def _as_text(report: dict[str, Any]) -> str:
@@ -221,11 +228,11 @@ def hermes_wiring(data: Mapping[str, Any], home: Path, plugins: Sequence[PluginR
 
 def _as_installed(data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` with what ``hermes-ctx install`` writes for hermes to load us and select our engine."""
-    plugins = dict(_section(data, "plugins"))
+    plugins = dict(section_of(data, "plugins"))
     enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
     plugins["enabled"] = [*(enabled if isinstance(enabled, list) else []), PLUGIN_NAME]
     plugins["disabled"] = [n for n in disabled if n != PLUGIN_NAME] if isinstance(disabled, list) else []
-    return {**data, "plugins": plugins, "context": {**_section(data, "context"), "engine": PLUGIN_NAME}}
+    return {**data, "plugins": plugins, "context": {**section_of(data, "context"), "engine": PLUGIN_NAME}}
 
 
 def _pinned(check: Wiring, after_install: Wiring | None, managed: str, keys: set[str]) -> Wiring:
@@ -242,7 +249,8 @@ def _pinned(check: Wiring, after_install: Wiring | None, managed: str, keys: set
     return Wiring(check.check, False, detail, fix)
 
 
-def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+def section_of(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``data[key]`` as hermes reads a section: a mapping, or empty."""
     value = data.get(key)
     return value if isinstance(value, Mapping) else {}  # hermes reads anything else as unset
 
@@ -284,9 +292,9 @@ def _safe_mode(home: Path) -> Wiring:
 
 
 def _enabled(data: Mapping[str, Any]) -> Wiring:
-    plugins = _section(data, "plugins")
+    plugins = section_of(data, "plugins")
     enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
-    fix = f"hermes plugins enable {PLUGIN_NAME}"
+    fix = INSTALL  # `hermes plugins enable` would ask whether we may replace built-in tools; install does not
     if isinstance(disabled, list) and PLUGIN_NAME in disabled:
         return Wiring("plugins.enabled", False, f"plugins.disabled lists {PLUGIN_NAME}, which wins over "
                       "plugins.enabled: hermes does not load us", fix)
@@ -297,7 +305,7 @@ def _enabled(data: Mapping[str, Any]) -> Wiring:
 
 
 def _engine(data: Mapping[str, Any]) -> Wiring:
-    engine = _section(data, "context").get("engine")
+    engine = section_of(data, "context").get("engine")
     if engine == PLUGIN_NAME:
         return Wiring("context.engine", True, f"context.engine is {PLUGIN_NAME}")
     if engine in (None, "", BUILTIN_ENGINE):
@@ -309,17 +317,12 @@ def _engine(data: Mapping[str, Any]) -> Wiring:
 
 
 def _memory_provider(data: Mapping[str, Any], home: Path, plugins: Sequence[PluginRecord]) -> Wiring:
-    name = _section(data, "memory").get("provider") or ""
+    memory = section_of(data, "memory")
+    name = memory.get("provider") or ""
     record = next((r for r in plugins if r.kind == "memory" and r.name == name), None)
     if record is None:  # the user's choice: hermes' own memory, or a provider of hermes'
-        external = ", ".join(r.name for r in plugins if r.kind == "memory" and r.external)
-        said = f"{name!r}, not one of ours" if name else "not set: hermes' own memory only"
-        listed = _section(_section(data, "ctx_plugins"), "memory").get("providers") or []
-        idle = [n for n in listed if isinstance(n, str) and n in external.split(", ")]
-        note = (f"; ctx_plugins.memory.providers lists {', '.join(idle)}, which inside hermes runs only as "
-                "memory.provider (a Bridge uses the list)" if idle else "")
-        return Wiring("memory.provider", True, f"memory.provider is {said} (ours that run in hermes only when "
-                      f"named there: {external}){note}")
+        return _not_ours(name, switched_off="provider" in memory and not name, plugins=plugins,
+                         listed=section_of(section_of(data, "ctx_plugins"), "memory").get("providers"))
     if not record.external:
         return Wiring("memory.provider", False, f"memory.provider is {name!r}, which hermes cannot load: it runs "
                       "through our plugin when ctx_plugins.memory.providers lists it (the default)",
@@ -328,6 +331,28 @@ def _memory_provider(data: Mapping[str, Any], home: Path, plugins: Sequence[Plug
         return Wiring("memory.provider", False, f"memory.provider is {name!r}, but ctx_plugins.disabled lists it",
                       f"remove {name} from ctx_plugins.disabled in config.yaml")
     return _shim(name, home)
+
+
+def _not_ours(name: str, *, switched_off: bool, plugins: Sequence[PluginRecord], listed: Any) -> Wiring:
+    """hermes' ``memory.provider`` (``name``) names none of ours. Fine, unless the top-level
+    ``ctx_plugins.memory.providers`` lists an external provider of ours: inside hermes that runs only as
+    ``memory.provider``, so hermes silently does without it (0.1.0 ran it from the list) — a problem,
+    but for ``hermes memory off`` (``switched_off``: the key there and empty), the user's own switch."""
+    external = [r.name for r in plugins if r.kind == "memory" and r.external]
+    said = (f"{name!r}, not one of ours" if name else "'' (hermes memory off)" if switched_off
+            else "not set: hermes' own memory only")
+    idle = [n for n in listed if isinstance(n, str) and n in external] if isinstance(listed, list) else []
+    detail = f"memory.provider is {said}"
+    if not idle:
+        return Wiring("memory.provider", True, f"{detail} (ours that run in hermes only when named there: "
+                      f"{', '.join(external)})")
+    named = ", ".join(idle)
+    if switched_off:
+        return Wiring("memory.provider", True, f"{detail}: ctx_plugins.memory.providers lists {named}, which "
+                      f"inside hermes runs only as memory.provider, so it is off too ({INSTALL} --memory "
+                      f"{idle[0]} turns it on; a Bridge uses the list)")
+    return Wiring("memory.provider", False, f"{detail}, but ctx_plugins.memory.providers lists {named}, which "
+                  "inside hermes runs only as memory.provider: hermes does not run it", f"{INSTALL} --memory {idle[0]}")
 
 
 def _shim(name: str, home: Path) -> Wiring:

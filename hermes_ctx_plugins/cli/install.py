@@ -8,8 +8,11 @@ those, a ``ctx_plugins:`` section when there is none, and the shims; it never re
 chose (another engine needs ``--yes``, another memory provider ``--memory``). A second run changes nothing.
 
 ``memory.provider`` there but empty is a choice too: ``hermes memory off`` writes ``provider: ''``, so
-install leaves it (``--memory ctx-local`` replaces it) and fills in ctx-local only where the key is
-missing. One writer of hermes' puts ``provider: ''`` in a file nobody chose it in: ``hermes config edit``
+install leaves it (``--memory ctx-local`` replaces it) and fills in a provider only where the key is
+missing: the external provider of ours the top-level ``ctx_plugins.memory.providers`` lists, if it lists
+one (0.1.0 ran it from that list; inside hermes it runs only as ``memory.provider``), else ctx-local;
+``--memory`` naming another external provider than the listed one is refused (one may be active). One
+writer of hermes' puts ``provider: ''`` in a file nobody chose it in: ``hermes config edit``
 creating the file writes every default out (``save_config(DEFAULT_CONFIG, strip_defaults=False)``);
 every other write (``hermes setup``, ``config set``, ``memory off`` itself) leaves out a value equal to
 its default unless the file already had the key, so on a fresh home ``hermes memory off`` writes
@@ -38,16 +41,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cliutil import EXIT_INPUT, EXIT_PROBLEM, confirm
+from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PROBLEM, confirm
 from ..config import DEFAULT_COMPRESSOR, DEFAULT_PROVIDERS, Config, hermes_home, load_config
 from ..config.reader import parse_yaml, read_text
 from ..errors import ConfigError, HermesCtxError, did_you_mean
 from ..hermes.profile import DEFAULT_PROFILE, profile_of
 from ..manager import PluginRecord, load_host
 from ..storage.files import atomic_write
-from . import yaml_edit
+from . import shims, yaml_edit
 from .common import load_failed
-from .doctor import BUILTIN_ENGINE, PLUGIN_NAME, Wiring, hermes_config_path, hermes_version, hermes_wiring
+from .doctor import (
+    BUILTIN_ENGINE,
+    PLUGIN_NAME,
+    Wiring,
+    availability,
+    hermes_config_path,
+    hermes_wiring,
+    section_of,
+)
 
 #: hermes' ``memory.provider`` install selects when none is set
 DEFAULT_MEMORY = "ctx-local"
@@ -96,6 +107,8 @@ class Outcome:
     backup: str | None = None
     shims: list[str] = field(default_factory=list)
     wiring: list[Wiring] = field(default_factory=list)
+    #: what works but not yet (hermes' memory provider unavailable, as hermes' own check says)
+    warnings: list[str] = field(default_factory=list)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,29 +119,38 @@ def run(args: argparse.Namespace) -> int:
     try:
         before = _read(path)
         config = load_config(path if before is not None else {}, deployment=args.deployment)
-        ours = {r.name: r.external for r in _memory_plugins(config)}
+        ours = {r.name: r.external for r in _memory_plugins(config)[0]}
         bad_memory = _bad_memory(args.memory, ours)
         if bad_memory:
             print(f"hermes-ctx: {bad_memory}", file=sys.stderr)
             return EXIT_INPUT
         doc = _parse(before or "", path)
         try:
+            listed = _listed(doc, ours)
+            if not args.uninstall and args.memory not in (None, "none", listed) and listed:
+                print(f"hermes-ctx: {_conflict(args.memory, listed, path)}", file=sys.stderr)
+                return EXIT_INPUT
             plan = (_unwire(doc, ours, purge=args.purge) if args.uninstall
-                    else _wire(doc, ours, args.memory, before or ""))
+                    else _wire(doc, ours, args.memory, before or "", listed=listed))
         except ConfigError as exc:  # a section that is not a mapping: its line in the file
             raise config.locate(exc) from None
         after = yaml_edit.dump(doc, before or "") if plan.changes else before
         # what hermes and we read next must load and mean what it meant, but for our keys: else no write
         data = parse_yaml(after or "", str(path))[0]
-        plugins = _memory_plugins(load_config(data, deployment=args.deployment))
+        hermes_memory = section_of(data, "memory").get("provider")
+        selected = hermes_memory if isinstance(hermes_memory, str) and ours.get(hermes_memory) else ""
+        plugins, unavailable = _memory_plugins(load_config(data, deployment=args.deployment), check=selected)
         refusal = _other_change(parse_yaml(before or "", str(path))[0], data, path, dry_run=args.dry_run)
     except HermesCtxError as exc:
         return load_failed(exc)
-    outcome = Outcome(str(path), args.dry_run, plan.changes, plan.kept, profile=profile_of(home))
+    outcome = Outcome(str(path), args.dry_run, plan.changes, plan.kept, profile=profile_of(home),
+                      warnings=[unavailable] if unavailable and not args.uninstall else [])
     if args.dry_run:
+        outcome.shims = ([f"would remove {folder.name}" for folder in shims.to_remove(home)] if args.uninstall
+                         else shims.to_write(home, ours))
         return _dry_run(args, outcome, before, after, plan, refusal)
     if refusal is not None:
-        return load_failed(refusal)
+        return _refused(refusal)
     if plan.ask:
         refused = _confirm(plan.ask, yes=args.yes)
         if refused is not None:
@@ -136,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if after != before:
             outcome.backup = _write(path, before, after or "")
-        outcome.shims = _remove_shims(home) if args.uninstall else _write_shims(home, ours)
+        outcome.shims = shims.remove(shims.to_remove(home)) if args.uninstall else shims.write(home, ours)
     except OSError as exc:  # a read-only home, a full disk: the config is whole, old or new
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
@@ -148,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------ the edits
 
-def _wire(doc: Any, ours: Mapping[str, bool], memory: str | None, text: str) -> Plan:
+def _wire(doc: Any, ours: Mapping[str, bool], memory: str | None, text: str, *, listed: str) -> Plan:
     plan = Plan()
     enabled = yaml_edit.get(doc, "plugins", "enabled")
     wired_before = isinstance(enabled, list) and PLUGIN_NAME in enabled
@@ -166,7 +188,7 @@ def _wire(doc: Any, ours: Mapping[str, bool], memory: str | None, text: str) -> 
             plan.ask = f"context.engine is {engine!r}, another engine: replace it with {PLUGIN_NAME}?"
         yaml_edit.set_in(doc, ("context", "engine"), PLUGIN_NAME)
         plan.changes.append(f"context.engine: {PLUGIN_NAME}" + (f" (was {engine!r})" if engine else ""))
-    _select_memory(doc, ours, memory, plan, wired_before=wired_before)
+    _select_memory(doc, ours, memory, plan, wired_before=wired_before, listed=listed)
     if "ctx_plugins" in doc:
         plan.kept.append("ctx_plugins: your section, as it is")
     else:
@@ -179,10 +201,15 @@ def _wire(doc: Any, ours: Mapping[str, bool], memory: str | None, text: str) -> 
 
 
 def _select_memory(doc: Any, ours: Mapping[str, bool], memory: str | None, plan: Plan, *,
-                   wired_before: bool) -> None:
+                   wired_before: bool, listed: str) -> None:
+    """hermes' ``memory.provider``: ``memory`` (``--memory``), else, where the key is missing (or only
+    written out with hermes' defaults), ``listed`` or :data:`DEFAULT_MEMORY`."""
+    section = yaml_edit.get(doc, "memory")
+    present = isinstance(section, Mapping) and "provider" in section
     current = yaml_edit.get(doc, "memory", "provider") or ""
     if memory == "none":
-        plan.kept.append(f"memory.provider: {current!r} (--memory none)")
+        plan.kept.append(f"memory.provider: {current!r} (--memory none)" if present
+                         else "memory.provider: not set, left alone (--memory none)")
         return
     if current and memory is None:
         if current not in ours:
@@ -190,20 +217,36 @@ def _select_memory(doc: Any, ours: Mapping[str, bool], memory: str | None, plan:
         return
     from ..hermes.layers import all_defaults_written  # hermes' defaults: what the module's docstring says
 
-    section = yaml_edit.get(doc, "memory")
-    present = isinstance(section, Mapping) and "provider" in section
     written_out = present and not wired_before and all_defaults_written("memory", section)
     if present and memory is None and not written_out:
-        plan.kept.append(f"memory.provider is '' (hermes memory off): left alone; --memory {DEFAULT_MEMORY} "
+        plan.kept.append(f"memory.provider is '' (hermes memory off): left alone; --memory {listed or DEFAULT_MEMORY} "
                          "to use ours")
         return
-    wanted = memory or DEFAULT_MEMORY
+    wanted = memory or listed or DEFAULT_MEMORY
     if current != wanted:
         yaml_edit.set_in(doc, ("memory", "provider"), wanted)
+        why = (", which ctx_plugins.memory.providers lists: inside hermes it runs as memory.provider"
+               if wanted == listed and memory is None else "")
         was = (f" (was {current!r})" if current else
                " (was '', one of the defaults hermes wrote out with all the others; hermes memory off undoes it)"
                if written_out else "")
-        plan.changes.append(f"memory.provider: {wanted}{was}")
+        plan.changes.append(f"memory.provider: {wanted}{why}{was}")
+
+
+def _listed(doc: Any, ours: Mapping[str, bool]) -> str:
+    """The external provider of ours the top-level ``ctx_plugins.memory.providers`` lists ("" for none;
+    the config would not load with two)."""
+    listed = yaml_edit.get(doc, "ctx_plugins", "memory", "providers")
+    names = [n for n in listed if isinstance(n, str) and ours.get(n)] if isinstance(listed, list) else []
+    return names[0] if len(names) == 1 else ""
+
+
+def _conflict(memory: str, listed: str, path: Path) -> str:
+    """Why ``--memory`` and the listed external provider cannot both be: hermes' rule is one external."""
+    return (f"--memory {memory} and {listed}, which ctx_plugins.memory.providers lists, would be two external "
+            f"memory providers (one may be active; inside hermes it runs as memory.provider): nothing changed; "
+            f"either run hermes-ctx install --memory {listed}, or remove {listed} from ctx_plugins.memory.providers "
+            f"in {path} and run this again")
 
 
 def _unwire(doc: Any, ours: Mapping[str, bool], *, purge: bool) -> Plan:
@@ -250,14 +293,30 @@ def _parse(text: str, path: Path) -> Any:
         raise exc.located(source=str(path), line=exc.line) from None
 
 
-def _memory_plugins(config: Config) -> list[PluginRecord]:
+def _memory_plugins(config: Config, *, check: str = "") -> tuple[list[PluginRecord], str]:
     """Our memory providers as the plugins ``config`` selects register them (external ones are those
-    hermes' ``memory.provider`` may name); raises what loading them raises."""
+    hermes' ``memory.provider`` may name), and why provider ``check`` is unavailable ("" when it is, or
+    none is named); raises what loading them raises."""
     host = load_host(config)
     try:
-        return [r for r in host.plugins() if r.kind == "memory"]
+        return [r for r in host.plugins() if r.kind == "memory"], _unavailable(host, check)
     finally:
         host.shutdown()
+
+
+def _unavailable(host: Any, name: str) -> str:
+    """Why hermes would leave out its memory provider ``name`` now ("" when it would run it)."""
+    if not name:
+        return ""
+    try:
+        available, why = availability(host.provider_instance(name))
+    except HermesCtxError as exc:  # its options are invalid: the same as unavailable, said why
+        available, why = False, str(exc)
+    if available:
+        return ""
+    return (f"memory.provider {name} is unavailable: {why}; hermes runs without it until that is fixed "
+            "(hermes-ctx doctor checks again)")
+
 
 
 def _bad_memory(memory: str | None, ours: Mapping[str, bool]) -> str:
@@ -331,47 +390,13 @@ def _backup_path(path: Path) -> Path:
     return candidate
 
 
-def _write_shims(home: Path, ours: Mapping[str, bool]) -> list[str]:
-    """Write the shims hermes finds our external providers through (as our plugin does at start-up)."""
-    if hermes_version() is None:  # the shims import hermes; doctor's report says what to install
-        return []
-    from ..hermes.memory import write_shims
-
-    report = write_shims(home, [name for name, external in ours.items() if external])
-    return ([f"wrote {name}" for name in report.written]
-            + [f"not written: {path} is another file (move it away for hermes to load ours)"
-               for path in report.conflicts])
-
-
-def _remove_shims(home: Path) -> list[str]:
-    """Remove every shim of ours under ``home/plugins`` (a file that is not exactly ours stays)."""
-    if hermes_version() is None:  # without hermes, what the shims are cannot be known: they stay
-        return []
-    from ..hermes.memory import shim_path, shim_text
-
-    removed = []
-    for folder in sorted((home / "plugins").glob("*/")):
-        path = shim_path(home, folder.name)
-        try:
-            ours = path.read_text(encoding="utf-8") == shim_text(folder.name)
-        except (OSError, UnicodeDecodeError):
-            continue
-        if ours:
-            _remove_shim_folder(folder)
-            removed.append(f"removed {folder.name}")
-    return removed
-
-
-def _remove_shim_folder(folder: Path) -> None:
-    """The shim, its lock and what Python compiled of it; the folder itself once nothing else is in it."""
-    for leftover in (folder / "__init__.py", folder / "__init__.py.lock", *folder.glob("__pycache__/__init__.*")):
-        leftover.unlink(missing_ok=True)
-    for empty in (folder / "__pycache__", folder):
-        if empty.is_dir() and not any(empty.iterdir()):
-            empty.rmdir()
-
-
 # ------------------------------------------------------------------------------------ saying what happened
+
+def _refused(refusal: ConfigError) -> int:
+    """Say why install wrote nothing although the config is valid (exit 2, a config matter)."""
+    print(f"hermes-ctx: refused to edit the config: {refusal}", file=sys.stderr)
+    return EXIT_CONFIG
+
 
 def _dry_run(args: argparse.Namespace, outcome: Outcome, before: str | None, after: str | None, plan: Plan,
              refusal: ConfigError | None) -> int:
@@ -385,9 +410,13 @@ def _dry_run(args: argparse.Namespace, outcome: Outcome, before: str | None, aft
         print(diff or "nothing to change", end="" if diff else "\n")
         for line in plan.kept:
             print(f"kept: {line}")
+        for line in outcome.shims:
+            print(f"memory shim: {line}")
+        for line in outcome.warnings:
+            print(f"warning: {line}")
         if plan.ask and refusal is None:
             print(f"it will ask first: {plan.ask} (--yes answers yes)")
-    return load_failed(refusal) if refusal is not None else 0
+    return _refused(refusal) if refusal is not None else 0
 
 
 def _report(args: argparse.Namespace, outcome: Outcome) -> None:
@@ -410,6 +439,8 @@ def _report(args: argparse.Namespace, outcome: Outcome) -> None:
     broken = [w for w in outcome.wiring if not w.ok]
     for check in broken:
         print(f"still broken: {check.detail}\n  fix: {check.fix}")
+    for line in outcome.warnings:
+        print(f"warning: {line}")
     if not args.uninstall and not broken:
         print("next: hermes chat   (hermes-ctx doctor checks everything)")
     if args.uninstall:

@@ -269,6 +269,6 @@ def _require_hermes_loads_us() -> None:
     if PLUGIN_NAME not in enabled:
         raise ConfigError(
             f"hermes will not load {PLUGIN_NAME}, so a Bridge would have no memory and no context hooks: add "
-            f"`plugins: {{enabled: [{PLUGIN_NAME}]}}` to {path} (or run `hermes plugins enable {PLUGIN_NAME}`)",
+            f"`plugins: {{enabled: [{PLUGIN_NAME}]}}` to {path} (or run `hermes-ctx install`)",
             path="plugins.enabled", value=sorted(enabled), expected=f"a list containing {PLUGIN_NAME!r}",
             source=str(path))
