@@ -290,7 +290,7 @@ def test_hermes_ctx_inside_hermes_exits_4_on_a_usage_error_too() -> None:
     hermes = str(Path(sys.executable).parent / "hermes")
     ran = subprocess.run([hermes, "ctx", "memory", "search"], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 4 and ran.stdout == "", ran.stderr
-    assert "hermes-ctx memory search: error: the following arguments are required: query" in ran.stderr
+    assert "hermes ctx memory search: error: the following arguments are required: query" in ran.stderr
     ran = subprocess.run([hermes, "ctx", "plugins", "--json"], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0 and json.loads(ran.stdout)["plugins"], ran.stderr  # and a good command runs
 

@@ -163,3 +163,19 @@ def test_a_provider_that_cannot_work_lists_as_not_available(stub: StubOpenAIServ
     assert agent._memory_manager is None, "hermes leaves memory off rather than half-on"
     if "not valid" in why:
         assert why in caplog.text, "the reason is logged, naming the bad value"
+
+
+def test_hermes_memory_status_says_what_our_remote_providers_need(stub: StubOpenAIServer,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a setup schema hermes lists a provider as "no setup needed"; ours say they need a key and
+    which variable holds it, and the key set there (hermes' .env becomes the environment) makes it available."""
+    monkeypatch.delenv("MEM0_API_KEY", raising=False)
+    configure(stub, "ctx-mem0", {"ctx-mem0": {"host": "http://127.0.0.1:9"}})
+    status = memory_status()
+    assert "ctx-mem0" in status and "Status:    not available ✗" in status
+    assert "✗ MEM0_API_KEY" in status  # hermes' "Missing:" list, from our schema
+    assert {p[0]: p[1] for p in memory_setup._get_available_providers()}["ctx-mem0"] == "requires API key"
+    assert {p[0]: p[1] for p in memory_setup._get_available_providers()}["ctx-local"] == "no setup needed"
+    monkeypatch.setenv("MEM0_API_KEY", "k-from-env")
+    assert load_memory_provider("ctx-mem0").is_available()
+    assert "Status:    available ✓" in memory_status()

@@ -42,9 +42,10 @@ COMMANDS: tuple[Any, ...] = (plugins, forget, compress, memory, demo, install, d
                             new_plugin)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole ``hermes-ctx`` command tree; ``parse_args`` gives ``args.run_command(args)``."""
-    parser = CommandParser(prog="hermes-ctx", description=__doc__.splitlines()[0])
+def build_parser(prog: str = "hermes-ctx") -> argparse.ArgumentParser:
+    """The whole ``hermes-ctx`` command tree (``prog``: how the user called it, e.g. ``hermes ctx``);
+    ``parse_args`` gives ``args.run_command(args)``."""
+    parser = CommandParser(prog=prog, description=__doc__.splitlines()[0].replace("``", ""))
     parser.add_argument("--version", action="store_true", help="print the versions of hermes-ctx and hermes-agent")
     commands = parser.add_subparsers(dest="command", parser_class=CommandParser)  # and their subcommands'
     for command in COMMANDS:
@@ -58,19 +59,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str = "hermes-ctx") -> int:
     """Run ``hermes-ctx ARGV``; the exit code (a usage error exits 4 through ``SystemExit``)."""
     try:
         try:
-            return _run(argv)
+            return _run(argv, prog)
         finally:  # the result's last bytes leave here: at interpreter exit a closed pipe could not be caught
             sys.stdout.flush()
     except BrokenPipeError:
         return stdout_closed()
 
 
-def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+def _run(argv: Sequence[str] | None, prog: str) -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.version:
         ours, hermes = _version("hermes-ctx-plugins"), _version("hermes-agent")

@@ -59,7 +59,9 @@ def finish(report: DemoReport, *, as_json: bool) -> int:
     if as_json:
         print_json(report.as_dict())
     if report.missing:
-        print(f"hermes-ctx demo: did not happen: {', '.join(report.missing)}", file=sys.stderr)
+        hint = " (too few --turns to reach a compaction: the default reaches one)" \
+            if "compaction" in report.missing else ""
+        print(f"hermes-ctx demo: did not happen: {', '.join(report.missing)}{hint}", file=sys.stderr)
         return EXIT_PROBLEM
     return 0
 

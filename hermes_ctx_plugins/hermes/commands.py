@@ -90,7 +90,7 @@ def run_cli(args: argparse.Namespace) -> None:
             leading.append(flags[-1])
         elif isinstance(value, str) and options.get("action") != "store_true":
             leading += [flags[-1], value]
-    code = main(leading + argv)  # nothing at all: a usage error (exit 4), as `hermes-ctx` alone
+    code = main(leading + argv, prog="hermes ctx")  # nothing at all: a usage error (exit 4), as `hermes-ctx` alone
     if code:
         raise SystemExit(code)
 

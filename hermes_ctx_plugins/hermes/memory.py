@@ -38,6 +38,18 @@ _SHIM = (
     "from hermes_ctx_plugins.hermes.memory import shim_register as _shim; register = _shim({name!r})\n"
 )
 
+#: What ``hermes memory status`` / ``hermes memory setup NAME`` show and ask for our built-in remote
+#: providers (hermes' ``get_config_schema``): the API key, kept as hermes keeps secrets, in
+#: ``$HERMES_HOME/.env``, which hermes loads at start and the providers read when
+#: ``ctx_plugins.options.<name>.api_key`` is empty. Without a schema hermes lists a provider as "no setup needed".
+_SETUP: dict[str, list[dict[str, Any]]] = {
+    "ctx-mem0": [{"key": "api_key", "description": "Mem0 API key (or ctx_plugins.options.ctx-mem0.api_key)",
+                  "secret": True, "required": True, "env_var": "MEM0_API_KEY", "url": "https://app.mem0.ai"}],
+    "ctx-honcho": [{"key": "api_key", "description": "Honcho API key (not needed for a self-hosted server: "
+                                                     "ctx_plugins.options.ctx-honcho.base_url)",
+                    "secret": True, "required": False, "env_var": "HONCHO_API_KEY", "url": "https://app.honcho.dev"}],
+}
+
 
 @dataclass(frozen=True)
 class ShimReport:
@@ -166,6 +178,10 @@ class HermesMemoryAdapter(HermesMemoryProvider):
                                   default=default, **kwargs)
 
     # -- hermes' MemoryProvider --------------------------------------------------------------
+    def get_config_schema(self) -> list[dict[str, Any]]:
+        """What hermes' memory setup asks for (see :data:`_SETUP`); ``[]``: nothing to set up."""
+        return [dict(field) for field in _SETUP.get(self._name, ())]
+
     def is_available(self) -> bool:
         """Whether hermes could use this provider if ``memory.provider`` named it: registered, enabled,
         and its own check (packages, credentials; never the network) passes.
