@@ -11,9 +11,10 @@ Every call into our provider goes through the host's fault isolation: a provider
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from agent.memory_provider import MemoryProvider as HermesMemoryProvider
@@ -42,13 +43,15 @@ _SHIM = (
 #: providers (hermes' ``get_config_schema``): the API key, kept as hermes keeps secrets, in
 #: ``$HERMES_HOME/.env``, which hermes loads at start and the providers read when
 #: ``ctx_plugins.options.<name>.api_key`` is empty. Without a schema hermes lists a provider as "no setup needed".
-_SETUP: dict[str, list[dict[str, Any]]] = {
-    "ctx-mem0": [{"key": "api_key", "description": "Mem0 API key (or ctx_plugins.options.ctx-mem0.api_key)",
-                  "secret": True, "required": True, "env_var": "MEM0_API_KEY", "url": "https://app.mem0.ai"}],
-    "ctx-honcho": [{"key": "api_key", "description": "Honcho API key (not needed for a self-hosted server: "
-                                                     "ctx_plugins.options.ctx-honcho.base_url)",
-                    "secret": True, "required": False, "env_var": "HONCHO_API_KEY", "url": "https://app.honcho.dev"}],
-}
+_SETUP: Mapping[str, tuple[Mapping[str, Any], ...]] = MappingProxyType({
+    "ctx-mem0": (MappingProxyType({
+        "key": "api_key", "description": "Mem0 API key (or ctx_plugins.options.ctx-mem0.api_key)",
+        "secret": True, "required": True, "env_var": "MEM0_API_KEY", "url": "https://app.mem0.ai"}),),
+    "ctx-honcho": (MappingProxyType({
+        "key": "api_key", "description": "Honcho API key (not needed for a self-hosted server: "
+                                         "ctx_plugins.options.ctx-honcho.base_url)",
+        "secret": True, "required": False, "env_var": "HONCHO_API_KEY", "url": "https://app.honcho.dev"}),),
+})
 
 
 @dataclass(frozen=True)
