@@ -299,9 +299,10 @@ def test_hermes_ctx_inside_hermes_exits_4_on_a_usage_error_too() -> None:
 LONG = "the wombat burrow runs under the north fence " * 60
 
 
-@pytest.mark.parametrize("as_json", [True, False], ids=["json", "lines"])
-@pytest.mark.parametrize("program", [[sys.executable, "-m", "hermes_ctx_plugins.cli"], ["hermes", "ctx"]],
-                         ids=["hermes-ctx", "hermes ctx"])
+@pytest.mark.parametrize(("program", "as_json"), [  # both programs and both outputs, in two runs
+    pytest.param([sys.executable, "-m", "hermes_ctx_plugins.cli"], False, id="hermes-ctx-lines"),
+    pytest.param(["hermes", "ctx"], True, id="hermes ctx-json"),
+])
 def test_a_reader_that_stops_early_ends_the_command_quietly(program: list[str], as_json: bool) -> None:
     """``hermes-ctx [--json] memory export | head -1``: no BrokenPipeError traceback, no hang (the line
     export streams from the store: stopping half-way must not leave it locked), exit 1 (the result was
