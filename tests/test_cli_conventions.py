@@ -412,3 +412,21 @@ def test_readmes_command_table_matches_the_parser() -> None:
     rows = _readme_commands()
     assert len(rows) == len(set(rows)), "one row per command"
     assert set(COMMANDS) - set(rows) == set(), "commands missing from README's table"
+
+
+def test_json_is_utf8_even_for_a_home_or_a_message_that_utf8_cannot_carry(tmp_path: Path) -> None:
+    """A home whose name is not UTF-8 (Python hands it over as lone surrogates) and a transcript with a
+    lone surrogate: the JSON still decodes as UTF-8 and gives back exactly those values."""
+    home = os.fsencode(tmp_path) + b"/h\xff"
+    os.mkdir(home)
+    env = {**os.environ, "HERMES_HOME": os.fsdecode(home), "LC_ALL": "C.UTF-8"}
+    cli = [sys.executable, "-m", "hermes_ctx_plugins.cli"]
+    doctor = subprocess.run([*cli, "--json", "doctor", "--no-probe"], env=env, capture_output=True, timeout=120)
+    assert json.loads(doctor.stdout.decode("utf-8"))["hermes_home"] == os.fsdecode(home)
+
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps([{"role": "user", "content": "odd \udc80 text"}] * 3), encoding="utf-8")
+    shown = subprocess.run([*cli, "compress", str(transcript), "--show"], env=env, capture_output=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    messages = json.loads(shown.stdout.decode("utf-8")[shown.stdout.decode("utf-8").index("\n["):])
+    assert messages[0]["content"] == "odd \udc80 text"

@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     if result.summary:
         print("\nsummary:\n" + "\n".join(f"  {line}" for line in result.summary.splitlines()))
     if args.show:
-        print("\n" + json.dumps(result.messages, indent=2, ensure_ascii=False, default=str))
+        print()
+        print_json(result.messages)
     return 0
 
 

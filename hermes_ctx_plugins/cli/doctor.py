@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import importlib.util
-import json
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import storage
-from ..cliutil import EXIT_PROBLEM
+from ..cliutil import EXIT_PROBLEM, print_json
 from ..config import hermes_home
 from ..config.reader import parse_yaml, read_text
 from ..errors import ConfigError, PluginError, ProviderLimitError
@@ -114,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
               "hermes_wiring": [asdict(w) for w in wiring],
               "plugins": [asdict(p) for p in host.loaded_plugins()], "memory_providers": rows, "storage": stores,
               "ok": not problems, "problems": problems}
-    print(json.dumps(report, indent=2, default=str) if args.json else _as_text(report))
+    if args.json:
+        print_json(report)
+    else:
+        print(_as_text(report))
     return 0 if not problems else EXIT_PROBLEM
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import shutil
 import sys
@@ -41,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PROBLEM, confirm
+from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PROBLEM, confirm, print_json
 from ..config import DEFAULT_COMPRESSOR, DEFAULT_PROVIDERS, Config, hermes_home, load_config
 from ..config.reader import parse_yaml, read_text
 from ..errors import ConfigError, HermesCtxError, did_you_mean
@@ -404,8 +403,7 @@ def _dry_run(args: argparse.Namespace, outcome: Outcome, before: str | None, aft
     diff = "".join(difflib.unified_diff((before or "").splitlines(keepends=True), (after or "").splitlines(
         keepends=True), fromfile=outcome.config, tofile=f"{outcome.config} (after)"))
     if args.json:
-        print(json.dumps({**asdict(outcome), "diff": diff, "asks": plan.ask,
-                          "refused": str(refusal) if refusal else None}, indent=2))
+        print_json({**asdict(outcome), "diff": diff, "asks": plan.ask, "refused": str(refusal) if refusal else None})
     else:
         print(diff or "nothing to change", end="" if diff else "\n")
         for line in plan.kept:
@@ -421,7 +419,7 @@ def _dry_run(args: argparse.Namespace, outcome: Outcome, before: str | None, aft
 
 def _report(args: argparse.Namespace, outcome: Outcome) -> None:
     if args.json:
-        print(json.dumps(asdict(outcome), indent=2))
+        print_json(asdict(outcome))
         return
     verb = "uninstalled" if args.uninstall else "installed"
     if outcome.profile != DEFAULT_PROFILE:
