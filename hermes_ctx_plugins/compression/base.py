@@ -6,6 +6,7 @@ import abc
 import copy
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -110,14 +111,34 @@ NOTHING_NEW = "nothing new since the last compaction"
 RESERVE_SHARE = 0.15
 
 
+def size_before(counter: TokenCounter, messages: Sequence[Message]) -> tuple[int, str]:
+    """A compaction's ``tokens_before``, and what to add to its note when part of it is an estimate:
+    messages the counter never saw are weighed by characters (see
+    :meth:`TokenCounter.estimate_messages`), so that a compaction costs what it keeps, not what it
+    throws away. Exact for a live session, where every message was counted as it arrived; estimated
+    for a history nobody counted (a resumed one). :meth:`CompressorStrategy.checked` counts exactly
+    after all when the estimate would not even exceed what is left."""
+    tokens, unseen = counter.estimate_messages(messages)
+    return tokens, f"; size before estimated for {unseen} never-counted messages" if unseen else ""
+
+
+_ESTIMATED = re.compile(r"; size before estimated for \d+ never-counted messages")
+
+
 def shrinks(before: Sequence[Message], tokens_after: int, counter: TokenCounter) -> bool:
     """Whether the prompt ``before`` costs more than ``tokens_after`` tokens, exactly.
 
-    Counts only as far as it must: a compaction that drops most of a never-counted history
-    (a resumed session) stops as soon as what it has counted exceeds what is left.
+    Counts only as far as it must: lower bounds first (:meth:`TokenCounter.at_least`: the remembered
+    count, else a word count), which settle it whenever a compaction dropped or shrank bulky messages
+    nobody tokenised (a resumed session); exact counts, from the recent end, only when they do not.
     """
     total = REPLY_PRIMING
     for message in reversed(before):  # the recent end is the part already counted (memoised)
+        total += counter.at_least(message, enough=tokens_after - total + 1)
+        if total > tokens_after:
+            return True
+    total = REPLY_PRIMING
+    for message in reversed(before):
         total += counter.count_message(message)
         if total > tokens_after:
             return True
@@ -207,6 +228,10 @@ class CompressorStrategy(abc.ABC):
         if not shrinks(messages, tokens_after, counter):
             return CompressionResult.unchanged(messages, counter.count_messages(messages), note=(
                 f"the result would not be smaller than the input ({tokens_after:,} tokens)"))
+        if result.tokens_before <= tokens_after:  # an estimate below the truth: count exactly after all
+            return dataclasses.replace(result, tokens_after=tokens_after,
+                                       tokens_before=counter.count_messages(messages),
+                                       notes=tuple(_ESTIMATED.sub("", note) for note in result.notes))
         return dataclasses.replace(result, tokens_after=tokens_after)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CompressorStrategy:

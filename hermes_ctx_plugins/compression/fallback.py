@@ -12,6 +12,7 @@ from the conversation, and that the archive keeps only redacted, does not live o
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -25,6 +26,8 @@ MAX_CHARS = 8_000
 _ITEM_CHARS = 300
 _PATH = re.compile(r"(?<![\w.])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+|\b[\w-]+(?:/[\w.-]+)+\.\w{1,8}\b"
                    r"|\b[\w-]+\.(?:py|js|ts|tsx|go|rs|java|rb|md|json|ya?ml|toml|ini|cfg|txt|sh|sql|html|css)\b")
+#: how far into each message's text the file names are looked for
+_FILES_SCAN_CHARS = 2_000
 _ERROR = re.compile(r"^.*\b(?:error|exception|traceback|failed|failure|fatal|denied|refused|not found)\b.*$",
                     re.IGNORECASE | re.MULTILINE)
 
@@ -67,8 +70,9 @@ def build(middle: Sequence[Message], *, previous_summary: str | None = None,
                 files += _PATH.findall(_arguments_text(function.get("arguments")))
         elif role(message) == "tool":
             tool = names.get(message.get("tool_call_id"), "tool")
-            errors += [f"[{tool}] {_one_line(redacted_head(e, 800, clean), 200)}" for e in _ERROR.findall(text)[:2]]
-        files += _PATH.findall(text)
+            errors += [f"[{tool}] {_one_line(redacted_head(e.group(), 800, clean), 200)}"
+                       for e in itertools.islice(_ERROR.finditer(text), 2)]
+        files += _PATH.findall(text[:_FILES_SCAN_CHARS])  # the opening: megabytes of output add no cost
 
     sections = [
         "## Summary unavailable — static fallback",

@@ -117,7 +117,8 @@ def _cut(message: Message, target: int, counter: TokenCounter, *, archived: bool
     content = message.get("content")
     cut_chars = 0
     if isinstance(content, str):
-        content, cut_chars = _cut_text(content, counter.count_text(content) - need, counter, archived)
+        tokens = counter.count_content(message)  # remembered with the message: a huge text is tokenised once
+        content, cut_chars = _cut_text(content, tokens - need, counter, archived, tokens=tokens)
     elif isinstance(content, list):
         content, cut_chars = _cut_parts(content, need, counter, archived)
     updated: dict[str, Any] = {k: v for k, v in message.items() if k != "api_content"}  # hermes' stale sidecar
@@ -137,9 +138,11 @@ def _cut(message: Message, target: int, counter: TokenCounter, *, archived: bool
     return updated
 
 
-def _cut_text(text: str, keep: int, counter: TokenCounter, archived: bool) -> tuple[str, int]:
-    """``text`` within about ``keep`` tokens: its first two thirds and last third around a marker."""
-    tokens = counter.count_text(text)
+def _cut_text(text: str, keep: int, counter: TokenCounter, archived: bool,
+              tokens: int | None = None) -> tuple[str, int]:
+    """``text`` within about ``keep`` tokens: its first two thirds and last third around a marker.
+    ``tokens``: what ``text`` counts, when the caller knows."""
+    tokens = counter.count_text(text) if tokens is None else tokens
     room = keep - counter.count_text(marker(len(text), archived=archived))
     if tokens <= max(keep, 0) or room <= 0:
         return text, 0

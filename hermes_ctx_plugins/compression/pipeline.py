@@ -22,7 +22,7 @@ from ..errors import ConfigError, UnknownPluginError
 from ..events import Message
 from ..options import option
 from ..tokens import get_counter
-from .base import CompressionResult, CompressorStrategy, Cooldown, reports_removals
+from .base import CompressionResult, CompressorStrategy, Cooldown, reports_removals, size_before
 from .prune import PruneStrategy
 from .summarize import SummarizeStrategy
 from .window import WindowStrategy
@@ -153,7 +153,8 @@ class PipelineStrategy(CompressorStrategy):
         memory_context: str = "",
     ) -> CompressionResult:
         counter = get_counter(self.model)
-        tokens_before = counter.count_messages(messages)
+        tokens_before, _ = size_before(counter, messages)  # the first step's notes say if it is estimated
+        tokens = tokens_before
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         current: list[Message] = messages
         summary, used_fallback, summary_error, summarized = None, False, "", 0
@@ -162,7 +163,7 @@ class PipelineStrategy(CompressorStrategy):
         unchanged: list[str] = []  # what the steps that changed nothing said
         for number, step in enumerate(self.steps):
             # the first step always runs, the others while over budget, or all of them when forced
-            if number and not force and counter.count_messages(current) <= budget:
+            if number and not force and tokens <= budget:
                 break
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
             result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
@@ -173,7 +174,7 @@ class PipelineStrategy(CompressorStrategy):
             if not result.compressed:
                 unchanged += step_notes
                 continue
-            current = result.messages
+            current, tokens = result.messages, result.tokens_after
             if result.summary_at is not None and reports_removals(step):
                 summary_message = current[result.summary_at]
             summary = result.summary or summary

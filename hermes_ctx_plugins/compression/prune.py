@@ -28,9 +28,10 @@ from typing import Any
 
 from ..events import Message
 from ..options import option
-from ..tokens import TokenCounter, get_counter
-from .base import CompressionResult, ModelFreeStrategy
+from ..tokens import REPLY_PRIMING, TokenCounter, get_counter
+from .base import CompressionResult, ModelFreeStrategy, size_before
 from .messages import last_real_user_index, truncate_tool_arguments
+from .selection import walk_back
 
 DUPLICATE_PLACEHOLDER = "[Duplicate tool output — same content as a more recent call]"
 IMAGE_PLACEHOLDER = "[image removed to save context]"
@@ -50,8 +51,13 @@ _TOTAL_IN_JSON = re.compile(r'"total_count"\s*:\s*(\d+)')
 _EXIT_IN_TEXT = re.compile(r"exit[ _]code\W{0,3}(-?\d+)\W*\Z", re.IGNORECASE)
 # Lines that open with an error label (``ModuleNotFoundError: ...``, ``FAILED test_x``,
 # ``error[E0425]: ...``) say more than lines that merely mention one (``raise ValueError(...)``).
+# A line is what ``str.splitlines`` would cut; each pattern is matched within one line.
 _ERROR_START = re.compile(r"\s*(?:[\w.]*(?:Error|Exception)\b|FAILED\b|FATAL\b|ERROR\b|error\b|panic:)")
 _ERROR_ANYWHERE = re.compile(r"\b\w*(?:Error|Exception)\b|\bFAILED\b|\bERR!|\berror:")
+# Every line either pattern can match holds one of these: only such lines are looked at.
+_ERROR_WORD = re.compile(r"Error|Exception|FAILED|FATAL|ERR|error|panic:")
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAK = re.compile(f"[{_BREAKS}]")
 # Tools that run a program: their output is searched for an error line when the exit code is not 0.
 _EXECUTING_TOOLS = frozenset({"terminal", "execute_code"})
 
@@ -97,9 +103,16 @@ def _text(value: object) -> str:
 
 
 def _clip(value: object, limit: int) -> str:
-    """``value`` as one line (whitespace runs collapsed) of at most ``limit`` characters."""
-    text = " ".join(_text(value).split())
-    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+    """``value`` as one line (whitespace runs collapsed) of at most ``limit`` characters; reads no
+    further into ``value`` than that line needs, however long it is."""
+    text = _text(value)
+    prefix = 4 * limit + 64
+    while True:  # the collapsed prefix is a prefix of the collapsed whole
+        line = " ".join(text[:prefix].split())
+        if len(line) > limit or prefix >= len(text):
+            break
+        prefix *= 4
+    return line if len(line) <= limit else line[: max(limit - 3, 0)] + "..."
 
 
 def _label(tool_name: object) -> str:
@@ -120,13 +133,27 @@ def _json_object(text: str) -> dict[str, Any]:
 
 def _first_error_line(text: str) -> str:
     """The most telling error line in ``text``: one opening with an error label, else the first
-    one mentioning an error, else ``""``."""
+    one mentioning an error, else ``""``.
+
+    Linear in ``text`` whatever its shape (a 10 MB log with an error word on every line, or on none):
+    lines without an error word are skipped by one regex scan, and every scan moves forward.
+    """
     mention = ""
-    for line in text.splitlines():
-        if _ERROR_START.match(line):
-            return line.strip()
-        if not mention and _ERROR_ANYWHERE.search(line):
-            mention = line.strip()
+    line_start = 0  # no line break lies between it and the next hit's line
+    hit = _ERROR_WORD.search(text)
+    while hit is not None:
+        previous = max(text.rfind(c, line_start, hit.start()) for c in _BREAKS)
+        line_start = previous + 1 if previous >= 0 else line_start
+        line_break = _LINE_BREAK.search(text, hit.start())
+        line_end = line_break.start() if line_break is not None else len(text)
+        if _ERROR_START.match(text, line_start, line_end):
+            return text[line_start:line_end].strip()
+        if not mention and _ERROR_ANYWHERE.search(text, line_start, line_end):
+            mention = text[line_start:line_end].strip()
+        if line_break is None:
+            break
+        line_start = line_break.end()
+        hit = _ERROR_WORD.search(text, line_start)
     return mention
 
 
@@ -238,15 +265,22 @@ def tail_start(
     boundary: the budget decides, the count is a floor).  The start then moves back over tool
     results to their assistant message, so a tool call and its results are never split.
     """
-    start, used = len(messages), 0
-    for index in range(len(messages) - 1, -1, -1):
-        tokens = counter.count_message(messages[index])
-        if used + tokens > budget_tokens and len(messages) - start >= min_messages:
-            break
-        start, used = index, used + tokens
+    start = walk_back(messages, stop=0, counter=counter, budget_tokens=budget_tokens, floor=min_messages)
     while 0 < start < len(messages) and messages[start].get("role") == "tool":
         start -= 1
     return start
+
+
+def over(messages: Sequence[Message], ceiling: float, counter: TokenCounter) -> bool:
+    """Whether ``messages`` cost more than ``ceiling`` tokens, exactly; settled by lower bounds
+    (:meth:`TokenCounter.at_least`) when they suffice, so a bulky result about to be demoted is not
+    tokenised first. Only when the bounds leave it open are the messages counted: then they stay."""
+    bound = 0
+    for message in messages:
+        bound += counter.at_least(message, enough=int(ceiling) - bound + 1)
+        if bound > ceiling:
+            return True
+    return counter.count_messages(messages) - REPLY_PRIMING > ceiling
 
 
 def _active_turn_start(messages: Sequence[Message]) -> int:
@@ -383,7 +417,8 @@ def prune_tool_results(
         if index in cheap:
             if _size(message) >= _size(original):
                 return False
-        elif counter.count_replacement(original, message) >= counter.count_message(original):
+        elif (counter.at_least(original, enough=counter.count_message(message) + 1) <= counter.count_message(message)
+              and counter.count_replacement(original, message) >= counter.count_message(original)):
             return False
         result[index] = message
         replaced.add(index)
@@ -430,19 +465,16 @@ def prune_tool_results(
         # result once more finds nothing left to do.
         tail = min(verbatim, tail_start(result, counter=counter, budget_tokens=protect_tail_tokens,
                                         min_messages=protect_tail_count))
-        tail_tokens = sum(counter.count_message(message) for message in result[tail:])
-        if tail_tokens <= ceiling:
+        if not over(result[tail:], ceiling, counter):
             break
-        bulkiest = sorted(range(tail, min(verbatim, active)),
-                          key=lambda index: counter.count_message(result[index]), reverse=True)
+        # largest first, by characters: what is demoted is never tokenised (see ``over``)
+        bulkiest = sorted(range(tail, min(verbatim, active)), key=lambda index: _size(result[index]), reverse=True)
         demoted_before = demoted
         for index in bulkiest:
-            if tail_tokens <= ceiling:
+            if not over(result[tail:], ceiling, counter):
                 break
-            before = counter.count_message(result[index])
             if prune_result(index, min_prune_chars):
                 demoted += 1
-                tail_tokens -= before - counter.count_message(result[index])
         if demoted == demoted_before:
             break
 
@@ -490,17 +522,19 @@ class PruneStrategy(ModelFreeStrategy):
 
     def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = get_counter(self.model)
+        tokens_before, estimated = size_before(counter, messages)
         if force:  # the turn in progress alone (see the class docstring)
             tail_tokens, tail_count = 0, 1
         else:
-            base = self.threshold_tokens or counter.count_messages(messages)
+            base = self.threshold_tokens or tokens_before
             tail_tokens, tail_count = max(1, int(base * self.settings.target_ratio)), self.settings.protect_last_n
         report = prune_tool_results(
             messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
+            tokens_before=tokens_before,
         )
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
-                 f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}"]
+                 f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]
         pruned, cut = self.fit_oversized(report.messages, counter)
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")

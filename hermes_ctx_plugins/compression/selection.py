@@ -45,6 +45,35 @@ def head_end(messages: Sequence[Message], protect_first_n: int) -> int:
     return min(len(messages), align_end(messages, start + protect_first_n))
 
 
+def walk_back(messages: Sequence[Message], *, stop: int, counter: TokenCounter, budget_tokens: int,
+              floor: int) -> int:
+    """Where the longest run of messages at the end of ``messages`` (not before ``stop``) that fits
+    ``budget_tokens`` starts, taking at least ``floor`` messages whatever their size.
+
+    Exact, yet a message is tokenised only when its lower bound (:meth:`TokenCounter.at_least`) leaves
+    the answer open: the message that ends the run and the messages the floor takes are often huge
+    tool output of a history nobody counted, about to be summarised or dropped.
+    """
+    n = len(messages)
+    used, exact, cut = 0, True, n
+    for i in range(n - 1, stop - 1, -1):
+        if n - i > floor:  # past the floor: the budget decides
+            if not exact:  # the floor's messages were weighed by bounds: exact sums only if that is open
+                if used > budget_tokens:
+                    break
+                used, exact = sum(counter.count_message(m) for m in messages[cut:]), True
+            if used + counter.at_least(messages[i], enough=budget_tokens - used + 1) > budget_tokens:
+                break
+            cost = counter.count_message(messages[i])
+            if used + cost > budget_tokens:
+                break
+        else:  # taken whatever its size
+            cost, exact = counter.at_least(messages[i], enough=budget_tokens + 1), False
+        used += cost
+        cut = i
+    return cut
+
+
 def tail_start(
     messages: Sequence[Message],
     *,
@@ -62,15 +91,8 @@ def tail_start(
     """
     n = len(messages)
     floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, n - head)
-    used = 0
-    cut = n
-    for i in range(n - 1, head - 1, -1):
-        cost = counter.count_message(messages[i])
-        if used + cost > budget_tokens and n - i > floor:
-            break
-        used += cost
-        cut = i
-    cut = align_start(messages, cut, floor=head)
+    cut = align_start(messages, walk_back(messages, stop=head, counter=counter, budget_tokens=budget_tokens,
+                                          floor=floor), floor=head)
     users_needed = max(1, min_user_messages)  # the latest user message is always kept
     for i in range(n - 1, head - 1, -1):
         if users_needed <= 0:

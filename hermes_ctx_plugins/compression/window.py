@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from ..events import Message
 from ..options import option
 from ..tokens import TokenCounter, get_counter
-from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy
-from .fallback import _PATH
+from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy, size_before
+from .fallback import _FILES_SCAN_CHARS, _PATH
 from .messages import (
     SUMMARY_KEY,
     TAIL_COUNT_KEY,
@@ -62,7 +62,7 @@ class WindowStrategy(ModelFreeStrategy):
 
     def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = self.counter
-        tokens_before = counter.count_messages(messages)
+        tokens_before, estimated = size_before(counter, messages)
         if nothing_new_since_compaction(messages):
             return CompressionResult.unchanged(messages, tokens_before, note=NOTHING_NEW)
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
@@ -94,7 +94,7 @@ class WindowStrategy(ModelFreeStrategy):
         }
         compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *messages[parts.tail_start:]])
         result = self._finish(messages, compacted, tokens_before, marker,
-                              notes=(f"dropped {len(dropped)} messages",))
+                              notes=(f"dropped {len(dropped)} messages{estimated}",))
         return dataclasses.replace(result, summarized=len(dropped)) if result.compressed else result
 
     def _finish(self, messages: list[Message], compacted: list[Message], tokens_before: int,
@@ -121,17 +121,35 @@ def _worth_dropping(middle: Sequence[Message]) -> bool:
     return not all(m.get(DROPPED_KEY) for m in middle)
 
 
+_FILES_SHOWN = 8
+
+
 def _describe(dropped: list[Message], total: int) -> str:
-    """One short marker: how much went, which tools ran, which files came up."""
+    """One short marker: how much went, which tools ran, which files came up (the first few, found in
+    the opening of each message: its cost must not grow with megabytes of dropped tool output)."""
     tools: Counter[str] = Counter(
         str((call.get("function") or {}).get("name") or "?")
         for m in dropped for call in m.get("tool_calls") or () if isinstance(call, dict))
-    files = list(dict.fromkeys(f for m in dropped for f in _PATH.findall(text_of(m.get("content")))))[:8]
     users = sum(1 for m in dropped if role(m) == "user" and not m.get(DROPPED_KEY))
     parts = [f"[window: {total} earlier messages were dropped to fit the context window"
              f" ({users} user turns in this cut)"]
     if tools:
         parts.append("tools used: " + ", ".join(f"{n} x{c}" for n, c in tools.most_common(6)))
+    files = _files(dropped)
     if files:
         parts.append("files mentioned: " + ", ".join(files))
     return "; ".join(parts) + ". Ask the user if you need something from them.]"
+
+
+def _files(dropped: list[Message]) -> list[str]:
+    found: dict[str, None] = {}
+    for message in dropped:
+        texts = [text_of(message.get("content"))[:_FILES_SCAN_CHARS]]
+        texts += [str((call.get("function") or {}).get("arguments") or "")[:_FILES_SCAN_CHARS]
+                  for call in message.get("tool_calls") or () if isinstance(call, dict)]
+        for text in texts:
+            for match in _PATH.finditer(text):
+                found.setdefault(match.group())
+                if len(found) == _FILES_SHOWN:
+                    return list(found)
+    return list(found)

@@ -1,0 +1,39 @@
+"""Helpers every benchmark shares: the machine line, and the goal rows ``run.py`` collects.
+
+A benchmark given ``--summary-json PATH`` writes there a JSON list of goal rows::
+
+    [{"goal": "...", "measured": 0.31, "limit": 0.5, "unit": "x", "ok": true, "anchor": "hermes 1.2 s"}, ...]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def machine_line() -> str:
+    """``machine: <OS>, <CPU>, <cores>, Python <version>, load <1-minute load average>``."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = f", load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    return (f"machine: {platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}{load}")
+
+
+def write_summary(path: str, rows: list[dict[str, Any]]) -> None:
+    """Write the goal rows for ``run.py`` (see the module docstring)."""
+    Path(path).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit("a helper module, not a benchmark")

@@ -1,0 +1,156 @@
+"""Compaction costs what it keeps, not what it throws away (issue 17's pathologies, each bounded by
+complexity — calls and characters counted — never by a stopwatch)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_ctx_plugins import load_host
+from hermes_ctx_plugins.compression import prune, window
+from hermes_ctx_plugins.tokens import TokenCounter, get_counter
+
+MB = 1_000_000
+
+
+class Counting:
+    """A compiled pattern that counts its scans and the characters they were given."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.calls, self.chars = pattern, 0, 0
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.pattern, name)
+
+        def counted(text: str, *args: Any) -> Any:
+            self.calls += 1
+            self.chars += len(text) if name == "finditer" else 0
+            return method(text, *args)
+        return counted
+
+
+def reference_error_line(text: str) -> str:
+    """What ``_first_error_line`` returned before it was made linear: a regex per line."""
+    mention = ""
+    for line in text.splitlines():
+        if prune._ERROR_START.match(line):
+            return line.strip()
+        if not mention and prune._ERROR_ANYWHERE.search(line):
+            mention = line.strip()
+    return mention
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["ok", "  ", "Error: x", "ValueError: bad", " FAILED t", "raise KeyError(k)",
+                                 "npm ERR! no", "error: y", "panic: z", "\n", "\r\n", "\r", "\x0b", "\x1c", "\x85",
+                                 "\u2028", "\t", "x.FooError", "ERRORS", "中文", "\n\n", "ERR"]), max_size=14))
+def test_the_error_line_is_the_one_the_per_line_search_found(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert prune._first_error_line(text) == reference_error_line(text)
+
+
+@pytest.mark.parametrize("shape", ["every line mentions an error", "no error anywhere", "one error at the very end"])
+def test_a_10_mb_log_is_searched_in_a_bounded_number_of_scans(monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+    line = "2026-11-03T12:00:01Z INFO worker-3 request ok latency=12ms path=/api/v1/items status=200"
+    lines = 10 * MB // (len(line) + 1)
+    if shape == "every line mentions an error":
+        text = "\n".join(f"{line} retry after KeyError" for _ in range(lines)) + "\nModuleNotFoundError: no x"
+        expected = "ModuleNotFoundError: no x"
+    elif shape == "no error anywhere":
+        text, expected = "\n".join([line] * lines), ""
+    else:
+        text = "\n".join([line] * lines) + "\n  FAILED tests/test_x.py::test_y"
+        expected = "FAILED tests/test_x.py::test_y"
+    words, breaks = Counting(prune._ERROR_WORD), Counting(prune._LINE_BREAK)
+    monkeypatch.setattr(prune, "_ERROR_WORD", words)
+    monkeypatch.setattr(prune, "_LINE_BREAK", breaks)
+    assert prune._first_error_line(text) == expected
+    with_error = text.count("Error") + text.count("FAILED")
+    # one word scan and one line-end scan per line that holds an error word: never a scan per line
+    assert words.calls <= with_error + 1 and breaks.calls <= with_error + 1
+
+
+class Slices(str):
+    """A string that records the longest slice taken of it."""
+
+    longest = 0
+
+    def __getitem__(self, key: Any) -> Any:
+        part = super().__getitem__(key)
+        Slices.longest = max(Slices.longest, len(part))
+        return part
+
+
+def test_a_one_line_summary_of_a_huge_argument_reads_only_its_opening() -> None:
+    huge = Slices("make   build\n" * (MB // 13))
+    Slices.longest = 0
+    clipped = prune._clip(huge, 80)
+    assert clipped == (" ".join(str.split(huge)))[:77] + "..."
+    assert Slices.longest <= 4 * (4 * 80 + 64)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "bb", " ", "\n", "\x1c", "\u3000", "\xa0", "\u2028", "\x85", "..", "中文",
+                                 "😀", "123456", "'s", "\t", "\r\n", "ÅÄ", "\u200b", "/", "==", "  "]),
+                max_size=40).map("".join))
+def test_the_word_bound_never_exceeds_the_exact_count(text: str) -> None:
+    for model in ("gpt-4o", "gpt-4"):  # o200k_base and cl100k_base
+        counter = TokenCounter(model)
+        message = {"role": "tool", "tool_call_id": "call_1", "content": text}
+        assert counter.at_least(message) <= counter.count_message(message)
+
+
+def history(bulky: int, *, chars: int) -> list[dict[str, Any]]:
+    """A conversation whose old turns each ran a tool returning ``chars`` of multi-line log."""
+    log = "\n".join(f"[{i:05d}] build step {i} ok, cache warm, 0 warnings" for i in range(chars // 44))
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful coding agent."}]
+    for turn in range(bulky):
+        call = {"id": f"call_{turn}", "type": "function",
+                "function": {"name": "terminal", "arguments": json.dumps({"command": f"make step{turn}"})}}
+        messages += [{"role": "user", "content": f"turn {turn}: run step {turn} of the build"},
+                     {"role": "assistant", "content": "", "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": f"call_{turn}",
+                      "content": json.dumps({"output": log + f"\n[{turn}]", "exit_code": 0, "error": None})},
+                     {"role": "assistant", "content": f"step {turn} is done"}]
+    messages.append({"role": "user", "content": "what is left to do?"})
+    return messages
+
+
+@pytest.mark.parametrize("strategy", ["prune", "window", "pipeline", "summarize"])
+def test_a_cold_history_of_10_mb_of_logs_is_not_tokenised(monkeypatch: pytest.MonkeyPatch, strategy: str,
+                                                          tmp_path: Any) -> None:
+    """A resumed session: 10 MB of old tool output nobody counted. What a strategy throws away or
+    rewrites is never tokenised; only what it keeps is (the figures are bounded by the kept part)."""
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nship the build") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                    "api_key": "k"},
+                          "ctx_plugins": {"compressor": strategy, "archive": {"enabled": False}}})
+        messages = history(40, chars=250_000)
+        assert sum(len(str(m.get("content"))) for m in messages) > 10 * MB
+        encoded: list[int] = []
+        real = TokenCounter.count_text
+
+        def spy(self: TokenCounter, text: str) -> int:
+            encoded.append(len(text))
+            return real(self, text)
+
+        monkeypatch.setattr(TokenCounter, "count_text", spy)
+        paths = Counting(window._PATH)
+        monkeypatch.setattr(window, "_PATH", paths)
+        get_counter("gpt-4o").clear()
+        result = host.compressor.compress(messages, force=True)  # type: ignore[union-attr]
+        assert result.compressed, result.notes
+        kept = sum(len(json.dumps(m, ensure_ascii=False)) for m in result.messages)
+        # the kept messages (and a few probes of what was cut) are tokenised, the 10 MB are not
+        assert sum(encoded) <= 2 * kept + 300_000, (sum(encoded), kept)
+        assert paths.chars <= 100_000  # the window's marker looks only at the opening of what it drops
+        exact = TokenCounter("gpt-4o")
+        assert result.tokens_after == exact.count_messages(result.messages)
+        assert result.tokens_before > result.tokens_after
