@@ -25,27 +25,51 @@ Then ``ctx_plugins: {compressor: keep-last}`` in hermes' ``config.yaml`` selects
 providers work the same way through ``register_memory_providers`` and :class:`MemoryProvider`;
 lifecycle hooks (``session_start``, ``pre_request``, ``post_response``, ``turn_finalized``) are
 documented in :mod:`hermes_ctx_plugins.hookspecs`.
+
+Each name below is imported on first use: ``import hermes_ctx_plugins`` loads none of them, so whoever
+needs one name (a plugin's ``hookimpl``, say) pays for that name's module only, and importing a submodule
+(hermes loading ``hermes_ctx_plugins.hermes.plugin``, ``hermes-ctx`` its CLI) loads nothing here first.
 """
 
 from __future__ import annotations
 
-from . import hookspecs
-from .compression.base import CompressionResult, CompressorStrategy, Cooldown
-from .config import Config, load_config
-from .errors import (
-    ConfigError,
-    DuplicatePluginError,
-    HermesCtxError,
-    PluginError,
-    PluginLoadError,
-    ProviderLimitError,
-    UnknownPluginError,
-)
-from .events import ContextContribution, Forgotten, Request, Response, SessionInfo, ToolCall, Turn, Usage
-from .hookspecs import hookimpl
-from .isolation import StatusEvent
-from .manager import Host, LoadedPlugin, PluginRecord, load_host
-from .memory.base import MemoryProvider
+import importlib
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it the same)
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
+    from typing import Any
+
+    from . import hookspecs
+    from .compression.base import CompressionResult, CompressorStrategy, Cooldown
+    from .config import Config, load_config
+    from .errors import (
+        ConfigError,
+        DuplicatePluginError,
+        HermesCtxError,
+        PluginError,
+        PluginLoadError,
+        ProviderLimitError,
+        UnknownPluginError,
+    )
+    from .events import ContextContribution, Forgotten, Request, Response, SessionInfo, ToolCall, Turn, Usage
+    from .hookspecs import hookimpl
+    from .isolation import StatusEvent
+    from .manager import Host, LoadedPlugin, PluginRecord, load_host
+    from .memory.base import MemoryProvider
+
+#: each public name -> the module defining it (``hookspecs`` is that module itself)
+_HOMES = {
+    **dict.fromkeys(("CompressionResult", "CompressorStrategy", "Cooldown"), ".compression.base"),
+    **dict.fromkeys(("Config", "load_config"), ".config"),
+    **dict.fromkeys(("ConfigError", "DuplicatePluginError", "HermesCtxError", "PluginError", "PluginLoadError",
+                     "ProviderLimitError", "UnknownPluginError"), ".errors"),
+    **dict.fromkeys(("ContextContribution", "Forgotten", "Request", "Response", "SessionInfo", "ToolCall", "Turn",
+                     "Usage"), ".events"),
+    **dict.fromkeys(("hookimpl", "hookspecs"), ".hookspecs"),
+    "StatusEvent": ".isolation",
+    **dict.fromkeys(("Host", "LoadedPlugin", "PluginRecord", "load_host"), ".manager"),
+    "MemoryProvider": ".memory.base",
+}
 
 __all__ = [
     "CompressionResult",
@@ -77,3 +101,18 @@ __all__ = [
     "load_config",
     "load_host",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use and keep the name here (later look-ups are plain)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(home, __name__)
+    value = module if name == "hookspecs" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

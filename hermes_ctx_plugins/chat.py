@@ -30,11 +30,12 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, ClassVar, TypeVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .errors import HermesCtxError
+
+if TYPE_CHECKING:  # imported where a URL is read or a request made: httpx loads rich and click (0.1-0.2 s)
+    import httpx
 
 _RESERVED_KEYS = frozenset({"model", "messages", "stream"})
 _CAPPING_KEYS = frozenset({"max_tokens", "max_completion_tokens", "max_output_tokens"})
@@ -77,6 +78,8 @@ class SummaryModel:
     purpose: str = "summary"
 
     def __post_init__(self) -> None:
+        import httpx
+
         url = httpx.URL(self.base_url)
         if url.scheme not in ("http", "https") or not url.host:
             raise ValueError(f"summary model base_url must be an http(s) URL, got {self.base_url!r}")
@@ -95,6 +98,8 @@ class SummaryModel:
     @property
     def url(self) -> str:
         """The chat completions URL requests go to."""
+        import httpx
+
         base = self.base_url.rstrip("/")
         if base.endswith("/chat/completions"):
             return base
@@ -210,6 +215,8 @@ class SummaryClient:
                 "tool_calls": calls if isinstance(calls, list) else []}
 
     def _post(self, body: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
+        import httpx
+
         url, limit = self.model.url, self.model.timeout
         headers = {"Accept": "application/json"}
         if self.model.api_key:
@@ -265,6 +272,8 @@ class SummaryClient:
         return cls(problem, url=self.model.url, model=self.model.model, status=status, purpose=self.model.purpose)
 
     def _http(self) -> httpx.Client:
+        import httpx
+
         if self._given_http is not None:
             return self._given_http
         if self._own_http is None:

@@ -39,6 +39,7 @@ import dataclasses
 import math
 import types
 import typing
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union
@@ -56,6 +57,9 @@ MAX_FLOAT = 1e9
 MAX_INT = 2**63 - 1
 #: the key under which :func:`option` keeps a field's :class:`Rule` in ``dataclasses.field`` metadata
 _RULE = "hermes_ctx_plugins.option"
+#: each dataclass's resolved field types: resolving compiles every annotation's text anew, for every
+#: settings section and plugin's options of every host (one per deployment, per Bridge, per check)
+_HINTS: weakref.WeakKeyDictionary[type, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 class FrozenMap(Mapping[str, Any]):
@@ -162,7 +166,9 @@ def build_dataclass(cls: type[T], data: Any, path: str, *, strict: bool = True) 
             f"must be a mapping, got {describe(data)}", path=path, value=data,
             expected=f"a mapping with keys: {', '.join(f.name for f in dataclasses.fields(cls))}",  # type: ignore[arg-type]
         )
-    hints = typing.get_type_hints(cls)
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
     kwargs: dict[str, Any] = {}
     for key, value in data.items():

@@ -16,9 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..chat import SummaryClient, SummaryError, SummaryModel
 from ..events import Message, Usage
@@ -44,6 +42,9 @@ from .messages import (
 from .prune import PruneReport, prune_tool_results
 from .selection import Split, head_end, nothing_between, place, split
 from .trigger import CompressionGuard
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("hermes_ctx_plugins.compression")
 

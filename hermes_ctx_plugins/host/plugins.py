@@ -22,6 +22,8 @@ import functools
 import importlib
 import importlib.metadata
 import logging
+import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -318,9 +320,37 @@ def _source_of(ep: importlib.metadata.EntryPoint) -> str:
     return f"{dist.name} {dist.version}" if dist is not None else ep.value
 
 
+#: the last entry-point scan: the state of ``sys.path`` it read (:func:`_path_state`), what it found
+_scanned: tuple[tuple[tuple[str, int | None], ...], tuple[importlib.metadata.EntryPoint, ...]] | None = None
+
+
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
-    seen: dict[tuple[str, str], importlib.metadata.EntryPoint] = {}
-    for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
-        # The same distribution can be visible twice on sys.path (editable + site install).
-        seen.setdefault((ep.name, ep.value), ep)
-    return list(seen.values())
+    """The installed plugins' entry points, each once.
+
+    Reading them opens every distribution's metadata on ``sys.path`` (about 10 ms, more with many
+    packages), and a host is built per deployment, per Bridge and per ``hermes-ctx`` check: the scan is
+    kept for as long as ``sys.path`` and the directories on it are unchanged (installing or removing a
+    distribution changes its directory), so a plugin installed while the process runs is still found.
+    """
+    global _scanned
+    key = _path_state()
+    scanned = _scanned
+    if scanned is None or scanned[0] != key:
+        seen: dict[tuple[str, str], importlib.metadata.EntryPoint] = {}
+        for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
+            # The same distribution can be visible twice on sys.path (editable + site install).
+            seen.setdefault((ep.name, ep.value), ep)
+        scanned = _scanned = (key, tuple(seen.values()))  # one assignment: threads see old or new, whole
+    return list(scanned[1])
+
+
+def _path_state() -> tuple[tuple[str, int | None], ...]:
+    """Each ``sys.path`` entry (absolute: ``""`` is the working directory) with its modification time."""
+    state: list[tuple[str, int | None]] = []
+    for entry in sys.path:
+        path = os.path.abspath(entry or os.curdir)
+        try:
+            state.append((path, os.stat(path).st_mtime_ns))
+        except (OSError, ValueError):  # not a directory or file (a path hook's name), or no longer there
+            state.append((path, None))
+    return tuple(state)

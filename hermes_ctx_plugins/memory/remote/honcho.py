@@ -42,8 +42,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import httpx
-
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
 from ...options import option
@@ -220,7 +218,10 @@ class HonchoProvider(RemoteProvider):
     def _client(self) -> Any:
         with self._client_lock:
             if self._honcho is None:
+                import httpx
                 from honcho import Honcho
+
+                from .transport import CappedRetryAfter
 
                 http = httpx.Client(transport=CappedRetryAfter(httpx.HTTPTransport(), self.options.retry_after_cap),
                                     timeout=httpx.Timeout(self.options.timeout))
@@ -416,30 +417,3 @@ def _session_of(write: dict[str, Any]) -> SessionInfo:
     return SessionInfo(session_id=str(scope.get("session_id") or ""), user_id=str(scope.get("user_id") or ""),
                        chat_id=str(scope.get("chat_id") or ""), deployment=str(scope.get("deployment") or ""),
                        extra={"gateway_session_key": str(scope.get("gateway_session_key") or "")})
-
-
-class CappedRetryAfter(httpx.BaseTransport):
-    """An httpx transport that caps a response's ``Retry-After`` at ``cap`` seconds.
-
-    honcho-ai sleeps for whatever ``Retry-After`` says before retrying, inside the call; this keeps
-    that sleep bounded whatever the server sends (seconds or an HTTP date).
-    """
-
-    def __init__(self, inner: httpx.BaseTransport, cap: float) -> None:
-        self.inner = inner
-        self.cap = cap
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        response = self.inner.handle_request(request)
-        value = response.headers.get("Retry-After")
-        if value is not None:
-            try:
-                seconds = float(value)
-            except ValueError:
-                seconds = float("inf")  # an HTTP date: could be any time
-            if not seconds <= self.cap:
-                response.headers["Retry-After"] = f"{self.cap:g}"
-        return response
-
-    def close(self) -> None:
-        self.inner.close()

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Literal
 
 from ..rules import RULES
-from ..rules.record import Rule, is_word
+from ..rules.record import Rule, compiled, is_word
 from .context import holds
 from .views import Views
 
@@ -38,7 +38,7 @@ class Index:
                 (self.words if words and is_word(a) else self.substrings).setdefault(a.lower(), []).append(i)
         self.ascii = [s for s in self.substrings if s.isascii()]
         unicode = sorted((s for s in self.substrings if not s.isascii()), key=len, reverse=True)
-        self.unicode = re.compile("|".join(map(re.escape, unicode)) or "(?!)")
+        self.unicode = compiled("|".join(map(re.escape, unicode)) or "(?!)")
         self.contained = {s: [t for t in unicode if t in s] for s in unicode}  # a hit stands for these too
         # the triggers found are the anchors found: the same, or the same substrings in upper case ("KEY" for "key")
         self.own = [tuple(t.lower() for t in rule.trigger_list) == rule.anchors and (

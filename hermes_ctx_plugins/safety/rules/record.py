@@ -3,12 +3,13 @@
 A rule is data: where it may match (its anchors), what it matches (a regex), what must hold around a match (its
 context) and what the user is told (kind and detail). The engine (:mod:`hermes_ctx_plugins.safety.engine`) decides
 where each rule runs and evaluates it; nothing here scans. Regexes are compiled on first use, so importing the
-rules costs string building only.
+rules costs string building only; each regex is compiled once per process, however many threads scan first.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, cast
@@ -25,6 +26,20 @@ View = Literal["folded", "squeezed", "normalised"]
 Window = Literal["before", "after", "before+match", "line", "sentence", "sentence-without-match"]
 
 
+_COMPILING = threading.Lock()
+_COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, once per process: a thread that needs a regex another is compiling waits for
+    that one rather than compiling it again (``re``'s own cache lets two threads compile one pattern at once)."""
+    with _COMPILING:
+        found = _COMPILED.get((pattern, flags))
+        if found is None:
+            found = _COMPILED[pattern, flags] = re.compile(pattern, flags)
+        return found
+
+
 class _Lazy:
     """A regex compiled the first time it is used; each method of the compiled pattern is looked up once and kept
     as an attribute, so later calls cost what a compiled pattern's do."""
@@ -33,10 +48,10 @@ class _Lazy:
         self._source, self._flags = pattern, flags
 
     def __getattr__(self, name: str) -> Any:  # only called for what is not kept yet
-        compiled = self.__dict__.get("_compiled")
-        if compiled is None:
-            compiled = self._compiled = re.compile(self._source, self._flags)
-        value = getattr(compiled, name)
+        pattern = self.__dict__.get("_compiled")
+        if pattern is None:
+            pattern = self._compiled = compiled(self._source, self._flags)
+        value = getattr(pattern, name)
         setattr(self, name, value)
         return value
 
@@ -131,4 +146,4 @@ class Rule:
 
     @cached_property
     def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern, re.MULTILINE)
+        return compiled(self.pattern, re.MULTILINE)
