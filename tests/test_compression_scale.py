@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_ctx_plugins import load_host
-from hermes_ctx_plugins.compression import prune, window
+from hermes_ctx_plugins.compression import tool_summary, window
 from hermes_ctx_plugins.tokens import TokenCounter, get_counter
 
 MB = 1_000_000
@@ -38,9 +38,9 @@ def reference_error_line(text: str) -> str:
     """What ``_first_error_line`` returned before it was made linear: a regex per line."""
     mention = ""
     for line in text.splitlines():
-        if prune._ERROR_START.match(line):
+        if tool_summary._ERROR_START.match(line):
             return line.strip()
-        if not mention and prune._ERROR_ANYWHERE.search(line):
+        if not mention and tool_summary._ERROR_ANYWHERE.search(line):
             mention = line.strip()
     return mention
 
@@ -51,7 +51,7 @@ def reference_error_line(text: str) -> str:
                                  "\u2028", "\t", "x.FooError", "ERRORS", "中文", "\n\n", "ERR"]), max_size=14))
 def test_the_error_line_is_the_one_the_per_line_search_found(pieces: list[str]) -> None:
     text = "".join(pieces)
-    assert prune._first_error_line(text) == reference_error_line(text)
+    assert tool_summary._first_error_line(text) == reference_error_line(text)
 
 
 @pytest.mark.parametrize("shape", ["every line mentions an error", "no error anywhere", "one error at the very end"])
@@ -66,10 +66,10 @@ def test_a_10_mb_log_is_searched_in_a_bounded_number_of_scans(monkeypatch: pytes
     else:
         text = "\n".join([line] * lines) + "\n  FAILED tests/test_x.py::test_y"
         expected = "FAILED tests/test_x.py::test_y"
-    words, breaks = Counting(prune._ERROR_WORD), Counting(prune._LINE_BREAK)
-    monkeypatch.setattr(prune, "_ERROR_WORD", words)
-    monkeypatch.setattr(prune, "_LINE_BREAK", breaks)
-    assert prune._first_error_line(text) == expected
+    words, breaks = Counting(tool_summary._ERROR_WORD), Counting(tool_summary._LINE_BREAK)
+    monkeypatch.setattr(tool_summary, "_ERROR_WORD", words)
+    monkeypatch.setattr(tool_summary, "_LINE_BREAK", breaks)
+    assert tool_summary._first_error_line(text) == expected
     with_error = text.count("Error") + text.count("FAILED")
     # one word scan and one line-end scan per line that holds an error word: never a scan per line
     assert words.calls <= with_error + 1 and breaks.calls <= with_error + 1
@@ -89,7 +89,7 @@ class Slices(str):
 def test_a_one_line_summary_of_a_huge_argument_reads_only_its_opening() -> None:
     huge = Slices("make   build\n" * (MB // 13))
     Slices.longest = 0
-    clipped = prune._clip(huge, 80)
+    clipped = tool_summary._clip(huge, 80)
     assert clipped == (" ".join(str.split(huge)))[:77] + "..."
     assert Slices.longest <= 4 * (4 * 80 + 64)
 

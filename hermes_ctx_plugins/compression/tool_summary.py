@@ -1,0 +1,196 @@
+"""One informative line about a tool call and its result, in hermes 0.19.0's per-tool formats.
+
+What pruning leaves of an old tool result (``[terminal] ran `npm test` -> exit 1, 47 lines output; error:
+...``). Its cost is bounded by the line, not by the output: the error line is found in one forward scan
+of the text, and a long argument is read only as far as the line needs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+#: a summary is one line of at most this many characters
+SUMMARY_MAX_CHARS = 240
+ERROR_MAX_CHARS = 120
+_ERROR_SEP = "; error: "
+_ERROR_MIN_CHARS = 60  # a long call description is cut so that the error keeps at least this much
+
+_NAME_MAX_CHARS = 64
+
+_EXIT_IN_JSON = re.compile(r'"exit_code"\s*:\s*(-?\d+)')
+_TOTAL_IN_JSON = re.compile(r'"total_count"\s*:\s*(\d+)')
+_EXIT_IN_TEXT = re.compile(r"exit[ _]code\W{0,3}(-?\d+)\W*\Z", re.IGNORECASE)
+# Lines that open with an error label (``ModuleNotFoundError: ...``, ``FAILED test_x``,
+# ``error[E0425]: ...``) say more than lines that merely mention one (``raise ValueError(...)``).
+# A line is what ``str.splitlines`` would cut; each pattern is matched within one line.
+_ERROR_START = re.compile(r"\s*(?:[\w.]*(?:Error|Exception)\b|FAILED\b|FATAL\b|ERROR\b|error\b|panic:)")
+_ERROR_ANYWHERE = re.compile(r"\b\w*(?:Error|Exception)\b|\bFAILED\b|\bERR!|\berror:")
+# Every line either pattern can match holds one of these: only such lines are looked at.
+_ERROR_WORD = re.compile(r"Error|Exception|FAILED|FATAL|ERR|error|panic:")
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAK = re.compile(f"[{_BREAKS}]")
+# Tools that run a program: their output is searched for an error line when the exit code is not 0.
+_EXECUTING_TOOLS = frozenset({"terminal", "execute_code"})
+
+
+def as_text(value: object) -> str:
+    """``value`` as text: strings as they are, anything else as JSON (as the model wrote it)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # not JSON data, or nested absurdly deep
+        return f"<{type(value).__name__}>"
+
+
+def _clip(value: object, limit: int) -> str:
+    """``value`` as one line (whitespace runs collapsed) of at most ``limit`` characters; reads no
+    further into ``value`` than that line needs, however long it is."""
+    text = as_text(value)
+    prefix = 4 * limit + 64
+    while True:  # the collapsed prefix is a prefix of the collapsed whole
+        line = " ".join(text[:prefix].split())
+        if len(line) > limit or prefix >= len(text):
+            break
+        prefix *= 4
+    return line if len(line) <= limit else line[: max(limit - 3, 0)] + "..."
+
+
+def label(tool_name: object) -> str:
+    """The ``[name]`` a summary starts with; also how an existing summary is recognised."""
+    return f"[{_clip(tool_name, _NAME_MAX_CHARS) or 'unknown'}]"
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """``text`` parsed as a JSON object, or ``{}`` for anything else (never raises)."""
+    if not text.lstrip().startswith("{"):
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _first_error_line(text: str) -> str:
+    """The most telling error line in ``text``: one opening with an error label, else the first
+    one mentioning an error, else ``""``.
+
+    Linear in ``text`` whatever its shape (a 10 MB log with an error word on every line, or on none):
+    lines without an error word are skipped by one regex scan, and every scan moves forward.
+    """
+    mention = ""
+    line_start = 0  # no line break lies between it and the next hit's line
+    hit = _ERROR_WORD.search(text)
+    while hit is not None:
+        previous = max(text.rfind(c, line_start, hit.start()) for c in _BREAKS)
+        line_start = previous + 1 if previous >= 0 else line_start
+        line_break = _LINE_BREAK.search(text, hit.start())
+        line_end = line_break.start() if line_break is not None else len(text)
+        if _ERROR_START.match(text, line_start, line_end):
+            return text[line_start:line_end].strip()
+        if not mention and _ERROR_ANYWHERE.search(text, line_start, line_end):
+            mention = text[line_start:line_end].strip()
+        if line_break is None:
+            break
+        line_start = line_break.end()
+        hit = _ERROR_WORD.search(text, line_start)
+    return mention
+
+
+def _exit_code(content: str, data: Mapping[str, Any], output: str) -> str:
+    """From the JSON ``exit_code`` (parsed, else found by regex), else a trailing "exit code N"."""
+    code = data.get("exit_code")
+    if isinstance(code, int) and not isinstance(code, bool):
+        return str(code)
+    match = _EXIT_IN_JSON.search(content) or _EXIT_IN_TEXT.search(output.rstrip()[-200:])
+    return match.group(1) if match else "?"
+
+
+def _describe(name: str, args: Mapping[str, Any], content: str, output: str, exit_code: str) -> str:
+    """The summary line before any error note, in hermes 0.19.0's per-tool formats."""
+
+    def arg(key: str, default: str = "?", limit: int = 100) -> str:
+        value = args.get(key)
+        return default if value is None or value == "" else _clip(value, limit)
+
+    chars = f"{len(content):,} chars"
+    lines = output.count("\n") + 1 if output.strip() else 0
+    if name == "terminal":
+        return f"[terminal] ran `{arg('command', '', 80)}` -> exit {exit_code}, {lines} lines output"
+    if name == "read_file":
+        return f"[read_file] read {arg('path')} from line {arg('offset', '1')} ({chars})"
+    if name == "write_file":
+        written = args.get("content")
+        count = as_text(written).count("\n") + 1 if written else "?"
+        return f"[write_file] wrote to {arg('path')} ({count} lines)"
+    if name == "search_files":
+        total = _TOTAL_IN_JSON.search(content)
+        return (f"[search_files] {arg('target', 'content')} search for '{arg('pattern', limit=60)}' "
+                f"in {arg('path', '.')} -> {total.group(1) if total else '?'} matches")
+    if name == "patch":
+        return f"[patch] {arg('mode', 'replace')} in {arg('path')} ({chars} result)"
+    if name.startswith("browser_"):
+        target = arg("url", "") or (f"ref={arg('ref', '')}" if args.get("ref") else "")
+        return f"[{name}]{' ' + target if target else ''} ({chars})"
+    if name == "web_search":
+        return f"[web_search] query='{arg('query', limit=80)}' ({chars} result)"
+    if name == "web_extract":
+        urls = args.get("urls")
+        urls = urls if isinstance(urls, list) else [urls] if urls else []
+        first = urls[0] if urls else "?"
+        if isinstance(first, Mapping):  # models forward web_search hits ({"url": ...}) as they are
+            first = first.get("url") or first.get("href") or "?"
+        more = f" (+{len(urls) - 1} more)" if len(urls) > 1 else ""
+        return f"[web_extract] {_clip(first, 100)}{more} ({chars})"
+    if name == "delegate_task":
+        return f"[delegate_task] '{arg('goal', '', 60)}' ({chars} result)"
+    if name == "execute_code":
+        return f"[execute_code] `{arg('code', '', 60)}` -> exit {exit_code}, {lines} lines output"
+    if name.startswith("skill"):
+        return f"[{name}] name={arg('name')} ({chars})"
+    if name == "vision_analyze":
+        return f"[vision_analyze] '{arg('question', '', 50)}' ({chars})"
+    if name == "memory":
+        return f"[memory] {arg('action')} on {arg('target')}"
+    if name == "todo":
+        return "[todo] updated task list"
+    if name == "clarify":
+        return f"[clarify] asked '{arg('question', '', 80)}'"
+    if name == "cronjob":
+        return f"[cronjob] {arg('action')}"
+    if name == "process":
+        return f"[process] {arg('action')} session={arg('session_id')}"
+    shown = "".join(f" {_clip(key, 30)}={_clip(value, 40)}" for key, value in list(args.items())[:2])
+    return f"{label(name)}{shown} ({chars} result)"
+
+
+def summarize_tool_result(tool_name: str, tool_args: str | Mapping[str, Any], tool_content: str) -> str:
+    """One informative line about a tool call and its result, e.g.
+    ``[terminal] ran `npm test` -> exit 0, 47 lines output``.
+
+    A failure keeps its error line (``...; error: ModuleNotFoundError: No module named 'x'``):
+    of everything in an old result, the error is what later turns most need.  Never raises, whatever
+    the arguments hold: they come from persisted history, and one malformed call must not make every
+    later compression fail.
+    """
+    name = _clip(tool_name, _NAME_MAX_CHARS) or "unknown"
+    args = tool_args if isinstance(tool_args, Mapping) else _json_object(as_text(tool_args or ""))
+    content = as_text(tool_content or "")
+    data = _json_object(content)
+    output = data["output"] if isinstance(data.get("output"), str) else content
+    exit_code = _exit_code(content, data, output)
+    error = ""
+    if name in _EXECUTING_TOOLS and exit_code != "0":
+        error = _first_error_line(output)
+    if not error and isinstance(data.get("error"), str):
+        error = data["error"].strip()
+    described = _describe(name, args, content, output, exit_code)
+    if not error:
+        return _clip(described, SUMMARY_MAX_CHARS)
+    head = _clip(described, SUMMARY_MAX_CHARS - len(_ERROR_SEP) - _ERROR_MIN_CHARS)
+    room = min(ERROR_MAX_CHARS, SUMMARY_MAX_CHARS - len(head) - len(_ERROR_SEP))
+    return f"{head}{_ERROR_SEP}{_clip(error, room)}"
