@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from .config import FrozenMap
 
@@ -69,6 +69,39 @@ class ContextContribution:
     text: str
 
 
+class _CountedOnFirstRead:
+    """:attr:`Request.token_estimate`: the count the host gave, else the messages' tokens, counted the
+    first time someone reads it and then kept.
+
+    Counting a long history is work in every turn that grows with the history (every message looked
+    at, the new ones tokenised), and most turns nobody reads the figure; so a host passes none and
+    only a plugin that reads it pays. A data descriptor installed over the dataclass field, so
+    ``token_estimate=`` stays a constructor keyword (a count given is kept as given, ``None`` is
+    counted on first read) and the field keeps its plain default.
+    """
+
+    _slot = "_token_estimate"
+
+    @overload
+    def __get__(self, request: None, owner: type | None = None) -> _CountedOnFirstRead: ...
+
+    @overload
+    def __get__(self, request: Request, owner: type | None = None) -> int: ...
+
+    def __get__(self, request: Request | None, owner: type | None = None) -> int | _CountedOnFirstRead:
+        if request is None:
+            return self
+        known: int | None = request.__dict__.get(self._slot)
+        if known is None:
+            from .tokens import get_counter  # tiktoken loads on the first count, not at import
+
+            known = request.__dict__[self._slot] = get_counter(request.model).count_messages(request.messages)
+        return known
+
+    def __set__(self, request: Request, value: int | None) -> None:
+        request.__dict__[self._slot] = value
+
+
 @dataclass
 class Request:
     """An outgoing model request, before it is sent.
@@ -76,12 +109,17 @@ class Request:
     Plugins add context either by returning a string from ``pre_request`` or by calling
     :meth:`add_context`; the host appends the joined contributions to the user message it sends
     (hermes never lets plugins touch the system prompt, which keeps the prefix cache warm).
+
+    ``token_estimate`` is the prompt's size in tokens: as the host gave it, or (``None``, as hermes'
+    host gives it) counted from ``messages`` when first read and kept from then on. Reading it is
+    always an ``int``.
     """
 
     session: SessionInfo
     messages: Sequence[Message]
     model: str
-    token_estimate: int
+    #: not in the repr: printing a request must not count its history
+    token_estimate: int = field(default=None, repr=False)  # type: ignore[assignment]
     turn_number: int = 0
     user_message: str = ""
     contributions: list[ContextContribution] = field(default_factory=list)
@@ -97,6 +135,9 @@ class Request:
     def context(self) -> str:
         """Every contribution joined, in the order they were added."""
         return "\n\n".join(c.text for c in self.contributions)
+
+
+Request.token_estimate = _CountedOnFirstRead()  # type: ignore[assignment]  # over the field: see the class
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..events import Request, Response, SessionInfo, Turn, Usage, tool_calls_since_last_user
-from ..tokens import get_counter
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -111,11 +110,10 @@ class HookDispatcher:
         host, driven = self.runtime.route(session.session_id)
         history = conversation_history or []
         turn = self.runtime.sessions.start_turn(session.session_id)
-        # Counting the history every turn is incremental (memoised per message), and it keeps the
-        # counter warm for the compaction that will eventually come.
-        estimate = get_counter(session.model).count_messages(history)
-        request = Request(session=session, messages=history, model=session.model, token_estimate=estimate,
-                          turn_number=turn, user_message=user_message or "")
+        # no token_estimate: counted only if a plugin reads it (the history grows every turn, and
+        # looking at all of it each turn would cost time that grows with it)
+        request = Request(session=session, messages=history, model=session.model, turn_number=turn,
+                          user_message=user_message or "")
         host.pre_request(request)
         recalled = host.prefetch(user_message or "", session=session, exclude=driven)
         if recalled:

@@ -238,11 +238,11 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
                   messages: Sequence[dict[str, Any]] | None = None, **_: Any) -> None:
-        history = list(messages or ())
+        history = tuple(messages or ())
         self._call("sync_turn", Turn(
             session=self._session, turn_number=self._turn_number, user_text=user_content or "",
             assistant_text=assistant_content or "", tool_calls=tool_calls_since_last_user(history),
-            messages=tuple(history)))
+            messages=history))
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         return bare_schemas(self._call("get_tool_schemas", default=[]))

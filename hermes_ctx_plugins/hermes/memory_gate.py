@@ -10,12 +10,18 @@ the ``file`` provider governs hermes' writer through hermes' middleware API:
   ``hermes-ctx memory approve``). Only a call that passes reaches hermes' writer, which then also
   mirrors it to hermes' external provider as usual. If our check itself fails the write is
   refused (fail closed), never the turn.
-* ``llm_request`` middleware: a hostile entry that reached the files from outside (an editor, a
+* ``llm_execution`` middleware: a hostile entry that reached the files from outside (an editor, a
   shell append) and that hermes' own load-time filter let through is replaced, on the wire, by
   our placeholder. The replacement is fixed for the session, so the prompt prefix stays cacheable.
 
-hermes deep-copies each request for request middleware (about 8 ms per call at 190k tokens of
-history, measured), so :func:`install` registers it only when the ``file`` provider is active.
+Not ``llm_request`` middleware: while any is registered hermes deep-copies every request twice
+before each model call (about 8 ms per call at 190k tokens of history, growing with it). Execution
+middleware gets hermes' own request and hands the call on, so the gate copies only what it changes:
+nothing when no entry is withheld (the common case), else the request's outer dict, its message
+list and the system message it rewrites; every other message goes out as hermes' own object, and
+hermes' request is never changed. (hermes' ``pre_api_request`` observers, which run before the call,
+see the request as hermes built it, as its ``HERMES_DUMP_REQUESTS`` dump does; the model does not.)
+:func:`install` registers the gates only when the ``file`` provider is active.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ class MemoryGate:
         self.runtime = runtime
 
     def callbacks(self) -> dict[str, Callable[..., Any]]:
-        return {"tool_execution": self.tool_execution, "llm_request": self.llm_request}
+        return {"tool_execution": self.tool_execution, "llm_execution": self.llm_execution}
 
     def files_session(self, session_id: str) -> SessionInfo:
         """The session whose owner's files hermes' memory tool and prompt use for ``session_id``.
@@ -80,54 +86,86 @@ class MemoryGate:
             return verdict
         return next_call(args)
 
-    def llm_request(self, *, request: dict[str, Any] | None = None, session_id: str = "",
-                    **_: Any) -> dict[str, Any] | None:
+    def llm_execution(self, *, request: Any = None, next_call: Callable[[Any], Any], session_id: str = "",
+                      **_: Any) -> Any:
+        """Make the model call with the session's withheld entries replaced (see the module)."""
+        try:
+            filtered = self._withheld_copy(request, session_id)
+        except Exception:  # never the user's turn: send the request as hermes built it
+            log.exception("hermes-ctx could not filter the memory block of this request")
+            filtered = None
+        return next_call(filtered)  # None: hermes' request as it is; what the call raises is hermes'
+
+    def _withheld_copy(self, request: Any, session_id: str) -> dict[str, Any] | None:
+        """``request`` with the hostile entries of the session's snapshot replaced, or ``None`` when
+        there is nothing to replace."""
         if not isinstance(request, dict):
             return None
-        host = self.runtime.route(session_id)[0]
-        provider = file_provider(host)
+        provider = file_provider(self.runtime.route(session_id)[0])
         if provider is None:
             return None
         withheld = provider.withheld_for(self.files_session(session_id))
-        if not withheld:
-            return None
-        try:
-            changed = _withhold(request, withheld)
-        except Exception:  # never the user's turn: send the request as hermes built it
-            log.exception("hermes-ctx could not filter the memory block of this request")
-            return None
-        if not changed:
-            return None
-        return {"request": request, "source": "hermes-ctx", "reason": "hostile memory entries withheld"}
+        return _withhold(request, withheld) if withheld else None
 
 
-def _withhold(request: dict[str, Any], withheld: dict[str, str]) -> bool:
-    """Replace withheld entries in the system prompt of ``request`` (in place); whether any was."""
-    changed = False
+def _withhold(request: dict[str, Any], withheld: dict[str, str]) -> dict[str, Any] | None:
+    """A copy of ``request`` with the ``withheld`` entries replaced in its system prompt, or ``None``
+    when none appears there. Copy-on-write: ``request`` and everything in it stay as they are, and
+    the copy shares every part it does not change.
 
-    def clean(text: str) -> str:
-        nonlocal changed
-        for entry, placeholder in withheld.items():
-            if entry in text:
-                text = text.replace(entry, placeholder)
-                changed = True
-        return text
+    The system prompt is what leads the request: the leading ``system`` / ``developer`` messages
+    (hermes puts its prompt, with the memory block, first), ``system`` (Anthropic-style transports)
+    or ``instructions`` (the Responses API). The conversation after it is not looked at, so the cost
+    does not grow with the history.
+    """
+    changes: dict[str, Any] = {}
+    messages = request.get("messages")
+    if isinstance(messages, list):
+        changed: list[Any] | None = None
+        for i, message in enumerate(messages):
+            if not isinstance(message, dict) or message.get("role") not in ("system", "developer"):
+                break
+            cleaned = _cleaned_message(message, withheld)
+            if cleaned is not None:
+                changed = changed if changed is not None else list(messages)
+                changed[i] = cleaned
+        if changed is not None:
+            changes["messages"] = changed
+    for key in ("system", "instructions"):
+        text = request.get(key)
+        if isinstance(text, str) and (cleaned_text := _cleaned(text, withheld)) != text:
+            changes[key] = cleaned_text
+    return {**request, **changes} if changes else None
 
-    for message in request.get("messages") or ():
-        if not isinstance(message, dict) or message.get("role") not in ("system", "developer"):
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            message["content"] = clean(content)
-        elif isinstance(content, list):
-            for part in content:
-                if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    part["text"] = clean(part["text"])
-    if isinstance(request.get("system"), str):  # Anthropic-style transports
-        request["system"] = clean(request["system"])
-    if isinstance(request.get("instructions"), str):  # the Responses API
-        request["instructions"] = clean(request["instructions"])
-    return changed
+
+def _cleaned_message(message: dict[str, Any], withheld: dict[str, str]) -> dict[str, Any] | None:
+    """A copy of ``message`` with the withheld entries replaced in its content, or ``None`` if none is there."""
+    content = message.get("content")
+    if isinstance(content, str):
+        text = _cleaned(content, withheld)
+        return {**message, "content": text} if text != content else None
+    if not isinstance(content, list):
+        return None
+    parts = [_cleaned_part(part, withheld) for part in content]
+    changed = any(new is not old for new, old in zip(parts, content, strict=True))
+    return {**message, "content": parts} if changed else None
+
+
+def _cleaned_part(part: Any, withheld: dict[str, str]) -> Any:
+    """A content part with the withheld entries replaced in its text: a copy if any was, else ``part``."""
+    if isinstance(part, dict) and isinstance(part.get("text"), str):
+        text = _cleaned(part["text"], withheld)
+        if text != part["text"]:
+            return {**part, "text": text}
+    return part
+
+
+def _cleaned(text: str, withheld: dict[str, str]) -> str:
+    """``text`` with every withheld entry replaced by its placeholder."""
+    for entry, placeholder in withheld.items():
+        if entry in text:
+            text = text.replace(entry, placeholder)
+    return text
 
 
 def install(ctx: Any, runtime: Runtime) -> bool:

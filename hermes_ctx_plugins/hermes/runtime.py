@@ -200,8 +200,9 @@ class SessionTable:
             if known is None:
                 known = self._store(session_id, _Entry(SessionInfo(session_id=session_id)))
             before = known.session
-            known.session = dataclasses.replace(before, user_id=user_id or before.user_id,
-                                                platform=platform or before.platform, model=model or before.model)
+            told = (user_id or before.user_id, platform or before.platform, model or before.model)
+            if told != (before.user_id, before.platform, before.model):  # most hooks say nothing new
+                known.session = dataclasses.replace(before, user_id=told[0], platform=told[1], model=told[2])
             if user_id is not None:
                 self._told(known, session_id, user_id)
             return known.session
