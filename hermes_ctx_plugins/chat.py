@@ -218,12 +218,13 @@ class SummaryClient:
         import httpx
 
         url, limit = self.model.url, self.model.timeout
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/json", "Content-Type": "application/json"}
         if self.model.api_key:
             headers["Authorization"] = f"Bearer {self.model.api_key}"
         deadline = time.monotonic() + limit
         try:
-            with self._http().stream("POST", url, json=body, headers=headers, timeout=limit) as response:
+            with self._http().stream("POST", url, content=_utf8_json(body), headers=headers,
+                                     timeout=limit) as response:
                 parts = []
                 # A proxy that trickles keep-alive bytes never trips the read timeout: bound the total.
                 for part in response.iter_bytes():
@@ -339,3 +340,14 @@ def _retry_after(value: str | None) -> float | None:
         return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
         return None
+
+
+def _utf8_json(body: dict[str, Any]) -> bytes:
+    """``body`` as UTF-8 JSON, whatever its strings hold: hermes keeps lone surrogates in its history
+    (it cleans only the copy it sends), which UTF-8 cannot encode; a split pair is joined and a lone
+    one becomes U+FFFD, as tiktoken reads them."""
+    text = json.dumps(body, ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")

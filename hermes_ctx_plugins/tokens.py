@@ -19,7 +19,6 @@ import gzip
 import hashlib
 import importlib.util
 import json
-import math
 import os
 import re
 import tempfile
@@ -27,7 +26,7 @@ import threading
 import types
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -153,42 +152,6 @@ def _parse_ranks(data: bytes) -> dict[bytes, int]:
     return ranks
 
 
-# Fallback estimate, per piece of text.  Calibrated against real o200k_base / cl100k_base counts on
-# 15 samples (English prose x2, Python x2, JSON x2, shell/log output x2, Chinese x2, Japanese,
-# Russian x2, emoji-laden chat, special-token text; ~120 kB): worst error 18 % for either encoding
-# (chars/4 on the same samples: +40 % prose, -44 % shell/JSON, -65 % Chinese).  Measured rates:
-# o200k spends ~0.6 token per CJK char and ~1 per Cyrillic word of 8 letters, cl100k ~0.9 and ~3.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_PIECES = re.compile(
-    rf"(?P<cjk>[{_CJK}]+)"  # ideographs, kana, hangul
-    r"|(?P<word>[A-Za-z]+)"  # ~1 token per word, +1 per 8 letters (long identifiers)
-    rf"|(?P<intl>[^\W\d_{_CJK}]+)"  # words in other scripts
-    r"|(?P<num>\d+)"  # BPE splits digits in groups of 3
-    r"|(?P<ws>\s*\n\s*|\s\s+)"  # newlines and indentation; a single space joins the next word
-    r"|(?P<sym>[!-/:-@\[-`{-~]+)"  # ASCII punctuation runs: dense in code, JSON and logs
-    r"|(?P<other>\S)"  # emoji, fullwidth punctuation, other symbols
-)
-# encoding -> (tokens per CJK char, letters per extra token in other scripts, tokens per symbol)
-_ESTIMATE_RATES = {"o200k_base": (0.6, 8.0, 1.25), "cl100k_base": (0.9, 2.5, 1.75)}
-
-
-def _estimate(text: str, encoding: str) -> int:
-    """Script-aware token estimate for when no verified BPE ranks exist (see calibration above)."""
-    cjk, intl_letters, other = _ESTIMATE_RATES.get(encoding, _ESTIMATE_RATES["cl100k_base"])
-    cost: dict[str | None, Callable[[int], float]] = {
-        "cjk": lambda n: cjk * n,
-        "word": lambda n: 1 + n // 8,
-        "intl": lambda n: 1 + n / intl_letters,
-        "num": lambda n: math.ceil(n / 3),
-        "ws": lambda n: 1,
-        "sym": lambda n: n / 1.25,
-        "other": lambda n: other,
-    }
-    return math.ceil(
-        sum(cost[piece.lastgroup](piece.end() - piece.start()) for piece in _PIECES.finditer(text))
-    )
-
-
 class _Backend(NamedTuple):
     """One process-wide loaded encoding (None: the estimator stands in) and where it came from."""
 
@@ -269,7 +232,9 @@ class TokenCounter:
         if not text:
             return 0
         if self.tiktoken_encoding is None:
-            return _estimate(text, self.encoding_name)
+            from .token_estimate import estimate
+
+            return estimate(text, self.encoding_name)
         return len(self.tiktoken_encoding.encode_ordinary(text))
 
     def count_message(self, message: Mapping[str, Any]) -> int:
@@ -323,8 +288,9 @@ class TokenCounter:
         there is one, else the framing plus one token per whitespace-separated word of a string
         ``content``.
 
-        Sound for the BPE encodings: tiktoken first splits text into pieces none of which spans two
-        such words, and every piece is at least one token. Python splits at four separators
+        Sound for the BPE encodings: tiktoken first splits text into pieces, every piece is at least
+        one token, and a piece spans two such words only where o200k's punctuation piece takes in the
+        line breaks and slashes after it (those words are not counted). Python splits at four separators
         (U+001C-U+001F) the tokenizer does not treat as space, and the fallback estimate is no BPE,
         so then only the framing is claimed. For a caller that must know a rewrite is cheaper than a
         40 kB original (pruning): a word count is far cheaper than tokenising it. With ``enough``, words
@@ -340,7 +306,10 @@ class TokenCounter:
             return MESSAGE_OVERHEAD
         prefix = 256
         while True:  # a growing prefix: a word cut at its end is still one word of the whole
-            bound = MESSAGE_OVERHEAD + len(content[:prefix].split())
+            part = content[:prefix]
+            # o200k's punctuation piece runs on through line breaks into the slashes after them
+            # (``"//\n//\n//"`` is one token): a word opening with "/" right after one is not counted
+            bound = MESSAGE_OVERHEAD + len(part.split()) - part.count("\n/") - part.count("\r/")
             if prefix >= len(content) or (enough is not None and bound >= enough):
                 return bound
             prefix *= 4
@@ -479,12 +448,29 @@ class TokenCounter:
 
 
 def _rough_tokens(message: Mapping[str, Any]) -> int:
-    content = message.get("content")
-    chars = len(content) if isinstance(content, str) else len(json.dumps(content, ensure_ascii=False, default=str))
+    """Characters / 4 plus the framing: the estimate for a message nobody counted. What is sent is
+    weighed (hermes' ``api_content`` sidecar in place of the content), and an image as the flat
+    :data:`IMAGE_TOKENS_DEFAULT`, not as its base64."""
+    content = message.get("api_content")
+    if not (isinstance(content, str) and content and message.get("role") in ("user", "assistant")):
+        content = message.get("content")
+    if isinstance(content, Mapping):  # hermes' {"_multimodal": True, "content": [parts]}
+        content = content.get("content")
+    chars, images = 0, 0
+    if isinstance(content, str):
+        chars = len(content)
+    elif isinstance(content, list):
+        for part in content:
+            if isinstance(part, Mapping) and part.get("type") in _IMAGE_PART_TYPES:
+                images += 1
+            else:
+                chars += len(part) if isinstance(part, str) else len(json.dumps(part, ensure_ascii=False, default=str))
+    elif content is not None:
+        chars = len(json.dumps(content, ensure_ascii=False, default=str))
     for call in message.get("tool_calls") or ():
         if isinstance(call, Mapping):
             chars += len(str((call.get("function") or {}).get("arguments") or "")) + 16
-    return MESSAGE_OVERHEAD + chars // 4
+    return MESSAGE_OVERHEAD + chars // 4 + images * IMAGE_TOKENS_DEFAULT
 
 
 _COUNTERS: dict[str, TokenCounter] = {}

@@ -54,8 +54,9 @@ def test_the_error_line_is_the_one_the_per_line_search_found(pieces: list[str]) 
     assert tool_summary._first_error_line(text) == reference_error_line(text)
 
 
-@pytest.mark.parametrize("shape", ["every line mentions an error", "no error anywhere", "one error at the very end"])
-def test_a_10_mb_log_is_searched_in_a_bounded_number_of_scans(monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+@pytest.mark.parametrize("shape", ["no error anywhere", "one error at the very end", "every line mentions an error"])
+def test_a_10_mb_log_is_not_searched_line_by_line_before_its_first_error(monkeypatch: pytest.MonkeyPatch,
+                                                                          shape: str) -> None:
     line = "2026-11-03T12:00:01Z INFO worker-3 request ok latency=12ms path=/api/v1/items status=200"
     lines = 10 * MB // (len(line) + 1)
     if shape == "every line mentions an error":
@@ -66,13 +67,11 @@ def test_a_10_mb_log_is_searched_in_a_bounded_number_of_scans(monkeypatch: pytes
     else:
         text = "\n".join([line] * lines) + "\n  FAILED tests/test_x.py::test_y"
         expected = "FAILED tests/test_x.py::test_y"
-    words, breaks = Counting(tool_summary._ERROR_WORD), Counting(tool_summary._LINE_BREAK)
-    monkeypatch.setattr(tool_summary, "_ERROR_WORD", words)
-    monkeypatch.setattr(tool_summary, "_LINE_BREAK", breaks)
+    starts = Counting(tool_summary._ERROR_START)
+    monkeypatch.setattr(tool_summary, "_ERROR_START", starts)
     assert tool_summary._first_error_line(text) == expected
-    with_error = text.count("Error") + text.count("FAILED")
-    # one word scan and one line-end scan per line that holds an error word: never a scan per line
-    assert words.calls <= with_error + 1 and breaks.calls <= with_error + 1
+    # the lines before the first error word are skipped by one scan in C, not matched one by one
+    assert starts.calls == {"no error anywhere": 0, "one error at the very end": 1}.get(shape, lines + 1)
 
 
 class Slices(str):
@@ -96,7 +95,7 @@ def test_a_one_line_summary_of_a_huge_argument_reads_only_its_opening() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "bb", " ", "\n", "\x1c", "\u3000", "\xa0", "\u2028", "\x85", "..", "中文",
-                                 "😀", "123456", "'s", "\t", "\r\n", "ÅÄ", "\u200b", "/", "==", "  "]),
+                                 "😀", "123456", "'s", "\t", "\r\n", "ÅÄ", "\u200b", "/", "//", "\n//", "==", "  "]),
                 max_size=40).map("".join))
 def test_the_word_bound_never_exceeds_the_exact_count(text: str) -> None:
     for model in ("gpt-4o", "gpt-4"):  # o200k_base and cl100k_base

@@ -122,7 +122,12 @@ def size_before(counter: TokenCounter, messages: Sequence[Message]) -> tuple[int
     return tokens, f"; size before estimated for {unseen} never-counted messages" if unseen else ""
 
 
-_ESTIMATED = re.compile(r"; size before estimated for \d+ never-counted messages")
+#: what a note says of a size before that is partly estimated (see :func:`size_before`)
+ESTIMATED_NOTE = re.compile(r"(?:; )?size before estimated for \d+ never-counted messages")
+
+
+def _exact_note(note: str) -> str:
+    return ESTIMATED_NOTE.sub("", note)
 
 
 def shrinks(before: Sequence[Message], tokens_after: int, counter: TokenCounter) -> bool:
@@ -231,7 +236,7 @@ class CompressorStrategy(abc.ABC):
         if result.tokens_before <= tokens_after:  # an estimate below the truth: count exactly after all
             return dataclasses.replace(result, tokens_after=tokens_after,
                                        tokens_before=counter.count_messages(messages),
-                                       notes=tuple(_ESTIMATED.sub("", note) for note in result.notes))
+                                       notes=tuple(n for n in map(_exact_note, result.notes) if n))
         return dataclasses.replace(result, tokens_after=tokens_after)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CompressorStrategy:

@@ -45,6 +45,15 @@ def _unique(items: list[str], limit: int) -> list[str]:
     return list(seen)[-limit:]
 
 
+def opening(text: str) -> str:
+    """The first :data:`_FILES_SCAN_CHARS` characters of ``text``, and the rest of the word they end in
+    (a path cut at the limit would be reported cut)."""
+    if len(text) <= _FILES_SCAN_CHARS:
+        return text
+    rest = text[_FILES_SCAN_CHARS:_FILES_SCAN_CHARS + 1000].split(maxsplit=1)
+    return text[:_FILES_SCAN_CHARS] + (rest[0] if rest and not text[_FILES_SCAN_CHARS].isspace() else "")
+
+
 def build(middle: Sequence[Message], *, previous_summary: str | None = None,
           reason: str = "", max_chars: int = MAX_CHARS, redact: Redactor | None = None) -> str:
     """A structured summary of ``middle`` made without a model, at most ``max_chars`` long.
@@ -72,7 +81,7 @@ def build(middle: Sequence[Message], *, previous_summary: str | None = None,
             tool = names.get(message.get("tool_call_id"), "tool")
             errors += [f"[{tool}] {_one_line(redacted_head(e.group(), 800, clean), 200)}"
                        for e in itertools.islice(_ERROR.finditer(text), 2)]
-        files += _PATH.findall(text[:_FILES_SCAN_CHARS])  # the opening: megabytes of output add no cost
+        files += _PATH.findall(opening(text))  # megabytes of output add no cost
 
     sections = [
         "## Summary unavailable — static fallback",

@@ -22,7 +22,7 @@ from ..errors import ConfigError, UnknownPluginError
 from ..events import Message
 from ..options import option
 from ..tokens import get_counter
-from .base import CompressionResult, CompressorStrategy, Cooldown, reports_removals, size_before
+from .base import ESTIMATED_NOTE, CompressionResult, CompressorStrategy, Cooldown, reports_removals, size_before
 from .prune import PruneStrategy
 from .summarize import SummarizeStrategy
 from .window import WindowStrategy
@@ -153,7 +153,7 @@ class PipelineStrategy(CompressorStrategy):
         memory_context: str = "",
     ) -> CompressionResult:
         counter = get_counter(self.model)
-        tokens_before, _ = size_before(counter, messages)  # the first step's notes say if it is estimated
+        tokens_before, estimated = size_before(counter, messages)
         tokens = tokens_before
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         current: list[Message] = messages
@@ -167,6 +167,8 @@ class PipelineStrategy(CompressorStrategy):
                 break
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
             result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
+            if number == 0 and result.tokens_before != tokens_before:  # the first step counted exactly
+                tokens_before, estimated = result.tokens_before, ""
             step_notes = [f"{step.name}: {n}" for n in result.notes]
             if result.aborted:  # the conversation stays as it was, what earlier steps did included
                 return CompressionResult.unchanged(messages, tokens_before, aborted_by=result.summary_error,
@@ -189,6 +191,8 @@ class PipelineStrategy(CompressorStrategy):
         if current is messages:
             return CompressionResult.unchanged(messages, tokens_before,
                                                note="; ".join(unchanged) or "no step changed anything")
+        if estimated and not any(ESTIMATED_NOTE.search(note) for note in notes):  # said once, on the first note
+            notes = [notes[0] + estimated, *notes[1:]] if notes else [estimated.removeprefix("; ")]
         result = self.checked(messages, CompressionResult.replacing(
             # every original a step dropped or rewrote (a message a step made and a later step
             # changed again is not an original: its original is already here)

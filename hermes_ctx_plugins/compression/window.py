@@ -18,7 +18,7 @@ from ..events import Message
 from ..options import option
 from ..tokens import TokenCounter, get_counter
 from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy, size_before
-from .fallback import _FILES_SCAN_CHARS, _PATH
+from .fallback import _PATH, opening
 from .messages import (
     SUMMARY_KEY,
     TAIL_COUNT_KEY,
@@ -144,8 +144,8 @@ def _describe(dropped: list[Message], total: int) -> str:
 def _files(dropped: list[Message]) -> list[str]:
     found: dict[str, None] = {}
     for message in dropped:
-        texts = [text_of(message.get("content"))[:_FILES_SCAN_CHARS]]
-        texts += [str((call.get("function") or {}).get("arguments") or "")[:_FILES_SCAN_CHARS]
+        texts = [opening(text_of(message.get("content")))]
+        texts += [opening(str((call.get("function") or {}).get("arguments") or ""))
                   for call in message.get("tool_calls") or () if isinstance(call, dict)]
         for text in texts:
             for match in _PATH.finditer(text):

@@ -1,0 +1,121 @@
+"""Found by a red-team pass over "compaction costs what it keeps" (issue 17), each failing before its fix.
+
+The word lower bound (``TokenCounter.at_least``) must hold for o200k_base too, whose pre-tokenizer piece
+`` ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*`` runs on over a line break into the slashes that open the next line:
+``"//\\n//\\n//"`` is ONE token while ``str.split`` sees three words (comment blocks look like this).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hermes_ctx_plugins import load_host
+from hermes_ctx_plugins.compression.selection import walk_back
+from hermes_ctx_plugins.testing import StubOpenAIServer
+from hermes_ctx_plugins.tokens import TokenCounter, get_counter
+
+Message = dict[str, Any]
+# Lines of a comment block with nothing after the slashes (``//`` lines in C, Go, JS, Swift headers).
+SLASH_LINES = "//\n" * 100
+
+
+def cold_counter() -> TokenCounter:
+    counter = get_counter("gpt-4o")
+    assert counter.exact, "these tests compare exact token counts"
+    counter.clear()
+    return counter
+
+
+def terminal_call(cid: str, command: str) -> Message:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": cid, "type": "function",
+         "function": {"name": "terminal", "arguments": json.dumps({"command": command})}}]}
+
+
+def test_the_word_bound_never_exceeds_the_exact_count() -> None:
+    counter = cold_counter()
+    message = {"role": "tool", "tool_call_id": "c1", "content": SLASH_LINES}
+    bound = counter.at_least(message)
+    assert bound <= counter.count_message(message), "at_least claims more tokens than the message has"
+
+
+def test_prune_never_reports_a_compaction_that_grows_the_prompt() -> None:
+    """The summary line (75 tokens) is accepted in place of a 57-token original because the original's
+    word "bound" says 103; the host's own check weighs it by the same bound and lets it through."""
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000}, "compression": {},
+                      "ctx_plugins": {"compressor": "prune"}})
+    counter = cold_counter()
+    messages = [
+        {"role": "user", "content": "Please review the following design notes carefully. " * 40},
+        {"role": "assistant", "content": "Sure, running it."},
+        {"role": "user", "content": "do it"},
+        terminal_call("c1", "ꙮசᎠ" * 8),
+        {"role": "tool", "tool_call_id": "c1", "content": SLASH_LINES},
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": "next"},
+    ]
+    result = host.compress(messages, force=True)
+    counter.clear()
+    before, after = counter.count_messages(messages), counter.count_messages(result.messages)
+    assert not result.compressed or after < before, (
+        f"reported compressed ({result.tokens_before} -> {result.tokens_after}) but the prompt grew "
+        f"from {before} to {after} tokens")
+
+
+def reference_walk_back(messages: list[Message], counter: TokenCounter, budget: int, floor: int) -> int:
+    """The loop walk_back replaced (prune.tail_start / selection.tail_start before d9bf0d9)."""
+    used, cut = 0, len(messages)
+    for i in range(len(messages) - 1, -1, -1):
+        cost = counter.count_message(messages[i])
+        if used + cost > budget and len(messages) - i > floor:
+            break
+        used, cut = used + cost, i
+    return cut
+
+
+def test_the_protected_tail_keeps_every_message_that_fits_its_budget() -> None:
+    """The last message (60 tokens) is taken by the floor, the two before it (5 each) fit the 80-token
+    budget; walk_back weighs the floor by the word "bound" (103 > 80) and stops after one message."""
+    counter = cold_counter()
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"},
+                {"role": "user", "content": SLASH_LINES}]
+    start = walk_back(messages, stop=0, counter=counter, budget_tokens=80, floor=1)
+    assert start == reference_walk_back(messages, counter, 80, 1)
+
+
+def test_a_pipeline_reports_an_estimated_size_before_only_with_a_note() -> None:
+    """prune (the first step) changes nothing, so its note about the estimate is not in the result;
+    the pipeline reports its chars/4 estimate of a never-counted history as the size before."""
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000}, "compression": {},
+                      "ctx_plugins": {"compressor": "pipeline", "options": {"pipeline": {"steps": ["prune", "window"]}},
+                                      "archive": {"enabled": False}}})
+    counter = cold_counter()
+    messages: list[Message] = [{"role": "system", "content": "You are helpful."}]
+    for i in range(400):
+        messages.append({"role": "user", "content": f"question {i}: " + "please explain this in detail " * 30})
+        messages.append({"role": "assistant", "content": f"answer {i}: " + "the quick brown fox jumps " * 30})
+    messages.append({"role": "user", "content": "latest"})
+    result = host.compress(messages)
+    assert result.compressed
+    counter.clear()
+    exact = counter.count_messages(messages)
+    assert result.tokens_before == exact or any("estimated" in note for note in result.notes), (
+        f"tokens_before {result.tokens_before:,} (exact {exact:,}) with no note saying it is an estimate: "
+        f"{result.notes}")
+
+
+def test_a_lone_surrogate_in_the_history_does_not_stop_summarize() -> None:
+    """hermes sanitises only the copy it sends (agent/conversation_loop.py), so its history keeps lone
+    surrogates; the summary request then fails to encode and the default strategy compacts nothing."""
+    with StubOpenAIServer(model="gpt-4o", responder=lambda request: "## Goal\nKeep going.") as stub:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": stub.base_url},
+                          "compression": {}, "ctx_plugins": {"compressor": "summarize", "archive": {"enabled": False}}})
+        messages: list[Message] = [{"role": "system", "content": "You are helpful."}]
+        for i in range(30):
+            messages.append({"role": "user", "content": f"step {i}: " + "explain the design " * 40})
+            messages.append({"role": "assistant", "content": f"answer {i}: " + "the design is fine " * 40})
+        messages[5] = {"role": "user", "content": "pasted from a document: caf\ud800 menu " * 20}
+        messages.append({"role": "user", "content": "latest"})
+        result = host.compress(messages, force=True)
+    assert result.compressed, f"summarize compacted nothing: {result.notes}"
