@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ..compression.base import CompressionResult
@@ -22,6 +22,7 @@ from ..config import ArchiveSettings
 from ..events import Forgotten, Message, SessionInfo
 from ..safety import redact_secrets
 from ..storage import ArchiveBackend, Scope, message_text
+from ..storage.spool import redacted
 from ..tokens import TokenCounter
 from . import anchors as anchor_index
 from . import tools
@@ -74,8 +75,10 @@ class Archiver:
         removed, fresh = changes.removed, changes.fresh
         if not removed:
             return result
+        # redacted once, here: what the store keeps and what the index is made of (never a secret)
+        clean = [(position, redacted(message)) for position, message in removed]
         ids = self.store.record(session_id=session.session_id, user_id=session.user_id,
-                                namespace=session.deployment, strategy=strategy, removed=removed,
+                                namespace=session.deployment, strategy=strategy, removed=clean,
                                 tokens_before=result.tokens_before, tokens_after=result.tokens_after)
         budget = self.settings.index_max_tokens
         if ceiling is not None:
@@ -84,21 +87,22 @@ class Archiver:
         pointer = _pointer(len(removed), ids)
         carrier = changes.summary_at
         if carrier is not None:  # a summary or a marker: the whole index goes with it
-            block = _index_block(pointer, _anchors([m for _, m in removed]), budget, counter)
+            block = _index_block(pointer, _anchors(removed, clean, budget), budget, counter)
             messages[carrier] = _with_text(messages[carrier], "\n\n" + block)
         else:  # each rewritten message points to its original; plain drops get a marker
-            pointed, used = self._point_rewritten(messages, fresh, removed, ids, budget, counter)
-            dropped = [(n, item) for n, item in enumerate(removed) if n not in pointed]
+            pointed, used = self._point_rewritten(messages, fresh, removed, clean, ids, budget, counter)
+            dropped = [n for n in range(len(removed)) if n not in pointed]
             if dropped:
-                self._insert_marker(messages, [item for _, item in dropped],
-                                    _pointer(len(dropped), [ids[n] for n, _ in dropped if n < len(ids)]),
+                self._insert_marker(messages, [removed[n] for n in dropped], [clean[n] for n in dropped],
+                                    _pointer(len(dropped), [ids[n] for n in dropped if n < len(ids)]),
                                     max(0, budget - used), counter)
         return dataclasses.replace(result, messages=messages, tokens_after=counter.count_messages(messages),
                                    notes=(*result.notes, f"archived {len(removed)} messages"))
 
     @staticmethod
     def _point_rewritten(messages: list[Message], fresh: list[int], removed: list[tuple[int, Message]],
-                         ids: list[int], budget: int, counter: TokenCounter) -> tuple[set[int], int]:
+                         clean: Sequence[tuple[int, Message]], ids: list[int], budget: int,
+                         counter: TokenCounter) -> tuple[set[int], int]:
         """Give each rewritten message (matched to its original by tool-call ids) a pointer and its
         own anchors; returns the indexes into ``removed`` it covered and the tokens it added."""
         originals: dict[str, int] = {}
@@ -115,7 +119,8 @@ class Archiver:
             covered.add(n)
             archive_id = ids[n] if n < len(ids) else None
             where = f"ctx_expand(id={archive_id})" if archive_id else "ctx_search"
-            found = _fit(_anchors([removed[n][1]]), max(0, budget - used - 12), counter)
+            room = max(0, budget - used - 12)
+            found = _fit(_anchors([removed[n]], [clean[n]], room), room, counter)
             note = f"\n[original archived: {where}" + (
                 "; exact values: " + " · ".join(a.text for a in found) if found else "") + "]"
             messages[i] = _with_text(messages[i], note)
@@ -123,9 +128,9 @@ class Archiver:
         return covered, used
 
     @staticmethod
-    def _insert_marker(messages: list[Message], removed: list[tuple[int, Message]], pointer: str, budget: int,
-                       counter: TokenCounter) -> None:
-        block = _index_block(pointer, _anchors([m for _, m in removed]), budget, counter)
+    def _insert_marker(messages: list[Message], removed: list[tuple[int, Message]],
+                       clean: Sequence[tuple[int, Message]], pointer: str, budget: int, counter: TokenCounter) -> None:
+        block = _index_block(pointer, _anchors(removed, clean, budget), budget, counter)
         # everything before the first removed message survived, so it sits at the same index
         at = min(removed[0][0], len(messages))
         before = messages[at - 1] if at > 0 else None
@@ -143,37 +148,56 @@ def _pointer(count: int, ids: list[int]) -> str:
             "below; call ctx_search(query) to find the original messages and ctx_expand(id) to read them.")
 
 
-def _anchors(messages: Sequence[Message]) -> list[Anchor]:
-    """Anchors of ``messages`` in priority order, including those a previous index carried.
+def _anchors(removed: Sequence[tuple[int, Message]], clean: Sequence[tuple[int, Message]],
+             budget: int) -> list[Anchor]:
+    """Anchors of the ``removed`` messages (``clean``: the same, redacted) in priority order, for an
+    index of at most ``budget`` tokens, including those a previous index carried.
 
     First what an earlier index kept in view, then what was said (user and assistant text: where
     hermes found the lost identifiers), then what tools were given and returned; within each,
     kinds take turns, so one chatty kind (tool output is full of paths) cannot crowd out the rest.
+
+    Each anchor takes two tokens of the index at least, so no more than ``budget // 2`` can show:
+    each kind is looked for up to twice that, ``budget`` (so kinds still take turns among the first
+    ones found; see :func:`anchors.extract <.anchors.extract>`), and a tier is not read at all once
+    the tiers before it found twice as many again.
     """
+    if budget < 2:
+        return []
     prior: list[Anchor] = []
     spoken: list[str] = []
     worked: list[str] = []
-    for message in messages:
-        text = message_text(message)
-        for block in _INDEX_BLOCK.findall(text):
+    for (_, original), (_, message) in zip(removed, clean, strict=True):
+        text = message_text(original)
+        for block in _INDEX_BLOCK.findall(text) if INDEX_OPEN in text else ():
             for kind, values in _INDEX_LINE.findall(block):
                 # an index written before redaction covered this kind of value may still carry one
                 prior += [Anchor(kind, v) for v in values.split(" · ") if v and redact_secrets(v) == v]
-        # the index rides on the summary to the model and into hermes' session store: never a secret
-        content = redact_secrets(_INDEX_BLOCK.sub("", message_text({"content": message.get("content")})))
+        # the index rides on the summary to the model and into hermes' session store: read from
+        # the redacted copy, never a secret
+        content = _without_index(message_text({"content": message.get("content")}))
         if message.get("role") in ("user", "assistant"):
             spoken.append(content)
-            worked.append(redact_secrets(message_text({"tool_calls": message.get("tool_calls")})))
+            worked.append(message_text({"tool_calls": message.get("tool_calls")}))
         else:
             worked.append(content)
     ordered: list[Anchor] = []
     seen: set[str] = set()
-    for tier in (prior, anchor_index.extract(spoken), anchor_index.extract(worked)):
-        for anchor in _kinds_take_turns(tier):
+    tiers: tuple[Callable[[], list[Anchor]], ...] = (
+        lambda: prior, lambda: anchor_index.extract(spoken, limit=budget),
+        lambda: anchor_index.extract(worked, limit=budget))
+    for tier in tiers:
+        if len(ordered) >= 2 * budget:  # the tiers before found four times what the index can show
+            break
+        for anchor in _kinds_take_turns(tier()):
             if anchor.text not in seen:
                 seen.add(anchor.text)
                 ordered.append(anchor)
     return ordered
+
+
+def _without_index(text: str) -> str:
+    return _INDEX_BLOCK.sub("", text) if INDEX_OPEN in text else text
 
 
 def _kinds_take_turns(found: list[Anchor]) -> list[Anchor]:
@@ -196,6 +220,8 @@ def _fit(found: list[Anchor], budget: int, counter: TokenCounter) -> list[Anchor
     kept: list[Anchor] = []
     used = 0
     for anchor in found:
+        if used + 2 > budget:  # none fits any more: each takes a token and its separator at least
+            break
         cost = counter.count_text(anchor.text) + 1
         if used + cost <= budget:
             kept.append(anchor)

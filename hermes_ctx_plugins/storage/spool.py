@@ -52,14 +52,25 @@ def spool_path(location: Path) -> Path:
     return location.with_name(location.name + ".spool.jsonl")
 
 
+class Redacted(dict[str, Any]):
+    """A message every string of which went through ``redact_secrets``, JSON-safe (see
+    :func:`redacted`): :func:`make_entry` takes it as it is. The archive redacts what a compaction
+    removed once, and both stores it and makes its anchor index of it."""
+
+
+def redacted(message: Message) -> Redacted:
+    """``message`` with secrets redacted from every string in it (one already redacted: itself)."""
+    return message if isinstance(message, Redacted) else Redacted(redacted_message(message))
+
+
 def make_entry(*, namespace: str, session_id: str, user_id: str, strategy: str,
                removed: Sequence[tuple[int, Message]], tokens_before: int, tokens_after: int) -> Entry:
-    """One compaction as the spool keeps it: archived now, secrets redacted from its messages,
-    everything in stored form."""
+    """One compaction as the spool keeps it: archived now, secrets redacted from its messages
+    (:func:`redacted`), everything in stored form."""
     return entry_of(namespace=to_stored(namespace), session_id=to_stored(session_id), user_id=to_stored(user_id),
                     strategy=to_stored(strategy), created=time.time(), tokens_before=tokens_before,
                     tokens_after=tokens_after,
-                    removed=[(position, to_stored(json.dumps(redacted_message(message), ensure_ascii=False)))
+                    removed=[(position, to_stored(json.dumps(redacted(message), ensure_ascii=False)))
                              for position, message in removed])
 
 

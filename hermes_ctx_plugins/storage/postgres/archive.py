@@ -27,7 +27,7 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError, purge_condition
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, spool_path
+from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, redacted, spool_path
 from .connection import Server, fail, location_key, reason_of
 from .schema import lock_id
 from .text import stored
@@ -103,9 +103,15 @@ class PostgresArchive(ArchiveBackend):
     # -- writing ------------------------------------------------------------------------------------
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+        clean = [(position, redacted(message)) for position, message in removed]
         compaction = make_entry(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
-                                removed=removed, tokens_before=tokens_before, tokens_after=tokens_after)
-        return self.spool.deliver(compaction, self._insert, store=self.path)
+                                removed=clean, tokens_before=tokens_before, tokens_after=tokens_after)
+        messages = [message for _, message in clean]
+
+        def insert(entry: Entry) -> list[int]:  # this compaction's messages are at hand: not decoded again
+            return self._insert(entry, messages=messages if entry is compaction else None)
+
+        return self.spool.deliver(compaction, insert, store=self.path)
 
     def restore(self, entry: Entry) -> list[int]:
         return self._insert(entry, limits=False)
@@ -129,11 +135,13 @@ class PostgresArchive(ArchiveBackend):
                                tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
             after = rows[-1][0]
 
-    def _insert(self, entry: Entry, *, limits: bool = True) -> list[int]:
+    def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None) -> list[int]:
+        """Write one spool-form entry, then apply the retention and the size bound if ``limits``.
+        ``messages``: the entry's messages decoded, if the caller has them."""
         owner = (_pg(entry["namespace"]), _pg(entry["session_id"]), _pg(entry["user_id"]))
         rows = []
-        for position, text in entry["removed"]:
-            message = json.loads(from_stored(text))
+        for n, (position, text) in enumerate(entry["removed"]):
+            message = messages[n] if messages is not None else json.loads(from_stored(text))
             body = searchable(message_text(message))
             role, call = str(message.get("role") or ""), str(message.get("tool_call_id") or "")
             rows.append((position, stored(role), stored(call), [stored(i) for i in call_ids(message)], _pg(text), body,
@@ -176,17 +184,27 @@ class PostgresArchive(ArchiveBackend):
         purged = 0
         if self.retention_days:
             purged += self.purge(older_than_days=self.retention_days)
-        if self.max_megabytes:
-            while self.size_bytes() > self.max_megabytes * 1_000_000:
-                oldest = self._fetch("SELECT id FROM compactions WHERE location = %s AND id <> %s "
-                                     "ORDER BY created, id LIMIT 1", (self.location, newest))
-                if not oldest:
-                    break
-                self._delete("id = %s", [oldest[0][0]])
-                purged += 1
+        bound = self.max_megabytes * 1_000_000
+        while self.max_megabytes and (excess := self.size_bytes() - bound) > 0:  # again only if others wrote
+            oldest = self._oldest_over(excess, newest)
+            if not oldest:
+                break
+            purged += self._delete("id = ANY(%s)", [oldest])[0]
         if purged:
             log.info("archive %s: purged %d old compactions (retention %g days, bound %g MB)",
                      self._where, purged, self.retention_days, self.max_megabytes)
+
+    def _oldest_over(self, excess: float, newest: int) -> list[int]:
+        """The oldest compactions (never ``newest``: what was just archived stays, even alone over
+        the bound) that hold ``excess`` bytes between them, oldest first: each one while those
+        before it hold less, in one query rather than a size query per deletion."""
+        rows = self._fetch(
+            "SELECT id FROM (SELECT c.id, sum(coalesce(s.size, 0)) OVER (ORDER BY c.created, c.id) "
+            "- coalesce(s.size, 0) AS before FROM compactions c LEFT JOIN (SELECT compaction_id, sum(size) AS size "
+            "FROM messages WHERE location = %s GROUP BY compaction_id) s ON s.compaction_id = c.id "
+            "WHERE c.location = %s AND c.id <> %s) sized WHERE before < %s",
+            (self.location, self.location, newest, excess))
+        return [row[0] for row in rows]
 
     def _delete(self, condition: str, args: Sequence[Any]) -> tuple[int, int]:
         """Delete the compactions matching ``condition`` with their messages; (compactions, messages)."""

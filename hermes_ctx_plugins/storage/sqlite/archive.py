@@ -27,7 +27,7 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError, purge_condition
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, entry_of, make_entry, spool_path
+from ..spool import Entry, Spool, entry_of, make_entry, redacted, spool_path
 from . import fts
 from .archive_schema import connect
 
@@ -89,9 +89,15 @@ class ArchiveStore(ArchiveBackend):
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
         """Before anything else, what the spool holds is imported; when the database cannot take
         these, they are spooled (fsynced) instead."""
+        clean = [(position, redacted(message)) for position, message in removed]
         compaction = make_entry(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
-                                removed=removed, tokens_before=tokens_before, tokens_after=tokens_after)
-        return self.spool.deliver(compaction, self._insert, store=self.path)
+                                removed=clean, tokens_before=tokens_before, tokens_after=tokens_after)
+        messages = [message for _, message in clean]
+
+        def insert(entry: Entry) -> list[int]:  # this compaction's messages are at hand: not decoded again
+            return self._insert(entry, messages=messages if entry is compaction else None)
+
+        return self.spool.deliver(compaction, insert, store=self.path)
 
     def restore(self, entry: Entry) -> list[int]:
         try:
@@ -122,9 +128,10 @@ class ArchiveStore(ArchiveBackend):
                                created=created, tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
             after = rows[-1][0]
 
-    def _insert(self, entry: Entry, *, limits: bool = True) -> list[int]:
+    def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None) -> list[int]:
         """Write one spool-form entry (everything in it already in stored form), then apply the
-        retention and the size bound if ``limits``."""
+        retention and the size bound if ``limits``. ``messages``: the entry's messages decoded, if
+        the caller has them."""
         owner = (entry["namespace"], entry["session_id"], entry["user_id"])
         with self._transaction() as db:
             cursor = db.execute(
@@ -136,8 +143,8 @@ class ArchiveStore(ArchiveBackend):
             seq = db.execute("SELECT coalesce(max(seq), 0) FROM messages WHERE namespace = ? AND session_id = ?",
                              owner[:2]).fetchone()[0]
             ids = []
-            for position, stored in entry["removed"]:
-                message = json.loads(from_stored(stored))
+            for n, (position, stored) in enumerate(entry["removed"]):
+                message = messages[n] if messages is not None else json.loads(from_stored(stored))
                 seq += 1
                 cursor = db.execute(
                     "INSERT INTO messages (namespace, session_id, user_id, compaction_id, seq, position, role, "
@@ -155,20 +162,30 @@ class ArchiveStore(ArchiveBackend):
         purged = 0
         if self.retention_days:
             purged += self.purge(older_than_days=self.retention_days)
-        if self.max_megabytes:
-            while self.size_bytes() > self.max_megabytes * 1_000_000:
-                with self._transaction() as db:
-                    # never the newest: what was just archived stays, even alone over the bound
-                    oldest = db.execute("SELECT id FROM compactions WHERE id < (SELECT max(id) FROM compactions) "
-                                        "ORDER BY created, id LIMIT 1").fetchone()
-                    if oldest is None:
-                        break
-                    self._delete_compactions(db, list(oldest))
-                purged += 1
-                self._vacuum()
+        if self.max_megabytes and self.size_bytes() > self.max_megabytes * 1_000_000:
+            purged += self._shrink()
         if purged:
             log.info("archive %s: purged %d old compactions (retention %g days, bound %g MB)",
                      self.path, purged, self.retention_days, self.max_megabytes)
+
+    def _shrink(self) -> int:
+        """Delete the oldest compactions while the archive is over its bound, in one transaction,
+        and give the space back to the file system once; returns how many went. The size counts the
+        pages in use, and a delete frees its pages at once, so it is read again after each delete
+        without a vacuum in between."""
+        deleted = 0
+        with self._transaction() as db:
+            while self.size_bytes() > self.max_megabytes * 1_000_000:
+                # never the newest: what was just archived stays, even alone over the bound
+                oldest = db.execute("SELECT id FROM compactions WHERE id < (SELECT max(id) FROM compactions) "
+                                    "ORDER BY created, id LIMIT 1").fetchone()
+                if oldest is None:
+                    break
+                self._delete_compactions(db, list(oldest))
+                deleted += 1
+        if deleted:
+            self._vacuum()
+        return deleted
 
     def _vacuum(self) -> None:
         with self._lock:
