@@ -375,47 +375,78 @@ def _ctx_local_keys(provider: LocalProvider, corpus: Corpus) -> dict[str, int]:
         store.close()
 
 
-def run_holographic(corpus: Corpus, home: Path, exact_limit: int) -> Result | None:
+@dataclass
+class Holographic:
+    """holographic filled with a corpus: one provider (and store) per user."""
+
+    providers: dict[int, Any]
+    #: per user: a stored fact's content -> the corpus key of its turn
+    content_key: dict[int, dict[str, str]]
+    #: seconds per ``fact_store add``
+    writes: list[float]
+    #: every add rebuilt its category's bank (False: the rebuild was deferred to the end)
+    exact: bool
+
+    def shutdown(self) -> None:
+        for provider in self.providers.values():
+            provider.shutdown()
+
+
+def holographic_provider(path: Path, user: int) -> Any:
+    """hermes' holographic provider on the store at ``path``, initialised (None when hermes lacks it)."""
     try:
         from plugins.memory.holographic import HolographicMemoryProvider
-        from plugins.memory.holographic.store import MemoryStore
     except ImportError:
         return None
     logging.getLogger("plugins.memory.holographic").setLevel(logging.ERROR)  # its SNR warning per add
+    provider = HolographicMemoryProvider(config={"db_path": str(path)})
+    provider.initialize(f"bench-{user}")
+    return provider
+
+
+def fill_holographic(corpus: Corpus, home: Path, exact_limit: int) -> Holographic | None:
+    """Every turn of ``corpus`` added to its user's holographic store at ``home/holographic-<user>.db``
+    (None when hermes lacks the provider)."""
+    try:
+        from plugins.memory.holographic.store import MemoryStore
+    except ImportError:
+        return None
     os.environ["HERMES_HOME"] = str(home)
-    providers: dict[int, Any] = {}
-    content_key: dict[int, dict[str, str]] = {}
     by_user: dict[int, list[tuple[str, str]]] = {}
     for user, _, _, u, a, key in corpus.turns:
         by_user.setdefault(user, []).append((f"User: {u}\nAssistant: {a}", key))
-    exact = max(len(items) for items in by_user.values()) <= exact_limit
-    writes = []
+    filled = Holographic({}, {}, [], max(len(items) for items in by_user.values()) <= exact_limit)
     clock = time.perf_counter
-    with _deferred_banks(MemoryStore, not exact) as rebuild:
+    with _deferred_banks(MemoryStore, not filled.exact) as rebuild:
         for user, items in by_user.items():
-            provider = HolographicMemoryProvider(config={"db_path": str(home / f"holographic-{user}.db")})
-            provider.initialize(f"bench-{user}")
-            providers[user] = provider
-            keys = content_key.setdefault(user, {})
+            provider = filled.providers[user] = holographic_provider(home / f"holographic-{user}.db", user)
+            keys = filled.content_key.setdefault(user, {})
             for content, key in items:
                 before = clock()
                 provider.handle_tool_call("fact_store", {"action": "add", "content": content})
-                writes.append(clock() - before)
+                filled.writes.append(clock() - before)
                 keys.setdefault(content.strip(), key)
             rebuild(provider._store)
+    return filled
+
+
+def run_holographic(corpus: Corpus, home: Path, exact_limit: int) -> Result | None:
+    filled = fill_holographic(corpus, home, exact_limit)
+    if filled is None:
+        return None
+    clock = time.perf_counter
     ranks, prefetch = [], []
     for q in corpus.questions:
-        provider = providers[q.user]
+        provider = filled.providers[q.user]
         before = clock()
         provider.prefetch(q.text)
         prefetch.append(clock() - before)
         found = json.loads(provider.handle_tool_call("fact_store", {"action": "search", "query": q.text,
                                                                     "limit": 10})).get("results", [])
-        keys = [content_key[q.user].get(r["content"]) for r in found]
+        keys = [filled.content_key[q.user].get(r["content"]) for r in found]
         ranks.append(keys.index(q.answer) + 1 if q.answer in keys else None)
-    for provider in providers.values():
-        provider.shutdown()
-    return Result(ranks, prefetch, writes, exact_writes=exact)
+    filled.shutdown()
+    return Result(ranks, prefetch, filled.writes, exact_writes=filled.exact)
 
 
 @contextlib.contextmanager

@@ -176,6 +176,10 @@ class MemoryBackend(abc.ABC):
         whoever owns it (an IDF that would not be positive counts as 1e-6, as in FTS5). Ties come in
         no particular order. The hits' texts may be cut to
         :data:`~hermes_ctx_plugins.storage.records.CANDIDATE_CHARS`.
+
+        A backend may bound the work of a search that matches very many of the owner's memories, as
+        SQLite's does (:meth:`~hermes_ctx_plugins.storage.sqlite.memory.LocalStore.search`: past
+        2,000 matches it ranks the newest, or those holding the question's rarest terms).
         """
 
     @abc.abstractmethod

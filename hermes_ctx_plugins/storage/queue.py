@@ -105,12 +105,14 @@ class DurableQueue(Generic[T]):
     :param backlog: the file a stopping queue hands what it could not apply to (None: its segment
         stays as it is, for the next queue to take over)
     :param stats: counters to add to (a fresh :class:`QueueStats` by default)
+    :param linger: seconds the writer lets records gather before it applies fewer than ``batch_size`` (one
+        transaction for many, a writer woken a fraction as often); ``flush`` and ``close`` cut it short
     """
 
     def __init__(self, directory: Path, consumer: Consumer[T], *, batch_size: int = 1024,
                  batch_bytes: int = BATCH_BYTES, max_retries: int = 5, fsync: bool = False,
                  rotate_bytes: int = 8 << 20, limit: int | None = None, backlog: Path | None = None,
-                 stats: QueueStats | None = None) -> None:
+                 stats: QueueStats | None = None, linger: float = 0.0) -> None:
         self.directory = directory
         self.consumer = consumer
         self.batch_size = batch_size
@@ -137,6 +139,8 @@ class DurableQueue(Generic[T]):
         self._rescan_at = 0.0
         self._retry_at = 0.0
         self._full = False
+        #: when the first record still queued was put; the last record a flush (or a close) waits for
+        self.linger, self._gathering_since, self._flushed = linger, 0.0, 0
 
     # ------------------------------------------------------------------------------------ producer
 
@@ -168,7 +172,8 @@ class DurableQueue(Generic[T]):
         """Wait until everything put so far, and what the queue took over, is applied; False on timeout."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            target = self._seq
+            target = self._flushed = self._seq
+            self._cond.notify_all()  # a lingering writer starts now
             while not (self._scanned and (not self._pending or self._pending[0].seq > max(target, self._scan_seq))):
                 left = deadline - time.monotonic()
                 if left <= 0 or self._segment is None or self._thread is None or not self._thread.is_alive():
@@ -188,6 +193,7 @@ class DurableQueue(Generic[T]):
             if self._segment is None:
                 return not self._pending
             self._stopping_at = time.monotonic() + timeout
+            self._flushed = self._seq  # no lingering while stopping
             self._cond.notify_all()
         if self._thread is not None:
             self._thread.join(timeout + grace)
@@ -274,6 +280,7 @@ class DurableQueue(Generic[T]):
             with contextlib.suppress(OSError):
                 os.ftruncate(segment.fd, segment.size)
             raise
+        self._gathering_since = self._gathering_since if self._pending else time.monotonic()
         for line, value, error in batch:
             segment.size += len(line)
             self._seq += 1
@@ -390,8 +397,14 @@ class DurableQueue(Generic[T]):
                     continue
                 if self._scanned and now >= self._rescan_at:
                     self._scanned = False
-                if self._pending or not self._scanned:
+                if not self._scanned:
                     return True
+                if self._pending:
+                    ready = self._gathering_since + self.linger
+                    if now >= ready or self._pending[0].seq <= self._flushed or len(self._pending) >= self.batch_size:
+                        return True
+                    self._cond.wait(ready - now)
+                    continue
                 self._cond.wait(min([self._rescan_at, *wake]) - now)
 
     def _failed(self, exc: Exception, failures: int) -> None:
@@ -414,10 +427,11 @@ class DurableQueue(Generic[T]):
                 self._cond.wait(left)
 
     def _drain(self, sink: Sink[T]) -> None:
+        last = self._seq  # what is put meanwhile waits for the writer's next look (it may linger)
         while not self._past_deadline():
             with self._cond:
                 batch = first_batch(self._pending, self.batch_size, self.batch_bytes)
-                if not batch or self._segment is None:
+                if not batch or self._segment is None or batch[0].seq > last:
                     return
                 name, ends = self._segment.name, [item.end for item in batch]
                 self._applying = tuple(batch)

@@ -88,7 +88,8 @@ class Record:
 
     def as_json(self) -> dict[str, Any]:
         """The JSON form, its owner first: :func:`owner_of` reads it even from a torn line."""
-        return {"namespace": self.namespace, "user_id": self.user_id, **asdict(self)}
+        # the fields as they are: ``asdict`` deep-copies every value, 25 µs of each ``sync_turn``
+        return {"namespace": self.namespace, "user_id": self.user_id, **vars(self)}
 
     def redacted(self, limit: int | None = None) -> Record:
         """This record with every secret in its texts replaced by ``[REDACTED:<kind>]`` and, given
@@ -106,6 +107,8 @@ def stored_text(text: str, limit: int | None = None) -> str:
     plus :data:`CUT_MARGIN` past the cut, so a secret the cut runs through is still seen whole (a
     secret cut first could be a piece no rule recognises) and replaced.
     """
+    if not text:  # a turn's fact text, a fact's turn texts: the scanner's fixed cost, 20 µs, for nothing
+        return text
     if limit is None or len(text) <= limit:
         return redact_secrets(text)
     kept = redact_secrets(text[:limit + CUT_MARGIN])[:limit]

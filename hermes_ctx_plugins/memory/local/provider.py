@@ -45,6 +45,11 @@ MAX_ID = 2**63 - 1
 #: the write-behind queue's batches are bounded by ``queue.BATCH_BYTES`` — so this outlasts a drain many
 #: times over; only a long maintenance job (a compaction of a big file) holds the lock longer.
 TOOL_BUSY_SECONDS = 10.0
+#: how long the write-behind writer waits for another process's write lock before it counts as a
+#: failure (logged, retried after a back-off). Each writer holds the lock for one batch, at most a few
+#: hundred milliseconds, so six processes draining at once wait up to a second or so for their turn;
+#: a shutdown waiting out a lock that is never released waits this much past its drain timeout.
+WRITER_BUSY_SECONDS = 2.0
 _REPORT_EVERY = 300.0
 
 
@@ -213,7 +218,7 @@ class LocalProvider(MemoryProvider):
     def _new_queue(self) -> WriteBehindQueue:
         options = self.options
         return WriteBehindQueue(
-            self.queue_dir, lambda: self._open(1.0), batch_size=options.batch_size,
+            self.queue_dir, lambda: self._open(WRITER_BUSY_SECONDS), batch_size=options.batch_size,
             max_retries=options.max_retries, backoff=options.retry_backoff_seconds, fsync=options.fsync,
             max_text_chars=options.max_turn_chars)
 

@@ -3,12 +3,12 @@ between ``sync_turn`` and the store.
 
 ``sync_turn`` appends each turn as a :class:`Record` to this process's segment and returns; the
 writer thread stores them in batches (at most ``batch_size`` records and :data:`BATCH_BYTES`, so no
-batch holds the database's write lock for long). A record is redacted (its texts cut to
-``max_text_chars``) before it is written, in the caller's thread: no secret reaches the file, not
-even for a moment. Each batch's rows and the segment offset they reach are committed in one
-transaction (the store's ``write``), so after a crash — at any instant — replay resumes exactly where
-the store stopped: nothing lost, nothing stored twice (keys are unique as well, so a record replayed
-twice is stored once).
+batch holds the database's write lock for long), letting them gather for :data:`LINGER` first. A
+record is redacted (its texts cut to ``max_text_chars``) before it is written, in the caller's
+thread: no secret reaches the file, not even for a moment. Each batch's rows and the segment offset
+they reach are committed in one transaction (the store's ``write``), so after a crash — at any
+instant — replay resumes exactly where the store stopped: nothing lost, nothing stored twice (keys
+are unique as well, so a record replayed twice is stored once).
 
 A failure of the database (locked, damaged, full) leaves everything queued and retries with back-off
 for as long as it takes; a record that fails by itself (undecodable, refused by the database) is
@@ -34,9 +34,14 @@ from ...storage.queue import BATCH_BYTES, SUFFIX, Consumer, DurableQueue, Failur
 from ...storage.records import Record, json_text, owner_of
 from ...storage.segments import each_segment
 
-__all__ = ["BATCH_BYTES", "SUFFIX", "WriteBehindQueue", "held_records", "inspect"]
+__all__ = ["BATCH_BYTES", "LINGER", "SUFFIX", "WriteBehindQueue", "held_records", "inspect"]
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
+
+#: seconds the writer lets turns gather before storing them: one transaction (and one turn for the
+#: store's write lock among processes) per 50 ms at most instead of per turn, and a writer thread
+#: woken that much less often beside hermes' own (a turn is recalled at the next one, seconds later)
+LINGER = 0.05
 
 
 class _Records(Consumer[Record]):
@@ -85,7 +90,8 @@ class WriteBehindQueue(DurableQueue[Record]):
                  max_retries: int = 5, backoff: float = 0.05, max_backoff: float = 5.0, fsync: bool = False,
                  rotate_bytes: int = 8 << 20, max_text_chars: int | None = None) -> None:
         super().__init__(directory, _Records(open_store, backoff=backoff, max_backoff=max_backoff),
-                         batch_size=batch_size, max_retries=max_retries, fsync=fsync, rotate_bytes=rotate_bytes)
+                         batch_size=batch_size, max_retries=max_retries, fsync=fsync, rotate_bytes=rotate_bytes,
+                         linger=LINGER)
         self.max_text_chars = max_text_chars
 
     def put(self, record: Record) -> None:

@@ -36,6 +36,7 @@ def match_expression(terms: Sequence[str], scope: Sequence[str]) -> str:
     return f"scope_text : ({scopes}) AND search_text : ({body})"
 
 
+@functools.lru_cache(maxsize=4096)  # every search asks for its caller's tokens again
 def _digest(*parts: str) -> str:
     encoded = "-".join(escape_id(part) for part in parts)
     return str(int.from_bytes(hashlib.sha256(encoded.encode("ascii")).digest(), "big"))

@@ -14,6 +14,7 @@ a bad database.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 import time
@@ -32,14 +33,23 @@ from .memory_schema import connect, is_database_failure, store_error
 _COLUMNS = ("id", "key", "kind", "namespace", "user_id", "chat_id", "session_id", "visibility", "user_text",
             "assistant_text", "fact_text", "source", "created_at")
 _INSERT = ("INSERT INTO memories (key, kind, user_id, chat_id, session_id, visibility, user_text, assistant_text,"
-           " fact_text, source, created_at, search_text, scope_text, namespace)"
-           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (key) DO NOTHING")
+           " fact_text, source, created_at, search_text, scope_text, namespace) VALUES ")
+_ROW_MARKS = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 _QUARANTINE = ("SELECT id, segment, offset, record, error, attempts, quarantined_at, namespace, user_id "
                "FROM quarantine")
 _PROGRESS = ("INSERT INTO queue_progress (segment, offset) VALUES (?, ?) ON CONFLICT (segment) "
              "DO UPDATE SET offset = excluded.offset")
 #: records made into rows between two chances for other threads to run
 _YIELD_EVERY = 8
+#: rows per INSERT statement. Binding them is one call holding the GIL and storing them one call
+#: releasing it; ``executemany`` takes the GIL back after every row, and with a busy thread beside it
+#: (hermes' own, calling ``sync_turn``) each row waited for that thread's switch interval.
+_CHUNK_ROWS = 32
+#: the most memories one search ranks (see :meth:`LocalStore.search`)
+RANKED_ROWS = 2_000
+#: a search candidate's columns, its texts cut to ``CANDIDATE_CHARS``
+_CANDIDATE_COLUMNS = ", ".join(f"substr(m.{c}, 1, {CANDIDATE_CHARS})" if c.endswith("_text") else f"m.{c}"
+                               for c in _COLUMNS)
 
 
 def row(record: Record) -> tuple[Any, ...]:
@@ -103,11 +113,14 @@ class LocalStore(MemoryBackend):
 
         def run(conn: sqlite3.Connection) -> int:
             conn.execute("BEGIN IMMEDIATE")
-            cursor = conn.executemany(_INSERT, rows)
+            added = 0
+            for start in range(0, len(rows), _CHUNK_ROWS):
+                chunk = rows[start:start + _CHUNK_ROWS]
+                added += conn.execute(_insert(len(chunk)), [value for one in chunk for value in one]).rowcount
             if segment:
                 conn.execute(_PROGRESS, (segment, offset))
             conn.execute("COMMIT")
-            return max(cursor.rowcount, 0)
+            return added
 
         return int(self._run(run))
 
@@ -146,25 +159,22 @@ class LocalStore(MemoryBackend):
                share_across_chats: bool, limit: int) -> list[Hit]:
         """The scope is enforced twice: by the scope tokens inside the FTS5 expression, and again by
         plain SQL on the stored ids, so no query text can reach another namespace's, user's or
-        chat's rows."""
+        chat's rows.
+
+        BM25 costs FTS5 a few microseconds per matching row, so at most :data:`RANKED_ROWS` are
+        ranked. When more of the owner's memories match (a common word, in a big store; counting
+        them costs far less than ranking), only the question's rarest terms are searched: those the
+        fewest of the owner's memories hold, together at most :data:`RANKED_ROWS` (but always one),
+        so an old memory holding a rare term is still found; the words left out are those most of the
+        owner's memories hold. Past :data:`RANKED_ROWS` matches even so, the newest are ranked."""
         if not terms:
             return []
-        expression = fts.match_expression(
-            terms, fts.scope_query(namespace, user_id, chat_id, share_across_chats=share_across_chats))
-        chat_clause = "" if share_across_chats else "AND (m.chat_id = ? OR m.visibility = 'user')"
-        cut = {"user_text", "assistant_text", "fact_text"}
-        columns = ", ".join(f"substr(m.{c}, 1, {CANDIDATE_CHARS})" if c in cut else f"m.{c}" for c in _COLUMNS)
-        sql = (
-            f"SELECT {columns}, f.score "
-            "FROM (SELECT rowid AS id, rank AS score FROM memories_fts WHERE memories_fts MATCH ? "
-            "ORDER BY rank LIMIT ?) AS f JOIN memories m ON m.id = f.id "
-            f"WHERE m.namespace = ? AND m.user_id = ? {chat_clause} ORDER BY f.score"
-        )
-        params: list[Any] = [expression, limit, to_stored(namespace), to_stored(user_id)]
-        if not share_across_chats:
-            params.append(to_stored(chat_id))
-        rows = self._run(lambda conn: conn.execute(sql, params).fetchall())
-        return [Hit(_memory(row[:-1]), -float(row[-1])) for row in rows]
+        scope = fts.scope_query(namespace, user_id, chat_id, share_across_chats=share_across_chats)
+        owner = [to_stored(namespace), to_stored(user_id), *([] if share_across_chats else [to_stored(chat_id)])]
+        if len(terms) > 1 and self._run(_matches, terms, scope) > RANKED_ROWS:
+            terms = self._run(_rarest, terms, scope) or terms
+        hits: list[Hit] = self._run(_ranked, terms, scope, owner, limit)
+        return hits
 
     def get(self, ids: Iterable[int]) -> list[Memory]:
         wanted = [int(i) for i in ids]
@@ -296,6 +306,51 @@ class LocalStore(MemoryBackend):
         if not self._run(run):  # a reader kept the WAL, and the old pages in it, alive
             raise LocalStoreError(self.path, "locked", "another connection is reading, so the WAL could not be "
                                   "checkpointed and truncated", "try again when it is idle")
+
+
+@functools.lru_cache(maxsize=_CHUNK_ROWS)
+def _insert(count: int) -> str:
+    """The INSERT statement of ``count`` rows; a key stored already (or earlier in them) is skipped."""
+    return _INSERT + ",".join([_ROW_MARKS] * count) + " ON CONFLICT (key) DO NOTHING"
+
+
+def _matches(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str]) -> int:
+    """How many memories in the scope hold any of ``terms``, counted up to ``RANKED_ROWS + 1``."""
+    count = "SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
+    found: int = conn.execute(count, (fts.match_expression(terms, scope), RANKED_ROWS + 1)).fetchone()[0]
+    return found
+
+
+def _rarest(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str]) -> list[str]:
+    """The rarest of ``terms`` in the scope, in their order (see :meth:`LocalStore.search`); none when
+    no memory of the scope holds any."""
+    held = {term: _matches(conn, [term], scope) for term in terms}
+    chosen: set[str] = set()
+    total = 0
+    for term in sorted((term for term in terms if held[term]), key=held.__getitem__):
+        if chosen and total + held[term] > RANKED_ROWS:
+            break
+        chosen.add(term)
+        total += held[term]
+    return [term for term in terms if term in chosen]
+
+
+def _ranked(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str], owner: Sequence[str],
+            limit: int) -> list[Hit]:
+    """The best ``limit`` hits among the newest :data:`RANKED_ROWS` memories of the owner (namespace,
+    user and, when given, chat) holding any of ``terms``."""
+    chat_clause = "AND (m.chat_id = ? OR m.visibility = 'user')" if len(owner) > 2 else ""
+    # The innermost query reads the matches newest first and stops after RANKED_ROWS, computing BM25
+    # ("rank") for those only: ordering by rank in it would rank every match (and FTS5 takes twice as
+    # long to sort by rank itself). Ties: oldest first, as every backend orders them.
+    sql = (f"SELECT {_CANDIDATE_COLUMNS}, f.score FROM ("
+           " SELECT id, score FROM ("
+           "  SELECT rowid AS id, rank AS score FROM memories_fts WHERE memories_fts MATCH ?"
+           "  ORDER BY rowid DESC LIMIT ?)"
+           " ORDER BY score, id LIMIT ?) AS f JOIN memories m ON m.id = f.id"
+           f" WHERE m.namespace = ? AND m.user_id = ? {chat_clause} ORDER BY f.score, f.id")
+    rows = conn.execute(sql, [fts.match_expression(terms, scope), RANKED_ROWS, limit, *owner]).fetchall()
+    return [Hit(_memory(row[:-1]), -float(row[-1])) for row in rows]
 
 
 def _filters(namespace: str | None, user_id: str | None, chat_id: str | None,

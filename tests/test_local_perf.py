@@ -1,0 +1,159 @@
+"""ctx-local's work is bounded where it must be (issue 17), by construction, not by a stopwatch:
+``sync_turn`` only queues — another process holding the store's write lock cannot hold it up — the
+writer stores turns a batch at a time, and a search ranks a bounded number of rows however many
+memories match, while still finding an old memory that holds a rarer word of the question."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from local_helpers import say
+from test_local_hostile import Holder
+
+from hermes_ctx_plugins import SessionInfo
+from hermes_ctx_plugins.memory.local import queue as local_queue
+from hermes_ctx_plugins.storage import Record
+from hermes_ctx_plugins.storage import text as query
+from hermes_ctx_plugins.storage.sqlite import memory as memory_module
+from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")
+#: a deadlock guard, never a measurement: the calls take milliseconds
+DEADLINE = 60.0
+
+
+def stored(path: Path, user: str) -> list[str]:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return [text for (text,) in conn.execute("SELECT user_text FROM memories WHERE user_id = ? ORDER BY id",
+                                                 (user,))]
+
+
+def test_sync_turn_returns_while_another_process_holds_the_write_lock(make: Any) -> None:
+    provider = make()
+    say(provider, ALICE, "an opening turn about herons")
+    assert provider.flush(10)
+    holder = Holder(provider.path, "until-told")  # a real process, inside a write transaction
+    returned = threading.Event()
+
+    def sync_many() -> None:
+        for n in range(2, 52):
+            say(provider, ALICE, f"queued turn {n} about herons", n)
+        returned.set()
+
+    try:
+        threading.Thread(target=sync_many, daemon=True).start()
+        assert returned.wait(DEADLINE), "sync_turn waited for the other process's write lock"
+        assert stored(provider.path, "alice") == ["an opening turn about herons"]  # nothing could be stored yet
+        [segment] = provider.queue_dir.glob("*.seg")
+        assert segment.read_bytes().count(b"about herons") == 51  # but every turn is in the queue's file
+    finally:
+        holder.release()
+    assert provider.flush(DEADLINE)  # the owner sees them all once the lock is free
+    assert stored(provider.path, "alice") == ["an opening turn about herons",
+                                              *(f"queued turn {n} about herons" for n in range(2, 52))]
+
+
+def test_turns_gather_until_a_full_batch_a_flush_or_a_shutdown(make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer stores turns a batch at a time, not one transaction per turn; nothing waits on it."""
+    monkeypatch.setattr(local_queue, "LINGER", 3600.0)  # not the real 50 ms: only the three events end it
+    provider = make(batch_size=4)
+    say(provider, ALICE, "turn 0", 0)
+    assert provider.flush(DEADLINE)
+    for n in range(1, 4):
+        say(provider, ALICE, f"turn {n}", n)
+    assert stored(provider.path, "alice") == ["turn 0"]  # gathering
+    say(provider, ALICE, "turn 4", 4)  # a full batch: stored without being asked
+    deadline = time.monotonic() + DEADLINE
+    while len(stored(provider.path, "alice")) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert stored(provider.path, "alice") == [f"turn {n}" for n in range(5)]
+    say(provider, ALICE, "turn 5", 5)
+    assert provider.flush(DEADLINE) and stored(provider.path, "alice")[-1] == "turn 5"
+    say(provider, ALICE, "turn 6", 6)
+    provider.shutdown()
+    assert stored(provider.path, "alice") == [f"turn {n}" for n in range(7)]
+
+
+# ------------------------------------------------------------------------------------ bounded search
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalStore]:
+    monkeypatch.setattr(memory_module, "RANKED_ROWS", 50)  # not the real 2,000, to keep the stores small
+    opened = LocalStore(tmp_path / "memory.db")
+    yield opened
+    opened.close()
+
+
+def fill(store: LocalStore, start: int, count: int, user: str = "alice") -> None:
+    store.write([Record(key=f"{user}-{n}", kind="turn", user_id=user, chat_id="dm", session_id=f"s{n // 20}",
+                        user_text=f"turn {n}: the kettle whistled again", assistant_text="kettles do that",
+                        created_at=1_700_000_000.0 + n) for n in range(start, start + count)])
+
+
+def search(store: LocalStore, question: str, user: str = "alice") -> list[str]:
+    hits = store.search(query.query_terms(question), namespace="", user_id=user, chat_id="dm",
+                        share_across_chats=False, limit=10)
+    return [hit.memory.user_text for hit in hits]
+
+
+def steps(store: LocalStore, question: str) -> int:
+    """SQLite virtual-machine steps one search takes (counted in hundreds): its work, whatever the clock."""
+    count = 0
+
+    def tick() -> int:
+        nonlocal count
+        count += 1
+        return 0
+
+    store._conn.set_progress_handler(tick, 100)
+    try:
+        search(store, question)
+    finally:
+        store._conn.set_progress_handler(None, 0)
+    return count
+
+
+def test_a_search_ranks_a_bounded_number_of_rows_however_many_match(store: LocalStore) -> None:
+    fill(store, 0, 200)  # four times more matches than a search ranks
+    small = steps(store, "kettle")
+    fill(store, 200, 1_800)
+    large = steps(store, "kettle")
+    assert large < 1.5 * small, (small, large)  # ten times the matches: about the same work
+    found = search(store, "kettle")
+    assert len(found) == 10 and all("kettle" in text for text in found)
+
+
+def test_an_old_memory_with_a_rarer_word_is_found_among_too_many_matches(store: LocalStore) -> None:
+    store.write([Record(key="old", kind="turn", user_id="alice", chat_id="dm", session_id="s0",
+                        user_text="the blue kettle came from the zeppelin museum", assistant_text="nice",
+                        created_at=1_600_000_000.0)])
+    fill(store, 0, 500)  # every one newer, every one holding "kettle"
+    fill(store, 0, 500, user="bob")
+    assert search(store, "kettle zeppelin")[0] == "the blue kettle came from the zeppelin museum"
+    assert search(store, "kettle zeppelin", user="bob")[0].startswith("turn ")  # bob never sees alice's
+    assert "zeppelin" not in " ".join(search(store, "kettle zeppelin", user="bob"))
+
+
+
+def test_a_batch_stored_in_several_statements_is_still_all_or_nothing(store: LocalStore) -> None:
+    """The drain stores a batch a few dozen rows per statement (so the GIL is taken once per chunk, not
+    once per row), all in one transaction with the queue's progress, keys first come first kept."""
+    records = [Record(key=f"k{n % 90}", kind="turn", user_id="alice", chat_id="dm", session_id="s",
+                      user_text=f"kettle {n}", assistant_text="ok") for n in range(100)]
+    rows = [memory_module.row(record) for record in records]
+    refused = [*rows[:80], (*rows[80][:5], "nobody", *rows[80][6:])]  # a visibility SQLite's CHECK refuses
+    with pytest.raises(sqlite3.IntegrityError):
+        store.write_rows(refused, segment="seg", offset=99)
+    assert store.progress() == {} and search(store, "kettle") == []  # the first chunks went back too
+    assert store.write(records, segment="seg", offset=100) == 90
+    assert store.progress() == {"seg": 100}
+    assert sorted(stored(store.path, "alice"), key=lambda text: int(text.split()[1])) == [
+        f"kettle {n}" for n in range(90)]  # k0..k9 came again at 90..99: the first ones are kept
