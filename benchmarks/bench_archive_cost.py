@@ -41,7 +41,6 @@ import copy
 import functools
 import gc
 import json
-import os
 import shlex
 import statistics
 import sys
@@ -54,7 +53,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import machine_line, write_summary
-from bench_compaction import CONTEXT_LENGTH, MODEL, SUMMARY
+from bench_compaction import CONTEXT_LENGTH, MODEL, SUMMARY, hermes_compressors
 from shapes import SHAPES, shaped_transcript
 
 from hermes_ctx_plugins import SessionInfo, load_host
@@ -172,16 +171,7 @@ def main() -> int:
     table: dict[tuple[str, int], Cell] = {}
     with (StubOpenAIServer(model="stub", responder=lambda request: SUMMARY) as server,
           tempfile.TemporaryDirectory(prefix="bench-archive-cost-") as home):
-        Path(home, "config.yaml").write_text(
-            f"model:\n  default: {MODEL}\n  provider: custom\n  base_url: {server.base_url}\n"
-            f"  context_length: {CONTEXT_LENGTH}\nagent:\n  environment_probe: false\n", encoding="utf-8")
-        os.environ["HERMES_HOME"] = home
-        os.environ["HERMES_SAFE_MODE"] = "1"
-        from agent.context_compressor import ContextCompressor
-
-        def hermes() -> Any:
-            return ContextCompressor(model=MODEL, base_url=server.base_url, api_key="k", provider="custom",
-                                     config_context_length=CONTEXT_LENGTH, quiet_mode=True)
+        hermes = hermes_compressors(home, server.base_url)
 
         archive_path = Path(home, "archive.db")
 

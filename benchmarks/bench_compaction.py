@@ -73,6 +73,20 @@ class Cell:
         return statistics.median(self.cpu)
 
 
+def hermes_compressors(home: str, base_url: str) -> Callable[[], Any]:
+    """Makes fresh hermes ``ContextCompressor``s on the stub at ``base_url``, with ``home`` as a throw-away
+    ``HERMES_HOME`` naming the stub as its main (custom) endpoint (safe mode: no plugin discovery)."""
+    Path(home, "config.yaml").write_text(
+        f"model:\n  default: {MODEL}\n  provider: custom\n  base_url: {base_url}\n"
+        f"  context_length: {CONTEXT_LENGTH}\nagent:\n  environment_probe: false\n", encoding="utf-8")
+    os.environ["HERMES_HOME"] = home
+    os.environ["HERMES_SAFE_MODE"] = "1"
+    from agent.context_compressor import ContextCompressor
+
+    return functools.partial(ContextCompressor, model=MODEL, base_url=base_url, api_key="k", provider="custom",
+                             config_context_length=CONTEXT_LENGTH, quiet_mode=True)
+
+
 def timed(run: Callable[[], Any]) -> tuple[Any, float, float]:
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
@@ -99,16 +113,7 @@ def main() -> int:
     started = time.perf_counter()
     with (StubOpenAIServer(model="stub", responder=lambda request: SUMMARY) as server,
           tempfile.TemporaryDirectory(prefix="bench-hermes-home-") as home):
-        Path(home, "config.yaml").write_text(
-            f"model:\n  default: {MODEL}\n  provider: custom\n  base_url: {server.base_url}\n"
-            f"  context_length: {CONTEXT_LENGTH}\nagent:\n  environment_probe: false\n", encoding="utf-8")
-        os.environ["HERMES_HOME"] = home
-        os.environ["HERMES_SAFE_MODE"] = "1"
-        from agent.context_compressor import ContextCompressor
-
-        def hermes() -> Any:
-            return ContextCompressor(model=MODEL, base_url=server.base_url, api_key="k", provider="custom",
-                                     config_context_length=CONTEXT_LENGTH, quiet_mode=True)
+        hermes = hermes_compressors(home, server.base_url)
 
         prototypes = {name: load_host({
             "model": {"default": MODEL, "context_length": CONTEXT_LENGTH, "base_url": server.base_url, "api_key": "k"},
