@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/run.py            # the full set (about half an hour on 2 cores)
+    .venv/bin/python benchmarks/run.py            # the full set (tens of minutes on 2 cores)
     .venv/bin/python benchmarks/run.py --quick    # every table, smaller sizes (a few minutes)
     .venv/bin/python benchmarks/run.py --only compaction,startup
 
