@@ -9,6 +9,7 @@ injection is replaced by a placeholder (its id stays, so the user can find and f
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import time
@@ -107,10 +108,19 @@ def provenance(memory: Memory) -> str:
 def shown_text(memory: Memory, terms: Sequence[str], max_chars: int) -> str:
     """What the model may see of ``memory``: an excerpt, or a placeholder when it looks hostile."""
     text = query.excerpt(memory.text, terms, max_chars)
-    findings = scan(text)
-    if findings:
-        return placeholder(findings).replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
+    withheld = _withheld(text)
+    if withheld is not None:
+        return withheld.replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
     return text
+
+
+@functools.lru_cache(maxsize=2048)
+def _withheld(excerpt: str) -> str | None:
+    """The placeholder for ``excerpt`` when it looks hostile, else None. Remembered per excerpt (scanning
+    is most of a recall's cost, and a memory shorter than the excerpt limit is shown whole, the same
+    text turn after turn); the verdict depends on the text alone, so nobody learns another's text."""
+    findings = scan(excerpt)
+    return placeholder(findings) if findings else None
 
 
 def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
