@@ -30,6 +30,28 @@ def machine_line() -> str:
             f"Python {platform.python_version()}{load}")
 
 
+def collect(processes: list[Any], results: Any, expected: int) -> list[Any]:
+    """Start ``processes``, gather ``expected`` reports from the ``results`` queue (stopping early when a
+    process died: the others may wait at a start barrier forever), then join them (terminating any left
+    after 60 s)."""
+    import queue
+
+    for process in processes:
+        process.start()
+    reports: list[Any] = []
+    while len(reports) < expected:
+        try:
+            reports.append(results.get(timeout=1.0))
+        except queue.Empty:
+            if any(process.exitcode not in (None, 0) for process in processes):
+                break
+    for process in processes:
+        process.join(timeout=60)
+        if process.is_alive():
+            process.terminate()
+    return reports
+
+
 def write_summary(path: str, rows: list[dict[str, Any]]) -> None:
     """Write the goal rows for ``run.py`` (see the module docstring)."""
     Path(path).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -43,7 +43,6 @@ import logging
 import multiprocessing
 import os
 import platform
-import queue
 import shutil
 import sqlite3
 import sys
@@ -55,6 +54,7 @@ from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any
 
+from _common import collect
 from bench_recall import Corpus, fill_holographic, generate, holographic_provider, percentile, print_table, session_of
 
 from hermes_ctx_plugins.events import Turn
@@ -225,19 +225,7 @@ def write_path(system: str, home: Path, rows: Sequence[TurnRow], writers: int, p
     start, results = context.Barrier(writers), context.Queue()
     processes = [context.Process(target=_writer, args=(system, str(home), list(rows[i::writers]), pace, start,
                                                        results)) for i in range(writers)]
-    for process in processes:
-        process.start()
-    reports = []
-    while len(reports) < writers:
-        try:
-            reports.append(results.get(timeout=1.0))
-        except queue.Empty:
-            if any(process.exitcode not in (None, 0) for process in processes):
-                break  # a writer died: the others may wait at the start forever
-    for process in processes:
-        process.join(timeout=60)
-        if process.is_alive():
-            process.terminate()
+    reports = collect(processes, results, writers)
     if len(reports) < writers or not all(report[4] for report in reports):
         raise RuntimeError(f"{system}: a writer failed or did not drain its queue (see its error above)")
     elapsed = max(r[1] for r in reports) - min(r[0] for r in reports)

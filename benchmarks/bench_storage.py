@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import queue
 import statistics
 import sys
 import tempfile
@@ -47,6 +46,7 @@ from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any
 
+from _common import collect
 from bench_recall import (
     MIN_SESSIONS,
     USERS,
@@ -150,19 +150,7 @@ def write_rate(backend: str, home: Path, dsn: str, turns: Sequence[TurnRow], wri
         own.mkdir(exist_ok=True)
         processes.append(context.Process(target=_writer, args=(backend, str(own), dsn, list(turns[index::writers]),
                                                                start, results)))
-    for process in processes:
-        process.start()
-    reports: list[tuple[float, float, int, bool]] = []
-    while len(reports) < writers:
-        try:
-            reports.append(results.get(timeout=1.0))
-        except queue.Empty:
-            if any(process.exitcode not in (None, 0) for process in processes):
-                break  # a writer died: the others may wait at the start forever
-    for process in processes:
-        process.join(timeout=60 if len(reports) < writers else None)
-        if process.is_alive():
-            process.terminate()
+    reports: list[tuple[float, float, int, bool]] = collect(processes, results, writers)
     if len(reports) < writers or not all(report[3] for report in reports):
         raise RuntimeError(f"{backend}: a writer failed or did not drain its queue (see its error above)")
     written = sum(report[2] for report in reports)
