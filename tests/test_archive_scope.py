@@ -439,3 +439,32 @@ def test_an_archive_of_a_newer_layout_is_refused_and_the_compaction_spooled(tmp_
     assert store.record(session_id="s", user_id="u", strategy="window", removed=[(0, {"role": "user"})]) == []
     assert store.spool.pending()
     store.close()
+
+
+def test_a_layout_2_archive_gains_the_compaction_index_and_keeps_its_text_exactly(tmp_path: Path) -> None:
+    """Layout 3 only adds ``messages(compaction_id)``: purging old compactions (and the cascade from
+    ``compactions``) scanned every message without it. The text of a layout-2 file is already in
+    stored form and must not be rewritten a second time (a backslash would double)."""
+    path = tmp_path / "archive.db"
+    store = ArchiveStore(path)
+    message = {"role": "user", "content": "C:\\deploy\\port 8443 \\u00e9 and a lone \udc80 surrogate"}
+    [kept] = store.record(session_id="s\\1", user_id="dom\\ain", strategy="window", removed=[(0, message)])
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("DROP INDEX messages_compaction")  # the file exactly as layout 2 left it
+    db.execute("PRAGMA user_version = 2")
+    db.commit()
+    db.close()
+
+    store = ArchiveStore(path)
+    scope = Scope(session_id="s\\1", user_id="dom\\ain")
+    [stored] = store.get([kept], scope)
+    assert stored.message == message and (stored.session_id, stored.user_id) == ("s\\1", "dom\\ain")
+    assert store.search("deploy\\port", scope)
+    store.close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    plan = " ".join(row[-1] for row in db.execute(
+        "EXPLAIN QUERY PLAN DELETE FROM messages WHERE compaction_id IN (?, ?)", (1, 2)))
+    db.close()
+    assert "messages_compaction" in plan, plan  # a lookup, not a scan of the whole table

@@ -19,8 +19,12 @@ from ...scope import to_stored
 from ..base import ArchiveError
 from .opening import retry_locked
 
-#: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text)
-SCHEMA_VERSION = 2
+#: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
+#: namespaced one, 3 adds the index on ``messages(compaction_id)`` (purging old compactions and the
+#: cascade from ``compactions`` scanned the whole table without it)
+SCHEMA_VERSION = 3
+#: the first version whose text columns are in stored form (older files are rewritten once)
+_STORED_FORM = 2
 
 # ``namespace`` comes last so a migrated file and a new one have the same columns in the same order
 _SCHEMA = (
@@ -52,6 +56,7 @@ _SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS messages_scoped_session ON messages(namespace, session_id, seq)",
     "CREATE INDEX IF NOT EXISTS messages_scoped_user ON messages(namespace, user_id)",
+    "CREATE INDEX IF NOT EXISTS messages_compaction ON messages(compaction_id)",
     "CREATE INDEX IF NOT EXISTS compactions_owner ON compactions(user_id, namespace, session_id)",
     "CREATE INDEX IF NOT EXISTS compactions_created ON compactions(created)",
     """CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
@@ -107,8 +112,9 @@ def _has_tables(db: sqlite3.Connection) -> bool:
 
 
 def _ensure_schema(db: sqlite3.Connection, path: Path) -> None:
-    """Create the tables, or bring a file of the first layout up to date (once: whichever process
-    takes the write lock first migrates, the others find it done)."""
+    """Create the tables, or bring an older file up to date (once: whichever process takes the write
+    lock first migrates, the others find it done). The statements of ``_SCHEMA`` are idempotent, so a
+    later version's additions (an index) are made by running them again."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version == SCHEMA_VERSION:
         return
@@ -118,7 +124,7 @@ def _ensure_schema(db: sqlite3.Connection, path: Path) -> None:
                            "ctx_plugins.archive.path to another file")
     db.execute("BEGIN IMMEDIATE")
     try:
-        if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION and _has_tables(db):
+        if db.execute("PRAGMA user_version").fetchone()[0] < _STORED_FORM and _has_tables(db):
             _migrate_first_layout(db)
         for statement in _SCHEMA:
             db.execute(statement)
