@@ -7,8 +7,10 @@ Run from the repository root::
 
 Transcripts come from ``benchmarks/shapes.py`` (``chat``: prose, Chinese, code blocks; ``tools``: hundreds
 of lines of test/build/server logs per tool result, in hermes' own result formats; ``paste``: a few user
-messages of 0.3-2 MB). Every run is one forced ``compress()`` of a fresh ``copy.deepcopy`` of the
-transcript (made outside the timer) by a fresh compressor: ours deep-copied from the strategy
+messages of 0.3-2 MB). Every run is one forced ``compress()`` of a fresh copy of the transcript
+(made outside the timer, new strings included: CPython keeps a string's hash in the string, and a
+``copy.deepcopy`` shares strings, so a later run would find the hashing of tool output done) by a
+fresh compressor: ours deep-copied from the strategy
 ``load_host`` built (as hermes copies its engine per agent), hermes' built new. Both ask the same
 loopback stub for their summary, which answers at once with a fixed ~1,500-token summary.
 
@@ -87,6 +89,11 @@ def hermes_compressors(home: str, base_url: str) -> Callable[[], Any]:
                              config_context_length=CONTEXT_LENGTH, quiet_mode=True)
 
 
+def fresh(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of ``messages`` sharing no object with them, strings included (see the module docstring)."""
+    return json.loads(json.dumps(messages, ensure_ascii=False))
+
+
 def timed(run: Callable[[], Any]) -> tuple[Any, float, float]:
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
@@ -130,12 +137,12 @@ def main() -> int:
                 chars = sum(len(json.dumps(m, ensure_ascii=False)) for m in base)
                 cells = table[(shape, size)] = {name: Cell() for name in ("hermes", *STRATEGIES)}
                 for _ in range(repeats[size]):  # interleaved: drift hits every side alike
-                    messages = copy.deepcopy(base)
+                    messages = fresh(base)
                     after, cpu, wall = timed(functools.partial(hermes().compress, messages, force=True))
                     record(cells["hermes"], after, cpu, wall, counter)
                     del messages, after
                     for name, prototype in prototypes.items():
-                        messages, strategy = copy.deepcopy(base), copy.deepcopy(prototype)
+                        messages, strategy = fresh(base), copy.deepcopy(prototype)
                         counter.clear()  # cold, as after a resume
                         result, cpu, wall = timed(functools.partial(strategy.compress, messages, force=True))
                         record(cells[name], result.messages, cpu, wall, counter)

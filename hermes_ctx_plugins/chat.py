@@ -23,6 +23,7 @@ A 429 is not waited out here: another model usually has its own quota, and the c
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import re
 import time
@@ -35,6 +36,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from .errors import HermesCtxError
 
 if TYPE_CHECKING:  # imported where a URL is read or a request made: httpx loads rich and click (0.1-0.2 s)
+    import ssl
+
     import httpx
 
 _RESERVED_KEYS = frozenset({"model", "messages", "stream"})
@@ -166,6 +169,19 @@ class SummaryNetworkError(SummaryError):
     retry_on_main_model = False
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, made once per process and shared by every client this module makes.
+
+    Making one loads the CA bundle (~80 ms), and hermes deep-copies engines per agent: a pipeline's
+    steps, built anew in each copy, paid that on every agent's first compaction. ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR`` are read when it is made, as httpx reads them when a client is made.
+    """
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 class SummaryClient:
     """Asks a :class:`SummaryModel` for a completion. Owns its httpx client unless given one."""
 
@@ -278,7 +294,7 @@ class SummaryClient:
         if self._given_http is not None:
             return self._given_http
         if self._own_http is None:
-            self._own_http = httpx.Client()
+            self._own_http = httpx.Client(verify=_tls_context())
             # hermes deep-copies and drops engines freely: close the sockets with the last reference.
             weakref.finalize(self, self._own_http.close)
         return self._own_http

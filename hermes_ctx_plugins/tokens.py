@@ -15,6 +15,7 @@ message; checking the 2,000 others costs ~0.6-1 ms on a slow VM (see the benchma
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import hashlib
 import importlib.util
@@ -291,28 +292,40 @@ class TokenCounter:
         Sound for the BPE encodings: tiktoken first splits text into pieces, every piece is at least
         one token, and a piece spans two such words only where o200k's punctuation piece takes in the
         line breaks and slashes after it (those words are not counted). Python splits at four separators
-        (U+001C-U+001F) the tokenizer does not treat as space, and the fallback estimate is no BPE,
-        so then only the framing is claimed. For a caller that must know a rewrite is cheaper than a
+        (U+001C-U+001F) the tokenizer does not treat as space: a prefix holding one claims no more than
+        the shorter prefix before it did (the framing at first); the fallback estimate is no BPE, so
+        then only the framing is claimed. For a caller that must know a rewrite is cheaper than a
         40 kB original (pruning): a word count is far cheaper than tokenising it. With ``enough``, words
-        are counted only until the bound reaches it.
+        are counted only until the bound reaches it, and not at all when the length alone settles it
+        (no token stands for more than :attr:`_longest_token` bytes).
         """
         with self._lock:
             entry = self._memo.get(id(message))
         if entry is not None and entry[1] == tuple(message.values()):
             return entry[2]
         content = message.get("content")
-        if (self.tiktoken_encoding is None or not isinstance(content, str) or "api_content" in message
-                or any(c in content for c in _NOT_BPE_SPACE)):
+        if self.tiktoken_encoding is None or not isinstance(content, str) or "api_content" in message:
             return MESSAGE_OVERHEAD
-        prefix = 256
-        while True:  # a growing prefix: a word cut at its end is still one word of the whole
+        # a token stands for at most _longest_token bytes, and so for at most that many characters
+        bound, prefix = MESSAGE_OVERHEAD + len(content) // self._longest_token, 256
+        while enough is None or bound < enough:  # a growing prefix: a word cut at its end is a word of the whole
             part = content[:prefix]
+            if any(c in part for c in _NOT_BPE_SPACE):  # only what is read counts: the rest may be long
+                return bound
             # o200k's punctuation piece runs on through line breaks into the slashes after them
             # (``"//\n//\n//"`` is one token): a word opening with "/" right after one is not counted
-            bound = MESSAGE_OVERHEAD + len(part.split()) - part.count("\n/") - part.count("\r/")
-            if prefix >= len(content) or (enough is not None and bound >= enough):
-                return bound
+            words = MESSAGE_OVERHEAD + len(part.split()) - part.count("\n/") - part.count("\r/")
+            bound = max(bound, words)
+            if prefix >= len(content):
+                break
             prefix *= 4
+        return bound
+
+    @functools.cached_property
+    def _longest_token(self) -> int:
+        """The most bytes one token stands for (128 for o200k_base and cl100k_base), read once."""
+        assert self.tiktoken_encoding is not None
+        return max(map(len, self.tiktoken_encoding.token_byte_values()))
 
     def count_content(self, message: Mapping[str, Any]) -> int:
         """Tokens of ``message``'s ``content`` alone, remembered with the message (counting it once

@@ -134,9 +134,15 @@ def shrinks(before: Sequence[Message], tokens_after: int, counter: TokenCounter)
     """Whether the prompt ``before`` costs more than ``tokens_after`` tokens, exactly.
 
     Counts only as far as it must: lower bounds first (:meth:`TokenCounter.at_least`: the remembered
-    count, else a word count), which settle it whenever a compaction dropped or shrank bulky messages
-    nobody tokenised (a resumed session); exact counts, from the recent end, only when they do not.
+    count, else the length, else a word count), which settle it whenever a compaction dropped or shrank
+    bulky messages nobody tokenised (a resumed session); exact counts, from the recent end, only when
+    they do not.
     """
+    total = REPLY_PRIMING
+    for message in reversed(before):  # remembered counts and lengths alone first (``enough=0``: no word read)
+        total += counter.at_least(message, enough=0)
+        if total > tokens_after:
+            return True
     total = REPLY_PRIMING
     for message in reversed(before):  # the recent end is the part already counted (memoised)
         total += counter.at_least(message, enough=tokens_after - total + 1)

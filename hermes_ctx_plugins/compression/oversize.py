@@ -93,7 +93,8 @@ def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: in
     floor = floor_tokens(limit)
     cut = 0
     for stage in stages:
-        sizes = {i: counter.count_message(out[i]) for i in stage if _cuttable(out[i])}
+        # a message at the floor is never cut: only those above it are looked at (and sorted)
+        sizes = {i: size for i in stage if (size := counter.count_message(out[i])) > floor and _cuttable(out[i])}
         for index in sorted(sizes, key=sizes.__getitem__, reverse=True):
             excess = total - limit
             if excess <= 0 or sizes[index] <= floor:

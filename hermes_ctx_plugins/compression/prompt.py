@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..events import Message
+from ..safety.engine.redact import redact_each, redact_secrets
 from .messages import role, text_of
 
 #: The most the summary model reads of the compacted turns (hermes' cap); the head and the tail are kept.
@@ -109,8 +110,9 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
         # what the cap keeps: repeat until every block inside the kept window is redacted.
         done: set[int] = set()
         while todo := [i for i in _kept(blocks, char_cap) if i not in done]:
+            cleaned = _redacted([messages[i] for i in todo], names, redact)
             for i in todo:
-                blocks[i] = _serialize_one(messages[i], names, redact)
+                blocks[i] = _serialize_one(messages[i], names, cleaned.__getitem__)
             done.update(todo)
     text = "\n\n".join(blocks)
     if len(text) <= char_cap:
@@ -135,6 +137,21 @@ def _kept(blocks: Sequence[str], char_cap: int) -> list[int]:
             kept.append(i)
         start = end + 2
     return kept
+
+
+def _redacted(messages: Sequence[Message], names: dict[object, str], redact: Redactor) -> dict[str, str]:
+    """Each text :func:`_serialize_one` redacts of ``messages`` -> that text redacted, each distinct text once;
+    the secret redactor (``redact_secrets``) reads them all at once, as ``redact_each``."""
+    texts: dict[str, None] = {}
+
+    def collect(text: str) -> str:
+        texts[text] = None
+        return text
+
+    for message in messages:
+        _serialize_one(message, names, collect)
+    unique = list(texts)
+    return dict(zip(unique, redact_each(unique) if redact is redact_secrets else map(redact, unique), strict=True))
 
 
 def _serialize_one(message: Message, names: dict[object, str], redact: Redactor) -> str:

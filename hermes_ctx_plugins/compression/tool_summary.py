@@ -32,6 +32,7 @@ _ERROR_ANYWHERE = re.compile(r"\b\w*(?:Error|Exception)\b|\bFAILED\b|\bERR!|\ber
 _ERROR_WORD = re.compile(r"Error|Exception|FAILED|FATAL|ERR|error|panic:")
 #: what ``str.splitlines`` cuts a line at
 _BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_BREAK = re.compile(f"[{_BREAKS}]")
 # Tools that run a program: their output is searched for an error line when the exit code is not 0.
 _EXECUTING_TOOLS = frozenset({"terminal", "execute_code"})
 
@@ -79,19 +80,21 @@ def _first_error_line(text: str) -> str:
     """The most telling error line in ``text``: one opening with an error label, else the first
     one mentioning an error, else ``""``.
 
-    Linear in ``text``: one scan in C finds the first error word, and lines before it are never
-    looked at one by one (the usual shell log mentions no error for thousands of lines, if at all).
+    Linear in ``text``: one scan in C finds each error word, and only the lines holding one are
+    looked at (a shell log mentions errors on a few of its thousands of lines, if at all).
     """
-    hit = _ERROR_WORD.search(text)
-    if hit is None:  # every line either pattern matches holds an error word
-        return ""
-    line_start = max(text.rfind(c, 0, hit.start()) for c in _BREAKS) + 1
-    mention = ""
-    for line in text[line_start:].splitlines():
+    mention, pos = "", 0  # pos: where the line after the last one looked at starts
+    while hit := _ERROR_WORD.search(text, pos):  # every line either pattern matches holds an error word
+        start = max(pos, *(text.rfind(c, pos, hit.start()) + 1 for c in _BREAKS))
+        end = _BREAK.search(text, hit.end())
+        line = text[start:end.start() if end else len(text)]
         if _ERROR_START.match(line):
             return line.strip()
         if not mention and _ERROR_ANYWHERE.search(line):
             mention = line.strip()
+        if end is None:
+            break
+        pos = end.end()
     return mention
 
 
@@ -112,7 +115,8 @@ def _describe(name: str, args: Mapping[str, Any], content: str, output: str, exi
         return default if value is None or value == "" else _clip(value, limit)
 
     chars = f"{len(content):,} chars"
-    lines = output.count("\n") + 1 if output.strip() else 0
+    if name in _EXECUTING_TOOLS:  # counted only for the lines that say it: the output may be long
+        lines = output.count("\n") + 1 if output and not output.isspace() else 0
     if name == "terminal":
         return f"[terminal] ran `{arg('command', '', 80)}` -> exit {exit_code}, {lines} lines output"
     if name == "read_file":
@@ -174,12 +178,13 @@ def summarize_tool_result(tool_name: str, tool_args: str | Mapping[str, Any], to
     name = _clip(tool_name, _NAME_MAX_CHARS) or "unknown"
     args = tool_args if isinstance(tool_args, Mapping) else _json_object(as_text(tool_args or ""))
     content = as_text(tool_content or "")
-    data = _json_object(content)
+    executing = name in _EXECUTING_TOOLS
+    # Only a program's result is read for its output and exit code; any other is parsed only when
+    # it may carry an "error": JSON spells that key with the word, or with \u00.. escapes in it.
+    data = _json_object(content) if executing or 'error"' in content or "\\u00" in content else {}
     output = data["output"] if isinstance(data.get("output"), str) else content
-    exit_code = _exit_code(content, data, output)
-    error = ""
-    if name in _EXECUTING_TOOLS and exit_code != "0":
-        error = _first_error_line(output)
+    exit_code = _exit_code(content, data, output) if executing else ""
+    error = _first_error_line(output) if executing and exit_code != "0" else ""
     if not error and isinstance(data.get("error"), str):
         error = data["error"].strip()
     described = _describe(name, args, content, output, exit_code)

@@ -98,6 +98,15 @@ def _program_words() -> dict[str, str]:
     return {program: re.split(r"[\W_]", program)[0] for program in _commands()}
 
 
+def opening_words(present: frozenset[str]) -> set[str]:
+    """What a text whose words and triggers are ``present`` must hold for a layout found by words to find anything in
+    it: a command's program word (:func:`option_spans`), or the first word of a credential column's name whose words
+    are all present (:func:`table_spans`)."""
+    forms = _column_forms()
+    return {word for word in _program_words().values() if word in present} | {
+        word for word in forms.keys() & present if any(present.issuperset(needs) for _, needs in forms[word])}
+
+
 # a shell word (quotes kept) after the blanks before it; a command ends at a newline, | ; & < > ( )
 _SHELL_WORD = lazy(r"""(?:[ \t]|\\\r?\n)*+((?:[^\s'"`|;&<>()\\]++|'[^'\n]*+'|"(?:[^"\\\n]|\\.)*+"|\\.)++)""")
 _MAX_WORDS = 64
@@ -187,6 +196,16 @@ def _column_names() -> dict[str, tuple[str, ...]]:
     return {form: tuple(re.split(r"[ _-]", form)) for form in sorted(forms, key=len, reverse=True)}
 
 
+@cache
+def _column_forms() -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+    """:func:`_column_names` filed under the first of the words each needs: a text without that word cannot name
+    them, so a text naming no credential column costs a set intersection, not a look at every form."""
+    forms: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for name, needs in _column_names().items():
+        forms.setdefault(needs[0], []).append((name, needs))
+    return forms
+
+
 _CELL_PADDING, _DELIMITERS = " \t\"'`*", (",", "\t", "|")
 _TABLE_RULE = lazy(r"[\s|:+=-]*")  # a Markdown table's |---|---| line
 
@@ -196,7 +215,8 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
     key`` then its rows. ``lowered``: the text in lower case, as long; ``present``: the words and rule triggers found
     in it."""
     headers = set()
-    for name, needs in _column_names().items():
+    forms = _column_forms()
+    for name, needs in (form for word in forms.keys() & present for form in forms[word]):
         i = lowered.find(name) if present.issuperset(needs) else -1
         while i >= 0:
             if _delimited(lowered, i, i + len(name)):
