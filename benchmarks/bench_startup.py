@@ -23,7 +23,10 @@ of each round's difference or ratio) within one run.
   every command running an agent does (``hermes chat``, the gateway): the time ``discover_plugins()``
   takes, so the difference is what loading and registering our plugin costs hermes -- also in a process that
   has hermes' slash-command module loaded already, as ``hermes chat`` has (registering our ``/ctx`` makes hermes
-  import it, prompt_toolkit and all, where nothing else had).
+  import it, prompt_toolkit and all, where nothing else had). Registration builds our host only at the first
+  start after the config (or what is installed) changed, as the check that a broken config is said then
+  (``hermes_ctx_plugins/hermes/checked.py``); every other start builds it on first use: the row "config changed"
+  deletes that record before each run.
 
 Children run without ``PYTHONDONTWRITEBYTECODE`` after one warm-up run each, so they import from
 up-to-date ``.pyc`` files, as an installed package does.
@@ -247,6 +250,10 @@ def hermes_tables(runs: int, check_home: Path, on_home: Path, off_home: Path) ->
         assert (loaded == "True") == ours, "our plugin was (not) loaded against the config"
         return float(seconds)
 
+    def rechecked(env: dict[str, str]) -> float:
+        (on_home / "ctx_plugins" / "checked.json").unlink(missing_ok=True)  # what a changed config.yaml does
+        return discover(env, True, "chat")
+
     started = interleaved({
         "hermes --version, our plugin enabled": lambda: wall([str(BIN / "hermes"), "--version"], on_env),
         "hermes --version, not enabled": lambda: wall([str(BIN / "hermes"), "--version"], off_env),
@@ -254,6 +261,7 @@ def hermes_tables(runs: int, check_home: Path, on_home: Path, off_home: Path) ->
         "hermes discover_plugins(), not enabled": lambda: discover(off_env, False),
         "the same in hermes chat (hermes_cli.commands loaded), enabled": lambda: discover(on_env, True, "chat"),
         "the same in hermes chat (hermes_cli.commands loaded), not enabled": lambda: discover(off_env, False, "chat"),
+        "the same, enabled, config changed since the last start (the check runs)": lambda: rechecked(on_env),
     }, runs)
     table("hermes with our plugin enabled (hermes-ctx install) and without it; discover_plugins() timed in-process",
           started)
@@ -263,10 +271,18 @@ def hermes_tables(runs: int, check_home: Path, on_home: Path, off_home: Path) ->
     version_ratio = against("hermes --version", "our plugin enabled", ratio)
     share = against("hermes discover_plugins()", "our plugin enabled", difference)
     in_chat = against("the same in hermes chat (hermes_cli.commands loaded)", "enabled", difference)
+    checking = paired(started["the same, enabled, config changed since the last start (the check runs)"],
+                      started["the same in hermes chat (hermes_cli.commands loaded), not enabled"], difference)
     print(f"  --version enabled / not: {version_ratio:.2f}x; loading and registering our plugin adds "
           f"{share * 1000:.0f} ms to hermes' plugin discovery, {in_chat * 1000:.0f} ms where hermes' slash commands "
-          "are loaded already")
-    return [{"goal": "hermes-ctx check / hermes --version", "measured": round(check_ratio, 3), "limit": 1.05,
+          f"are loaded already; {checking * 1000:.0f} ms at the first start after the config changed (the host is "
+          "built then, as the check)")
+    own = statistics.median(started["the same in hermes chat (hermes_cli.commands loaded), not enabled"])
+    return [{"goal": "our plugin's share of hermes' discover_plugins() (chat)", "measured": round(in_chat * 1000, 1),
+             "limit": 50.0, "unit": "ms", "ok": in_chat * 1000 <= 50.0,
+             "anchor": f"hermes' own discover_plugins() {own * 1000:.0f} ms; bare (no slash commands loaded): "
+                       f"ours {share * 1000:.0f} ms"},
+            {"goal": "hermes-ctx check / hermes --version", "measured": round(check_ratio, 3), "limit": 1.05,
              "unit": "x", "ok": check_ratio <= 1.05, "anchor": f"hermes --version {version * 1000:.0f} ms"},
             {"goal": "hermes --version, our plugin enabled / not", "measured": round(version_ratio, 3), "limit": 1.05,
              "unit": "x", "ok": version_ratio <= 1.05,

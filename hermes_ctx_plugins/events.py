@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
-from .config import FrozenMap
+from .options import FrozenMap
 
 Message = dict[str, Any]
 

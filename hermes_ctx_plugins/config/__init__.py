@@ -17,6 +17,7 @@ How a field declares a bound or a choice, and the checking itself, are in
 
 from __future__ import annotations
 
+from ..environment import DEPLOYMENT_ENV, hermes_home
 from ..options import MAX_FLOAT, MAX_INT, FrozenMap, build_dataclass, freeze, plugin_options
 from .load import load_config
 from .reader import MAX_CONFIG_BYTES, MAX_DEPTH, MAX_NODES, MAX_STRING_CHARS
@@ -24,7 +25,6 @@ from .settings import (
     ARCHIVE_SCOPES,
     DEFAULT_COMPRESSOR,
     DEFAULT_PROVIDERS,
-    DEPLOYMENT_ENV,
     STORAGE_BACKENDS,
     ArchiveSettings,
     CompressionSettings,
@@ -37,7 +37,6 @@ from .settings import (
     SkillsSettings,
     StorageSettings,
     SummaryModelSettings,
-    hermes_home,
 )
 
 __all__ = [

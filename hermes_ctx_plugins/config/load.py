@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..environment import DEPLOYMENT_ENV, hermes_home
 from ..errors import ConfigError, did_you_mean
 from ..options import MAX_INT, FrozenMap, build_dataclass, describe, freeze, join_path
 from .reader import check_limits, parse_yaml, read_text
 from .settings import (
-    DEPLOYMENT_ENV,
     CompressionSettings,
     Config,
     Deployment,
@@ -29,7 +29,6 @@ from .settings import (
     ProviderSelection,
     SkillsSettings,
     SummaryModelSettings,
-    hermes_home,
     line_in,
 )
 

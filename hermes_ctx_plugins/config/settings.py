@@ -7,17 +7,13 @@ type (a bound, a choice), so the class body is the whole specification of its se
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
 from ..options import FrozenMap, join_path, option
 
-#: The environment variable that picks the active deployment when no argument does.
-DEPLOYMENT_ENV = "HERMES_CTX_DEPLOYMENT"
 #: The strategy used when ``ctx_plugins.compressor`` is not set.
 DEFAULT_COMPRESSOR = "summarize"
 #: The providers used when ``ctx_plugins.memory.providers`` is not set.
@@ -253,11 +249,6 @@ class Config:
         if error.source:
             return error
         return error.located(source=self.source, line=self.line_of(error.path))
-
-
-def hermes_home() -> Path:
-    """``$HERMES_HOME``, or ``~/.hermes`` as hermes itself defaults."""
-    return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
 
 
 #: the settings a deployment can override, and so the keys whose line may be in a deployment

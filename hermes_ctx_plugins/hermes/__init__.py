@@ -1,10 +1,12 @@
 """Our adapter to hermes-agent 0.19.0 — the only package that imports hermes.
 
-``plugin.register(ctx)`` is what hermes calls through the ``hermes_agent.plugins`` entry point; it
-loads our host from hermes' own ``config.yaml`` and builds one :class:`~.runtime.Runtime` holding
-that host, the session table and the hook mapping (:class:`~.hooks.HookDispatcher`), then hands
-hermes one context engine (:class:`~.engine.HermesCtxEngine`, selected with ``context.engine:
-hermes-ctx``), the hooks and the memory gates (:mod:`.memory_gate`). Our memory providers reach
+``plugin.register(ctx)`` is what hermes calls through the ``hermes_agent.plugins`` entry point, at
+every start; it builds one :class:`~.runtime.Runtime` holding our host (loaded from hermes' own
+``config.yaml`` on first use, or at once when the config changed since it was last found usable:
+:mod:`.checked`), the session table and the hook mapping (:class:`~.hooks.HookDispatcher`), then hands
+hermes one context engine (:mod:`.deferred`: each agent's copy is a :class:`~.engine.HermesCtxEngine`,
+selected with ``context.engine: hermes-ctx``), the hooks and the memory gates (:mod:`.memory_gate`),
+and writes the memory shims (:mod:`.shims`). Our memory providers reach
 hermes through shims (:mod:`.memory`); services that embed hermes use the Bridge (:mod:`.bridge`,
 imported from :mod:`hermes_ctx_plugins.bridge`). No module here keeps state: it lives in the runtime.
 """

@@ -28,8 +28,6 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..tokens import get_counter
-
 if TYPE_CHECKING:
     from .runtime import Runtime
 
@@ -166,6 +164,8 @@ def _archive(runtime: Runtime, command: str, text: str) -> str:
         return ("/ctx search and /ctx expand read one conversation's archive, and hermes does not tell plugin "
                 f"commands which conversation they were typed in; in {where} that cannot be known. Ask the model "
                 "(it has ctx_search / ctx_expand), or run `hermes-ctx archive search` on the host.")
+    from ..tokens import get_counter  # not at hermes' start, where only the command is registered
+
     agent = live[0]
     session = runtime.session(str(getattr(agent, "session_id", "") or ""), runtime.host)
     args: dict[str, Any] = {"query": text, "limit": 10} if command == "search" else {"id": text}

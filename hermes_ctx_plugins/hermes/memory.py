@@ -11,8 +11,7 @@ Every call into our provider goes through the host's fault isolation: a provider
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -24,20 +23,15 @@ from ..events import SessionInfo, Turn, tool_calls_since_last_user
 from ..isolation import StatusEvent
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
-from ..storage.files import atomic_write, locked
 from . import bare_schemas
 from .runtime import installed
+from .shims import BUNDLED_MEMORY_PROVIDERS as BUNDLED_MEMORY_PROVIDERS
+from .shims import ShimReport as ShimReport
+from .shims import shim_path as shim_path
+from .shims import shim_text as shim_text
+from .shims import write_shims as write_shims
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
-
-#: Provider directories hermes bundles; a user directory of the same name is never loaded.
-BUNDLED_MEMORY_PROVIDERS = frozenset({
-    "mem0", "honcho", "retaindb", "holographic", "hindsight", "openviking", "supermemory", "byterover",
-})
-_SHIM = (
-    '"""hermes-ctx-plugins MemoryProvider shim for {name!r}: written by hermes-ctx, safe to delete."""\n'
-    "from hermes_ctx_plugins.hermes.memory import shim_register as _shim; register = _shim({name!r})\n"
-)
 
 #: What ``hermes memory status`` / ``hermes memory setup NAME`` show and ask for our built-in remote
 #: providers (hermes' ``get_config_schema``): the API key, kept as hermes keeps secrets, in
@@ -52,58 +46,6 @@ _SETUP: Mapping[str, tuple[Mapping[str, Any], ...]] = MappingProxyType({
                                          "ctx_plugins.options.ctx-honcho.base_url)",
         "secret": True, "required": False, "env_var": "HONCHO_API_KEY", "url": "https://app.honcho.dev"}),),
 })
-
-
-@dataclass(frozen=True)
-class ShimReport:
-    """What :func:`write_shims` did, per provider name."""
-
-    written: tuple[str, ...] = ()
-    unchanged: tuple[str, ...] = ()
-    #: a different file is already there: left alone, hermes will load that one instead
-    conflicts: tuple[Path, ...] = ()
-    #: the name is one of hermes' bundled providers, which always win
-    shadowed: tuple[str, ...] = ()
-
-
-def write_shims(hermes_home: Path, names: Iterable[str]) -> ShimReport:
-    """Make each provider in ``names`` discoverable by hermes, idempotently and never destructively."""
-    written, unchanged, conflicts, shadowed = [], [], [], []
-    for name in sorted(set(names)):
-        if name in BUNDLED_MEMORY_PROVIDERS:
-            shadowed.append(name)
-            continue
-        path, text = shim_path(hermes_home, name), shim_text(name)
-        with locked(path):  # a second hermes process starting now checks and writes the same file
-            try:
-                existing = path.read_text(encoding="utf-8") if path.exists() else None
-            except OSError:
-                existing = ""
-            if existing is None:
-                atomic_write(path, text.encode("utf-8"))
-        if existing == text:
-            unchanged.append(name)
-        elif existing is not None:
-            conflicts.append(path)
-        else:
-            written.append(name)
-    for path in conflicts:
-        log.warning("not writing the hermes-ctx memory shim %s: a different file is there; "
-                    "move it away if hermes should load our provider %r", path, path.parent.name)
-    for name in shadowed:
-        log.warning("our memory provider %r has the name of a provider bundled with hermes, which hermes "
-                    "always loads instead; rename it to use it through memory.provider", name)
-    return ShimReport(tuple(written), tuple(unchanged), tuple(conflicts), tuple(shadowed))
-
-
-def shim_path(hermes_home: Path, name: str) -> Path:
-    """Where hermes looks for a user memory provider ``name``: the file :func:`write_shims` writes."""
-    return hermes_home / "plugins" / name / "__init__.py"
-
-
-def shim_text(name: str) -> str:
-    """The shim :func:`write_shims` writes for ``name`` (``hermes-ctx doctor`` and ``uninstall`` compare with it)."""
-    return _SHIM.format(name=name)
 
 
 def shim_register(name: str) -> Callable[[Any], None]:

@@ -21,7 +21,7 @@ nothing when no entry is withheld (the common case), else the request's outer di
 list and the system message it rewrites; every other message goes out as hermes' own object, and
 hermes' request is never changed. (hermes' ``pre_api_request`` observers, which run before the call,
 see the request as hermes built it, as its ``HERMES_DUMP_REQUESTS`` dump does; the model does not.)
-:func:`install` registers the gates only when the ``file`` provider is active.
+:func:`install` registers the gates, only when the ``file`` provider is active (:func:`gated`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..events import SessionInfo
-from ..manager import Host
-from ..memory.file.provider import FileProvider
 
 if TYPE_CHECKING:
+    from ..config import Config
+    from ..manager import Host
+    from ..memory.file.provider import FileProvider
     from .runtime import Runtime
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -46,6 +47,8 @@ _CHECK_FAILED: str | None = json.dumps({"success": False, "error": (
 
 def file_provider(host: Host) -> FileProvider | None:
     """The host's active ``file`` provider, if any."""
+    from ..memory.file.provider import FileProvider  # not at hermes' start, where the gates are only registered
+
     return next((p for p in host.memory_providers if isinstance(p, FileProvider)), None)
 
 
@@ -168,20 +171,21 @@ def _cleaned(text: str, withheld: dict[str, str]) -> str:
     return text
 
 
-def install(ctx: Any, runtime: Runtime) -> bool:
-    """Register the gates when the ``file`` provider is active at the top level or in any
-    deployment (a Bridge's agents use them); whether they were registered."""
-    config = runtime.host.config
+def gated(config: Config) -> bool:
+    """Whether ``config`` needs the gates: the ``file`` provider is active at the top level or in any
+    deployment (a Bridge's agents use them)."""
     selected = {*config.provider_names}
     for dep in config.plugins.deployments.values():
         if dep.memory is not None and dep.memory.providers is not None:
             selected.update(dep.memory.providers)
-    if "file" not in selected:
-        return False
+    return "file" in selected
+
+
+def install(ctx: Any, runtime: Runtime) -> None:
+    """Register the gates (for a config :func:`gated` says needs them)."""
     gate = MemoryGate(runtime)
     for kind, callback in gate.callbacks().items():
         ctx.register_middleware(kind, callback)
-    return True
 
 
 def defer_reviews_to_hermes(host: Host) -> None:

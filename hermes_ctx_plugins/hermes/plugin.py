@@ -1,58 +1,105 @@
 """The module hermes loads through our ``hermes_agent.plugins`` entry point.
 
 hermes calls :func:`register` once per plugin discovery (``discover_plugins(force=True)`` runs it
-again). Select our engine with ``context.engine: hermes-ctx``; enable the plugin with
-``plugins.enabled: [hermes-ctx]``.
+again), at every start, for commands that never run an agent too. Select our engine with
+``context.engine: hermes-ctx``; enable the plugin with ``plugins.enabled: [hermes-ctx]``.
+
+Registering costs hermes almost nothing: the host (every strategy and provider, the installed plugins)
+is built on first use — an agent's engine, a hook, ``/ctx``, a memory shim — unless the config changed
+since it was last found usable (:mod:`.checked`): then it is built here, as the check, so that a broken
+config is said when hermes starts and hermes runs without us.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ..config import hermes_home
+from ..environment import hermes_home
 from ..errors import HermesCtxError
-from ..manager import load_host
-from ..runstate import RunningState
-from . import commands
-from .engine import HermesCtxEngine
-from .memory import write_shims
-from .memory_gate import defer_reviews_to_hermes, install
+from . import checked, commands
+from .deferred import DeferredEngine
+from .memory_gate import defer_reviews_to_hermes, gated, install
 from .runtime import Runtime
+from .shims import write_shims
+
+if TYPE_CHECKING:
+    from ..manager import Host
+    from ..runstate import RunningState
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
 
 def register(ctx: Any) -> None:
-    """Build this registration's :class:`~hermes_ctx_plugins.hermes.runtime.Runtime` and hand hermes
-    its context engine, hooks and memory gates; the runtime lives as long as hermes keeps them (find
-    it with :func:`~hermes_ctx_plugins.hermes.runtime.installed`).
+    """Hand hermes our context engine, hooks, commands and memory gates, for one
+    :class:`~hermes_ctx_plugins.hermes.runtime.Runtime` (find it with
+    :func:`~hermes_ctx_plugins.hermes.runtime.installed`).
 
-    A broken config never breaks hermes: the error is logged (naming the key, the value and what is
-    valid) and hermes runs on without us.
+    A broken config never breaks hermes: the error is logged and printed (naming the key, the value and
+    what is valid) and hermes runs on without us.
     """
     commands.register_cli(ctx)  # `hermes ctx …`, even with a broken config: `hermes ctx doctor` says why
-    state = RunningState(hermes_home())
-    try:
-        host = load_host(status_callback=state.on_event)
-    except HermesCtxError as exc:
-        log.error("hermes-ctx-plugins is not active: %s", exc)
-        # hermes' log alone is easy to miss: compaction and memory of ours are off until this is fixed
-        print(f"hermes-ctx-plugins is not active (hermes runs without our engine and memory): {exc}\n"
-              "  `hermes ctx doctor` says more", file=sys.stderr)
-        return
-    state.host = host
-    # published once a conversation runs here (`hermes-ctx plugins` in another shell shows it), not now:
-    # hermes loads us for every command, and `hermes ctx plugins` must not overwrite a running hermes' state
-    runtime = Runtime(host, publish=state.write)
-    state.forward = runtime.agents.on_event  # and to hermes' status_callback of the agent concerned
-    ctx.register_context_engine(HermesCtxEngine(host, runtime))
+    home = hermes_home()
+    start = _Start(home)
+    runtime = Runtime(build=start.build, publish=start.publish)
+    start.runtime = runtime
+    known = checked.recall(home)
+    if known is None:  # the config changed since it was last found usable: check it now
+        try:
+            host = runtime.host
+        except HermesCtxError:
+            return
+        known = checked.Checked(gates=gated(host.config), shims=_external_memory(host))
+        checked.remember(home, known)
+    ctx.register_context_engine(DeferredEngine(runtime))
     for hook_name, callback in runtime.hooks.callbacks().items():
         ctx.register_hook(hook_name, callback)
     commands.register_slash(ctx, runtime)  # `/ctx` in a conversation
-    defer_reviews_to_hermes(host)
-    # hermes' own memory tool writes MEMORY.md / USER.md: with `file` active it passes our gates
-    install(ctx, runtime)
+    if known.gates:  # hermes' own memory tool writes MEMORY.md / USER.md: with `file` active it passes our gates
+        install(ctx, runtime)
     # hermes discovers memory providers only as directories: give ours a shim there.
-    write_shims(hermes_home(), [r.name for r in host.registry if r.kind == "memory" and r.external])
+    write_shims(home, known.shims)
+
+
+def _external_memory(host: Host) -> tuple[str, ...]:
+    return tuple(sorted(r.name for r in host.registry if r.kind == "memory" and r.external))
+
+
+class _Start:
+    """Builds a registration's host (for :class:`Runtime`): wired to ``running.json`` and to the status
+    callbacks of hermes' agents; a failure said once, on stderr too."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.runtime: Runtime | None = None
+        self.state: RunningState | None = None
+
+    def build(self) -> Host:
+        from ..manager import load_host
+        from ..runstate import RunningState
+
+        state = RunningState(self.home)
+        try:
+            host = load_host(status_callback=state.on_event)
+        except HermesCtxError as exc:
+            log.error("hermes-ctx-plugins is not active: %s", exc)
+            # hermes' log alone is easy to miss: compaction and memory of ours are off until this is fixed
+            print(f"hermes-ctx-plugins is not active (hermes runs without our engine and memory): {exc}\n"
+                  "  `hermes ctx doctor` says more", file=sys.stderr)
+            checked.forget(self.home)  # found broken: the next start checks before registering
+            raise
+        state.host = host
+        assert self.runtime is not None  # set as soon as the runtime exists, before anything asks for its host
+        state.forward = self.runtime.agents.on_event  # and to hermes' status_callback of the agent concerned
+        defer_reviews_to_hermes(host)
+        self.state = state
+        return host
+
+    def publish(self) -> None:
+        """Publish the host's state (``hermes-ctx plugins`` in another shell shows it): once a conversation
+        runs here, not at registration: hermes loads us for every command, and `hermes ctx plugins` must not
+        overwrite a running hermes' state."""
+        if self.runtime is not None and self.runtime.usable() and self.state is not None:
+            self.state.write()

@@ -1,9 +1,10 @@
 """What our plugin keeps in one hermes process: one :class:`Runtime`, no module globals.
 
 ``register(ctx)`` (:mod:`.plugin`) builds one :class:`Runtime` per call: it owns the host loaded from
-hermes' config, the one record of hermes sessions (:class:`SessionTable`, bounded) and the hook
-mapping (:class:`~hermes_ctx_plugins.hermes.hooks.HookDispatcher`) it hands to hermes. The context
-engine and the memory gate get it passed in. What hermes builds on its own — a memory provider
+hermes' config (built on first use: hermes registers our plugin at every start), the one record of
+hermes sessions (:class:`SessionTable`, bounded) and the hook mapping
+(:class:`~hermes_ctx_plugins.hermes.hooks.HookDispatcher`) it hands to hermes. The context engine and
+the memory gate get it passed in. What hermes builds on its own — a memory provider
 loaded through a shim, and a :class:`~hermes_ctx_plugins.bridge.Bridge` the service builds — find it
 with :func:`installed`, the one accessor: it asks hermes' plugin registry whose hooks it calls, so
 it is always the runtime hermes uses (a rediscovery replaces it) and this package keeps no module
@@ -19,15 +20,17 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import HermesCtxError
 from ..events import SessionInfo
-from ..manager import Host
 from ..scope import describe
 from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
 from .memory_switches import left_to_hermes
+
+if TYPE_CHECKING:
+    from ..manager import Host
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -328,19 +331,58 @@ class SessionTable:
 class Runtime:
     """Our plugin in one hermes process: the host, the session table and the hook mapping.
 
-    :ivar host: the host loaded from hermes' ``config.yaml`` (its top-level settings)
+    :param host: the host, built already (an engine used outside hermes' plugin loading, tests)
+    :param build: instead of ``host``: how to build it, on first use (hermes' plugin registration builds
+        nothing: hermes loads our plugin at every start, for commands that never run an agent too)
     :ivar sessions: every session hermes' hooks or a Bridge told us about
     :ivar hooks: the callbacks ``register(ctx)`` hands to hermes
     :ivar agents: the live hermes agents by session id, and what our status events reach
     """
 
-    def __init__(self, host: Host, *, max_sessions: int = MAX_SESSIONS,
-                 publish: Callable[[], None] | None = None) -> None:
-        self.host = host
+    def __init__(self, host: Host | None = None, *, build: Callable[[], Host] | None = None,
+                 max_sessions: int = MAX_SESSIONS, publish: Callable[[], None] | None = None) -> None:
+        if (host is None) == (build is None):
+            raise TypeError("Runtime needs a host or a way to build one (build=), not both")
+        self._host = host
+        self._build = build
+        self._building = threading.Lock()
+        #: why the host could not be built (then it is not tried again: the error was said once)
+        self._failure: HermesCtxError | None = None
         self.sessions = SessionTable(max_sessions)
         self.hooks = HookDispatcher(self)
         self.agents = Agents()
         self._publish = publish
+
+    @property
+    def host(self) -> Host:
+        """The host loaded from hermes' ``config.yaml`` (its top-level settings), built the first time
+        it is asked for when the runtime was given ``build``.
+
+        :raises HermesCtxError: it could not be built (``build`` said why, once; every later call
+            raises the same error without trying again)
+        """
+        host = self._host
+        if host is not None:
+            return host
+        with self._building:  # hermes' hooks and agents may ask from several threads at once
+            if self._host is None:
+                if self._failure is not None:
+                    raise self._failure
+                assert self._build is not None
+                try:
+                    self._host = self._build()
+                except HermesCtxError as exc:
+                    self._failure = exc
+                    raise
+            return self._host
+
+    def usable(self) -> bool:
+        """Whether the host is there, building it now if it was not built yet."""
+        try:
+            self.host  # noqa: B018 -- the property builds it
+        except HermesCtxError:
+            return False
+        return True
 
     def serving(self) -> None:
         """A conversation runs in this process: call ``publish`` (given at construction) the first time."""
@@ -371,8 +413,8 @@ class Runtime:
 
 
 def installed() -> Runtime | None:
-    """The runtime whose hooks hermes calls in this process (``None``: hermes has not loaded our
-    plugin, or its ``register`` failed — the log says why).
+    """The runtime whose hooks hermes calls in this process, its host built (``None``: hermes has not
+    loaded our plugin, or its config could not be loaded — the log says why).
 
     Read from hermes' plugin registry, not kept by us: after a rediscovery
     (``discover_plugins(force=True)``) it is the new registration's runtime, the old one is gone.
@@ -383,5 +425,5 @@ def installed() -> Runtime | None:
     for callback in reversed(plugins.get_plugin_manager()._hooks.get(ANCHOR_HOOK, ())):
         runtime = getattr(getattr(callback, "__self__", None), "runtime", None)
         if isinstance(runtime, Runtime):
-            return runtime
+            return runtime if runtime.usable() else None  # its host is built here if it was not yet
     return None

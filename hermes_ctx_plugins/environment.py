@@ -1,0 +1,18 @@
+"""What our config takes from the process environment: hermes' home and the deployment variable.
+
+A module of its own, outside :mod:`.config`, so that reading them (hermes' plugin registration does, at
+every start) builds none of the settings classes; :mod:`.config` offers both names too.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The environment variable that picks the active deployment when no argument does.
+DEPLOYMENT_ENV = "HERMES_CTX_DEPLOYMENT"
+
+
+def hermes_home() -> Path:
+    """``$HERMES_HOME``, or ``~/.hermes`` as hermes itself defaults."""
+    return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
