@@ -160,7 +160,9 @@ def write_config(home: Path, base_url: str, *, ours: bool) -> None:
 
 def seed_memories(home: Path, turns: int) -> None:
     """ctx-local as a user of some weeks has it: ``turns`` turns of earlier sessions, on the topics
-    the measured turns ask about (so every turn recalls a full block, at every history size)."""
+    the measured turns ask about (so every turn recalls a full block, at every history size), each
+    stored as a live turn is — on its own, not in a backlog's batch (the writer judges a live turn's
+    safety when storing it; most of a backlog is judged when recalled instead)."""
     from hermes_ctx_plugins.events import SessionInfo, Turn
     from hermes_ctx_plugins.memory.local import LocalProvider
 
@@ -176,8 +178,8 @@ def seed_memories(home: Path, turns: int) -> None:
                 session=SessionInfo(session_id=f"earlier-{i // 10}", platform="cli"), turn_number=i % 10 + 1,
                 user_text=f"the {words(2)} in src/{rng.choice(_WORDS)}.py fails on a {words(1)}: what now?",
                 assistant_text=f"We set the {words(2)} to {rng.randint(2, 60)} and {words(12)}."))
-        if not provider.flush(timeout=120):
-            raise RuntimeError("ctx-local did not store the seeded turns")
+            if not provider.flush(timeout=120):
+                raise RuntimeError("ctx-local did not store the seeded turns")
     finally:
         provider.shutdown()
 

@@ -56,6 +56,8 @@ class Record:
     created_at: float = 0.0
     #: the memory namespace of the deployment (:attr:`SessionInfo.deployment`)
     namespace: str = ""
+    #: :func:`~hermes_ctx_plugins.storage.verdicts.clean_digest` of the texts as written ("": none)
+    verdict: str = ""
 
     @classmethod
     def from_json(cls, data: Any) -> Record:
@@ -67,7 +69,7 @@ class Record:
         except TypeError as exc:
             raise ValueError(f"malformed queued record: {exc}") from None
         for name in ("key", "kind", "user_id", "chat_id", "session_id", "user_text", "assistant_text",
-                     "fact_text", "visibility", "source", "namespace"):
+                     "fact_text", "visibility", "source", "namespace", "verdict"):
             if not isinstance(getattr(record, name), str):
                 raise ValueError(f"queued record field {name!r} must be text, got {getattr(record, name)!r:.40}")
         if not isinstance(record.created_at, (int, float)) or isinstance(record.created_at, bool):
@@ -145,6 +147,13 @@ def json_text(data: Any, **options: Any) -> str:
     return text
 
 
+def memory_text(kind: str, user_text: str, assistant_text: str, fact_text: str) -> str:
+    """A memory's text as recall shows it: the fact, or the user's text and the answer, labelled."""
+    if kind == "fact":
+        return fact_text
+    return f"User: {user_text}\nAssistant: {assistant_text}"
+
+
 @dataclass(frozen=True)
 class Memory:
     """A stored memory (texts may be cut to :data:`CANDIDATE_CHARS` when read as a search candidate)."""
@@ -166,9 +175,7 @@ class Memory:
 
     @property
     def text(self) -> str:
-        if self.kind == "fact":
-            return self.fact_text
-        return f"User: {self.user_text}\nAssistant: {self.assistant_text}"
+        return memory_text(self.kind, self.user_text, self.assistant_text, self.fact_text)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -182,6 +189,8 @@ class Hit:
 
     memory: Memory
     relevance: float
+    #: the memory's stored :attr:`Record.verdict` ("": none; a backend that keeps none gives that)
+    verdict: str = ""
 
 
 @dataclass(frozen=True)

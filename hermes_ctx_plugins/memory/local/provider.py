@@ -25,7 +25,7 @@ from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
 from . import arguments, recall
-from .queue import WriteBehindQueue, held_records
+from .queue import WriteBehindQueue, held_records, with_verdict
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
@@ -391,7 +391,7 @@ class LocalProvider(MemoryProvider):
         if ranked is None:
             return _error(f"the memory database {self.path} cannot be read right now (see the log)")
         results = [{"id": r.memory.id, "kind": r.memory.kind, "provenance": recall.provenance(r.memory),
-                    "text": recall.shown_text(r.memory, terms, 600)} for r in ranked[:limit]]
+                    "text": recall.shown_text(r.memory, terms, 600, r.verdict)} for r in ranked[:limit]]
         return json_text({"results": results})
 
     def _tool_remember(self, args: dict[str, Any], session: SessionInfo) -> str:
@@ -405,7 +405,7 @@ class LocalProvider(MemoryProvider):
             chat_id=session.chat_id, session_id=session.session_id, fact_text=fact, visibility=visibility,
             source="remember", created_at=time.time())
         try:
-            memory = self._tool_store().add(record.redacted())
+            memory = self._tool_store().add(with_verdict(record.redacted()))
         except LocalStoreError as exc:
             return self._write_failed(exc, "the fact was not saved")
         return json_text({"success": True, "id": memory.id, "scope": visibility})

@@ -8,7 +8,8 @@ record is redacted (its texts cut to ``max_text_chars``) before it is written, i
 thread: no secret reaches the file, not even for a moment. Each batch's rows and the segment offset
 they reach are committed in one transaction (the store's ``write``), so after a crash — at any
 instant — replay resumes exactly where the store stopped: nothing lost, nothing stored twice (keys
-are unique as well, so a record replayed twice is stored once).
+are unique as well, so a record replayed twice is stored once). The writer stores the first records
+of each batch with their safety verdict (:data:`JUDGED_PER_BATCH`), so recall need not scan them.
 
 A failure of the database (locked, damaged, full) leaves everything queued and retries with back-off
 for as long as it takes; a record that fails by itself (undecodable, refused by the database) is
@@ -23,18 +24,21 @@ set, are not forced to the disk (a power cut can lose the last moments, as with 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
-from collections.abc import Callable, Collection
+import time
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 from ...safety import redact_secrets
+from ...storage import verdicts
 from ...storage.base import MemoryBackend, is_store_failure
 from ...storage.queue import BATCH_BYTES, SUFFIX, Consumer, DurableQueue, Failure, inspect, read_lines
 from ...storage.records import Record, json_text, owner_of
 from ...storage.segments import each_segment
 
-__all__ = ["BATCH_BYTES", "LINGER", "SUFFIX", "WriteBehindQueue", "held_records", "inspect"]
+__all__ = ["BATCH_BYTES", "LINGER", "SUFFIX", "WriteBehindQueue", "held_records", "inspect", "with_verdict"]
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
@@ -42,6 +46,12 @@ log = logging.getLogger("hermes_ctx_plugins.memory.local")
 #: store's write lock among processes) per 50 ms at most instead of per turn, and a writer thread
 #: woken that much less often beside hermes' own (a turn is recalled at the next one, seconds later)
 LINGER = 0.05
+#: records of a batch the writer judges (:func:`with_verdict`) before storing them. A live turn comes
+#: alone or with a few others (the writer lingers :data:`LINGER` first), so it is judged; the rest of
+#: a bigger batch — a backlog — is stored without a verdict, and scanned when recalled (as every
+#: memory was before verdicts were kept): a scan costs more than storing a turn, and a backlog must
+#: drain fast. Not in ``put``: that is hermes' memory-sync thread's time.
+JUDGED_PER_BATCH = 16
 
 
 class _Records(Consumer[Record]):
@@ -56,7 +66,10 @@ class _Records(Consumer[Record]):
         self.max_backoff = max_backoff
 
     def encode(self, record: Record) -> bytes:
-        text: str = json_text(record.as_json(), separators=(",", ":"))
+        data = record.as_json()
+        # the writer judges each record itself; a line without the field is one older versions read
+        del data["verdict"]
+        text: str = json_text(data, separators=(",", ":"))
         return text.encode("utf-8")
 
     def decode(self, line: bytes) -> Record:
@@ -64,8 +77,8 @@ class _Records(Consumer[Record]):
         # version wrote it (redacting twice changes nothing)
         return Record.from_json(json.loads(line)).redacted()
 
-    def open(self) -> MemoryBackend:
-        return self.open_store()
+    def open(self) -> _Judging:
+        return _Judging(self.open_store())
 
     def failure(self, exc: Exception) -> Failure:
         return Failure.OUTAGE if is_store_failure(exc) else Failure.RECORD
@@ -81,6 +94,38 @@ class _Records(Consumer[Record]):
 
     def shown(self, line: bytes) -> str:
         return redact_secrets(super().shown(line))
+
+
+class _Judging:
+    """The store as the writer's sink: the first :data:`JUDGED_PER_BATCH` records of a batch are
+    stored with their verdict, the rest without one (a verdict read from a queue file is never kept)."""
+
+    def __init__(self, store: MemoryBackend) -> None:
+        self.store = store
+
+    def write(self, records: Sequence[Record], *, segment: str = "", offset: int = 0) -> int:
+        judged = []
+        for number, record in enumerate(records):
+            if number < JUDGED_PER_BATCH:
+                judged.append(with_verdict(record))
+                # a scan holds the GIL for a fraction of a millisecond: let a thread calling put()
+                # have it now, not after the interpreter's 5 ms switch interval
+                time.sleep(0)
+            else:
+                judged.append(dataclasses.replace(record, verdict="") if record.verdict else record)
+        return self.store.write(judged, segment=segment, offset=offset)
+
+    def quarantine(self, segment: str, offset: int, raw: str, error: str, attempts: int) -> None:
+        self.store.quarantine(segment, offset, raw, error, attempts)
+
+    def progress(self) -> dict[str, int]:
+        return self.store.progress()
+
+    def drop_progress(self, segments: Iterable[str]) -> None:
+        self.store.drop_progress(segments)
+
+    def close(self) -> None:
+        self.store.close()
 
 
 class WriteBehindQueue(DurableQueue[Record]):
@@ -108,6 +153,12 @@ class WriteBehindQueue(DurableQueue[Record]):
         """Store now, in the calling thread, what queues that stopped left (forgetting a user needs
         every record it can reach in the store first)."""
         self.replay(store)
+
+
+def with_verdict(record: Record) -> Record:
+    """``record`` with its :func:`~hermes_ctx_plugins.storage.verdicts.clean_digest` (recall then
+    shows its text without scanning it again)."""
+    return dataclasses.replace(record, verdict=verdicts.clean_digest(record))
 
 
 def held_records(directory: Path, user_id: str, namespaces: Collection[str] | None) -> dict[Path, int]:

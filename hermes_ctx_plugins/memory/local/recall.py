@@ -3,8 +3,10 @@
 BM25 decides what is relevant; among relevant memories, recent ones and explicit facts rank higher,
 and, when a user's chats share memory, those from the current chat. The block lists each memory with
 its provenance (id, date, session) and is cut to a token budget, counted with the model's own
-tokenizer. Every excerpt is scanned again before it is shown: a stored turn that looks like a prompt
-injection is replaced by a placeholder (its id stays, so the user can find and forget it).
+tokenizer. Every excerpt is judged again before it is shown: a stored turn that looks like a prompt
+injection is replaced by a placeholder (its id stays, so the user can find and forget it). The
+judgement is a scan, unless the excerpt is the exact text the writer found clean under the current
+rules (:mod:`~hermes_ctx_plugins.storage.verdicts`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 from ...errors import ConfigError
 from ...safety import placeholder, scan
-from ...storage import Hit, Memory
+from ...storage import Hit, Memory, verdicts
 from ...storage import text as query
 
 #: an explicit fact outranks a turn that matches as well
@@ -36,6 +38,8 @@ Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 class Ranked:
     memory: Memory
     score: float
+    #: the memory's stored safety verdict (see :func:`shown_text`)
+    verdict: str = ""
 
 
 def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_life_days: float,
@@ -44,20 +48,23 @@ def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_li
     if not hits:
         return []
     now = time.time() if now is None else now
-    best = max(h.relevance for h in hits) or 1.0
-    ranked = []
-    for hit in hits:
+    best = max([h.relevance for h in hits]) or 1.0
+    # (sort key, position, candidate): a recall ranks 40 candidates every turn, so no call per
+    # candidate beyond building it; the position keeps equal keys in the order found, as a stable sort would
+    keyed = []
+    for position, hit in enumerate(hits):
         memory = hit.memory
-        age_days = max(0.0, now - memory.created_at) / 86_400
+        age = now - memory.created_at
+        age_days = (age if age > 0.0 else 0.0) / 86_400
         recency = 0.5 ** (age_days / half_life_days)
         score = hit.relevance / best * (1.0 - recency_weight + recency_weight * recency)
         if memory.kind == "fact":
             score *= FACT_BOOST
         if share_across_chats and memory.chat_id == chat_id:
             score *= SAME_CHAT_BOOST
-        ranked.append(Ranked(memory, score))
-    ranked.sort(key=lambda r: (-r.score, -r.memory.created_at))
-    return ranked
+        keyed.append((-score, -memory.created_at, position, Ranked(memory, score, hit.verdict)))
+    keyed.sort()
+    return [item[3] for item in keyed]
 
 
 def load_embedder(spec: str) -> Embedder:
@@ -85,8 +92,8 @@ def rerank(question: str, ranked: Sequence[Ranked], embed: Embedder) -> list[Ran
     vectors = embed([question, *(r.memory.text[:2000] for r in ranked)])
     target, rest = vectors[0], vectors[1:]
     best = max(r.score for r in ranked) or 1.0
-    blended = [Ranked(r.memory, 0.5 * r.score / best + 0.5 * _cosine(target, v)) for r, v in zip(ranked, rest,
-                                                                                                    strict=True)]
+    blended = [Ranked(r.memory, 0.5 * r.score / best + 0.5 * _cosine(target, v), r.verdict)
+               for r, v in zip(ranked, rest, strict=True)]
     blended.sort(key=lambda r: (-r.score, -r.memory.created_at))
     return blended
 
@@ -105,9 +112,12 @@ def provenance(memory: Memory) -> str:
     return f"#{memory.id} · {date} · session {session}"
 
 
-def shown_text(memory: Memory, terms: Sequence[str], max_chars: int) -> str:
-    """What the model may see of ``memory``: an excerpt, or a placeholder when it looks hostile."""
+def shown_text(memory: Memory, terms: Sequence[str], max_chars: int, verdict: str = "") -> str:
+    """What the model may see of ``memory``: an excerpt, or a placeholder when it looks hostile.
+    ``verdict``: the memory's stored one; the excerpt is not scanned when it is that verdict's text."""
     text = query.excerpt(memory.text, terms, max_chars)
+    if verdicts.judged_clean(text, verdict):
+        return text
     withheld = _withheld(text)
     if withheld is not None:
         return withheld.replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
@@ -130,17 +140,36 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
         return ""
     floor = ranked[0].score * MIN_RELATIVE_SCORE
     chosen = [r for r in ranked if r.score >= floor][:max_results]
+    if not chosen:  # scores that compare with nothing (NaN)
+        return ""
+    return _all_whole(chosen, terms, budget_tokens, count) or _fitted(chosen, terms, budget_tokens, count)
+
+
+def _line(item: Ranked, terms: Sequence[str], chars: int) -> str:
+    return f"- [{provenance(item.memory)}] " + shown_text(item.memory, terms, chars, item.verdict)
+
+
+def _all_whole(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int]) -> str:
+    """Every chosen memory at the longest excerpt, when that fits the budget (counted once, as one
+    text: the usual case, memories being short); "" when it does not."""
+    text = "\n".join([HEADER, *(_line(item, terms, verdicts.WHOLE_CHARS) for item in chosen)])
+    if len(text) > 4 * budget_tokens:  # about 4 characters a token: do not count what cannot fit
+        return ""
+    return text if count(text) <= budget_tokens else ""
+
+
+def _fitted(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int]) -> str:
+    """The chosen memories best first, each cut to what is left of the budget while 24 tokens or more are."""
     lines = [HEADER]
     used = count(HEADER)
     for item in chosen:
         left = budget_tokens - used - 1  # the newline joining it
         if left < 24:
             break
-        prefix = f"- [{provenance(item.memory)}] "
         # about 4 characters a token; shrink until the line fits what is left
-        chars = min(left * 4, 1600)
+        chars = min(left * 4, verdicts.WHOLE_CHARS)
         while chars >= 40:
-            line = prefix + shown_text(item.memory, terms, chars)
+            line = _line(item, terms, chars)
             tokens = count(line)
             if tokens <= left:
                 lines.append(line)
@@ -150,7 +179,9 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
     if len(lines) == 1:
         return ""
     text = "\n".join(lines)
-    while count(text) > budget_tokens and len(lines) > 2:  # joins can merge tokens; stay under for sure
+    tokens = count(text)
+    while tokens > budget_tokens and len(lines) > 2:  # joins can merge tokens; stay under for sure
         lines.pop()
         text = "\n".join(lines)
-    return text if count(text) <= budget_tokens else ""
+        tokens = count(text)
+    return text if tokens <= budget_tokens else ""

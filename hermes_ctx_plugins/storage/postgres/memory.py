@@ -54,16 +54,16 @@ WITH incoming AS (
     SELECT * FROM jsonb_to_recordset(%(rows)s::jsonb) AS r(
         key text, kind text, namespace text, user_id text, chat_id text, session_id text, visibility text,
         user_text text, assistant_text text, fact_text text, source text, created_at double precision,
-        words jsonb, length integer, n bigint)
+        words jsonb, length integer, n bigint, verdict text)
 ), kept AS (
     SELECT r.* FROM incoming r WHERE NOT EXISTS (
         SELECT 1 FROM forgotten f WHERE f.location = %(location)s AND f.user_id = r.user_id
         AND (f.namespace IS NULL OR f.namespace = r.namespace) AND f.at >= r.created_at)
 ), added AS (
     INSERT INTO memories (location, key, kind, namespace, user_id, chat_id, session_id, visibility, user_text,
-                          assistant_text, fact_text, source, created_at, words, length)
+                          assistant_text, fact_text, source, created_at, words, length, verdict)
     SELECT %(location)s, key, kind, namespace, user_id, chat_id, session_id, visibility, user_text, assistant_text,
-           fact_text, source, created_at, ARRAY(SELECT jsonb_array_elements_text(words)), length FROM kept
+           fact_text, source, created_at, ARRAY(SELECT jsonb_array_elements_text(words)), length, verdict FROM kept
     ORDER BY n
     ON CONFLICT (location, key) DO NOTHING
     RETURNING length
@@ -116,7 +116,7 @@ def _row(record: Record) -> dict[str, Any]:
             "user_text": stored(record.user_text), "assistant_text": stored(record.assistant_text),
             "fact_text": stored(record.fact_text), "source": stored(record.source),
             "created_at": float(record.created_at), "words": [stored(w) for w in indexed],
-            "length": memory_length(len(words), record.visibility)}
+            "length": memory_length(len(words), record.visibility), "verdict": record.verdict}
 
 
 class PostgresMemory(MemoryBackend):
@@ -297,11 +297,11 @@ class PostgresMemory(MemoryBackend):
                          "ELSE 0 END)")
         # OFFSET 0 keeps the frequencies computed once per row (inlined, each is evaluated per use)
         rows = conn.execute(
-            f"SELECT {_CUT_COLUMNS}, s.score FROM (SELECT id, {' + '.join(parts)} AS score FROM "
+            f"SELECT {_CUT_COLUMNS}, verdict, s.score FROM (SELECT id, {' + '.join(parts)} AS score FROM "
             f"(SELECT id, length, {', '.join(frequencies)} FROM memories WHERE {self._SCOPE} OFFSET 0) c "
             "ORDER BY score DESC, id LIMIT %(limit)s) s JOIN memories m USING (id) WHERE s.score > 0 "
             "ORDER BY s.score DESC, id", args).fetchall()
-        return [Hit(_memory(row[:-1]), float(row[-1])) for row in rows]
+        return [Hit(_memory(row[:-2]), float(row[-1]), row[-2]) for row in rows]
 
     def _ranked_here(self, conn: Any, phrases: list[tuple[str, ...]], documents: list[int],
                      totals: tuple[int, int], args: dict[str, Any]) -> list[Hit]:
@@ -317,8 +317,8 @@ class PostgresMemory(MemoryBackend):
         scored.sort(key=lambda item: (-item[0], item[1]))
         best = scored[:args["limit"]]
         rows = {row[0]: row for row in conn.execute(
-            f"SELECT {_CUT_COLUMNS} FROM memories WHERE id = ANY(%s)", ([i for _, i in best],)).fetchall()}
-        return [Hit(_memory(rows[i]), score) for score, i in best if i in rows]
+            f"SELECT {_CUT_COLUMNS}, verdict FROM memories WHERE id = ANY(%s)", ([i for _, i in best],)).fetchall()}
+        return [Hit(_memory(rows[i][:-1]), score, rows[i][-1]) for score, i in best if i in rows]
 
     def get(self, ids: Iterable[int]) -> list[Memory]:
         wanted = sorted({int(i) for i in ids})

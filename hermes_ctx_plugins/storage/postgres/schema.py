@@ -38,6 +38,9 @@ not be indexed), and ``archive_forgotten`` — the archive's forgets, as ``forgo
 Version 4: ``memory_words`` — how many of a location's memories hold each word (BM25's document
 counts), kept by statement triggers on ``memories`` and filled from the rows already there.
 
+Version 5: ``memories.verdict`` — each memory's safety verdict (:mod:`~hermes_ctx_plugins.storage.verdicts`;
+rows stored before have none, so recall scans them as it always did).
+
 Every start also makes the archive's trigram index where it is missing (``pg_trgm`` in ``public``).
 """
 
@@ -52,7 +55,7 @@ from ..base import LocalStoreError
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: the version this package's tables are at
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _V1 = (
     """CREATE TABLE IF NOT EXISTS stores (
@@ -156,8 +159,9 @@ _V4 = (
        GROUP BY 1, 2 ON CONFLICT DO NOTHING""",
     "ANALYZE memories",
 )
+_V5 = ("ALTER TABLE memories ADD COLUMN IF NOT EXISTS verdict text NOT NULL DEFAULT ''",)
 #: each version's statements, applied in order in one transaction (``{schema}``: the schema's quoted name)
-STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
 
 
 def lock_id(*parts: str) -> int:

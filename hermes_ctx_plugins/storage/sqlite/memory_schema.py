@@ -23,7 +23,7 @@ from ..records import owner_of
 from . import fts
 from .opening import retry_locked
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # New columns are appended last, so a migrated table and a new one have the same layout.
 _TABLES = (
@@ -43,7 +43,8 @@ _TABLES = (
         created_at REAL NOT NULL,
         search_text TEXT NOT NULL,
         scope_text TEXT NOT NULL,
-        namespace TEXT NOT NULL DEFAULT ''
+        namespace TEXT NOT NULL DEFAULT '',
+        verdict TEXT NOT NULL DEFAULT ''
     )""",
     # bm25 over the text only: the scope column filters, it must not rank
     """CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5 (
@@ -92,6 +93,9 @@ _MIGRATE_1 = (
     "UPDATE quarantine SET namespace = ctx_owner(record, 0), user_id = ctx_owner(record, 1)",
     "INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')",
 )
+#: version 2 → 3: each memory's safety verdict (:mod:`~hermes_ctx_plugins.storage.verdicts`); rows
+#: stored before have none, so recall scans them as it always did
+_MIGRATE_2 = ("ALTER TABLE memories ADD COLUMN verdict TEXT NOT NULL DEFAULT ''",)
 
 
 def store_error(path: Path, exc: BaseException) -> LocalStoreError:
@@ -187,7 +191,9 @@ def _upgrade(conn: sqlite3.Connection, version: int) -> None:
         conn.create_function("ctx_stored", 1, to_stored, deterministic=True)
         conn.create_function("ctx_scope_text", 4, fts.scope_text, deterministic=True)
         conn.create_function("ctx_owner", 2, _stored_owner_part, deterministic=True)
-        statements = _MIGRATE_1
+        statements = (*_MIGRATE_1, *_MIGRATE_2)
+    elif version == 2:
+        statements = _MIGRATE_2
     else:
         statements = ()
     for statement in (*statements, _OWNER_INDEX):

@@ -1,0 +1,60 @@
+"""ctx-local's recall block: never over its token budget (counted with the model's tokenizer), the
+best memories first, and — the usual case, every chosen memory fitting — counted once, not once per
+memory plus the whole."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from hermes_ctx_plugins.memory.local import recall
+from hermes_ctx_plugins.storage import Memory
+from hermes_ctx_plugins.tokens import get_counter
+
+COUNTER = get_counter(None)
+
+
+def memory(number: int, text: str) -> recall.Ranked:
+    stored = Memory(id=number, key=f"k{number}", kind="fact", namespace="", user_id="alice", chat_id="dm",
+                    session_id="s", visibility="user", user_text="", assistant_text="", fact_text=text,
+                    source="test", created_at=1_700_000_000.0)
+    return recall.Ranked(stored, 1.0 - number / 100)
+
+
+def counting() -> tuple[list[str], Callable[[str], int]]:
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return COUNTER.count_text(text)
+
+    return counted, count
+
+
+SHORT = [memory(n, f"the {word} service deploys from the release branch on port {8000 + n}")
+         for n, word in enumerate(("billing", "search", "gateway", "mailer", "auth", "ledger", "queue", "cache"), 1)]
+
+
+def test_a_block_of_short_memories_is_counted_once_and_shows_them_all() -> None:
+    counted, count = counting()
+    text = recall.block(SHORT, ["deploys"], budget_tokens=800, max_results=8, count=count)
+    assert counted == [text]  # one count, of the block itself
+    assert COUNTER.count_text(text) <= 800
+    assert [line.split("]")[0] for line in text.splitlines()[1:]] == [f"- [#{n} · fact saved 2023-11-14 · session s"
+                                                                      for n in range(1, 9)]
+    assert all(item.memory.fact_text in text for item in SHORT)  # each whole
+
+
+@pytest.mark.parametrize("budget", [50, 90, 160, 300, 600])
+def test_a_block_never_exceeds_its_budget_and_keeps_the_best_first(budget: int) -> None:
+    long = [memory(n, f"note {n}: " + " ".join(f"the {n}th deploy step runs check {i} on the cluster"
+                                               for i in range(40))) for n in range(1, 9)]
+    for ranked in (long, SHORT, [*long[:2], *SHORT]):
+        text = recall.block(ranked, ["deploy"], budget_tokens=budget, max_results=8, count=COUNTER.count_text)
+        assert COUNTER.count_text(text) <= budget
+        if text:
+            assert text.splitlines()[1].startswith(f"- [#{ranked[0].memory.id} ")  # the best one first
+    counted, count = counting()
+    assert recall.block(long, ["deploy"], budget_tokens=600, max_results=8, count=count)
+    assert len(counted) > 1  # too long to fit whole: each memory cut to what is left, counted as it is
