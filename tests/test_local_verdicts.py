@@ -25,6 +25,7 @@ from hermes_ctx_plugins.safety import scan
 from hermes_ctx_plugins.safety import version as safety_version
 from hermes_ctx_plugins.storage import Record, verdicts
 from hermes_ctx_plugins.storage import text as query
+from hermes_ctx_plugins.storage.records import memory_text
 from hermes_ctx_plugins.storage.sqlite import LocalStore
 
 ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")
@@ -179,3 +180,26 @@ def test_the_writer_judges_a_live_batch_and_stores_a_backlog_fast(tmp_path: Path
     assert all(kept[key] == verdicts.clean_digest(r) for r in records if (key := r.key) in judged)
     line = json.loads(sink.encode(forged[0]))
     assert "verdict" not in line and line["user_text"] == records[0].user_text  # what older versions read
+
+
+def test_a_verdict_written_into_a_queue_file_is_never_believed_whoever_replays_it(make: Any,
+                                                                                  scans: list[str]) -> None:
+    """A queue left by a crash holds a hostile turn with a verdict computed for its exact text (anyone with
+    the package can compute one). Forgetting another user replays that queue into the store directly; the
+    turn is stored with no verdict, so recall scans it and withholds it — and its owner still finds the
+    memory by its id."""
+    provider = make()
+    record = Record(key="k-hostile", kind="turn", user_id="alice", chat_id="dm", session_id="a-1",
+                    user_text=HOSTILE, assistant_text="noted", source="turn", created_at=1.0)
+    shown = query.excerpt(memory_text(record.kind, record.user_text, record.assistant_text, record.fact_text), (),
+                          verdicts.WHOLE_CHARS)
+    # the digest judged_clean() would accept for exactly what recall shows of it
+    forged = dict(record.as_json(), verdict=verdicts.digest(shown))
+    assert verdicts.judged_clean(shown, forged["verdict"])
+    provider.queue_dir.mkdir(parents=True, exist_ok=True)
+    (provider.queue_dir / f"{1:020d}-1-deadbeef.seg").write_text(json.dumps(forged) + "\n", encoding="utf-8")
+    provider.forget_user("bob")  # replays what is queued first, into the store itself
+    assert stored_verdicts(provider.path) == {HOSTILE: ""}  # the forged verdict was dropped
+    block = provider.prefetch("what about the staging cluster?", session=ALICE)
+    assert "ignore all previous" not in block and "withheld" in block  # scanned, withheld
+    assert any(HOSTILE in text for text in scans)

@@ -16,9 +16,10 @@ and what the record's key is made of:
 
 Code changed in a way none of these shows (a third-party plugin edited in place in its own checkout) is
 found at first use instead: the same message, hermes runs that agent with its own compressor, and the
-record is dropped, so the next start checks at registration again. The record also keeps what
-registration needs from the host: whether the ``file`` provider's gates are needed, and which memory
-providers need a shim.
+record is dropped, so the next start checks at registration again. The key is taken before the check
+runs: a config edited while it runs is checked again at the next start. The record also keeps what
+registration needs from the host: which memory providers need a shim (hermes finds them only as
+directories). The ``file`` provider's gates are registered at every start, whatever the record says.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +35,11 @@ from pathlib import Path
 from ..environment import DEPLOYMENT_ENV
 
 #: bump when the record's meaning changes: an older record then never matches
-_FORMAT = 1
+_FORMAT = 2
+#: a record is a few hundred bytes: anything much longer is not ours
+_MAX_BYTES = 64 * 1024
+#: what a provider's name may be, as a shim's directory under ``$HERMES_HOME/plugins``
+_SHIM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
@@ -41,8 +47,6 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 class Checked:
     """What a passed check left for registration."""
 
-    #: the ``file`` provider is active somewhere: register its gates (:mod:`.memory_gate`)
-    gates: bool
     #: our external memory providers, each needing a shim (:mod:`.shims`)
     shims: tuple[str, ...]
 
@@ -51,28 +55,30 @@ def record_path(hermes_home: Path) -> Path:
     return hermes_home / "ctx_plugins" / "checked.json"
 
 
-def recall(hermes_home: Path) -> Checked | None:
-    """What the last passed check of the config as it is now left; ``None``: a check is due."""
+def recall(hermes_home: Path, current: str) -> Checked | None:
+    """What the last passed check left, if it checked what :func:`key` now says is ``current``;
+    ``None``: a check is due (no record, another key, or a record that is not one of ours)."""
     try:
-        data = json.loads(record_path(hermes_home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with record_path(hermes_home).open("rb") as file:
+            raw = file.read(_MAX_BYTES + 1)
+        data = json.loads(raw) if len(raw) <= _MAX_BYTES else None
+    except Exception:  # unreadable, not JSON, nested past the recursion limit: only a shortcut is lost
         return None
-    if not isinstance(data, dict) or data.get("key") != key(hermes_home):
+    if not isinstance(data, dict) or data.get("key") != current:
         return None
     shims = data.get("shims")
-    if not isinstance(data.get("gates"), bool) or not isinstance(shims, list) or \
-            not all(isinstance(name, str) for name in shims):
+    if not isinstance(shims, list) or not all(isinstance(name, str) and _SHIM_NAME.fullmatch(name) for name in shims):
         return None
-    return Checked(gates=data["gates"], shims=tuple(shims))
+    return Checked(shims=tuple(shims))
 
 
-def remember(hermes_home: Path, checked: Checked) -> None:
-    """Keep ``checked`` as the result for the config as it is now (a home we cannot write to costs
-    only the shortcut)."""
+def remember(hermes_home: Path, current: str, checked: Checked) -> None:
+    """Keep ``checked`` as the result for ``current``, the :func:`key` taken before the check ran (a
+    home we cannot write to costs only the shortcut)."""
     from ..storage.files import atomic_write, locked  # only after a check: the storage package is not light
 
     path = record_path(hermes_home)
-    data = {"key": key(hermes_home), "gates": checked.gates, "shims": list(checked.shims)}
+    data = {"key": current, "shims": list(checked.shims)}
     try:
         with locked(path):  # processes starting at once write the same thing: one at a time
             atomic_write(path, json.dumps(data).encode("utf-8"))

@@ -21,7 +21,10 @@ nothing when no entry is withheld (the common case), else the request's outer di
 list and the system message it rewrites; every other message goes out as hermes' own object, and
 hermes' request is never changed. (hermes' ``pre_api_request`` observers, which run before the call,
 see the request as hermes built it, as its ``HERMES_DUMP_REQUESTS`` dump does; the model does not.)
-:func:`install` registers the gates, only when the ``file`` provider is active (:func:`gated`).
+:func:`install` registers the gates at every start; each call passes straight through unless the
+host its session belongs to (hermes' config's, or a Bridge deployment's) has ``file`` active, so what
+the config says when the host is built decides, not what it said when hermes started. When our host
+cannot be built, hermes runs without us: the gates pass everything through, as if not registered.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 from ..events import SessionInfo
 
 if TYPE_CHECKING:
-    from ..config import Config
     from ..manager import Host
     from ..memory.file.provider import FileProvider
     from .runtime import Runtime
@@ -76,7 +78,7 @@ class MemoryGate:
 
     def tool_execution(self, *, tool_name: str = "", args: dict[str, Any] | None = None,
                        next_call: Callable[[Any], Any], session_id: str = "", **_: Any) -> Any:
-        if tool_name != "memory":
+        if tool_name != "memory" or not self.runtime.usable():
             return next_call(args)
         host, left_out = self.runtime.route(session_id)
         provider = file_provider(host)
@@ -102,7 +104,7 @@ class MemoryGate:
     def _withheld_copy(self, request: Any, session_id: str) -> dict[str, Any] | None:
         """``request`` with the hostile entries of the session's snapshot replaced, or ``None`` when
         there is nothing to replace."""
-        if not isinstance(request, dict):
+        if not isinstance(request, dict) or not self.runtime.usable():
             return None
         provider = file_provider(self.runtime.route(session_id)[0])
         if provider is None:
@@ -171,18 +173,8 @@ def _cleaned(text: str, withheld: dict[str, str]) -> str:
     return text
 
 
-def gated(config: Config) -> bool:
-    """Whether ``config`` needs the gates: the ``file`` provider is active at the top level or in any
-    deployment (a Bridge's agents use them)."""
-    selected = {*config.provider_names}
-    for dep in config.plugins.deployments.values():
-        if dep.memory is not None and dep.memory.providers is not None:
-            selected.update(dep.memory.providers)
-    return "file" in selected
-
-
 def install(ctx: Any, runtime: Runtime) -> None:
-    """Register the gates (for a config :func:`gated` says needs them)."""
+    """Register the gates (see the module)."""
     gate = MemoryGate(runtime)
     for kind, callback in gate.callbacks().items():
         ctx.register_middleware(kind, callback)

@@ -21,7 +21,7 @@ from ..environment import hermes_home
 from ..errors import HermesCtxError
 from . import checked, commands
 from .deferred import DeferredEngine
-from .memory_gate import defer_reviews_to_hermes, gated, install
+from .memory_gate import defer_reviews_to_hermes, install
 from .runtime import Runtime
 from .shims import write_shims
 
@@ -45,20 +45,24 @@ def register(ctx: Any) -> None:
     start = _Start(home)
     runtime = Runtime(build=start.build, publish=start.publish)
     start.runtime = runtime
-    known = checked.recall(home)
+    key = checked.key(home)  # taken before the check: an edit while it runs is checked at the next start
+    known = checked.recall(home, key)
     if known is None:  # the config changed since it was last found usable: check it now
         try:
             host = runtime.host
         except HermesCtxError:
             return
-        known = checked.Checked(gates=gated(host.config), shims=_external_memory(host))
-        checked.remember(home, known)
+        known = checked.Checked(shims=_external_memory(host))
+        checked.remember(home, key, known)
     ctx.register_context_engine(DeferredEngine(runtime))
     for hook_name, callback in runtime.hooks.callbacks().items():
         ctx.register_hook(hook_name, callback)
     commands.register_slash(ctx, runtime)  # `/ctx` in a conversation
-    if known.gates:  # hermes' own memory tool writes MEMORY.md / USER.md: with `file` active it passes our gates
-        install(ctx, runtime)
+    # hermes' own memory tool writes MEMORY.md / USER.md: whenever `file` is active (in the config as it is
+    # when the host is built, at the top or in any deployment, or in a Bridge's own config) it passes our
+    # gates. Registered always: they pass straight through otherwise, and execution middleware costs hermes
+    # no copy of the request.
+    install(ctx, runtime)
     # hermes discovers memory providers only as directories: give ours a shim there.
     write_shims(home, known.shims)
 

@@ -75,7 +75,10 @@ class _Records(Consumer[Record]):
     def decode(self, line: bytes) -> Record:
         # put() redacted the record; one read back from a file is redacted again, in case an older
         # version wrote it (redacting twice changes nothing)
-        return Record.from_json(json.loads(line)).redacted()
+        record = Record.from_json(json.loads(line)).redacted()
+        # a verdict is the writer's own judgement, never a queue file's (whatever the sink: replay after a
+        # forget hands records to the store itself)
+        return dataclasses.replace(record, verdict="") if record.verdict else record
 
     def open(self) -> _Judging:
         return _Judging(self.open_store())
@@ -98,7 +101,7 @@ class _Records(Consumer[Record]):
 
 class _Judging:
     """The store as the writer's sink: the first :data:`JUDGED_PER_BATCH` records of a batch are
-    stored with their verdict, the rest without one (a verdict read from a queue file is never kept)."""
+    stored with their verdict, the rest without one (and :meth:`_Records.decode` drops any a queue file holds)."""
 
     def __init__(self, store: MemoryBackend) -> None:
         self.store = store
