@@ -190,18 +190,19 @@ def test_a_search_of_a_small_store_counts_no_matches_first(store: LocalStore) ->
     """Counting the matches (to search only the rarest words when too many match) is skipped where no
     search can match too many: a store whose largest id is below the bound. The results are the same."""
     fill(store, 0, 40)  # fewer rows than a search ranks (50 here)
-    statements: list[str] = []
-    store._conn.set_trace_callback(statements.append)
-    try:
-        found = search(store, "kettle whistled turn")
-    finally:
-        store._conn.set_trace_callback(None)
+    found, statements = traced_search(store, "kettle whistled turn")
     assert len(found) == 10 and all("kettle" in text for text in found)
     assert not any("count(*)" in statement for statement in statements)
     fill(store, 40, 60)  # now more than that: counted, and only the rarest words are searched
+    found, statements = traced_search(store, "kettle whistled turn")
+    assert len(found) == 10 and any("count(*)" in statement for statement in statements)
+
+
+def traced_search(store: LocalStore, text: str) -> tuple[list[str], list[str]]:
+    """What :func:`search` finds for ``text``, and the SQL statements it ran."""
+    statements: list[str] = []
     store._conn.set_trace_callback(statements.append)
     try:
-        found = search(store, "kettle whistled turn")
+        return search(store, text), statements
     finally:
         store._conn.set_trace_callback(None)
-    assert len(found) == 10 and any("count(*)" in statement for statement in statements)
