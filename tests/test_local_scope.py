@@ -322,7 +322,7 @@ def test_a_version_1_database_is_migrated_keeping_every_memory(make: Any) -> Non
     finally:
         store.close()
     with sqlite3.connect(provider.path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (3,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (4,)
         conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')")
     conn.close()
 

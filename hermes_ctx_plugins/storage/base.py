@@ -53,7 +53,7 @@ import abc
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import HermesCtxError
 from ..events import Forgotten, Message
@@ -251,6 +251,51 @@ class MemoryBackend(abc.ABC):
             :func:`~hermes_ctx_plugins.storage.records.namespaces_asked`.
         """
 
+    # -- embeddings (ctx-local's optional dense recall) ----------------------------------------------
+    #
+    # One vector per memory at most, of one model (its ``model`` id names model and dimensions, so
+    # two models' spaces never mix), kept beside the memory and deleted with it in the same
+    # transaction (forgetting a memory or a user forgets its vector). A backend without these keeps
+    # :attr:`dense` False and the defaults below, which refuse with reason ``unsupported``; ctx-local
+    # then recalls lexically and says so once.
+
+    #: whether this backend keeps embeddings (the four methods below)
+    dense: bool = False
+
+    def unembedded(self, model: str, *, keys: Sequence[str] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Memory]:
+        """Memories without a vector of ``model`` (none, or another model's), whole texts: those
+        stored under ``keys`` (a caller's own records), else those with an id below ``below``
+        (``None``: any), newest first; at most ``limit``. Any owner: the caller embeds each memory's
+        own text and stores it under the memory's own id, so no vector crosses owners."""
+        raise self._no_vectors()
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        """Store ``(memory id, vector)`` pairs of ``model`` — replacing another model's vector of that
+        memory — in one transaction; a memory deleted meanwhile gets none. ``b""`` marks a memory that
+        cannot be embedded (so it is not tried again); it is never returned by :meth:`vectors`.
+        Returns how many were stored."""
+        raise self._no_vectors()
+
+    def vectors(self, model: str, *, namespace: str, user_id: str, after: int = 0) -> list[Vector]:
+        """The non-empty vectors of ``model`` of the memories of exactly ``namespace`` and ``user_id``
+        (every chat: the caller applies its chat scope with :attr:`Vector.chat_id` and
+        :attr:`Vector.visibility`), stored after position ``after`` (a :attr:`Vector.seq`), in
+        :attr:`Vector.seq` order — what a cache of them needs to catch up. Positions grow with every
+        vector stored; :meth:`vector_generation` changes whenever a vector is deleted or replaced,
+        after which positions already read say nothing (read again from 0)."""
+        raise self._no_vectors()
+
+    def vector_generation(self) -> int:
+        """A number that changes, in the same transaction, whenever a stored vector is deleted or
+        replaced (a memory forgotten, a vector re-made), so a cache of :meth:`vectors` knows to start over."""
+        raise self._no_vectors()
+
+    def _no_vectors(self) -> LocalStoreError:
+        return LocalStoreError(self.path, "unsupported", f"the {type(self).__name__} backend keeps no embeddings",
+                               "ctx-local recalls lexically (set ctx_plugins.options.ctx-local.embedder to '' "
+                               "to say so, or use the sqlite backend for dense recall)")
+
     @abc.abstractmethod
     def compact(self) -> None:
         """Make deleted memories unrecoverable from what the store keeps (rewrite files, indexes).
@@ -263,6 +308,19 @@ class MemoryBackend(abc.ABC):
     def close(self) -> None:
         """Release the connection (closing it again does nothing); the stored memories stay, for the
         next connection opened at the location (for the in-memory backend: until the process exits)."""
+
+
+class Vector(NamedTuple):
+    """One stored embedding, as :meth:`MemoryBackend.vectors` reads it."""
+
+    #: its position: grows with every vector stored
+    seq: int
+    memory_id: int
+    #: the memory's chat and visibility (the caller's chat scope)
+    chat_id: str
+    visibility: str
+    #: float32 values, little-endian
+    vector: bytes
 
 
 def purge_condition(*, session_id: str | None, user_id: str | None, namespace: str | None,

@@ -20,11 +20,11 @@ from ...errors import ConfigError
 from ...events import Forgotten, SessionInfo, Turn
 from ...options import option
 from ...safety import scan
-from ...storage import LocalStoreError, MemoryBackend, Record, json_text, memory_exists, open_memory
+from ...storage import Hit, LocalStoreError, MemoryBackend, Record, json_text, memory_exists, open_memory
 from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
-from . import arguments, recall
+from . import arguments, dense, embedding, recall
 from .queue import WriteBehindQueue, held_records, with_verdict
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
@@ -61,8 +61,9 @@ class LocalOptions:
     path: str = DEFAULT_PATH
     #: the most tokens one prefetch adds to the user message
     budget_tokens: int = option(800, ge=50, le=32_000)
-    #: the most memories one prefetch shows
-    max_results: int = option(8, ge=1, le=50)
+    #: the most memories one prefetch shows (the budget usually ends it first: about 16 short turns
+    #: fit 800 tokens)
+    max_results: int = option(16, ge=1, le=50)
     #: a memory this many days old counts half as recent as a new one
     recency_half_life_days: float = option(30.0, gt=0)
     #: how much recency moves the ranking (0 = not at all, 1 = an old memory can drop to nothing)
@@ -82,8 +83,15 @@ class LocalOptions:
     fsync: bool = False
     #: longer user or assistant texts are cut to this many characters (and say so)
     max_turn_chars: int = option(200_000, ge=1_000, le=50_000_000)
-    #: ``package.module:function`` mapping texts to vectors, to re-rank candidates; "" = off
+    #: dense (embedding) recall beside the lexical one: "" = off; "e5-small" = the built-in model (needs
+    #: the ``embed`` extra); or ``package.module:function`` mapping a list of texts to vectors. Memories
+    #: are embedded in the background after they are stored (:mod:`.dense`)
     embedder: str = ""
+    #: CPU threads the built-in model uses (a question: ~13 ms on 2 threads, ~20 ms on 1, here)
+    embed_threads: int = option(2, ge=1, le=64)
+    #: the dense score's share when fused with BM25's (0 = lexical only, 1 = dense only); measured on
+    #: the tune half of benchmarks/recall_eval, see README
+    dense_weight: float = option(0.7, ge=0, le=1)
 
 
 def resolve_path(raw: str, home: Path) -> Path:
@@ -170,7 +178,10 @@ class LocalProvider(MemoryProvider):
         super().__init__(options, **kwargs)
         self.path = resolve_path(self.options.path, Path(self.hermes_home or hermes_home()))
         self.queue_dir = self.path.with_name(f"{self.path.name}.queue")
-        self._embed = recall.load_embedder(self.options.embedder) if self.options.embedder else None
+        self._embedder = embedding.load(self.options.embedder, threads=self.options.embed_threads)
+        self._dense = dense.DenseIndex(self._embedder) if self._embedder is not None else None
+        self._backfill: dense.Backfill | None = None
+        self._no_dense_said = False
         self._counter = get_counter(self.config.model.name or None)
         self._lock = threading.Lock()
         self._reader: MemoryBackend | None = None
@@ -211,6 +222,9 @@ class LocalProvider(MemoryProvider):
         with self._lock:
             if self._queue is None or self._pid != os.getpid():
                 self._pid = os.getpid()
+                if self._embedder is not None:  # before the queue, which hands it what it stores
+                    self._backfill = dense.Backfill(self._embedder, lambda: self._open(WRITER_BUSY_SECONDS))
+                    self._backfill.start()
                 self._queue = self._new_queue()
                 self._queue.start()
             return self._queue
@@ -220,7 +234,7 @@ class LocalProvider(MemoryProvider):
         return WriteBehindQueue(
             self.queue_dir, lambda: self._open(WRITER_BUSY_SECONDS), batch_size=options.batch_size,
             max_retries=options.max_retries, backoff=options.retry_backoff_seconds, fsync=options.fsync,
-            max_text_chars=options.max_turn_chars)
+            max_text_chars=options.max_turn_chars, on_stored=self._backfill.stored if self._backfill else None)
 
     def _unusable(self, exc: LocalStoreError, *, tool_writer: bool = False) -> None:
         """Log a database failure (once per five minutes per message) and, unless the file was only
@@ -242,10 +256,14 @@ class LocalProvider(MemoryProvider):
             log.error("%s (%s)", exc, effect)
 
     def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until every queued turn is stored; False if that took longer than ``timeout``."""
+        """Wait until every queued turn is stored and, with an embedder, every stored memory has its
+        vector; False if that took longer than ``timeout``."""
+        deadline = time.monotonic() + timeout
         with self._lock:
-            queue = self._queue
-        return True if queue is None else queue.flush(timeout)
+            queue, backfill = self._queue, self._backfill
+        if queue is not None and not queue.flush(timeout):
+            return False
+        return backfill is None or backfill.wait_idle(max(deadline - time.monotonic(), 0.0))
 
     def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
         """Delete every memory of ``user_id`` (compared exactly) in ``namespaces`` (None: all) from
@@ -331,30 +349,74 @@ class LocalProvider(MemoryProvider):
         ranked = self._search(query_text, terms, session)
         if ranked is None:
             return ""
-        return recall.block(ranked, terms, budget_tokens=self.options.budget_tokens,
-                            max_results=self.options.max_results, count=self._counter.count_text)
+        options = self.options
+        return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
+                            count=self._counter.count_text, more=self._like_best(query_text, ranked, terms, session))
 
-    def _search(self, question: str, terms: list[str], session: SessionInfo) -> list[recall.Ranked] | None:
+    def _like_best(self, question: str, ranked: list[recall.Ranked], terms: list[str],
+                   session: SessionInfo) -> list[recall.Ranked]:
+        """Memories like the best match, to spend the budget the relevant ones leave (relevance
+        feedback, see :mod:`.recall`): a second search, in the same scope, made only when the
+        relevant memories cannot fill the block."""
+        options = self.options
+        chosen = recall.relevant(ranked, options.max_results)
+        if not chosen or recall.fills(chosen, budget_tokens=options.budget_tokens, max_results=options.max_results):
+            return []
+        extra = recall.feedback_terms(chosen[0].memory, terms)
+        # no more candidates than the block can still show (those already chosen may come back)
+        # lexical only: the dense candidates of the question were in the first search already
+        return (self._search(question, extra, session, limit=options.max_results, hybrid=False) or []) if extra else []
+
+    def _search(self, question: str, terms: list[str], session: SessionInfo,
+                limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
         try:
-            hits = self._store().search(terms, namespace=session.deployment, user_id=session.user_id,
-                                        chat_id=session.chat_id, share_across_chats=options.share_across_chats,
-                                        limit=CANDIDATES)
+            store = self._store()
+            hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
+                                chat_id=session.chat_id, share_across_chats=options.share_across_chats, limit=limit)
+            if hybrid and self._dense is not None and self._dense_on(store):
+                hits = self._hybrid(store, self._dense, question, hits, session, limit)
         except LocalStoreError as exc:
             self._unusable(exc)
             return None
         ranked = recall.rank(hits, chat_id=session.chat_id, share_across_chats=options.share_across_chats,
                              half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
-        return recall.rerank(question, ranked, self._embed) if self._embed is not None else ranked
+        return ranked
+
+    def _dense_on(self, store: MemoryBackend) -> bool:
+        """Whether ``store`` keeps embeddings; says once when it does not (recall stays lexical)."""
+        if not store.dense and not self._no_dense_said:
+            self._no_dense_said = True
+            log.warning("ctx-local: the %s storage backend keeps no embeddings; recall stays lexical (the embedder "
+                        "option is ignored)", type(store).__name__)
+        return store.dense
+
+    def _hybrid(self, store: MemoryBackend, index: dense.DenseIndex, question: str, hits: list[Hit],
+                session: SessionInfo, limit: int) -> list[Hit]:
+        """BM25's ``hits`` fused with the best of the owner's memories by embedding (:func:`.dense.fuse`);
+        the lexical hits alone when the question cannot be embedded."""
+        try:
+            vector = index.query_vector(question)
+        except Exception:  # the embedder's failure, not the store's: recall goes on by words
+            log.warning("ctx-local: the question could not be embedded; recalled by its words only", exc_info=True)
+            return hits
+        found = index.search(store, vector, namespace=session.deployment, user_id=session.user_id,
+                             chat_id=session.chat_id, share_across_chats=self.options.share_across_chats, limit=limit)
+        lexical = {hit.memory.id for hit in hits}
+        others = store.get([memory_id for memory_id, _ in found.best if memory_id not in lexical])
+        return dense.fuse(hits, found, others, weight=self.options.dense_weight)
 
     def shutdown(self) -> None:
         with self._lock:
             queue, self._queue = self._queue, None
+            backfill, self._backfill = self._backfill, None
             stores = (self._reader, self._tool_writer)
             self._reader = self._tool_writer = None
         if queue is not None and not queue.close(self.options.drain_timeout_seconds):
             log.warning("ctx-local: %d memories are still queued in %s; they are stored at the next start",
                         queue.pending, self.queue_dir)
+        if backfill is not None:  # what it has not embedded yet is embedded at the next start
+            backfill.close()
         for store in stores:
             if store is not None:
                 store.close()
@@ -408,6 +470,10 @@ class LocalProvider(MemoryProvider):
             memory = self._tool_store().add(with_verdict(record.redacted()))
         except LocalStoreError as exc:
             return self._write_failed(exc, "the fact was not saved")
+        with self._lock:
+            backfill = self._backfill
+        if backfill is not None:
+            backfill.stored([record.key])
         return json_text({"success": True, "id": memory.id, "scope": visibility})
 
     def _tool_forget(self, args: dict[str, Any], session: SessionInfo) -> str:

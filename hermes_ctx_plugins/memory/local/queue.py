@@ -60,10 +60,12 @@ class _Records(Consumer[Record]):
     name = "ctx-local"
     quarantine_note = "see `hermes-ctx memory stats`"
 
-    def __init__(self, open_store: Callable[[], MemoryBackend], *, backoff: float, max_backoff: float) -> None:
+    def __init__(self, open_store: Callable[[], MemoryBackend], *, backoff: float, max_backoff: float,
+                 on_stored: Callable[[Sequence[str]], None] | None = None) -> None:
         self.open_store = open_store
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.on_stored = on_stored
 
     def encode(self, record: Record) -> bytes:
         data = record.as_json()
@@ -81,7 +83,7 @@ class _Records(Consumer[Record]):
         return dataclasses.replace(record, verdict="") if record.verdict else record
 
     def open(self) -> _Judging:
-        return _Judging(self.open_store())
+        return _Judging(self.open_store(), self.on_stored)
 
     def failure(self, exc: Exception) -> Failure:
         return Failure.OUTAGE if is_store_failure(exc) else Failure.RECORD
@@ -103,8 +105,9 @@ class _Judging:
     """The store as the writer's sink: the first :data:`JUDGED_PER_BATCH` records of a batch are
     stored with their verdict, the rest without one (and :meth:`_Records.decode` drops any a queue file holds)."""
 
-    def __init__(self, store: MemoryBackend) -> None:
+    def __init__(self, store: MemoryBackend, on_stored: Callable[[Sequence[str]], None] | None = None) -> None:
         self.store = store
+        self.on_stored = on_stored
 
     def write(self, records: Sequence[Record], *, segment: str = "", offset: int = 0) -> int:
         judged = []
@@ -116,7 +119,10 @@ class _Judging:
                 time.sleep(0)
             else:
                 judged.append(dataclasses.replace(record, verdict="") if record.verdict else record)
-        return self.store.write(judged, segment=segment, offset=offset)
+        added = self.store.write(judged, segment=segment, offset=offset)
+        if self.on_stored is not None:  # committed: the embedder may read them now
+            self.on_stored([record.key for record in records])
+        return added
 
     def quarantine(self, segment: str, offset: int, raw: str, error: str, attempts: int) -> None:
         self.store.quarantine(segment, offset, raw, error, attempts)
@@ -136,8 +142,12 @@ class WriteBehindQueue(DurableQueue[Record]):
 
     def __init__(self, directory: Path, open_store: Callable[[], MemoryBackend], *, batch_size: int = 1024,
                  max_retries: int = 5, backoff: float = 0.05, max_backoff: float = 5.0, fsync: bool = False,
-                 rotate_bytes: int = 8 << 20, max_text_chars: int | None = None) -> None:
-        super().__init__(directory, _Records(open_store, backoff=backoff, max_backoff=max_backoff),
+                 rotate_bytes: int = 8 << 20, max_text_chars: int | None = None,
+                 on_stored: Callable[[Sequence[str]], None] | None = None) -> None:
+        """:param on_stored: called on the writer's thread with the keys of each batch once stored
+            (ctx-local's embedder takes them from there)."""
+        super().__init__(directory, _Records(open_store, backoff=backoff, max_backoff=max_backoff,
+                                             on_stored=on_stored),
                          batch_size=batch_size, max_retries=max_retries, fsync=fsync, rotate_bytes=rotate_bytes,
                          linger=LINGER)
         self.max_text_chars = max_text_chars

@@ -1,7 +1,11 @@
-"""From search candidates to the block the model reads: ranking, optional re-ranking, the budget.
+"""From search candidates to the block the model reads: ranking, the budget.
 
 BM25 decides what is relevant; among relevant memories, recent ones and explicit facts rank higher,
-and, when a user's chats share memory, those from the current chat. The block lists each memory with
+and, when a user's chats share memory, those from the current chat. When the memories matching the
+question cannot fill the budget, the rest of it goes to memories like the best match (relevance
+feedback: the best match's own words are asked next, :func:`feedback_terms`): a question worded unlike
+its answer still matches something near it, and what is near it is more likely to answer than
+nothing at all. The block lists each memory with
 its provenance (id, date, session) and is cut to a token budget, counted with the model's own
 tokenizer. Every excerpt is judged again before it is shown: a stored turn that looks like a prompt
 injection is replaced by a placeholder (its id stays, so the user can find and forget it). The
@@ -13,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +32,11 @@ FACT_BOOST = 1.25
 SAME_CHAT_BOOST = 1.15
 #: candidates scoring below this share of the best one are noise, not recall
 MIN_RELATIVE_SCORE = 0.3
+#: the most words of the best match asked for memories like it: its longest (the more specific), each
+#: asked word costing the store a little (see :func:`feedback_terms`)
+FEEDBACK_TERMS = 12
+#: about this many characters make a token (to tell, without counting, whether memories fill a budget)
+CHARS_PER_TOKEN = 4
 HEADER = "Recalled from earlier conversations (ctx-local memory; the newest wins where they disagree):"
 
 Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
@@ -85,25 +93,6 @@ def load_embedder(spec: str) -> Embedder:
     return result
 
 
-def rerank(question: str, ranked: Sequence[Ranked], embed: Embedder) -> list[Ranked]:
-    """Blend each candidate's score with its embedding similarity to the question (half and half)."""
-    if not ranked:
-        return []
-    vectors = embed([question, *(r.memory.text[:2000] for r in ranked)])
-    target, rest = vectors[0], vectors[1:]
-    best = max(r.score for r in ranked) or 1.0
-    blended = [Ranked(r.memory, 0.5 * r.score / best + 0.5 * _cosine(target, v), r.verdict)
-               for r, v in zip(ranked, rest, strict=True)]
-    blended.sort(key=lambda r: (-r.score, -r.memory.created_at))
-    return blended
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
-
-
 def provenance(memory: Memory) -> str:
     date = time.strftime("%Y-%m-%d", time.gmtime(memory.created_at))
     session = query.printable(memory.session_id) or "-"
@@ -133,15 +122,47 @@ def _withheld(excerpt: str) -> str | None:
     return placeholder(findings) if findings else None
 
 
-def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
-          count: Callable[[str], int]) -> str:
-    """The recall block: best memories first with provenance, never more than ``budget_tokens``."""
+def relevant(ranked: Sequence[Ranked], max_results: int) -> list[Ranked]:
+    """The candidates worth showing, best first: at most ``max_results``, none below
+    :data:`MIN_RELATIVE_SCORE` of the best."""
     if not ranked:
-        return ""
+        return []
     floor = ranked[0].score * MIN_RELATIVE_SCORE
-    chosen = [r for r in ranked if r.score >= floor][:max_results]
-    if not chosen:  # scores that compare with nothing (NaN)
+    return [r for r in ranked if r.score >= floor][:max_results]
+
+
+def fills(chosen: Sequence[Ranked], *, budget_tokens: int, max_results: int) -> bool:
+    """Whether ``chosen`` (from :func:`relevant`) already fill the block, by count or by length
+    (estimated from characters: nothing is counted)."""
+    return len(chosen) >= max_results or sum(len(r.memory.text) for r in chosen) >= CHARS_PER_TOKEN * budget_tokens
+
+
+def feedback_terms(best: Memory, terms: Sequence[str]) -> list[str]:
+    """What to ask for memories like ``best``: its searchable words that the question's ``terms`` lack,
+    at most :data:`FEEDBACK_TERMS` (its longest), in the order they occur."""
+    asked = set(terms)
+    # the words the index holds (Record.body): not the "User:"/"Assistant:" labels recall shows
+    body = best.fact_text if best.kind == "fact" else f"{best.user_text}\n{best.assistant_text}"
+    words = [t for t in query.query_terms(body) if t not in asked]
+    keep = set(sorted(words, key=len, reverse=True)[:FEEDBACK_TERMS])
+    return [t for t in words if t in keep]
+
+
+def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
+          count: Callable[[str], int], more: Sequence[Ranked] = ()) -> str:
+    """The recall block: best memories first with provenance, never more than ``budget_tokens``.
+    ``more``: memories like the best one (see the module docs), shown after the relevant ones while
+    fewer than ``max_results`` are; each memory is shown once."""
+    chosen = relevant(ranked, max_results)
+    if not chosen:  # nothing, or scores that compare with nothing (NaN)
         return ""
+    shown = {r.memory.id for r in chosen}
+    for item in more:
+        if len(chosen) >= max_results:
+            break
+        if item.memory.id not in shown:
+            shown.add(item.memory.id)
+            chosen.append(item)
     return _all_whole(chosen, terms, budget_tokens, count) or _fitted(chosen, terms, budget_tokens, count)
 
 
@@ -153,7 +174,7 @@ def _all_whole(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: in
     """Every chosen memory at the longest excerpt, when that fits the budget (counted once, as one
     text: the usual case, memories being short); "" when it does not."""
     text = "\n".join([HEADER, *(_line(item, terms, verdicts.WHOLE_CHARS) for item in chosen)])
-    if len(text) > 4 * budget_tokens:  # about 4 characters a token: do not count what cannot fit
+    if len(text) > CHARS_PER_TOKEN * budget_tokens:  # do not count what cannot fit
         return ""
     return text if count(text) <= budget_tokens else ""
 
@@ -166,8 +187,8 @@ def _fitted(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, 
         left = budget_tokens - used - 1  # the newline joining it
         if left < 24:
             break
-        # about 4 characters a token; shrink until the line fits what is left
-        chars = min(left * 4, verdicts.WHOLE_CHARS)
+        # shrink until the line fits what is left
+        chars = min(left * CHARS_PER_TOKEN, verdicts.WHOLE_CHARS)
         while chars >= 40:
             line = _line(item, terms, chars)
             tokens = count(line)

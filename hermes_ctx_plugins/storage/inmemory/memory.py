@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import text as query
-from ..base import MemoryBackend
+from ..base import MemoryBackend, Vector
 from ..ranking import bm25, memory_length, phrase_count
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from .shared import Shared, utf8_size
@@ -45,6 +45,10 @@ class MemoryData:
     quarantine: list[Quarantined] = field(default_factory=list)
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     quarantine_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    #: embeddings by memory id: (position, model, float32 bytes); see MemoryBackend.vectors
+    vectors: dict[int, tuple[int, str, bytes]] = field(default_factory=dict)
+    vector_seq: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    generation: int = 0
 
 
 def _occurrences(row: _Indexed, phrase: tuple[str, ...]) -> int:
@@ -175,13 +179,55 @@ class InMemoryMemory(MemoryBackend):
                 "quarantined": len(self.quarantined(namespace)),
                 "bytes": sum(utf8_size(m.key, m.user_text, m.assistant_text, m.fact_text) for m in everything)}
 
+    dense = True
+
+    def unembedded(self, model: str, *, keys: Sequence[str] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Memory]:
+        data = self._data
+        with data.lock:
+            if keys is not None:
+                ids = sorted({data.keys[key] for key in keys if key in data.keys}, reverse=True)
+            else:
+                ids = sorted((i for i in data.rows if below is None or i < below), reverse=True)
+            lacking = (i for i in ids if data.vectors.get(i, (0, "", b""))[1] != model)
+            return [data.rows[i].memory for i in itertools.islice(lacking, limit)]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        data = self._data
+        with data.lock:
+            stored = 0
+            for memory_id, vector in vectors:
+                if memory_id in data.rows:
+                    if memory_id in data.vectors:
+                        data.generation += 1
+                    data.vectors[memory_id] = (next(data.vector_seq), model, bytes(vector))
+                    stored += 1
+            return stored
+
+    def vectors(self, model: str, *, namespace: str, user_id: str, after: int = 0) -> list[Vector]:
+        data = self._data
+        with data.lock:
+            found = []
+            for memory_id, (seq, stored_model, vector) in data.vectors.items():
+                memory = data.rows[memory_id].memory
+                if (seq > after and stored_model == model and vector and memory.namespace == namespace
+                        and memory.user_id == user_id):
+                    found.append(Vector(seq, memory_id, memory.chat_id, memory.visibility, vector))
+        return sorted(found)
+
+    def vector_generation(self) -> int:
+        with self._data.lock:
+            return self._data.generation
+
     def _delete(self, keep: Callable[[Memory], bool]) -> list[int]:
-        """Delete every memory ``keep`` refuses; the ids deleted, sorted."""
+        """Delete every memory ``keep`` refuses, and its vector; the ids deleted, sorted."""
         data = self._data
         with data.lock:
             gone = sorted(i for i, row in data.rows.items() if not keep(row.memory))
             for i in gone:
                 del data.keys[data.rows.pop(i).memory.key]
+                if data.vectors.pop(i, None) is not None:
+                    data.generation += 1
             return gone
 
     def forget(self, ids: Iterable[int], *, namespace: str | None = None, user_id: str | None = None,

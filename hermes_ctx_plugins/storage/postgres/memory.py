@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import text as query
-from ..base import MemoryBackend
+from ..base import MemoryBackend, Vector
 from ..ranking import K1, MIN_IDF, B, bm25, memory_length, phrase_count
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
+from . import vectors as stored_vectors
 from .connection import Server, fail, location_key, queue_id
 from .schema import lock_id
 from .text import stored, unstored
@@ -327,6 +328,22 @@ class PostgresMemory(MemoryBackend):
         rows = self._fetch(f"SELECT {_COLUMNS} FROM memories WHERE location = %s AND id = ANY(%s) ORDER BY id",
                            (self.location, wanted))
         return [_memory(row) for row in rows]
+
+    # -- embeddings (:mod:`.vectors`) ------------------------------------------------------------------
+    dense = True
+
+    def unembedded(self, model: str, *, keys: Sequence[str] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Memory]:
+        return [_memory(row) for row in stored_vectors.unembedded(self, model, keys, below, limit, _COLUMNS)]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        return stored_vectors.put_vectors(self, model, vectors)
+
+    def vectors(self, model: str, *, namespace: str, user_id: str, after: int = 0) -> list[Vector]:
+        return stored_vectors.vectors(self, model, namespace, user_id, after)
+
+    def vector_generation(self) -> int:
+        return stored_vectors.vector_generation(self)
 
     @staticmethod
     def _filters(namespace: str | None, user_id: str | None, chat_id: str | None,

@@ -41,6 +41,8 @@ counts), kept by statement triggers on ``memories`` and filled from the rows alr
 Version 5: ``memories.verdict`` — each memory's safety verdict (:mod:`~hermes_ctx_plugins.storage.verdicts`;
 rows stored before have none, so recall scans them as it always did).
 
+Version 6: ``memory_vectors`` and ``vector_generations`` — ctx-local's embeddings (:mod:`.vectors`).
+
 Every start also makes the archive's trigram index where it is missing (``pg_trgm`` in ``public``).
 """
 
@@ -55,7 +57,7 @@ from ..base import LocalStoreError
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: the version this package's tables are at
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _V1 = (
     """CREATE TABLE IF NOT EXISTS stores (
@@ -160,8 +162,32 @@ _V4 = (
     "ANALYZE memories",
 )
 _V5 = ("ALTER TABLE memories ADD COLUMN IF NOT EXISTS verdict text NOT NULL DEFAULT ''",)
+#: ctx-local's embeddings (:mod:`.vectors`): deleted with their memory; a statement trigger per kind of
+#: change (a trigger with transition tables takes one event) bumps the location's generation
+_V6 = (
+    """CREATE TABLE IF NOT EXISTS memory_vectors (
+        seq bigserial PRIMARY KEY,
+        memory_id bigint NOT NULL UNIQUE REFERENCES memories (id) ON DELETE CASCADE,
+        location text NOT NULL, namespace text NOT NULL, user_id text NOT NULL, owner bigint NOT NULL,
+        model text NOT NULL, vector bytea NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS memory_vectors_owner ON memory_vectors (location, owner, seq)",
+    "CREATE TABLE IF NOT EXISTS vector_generations (location text PRIMARY KEY, generation bigint NOT NULL)",
+    """CREATE OR REPLACE FUNCTION memory_vectors_changed() RETURNS trigger LANGUAGE plpgsql
+       SET search_path = {schema}, public AS $$
+    BEGIN
+      INSERT INTO vector_generations (location, generation) SELECT DISTINCT location, 1 FROM changed
+      ON CONFLICT (location) DO UPDATE SET generation = vector_generations.generation + 1;
+      RETURN NULL;
+    END $$""",
+    "DROP TRIGGER IF EXISTS memory_vectors_gone ON memory_vectors",
+    """CREATE TRIGGER memory_vectors_gone AFTER DELETE ON memory_vectors REFERENCING OLD TABLE AS changed
+       FOR EACH STATEMENT EXECUTE FUNCTION memory_vectors_changed()""",
+    "DROP TRIGGER IF EXISTS memory_vectors_replaced ON memory_vectors",
+    """CREATE TRIGGER memory_vectors_replaced AFTER UPDATE ON memory_vectors REFERENCING OLD TABLE AS changed
+       FOR EACH STATEMENT EXECUTE FUNCTION memory_vectors_changed()""",
+)
 #: each version's statements, applied in order in one transaction (``{schema}``: the schema's quoted name)
-STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
+STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
 
 
 def lock_id(*parts: str) -> int:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ...scope import from_stored, to_stored
 from .. import text as query
-from ..base import LocalStoreError, MemoryBackend
+from ..base import LocalStoreError, MemoryBackend, Vector
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import fts
 from .memory_schema import connect, is_database_failure, store_error
@@ -45,6 +45,8 @@ _YIELD_EVERY = 8
 #: releasing it; ``executemany`` takes the GIL back after every row, and with a busy thread beside it
 #: (hermes' own, calling ``sync_turn``) each row waited for that thread's switch interval.
 _CHUNK_ROWS = 32
+#: the most keys one :meth:`LocalStore.unembedded` looks up (SQLite binds 32,766 values at most)
+_MAX_KEYS = 1_000
 #: the most memories one search ranks (see :meth:`LocalStore.search`)
 RANKED_ROWS = 2_000
 #: a search candidate's columns, its texts cut to ``CANDIDATE_CHARS``
@@ -238,6 +240,59 @@ class LocalStore(MemoryBackend):
 
         report: MemoryStats = self._run(run)
         return report
+
+    # ---------------------------------------------------------------------------------- embeddings
+
+    dense = True
+
+    def unembedded(self, model: str, *, keys: Sequence[str] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Memory]:
+        lacking = "NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?)"
+        columns = ", ".join(f"m.{c}" for c in _COLUMNS)
+        if keys is not None:
+            wanted = [to_stored(key) for key in keys][:_MAX_KEYS]
+            if not wanted:
+                return []
+            sql = (f"SELECT {columns} FROM memories m WHERE m.key IN ({','.join('?' * len(wanted))}) AND {lacking}"
+                   " ORDER BY m.id DESC LIMIT ?")
+            args: list[Any] = [*wanted, model, limit]
+        else:
+            # newest first down the rowid, so a backlog is walked once, however many rows have vectors
+            bound, args = ("m.id < ? AND", [below]) if below is not None else ("", [])
+            sql = f"SELECT {columns} FROM memories m WHERE {bound} {lacking} ORDER BY m.id DESC LIMIT ?"
+            args += [model, limit]
+        rows = self._run(lambda conn: conn.execute(sql, args).fetchall())
+        return [_memory(row) for row in rows]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        # the owner comes from the memory's own row; a memory forgotten meanwhile selects nothing
+        sql = ("INSERT INTO memory_vectors (memory_id, namespace, user_id, model, vector)"
+               " SELECT id, namespace, user_id, ?, ? FROM memories WHERE id = ?"
+               " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model, vector = excluded.vector")
+        args = [(model, bytes(vector), int(memory_id)) for memory_id, vector in vectors]
+
+        def run(conn: sqlite3.Connection) -> int:
+            conn.execute("BEGIN IMMEDIATE")
+            stored = sum(conn.execute(sql, one).rowcount for one in args)
+            conn.execute("COMMIT")
+            return stored
+
+        return int(self._run(run)) if args else 0
+
+    def vectors(self, model: str, *, namespace: str, user_id: str, after: int = 0) -> list[Vector]:
+        sql = ("SELECT v.seq, v.memory_id, m.chat_id, m.visibility, v.vector FROM memory_vectors v"
+               " JOIN memories m ON m.id = v.memory_id"
+               " WHERE v.user_id = ? AND v.namespace = ? AND v.seq > ? AND v.model = ? AND length(v.vector) > 0"
+               " ORDER BY v.seq")
+        rows = self._run(lambda conn: conn.execute(
+            sql, (to_stored(user_id), to_stored(namespace), int(after), model)).fetchall())
+        return [Vector(seq, memory_id, from_stored(chat) if "\\" in chat else chat, visibility, vector)
+                for seq, memory_id, chat, visibility, vector in rows]
+
+    def vector_generation(self) -> int:
+        row = self._run(lambda conn: conn.execute(
+            "SELECT value FROM meta WHERE key = 'vector_generation'").fetchone())
+        return int(row[0])
 
     # ---------------------------------------------------------------------------------- forgetting
 

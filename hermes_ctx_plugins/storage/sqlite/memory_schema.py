@@ -23,7 +23,7 @@ from ..records import owner_of
 from . import fts
 from .opening import retry_locked
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # New columns are appended last, so a migrated table and a new one have the same layout.
 _TABLES = (
@@ -72,6 +72,33 @@ _TABLES = (
         user_id TEXT
     )""",
 )
+#: ctx-local's optional embeddings (:mod:`hermes_ctx_plugins.memory.local.embedding`): one vector per
+#: memory at most, its owner copied from the memory's row when stored (so a user's vectors are read by
+#: an index, without the memories table); ``seq`` orders them for a cache that catches up. A trigger
+#: deletes a memory's vector with it, in the same statement — a foreign key would only do so on
+#: connections that turned ``PRAGMA foreign_keys`` on — and every vector deleted or replaced bumps
+#: ``meta.vector_generation``, which tells such a cache to start over.
+_VECTORS = (
+    """CREATE TABLE IF NOT EXISTS memory_vectors (
+        seq INTEGER PRIMARY KEY,
+        memory_id INTEGER NOT NULL UNIQUE,
+        namespace TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS memory_vectors_owner ON memory_vectors (user_id, namespace, seq)",
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('vector_generation', '0')",
+    """CREATE TRIGGER IF NOT EXISTS memories_vectors_ad AFTER DELETE ON memories BEGIN
+        DELETE FROM memory_vectors WHERE memory_id = old.id;
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS memory_vectors_ad AFTER DELETE ON memory_vectors BEGIN
+        UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS memory_vectors_au AFTER UPDATE ON memory_vectors BEGIN
+        UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+    END""",
+)
 _FTS_SETTINGS = (
     "INSERT INTO memories_fts (memories_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')",
     # merge index segments in larger steps: ~20% faster writes, queries unchanged
@@ -96,6 +123,7 @@ _MIGRATE_1 = (
 #: version 2 → 3: each memory's safety verdict (:mod:`~hermes_ctx_plugins.storage.verdicts`); rows
 #: stored before have none, so recall scans them as it always did
 _MIGRATE_2 = ("ALTER TABLE memories ADD COLUMN verdict TEXT NOT NULL DEFAULT ''",)
+#: version 3 → 4: the embeddings table (:data:`_VECTORS`); no memory changes, none has a vector yet
 
 
 def store_error(path: Path, exc: BaseException) -> LocalStoreError:
@@ -196,6 +224,8 @@ def _upgrade(conn: sqlite3.Connection, version: int) -> None:
         statements = _MIGRATE_2
     else:
         statements = ()
+    if version < SCHEMA_VERSION:
+        statements = (*statements, *_VECTORS)
     for statement in (*statements, _OWNER_INDEX):
         conn.execute(statement)
 

