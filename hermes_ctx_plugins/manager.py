@@ -108,7 +108,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         self._sessions: OrderedDict[str, SessionInfo] = OrderedDict()
         self.archive: Archiver | None = None
         if settings.archive.enabled:
-            self.archive = Archiver(open_archive(config), settings.archive)
+            self.archive = Archiver(open_archive(config), settings.archive, open_store=lambda: open_archive(config))
 
     # ------------------------------------------------------------------ selection
 
@@ -323,6 +323,6 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         """Shut every active provider down and release the compressor's connections."""
         self._each_provider("shutdown")
         if self.archive is not None:
-            self.archive.store.close()
+            self.archive.close()
         if self.compressor is not None:
             self.isolator.call(owner_key("compressor", self.compressor.name), self.compressor.close, default=None)

@@ -28,7 +28,7 @@ import psycopg
 from hermes_ctx_plugins import SessionInfo, Turn, storage
 from hermes_ctx_plugins.config import load_config
 from hermes_ctx_plugins.memory.local import LocalProvider
-from hermes_ctx_plugins.memory.local.provider import DEFAULT_PATH
+from hermes_ctx_plugins.memory.local.options import DEFAULT_PATH
 from hermes_ctx_plugins.storage.postgres import DSN_ENV
 from hermes_ctx_plugins.storage.postgres.schema import lock_id
 

@@ -463,7 +463,7 @@ def test_a_layout_2_archive_gains_the_compaction_index_and_keeps_its_text_exactl
     assert store.search("deploy\\port", scope)
     store.close()
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     plan = " ".join(row[-1] for row in db.execute(
         "EXPLAIN QUERY PLAN DELETE FROM messages WHERE compaction_id IN (?, ?)", (1, 2)))
     db.close()

@@ -11,6 +11,8 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +20,11 @@ import pytest
 from local_helpers import say
 
 from hermes_ctx_plugins import SessionInfo, storage
+from hermes_ctx_plugins import dense as shared_dense
 from hermes_ctx_plugins.config import load_config
 from hermes_ctx_plugins.errors import ConfigError
 from hermes_ctx_plugins.memory.local import LocalProvider, embedding
+from hermes_ctx_plugins.memory.local import provider as provider_module
 from hermes_ctx_plugins.storage import LocalStoreError, MemoryBackend, Record
 from hermes_ctx_plugins.storage.inmemory.memory import InMemoryMemory
 from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
@@ -49,6 +53,23 @@ def embed(texts: list[str]) -> list[list[float]]:
 
 
 SPEC = f"{__name__}:embed"
+
+
+@pytest.fixture(autouse=True)
+def _small_scopes_searched_by_meaning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests use a handful of items; the dense side offers candidates of its own only from
+    ``MIN_POPULATION`` items on (tested on its own: test_a_handful_of_memories_is_not_offered_by_meaning...)."""
+    monkeypatch.setattr(shared_dense, "MIN_POPULATION", 1)
+#: questions starting with this hang :func:`stuck_on_questions` until the event is set
+STUCK = "STUCK"
+release_stuck = threading.Event()
+
+
+def stuck_on_questions(texts: list[str]) -> list[list[float]]:
+    """:func:`embed`, except that a text starting with :data:`STUCK` waits (an embedder that hangs)."""
+    if any(t.startswith(STUCK) for t in texts):
+        release_stuck.wait(60)
+    return embed(texts)
 
 
 def ask(provider: LocalProvider, session: SessionInfo, question: str) -> str:
@@ -186,6 +207,23 @@ def test_a_store_with_vectors_opens_and_recalls_lexically_without_an_embedder(ma
     plain = make()
     assert "tulip" in ask(plain, ALICE, "garden tulip")
     assert "kitten" not in ask(plain, ALICE, "what did the feline break?")
+
+
+def test_an_embedder_stuck_on_the_question_holds_the_turn_a_bounded_time_and_recall_goes_on_by_words(
+        make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The question is embedded on a thread of its own; the turn waits QUESTION_EMBED_SECONDS for it at most
+    (before, the embedder ran on hermes' thread: the turn hung as long as the embedder did)."""
+    monkeypatch.setattr(provider_module, "QUESTION_EMBED_SECONDS", 0.3)
+    provider = make(embedder=f"{__name__}:stuck_on_questions")
+    fill(provider)
+    release_stuck.clear()
+    try:
+        started = time.monotonic()
+        block = ask(provider, ALICE, f"{STUCK} where did the kitten knock the vase?")
+        assert time.monotonic() - started < 20  # bounded by the wait, not by the embedder's 60 s
+        assert "kitten" in block  # by its words
+    finally:
+        release_stuck.set()
 
 
 # ---------------------------------------------------------------------------------------------- hostile text
@@ -341,3 +379,20 @@ def test_a_backend_without_vectors_is_said_once_and_recall_stays_lexical(
     assert [r.message for r in caplog.records if "keeps no embeddings" in r.message] == [
         "ctx-local: the LocalStore storage backend keeps no embeddings; recall stays lexical (the embedder "
         "option is ignored)"]
+
+
+def test_a_handful_of_memories_is_not_offered_by_meaning_and_ten_are(
+        make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A z-score is relative: over three memories one is always "above average", so a question about
+    anything brought it. Below MIN_POPULATION the dense side offers no candidates of its own."""
+    monkeypatch.setattr(shared_dense, "MIN_POPULATION", 10)
+    provider = make(embedder=SPEC)
+    say(provider, ALICE, "my kitten knocked the vase off the shelf", 1)
+    for n in range(2, 10):
+        say(provider, ALICE, f"note {n}: the garden needs new tulip bulbs", n)
+    assert provider.flush(30)
+    question = "what did the feline break?"
+    assert ask(provider, ALICE, question) == ""  # nine memories: by words only, and none shares one
+    say(provider, ALICE, "note 10: the weather was grey all week", 10)
+    assert provider.flush(30)
+    assert "kitten" in ask(provider, ALICE, question)  # ten: found by meaning

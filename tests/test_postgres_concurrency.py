@@ -43,7 +43,7 @@ from pg_fleet_worker import (
 
 from hermes_ctx_plugins import storage
 from hermes_ctx_plugins.config import load_config
-from hermes_ctx_plugins.memory.local.provider import DEFAULT_PATH
+from hermes_ctx_plugins.memory.local.options import DEFAULT_PATH
 from hermes_ctx_plugins.storage.postgres import DSN_ENV
 from hermes_ctx_plugins.testing.loopback import wait_until
 from hermes_ctx_plugins.testing.storage_contract import record
@@ -131,8 +131,11 @@ def test_a_forget_holds_against_turns_other_workers_still_had_queued(spawn: Spaw
     assert "took over" in successor.log()
     before = [fact_word(victim, n) for n in (1, 7, 13)]  # told forgetter, crashing and busy
     for worker in workers:
-        assert worker.recall(victim, [*before, fact_word(victim, 19)]) == {(victim, 19)}
-        assert worker.recall(bystander, [fact_word(bystander, n) for n in (1, 7, 13)]) == {
+        # what the forget removed is shown to nobody; the turns said after it may all come (the block's
+        # room goes to memories like the one asked for: relevance feedback)
+        shown = worker.recall(victim, [*before, fact_word(victim, 19)])
+        assert (victim, 19) in shown and shown <= {(victim, n) for n in range(18, 22)}
+        assert worker.recall(bystander, [fact_word(bystander, n) for n in (1, 7, 13)]) >= {
             (bystander, n) for n in (1, 7, 13)}
     kept, counted = totals(postgres_dsn)
     assert kept == counted and quarantined(postgres_dsn, [victim, bystander]) == 0

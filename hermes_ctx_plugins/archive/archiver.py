@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from .. import embedding
 from ..compression.base import CompressionResult
 from ..compression.messages import append_text, is_real_user, summary_role
 from ..config import ArchiveSettings
@@ -25,7 +26,7 @@ from ..storage import ArchiveBackend, Scope, message_text
 from ..storage.spool import redacted
 from ..tokens import TokenCounter
 from . import anchors as anchor_index
-from . import tools
+from . import dense, tools
 from .anchors import Anchor
 from .changes import Changes, call_keys
 
@@ -42,9 +43,26 @@ INDEX_SHARE = 0.15
 class Archiver:
     """Archives what a compaction removed and leaves an anchor index in the compacted context."""
 
-    def __init__(self, store: ArchiveBackend, settings: ArchiveSettings) -> None:
+    def __init__(self, store: ArchiveBackend, settings: ArchiveSettings, *,
+                 open_store: Callable[[], ArchiveBackend] | None = None) -> None:
+        """``open_store``: another connection to the same archive, for the thread that embeds what is
+        archived (with ``settings.embedder``; default: ``store`` itself).
+
+        :raises ConfigError: the embedder named cannot be loaded (its package or the extra missing).
+        """
         self.store = store
         self.settings = settings
+        embedder = embedding.load(settings.embedder, threads=settings.embed_threads, option=dense.OPTION)
+        #: the dense side of ``ctx_search`` (:mod:`.dense`), None without an embedder
+        self.hybrid = None if embedder is None else dense.Hybrid(
+            embedder, open_store or (lambda: store), weight=settings.dense_weight)
+
+    def close(self) -> None:
+        """Stop the embedding thread (what it has not embedded is embedded at the next start) and
+        release the store's connection."""
+        if self.hybrid is not None:
+            self.hybrid.close()
+        self.store.close()
 
     def scope(self, session: SessionInfo) -> Scope:
         """What ``session`` may see of the archive: its own deployment namespace only, and there
@@ -62,7 +80,7 @@ class Archiver:
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo,
                          counter: TokenCounter) -> str:
         return tools.handle(name, args, store=self.store, scope=self.scope(session), counter=counter,
-                            max_tokens=self.settings.expand_max_tokens)
+                            max_tokens=self.settings.expand_max_tokens, hybrid=self.hybrid)
 
     def apply(self, changes: Changes, result: CompressionResult, *, session: SessionInfo, strategy: str,
               counter: TokenCounter, ceiling: int | None = None) -> CompressionResult:
@@ -80,6 +98,8 @@ class Archiver:
         ids = self.store.record(session_id=session.session_id, user_id=session.user_id,
                                 namespace=session.deployment, strategy=strategy, removed=clean,
                                 tokens_before=result.tokens_before, tokens_after=result.tokens_after)
+        if self.hybrid is not None:  # embedded on a thread of its own: the compaction does not wait for it
+            self.hybrid.recorded(ids)
         budget = self.settings.index_max_tokens
         if ceiling is not None:
             budget = min(budget, ceiling)

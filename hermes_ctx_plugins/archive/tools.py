@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..events import Message
 from ..storage import ArchiveBackend, Scope, Stored
 from ..tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from .dense import Hybrid
 
 SEARCH = "ctx_search"
 EXPAND = "ctx_expand"
@@ -56,25 +59,29 @@ def _error(message: str) -> str:
 
 
 def handle(name: str, args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter: TokenCounter,
-           max_tokens: int) -> str:
-    """Run one archive tool call; bad arguments get an error naming the value and what is valid."""
+           max_tokens: int, hybrid: Hybrid | None = None) -> str:
+    """Run one archive tool call; bad arguments get an error naming the value and what is valid.
+    ``hybrid``: the dense side of ``ctx_search`` (:mod:`.dense`), when an embedder is configured."""
     if not isinstance(args, dict):
         return _error("the arguments must be a JSON object")
     if name == SEARCH:
-        return search(args, store=store, scope=scope)
+        return search(args, store=store, scope=scope, hybrid=hybrid)
     if name == EXPAND:
         return expand(args, store=store, scope=scope, counter=counter, max_tokens=max_tokens)
     return _error(f"unknown archive tool {name!r}; valid: {', '.join(NAMES)}")
 
 
-def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope) -> str:
+def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, hybrid: Hybrid | None = None) -> str:
     query = args.get("query")
     if not isinstance(query, str) or not query.strip():
         return _error(f"query must be non-empty text, got {query!r}")
     limit = args.get("limit", 5)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         return _error(f"limit must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
-    hits = store.search(query, scope, limit=limit)
+    if hybrid is None:
+        hits = store.search(query, scope, limit=limit)
+    else:  # lexical and dense candidates fused; the dense side failing leaves the lexical answer
+        hits = hybrid.search(store, query, scope, limit=limit)
     results = [{"id": h.id, "role": h.role, "compaction": h.compaction_id,
                 "archived": datetime.fromtimestamp(h.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "snippet": h.snippet} for h in hits]

@@ -40,7 +40,7 @@ from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, Progress, emit
 from ..config import Config, hermes_home, load_config
 from ..errors import HermesCtxError
 from ..memory.local import LocalProvider
-from ..memory.local.provider import NAME
+from ..memory.local.options import NAME
 from ..memory.local.queue import inspect
 from ..storage import ArchiveError, LocalStoreError, Memory, MemoryBackend, Quarantined, Record
 from ..storage.segments import SegmentState

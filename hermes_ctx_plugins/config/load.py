@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..embedding import check_spec
 from ..environment import DEPLOYMENT_ENV, hermes_home
 from ..errors import ConfigError, did_you_mean
 from ..options import MAX_INT, FrozenMap, build_dataclass, describe, freeze, join_path
@@ -87,6 +88,8 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
                          lines: Mapping[str, int]) -> Config:
     section = _section(data, "ctx_plugins")
     plugins = build_dataclass(PluginSettings, section, "ctx_plugins")
+    # the embedder's shape now, with the file and line (whether it loads: when the host is built)
+    check_spec(plugins.archive.embedder, "ctx_plugins.archive.embedder")
     if "" in plugins.deployments:  # it would be the top level's namespace, and no name to pick it by
         raise ConfigError("a deployment needs a name; '' is the top-level settings", path="ctx_plugins.deployments",
                           value="", expected="a non-empty deployment name")

@@ -139,6 +139,16 @@ class ArchiveSettings:
     scope: str = option("session", choices=ARCHIVE_SCOPES, kind="an archive scope")
     #: the most ``ctx_expand`` returns in one call
     expand_max_tokens: int = option(4000, ge=100)
+    #: a dense search beside the lexical one in ``ctx_search`` (finds "the deploy port we agreed" as
+    #: well as ``8443``): "" = off; "e5-small" = the built-in model (needs the ``embed`` extra); or
+    #: ``package.module:function`` mapping a list of texts to vectors. Archived messages are embedded
+    #: in the background after each compaction (:mod:`hermes_ctx_plugins.archive.dense`)
+    embedder: str = ""
+    #: CPU threads the built-in model uses
+    embed_threads: int = option(2, ge=1, le=64)
+    #: the dense score's share when fused with BM25's (0 = lexical only, 1 = dense only); measured on
+    #: the tune half of benchmarks/recall_eval (benchmarks/bench_archive_search.py), see README
+    dense_weight: float = option(0.7, ge=0, le=1)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 from ..errors import PluginLoadError
 from ..memory.file.provider import memory_folder
-from ..memory.local.provider import DEFAULT_PATH as CTX_LOCAL_PATH
+from ..memory.local.options import DEFAULT_PATH as CTX_LOCAL_PATH
 from ..testing import StubOpenAIServer
 from ..tokens import get_counter
 from .agents import Compaction

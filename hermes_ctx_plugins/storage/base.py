@@ -2,7 +2,8 @@
 
 :class:`MemoryBackend` is ctx-local's memory store, :class:`ArchiveBackend` the archive of what
 compactions removed. A backend implements both (the packages ``storage/sqlite/`` and
-``storage/inmemory/`` do); the docstrings below are the whole contract, and the backend contract suite
+``storage/inmemory/`` do); the docstrings below are the whole contract — over 500 lines because a
+backend's author must find every promise in one place — and the backend contract suite
 (:mod:`hermes_ctx_plugins.testing.storage_contract`) checks it. What a backend reuses rather than
 rewrites: the values crossing the seam (:mod:`.records`), the words of a memory search (:mod:`.text`)
 and of an archive search (:mod:`.archive_text`), ranking and snippets when it computes them itself
@@ -270,11 +271,14 @@ class MemoryBackend(abc.ABC):
         own text and stores it under the memory's own id, so no vector crosses owners."""
         raise self._no_vectors()
 
-    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]], *,
+                    keys: Sequence[str] | None = None) -> int:
         """Store ``(memory id, vector)`` pairs of ``model`` — replacing another model's vector of that
-        memory — in one transaction; a memory deleted meanwhile gets none. ``b""`` marks a memory that
-        cannot be embedded (so it is not tried again); it is never returned by :meth:`vectors`.
-        Returns how many were stored."""
+        memory, never the same model's — in one transaction; a memory deleted meanwhile gets none.
+        ``keys``: the memories' keys as they were read, one per pair: a vector is stored only while its
+        id still holds that key (an id a deleted memory left may be given to the next one stored).
+        ``b""`` marks a memory that cannot be embedded (so it is not tried again); it is never
+        returned by :meth:`vectors`. Returns how many were stored."""
         raise self._no_vectors()
 
     def vectors(self, model: str, *, namespace: str, user_id: str, after: int = 0) -> list[Vector]:
@@ -319,6 +323,16 @@ class Vector(NamedTuple):
     #: the memory's chat and visibility (the caller's chat scope)
     chat_id: str
     visibility: str
+    #: float32 values, little-endian
+    vector: bytes
+
+
+class ArchiveVector(NamedTuple):
+    """One stored embedding of an archived message, as :meth:`ArchiveBackend.vectors` reads it."""
+
+    #: its position: grows with every vector stored
+    seq: int
+    message_id: int
     #: float32 values, little-endian
     vector: bytes
 
@@ -469,6 +483,51 @@ class ArchiveBackend(abc.ABC):
         text. A server database whose files do not shrink at a delete counts its live rows of this
         location (e.g. the byte length of each message's stored columns), never its tables' size
         on disk, which falls only after a vacuum."""
+
+    # -- embeddings (the archive's optional hybrid search) ----------------------------------------
+    #
+    # As for memories: one vector per message at most, of one model (``model`` names model and
+    # dimensions), deleted with its message in the same transaction by every path that deletes
+    # messages (a purge by age, size, session or user, ``forget_user``). A backend without these keeps
+    # :attr:`dense` False and the defaults below, which raise :class:`ArchiveError`; ``ctx_search``
+    # then stays lexical and says so once.
+
+    #: whether this backend keeps embeddings (the four methods below)
+    dense: bool = False
+
+    def unembedded(self, model: str, *, keys: Sequence[int] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Stored]:
+        """Archived messages without a vector of ``model`` (none, or another model's), whole: those
+        with the ids ``keys`` (what the caller just recorded), else those with an id below ``below``
+        (``None``: any), newest first; at most ``limit``. Any owner, no scope: the caller embeds each
+        message's own text and stores it under the message's own id, so no vector crosses owners."""
+        raise self._no_vectors()
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        """Store ``(message id, vector)`` pairs of ``model`` — replacing another model's vector of that
+        message — in one transaction; a message deleted meanwhile gets none. ``b""`` marks a message
+        that cannot be embedded (not tried again, never returned by :meth:`vectors`). Returns how many
+        were stored."""
+        raise self._no_vectors()
+
+    def vectors(self, model: str, scope: Scope, *, after: int = 0) -> list[ArchiveVector]:
+        """The non-empty vectors of ``model`` of exactly the messages ``scope`` sees (as :meth:`get`
+        and :meth:`search` see them), stored after position ``after`` (an :attr:`ArchiveVector.seq`),
+        in :attr:`ArchiveVector.seq` order — what a cache of one scope's vectors needs to catch up.
+        Positions grow with every vector stored, in the order they become visible;
+        :meth:`vector_generation` changes whenever a vector is deleted or replaced, after which
+        positions already read say nothing (read again from 0)."""
+        raise self._no_vectors()
+
+    def vector_generation(self) -> int:
+        """A number that changes, in the same transaction, whenever a stored vector is deleted or
+        replaced (a message purged or forgotten, a vector re-made), so a cache of :meth:`vectors`
+        knows to start over."""
+        raise self._no_vectors()
+
+    def _no_vectors(self) -> ArchiveError:
+        return ArchiveError(f"the {type(self).__name__} archive backend keeps no embeddings; ctx_search stays "
+                            "lexical (set ctx_plugins.archive.embedder to '' to say so)")
 
     @abc.abstractmethod
     def exists(self) -> bool:

@@ -272,6 +272,9 @@ class ArchiveHit:
     created: float
     snippet: str
     namespace: str
+    #: the message's lexical relevance (BM25, positive, higher is better; comparable within one search
+    #: only), 0.0 where no score was computed (a search of short terms only)
+    relevance: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -288,6 +291,8 @@ class Stored:
     seq: int
     role: str
     message: Message
+    #: when it was archived (``time.time()`` of its compaction)
+    created: float = 0.0
 
 
 class ArchiveStats(TypedDict):

@@ -24,8 +24,10 @@ no other owner's, so a backend that finds nothing fails too. The contract says w
 docstrings in :mod:`hermes_ctx_plugins.storage.base` promise — ids, scopes and namespaces, writes and
 their progress, search and ranking, forgetting, the order of reads, every ``stats()`` key and its
 type, what ``exists()`` answers, a store opened again after ``close()`` finding what was stored (in
-this process: the in-memory backend keeps its data that long) — except what it cannot observe through
-one location in one process. A backend's own tests must cover that:
+this process: the in-memory backend keeps its data that long), the archive's embeddings scoped exactly
+like their messages and deleted with them — except what it cannot observe through one location in one
+process. (One suite in one module, over 500 lines because a backend's author should find every promise
+the backend is held to in one place.) A backend's own tests must cover that:
 
 * durability across processes and crashes (a store opened by another process, after a kill);
 * failure modes: which :class:`~hermes_ctx_plugins.storage.base.LocalStoreError` reason each failure
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import struct
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -469,6 +472,46 @@ class StorageContract:
         assert [(s.message, s.seq) for s in copies] == [(said(f"kiwi {odd}"), 3),
                                                          (said("kiwi two", role="assistant"), 4)]
         assert len(archive.search("kiwi three", Scope(session_id="s2", user_id=""), limit=9)) == 3
+
+    # -- the archive's embeddings (the hybrid ctx_search) -------------------------------------------
+
+    def test_archive_vectors_are_scoped_like_their_messages_and_go_with_them(self, archive: ArchiveBackend) -> None:
+        if not archive.dense:  # a backend may keep none: it says so, and ctx_search stays lexical
+            with pytest.raises(ArchiveError):
+                archive.unembedded("m/2")
+            return
+
+        def put(session: str, user: str, namespace: str = "") -> int:
+            return archive.record(session_id=session, user_id=user, namespace=namespace, strategy="w",
+                                  removed=[(0, said(f"heron {session} {user!r} {namespace}"))])[0]
+
+        a1, a2, early, bob, blue, near = (put("s1", "alice"), put("s2", "alice"), put("s1", ""), put("s3", "bob"),
+                                          put("s1", "alice", "blue"), put("s9", "alice\x00"))
+        every = [a1, a2, early, bob, blue, near]
+        assert [s.id for s in archive.unembedded("m/2", limit=10)] == every[::-1]  # newest first, every owner's
+        assert [s.id for s in archive.unembedded("m/2", keys=[a1, 10**12])] == [a1]
+        assert "heron s1 'alice'" in str(archive.unembedded("m/2", keys=[a1])[0].message)
+        assert archive.put_vectors("m/2", [(i, struct.pack("<2f", n, 1.0)) for n, i in enumerate(every)]) == 6
+
+        def seen(scope: Scope, model: str = "m/2") -> set[int]:
+            return {v.message_id for v in archive.vectors(model, scope)}
+
+        assert seen(Scope(session_id="s1", user_id="alice")) == {a1, early}  # as get and search see them
+        assert seen(Scope(session_id="s1", user_id="alice", all_sessions=True)) == {a1, a2}  # not "alice\x00"
+        assert seen(Scope(session_id="s9", user_id="alice\x00", all_sessions=True)) == {near}
+        assert seen(Scope(session_id="s1", user_id="alice", namespace="blue")) == {blue}
+        assert seen(Scope(session_id="s3", user_id="bob")) == {bob}
+        assert seen(Scope(session_id="s1", user_id="alice"), "m/3") == set()  # another model's space
+        assert archive.unembedded("m/2") == [] and len(archive.unembedded("m/3", limit=10)) == 6
+        [last] = archive.vectors("m/2", Scope(session_id="s3", user_id="bob"))
+        assert archive.vectors("m/2", Scope(session_id="s3", user_id="bob"), after=last.seq) == []
+        generation = archive.vector_generation()
+        assert archive.purge(session_id="s1", namespace="") == 2  # alice's and the early one
+        assert archive.vector_generation() != generation  # a cache of them starts over
+        assert seen(Scope(session_id="s1", user_id="alice")) == set()
+        assert archive.put_vectors("m/2", [(a1, b"\x00" * 8)]) == 0  # a purged message gets none
+        archive.forget_user("alice")
+        assert seen(Scope(session_id="", everything=True)) == {bob, near}  # every namespace's alice, no one else
 
 
 def opened(factory: Callable[[], Any]) -> Iterator[Callable[[], Any]]:

@@ -25,7 +25,8 @@ from ...storage import LocalStoreError, MemoryBackend, json_text, memory_exists,
 from ...storage import text as query
 from . import recall
 from .arguments import describe
-from .provider import MAX_ID, NAME, LocalProvider
+from .options import NAME
+from .provider import MAX_ID, LocalProvider
 from .queue import inspect
 
 COMMANDS = ("search", "stats", "export", "forget")

@@ -1,4 +1,5 @@
-"""``ctx-local``: the provider hermes talks to — options, the write path, prefetch and the tools."""
+"""``ctx-local``: the provider hermes talks to — the write path, prefetch and the tools (its options:
+:mod:`.options`)."""
 
 from __future__ import annotations
 
@@ -10,27 +11,24 @@ import threading
 import time
 import uuid
 from collections.abc import Collection
-from dataclasses import dataclass
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from ... import scope
 from ...config import hermes_home
-from ...errors import ConfigError
 from ...events import Forgotten, SessionInfo, Turn
-from ...options import option
 from ...safety import scan
-from ...storage import Hit, LocalStoreError, MemoryBackend, Record, json_text, memory_exists, open_memory
+from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json_text, memory_exists, open_memory
 from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
 from . import arguments, dense, embedding, recall
+from .options import NAME, LocalOptions, resolve_path
 from .queue import WriteBehindQueue, held_records, with_verdict
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
-NAME = "ctx-local"
-DEFAULT_PATH = "ctx-local/memory.db"
 #: BM25 candidates read per query before ranking
 CANDIDATES = 40
 #: a remembered fact longer than this is a document, not a fact
@@ -50,64 +48,10 @@ TOOL_BUSY_SECONDS = 10.0
 #: hundred milliseconds, so six processes draining at once wait up to a second or so for their turn;
 #: a shutdown waiting out a lock that is never released waits this much past its drain timeout.
 WRITER_BUSY_SECONDS = 2.0
+#: how long a prefetch or search waits for the question's embedding (made on a thread of its own while
+#: the words are searched) before it recalls by the words alone: a stuck embedder never holds a turn
+QUESTION_EMBED_SECONDS = 2.0
 _REPORT_EVERY = 300.0
-
-
-@dataclass(frozen=True)
-class LocalOptions:
-    """``ctx_plugins.options.ctx-local``."""
-
-    #: the SQLite file; relative paths are under ``$HERMES_HOME``, ``~`` and ``$HERMES_HOME`` expand
-    path: str = DEFAULT_PATH
-    #: the most tokens one prefetch adds to the user message
-    budget_tokens: int = option(800, ge=50, le=32_000)
-    #: the most memories one prefetch shows (the budget usually ends it first: about 16 short turns
-    #: fit 800 tokens)
-    max_results: int = option(16, ge=1, le=50)
-    #: a memory this many days old counts half as recent as a new one
-    recency_half_life_days: float = option(30.0, gt=0)
-    #: how much recency moves the ranking (0 = not at all, 1 = an old memory can drop to nothing)
-    recency_weight: float = option(0.3, ge=0, le=1)
-    #: False: a user's memories stay in the chat they were made in (facts saved "for the user"
-    #: excepted); True: every chat of the user sees them all
-    share_across_chats: bool = False
-    #: attempts for a queued record that fails by itself, before it is quarantined
-    max_retries: int = option(5, ge=1, le=100)
-    #: first retry pause; doubles per attempt
-    retry_backoff_seconds: float = option(0.05, gt=0, le=60)
-    #: how long shutdown waits for the queue to drain (what is left is stored at the next start)
-    drain_timeout_seconds: float = option(5.0, ge=0, le=600)
-    #: records per write transaction
-    batch_size: int = option(1024, ge=1, le=10_000)
-    #: force every queued turn to disk (survives power loss, costs a disk flush per turn)
-    fsync: bool = False
-    #: longer user or assistant texts are cut to this many characters (and say so)
-    max_turn_chars: int = option(200_000, ge=1_000, le=50_000_000)
-    #: dense (embedding) recall beside the lexical one: "" = off; "e5-small" = the built-in model (needs
-    #: the ``embed`` extra); or ``package.module:function`` mapping a list of texts to vectors. Memories
-    #: are embedded in the background after they are stored (:mod:`.dense`)
-    embedder: str = ""
-    #: CPU threads the built-in model uses (a question: ~13 ms on 2 threads, ~20 ms on 1, here)
-    embed_threads: int = option(2, ge=1, le=64)
-    #: the dense score's share when fused with BM25's (0 = lexical only, 1 = dense only); measured on
-    #: the tune half of benchmarks/recall_eval, see README
-    dense_weight: float = option(0.7, ge=0, le=1)
-
-
-def resolve_path(raw: str, home: Path) -> Path:
-    """The database path an option value names; raises ConfigError for one that cannot work."""
-    where = f"ctx_plugins.options.{NAME}.path"
-    text = raw.strip()
-    if not text or "\x00" in text:
-        raise ConfigError(f"{raw!r} is not a file path", path=where, value=raw,
-                          expected=f"a file path such as {DEFAULT_PATH!r} (relative to $HERMES_HOME)")
-    text = text.replace("${HERMES_HOME}", str(home)).replace("$HERMES_HOME", str(home))
-    path = Path(text).expanduser()
-    path = path if path.is_absolute() else home / path
-    if path.is_dir():
-        raise ConfigError(f"{str(path)!r} is a directory", path=where, value=raw,
-                          expected=f"a file path, e.g. {str(path / 'memory.db')!r}")
-    return path
 
 
 def turn_key(turn: Turn) -> str:
@@ -201,6 +145,10 @@ class LocalProvider(MemoryProvider):
             if self._reader is None:
                 # Recall must be quick: wait little for a lock (WAL readers rarely need one at all).
                 self._reader = self._open(0.25)
+                if self._embedder is not None:
+                    # a cache per connection: a reopened location may be another database (the file
+                    # moved aside and made anew), whose ids and vector generations restart
+                    self._dense = dense.DenseIndex(self._embedder)
             return self._reader
 
     def _tool_store(self) -> MemoryBackend:
@@ -370,12 +318,14 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
+        # the question is embedded while its words are searched (the two take about as long)
+        asked = _embedding(self._dense, question) if hybrid and self._dense is not None else None
         try:
             store = self._store()
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
                                 chat_id=session.chat_id, share_across_chats=options.share_across_chats, limit=limit)
-            if hybrid and self._dense is not None and self._dense_on(store):
-                hits = self._hybrid(store, self._dense, question, hits, session, limit)
+            if asked is not None and self._dense is not None and self._dense_on(store):
+                hits = self._hybrid(store, self._dense, asked, hits, session, limit)
         except LocalStoreError as exc:
             self._unusable(exc)
             return None
@@ -391,20 +341,29 @@ class LocalProvider(MemoryProvider):
                         "option is ignored)", type(store).__name__)
         return store.dense
 
-    def _hybrid(self, store: MemoryBackend, index: dense.DenseIndex, question: str, hits: list[Hit],
+    def _hybrid(self, store: MemoryBackend, index: dense.DenseIndex, asked: Future[Any], hits: list[Hit],
                 session: SessionInfo, limit: int) -> list[Hit]:
         """BM25's ``hits`` fused with the best of the owner's memories by embedding (:func:`.dense.fuse`);
-        the lexical hits alone when the question cannot be embedded."""
+        the lexical hits alone when the question (``asked``: its embedding under way) cannot be
+        embedded within :data:`QUESTION_EMBED_SECONDS`."""
         try:
-            vector = index.query_vector(question)
-        except Exception:  # the embedder's failure, not the store's: recall goes on by words
-            log.warning("ctx-local: the question could not be embedded; recalled by its words only", exc_info=True)
+            vector = asked.result(QUESTION_EMBED_SECONDS)
+        except Exception:  # the embedder's failure or delay, not the store's: recall goes on by words
+            log.warning("ctx-local: the question was not embedded (an error, or not within %.0f s); recalled by "
+                        "its words only", QUESTION_EMBED_SECONDS, exc_info=True)
             return hits
         found = index.search(store, vector, namespace=session.deployment, user_id=session.user_id,
                              chat_id=session.chat_id, share_across_chats=self.options.share_across_chats, limit=limit)
         lexical = {hit.memory.id for hit in hits}
-        others = store.get([memory_id for memory_id, _ in found.best if memory_id not in lexical])
+        others = [memory for memory in store.get([memory_id for memory_id, _ in found.best if memory_id not in lexical])
+                  if self._sees(memory, session)]
         return dense.fuse(hits, found, others, weight=self.options.dense_weight)
+
+    def _sees(self, memory: Memory, session: SessionInfo) -> bool:
+        """Whether ``session``'s scope sees ``memory`` (the dense path's ids are checked again against
+        the rows they read: an id is a position in one database, and the owner is what counts)."""
+        chat_seen = self.options.share_across_chats or memory.visibility == "user" or memory.chat_id == session.chat_id
+        return memory.namespace == session.deployment and memory.user_id == session.user_id and chat_seen
 
     def shutdown(self) -> None:
         with self._lock:
@@ -501,3 +460,17 @@ class LocalProvider(MemoryProvider):
 
 def _error(message: str) -> str:
     return json.dumps({"success": False, "error": message})
+
+
+def _embedding(index: dense.DenseIndex, question: str) -> Future[Any]:
+    """``question``'s vector, made on a daemon thread (a stuck embedder holds that thread, not the caller)."""
+    future: Future[Any] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(index.query_vector(question))
+        except BaseException as exc:  # handed to the caller, who logs it
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="ctx-local-question", daemon=True).start()
+    return future

@@ -16,12 +16,11 @@ rules (:mod:`~hermes_ctx_plugins.storage.verdicts`).
 from __future__ import annotations
 
 import functools
-import importlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...errors import ConfigError
+from ... import embedding
 from ...safety import placeholder, scan
 from ...storage import Hit, Memory, verdicts
 from ...storage import text as query
@@ -76,20 +75,9 @@ def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_li
 
 
 def load_embedder(spec: str) -> Embedder:
-    """``module:function`` → a callable mapping texts to vectors; raises ConfigError naming the problem."""
-    module_name, _, attribute = spec.partition(":")
-    path = "ctx_plugins.options.ctx-local.embedder"
-    if not module_name or not attribute:
-        raise ConfigError(f"{spec!r} is not 'module:function'", path=path, value=spec,
-                          expected="'' (off) or 'package.module:function' returning one vector per text")
-    try:
-        function = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"cannot load the embedder {spec!r}: {exc}", path=path, value=spec,
-                          expected="an importable 'package.module:function' (install its package)") from None
-    if not callable(function):
-        raise ConfigError(f"{spec!r} is not callable", path=path, value=spec, expected="a function")
-    result: Embedder = function
+    """``module:function`` → a callable mapping texts to vectors; raises ConfigError naming the problem
+    (:func:`hermes_ctx_plugins.embedding.load_function`, under ctx-local's option)."""
+    result: Embedder = embedding.load_function(spec)
     return result
 
 

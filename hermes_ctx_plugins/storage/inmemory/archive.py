@@ -21,7 +21,7 @@ from pathlib import Path
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
-from ..base import ArchiveBackend, ArchiveError
+from ..base import ArchiveBackend, ArchiveError, ArchiveVector
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count, trigram_length
 from ..records import (
     ArchiveHit,
@@ -61,6 +61,10 @@ class ArchiveData:
     compaction_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     #: whether a compaction was ever recorded here (what :meth:`InMemoryArchive.exists` answers)
     written: bool = False
+    #: embeddings by message id: (position, model, float32 bytes); see ArchiveBackend.vectors
+    vectors: dict[int, tuple[int, str, bytes]] = field(default_factory=dict)
+    vector_seq: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    generation: int = 0
 
 
 class InMemoryArchive(ArchiveBackend):
@@ -111,7 +115,7 @@ class InMemoryArchive(ArchiveBackend):
                 message = json.loads(encoded)  # a copy the caller cannot change, as a store's would be
                 text = searchable(message_text(message))
                 stored = Stored(next(data.ids), session_id, user_id, namespace, compaction, seq,
-                                str(message.get("role") or ""), message)
+                                str(message.get("role") or ""), message, created)
                 data.messages[stored.id] = _Archived(stored, created, text, folded(text), utf8_size(encoded, text))
                 ids.append(stored.id)
             if limits:
@@ -135,6 +139,8 @@ class InMemoryArchive(ArchiveBackend):
         gone = [i for i, archived in data.messages.items() if archived.stored.compaction_id in chosen]
         for i in gone:
             del data.messages[i]
+            if data.vectors.pop(i, None) is not None:  # its vector goes with it
+                data.generation += 1
         for compaction in chosen:
             data.compactions.pop(compaction, None)
             data.entries.pop(compaction, None)
@@ -142,7 +148,8 @@ class InMemoryArchive(ArchiveBackend):
 
     def size_bytes(self) -> int:
         with self._data.lock:
-            return sum(archived.size for archived in self._data.messages.values())
+            return (sum(archived.size for archived in self._data.messages.values())
+                    + sum(len(vector) for _, _, vector in self._data.vectors.values()))
 
     def purge(self, *, session_id: str | None = None, user_id: str | None = None,
               older_than_days: float | None = None, everything: bool = False,
@@ -171,6 +178,48 @@ class InMemoryArchive(ArchiveBackend):
         return [Forgotten(store=f"archive (in memory) {self.path}", removed=removed,
                           detail=ForgetScope.kept_note(kept))]
 
+    # -- embeddings -------------------------------------------------------------------------
+    dense = True
+
+    def unembedded(self, model: str, *, keys: Sequence[int] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Stored]:
+        data = self._data
+        with data.lock:
+            if keys is not None:
+                ids = sorted({int(key) for key in keys if key in data.messages}, reverse=True)
+            else:
+                ids = sorted((i for i in data.messages if below is None or i < below), reverse=True)
+            lacking = (i for i in ids if data.vectors.get(i, (0, "", b""))[1] != model)
+            return [data.messages[i].stored for i in itertools.islice(lacking, limit)]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        data = self._data
+        with data.lock:
+            stored = 0
+            for ident, vector in vectors:
+                if ident in data.messages:
+                    if ident in data.vectors:
+                        data.generation += 1
+                    data.vectors[ident] = (next(data.vector_seq), model, bytes(vector))
+                    stored += 1
+            return stored
+
+    def vectors(self, model: str, scope: Scope, *, after: int = 0) -> list[ArchiveVector]:
+        data = self._data
+        with data.lock:
+            found = [ArchiveVector(seq, ident, vector) for ident, (seq, stored_model, vector) in data.vectors.items()
+                     if seq > after and stored_model == model and vector
+                     and scope.sees(*self._owner(data.messages[ident].stored))]
+        return sorted(found)
+
+    @staticmethod
+    def _owner(stored: Stored) -> tuple[str, str, str]:
+        return stored.namespace, stored.session_id, stored.user_id
+
+    def vector_generation(self) -> int:
+        with self._data.lock:
+            return self._data.generation
+
     def _visible(self, scope: Scope) -> list[_Archived]:
         with self._data.lock:
             return [a for a in self._data.messages.values()
@@ -185,12 +234,12 @@ class InMemoryArchive(ArchiveBackend):
             found = self._ranked([folded(p) for p in phrases], visible)
         else:  # only terms too short for an index of three-character pieces: every one, newest first
             wanted = [folded(s) for s in short]
-            found = [(a, a.text[:LEADING_CHARS]) for a in sorted(visible, key=lambda a: -a.stored.id)
+            found = [(a, a.text[:LEADING_CHARS], 0.0) for a in sorted(visible, key=lambda a: -a.stored.id)
                      if all(s in a.folded for s in wanted)]
         return [ArchiveHit(a.stored.id, a.stored.session_id, a.stored.compaction_id, a.stored.role, a.created,
-                           from_stored(shown), a.stored.namespace) for a, shown in found[:limit]]
+                           from_stored(shown), a.stored.namespace, relevance) for a, shown, relevance in found[:limit]]
 
-    def _ranked(self, phrases: list[str], visible: list[_Archived]) -> list[tuple[_Archived, str]]:
+    def _ranked(self, phrases: list[str], visible: list[_Archived]) -> list[tuple[_Archived, str, float]]:
         """The visible messages matching a phrase, best first by BM25 over every message (FTS5's
         statistics), with their snippets."""
         with self._data.lock:
@@ -207,7 +256,7 @@ class InMemoryArchive(ArchiveBackend):
                 score = bm25(frequencies, counts, len(everything), lengths[id(archived)], average)
                 scored.append((-score, -archived.stored.id, archived))
         scored.sort(key=lambda item: item[:2])
-        return [(archived, snippet(archived.text, phrases)) for *_, archived in scored]
+        return [(archived, snippet(archived.text, phrases), -score) for score, _, archived in scored]
 
     @staticmethod
     def _order(archived: _Archived) -> tuple[str, str, int]:

@@ -192,13 +192,17 @@ class InMemoryMemory(MemoryBackend):
             lacking = (i for i in ids if data.vectors.get(i, (0, "", b""))[1] != model)
             return [data.rows[i].memory for i in itertools.islice(lacking, limit)]
 
-    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]], *,
+                    keys: Sequence[str] | None = None) -> int:
         data = self._data
         with data.lock:
             stored = 0
-            for memory_id, vector in vectors:
-                if memory_id in data.rows:
+            for n, (memory_id, vector) in enumerate(vectors):
+                row = data.rows.get(memory_id)
+                if row is not None and (keys is None or row.memory.key == keys[n]):
                     if memory_id in data.vectors:
+                        if data.vectors[memory_id][1] == model:  # the same model's: left alone
+                            continue
                         data.generation += 1
                     data.vectors[memory_id] = (next(data.vector_seq), model, bytes(vector))
                     stored += 1

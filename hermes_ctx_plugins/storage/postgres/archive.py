@@ -24,7 +24,7 @@ from typing import Any
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
-from ..base import ArchiveBackend, ArchiveError, purge_condition
+from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
 from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, redacted, spool_path
@@ -34,7 +34,7 @@ from .text import stored
 
 log = logging.getLogger("hermes_ctx_plugins.archive")
 
-_COLUMNS = "m.id, m.session_id, m.user_id, m.namespace, m.compaction_id, m.seq, m.role, m.message"
+_COLUMNS = "m.id, m.session_id, m.user_id, m.namespace, m.compaction_id, m.seq, m.role, m.message, m.created"
 
 
 def _pg(value: str) -> str:
@@ -48,9 +48,9 @@ def _spooled(value: str) -> str:
 
 
 def _stored(row: Sequence[Any]) -> Stored:
-    id_, session_id, user_id, namespace, compaction_id, seq, role, message = row
+    id_, session_id, user_id, namespace, compaction_id, seq, role, message, created = row
     return Stored(id_, from_stored(session_id), from_stored(user_id), from_stored(namespace), compaction_id, seq,
-                  from_stored(role), json.loads(from_stored(message)))
+                  from_stored(role), json.loads(from_stored(message)), created)
 
 
 def _like(text: str) -> str:
@@ -221,8 +221,9 @@ class PostgresArchive(ArchiveBackend):
             fail(self._where, exc, archive=True)
 
     def size_bytes(self) -> int:
-        return int(self._fetch("SELECT coalesce(sum(size), 0) FROM messages WHERE location = %s",
-                               (self.location,))[0][0])
+        return int(self._fetch("SELECT (SELECT coalesce(sum(size), 0) FROM messages WHERE location = %s) + "
+                               "(SELECT coalesce(sum(length(vector)), 0) FROM archive_vectors WHERE location = %s)",
+                               (self.location, self.location))[0][0])
 
     def purge(self, *, session_id: str | None = None, user_id: str | None = None,
               older_than_days: float | None = None, everything: bool = False,
@@ -282,6 +283,7 @@ class PostgresArchive(ArchiveBackend):
                 if chosen:
                     with self._server.connection() as conn:
                         conn.execute("VACUUM messages")
+                        conn.execute("VACUUM archive_vectors")
             except (ArchiveError, OSError) as exc:
                 errors.append(f"the archive could not be cleared: {exc}")
             except Exception as exc:
@@ -339,10 +341,10 @@ class PostgresArchive(ArchiveBackend):
                 f"SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, left(m.text, {LEADING_CHARS}), "
                 f"m.namespace FROM messages m WHERE m.location = %s AND {conditions} AND {where} "
                 "ORDER BY m.id DESC LIMIT %s", [self.location, *(folded(s) for s in short), *args, limit])
-            found = [(*row[:5], row[5], row[6]) for row in rows]
+            found = [(*row[:5], row[5], row[6], 0.0) for row in rows]
         return [ArchiveHit(id_, from_stored(session_id), compaction_id, from_stored(role), created,
-                           from_stored(shown), from_stored(namespace))
-                for id_, session_id, compaction_id, role, created, shown, namespace in found]
+                           from_stored(shown), from_stored(namespace), relevance)
+                for id_, session_id, compaction_id, role, created, shown, namespace, relevance in found]
 
     def _ranked(self, phrases: list[str], where: str, args: list[str], limit: int) -> list[tuple[Any, ...]]:
         likes = [_like(p) for p in phrases]
@@ -366,7 +368,51 @@ class PostgresArchive(ArchiveBackend):
             if any(frequencies):
                 scored.append((-bm25(frequencies, documents, totals[0], row[8], average), -row[0], row))
         scored.sort(key=lambda item: item[:2])
-        return [(*row[:5], snippet(row[5], phrases), row[6]) for *_, row in scored[:limit]]
+        return [(*row[:5], snippet(row[5], phrases), row[6], -score) for score, _, row in scored[:limit]]
+
+    # -- embeddings (schema version 7: ``archive_vectors``, deleted with their message by the cascade) -----
+    dense = True
+
+    def unembedded(self, model: str, *, keys: Sequence[int] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Stored]:
+        lacking = "NOT EXISTS (SELECT 1 FROM archive_vectors v WHERE v.message_id = m.id AND v.model = %(model)s)"
+        args: dict[str, Any] = {"location": self.location, "model": model, "limit": limit}
+        if keys is not None:
+            args["keys"] = [int(key) for key in keys]
+            where = "m.id = ANY(%(keys)s)"
+        else:
+            args["below"] = below
+            where = "TRUE" if below is None else "m.id < %(below)s"
+        rows = self._fetch(f"SELECT {_COLUMNS} FROM messages m WHERE m.location = %(location)s AND {where} "
+                           f"AND {lacking} ORDER BY m.id DESC LIMIT %(limit)s", args)
+        return [_stored(row) for row in rows]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        """Under the location's write lock: positions are then taken in the order they commit, so a
+        cache catching up past a position never misses one committed later with a smaller one."""
+        if not vectors:
+            return 0
+        sql = ("INSERT INTO archive_vectors (message_id, location, model, vector) SELECT id, location, %s, %s "
+               "FROM messages WHERE id = %s AND location = %s "
+               "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, vector = excluded.vector")
+        try:
+            with self._server.transaction(lock=self._lock_id(), lock_timeout=5.0) as conn:
+                return sum(conn.execute(sql, (model, bytes(vector), int(ident), self.location)).rowcount
+                           for ident, vector in vectors)
+        except Exception as exc:
+            fail(self._where, exc, archive=True)
+
+    def vectors(self, model: str, scope: Scope, *, after: int = 0) -> list[ArchiveVector]:
+        where, args = self._scope_sql(scope)
+        rows = self._fetch("SELECT v.seq, v.message_id, v.vector FROM archive_vectors v JOIN messages m "
+                           "ON m.id = v.message_id WHERE v.location = %s AND v.seq > %s AND v.model = %s "
+                           f"AND length(v.vector) > 0 AND m.location = %s AND {where} ORDER BY v.seq",
+                           [self.location, int(after), model, self.location, *args])
+        return [ArchiveVector(int(seq), int(ident), bytes(vector)) for seq, ident, vector in rows]
+
+    def vector_generation(self) -> int:
+        rows = self._fetch("SELECT generation FROM archive_vector_generations WHERE location = %s", (self.location,))
+        return int(rows[0][0]) if rows else 0
 
     def get(self, ids: Sequence[int], scope: Scope) -> list[Stored]:
         if not ids:

@@ -336,8 +336,9 @@ class PostgresMemory(MemoryBackend):
                    limit: int = 16) -> list[Memory]:
         return [_memory(row) for row in stored_vectors.unembedded(self, model, keys, below, limit, _COLUMNS)]
 
-    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
-        return stored_vectors.put_vectors(self, model, vectors)
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]], *,
+                    keys: Sequence[str] | None = None) -> int:
+        return stored_vectors.put_vectors(self, model, vectors, keys)
 
     def vectors(self, model: str, *, namespace: str, user_id: str, after: int = 0) -> list[Vector]:
         return stored_vectors.vectors(self, model, namespace, user_id, after)

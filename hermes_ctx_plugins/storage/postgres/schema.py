@@ -43,6 +43,9 @@ rows stored before have none, so recall scans them as it always did).
 
 Version 6: ``memory_vectors`` and ``vector_generations`` — ctx-local's embeddings (:mod:`.vectors`).
 
+Version 7: ``archive_vectors`` and ``archive_vector_generations`` — the archive's embeddings (the hybrid
+``ctx_search``, :mod:`.archive`): one per message, deleted with it by ``ON DELETE CASCADE``.
+
 Every start also makes the archive's trigram index where it is missing (``pg_trgm`` in ``public``).
 """
 
@@ -57,7 +60,7 @@ from ..base import LocalStoreError
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: the version this package's tables are at
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _V1 = (
     """CREATE TABLE IF NOT EXISTS stores (
@@ -186,8 +189,32 @@ _V6 = (
     """CREATE TRIGGER memory_vectors_replaced AFTER UPDATE ON memory_vectors REFERENCING OLD TABLE AS changed
        FOR EACH STATEMENT EXECUTE FUNCTION memory_vectors_changed()""",
 )
+#: the archive's embeddings, as ctx-local's: deleted with their message (whichever path deletes it), a
+#: statement trigger per kind of change bumping the location's generation
+_V7 = (
+    """CREATE TABLE IF NOT EXISTS archive_vectors (
+        seq bigserial PRIMARY KEY,
+        message_id bigint NOT NULL UNIQUE REFERENCES messages (id) ON DELETE CASCADE,
+        location text NOT NULL, model text NOT NULL, vector bytea NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS archive_vectors_location ON archive_vectors (location, seq)",
+    """CREATE TABLE IF NOT EXISTS archive_vector_generations (
+        location text PRIMARY KEY, generation bigint NOT NULL)""",
+    """CREATE OR REPLACE FUNCTION archive_vectors_changed() RETURNS trigger LANGUAGE plpgsql
+       SET search_path = {schema}, public AS $$
+    BEGIN
+      INSERT INTO archive_vector_generations (location, generation) SELECT DISTINCT location, 1 FROM changed
+      ON CONFLICT (location) DO UPDATE SET generation = archive_vector_generations.generation + 1;
+      RETURN NULL;
+    END $$""",
+    "DROP TRIGGER IF EXISTS archive_vectors_gone ON archive_vectors",
+    """CREATE TRIGGER archive_vectors_gone AFTER DELETE ON archive_vectors REFERENCING OLD TABLE AS changed
+       FOR EACH STATEMENT EXECUTE FUNCTION archive_vectors_changed()""",
+    "DROP TRIGGER IF EXISTS archive_vectors_replaced ON archive_vectors",
+    """CREATE TRIGGER archive_vectors_replaced AFTER UPDATE ON archive_vectors REFERENCING OLD TABLE AS changed
+       FOR EACH STATEMENT EXECUTE FUNCTION archive_vectors_changed()""",
+)
 #: each version's statements, applied in order in one transaction (``{schema}``: the schema's quoted name)
-STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
+STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7}
 
 
 def lock_id(*parts: str) -> int:

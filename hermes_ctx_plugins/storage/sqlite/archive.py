@@ -24,7 +24,7 @@ from typing import Any
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
-from ..base import ArchiveBackend, ArchiveError, purge_condition
+from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
 from ..spool import Entry, Spool, entry_of, make_entry, redacted, spool_path
@@ -34,14 +34,16 @@ from .archive_schema import connect
 log = logging.getLogger("hermes_ctx_plugins.archive")
 
 #: what :func:`_stored` reads
-_COLUMNS = "m.id, m.session_id, m.user_id, m.namespace, m.compaction_id, m.seq, m.role, m.message"
+_COLUMNS = "m.id, m.session_id, m.user_id, m.namespace, m.compaction_id, m.seq, m.role, m.message, m.created"
+#: the most ids one :meth:`ArchiveStore.unembedded` looks up (SQLite binds 32,766 values at most)
+_MAX_KEYS = 1_000
 
 
 def _stored(row: Sequence[Any]) -> Stored:
     """A message from a row of :data:`_COLUMNS`."""
-    id_, session_id, user_id, namespace, compaction_id, seq, role, message = row
+    id_, session_id, user_id, namespace, compaction_id, seq, role, message, created = row
     return Stored(id_, from_stored(session_id), from_stored(user_id), from_stored(namespace), compaction_id, seq,
-                  from_stored(role), json.loads(from_stored(message)))
+                  from_stored(role), json.loads(from_stored(message)), created)
 
 
 class ArchiveStore(ArchiveBackend):
@@ -142,17 +144,24 @@ class ArchiveStore(ArchiveBackend):
             compaction = cursor.lastrowid
             seq = db.execute("SELECT coalesce(max(seq), 0) FROM messages WHERE namespace = ? AND session_id = ?",
                              owner[:2]).fetchone()[0]
+            # ids are never reused (SQLite would reuse a deleted largest rowid): a vector the embedding thread
+            # made of a message purged meanwhile must never land on a new message under its id
+            last = db.execute("SELECT max(coalesce((SELECT max(id) FROM messages), 0), coalesce((SELECT value FROM "
+                              "archive_meta WHERE key = 'last_message_id'), 0))").fetchone()[0]
             ids = []
             for n, (position, stored) in enumerate(entry["removed"]):
                 message = messages[n] if messages is not None else json.loads(from_stored(stored))
                 seq += 1
-                cursor = db.execute(
-                    "INSERT INTO messages (namespace, session_id, user_id, compaction_id, seq, position, role, "
-                    "tool_call_id, call_ids, text, message, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*owner, compaction, seq, position, to_stored(str(message.get("role") or "")),
+                last += 1
+                db.execute(
+                    "INSERT INTO messages (id, namespace, session_id, user_id, compaction_id, seq, position, role, "
+                    "tool_call_id, call_ids, text, message, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (last, *owner, compaction, seq, position, to_stored(str(message.get("role") or "")),
                      to_stored(str(message.get("tool_call_id") or "")), to_stored(" ".join(call_ids(message))),
                      searchable(message_text(message)), stored, entry["created"]))
-                ids.append(int(cursor.lastrowid or 0))
+                ids.append(last)
+            db.execute("INSERT INTO archive_meta (key, value) VALUES ('last_message_id', ?) ON CONFLICT (key) "
+                       "DO UPDATE SET value = max(value, excluded.value)", (last,))
         if limits:
             self._enforce_limits()
         return ids
@@ -322,21 +331,80 @@ class ArchiveStore(ArchiveBackend):
             if phrases:
                 rows = db.execute(
                     "SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, "
-                    "snippet(messages_fts, 0, '«', '»', '…', 48), m.namespace FROM messages_fts JOIN messages m "
-                    f"ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? AND {where} "
-                    "ORDER BY bm25(messages_fts), m.id DESC LIMIT ?",
+                    "snippet(messages_fts, 0, '«', '»', '…', 48), m.namespace, -bm25(messages_fts) "
+                    f"FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? "
+                    f"AND {where} ORDER BY bm25(messages_fts), m.id DESC LIMIT ?",
                     [fts.archive_match(phrases), *args, limit]).fetchall()
             else:  # only terms too short for trigrams (two Chinese characters, say)
                 likes = fts.like_patterns(short)
                 conditions = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in likes)
                 rows = db.execute(
                     "SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, "
-                    f"substr(m.text, 1, {LEADING_CHARS}), m.namespace FROM messages m WHERE {conditions} AND {where} "
-                    "ORDER BY m.id DESC LIMIT ?",
+                    f"substr(m.text, 1, {LEADING_CHARS}), m.namespace, 0.0 FROM messages m WHERE {conditions} "
+                    f"AND {where} ORDER BY m.id DESC LIMIT ?",
                     [*likes, *args, limit]).fetchall()
         return [ArchiveHit(id_, from_stored(session_id), compaction_id, from_stored(role), created,
-                           from_stored(snippet), from_stored(namespace))
-                for id_, session_id, compaction_id, role, created, snippet, namespace in rows]
+                           from_stored(snippet), from_stored(namespace), float(relevance))
+                for id_, session_id, compaction_id, role, created, snippet, namespace, relevance in rows]
+
+    # -- embeddings -------------------------------------------------------------------------
+    dense = True
+
+    def unembedded(self, model: str, *, keys: Sequence[int] | None = None, below: int | None = None,
+                   limit: int = 16) -> list[Stored]:
+        lacking = "NOT EXISTS (SELECT 1 FROM archive_vectors v WHERE v.message_id = m.id AND v.model = ?)"
+        if keys is not None:
+            wanted = [int(key) for key in keys][:_MAX_KEYS]
+            if not wanted:
+                return []
+            sql = (f"SELECT {_COLUMNS} FROM messages m WHERE m.id IN ({','.join('?' * len(wanted))}) AND {lacking} "
+                   "ORDER BY m.id DESC LIMIT ?")
+            args: list[Any] = [*wanted, model, limit]
+        else:
+            # newest first down the rowid, so a backlog is walked once, however many have vectors
+            bound, args = ("m.id < ? AND", [below]) if below is not None else ("", [])
+            sql = f"SELECT {_COLUMNS} FROM messages m WHERE {bound} {lacking} ORDER BY m.id DESC LIMIT ?"
+            args += [model, limit]
+        with self._lock:
+            try:
+                rows = self._connect().execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
+        return [_stored(row) for row in rows]
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        if not vectors:
+            return 0
+        # a message deleted meanwhile selects nothing: no vector without its message
+        sql = ("INSERT INTO archive_vectors (message_id, model, vector) SELECT id, ?, ? FROM messages WHERE id = ?"
+               " ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, vector = excluded.vector")
+        try:
+            with self._transaction() as db:
+                return sum(db.execute(sql, (model, bytes(vector), int(ident))).rowcount for ident, vector in vectors)
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"the archive {self.path} cannot be written: {exc}") from exc
+
+    def vectors(self, model: str, scope: Scope, *, after: int = 0) -> list[ArchiveVector]:
+        where, args = self._scope_sql(scope)
+        with self._lock:
+            try:
+                rows = self._connect().execute(
+                    "SELECT v.seq, v.message_id, v.vector FROM archive_vectors v JOIN messages m "
+                    "ON m.id = v.message_id WHERE v.seq > ? AND v.model = ? AND length(v.vector) > 0 "
+                    f"AND {where} ORDER BY v.seq",
+                    [int(after), model, *args]).fetchall()
+            except sqlite3.Error as exc:
+                raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
+        return [ArchiveVector(seq, ident, vector) for seq, ident, vector in rows]
+
+    def vector_generation(self) -> int:
+        with self._lock:
+            try:
+                row = self._connect().execute(
+                    "SELECT value FROM archive_meta WHERE key = 'vector_generation'").fetchone()
+            except sqlite3.Error as exc:
+                raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
+        return int(row[0]) if row else 0
 
     def get(self, ids: Sequence[int], scope: Scope) -> list[Stored]:
         if not ids:

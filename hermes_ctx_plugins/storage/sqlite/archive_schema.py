@@ -7,6 +7,13 @@ the trigram tokenizer makes any substring of three characters or more searchable
 (a SHA prefix, a path fragment) and Chinese alike. Ids and text are written in *stored* form
 (:func:`~hermes_ctx_plugins.scope.to_stored`), so any string round-trips exactly and two different
 ids never compare equal.
+
+``archive_vectors`` holds the optional embeddings of the hybrid ``ctx_search`` (one per message at most,
+keyed by the message's id, :mod:`hermes_ctx_plugins.archive.dense`): a trigger deletes a message's
+vector with it, in the same statement — whichever path deletes messages (a purge by age, size,
+session or user, ``forget_user``), and whether or not the connection turned foreign keys on — and
+every vector deleted or replaced bumps ``archive_meta.vector_generation``, which tells a cache of them
+to start over.
 """
 
 from __future__ import annotations
@@ -21,8 +28,9 @@ from .opening import retry_locked
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
 #: namespaced one, 3 adds the index on ``messages(compaction_id)`` (purging old compactions and the
-#: cascade from ``compactions`` scanned the whole table without it)
-SCHEMA_VERSION = 3
+#: cascade from ``compactions`` scanned the whole table without it), 4 adds ``archive_vectors`` (nothing
+#: else changes: every message is kept, and gains its vector in the background when an embedder is set)
+SCHEMA_VERSION = 4
 #: the first version whose text columns are in stored form (older files are rewritten once)
 _STORED_FORM = 2
 
@@ -66,6 +74,24 @@ _SCHEMA = (
     END""",
     """CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
         INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END""",
+    # version 4: the embeddings (see the module docs)
+    """CREATE TABLE IF NOT EXISTS archive_vectors (
+        seq INTEGER PRIMARY KEY,
+        message_id INTEGER NOT NULL UNIQUE,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    )""",
+    "CREATE TABLE IF NOT EXISTS archive_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "INSERT OR IGNORE INTO archive_meta (key, value) VALUES ('vector_generation', 0)",
+    """CREATE TRIGGER IF NOT EXISTS messages_vectors_ad AFTER DELETE ON messages BEGIN
+        DELETE FROM archive_vectors WHERE message_id = old.id;
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS archive_vectors_ad AFTER DELETE ON archive_vectors BEGIN
+        UPDATE archive_meta SET value = value + 1 WHERE key = 'vector_generation';
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS archive_vectors_au AFTER UPDATE ON archive_vectors BEGIN
+        UPDATE archive_meta SET value = value + 1 WHERE key = 'vector_generation';
     END""",
 )
 #: the text columns the first layout wrote raw; the current one holds them in stored form

@@ -264,12 +264,19 @@ class LocalStore(MemoryBackend):
         rows = self._run(lambda conn: conn.execute(sql, args).fetchall())
         return [_memory(row) for row in rows]
 
-    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
-        # the owner comes from the memory's own row; a memory forgotten meanwhile selects nothing
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]], *,
+                    keys: Sequence[str] | None = None) -> int:
+        # the owner comes from the memory's own row; a memory forgotten meanwhile selects nothing, and so
+        # does the memory SQLite gave its id next (its key differs: ids of a deleted newest row are reused)
         sql = ("INSERT INTO memory_vectors (memory_id, namespace, user_id, model, vector)"
-               " SELECT id, namespace, user_id, ?, ? FROM memories WHERE id = ?"
-               " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model, vector = excluded.vector")
-        args = [(model, bytes(vector), int(memory_id)) for memory_id, vector in vectors]
+               " SELECT id, namespace, user_id, ?, ? FROM memories WHERE id = ? AND (? IS NULL OR key = ?)"
+               " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model, vector = excluded.vector"
+               # the same model's vector again (two processes walking one backlog) is left alone: replacing
+               # it would bump the generation and void every reader's cache for nothing
+               " WHERE memory_vectors.model <> excluded.model")
+        wanted = [None if keys is None else to_stored(keys[n]) for n in range(len(vectors))]
+        args = [(model, bytes(vector), int(memory_id), key, key)
+                for (memory_id, vector), key in zip(vectors, wanted, strict=True)]
 
         def run(conn: sqlite3.Connection) -> int:
             conn.execute("BEGIN IMMEDIATE")

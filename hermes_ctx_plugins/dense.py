@@ -1,0 +1,329 @@
+"""What ctx-local's dense recall and the archive's hybrid ``ctx_search`` share: the background thread
+that embeds stored texts lacking a vector, the result of one dense search, and the z-score fusion of a
+lexical score with a cosine.
+
+**Writing** (:class:`Backfill`): texts are stored exactly as without an embedder (the writer never waits
+for a model); a thread of its own, at the lowest CPU priority, then embeds them in small batches —
+first those whose keys the writer handed over (:meth:`Backfill.stored`), then, newest first, every one
+without a vector of the current model: what a crash, an older version or a model change left. A text
+the embedder refuses alone is stored with an empty vector (never tried again); a store failure is
+waited out. The store is anything with the four methods of :class:`VectorStore` (a
+:class:`~hermes_ctx_plugins.storage.base.MemoryBackend`, an
+:class:`~hermes_ctx_plugins.storage.base.ArchiveBackend`); a subclass says how an item's id and text are
+read, which failures are the store's, and what the log calls them.
+
+**Fusion** (:func:`fused`): each candidate's lexical score (BM25) and cosine are z-scored over the
+texts the caller's scope sees — the lexical score is 0 for every text that is not a lexical
+candidate, the cosine is known for all — and mixed ``(1 - w) * z(lexical) + w * z(cosine)``. A text
+holding a rare word of the question (an id, an error code, a name) scores far above the mean, and a
+cosine's z counts down to :data:`DENSE_Z_FLOOR` only, so it stays first whatever the model thinks of it;
+a paraphrase without a shared word gets in on its cosine alone. ``w`` was measured per use: ctx-local's
+in README's ctx-local section, the archive's in its archive section.
+
+numpy is imported only through :func:`~hermes_ctx_plugins.embedding.numpy`, when an embedder is configured.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import math
+import os
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from . import embedding
+from .embedding import Embedder
+
+#: texts embedded per batch: about 30 ms each here, so a batch holds a core for a few tenths of a second
+BATCH = 8
+#: keys taken from the writer per look-up
+KEYS_PER_LOOKUP = 256
+#: keys handed over by the writer and not embedded yet, at most
+MAX_PENDING_KEYS = 100_000
+#: the lowest z-score a cosine counts for in :func:`fused`: an embedding unlike the question's is weak
+#: evidence against a text (an identifier, a code, a name mean little to the model), while a rare word
+#: of the question in it is strong evidence for it — so the dense side can lift a text far, but sink it
+#: only this far
+DENSE_Z_FLOOR = -1.0
+#: below this many embedded items in a scope, their mean and spread say little (a user with three
+#: memories): the lexical z-scores are taken over this many (so a sole exact match stays an outlier),
+#: and the dense side offers no candidates of its own — a paraphrase is found by meaning from the
+#: tenth item on; without it, any question brought whatever few items there are (a z-score is relative)
+MIN_POPULATION = 10
+
+
+class VectorStore(Protocol):
+    """What :class:`Backfill` needs of a store (both store interfaces have it)."""
+
+    @property
+    def dense(self) -> bool:
+        """Whether the store keeps vectors at all."""
+
+    def unembedded(self, model: str, *, keys: Any = None, below: int | None = None, limit: int = 16) -> Sequence[Any]:
+        """Items without a vector of ``model``: those under ``keys``, else those with an id below ``below``."""
+
+    def put_vectors(self, model: str, vectors: Sequence[tuple[int, bytes]]) -> int:
+        """Store ``(id, vector)`` pairs; ``b""`` marks an item that cannot be embedded."""
+
+    def close(self) -> None:
+        """Release the connection."""
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+
+class Backfill:
+    """The thread that embeds stored items lacking a vector of the embedder's model. A subclass says
+    what an item's id and text are (:meth:`ident`, :meth:`text`), which exceptions are the store's
+    (:attr:`outage`) and what the log calls things."""
+
+    #: the thread's name
+    thread_name = "embed"
+    #: the exceptions meaning the store as a whole cannot be used now (waited out, the connection reopened
+    #: unless the exception's ``reason`` is ``locked``)
+    outage: tuple[type[Exception], ...] = ()
+    log = logging.getLogger("hermes_ctx_plugins")
+    #: the log's words: ``%s`` the exception; then the retry delay; then the item's id
+    waiting = "embedding waits for the store (%s)"
+    failing = "embedding failed; retrying in %.0f s"
+    refused = "#%d could not be embedded; it is found by its words only"
+
+    def __init__(self, embedder: Embedder, open_store: Callable[[], VectorStore], *, batch: int = BATCH,
+                 backoff: float = 1.0) -> None:
+        self.embedder = embedder
+        self.open_store = open_store
+        self.batch = batch
+        self.backoff = backoff
+        # bounded: a writer storing faster than the model embeds drops the oldest keys, whose items the
+        # backlog walk of a later start embeds (they still lack a vector)
+        self._keys: collections.deque[Hashable] = collections.deque(maxlen=MAX_PENDING_KEYS)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._mutex = threading.Lock()
+        self._done = False
+        #: the backlog is to be walked again from the top (:meth:`walk_again`)
+        self._again = False
+        #: the backlog's walk, newest first: the items below this id are next (None: from the top)
+        self._below: int | None = None
+        self._thread: threading.Thread | None = None
+        #: items embedded by this process, and those that could not be (stored as b"")
+        self.embedded = 0
+        self.skipped = 0
+
+    def ident(self, item: Any) -> int:
+        """An item's id, under which its vector is stored."""
+        return int(item.id)
+
+    def text(self, item: Any) -> str:
+        """What of an item is embedded (cut and cleaned by the embedder)."""
+        return str(item.text)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+        self._thread.start()
+
+    def stored(self, keys: Sequence[Hashable]) -> None:
+        """The writer stored items under ``keys``: embed them next (called on the writer's thread)."""
+        with self._mutex:
+            if self._done:  # stopped for good (a backend without vectors, a close): nothing waits for it
+                return
+            self._keys.extend(keys)
+            self._idle.clear()
+        self._wake.set()
+
+    def walk_again(self) -> None:
+        """Walk the backlog again, from the newest item down: items were stored whose keys this thread
+        was not handed (imported from elsewhere, e.g. an archive's spool)."""
+        with self._mutex:
+            if self._done:
+                return
+            self._again = True
+            self._idle.clear()
+        self._wake.set()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until nothing is left to embed, or the thread stopped (tests and benchmarks); False if
+        not within ``timeout``."""
+        return self._idle.wait(timeout)
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        if hasattr(os, "setpriority"):  # Linux: a thread's own nice value; hermes' threads go first
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+            except OSError:
+                pass
+        box: list[VectorStore | None] = [None]
+        try:
+            self._work(box)
+        finally:
+            with self._mutex:
+                self._done = True
+                self._idle.set()
+            if box[0] is not None:
+                box[0].close()
+
+    def _work(self, box: list[VectorStore | None]) -> None:
+        """The loop: ``box`` holds the thread's connection (its caller closes it)."""
+        backlog = True
+        while not self._stop.is_set():
+            self._wake.clear()  # a wake-up from here on is seen by the wait below
+            with self._mutex:
+                if self._again:
+                    self._again, self._below, backlog = False, None, True
+            try:
+                store = box[0] = box[0] or self.open_store()
+                if not store.dense:  # this backend keeps no vectors: nothing to do, ever
+                    return
+                if self._step(store, backlog):
+                    continue
+            except self.outage as exc:
+                self.log.warning(self.waiting, exc)
+                if getattr(exc, "reason", None) != "locked" and box[0] is not None:
+                    box[0].close()
+                    box[0] = None
+                self._stop.wait(self.backoff)
+                continue
+            except Exception:  # the embedder's, or a store refusing a vector: later, not in a loop
+                self.log.exception(self.failing, 60 * self.backoff)
+                self._stop.wait(60 * self.backoff)
+                continue
+            backlog = False
+            with self._mutex:
+                if not self._keys and not self._again:
+                    self._idle.set()
+            self._wake.wait()
+
+    def _step(self, store: VectorStore, backlog: bool) -> bool:
+        """Embed one piece of work: the keys the writer handed over, else (``backlog``) the next items
+        lacking a vector below :attr:`_below` (moved past them first, so an item that keeps failing is
+        not tried forever). False when there was nothing to do."""
+        model = self.embedder.model_id
+        with self._mutex:
+            keys = [self._keys.popleft() for _ in range(min(len(self._keys), KEYS_PER_LOOKUP))]
+        if keys:
+            while (rows := store.unembedded(model, keys=keys, limit=self.batch)) and not self._stop.is_set():
+                self._embed(store, rows)
+            return True
+        rows = store.unembedded(model, below=self._below, limit=self.batch) if backlog else []
+        if not rows:
+            return False
+        self._below = min(self.ident(item) for item in rows)
+        self._embed(store, rows)
+        return True
+
+    def _embed(self, store: VectorStore, rows: Sequence[Any]) -> None:
+        """Embed ``rows`` and store their vectors; a batch the embedder refuses is tried one item at a
+        time, and an item it refuses alone is stored without one (``b""``: never tried again)."""
+        model = self.embedder.model_id
+        try:
+            # a zero row (a text the model made nothing of: NaN, infinite) is stored as none (b"")
+            vectors = [embedding.to_bytes(v) if v.any() else b""
+                       for v in self.embedder.passages([self.text(item) for item in rows])]
+        except Exception:
+            if len(rows) > 1:
+                for item in rows:
+                    self._embed(store, [item])
+                return
+            self.log.warning(self.refused, self.ident(rows[0]), exc_info=True)
+            vectors = [b""]
+            self.skipped += 1
+        else:
+            self.embedded += len(rows)
+        self.put(store, model, rows, vectors)
+
+    def put(self, store: VectorStore, model: str, rows: Sequence[Any], vectors: Sequence[bytes]) -> None:
+        """Store the ``vectors`` made of ``rows``, each under its item's id."""
+        store.put_vectors(model, [(self.ident(item), vector) for item, vector in zip(rows, vectors, strict=True)])
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+@dataclass(frozen=True)
+class Dense:
+    """What one dense search found in the caller's scope."""
+
+    #: the best ids, best first, with their cosines
+    best: list[tuple[int, float]]
+    #: the cosine of every item the scope sees that has a vector
+    cosine: dict[int, float]
+    #: over those items: how many, and their cosines' mean and standard deviation
+    count: int
+    mean: float
+    std: float
+
+
+NOTHING = Dense([], {}, 0, 0.0, 0.0)
+
+
+def ranked(np: Any, scores: Any, ids: Any, limit: int) -> Dense:
+    """The dense search's answer from ``scores`` (cosines) of the items ``ids``, both arrays of the
+    items the caller's scope sees: the best ``limit``, every cosine, and their statistics."""
+    count = len(ids)
+    if not count:
+        return NOTHING
+    scores = np.where(np.isfinite(scores), scores, np.float32(-1))  # a NaN vector stored by an older version
+    top = np.argpartition(-scores, limit - 1)[:limit] if count > limit else np.arange(count)
+    top = top[np.argsort(-scores[top], kind="stable")]
+    cosine = dict(zip(ids.tolist(), scores.tolist(), strict=True))
+    best = [(int(ids[i]), float(scores[i])) for i in top]
+    return Dense(best, cosine, count, float(scores.mean()), float(scores.std()))
+
+
+def dims(model: str) -> int:
+    """The dimensions a model id names last (``.../384``), 0 when it names none."""
+    tail = model.rpartition("/")[2]
+    return int(tail) if tail.isdigit() else 0
+
+
+def usable(vectors: Sequence[Any], model: str) -> tuple[list[Any], int]:
+    """The stored ``vectors`` (each with a ``vector`` of float32 bytes) of one width — the model's, when
+    its id names it, else the first's — and that width."""
+    wanted = dims(model)
+    kept = [v for v in vectors if len(v.vector) == 4 * wanted] if wanted else list(vectors)
+    if not kept:
+        return [], 0
+    width = len(kept[0].vector) // 4
+    return [v for v in kept if len(v.vector) == 4 * width], width
+
+
+# ------------------------------------------------------------------------------------------------ fusion
+
+
+def fused(lexical: Sequence[tuple[int, float]], others: Sequence[int], dense: Dense, *,
+          weight: float) -> list[tuple[int, float]]:
+    """The fused z-score (module docs) of each lexical candidate ``(id, score)``, in their order, then
+    of each id of ``others`` that is not one of them (a dense candidate), in its order. ``dense``: the
+    dense search of the same scope (its count is the population; a candidate without a cosine — not
+    embedded yet — counts as average)."""
+    population = max(dense.count, len(lexical), MIN_POPULATION)
+    total = sum(score for _, score in lexical)
+    mean = total / population
+    spread = math.sqrt(max(sum(score ** 2 for _, score in lexical) / population - mean * mean, 0.0))
+
+    def z_lexical(score: float) -> float:
+        return (score - mean) / spread if spread > 0 else 0.0
+
+    def z_dense(ident: int) -> float:
+        cosine = dense.cosine.get(ident)
+        if cosine is None or dense.std <= 1e-9:
+            return 0.0
+        return max((cosine - dense.mean) / dense.std, DENSE_Z_FLOOR)
+
+    scored = [(ident, (1 - weight) * z_lexical(score) + weight * z_dense(ident)) for ident, score in lexical]
+    seen = {ident for ident, _ in lexical}
+    if dense.count >= MIN_POPULATION:
+        scored += [(ident, (1 - weight) * z_lexical(0.0) + weight * z_dense(ident)) for ident in others
+                   if ident not in seen]
+    return scored
+

