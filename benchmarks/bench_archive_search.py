@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         hybrid.hybrid.weight = weight
                         results.setdefault(f"hybrid w={weight:g}", [])
                         # every question embedded anew, as a new tool call's would be
-                        results[f"hybrid w={weight:g}"] += ask(hybrid, conversation, index._queries.clear)
+                        results[f"hybrid w={weight:g}"] += ask(hybrid, conversation, index._questions.clear)
             finally:
                 hybrid.close()
                 lexical.close()

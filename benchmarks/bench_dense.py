@@ -52,7 +52,8 @@ from bench_local import (
 )
 from bench_recall import generate, print_table, session_of
 
-from hermes_ctx_plugins.memory.local import dense, embedding
+from hermes_ctx_plugins import dense as shared_dense
+from hermes_ctx_plugins.memory.local import embedding
 from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 from hermes_ctx_plugins.storage.sqlite.memory_schema import SCHEMA_VERSION
 
@@ -193,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--real-vectors", action="store_true", help="embed the stores with the model (slow)")
     parser.add_argument("--summary-json", help="also write the goal rows as JSON")
     args = parser.parse_args(argv)
-    dense.QUERIES_REMEMBERED = 0  # every prefetch embeds its question, as a new user message would be
+    shared_dense.QUERIES_REMEMBERED = 0  # every prefetch embeds its question, as a new user message would be
     try:
         model = embedding.E5Small(2).model_id
     except Exception as exc:  # the extra is missing: say so, in the table and the goal rows

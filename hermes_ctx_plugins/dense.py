@@ -32,10 +32,13 @@ import os
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import embedding
 from .embedding import Embedder
+
+if TYPE_CHECKING:
+    from .embedding import Matrix
 
 #: texts embedded per batch: about 30 ms each here, so a batch holds a core for a few tenths of a second
 BATCH = 8
@@ -247,6 +250,38 @@ class Backfill:
 
 
 # ------------------------------------------------------------------------------------------------ reading
+
+
+#: questions whose vectors a :class:`QuestionVectors` remembers
+QUERIES_REMEMBERED = 64
+
+
+class QuestionVectors:
+    """Questions' vectors, the last :data:`QUERIES_REMEMBERED` remembered (a search tool call often asks
+    what the prefetch just did); thread-safe."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._lock = threading.Lock()
+        self._remembered: collections.OrderedDict[str, Matrix] = collections.OrderedDict()
+
+    def vector(self, question: str) -> Matrix:
+        with self._lock:
+            vector = self._remembered.get(question)
+            if vector is not None:
+                self._remembered.move_to_end(question)
+                return vector
+        vector = self.embedder.query(question)
+        with self._lock:
+            self._remembered[question] = vector
+            while len(self._remembered) > QUERIES_REMEMBERED:
+                self._remembered.popitem(last=False)
+        return vector
+
+    def clear(self) -> None:
+        """Forget every remembered vector (benchmarks: each question embedded as if new)."""
+        with self._lock:
+            self._remembered.clear()
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,6 @@ SNIPPET_CHARS = 200
 #: vectors the cache keeps over all scopes (1.5 KB each at 384 dimensions); the scopes searched longest
 #: ago are dropped first
 MAX_CACHED = 100_000
-#: questions whose vectors are remembered (a model often asks again, reworded or not)
-QUERIES_REMEMBERED = 64
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 
 
@@ -124,20 +122,10 @@ class ArchiveIndex:
         self._np = embedding.numpy(OPTION)
         self._lock = threading.Lock()
         self._scopes: collections.OrderedDict[Scope, _Seen] = collections.OrderedDict()
-        self._queries: collections.OrderedDict[str, Matrix] = collections.OrderedDict()
+        self._questions = shared.QuestionVectors(embedder)
 
     def query_vector(self, question: str) -> Matrix:
-        with self._lock:
-            vector = self._queries.get(question)
-            if vector is not None:
-                self._queries.move_to_end(question)
-                return vector
-        vector = self.embedder.query(question)
-        with self._lock:
-            self._queries[question] = vector
-            while len(self._queries) > QUERIES_REMEMBERED:
-                self._queries.popitem(last=False)
-        return vector
+        return self._questions.vector(question)
 
     def search(self, store: ArchiveBackend, target: Matrix, scope: Scope, *, limit: int) -> shared.Dense:
         """The messages ``scope`` sees compared with the question's vector ``target``.

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ... import dense as shared
-from ...dense import BATCH, DENSE_Z_FLOOR, KEYS_PER_LOOKUP, MAX_PENDING_KEYS, Dense
+from ...dense import BATCH, DENSE_Z_FLOOR, KEYS_PER_LOOKUP, MAX_PENDING_KEYS, QUERIES_REMEMBERED, Dense
 from ...storage import Hit, LocalStoreError, Memory, MemoryBackend
 from . import embedding
 from .embedding import Embedder
@@ -57,8 +57,6 @@ log = logging.getLogger("hermes_ctx_plugins.memory.local")
 #: vectors the cache keeps over all owners (1.5 KB each at 384 dimensions); the owners used longest
 #: ago are dropped first
 MAX_CACHED = 100_000
-#: questions whose vectors are remembered
-QUERIES_REMEMBERED = 64
 
 
 # ------------------------------------------------------------------------------------------------ writing
@@ -133,20 +131,10 @@ class DenseIndex:
         self._np = embedding.numpy()
         self._lock = threading.Lock()
         self._owners: collections.OrderedDict[tuple[str, str], _Owned] = collections.OrderedDict()
-        self._queries: collections.OrderedDict[str, Matrix] = collections.OrderedDict()
+        self._questions = shared.QuestionVectors(embedder)
 
     def query_vector(self, question: str) -> Matrix:
-        with self._lock:
-            vector = self._queries.get(question)
-            if vector is not None:
-                self._queries.move_to_end(question)
-                return vector
-        vector = self.embedder.query(question)
-        with self._lock:
-            self._queries[question] = vector
-            while len(self._queries) > QUERIES_REMEMBERED:
-                self._queries.popitem(last=False)
-        return vector
+        return self._questions.vector(question)
 
     def search(self, store: MemoryBackend, target: Matrix, *, namespace: str, user_id: str, chat_id: str,
                share_across_chats: bool, limit: int) -> Dense:
