@@ -29,8 +29,11 @@ import collections
 import logging
 import math
 import os
+import queue
 import threading
 from collections.abc import Callable, Hashable, Sequence
+from concurrent import futures
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -282,6 +285,69 @@ class QuestionVectors:
         """Forget every remembered vector (benchmarks: each question embedded as if new)."""
         with self._lock:
             self._remembered.clear()
+
+
+def asked(vector_of: Callable[[str], Matrix], question: str, *, made_in: int, thread: QuestionThread,
+          timeout: float) -> Future[Any]:
+    """``question``'s vector by ``vector_of`` (or its exception), as a done future — unless not within
+    ``timeout``.
+
+    On the caller's thread in the process ``made_in`` (a pid): the model's OpenMP threads want both
+    cores, and its work is slower from any other thread — a thread of its own made a prefetch's p50
+    14 → 25 ms here, overlapped with the word search or not (a region stalls while one of its threads is
+    descheduled; two threads' teams contend). In a process forked from it, on ``thread``, waited for
+    ``timeout`` at most: OpenMP hangs in a forked child on the thread that used it in the parent."""
+    if made_in == os.getpid():
+        done: Future[Any] = Future()
+        try:
+            done.set_result(vector_of(question))
+        except Exception as exc:  # the caller logs it and searches by words
+            done.set_exception(exc)
+        return done
+    future = thread.ask(vector_of, question)
+    futures.wait([future], timeout)
+    return future
+
+
+class QuestionThread:
+    """The thread :func:`asked` embeds questions on in a forked process (a stuck embedder holds it, not
+    the caller). One long-lived thread, made again in each process, not one per question: each new
+    thread calling the model pays for a new OpenMP team."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[tuple[Callable[[str], Matrix], str, Future[Any]] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def ask(self, vector_of: Callable[[str], Matrix], question: str) -> Future[Any]:
+        """``question``'s vector, as a future (cancel it when no longer wanted: a queued one is skipped)."""
+        future: Future[Any] = Future()
+        with self._lock:
+            if self._thread is None or self._pid != os.getpid():
+                self._pid, self._queue = os.getpid(), queue.SimpleQueue()
+                self._thread = threading.Thread(target=self._run, args=(self._queue,), name=self.name, daemon=True)
+                self._thread.start()
+            self._queue.put((vector_of, question, future))
+        return future
+
+    def close(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                self._queue.put(None)
+                self._thread = None
+
+    @staticmethod
+    def _run(waiting: queue.SimpleQueue[tuple[Callable[[str], Matrix], str, Future[Any]] | None]) -> None:
+        while (item := waiting.get()) is not None:
+            vector_of, question, future = item
+            if not future.set_running_or_notify_cancel():  # its caller stopped waiting
+                continue
+            try:
+                future.set_result(vector_of(question))
+            except BaseException as exc:  # handed to the caller, who logs it
+                future.set_exception(exc)
 
 
 @dataclass(frozen=True)

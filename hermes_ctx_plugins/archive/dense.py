@@ -16,9 +16,10 @@ path that deletes messages (:class:`~hermes_ctx_plugins.storage.base.ArchiveBack
 matrix of exactly the vectors the store returns for that scope (the store applies the scope, in the
 same SQL as its search), caught up before each search by position and rebuilt when the store's
 vector generation says one was deleted or replaced — so a purged or forgotten message can never
-come back from the cache. :meth:`Hybrid.search` embeds the question on a thread of its own while BM25
-searches (:data:`LEXICAL_CANDIDATES` candidates), compares the question with every vector of the
-scope, and fuses both with :func:`hermes_ctx_plugins.dense.fused` (weight ``dense_weight``). A
+come back from the cache. :meth:`Hybrid.search` embeds the question (:func:`hermes_ctx_plugins.dense.asked`:
+on the caller's thread but in a forked process), then BM25 searches (:data:`LEXICAL_CANDIDATES`
+candidates); the question is compared with every vector of the scope, and both are fused with
+:func:`hermes_ctx_plugins.dense.fused` (weight ``dense_weight``). A
 message found only by its meaning is fetched through :meth:`ArchiveBackend.get
 <hermes_ctx_plugins.storage.base.ArchiveBackend.get>` under the same scope and shown with its first
 :data:`SNIPPET_CHARS` characters; it is shown only when its fused score is the scope's average or better.
@@ -35,7 +36,6 @@ import os
 import re
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -182,6 +182,8 @@ class Hybrid:
         #: a compaction went to the spool: once the archive takes compactions again, what it imported
         #: from there is embedded by walking the backlog again
         self._spooled = False
+        self._made_in = os.getpid()
+        self._questions = shared.QuestionThread("ctx-archive-question")
 
     def _started(self) -> Backfill:
         """The backfill thread of this process (started on first use: after a fork, anew)."""
@@ -212,6 +214,7 @@ class Hybrid:
             backfill, self._backfill = self._backfill, None
         if backfill is not None:  # what it has not embedded yet is embedded at the next start
             backfill.close()
+        self._questions.close()
 
     def search(self, store: ArchiveBackend, text: str, scope: Scope, *, limit: int) -> list[ArchiveHit]:
         """The best ``limit`` messages ``scope`` sees for ``text``, lexical and dense candidates fused.
@@ -219,7 +222,9 @@ class Hybrid:
         :raises ArchiveError: the store cannot be searched (as a lexical search would).
         """
         self._started()  # the backlog of messages archived before an embedder was set
-        asked = _embedding(self.index, text)
+        # before the words are searched, not beside it (see :func:`hermes_ctx_plugins.dense.asked`)
+        asked = shared.asked(self.index.query_vector, text, made_in=self._made_in, thread=self._questions,
+                             timeout=QUESTION_EMBED_SECONDS)
         hits = store.search(text, scope, limit=max(limit, self.lexical))
         if not store.dense:
             if not self._no_dense_said:
@@ -228,10 +233,11 @@ class Hybrid:
                             type(store).__name__)
             return hits[:limit]
         try:
-            vector = asked.result(QUESTION_EMBED_SECONDS)
+            vector = asked.result(0)  # waited for above
             if not self.index._np.isfinite(vector).all():
                 raise ValueError("the embedder answered with a vector that is not finite")
         except Exception:  # the embedder's failure or delay: the words alone answer
+            asked.cancel()  # not started yet (behind a stuck one): skipped
             log.warning("archive: the ctx_search query was not embedded (an error, or not within %.0f s); "
                         "searched by its words only", QUESTION_EMBED_SECONDS, exc_info=True)
             return hits[:limit]
@@ -266,17 +272,3 @@ def _hit(stored: Stored) -> ArchiveHit:
     snippet = text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
     return ArchiveHit(stored.id, stored.session_id, stored.compaction_id, stored.role, stored.created, snippet,
                       stored.namespace)
-
-
-def _embedding(index: ArchiveIndex, question: str) -> Future[Any]:
-    """``question``'s vector, made on a daemon thread (a stuck embedder holds that thread, not the caller)."""
-    future: Future[Any] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(index.query_vector(question))
-        except BaseException as exc:  # handed to the caller, who logs it
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name="ctx-archive-question", daemon=True).start()
-    return future

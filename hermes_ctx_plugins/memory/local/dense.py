@@ -32,11 +32,8 @@ from __future__ import annotations
 import collections
 import logging
 import math
-import os
-import queue
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +47,7 @@ if TYPE_CHECKING:
     from ...embedding import Matrix
 
 __all__ = ["BATCH", "DENSE_Z_FLOOR", "KEYS_PER_LOOKUP", "MAX_CACHED", "MAX_PENDING_KEYS", "QUERIES_REMEMBERED",
-           "Backfill", "Dense", "DenseIndex", "Questions", "fuse"]
+           "Backfill", "Dense", "DenseIndex", "fuse"]
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
@@ -182,48 +179,6 @@ class DenseIndex:
         while total > self.max_cached and len(self._owners) > 1:
             _, dropped = self._owners.popitem(last=False)
             total -= dropped.size
-
-
-class Questions:
-    """The thread that embeds questions for callers that wait a bounded time (a stuck embedder holds it,
-    not hermes' turn). One long-lived thread rather than one per question: the model's OpenMP team
-    belongs to the thread that calls it, and a new thread per question paid for a new team each time
-    (a prefetch's p50 went from ~16 to ~29 ms here). Made again in a forked child."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._queue: queue.SimpleQueue[tuple[DenseIndex, str, Future[Any]] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-
-    def ask(self, index: DenseIndex, question: str) -> Future[Any]:
-        """``question``'s vector, as a future (cancel it when no longer wanted: a queued one is skipped)."""
-        future: Future[Any] = Future()
-        with self._lock:
-            if self._thread is None or self._pid != os.getpid():
-                self._pid, self._queue = os.getpid(), queue.SimpleQueue()
-                self._thread = threading.Thread(target=self._run, args=(self._queue,), name="ctx-local-question",
-                                                daemon=True)
-                self._thread.start()
-            self._queue.put((index, question, future))
-        return future
-
-    def close(self) -> None:
-        with self._lock:
-            if self._thread is not None:
-                self._queue.put(None)
-                self._thread = None
-
-    @staticmethod
-    def _run(asked: queue.SimpleQueue[tuple[DenseIndex, str, Future[Any]] | None]) -> None:
-        while (item := asked.get()) is not None:
-            index, question, future = item
-            if not future.set_running_or_notify_cancel():  # its caller stopped waiting
-                continue
-            try:
-                future.set_result(index.query_vector(question))
-            except BaseException as exc:  # handed to the caller, who logs it
-                future.set_exception(exc)
 
 
 # ------------------------------------------------------------------------------------------------ fusion

@@ -11,11 +11,11 @@ import threading
 import time
 import uuid
 from collections.abc import Collection
-from concurrent import futures
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from ... import dense as shared_dense
 from ... import scope
 from ...config import hermes_home
 from ...events import Forgotten, SessionInfo, Turn
@@ -125,7 +125,7 @@ class LocalProvider(MemoryProvider):
         self.queue_dir = self.path.with_name(f"{self.path.name}.queue")
         self._embedder = embedding.load(self.options.embedder, threads=self.options.embed_threads)
         self._dense = dense.DenseIndex(self._embedder) if self._embedder is not None else None
-        self._questions = dense.Questions()
+        self._questions = shared_dense.QuestionThread("ctx-local-question")
         self._pid_made = os.getpid()
         self._backfill: dense.Backfill | None = None
         self._no_dense_said = False
@@ -336,24 +336,9 @@ class LocalProvider(MemoryProvider):
         return ranked
 
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
-        """``question``'s vector (or the embedder's exception), before its words are searched.
-
-        On the caller's thread in the process the provider was made in: the model's OpenMP threads want
-        both cores, and its work is slower from any other thread — a thread of its own made a prefetch's
-        p50 14 → 25 ms here, overlapped with the word search or not (a region stalls while one of its
-        threads is descheduled; two threads' teams contend). In a process forked from it, on
-        :class:`.dense.Questions`' thread, waited for :data:`QUESTION_EMBED_SECONDS` at most: OpenMP
-        hangs in a forked child on the thread that used it in the parent."""
-        if self._pid_made == os.getpid():
-            done: Future[Any] = Future()
-            try:
-                done.set_result(index.query_vector(question))
-            except Exception as exc:  # the caller logs it and recalls by words
-                done.set_exception(exc)
-            return done
-        asked = self._questions.ask(index, question)
-        futures.wait([asked], QUESTION_EMBED_SECONDS)
-        return asked
+        """``question``'s vector, on the caller's thread but in a forked process (:func:`shared_dense.asked`)."""
+        return shared_dense.asked(index.query_vector, question, made_in=self._pid_made, thread=self._questions,
+                                  timeout=QUESTION_EMBED_SECONDS)
 
     def _dense_on(self, store: MemoryBackend) -> bool:
         """Whether ``store`` keeps embeddings; says once when it does not (recall stays lexical)."""
