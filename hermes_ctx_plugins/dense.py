@@ -43,6 +43,9 @@ from .embedding import Embedder
 if TYPE_CHECKING:
     from .embedding import Matrix
 
+#: an idle thread walks the backlog again after this many seconds: items stored that it was not handed
+#: (another process's, an archive spool another host imported) and items of a batch that failed
+REWALK_SECONDS = 600.0
 #: texts embedded per batch: about 30 ms each here, so a batch holds a core for a few tenths of a second
 BATCH = 8
 #: keys taken from the writer per look-up
@@ -194,6 +197,7 @@ class Backfill:
                     continue
             except self.outage as exc:
                 self.log.warning(self.waiting, exc)
+                self._walk_from_top()  # the ids of the failed batch were taken: the walk finds them again
                 if getattr(exc, "reason", None) != "locked" and box[0] is not None:
                     box[0].close()
                     box[0] = None
@@ -201,13 +205,19 @@ class Backfill:
                 continue
             except Exception:  # the embedder's, or a store refusing a vector: later, not in a loop
                 self.log.exception(self.failing, 60 * self.backoff)
+                self._walk_from_top()
                 self._stop.wait(60 * self.backoff)
                 continue
             backlog = False
             with self._mutex:
                 if not self._keys and not self._again:
                     self._idle.set()
-            self._wake.wait()
+            if not self._wake.wait(REWALK_SECONDS):  # idle that long: what others stored is walked to
+                self._walk_from_top()
+
+    def _walk_from_top(self) -> None:
+        with self._mutex:
+            self._again = True
 
     def _step(self, store: VectorStore, backlog: bool) -> bool:
         """Embed one piece of work: the keys the writer handed over, else (``backlog``) the next items
@@ -287,17 +297,19 @@ class QuestionVectors:
             self._remembered.clear()
 
 
-def asked(vector_of: Callable[[str], Matrix], question: str, *, made_in: int, thread: QuestionThread,
-          timeout: float) -> Future[Any]:
+def asked(vector_of: Callable[[str], Matrix], question: str, *, inline: bool, made_in: int,
+          thread: QuestionThread, timeout: float) -> Future[Any]:
     """``question``'s vector by ``vector_of`` (or its exception), as a done future — unless not within
     ``timeout``.
 
-    On the caller's thread in the process ``made_in`` (a pid): the model's OpenMP threads want both
+    ``inline`` (an embedder computing in this process, :attr:`~.embedding.E5Small.in_process`): on the
+    caller's thread in the process ``made_in`` (a pid). The model's OpenMP threads want both
     cores, and its work is slower from any other thread — a thread of its own made a prefetch's p50
     14 → 25 ms here, overlapped with the word search or not (a region stalls while one of its threads is
     descheduled; two threads' teams contend). In a process forked from it, on ``thread``, waited for
-    ``timeout`` at most: OpenMP hangs in a forked child on the thread that used it in the parent."""
-    if made_in == os.getpid():
+    ``timeout`` at most: OpenMP hangs in a forked child on the thread that used it in the parent. Any
+    other embedder (a function, maybe calling a service that stops answering) always on ``thread``."""
+    if inline and made_in == os.getpid():
         done: Future[Any] = Future()
         try:
             done.set_result(vector_of(question))

@@ -156,6 +156,9 @@ class E5Small:
     dimensions. The model loads on first use (about 15 ms), not when its user (a provider, the archive) is made."""
 
     dims = 384
+    #: computed in this process, never waiting on I/O: questions are embedded on the caller's thread
+    #: (:func:`hermes_ctx_plugins.dense.asked`)
+    in_process = True
 
     def __init__(self, threads: int, *, option: str = OPTION) -> None:
         try:
@@ -193,6 +196,10 @@ class E5Small:
 class FunctionEmbedder:
     """A ``package.module:function`` embedder (texts → vectors), the same function for questions and
     passages; its model id is the spec and the vectors' length, learnt from its first answer."""
+
+    #: a function may wait on anything (a remote service): its questions are embedded on a thread of their
+    #: own and waited for a bounded time (:func:`hermes_ctx_plugins.dense.asked`)
+    in_process = False
 
     def __init__(self, spec: str, function: Callable[[Sequence[str]], Any]) -> None:
         self.spec = spec

@@ -95,11 +95,12 @@ class Archiver:
             return result
         # redacted once, here: what the store keeps and what the index is made of (never a secret)
         clean = [(position, redacted(message)) for position, message in removed]
+        imports = self.store.spool_imports
         ids = self.store.record(session_id=session.session_id, user_id=session.user_id,
                                 namespace=session.deployment, strategy=strategy, removed=clean,
                                 tokens_before=result.tokens_before, tokens_after=result.tokens_after)
         if self.hybrid is not None:  # embedded on a thread of its own: the compaction does not wait for it
-            self.hybrid.recorded(ids)
+            self.hybrid.recorded(ids, imported=self.store.spool_imports != imports)
         budget = self.settings.index_max_tokens
         if ceiling is not None:
             budget = min(budget, ceiling)

@@ -194,13 +194,16 @@ class Hybrid:
                 self._backfill.start()
             return self._backfill
 
-    def recorded(self, ids: Sequence[int]) -> None:
-        """A compaction was archived as ``ids`` (``[]``: it went to the spool): embed them next."""
+    def recorded(self, ids: Sequence[int], *, imported: bool = False) -> None:
+        """A compaction was archived as ``ids`` (``[]``: it went to the spool): embed them next.
+        ``imported``: spooled compactions were imported first (maybe another host's): walk the backlog."""
         backfill = self._started()
         if not ids:
             self._spooled = True
             return
         backfill.stored(ids)
+        if imported:
+            backfill.walk_again()
         if self._spooled:
             self._spooled = False
             backfill.walk_again()
@@ -223,8 +226,8 @@ class Hybrid:
         """
         self._started()  # the backlog of messages archived before an embedder was set
         # before the words are searched, not beside it (see :func:`hermes_ctx_plugins.dense.asked`)
-        asked = shared.asked(self.index.query_vector, text, made_in=self._made_in, thread=self._questions,
-                             timeout=QUESTION_EMBED_SECONDS)
+        asked = shared.asked(self.index.query_vector, text, inline=getattr(self.embedder, "in_process", False),
+                             made_in=self._made_in, thread=self._questions, timeout=QUESTION_EMBED_SECONDS)
         hits = store.search(text, scope, limit=max(limit, self.lexical))
         if not store.dense:
             if not self._no_dense_said:

@@ -464,6 +464,13 @@ class ArchiveBackend(abc.ABC):
         creates an archive.
         """
 
+    @property
+    def spool_imports(self) -> int:
+        """How many spooled compactions (another process's or host's, maybe) this store has imported so
+        far: their messages were archived by :meth:`record` without being among the ids it returned.
+        0 for a backend without a spool."""
+        return 0
+
     @abc.abstractmethod
     def stats(self) -> ArchiveStats:
         """Every key of :class:`~hermes_ctx_plugins.storage.records.ArchiveStats`, always, of the

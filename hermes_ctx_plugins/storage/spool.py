@@ -105,6 +105,8 @@ class Spool:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        #: compactions this instance imported so far (a caller tells from it that rows arrived it did not write)
+        self.imported = 0
         #: what an import works on (a process killed mid-import leaves it; the next import resumes)
         self.working = path.with_suffix(".importing")
 
@@ -192,6 +194,7 @@ class Spool:
                     raise
                 count += 1
             self.working.unlink()
+        self.imported += count
         log.info("imported %d spooled compactions", count)
         return count
 

@@ -336,9 +336,10 @@ class LocalProvider(MemoryProvider):
         return ranked
 
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
-        """``question``'s vector, on the caller's thread but in a forked process (:func:`shared_dense.asked`)."""
-        return shared_dense.asked(index.query_vector, question, made_in=self._pid_made, thread=self._questions,
-                                  timeout=QUESTION_EMBED_SECONDS)
+        """``question``'s vector (:func:`shared_dense.asked`: the built-in model on the caller's thread but in a
+        forked process; a function embedder on a thread of its own, waited for a bounded time)."""
+        return shared_dense.asked(index.query_vector, question, inline=getattr(index.embedder, "in_process", False),
+                                  made_in=self._pid_made, thread=self._questions, timeout=QUESTION_EMBED_SECONDS)
 
     def _dense_on(self, store: MemoryBackend) -> bool:
         """Whether ``store`` keeps embeddings; says once when it does not (recall stays lexical)."""

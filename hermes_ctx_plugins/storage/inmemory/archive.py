@@ -199,6 +199,8 @@ class InMemoryArchive(ArchiveBackend):
             for ident, vector in vectors:
                 if ident in data.messages:
                     if ident in data.vectors:
+                        if data.vectors[ident][1] == model:  # the same model's: left alone
+                            continue
                         data.generation += 1
                     data.vectors[ident] = (next(data.vector_seq), model, bytes(vector))
                     stored += 1

@@ -394,7 +394,9 @@ class PostgresArchive(ArchiveBackend):
             return 0
         sql = ("INSERT INTO archive_vectors (message_id, location, model, vector) SELECT id, location, %s, %s "
                "FROM messages WHERE id = %s AND location = %s "
-               "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, vector = excluded.vector")
+               "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, vector = excluded.vector "
+               # the same model's vector again (two hosts walking one backlog) is left alone (no generation bump)
+               "WHERE archive_vectors.model <> excluded.model")
         try:
             with self._server.transaction(lock=self._lock_id(), lock_timeout=5.0) as conn:
                 return sum(conn.execute(sql, (model, bytes(vector), int(ident), self.location)).rowcount
@@ -440,6 +442,10 @@ class PostgresArchive(ArchiveBackend):
         else:
             return []
         return [_stored(row) for row in rows]
+
+    @property
+    def spool_imports(self) -> int:
+        return self.spool.imported
 
     def stats(self) -> ArchiveStats:
         try:

@@ -377,7 +377,10 @@ class ArchiveStore(ArchiveBackend):
             return 0
         # a message deleted meanwhile selects nothing: no vector without its message
         sql = ("INSERT INTO archive_vectors (message_id, model, vector) SELECT id, ?, ? FROM messages WHERE id = ?"
-               " ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, vector = excluded.vector")
+               " ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, vector = excluded.vector"
+               # the same model's vector again (two hosts walking one backlog) is left alone: replacing it
+               # would bump the generation and void every cache for nothing
+               " WHERE archive_vectors.model <> excluded.model")
         try:
             with self._transaction() as db:
                 return sum(db.execute(sql, (model, bytes(vector), int(ident))).rowcount for ident, vector in vectors)
@@ -441,6 +444,10 @@ class ArchiveStore(ArchiveBackend):
         if message.get("tool_call_id"):  # LIKE may over-match a prefix: check the exact id
             found = [s for s in found if str(message["tool_call_id"]) in call_ids(s.message)]
         return found
+
+    @property
+    def spool_imports(self) -> int:
+        return self.spool.imported
 
     def stats(self) -> ArchiveStats:
         with self._lock:
