@@ -8,9 +8,7 @@ with the same query finding the message where it should."""
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import sqlite3
 import subprocess
 import sys
@@ -20,8 +18,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from archive_helpers import (
+    FELINE,
+    FILLER,
+    KITTEN,
+    archive_file,
+    compact,
+    host_for,
+    search,
+    topic_vectors,
+    vector_rows,
+)
 
-from hermes_ctx_plugins import CompressionResult, CompressorStrategy, SessionInfo, hookimpl, load_host
+from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins import dense as shared_dense
 from hermes_ctx_plugins.archive import dense
 from hermes_ctx_plugins.config import load_config
@@ -31,15 +40,12 @@ from hermes_ctx_plugins.manager import Host
 from hermes_ctx_plugins.storage import Scope
 from hermes_ctx_plugins.storage.inmemory.archive import InMemoryArchive
 from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
-from hermes_ctx_plugins.tokens import get_counter
 
 ALICE = SessionInfo(session_id="s-alice", user_id="alice")
 ALICE_LATER = SessionInfo(session_id="s-alice-2", user_id="alice")
 BOB = SessionInfo(session_id="s-bob", user_id="bob")
 #: Alice's user id in another deployment: another user
 ALICE_ELSEWHERE = SessionInfo(session_id="s-alice", user_id="alice", deployment="other")
-TOPICS = ({"kitten", "feline", "cat", "whiskers"}, {"invoice", "salary", "payment", "bank"},
-          {"flight", "airport", "trip", "passport"})
 #: texts this embedder refuses (an embedder's failure on one text, or on a question)
 REFUSED = "EXPLODE"
 seen_lengths: list[int] = []
@@ -62,40 +68,10 @@ def embed(texts: list[str]) -> list[list[float]]:
     if any(REFUSED in t for t in texts):
         raise ValueError("refused")
     seen_lengths.extend(len(t) for t in texts)
-    vectors = []
-    for text in texts:
-        words = set(text.lower().replace("?", " ").replace(".", " ").replace(",", " ").split())
-        vectors.append([float(len(words & topic)) for topic in TOPICS] + [0.05])
-    return vectors
+    return topic_vectors(texts)
 
 
 SPEC = f"{__name__}:embed"
-KITTEN = "my kitten knocked the vase off the shelf"
-FELINE = "what did the feline break?"
-FILLER = ("the weather was grey all week", "the garden needs new tulip bulbs", "we talked about the new sofa")
-
-
-class Keep2(CompressorStrategy):
-    """Keeps the first and the last message: everything between is archived."""
-
-    name = "keep2"
-
-    def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
-        return CompressionResult(messages=[messages[0], messages[-1]])
-
-
-class Keep2Plugin:
-    @hookimpl
-    def register_compressors(self, register: Any) -> None:
-        register(Keep2)
-
-
-def host_for(**archive: Any) -> Host:
-    config = {"model": {"default": "gpt-4o", "context_length": 128_000},
-              "ctx_plugins": {"compressor": "keep2", "archive": archive, "memory": {"providers": []}}}
-    return load_host(config, plugins=[Keep2Plugin()])
-
-
 @pytest.fixture
 def hosts() -> Any:
     """``hosts(**archive)`` builds a host in this test's home; all shut down after it."""
@@ -108,39 +84,6 @@ def hosts() -> Any:
     yield factory
     for host in made:
         host.shutdown()
-
-
-def compact(host: Host, session: SessionInfo, *texts: str) -> None:
-    """Archive ``texts`` (alternately the user's and the assistant's) as one compaction of ``session``, and
-    wait for their vectors."""
-    said = [{"role": "user" if n % 2 == 0 else "assistant", "content": t} for n, t in enumerate(texts)]
-    host.compress([{"role": "system", "content": "sys"}, *said, {"role": "user", "content": "now"}],
-                  session=session, force=True)
-    assert host.archive is not None
-    if host.archive.hybrid is not None:
-        assert host.archive.hybrid.flush(30)
-
-
-def search(host: Host, session: SessionInfo, query: str, limit: int = 5) -> list[str]:
-    """The snippets ``ctx_search`` returns, best first, marks removed."""
-    assert host.archive is not None
-    answer = json.loads(host.archive.handle_tool_call("ctx_search", {"query": query, "limit": limit},
-                                                      session=session, counter=get_counter("gpt-4o")))
-    assert "error" not in answer, answer
-    return [r["snippet"].replace("«", "").replace("»", "") for r in answer["results"]]
-
-
-def vector_rows(path: Path) -> list[tuple[Any, ...]]:
-    db = sqlite3.connect(path)
-    try:
-        return db.execute("SELECT message_id, model, length(vector) FROM archive_vectors "
-                          "ORDER BY message_id").fetchall()
-    finally:
-        db.close()
-
-
-def archive_file() -> Path:
-    return Path(os.environ["HERMES_HOME"]) / "ctx_archive.db"
 
 
 # ---------------------------------------------------------------------------------------------- search
@@ -451,10 +394,7 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_every_backend_finds_the_paraphrase_in_its_scope_only_and_forgets_it(hosts: Any, backend: str) -> None:
-    config = {"model": {"default": "gpt-4o", "context_length": 128_000},
-              "ctx_plugins": {"compressor": "keep2", "archive": {"embedder": SPEC}, "memory": {"providers": []},
-                              "storage": {"backend": backend}}}
-    host = load_host(config, plugins=[Keep2Plugin()])
+    host = host_for(embedder=SPEC, storage=backend)
     try:
         compact(host, ALICE, FILLER[0], KITTEN, FILLER[1])
         compact(host, BOB, "bob paid the salary invoice", FILLER[2])

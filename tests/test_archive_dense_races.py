@@ -9,30 +9,33 @@ real SQLite file (and the real embedded PostgreSQL where the test is parametrise
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
+from archive_helpers import (
+    FELINE,
+    FILLER,
+    KITTEN,
+    archive_file,
+    compact,
+    host_for,
+    search,
+    topic_vectors,
+    vector_rows,
+)
 
-from hermes_ctx_plugins import CompressionResult, CompressorStrategy, SessionInfo, hookimpl, load_host
+from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins import dense as shared_dense
 from hermes_ctx_plugins.archive import dense
 from hermes_ctx_plugins.manager import Host
 from hermes_ctx_plugins.storage.inmemory.archive import InMemoryArchive
 from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
-from hermes_ctx_plugins.tokens import get_counter
 
 ALICE = SessionInfo(session_id="s-alice", user_id="alice")
 BOB = SessionInfo(session_id="s-bob", user_id="bob")
-TOPICS = ({"kitten", "feline", "cat", "whiskers"}, {"invoice", "salary", "payment", "bank"},
-          {"flight", "airport", "trip", "passport"})
-KITTEN = "my kitten knocked the vase off the shelf"
-FELINE = "what did the feline break?"
-FILLER = ("the weather was grey all week", "the garden needs new tulip bulbs", "we talked about the new sofa")
 STUCK = "STUCKQUESTION"
 
 #: every text a passage embedder was asked for, by thread name (who embedded what)
@@ -60,14 +63,6 @@ def _small_scopes_searched_by_meaning(monkeypatch: pytest.MonkeyPatch) -> None:
     go.set()
 
 
-def _vectors(texts: list[str]) -> list[list[float]]:
-    out = []
-    for text in texts:
-        words = set(text.lower().replace("?", " ").replace(".", " ").replace(",", " ").split())
-        out.append([float(len(words & topic)) for topic in TOPICS] + [0.05])
-    return out
-
-
 def embed(texts: list[str]) -> list[list[float]]:
     """One axis per topic; records who asked; blocks while :data:`hold` is set."""
     with asked_lock:
@@ -75,7 +70,7 @@ def embed(texts: list[str]) -> list[list[float]]:
     if hold.is_set():
         blocked.set()
         go.wait(60)
-    return _vectors(texts)
+    return topic_vectors(texts)
 
 
 def slow_embed(texts: list[str]) -> list[list[float]]:
@@ -93,33 +88,10 @@ def stuck_on_questions(texts: list[str]) -> list[list[float]]:
     """Embeds passages; a question containing :data:`STUCK` never comes back (until the test ends)."""
     if any(t.startswith(STUCK) for t in texts):  # a question (the archived passage only contains it)
         unstick.wait(120)
-    return _vectors(texts)
+    return topic_vectors(texts)
 
 
 SPEC = f"{__name__}:embed"
-
-
-class Keep2(CompressorStrategy):
-    name = "keep2"
-
-    def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
-        return CompressionResult(messages=[messages[0], messages[-1]])
-
-
-class Keep2Plugin:
-    @hookimpl
-    def register_compressors(self, register: Any) -> None:
-        register(Keep2)
-
-
-def host_for(**archive: Any) -> Host:
-    storage = archive.pop("storage", None)
-    config: dict[str, Any] = {"model": {"default": "gpt-4o", "context_length": 128_000},
-                              "ctx_plugins": {"compressor": "keep2", "archive": archive,
-                                              "memory": {"providers": []}}}
-    if storage:
-        config["ctx_plugins"]["storage"] = {"backend": storage}
-    return load_host(config, plugins=[Keep2Plugin()])
 
 
 @pytest.fixture
@@ -135,36 +107,6 @@ def hosts() -> Any:
     go.set()
     for host in made:
         host.shutdown()
-
-
-def archive_file() -> Path:
-    return Path(os.environ["HERMES_HOME"]) / "ctx_archive.db"
-
-
-def compact(host: Host, session: SessionInfo, *texts: str, flush: bool = True) -> None:
-    said = [{"role": "user" if n % 2 == 0 else "assistant", "content": t} for n, t in enumerate(texts)]
-    host.compress([{"role": "system", "content": "sys"}, *said, {"role": "user", "content": "now"}],
-                  session=session, force=True)
-    assert host.archive is not None
-    if flush and host.archive.hybrid is not None:
-        assert host.archive.hybrid.flush(30)
-
-
-def search(host: Host, session: SessionInfo, query: str, limit: int = 5) -> list[str]:
-    assert host.archive is not None
-    answer = json.loads(host.archive.handle_tool_call("ctx_search", {"query": query, "limit": limit},
-                                                      session=session, counter=get_counter("gpt-4o")))
-    assert "error" not in answer, answer
-    return [r["snippet"].replace("«", "").replace("»", "") for r in answer["results"]]
-
-
-def vector_rows(path: Path) -> list[tuple[Any, ...]]:
-    db = sqlite3.connect(path)
-    try:
-        return db.execute("SELECT message_id, model, length(vector) FROM archive_vectors "
-                          "ORDER BY message_id").fetchall()
-    finally:
-        db.close()
 
 
 # ------------------------------------------------------------------------------ 1. same model again

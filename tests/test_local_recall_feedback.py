@@ -4,11 +4,7 @@ reaches it through what it does match) — only the asker's own, and only when t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.memory.local import LocalProvider, recall
@@ -27,20 +23,6 @@ ANCHOR = "My sister Ana moved to Porto in March."
 #: shares no word with the question, several with the anchor
 RELATED = "Ana's new flat in Porto has a balcony over the Douro."
 UNRELATED = "The quarterly invoices go out on the first Monday."
-
-
-@pytest.fixture
-def make(tmp_path: Path) -> Iterator[Any]:
-    made: list[LocalProvider] = []
-
-    def factory(**options: Any) -> LocalProvider:
-        provider = LocalProvider(options, hermes_home=tmp_path)
-        made.append(provider)
-        return provider
-
-    yield factory
-    for provider in made:
-        provider.shutdown()
 
 
 def store(provider: LocalProvider, session: SessionInfo, *texts: str) -> None:
