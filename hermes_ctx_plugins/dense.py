@@ -393,6 +393,27 @@ def ranked(np: Any, scores: Any, ids: Any, limit: int) -> Dense:
     return Dense(best, cosine, count, float(scores.mean()), float(scores.std()))
 
 
+def appended(np: Any, columns: Sequence[Any], size: int, rows: Sequence[Any]) -> list[Any]:
+    """``columns`` (arrays whose first axis is the row, ``None`` before the first rows) with ``rows`` (one
+    value per column, each as many rows long) written from row ``size`` on: grown by doubling when they
+    are full, so a cache adding a vector or two per search copies nothing most of the time."""
+    needed = size + len(rows[0])
+    held = columns[0]
+    out = list(columns)
+    if held is None or needed > len(held):
+        capacity = max(needed, 2 * (0 if held is None else len(held)), 64)
+        out = []
+        for old, new in zip(columns, rows, strict=True):
+            value = np.asarray(new)
+            grown = np.zeros((capacity, *value.shape[1:]), value.dtype)
+            if old is not None:
+                grown[:size] = old[:size]
+            out.append(grown)
+    for column, new in zip(out, rows, strict=True):
+        column[size:needed] = new
+    return out
+
+
 def dims(model: str) -> int:
     """The dimensions a model id names last (``.../384``), 0 when it names none."""
     tail = model.rpartition("/")[2]

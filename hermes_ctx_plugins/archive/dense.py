@@ -92,17 +92,10 @@ class _Seen:
     matrix: Any = None
 
     def add(self, np: Any, seqs: Sequence[int], ids: Sequence[int], matrix: Matrix) -> None:
-        """Append rows, growing the arrays by doubling."""
-        needed = self.size + len(ids)
-        if self.matrix is None or needed > len(self.ids):
-            capacity = max(needed, 2 * (0 if self.ids is None else len(self.ids)), 64)
-            grown_ids, grown = np.zeros(capacity, np.int64), np.zeros((capacity, matrix.shape[1]), np.float32)
-            if self.matrix is not None:
-                grown_ids[:self.size], grown[:self.size] = self.ids[:self.size], self.matrix[:self.size]
-            self.ids, self.matrix = grown_ids, grown
-        self.ids[self.size:needed] = ids
-        self.matrix[self.size:needed] = matrix
-        self.size, self.seq = needed, max(self.seq, *seqs)
+        """Append rows (:func:`hermes_ctx_plugins.dense.appended`)."""
+        self.ids, self.matrix = shared.appended(np, (self.ids, self.matrix), self.size,
+                                                (np.asarray(ids, np.int64), matrix))
+        self.size, self.seq = self.size + len(ids), max(self.seq, *seqs)
 
 
 def _key(scope: Scope) -> Scope:

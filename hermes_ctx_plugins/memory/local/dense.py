@@ -100,23 +100,12 @@ class _Owned:
 
     def add(self, np: Any, seqs: Sequence[int], ids: Sequence[int], matrix: Matrix, chats: Sequence[str],
             everywhere: Sequence[bool]) -> None:
-        """Append rows, growing the arrays by doubling (a search adds a turn or two: no full copy each time)."""
-        count = len(ids)
-        needed = self.size + count
-        if self.matrix is None or needed > len(self.ids):
-            capacity = max(needed, 2 * (0 if self.ids is None else len(self.ids)), 64)
-            grown = (np.zeros(capacity, np.int64), np.zeros((capacity, matrix.shape[1]), np.float32),
-                     np.zeros(capacity, np.int32), np.zeros(capacity, bool))
-            if self.matrix is not None:
-                for new, old in zip(grown, (self.ids, self.matrix, self.chat_codes, self.everywhere), strict=True):
-                    new[:self.size] = old[:self.size]
-            self.ids, self.matrix, self.chat_codes, self.everywhere = grown
-        end = self.size + count
-        self.ids[self.size:end] = ids
-        self.matrix[self.size:end] = matrix
-        self.chat_codes[self.size:end] = [self.chats.setdefault(chat, len(self.chats)) for chat in chats]
-        self.everywhere[self.size:end] = everywhere
-        self.size, self.seq = end, max(self.seq, *seqs)
+        """Append rows (:func:`hermes_ctx_plugins.dense.appended`)."""
+        codes = [self.chats.setdefault(chat, len(self.chats)) for chat in chats]
+        self.ids, self.matrix, self.chat_codes, self.everywhere = shared.appended(
+            np, (self.ids, self.matrix, self.chat_codes, self.everywhere), self.size,
+            (np.asarray(ids, np.int64), matrix, np.asarray(codes, np.int32), np.asarray(everywhere, bool)))
+        self.size, self.seq = self.size + len(ids), max(self.seq, *seqs)
 
 
 class DenseIndex:
