@@ -53,7 +53,7 @@ from bench_local import (
 from bench_recall import generate, print_table, session_of
 
 from hermes_ctx_plugins import dense as shared_dense
-from hermes_ctx_plugins.memory.local import embedding
+from hermes_ctx_plugins import embedding
 from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 from hermes_ctx_plugins.storage.sqlite.memory_schema import SCHEMA_VERSION
 

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from local_helpers import say
 
-from hermes_ctx_plugins import SessionInfo, storage
+from hermes_ctx_plugins import SessionInfo, embedding, storage
 from hermes_ctx_plugins import dense as shared_dense
 from hermes_ctx_plugins.config import load_config
 from hermes_ctx_plugins.errors import ConfigError
-from hermes_ctx_plugins.memory.local import LocalProvider, embedding
+from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.local import provider as provider_module
 from hermes_ctx_plugins.storage import LocalStoreError, MemoryBackend, Record
 from hermes_ctx_plugins.storage.inmemory.memory import InMemoryMemory

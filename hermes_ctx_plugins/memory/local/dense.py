@@ -38,10 +38,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ... import dense as shared
+from ... import embedding
 from ...dense import BATCH, DENSE_Z_FLOOR, KEYS_PER_LOOKUP, MAX_PENDING_KEYS, QUERIES_REMEMBERED, Dense
+from ...embedding import Embedder
 from ...storage import Hit, LocalStoreError, Memory, MemoryBackend
-from . import embedding
-from .embedding import Embedder
 
 if TYPE_CHECKING:
     from ...embedding import Matrix

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import dense as shared_dense
-from ... import scope
+from ... import embedding, scope
 from ...config import hermes_home
 from ...events import Forgotten, SessionInfo, Turn
 from ...safety import scan
@@ -24,7 +24,7 @@ from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json
 from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
-from . import arguments, dense, embedding, recall
+from . import arguments, dense, recall
 from .options import NAME, LocalOptions, resolve_path
 from .queue import WriteBehindQueue, held_records, with_verdict
 

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ... import embedding
 from ...safety import placeholder, scan
 from ...storage import Hit, Memory, verdicts
 from ...storage import text as query
@@ -37,9 +36,6 @@ FEEDBACK_TERMS = 12
 #: about this many characters make a token (to tell, without counting, whether memories fill a budget)
 CHARS_PER_TOKEN = 4
 HEADER = "Recalled from earlier conversations (ctx-local memory; the newest wins where they disagree):"
-
-Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
-
 
 @dataclass(frozen=True)
 class Ranked:
@@ -72,13 +68,6 @@ def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_li
         keyed.append((-score, -memory.created_at, position, Ranked(memory, score, hit.verdict)))
     keyed.sort()
     return [item[3] for item in keyed]
-
-
-def load_embedder(spec: str) -> Embedder:
-    """``module:function`` → a callable mapping texts to vectors; raises ConfigError naming the problem
-    (:func:`hermes_ctx_plugins.embedding.load_function`, under ctx-local's option)."""
-    result: Embedder = embedding.load_function(spec)
-    return result
 
 
 def provenance(memory: Memory) -> str:

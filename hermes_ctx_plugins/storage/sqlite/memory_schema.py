@@ -72,7 +72,7 @@ _TABLES = (
         user_id TEXT
     )""",
 )
-#: ctx-local's optional embeddings (:mod:`hermes_ctx_plugins.memory.local.embedding`): one vector per
+#: ctx-local's optional embeddings (:mod:`hermes_ctx_plugins.embedding`): one vector per
 #: memory at most, its owner copied from the memory's row when stored (so a user's vectors are read by
 #: an index, without the memories table); ``seq`` orders them for a cache that catches up. A trigger
 #: deletes a memory's vector with it, in the same statement — a foreign key would only do so on
