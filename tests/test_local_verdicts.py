@@ -21,6 +21,7 @@ from hermes_ctx_plugins import SessionInfo, storage
 from hermes_ctx_plugins.config import load_config
 from hermes_ctx_plugins.memory.local import queue as local_queue
 from hermes_ctx_plugins.memory.local import recall
+from hermes_ctx_plugins.safety import policy as safety_policy
 from hermes_ctx_plugins.safety import scan
 from hermes_ctx_plugins.safety import version as safety_version
 from hermes_ctx_plugins.storage import Record, verdicts
@@ -38,7 +39,8 @@ def scans(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every text recall hands the scanner (its per-process memory of verdicts emptied first, as in a
     new process)."""
     seen: list[str] = []
-    monkeypatch.setattr(recall, "scan", lambda text: seen.append(text) or scan(text))
+    monkeypatch.setattr(safety_policy, "scan",
+                        lambda text, learned=True: seen.append(text) or scan(text, learned=learned))
     recall._withheld.cache_clear()
     yield seen
     recall._withheld.cache_clear()

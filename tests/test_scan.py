@@ -1,4 +1,10 @@
-"""The memory threat scanner: per-kind detection, spans, robustness, redaction and corpus-wide rates."""
+"""The memory threat scanner's layer 1 (the rules): per-kind detection, spans, robustness, redaction and corpus-wide
+rates.
+
+``scan`` and ``is_safe`` here are the rules alone (``learned=False``): layer 2, the classifier, is trained on this
+corpus (its figures here would be in-sample) and is tested in ``test_scanner_layers.py`` and measured on public data
+nobody here wrote in ``benchmarks/bench_scan_public.py``.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +22,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_ctx_plugins.safety import KINDS, Finding, is_safe, placeholder, redact_secrets, scan
+from hermes_ctx_plugins.safety import KINDS, Finding, placeholder, redact_secrets
+from hermes_ctx_plugins.safety import scan as layered_scan
 from hermes_ctx_plugins.safety.engine import match
+
+
+def scan(text: str) -> list[Finding]:
+    return layered_scan(text, learned=False)
+
+
+def is_safe(text: str) -> bool:
+    return not scan(text)
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "memory_corpus.json").read_text(encoding="utf-8"))
 SECRET_PASTES = json.loads((Path(__file__).parent / "data" / "secret_pastes.json").read_text(encoding="utf-8"))["cases"]

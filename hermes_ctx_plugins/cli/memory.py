@@ -62,13 +62,17 @@ def run(args: argparse.Namespace) -> int:
     from ..memory.file.approval import PendingWrites
     from ..memory.file.provider import memory_folder
     from ..memory.file.store import MemoryStore, MemoryStoreError, StoreUnavailable
-    from ..safety import scan
+    from ..safety.judge import policy_for
     from ..storage import open_documents
 
     home = hermes_home()
     folder = memory_folder(home, config.memory_namespace, args.user)
+    # the user at the CLI is the approver: a text the layers disagree on is theirs to write (stage), a blocked one
+    # is refused as in hermes
+    args.safety_policy = policy = policy_for(config)
     store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
-                        user_char_limit=config.memory.user_char_limit, scan=scan, folder=folder,
+                        user_char_limit=config.memory.user_char_limit,
+                        scan=lambda text: policy.unsafe(text, approval_flow=True), folder=folder,
                         documents=open_documents(config, home, error=StoreUnavailable))
     try:
         return _FILE_RUNS[args.memory_command](args, store, PendingWrites(folder / "pending.json"))
@@ -81,25 +85,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
-    from ..safety import scan
-
     file = store.file(args.target)
     used, limit = file.usage()
     drift = file.drift()
-    entries = [(entry, [f.detail for f in scan(entry)]) for entry in file.entries()]
+    decisions = [(entry, args.safety_policy.decide(entry)) for entry in file.entries()]
 
     def text() -> str:
         lines = [f"{args.target} ({file.path}): {used:,}/{limit:,} chars"]
         if drift:
             lines.append(f"  ! edited outside hermes: {drift}")
-        for number, (entry, withheld) in enumerate(entries, 1):
-            flag = f"  ! WITHHELD from prompts ({', '.join(withheld)})" if withheld else ""
+        for number, (entry, decision) in enumerate(decisions, 1):
+            flag = ""
+            if decision.withheld(approval_flow=True):
+                flag = f"  ! WITHHELD from prompts ({decision.explain()})"
+            elif decision.findings:
+                flag = f"  ! shown, but the scanner's layers disagree ({decision.action}: {decision.explain()})"
             lines.append(f"{number:>3}. {entry}{flag}")
         return "\n".join(lines)
 
     emit(args, {"target": args.target, "path": str(file.path), "used": used, "limit": limit, "drift": drift,
-                "entries": [{"number": number, "text": entry, "withheld": withheld}
-                            for number, (entry, withheld) in enumerate(entries, 1)]}, text)
+                "entries": [{"number": number, "text": entry,
+                             "withheld": [f"{f.layer}: {f.detail}" for f in decision.findings]
+                             if decision.withheld(approval_flow=True) else [],
+                             "decision": decision.action, "why": decision.explain()}
+                            for number, (entry, decision) in enumerate(decisions, 1)]}, text)
     return 0
 
 

@@ -22,6 +22,8 @@ DEFAULT_PROVIDERS = ("file",)
 ARCHIVE_SCOPES = ("session", "user")
 #: the storage backends (:mod:`hermes_ctx_plugins.storage`)
 STORAGE_BACKENDS = ("sqlite", "memory", "postgres")
+#: the values of ``ctx_plugins.safety.on_disagreement``
+ON_DISAGREEMENT = ("block", "stage", "warn")
 
 _EMPTY: Mapping[str, Any] = FrozenMap()
 
@@ -152,6 +154,22 @@ class ArchiveSettings:
 
 
 @dataclass(frozen=True)
+class SafetySettings:
+    """``ctx_plugins.safety``: the memory scanner's layers (:mod:`hermes_ctx_plugins.safety.policy`)."""
+
+    #: layer 2, the learned classifier, beside the rules (layer 1)
+    classifier: bool = True
+    #: when one layer flags a text and the other does not: ``block`` it, ``stage`` a memory write for the
+    #: user's approval (a recalled turn is withheld), or ``warn`` (kept, with a warning)
+    on_disagreement: str = option("block", choices=ON_DISAGREEMENT, kind="a disagreement policy")
+    #: layer 3: ask hermes' auxiliary model (``auxiliary.compression``, else the main model) when layers 1-2
+    #: disagree; off by default. A timeout, an error or an unclear answer leaves the decision to layers 1-2
+    judge: bool = False
+    #: seconds the judge may take per text
+    judge_timeout: float = option(8.0, gt=0, le=120)
+
+
+@dataclass(frozen=True)
 class StorageSettings:
     """``ctx_plugins.storage``: the backend behind the stores the package owns (ctx-local's
     memories, the archive); see :mod:`hermes_ctx_plugins.storage`."""
@@ -196,6 +214,7 @@ class PluginSettings:
     cooldown_seconds: float = option(120.0, ge=0)
     archive: ArchiveSettings = field(default_factory=ArchiveSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
+    safety: SafetySettings = field(default_factory=SafetySettings)
 
 
 @dataclass(frozen=True)

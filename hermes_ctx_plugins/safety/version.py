@@ -2,7 +2,8 @@
 under one version may be reused for the same text only under that same version.
 
 It is a digest of everything a verdict can depend on besides the text: the source of every module
-of this package (the rules and the engine; any edit, even a comment, makes a new version — a
+of this package and the classifier's weights (the rules, the engine and layer 2; any edit, even a comment, makes a
+new version — a
 spurious change costs a scan, a missed one could let a newly covered threat through), the Python
 version (its regex engine) and the Unicode database (normalisation and character classes).
 """
@@ -24,10 +25,10 @@ def rules_version() -> str:
 
 
 def source_digest(package: Path) -> str:
-    """The digest of every ``.py`` file under ``package`` (names and bytes), this Python's version and
-    its Unicode database; "" when there is no such file or one cannot be read."""
+    """The digest of every ``.py`` and ``.json.gz`` file under ``package`` (names and bytes), this Python's
+    version and its Unicode database; "" when there is no such file or one cannot be read."""
     digest = hashlib.sha256(f"{sys.version}\x00{unicodedata.unidata_version}\x00".encode())
-    sources = sorted(package.rglob("*.py"))
+    sources = sorted([*package.rglob("*.py"), *package.rglob("*.json.gz")])
     try:
         for path in sources:
             digest.update(path.relative_to(package).as_posix().encode("utf-8", "surrogateescape") + b"\x00")

@@ -37,7 +37,9 @@ from ...chat import SummaryClient, SummaryModel
 from ...config import hermes_home
 from ...events import Forgotten, Message, SessionInfo, Turn
 from ...options import option
-from ...safety import placeholder, scan
+from ...safety import Finding, placeholder
+from ...safety.judge import policy_for
+from ...safety.policy import Policy
 from ...scope import path_segment
 from ..base import MemoryProvider
 from .approval import PendingWrites
@@ -211,7 +213,7 @@ class FileProvider(MemoryProvider):
                 settings = self.config.memory
                 owner = self._owners[key] = _Owner(
                     store=MemoryStore(self.home, memory_char_limit=settings.memory_char_limit,
-                                      user_char_limit=settings.user_char_limit, scan=scan, folder=folder,
+                                      user_char_limit=settings.user_char_limit, scan=self._write_scan, folder=folder,
                                       documents=self.documents),
                     pending=PendingWrites(folder / "pending.json"))
                 while len(self._owners) > _MAX_OWNERS:
@@ -233,6 +235,16 @@ class FileProvider(MemoryProvider):
     def defer_review_to_host(self) -> None:
         """The host runs its own background review (hermes does): ``review: auto`` stands down."""
         self._review_deferred = True
+
+    @property
+    def policy(self) -> Policy:
+        """The scanner's layers and disagreement policy (``ctx_plugins.safety``)."""
+        return policy_for(self.config)
+
+    def _write_scan(self, text: str) -> list[Finding]:
+        """What :class:`MemoryStore` refuses to write: a blocked text. A staged one reaching the store was approved
+        by the user (``hermes-ctx memory approve``); a warned one is let through."""
+        return self.policy.unsafe(text, approval_flow=True)
 
     @property
     def review_active(self) -> bool:
@@ -322,7 +334,7 @@ class FileProvider(MemoryProvider):
                 log.error("%s is left out of the prompt: %s", target, exc)
                 entries = []
             for entry in entries:
-                findings = scan(entry)
+                findings = self.policy.unsafe(entry, approval_flow=True)
                 if findings:
                     if not quiet:
                         log.warning("memory entry in %s withheld from the prompt (%s); review it with "
@@ -396,15 +408,24 @@ class FileProvider(MemoryProvider):
         mode = self.options.write_approval
         if mode == "block":
             return _error("memory writes are blocked by configuration (ctx_plugins.options.file.write_approval)")
-        unsafe = [f for op in ops for f in scan(op.text)]
-        if unsafe:
-            return _error("refused: the text looks like " + ", ".join(sorted({f.kind for f in unsafe}))
-                          + "; memory is shown to future sessions, so it must not carry instructions or secrets")
-        if mode == "stage":
+        decisions = [self.policy.decide(op.text) for op in ops if op.text]
+        blocked = [d for d in decisions if d.blocked]
+        if blocked:
+            kinds = ", ".join(sorted({f.kind for d in blocked for f in d.findings}))
+            return _error(f"refused: the text looks like {kinds} ({'; '.join(d.explain() for d in blocked)}); "
+                          "memory is shown to future sessions, so it must not carry instructions or secrets")
+        held = [d for d in decisions if d.action == "stage"]
+        if mode == "stage" or held:
             pending_id = self.owner(session).pending.stage(
                 target, ops, session_id=session.session_id if session else "")
+            why = (f" because the scanner's layers disagree ({'; '.join(d.explain() for d in held)})"
+                   if held else "")
             return json.dumps({"success": True, "staged": pending_id,
-                               "message": "held for the user's approval (hermes-ctx memory pending)"})
+                               "message": f"held for the user's approval{why} (hermes-ctx memory pending)"})
+        for decision in decisions:
+            if decision.action == "warn":
+                log.warning("memory write kept with a warning (ctx_plugins.safety.on_disagreement: warn): %s",
+                            decision.explain())
         return None
 
     # -- forgetting -------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from ... import dense as shared_dense
 from ... import embedding, scope
 from ...config import hermes_home
 from ...events import Forgotten, SessionInfo, Turn
-from ...safety import scan
+from ...safety.judge import policy_for
+from ...safety.policy import Decision
 from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json_text, memory_exists, open_memory
 from ...storage import text as query
 from ...tokens import get_counter
@@ -302,7 +303,8 @@ class LocalProvider(MemoryProvider):
             return ""
         options = self.options
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
-                            count=self._counter.count_text, more=self._like_best(query_text, ranked, terms, session))
+                            count=self._counter.count_text, more=self._like_best(query_text, ranked, terms, session),
+                            policy=policy_for(self.config).for_recall)
 
     def _like_best(self, question: str, ranked: list[recall.Ranked], terms: list[str],
                    session: SessionInfo) -> list[recall.Ranked]:
@@ -422,15 +424,18 @@ class LocalProvider(MemoryProvider):
         if ranked is None:
             return _error(f"the memory database {self.path} cannot be read right now (see the log)")
         results = [{"id": r.memory.id, "kind": r.memory.kind, "provenance": recall.provenance(r.memory),
-                    "text": recall.shown_text(r.memory, terms, 600, r.verdict)} for r in ranked[:limit]]
+                    "text": recall.shown_text(r.memory, terms, 600, r.verdict, policy_for(self.config).for_recall)}
+                   for r in ranked[:limit]]
         return json_text({"results": results})
 
     def _tool_remember(self, args: dict[str, Any], session: SessionInfo) -> str:
         fact, visibility = args["fact"].strip(), args["scope"]
-        findings = scan(fact)
+        findings = policy_for(self.config).unsafe(fact)
         if findings:
+            why = Decision("block", tuple(findings)).explain()
             return _error("refused: the text looks like " + ", ".join(sorted({f.kind for f in findings}))
-                          + "; memory is shown to future sessions, so it must not carry instructions or secrets")
+                          + f" ({why}); memory is shown to future sessions, so it must not carry instructions "
+                            "or secrets")
         record = Record(
             key=f"fact:{uuid.uuid4().hex}", kind="fact", namespace=session.deployment, user_id=session.user_id,
             chat_id=session.chat_id, session_id=session.session_id, fact_text=fact, visibility=visibility,

@@ -20,7 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...safety import placeholder, scan
+from ...safety import placeholder
+from ...safety.policy import DEFAULT as DEFAULT_POLICY
+from ...safety.policy import Policy
 from ...storage import Hit, Memory, verdicts
 from ...storage import text as query
 
@@ -78,24 +80,25 @@ def provenance(memory: Memory) -> str:
     return f"#{memory.id} · {date} · session {session}"
 
 
-def shown_text(memory: Memory, terms: Sequence[str], max_chars: int, verdict: str = "") -> str:
+def shown_text(memory: Memory, terms: Sequence[str], max_chars: int, verdict: str = "",
+               policy: Policy = DEFAULT_POLICY) -> str:
     """What the model may see of ``memory``: an excerpt, or a placeholder when it looks hostile.
     ``verdict``: the memory's stored one; the excerpt is not scanned when it is that verdict's text."""
     text = query.excerpt(memory.text, terms, max_chars)
     if verdicts.judged_clean(text, verdict):
         return text
-    withheld = _withheld(text)
+    withheld = _withheld(text, policy)
     if withheld is not None:
         return withheld.replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
     return text
 
 
 @functools.lru_cache(maxsize=2048)
-def _withheld(excerpt: str) -> str | None:
+def _withheld(excerpt: str, policy: Policy = DEFAULT_POLICY) -> str | None:
     """The placeholder for ``excerpt`` when it looks hostile, else None. Remembered per excerpt (scanning
     is most of a recall's cost, and a memory shorter than the excerpt limit is shown whole, the same
     text turn after turn); the verdict depends on the text alone, so nobody learns another's text."""
-    findings = scan(excerpt)
+    findings = policy.unsafe(excerpt)
     return placeholder(findings) if findings else None
 
 
@@ -126,7 +129,7 @@ def feedback_terms(best: Memory, terms: Sequence[str]) -> list[str]:
 
 
 def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
-          count: Callable[[str], int], more: Sequence[Ranked] = ()) -> str:
+          count: Callable[[str], int], more: Sequence[Ranked] = (), policy: Policy = DEFAULT_POLICY) -> str:
     """The recall block: best memories first with provenance, never more than ``budget_tokens``.
     ``more``: memories like the best one (see the module docs), shown after the relevant ones while
     fewer than ``max_results`` are; each memory is shown once."""
@@ -140,23 +143,26 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
         if item.memory.id not in shown:
             shown.add(item.memory.id)
             chosen.append(item)
-    return _all_whole(chosen, terms, budget_tokens, count) or _fitted(chosen, terms, budget_tokens, count)
+    return (_all_whole(chosen, terms, budget_tokens, count, policy)
+            or _fitted(chosen, terms, budget_tokens, count, policy))
 
 
-def _line(item: Ranked, terms: Sequence[str], chars: int) -> str:
-    return f"- [{provenance(item.memory)}] " + shown_text(item.memory, terms, chars, item.verdict)
+def _line(item: Ranked, terms: Sequence[str], chars: int, policy: Policy) -> str:
+    return f"- [{provenance(item.memory)}] " + shown_text(item.memory, terms, chars, item.verdict, policy)
 
 
-def _all_whole(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int]) -> str:
+def _all_whole(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int],
+               policy: Policy) -> str:
     """Every chosen memory at the longest excerpt, when that fits the budget (counted once, as one
     text: the usual case, memories being short); "" when it does not."""
-    text = "\n".join([HEADER, *(_line(item, terms, verdicts.WHOLE_CHARS) for item in chosen)])
+    text = "\n".join([HEADER, *(_line(item, terms, verdicts.WHOLE_CHARS, policy) for item in chosen)])
     if len(text) > CHARS_PER_TOKEN * budget_tokens:  # do not count what cannot fit
         return ""
     return text if count(text) <= budget_tokens else ""
 
 
-def _fitted(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int]) -> str:
+def _fitted(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int],
+            policy: Policy) -> str:
     """The chosen memories best first, each cut to what is left of the budget while 24 tokens or more are."""
     lines = [HEADER]
     used = count(HEADER)
@@ -167,7 +173,7 @@ def _fitted(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, 
         # shrink until the line fits what is left
         chars = min(left * CHARS_PER_TOKEN, verdicts.WHOLE_CHARS)
         while chars >= 40:
-            line = _line(item, terms, chars)
+            line = _line(item, terms, chars, policy)
             tokens = count(line)
             if tokens <= left:
                 lines.append(line)

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ...events import Forgotten, SessionInfo, Turn
 from ...isolation import StatusEvent
-from ...safety import scan
+from ...safety.judge import policy_for
 from ...storage.files import atomic_write, locked
 from ...storage.queue import DurableQueue, ProgressFiles, QueueClosedError, forget_queued, left_behind
 from ...tokens import count_text
@@ -363,7 +363,7 @@ class RemoteProvider(ServiceProvider):
         """A recalled ``text`` fit for the prompt: one line, secrets redacted, at most ``max_turn_chars``
         (see :func:`fit`), withheld if hostile."""
         text = " ".join(fit(text, self.options.max_turn_chars).split())
-        findings = [f for f in scan(text) if f.kind != "secret"]
+        findings = [f for f in policy_for(self.config).for_recall.unsafe(text) if f.kind != "secret"]
         if findings:
             kinds = ", ".join(sorted({f.kind for f in findings}))
             log.warning("%s: a recalled memory was withheld from the prompt (%s)", self.name, kinds)

@@ -32,7 +32,8 @@ from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
 from ...isolation import FaultIsolator, StatusEvent
-from ...safety import scan
+from ...safety.judge import policy_for
+from ...safety.policy import Decision
 from ...scope import is_service_id, service_id
 from ..base import MemoryProvider
 from .options import RemoteOptions
@@ -221,9 +222,11 @@ class ServiceProvider(MemoryProvider):
         if not text:
             raise ToolError(f"{label} is empty")
         if fact:
-            unsafe = sorted({f.kind for f in scan(text) if f.kind != "secret"})
-            if unsafe:
-                raise ToolError(f"refused: the text looks like {', '.join(unsafe)}; {self.refusal_reason}")
+            findings = [f for f in policy_for(self.config).unsafe(text) if f.kind != "secret"]
+            if findings:
+                unsafe = ", ".join(sorted({f.kind for f in findings}))
+                why = Decision("block", tuple(findings)).explain()
+                raise ToolError(f"refused: the text looks like {unsafe} ({why}); {self.refusal_reason}")
         return text
 
     def cut_notes(self, args: Mapping[str, Any]) -> list[str]:

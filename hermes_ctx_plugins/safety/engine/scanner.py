@@ -37,18 +37,36 @@ class Finding:
     detail: str
     start: int
     end: int
+    #: which layer found it: ``rules`` (layer 1), ``classifier`` (layer 2) or ``judge`` (layer 3)
+    layer: str = "rules"
 
 
-def scan(text: str) -> list[Finding]:
+def scan(text: str, *, learned: bool = True) -> list[Finding]:
     """Return why ``text`` is unsafe to put in a prompt (``[]`` when it is clean); never raises.
 
-    At most one finding per kind and overlapping region, ordered by position.
+    The rules' findings (layer 1), at most one per kind and overlapping region, ordered by position; then, unless
+    ``learned`` is false, the classifier's (layer 2, :mod:`..learned`) when it finds the text hostile. Whether a
+    finding of one layer alone blocks is the policy's call (:func:`~hermes_ctx_plugins.safety.policy.decide`).
     """
     kept: list[Finding] = []
     for f in sorted(_scan(text, 0), key=lambda f: (f.start, -f.end)):
         if not any(k.kind == f.kind and f.start < k.end and k.start < f.end for k in kept):
             kept.append(f)
+    if learned:
+        from ..learned import classify  # imported on first use: importing the scanner compiles nothing
+
+        verdict = classify(text)
+        if verdict.hostile:
+            start, end = _span(text, verdict.start, verdict.end)
+            kept.append(Finding("injection", verdict.explain(), start, end, layer="classifier"))
     return kept
+
+
+def _span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The classifier's window (normalised coordinates) as a span of ``text``: near enough, never out of range."""
+    if end - start >= len(text) or len(text) <= 512:
+        return 0, len(text)
+    return min(start, len(text)), min(len(text), end)
 
 
 def is_safe(text: str) -> bool:

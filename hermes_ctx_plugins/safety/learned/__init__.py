@@ -1,0 +1,281 @@
+"""Layer 2 of the memory scanner: a linear classifier over character and word n-grams, offline, on CPU, in pure Python.
+
+The rules (layer 1) are precise where attacks have a shape — secrets, hidden characters, encodings, command shapes —
+and generalise poorly to phrasings nobody wrote a rule for. This layer learns from labelled examples instead: a
+logistic regression over the character 2-4-grams and word 1-2-grams of a normalised text, trained offline by
+``training/scanner/train.py`` on the data under ``training/scanner/data`` (provenance in its README; no row of the
+public corpora it is measured on). The weights ship in ``model.json.gz`` beside this module; no library is needed to
+use them, nothing is downloaded.
+
+A text is read in windows (:data:`WINDOW` characters, half overlapping) so an instruction buried in a long benign
+paste is not diluted by it; the verdict is the most hostile window's. The cost is one dictionary lookup per n-gram:
+linear in the text, bounded by :data:`MAX_CHARS` (the head and the tail of a longer text are read).
+
+:func:`features` is the one definition of the model's input: training and scanning both call it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import gzip
+import itertools
+import json
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MODEL = Path(__file__).with_name("model.json.gz")
+#: characters per window, and how far the next window starts
+WINDOW, STRIDE = 512, 256
+#: how much more (in log-odds) a part of a text must score than a whole text: a long text has many parts, and each
+#: is a chance of a false alarm
+PART_MARGIN = 1.0
+#: the shortest line or sentence judged on its own (shorter ones join their neighbour)
+MIN_RANGE = 64
+#: the most a text is read: its first and last half of this
+MAX_CHARS = 8_192
+CHAR_GRAMS = (2, 3, 4)
+#: chunks whose gram weights are remembered, at most (then the memory starts again)
+_CHUNK_CACHE = 50_000
+_SPACE = re.compile(r"\s+")
+#: the labels ctx-local's stored turns carry (``User: …`` / ``Assistant: …``, on one line once an excerpt is
+#: flattened): how memory is stored, not what it says
+_LABEL = re.compile(r"(?<!\S)(?:user|assistant)[ \t]*:[ \t]*", re.I)
+_RUN = re.compile(r"(.)\1{3,}", re.S)
+_REPEAT = re.compile(r"(?<!\S)(\S+)(?: \1(?!\S)){2,}")
+_BREAK = re.compile(r"\s*\n\s*|(?<=[.!?;])\s+")
+_DIGITS = re.compile(r"\d")
+_TLDS = ("com|net|org|io|co|dev|app|ai|me|sh|xyz|info|biz|site|top|cc|tk|ru|cn|uk|de|fr|jp|us|eu|online|invalid|"
+         "example|test|local|internal|onion")
+_HOST = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_TLDS})\b")
+_EMAIL = re.compile(rf"\b[\w.+-]+@(?:[a-z0-9-]+\.)+(?:{_TLDS})\b")
+_WORD = re.compile(r"[a-z_][a-z0-9_'-]*|[\u3400-\u9fff]")
+
+
+def normalise(text: str) -> str:
+    """What the model reads: ``text`` without the role labels of a stored turn, NFKC, case-folded; host names as
+    ``host.tld`` and e-mail addresses as ``user@host.tld`` (which server is named says little, that one is named says
+    much, and training data written with placeholder domains must not teach the model the placeholders); digits as
+    ``0``; a character repeated more than three times three times, a word repeated more than twice twice (a repeated
+    gram counts as often as it is repeated: ``"a" * 2000`` must not be louder than ``"aaa"``); every run of white
+    space one space."""
+    text = unicodedata.normalize("NFKC", _LABEL.sub("", text)).casefold()
+    text = _HOST.sub("host.tld", _EMAIL.sub("user@host.tld", text))
+    text = _SPACE.sub(" ", _RUN.sub(r"\1\1\1", _DIGITS.sub("0", text))).strip()
+    return _REPEAT.sub(r"\1 \1", text)
+
+
+def _words(norm: str) -> list[str]:
+    return _WORD.findall(norm)
+
+
+def features(text: str) -> Counter[str]:
+    """The n-grams of ``text`` (normalised) and their counts: ``c:`` character grams, ``w:`` word 1- and 2-grams."""
+    return _counts(normalise(text))
+
+
+def vector(counts: Counter[str], idf: dict[str, float], unseen: float) -> dict[str, float]:
+    """The model's input for these counts: each known gram's count times its idf, over the square root of the sum of
+    every gram's count times its idf squared (``unseen`` for a gram the training data had once or never). Both sums
+    add up over the parts of a text, so windows are scored from per-part sums (:meth:`Model.judge`)."""
+    norm = sum(value * idf.get(key, unseen) ** 2 for key, value in counts.items())
+    scale = 1 / math.sqrt(norm) if norm else 0.0
+    return {key: value * idf[key] * scale for key, value in counts.items() if key in idf}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The classifier's judgement of a text: the most hostile window's."""
+
+    hostile: bool
+    score: float  # the probability the model gives the window, 0..1
+    threshold: float
+    start: int  # the window, in the normalised text's coordinates (approximately the original's)
+    end: int
+    evidence: tuple[str, ...]  # the n-grams that pushed the score up most, for the explanation
+
+    def explain(self) -> str:
+        words = ", ".join(repr(e) for e in self.evidence[:4])
+        return f"classifier score {self.score:.2f} ≥ {self.threshold:.2f}" + (f" (strongest: {words})" if words else "")
+
+
+class Model:
+    """Weights read from ``model.json.gz``: per known gram its weight (times its idf) and its idf squared."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        #: per kind of gram (``chars``, ``words``): its keys (without prefix), weights times idf and idf squares, as
+        #: parallel lists (a dictionary is built from them in C; loading the file takes a few tens of ms)
+        self.unseen: float = float(data["unseen"])  # idf squared of a gram the training data had once or never
+        self.chars = _table(data["chars"])
+        self.words = _table(data["words"])
+        self.bias: float = float(data["bias"])
+        self.threshold: float = float(data["threshold"])
+        self.info: dict[str, Any] = data.get("info", {})
+        self._chunks: dict[str, tuple[float, float]] = {}
+        self._none = (0.0, self.unseen)
+
+    @classmethod
+    def read(cls, path: Path | None = None) -> Model:
+        with gzip.open(path or MODEL, "rt", encoding="utf-8") as handle:
+            return cls(json.load(handle))
+
+    def score(self, counts: Counter[str]) -> float:
+        """The probability for :func:`features` ``counts``, the formula of :func:`vector` (for tests and training)."""
+        z = w2 = 0.0
+        for key, value in counts.items():
+            w, q = (self.chars if key.startswith("c:") else self.words).get(key[2:], self._none)
+            z, w2 = z + value * w, w2 + value * q
+        return self.probability(self.bias + (z / math.sqrt(w2) if w2 else 0.0))
+
+    def _chunk(self, chunk: str) -> tuple[float, float]:
+        """The summed weights and idf squares of the :func:`_chunk_grams` of ``chunk``, remembered (words recur)."""
+        found = self._chunks.get(chunk)
+        if found is None:
+            chars, none, padded = self.chars.get, self._none, f" {chunk} "
+            z = w2 = 0.0
+            for n in CHAR_GRAMS:
+                for i in range(len(padded) - n + 1):
+                    w, q = chars(padded[i:i + n], none)
+                    z, w2 = z + w, w2 + q
+            found = (z, w2)
+            if len(chunk) <= 64:  # a word, a path, a command: they recur; a blob or a Chinese sentence rarely
+                if len(self._chunks) >= _CHUNK_CACHE:
+                    self._chunks.clear()
+                self._chunks[chunk] = found
+        return found
+
+    def probability(self, z: float) -> float:
+        return 1 / (1 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def judge(self, text: str) -> Verdict:
+        """The verdict on ``text``: every window scored, the highest kept.
+
+        Each n-gram's weight is looked up once and summed per window with prefix sums, so the cost is one lookup
+        per n-gram of the text, whatever the number of windows. A text within one window is scored exactly as
+        :func:`features` and :func:`vector` describe it (what the model was trained on).
+        """
+        if len(text) > MAX_CHARS:  # cut before normalising: the cost is bounded whatever the text's length
+            half = MAX_CHARS // 2
+            text = text[:half] + " " + text[-half:]
+        norm, segments = _segments(text)
+        length = len(norm)
+        if not length:
+            return Verdict(False, 0.0, self.threshold, 0, 0, ())
+        chunk_starts, chunk_z, chunk_q, offset = [], [0.0], [0.0], 0
+        for chunk in norm.split(" "):
+            z, q = self._chunk(chunk)
+            chunk_starts.append(offset)
+            chunk_z.append(chunk_z[-1] + z)
+            chunk_q.append(chunk_q[-1] + q)
+            offset += len(chunk) + 1
+        spans = [(m.start(), m.group()) for m in _WORD.finditer(norm)]
+        words, none = self.words.get, self._none
+        starts = [p for p, _ in spans]
+        unigrams = [words(w, none) for _, w in spans]
+        bigrams = [words(f"{a} {b}", none) for (_, a), (_, b) in itertools.pairwise(spans)]
+        uni_z = [0.0, *itertools.accumulate(w for w, _ in unigrams)]
+        uni_q = [0.0, *itertools.accumulate(q for _, q in unigrams)]
+        bi_z = [0.0, *itertools.accumulate(w for w, _ in bigrams)]
+        bi_q = [0.0, *itertools.accumulate(q for _, q in bigrams)]
+        best = (-math.inf, 0, length, 0, 0)
+        for start, end in _ranges(segments, length):
+            low, high = bisect.bisect_left(chunk_starts, start), bisect.bisect_left(chunk_starts, end)
+            first, stop = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+            z = chunk_z[high] - chunk_z[low] + uni_z[stop] - uni_z[first]
+            q = chunk_q[high] - chunk_q[low] + uni_q[stop] - uni_q[first]
+            if stop - 1 > first:  # the bigrams wholly inside
+                z += bi_z[stop - 1] - bi_z[first]
+                q += bi_q[stop - 1] - bi_q[first]
+            score = self.bias + (z / math.sqrt(q) if q > 0 else 0.0)
+            if end - start < length:  # a part: many are judged, so each must clear a higher bar
+                score -= PART_MARGIN
+            if score > best[0]:
+                best = (score, start, end, first, stop)
+        score, start, end, first, stop = best
+        p = self.probability(score)
+        evidence: tuple[str, ...] = ()
+        if p >= self.threshold:  # the explanation: the words of the window that pushed most
+            pushes = [(unigrams[i][0], spans[i][1]) for i in range(first, stop)]
+            pushes += [(bigrams[i][0], f"{spans[i][1]} {spans[i + 1][1]}") for i in range(first, max(first, stop - 1))]
+            evidence = tuple(dict.fromkeys(w for weight, w in sorted(pushes, reverse=True) if weight > 0))[:6]
+        return Verdict(p >= self.threshold, p, self.threshold, start, end, evidence)
+
+
+def _table(part: dict[str, list[Any]]) -> dict[str, tuple[float, float]]:
+    return dict(zip(part["keys"], zip(part["w"], part["q"], strict=True), strict=True))
+
+
+def _segments(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` normalised, and its lines and sentences as ranges of that, merged until each is at least
+    :data:`MIN_RANGE` long (a two-word line says too little to be judged alone)."""
+    pieces = [piece for piece in map(normalise, _BREAK.split(text)) if piece]
+    merged: list[tuple[int, int]] = []
+    offset = 0
+    for piece in pieces:
+        start, offset = offset, offset + len(piece) + 1
+        if merged and merged[-1][1] - merged[-1][0] < MIN_RANGE:
+            merged[-1] = (merged[-1][0], offset - 1)
+        else:
+            merged.append((start, offset - 1))
+    return " ".join(pieces), merged
+
+
+def _ranges(segments: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """What is judged: the whole text when it fits a window, every run of consecutive segments that fits one, and
+    fixed windows (half overlapping) across a segment longer than a window."""
+    found = [(0, length)] if length <= WINDOW else []
+    for i, (start, end) in enumerate(segments):
+        if end - start > WINDOW:
+            found += [(start + s, min(end, start + s + WINDOW)) for s in _starts(end - start)]
+            continue
+        for _, last in segments[i:]:
+            if last - start > WINDOW:
+                break
+            found.append((start, last))
+    return found
+
+
+def _starts(length: int) -> list[int]:
+    if length <= WINDOW:
+        return [0] if length else []
+    starts = list(range(0, length - WINDOW + 1, STRIDE))
+    return starts if starts[-1] + WINDOW >= length else [*starts, length - WINDOW]
+
+
+def _counts(norm: str) -> Counter[str]:
+    """:func:`features` of an already normalised text."""
+    found: Counter[str] = Counter()
+    for chunk in norm.split(" "):
+        found.update(_chunk_grams(chunk))
+    words = _words(norm)
+    found.update("w:" + w for w in words)
+    found.update(f"w:{a} {b}" for a, b in itertools.pairwise(words))
+    return found
+
+
+def _chunk_grams(chunk: str) -> list[str]:
+    """The character grams of one space-free chunk, padded with a space each side (grams never cross a space)."""
+    padded = f" {chunk} "
+    return ["c:" + padded[i:i + n] for n in CHAR_GRAMS for i in range(len(padded) - n + 1)]
+
+
+@functools.lru_cache(maxsize=1)
+def model() -> Model | None:
+    """The shipped model; ``None`` when its file is missing (the layer is then off and says so in its verdicts)."""
+    try:
+        return Model.read()
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def classify(text: str) -> Verdict:
+    """The classifier's verdict on ``text`` (never hostile when no model is installed)."""
+    found = model()
+    if found is None:
+        return Verdict(False, 0.0, 1.0, 0, 0, ())
+    return found.judge(text)
