@@ -186,7 +186,7 @@ class FileProvider(MemoryProvider):
         self._lock = threading.Lock()
         self._owners: OrderedDict[tuple[str, str], _Owner] = OrderedDict()
         self._snapshots: OrderedDict[str, _Snapshot] = OrderedDict()
-        self.skills = SkillStore(self.home / "skills")
+        self.skills = SkillStore(self.home / "skills", policy_for(self.config))
         self._review_client: SummaryClient | None = None
         self._review_deferred = False
         options = self.options

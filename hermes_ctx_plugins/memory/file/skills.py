@@ -37,7 +37,8 @@ from typing import Any
 import yaml
 
 from ...errors import HermesCtxError
-from ...safety import scan
+from ...safety.policy import DEFAULT as DEFAULT_POLICY
+from ...safety.policy import Decision, Policy
 
 if sys.platform != "win32":
     import fcntl
@@ -134,10 +135,13 @@ def check_skill_md(content: object, name: str) -> str:
     return content
 
 
-def _check_safe(text: str, what: str) -> None:
-    findings = scan(text)
+def _check_safe(text: str, what: str, policy: Policy = DEFAULT_POLICY) -> None:
+    """Refuse ``text`` when the policy keeps it out (a skill has no approval flow: a disagreement the policy would
+    stage is refused)."""
+    findings = policy.unsafe(text)
     if findings:
         raise SkillError(f"refused: {what} looks like " + ", ".join(sorted({f.kind for f in findings}))
+                         + f" ({Decision('block', tuple(findings)).explain()})"
                          + "; skills are loaded into future sessions, so they must not carry instructions "
                            "to the model that override the user, exfiltration or secrets")
 
@@ -145,8 +149,10 @@ def _check_safe(text: str, what: str) -> None:
 class SkillStore:
     """The ``skills`` folder of one hermes home."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, policy: Policy = DEFAULT_POLICY) -> None:
         self.root = Path(root)
+        #: the scanner's layers and what happens when they disagree (``ctx_plugins.safety``)
+        self.policy = policy
 
     def path(self, name: str) -> Path:
         return self.root / check_name(name) / "SKILL.md"
@@ -161,7 +167,7 @@ class SkillStore:
 
     def create(self, name: str, content: str) -> SkillWrite:
         path = self.path(name)
-        data = _checked_skill_md(content, name)
+        data = _checked_skill_md(content, name, policy=self.policy)
         with self._skill(name, create=True) as folder:
             if folder.entry("SKILL.md", "file") is not None:
                 raise SkillError(f"skill {name!r} already exists; use patch or edit to change it")
@@ -170,7 +176,7 @@ class SkillStore:
 
     def edit(self, name: str, content: str) -> SkillWrite:
         path = self.path(name)
-        data = _checked_skill_md(content, name)
+        data = _checked_skill_md(content, name, policy=self.policy)
         with self._skill(name, create=False) as folder:
             self._require(name, folder)
             folder.write("SKILL.md", data)
@@ -181,13 +187,14 @@ class SkillStore:
         if not isinstance(old, str) or not old or not isinstance(new, str):
             raise SkillError("patch needs old_string (non-empty) and new_string")
         _utf8(new, "new_string")
-        _check_safe(new, "the new text")
+        _check_safe(new, "the new text", self.policy)
         with self._skill(name, create=False) as folder:
             current = self._require(name, folder)
             count = current.count(old)
             if count != 1:
                 raise SkillError(f"old_string occurs {count} times in {name}/SKILL.md; it must occur exactly once")
-            folder.write("SKILL.md", _checked_skill_md(current.replace(old, new, 1), name, "the patched SKILL.md"))
+            folder.write("SKILL.md", _checked_skill_md(current.replace(old, new, 1), name, "the patched SKILL.md",
+                                                          policy=self.policy))
         return SkillWrite(name, path, created=False)
 
     def write_file(self, name: str, file_path: str, content: str) -> SkillWrite:
@@ -197,7 +204,7 @@ class SkillStore:
         data = _utf8(content, file_path)
         if len(data) > MAX_FILE_BYTES:
             raise SkillError(f"{file_path} is larger than {MAX_FILE_BYTES:,} bytes")
-        _check_safe(content, file_path)
+        _check_safe(content, file_path, self.policy)
         with self._skill(name, create=False) as folder:
             self._require(name, folder)
             with contextlib.ExitStack() as opened:
@@ -271,11 +278,12 @@ def _missing(name: str) -> SkillError:
     return SkillError(f"skill {name!r} does not exist; create it first")
 
 
-def _checked_skill_md(content: object, name: str, what: str = "SKILL.md") -> bytes:
+def _checked_skill_md(content: object, name: str, what: str = "SKILL.md", *,
+                      policy: Policy = DEFAULT_POLICY) -> bytes:
     """``content`` as the bytes to write, once it is a loadable SKILL.md that passed the scan."""
     text = check_skill_md(content, name)
     data = _utf8(text, what)
-    _check_safe(text, what)
+    _check_safe(text, what, policy)
     return data
 
 

@@ -183,9 +183,12 @@ class Model:
         bi_z = [0.0, *itertools.accumulate(w for w, _ in bigrams)]
         bi_q = [0.0, *itertools.accumulate(q for _, q in bigrams)]
         best = (-math.inf, 0, length, 0, 0)
+        where: dict[int, tuple[int, int]] = {}  # a position -> (chunks, tokens) starting before it; ranges share ends
         for start, end in _ranges(segments, length):
-            low, high = bisect.bisect_left(chunk_starts, start), bisect.bisect_left(chunk_starts, end)
-            first, stop = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+            low, first = where.get(start) or where.setdefault(
+                start, (bisect.bisect_left(chunk_starts, start), bisect.bisect_left(starts, start)))
+            high, stop = where.get(end) or where.setdefault(
+                end, (bisect.bisect_left(chunk_starts, end), bisect.bisect_left(starts, end)))
             z = chunk_z[high] - chunk_z[low] + uni_z[stop] - uni_z[first]
             q = chunk_q[high] - chunk_q[low] + uni_q[stop] - uni_q[first]
             if stop - 1 > first:  # the bigrams wholly inside
