@@ -20,6 +20,7 @@ from .common import add_anywhere, load_failed
 if TYPE_CHECKING:
     from ..memory.file.approval import PendingWrites
     from ..memory.file.store import MemoryStore
+    from ..safety import Finding
 
 #: the file commands: (name, help, positional argument or None, takes --yes (and asks: None = does not ask))
 _FILE_COMMANDS: tuple[tuple[str, str, str | None, bool | None], ...] = (
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         return load_failed(exc)
     if args.memory_command in local_cli.COMMANDS:
         return local_cli.run(args, config)
-    from ..memory.file.approval import PendingWrites
+    from ..memory.file.approval import APPROVED, Approved, PendingWrites
     from ..memory.file.provider import memory_folder
     from ..memory.file.store import MemoryStore, MemoryStoreError, StoreUnavailable
     from ..safety.judge import policy_for
@@ -69,10 +70,19 @@ def run(args: argparse.Namespace) -> int:
     folder = memory_folder(home, config.memory_namespace, args.user)
     # the user at the CLI is the approver: a text the layers disagree on is theirs to write (stage), a blocked one
     # is refused as in hermes
-    args.safety_policy = policy = policy_for(config)
+    args.safety_policy = policy = policy_for(config).for_recall  # the CLI asks no judge: its user decides
+    args.approved = approved = Approved(folder / APPROVED)
+
+    def users_scan(text: str) -> list[Finding]:  # `memory add` / `approve`: the user approves a disagreement
+        decision = policy.decide(text)
+        if decision.withheld(approved=True):
+            return list(decision.findings)
+        if decision.findings:
+            approved.add([text])
+        return []
+
     store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
-                        user_char_limit=config.memory.user_char_limit,
-                        scan=lambda text: policy.unsafe(text, approval_flow=True), folder=folder,
+                        user_char_limit=config.memory.user_char_limit, scan=users_scan, folder=folder,
                         documents=open_documents(config, home, error=StoreUnavailable))
     try:
         return _FILE_RUNS[args.memory_command](args, store, PendingWrites(folder / "pending.json"))
@@ -96,7 +106,7 @@ def _show(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) 
             lines.append(f"  ! edited outside hermes: {drift}")
         for number, (entry, decision) in enumerate(decisions, 1):
             flag = ""
-            if decision.withheld(approval_flow=True):
+            if decision.withheld(approved=entry in args.approved):
                 flag = f"  ! WITHHELD from prompts ({decision.explain()})"
             elif decision.findings:
                 flag = f"  ! shown, but the scanner's layers disagree ({decision.action}: {decision.explain()})"
@@ -105,8 +115,9 @@ def _show(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) 
 
     emit(args, {"target": args.target, "path": str(file.path), "used": used, "limit": limit, "drift": drift,
                 "entries": [{"number": number, "text": entry,
-                             "withheld": [f"{f.layer}: {f.detail}" for f in decision.findings]
-                             if decision.withheld(approval_flow=True) else [],
+                             "withheld": [f.detail for f in decision.findings]
+                             if decision.withheld(approved=entry in args.approved) else [],
+                             "layers": [f.layer for f in decision.findings],
                              "decision": decision.action, "why": decision.explain()}
                             for number, (entry, decision) in enumerate(decisions, 1)]}, text)
     return 0

@@ -34,6 +34,14 @@ _LAYER_NAMES = {"rules": "layer 1 (rules)", "classifier": "layer 2 (classifier)"
 Judge = Callable[[str], "tuple[bool, str] | None"]
 
 
+class FocusedJudge:
+    """A judge that is also told where the layers' findings are (``(start, end)`` spans of the text): it must be
+    shown them, whatever else of a long text it is shown."""
+
+    def __call__(self, text: str, focus: tuple[tuple[int, int], ...] = ()) -> tuple[bool, str] | None:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class Policy:
     """The operator's choices (``ctx_plugins.safety``)."""
@@ -56,11 +64,11 @@ class Policy:
         recalled turn was never judged when it was stored either)."""
         return self if self.judge is None else replace(self, judge=None)
 
-    def unsafe(self, text: str, *, approval_flow: bool = False) -> list[Finding]:
+    def unsafe(self, text: str, *, approved: bool = False) -> list[Finding]:
         """The findings that keep ``text`` out of a prompt (or a store) under this policy; ``[]`` when it may go
-        in. A disagreement this policy lets through is logged."""
+        in (see :meth:`Decision.withheld`). A disagreement this policy lets through is logged."""
         decision = decide(text, self)
-        if decision.withheld(approval_flow=approval_flow):
+        if decision.withheld(approved=approved):
             return list(decision.findings)
         if decision.findings and decision.action != "allow":
             log.warning("memory text kept despite a finding (%s): %s", decision.action, decision.explain())
@@ -78,6 +86,8 @@ class Decision:
     findings: tuple[Finding, ...] = ()
     #: the judge's reason when it was asked ("" otherwise)
     judged: str = ""
+    #: whether layer 2 ran (``ctx_plugins.safety.classifier``)
+    classifier: bool = True
 
     @property
     def blocked(self) -> bool:
@@ -91,17 +101,22 @@ class Decision:
     def explain(self) -> str:
         """One line per reason: ``layer N (name): detail``; the judge's view last."""
         lines = [f"{_LAYER_NAMES.get(f.layer, f.layer)}: {f.kind} — {f.detail}" for f in self.findings]
-        if self.disagreement and not self.judged:
+        if not self.classifier:
+            lines.append(f"{_LAYER_NAMES['classifier']}: off (ctx_plugins.safety.classifier)")
+        elif self.disagreement and not self.judged:
             silent = "rules" if self.findings[0].layer == "classifier" else "classifier"
             lines.append(f"{_LAYER_NAMES[silent]}: found nothing")
         if self.judged:
             lines.append(f"{_LAYER_NAMES['judge']}: {self.judged}")
         return "; ".join(lines)
 
-    def withheld(self, *, approval_flow: bool) -> bool:
-        """Whether a stored text is kept out of the prompt: blocked, or staged where nobody approved it (a recalled
-        turn has no approval flow; an entry in MEMORY.md under ``stage`` had to pass the user's approval)."""
-        return self.action == "block" or (self.action == "stage" and not approval_flow)
+    def withheld(self, *, approved: bool = False) -> bool:
+        """Whether a stored text is kept out of the prompt: blocked or staged, unless the layers disagree and
+        someone ``approved`` this very text (the user, or the judge when it was written). A recalled turn was never
+        approved; an agreement, a secret or hidden characters cannot be."""
+        if self.action in ("allow", "warn"):
+            return False
+        return not (approved and self.disagreement)
 
 
 def decide(text: str, policy: Policy = DEFAULT) -> Decision:
@@ -112,10 +127,10 @@ def decide(text: str, policy: Policy = DEFAULT) -> Decision:
     if any(f.kind in RULES_ONLY for f in findings):
         return Decision("block", findings)
     layers = {f.layer for f in findings}
-    if len(layers) > 1:
-        return Decision("block", findings)
+    if len(layers) > 1 or not policy.classifier:  # agreement; or the rules alone, as the operator chose
+        return Decision("block", findings, classifier=policy.classifier)
     if policy.judge is not None:
-        verdict = _ask(policy.judge, text)
+        verdict = _ask(policy.judge, text, tuple((f.start, f.end) for f in findings))
         if verdict is not None:
             hostile, reason = verdict
             if hostile:
@@ -125,9 +140,9 @@ def decide(text: str, policy: Policy = DEFAULT) -> Decision:
     return Decision(policy.on_disagreement, findings)
 
 
-def _ask(judge: Judge, text: str) -> tuple[bool, str] | None:
+def _ask(judge: Judge, text: str, focus: tuple[tuple[int, int], ...]) -> tuple[bool, str] | None:
     try:
-        verdict = judge(text)
+        verdict = judge(text, focus) if isinstance(judge, FocusedJudge) else judge(text)
     except Exception as exc:
         log.warning("the memory judge failed (%s: %s); layers 1-2 decide", type(exc).__name__, exc)
         return None

@@ -7,14 +7,20 @@ again at that moment, against the file as it is then).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ...safety.policy import Policy
 from .store import MemoryStore, Op, StoreUnavailable, WriteResult, atomic_write, locked
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,76 @@ class PendingWrite:
         parts = [f"{op.action} {op.text or op.match!r}" if op.action != "remove" else f"remove {op.match!r}"
                  for op in self.ops]
         return f"{self.id}  {self.target}: " + "; ".join(parts)
+
+
+class Screen:
+    """What the scanner's policy says of the texts of one memory write (the gate acts on it): ``refusal`` (the
+    tool's error; some text is blocked), else ``held`` (why it is staged; "" when no text is), ``cleared`` (texts the
+    judge cleared, to record as approved) and ``warned`` (why a text is written with a warning; "" when none is)."""
+
+    def __init__(self, texts: list[str], policy: Policy) -> None:
+        decisions = [policy.decide(text) for text in texts]
+        blocked = [d for d in decisions if d.blocked]
+        kinds = ", ".join(sorted({f.kind for d in blocked for f in d.findings}))
+        self.refusal = (f"refused: the text looks like {kinds} ({'; '.join(d.explain() for d in blocked)}); memory "
+                        "is shown to future sessions, so it must not carry instructions or secrets") if blocked else ""
+        held = [d.explain() for d in decisions if d.action == "stage"]
+        self.held = f" because the scanner's layers disagree ({'; '.join(held)})" if held else ""
+        self.cleared = [t for t, d in zip(texts, decisions, strict=True) if d.action == "allow" and d.findings]
+        self.warned = "; ".join(d.explain() for d in decisions if d.action == "warn")
+        if self.warned:
+            log.warning("memory write kept with a warning (ctx_plugins.safety.on_disagreement: warn): %s",
+                        self.warned)
+
+
+#: the file beside ``pending.json`` that records approved texts
+APPROVED = "approved.json"
+
+
+class Approved:
+    """Digests of the texts someone approved although the scanner's layers disagreed on them: the user
+    (``hermes-ctx memory approve`` or ``memory add``) or the LLM judge. At load an entry the layers disagree on is
+    shown only if it is here (under ``on_disagreement: stage`` or ``block``), so a line appended to MEMORY.md from
+    outside is not taken as approved. The most recent :data:`LIMIT` are kept."""
+
+    LIMIT = 2_000
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._cache: tuple[float, frozenset[str]] | None = None
+
+    @staticmethod
+    def digest(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+    def _read(self) -> list[str]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError):  # unreadable or damaged: nothing counts as approved (safe), writes rebuild it
+            return []
+        return [d for d in raw if isinstance(d, str)] if isinstance(raw, list) else []
+
+    def add(self, texts: Iterable[str]) -> None:
+        new = [self.digest(t) for t in texts]
+        if not new:
+            return
+        with locked(self.path):
+            kept = [d for d in self._read() if d not in new] + new
+            atomic_write(self.path, json.dumps(kept[-self.LIMIT:]).encode("utf-8"))
+        self._cache = None
+
+    def __contains__(self, text: object) -> bool:
+        if not isinstance(text, str):
+            return False
+        try:
+            mtime = self.path.stat().st_mtime
+        except OSError:
+            return False
+        if self._cache is None or self._cache[0] != mtime:
+            self._cache = (mtime, frozenset(self._read()))
+        return self.digest(text) in self._cache[1]
 
 
 class PendingWrites:
@@ -71,10 +147,12 @@ class PendingWrites:
         return match[0], [item for item in items if item.id != pending_id]
 
     def approve(self, pending_id: str, store: MemoryStore) -> WriteResult:
-        """Apply a staged write; it leaves the queue only if it was applied."""
+        """Apply a staged write; it leaves the queue only if it was applied. Its texts are recorded as approved
+        (:class:`Approved`): the scanner's layers disagreed on them and the user decided."""
         with locked(self.path):
             item, rest = self._take(pending_id)
             result = store.file(item.target).apply(item.ops)
+            Approved(self.path.with_name(APPROVED)).add(op.text for op in item.ops if op.text)
             self._save(rest)
         return result
 

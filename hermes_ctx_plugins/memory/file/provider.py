@@ -42,7 +42,7 @@ from ...safety.judge import policy_for
 from ...safety.policy import Policy
 from ...scope import path_segment
 from ..base import MemoryProvider
-from .approval import PendingWrites
+from .approval import APPROVED, Approved, PendingWrites, Screen
 from .review import Reviewer
 from .skills import SkillStore
 from .store import (
@@ -141,6 +141,8 @@ class _Owner:
 
     store: MemoryStore
     pending: PendingWrites
+    #: the texts approved although the scanner's layers disagreed (by the user, or the judge at write)
+    approved: Approved
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,7 @@ class FileProvider(MemoryProvider):
         self.skills = SkillStore(self.home / "skills", policy_for(self.config))
         self._review_client: SummaryClient | None = None
         self._review_deferred = False
+        self._warnings = threading.local()  # gate() -> handle_tool_call(): a warn decision's explanation
         options = self.options
         self.reviewer = Reviewer(
             client_factory=self._review_model_client,
@@ -215,7 +218,7 @@ class FileProvider(MemoryProvider):
                     store=MemoryStore(self.home, memory_char_limit=settings.memory_char_limit,
                                       user_char_limit=settings.user_char_limit, scan=self._write_scan, folder=folder,
                                       documents=self.documents),
-                    pending=PendingWrites(folder / "pending.json"))
+                    pending=PendingWrites(folder / "pending.json"), approved=Approved(folder / APPROVED))
                 while len(self._owners) > _MAX_OWNERS:
                     self._owners.popitem(last=False)
             else:
@@ -242,9 +245,10 @@ class FileProvider(MemoryProvider):
         return policy_for(self.config)
 
     def _write_scan(self, text: str) -> list[Finding]:
-        """What :class:`MemoryStore` refuses to write: a blocked text. A staged one reaching the store was approved
-        by the user (``hermes-ctx memory approve``); a warned one is let through."""
-        return self.policy.unsafe(text, approval_flow=True)
+        """What :class:`MemoryStore` refuses to write, behind :meth:`gate` (which decided, the judge included): an
+        agreement, a secret or hidden characters. A disagreement reaching the store was let through by the gate
+        (warn, the judge) or approved by the user (``hermes-ctx memory approve``)."""
+        return self.policy.for_recall.unsafe(text, approved=True)
 
     @property
     def review_active(self) -> bool:
@@ -333,8 +337,13 @@ class FileProvider(MemoryProvider):
                 # one broken file must not cost the other one, nor the session
                 log.error("%s is left out of the prompt: %s", target, exc)
                 entries = []
+            approved = self.owner(session).approved
             for entry in entries:
-                findings = self.policy.unsafe(entry, approval_flow=True)
+                # no judge here (a session's start waits for nobody): what it cleared at write was recorded
+                decision = self.policy.for_recall.decide(entry)
+                findings = list(decision.findings) if decision.withheld(approved=entry in approved) else []
+                if decision.findings and not findings and not quiet:
+                    log.warning("memory entry in %s shown although %s", store.file(target).path, decision.explain())
                 if findings:
                     if not quiet:
                         log.warning("memory entry in %s withheld from the prompt (%s); review it with "
@@ -374,9 +383,11 @@ class FileProvider(MemoryProvider):
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
         if name != "memory":
             return super().handle_tool_call(name, args, session=session)
+        self._warnings.message = ""
         verdict = self.gate(args, session=session)
         if verdict is not None:
             return verdict
+        warning = self._warnings.message
         target = args.get("target", "memory")
         try:
             result = self.owner(session).store.file(target).apply(ops_from_arguments(args))
@@ -385,6 +396,8 @@ class FileProvider(MemoryProvider):
         message = f"{target} now {result.used:,}/{result.limit:,} chars, {len(result.entries)} entries"
         if result.backup is not None:
             message += f"; the file had been edited outside, a backup is at {result.backup}"
+        if warning:
+            message += f"; written with a warning, the scanner's layers disagree ({warning})"
         return json.dumps({"success": True, "message": message})
 
     def gate(self, args: dict[str, Any], *, session: SessionInfo | None = None) -> str | None:
@@ -408,24 +421,16 @@ class FileProvider(MemoryProvider):
         mode = self.options.write_approval
         if mode == "block":
             return _error("memory writes are blocked by configuration (ctx_plugins.options.file.write_approval)")
-        decisions = [self.policy.decide(op.text) for op in ops if op.text]
-        blocked = [d for d in decisions if d.blocked]
-        if blocked:
-            kinds = ", ".join(sorted({f.kind for d in blocked for f in d.findings}))
-            return _error(f"refused: the text looks like {kinds} ({'; '.join(d.explain() for d in blocked)}); "
-                          "memory is shown to future sessions, so it must not carry instructions or secrets")
-        held = [d for d in decisions if d.action == "stage"]
-        if mode == "stage" or held:
+        screen = Screen([op.text for op in ops if op.text], self.policy)
+        if screen.refusal:
+            return _error(screen.refusal)
+        if mode == "stage" or screen.held:
             pending_id = self.owner(session).pending.stage(
                 target, ops, session_id=session.session_id if session else "")
-            why = (f" because the scanner's layers disagree ({'; '.join(d.explain() for d in held)})"
-                   if held else "")
             return json.dumps({"success": True, "staged": pending_id,
-                               "message": f"held for the user's approval{why} (hermes-ctx memory pending)"})
-        for decision in decisions:
-            if decision.action == "warn":
-                log.warning("memory write kept with a warning (ctx_plugins.safety.on_disagreement: warn): %s",
-                            decision.explain())
+                               "message": f"held for the user's approval{screen.held} (hermes-ctx memory pending)"})
+        self.owner(session).approved.add(screen.cleared)  # the judge cleared them: approved, for later loads
+        self._warnings.message = screen.warned
         return None
 
     # -- forgetting -------------------------------------------------------------------------------

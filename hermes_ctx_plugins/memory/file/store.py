@@ -146,7 +146,10 @@ class UnsafeEntry(MemoryStoreError):
     def __init__(self, where: str, findings: Sequence[Finding]) -> None:
         self.findings = tuple(findings)
         kinds = ", ".join(sorted({f.kind for f in self.findings}))
-        details = "; ".join(f.detail for f in self.findings[:3])
+        names = {"rules": "layer 1 (rules)", "classifier": "layer 2 (classifier)", "judge": "layer 3 (LLM judge)"}
+        layers = [names.get(getattr(f, "layer", ""), "") for f in self.findings[:3]]
+        details = "; ".join(f"{layer}: {f.detail}" if layer else f.detail
+                            for layer, f in zip(layers, self.findings[:3], strict=True))
         super().__init__(f"{where}: refused, the security scan found {kinds} ({details}); nothing was written")
 
 

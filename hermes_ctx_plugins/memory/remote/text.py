@@ -103,7 +103,7 @@ def fit(text: str, limit: int, *, mark: bool = True) -> str:
     room = max(0, limit - len(_cut_marker(len(text)))) if mark else limit
     if not room:
         return ""
-    secrets = [(f.start, f.end, _secret_label(f.detail)) for f in scan(window) if f.kind == "secret"]
+    secrets = [(f.start, f.end, _secret_label(f.detail)) for f in scan(window, learned=False) if f.kind == "secret"]
     cut = room
     for start, end, _ in sorted(secrets, reverse=True):  # apart from each other: one pass moves the cut out of all
         if start < cut < end:

@@ -21,6 +21,7 @@ import functools
 import gzip
 import itertools
 import json
+import logging
 import math
 import re
 import unicodedata
@@ -37,8 +38,8 @@ WINDOW, STRIDE = 512, 256
 PART_MARGIN = 1.0
 #: the shortest line or sentence judged on its own (shorter ones join their neighbour)
 MIN_RANGE = 64
-#: the most a text is read: its first and last half of this
-MAX_CHARS = 8_192
+#: the most a text is read: its first and last half of this (a SKILL.md may hold 100,000 characters)
+MAX_CHARS = 131_072
 CHAR_GRAMS = (2, 3, 4)
 #: chunks whose gram weights are remembered, at most (then the memory starts again)
 _CHUNK_CACHE = 50_000
@@ -48,12 +49,12 @@ _SPACE = re.compile(r"\s+")
 _LABEL = re.compile(r"(?<!\S)(?:user|assistant)[ \t]*:[ \t]*", re.I)
 _RUN = re.compile(r"(.)\1{3,}", re.S)
 _REPEAT = re.compile(r"(?<!\S)(\S+)(?: \1(?!\S)){2,}")
-_BREAK = re.compile(r"\s*\n\s*|(?<=[.!?;])\s+")
+_BREAK = re.compile(r"(?<![^\S\n])[^\S\n]*\n\s*|(?<=[.!?;])\s+")  # anchored: linear on runs of spaces
 _DIGITS = re.compile(r"\d")
 _TLDS = ("com|net|org|io|co|dev|app|ai|me|sh|xyz|info|biz|site|top|cc|tk|ru|cn|uk|de|fr|jp|us|eu|online|invalid|"
          "example|test|local|internal|onion")
-_HOST = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_TLDS})\b")
-_EMAIL = re.compile(rf"\b[\w.+-]+@(?:[a-z0-9-]+\.)+(?:{_TLDS})\b")
+_HOST = re.compile(rf"(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_TLDS})\b")
+_EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+@(?:[a-z0-9-]+\.)+(?:{_TLDS})\b")
 _WORD = re.compile(r"[a-z_][a-z0-9_'-]*|[\u3400-\u9fff]")
 
 
@@ -61,11 +62,11 @@ def normalise(text: str) -> str:
     """What the model reads: ``text`` without the role labels of a stored turn, NFKC, case-folded; host names as
     ``host.tld`` and e-mail addresses as ``user@host.tld`` (which server is named says little, that one is named says
     much, and training data written with placeholder domains must not teach the model the placeholders); digits as
-    ``0``; a character repeated more than three times three times, a word repeated more than twice twice (a repeated
-    gram counts as often as it is repeated: ``"a" * 2000`` must not be louder than ``"aaa"``); every run of white
-    space one space."""
+    ``0``; ``_`` a space (``send_the_keys`` reads as words); a character repeated more than three times three times,
+    a word repeated more than twice twice (a repeated gram counts as often as it is repeated: ``"a" * 2000`` must not
+    be louder than ``"aaa"``); every run of white space one space."""
     text = unicodedata.normalize("NFKC", _LABEL.sub("", text)).casefold()
-    text = _HOST.sub("host.tld", _EMAIL.sub("user@host.tld", text))
+    text = _HOST.sub("host.tld", _EMAIL.sub("user@host.tld", text)).replace("_", " ")
     text = _SPACE.sub(" ", _RUN.sub(r"\1\1\1", _DIGITS.sub("0", text))).strip()
     return _REPEAT.sub(r"\1 \1", text)
 
@@ -75,8 +76,9 @@ def _words(norm: str) -> list[str]:
 
 
 def features(text: str) -> Counter[str]:
-    """The n-grams of ``text`` (normalised) and their counts: ``c:`` character grams, ``w:`` word 1- and 2-grams."""
-    return _counts(normalise(text))
+    """The n-grams of ``text`` and their counts: ``c:`` character grams, ``w:`` word 1- and 2-grams, of its lines and
+    sentences normalised, each distinct one once (a pasted line repeated ten times says what it says once)."""
+    return _counts(_segments(text)[0])
 
 
 def vector(counts: Counter[str], idf: dict[str, float], unseen: float) -> dict[str, float]:
@@ -159,9 +161,9 @@ class Model:
         per n-gram of the text, whatever the number of windows. A text within one window is scored exactly as
         :func:`features` and :func:`vector` describe it (what the model was trained on).
         """
-        if len(text) > MAX_CHARS:  # cut before normalising: the cost is bounded whatever the text's length
-            half = MAX_CHARS // 2
-            text = text[:half] + " " + text[-half:]
+        full, half = len(text), MAX_CHARS // 2
+        if full > MAX_CHARS:  # cut before normalising: the cost is bounded whatever the text's length
+            text = text[:half] + "\n" + text[-half:]
         norm, segments = _segments(text)
         length = len(norm)
         if not length:
@@ -182,9 +184,9 @@ class Model:
         uni_q = [0.0, *itertools.accumulate(q for _, q in unigrams)]
         bi_z = [0.0, *itertools.accumulate(w for w, _ in bigrams)]
         bi_q = [0.0, *itertools.accumulate(q for _, q in bigrams)]
-        best = (-math.inf, 0, length, 0, 0)
+        best = part = (-math.inf, 0, len(text), 0, 0)
         where: dict[int, tuple[int, int]] = {}  # a position -> (chunks, tokens) starting before it; ranges share ends
-        for start, end in _ranges(segments, length):
+        for start, end, raw_start, raw_end in _ranges(segments, length):
             low, first = where.get(start) or where.setdefault(
                 start, (bisect.bisect_left(chunk_starts, start), bisect.bisect_left(starts, start)))
             high, stop = where.get(end) or where.setdefault(
@@ -197,8 +199,13 @@ class Model:
             score = self.bias + (z / math.sqrt(q) if q > 0 else 0.0)
             if end - start < length:  # a part: many are judged, so each must clear a higher bar
                 score -= PART_MARGIN
+                if score > part[0]:
+                    part = (score, raw_start, raw_end, first, stop)
             if score > best[0]:
-                best = (score, start, end, first, stop)
+                best = (score, raw_start, raw_end, first, stop)
+        if part[0] > -math.inf and best[2] - best[1] > part[2] - part[1]:
+            # the whole text won: its most hostile part says where (the span, the words), the whole says how much
+            best = (best[0], *part[1:])
         score, start, end, first, stop = best
         p = self.probability(score)
         evidence: tuple[str, ...] = ()
@@ -206,6 +213,8 @@ class Model:
             pushes = [(unigrams[i][0], spans[i][1]) for i in range(first, stop)]
             pushes += [(bigrams[i][0], f"{spans[i][1]} {spans[i + 1][1]}") for i in range(first, max(first, stop - 1))]
             evidence = tuple(dict.fromkeys(w for weight, w in sorted(pushes, reverse=True) if weight > 0))[:6]
+        if full > MAX_CHARS:  # back to the uncut text's positions
+            start, end = (x if x <= half else x - half - 1 + full - half for x in (start, end))
         return Verdict(p >= self.threshold, p, self.threshold, start, end, evidence)
 
 
@@ -213,33 +222,52 @@ def _table(part: dict[str, list[Any]]) -> dict[str, tuple[float, float]]:
     return dict(zip(part["keys"], zip(part["w"], part["q"], strict=True), strict=True))
 
 
-def _segments(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """``text`` normalised, and its lines and sentences as ranges of that, merged until each is at least
-    :data:`MIN_RANGE` long (a two-word line says too little to be judged alone)."""
-    pieces = [piece for piece in map(normalise, _BREAK.split(text)) if piece]
-    merged: list[tuple[int, int]] = []
-    offset = 0
-    for piece in pieces:
-        start, offset = offset, offset + len(piece) + 1
-        if merged and merged[-1][1] - merged[-1][0] < MIN_RANGE:
-            merged[-1] = (merged[-1][0], offset - 1)
-        else:
-            merged.append((start, offset - 1))
-    return " ".join(pieces), merged
-
-
-def _ranges(segments: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
-    """What is judged: the whole text when it fits a window, every run of consecutive segments that fits one, and
-    fixed windows (half overlapping) across a segment longer than a window."""
-    found = [(0, length)] if length <= WINDOW else []
-    for i, (start, end) in enumerate(segments):
-        if end - start > WINDOW:
-            found += [(start + s, min(end, start + s + WINDOW)) for s in _starts(end - start)]
+def _segments(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """``text`` normalised line by line and sentence by sentence, each distinct one once, and the segments: runs of
+    those pieces at least :data:`MIN_RANGE` long (a two-word line says too little to be judged alone), as
+    ``(start, end)`` in the normalised text and ``(start, end)`` in ``text``."""
+    pieces: list[str] = []
+    segments: list[tuple[int, int, int, int]] = []
+    seen: set[str] = set()
+    offset, skipped = 0, False  # skipped: a repeated piece lies between this one and the last segment
+    for raw_start, raw_end in _pieces(text):
+        piece = normalise(text[raw_start:raw_end])
+        if not piece or piece in seen:
+            skipped = skipped or bool(piece)
             continue
-        for _, last in segments[i:]:
+        seen.add(piece)
+        pieces.append(piece)
+        start, offset = offset, offset + len(piece) + 1
+        if segments and segments[-1][1] - segments[-1][0] < MIN_RANGE and not skipped:
+            first = segments[-1]
+            segments[-1] = (first[0], offset - 1, first[2], raw_end)
+        else:
+            segments.append((start, offset - 1, raw_start, raw_end))
+        skipped = False
+    return " ".join(pieces), segments
+
+
+def _pieces(text: str) -> list[tuple[int, int]]:
+    """The lines and sentences of ``text``, as ``(start, end)``."""
+    found, position = [], 0
+    for m in _BREAK.finditer(text):
+        found.append((position, m.start()))
+        position = m.end()
+    return [*found, (position, len(text))]
+
+
+def _ranges(segments: list[tuple[int, int, int, int]], length: int) -> list[tuple[int, int, int, int]]:
+    """What is judged: the whole text when it fits a window, every run of consecutive segments that fits one, and
+    fixed windows (half overlapping) across a segment longer than a window (placed, in the text, on that segment)."""
+    found = [(0, length, segments[0][2], segments[-1][3])] if length <= WINDOW and segments else []
+    for i, (start, end, raw_start, raw_end) in enumerate(segments):
+        if end - start > WINDOW:
+            found += [(start + s, min(end, start + s + WINDOW), raw_start, raw_end) for s in _starts(end - start)]
+            continue
+        for _, last, _, raw_last in segments[i:]:
             if last - start > WINDOW:
                 break
-            found.append((start, last))
+            found.append((start, last, raw_start, raw_last))
     return found
 
 
@@ -269,10 +297,14 @@ def _chunk_grams(chunk: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def model() -> Model | None:
-    """The shipped model; ``None`` when its file is missing (the layer is then off and says so in its verdicts)."""
+    """The shipped model; ``None`` (logged once, as an error: layer 2 is then off) when its file is missing or
+    damaged."""
     try:
         return Model.read()
-    except (OSError, ValueError, KeyError):
+    except Exception as exc:  # missing, truncated, not gzip, not JSON, wrong shape: all mean "no model"
+        logging.getLogger(__name__).error("the memory scanner's classifier (layer 2) is off: its weights %s cannot "
+                                          "be read (%s: %s); reinstall hermes-ctx-plugins", MODEL,
+                                          type(exc).__name__, exc)
         return None
 
 
