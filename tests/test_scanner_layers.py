@@ -10,8 +10,8 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import re
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -409,3 +409,13 @@ def test_damaged_weights_switch_layer_2_off_loudly_and_nothing_raises(
         assert any("classifier (layer 2) is off" in r.getMessage() for r in caplog.records)
     finally:
         learned.model.cache_clear()
+
+
+def test_forgetting_a_user_forgets_what_they_approved(tiny: Model) -> None:
+    p = file_provider({"on_disagreement": "stage"})
+    staged = tool(p, target="memory", action="add", content=CLASSIFIER_ONLY)["staged"]
+    assert main(["memory", "approve", staged]) == 0
+    approved = home() / "memories" / "approved.json"
+    assert approved.exists()
+    p.forget_user("")
+    assert not [path for path in approved.parent.iterdir() if path.name.startswith("approved.json")]

@@ -435,7 +435,7 @@ class FileProvider(MemoryProvider):
 
     # -- forgetting -------------------------------------------------------------------------------
     def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
-        """Delete the owner's MEMORY.md, USER.md, their lock files, backups and staged writes.
+        """Delete the owner's MEMORY.md, USER.md, their lock files, backups, staged and approved writes.
 
         For the anonymous top-level owner that is hermes' own ``memories/`` folder: its files are
         removed, never the other owners' ``scoped/`` folder inside it. On a shared store the server's
@@ -492,7 +492,7 @@ def _forget_folder(folder: Path, *, shared: bool) -> Forgotten:
     entries = 0
     try:
         with contextlib.ExitStack() as held:
-            for name in ("MEMORY.md", "USER.md", "pending.json"):
+            for name in ("MEMORY.md", "USER.md", "pending.json", APPROVED):
                 held.enter_context(locked(folder / name))
             store = MemoryStore(folder.parent, folder=folder)
             for target in ("memory", "user"):
@@ -500,7 +500,7 @@ def _forget_folder(folder: Path, *, shared: bool) -> Forgotten:
                     entries += len(store.file(target).entries())
             if shared:
                 for path in folder.iterdir():
-                    if path.is_file() and path.name.startswith(("MEMORY.md", "USER.md", "pending.json")):
+                    if path.is_file() and path.name.startswith(("MEMORY.md", "USER.md", "pending.json", APPROVED)):
                         path.unlink()
             else:
                 shutil.rmtree(folder)
