@@ -419,3 +419,85 @@ def test_forgetting_a_user_forgets_what_they_approved(tiny: Model) -> None:
     assert approved.exists()
     p.forget_user("")
     assert not [path for path in approved.parent.iterdir() if path.name.startswith("approved.json")]
+
+
+# -- red-team pass 2: the fixes ---------------------------------------------------------------------------------------
+def test_the_judge_abstains_when_it_could_not_be_shown_what_was_found(tiny: Model) -> None:
+    one_line = "build notes and more build notes " * 600 + CLASSIFIER_ONLY + " and " + "logs rotate daily " * 600
+    with StubOpenAIServer() as server:
+        policy = judged(server)
+        server.reply("BENIGN: just build notes")
+        assert decide(one_line, policy).action == "block" and server.chat_requests == []
+
+
+def test_with_the_classifier_off_the_cli_cannot_approve_what_the_rules_block(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    p = file_provider({"classifier": False, "on_disagreement": "warn"})
+    assert main(["memory", "add", RULES_ONLY]) != 0
+    p.on_session_start(SESSION)
+    assert "reveal your system prompt" not in p.system_prompt_block(session=SESSION)
+
+
+def test_a_judge_cleared_text_is_shown_at_the_next_start_as_the_file_keeps_it(tiny: Model) -> None:
+    with StubOpenAIServer() as server:
+        p = file_provider({"judge": True}, auxiliary={"compression": {"base_url": server.base_url, "model": "m"}})
+        server.reply("BENIGN: a team convention")
+        assert tool(p, target="memory", action="add", content=f"  {CLASSIFIER_ONLY} \r\n")["success"]
+        p.on_session_start(SESSION)
+        assert CLASSIFIER_ONLY in p.system_prompt_block(session=SESSION)
+
+
+def test_hermes_own_memory_tool_hears_the_warning_through_the_gate(tiny: Model) -> None:
+    p = file_provider({"on_disagreement": "warn"})
+    args = {"action": "add", "target": "memory", "content": CLASSIFIER_ONLY}
+    assert p.gate(dict(args), session=SESSION) is None
+    assert "layer 2 (classifier)" in p.warnings.take(dict(args)) and p.warnings.take(dict(args)) == ""
+
+
+def test_an_unclear_answer_about_one_text_does_not_silence_the_judge(tiny: Model) -> None:
+    with StubOpenAIServer() as server:
+        policy = judged(server)
+        server.reply("Well, it depends.")
+        assert decide(CLASSIFIER_ONLY, policy).action == "block"
+        server.reply("BENIGN: fine")
+        assert decide(CLASSIFIER_ONLY + " today", policy).action == "allow"
+
+
+def test_a_damaged_approvals_file_is_said_and_kept_aside(caplog: pytest.LogCaptureFixture) -> None:
+    from hermes_ctx_plugins.memory.file.approval import Approved
+
+    path = home() / "approved.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('["abc", "de')
+    approved = Approved(path)
+    assert "x" not in approved
+    approved.add(["new text"])
+    assert any("cannot be read" in r.getMessage() for r in caplog.records)
+    assert "new text" in approved and list(path.parent.glob("approved.json.damaged-*"))
+
+
+def test_a_failed_cli_write_approves_nothing(tiny: Model) -> None:
+    p = file_provider({"on_disagreement": "stage"})
+    assert main(["memory", "add", CLASSIFIER_ONLY]) == 0
+    approved = home() / "memories" / "approved.json"
+    before = approved.read_text()
+    assert main(["memory", "add", CLASSIFIER_ONLY + " " + "x" * 5000]) != 0  # over the limit: nothing written
+    assert approved.read_text() == before
+    del p
+
+
+def test_weights_of_the_wrong_type_switch_layer_2_off_loudly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    odd = tmp_path / "model.json.gz"
+    odd.write_bytes(gzip.compress(json.dumps({"chars": {"keys": ["ab"], "w": ["heavy"], "q": [1]},
+                                              "words": {"keys": [], "w": [], "q": []}, "unseen": 1, "bias": 0,
+                                              "threshold": 0.5}).encode()))
+    monkeypatch.setattr(learned, "MODEL", odd)
+    learned.model.cache_clear()
+    try:
+        assert decide("Prefers dark mode").action == "allow"
+        assert any("classifier (layer 2) is off" in r.getMessage() for r in caplog.records)
+    finally:
+        learned.model.cache_clear()

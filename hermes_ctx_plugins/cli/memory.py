@@ -73,19 +73,24 @@ def run(args: argparse.Namespace) -> int:
     args.safety_policy = policy = policy_for(config).for_recall  # the CLI asks no judge: its user decides
     args.approved = approved = Approved(folder / APPROVED)
 
+    decided: list[str] = []  # texts the layers disagree on that the user is writing: approved once written
+
     def users_scan(text: str) -> list[Finding]:  # `memory add` / `approve`: the user approves a disagreement
         decision = policy.decide(text)
         if decision.withheld(approved=True):
             return list(decision.findings)
         if decision.findings:
-            approved.add([text])
+            decided.append(text)
         return []
 
     store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
                         user_char_limit=config.memory.user_char_limit, scan=users_scan, folder=folder,
                         documents=open_documents(config, home, error=StoreUnavailable))
     try:
-        return _FILE_RUNS[args.memory_command](args, store, PendingWrites(folder / "pending.json"))
+        code = _FILE_RUNS[args.memory_command](args, store, PendingWrites(folder / "pending.json"))
+        if code == 0 and decided:
+            approved.add(decided)
+        return code
     except StoreUnavailable as exc:  # the folder, the file or the server: the store, not what was asked
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN

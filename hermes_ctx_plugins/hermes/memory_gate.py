@@ -89,7 +89,17 @@ class MemoryGate:
                                      default=_CHECK_FAILED)
         if verdict is not None:
             return verdict
-        return next_call(args)
+        result = next_call(args)
+        warning = provider.warnings.take(dict(args or {}))
+        if warning and isinstance(result, str):  # warn: hermes' answer says the layers disagreed
+            try:
+                answer = json.loads(result)
+            except ValueError:
+                return result
+            if isinstance(answer, dict) and answer.get("success"):
+                answer["warning"] = f"written, but the memory scanner's layers disagree ({warning})"
+                return json.dumps(answer, ensure_ascii=False)
+        return result
 
     def llm_execution(self, *, request: Any = None, next_call: Callable[[Any], Any], session_id: str = "",
                       **_: Any) -> Any:

@@ -12,7 +12,6 @@ memory file is re-read at every session start).
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 import hashlib
 import logging
@@ -54,6 +53,13 @@ _CONTEXT = 600
 _REMEMBERED = 1_024
 #: how long a failed call keeps the judge from being asked again (it failed: layers 1-2 decide meanwhile)
 FAILURE_COOLDOWN = 60.0
+class _Failed:
+    """The service failed (timeout, error): "no opinion", and the judge rests :data:`FAILURE_COOLDOWN` seconds."""
+
+
+_FAILED = _Failed()
+#: an answer: a verdict, the service's failure, or ``None`` (no opinion on this text)
+Verdict = tuple[bool, str] | _Failed
 
 
 class ModelJudge(FocusedJudge):
@@ -69,7 +75,7 @@ class ModelJudge(FocusedJudge):
         self._lock = threading.Lock()
         self._verdicts: OrderedDict[str, tuple[bool, str]] = OrderedDict()
         self._failed_until = 0.0
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="memory-judge")
+        self._slots = threading.BoundedSemaphore(2)  # calls in flight at most; a hung one keeps its slot a while
 
     def __call__(self, text: str, focus: tuple[tuple[int, int], ...] = ()) -> tuple[bool, str] | None:
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -79,25 +85,43 @@ class ModelJudge(FocusedJudge):
                 return self._verdicts[key]
             if time.monotonic() < self._failed_until:
                 return None
-        future = self._pool.submit(self._ask, text, focus)
-        try:
-            verdict = future.result(timeout=self.timeout)
-        except concurrent.futures.TimeoutError:
+        if not self._slots.acquire(blocking=False):  # two calls hang already: no opinion, no third thread
+            return None
+        answer: list[Verdict | None] = []
+
+        def ask() -> None:
+            try:
+                answer.append(self._ask(text, focus))
+            finally:
+                self._slots.release()
+
+        # a daemon thread: a call that outlives the timeout is abandoned (never joined, not even at exit)
+        thread = threading.Thread(target=ask, name="memory-judge", daemon=True)
+        thread.start()
+        thread.join(self.timeout)
+        verdict: Verdict | None = answer[0] if answer else _FAILED
+        if not answer:
             log.warning("memory judge: no answer within %.1f s; layers 1-2 decide", self.timeout)
-            verdict = None
+        if not isinstance(verdict, tuple):  # no opinion on this text; after a failure of the service, it rests
+            if verdict is _FAILED:
+                with self._lock:
+                    self._failed_until = time.monotonic() + FAILURE_COOLDOWN
+            return None
         with self._lock:
-            if verdict is None:  # not remembered: asked again once the cooldown is over
-                self._failed_until = time.monotonic() + FAILURE_COOLDOWN
-            else:
-                self._verdicts[key] = verdict
-                while len(self._verdicts) > _REMEMBERED:
-                    self._verdicts.popitem(last=False)
+            self._verdicts[key] = verdict
+            while len(self._verdicts) > _REMEMBERED:
+                self._verdicts.popitem(last=False)
         return verdict
 
-    def _ask(self, text: str, focus: tuple[tuple[int, int], ...]) -> tuple[bool, str] | None:
+    def _ask(self, text: str, focus: tuple[tuple[int, int], ...]) -> Verdict | None:
         from ..chat import SummaryError
 
+        with self._lock:
+            if time.monotonic() < self._failed_until:  # queued while the service failed: not sent
+                return None
         shown, cut = view(text, focus)
+        if shown is None:  # what the layers found cannot be shown whole: an opinion on the rest would mislead
+            return None
         fence = f"=====ENTRY-{secrets.token_hex(8)}====="  # unguessable: the entry cannot close it
         shown = shown.encode("utf-8", "replace").decode("utf-8")
         note = (" Only parts of a long entry are shown: around what the checks found, then its start and end."
@@ -107,15 +131,18 @@ class ModelJudge(FocusedJudge):
                                                                                      cut=note)}], temperature=0)
         except SummaryError as exc:
             log.warning("memory judge: %s; layers 1-2 decide", exc)
-            return None
+            return _FAILED
         return parse(answer)
 
 
-def view(text: str, focus: tuple[tuple[int, int], ...]) -> tuple[str, bool]:
+def view(text: str, focus: tuple[tuple[int, int], ...]) -> tuple[str | None, bool]:
     """What of ``text`` the judge is shown: all of it when short; else the parts around ``focus`` (the layers'
-    findings) first, then its head and tail, within :data:`MAX_CHARS`. ``(shown, cut)``."""
+    findings) first, then its head and tail, within :data:`MAX_CHARS`. ``(shown, cut)``; ``shown`` is ``None`` when
+    a finding is longer than what the judge may be shown (it would judge text it never saw)."""
     if len(text) <= MAX_CHARS:
         return text, False
+    if sum(max(0, end - start) for start, end in focus) > MAX_CHARS - 2 * _CONTEXT:
+        return None, True
     spans: list[tuple[int, int]] = []
     budget = MAX_CHARS
     for start, end in [*focus, (0, 0), (len(text), len(text))]:

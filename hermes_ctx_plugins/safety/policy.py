@@ -95,6 +95,8 @@ class Decision:
 
     @property
     def disagreement(self) -> bool:
+        if not self.classifier:  # the rules alone decide: there is nobody to disagree with
+            return False
         layers = {f.layer for f in self.findings if f.kind not in RULES_ONLY}
         return len(layers) == 1 and not any(f.kind in RULES_ONLY for f in self.findings)
 

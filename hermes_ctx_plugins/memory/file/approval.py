@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -57,6 +59,30 @@ class Screen:
                         self.warned)
 
 
+class Warnings:
+    """The warning a write was let through with (``on_disagreement: warn``), from the gate to the tool's answer,
+    by the write's arguments: our tool reads it, and hermes' own through the memory gate. The last 64 are kept."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._given: OrderedDict[str, str] = OrderedDict()
+
+    @staticmethod
+    def _key(args: dict[str, Any]) -> str:
+        return json.dumps(args, sort_keys=True, default=str, ensure_ascii=True)
+
+    def put(self, args: dict[str, Any], warning: str) -> None:
+        if warning:
+            with self._lock:
+                self._given[self._key(args)] = warning
+                while len(self._given) > 64:
+                    self._given.popitem(last=False)
+
+    def take(self, args: dict[str, Any]) -> str:
+        with self._lock:
+            return self._given.pop(self._key(args), "")
+
+
 #: the file beside ``pending.json`` that records approved texts
 APPROVED = "approved.json"
 
@@ -75,14 +101,18 @@ class Approved:
 
     @staticmethod
     def digest(text: str) -> str:
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        """Of the text as the files keep it (line ends unified, trimmed: hermes' writer and ours both do that)."""
+        kept = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+        return hashlib.sha256(kept.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
     def _read(self) -> list[str]:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return []
-        except (OSError, ValueError):  # unreadable or damaged: nothing counts as approved (safe), writes rebuild it
+        except (OSError, ValueError) as exc:  # nothing counts as approved (safe); the next write keeps a copy
+            log.error("the approved memory texts in %s cannot be read (%s); entries the scanner's layers disagree "
+                      "on stay withheld until they are approved again", self.path, exc)
             return []
         return [d for d in raw if isinstance(d, str)] if isinstance(raw, list) else []
 
@@ -91,7 +121,10 @@ class Approved:
         if not new:
             return
         with locked(self.path):
-            kept = [d for d in self._read() if d not in new] + new
+            known = self._read()
+            if not known and self.path.exists() and self.path.stat().st_size > 2:  # damaged: keep it for the user
+                self.path.replace(self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}"))
+            kept = [d for d in known if d not in new] + new
             atomic_write(self.path, json.dumps(kept[-self.LIMIT:]).encode("utf-8"))
         self._cache = None
 
@@ -147,12 +180,11 @@ class PendingWrites:
         return match[0], [item for item in items if item.id != pending_id]
 
     def approve(self, pending_id: str, store: MemoryStore) -> WriteResult:
-        """Apply a staged write; it leaves the queue only if it was applied. Its texts are recorded as approved
-        (:class:`Approved`): the scanner's layers disagreed on them and the user decided."""
+        """Apply a staged write; it leaves the queue only if it was applied. (The CLI records the texts the
+        scanner's layers disagreed on as approved once the write succeeded: :class:`Approved`.)"""
         with locked(self.path):
             item, rest = self._take(pending_id)
             result = store.file(item.target).apply(item.ops)
-            Approved(self.path.with_name(APPROVED)).add(op.text for op in item.ops if op.text)
             self._save(rest)
         return result
 

@@ -42,7 +42,7 @@ from ...safety.judge import policy_for
 from ...safety.policy import Policy
 from ...scope import path_segment
 from ..base import MemoryProvider
-from .approval import APPROVED, Approved, PendingWrites, Screen
+from .approval import APPROVED, Approved, PendingWrites, Screen, Warnings
 from .review import Reviewer
 from .skills import SkillStore
 from .store import (
@@ -191,7 +191,7 @@ class FileProvider(MemoryProvider):
         self.skills = SkillStore(self.home / "skills", policy_for(self.config))
         self._review_client: SummaryClient | None = None
         self._review_deferred = False
-        self._warnings = threading.local()  # gate() -> handle_tool_call(): a warn decision's explanation
+        self.warnings = Warnings()  # gate() -> the tool's answer (ours, or hermes' through the memory gate)
         options = self.options
         self.reviewer = Reviewer(
             client_factory=self._review_model_client,
@@ -383,11 +383,10 @@ class FileProvider(MemoryProvider):
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
         if name != "memory":
             return super().handle_tool_call(name, args, session=session)
-        self._warnings.message = ""
         verdict = self.gate(args, session=session)
         if verdict is not None:
             return verdict
-        warning = self._warnings.message
+        warning = self.warnings.take(args)
         target = args.get("target", "memory")
         try:
             result = self.owner(session).store.file(target).apply(ops_from_arguments(args))
@@ -430,7 +429,7 @@ class FileProvider(MemoryProvider):
             return json.dumps({"success": True, "staged": pending_id,
                                "message": f"held for the user's approval{screen.held} (hermes-ctx memory pending)"})
         self.owner(session).approved.add(screen.cleared)  # the judge cleared them: approved, for later loads
-        self._warnings.message = screen.warned
+        self.warnings.put(args, screen.warned)
         return None
 
     # -- forgetting -------------------------------------------------------------------------------

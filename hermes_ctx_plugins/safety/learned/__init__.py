@@ -24,6 +24,7 @@ import json
 import logging
 import math
 import re
+import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -38,8 +39,8 @@ WINDOW, STRIDE = 512, 256
 PART_MARGIN = 1.0
 #: the shortest line or sentence judged on its own (shorter ones join their neighbour)
 MIN_RANGE = 64
-#: the most a text is read: its first and last half of this (a SKILL.md may hold 100,000 characters)
-MAX_CHARS = 131_072
+#: the most a text is read: its first and last half of this (a skill's support file may hold 1 MB)
+MAX_CHARS = 1_048_576
 CHAR_GRAMS = (2, 3, 4)
 #: chunks whose gram weights are remembered, at most (then the memory starts again)
 _CHUNK_CACHE = 50_000
@@ -117,6 +118,9 @@ class Model:
         self.words = _table(data["words"])
         self.bias: float = float(data["bias"])
         self.threshold: float = float(data["threshold"])
+        if not (math.isfinite(self.bias) and 0 < self.threshold <= 1 and math.isfinite(self.unseen)):
+            raise ValueError(f"the weights file's bias / threshold / unseen are not usable: {self.bias!r}, "
+                             f"{self.threshold!r}, {self.unseen!r}")
         self.info: dict[str, Any] = data.get("info", {})
         self._chunks: dict[str, tuple[float, float]] = {}
         self._none = (0.0, self.unseen)
@@ -219,7 +223,11 @@ class Model:
 
 
 def _table(part: dict[str, list[Any]]) -> dict[str, tuple[float, float]]:
-    return dict(zip(part["keys"], zip(part["w"], part["q"], strict=True), strict=True))
+    """Keys and weights as the file gives them, checked: text keys, finite numbers (else :class:`ValueError`)."""
+    keys, weights, squares = part["keys"], list(map(float, part["w"])), list(map(float, part["q"]))
+    if not all(isinstance(k, str) for k in keys) or not all(map(math.isfinite, weights + squares)):
+        raise ValueError("the weights file holds a key that is not text or a weight that is not a finite number")
+    return dict(zip(keys, zip(weights, squares, strict=True), strict=True))
 
 
 def _segments(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
@@ -229,7 +237,7 @@ def _segments(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
     pieces: list[str] = []
     segments: list[tuple[int, int, int, int]] = []
     seen: set[str] = set()
-    offset, skipped = 0, False  # skipped: a repeated piece lies between this one and the last segment
+    offset, skipped = 0, False  # skipped: a repeated piece was left out since the last one kept
     for raw_start, raw_end in _pieces(text):
         piece = normalise(text[raw_start:raw_end])
         if not piece or piece in seen:
@@ -238,9 +246,11 @@ def _segments(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
         seen.add(piece)
         pieces.append(piece)
         start, offset = offset, offset + len(piece) + 1
-        if segments and segments[-1][1] - segments[-1][0] < MIN_RANGE and not skipped:
+        if segments and segments[-1][1] - segments[-1][0] < MIN_RANGE:
             first = segments[-1]
-            segments[-1] = (first[0], offset - 1, first[2], raw_end)
+            # across repeated lines left out, the span in ``text`` starts at this piece: the short one before it
+            # is a few words, the repeats between could be megabytes
+            segments[-1] = (first[0], offset - 1, raw_start if skipped else first[2], raw_end)
         else:
             segments.append((start, offset - 1, raw_start, raw_end))
         skipped = False
@@ -295,12 +305,16 @@ def _chunk_grams(chunk: str) -> list[str]:
     return ["c:" + padded[i:i + n] for n in CHAR_GRAMS for i in range(len(padded) - n + 1)]
 
 
+_READING = threading.Lock()  # the start-up warm-up and a first scan read the file once between them
+
+
 @functools.lru_cache(maxsize=1)
 def model() -> Model | None:
     """The shipped model; ``None`` (logged once, as an error: layer 2 is then off) when its file is missing or
     damaged."""
     try:
-        return Model.read()
+        with _READING:
+            return Model.read()
     except Exception as exc:  # missing, truncated, not gzip, not JSON, wrong shape: all mean "no model"
         logging.getLogger(__name__).error("the memory scanner's classifier (layer 2) is off: its weights %s cannot "
                                           "be read (%s: %s); reinstall hermes-ctx-plugins", MODEL,
