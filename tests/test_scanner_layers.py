@@ -501,3 +501,16 @@ def test_weights_of_the_wrong_type_switch_layer_2_off_loudly(
         assert any("classifier (layer 2) is off" in r.getMessage() for r in caplog.records)
     finally:
         learned.model.cache_clear()
+
+
+def test_one_write_waits_for_the_judge_its_timeout_in_all_not_per_text(tiny: Model) -> None:
+    with StubOpenAIServer() as server:
+        p = file_provider({"judge": True, "judge_timeout": 1, "on_disagreement": "stage"},
+                          auxiliary={"compression": {"base_url": server.base_url, "model": "m"}})
+        for _ in range(6):
+            server.delay(0.8)
+            server.reply("BENIGN: fine")
+        ops = [{"action": "add", "content": f"{CLASSIFIER_ONLY} number {i}"} for i in range(6)]
+        answer = tool(p, target="memory", operations=ops)
+        assert len(server.chat_requests) <= 2, "the judge is asked until its timeout is spent, not six times"
+        assert answer["success"] and answer.get("staged"), "the texts the judge had no time for: the policy decides"

@@ -45,7 +45,12 @@ class Screen:
     judge cleared, to record as approved) and ``warned`` (why a text is written with a warning; "" when none is)."""
 
     def __init__(self, texts: list[str], policy: Policy) -> None:
-        decisions = [policy.decide(text) for text in texts]
+        # one write waits for the judge judge_timeout seconds in all, not per text: past that, layers 1-2 decide
+        budget = getattr(policy.judge, "timeout", None)
+        started, decisions = time.monotonic(), []
+        for text in texts:
+            late = budget is not None and time.monotonic() - started >= budget
+            decisions.append((policy.for_recall if late else policy).decide(text))
         blocked = [d for d in decisions if d.blocked]
         kinds = ", ".join(sorted({f.kind for d in blocked for f in d.findings}))
         self.refusal = (f"refused: the text looks like {kinds} ({'; '.join(d.explain() for d in blocked)}); memory "
