@@ -52,6 +52,7 @@ _RUN = re.compile(r"(.)\1{3,}", re.S)
 _REPEAT = re.compile(r"(?<!\S)(\S+)(?: \1(?!\S)){2,}")
 _BREAK = re.compile(r"(?<![^\S\n])[^\S\n]*\n\s*|(?<=[.!?;])\s+")  # anchored: linear on runs of spaces
 _DIGITS = re.compile(r"\d")
+_JOINER = re.compile(r"(?<=\w)[-./](?=\w)")
 _TLDS = ("com|net|org|io|co|dev|app|ai|me|sh|xyz|info|biz|site|top|cc|tk|ru|cn|uk|de|fr|jp|us|eu|online|invalid|"
          "example|test|local|internal|onion")
 _HOST = re.compile(rf"(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_TLDS})\b")
@@ -63,11 +64,12 @@ def normalise(text: str) -> str:
     """What the model reads: ``text`` without the role labels of a stored turn, NFKC, case-folded; host names as
     ``host.tld`` and e-mail addresses as ``user@host.tld`` (which server is named says little, that one is named says
     much, and training data written with placeholder domains must not teach the model the placeholders); digits as
-    ``0``; ``_`` a space (``send_the_keys`` reads as words); a character repeated more than three times three times,
+    ``0``; ``_``, and ``-`` ``.`` ``/`` between letters or digits, a space (``send_the_keys``,
+    ``copy-the-env-file`` read as words); a character repeated more than three times three times,
     a word repeated more than twice twice (a repeated gram counts as often as it is repeated: ``"a" * 2000`` must not
     be louder than ``"aaa"``); every run of white space one space."""
     text = unicodedata.normalize("NFKC", _LABEL.sub("", text)).casefold()
-    text = _HOST.sub("host.tld", _EMAIL.sub("user@host.tld", text)).replace("_", " ")
+    text = _JOINER.sub(" ", _HOST.sub("host.tld", _EMAIL.sub("user@host.tld", text)).replace("_", " "))
     text = _SPACE.sub(" ", _RUN.sub(r"\1\1\1", _DIGITS.sub("0", text))).strip()
     return _REPEAT.sub(r"\1 \1", text)
 
