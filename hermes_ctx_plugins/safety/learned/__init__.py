@@ -37,6 +37,9 @@ WINDOW, STRIDE = 512, 256
 #: how much more (in log-odds) a part of a text must score than a whole text: a long text has many parts, and each
 #: is a chance of a false alarm
 PART_MARGIN = 1.0
+#: the fewest words (a Chinese character counts as one) a text needs for layer 2 to judge it: below, a score is
+#: mostly the model's bias (``"y-000"`` scored 0.88); the rules judge every text
+MIN_WORDS = 4
 #: the shortest line or sentence judged on its own (shorter ones join their neighbour)
 MIN_RANGE = 64
 #: the most a text is read: its first and last half of this (a skill's support file may hold 1 MB)
@@ -221,7 +224,8 @@ class Model:
             evidence = tuple(dict.fromkeys(w for weight, w in sorted(pushes, reverse=True) if weight > 0))[:6]
         if full > MAX_CHARS:  # back to the uncut text's positions
             start, end = (x if x <= half else x - half - 1 + full - half for x in (start, end))
-        return Verdict(p >= self.threshold, p, self.threshold, start, end, evidence)
+        hostile = p >= self.threshold and len(spans) >= MIN_WORDS  # two or three words are too little evidence
+        return Verdict(hostile, p, self.threshold, start, end, evidence if hostile else ())
 
 
 def _table(part: dict[str, list[Any]]) -> dict[str, tuple[float, float]]:
