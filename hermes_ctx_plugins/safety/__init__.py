@@ -30,6 +30,10 @@ widths and look-alikes undone, Traditional Chinese read as Simplified, spaces, p
 decoded (base64, hex, URL and HTML escapes, Unicode tags, shell quoting, ROT13, reversed text) -- and runs each rule
 where its anchors are. A rule is added as a record in its family's module, with a benign look-alike in the tests.
 Regexes are compiled on the first scan, not at import.
+
+The rules are layer 1. :func:`scan` adds layer 2, a learned classifier (:mod:`.learned`), unless told not to;
+:mod:`.policy` turns both layers' findings, and the optional LLM judge (:mod:`.judge`, layer 3), into one decision
+under the operator's ``ctx_plugins.safety``: what every store asks before it writes or shows a text.
 """
 
 from __future__ import annotations

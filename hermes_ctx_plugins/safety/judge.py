@@ -1,11 +1,13 @@
-"""Layer 3 of the memory scanner: an LLM judge, asked only when the rules and the classifier disagree. Off by default.
+"""Layer 3 of the memory scanner: an LLM judge, asked only when a memory is written and the rules and the classifier
+disagree (never at load or recall: :attr:`~hermes_ctx_plugins.safety.policy.Policy.for_recall`). Off by default.
 
 It uses the model hermes already has for side jobs — ``auxiliary.compression`` (:class:`~hermes_ctx_plugins.config.
 SummaryModelSettings`), else the main model — through the same OpenAI-compatible client the summariser uses, bounded
-by ``ctx_plugins.safety.judge_timeout`` per exchange. The text is sent as data inside a fence, with the scanner's
-threat model; the answer must start with ``HOSTILE`` or ``BENIGN``. A timeout, an error or any other answer is "no
-opinion": layers 1-2 and the disagreement policy decide, and the turn goes on. Verdicts are remembered per text (a
-memory file is re-read at every session start).
+by ``ctx_plugins.safety.judge_timeout`` per call in all. The text (what the layers found, when it is long) is sent as
+data inside a fence the text cannot guess, with the scanner's threat model; the answer must start with ``HOSTILE`` or
+``BENIGN``. A timeout, an error or any other answer is "no opinion": layers 1-2 and the disagreement policy decide,
+and the turn goes on. Verdicts are remembered per text; what it cleared is recorded as approved by the file provider
+(``approved.json``), so a later load needs no judge.
 
 :func:`policy_for` builds the :class:`~hermes_ctx_plugins.safety.policy.Policy` a config asks for.
 """

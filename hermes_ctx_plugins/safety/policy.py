@@ -1,7 +1,7 @@
 """What a memory write or a recalled entry meets: every layer's findings, and one decision from them.
 
 Layer 1 (the rules) and layer 2 (the classifier) judge every text; layer 3 (an LLM judge, off by default) is asked only
-when they disagree. The decision:
+when they disagree about a text being written (:attr:`Policy.for_recall` drops it). The decision:
 
 * ``block`` — a secret or hidden characters (layer 1's own ground: the classifier does not judge them), or both
   layers find an instruction for the model, or the judge finds the text hostile;
