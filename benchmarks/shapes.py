@@ -9,7 +9,7 @@ what long real sessions look like:
 * ``tools``: a coding agent: every turn runs several tools whose results are long multi-line logs
   (hundreds of lines of test runs, build output, server logs with tracebacks, numbered file reads),
   in hermes 0.19.0's own result formats (``terminal`` answers ``{"output", "exit_code", "error"}``
-  JSON; ``read_file`` numbered lines in JSON; ``execute_code`` and MCP tools plain text);
+  JSON; ``read_file`` numbered lines in JSON; ``execute_code`` ``{"status", "output", "exit_code", …}`` JSON);
 * ``paste``: tool-light turns plus a few huge user messages (a 0.3-2 MB log dump, a CSV export, a
   Chinese document pasted whole).
 
@@ -143,11 +143,18 @@ class _Gen:
             path = self.path()
             numbered = "\n".join(f"{i + 1:6d}|{line}" for i, line in enumerate(self.source(lines)))
             return {"path": path}, json.dumps({"content": numbered, "total_lines": lines, "truncated": False})
-        if tool == "execute_code":  # plain text, like MCP tools
-            body = self.server_log(lines)
-            if self.rng.random() < 0.3:
-                body += self.traceback()
-            return {"code": f"import {self.rng.choice(_WORDS)}\nprint(run())"}, "\n".join(body)
+        if tool == "execute_code":  # hermes 0.19.0's tools/code_execution_tool.py result (a failure: status "error")
+            # (the local sandbox's: a failure's stderr is appended to the output and is its "error")
+            stdout = "\n".join(self.server_log(lines))
+            stderr = "\n".join(self.traceback()) if self.rng.random() < 0.3 else ""
+            result: dict[str, Any] = {"status": "error" if stderr else "success",
+                                      "output": f"{stdout}\n--- stderr ---\n{stderr}" if stderr else stdout,
+                                      "exit_code": 1 if stderr else 0, "tool_calls_made": 0,
+                                      "duration_seconds": round(0.05 * lines, 2)}
+            if stderr:
+                result["error"] = stderr
+            return ({"code": f"import {self.rng.choice(_WORDS)}\nprint(run())"},
+                    json.dumps(result, ensure_ascii=False))
         matches = [f"{self.path()}:{self.rng.randint(1, 900)}: {self.words(5)}" for _ in range(lines)]
         return ({"pattern": self.rng.choice(_WORDS), "path": "src"},
                 json.dumps({"total_count": lines, "matches": matches}))

@@ -3,6 +3,7 @@ complexity — calls and characters counted — never by a stopwatch)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from typing import Any
@@ -153,3 +154,75 @@ def test_a_cold_history_of_10_mb_of_logs_is_not_tokenised(monkeypatch: pytest.Mo
         exact = TokenCounter("gpt-4o")
         assert result.tokens_after == exact.count_messages(result.messages)
         assert result.tokens_before > result.tokens_after
+
+
+def _long_tool_history(turns: int) -> list[dict[str, Any]]:
+    from hermes_ctx_plugins.testing import make_transcript
+
+    return make_transcript(17, turns=turns, output_lines=30, images=False, multipart=False)
+
+
+def _summarize_twice(monkeypatch: pytest.MonkeyPatch, messages: list[dict[str, Any]], *,
+                     fail: bool) -> tuple[Any, Any, list[str], list[str], int, int]:
+    """The same forced compaction with tool results left unsummarised where the summary request does not
+    reach them, and with every one summarised (the reference): results, summary requests, and how many
+    tool results each summarised."""
+    from hermes_ctx_plugins import load_config
+    from hermes_ctx_plugins.compression import prune, summarize
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    calls = [0]
+    real = prune.summarize_tool_result
+
+    def counted(*args: Any) -> str:
+        calls[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(prune, "summarize_tool_result", counted)
+    out: list[Any] = []
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nship the build") as server:
+        for deferring in (True, False):
+            if not deferring:  # the reference: the check refuses every deferral, so all of it is pruned
+                monkeypatch.setattr(summarize, "deferral_holds", lambda *a, **k: False)
+            if fail:
+                server.fail(status=503, times=4)
+            strategy = summarize.SummarizeStrategy({"input_char_cap": 40_000}, config=load_config({}), model="gpt-4o",
+                                                   context_length=128_000)
+            strategy.update_model("gpt-4o", 128_000, base_url=server.base_url, api_key="k")
+            calls[0] = 0
+            result = strategy.compress(copy.deepcopy(messages), force=True)
+            out.append((result, calls[0]))
+            strategy.close()
+        requests = [r.body["messages"][1]["content"] for r in server.chat_requests if r.body]
+    (deferred, deferred_calls), (reference, reference_calls) = out
+    half = len(requests) // 2
+    return deferred, reference, requests[:half], requests[half:], deferred_calls, reference_calls
+
+
+def test_a_long_middle_summarises_only_the_tool_results_its_summary_request_shows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary request shows the head and the tail of a long middle; the tool results in between
+    are never summarised (issue 17: the cost of a compaction follows what it keeps and shows), and the
+    compaction is the same as when every one is: same messages kept, same request but for the count of
+    characters it elides."""
+    messages = _long_tool_history(260)
+    deferred, reference, asked, asked_reference, calls, reference_calls = _summarize_twice(
+        monkeypatch, messages, fail=False)
+    assert deferred.compressed and reference.compressed
+    assert json.dumps(deferred.messages) == json.dumps(reference.messages)
+    assert deferred.tokens_after == reference.tokens_after
+    elided = re.compile(r"\[\.\.\. [\d,]+ characters elided \.\.\.\]")
+    assert len(asked) == len(asked_reference) == 1
+    assert elided.search(asked[0]) and elided.sub("", asked[0]) == elided.sub("", asked_reference[0])
+    assert calls < reference_calls // 2, (calls, reference_calls)
+
+
+def test_the_static_fallback_reads_every_tool_result_summarised_when_the_request_left_some(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the summary model fails, the static fallback reads the whole middle: the tool results the
+    request did not show are summarised for it, so it says what the reference says."""
+    messages = _long_tool_history(260)
+    deferred, reference, _, _, _, _ = _summarize_twice(monkeypatch, messages, fail=True)
+    assert deferred.used_fallback and reference.used_fallback
+    assert deferred.summary == reference.summary
+    assert "Errors seen" in (deferred.summary or "") or "Tools used" in (deferred.summary or "")

@@ -58,6 +58,8 @@ class PruneReport:
     #: ``None`` when part of the list was weighed by characters (see ``exact_head``)
     tokens_after: int | None
     replaced: tuple[int, ...] = ()
+    #: tool results left as they were because the caller's :class:`Deferral` put them out of sight
+    deferred: range = range(0)
 
     def exact_tokens_after(self, counter: TokenCounter) -> int:
         return self.tokens_after if self.tokens_after is not None else counter.count_messages(self.messages)
@@ -65,6 +67,62 @@ class PruneReport:
     @property
     def changed(self) -> bool:
         return bool(self.deduplicated or self.summarized or self.arguments_truncated or self.demoted)
+
+
+@dataclass(frozen=True)
+class Deferral:
+    """For a middle about to be summarised away whose text the summary model reads only in part (its
+    first ``head_chars`` and last ``tail_chars`` characters, as :func:`.prompt.serialize` caps it):
+    the tool results it will never read are not summarised at all.
+
+    Pass 2 summarises the weighed-by-characters range (``exact_head`` up to the protected tail) from
+    both ends inward: from its start until the texts of the messages summarised reach ``head_chars``,
+    from its end back until, with the protected tail, they hold ``tail_tokens`` tokens (a tail of that
+    budget, measured on the result, ends there at the earliest), then on until the texts summarised
+    before that reach ``tail_chars``. What lies between is left as it is and reported in
+    :attr:`PruneReport.deferred`; the caller checks that its tail and the serialiser's windows stay
+    clear of it (:func:`deferral_holds`) and prunes again without a deferral when they do not. A
+    message's text is a lower bound of its serialised block (:func:`.prompt.serialize` clips a body
+    to no less than :data:`BODY_FLOOR` characters), so the windows are covered for sure.
+    """
+
+    head_chars: int
+    tail_chars: int
+    tail_tokens: int
+
+
+#: what :func:`.prompt.serialize` keeps of any message body, at the least (its head plus its tail)
+BODY_FLOOR = 5_000
+
+
+#: what :func:`.prompt.serialize` keeps of a tool call's arguments, at the least
+ARGUMENTS_FLOOR = 1_500
+
+
+def _body_chars(message: Message) -> int:
+    """A lower bound of the characters ``message`` adds to the serialised middle: its text content
+    and its tool calls' arguments, as far as the serialiser keeps them."""
+    content = message.get("content")
+    chars = min(len(content), BODY_FLOOR) if isinstance(content, str) else 0
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, Mapping) else None
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        chars += min(len(arguments), ARGUMENTS_FLOOR) if isinstance(arguments, str) else 0
+    return chars
+
+
+def deferral_holds(messages: Sequence[Message], deferred: range, *, head_end: int, tail_start: int,
+                   deferral: Deferral) -> bool:
+    """Whether ``deferred`` lies inside the middle ``[head_end, tail_start)`` of the pruned ``messages``,
+    at least ``deferral.head_chars`` characters of text after its start and ``deferral.tail_chars``
+    before its end (so the serialiser's kept windows hold none of it)."""
+    if not deferred:
+        return True
+    if deferred.start < head_end or deferred.stop > tail_start:
+        return False
+    before = sum(_body_chars(messages[i]) for i in range(head_end, deferred.start))
+    after = sum(_body_chars(messages[i]) for i in range(deferred.stop, tail_start))
+    return before >= deferral.head_chars and after >= deferral.tail_chars
 
 
 # -- the protected tail ---------------------------------------------------------------------------
@@ -204,6 +262,7 @@ def prune_tool_results(
     max_argument_chars: int = 500,
     exact_head: int | None = None,
     tokens_before: int | None = None,
+    deferral: Deferral | None = None,
 ) -> PruneReport:
     """Run the four pruning passes (see the module docstring) and report what changed.
 
@@ -213,7 +272,9 @@ def prune_tool_results(
     Every rewrite is kept only if it costs fewer tokens. With ``exact_head`` set, rewrites between
     it and the protected tail (a middle about to be summarised away) are weighed by characters
     instead, which spares tokenising thousands of messages no prompt will ever carry.
-    ``tokens_before``, when the caller already knows it, spares counting the input again.
+    ``tokens_before``, when the caller already knows it, spares counting the input again. With
+    ``deferral`` (and ``exact_head``), the tool results of that range the summary model will never
+    read are not summarised (see :class:`Deferral`).
     """
     result = list(messages)
     calls = _calls_of_results(messages)
@@ -261,8 +322,7 @@ def prune_tool_results(
         elif replace(index, {**message, "content": DUPLICATE_PLACEHOLDER}):
             deduplicated += 1
 
-    summarized = sum(prune_result(index, min_prune_chars) for index in range(boundary))
-
+    # pass 3 before pass 2 (they rewrite different messages): a deferral measures the final texts
     arguments_truncated = 0
     for index in range(boundary):
         message = result[index]
@@ -270,6 +330,11 @@ def prune_tool_results(
             new_calls, count = _truncated_calls(message["tool_calls"], max_argument_chars)
             if count and replace(index, {**message, "tool_calls": new_calls}):
                 arguments_truncated += count
+
+    deferred = range(0)
+    if deferral is not None and cheap:
+        deferred = _deferred(result, cheap, deferral, counter, lambda index: prune_result(index, min_prune_chars))
+    summarized = sum(prune_result(index, min_prune_chars) for index in range(boundary) if index not in deferred)
 
     demoted = 0
     ceiling = protect_tail_tokens * TAIL_DEMOTE_FACTOR
@@ -302,7 +367,50 @@ def prune_tool_results(
         tokens_before=counter.count_messages(messages) if tokens_before is None else tokens_before,
         tokens_after=None if cheap else counter.count_messages(result),
         replaced=tuple(sorted(replaced)),
+        deferred=deferred,
     )
+
+
+def summarised(messages: Sequence[Message], indices: range, *, min_prune_chars: int = 200) -> list[Message]:
+    """``messages`` with the tool results at ``indices`` summarised as pass 2 would (for a reader of
+    what :class:`Deferral` left alone: the static fallback summary)."""
+    out, calls = list(messages), _calls_of_results(messages)
+    for index in indices:
+        message = out[index]
+        if message.get("role") == "tool":
+            content = _pruned_content(message.get("content"), calls[index], min_prune_chars)
+            if content is not None:
+                out[index] = {**message, "content": content}
+    return out
+
+
+def _deferred(result: list[Message], cheap: range, deferral: Deferral, counter: TokenCounter,
+              prune: Any) -> range:
+    """Pass 2 over ``cheap`` from both ends inward (``prune(index)`` rewrites ``result[index]``) until
+    ``deferral``'s windows are covered; the part in between, left alone (see :class:`Deferral`)."""
+    # The protected tail already holds about its budget: the tail measured on the result reaches back
+    # only as far as what pruning saved there. Weighed by lower bounds (:meth:`TokenCounter.at_least`),
+    # so nothing is tokenised that pass 4 may yet demote, and the tail ends no earlier than found.
+    stop, tokens = cheap.stop, 0
+    for message in result[cheap.stop:]:
+        tokens += counter.at_least(message, enough=deferral.tail_tokens - tokens)
+        if tokens >= deferral.tail_tokens:
+            break
+    while stop > cheap.start and tokens < deferral.tail_tokens:  # where that tail ends, at the earliest
+        stop -= 1
+        prune(stop)
+        tokens += counter.at_least(result[stop], enough=deferral.tail_tokens - tokens)
+    chars = 0
+    while stop > cheap.start and chars < deferral.tail_chars:  # and the window before it the request shows
+        stop -= 1
+        prune(stop)
+        chars += _body_chars(result[stop])
+    start, chars = cheap.start, 0
+    while start < stop and chars < deferral.head_chars:
+        prune(start)
+        chars += _body_chars(result[start])
+        start += 1
+    return range(start, stop) if start < stop else range(0)
 
 
 # -- the strategy ---------------------------------------------------------------------------------

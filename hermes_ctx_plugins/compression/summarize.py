@@ -39,7 +39,7 @@ from .messages import (
     summary_role,
     text_of,
 )
-from .prune import PruneReport, prune_tool_results
+from .prune import Deferral, PruneReport, deferral_holds, prune_tool_results, summarised
 from .selection import Split, head_end, nothing_between, place, split
 from .trigger import CompressionGuard
 
@@ -53,6 +53,9 @@ log = logging.getLogger("hermes_ctx_plugins.compression")
 INEXACT_MARGIN = 0.5
 #: Idle compaction waits until the prompt is at least this share of the trigger threshold.
 IDLE_COMPACT_MIN_SHARE = 0.5
+#: characters to spare on each side of the summary request's windows before its tool results are left
+#: unsummarised (:class:`.prune.Deferral`): redacting what the request shows may change its length
+DEFERRAL_SLACK = 16_000
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,9 @@ class _Plan:
     #: why there is nothing to compact, when there is not
     nothing: str
     notes: tuple[str, ...]
+    #: tool results of the middle left unsummarised: the summary model reads no part of them
+    #: (see :class:`.prune.Deferral`); the static fallback, which reads them all, has them summarised
+    deferred: range = range(0)
 
 
 class SummarizeStrategy(CompressorStrategy):
@@ -223,13 +229,22 @@ class SummarizeStrategy(CompressorStrategy):
         return self.leave_room(max(1, int(base * self.settings.target_ratio)))
 
     def _prune(self, messages: list[Message], tokens_before: int, *, min_chars: int,
-               exact_head: int | None = None) -> PruneReport:
+               exact_head: int | None = None, deferral: Deferral | None = None) -> PruneReport:
         return prune_tool_results(
             messages, counter=self.counter, protect_tail_tokens=self._tail_budget(tokens_before),
             protect_tail_count=self.settings.protect_last_n, min_prune_chars=min_chars,
             max_argument_chars=self.options.max_argument_chars, exact_head=exact_head,
-            tokens_before=tokens_before,
+            tokens_before=tokens_before, deferral=deferral,
         )
+
+    def _deferral(self, tokens_before: int) -> Deferral:
+        """What of the middle the summary request shows: :func:`.prompt.serialize`'s head and tail
+        windows, each with :data:`DEFERRAL_SLACK` characters to spare (redaction changes lengths), and
+        an eighth more than the tail budget (the tail a compaction keeps is measured on the result)."""
+        cap = self.options.input_char_cap
+        keep_head = cap * 2 // 3
+        return Deferral(head_chars=keep_head + DEFERRAL_SLACK, tail_chars=cap - keep_head + DEFERRAL_SLACK,
+                        tail_tokens=self._tail_budget(tokens_before) * 9 // 8)
 
     def _prune_only(self, messages: list[Message], tokens_before: int) -> CompressionResult:
         """Proactive / idle / micro compaction: stage 1 alone, when it reclaims enough."""
@@ -255,19 +270,28 @@ class SummarizeStrategy(CompressorStrategy):
         # protect_first_n decays once a summary holds the early turns (a prune-only pass does not
         # count: it summarised nothing, and decaying after it would re-cut an unchanged history).
         protect_first_n = 0 if _latest_summary(messages) is not None else self.settings.protect_first_n
-        # The middle is about to be summarised away: weigh its pruning by characters, not tokens.
-        report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars,
-                             exact_head=head_end(messages, protect_first_n))
-        pruned: list[Message] = report.messages
-        usual = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
-                      tail_budget_tokens=self._tail_budget(tokens_before),
-                      protect_last_n=self.settings.protect_last_n,
-                      min_tail_user_messages=self.settings.min_tail_user_messages)
-        has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
-        parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising)
+        # The middle is about to be summarised away: weigh its pruning by characters, not tokens, and
+        # leave alone the tool results the summary request will not show (a long middle's middle).
+        head, deferral = head_end(messages, protect_first_n), self._deferral(tokens_before)
+        report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars, exact_head=head,
+                             deferral=deferral)
+        while True:
+            pruned: list[Message] = report.messages
+            usual = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
+                          tail_budget_tokens=self._tail_budget(tokens_before),
+                          protect_last_n=self.settings.protect_last_n,
+                          min_tail_user_messages=self.settings.min_tail_user_messages)
+            has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
+            parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising)
+            if not report.deferred or (parts is not None and deferral_holds(
+                    pruned, report.deferred, head_end=parts.head_end, tail_start=parts.tail_start, deferral=deferral)):
+                break
+            # the tail or the summary request would reach what was left unsummarised: prune all of it
+            report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars, exact_head=head)
         return _Plan(pruned=pruned, has_user=has_user, parts=parts,
                      nothing=nothing_between(usual.head_end, forced=force),
-                     notes=(f"pruned {len(report.replaced)} tool messages",) if report.changed else ())
+                     notes=(f"pruned {len(report.replaced)} tool messages",) if report.changed else (),
+                     deferred=report.deferred)
 
     def _worth_summarising(self, middle: Sequence[Message]) -> bool:
         """Whether a summary of ``middle`` could make the prompt smaller: it must hold more than the
@@ -301,7 +325,14 @@ class SummarizeStrategy(CompressorStrategy):
         # A formerly protected head joins the new turns: it is summarised now, never silently dropped.
         turns = [m for i, m in enumerate(middle) if i != found]
 
-        body, error = self._summarize(turns, previous, focus_topic, memory_context)
+        def whole() -> list[Message]:  # what the static fallback reads: every tool result summarised
+            if not plan.deferred:
+                return turns
+            middle = summarised(pruned, plan.deferred, min_prune_chars=self.options.min_prune_chars)[
+                parts.head_end:parts.tail_start]
+            return [m for i, m in enumerate(middle) if i != found]
+
+        body, error = self._summarize(turns, previous, focus_topic, memory_context, fallback_turns=whole)
         before = pruned[parts.head_end - 1] if parts.head_end else None
         after = pruned[parts.tail_start] if parts.tail_start < len(pruned) else None
         summary_message = {
@@ -373,9 +404,11 @@ class SummarizeStrategy(CompressorStrategy):
         return client
 
     def _summarize(self, turns: Sequence[Message], previous: str | None, focus_topic: str | None,
-                   memory_context: str) -> tuple[str, str]:
+                   memory_context: str, *,
+                   fallback_turns: Callable[[], Sequence[Message]] | None = None) -> tuple[str, str]:
         """The summary body, and why the summary model failed when it is the static fallback ("" when it
-        is the model's); raises _Abort to leave all unchanged."""
+        is the model's); raises _Abort to leave all unchanged. ``fallback_turns``: what the static
+        fallback reads instead of ``turns`` (the summary request may leave part of them unsummarised)."""
         options = self.options
         # A hint for the summary model, so an estimate will do (chars / 4, as hermes counts).
         estimate = sum(len(text_of(m.get("content"))) for m in turns) // 4
@@ -417,7 +450,7 @@ class SummarizeStrategy(CompressorStrategy):
         if self.settings.abort_on_summary_failure:
             raise _Abort(f"{reason} (compression.abort_on_summary_failure is on)")
         self.emit("failed", f"summary unavailable ({reason}); used a static fallback summary")
-        return fallback.build(turns, previous_summary=previous, reason=reason,
+        return fallback.build(fallback_turns() if fallback_turns else turns, previous_summary=previous, reason=reason,
                               max_chars=options.fallback_max_chars, redact=redact), reason
 
     def _clip(self, text: str, limit: int) -> str:
