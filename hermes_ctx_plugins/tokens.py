@@ -321,6 +321,23 @@ class TokenCounter:
             prefix *= 4
         return bound
 
+    def at_most(self, message: Mapping[str, Any]) -> int | None:
+        """An upper bound of :meth:`count_message`, found without tokenising, for a message of plain
+        text values (no tool calls, no content parts, no ``api_content`` sidecar): the framing plus the
+        UTF-8 bytes of each value (every BPE token stands for at least one byte; a lone surrogate, which
+        is counted as U+FFFD, for three). ``None`` for any other message, or without a BPE encoding."""
+        if self.tiktoken_encoding is None:
+            return None
+        bound = MESSAGE_OVERHEAD
+        for key, value in message.items():
+            if key.startswith("_"):
+                continue
+            if not isinstance(value, str) or key in ("api_content", "tool_calls"):
+                return None
+            bound += (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))) + (
+                NAME_OVERHEAD if key == "name" else 0)
+        return bound
+
     @functools.cached_property
     def _longest_token(self) -> int:
         """The most bytes one token stands for (128 for o200k_base and cl100k_base), read once."""

@@ -226,3 +226,36 @@ def test_the_static_fallback_reads_every_tool_result_summarised_when_the_request
     assert deferred.used_fallback and reference.used_fallback
     assert deferred.summary == reference.summary
     assert "Errors seen" in (deferred.summary or "") or "Tools used" in (deferred.summary or "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "bb", " ", "\n", "中文", "🙂", "\ud800", "<|endoftext|>", "call_1", "x" * 50,
+                                 "\u0301", "Ω"]), max_size=30).map("".join),
+       st.sampled_from(["tool", "user", "assistant"]), st.booleans())
+def test_the_byte_bound_is_never_below_the_exact_count(text: str, role: str, named: bool) -> None:
+    """``at_most`` (which lets pruning keep a one-line summary without tokenising it) is an upper bound."""
+    for model in ("gpt-4o", "gpt-4"):
+        counter = TokenCounter(model)
+        message = {"role": role, "tool_call_id": "call_1", "content": text, **({"name": text[:5]} if named else {})}
+        most = counter.at_most(message)
+        assert most is not None and most >= counter.count_message(message)
+    assert TokenCounter("gpt-4o").at_most({"role": "assistant", "content": None, "tool_calls": []}) is None
+
+
+def test_a_forced_pipeline_keeps_what_its_steps_one_after_the_other_keep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The forced pipeline's prune step hands its result on uncounted; what comes out is what running
+    prune, then summarize, forced, one after the other gives (and it is counted exactly)."""
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    messages = _long_tool_history(120)
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nship the build") as server:
+        def host(strategy: str) -> Any:
+            return load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                        "api_key": "k"},
+                              "ctx_plugins": {"compressor": strategy, "archive": {"enabled": False}}}).compressor
+        piped = host("pipeline").compress(copy.deepcopy(messages), force=True)
+        pruned = host("prune").compress(copy.deepcopy(messages), force=True)
+        summarized = host("summarize").compress(pruned.messages, force=True)
+    assert piped.compressed and summarized.compressed
+    assert json.dumps(piped.messages) == json.dumps(summarized.messages)
+    assert piped.tokens_after == TokenCounter("gpt-4o").count_messages(piped.messages)
