@@ -242,12 +242,23 @@ def test_the_byte_bound_is_never_below_the_exact_count(text: str, role: str, nam
     assert TokenCounter("gpt-4o").at_most({"role": "assistant", "content": None, "tool_calls": []}) is None
 
 
-def test_a_forced_pipeline_keeps_what_its_steps_one_after_the_other_keep(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The forced pipeline's prune step hands its result on uncounted; what comes out is what running
-    prune, then summarize, forced, one after the other gives (and it is counted exactly)."""
+def _with_a_huge_paste(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with a user's 1.2 MB log paste and its answer a few turns before the end."""
+    log = "\n".join(f"2026-11-01T00:00:{i % 60:02d}Z INFO worker-{i % 7} request ok id={i}" for i in range(22_000))
+    at = len(messages) - 30
+    return [*messages[:at], {"role": "user", "content": f"here is the whole log:\n{log}"},
+            {"role": "assistant", "content": "The log shows no failure."}, *messages[at:]]
+
+
+@pytest.mark.parametrize("paste", [False, True], ids=["tool history", "with a huge paste"])
+def test_a_forced_pipeline_keeps_what_its_steps_one_after_the_other_keep(paste: bool) -> None:
+    """What a forced pipeline keeps is what running prune, then summarize, forced, one after the other
+    keeps (every step cuts what is oversized in its own result: a huge paste is cut by the prune step
+    already), counted exactly."""
     from hermes_ctx_plugins.testing import StubOpenAIServer
 
     messages = _long_tool_history(120)
+    messages = _with_a_huge_paste(messages) if paste else messages
     with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nship the build") as server:
         def host(strategy: str) -> Any:
             return load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,

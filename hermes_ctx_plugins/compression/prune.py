@@ -263,7 +263,6 @@ def prune_tool_results(
     exact_head: int | None = None,
     tokens_before: int | None = None,
     deferral: Deferral | None = None,
-    count_after: bool = True,
 ) -> PruneReport:
     """Run the four pruning passes (see the module docstring) and report what changed.
 
@@ -275,8 +274,7 @@ def prune_tool_results(
     instead, which spares tokenising thousands of messages no prompt will ever carry.
     ``tokens_before``, when the caller already knows it, spares counting the input again. With
     ``deferral`` (and ``exact_head``), the tool results of that range the summary model will never
-    read are not summarised (see :class:`Deferral`). ``count_after=False``: the result is not counted
-    (``tokens_after`` is ``None``), for a caller that hands it on.
+    read are not summarised (see :class:`Deferral`).
     """
     result = list(messages)
     calls = _calls_of_results(messages)
@@ -368,7 +366,7 @@ def prune_tool_results(
         arguments_truncated=arguments_truncated,
         demoted=demoted,
         tokens_before=counter.count_messages(messages) if tokens_before is None else tokens_before,
-        tokens_after=None if cheap or not count_after else counter.count_messages(result),
+        tokens_after=None if cheap else counter.count_messages(result),
         replaced=tuple(sorted(replaced)),
         deferred=deferred,
     )
@@ -446,10 +444,7 @@ class PruneStrategy(ModelFreeStrategy):
     def reports_removals(self) -> bool:
         return True
 
-    def compact(self, messages: list[Message], *, force: bool, exact: bool = True) -> CompressionResult:
-        """``exact=False``: for a pipeline that hands the result straight to another step (and counts,
-        fits and checks what comes out of the last one): the result is neither counted (its
-        ``tokens_after`` is an estimate), nor cut to fit, nor checked."""
+    def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         counter = get_counter(self.model)
         tokens_before, estimated = size_before(counter, messages)
         if force:  # the turn in progress alone (see the class docstring)
@@ -460,18 +455,10 @@ class PruneStrategy(ModelFreeStrategy):
         report = prune_tool_results(
             messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
-            tokens_before=tokens_before, count_after=exact,
+            tokens_before=tokens_before,
         )
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                  f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]
-        if not exact:
-            if not report.changed:
-                return CompressionResult.unchanged(messages, report.tokens_before, note=(
-                    "no tool output before the turn in progress is left to shrink" if force else "nothing to prune"))
-            return CompressionResult.replacing(
-                messages, report.messages, tokens_before=report.tokens_before,
-                tokens_after=counter.estimate_messages(report.messages)[0],
-                new_session=not self.settings.in_place, notes=tuple(notes))
         pruned, cut = self.fit_oversized(report.messages, counter)
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")
