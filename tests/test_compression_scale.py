@@ -270,3 +270,46 @@ def test_a_forced_pipeline_keeps_what_its_steps_one_after_the_other_keep(paste: 
     assert piped.compressed and summarized.compressed
     assert json.dumps(piped.messages) == json.dumps(summarized.messages)
     assert piped.tokens_after == TokenCounter("gpt-4o").count_messages(piped.messages)
+
+
+def _paste_before_the_tail(paste_chars: int) -> list[dict[str, Any]]:
+    """A chat whose head ends on a user message, with a user's paste of ``paste_chars`` and its answer
+    just before the recent turns; the summary (an assistant message after that user message) cannot
+    sit right before the answer, so the tail start must move."""
+    log = "\n".join(f"2026-11-01T00:00:{i % 60:02d}Z INFO worker-{i % 7} request ok id={i}"
+                    for i in range(paste_chars // 60))
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful coding agent."}]
+    for turn in range(60):
+        messages += [{"role": "user", "content": f"question {turn}: " + "why does the cache miss " * 40},
+                     {"role": "assistant", "content": f"answer {turn}: " + "because the key changed " * 60}]
+    messages += [{"role": "user", "content": f"here is the whole log:\n{log}"},
+                 {"role": "assistant", "content": "The log shows no failure. " * 20}]
+    for turn in range(6):
+        messages += [{"role": "user", "content": f"follow-up {turn}: " + "and then? " * 30},
+                     {"role": "assistant", "content": f"reply {turn}: " + "then it retries " * 40}]
+    return messages
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "window"])
+@pytest.mark.parametrize("paste_chars", [300, 1_200_000], ids=["a short message", "a 1.2 MB paste"])
+def test_a_paste_the_tail_cannot_take_is_compacted_not_kept_and_cut(strategy: str, paste_chars: int) -> None:
+    """Where the summary's role makes the tail start move, it moves back over a message the tail can
+    take (keeping one more), and forward past one it cannot (a megabyte paste is compacted, as hermes'
+    compressor does, instead of being kept and cut to fit: 70k tokens of a 96k trigger)."""
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    messages = _paste_before_the_tail(paste_chars)
+    paste = next(m for m in messages if str(m.get("content")).startswith("here is the whole log"))
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nship the build") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                    "api_key": "k"}, "compression": {"protect_first_n": 1},
+                          "ctx_plugins": {"compressor": strategy, "archive": {"enabled": False}}})
+        result = host.compressor.compress(copy.deepcopy(messages), force=False)  # type: ignore[union-attr]
+    assert result.compressed, result.notes
+    kept = [m for m in result.messages if str(m.get("content")).startswith("here is the whole log")]
+    if paste_chars < 1000:
+        assert kept == [paste]  # moved back over it: one more message kept whole
+    else:
+        assert not kept and result.tokens_after < 20_000  # moved forward: compacted with the middle
+    pairs = zip(result.messages, result.messages[1:], strict=False)
+    assert not any(m.get("role") == n.get("role") == "assistant" for m, n in pairs)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..events import Message
-from ..tokens import TokenCounter
+from ..tokens import REPLY_PRIMING, TokenCounter
 from .messages import align_end, align_start, is_real_user, last_real_user_index, role, summary_role
 
 #: The tail keeps at least min(protect_last_n, this) messages, so bulky tool output cannot make
@@ -139,32 +139,63 @@ def split(
     return Split(head_end=head, tail_start=max(head, tail))
 
 
-def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool) -> Split | None:
+def heavier_than(tokens: int, counter: TokenCounter) -> Callable[[Sequence[Message]], bool]:
+    """A ``too_big`` for :func:`place`: whether messages cost more than ``tokens`` (settled by lower
+    bounds, :meth:`TokenCounter.at_least`, where they suffice: the message in question may be huge)."""
+    def heavier(messages: Sequence[Message]) -> bool:
+        used = 0
+        for message in messages:
+            used += counter.at_least(message, enough=tokens - used + 1)
+            if used > tokens:
+                return True
+        return counter.count_messages(messages) - REPLY_PRIMING > tokens if messages else False
+
+    return heavier
+
+
+def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
+               too_big: Callable[[Sequence[Message]], bool] | None = None) -> Split | None:
     """Move the tail start back until a message inserted between head and tail has a valid role.
 
     A summary must never create user/user or assistant/assistant neighbours, and must not be
     merged into the latest user message (which stays verbatim). ``None``: no such place exists.
+
+    ``too_big``: whether the messages moving back would add to the tail are more than it can take
+    (a megabyte paste just before the tail the budget chose): then the tail start moves forward
+    instead, to the first place that fits, never past the turn in progress (back when none does; and
+    ``None`` as before when moving back finds no place).
     """
     before = messages[parts.head_end - 1] if parts.head_end else None
-    tail = parts.tail_start
-    while tail > parts.head_end:
+
+    def fits(tail: int) -> bool:
         after = messages[tail] if tail < len(messages) else None
-        if summary_role(before, after, has_real_user=has_user) is not None:
-            return Split(parts.head_end, tail)
+        return summary_role(before, after, has_real_user=has_user) is not None
+
+    tail = parts.tail_start
+    while tail > parts.head_end and not fits(tail):
         tail = align_start(messages, tail - 1, floor=parts.head_end)
-    return None
+    back = Split(parts.head_end, tail) if tail > parts.head_end else None
+    if back is None or too_big is None or not too_big(messages[back.tail_start:parts.tail_start]):
+        return back
+    latest = forced_tail_start(messages, head=parts.head_end)
+    for forward in range(parts.tail_start + 1, latest + 1):
+        if align_start(messages, forward, floor=parts.head_end) == forward and fits(forward):
+            return Split(parts.head_end, forward)
+    return back
 
 
 def place(messages: Sequence[Message], usual: Split, *, has_user: bool, force: bool,
-          worth: Callable[[Sequence[Message]], bool]) -> Split | None:
-    """Where a compaction puts its summary or marker: ``usual`` made to fit (:func:`fit_insert`) when
-    the middle it leaves is ``worth`` compacting; else, when forced, the same with the tail shrunk to
-    the turn in progress (:func:`forced_tail_start`); ``None`` when neither has such a middle."""
+          worth: Callable[[Sequence[Message]], bool],
+          too_big: Callable[[Sequence[Message]], bool] | None = None) -> Split | None:
+    """Where a compaction puts its summary or marker: ``usual`` made to fit (:func:`fit_insert`, with
+    ``too_big``) when the middle it leaves is ``worth`` compacting; else, when forced, the same with
+    the tail shrunk to the turn in progress (:func:`forced_tail_start`); ``None`` when neither has such
+    a middle."""
     candidates = [usual]
     if force:
         candidates.append(Split(usual.head_end, forced_tail_start(messages, head=usual.head_end)))
     for candidate in candidates:
-        parts = fit_insert(messages, candidate, has_user=has_user)
+        parts = fit_insert(messages, candidate, has_user=has_user, too_big=too_big)
         if parts is not None and worth(messages[parts.head_end:parts.tail_start]):
             return parts
     return None

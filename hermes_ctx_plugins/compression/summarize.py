@@ -40,7 +40,7 @@ from .messages import (
     text_of,
 )
 from .prune import Deferral, PruneReport, deferral_holds, prune_tool_results, summarised
-from .selection import Split, head_end, nothing_between, place, split
+from .selection import Split, head_end, heavier_than, nothing_between, place, split
 from .trigger import CompressionGuard
 
 if TYPE_CHECKING:
@@ -282,7 +282,9 @@ class SummarizeStrategy(CompressorStrategy):
                           protect_last_n=self.settings.protect_last_n,
                           min_tail_user_messages=self.settings.min_tail_user_messages)
             has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
-            parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising)
+            # a message the tail cannot take (half its budget or more) is summarised, not kept to be cut
+            parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising,
+                          too_big=heavier_than(self._tail_budget(tokens_before) // 2, self.counter))
             if not report.deferred or (parts is not None and deferral_holds(
                     pruned, report.deferred, head_end=parts.head_end, tail_start=parts.tail_start, deferral=deferral)):
                 break

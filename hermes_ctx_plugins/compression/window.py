@@ -29,7 +29,7 @@ from .messages import (
     summary_role,
     text_of,
 )
-from .selection import Split, head_end, nothing_between, place, tail_start
+from .selection import Split, head_end, heavier_than, nothing_between, place, tail_start
 
 #: Marks a window marker, and how many messages all window compactions so far have dropped.
 DROPPED_KEY = "_window_dropped"
@@ -72,11 +72,13 @@ class WindowStrategy(ModelFreeStrategy):
         earlier = any(m.get(DROPPED_KEY) for m in messages)
         head = head_end(messages, 0 if earlier else self.settings.protect_first_n)
         head_tokens = counter.count_messages(messages[:head])
-        tail = tail_start(messages, head=head, counter=counter,
-                          budget_tokens=max(1, budget - head_tokens - _MARKER_TOKENS),
+        tail_budget = max(1, budget - head_tokens - _MARKER_TOKENS)
+        tail = tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget,
                           min_messages=1, min_user_messages=self.settings.min_tail_user_messages)
         has_user = any(is_real_user(m) for m in messages)
-        parts = place(messages, Split(head, tail), has_user=has_user, force=force, worth=_worth_dropping)
+        # a message the kept part cannot take (half its budget or more) is dropped, not kept to be cut
+        parts = place(messages, Split(head, tail), has_user=has_user, force=force, worth=_worth_dropping,
+                      too_big=heavier_than(tail_budget // 2, counter))
         if parts is None:
             # Nothing (new) to drop: cutting what is oversized is all there is to do.
             return self._finish(messages, messages, tokens_before, None, nothing=nothing_between(head, forced=force))
