@@ -234,10 +234,17 @@ def new_agent(base_url: str) -> Any:
 
 
 def settle(agent: Any) -> None:
-    """Wait for hermes' memory-sync worker: the next turn starts with nothing of this one pending."""
+    """Wait for hermes' memory-sync worker, then for ctx-local's write-behind thread to store what it
+    was given: the next turn starts with nothing of this one pending (a user takes seconds to answer;
+    turns run back to back here, and a store still being written would compete for the GIL with the
+    next turn's recall)."""
     manager = getattr(agent, "_memory_manager", None)
     if manager is not None:
         manager.flush_pending(timeout=30)
+        for adapter in getattr(manager, "providers", None) or getattr(manager, "_providers", None) or ():
+            provider = getattr(adapter, "_provider", None)
+            if hasattr(provider, "flush"):
+                provider.flush(timeout=30)
 
 
 # ------------------------------------------------------------------------------------------ profiling
