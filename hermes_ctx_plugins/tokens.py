@@ -322,20 +322,27 @@ class TokenCounter:
         return bound
 
     def at_most(self, message: Mapping[str, Any]) -> int | None:
-        """An upper bound of :meth:`count_message`, found without tokenising, for a message of plain
-        text values (no tool calls, no content parts, no ``api_content`` sidecar): the framing plus the
-        UTF-8 bytes of each value (every BPE token stands for at least one byte; a lone surrogate, which
-        is counted as U+FFFD, for three). ``None`` for any other message, or without a BPE encoding."""
-        if self.tiktoken_encoding is None:
+        """An upper bound of :meth:`count_message`, found without tokenising: the framing plus the UTF-8
+        bytes of every text :meth:`count_message` counts (every BPE token stands for at least one byte; a
+        lone surrogate, which is counted as U+FFFD, for three). ``None`` when it cannot say: content parts
+        (images), an ``api_content`` sidecar, a tool call that is not a mapping, or no BPE encoding."""
+        if self.tiktoken_encoding is None or "api_content" in message:
             return None
         bound = MESSAGE_OVERHEAD
         for key, value in message.items():
             if key.startswith("_"):
                 continue
-            if not isinstance(value, str) or key in ("api_content", "tool_calls"):
+            if key == "tool_calls":
+                if value is None:
+                    continue
+                calls = _calls_bytes(value)
+                if calls is None:
+                    return None
+                bound += calls
+            elif isinstance(value, str):
+                bound += _utf8_length(value) + (NAME_OVERHEAD if key == "name" else 0)
+            elif key == "content" and value is not None:
                 return None
-            bound += (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))) + (
-                NAME_OVERHEAD if key == "name" else 0)
         return bound
 
     @functools.cached_property
@@ -475,6 +482,33 @@ class TokenCounter:
             arguments = json.dumps(arguments, ensure_ascii=False)
         texts = (call.get("id"), function.get("name"), arguments)
         return TOOL_CALL_OVERHEAD + sum(self.count_text(t) for t in texts if isinstance(t, str))
+
+
+def _utf8_length(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _calls_bytes(calls: Any) -> int | None:
+    """What :meth:`TokenCounter._count_tool_call` counts of ``calls``, in UTF-8 bytes plus the framing;
+    ``None`` for anything it would not count that way."""
+    if not isinstance(calls, (list, tuple)):
+        return None
+    total = 0
+    for call in calls:
+        if not isinstance(call, Mapping):
+            return None
+        function = call.get("function") or {}
+        if not isinstance(function, Mapping):
+            return None
+        arguments = function.get("arguments") or ""
+        if not isinstance(arguments, str):
+            try:
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError):
+                return None
+        total += TOOL_CALL_OVERHEAD + sum(_utf8_length(t) for t in (call.get("id"), function.get("name"), arguments)
+                                          if isinstance(t, str))
+    return total
 
 
 def _rough_tokens(message: Mapping[str, Any]) -> int:

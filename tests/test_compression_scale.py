@@ -233,13 +233,21 @@ def test_the_static_fallback_reads_every_tool_result_summarised_when_the_request
                                  "\u0301", "Ω"]), max_size=30).map("".join),
        st.sampled_from(["tool", "user", "assistant"]), st.booleans())
 def test_the_byte_bound_is_never_below_the_exact_count(text: str, role: str, named: bool) -> None:
-    """``at_most`` (which lets pruning keep a one-line summary without tokenising it) is an upper bound."""
+    """``at_most`` (which lets pruning keep a one-line summary, and the oversize cut pass over a message,
+    without tokenising it) is an upper bound, for text messages and tool calls alike."""
+    calls = [{"id": text[:7], "type": "function", "function": {"name": text[:4] or "x", "arguments": text}},
+             {"id": "c2", "function": {"name": "terminal", "arguments": {"command": text}}}]
     for model in ("gpt-4o", "gpt-4"):
         counter = TokenCounter(model)
-        message = {"role": role, "tool_call_id": "call_1", "content": text, **({"name": text[:5]} if named else {})}
-        most = counter.at_most(message)
-        assert most is not None and most >= counter.count_message(message)
-    assert TokenCounter("gpt-4o").at_most({"role": "assistant", "content": None, "tool_calls": []}) is None
+        plain = {"role": role, "tool_call_id": "call_1", "content": text, **({"name": text[:5]} if named else {})}
+        for message in (plain, {"role": "assistant", "content": None if named else text, "tool_calls": calls,
+                                "reasoning_details": [{"opaque": True}]}):
+            most = counter.at_most(message)
+            assert most is not None and most >= counter.count_message(message)
+    for unsure in ({"role": "user", "content": [{"type": "text", "text": text}]},
+                   {"role": "user", "content": text, "api_content": text},
+                   {"role": "assistant", "tool_calls": ["not a mapping"]}):
+        assert TokenCounter("gpt-4o").at_most(unsure) is None
 
 
 def _with_a_huge_paste(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -78,6 +78,15 @@ def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: in
     :returns: the new list (unchanged messages keep their identity; ``messages`` itself when
         nothing was cut) and how many messages were cut.
     """
+    floor = floor_tokens(limit)
+
+    def above_floor(message: Message) -> bool:  # settled by the byte bound where it can be: nothing tokenised
+        most = counter.at_most(message)
+        return (most is None or most > floor) and _cuttable(message)
+
+    # a message at the floor is never cut: with none above it (by its bound), nothing is, whatever the total
+    if not any(above_floor(message) for message in messages):
+        return messages, 0
     total = counter.count_messages(messages)
     if total <= max(limit, above or 0):
         return messages, 0
@@ -90,11 +99,11 @@ def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: in
             stages.append(range(turn + 1, len(out)))
         if counter.count_message(out[turn]) > window:
             stages.append((turn,))
-    floor = floor_tokens(limit)
     cut = 0
     for stage in stages:
-        # a message at the floor is never cut: only those above it are looked at (and sorted)
-        sizes = {i: size for i in stage if (size := counter.count_message(out[i])) > floor and _cuttable(out[i])}
+        # only those above the floor are looked at (and sorted)
+        sizes = {i: size for i in stage
+                 if above_floor(out[i]) and (size := counter.count_message(out[i])) > floor}
         for index in sorted(sizes, key=sizes.__getitem__, reverse=True):
             excess = total - limit
             if excess <= 0 or sizes[index] <= floor:

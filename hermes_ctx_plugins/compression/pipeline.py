@@ -166,7 +166,13 @@ class PipelineStrategy(CompressorStrategy):
             if number and not force and tokens <= budget:
                 break
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
-            result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
+            if force and number + 1 < len(self.steps) and type(step) is PruneStrategy:
+                # every later step runs on what it returns (forced), the last result is counted and
+                # checked below: the built-in prune step need not count its own (it still cuts to fit)
+                result = step.compact(current, force=True, exact=False)
+                step.compression_count += int(result.compressed)
+            else:
+                result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
             if number == 0 and result.tokens_before != tokens_before:  # the first step counted exactly
                 tokens_before, estimated = result.tokens_before, ""
             step_notes = [f"{step.name}: {n}" for n in result.notes]

@@ -263,6 +263,7 @@ def prune_tool_results(
     exact_head: int | None = None,
     tokens_before: int | None = None,
     deferral: Deferral | None = None,
+    count_after: bool = True,
 ) -> PruneReport:
     """Run the four pruning passes (see the module docstring) and report what changed.
 
@@ -274,7 +275,8 @@ def prune_tool_results(
     instead, which spares tokenising thousands of messages no prompt will ever carry.
     ``tokens_before``, when the caller already knows it, spares counting the input again. With
     ``deferral`` (and ``exact_head``), the tool results of that range the summary model will never
-    read are not summarised (see :class:`Deferral`).
+    read are not summarised (see :class:`Deferral`). ``count_after=False``: the result is not counted
+    (``tokens_after`` is ``None``), for a caller that does not need it.
     """
     result = list(messages)
     calls = _calls_of_results(messages)
@@ -366,7 +368,7 @@ def prune_tool_results(
         arguments_truncated=arguments_truncated,
         demoted=demoted,
         tokens_before=counter.count_messages(messages) if tokens_before is None else tokens_before,
-        tokens_after=None if cheap else counter.count_messages(result),
+        tokens_after=None if cheap or not count_after else counter.count_messages(result),
         replaced=tuple(sorted(replaced)),
         deferred=deferred,
     )
@@ -444,7 +446,10 @@ class PruneStrategy(ModelFreeStrategy):
     def reports_removals(self) -> bool:
         return True
 
-    def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
+    def compact(self, messages: list[Message], *, force: bool, exact: bool = True) -> CompressionResult:
+        """``exact=False``: for a pipeline handing the result to its next step, which counts what it
+        keeps (and the pipeline its last result): the result is cut to fit as always, but neither
+        counted (``tokens_after`` is an estimate) nor checked."""
         counter = get_counter(self.model)
         tokens_before, estimated = size_before(counter, messages)
         if force:  # the turn in progress alone (see the class docstring)
@@ -455,7 +460,7 @@ class PruneStrategy(ModelFreeStrategy):
         report = prune_tool_results(
             messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
-            tokens_before=tokens_before,
+            tokens_before=tokens_before, count_after=exact,
         )
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                  f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]
@@ -465,6 +470,10 @@ class PruneStrategy(ModelFreeStrategy):
         if not report.changed and not cut:
             return CompressionResult.unchanged(messages, report.tokens_before, note=(
                 "no tool output before the turn in progress is left to shrink" if force else "nothing to prune"))
+        if not exact:
+            return CompressionResult.replacing(
+                messages, pruned, tokens_before=report.tokens_before, tokens_after=counter.estimate_messages(pruned)[0],
+                new_session=not self.settings.in_place, notes=tuple(notes))
         return self.checked(messages, CompressionResult.replacing(
             messages, pruned, tokens_before=report.tokens_before, tokens_after=counter.count_messages(pruned),
             new_session=not self.settings.in_place, notes=tuple(notes),
