@@ -3,8 +3,10 @@ complexity — calls and characters counted — never by a stopwatch)."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import random
 import re
 from typing import Any
 
@@ -165,8 +167,8 @@ def _long_tool_history(turns: int) -> list[dict[str, Any]]:
 def _summarize_twice(monkeypatch: pytest.MonkeyPatch, messages: list[dict[str, Any]], *,
                      fail: bool) -> tuple[Any, Any, list[str], list[str], int, int]:
     """The same forced compaction with tool results left unsummarised where the summary request does not
-    reach them, and with every one summarised (the reference): results, summary requests, and how many
-    tool results each summarised."""
+    reach them, and with every one summarised (the reference): results, summary requests (system and
+    user message, joined), and how many tool results each summarised."""
     from hermes_ctx_plugins import load_config
     from hermes_ctx_plugins.compression import prune, summarize
     from hermes_ctx_plugins.testing import StubOpenAIServer
@@ -193,7 +195,7 @@ def _summarize_twice(monkeypatch: pytest.MonkeyPatch, messages: list[dict[str, A
             result = strategy.compress(copy.deepcopy(messages), force=True)
             out.append((result, calls[0]))
             strategy.close()
-        requests = [r.body["messages"][1]["content"] for r in server.chat_requests if r.body]
+        requests = ["\n".join(m["content"] for m in r.body["messages"]) for r in server.chat_requests if r.body]
     (deferred, deferred_calls), (reference, reference_calls) = out
     half = len(requests) // 2
     return deferred, reference, requests[:half], requests[half:], deferred_calls, reference_calls
@@ -203,8 +205,8 @@ def test_a_long_middle_summarises_only_the_tool_results_its_summary_request_show
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary request shows the head and the tail of a long middle; the tool results in between
     are never summarised (issue 17: the cost of a compaction follows what it keeps and shows), and the
-    compaction is the same as when every one is: same messages kept, same request but for the count of
-    characters it elides."""
+    compaction is the same as when every one is: same messages kept, same request (its instructions
+    and budget included) but for the count of characters it elides."""
     messages = _long_tool_history(260)
     deferred, reference, asked, asked_reference, calls, reference_calls = _summarize_twice(
         monkeypatch, messages, fail=False)
@@ -321,3 +323,73 @@ def test_a_paste_the_tail_cannot_take_is_compacted_not_kept_and_cut(strategy: st
         assert not kept and result.tokens_after < 20_000  # moved forward: compacted with the middle
     pairs = zip(result.messages, result.messages[1:], strict=False)
     assert not any(m.get("role") == n.get("role") == "assistant" for m, n in pairs)
+
+
+def test_a_request_that_redaction_shortens_is_made_from_every_tool_result_summarised(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Private keys pasted early in a long middle count as long texts when the summarised windows are
+    measured, but are a short marker once redacted: the request's head window then reaches the tool
+    results left unsummarised. It is made again from all of them summarised, and is the reference's."""
+    from hermes_ctx_plugins.compression import prompt
+
+    rng = random.Random(3)
+    key = "\n".join(base64.b64encode(bytes(rng.randrange(256) for _ in range(48))).decode() for _ in range(100))
+    messages = _long_tool_history(260)
+    pastes = [m for i in range(12) for m in ({"role": "user", "content": f"key {i}:\n-----BEGIN RSA PRIVATE KEY-----"
+                                                                         f"\n{key}\n-----END RSA PRIVATE KEY-----"},
+                                              {"role": "assistant", "content": f"Stored key {i}."})]
+    at = next(i for i, m in enumerate(messages) if i > 3 and m["role"] == "user")
+    messages = [*messages[:at], *pastes, *messages[at:]]
+    shown: list[str] = []
+    real = prompt.serialize
+
+    def spied(*args: Any, **kwargs: Any) -> str:
+        try:
+            return real(*args, **kwargs)
+        except prompt.ShowsUnsummarised:
+            shown.append("unsummarised")
+            raise
+
+    monkeypatch.setattr(prompt, "serialize", spied)
+    deferred, reference, asked, asked_reference, _, _ = _summarize_twice(monkeypatch, messages, fail=False)
+    assert shown == ["unsummarised"], "the first request would have shown a tool result left unsummarised"
+    assert json.dumps(deferred.messages) == json.dumps(reference.messages)
+    assert asked == asked_reference and "BEGIN RSA PRIVATE KEY" not in asked[0]
+
+
+def test_a_long_agentic_turn_keeps_its_tail_and_its_old_tool_output_is_pruned() -> None:
+    """The head ends on a user message and the budgeted tail starts inside one long run of tool calls:
+    the summary cannot go right before an assistant message, and no single message is too big for the
+    tail, so the tail start moves back as before (the run is kept, its older tool output pruned)
+    rather than forward past the whole run."""
+    from hermes_ctx_plugins import load_config
+    from hermes_ctx_plugins.compression import summarize
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    rng = random.Random(6)
+    words = "alpha beta gamma delta cache miss key changed retry worker request ok".split()
+
+    def text(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n // 6))
+
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful coding agent."},
+                                      {"role": "user", "content": "hello"},
+                                      {"role": "assistant", "content": "hi, what shall we do?"},
+                                      {"role": "user", "content": "Migrate the cache module, step by step."}]
+    for i in range(60):
+        call = {"id": f"c{i}", "type": "function",
+                "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/cache_{i}.py"})}}
+        messages += [{"role": "assistant", "content": f"step {i}: " + text(2000), "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": f"c{i}",
+                      "content": "\n".join(f"{j:4d}| " + text(60) for j in range(30))}]
+    messages += [{"role": "assistant", "content": "Migration done."},
+                 {"role": "user", "content": "great, now run the tests"}]
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nmigrate the cache") as server:
+        strategy = summarize.SummarizeStrategy({}, config=load_config({"compression": {"protect_first_n": 1}}),
+                                               model="gpt-4o", context_length=128_000)
+        strategy.update_model("gpt-4o", 128_000, base_url=server.base_url, api_key="k")
+        result = strategy.compress(copy.deepcopy(messages), force=False)
+        strategy.close()
+    assert result.compressed and result.tokens_after < result.tokens_before, result.notes
+    assert sum(m.get("role") == "tool" for m in result.messages) == 60, "every tool round is still there"
+    assert "pruned" in result.notes[0]

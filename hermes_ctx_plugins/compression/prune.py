@@ -334,10 +334,16 @@ def prune_tool_results(
             if count and replace(index, {**message, "tool_calls": new_calls}):
                 arguments_truncated += count
 
-    deferred = range(0)
+    deferred, summarized = range(0), 0
     if deferral is not None and cheap:
-        deferred = _deferred(result, cheap, deferral, counter, lambda index: prune_result(index, min_prune_chars))
-    summarized = sum(prune_result(index, min_prune_chars) for index in range(boundary) if index not in deferred)
+        def pruned_once(index: int) -> bool:
+            nonlocal summarized
+            done = prune_result(index, min_prune_chars)
+            summarized += done
+            return done
+
+        deferred = _deferred(result, cheap, deferral, counter, pruned_once)
+    summarized += sum(prune_result(index, min_prune_chars) for index in range(boundary) if index not in deferred)
 
     demoted = 0
     ceiling = protect_tail_tokens * TAIL_DEMOTE_FACTOR
@@ -374,16 +380,19 @@ def prune_tool_results(
     )
 
 
-def summarised(messages: Sequence[Message], indices: range, *, min_prune_chars: int = 200) -> list[Message]:
-    """``messages`` with the tool results at ``indices`` summarised as pass 2 would (for a reader of
-    what :class:`Deferral` left alone: the static fallback summary)."""
-    out, calls = list(messages), _calls_of_results(messages)
+def summarised(pruned: Sequence[Message], originals: Sequence[Message], indices: range, *,
+               min_prune_chars: int = 200) -> list[Message]:
+    """``pruned`` (what :func:`prune_tool_results` made of ``originals``) with the tool results at
+    ``indices`` summarised as pass 2 would have in a range weighed by characters: from the calls of
+    the originals (pass 3 may have cut their arguments since), kept only when shorter. For a reader of
+    what :class:`Deferral` left alone: the static fallback summary."""
+    out, calls = list(pruned), _calls_of_results(originals)
     for index in indices:
         message = out[index]
         if message.get("role") == "tool":
             content = _pruned_content(message.get("content"), calls[index], min_prune_chars)
-            if content is not None:
-                out[index] = {**message, "content": content}
+            if content is not None and _size(shorter := {**message, "content": content}) < _size(message):
+                out[index] = shorter
     return out
 
 

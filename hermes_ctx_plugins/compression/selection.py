@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..events import Message
-from ..tokens import REPLY_PRIMING, TokenCounter
+from ..tokens import TokenCounter
 from .messages import align_end, align_start, is_real_user, last_real_user_index, role, summary_role
 
 #: The tail keeps at least min(protect_last_n, this) messages, so bulky tool output cannot make
@@ -139,16 +139,18 @@ def split(
     return Split(head_end=head, tail_start=max(head, tail))
 
 
-def heavier_than(tokens: int, counter: TokenCounter) -> Callable[[Sequence[Message]], bool]:
-    """A ``too_big`` for :func:`place`: whether messages cost more than ``tokens`` (settled by lower
-    bounds, :meth:`TokenCounter.at_least`, where they suffice: the message in question may be huge)."""
+def one_heavier_than(tokens: int, counter: TokenCounter) -> Callable[[Sequence[Message]], bool]:
+    """A ``too_big`` for :func:`place`: whether one of the messages alone costs more than ``tokens``
+    (a paste, a dump; not a long run of ordinary ones). Settled by bounds where they suffice
+    (:meth:`TokenCounter.at_least`, :meth:`TokenCounter.at_most`): the message in question may be huge."""
     def heavier(messages: Sequence[Message]) -> bool:
-        used = 0
         for message in messages:
-            used += counter.at_least(message, enough=tokens - used + 1)
-            if used > tokens:
+            if counter.at_least(message, enough=tokens + 1) > tokens:
                 return True
-        return counter.count_messages(messages) - REPLY_PRIMING > tokens if messages else False
+            most = counter.at_most(message)
+            if (most is None or most > tokens) and counter.count_message(message) > tokens:
+                return True
+        return False
 
     return heavier
 
@@ -160,10 +162,10 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
     A summary must never create user/user or assistant/assistant neighbours, and must not be
     merged into the latest user message (which stays verbatim). ``None``: no such place exists.
 
-    ``too_big``: whether the messages moving back would add to the tail are more than it can take
-    (a megabyte paste just before the tail the budget chose): then the tail start moves forward
-    instead, to the first place that fits, never past the turn in progress (back when none does; and
-    ``None`` as before when moving back finds no place).
+    ``too_big``: whether the messages moving back would add to the tail hold one it cannot take (a
+    megabyte paste just before the tail the budget chose): then the tail start moves forward instead,
+    to the first place that fits, never past the turn in progress (back when none does; and ``None``
+    as before when moving back finds no place).
     """
     before = messages[parts.head_end - 1] if parts.head_end else None
 
@@ -182,6 +184,16 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
         if align_start(messages, forward, floor=parts.head_end) == forward and fits(forward):
             return Split(parts.head_end, forward)
     return back
+
+
+def reach(messages: Sequence[Message], usual: Split, *, has_user: bool, force: bool) -> int:
+    """The earliest message :func:`place` may look at beyond the middle it leaves (moving a tail start
+    back reads what it passes): the earliest of the usual and the forced tail start and where moving
+    each back would end."""
+    candidates = [usual] + ([Split(usual.head_end, forced_tail_start(messages, head=usual.head_end))] if force else [])
+    starts = [c.tail_start for c in candidates]
+    starts += [b.tail_start for c in candidates if (b := fit_insert(messages, c, has_user=has_user)) is not None]
+    return min(starts)
 
 
 def place(messages: Sequence[Message], usual: Split, *, has_user: bool, force: bool,

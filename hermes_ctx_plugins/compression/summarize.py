@@ -40,7 +40,7 @@ from .messages import (
     text_of,
 )
 from .prune import Deferral, PruneReport, deferral_holds, prune_tool_results, summarised
-from .selection import Split, head_end, heavier_than, nothing_between, place, split
+from .selection import Split, head_end, nothing_between, one_heavier_than, place, reach, split
 from .trigger import CompressionGuard
 
 if TYPE_CHECKING:
@@ -64,7 +64,8 @@ class SummarizeOptions:
 
     #: the most characters of the compacted turns the summary model reads
     input_char_cap: int = option(160_000, ge=1)
-    #: the summary's token budget: ``summary_ratio`` of what it replaces, within floor and ceiling
+    #: the summary's token budget: ``summary_ratio`` of what the summary model reads of what it replaces
+    #: (chars / 4, at most ``input_char_cap``), within floor and ceiling
     summary_tokens_floor: int = option(2_000, ge=1)
     summary_tokens_ceiling: int = option(10_000, ge=1)
     summary_ratio: float = option(0.20, gt=0, le=1)
@@ -265,8 +266,11 @@ class SummarizeStrategy(CompressorStrategy):
             new_session=not self.settings.in_place, notes=(f"pruned {len(report.replaced)} tool messages",),
         ), self.counter)
 
-    def _plan(self, messages: list[Message], tokens_before: int, *, force: bool) -> _Plan:
-        """Stages 1-3: prune, then protect the head and the tail (see :func:`.selection.place`)."""
+    def _plan(self, messages: list[Message], tokens_before: int, *, force: bool, defer: bool = True) -> _Plan:
+        """Stages 1-3: prune, then protect the head and the tail (see :func:`.selection.place`).
+        ``defer``: leave the tool results the summary request will not show unsummarised (checked here
+        against what the tail and the placing of the summary read; the request itself is checked when
+        it is built, see :meth:`_compress`)."""
         # protect_first_n decays once a summary holds the early turns (a prune-only pass does not
         # count: it summarised nothing, and decaying after it would re-cut an unchanged history).
         protect_first_n = 0 if _latest_summary(messages) is not None else self.settings.protect_first_n
@@ -274,7 +278,7 @@ class SummarizeStrategy(CompressorStrategy):
         # leave alone the tool results the summary request will not show (a long middle's middle).
         head, deferral = head_end(messages, protect_first_n), self._deferral(tokens_before)
         report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars, exact_head=head,
-                             deferral=deferral)
+                             deferral=deferral if defer else None)
         while True:
             pruned: list[Message] = report.messages
             usual = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
@@ -284,9 +288,11 @@ class SummarizeStrategy(CompressorStrategy):
             has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
             # a message the tail cannot take (half its budget or more) is summarised, not kept to be cut
             parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising,
-                          too_big=heavier_than(self._tail_budget(tokens_before) // 2, self.counter))
+                          too_big=one_heavier_than(self._tail_budget(tokens_before) // 2, self.counter))
+            # nothing that decided where the tail starts may have read what was left unsummarised
             if not report.deferred or (parts is not None and deferral_holds(
-                    pruned, report.deferred, head_end=parts.head_end, tail_start=parts.tail_start, deferral=deferral)):
+                    pruned, report.deferred, head_end=parts.head_end, deferral=deferral,
+                    tail_start=min(parts.tail_start, reach(pruned, usual, has_user=has_user, force=force)))):
                 break
             # the tail or the summary request would reach what was left unsummarised: prune all of it
             report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars, exact_head=head)
@@ -312,10 +318,10 @@ class SummarizeStrategy(CompressorStrategy):
         return False
 
     def _compress(self, messages: list[Message], tokens_before: int, focus_topic: str | None,
-                  memory_context: str, *, force: bool) -> CompressionResult:
+                  memory_context: str, *, force: bool, defer: bool = True) -> CompressionResult:
         if nothing_new_since_compaction(messages):
             return CompressionResult.unchanged(messages, tokens_before, note=NOTHING_NEW)
-        plan = self._plan(messages, tokens_before, force=force)
+        plan = self._plan(messages, tokens_before, force=force, defer=defer)
         pruned, parts = plan.pruned, plan.parts
         if parts is None:
             # Nothing to summarise (or only the summary and the head it once protected): what
@@ -330,11 +336,17 @@ class SummarizeStrategy(CompressorStrategy):
         def whole() -> list[Message]:  # what the static fallback reads: every tool result summarised
             if not plan.deferred:
                 return turns
-            middle = summarised(pruned, plan.deferred, min_prune_chars=self.options.min_prune_chars)[
+            middle = summarised(pruned, messages, plan.deferred, min_prune_chars=self.options.min_prune_chars)[
                 parts.head_end:parts.tail_start]
             return [m for i, m in enumerate(middle) if i != found]
 
-        body, error = self._summarize(turns, previous, focus_topic, memory_context, fallback_turns=whole)
+        # the messages left unsummarised, which the summary request must not show
+        unsummarised = frozenset(id(pruned[i]) for i in plan.deferred)
+        try:
+            body, error = self._summarize(turns, previous, focus_topic, memory_context, fallback_turns=whole,
+                                          unsummarised=unsummarised)
+        except prompt.ShowsUnsummarised:  # redacting changed lengths so: the request is made from it all
+            return self._compress(messages, tokens_before, focus_topic, memory_context, force=force, defer=False)
         before = pruned[parts.head_end - 1] if parts.head_end else None
         after = pruned[parts.tail_start] if parts.tail_start < len(pruned) else None
         summary_message = {
@@ -406,16 +418,14 @@ class SummarizeStrategy(CompressorStrategy):
         return client
 
     def _summarize(self, turns: Sequence[Message], previous: str | None, focus_topic: str | None,
-                   memory_context: str, *,
-                   fallback_turns: Callable[[], Sequence[Message]] | None = None) -> tuple[str, str]:
+                   memory_context: str, *, fallback_turns: Callable[[], Sequence[Message]] | None = None,
+                   unsummarised: frozenset[int] = frozenset()) -> tuple[str, str]:
         """The summary body, and why the summary model failed when it is the static fallback ("" when it
         is the model's); raises _Abort to leave all unchanged. ``fallback_turns``: what the static
-        fallback reads instead of ``turns`` (the summary request may leave part of them unsummarised)."""
+        fallback reads instead of ``turns`` (the summary request may leave part of them unsummarised);
+        ``unsummarised``: the ids of those, which the request must not show (else
+        :class:`.prompt.ShowsUnsummarised` is raised)."""
         options = self.options
-        # A hint for the summary model, so an estimate will do (chars / 4, as hermes counts).
-        estimate = sum(len(text_of(m.get("content"))) for m in turns) // 4
-        budget = min(options.summary_tokens_ceiling, max(
-            options.summary_tokens_floor, int(estimate * options.summary_ratio)))
         targets = self.summary_targets()
         redact = redact_secrets if options.redact_secrets else None
         error: SummaryError | None = None
@@ -425,9 +435,15 @@ class SummarizeStrategy(CompressorStrategy):
             self.guard.record_summary_failure("unconfigured")
             reason = "no summary model configured"
         else:
+            conversation = prompt.serialize(turns, char_cap=options.input_char_cap, redact=redact,
+                                            unsummarised=unsummarised)
+            # A hint for the summary model, so an estimate will do: summary_ratio of what it reads (chars / 4).
+            budget = min(options.summary_tokens_ceiling, max(options.summary_tokens_floor, int(
+                min(len(conversation), options.input_char_cap) // 4 * options.summary_ratio)))
             request = prompt.build_messages(turns, budget_tokens=budget, previous_summary=previous,
                                             focus_topic=focus_topic, memory_context=memory_context,
-                                            input_char_cap=options.input_char_cap, redact=redact)
+                                            input_char_cap=options.input_char_cap, redact=redact,
+                                            conversation=conversation)
             # compression.max_attempts requests at most: the summary model once, then the main model.
             attempts = [*targets, *[targets[-1]] * max(0, self.settings.max_attempts - len(targets))]
             for target in attempts[: self.settings.max_attempts]:

@@ -29,7 +29,7 @@ from .messages import (
     summary_role,
     text_of,
 )
-from .selection import Split, head_end, heavier_than, nothing_between, place, tail_start
+from .selection import Split, head_end, nothing_between, one_heavier_than, place, tail_start
 
 #: Marks a window marker, and how many messages all window compactions so far have dropped.
 DROPPED_KEY = "_window_dropped"
@@ -78,7 +78,7 @@ class WindowStrategy(ModelFreeStrategy):
         has_user = any(is_real_user(m) for m in messages)
         # a message the kept part cannot take (half its budget or more) is dropped, not kept to be cut
         parts = place(messages, Split(head, tail), has_user=has_user, force=force, worth=_worth_dropping,
-                      too_big=heavier_than(tail_budget // 2, counter))
+                      too_big=one_heavier_than(tail_budget // 2, counter))
         if parts is None:
             # Nothing (new) to drop: cutting what is oversized is all there is to do.
             return self._finish(messages, messages, tokens_before, None, nothing=nothing_between(head, forced=force))
