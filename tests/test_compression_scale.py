@@ -412,3 +412,42 @@ def test_a_long_agentic_turn_keeps_its_budgeted_tail_with_the_summary_merged_int
 
 def text_of_content(message: dict[str, Any]) -> str:
     return str(message.get("content") or "")
+
+
+def test_a_message_a_summary_was_merged_into_is_summarised_whole_next_time() -> None:
+    """At the next compaction, the message the summary was merged into gives two things: the previous
+    summary (updated, not summarised again as a turn) and its own text and tool call, as a turn."""
+    from hermes_ctx_plugins import load_config
+    from hermes_ctx_plugins.compression import summarize
+    from hermes_ctx_plugins.compression.messages import SUMMARY_KEY
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful coding agent."},
+                                      {"role": "user", "content": "hello"},
+                                      {"role": "assistant", "content": "hi, what shall we do?"},
+                                      {"role": "user", "content": "Migrate the cache module, step by step."}]
+    for i in range(60):
+        call = {"id": f"c{i}", "type": "function",
+                "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/cache_{i}.py"})}}
+        messages += [{"role": "assistant", "content": f"step {i}: reading the next file " + "and more " * 200,
+                      "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": f"c{i}", "content": f"file {i}\n" + "x = 1\n" * 150}]
+    messages += [{"role": "user", "content": "and now?"}]
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nmigrate the cache") as server:
+        strategy = summarize.SummarizeStrategy({}, config=load_config({"compression": {"protect_first_n": 1}}),
+                                               model="gpt-4o", context_length=128_000)
+        strategy.update_model("gpt-4o", 128_000, base_url=server.base_url, api_key="k")
+        first = strategy.compress(copy.deepcopy(messages), force=False)
+        [merged] = [m for m in first.messages if m.get(SUMMARY_KEY)]
+        assert merged.get("tool_calls"), first.notes
+        own = str(merged["content"]).split("step ", 1)[1].split(":", 1)[0]
+        later = [*first.messages, {"role": "assistant", "content": "Done."},
+                 {"role": "user", "content": "next: run the tests"}]
+        second = strategy.compress(later, force=True)
+        strategy.close()
+    assert second.compressed, second.notes
+    request = server.chat_requests[-1].body["messages"][1]["content"]  # type: ignore[index]
+    assert "<previous-summary>" in request and "migrate the cache" in request.split("<conversation>")[0]
+    conversation = request.split("<conversation>", 1)[1]
+    assert f"step {own}: reading the next file" in conversation and f"cache_{own}.py" in conversation
+    assert "[CONTEXT COMPACTION" not in conversation, "the previous summary is not summarised again as a turn"
