@@ -346,7 +346,7 @@ def test_a_request_that_redaction_shortens_is_made_from_every_tool_result_summar
     def spied(*args: Any, **kwargs: Any) -> str:
         try:
             return real(*args, **kwargs)
-        except prompt.ShowsUnsummarised:
+        except prompt._ShowsUnsummarised:
             shown.append("unsummarised")
             raise
 

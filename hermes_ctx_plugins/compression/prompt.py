@@ -97,7 +97,7 @@ def build_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(parts)}]
 
 
-class ShowsUnsummarised(Exception):
+class _ShowsUnsummarised(Exception):
     """:func:`serialize` would show part of a message it was told is not ready to be shown."""
 
 
@@ -107,7 +107,7 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
 
     Each message the cap keeps (any part of) is redacted (``redact``) before the whole is capped,
     so the cap cuts only redacted text. ``unsummarised``: ids of messages the cap must elide whole
-    (tool results left unsummarised because they were expected to be); :class:`ShowsUnsummarised`
+    (tool results left unsummarised because they were expected to be); :class:`_ShowsUnsummarised`
     is raised when it keeps part of one.
     """
     names = {call.get("id"): (call.get("function") or {}).get("name", "?")
@@ -124,7 +124,7 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
                 blocks[i] = _serialize_one(messages[i], names, cleaned.__getitem__)
             done.update(todo)
     if unsummarised and any(id(messages[i]) in unsummarised for i in _kept(blocks, char_cap)):
-        raise ShowsUnsummarised
+        raise _ShowsUnsummarised
     text = "\n\n".join(blocks)
     if len(text) <= char_cap:
         return text

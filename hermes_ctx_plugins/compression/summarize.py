@@ -347,7 +347,7 @@ class SummarizeStrategy(CompressorStrategy):
         try:
             body, error = self._summarize(turns, previous, focus_topic, memory_context, fallback_turns=whole,
                                           unsummarised=unsummarised)
-        except prompt.ShowsUnsummarised:  # redacting changed lengths so: the request is made from it all
+        except prompt._ShowsUnsummarised:  # redacting changed lengths so: the request is made from it all
             return self._compress(messages, tokens_before, focus_topic, memory_context, force=force, defer=False)
         before = pruned[parts.head_end - 1] if parts.head_end else None
         after = pruned[parts.tail_start] if parts.tail_start < len(pruned) else None
@@ -430,7 +430,7 @@ class SummarizeStrategy(CompressorStrategy):
         is the model's); raises _Abort to leave all unchanged. ``fallback_turns``: what the static
         fallback reads instead of ``turns`` (the summary request may leave part of them unsummarised);
         ``unsummarised``: the ids of those, which the request must not show (else
-        :class:`.prompt.ShowsUnsummarised` is raised)."""
+        :class:`.prompt._ShowsUnsummarised` is raised)."""
         options = self.options
         targets = self.summary_targets()
         redact = redact_secrets if options.redact_secrets else None
