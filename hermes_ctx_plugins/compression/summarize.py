@@ -332,8 +332,6 @@ class SummarizeStrategy(CompressorStrategy):
         previous = _summary_body(middle[found]) if found is not None else None
         # A formerly protected head joins the new turns: it is summarised now, never silently dropped.
         turns = [m for i, m in enumerate(middle) if i != found]
-        if found is not None and (own := _merged_turn(middle[found])) is not None:
-            turns.insert(found, own)  # a summary merged into a message: that message's own part is a turn
 
         def whole() -> list[Message]:  # what the static fallback reads: every tool result summarised
             if not plan.deferred:
@@ -508,17 +506,6 @@ def _framed(body: str) -> str:
 
 def _key(target: SummaryModel) -> tuple[str, str, str, float]:
     return (target.base_url, target.model, target.api_key, target.timeout)
-
-
-def _merged_turn(message: Message) -> Message | None:
-    """The message a summary was merged into (:func:`.selection.merged_into`), without the summary:
-    its own text after the end marker and its tool calls; ``None`` for a summary message of its own."""
-    text = text_of(message.get("content"))
-    _, marker, own = text.partition(SUMMARY_END_MARKER)
-    if not marker or not (own.strip() or message.get("tool_calls")):
-        return None
-    kept = {key: value for key, value in message.items() if not key.startswith("_") and key != "content"}
-    return {**kept, "content": own.strip() or None}
 
 
 def _summary_body(message: Message) -> str:
