@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..events import Message
-from ..tokens import REPLY_PRIMING, TokenCounter
-from .messages import align_end, align_start, append_text, is_real_user, last_real_user_index, role, summary_role
+from ..tokens import TokenCounter
+from .messages import align_end, align_start, is_real_user, last_real_user_index, role, summary_role
 
 #: The tail keeps at least min(protect_last_n, this) messages, so bulky tool output cannot make
 #: every compaction keep dozens of messages verbatim.
@@ -30,9 +30,6 @@ class Split:
 
     head_end: int
     tail_start: int
-    #: no summary role fits between the head and the tail, so the summary (or marker) is merged into
-    #: ``messages[tail_start]`` (see :func:`fit_insert` and :func:`merged_into`) instead of inserted
-    merge: bool = False
 
     @property
     def middle(self) -> range:
@@ -142,36 +139,20 @@ def split(
     return Split(head_end=head, tail_start=max(head, tail))
 
 
-def heavier_than(tokens: int, counter: TokenCounter) -> Callable[[Sequence[Message]], bool]:
-    """A ``too_big`` for :func:`place`: whether the messages together cost more than ``tokens`` (settled
-    by lower bounds, :meth:`TokenCounter.at_least`, where they suffice: one of them may be huge)."""
+def one_heavier_than(tokens: int, counter: TokenCounter) -> Callable[[Sequence[Message]], bool]:
+    """A ``too_big`` for :func:`place`: whether one of the messages alone costs more than ``tokens``
+    (a paste, a dump; not a long run of ordinary ones). Settled by bounds where they suffice
+    (:meth:`TokenCounter.at_least`, :meth:`TokenCounter.at_most`): the message in question may be huge."""
     def heavier(messages: Sequence[Message]) -> bool:
-        used = 0
         for message in messages:
-            used += counter.at_least(message, enough=tokens - used + 1)
-            if used > tokens:
+            if counter.at_least(message, enough=tokens + 1) > tokens:
                 return True
-        return bool(messages) and counter.count_messages(messages) - REPLY_PRIMING > tokens
+            most = counter.at_most(message)
+            if (most is None or most > tokens) and counter.count_message(message) > tokens:
+                return True
+        return False
 
     return heavier
-
-
-def mergeable(messages: Sequence[Message], index: int) -> bool:
-    """Whether a summary may be merged into ``messages[index]``: a user or assistant message with text
-    (or no) content that is not the latest real user message (that one stays verbatim)."""
-    if index >= len(messages) or index == last_real_user_index(messages):
-        return False
-    content = messages[index].get("content")
-    return role(messages[index]) in ("user", "assistant") and (content is None or isinstance(content, (str, list)))
-
-
-def merged_into(message: Message, text: str, **keys: object) -> Message:
-    """``message`` with ``text`` before its content (the summary or marker merged into the first message
-    of the tail, as hermes' compressor does when no role fits between head and tail), ``keys`` set."""
-    content = message.get("content")
-    merged: object = text if content is None or content == "" else append_text(content, text + "\n\n", prepend=True)
-    kept = {k: v for k, v in message.items() if k != "api_content"}  # hermes' sidecar would stand in for it
-    return {**kept, "content": merged, **keys}
 
 
 def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
@@ -181,10 +162,10 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
     A summary must never create user/user or assistant/assistant neighbours, and must not be
     merged into the latest user message (which stays verbatim). ``None``: no such place exists.
 
-    ``too_big``: whether the messages moving back would add to the tail are more than it can take (a
-    long agentic run, a megabyte paste just before the tail the budget chose): then the tail stays
-    where the budget put it and the summary is merged into its first message (``merge``), as hermes'
-    compressor does, when that message may take it (:func:`mergeable`); else it moves back.
+    ``too_big``: whether the messages moving back would add to the tail hold one it cannot take (a
+    megabyte paste just before the tail the budget chose): then the tail start moves forward instead,
+    to the first place that fits, never past the turn in progress (back when none does; and ``None``
+    as before when moving back finds no place).
     """
     before = messages[parts.head_end - 1] if parts.head_end else None
 
@@ -196,10 +177,12 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
     while tail > parts.head_end and not fits(tail):
         tail = align_start(messages, tail - 1, floor=parts.head_end)
     back = Split(parts.head_end, tail) if tail > parts.head_end else None
-    if tail == parts.tail_start or too_big is None or parts.tail_start <= parts.head_end:
+    if back is None or too_big is None or not too_big(messages[back.tail_start:parts.tail_start]):
         return back
-    if (back is None or too_big(messages[back.tail_start:parts.tail_start])) and mergeable(messages, parts.tail_start):
-        return Split(parts.head_end, parts.tail_start, merge=True)
+    latest = forced_tail_start(messages, head=parts.head_end)
+    for forward in range(parts.tail_start + 1, latest + 1):
+        if align_start(messages, forward, floor=parts.head_end) == forward and fits(forward):
+            return Split(parts.head_end, forward)
     return back
 
 

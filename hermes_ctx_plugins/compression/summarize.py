@@ -40,7 +40,7 @@ from .messages import (
     text_of,
 )
 from .prune import Deferral, PruneReport, deferral_holds, prune_tool_results, summarised
-from .selection import Split, head_end, heavier_than, merged_into, nothing_between, place, reach, split
+from .selection import Split, head_end, nothing_between, one_heavier_than, place, reach, split
 from .trigger import CompressionGuard
 
 if TYPE_CHECKING:
@@ -286,9 +286,9 @@ class SummarizeStrategy(CompressorStrategy):
                           protect_last_n=self.settings.protect_last_n,
                           min_tail_user_messages=self.settings.min_tail_user_messages)
             has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
-            # what the tail cannot take (half its budget or more) is summarised, not kept (see fit_insert)
+            # a message the tail cannot take (half its budget or more) is summarised, not kept to be cut
             parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising,
-                          too_big=heavier_than(self._tail_budget(tokens_before) // 2, self.counter))
+                          too_big=one_heavier_than(self._tail_budget(tokens_before) // 2, self.counter))
             # nothing that decided where the tail starts may have read what was left unsummarised
             if not report.deferred or (parts is not None and deferral_holds(
                     pruned, report.deferred, head_end=parts.head_end, deferral=deferral,
@@ -356,11 +356,7 @@ class SummarizeStrategy(CompressorStrategy):
             HAS_USER_TURN_KEY: plan.has_user,
             TAIL_COUNT_KEY: len(pruned) - parts.tail_start,
         }
-        if parts.merge:  # no role fits between head and tail: merged into the tail's first message
-            summary_message = merged_into(pruned[parts.tail_start], _framed(body), **{
-                SUMMARY_KEY: True, HAS_USER_TURN_KEY: plan.has_user,
-                TAIL_COUNT_KEY: len(pruned) - parts.tail_start - 1})
-        compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start + parts.merge:]]
+        compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start:]]
         result = self._finish(
             messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
             summary_message=summary_message,

@@ -29,7 +29,7 @@ from .messages import (
     summary_role,
     text_of,
 )
-from .selection import Split, head_end, heavier_than, merged_into, nothing_between, place, tail_start
+from .selection import Split, head_end, nothing_between, one_heavier_than, place, tail_start
 
 #: Marks a window marker, and how many messages all window compactions so far have dropped.
 DROPPED_KEY = "_window_dropped"
@@ -76,9 +76,9 @@ class WindowStrategy(ModelFreeStrategy):
         tail = tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget,
                           min_messages=1, min_user_messages=self.settings.min_tail_user_messages)
         has_user = any(is_real_user(m) for m in messages)
-        # what the kept part cannot take (half its budget or more) is dropped, not kept (see fit_insert)
+        # a message the kept part cannot take (half its budget or more) is dropped, not kept to be cut
         parts = place(messages, Split(head, tail), has_user=has_user, force=force, worth=_worth_dropping,
-                      too_big=heavier_than(tail_budget // 2, counter))
+                      too_big=one_heavier_than(tail_budget // 2, counter))
         if parts is None:
             # Nothing (new) to drop: cutting what is oversized is all there is to do.
             return self._finish(messages, messages, tokens_before, None, nothing=nothing_between(head, forced=force))
@@ -95,11 +95,7 @@ class WindowStrategy(ModelFreeStrategy):
             DROPPED_KEY: total,
             TAIL_COUNT_KEY: len(messages) - parts.tail_start,
         }
-        if parts.merge:  # no role fits between head and tail: merged into the tail's first message
-            marker = merged_into(messages[parts.tail_start], description, **{
-                SUMMARY_KEY: True, DROPPED_KEY: total, TAIL_COUNT_KEY: len(messages) - parts.tail_start - 1})
-        kept = messages[parts.tail_start + parts.merge:]
-        compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *kept])
+        compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *messages[parts.tail_start:]])
         result = self._finish(messages, compacted, tokens_before, marker,
                               notes=(f"dropped {len(dropped)} messages{estimated}",))
         return dataclasses.replace(result, summarized=len(dropped)) if result.compressed else result
