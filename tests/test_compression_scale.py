@@ -364,26 +364,10 @@ def test_a_long_agentic_turn_keeps_its_tail_and_its_old_tool_output_is_pruned() 
     rather than forward past the whole run."""
     from hermes_ctx_plugins import load_config
     from hermes_ctx_plugins.compression import summarize
-    from hermes_ctx_plugins.testing import StubOpenAIServer
+    from hermes_ctx_plugins.testing import StubOpenAIServer, agentic_turn
 
-    rng = random.Random(6)
-    words = "alpha beta gamma delta cache miss key changed retry worker request ok".split()
-
-    def text(n: int) -> str:
-        return " ".join(rng.choice(words) for _ in range(n // 6))
-
-    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful coding agent."},
-                                      {"role": "user", "content": "hello"},
-                                      {"role": "assistant", "content": "hi, what shall we do?"},
-                                      {"role": "user", "content": "Migrate the cache module, step by step."}]
-    for i in range(60):
-        call = {"id": f"c{i}", "type": "function",
-                "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/cache_{i}.py"})}}
-        messages += [{"role": "assistant", "content": f"step {i}: " + text(2000), "tool_calls": [call]},
-                     {"role": "tool", "tool_call_id": f"c{i}",
-                      "content": "\n".join(f"{j:4d}| " + text(60) for j in range(30))}]
-    messages += [{"role": "assistant", "content": "Migration done."},
-                 {"role": "user", "content": "great, now run the tests"}]
+    messages = [{"role": "system", "content": "You are a careful coding agent."}, *agentic_turn(60),
+                {"role": "user", "content": "great, now run the tests"}]
     with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nmigrate the cache") as server:
         strategy = summarize.SummarizeStrategy({}, config=load_config({"compression": {"protect_first_n": 1}}),
                                                model="gpt-4o", context_length=128_000)

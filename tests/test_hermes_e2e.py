@@ -187,27 +187,10 @@ def test_a_long_agentic_turn_over_the_window_is_compacted_keeping_its_recent_rou
     move the tail start back to the turn's user message, keeping every round (with window: nothing is
     compacted and the request stays at ~176k tokens). A merge was built in session 12 and reverted:
     a red-team pass found it unsafe as built (a merged message could no longer be cut to fit)."""
-    import json
-    import random
-
+    from hermes_ctx_plugins.testing import agentic_turn
     from hermes_ctx_plugins.tokens import get_counter
 
-    rng = random.Random(6)
-    words = "alpha beta gamma delta cache miss key changed retry worker request ok".split()
-
-    def text(n: int) -> str:
-        return " ".join(rng.choice(words) for _ in range(n // 6))
-
-    history: list[dict[str, Any]] = [{"role": "user", "content": "hello"},
-                                     {"role": "assistant", "content": "hi, what shall we do?"},
-                                     {"role": "user", "content": "Migrate the cache module, step by step."}]
-    for i in range(170):
-        call = {"id": f"c{i}", "type": "function",
-                "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/cache_{i}.py"})}}
-        history += [{"role": "assistant", "content": f"step {i}: " + text(2000), "tool_calls": [call]},
-                    {"role": "tool", "tool_call_id": f"c{i}", "content": "\n".join(f"{j:4d}| " + text(60)
-                                                                                   for j in range(30))}]
-    history.append({"role": "assistant", "content": "Migration done."})
+    history = agentic_turn(170)
     configure(stub, f"compression: {{protect_first_n: 1}}\nctx_plugins: {{compressor: {strategy}}}\n")
     stub.responder = lambda request: "ok, running the tests" if request.get("stream") else "## Goal\nmigrate"
     agent = agent_for(stub)

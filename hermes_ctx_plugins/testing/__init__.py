@@ -55,11 +55,11 @@ from .loopback import LoopbackService, Reply, ServiceRequest, wait_until
 from .mem0_stub import Mem0StubServer
 from .network import NetworkBlocked, check_address, is_loopback, loopback_only
 from .openai_stub import StubOpenAIServer
-from .transcripts import make_transcript
+from .transcripts import agentic_turn, make_transcript
 
 __all__ = [
     "FailingPlugin", "FakeBuiltinMemory", "FakeCompressor", "FakeMemoryProvider", "FakesPlugin",
     "HonchoStubServer", "LoopbackService", "Mem0StubServer", "NetworkBlocked", "RecordingPlugin", "Reply",
-    "ServiceRequest", "StubOpenAIServer", "check_address", "is_loopback", "loopback_only", "make_transcript",
-    "registered", "wait_until",
+    "ServiceRequest", "StubOpenAIServer", "agentic_turn", "check_address", "is_loopback", "loopback_only",
+    "make_transcript", "registered", "wait_until",
 ]

@@ -90,3 +90,28 @@ def make_transcript(
             break
         messages.append({"role": "assistant", "content": f"done with turn {turn}: {words(10)}"})
     return messages
+
+
+def agentic_turn(rounds: int, *, seed: int = 6) -> list[dict[str, Any]]:
+    """A history (no system prompt) whose last turn is one long agentic run: a greeting, then one user
+    request answered by ``rounds`` tool calls (each an assistant message with ~2,000 characters of
+    reasoning and a 30-line file read), then the assistant's closing message. Its tail, measured by
+    a token budget, starts on an assistant message right after a user message: no summary role fits
+    there."""
+    rng = random.Random(seed)
+    words = "alpha beta gamma delta cache miss key changed retry worker request ok".split()
+
+    def text(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n // 6))
+
+    history: list[dict[str, Any]] = [{"role": "user", "content": "hello"},
+                                     {"role": "assistant", "content": "hi, what shall we do?"},
+                                     {"role": "user", "content": "Migrate the cache module, step by step."}]
+    for i in range(rounds):
+        call = {"id": f"c{i}", "type": "function",
+                "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/cache_{i}.py"})}}
+        history += [{"role": "assistant", "content": f"step {i}: " + text(2000), "tool_calls": [call]},
+                    {"role": "tool", "tool_call_id": f"c{i}",
+                     "content": "\n".join(f"{j:4d}| " + text(60) for j in range(30))}]
+    history.append({"role": "assistant", "content": "Migration done."})
+    return history
