@@ -357,16 +357,19 @@ def test_a_request_that_redaction_shortens_is_made_from_every_tool_result_summar
     assert asked == asked_reference and "BEGIN RSA PRIVATE KEY" not in asked[0]
 
 
-def test_a_long_agentic_turn_keeps_its_tail_and_its_old_tool_output_is_pruned() -> None:
+@pytest.mark.parametrize("rounds", [60, 170])
+def test_a_long_agentic_turn_keeps_its_budgeted_rounds_and_its_older_rounds_are_summarised(rounds: int) -> None:
     """The head ends on a user message and the budgeted tail starts inside one long run of tool calls:
-    the summary cannot go right before an assistant message, and no single message is too big for the
-    tail, so the tail start moves back as before (the run is kept, its older tool output pruned)
-    rather than forward past the whole run."""
+    no single role fits before the tail's first (assistant) message, and moving the tail start back to
+    the user's request would keep every round. The summary goes there in the user role with the
+    assistant's bridge before it: the recent rounds the budget chose are kept verbatim, the older ones
+    summarised, and roles alternate (before, the tail kept all the rounds: over the window at 170)."""
     from hermes_ctx_plugins import load_config
     from hermes_ctx_plugins.compression import summarize
+    from hermes_ctx_plugins.compression.messages import BRIDGE_TEXT, is_summary, same_role_neighbours
     from hermes_ctx_plugins.testing import StubOpenAIServer, agentic_turn
 
-    messages = [{"role": "system", "content": "You are a careful coding agent."}, *agentic_turn(60),
+    messages = [{"role": "system", "content": "You are a careful coding agent."}, *agentic_turn(rounds),
                 {"role": "user", "content": "great, now run the tests"}]
     with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nmigrate the cache") as server:
         strategy = summarize.SummarizeStrategy({}, config=load_config({"compression": {"protect_first_n": 1}}),
@@ -374,6 +377,15 @@ def test_a_long_agentic_turn_keeps_its_tail_and_its_old_tool_output_is_pruned() 
         strategy.update_model("gpt-4o", 128_000, base_url=server.base_url, api_key="k")
         result = strategy.compress(copy.deepcopy(messages), force=False)
         strategy.close()
-    assert result.compressed and result.tokens_after < result.tokens_before, result.notes
-    assert sum(m.get("role") == "tool" for m in result.messages) == 60, "every tool round is still there"
-    assert "pruned" in result.notes[0]
+        asked = server.chat_requests[-1].body["messages"][-1]["content"]
+    assert result.compressed and result.tokens_after < 0.3 * 128_000, (result.tokens_after, result.notes)
+    out = result.messages
+    assert [m["role"] for m in out[:4]] == ["system", "user", "assistant", "user"]
+    assert out[1]["content"] == "hello" and out[2]["content"] == BRIDGE_TEXT and is_summary(out[3])
+    assert result.summary_at == 3, "the archive's index rides on the summary, not on the bridge"
+    kept = [m for m in out[4:] if m.get("role") == "tool"]
+    assert 8 <= len(kept) < rounds, len(kept)
+    assert [m["tool_call_id"] for m in kept] == [f"c{i}" for i in range(rounds - len(kept), rounds)]
+    assert out[4:] == messages[len(messages) - len(out) + 4:], "the recent rounds are kept verbatim"
+    assert "Migrate the cache module" in asked and f"src/cache_{rounds - len(kept) - 1}.py" in asked
+    assert same_role_neighbours(out) == 0 and out[-1]["content"] == "great, now run the tests"

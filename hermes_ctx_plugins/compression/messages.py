@@ -29,6 +29,14 @@ COMPACTION_NOTE = (
 )
 #: On a summary or marker: how many messages followed it when it was made.
 TAIL_COUNT_KEY = "_compacted_tail"
+#: The assistant's note a compaction puts beside its summary (or marker) where no single role fits
+#: between the messages around it (the head ends on the user's message and the tail starts on the
+#: assistant's tool calls): the summary takes the user role and this note the assistant's, so roles
+#: still alternate and no real message is rewritten (hermes merges its summary into the tail's first
+#: message instead). Recognised by its text after a resume, when in-process keys are gone.
+BRIDGE_TEXT = ("[Context compacted: the earlier part of this conversation is in the reference-only summary "
+               "next to this note.]")
+BRIDGE_KEY = "_compaction_bridge"
 IMAGE_PLACEHOLDER = "[image removed to save context]"
 _IMAGE_TYPES = frozenset({"image_url", "input_image", "image"})
 #: Adjacent roles that strict OpenAI-compatible backends reject.
@@ -61,6 +69,11 @@ def text_of(content: Any) -> str:
 
 def is_summary(message: Message) -> bool:
     return bool(message.get(SUMMARY_KEY))
+
+
+def is_bridge(message: Message) -> bool:
+    """The note a compaction put beside its summary (see :data:`BRIDGE_TEXT`)."""
+    return role(message) == "assistant" and (bool(message.get(BRIDGE_KEY)) or message.get("content") == BRIDGE_TEXT)
 
 
 def is_real_user(message: Message) -> bool:
@@ -184,9 +197,10 @@ def same_role_neighbours(messages: Sequence[Message]) -> int:
 def summary_role(before: Message | None, after: Message | None, *, has_real_user: bool) -> str | None:
     """The role a summary placed between ``before`` and ``after`` must take, or ``None``.
 
-    ``None`` means no role avoids a forbidden same-role neighbour, so the summary must be merged
-    into ``after``. A conversation with no real user message gets a ``user`` summary: some
-    providers reject a request whose first non-system message is not from the user.
+    ``None`` means no role avoids a forbidden same-role neighbour: the summary then takes the user
+    role with a bridge beside it (:func:`bridged`), or the tail start moves. A conversation with no
+    real user message gets a ``user`` summary: some providers reject a request whose first
+    non-system message is not from the user.
     """
     before_role = role(before) if before is not None else "system"
     after_role = role(after) if after is not None else ""
@@ -201,6 +215,32 @@ def summary_role(before: Message | None, after: Message | None, *, has_real_user
             continue
         return candidate
     return None
+
+
+def bridge_first(before: Message | None, after: Message | None) -> bool | None:
+    """Where a summary in the user role takes its bridge (:data:`BRIDGE_TEXT`, the assistant's) when
+    no single role fits between ``before`` and ``after``: ``True`` before it (``before`` is the user's),
+    ``False`` after it (``before`` is not the user's and ``after`` not the assistant's), ``None`` when
+    neither alternates."""
+    before_role = role(before) if before is not None else "system"
+    after_role = role(after) if after is not None else ""
+    if before_role == "user":
+        return True if after_role != "user" else None
+    return False if after_role != "assistant" else None
+
+
+def bridged(summary: Message, before: Message | None, after: Message | None) -> list[Message]:
+    """``summary`` in the user role with its bridge, in the order :func:`bridge_first` gives (which must
+    not be ``None``); a bridge after it counts among the messages that followed it (``TAIL_COUNT_KEY``)."""
+    first = bridge_first(before, after)
+    assert first is not None, "no bridge alternates here"
+    bridge = {"role": "assistant", "content": BRIDGE_TEXT, BRIDGE_KEY: True}
+    summary = {**summary, "role": "user"}
+    if first:
+        return [bridge, summary]
+    if isinstance(summary.get(TAIL_COUNT_KEY), int):
+        summary[TAIL_COUNT_KEY] += 1
+    return [summary, bridge]
 
 
 def _shrink(value: Any, head_chars: int, list_items: int | None) -> Any:

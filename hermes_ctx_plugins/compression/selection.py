@@ -17,7 +17,15 @@ from dataclasses import dataclass
 
 from ..events import Message
 from ..tokens import TokenCounter
-from .messages import align_end, align_start, is_real_user, last_real_user_index, role, summary_role
+from .messages import (
+    align_end,
+    align_start,
+    bridge_first,
+    is_real_user,
+    last_real_user_index,
+    role,
+    summary_role,
+)
 
 #: The tail keeps at least min(protect_last_n, this) messages, so bulky tool output cannot make
 #: every compaction keep dozens of messages verbatim.
@@ -30,6 +38,8 @@ class Split:
 
     head_end: int
     tail_start: int
+    #: no single role fits at ``tail_start``: the summary goes there with a bridge (see :func:`fit_insert`)
+    bridged: bool = False
 
     @property
     def middle(self) -> range:
@@ -139,51 +149,65 @@ def split(
     return Split(head_end=head, tail_start=max(head, tail))
 
 
-def one_heavier_than(tokens: int, counter: TokenCounter) -> Callable[[Sequence[Message]], bool]:
-    """A ``too_big`` for :func:`place`: whether one of the messages alone costs more than ``tokens``
-    (a paste, a dump; not a long run of ordinary ones). Settled by bounds where they suffice
-    (:meth:`TokenCounter.at_least`, :meth:`TokenCounter.at_most`): the message in question may be huge."""
-    def heavier(messages: Sequence[Message]) -> bool:
+def costlier_than(tokens: int, counter: TokenCounter) -> Callable[[Sequence[Message]], bool]:
+    """A ``too_big`` for :func:`place`: whether the messages together cost more than ``tokens`` (a
+    paste, a long run of tool rounds). Settled by bounds where they suffice (:meth:`TokenCounter.at_least`,
+    :meth:`TokenCounter.at_most`): the messages in question may be huge and nobody counted them."""
+    def costlier(messages: Sequence[Message]) -> bool:
+        least = 0
         for message in messages:
-            if counter.at_least(message, enough=tokens + 1) > tokens:
+            least += counter.at_least(message, enough=tokens - least + 1)
+            if least > tokens:
                 return True
-            most = counter.at_most(message)
-            if (most is None or most > tokens) and counter.count_message(message) > tokens:
+        most = 0
+        for message in messages:
+            bound = counter.at_most(message)
+            most += bound if bound is not None else tokens + 1
+            if most > tokens:
+                break
+        else:
+            return False
+        used = 0
+        for message in messages:
+            used += counter.count_message(message)
+            if used > tokens:
                 return True
         return False
 
-    return heavier
+    return costlier
 
 
 def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
                too_big: Callable[[Sequence[Message]], bool] | None = None) -> Split | None:
-    """Move the tail start back until a message inserted between head and tail has a valid role.
+    """Where a message inserted between head and tail has a valid role: ``parts`` when it fits there,
+    else the tail start moved back until it does.
 
     A summary must never create user/user or assistant/assistant neighbours, and must not be
     merged into the latest user message (which stays verbatim). ``None``: no such place exists.
 
-    ``too_big``: whether the messages moving back would add to the tail hold one it cannot take (a
-    megabyte paste just before the tail the budget chose): then the tail start moves forward instead,
-    to the first place that fits, never past the turn in progress (back when none does; and ``None``
-    as before when moving back finds no place).
+    ``too_big``: whether the messages moving back would add more to the tail than it can take (a
+    megabyte paste, a long run of tool rounds just before the tail the budget chose). Then, and when
+    moving back finds no place, ``parts`` is kept and marked ``bridged``: the summary takes the user
+    role with the assistant's bridge beside it (:func:`.messages.bridged`), where that alternates.
     """
-    before = messages[parts.head_end - 1] if parts.head_end else None
+    head = parts.head_end
+    before = messages[head - 1] if head else None
 
     def fits(tail: int) -> bool:
         after = messages[tail] if tail < len(messages) else None
         return summary_role(before, after, has_real_user=has_user) is not None
 
     tail = parts.tail_start
-    while tail > parts.head_end and not fits(tail):
-        tail = align_start(messages, tail - 1, floor=parts.head_end)
-    back = Split(parts.head_end, tail) if tail > parts.head_end else None
-    if back is None or too_big is None or not too_big(messages[back.tail_start:parts.tail_start]):
+    while tail > head and not fits(tail):
+        tail = align_start(messages, tail - 1, floor=head)
+    back = Split(head, tail) if tail > head else None
+    if too_big is None or tail == parts.tail_start or (back is not None and not too_big(
+            messages[back.tail_start:parts.tail_start])):
         return back
-    latest = forced_tail_start(messages, head=parts.head_end)
-    for forward in range(parts.tail_start + 1, latest + 1):
-        if align_start(messages, forward, floor=parts.head_end) == forward and fits(forward):
-            return Split(parts.head_end, forward)
-    return back
+    after = messages[parts.tail_start] if parts.tail_start < len(messages) else None
+    if bridge_first(before, after) is None:
+        return back
+    return Split(head, parts.tail_start, bridged=True)
 
 
 def reach(messages: Sequence[Message], usual: Split, *, has_user: bool, force: bool) -> int:
@@ -200,9 +224,9 @@ def place(messages: Sequence[Message], usual: Split, *, has_user: bool, force: b
           worth: Callable[[Sequence[Message]], bool],
           too_big: Callable[[Sequence[Message]], bool] | None = None) -> Split | None:
     """Where a compaction puts its summary or marker: ``usual`` made to fit (:func:`fit_insert`, with
-    ``too_big``) when the middle it leaves is ``worth`` compacting; else, when forced, the same with
-    the tail shrunk to the turn in progress (:func:`forced_tail_start`); ``None`` when neither has such
-    a middle."""
+    ``too_big``; bridged where moving back would add too much) when the middle it leaves is ``worth``
+    compacting; else, when forced, the same with the tail shrunk to the turn in progress
+    (:func:`forced_tail_start`); ``None`` when neither has such a middle."""
     candidates = [usual]
     if force:
         candidates.append(Split(usual.head_end, forced_tail_start(messages, head=usual.head_end)))

@@ -31,6 +31,8 @@ from .messages import (
     SUMMARY_END_MARKER,
     SUMMARY_KEY,
     TAIL_COUNT_KEY,
+    bridged,
+    is_bridge,
     is_real_user,
     is_summary,
     nothing_new_since_compaction,
@@ -40,7 +42,7 @@ from .messages import (
     text_of,
 )
 from .prune import Deferral, PruneReport, deferral_holds, prune_tool_results, summarised
-from .selection import Split, head_end, nothing_between, one_heavier_than, place, reach, split
+from .selection import Split, costlier_than, head_end, nothing_between, place, reach, split
 from .trigger import CompressionGuard
 
 if TYPE_CHECKING:
@@ -286,9 +288,9 @@ class SummarizeStrategy(CompressorStrategy):
                           protect_last_n=self.settings.protect_last_n,
                           min_tail_user_messages=self.settings.min_tail_user_messages)
             has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
-            # a message the tail cannot take (half its budget or more) is summarised, not kept to be cut
+            # what the tail cannot take (half its budget or more) is summarised, not kept to be cut
             parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising,
-                          too_big=one_heavier_than(self._tail_budget(tokens_before) // 2, self.counter))
+                          too_big=costlier_than(self._tail_budget(tokens_before) // 2, self.counter))
             # nothing that decided where the tail starts may have read what was left unsummarised
             if not report.deferred or (parts is not None and deferral_holds(
                     pruned, report.deferred, head_end=parts.head_end, deferral=deferral,
@@ -306,6 +308,7 @@ class SummarizeStrategy(CompressorStrategy):
         previous summary and the head that summary once protected (those alone would be summarised
         again with nothing new), and cost more than a summary with an empty body (no model call for
         a middle that could only grow)."""
+        middle = [m for m in middle if not is_bridge(m)]
         found = _latest_summary(middle)
         if found is not None and found == len(middle) - 1:
             return False
@@ -331,14 +334,14 @@ class SummarizeStrategy(CompressorStrategy):
         found = _latest_summary(middle)
         previous = _summary_body(middle[found]) if found is not None else None
         # A formerly protected head joins the new turns: it is summarised now, never silently dropped.
-        turns = [m for i, m in enumerate(middle) if i != found]
+        turns = [m for i, m in enumerate(middle) if i != found and not is_bridge(m)]
 
         def whole() -> list[Message]:  # what the static fallback reads: every tool result summarised
             if not plan.deferred:
                 return turns
             middle = summarised(pruned, messages, plan.deferred, min_prune_chars=self.options.min_prune_chars)[
                 parts.head_end:parts.tail_start]
-            return [m for i, m in enumerate(middle) if i != found]
+            return [m for i, m in enumerate(middle) if i != found and not is_bridge(m)]
 
         # the messages left unsummarised, which the summary request must not show
         unsummarised = frozenset(id(pruned[i]) for i in plan.deferred)
@@ -350,13 +353,15 @@ class SummarizeStrategy(CompressorStrategy):
         before = pruned[parts.head_end - 1] if parts.head_end else None
         after = pruned[parts.tail_start] if parts.tail_start < len(pruned) else None
         summary_message = {
-            "role": summary_role(before, after, has_real_user=plan.has_user),
+            "role": "user" if parts.bridged else summary_role(before, after, has_real_user=plan.has_user),
             "content": _framed(body),
             SUMMARY_KEY: True,
             HAS_USER_TURN_KEY: plan.has_user,
             TAIL_COUNT_KEY: len(pruned) - parts.tail_start,
         }
-        compacted = [*pruned[:parts.head_end], summary_message, *pruned[parts.tail_start:]]
+        inserted = bridged(summary_message, before, after) if parts.bridged else [summary_message]
+        summary_message = next(m for m in inserted if is_summary(m))
+        compacted = [*pruned[:parts.head_end], *inserted, *pruned[parts.tail_start:]]
         result = self._finish(
             messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
             summary_message=summary_message,

@@ -22,14 +22,17 @@ from .fallback import _PATH, opening
 from .messages import (
     SUMMARY_KEY,
     TAIL_COUNT_KEY,
+    bridged,
+    is_bridge,
     is_real_user,
+    is_summary,
     nothing_new_since_compaction,
     role,
     sanitize_tool_pairs,
     summary_role,
     text_of,
 )
-from .selection import Split, head_end, nothing_between, one_heavier_than, place, tail_start
+from .selection import Split, costlier_than, head_end, nothing_between, place, tail_start
 
 #: Marks a window marker, and how many messages all window compactions so far have dropped.
 DROPPED_KEY = "_window_dropped"
@@ -76,26 +79,28 @@ class WindowStrategy(ModelFreeStrategy):
         tail = tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget,
                           min_messages=1, min_user_messages=self.settings.min_tail_user_messages)
         has_user = any(is_real_user(m) for m in messages)
-        # a message the kept part cannot take (half its budget or more) is dropped, not kept to be cut
+        # what the kept part cannot take (half its budget or more) is dropped, not kept to be cut
         parts = place(messages, Split(head, tail), has_user=has_user, force=force, worth=_worth_dropping,
-                      too_big=one_heavier_than(tail_budget // 2, counter))
+                      too_big=costlier_than(tail_budget // 2, counter))
         if parts is None:
             # Nothing (new) to drop: cutting what is oversized is all there is to do.
             return self._finish(messages, messages, tokens_before, None, nothing=nothing_between(head, forced=force))
         dropped = messages[parts.head_end:parts.tail_start]
         before = messages[parts.head_end - 1] if parts.head_end else None
         after = messages[parts.tail_start] if parts.tail_start < len(messages) else None
-        total = len([m for m in dropped if not m.get(DROPPED_KEY)]) + sum(
+        total = len([m for m in dropped if not m.get(DROPPED_KEY) and not is_bridge(m)]) + sum(
             int(m.get(DROPPED_KEY) or 0) for m in dropped)
         description = _describe(dropped, total)
-        marker = {
-            "role": summary_role(before, after, has_real_user=has_user),
+        marker: Message = {
+            "role": "user" if parts.bridged else summary_role(before, after, has_real_user=has_user),
             "content": description,
             SUMMARY_KEY: True,
             DROPPED_KEY: total,
             TAIL_COUNT_KEY: len(messages) - parts.tail_start,
         }
-        compacted = sanitize_tool_pairs([*messages[:parts.head_end], marker, *messages[parts.tail_start:]])
+        inserted = bridged(marker, before, after) if parts.bridged else [marker]
+        marker = next(m for m in inserted if is_summary(m))
+        compacted = sanitize_tool_pairs([*messages[:parts.head_end], *inserted, *messages[parts.tail_start:]])
         result = self._finish(messages, compacted, tokens_before, marker,
                               notes=(f"dropped {len(dropped)} messages{estimated}",))
         return dataclasses.replace(result, summarized=len(dropped)) if result.compressed else result
@@ -120,8 +125,9 @@ class WindowStrategy(ModelFreeStrategy):
 
 
 def _worth_dropping(middle: Sequence[Message]) -> bool:
-    """Whether a middle holds more than earlier markers (dropping only those would change nothing)."""
-    return not all(m.get(DROPPED_KEY) for m in middle)
+    """Whether a middle holds more than earlier markers and their bridges (dropping only those would
+    change nothing)."""
+    return not all(m.get(DROPPED_KEY) or is_bridge(m) for m in middle)
 
 
 _FILES_SHOWN = 8
