@@ -8,6 +8,7 @@ import copy
 import json
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -389,3 +390,92 @@ def test_a_long_agentic_turn_keeps_its_budgeted_rounds_and_its_older_rounds_are_
     assert out[4:] == messages[len(messages) - len(out) + 4:], "the recent rounds are kept verbatim"
     assert "Migrate the cache module" in asked and f"src/cache_{rounds - len(kept) - 1}.py" in asked
     assert same_role_neighbours(out) == 0 and out[-1]["content"] == "great, now run the tests"
+
+
+def _turn_in_progress(rounds: int) -> list[dict[str, Any]]:
+    """Five short chat turns, then a request answered by ``rounds`` tool rounds, still in progress."""
+    from hermes_ctx_plugins.testing import agentic_turn
+
+    chat: list[dict[str, Any]] = []
+    for i in range(5):
+        chat += [{"role": "user", "content": f"question {i} about the cache"},
+                 {"role": "assistant", "content": f"answer {i}: fine"}]
+    return [{"role": "system", "content": "You are a careful coding agent."}, *chat, *agentic_turn(rounds)[2:-1]]
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "window", "prune", "pipeline"])
+@pytest.mark.parametrize("rounds", [60, 170, 400])
+def test_a_turn_in_progress_is_kept_whole_until_it_alone_is_over_the_trigger(strategy: str, rounds: int) -> None:
+    """A turn in progress (the request, then tool rounds, no user message after them) stays verbatim
+    while it fits under the trigger (60 rounds, ~49k tokens of a 96k trigger). Over it (170 rounds,
+    ~138k, over the 128k window too; 400 rounds, ~325k) no compaction that keeps it whole can get
+    under, so it is compacted as far as it must be: its older tool output is pruned (170 rounds: that
+    is enough), and when that is not enough its older rounds are summarised (window: dropped) with
+    the summary right before the request, which stays verbatim, and the latest rounds stay whole.
+    Before, every strategy kept the turn whole and a real agent went over the window."""
+    from hermes_ctx_plugins.compression.messages import BRIDGE_TEXT, is_summary, same_role_neighbours
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+    from hermes_ctx_plugins.tokens import get_counter
+
+    messages = _turn_in_progress(rounds)
+    request = next(m for m in messages if m.get("content") == "Migrate the cache module, step by step.")
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nmigrate the cache") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                    "api_key": "k"},
+                          "ctx_plugins": {"compressor": strategy, "archive": {"enabled": False}}})
+        compressor = host.compressor
+        assert compressor is not None and compressor.threshold_tokens == 96_000
+        before = get_counter("gpt-4o").count_messages(messages)
+        result = compressor.compress(copy.deepcopy(messages), force=False)
+    out = result.messages
+    at = messages.index(request)
+    if rounds == 60:  # under the trigger: the turn in progress is whole, whatever else was compacted
+        assert before < 96_000
+        assert out[len(out) - (len(messages) - at):] == messages[at:]
+        return
+    assert before > 128_000 and result.compressed, result.notes
+    task = [i for i, m in enumerate(out) if m == request]
+    assert len(task) == 1 and out[-2:] == messages[-2:] and same_role_neighbours(out) == 0
+    kept = [m["tool_call_id"] for m in out[task[0]:] if m.get("role") == "tool"]
+    if strategy == "prune" or (rounds == 170 and strategy != "window"):  # pruning alone: nothing dropped
+        assert len(kept) == rounds and not any(is_summary(m) for m in out)
+        assert out[task[0] + 1]["content"] == messages[at + 1]["content"]  # the rounds' own text stays
+        assert result.tokens_after < (96_000 if rounds == 170 else 0.8 * before), result.tokens_after
+        return
+    assert result.tokens_after < 96_000 * 0.3, result.tokens_after
+    assert kept == [f"c{i}" for i in range(rounds - len(kept), rounds)] and 3 <= len(kept) < rounds
+    assert out[len(out) - 2 * len(kept):] == messages[len(messages) - 2 * len(kept):], "the latest rounds, whole"
+    placed = [m for m in out[:task[0]] if m.get("content") != BRIDGE_TEXT]
+    assert is_summary(placed[-1]), "the summary (or marker) right before the request"
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "window"])
+def test_a_bridge_a_later_compaction_removes_is_not_archived_as_the_assistants_words(
+        strategy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The archive keeps what a compaction removed; a bridge is the compaction's own note, not something
+    the assistant said: once a later compaction removes it, ctx_search must not offer it (while the
+    rounds it stood beside stay findable)."""
+    import sqlite3
+
+    from hermes_ctx_plugins import SessionInfo
+    from hermes_ctx_plugins.compression.messages import BRIDGE_TEXT
+    from hermes_ctx_plugins.testing import StubOpenAIServer, agentic_turn
+
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    session = SessionInfo(session_id="s1", user_id="alice")
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nmigrate the cache") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                    "api_key": "k"}, "compression": {"protect_first_n": 1},
+                          "ctx_plugins": {"compressor": strategy, "archive": {"enabled": True}}})
+        first = host.compress([{"role": "system", "content": "sys"}, *agentic_turn(170),
+                               {"role": "user", "content": "great, now run the tests"}], session=session)
+        assert any(m.get("content") == BRIDGE_TEXT for m in first.messages)
+        grown = [*first.messages, {"role": "assistant", "content": "tests pass"}, *agentic_turn(170, seed=9)[2:],
+                 {"role": "user", "content": "deploy"}]
+        second = host.compress(grown, session=session, force=True)
+        assert second.compressed and not any(m.get("content") == BRIDGE_TEXT for m in second.messages)
+        host.shutdown()
+    with sqlite3.connect(tmp_path / "ctx_archive.db") as db:
+        texts = [row[0] for row in db.execute("SELECT text FROM messages")]
+    assert texts and any("src/cache_3.py" in t for t in texts), "the removed rounds are archived"
+    assert not any("Context compacted: the earlier part" in t for t in texts)

@@ -199,3 +199,50 @@ def test_a_long_agentic_turn_over_the_window_is_compacted_keeping_its_recent_rou
     assert any(m.get("content") == BRIDGE_TEXT for m in final)
     assert final[-1]["role"] == "user" and "run the tests" in str(final[-1]["content"])
     assert same_role_neighbours([m for m in final if m.get("role") != "system"]) == 0
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "window", "pipeline"])
+def test_a_long_agentic_turn_in_progress_is_compacted_inside_the_turn_and_never_exceeds_the_window(
+        stub: StubOpenAIServer, tmp_path: Path, strategy: str) -> None:
+    """Default settings, five short chat turns, then one request the model answers with 85 reads of
+    real ~6 KB files through hermes' own read_file tool: hermes compacts inside its tool loop, with no
+    user message after the rounds. Once the turn alone is over the trigger it is compacted (its older
+    reads pruned; window drops its older rounds behind a marker right before the request); the
+    request stays verbatim and the latest reads whole. Before, the turn in progress was kept whole
+    and the request reached 128,395 tokens, over the 128k window."""
+    import random
+
+    from hermes_ctx_plugins.tokens import get_counter
+
+    configure(stub, f"ctx_plugins: {{compressor: {strategy}}}\n")
+    rng = random.Random(1)
+    words = "alpha beta gamma delta cache miss key changed retry worker request ok".split()
+    files = []
+    for i in range(85):
+        path = tmp_path / f"mod_{i}.py"
+        path.write_text("\n".join(f"# {i}.{j} " + " ".join(rng.choice(words) for _ in range(14)) for j in range(80)))
+        files.append(str(path))
+    stub.responder = lambda request: "## Goal\nmigrate" if not request.get("stream") else "all files read"
+    for path in files:
+        stub.tool_call("read_file", {"path": path})
+    stub.reply("all files read, migration planned")
+    history: list[dict[str, Any]] = []
+    for i in range(5):
+        history += [{"role": "user", "content": f"question {i} about the cache"},
+                    {"role": "assistant", "content": f"answer {i}: fine"}]
+    agent = new_agent(stub, toolsets=["file"])
+    agent.run_conversation("Read every module and plan the migration.", conversation_history=history)
+    counter = get_counter(MODEL)
+    sent = [r.body["messages"] for r in stub.chat_requests if r.body and r.body.get("stream")]
+    sizes = [counter.count_messages(messages) for messages in sent]
+    assert agent.context_compressor.compression_count >= 1
+    assert max(sizes) < 128_000, sizes
+    last = [m for m in sent[-1] if m.get("role") != "system"]
+    task = [i for i, m in enumerate(last) if m.get("content") == "Read every module and plan the migration."]
+    assert len(task) == 1, "the request is sent verbatim, once"
+    marks = [i for i, m in enumerate(last) if str(m.get("content")).startswith(("[CONTEXT COMPACTION", "[window:"))]
+    assert not marks or task[0] - marks[-1] in (1, 2), "a summary (or marker) goes right before it (or its bridge)"
+    reads = [m for m in last if m.get("role") == "tool"]
+    assert "# 84.0 " in str(reads[-1]["content"]) and "# 83.0 " in str(reads[-2]["content"]), "the latest reads, whole"
+    assert sizes[-1] < 96_000 and (strategy != "window" or len(reads) < 85)
+    assert same_role_neighbours(last) == 0

@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import embedding
 from ..compression.base import CompressionResult
-from ..compression.messages import append_text, is_real_user, summary_role
+from ..compression.messages import append_text, is_bridge, is_real_user, summary_role
 from ..config import ArchiveSettings
 from ..events import Forgotten, Message, SessionInfo
 from ..safety import redact_secrets
@@ -90,7 +90,8 @@ class Archiver:
         :param ceiling: the most the index may take (the host passes a share of the strategy's
             threshold); ``index_max_tokens`` bounds it too.
         """
-        removed, fresh = changes.removed, changes.fresh
+        # a compaction's bridge (the assistant's note beside a summary) is not the assistant's words
+        removed, fresh = [(p, m) for p, m in changes.removed if not is_bridge(m)], changes.fresh
         if not removed:
             return result
         # redacted once, here: what the store keeps and what the index is made of (never a secret)

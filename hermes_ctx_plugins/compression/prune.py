@@ -30,7 +30,7 @@ from ..options import option
 from ..tokens import REPLY_PRIMING, TokenCounter, get_counter
 from .base import CompressionResult, ModelFreeStrategy, size_before
 from .messages import last_real_user_index, truncate_tool_arguments
-from .selection import walk_back
+from .selection import turn_over, walk_back
 from .tool_summary import SUMMARY_MAX_CHARS, as_text, label, summarize_tool_result
 
 DUPLICATE_PLACEHOLDER = "[Duplicate tool output — same content as a more recent call]"
@@ -264,6 +264,7 @@ def prune_tool_results(
     tokens_before: int | None = None,
     deferral: Deferral | None = None,
     count_after: bool = True,
+    turn_limit: int | None = None,
 ) -> PruneReport:
     """Run the four pruning passes (see the module docstring) and report what changed.
 
@@ -276,13 +277,17 @@ def prune_tool_results(
     ``tokens_before``, when the caller already knows it, spares counting the input again. With
     ``deferral`` (and ``exact_head``), the tool results of that range the summary model will never
     read are not summarised (see :class:`Deferral`). ``count_after=False``: the result is not counted
-    (``tokens_after`` is ``None``), for a caller that does not need it.
+    (``tokens_after`` is ``None``), for a caller that does not need it. ``turn_limit``: a turn in
+    progress that alone costs more (the trigger) is not kept whole: its tool results before the
+    protected tail are pruned too (see :func:`.selection.turn_over`; its user message is never touched).
     """
     result = list(messages)
     calls = _calls_of_results(messages)
     # The latest user message and everything after it stay verbatim: it is the task in progress.
     verbatim = last_real_user_index(messages)
     verbatim = len(messages) if verbatim < 0 else verbatim
+    if verbatim < len(messages) and turn_over(messages, counter=counter, limit=turn_limit):
+        verbatim = len(messages)  # pruned like the rest up to the tail (no pass touches the user message)
     boundary = min(verbatim, tail_start(messages, counter=counter, budget_tokens=protect_tail_tokens,
                                         min_messages=protect_tail_count))
     replaced: set[int] = set()
@@ -469,7 +474,7 @@ class PruneStrategy(ModelFreeStrategy):
         report = prune_tool_results(
             messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
-            tokens_before=tokens_before, count_after=exact,
+            tokens_before=tokens_before, count_after=exact, turn_limit=self.threshold_tokens,
         )
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                  f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]

@@ -12,6 +12,7 @@ invariants (the turn in progress verbatim, tool calls with their results, valid 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,19 @@ class Split:
     tail_start: int
     #: no single role fits at ``tail_start``: the summary goes there with a bridge (see :func:`fit_insert`)
     bridged: bool = False
+    #: the user message of a turn in progress too big to keep whole (:func:`turn_tail_start`): inside
+    #: the middle yet kept verbatim, the summary goes right before it and the rest of the middle (what
+    #: came before and the turn's older rounds) is compacted
+    task: int | None = None
+
+    def compacted(self, messages: Sequence[Message]) -> list[Message]:
+        """The messages of the middle a compaction replaces (the task excluded)."""
+        return [messages[i] for i in self.middle if i != self.task]
+
+    def summary_after(self, messages: Sequence[Message]) -> Message | None:
+        """The message a summary placed for this split sits right before."""
+        at = self.task if self.task is not None else self.tail_start
+        return messages[at] if at < len(messages) else None
 
     @property
     def middle(self) -> range:
@@ -113,6 +127,33 @@ def tail_start(
     return max(head, align_start(messages, cut, floor=head))
 
 
+def turn_over(messages: Sequence[Message], *, counter: TokenCounter, limit: int | None) -> bool:
+    """Whether the turn in progress (the latest real user message and what follows) alone costs more
+    than ``limit`` (the trigger: no compaction that keeps it whole can get under it); never when
+    ``limit`` is ``None``."""
+    latest = last_real_user_index(messages)
+    return limit is not None and latest >= 0 and costlier_than(limit, counter)(messages[latest:])
+
+
+def turn_tail_start(messages: Sequence[Message], *, head: int, counter: TokenCounter, limit: int | None,
+                    budget_tokens: int, min_messages: int) -> int | None:
+    """Where the tail begins inside a turn in progress that alone costs more than ``limit``
+    (:func:`turn_over`): its latest rounds within ``budget_tokens`` (at least ``min_messages``,
+    capped as :func:`tail_start` caps them), never a tool result first; the turn's user message then
+    stays verbatim before them and its older rounds are compacted. ``None``: the turn is kept whole
+    (within the limit, inside the head, or nothing of it to compact)."""
+    latest = last_real_user_index(messages)
+    if latest < head or not turn_over(messages, counter=counter, limit=limit):
+        return None
+    floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, len(messages) - latest - 1)
+    start = latest + 1
+    tail = align_start(messages, walk_back(messages, stop=start, counter=counter, budget_tokens=budget_tokens,
+                                           floor=floor), floor=start)
+    if tail <= start or tail >= len(messages) or role(messages[tail]) == "user":
+        return None
+    return tail
+
+
 def forced_tail_start(messages: Sequence[Message], *, head: int) -> int:
     """The tail of a forced compaction: the latest real user message and everything after it (without
     one, the last message with the tool call its results answer); never inside the head."""
@@ -141,9 +182,14 @@ def split(
     tail_budget_tokens: int,
     protect_last_n: int,
     min_tail_user_messages: int,
+    turn_limit: int | None = None,
 ) -> Split:
-    """Head and tail for one compaction."""
+    """Head and tail for one compaction; ``turn_limit``: see :func:`turn_tail_start`."""
     head = head_end(messages, protect_first_n)
+    inner = turn_tail_start(messages, head=head, counter=counter, limit=turn_limit, budget_tokens=tail_budget_tokens,
+                            min_messages=protect_last_n)
+    if inner is not None:
+        return Split(head_end=head, tail_start=inner, task=last_real_user_index(messages))
     tail = tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget_tokens,
                       min_messages=protect_last_n, min_user_messages=min_tail_user_messages)
     return Split(head_end=head, tail_start=max(head, tail))
@@ -192,6 +238,11 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
     """
     head = parts.head_end
     before = messages[head - 1] if head else None
+    if parts.task is not None:  # the summary goes right before the task, bridged when no role fits there
+        task = messages[parts.task]
+        if summary_role(before, task, has_real_user=has_user) is not None:
+            return parts
+        return dataclasses.replace(parts, bridged=True) if bridge_first(before, task) is not None else None
 
     def fits(tail: int) -> bool:
         after = messages[tail] if tail < len(messages) else None
@@ -204,8 +255,7 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
     if too_big is None or tail == parts.tail_start or (back is not None and not too_big(
             messages[back.tail_start:parts.tail_start])):
         return back
-    after = messages[parts.tail_start] if parts.tail_start < len(messages) else None
-    if bridge_first(before, after) is None:
+    if bridge_first(before, parts.summary_after(messages)) is None:
         return back
     return Split(head, parts.tail_start, bridged=True)
 
@@ -213,9 +263,9 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
 def reach(messages: Sequence[Message], usual: Split, *, has_user: bool, force: bool) -> int:
     """The earliest message :func:`place` may look at beyond the middle it leaves (moving a tail start
     back reads what it passes): the earliest of the usual and the forced tail start and where moving
-    each back would end."""
+    each back would end; a turn's task, which it reads, for a split with one."""
     candidates = [usual] + ([Split(usual.head_end, forced_tail_start(messages, head=usual.head_end))] if force else [])
-    starts = [c.tail_start for c in candidates]
+    starts = [c.tail_start if c.task is None else c.task for c in candidates]
     starts += [b.tail_start for c in candidates if (b := fit_insert(messages, c, has_user=has_user)) is not None]
     return min(starts)
 
@@ -232,6 +282,6 @@ def place(messages: Sequence[Message], usual: Split, *, has_user: bool, force: b
         candidates.append(Split(usual.head_end, forced_tail_start(messages, head=usual.head_end)))
     for candidate in candidates:
         parts = fit_insert(messages, candidate, has_user=has_user, too_big=too_big)
-        if parts is not None and worth(messages[parts.head_end:parts.tail_start]):
+        if parts is not None and worth(parts.compacted(messages)):
             return parts
     return None

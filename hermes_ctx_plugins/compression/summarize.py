@@ -42,7 +42,7 @@ from .messages import (
     text_of,
 )
 from .prune import Deferral, PruneReport, deferral_holds, prune_tool_results, summarised
-from .selection import Split, costlier_than, head_end, nothing_between, place, reach, split
+from .selection import Split, costlier_than, head_end, nothing_between, place, reach, split, turn_over
 from .trigger import CompressionGuard
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ class SummarizeStrategy(CompressorStrategy):
             messages, counter=self.counter, protect_tail_tokens=self._tail_budget(tokens_before),
             protect_tail_count=self.settings.protect_last_n, min_prune_chars=min_chars,
             max_argument_chars=self.options.max_argument_chars, exact_head=exact_head,
-            tokens_before=tokens_before, deferral=deferral,
+            tokens_before=tokens_before, deferral=deferral, turn_limit=self.threshold_tokens,
         )
 
     def _deferral(self, tokens_before: int) -> Deferral:
@@ -279,6 +279,9 @@ class SummarizeStrategy(CompressorStrategy):
         # The middle is about to be summarised away: weigh its pruning by characters, not tokens, and
         # leave alone the tool results the summary request will not show (a long middle's middle).
         head, deferral = head_end(messages, protect_first_n), self._deferral(tokens_before)
+        # a turn in progress over the trigger is compacted too (its older rounds): nothing is deferred then
+        limit = self.threshold_tokens
+        defer = defer and not turn_over(messages, counter=self.counter, limit=limit)
         report = self._prune(messages, tokens_before, min_chars=self.options.min_prune_chars, exact_head=head,
                              deferral=deferral if defer else None)
         while True:
@@ -286,7 +289,7 @@ class SummarizeStrategy(CompressorStrategy):
             usual = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
                           tail_budget_tokens=self._tail_budget(tokens_before),
                           protect_last_n=self.settings.protect_last_n,
-                          min_tail_user_messages=self.settings.min_tail_user_messages)
+                          min_tail_user_messages=self.settings.min_tail_user_messages, turn_limit=limit)
             has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
             # what the tail cannot take (half its budget or more) is summarised, not kept to be cut
             parts = place(pruned, usual, has_user=has_user, force=force, worth=self._worth_summarising,
@@ -330,7 +333,7 @@ class SummarizeStrategy(CompressorStrategy):
             # Nothing to summarise (or only the summary and the head it once protected): what
             # pruning did, and cutting what is oversized, is all there is to do.
             return self._finish(messages, pruned, tokens_before, notes=plan.notes, nothing=plan.nothing)
-        middle = pruned[parts.head_end:parts.tail_start]
+        middle = parts.compacted(pruned)
         found = _latest_summary(middle)
         previous = _summary_body(middle[found]) if found is not None else None
         # A formerly protected head joins the new turns: it is summarised now, never silently dropped.
@@ -339,8 +342,8 @@ class SummarizeStrategy(CompressorStrategy):
         def whole() -> list[Message]:  # what the static fallback reads: every tool result summarised
             if not plan.deferred:
                 return turns
-            middle = summarised(pruned, messages, plan.deferred, min_prune_chars=self.options.min_prune_chars)[
-                parts.head_end:parts.tail_start]
+            middle = parts.compacted(summarised(pruned, messages, plan.deferred,
+                                                min_prune_chars=self.options.min_prune_chars))
             return [m for i, m in enumerate(middle) if i != found and not is_bridge(m)]
 
         # the messages left unsummarised, which the summary request must not show
@@ -351,17 +354,18 @@ class SummarizeStrategy(CompressorStrategy):
         except prompt._ShowsUnsummarised:  # redacting changed lengths so: the request is made from it all
             return self._compress(messages, tokens_before, focus_topic, memory_context, force=force, defer=False)
         before = pruned[parts.head_end - 1] if parts.head_end else None
-        after = pruned[parts.tail_start] if parts.tail_start < len(pruned) else None
+        after = parts.summary_after(pruned)
         summary_message = {
             "role": "user" if parts.bridged else summary_role(before, after, has_real_user=plan.has_user),
             "content": _framed(body),
             SUMMARY_KEY: True,
             HAS_USER_TURN_KEY: plan.has_user,
-            TAIL_COUNT_KEY: len(pruned) - parts.tail_start,
+            TAIL_COUNT_KEY: len(pruned) - parts.tail_start + (parts.task is not None),  # what follows it
         }
         inserted = bridged(summary_message, before, after) if parts.bridged else [summary_message]
         summary_message = next(m for m in inserted if is_summary(m))
-        compacted = [*pruned[:parts.head_end], *inserted, *pruned[parts.tail_start:]]
+        task = [] if parts.task is None else [pruned[parts.task]]
+        compacted = [*pruned[:parts.head_end], *inserted, *task, *pruned[parts.tail_start:]]
         result = self._finish(
             messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
             summary_message=summary_message,

@@ -26,13 +26,14 @@ from .messages import (
     is_bridge,
     is_real_user,
     is_summary,
+    last_real_user_index,
     nothing_new_since_compaction,
     role,
     sanitize_tool_pairs,
     summary_role,
     text_of,
 )
-from .selection import Split, costlier_than, head_end, nothing_between, place, tail_start
+from .selection import Split, costlier_than, head_end, nothing_between, place, tail_start, turn_tail_start
 
 #: Marks a window marker, and how many messages all window compactions so far have dropped.
 DROPPED_KEY = "_window_dropped"
@@ -76,18 +77,22 @@ class WindowStrategy(ModelFreeStrategy):
         head = head_end(messages, 0 if earlier else self.settings.protect_first_n)
         head_tokens = counter.count_messages(messages[:head])
         tail_budget = max(1, budget - head_tokens - _MARKER_TOKENS)
-        tail = tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget,
-                          min_messages=1, min_user_messages=self.settings.min_tail_user_messages)
+        # a turn in progress over the trigger keeps its user message and its latest rounds
+        inner = turn_tail_start(messages, head=head, counter=counter, limit=self.threshold_tokens,
+                                budget_tokens=tail_budget, min_messages=1)
+        usual = (Split(head, inner, task=last_real_user_index(messages)) if inner is not None else
+                 Split(head, tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget,
+                                        min_messages=1, min_user_messages=self.settings.min_tail_user_messages)))
         has_user = any(is_real_user(m) for m in messages)
         # what the kept part cannot take (half its budget or more) is dropped, not kept to be cut
-        parts = place(messages, Split(head, tail), has_user=has_user, force=force, worth=_worth_dropping,
+        parts = place(messages, usual, has_user=has_user, force=force, worth=_worth_dropping,
                       too_big=costlier_than(tail_budget // 2, counter))
         if parts is None:
             # Nothing (new) to drop: cutting what is oversized is all there is to do.
             return self._finish(messages, messages, tokens_before, None, nothing=nothing_between(head, forced=force))
-        dropped = messages[parts.head_end:parts.tail_start]
+        dropped = parts.compacted(messages)
         before = messages[parts.head_end - 1] if parts.head_end else None
-        after = messages[parts.tail_start] if parts.tail_start < len(messages) else None
+        after = parts.summary_after(messages)
         total = len([m for m in dropped if not m.get(DROPPED_KEY) and not is_bridge(m)]) + sum(
             int(m.get(DROPPED_KEY) or 0) for m in dropped)
         description = _describe(dropped, total)
@@ -96,11 +101,12 @@ class WindowStrategy(ModelFreeStrategy):
             "content": description,
             SUMMARY_KEY: True,
             DROPPED_KEY: total,
-            TAIL_COUNT_KEY: len(messages) - parts.tail_start,
+            TAIL_COUNT_KEY: len(messages) - parts.tail_start + (parts.task is not None),  # what follows it
         }
         inserted = bridged(marker, before, after) if parts.bridged else [marker]
         marker = next(m for m in inserted if is_summary(m))
-        compacted = sanitize_tool_pairs([*messages[:parts.head_end], *inserted, *messages[parts.tail_start:]])
+        task = [] if parts.task is None else [messages[parts.task]]
+        compacted = sanitize_tool_pairs([*messages[:parts.head_end], *inserted, *task, *messages[parts.tail_start:]])
         result = self._finish(messages, compacted, tokens_before, marker,
                               notes=(f"dropped {len(dropped)} messages{estimated}",))
         return dataclasses.replace(result, summarized=len(dropped)) if result.compressed else result
