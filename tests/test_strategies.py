@@ -112,6 +112,28 @@ def test_pipeline_stops_once_the_budget_is_met(server: StubOpenAIServer) -> None
     assert all(id(m) in original_ids for m in result.removed)
 
 
+@pytest.mark.parametrize("abort_on_failure", [False, True])
+def test_a_pipeline_whose_summary_step_aborts_keeps_what_its_prune_step_did(
+        server: StubOpenAIServer, abort_on_failure: bool) -> None:
+    """The summary model refuses the key (401: the summarize step aborts, leaving its input alone).
+    What the pipeline's prune step reclaimed stands: before, the whole pipeline reported unchanged
+    and a history over the window stayed over it. Only ``abort_on_summary_failure`` (no compaction
+    without a summary) leaves the messages exactly as they were."""
+    model = {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url}
+    host = host_for("pipeline", model=model, compression={"abort_on_summary_failure": abort_on_failure},
+                    options={"pipeline": {"steps": ["prune", "summarize"], "budget_ratio": 0.05}})
+    messages = make_transcript(25, turns=40, output_lines=80)
+    server.fail(status=401, times=10)
+    result = host.compress(copy.deepcopy(messages))
+    assert server.chat_requests, "the summary model was asked"
+    if abort_on_failure:
+        assert not result.compressed and result.aborted and result.messages == messages
+        return
+    assert result.compressed and not result.aborted and "401" in result.summary_error
+    assert result.tokens_after < 0.5 * result.tokens_before and not any(m.get(SUMMARY_KEY) for m in result.messages)
+    assert len(result.messages) == len(messages) and any("earlier steps kept" in n for n in result.notes)
+
+
 def test_pipeline_with_a_third_party_step() -> None:
     from hermes_ctx_plugins.testing import FakesPlugin
 

@@ -176,9 +176,15 @@ class PipelineStrategy(CompressorStrategy):
             if number == 0 and result.tokens_before != tokens_before:  # the first step counted exactly
                 tokens_before, estimated = result.tokens_before, ""
             step_notes = [f"{step.name}: {n}" for n in result.notes]
-            if result.aborted:  # the conversation stays as it was, what earlier steps did included
-                return CompressionResult.unchanged(messages, tokens_before, aborted_by=result.summary_error,
-                                                   note="; ".join(step_notes))
+            if result.aborted:
+                if current is messages or self.settings.abort_on_summary_failure:
+                    # nothing done yet, or the operator asked for no compaction without a summary
+                    return CompressionResult.unchanged(messages, tokens_before, aborted_by=result.summary_error,
+                                                       note="; ".join(step_notes))
+                # what earlier steps did stands (the summary's failure does not undo a pruning)
+                summary_error = result.summary_error or summary_error
+                notes += [*step_notes, f"{step.name}: aborted ({result.summary_error}); earlier steps kept"]
+                break
             if not result.compressed:
                 unchanged += step_notes
                 continue
