@@ -335,7 +335,8 @@ class LocalProvider(MemoryProvider):
             return None
         ranked = recall.rank(hits, chat_id=session.chat_id, share_across_chats=options.share_across_chats,
                              half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
-        return ranked
+        # the question's own candidates (not relevance feedback's) are read for a date it asks about
+        return recall.anchored(question, terms, ranked) if hybrid else ranked
 
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
         """``question``'s vector (:func:`shared_dense.asked`: the built-in model on the caller's thread but in a

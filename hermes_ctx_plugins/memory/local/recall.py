@@ -16,6 +16,8 @@ rules (:mod:`~hermes_ctx_plugins.storage.verdicts`).
 from __future__ import annotations
 
 import functools
+import math
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +39,17 @@ MIN_RELATIVE_SCORE = 0.3
 FEEDBACK_TERMS = 12
 #: about this many characters make a token (to tell, without counting, whether memories fill a budget)
 CHARS_PER_TOKEN = 4
+#: a question asking what happened before or after something ("the week before my trip to Riga",
+#: "重庆那次求职前一周"): its candidates dated shortly on that side of the something rank higher
+_BEFORE = re.compile(r"\b(?:before|prior to|ahead of|leading up to|in the run-up to)\b"
+                     r"|之前|以前|前一周|前几天|前不久|前夕|前一天")
+_AFTER = re.compile(r"\b(?:after|following|since)\b|之后|以后|后一周|后几天|后不久|后一天")
+#: how far from the anchor a candidate gets a boost, and the boost at the anchor's side (it decays
+#: over half the window); chosen on the tuning half of ``benchmarks/bench_paraphrase.py``
+ANCHOR_WINDOW_DAYS = 14.0
+ANCHOR_BOOST = 2.0
+#: the anchor is named by the question's rarest word among the candidates, held by at most this many
+ANCHOR_MAX_HOLDERS = 3
 HEADER = "Recalled from earlier conversations (ctx-local memory; the newest wins where they disagree):"
 
 @dataclass(frozen=True)
@@ -70,6 +83,34 @@ def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_li
         keyed.append((-score, -memory.created_at, position, Ranked(memory, score, hit.verdict)))
     keyed.sort()
     return [item[3] for item in keyed]
+
+
+def anchored(question: str, terms: Sequence[str], ranked: Sequence[Ranked]) -> list[Ranked]:
+    """``ranked`` reordered for a question about what happened before or after something: the
+    candidate holding the question's rarest word (the something: "Riga", "重庆") is the anchor, and the
+    candidates dated up to :data:`ANCHOR_WINDOW_DAYS` on the asked side of it rank higher, the nearer
+    the more. Other questions, and those whose anchor is not one of a few candidates, keep their order."""
+    asked = question.casefold()
+    side = -1 if _BEFORE.search(asked) else 1 if _AFTER.search(asked) else 0
+    if not side or len(ranked) < 2:
+        return list(ranked)
+    texts = [r.memory.text.casefold() for r in ranked]
+    holders = {term: sum(term in text for text in texts) for term in terms}
+    held = [term for term in terms if holders[term]]
+    if not held:
+        return list(ranked)
+    rarest = min(held, key=lambda term: (holders[term], -len(term)))
+    if holders[rarest] > ANCHOR_MAX_HOLDERS:
+        return list(ranked)
+    anchor = next(r for r, text in zip(ranked, texts, strict=True) if rarest in text)
+    out = []
+    for item in ranked:
+        days = (item.memory.created_at - anchor.memory.created_at) / 86_400 * side
+        if item is not anchor and 0 < days <= ANCHOR_WINDOW_DAYS:
+            item = Ranked(item.memory, item.score * (1 + ANCHOR_BOOST * math.exp(-2 * days / ANCHOR_WINDOW_DAYS)),
+                          item.verdict)
+        out.append(item)
+    return sorted(out, key=lambda item: -item.score)  # stable: equal scores keep their order
 
 
 def provenance(memory: Memory) -> str:
