@@ -479,3 +479,34 @@ def test_a_bridge_a_later_compaction_removes_is_not_archived_as_the_assistants_w
         texts = [row[0] for row in db.execute("SELECT text FROM messages")]
     assert texts and any("src/cache_3.py" in t for t in texts), "the removed rounds are archived"
     assert not any("Context compacted: the earlier part" in t for t in texts)
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "window", "pipeline"])
+def test_after_a_resume_an_old_summary_is_not_taken_for_the_users_request(strategy: str) -> None:
+    """A session whose first message is the request (inside the protected head) is compacted inside
+    the turn, then resumed from hermes' session store, which drops the in-process keys: the summary
+    in the user role must still read as a summary (by how it opens), or it becomes "the latest user
+    message" and the next compaction summarises the real request away."""
+    from hermes_ctx_plugins.compression.messages import is_real_user, is_summary, same_role_neighbours
+    from hermes_ctx_plugins.testing import StubOpenAIServer, agentic_turn
+
+    def rounds(tag: str) -> list[dict[str, Any]]:  # the call ids of each batch its own
+        return json.loads(re.sub(r'"c(\d+)"', rf'"{tag}\1"', json.dumps(agentic_turn(170)[3:-1])))
+
+    request = {"role": "user", "content": "Migrate the cache module, step by step."}
+    with StubOpenAIServer(model="stub", responder=lambda r: "## Goal\nmigrate the cache") as server:
+        def host() -> Any:
+            return load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                        "api_key": "k"}, "compression": {"protect_first_n": 1},
+                              "ctx_plugins": {"compressor": strategy, "archive": {"enabled": False}}})
+
+        first = host().compressor.compress([{"role": "system", "content": "sys"}, request, *rounds("a")])
+        assert first.compressed and [m for m in first.messages if m == request] == [request]
+        resumed = [{k: v for k, v in m.items() if not k.startswith("_")} for m in first.messages]
+        assert [is_summary(m) for m in resumed] == [is_summary(m) for m in first.messages]
+        second = host().compressor.compress([*resumed, *rounds("b")])
+    assert second.compressed, second.notes
+    out = second.messages
+    assert [m for m in out if m == request] == [request], "the request is still there, once, verbatim"
+    assert [m for m in out if is_real_user(m)] == [request] and same_role_neighbours(out) == 0
+    assert out[-1]["tool_call_id"] == "b169" and out.index(request) < len(out) - 2

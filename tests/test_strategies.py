@@ -113,15 +113,17 @@ def test_pipeline_stops_once_the_budget_is_met(server: StubOpenAIServer) -> None
 
 
 @pytest.mark.parametrize("abort_on_failure", [False, True])
-def test_a_pipeline_whose_summary_step_aborts_keeps_what_its_prune_step_did(
-        server: StubOpenAIServer, abort_on_failure: bool) -> None:
+@pytest.mark.parametrize("steps", [["prune", "summarize"], ["summarize", "window"]])
+def test_a_pipeline_whose_summary_step_aborts_keeps_what_its_other_steps_do(
+        server: StubOpenAIServer, abort_on_failure: bool, steps: list[str]) -> None:
     """The summary model refuses the key (401: the summarize step aborts, leaving its input alone).
-    What the pipeline's prune step reclaimed stands: before, the whole pipeline reported unchanged
-    and a history over the window stayed over it. Only ``abort_on_summary_failure`` (no compaction
-    without a summary) leaves the messages exactly as they were."""
+    The step is skipped: what the pipeline's prune step reclaimed stands, and a window step after it
+    still runs; the failure is reported as a fallback (hermes then tells the user). Before, the whole
+    pipeline reported unchanged and a history over the window stayed over it. Only
+    ``abort_on_summary_failure`` (no compaction without a summary) leaves the messages as they were."""
     model = {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url}
     host = host_for("pipeline", model=model, compression={"abort_on_summary_failure": abort_on_failure},
-                    options={"pipeline": {"steps": ["prune", "summarize"], "budget_ratio": 0.05}})
+                    options={"pipeline": {"steps": steps, "budget_ratio": 0.05}})
     messages = make_transcript(25, turns=40, output_lines=80)
     server.fail(status=401, times=10)
     result = host.compress(copy.deepcopy(messages))
@@ -129,9 +131,14 @@ def test_a_pipeline_whose_summary_step_aborts_keeps_what_its_prune_step_did(
     if abort_on_failure:
         assert not result.compressed and result.aborted and result.messages == messages
         return
-    assert result.compressed and not result.aborted and "401" in result.summary_error
-    assert result.tokens_after < 0.5 * result.tokens_before and not any(m.get(SUMMARY_KEY) for m in result.messages)
-    assert len(result.messages) == len(messages) and any("earlier steps kept" in n for n in result.notes)
+    assert result.compressed and not result.aborted, result.notes
+    assert result.used_fallback and "401" in result.summary_error
+    assert result.tokens_after < 0.5 * result.tokens_before
+    assert any("summarize: skipped, its summary failed" in n for n in result.notes)
+    if steps[0] == "prune":  # pruned: every message is still there, none is a summary
+        assert len(result.messages) == len(messages) and not any(m.get(SUMMARY_KEY) for m in result.messages)
+    else:  # the window dropped the middle behind its marker
+        assert any(m.get(DROPPED_KEY) for m in result.messages)
 
 
 def test_pipeline_with_a_third_party_step() -> None:

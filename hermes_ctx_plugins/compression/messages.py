@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,8 +68,19 @@ def text_of(content: Any) -> str:
     return ""
 
 
+#: how a summary or marker opens, ours and hermes' ("[CONTEXT COMPACTION — REFERENCE ONLY] …") and
+#: window's marker: a summary is recognised by it after a resume, when the in-process keys are gone
+_SUMMARY_OPENING = re.compile(r"\[CONTEXT COMPACTION|\[window: \d+ earlier messages were dropped")
+
+
 def is_summary(message: Message) -> bool:
-    return bool(message.get(SUMMARY_KEY))
+    """A compaction's summary or marker: by its in-process key, or (after a resume) by how it opens."""
+    if message.get(SUMMARY_KEY):
+        return True
+    content = message.get("content")
+    if isinstance(content, list) and content:
+        content = content[0].get("text") if isinstance(content[0], dict) else content[0]
+    return isinstance(content, str) and _SUMMARY_OPENING.match(content) is not None
 
 
 def is_bridge(message: Message) -> bool:

@@ -158,6 +158,7 @@ class PipelineStrategy(CompressorStrategy):
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         current: list[Message] = messages
         summary, used_fallback, summary_error, summarized = None, False, "", 0
+        aborted_by = ""  # a step whose summary failed so that it left its input alone
         summary_message: Message | None = None  # the latest step's summary or marker
         notes: list[str] = []
         unchanged: list[str] = []  # what the steps that changed nothing said
@@ -177,14 +178,14 @@ class PipelineStrategy(CompressorStrategy):
                 tokens_before, estimated = result.tokens_before, ""
             step_notes = [f"{step.name}: {n}" for n in result.notes]
             if result.aborted:
-                if current is messages or self.settings.abort_on_summary_failure:
-                    # nothing done yet, or the operator asked for no compaction without a summary
+                if self.settings.abort_on_summary_failure:  # the operator wants no compaction without a summary
                     return CompressionResult.unchanged(messages, tokens_before, aborted_by=result.summary_error,
                                                        note="; ".join(step_notes))
-                # what earlier steps did stands (the summary's failure does not undo a pruning)
-                summary_error = result.summary_error or summary_error
-                notes += [*step_notes, f"{step.name}: aborted ({result.summary_error}); earlier steps kept"]
-                break
+                # the failed step is skipped: what the other steps do stands in for it (a fallback)
+                aborted_by = result.summary_error
+                unchanged += step_notes
+                notes.append(f"{step.name}: skipped, its summary failed ({result.summary_error})")
+                continue
             if not result.compressed:
                 unchanged += step_notes
                 continue
@@ -201,7 +202,7 @@ class PipelineStrategy(CompressorStrategy):
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")
         if current is messages:
-            return CompressionResult.unchanged(messages, tokens_before,
+            return CompressionResult.unchanged(messages, tokens_before, aborted_by=aborted_by,
                                                note="; ".join(unchanged) or "no step changed anything")
         if estimated and not any(ESTIMATED_NOTE.search(note) for note in notes):  # said once, on the first note
             notes = [notes[0] + estimated, *notes[1:]] if notes else [estimated.removeprefix("; ")]
@@ -209,9 +210,9 @@ class PipelineStrategy(CompressorStrategy):
             # every original a step dropped or rewrote (a message a step made and a later step
             # changed again is not an original: its original is already here)
             messages, current, summary_message=summary_message, tokens_before=tokens_before,
-            tokens_after=counter.count_messages(current), summary=summary, used_fallback=used_fallback,
-            summary_error=summary_error, summarized=summarized, new_session=not self.settings.in_place,
-            notes=tuple(notes),
+            tokens_after=counter.count_messages(current), summary=summary,
+            used_fallback=used_fallback or bool(aborted_by), summary_error=summary_error or aborted_by,
+            summarized=summarized, new_session=not self.settings.in_place, notes=tuple(notes),
         ), counter)
         if result.compressed:
             self.compression_count += 1
