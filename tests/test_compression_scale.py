@@ -264,8 +264,7 @@ def _with_a_huge_paste(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("paste", [False, True], ids=["tool history", "with a huge paste"])
 def test_a_forced_pipeline_keeps_what_its_steps_one_after_the_other_keep(paste: bool) -> None:
     """What a forced pipeline keeps is what running prune, then summarize, forced, one after the other
-    keeps (every step cuts what is oversized in its own result: a huge paste is cut by the prune step
-    already), counted exactly."""
+    keeps (a huge paste among the middle is summarised away either way), counted exactly."""
     from hermes_ctx_plugins.testing import StubOpenAIServer
 
     messages = _long_tool_history(120)
@@ -510,3 +509,61 @@ def test_after_a_resume_an_old_summary_is_not_taken_for_the_users_request(strate
     assert [m for m in out if m == request] == [request], "the request is still there, once, verbatim"
     assert [m for m in out if is_real_user(m)] == [request] and same_role_neighbours(out) == 0
     assert out[-1]["tool_call_id"] == "b169" and out.index(request) < len(out) - 2
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "pipeline"])
+def test_a_pipeline_keeps_the_latest_rounds_of_a_long_turn_whole_as_summarize_does(strategy: str) -> None:
+    """A turn in progress over the window made of long reasoning steps: its latest rounds are kept whole.
+    A pipeline's prune step used to cut what was still too big before its summarize step ran, so half
+    of the rounds that step then kept came out cut (the cut is the last resort, for what compacting
+    leaves too big: a later step that compacts makes it itself)."""
+    from hermes_ctx_plugins.compression.messages import is_bridge, is_summary
+    from hermes_ctx_plugins.compression.oversize import is_cut
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    rng = random.Random(1)
+    words = "alpha beta gamma delta cache miss key changed retry worker request ok".split()
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
+    for role_, text in (("user", "hi"), ("assistant", "hello"), ("user", "let's go"), ("assistant", "ok"),
+                        ("user", "Plan the migration, module by module.")):
+        messages.append({"role": role_, "content": text})
+    for i in range(90):
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+        messages += [{"role": "assistant", "content": " ".join(rng.choice(words) for _ in range(2000)),
+                      "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": f"c{i}", "content": f"module {i}: 12 lines"}]
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nplan the migration") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                    "api_key": "k"},
+                          "ctx_plugins": {"compressor": strategy, "archive": {"enabled": False}}})
+        result = host.compressor.compress(copy.deepcopy(messages))
+    assert result.compressed and result.tokens_after < 96_000 * 0.3, result.notes
+    at = result.messages.index(messages[5])
+    kept = [m for m in result.messages[at + 1:] if not is_summary(m) and not is_bridge(m)]
+    assert len(kept) >= 4 and kept == messages[len(messages) - len(kept):]
+    assert not any(is_cut(m) for m in kept)
+
+
+@pytest.mark.parametrize("strategy", ["summarize", "window"])
+@pytest.mark.parametrize("rounds", [60, 400])
+def test_a_turn_in_progress_that_began_in_the_protected_head_is_kept_whole_until_it_is_over_the_trigger(
+        strategy: str, rounds: int) -> None:
+    """The session's first message is the request, inside the protected head. Under the trigger the
+    rounds after it are the turn in progress and stay whole, even on a manual /compress (before the
+    summary's bridge a role clash happened to stop it; a head ending on an assistant message did not);
+    over the trigger its older rounds are compacted after the head, the request untouched in it."""
+    from hermes_ctx_plugins.compression.messages import same_role_neighbours
+    from hermes_ctx_plugins.testing import StubOpenAIServer, agentic_turn
+
+    messages = [{"role": "system", "content": "sys"}, *agentic_turn(rounds)[2:-1]]
+    with StubOpenAIServer(model="stub", responder=lambda r: "## Goal\nmigrate the cache") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                    "api_key": "k"}, "compression": {"protect_first_n": 2},
+                          "ctx_plugins": {"compressor": strategy, "archive": {"enabled": False}}})
+        result = host.compressor.compress(copy.deepcopy(messages), force=True)
+    if rounds == 60:
+        assert not result.compressed and "kept verbatim" in result.notes[0], result.notes
+        return
+    assert result.compressed and result.messages[:3] == messages[:3], "the head, request and first round"
+    assert result.tokens_after < 96_000 * 0.3 and same_role_neighbours(result.messages) == 0
+    assert result.messages[-6:] == messages[-6:]

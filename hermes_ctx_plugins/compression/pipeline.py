@@ -167,6 +167,9 @@ class PipelineStrategy(CompressorStrategy):
             if number and not force and tokens <= budget:
                 break
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
+            if type(step) is PruneStrategy:  # a built-in step after it cuts what is still too big
+                step.leaves_cutting = any(type(later) in (SummarizeStrategy, WindowStrategy)
+                                          for later in self.steps[number + 1:])
             if force and number + 1 < len(self.steps) and type(step) is PruneStrategy:
                 # every later step runs on what it returns (forced), the last result is counted and
                 # checked below: the built-in prune step need not count its own (it still cuts to fit)

@@ -455,6 +455,9 @@ class PruneStrategy(ModelFreeStrategy):
     name = "prune"
     description = "shrink old tool output to one-line summaries, no LLM call"
     options_class = PruneOptions
+    #: set by a pipeline whose later step compacts and cuts what is still too big itself: cutting here
+    #: first would cut messages that step keeps whole (the latest rounds of a long turn)
+    leaves_cutting: bool = False
 
     @property
     def reports_removals(self) -> bool:
@@ -478,7 +481,7 @@ class PruneStrategy(ModelFreeStrategy):
         )
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                  f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]
-        pruned, cut = self.fit_oversized(report.messages, counter)
+        pruned, cut = (report.messages, 0) if self.leaves_cutting else self.fit_oversized(report.messages, counter)
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")
         if not report.changed and not cut:

@@ -111,12 +111,15 @@ def tail_start(
 
     The tail holds as many recent messages as fit ``budget_tokens`` but at least ``min_messages``
     (capped at :data:`MAX_TAIL_MESSAGE_FLOOR`) and at least ``min_user_messages`` real user
-    messages; the latest real user message and everything after it are always in it.
+    messages; the latest real user message and everything after it are always in it (all that
+    follows the head, when that message is inside the head).
     """
     n = len(messages)
     floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, n - head)
     cut = align_start(messages, walk_back(messages, stop=head, counter=counter, budget_tokens=budget_tokens,
                                           floor=floor), floor=head)
+    if 0 <= last_real_user_index(messages) < head:  # the turn in progress began in the head: all of it
+        return head
     users_needed = max(1, min_user_messages)  # the latest user message is always kept
     for i in range(n - 1, head - 1, -1):
         if users_needed <= 0:
@@ -140,13 +143,13 @@ def turn_tail_start(messages: Sequence[Message], *, head: int, counter: TokenCou
     """Where the tail begins inside a turn in progress that alone costs more than ``limit``
     (:func:`turn_over`): its latest rounds within ``budget_tokens`` (at least ``min_messages``,
     capped as :func:`tail_start` caps them), never a tool result first; the turn's user message then
-    stays verbatim before them and its older rounds are compacted. ``None``: the turn is kept whole
-    (within the limit, inside the head, or nothing of it to compact)."""
+    stays verbatim before them (in the head, when it is there) and its older rounds are compacted.
+    ``None``: the turn is kept whole (within the limit, or nothing of it to compact)."""
     latest = last_real_user_index(messages)
-    if latest < head or not turn_over(messages, counter=counter, limit=limit):
+    if latest < 0 or not turn_over(messages, counter=counter, limit=limit):
         return None
-    floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, len(messages) - latest - 1)
-    start = latest + 1
+    start = max(latest + 1, head)  # a request inside the head stays there
+    floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, len(messages) - start)
     tail = align_start(messages, walk_back(messages, stop=start, counter=counter, budget_tokens=budget_tokens,
                                            floor=floor), floor=start)
     if tail <= start or tail >= len(messages) or role(messages[tail]) == "user":
@@ -189,7 +192,8 @@ def split(
     inner = turn_tail_start(messages, head=head, counter=counter, limit=turn_limit, budget_tokens=tail_budget_tokens,
                             min_messages=protect_last_n)
     if inner is not None:
-        return Split(head_end=head, tail_start=inner, task=last_real_user_index(messages))
+        latest = last_real_user_index(messages)
+        return Split(head_end=head, tail_start=inner, task=latest if latest >= head else None)
     tail = tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget_tokens,
                       min_messages=protect_last_n, min_user_messages=min_tail_user_messages)
     return Split(head_end=head, tail_start=max(head, tail))

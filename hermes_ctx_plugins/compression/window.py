@@ -80,7 +80,8 @@ class WindowStrategy(ModelFreeStrategy):
         # a turn in progress over the trigger keeps its user message and its latest rounds
         inner = turn_tail_start(messages, head=head, counter=counter, limit=self.threshold_tokens,
                                 budget_tokens=tail_budget, min_messages=1)
-        usual = (Split(head, inner, task=last_real_user_index(messages)) if inner is not None else
+        latest = last_real_user_index(messages)
+        usual = (Split(head, inner, task=latest if latest >= head else None) if inner is not None else
                  Split(head, tail_start(messages, head=head, counter=counter, budget_tokens=tail_budget,
                                         min_messages=1, min_user_messages=self.settings.min_tail_user_messages)))
         has_user = any(is_real_user(m) for m in messages)
