@@ -172,7 +172,7 @@ class PipelineStrategy(CompressorStrategy):
                                           for later in self.steps[number + 1:])
             if force and number + 1 < len(self.steps) and type(step) is PruneStrategy:
                 # every later step runs on what it returns (forced), the last result is counted and
-                # checked below: the built-in prune step need not count its own (it still cuts to fit)
+                # checked below: the built-in prune step need not count its own
                 result = step.compact(current, force=True, exact=False)
                 step.compression_count += int(result.compressed)
             else:

@@ -114,12 +114,12 @@ def tail_start(
     messages; the latest real user message and everything after it are always in it (all that
     follows the head, when that message is inside the head).
     """
+    if 0 <= last_real_user_index(messages) < head:  # the turn in progress began in the head: all of it
+        return head
     n = len(messages)
     floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, n - head)
     cut = align_start(messages, walk_back(messages, stop=head, counter=counter, budget_tokens=budget_tokens,
                                           floor=floor), floor=head)
-    if 0 <= last_real_user_index(messages) < head:  # the turn in progress began in the head: all of it
-        return head
     users_needed = max(1, min_user_messages)  # the latest user message is always kept
     for i in range(n - 1, head - 1, -1):
         if users_needed <= 0:

@@ -7,6 +7,11 @@ abort); 5. on re-compression, update the previous summary instead of starting ov
 What the summary model reads is redacted first (``redact_secrets``, on by default); what survives
 and is still too big for the window is cut as :mod:`.oversize` describes; a result that would not
 be smaller than the input is reported as "unchanged".
+
+Over 500 lines because the five stages share one plan (what was pruned, deferred and placed, where
+the summary and its bridge go) that the request, the fallback and the result must agree on; split
+across modules, each would re-derive it. Selection lives in :mod:`.selection`, pruning in
+:mod:`.prune`, the request in :mod:`.prompt`.
 """
 
 from __future__ import annotations
