@@ -43,7 +43,8 @@ class CompressionResult:
     #: original). Read only from strategies that report their removals (``reports_removals``)
     summary_at: int | None = None
     summary: str | None = None
-    #: the summary model failed and ``summary`` is the static fallback built without it
+    #: the summary model failed and ``summary`` is the static fallback built without it (a pipeline:
+    #: or a step whose summary failed was skipped, and what its other steps did stands in for it)
     used_fallback: bool = False
     #: the summary model failed and the strategy left the conversation as it was: on purpose (a failure
     #: a placeholder summary would only make worse), or because its fallback would not be smaller;

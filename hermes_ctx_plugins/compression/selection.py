@@ -2,7 +2,10 @@
 
 The middle between them is what a strategy may summarise or drop. Boundaries never split an
 assistant tool call from its results, and the tail always keeps the latest real user message
-and everything after it.
+and everything after it, the turn in progress, unless that turn alone costs more than the trigger
+(:func:`turn_tail_start`: then its older rounds join the middle and its user message stays verbatim).
+Where no single role fits the summary between head and tail, it takes the user role with an
+assistant bridge beside it rather than making the tail keep far more than its budget (:func:`fit_insert`).
 
 A forced compaction (a manual ``/compress``) whose usual tail leaves nothing to compact protects
 less: the head as usual, and as tail only the turn in progress (:func:`forced_tail_start`). The
