@@ -567,3 +567,23 @@ def test_a_turn_in_progress_that_began_in_the_protected_head_is_kept_whole_until
     assert result.compressed and result.messages[:3] == messages[:3], "the head, request and first round"
     assert result.tokens_after < 96_000 * 0.3 and same_role_neighbours(result.messages) == 0
     assert result.messages[-6:] == messages[-6:]
+
+
+def test_a_users_message_that_merely_opens_like_a_summary_is_still_the_users() -> None:
+    """After a resume a summary is recognised by its whole shape (opening, end marker, an archive index
+    after it), never by its opening alone: a user pasting a summary and then asking, or opening with
+    a marker's words, keeps their request (it was summarised away or dropped, or a huge paste so
+    opening was never cut)."""
+    from hermes_ctx_plugins.compression.messages import SUMMARY_END_MARKER, is_summary
+    from hermes_ctx_plugins.compression.prompt import SUMMARY_PREFIX
+
+    summary = f"{SUMMARY_PREFIX}\n\n## Goal\nship\n\n{SUMMARY_END_MARKER}"
+    marker = ("[window: 12 earlier messages were dropped to fit the context window (2 user turns in this cut); "
+              "tools used: terminal x3. Ask the user if you need something from them.]")
+    index = "\n\n<archive-index>\nids 1-12\n</archive-index>"
+    for text in (summary, summary + index, marker, marker + index):
+        assert is_summary({"role": "user", "content": text}), text
+        assert is_summary({"role": "user", "content": [{"type": "text", "text": text}]})
+    for text in (summary + "\n\nNow please migrate the cache.", "[window: 3 earlier messages were dropped] fix it",
+                 "[CONTEXT COMPACTION notes I kept]\n" + "x" * 1000, marker + " And also deploy."):
+        assert not is_summary({"role": "user", "content": text}), text

@@ -68,19 +68,28 @@ def text_of(content: Any) -> str:
     return ""
 
 
-#: how a summary or marker opens, ours and hermes' ("[CONTEXT COMPACTION — REFERENCE ONLY] …") and
-#: window's marker: a summary is recognised by it after a resume, when the in-process keys are gone
-_SUMMARY_OPENING = re.compile(r"\[CONTEXT COMPACTION|\[window: \d+ earlier messages were dropped")
+#: how window's marker reads, whole (see :func:`is_summary`)
+_WINDOW_MARKER = re.compile(r"\[window: \d+ earlier messages were dropped to fit the context window [^\n]*"
+                            r"Ask the user if you need something from them\.\]")
+#: what the archive appends to the message carrying its index
+_ARCHIVE_INDEX = "\n\n<archive-index>"
 
 
 def is_summary(message: Message) -> bool:
-    """A compaction's summary or marker: by its in-process key, or (after a resume) by how it opens."""
+    """A compaction's summary or marker: by its in-process key, or (after a resume, when the keys are
+    gone) by its whole shape: a summary opens with ``[CONTEXT COMPACTION`` (ours and hermes') and ends
+    with :data:`SUMMARY_END_MARKER`, window's marker is one line of its own wording; either may carry
+    the archive's index after it. A user's message that merely opens like one is still the user's."""
     if message.get(SUMMARY_KEY):
         return True
     content = message.get("content")
     if isinstance(content, list) and content:
         content = content[0].get("text") if isinstance(content[0], dict) else content[0]
-    return isinstance(content, str) and _SUMMARY_OPENING.match(content) is not None
+    if not isinstance(content, str) or not content.startswith(("[CONTEXT COMPACTION", "[window: ")):
+        return False
+    index = content.rfind(_ARCHIVE_INDEX)
+    body = (content[:index] if index >= 0 and content.rstrip().endswith("</archive-index>") else content).rstrip()
+    return body.endswith(SUMMARY_END_MARKER) if body.startswith("[C") else _WINDOW_MARKER.fullmatch(body) is not None
 
 
 def is_bridge(message: Message) -> bool:

@@ -501,10 +501,14 @@ class SummarizeStrategy(CompressorStrategy):
 
 
 def _latest_summary(messages: Sequence[Message]) -> int | None:
-    """The latest summary: ours (by its metadata) or hermes' own (by its prefix, after a resume)."""
+    """The latest summary: ours (by its metadata) or, after a resume, ours or hermes' own by its shape
+    (:func:`.messages.is_summary`), or an older hermes' one, which had no end marker, by its prefix (a
+    text holding the end marker is a summary only in the whole shape: a user's paste of one and then
+    a request is the user's)."""
     for i in range(len(messages) - 1, -1, -1):
         content = messages[i].get("content")
-        if is_summary(messages[i]) or (isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")):
+        if is_summary(messages[i]) or (isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")
+                                       and SUMMARY_END_MARKER not in content):
             return i
     return None
 
