@@ -587,3 +587,30 @@ def test_a_users_message_that_merely_opens_like_a_summary_is_still_the_users() -
     for text in (summary + "\n\nNow please migrate the cache.", "[window: 3 earlier messages were dropped] fix it",
                  "[CONTEXT COMPACTION notes I kept]\n" + "x" * 1000, marker + " And also deploy."):
         assert not is_summary({"role": "user", "content": text}), text
+
+
+def test_a_turn_under_the_window_is_cut_when_what_comes_before_it_pushes_the_prompt_over() -> None:
+    """The cut of last resort looked at the turn in progress alone: a 15.9k-token turn on a 16k window
+    is under it, but with the system prompt and a summary before it the request was 16,043 tokens. Its
+    bulkiest round is cut now (the user's message stays whole: it alone fits)."""
+    from hermes_ctx_plugins.compression import oversize
+    from hermes_ctx_plugins.tokens import get_counter
+
+    counter = get_counter("gpt-4o")
+    rng = random.Random(2)
+    words = "alpha beta gamma delta cache miss key changed retry worker request ok".split()
+
+    def text(tokens: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(tokens))
+
+    request = {"role": "user", "content": "Migrate the cache module."}
+    messages: list[dict[str, Any]] = [{"role": "system", "content": text(1_500)}, request]
+    for i in range(5):
+        messages += [{"role": "assistant", "content": "reading", "tool_calls": [
+                         {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": f"c{i}", "content": text(2_950)}]
+    turn = counter.count_messages(messages[1:])
+    assert turn < 16_000 < counter.count_messages(messages)
+    out, cut = oversize.fit(messages, counter=counter, limit=12_000, window=16_000)
+    assert cut >= 1 and counter.count_messages(out) <= 16_000
+    assert out[:2] == messages[:2] and all(oversize.is_cut(m) for m in out if m not in messages)

@@ -12,8 +12,8 @@ What is cut, largest first, never below :func:`floor_tokens`, until the prompt f
 
 1. anything before the turn in progress (the latest real user message and what follows it),
    except the system prompt, summaries and markers, and messages already cut;
-2. only when the turn in progress alone exceeds the model's window (it could never be sent, on
-   this turn or any later one): its assistant messages and tool results;
+2. only when the prompt is still over the model's window without them (it could not be sent):
+   the assistant messages and tool results of the turn in progress;
 3. only when the latest user message alone exceeds the window: that message. hermes keeps it
    whole and the session fails on every turn until ``/new``; cutting it (the original archived)
    lets the conversation go on. Otherwise it stays verbatim, even if the prompt stays above the
@@ -23,7 +23,7 @@ What is cut, largest first, never below :func:`floor_tokens`, until the prompt f
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..events import Message
@@ -93,14 +93,16 @@ def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: in
     out = list(messages)
     turn = last_real_user_index(out)
     turn = len(out) if turn < 0 else turn
-    stages: list[Sequence[int]] = [range(turn)]
+    stages: list[Callable[[], Sequence[int]]] = [lambda: range(turn)]
     if window is not None and turn < len(out):
-        if counter.count_messages(out[turn:]) - REPLY_PRIMING > window:
-            stages.append(range(turn + 1, len(out)))
+        # the turn's rounds, when the prompt is still over the window without cutting them (what comes
+        # before them is cut first); the user's message itself only when it alone exceeds the window
+        stages.append(lambda: range(turn + 1, len(out)) if total - REPLY_PRIMING > window else ())
         if counter.count_message(out[turn]) > window:
-            stages.append((turn,))
+            stages.append(lambda: (turn,))
     cut = 0
-    for stage in stages:
+    for stage_of in stages:
+        stage = stage_of()
         # only those above the floor are looked at (and sorted)
         sizes = {i: size for i in stage
                  if above_floor(out[i]) and (size := counter.count_message(out[i])) > floor}
