@@ -614,3 +614,26 @@ def test_a_turn_under_the_window_is_cut_when_what_comes_before_it_pushes_the_pro
     out, cut = oversize.fit(messages, counter=counter, limit=12_000, window=16_000)
     assert cut >= 1 and counter.count_messages(out) <= 16_000
     assert out[:2] == messages[:2] and all(oversize.is_cut(m) for m in out if m not in messages)
+
+
+def test_a_tail_never_moves_back_over_an_earlier_summary_to_place_a_new_one() -> None:
+    """An earlier summary sits right before the request, where no role fits a new summary (after the
+    system prompt, before the user's message). Moving the tail start back over it kept it beside a new
+    summary of what came before it, and the summary model never read it. Now a new summary would be
+    bridged into place and carry it, so here (nothing new to summarise beside it) nothing is made."""
+    from hermes_ctx_plugins.compression.messages import SUMMARY_KEY, is_summary
+    from hermes_ctx_plugins.compression.summarize import _framed
+    from hermes_ctx_plugins.testing import StubOpenAIServer, agentic_turn
+
+    old = {"role": "assistant", "content": _framed("## Goal\nOLDSUMMARY migrate"), SUMMARY_KEY: True}
+    messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hello " * 300},
+                {"role": "assistant", "content": "hi " * 300}, {"role": "user", "content": "and the cache? " * 100},
+                old, *agentic_turn(3)[2:-1]]
+    with StubOpenAIServer(model="stub", responder=lambda r: "## Goal\nNEW") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 16_000, "base_url": server.base_url,
+                                    "api_key": "k"}, "compression": {"protect_first_n": 3},
+                          "ctx_plugins": {"compressor": "summarize", "archive": {"enabled": False}}})
+        result = host.compressor.compress(copy.deepcopy(messages), force=True)
+        asked = [r.body["messages"][-1]["content"] for r in server.chat_requests]
+    assert sum(is_summary(m) for m in result.messages) == 1
+    assert all("OLDSUMMARY" in text for text in asked), "any new summary carries the old one"

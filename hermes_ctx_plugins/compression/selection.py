@@ -25,7 +25,9 @@ from .messages import (
     align_end,
     align_start,
     bridge_first,
+    is_bridge,
     is_real_user,
+    is_summary,
     last_real_user_index,
     role,
     summary_role,
@@ -130,7 +132,12 @@ def tail_start(
         if is_real_user(messages[i]):
             users_needed -= 1
             cut = min(cut, i)
-    return max(head, align_start(messages, cut, floor=head))
+    cut = max(head, align_start(messages, cut, floor=head))
+    # an earlier summary (or marker, and its bridge) at the tail's start goes to the middle: kept in the
+    # tail it would sit beside the new one, and the new one would not carry it
+    while cut < n and (is_summary(messages[cut]) or is_bridge(messages[cut])):
+        cut += 1
+    return cut
 
 
 def turn_over(messages: Sequence[Message], *, counter: TokenCounter, limit: int | None) -> bool:
@@ -259,8 +266,10 @@ def fit_insert(messages: Sequence[Message], parts: Split, *, has_user: bool,
     while tail > head and not fits(tail):
         tail = align_start(messages, tail - 1, floor=head)
     back = Split(head, tail) if tail > head else None
-    if too_big is None or tail == parts.tail_start or (back is not None and not too_big(
-            messages[back.tail_start:parts.tail_start])):
+    run = messages[tail:parts.tail_start]
+    # an earlier summary the move would keep in the tail would sit beside the new one, never read again
+    if too_big is None or tail == parts.tail_start or (back is not None and not too_big(run)
+                                                       and not any(is_summary(m) for m in run)):
         return back
     if bridge_first(before, parts.summary_after(messages)) is None:
         return back

@@ -73,7 +73,7 @@ class WindowStrategy(ModelFreeStrategy):
         budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
         # protect_first_n decays once a drop happened (a pass that only cut oversized messages does
         # not count: decaying after it would re-cut an unchanged history)
-        earlier = any(m.get(DROPPED_KEY) for m in messages)
+        earlier = any(m.get(DROPPED_KEY) or is_summary(m) for m in messages)  # after a resume: by its shape
         head = head_end(messages, 0 if earlier else self.settings.protect_first_n)
         head_tokens = counter.count_messages(messages[:head])
         tail_budget = max(1, budget - head_tokens - _MARKER_TOKENS)
