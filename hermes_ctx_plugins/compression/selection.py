@@ -22,9 +22,12 @@ from dataclasses import dataclass
 from ..events import Message
 from ..tokens import TokenCounter
 from .messages import (
+    SUMMARY_KEY,
+    TAIL_COUNT_KEY,
     align_end,
     align_start,
     bridge_first,
+    bridged,
     is_bridge,
     is_real_user,
     is_summary,
@@ -59,6 +62,20 @@ class Split:
         """The message a summary placed for this split sits right before."""
         at = self.task if self.task is not None else self.tail_start
         return messages[at] if at < len(messages) else None
+
+    def with_summary(self, messages: Sequence[Message], summary: Message, *,
+                     has_user: bool) -> tuple[list[Message], Message]:
+        """``messages`` with the middle replaced by ``summary`` (a summary or marker, without its role
+        and ``TAIL_COUNT_KEY``, which are set here): the head, the summary (with its bridge when
+        ``bridged``), the task, the tail; and the summary message as placed."""
+        before = messages[self.head_end - 1] if self.head_end else None
+        after = self.summary_after(messages)
+        task = [] if self.task is None else [messages[self.task]]
+        summary = {**summary, "role": "user" if self.bridged else summary_role(before, after, has_real_user=has_user),
+                   TAIL_COUNT_KEY: len(task) + len(messages) - self.tail_start}  # what follows it
+        inserted = bridged(summary, before, after) if self.bridged else [summary]
+        placed = next(m for m in inserted if m.get(SUMMARY_KEY))
+        return [*messages[:self.head_end], *inserted, *task, *messages[self.tail_start:]], placed
 
     @property
     def middle(self) -> range:

@@ -35,15 +35,12 @@ from .messages import (
     HAS_USER_TURN_KEY,
     SUMMARY_END_MARKER,
     SUMMARY_KEY,
-    TAIL_COUNT_KEY,
-    bridged,
     is_bridge,
     is_real_user,
     is_summary,
     nothing_new_since_compaction,
     sanitize_tool_pairs,
     strip_older_images,
-    summary_role,
     text_of,
 )
 from .prune import Deferral, PruneReport, deferral_holds, prune_tool_results, summarised
@@ -358,19 +355,8 @@ class SummarizeStrategy(CompressorStrategy):
                                           unsummarised=unsummarised)
         except prompt._ShowsUnsummarised:  # redacting changed lengths so: the request is made from it all
             return self._compress(messages, tokens_before, focus_topic, memory_context, force=force, defer=False)
-        before = pruned[parts.head_end - 1] if parts.head_end else None
-        after = parts.summary_after(pruned)
-        summary_message = {
-            "role": "user" if parts.bridged else summary_role(before, after, has_real_user=plan.has_user),
-            "content": _framed(body),
-            SUMMARY_KEY: True,
-            HAS_USER_TURN_KEY: plan.has_user,
-            TAIL_COUNT_KEY: len(pruned) - parts.tail_start + (parts.task is not None),  # what follows it
-        }
-        inserted = bridged(summary_message, before, after) if parts.bridged else [summary_message]
-        summary_message = next(m for m in inserted if is_summary(m))
-        task = [] if parts.task is None else [pruned[parts.task]]
-        compacted = [*pruned[:parts.head_end], *inserted, *task, *pruned[parts.tail_start:]]
+        compacted, summary_message = parts.with_summary(pruned, {
+            "content": _framed(body), SUMMARY_KEY: True, HAS_USER_TURN_KEY: plan.has_user}, has_user=plan.has_user)
         result = self._finish(
             messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
             summary_message=summary_message,

@@ -21,8 +21,6 @@ from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy, size_before
 from .fallback import _PATH, opening
 from .messages import (
     SUMMARY_KEY,
-    TAIL_COUNT_KEY,
-    bridged,
     is_bridge,
     is_real_user,
     is_summary,
@@ -30,7 +28,6 @@ from .messages import (
     nothing_new_since_compaction,
     role,
     sanitize_tool_pairs,
-    summary_role,
     text_of,
 )
 from .selection import Split, costlier_than, head_end, nothing_between, place, tail_start, turn_tail_start
@@ -92,22 +89,11 @@ class WindowStrategy(ModelFreeStrategy):
             # Nothing (new) to drop: cutting what is oversized is all there is to do.
             return self._finish(messages, messages, tokens_before, None, nothing=nothing_between(head, forced=force))
         dropped = parts.compacted(messages)
-        before = messages[parts.head_end - 1] if parts.head_end else None
-        after = parts.summary_after(messages)
         total = len([m for m in dropped if not m.get(DROPPED_KEY) and not is_bridge(m)]) + sum(
             int(m.get(DROPPED_KEY) or 0) for m in dropped)
-        description = _describe(dropped, total)
-        marker: Message = {
-            "role": "user" if parts.bridged else summary_role(before, after, has_real_user=has_user),
-            "content": description,
-            SUMMARY_KEY: True,
-            DROPPED_KEY: total,
-            TAIL_COUNT_KEY: len(messages) - parts.tail_start + (parts.task is not None),  # what follows it
-        }
-        inserted = bridged(marker, before, after) if parts.bridged else [marker]
-        marker = next(m for m in inserted if is_summary(m))
-        task = [] if parts.task is None else [messages[parts.task]]
-        compacted = sanitize_tool_pairs([*messages[:parts.head_end], *inserted, *task, *messages[parts.tail_start:]])
+        compacted, marker = parts.with_summary(messages, {
+            "content": _describe(dropped, total), SUMMARY_KEY: True, DROPPED_KEY: total}, has_user=has_user)
+        compacted = sanitize_tool_pairs(compacted)
         result = self._finish(messages, compacted, tokens_before, marker,
                               notes=(f"dropped {len(dropped)} messages{estimated}",))
         return dataclasses.replace(result, summarized=len(dropped)) if result.compressed else result
