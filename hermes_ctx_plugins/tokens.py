@@ -326,11 +326,18 @@ class TokenCounter:
         return bound
 
     def at_most(self, message: Mapping[str, Any]) -> int | None:
-        """An upper bound of :meth:`count_message`, found without tokenising: the framing plus the UTF-8
-        bytes of every text :meth:`count_message` counts (every BPE token stands for at least one byte; a
-        lone surrogate, which is counted as U+FFFD, for three). ``None`` when it cannot say: content parts
-        (images), an ``api_content`` sidecar, a tool call that is not a mapping, or no BPE encoding."""
-        if self.tiktoken_encoding is None or "api_content" in message:
+        """An upper bound of :meth:`count_message`, found without tokenising: the remembered count when
+        there is one, else the framing plus the UTF-8 bytes of every text :meth:`count_message` counts
+        (every BPE token stands for at least one byte; a lone surrogate, which is counted as U+FFFD, for
+        three). ``None`` when it cannot say: content parts (images), an ``api_content`` sidecar, a tool
+        call that is not a mapping, or no BPE encoding."""
+        if self.tiktoken_encoding is None:
+            return None
+        with self._lock:
+            entry = self._memo.get(id(message))
+        if entry is not None and entry[1] == tuple(message.values()):
+            return entry[2]
+        if "api_content" in message:
             return None
         bound = MESSAGE_OVERHEAD
         for key, value in message.items():

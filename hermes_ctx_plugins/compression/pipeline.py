@@ -173,7 +173,8 @@ class PipelineStrategy(CompressorStrategy):
             if force and number + 1 < len(self.steps) and type(step) is PruneStrategy:
                 # every later step runs on what it returns (forced), the last result is counted and
                 # checked below: the built-in prune step need not count its own
-                result = step.compact(current, force=True, exact=False)
+                result = step.compact(current, force=True, exact=False,
+                                      size=(tokens_before, estimated) if number == 0 else None)
                 step.compression_count += int(result.compressed)
             else:
                 result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)

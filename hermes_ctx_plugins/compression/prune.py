@@ -238,6 +238,29 @@ def _calls_of_results(messages: Sequence[Message]) -> dict[int, tuple[str, Any]]
     return found
 
 
+class _Texts:
+    """A set of strings that hashes a string only when one of the same length is in it: tool results
+    are tens of kilobytes and rarely share a length, and a ``set`` would read each once more to hash it."""
+
+    def __init__(self) -> None:
+        self._by_length: dict[int, str | set[str]] = {}
+
+    def add(self, text: str) -> bool:
+        """Add ``text``; whether an equal text was in already."""
+        held = self._by_length.get(len(text))
+        if held is None:
+            self._by_length[len(text)] = text
+            return False
+        if isinstance(held, str):
+            if held == text:
+                return True
+            self._by_length[len(text)] = {held, text}
+            return False
+        found = text in held
+        held.add(text)
+        return found
+
+
 def _truncated_calls(calls: list[Any], max_chars: int) -> tuple[list[Any], int]:
     """``calls`` with over-long arguments truncated, and how many were."""
     result, changed = [], 0
@@ -315,7 +338,7 @@ def prune_tool_results(
         content = _pruned_content(message.get("content"), calls[index], min_chars)
         return content is not None and replace(index, {**message, "content": content})
 
-    deduplicated, newer = 0, set[str]()
+    deduplicated, newer = 0, _Texts()
     for index in range(len(result) - 1, -1, -1):
         message, content = result[index], result[index].get("content")
         if index >= verbatim:  # newer copies there still count, older ones are replaced
@@ -325,9 +348,7 @@ def prune_tool_results(
         if (message.get("role") != "tool" or not isinstance(content, str) or len(content) < min_prune_chars
                 or _is_pruned(content, calls[index][0])):
             continue
-        if content not in newer:  # a set of the texts: compared by hash, confirmed by equality
-            newer.add(content)
-        elif replace(index, {**message, "content": DUPLICATE_PLACEHOLDER}):
+        if newer.add(content) and replace(index, {**message, "content": DUPLICATE_PLACEHOLDER}):
             deduplicated += 1
 
     # pass 3 before pass 2 (they rewrite different messages): a deferral measures the final texts
@@ -352,7 +373,7 @@ def prune_tool_results(
 
     demoted = 0
     ceiling = protect_tail_tokens * TAIL_DEMOTE_FACTOR
-    active = _active_turn_start(result)
+    active = _active_turn_start(result) if protect_tail_tokens > 0 else len(result)
     while protect_tail_tokens > 0:
         # The tail is measured on what the passes above left: shrunk messages let it reach further
         # back. Demote against that tail, and again while demoting moves it, so that pruning the
@@ -463,12 +484,13 @@ class PruneStrategy(ModelFreeStrategy):
     def reports_removals(self) -> bool:
         return True
 
-    def compact(self, messages: list[Message], *, force: bool, exact: bool = True) -> CompressionResult:
-        """``exact=False``: for a pipeline handing the result to its next step, which counts what it
-        keeps (and the pipeline its last result): the result is cut to fit as always, but neither
-        counted (``tokens_after`` is an estimate) nor checked."""
+    def compact(self, messages: list[Message], *, force: bool, exact: bool = True,
+                size: tuple[int, str] | None = None) -> CompressionResult:
+        """``exact=False``: for a pipeline handing the result to its next step, which counts what it keeps
+        (and the pipeline its last result): the result is cut to fit as always, but neither counted
+        (``tokens_after`` is an estimate) nor checked. ``size``: ``size_before`` of ``messages``, if known."""
         counter = get_counter(self.model)
-        tokens_before, estimated = size_before(counter, messages)
+        tokens_before, estimated = size if size is not None else size_before(counter, messages)
         if force:  # the turn in progress alone (see the class docstring)
             tail_tokens, tail_count = 0, 1
         else:
@@ -491,7 +513,8 @@ class PruneStrategy(ModelFreeStrategy):
             return CompressionResult.replacing(
                 messages, pruned, tokens_before=report.tokens_before, tokens_after=counter.estimate_messages(pruned)[0],
                 new_session=not self.settings.in_place, notes=tuple(notes))
-        return self.checked(messages, CompressionResult.replacing(
-            messages, pruned, tokens_before=report.tokens_before, tokens_after=counter.count_messages(pruned),
-            new_session=not self.settings.in_place, notes=tuple(notes),
+        return self.checked(messages, CompressionResult.replacing(  # checked counts the result again
+            messages, pruned, tokens_before=report.tokens_before, new_session=not self.settings.in_place,
+            tokens_after=report.tokens_after if pruned is report.messages and report.tokens_after is not None
+            else counter.count_messages(pruned), notes=tuple(notes),
         ), counter)

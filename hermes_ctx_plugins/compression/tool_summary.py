@@ -33,6 +33,7 @@ _ERROR_WORD = re.compile(r"Error|Exception|FAILED|FATAL|ERR|error|panic:")
 #: what ``str.splitlines`` cuts a line at
 _BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BREAK = re.compile(f"[{_BREAKS}]")
+_ASCII_BREAKS = "".join(c for c in _BREAKS if c.isascii())
 # Tools that run a program: their output is searched for an error line when the exit code is not 0.
 _EXECUTING_TOOLS = frozenset({"terminal", "execute_code"})
 
@@ -83,18 +84,27 @@ def _first_error_line(text: str) -> str:
     Linear in ``text``: one scan in C finds each error word, and only the lines holding one are
     looked at (a shell log mentions errors on a few of its thousands of lines, if at all).
     """
+    # the kinds of line break the text holds (a log mostly "\n" alone): only those are looked for
+    breaks = [c for c in (_BREAKS if not text.isascii() else _ASCII_BREAKS) if c in text]
+    only = breaks[0] if len(breaks) == 1 else None
     mention, pos = "", 0  # pos: where the line after the last one looked at starts
     while hit := _ERROR_WORD.search(text, pos):  # every line either pattern matches holds an error word
-        start = max(pos, *(text.rfind(c, pos, hit.start()) + 1 for c in _BREAKS))
-        end = _BREAK.search(text, hit.end())
-        line = text[start:end.start() if end else len(text)]
+        start = pos
+        for c in breaks:
+            start = max(start, text.rfind(c, pos, hit.start()) + 1)
+        if only is not None:
+            end = text.find(only, hit.end())
+        else:  # the nearest break of any kind, in one search (a rare kind is not looked for to the end)
+            found = _BREAK.search(text, hit.end())
+            end = found.start() if found else -1
+        line = text[start:end if end >= 0 else len(text)]
         if _ERROR_START.match(line):
             return line.strip()
         if not mention and _ERROR_ANYWHERE.search(line):
             mention = line.strip()
-        if end is None:
+        if end < 0:
             break
-        pos = end.end()
+        pos = end + 1  # a line break is one character
     return mention
 
 
