@@ -18,7 +18,8 @@ candidate, the cosine is known for all — and mixed ``(1 - w) * z(lexical) + w 
 holding a rare word of the question (an id, an error code, a name) scores far above the mean, and a
 cosine's z counts down to :data:`DENSE_Z_FLOOR` only, so it stays first whatever the model thinks of it;
 a paraphrase without a shared word gets in on its cosine alone. ``w`` was measured per use: ctx-local's
-in README's ctx-local section, the archive's in its archive section.
+in README's ctx-local section, the archive's in its archive section. ctx-local weighs a question that
+names something exactly (:func:`names_exactly`: an id, a path, a name) with a lower ``w`` of its own.
 
 numpy is imported only through :func:`~hermes_ctx_plugins.embedding.numpy`, when an embedder is configured.
 """
@@ -30,6 +31,7 @@ import logging
 import math
 import os
 import queue
+import re
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from concurrent import futures
@@ -461,3 +463,15 @@ def fused(lexical: Sequence[tuple[int, float]], others: Sequence[int], dense: De
                    if ident not in seen]
     return scored
 
+
+#: what names something exactly in a question: a token of three or more characters holding a digit ("QX-48213",
+#: "8443", "v2.3"), words joined by "_" or written in camelCase, a path or dotted name ("src/app.py"), a span in
+#: backticks, or a capitalised word after a lower-case one ("the trip to Riga"; the sentence's first word is not one)
+_EXACT = re.compile(r"(?<![\w./:-])(?=[\w./:-]*\d)[\w./:-]{3,}|[A-Za-z0-9]_[A-Za-z0-9]|\b[a-z]+[A-Z]|"
+                    r"[A-Za-z0-9]/[A-Za-z0-9]|\b\w{2,}\.[a-z]{1,4}\b|`[^`\n]+`|(?<=[a-z,;:] )[A-Z][a-z]")
+
+
+def names_exactly(question: str) -> bool:
+    """Whether ``question`` names something a word search finds better than a model's sense of meaning
+    (:data:`_EXACT`). Chinese has no such mark: a Chinese question is never taken to name something exactly."""
+    return _EXACT.search(question) is not None

@@ -121,6 +121,38 @@ def test_a_turn_holding_the_exact_identifier_asked_for_ranks_first_with_the_dens
     assert any("kitten" in r["text"] for r in results[1:])  # the dense side's candidates are there too
 
 
+@pytest.mark.parametrize(("question", "exact"), [
+    ("what happened to my kitten ticket QX-48213?", True), ("is port 8443 open?", True),
+    ("what broke in src/app.py", True), ("the snake_case helper", True), ("did myVar change", True),
+    ("why does `make all` fail", True), ("what did the vet say about Priya's cat", True),
+    ("the week before my trip to Riga", True), ("what's in config.yaml", True),
+    ("What did the feline break?", False), ("When did I adopt the cat?", False), ("e.g. the usual one", False),
+    ("重庆那次求职前一周", False), ("I. went home", False), ("lone \ud800 surrogate", False), ("", False),
+])
+def test_a_question_names_something_exactly_by_an_id_a_path_a_name_or_backticks(question: str, exact: bool) -> None:
+    assert shared_dense.names_exactly(question) is exact
+
+
+@pytest.mark.parametrize(("options", "first"), [({}, True), ({"exact_dense_weight": 0.9}, False)])
+def test_a_question_naming_someone_keeps_their_turn_first_over_many_the_model_likes_better(
+        make: Any, options: dict[str, Any], first: bool) -> None:
+    provider = make(embedder=SPEC, **options)
+    for n in range(1, 60):  # many turns the dense side likes better than the one asked for
+        say(provider, ALICE, f"the kitten chased whiskers of another cat, story {n}", n)
+    say(provider, ALICE, "Priya closed the leak report after the database migration", 60)
+    assert provider.flush(30)
+    results = tool_search(provider, ALICE, "what did my kitten and Priya do?")
+    # the name is asked for: its turn leads at the exact weight (0.7); weighed as a paraphrase it does not
+    assert ("Priya" in results[0]["text"]) is first
+    assert any("kitten" in r["text"] for r in results)
+
+
+def test_a_bad_exact_weight_is_a_config_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as error:
+        LocalProvider({"exact_dense_weight": 1.5}, hermes_home=tmp_path)
+    assert "exact_dense_weight" in str(error.value) and "<= 1" in str(error.value)
+
+
 def test_another_users_question_never_reaches_alices_turn_through_the_dense_path(make: Any) -> None:
     provider = make(embedder=SPEC)
     fill(provider)

@@ -50,7 +50,11 @@ class LocalOptions:
     embed_threads: int = option(2, ge=1, le=64)
     #: the dense score's share when fused with BM25's (0 = lexical only, 1 = dense only); measured on
     #: the tune half of benchmarks/recall_eval, see README
-    dense_weight: float = option(0.7, ge=0, le=1)
+    dense_weight: float = option(0.9, ge=0, le=1)
+    #: the dense share for a question that names something exactly (an id, a number, a path, a
+    #: snake_case or camelCase name, a capitalised name inside the sentence: :func:`.dense.names_exactly`),
+    #: where the words asked for must win; never more than ``dense_weight``
+    exact_dense_weight: float = option(0.7, ge=0, le=1)
 
 
 def resolve_path(raw: str, home: Path) -> Path:

@@ -329,7 +329,10 @@ class LocalProvider(MemoryProvider):
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
                                 chat_id=session.chat_id, share_across_chats=options.share_across_chats, limit=limit)
             if asked is not None and self._dense is not None and self._dense_on(store):
-                hits = self._hybrid(store, self._dense, asked, hits, session, limit)
+                weight = options.dense_weight
+                if shared_dense.names_exactly(question):  # the words asked for must win there
+                    weight = min(weight, options.exact_dense_weight)
+                hits = self._hybrid(store, self._dense, asked, hits, session, limit, weight)
         except LocalStoreError as exc:
             self._unusable(exc)
             return None
@@ -353,7 +356,7 @@ class LocalProvider(MemoryProvider):
         return store.dense
 
     def _hybrid(self, store: MemoryBackend, index: dense.DenseIndex, asked: Future[Any], hits: list[Hit],
-                session: SessionInfo, limit: int) -> list[Hit]:
+                session: SessionInfo, limit: int, weight: float) -> list[Hit]:
         """BM25's ``hits`` fused with the best of the owner's memories by embedding (:func:`.dense.fuse`);
         the lexical hits alone when the question (``asked``: its embedding under way) cannot be
         embedded within :data:`QUESTION_EMBED_SECONDS`."""
@@ -369,7 +372,7 @@ class LocalProvider(MemoryProvider):
         lexical = {hit.memory.id for hit in hits}
         others = [memory for memory in store.get([memory_id for memory_id, _ in found.best if memory_id not in lexical])
                   if self._sees(memory, session)]
-        return dense.fuse(hits, found, others, weight=self.options.dense_weight)
+        return dense.fuse(hits, found, others, weight=weight)
 
     def _sees(self, memory: Memory, session: SessionInfo) -> bool:
         """Whether ``session``'s scope sees ``memory`` (the dense path's ids are checked again against
