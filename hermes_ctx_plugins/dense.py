@@ -473,5 +473,7 @@ _EXACT = re.compile(r"(?<![\w./:-])(?=[\w./:-]*\d)[\w./:-]{3,}|[A-Za-z0-9]_[A-Za
 
 def names_exactly(question: str) -> bool:
     """Whether ``question`` names something a word search finds better than a model's sense of meaning
-    (:data:`_EXACT`). Chinese has no such mark: a Chinese question is never taken to name something exactly."""
-    return _EXACT.search(question) is not None
+    (:data:`_EXACT`). Chinese has no such mark: a Chinese question is never taken to name something exactly.
+    Only the part the model reads is looked at (:data:`~.embedding.EMBED_CHARS`): a pasted megabyte costs
+    what its first lines do."""
+    return _EXACT.search(question, 0, embedding.EMBED_CHARS) is not None

@@ -131,6 +131,8 @@ def test_a_turn_holding_the_exact_identifier_asked_for_ranks_first_with_the_dens
 ])
 def test_a_question_names_something_exactly_by_an_id_a_path_a_name_or_backticks(question: str, exact: bool) -> None:
     assert shared_dense.names_exactly(question) is exact
+    # only what the model reads of it is looked at: a megabyte pasted after it changes nothing
+    assert shared_dense.names_exactly(question.ljust(embedding.EMBED_CHARS) + " port 8443" * 100_000) is exact
 
 
 @pytest.mark.parametrize(("options", "first"), [({}, True), ({"exact_dense_weight": 0.9}, False)])
