@@ -5,6 +5,7 @@ memory plus the whole."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
@@ -41,7 +42,7 @@ def test_a_block_of_short_memories_is_counted_once_and_shows_them_all() -> None:
     text = recall.block(SHORT, ["deploys"], budget_tokens=800, max_results=8, count=count)
     assert counted == [text]  # one count, of the block itself
     assert COUNTER.count_text(text) <= 800
-    assert [line.split("]")[0] for line in text.splitlines()[1:]] == [f"- [#{n} · fact saved 2023-11-14 · session s"
+    assert [line.split("]")[0] for line in text.splitlines()[1:]] == [f"- [#{n} · fact saved 2023-11-14"
                                                                       for n in range(1, 9)]
     assert all(item.memory.fact_text in text for item in SHORT)  # each whole
 
@@ -58,3 +59,23 @@ def test_a_block_never_exceeds_its_budget_and_keeps_the_best_first(budget: int) 
     counted, count = counting()
     assert recall.block(long, ["deploy"], budget_tokens=600, max_results=8, count=count)
     assert len(counted) > 1  # too long to fit whole: each memory cut to what is left, counted as it is
+
+
+def test_a_block_line_names_its_memory_by_id_and_date_and_spends_no_tokens_on_the_session() -> None:
+    """A hermes session id ("20261205_004512_3fa9c1") costs about ten tokens a line: left out, an 800-token
+    block of short turns shows more of them (the id finds the session: ctx_memory_search, memory show)."""
+    hermes_id = "20261205_004512_3fa9c1"
+    turns = [recall.Ranked(replace(item.memory, session_id=hermes_id), item.score) for item in (
+        memory(n, f"the {n}th deploy of the billing service went out on port {8000 + n} without errors")
+        for n in range(1, 40))]
+    text = recall.block(turns, ["deploy"], budget_tokens=800, max_results=50, count=COUNTER.count_text)
+    assert hermes_id not in text and "- [#1 · fact saved 2023-11-14] the 1th deploy" in text
+    shown = len(text.splitlines()) - 1
+    # the same memories with the session in every line: fewer fit the budget
+    used, fits = COUNTER.count_text(recall.HEADER), 0
+    for item in turns:
+        used += COUNTER.count_text(f"- [{recall.provenance(item.memory)}] {item.memory.fact_text}") + 1
+        if used > 800:
+            break
+        fits += 1
+    assert hermes_id in recall.provenance(turns[0].memory) and shown > fits

@@ -48,7 +48,7 @@ def test_a_turn_of_session_one_is_recalled_on_the_wire_in_session_two(stub: Stub
     assert sent.startswith("what is my locker combination?")
     assert "Recalled from earlier conversations" in sent
     assert "User: remember: my locker combination is 4-8-15-16" in sent
-    assert f"session {first.session_id}" in sent  # provenance
+    assert "- [#1 · " in sent and first.session_id not in sent  # provenance: the id and date, not the session
     assert sent.count("my locker combination is 4-8-15-16") == 1
 
 

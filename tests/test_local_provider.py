@@ -78,8 +78,9 @@ def test_a_turn_is_recalled_in_a_later_session_with_provenance(provider: LocalPr
     block = provider.prefetch("what did we name the puppy we were adopting?", session=ALICE_LATER)
     lines = block.splitlines()
     assert lines[0] == HEADER and len(lines) == 2, block  # stemming: adopting ~ adopted; the flour turn is not it
-    assert "Biscuit" in lines[1] and "session a-1" in lines[1] and time.strftime("%Y-") in lines[1]
-    assert lines[1].startswith("- [#1 ")
+    assert "Biscuit" in lines[1] and lines[1].startswith(f"- [#1 · {time.strftime('%Y-%m-%d')}] ")  # id and date
+    searched = json.loads(provider.handle_tool_call("ctx_memory_search", {"query": "Biscuit"}, session=ALICE_LATER))
+    assert "session a-1" in searched["results"][0]["provenance"]  # the session: asked for by the id, not in every line
     assert provider.prefetch("hello there", session=ALICE_LATER) == ""  # nothing relevant: nothing added
     assert provider.path.is_file() and provider.path == provider.hermes_home / "ctx-local" / "memory.db"  # type: ignore[operator]
 

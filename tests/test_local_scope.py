@@ -175,7 +175,9 @@ def test_lone_surrogates_are_stored_exactly_and_block_nobody(make: Any) -> None:
     assert found(provider, "kiwi", bob) == ["bob's kiwi orchard"]
     assert found(provider, "kiwi", odd) == ["lone \ufffd surrogate in the kiwi text"]  # shown as valid UTF-8
     recalled = provider.prefetch("kiwi", session=odd)
-    assert "lone \ufffd surrogate" in recalled and "session s\ufffd" in recalled and recalled.encode("utf-8")
+    assert "lone \ufffd surrogate" in recalled and recalled.encode("utf-8")
+    searched = provider.handle_tool_call("ctx_memory_search", {"query": "kiwi"}, session=odd)
+    assert "session s\ufffd" in json.loads(searched)["results"][0]["provenance"] and searched.encode("utf-8")
     assert found(provider, "kiwi", SessionInfo(session_id="x", user_id="m?", chat_id="c?", deployment="n?")) == []
     store = LocalStore(provider.path)
     try:

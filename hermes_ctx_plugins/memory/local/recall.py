@@ -113,12 +113,15 @@ def anchored(question: str, terms: Sequence[str], ranked: Sequence[Ranked]) -> l
     return sorted(out, key=lambda item: -item.score)  # stable: equal scores keep their order
 
 
-def provenance(memory: Memory) -> str:
+def provenance(memory: Memory, *, session: bool = True) -> str:
+    """Where ``memory`` comes from: its id, its date and (``session``) the session it was said in. The
+    recall block leaves the session out: a hermes session id costs about ten tokens a line, a sixth of a
+    short memory's, and the id finds the rest (``ctx_memory_search``, ``hermes-ctx memory show``)."""
     date = time.strftime("%Y-%m-%d", time.gmtime(memory.created_at))
-    session = query.printable(memory.session_id) or "-"
+    where = f" · session {query.printable(memory.session_id) or '-'}" if session else ""
     if memory.kind == "fact":
-        return f"#{memory.id} · fact saved {date} · session {session}"
-    return f"#{memory.id} · {date} · session {session}"
+        return f"#{memory.id} · fact saved {date}{where}"
+    return f"#{memory.id} · {date}{where}"
 
 
 def shown_text(memory: Memory, terms: Sequence[str], max_chars: int, verdict: str = "",
@@ -189,7 +192,8 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
 
 
 def _line(item: Ranked, terms: Sequence[str], chars: int, policy: Policy) -> str:
-    return f"- [{provenance(item.memory)}] " + shown_text(item.memory, terms, chars, item.verdict, policy)
+    return f"- [{provenance(item.memory, session=False)}] " + shown_text(item.memory, terms, chars, item.verdict,
+                                                                          policy)
 
 
 def _all_whole(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int],
