@@ -441,7 +441,7 @@ def fused(lexical: Sequence[tuple[int, float]], others: Sequence[int], dense: De
     """The fused z-score (module docs) of each lexical candidate ``(id, score)``, in their order, then
     of each id of ``others`` that is not one of them (a dense candidate), in its order. ``dense``: the
     dense search of the same scope (its count is the population; a candidate without a cosine — not
-    embedded yet — counts as average)."""
+    embedded yet — counts as average). At ``weight`` 0 the dense candidates are left out."""
     population = max(dense.count, len(lexical), MIN_POPULATION)
     total = sum(score for _, score in lexical)
     mean = total / population
@@ -458,7 +458,7 @@ def fused(lexical: Sequence[tuple[int, float]], others: Sequence[int], dense: De
 
     scored = [(ident, (1 - weight) * z_lexical(score) + weight * z_dense(ident)) for ident, score in lexical]
     seen = {ident for ident, _ in lexical}
-    if dense.count >= MIN_POPULATION:
+    if dense.count >= MIN_POPULATION and weight > 0:  # at 0 they would all score alike: by words only
         scored += [(ident, (1 - weight) * z_lexical(0.0) + weight * z_dense(ident)) for ident in others
                    if ident not in seen]
     return scored
@@ -466,9 +466,11 @@ def fused(lexical: Sequence[tuple[int, float]], others: Sequence[int], dense: De
 
 #: what names something exactly in a question: a token of three or more characters holding a digit ("QX-48213",
 #: "8443", "v2.3"), words joined by "_" or written in camelCase, a path or dotted name ("src/app.py"), a span in
-#: backticks, or a capitalised word after a lower-case one ("the trip to Riga"; the sentence's first word is not one)
+#: backticks, a capitalised word after a lower-case one ("the trip to Riga"; the sentence's first word is not one),
+#: or an acronym ("FIV", "AWS", "IBAN")
 _EXACT = re.compile(r"(?<![\w./:-])(?=[\w./:-]*\d)[\w./:-]{3,}|[A-Za-z0-9]_[A-Za-z0-9]|\b[a-z]+[A-Z]|"
-                    r"[A-Za-z0-9]/[A-Za-z0-9]|\b\w{2,}\.[a-z]{1,4}\b|`[^`\n]+`|(?<=[a-z,;:] )[A-Z][a-z]")
+                    r"[A-Za-z0-9]/[A-Za-z0-9]|\b\w{2,}\.[a-z]{1,4}\b|`[^`\n]+`|(?<=[a-z,;:] )[A-Z][a-z]|"
+                    r"\b[A-Z]{2,}\b")
 
 
 def names_exactly(question: str) -> bool:

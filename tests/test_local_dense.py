@@ -125,7 +125,7 @@ def test_a_turn_holding_the_exact_identifier_asked_for_ranks_first_with_the_dens
     ("what happened to my kitten ticket QX-48213?", True), ("is port 8443 open?", True),
     ("what broke in src/app.py", True), ("the snake_case helper", True), ("did myVar change", True),
     ("why does `make all` fail", True), ("what did the vet say about Priya's cat", True),
-    ("the week before my trip to Riga", True), ("what's in config.yaml", True),
+    ("the week before my trip to Riga", True), ("what's in config.yaml", True), ("did my cat get FIV?", True),
     ("What did the feline break?", False), ("When did I adopt the cat?", False), ("e.g. the usual one", False),
     ("重庆那次求职前一周", False), ("I. went home", False), ("lone \ud800 surrogate", False), ("", False),
 ])
@@ -147,6 +147,21 @@ def test_a_question_naming_someone_keeps_their_turn_first_over_many_the_model_li
     # the name is asked for: its turn leads at the exact weight (0.7); weighed as a paraphrase it does not
     assert ("Priya" in results[0]["text"]) is first
     assert any("kitten" in r["text"] for r in results)
+
+
+def test_dense_weight_zero_recalls_by_words_only_and_an_unmatched_question_gets_nothing(
+        make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shared_dense, "MIN_POPULATION", 10)  # the default: the dense side offers candidates
+    hybrid, lexical_only = make(embedder=SPEC), make(embedder=SPEC, dense_weight=0.0)
+    for provider in (hybrid, lexical_only):
+        say(provider, ALICE, "my kitten knocked the vase off the shelf", 1)
+        for n in range(2, 13):
+            say(provider, ALICE, f"the weather was grey all week ({n})", n)
+        assert provider.flush(30)
+    assert "kitten" in ask(hybrid, ALICE, "what did the feline break?")  # by meaning: no word is shared
+    assert ask(lexical_only, ALICE, "what did the feline break?") == ""  # by words only: nothing matches
+    assert "kitten" in ask(lexical_only, ALICE, "what did the kitten break?")
+    assert shared_dense.fused([], [1, 2], shared_dense.NOTHING, weight=0.0) == []
 
 
 def test_a_bad_exact_weight_is_a_config_error_naming_it(tmp_path: Path) -> None:

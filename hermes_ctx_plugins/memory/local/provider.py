@@ -323,15 +323,16 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
-        asked = self._ask(self._dense, question) if hybrid and self._dense is not None else None
+        weight = options.dense_weight
+        if shared_dense.names_exactly(question):  # the words asked for must win there
+            weight = min(weight, options.exact_dense_weight)
+        # weight 0: by words only (the model's candidates would all score alike, and fill the block)
+        asked = self._ask(self._dense, question) if hybrid and self._dense is not None and weight > 0 else None
         try:
             store = self._store()
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
                                 chat_id=session.chat_id, share_across_chats=options.share_across_chats, limit=limit)
             if asked is not None and self._dense is not None and self._dense_on(store):
-                weight = options.dense_weight
-                if shared_dense.names_exactly(question):  # the words asked for must win there
-                    weight = min(weight, options.exact_dense_weight)
                 hits = self._hybrid(store, self._dense, asked, hits, session, limit, weight)
         except LocalStoreError as exc:
             self._unusable(exc)

@@ -5,12 +5,12 @@ and, when a user's chats share memory, those from the current chat. When the mem
 question cannot fill the budget, the rest of it goes to memories like the best match (relevance
 feedback: the best match's own words are asked next, :func:`feedback_terms`): a question worded unlike
 its answer still matches something near it, and what is near it is more likely to answer than
-nothing at all. The block lists each memory with
-its provenance (id, date, session) and is cut to a token budget, counted with the model's own
-tokenizer. Every excerpt is judged again before it is shown: a stored turn that looks like a prompt
-injection is replaced by a placeholder (its id stays, so the user can find and forget it). The
-judgement is a scan, unless the excerpt is the exact text the writer found clean under the current
-rules (:mod:`~hermes_ctx_plugins.storage.verdicts`).
+nothing at all. The block lists each memory with its id and date (its session costs tokens and the id
+finds it: :func:`provenance`) and is cut to a token budget, counted with the model's own tokenizer.
+Every excerpt is judged again before it is shown: a stored turn that looks like a prompt injection is
+replaced by a placeholder (its id stays, so the user can find and forget it). The judgement is a scan,
+unless the excerpt is the exact text the writer found clean under the current rules
+(:mod:`~hermes_ctx_plugins.storage.verdicts`).
 """
 
 from __future__ import annotations
