@@ -323,11 +323,12 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
-        weight = options.dense_weight
-        if shared_dense.names_exactly(question):  # the words asked for must win there
-            weight = min(weight, options.exact_dense_weight)
-        # weight 0: by words only (the model's candidates would all score alike, and fill the block)
-        asked = self._ask(self._dense, question) if hybrid and self._dense is not None and weight > 0 else None
+        weight, asked = options.dense_weight, None
+        if hybrid and self._dense is not None:
+            if shared_dense.names_exactly(question):  # the words asked for must win there
+                weight = min(weight, options.exact_dense_weight)
+            if weight > 0:  # 0: by words only (the model's candidates would all score alike, and fill the block)
+                asked = self._ask(self._dense, question)
         try:
             store = self._store()
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
