@@ -630,16 +630,46 @@ def test_changed_messages_are_recounted(encoder_calls: Callable[[TokenCounter], 
     assert seen == []
 
 
-def test_in_place_nested_edits_need_clear() -> None:
-    """Documented limit: the memo compares top-level values, so nested in-place edits are unseen."""
+def test_the_nested_edits_hermes_makes_on_the_live_history_are_recounted() -> None:
+    """hermes 0.19.0 edits the live history in place one and two levels down: it appends a note to a user
+    message's content parts (agent/turn_context.py, gateway turns) and repairs a tool call's broken
+    ``arguments`` to "{}" inside the shared ``function`` dict (agent/agent_runtime_helpers.py). A count
+    remembered before must not survive either (a 41 kB argument stayed counted at 13k tokens)."""
     counter = TokenCounter("gpt-4o")
+    fresh = TokenCounter("gpt-4o")
     parts = [{"type": "text", "text": "short"}]
-    message = {"role": "user", "content": parts}
+    user = {"role": "user", "content": parts}
+    broken = "{" + "x" * 40_000
+    function = {"name": "terminal", "arguments": broken}
+    call = {"id": "call_1", "type": "function", "function": function}
+    assistant = {"role": "assistant", "content": "", "tool_calls": [call]}
+    history = [user, assistant]
+    before = counter.count_messages(history)
+    parts.append({"type": "text", "text": PROSE})  # a part appended
+    parts[0]["text"] = "a little longer than it was"  # a part edited
+    function["arguments"] = "{}"  # the tool call repaired where it is
+    assert counter.count_messages(history) == fresh.count_messages(copy.deepcopy(history)) != before
+    assert counter.count_message(assistant) == fresh.count_message(copy.deepcopy(assistant))
+    assert counter.at_most(assistant) == counter.count_message(assistant)  # the bound is the recount
+
+
+def test_an_image_parts_detail_edited_in_place_is_recounted_and_deeper_edits_need_clear() -> None:
+    """An image part's ``image_url`` dict is compared too (its ``detail`` decides 85 or 765 tokens); an
+    edit deeper still (inside a tool call's arguments given as an object) is the documented limit."""
+    counter = TokenCounter("gpt-4o")
+    image = {"url": "data:image/png;base64,AAAA", "detail": "low"}
+    message = {"role": "user", "content": [{"type": "image_url", "image_url": image}]}
     before = counter.count_message(message)
-    parts.append({"type": "text", "text": PROSE})
-    assert counter.count_message(message) == before
+    image["detail"] = "high"
+    assert counter.count_message(message) == TokenCounter("gpt-4o").count_message(copy.deepcopy(message)) != before
+    arguments = {"command": "ls"}
+    call = {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "terminal", "arguments": arguments}}]}
+    before = counter.count_message(call)
+    arguments["command"] = PROSE
+    assert counter.count_message(call) == before
     counter.clear()
-    assert counter.count_message(message) == before + counter.count_text(PROSE)
+    assert counter.count_message(call) > before
 
 
 def test_memo_is_bounded(
