@@ -89,6 +89,15 @@ def hosts() -> Any:
 # ---------------------------------------------------------------------------------------------- search
 
 
+def test_dense_weight_zero_searches_by_words_only_and_never_embeds_the_question(hosts: Any) -> None:
+    words_only = hosts(embedder=SPEC, dense_weight=0.0)
+    compact(words_only, ALICE, FILLER[0], KITTEN, FILLER[1], FILLER[2])
+    seen_lengths.clear()
+    assert search(words_only, ALICE, FELINE) == []  # no shared word: nothing, not the newest messages
+    assert any("kitten" in s for s in search(words_only, ALICE, "kitten vase"))  # by its words it is there
+    assert len(FELINE) not in seen_lengths  # the question was never embedded
+
+
 def test_a_paraphrase_sharing_no_word_is_found_with_the_dense_path_and_not_without(hosts: Any) -> None:
     hybrid = hosts(embedder=SPEC)
     compact(hybrid, ALICE, FILLER[0], KITTEN, FILLER[1], FILLER[2])

@@ -218,6 +218,8 @@ class Hybrid:
         :raises ArchiveError: the store cannot be searched (as a lexical search would).
         """
         self._started()  # the backlog of messages archived before an embedder was set
+        if self.weight <= 0:  # by words only: the question's vector would weigh nothing
+            return store.search(text, scope, limit=max(limit, self.lexical))[:limit]
         # before the words are searched, not beside it (see :func:`hermes_ctx_plugins.dense.asked`)
         asked = shared.asked(self.index.query_vector, text, inline=getattr(self.embedder, "in_process", False),
                              made_in=self._made_in, thread=self._questions, timeout=QUESTION_EMBED_SECONDS)

@@ -52,7 +52,8 @@ class LocalOptions:
     #: the tune half of benchmarks/recall_eval, see README
     dense_weight: float = option(0.9, ge=0, le=1)
     #: the dense share for a question that names something exactly (an id, a number, a path, a
-    #: snake_case or camelCase name, a capitalised name inside the sentence: :func:`.dense.names_exactly`),
+    #: snake_case or camelCase name, an acronym, a capitalised name inside the sentence:
+    #: :func:`hermes_ctx_plugins.dense.names_exactly`),
     #: where the words asked for must win; never more than ``dense_weight``
     exact_dense_weight: float = option(0.7, ge=0, le=1)
 
