@@ -207,3 +207,29 @@ def traced_search(store: LocalStore, text: str) -> tuple[list[str], list[str]]:
         return search(store, text), statements
     finally:
         store._conn.set_trace_callback(None)
+
+
+def test_a_memory_recalled_again_is_not_tokenised_again_and_the_block_is_the_same(
+        make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session recalls the same memories turn after turn: each block line is counted once (the block
+    is cut to its budget by those counts), and a later block is what a fresh provider would give."""
+    provider = make(budget_tokens=120)  # too small for every memory whole: the block is fitted line by line
+    for n in range(12):
+        say(provider, ALICE, f"the heron colony on pier {n} nests in the reeds near the old boathouse", n + 1)
+    assert provider.flush(DEADLINE)
+    encoding = provider._counter.tiktoken_encoding
+    assert encoding is not None
+    calls: list[str] = []
+    real = encoding.encode_ordinary
+    monkeypatch.setattr(encoding, "encode_ordinary", lambda text: calls.append(text) or real(text))
+
+    first = provider.prefetch("where do the herons nest?", session=ALICE)
+    counted = len(calls)
+    assert first.count("heron colony") >= 2 and counted > 2  # several lines, each counted
+    again = provider.prefetch("where do the herons nest?", session=ALICE)
+    assert again == first and len(calls) == counted  # nothing tokenised the second time
+    other = provider.prefetch("which boathouse is old?", session=ALICE)
+    assert len(calls) > counted and "heron colony" in other  # a line or block not seen before is counted
+    assert provider._counter.count_text(first) <= 120
+    monkeypatch.setattr(encoding, "encode_ordinary", real)
+    assert make(budget_tokens=120).prefetch("where do the herons nest?", session=ALICE) == first  # a fresh one agrees

@@ -131,6 +131,7 @@ class LocalProvider(MemoryProvider):
         self._backfill: dense.Backfill | None = None
         self._no_dense_said = False
         self._counter = get_counter(self.config.model.name or None)
+        self._line_tokens = recall.LineCounts(self._counter.count_text)
         self._lock = threading.Lock()
         self._reader: MemoryBackend | None = None
         self._tool_writer: MemoryBackend | None = None
@@ -303,7 +304,7 @@ class LocalProvider(MemoryProvider):
             return ""
         options = self.options
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
-                            count=self._counter.count_text, more=self._like_best(query_text, ranked, terms, session),
+                            count=self._line_tokens, more=self._like_best(query_text, ranked, terms, session),
                             policy=policy_for(self.config).for_recall)
 
     def _like_best(self, question: str, ranked: list[recall.Ranked], terms: list[str],

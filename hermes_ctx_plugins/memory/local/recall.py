@@ -16,9 +16,12 @@ unless the excerpt is the exact text the writer found clean under the current ru
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -170,6 +173,33 @@ def feedback_terms(best: Memory, terms: Sequence[str]) -> list[str]:
     words = [t for t in query.query_terms(body) if t not in asked]
     keep = set(sorted(words, key=len, reverse=True)[:FEEDBACK_TERMS])
     return [t for t in words if t in keep]
+
+
+class LineCounts:
+    """``count`` (a token counter's ``count_text``) remembering the counts of the last ``size`` texts it was
+    asked: a session recalls the same memories turn after turn, and the block counts each line it fits.
+    Texts are remembered by a 128-bit digest of their exact characters, not kept (a forgotten memory's words
+    do not stay in the process). Thread-safe."""
+
+    def __init__(self, count: Callable[[str], int], size: int = 2_048) -> None:
+        self._count = count
+        self._size = size
+        self._known: OrderedDict[bytes, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> int:
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        with self._lock:
+            known = self._known.get(key)
+            if known is not None:
+                self._known.move_to_end(key)
+                return known
+        tokens = self._count(text)
+        with self._lock:
+            self._known[key] = tokens
+            if len(self._known) > self._size:
+                self._known.popitem(last=False)
+        return tokens
 
 
 def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
