@@ -62,3 +62,22 @@ def _no_bridge_bindings_left() -> Iterator[None]:
     runtime = installed()
     if runtime is not None:
         runtime.sessions.clear()
+
+
+#: hermes' own daemon threads that outlive the turn that started them (its background memory / skill review,
+#: its curator): they read HERMES_HOME, the stub model and our plugin's state as the test left them
+_HERMES_BACKGROUND = ("bg-review", "curator-review")
+
+
+@pytest.fixture(autouse=True)
+def _no_hermes_background_work_left() -> Iterator[None]:
+    """A background review hermes started in a test ends in that test: left running, it would go on
+    against the next test's home, stub and plugin state (one full run saw such a review fail with a
+    RecursionError, then the interpreter crash in the next test)."""
+    yield
+    import threading
+
+    for thread in threading.enumerate():
+        if thread.name in _HERMES_BACKGROUND:
+            thread.join(60)
+            assert not thread.is_alive(), f"hermes' {thread.name} thread did not finish within 60 s"
