@@ -33,6 +33,7 @@ import os
 import queue
 import re
 import threading
+import time
 from collections.abc import Callable, Hashable, Sequence
 from concurrent import futures
 from concurrent.futures import Future
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import embedding
 from .embedding import Embedder
+from .errors import EmbedderFailure
 
 if TYPE_CHECKING:
     from .embedding import Matrix
@@ -318,6 +320,10 @@ def asked(vector_of: Callable[[str], Matrix], question: str, *, inline: bool, ma
         except Exception as exc:  # the caller logs it and searches by words
             done.set_exception(exc)
         return done
+    if (busy := thread.busy_for()) > timeout:  # still on an earlier question: this one would only wait behind it
+        stuck: Future[Any] = Future()
+        stuck.set_exception(TimeoutError(f"the embedder has been on an earlier question for {busy:.0f} s"))
+        return stuck
     future = thread.ask(vector_of, question)
     futures.wait([future], timeout)
     return future
@@ -334,13 +340,22 @@ class QuestionThread:
         self._queue: queue.SimpleQueue[tuple[Callable[[str], Matrix], str, Future[Any]] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._pid = 0
+        #: when this process's thread began the question it is on (None: waiting for one)
+        self._since: float | None = None
+
+    def busy_for(self) -> float:
+        """Seconds this process's thread has been on its current question (0: none): an embedder that
+        stopped answering holds it, and a question asked meanwhile would only wait behind it."""
+        with self._lock:
+            since = self._since if self._pid == os.getpid() else None
+        return 0.0 if since is None else time.monotonic() - since
 
     def ask(self, vector_of: Callable[[str], Matrix], question: str) -> Future[Any]:
         """``question``'s vector, as a future (cancel it when no longer wanted: a queued one is skipped)."""
         future: Future[Any] = Future()
         with self._lock:
             if self._thread is None or self._pid != os.getpid():
-                self._pid, self._queue = os.getpid(), queue.SimpleQueue()
+                self._pid, self._queue, self._since = os.getpid(), queue.SimpleQueue(), None
                 self._thread = threading.Thread(target=self._run, args=(self._queue,), name=self.name, daemon=True)
                 self._thread.start()
             self._queue.put((vector_of, question, future))
@@ -352,16 +367,22 @@ class QuestionThread:
                 self._queue.put(None)
                 self._thread = None
 
-    @staticmethod
-    def _run(waiting: queue.SimpleQueue[tuple[Callable[[str], Matrix], str, Future[Any]] | None]) -> None:
+    def _run(self, waiting: queue.SimpleQueue[tuple[Callable[[str], Matrix], str, Future[Any]] | None]) -> None:
         while (item := waiting.get()) is not None:
             vector_of, question, future = item
             if not future.set_running_or_notify_cancel():  # its caller stopped waiting
                 continue
+            with self._lock:
+                self._since = time.monotonic()
             try:
                 future.set_result(vector_of(question))
-            except BaseException as exc:  # handed to the caller, who logs it
+            except Exception as exc:  # handed to the caller, who logs it
                 future.set_exception(exc)
+            except BaseException as exc:  # a library's sys.exit(): re-raised on hermes' thread it would end the turn
+                future.set_exception(EmbedderFailure(f"the embedder raised {type(exc).__name__}: {exc}"))
+            finally:
+                with self._lock:
+                    self._since = None
 
 
 @dataclass(frozen=True)
@@ -387,7 +408,9 @@ def ranked(np: Any, scores: Any, ids: Any, limit: int) -> Dense:
     count = len(ids)
     if not count:
         return NOTHING
-    scores = np.where(np.isfinite(scores), scores, np.float32(-1))  # a NaN vector stored by an older version
+    # a cosine of unit vectors lies in [-1, 1]: anything else (NaN from an older version's vector, a
+    # corrupt blob of huge values whose square would overflow the spread to infinity) says nothing
+    scores = np.where(np.isfinite(scores) & (np.abs(scores) <= 1.001), scores, np.float32(-1))
     top = np.argpartition(-scores, limit - 1)[:limit] if count > limit else np.arange(count)
     top = top[np.argsort(-scores[top], kind="stable")]
     cosine = dict(zip(ids.tolist(), scores.tolist(), strict=True))

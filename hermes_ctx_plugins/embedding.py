@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import ConfigError
+from .errors import ConfigError, EmbedderFailure
 
 if TYPE_CHECKING:  # numpy is the embed extra's: imported only once an embedder is configured
     import numpy as np
@@ -193,6 +193,12 @@ class E5Small:
         return usable_query(normalised(self._loaded().query([clean(text)]).reshape(1, self.dims))[0])
 
 
+def model_known(embedder: Embedder) -> bool:
+    """Whether ``embedder`` can name its model without being called (a function embedder learns its
+    vectors' length from its first answer, and is only ever called on a thread of its own)."""
+    return not isinstance(embedder, FunctionEmbedder) or embedder.dims > 0
+
+
 class FunctionEmbedder:
     """A ``package.module:function`` embedder (texts → vectors), the same function for questions and
     passages; its model id is the spec and the vectors' length, learnt from its first answer."""
@@ -204,22 +210,33 @@ class FunctionEmbedder:
     def __init__(self, spec: str, function: Callable[[Sequence[str]], Any]) -> None:
         self.spec = spec
         self.function = function
-        self._dims = 0
+        #: the vectors' length, learnt from the first answer (0: none yet)
+        self.dims = 0
 
     @property
     def model_id(self) -> str:
-        if not self._dims:
+        if not self.dims:
             self.passages(["dimensions"])
-        return f"{self.spec}/{self._dims}"
+        return f"{self.spec}/{self.dims}"
 
     def passages(self, texts: Sequence[str]) -> Matrix:
-        matrix = normalised(self.function([clean(t) for t in texts]))
+        matrix = normalised(self._called([clean(t) for t in texts]))
         if matrix.shape[0] != len(texts):
             raise ValueError(f"{self.spec} returned {matrix.shape[0]} vectors for {len(texts)} texts")
-        if self._dims and matrix.shape[1] != self._dims:  # one space per model id: never two lengths under it
-            raise ValueError(f"{self.spec} returned vectors of {matrix.shape[1]} values, before of {self._dims}")
-        self._dims = matrix.shape[1]
+        if self.dims and matrix.shape[1] != self.dims:  # one space per model id: never two lengths under it
+            raise ValueError(f"{self.spec} returned vectors of {matrix.shape[1]} values, before of {self.dims}")
+        self.dims = matrix.shape[1]
         return matrix
 
     def query(self, text: str) -> Matrix:
         return usable_query(self.passages([text])[0])
+
+    def _called(self, texts: list[str]) -> Any:
+        try:
+            return self.function(texts)
+        except Exception:
+            raise
+        except BaseException as exc:  # sys.exit() in a library: on our thread it would end it, on hermes' the turn
+            if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+                raise  # the user's Ctrl-C
+            raise EmbedderFailure(f"the embedder {self.spec} raised {type(exc).__name__}: {exc}") from None

@@ -10,6 +10,7 @@ keeps this drawing true::
     HermesCtxError
     ├── ConfigError (ValueError)                    a config value is wrong; .path .value .expected .line
     ├── ProviderLimitError                          a second external memory provider; .providers
+    ├── EmbedderFailure (RuntimeError)              an embedder function exited (sys.exit()): recall goes on by words
     ├── PluginError                                 something about a plugin
     │   ├── UnknownPluginError (KeyError)           no strategy / provider of that name; .name .kind .available
     │   ├── DuplicatePluginError                    two plugins registered one name; .name .kind .plugins
@@ -135,6 +136,12 @@ class ProviderLimitError(HermesCtxError):
             f"only one external memory provider may be active, got {names}{location}; "
             "keep one of them (the built-in 'file' provider is always allowed besides it)"
         )
+
+
+class EmbedderFailure(HermesCtxError, RuntimeError):
+    """An embedder function ended with an exit or interrupt of its own (a library calling ``sys.exit()``):
+    caught where it runs, reported as a failure to embed (recall goes on by words), never let out to end
+    hermes' turn or the embedding thread."""
 
 
 class PluginError(HermesCtxError):

@@ -285,6 +285,95 @@ def test_a_function_embedder_stuck_on_the_question_holds_the_turn_a_bounded_time
         release_stuck.set()
 
 
+def test_questions_asked_while_the_embedder_is_stuck_go_by_words_without_queueing_behind_it(
+        make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a function embedder has held one question past the wait, the next questions are not queued behind
+    it (each turn would wait the full QUESTION_EMBED_SECONDS, for as long as the service is down): they are
+    recalled by words at once, and embedded again once it answers."""
+    monkeypatch.setattr(provider_module, "QUESTION_EMBED_SECONDS", 0.3)
+    asked: list[str] = []
+    monkeypatch.setattr(sys.modules[__name__], "logged_questions", asked, raising=False)
+    provider = make(embedder=f"{__name__}:logging_stuck_on_questions")
+    fill(provider)
+    handed: list[str] = []
+    real_ask = provider._questions.ask
+    monkeypatch.setattr(provider._questions, "ask", lambda embed, question: handed.append(question) or real_ask(
+        embed, question))
+    release_stuck.clear()
+    try:
+        assert "kitten" in ask(provider, ALICE, f"{STUCK} where did the kitten knock the vase?")
+        for n in range(3):
+            assert "kitten" in ask(provider, ALICE, f"kitten vase {n}?")  # by words, while the first is stuck
+        assert handed == [f"{STUCK} where did the kitten knock the vase?"]  # none waited behind it
+    finally:
+        release_stuck.set()
+    deadline = time.monotonic() + 30
+    while provider._questions.busy_for() and time.monotonic() < deadline:  # the stuck question finishes
+        time.sleep(0.01)
+    assert "kitten" in ask(provider, ALICE, "what did the feline break?")  # by meaning again: it answered
+    questions = [t for t in asked if "?" in t]
+    assert not any(t.startswith("kitten vase") for t in questions), questions  # never queued behind the stuck one
+
+
+logged_questions: list[str] = []
+
+
+def logging_stuck_on_questions(texts: list[str]) -> list[list[float]]:
+    """:func:`stuck_on_questions`, noting each text it is asked for in :data:`logged_questions`."""
+    module = sys.modules[__name__]
+    module.logged_questions.extend(texts)
+    return stuck_on_questions(texts)
+
+
+def exits(texts: list[str]) -> list[list[float]]:
+    """An embedder whose library calls sys.exit()."""
+    raise SystemExit(3)
+
+
+def test_an_embedder_calling_sys_exit_ends_neither_the_turn_nor_the_embedding_thread(make: Any) -> None:
+    provider = make(embedder=f"{__name__}:exits")
+    say(provider, ALICE, "my kitten knocked the vase off the shelf", 1)
+    assert not provider.flush(1)  # not embedded, and flush says so (it said every memory had its vector)
+    assert "kitten" in ask(provider, ALICE, "where did the kitten knock the vase?")  # by words
+    assert tool_search(provider, ALICE, "kitten vase")[0]["text"].startswith("User: my kitten")
+    assert any(t.name == "ctx-local-embed" for t in threading.enumerate())  # still there to try again
+
+
+def test_a_fact_saved_before_any_turn_gets_its_vector(make: Any) -> None:
+    """A tool call (or library use) before any turn of this process: the embedding thread starts with it."""
+    provider = make(embedder=SPEC)
+    saved = json.loads(provider.handle_tool_call("ctx_memory_remember", {"fact": "our kitten is called Miso"},
+                                                 session=ALICE))
+    assert saved["success"]
+    assert provider.flush(30)
+    assert [row[0] for row in vector_rows(provider.path)] == [saved["id"]]
+    provider.shutdown()  # and reused after a shutdown
+    again = json.loads(provider.handle_tool_call("ctx_memory_remember", {"fact": "the bank pays on Fridays"},
+                                                 session=ALICE))
+    assert provider.flush(30)
+    assert sorted(row[0] for row in vector_rows(provider.path)) == [saved["id"], again["id"]]
+
+
+def test_nothing_is_embedded_at_dense_weight_zero_nor_a_question_for_an_owner_without_vectors(
+        make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(sys.modules[__name__], "logged_questions", asked, raising=False)
+    spec = f"{__name__}:logging_stuck_on_questions"
+    off = make(embedder=spec, dense_weight=0.0)
+    fill(off)
+    assert "kitten" in ask(off, ALICE, "where did the kitten knock the vase?")
+    assert asked == [] and vector_rows(off.path) == []  # neither the memories nor the question
+    on = make(embedder=spec)
+    say(on, ALICE, "the invoice was paid", 4)  # the embedder answers once (it names its model then)
+    assert on.flush(30)
+    assert ask(on, BOB, "where did the kitten go?") == ""  # Bob has nothing: his question is not embedded
+    assert not any("kitten go" in t for t in asked)
+    say(on, BOB, "my cat sleeps on the radiator", 1)
+    assert on.flush(30)
+    assert "radiator" in ask(on, BOB, "where does the feline nap?")  # now he has: by meaning
+    assert any("feline nap" in t for t in asked)
+
+
 # ---------------------------------------------------------------------------------------------- hostile text
 
 

@@ -149,3 +149,16 @@ def test_the_built_in_model_leaves_the_process_environment_alone(tmp_path: Path)
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["None", "None"]
+
+
+def test_a_corrupt_vector_of_huge_values_neither_ranks_first_nor_stops_the_owners_dense_ranking() -> None:
+    """A stored vector is of unit length; one of huge finite values (a tampered file) gave a cosine whose
+    square overflowed the owner's spread to infinity, and every z-score of that owner to 0."""
+    import numpy as np
+
+    from hermes_ctx_plugins import dense as shared_dense
+
+    scores = np.array([0.2, 0.9, 1e30, 0.4, -0.1], dtype=np.float32)
+    ranked = shared_dense.ranked(np, scores, np.arange(1, 6), limit=3)
+    assert [ident for ident, _ in ranked.best] == [2, 4, 1]
+    assert np.isfinite(ranked.mean) and 0 < ranked.std < 1

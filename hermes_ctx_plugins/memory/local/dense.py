@@ -122,6 +122,18 @@ class DenseIndex:
     def query_vector(self, question: str) -> Matrix:
         return self._questions.vector(question)
 
+    def population(self, store: MemoryBackend, *, namespace: str, user_id: str) -> int:
+        """How many vectors the owner has in ``store`` (every chat): none, and a question need not be embedded.
+        -1 when the embedder cannot say which vectors are its own before it answers once (a function embedder,
+        never called on the caller's thread: the question is embedded on its own, and that tells).
+
+        :raises LocalStoreError: the store cannot be read.
+        """
+        if not embedding.model_known(self.embedder):
+            return -1
+        with self._lock:
+            return self._caught_up(store, namespace, user_id).size
+
     def search(self, store: MemoryBackend, target: Matrix, *, namespace: str, user_id: str, chat_id: str,
                share_across_chats: bool, limit: int) -> Dense:
         """The owner's memories the chat scope sees, compared with the question's vector ``target``.

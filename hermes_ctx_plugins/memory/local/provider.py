@@ -124,7 +124,9 @@ class LocalProvider(MemoryProvider):
         super().__init__(options, **kwargs)
         self.path = resolve_path(self.options.path, Path(self.hermes_home or hermes_home()))
         self.queue_dir = self.path.with_name(f"{self.path.name}.queue")
-        self._embedder = embedding.load(self.options.embedder, threads=self.options.embed_threads)
+        embedder = embedding.load(self.options.embedder, threads=self.options.embed_threads)  # checked either way
+        # dense_weight 0: recall by words only, so nothing is embedded (no question, no stored memory)
+        self._embedder = embedder if self.options.dense_weight > 0 else None
         self._dense = dense.DenseIndex(self._embedder) if self._embedder is not None else None
         self._questions = shared_dense.QuestionThread("ctx-local-question")
         self._pid_made = os.getpid()
@@ -325,17 +327,21 @@ class LocalProvider(MemoryProvider):
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
         weight, asked = options.dense_weight, None
-        if hybrid and self._dense is not None:
-            if shared_dense.names_exactly(question):  # the words asked for must win there
-                weight = min(weight, options.exact_dense_weight)
-            if weight > 0:  # 0: by words only (the model's candidates would all score alike, and fill the block)
-                asked = self._ask(self._dense, question)
         try:
             store = self._store()
+            index = self._dense
+            if hybrid and index is not None:
+                if shared_dense.names_exactly(question):  # the words asked for must win there
+                    weight = min(weight, options.exact_dense_weight)
+                # 0: by words only (the model's candidates would all score alike, and fill the block); a backend
+                # keeping no vectors, or an owner without any yet, has nothing to compare the question with
+                if weight > 0 and self._dense_on(store) and index.population(
+                        store, namespace=session.deployment, user_id=session.user_id):
+                    asked = self._ask(index, question)
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
                                 chat_id=session.chat_id, share_across_chats=options.share_across_chats, limit=limit)
-            if asked is not None and self._dense is not None and self._dense_on(store):
-                hits = self._hybrid(store, self._dense, asked, hits, session, limit, weight)
+            if asked is not None and index is not None:
+                hits = self._hybrid(store, index, asked, hits, session, limit, weight)
         except LocalStoreError as exc:
             self._unusable(exc)
             return None
@@ -451,6 +457,7 @@ class LocalProvider(MemoryProvider):
             memory = self._tool_store().add(with_verdict(record.redacted()))
         except LocalStoreError as exc:
             return self._write_failed(exc, "the fact was not saved")
+        self._writer()  # the embedding thread starts with it: a fact saved before any turn gets its vector too
         with self._lock:
             backfill = self._backfill
         if backfill is not None:
