@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 #: an idle thread walks the backlog again after this many seconds: items stored that it was not handed
 #: (another process's, an archive spool another host imported) and items of a batch that failed
 REWALK_SECONDS = 600.0
+#: a backlog walk that finds another process storing the vectors it just made (two processes on one store
+#: walk one backlog newest first, in step) moves this many batches further down before its next batch, and
+#: leaves what it passed to the other; they meet again about once per this many batches each
+LEAP_BATCHES = 8
 #: texts embedded per batch: about 30 ms each here, so a batch holds a core for a few tenths of a second
 BATCH = 8
 #: keys taken from the writer per look-up
@@ -122,6 +126,10 @@ class Backfill:
         self._again = False
         #: the backlog's walk, newest first: the items below this id are next (None: from the top)
         self._below: int | None = None
+        #: the last backlog batch's vectors were (partly) stored already, by another process: leap ahead
+        self._crowded = False
+        #: this walk leapt over items (left to the other walker): it is walked once more at its end
+        self._leapt = False
         self._thread: threading.Thread | None = None
         #: items embedded by this process, and those that could not be (stored as b"")
         self.embedded = 0
@@ -193,6 +201,7 @@ class Backfill:
             with self._mutex:
                 if self._again:
                     self._again, self._below, backlog = False, None, True
+                    self._crowded = self._leapt = False
             try:
                 store = box[0] = box[0] or self.open_store()
                 if not store.dense:  # this backend keeps no vectors: nothing to do, ever
@@ -234,16 +243,27 @@ class Backfill:
             while (rows := store.unembedded(model, keys=keys, limit=self.batch)) and not self._stop.is_set():
                 self._embed(store, rows)
             return True
-        rows = store.unembedded(model, below=self._below, limit=self.batch) if backlog else []
-        if not rows:
+        if not backlog:
             return False
+        leap = LEAP_BATCHES if self._crowded else 1
+        # newest first; after a leap, the oldest batch of the window: the newer ones are the other walker's next
+        window = list(store.unembedded(model, below=self._below, limit=self.batch * leap))
+        rows = window[-self.batch:]
+        if not rows:
+            if self._leapt:  # what was leapt over was left to another walker: walk once more to see it got there
+                self._below, self._crowded, self._leapt = None, False, False
+                return True
+            return False
+        self._leapt = self._leapt or len(window) > len(rows)
         self._below = min(self.ident(item) for item in rows)
-        self._embed(store, rows)
+        self._crowded = self._embed(store, rows) < len(rows)
         return True
 
-    def _embed(self, store: VectorStore, rows: Sequence[Any]) -> None:
+    def _embed(self, store: VectorStore, rows: Sequence[Any]) -> int:
         """Embed ``rows`` and store their vectors; a batch the embedder refuses is tried one item at a
-        time, and an item it refuses alone is stored without one (``b""``: never tried again)."""
+        time, and an item it refuses alone is stored without one (``b""``: never tried again). How many
+        vectors were stored (fewer than ``rows``: another process stored the others first, or an item was
+        forgotten meanwhile)."""
         model = self.embedder.model_id
         try:
             # a zero row (a text the model made nothing of: NaN, infinite) is stored as none (b"")
@@ -251,19 +271,18 @@ class Backfill:
                        for v in self.embedder.passages([self.text(item) for item in rows])]
         except Exception:
             if len(rows) > 1:
-                for item in rows:
-                    self._embed(store, [item])
-                return
+                return sum(self._embed(store, [item]) for item in rows)
             self.log.warning(self.refused, self.ident(rows[0]), exc_info=True)
             vectors = [b""]
             self.skipped += 1
         else:
             self.embedded += len(rows)
-        self.put(store, model, rows, vectors)
+        return self.put(store, model, rows, vectors)
 
-    def put(self, store: VectorStore, model: str, rows: Sequence[Any], vectors: Sequence[bytes]) -> None:
-        """Store the ``vectors`` made of ``rows``, each under its item's id."""
-        store.put_vectors(model, [(self.ident(item), vector) for item, vector in zip(rows, vectors, strict=True)])
+    def put(self, store: VectorStore, model: str, rows: Sequence[Any], vectors: Sequence[bytes]) -> int:
+        """Store the ``vectors`` made of ``rows``, each under its item's id; how many were stored."""
+        return store.put_vectors(model, [(self.ident(item), vector)
+                                         for item, vector in zip(rows, vectors, strict=True)])
 
 
 # ------------------------------------------------------------------------------------------------ reading

@@ -73,11 +73,12 @@ class Backfill(shared.Backfill):
     def text(self, item: Memory) -> str:
         return item.text
 
-    def put(self, store: Any, model: str, rows: Sequence[Memory], vectors: Sequence[bytes]) -> None:
+    def put(self, store: Any, model: str, rows: Sequence[Memory], vectors: Sequence[bytes]) -> int:
         # each under its memory's id only while that id still holds that memory (its key): SQLite gives the
         # id of the newest memory, once it is forgotten, to the next one stored — another user's, maybe
-        store.put_vectors(model, [(item.id, vector) for item, vector in zip(rows, vectors, strict=True)],
-                          keys=[item.key for item in rows])
+        stored: int = store.put_vectors(model, [(item.id, vector) for item, vector in zip(rows, vectors, strict=True)],
+                                        keys=[item.key for item in rows])
+        return stored
 
 
 # ------------------------------------------------------------------------------------------------ reading
