@@ -77,6 +77,27 @@ def load_failed(exc: HermesCtxError) -> int:
     return EXIT_PLUGIN if isinstance(exc, PluginError) else EXIT_PROBLEM
 
 
+def add_id(parser: argparse.ArgumentParser, name: str, help: str, *, required: bool = False,
+           default: str | None = None) -> None:
+    """``--<name> ID`` (the id exactly as typed) and ``--<name>-json JSON`` (the id as a JSON string) on one
+    destination: an id holding a NUL or a lone surrogate cannot be passed as it is, and a listing shows
+    such an id as ``json:"..."`` (:func:`hermes_ctx_plugins.scope.typed`), which the second option takes."""
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument(f"--{name}", dest=name, default=default, help=help)
+    group.add_argument(f"--{name}-json", dest=name, type=_json_id, metavar="JSON",
+                       help=f"the {name} id as a JSON string, for one a command line cannot carry (listings "
+                            'show it as json:"..."; either form is taken)')
+
+
+def _json_id(text: str) -> str:
+    from .scope import from_typed_json
+
+    try:
+        return from_typed_json(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_yes(parser: argparse.ArgumentParser, *, asks: bool = True) -> None:
     """``-y/--yes`` on a command that deletes or overwrites. One that removes many things (a user, a
     scope, a whole file) ``asks`` first; one that removes only the item it is given never does, and

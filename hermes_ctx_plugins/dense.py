@@ -21,7 +21,12 @@ a paraphrase without a shared word gets in on its cosine alone. ``w`` was measur
 in README's ctx-local section, the archive's in its archive section. ctx-local weighs a question that
 names something exactly (:func:`names_exactly`: an id, a path, a name) with a lower ``w`` of its own.
 
+Two processes walking one backlog share it (:data:`LEAP_BATCHES`), and a question goes to a thread of its
+own where the embedder may hang (:class:`QuestionThread`), never queued behind a stuck one.
+
 numpy is imported only through :func:`~hermes_ctx_plugins.embedding.numpy`, when an embedder is configured.
+The module is over 500 lines: the backfill, the question thread and the fusion share their constants and
+are read together; splitting them would scatter one mechanism over three files.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ different owners can never land on the same name.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 
 #: characters an encoded id keeps as they are
@@ -128,7 +129,38 @@ def from_stored(value: str) -> str:
     return _STORED_ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), value)
 
 
+#: how :func:`typed` marks an id given as a JSON string (the ``--user-json`` style options take it)
+JSON_MARK = "json:"
+
+
+def typed(value: str) -> str:
+    """An id as one types it back on a command line: in single quotes, which a shell passes literally
+    (``'s\\ud800'`` is those seven characters, a backslash among them), or, for an id a command line cannot
+    carry (a NUL, a lone surrogate) or hardly can (any other unprintable character), as a JSON string after
+    ``json:`` — what the ``--user-json`` style options take. Two ids never print alike."""
+    if value.isprintable():
+        return "'" + value.replace("'", "'\\''") + "'"
+    return JSON_MARK + json.dumps(value)
+
+
+def from_typed_json(text: str) -> str:
+    """The id a ``--user-json`` style option names: a JSON string, with or without :func:`typed`'s ``json:``.
+
+    :raises ValueError: naming the text, when it is not one JSON string.
+    """
+    body = text[len(JSON_MARK):] if text.startswith(JSON_MARK) else text
+    try:
+        value = json.loads(body)
+    except ValueError:
+        value = None
+    if not isinstance(value, str):
+        raise ValueError(f"{text!r} is not a JSON string; give the id in double quotes with JSON escapes, "
+                         "e.g. '\"s\\ud800\"' for s followed by a lone surrogate U+D800")
+    return value
+
+
 def describe(deployment: str, user_id: str) -> str:
-    """A readable name for an owner, for messages and reports (never for storage)."""
-    who = f"user {user_id!r}" if user_id else "the anonymous user"
-    return f"{who} of deployment {deployment!r}" if deployment else who
+    """A readable name for an owner, for messages and reports (never for storage): ids as :func:`typed` gives
+    them, so what is printed names the same owner when typed back."""
+    who = f"user {typed(user_id)}" if user_id else "the anonymous user"
+    return f"{who} of deployment {typed(deployment)}" if deployment else who

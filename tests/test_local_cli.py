@@ -144,3 +144,44 @@ def test_forgetting_a_scope_without_a_terminal_refuses_instead_of_crashing(
     assert "--yes" in err and "Traceback" not in err
     assert main(["memory", "search", "keep", "--user", "alice", "--json"]) == 0
     assert "keep me" in capsys.readouterr().out  # nothing was deleted
+
+
+def test_a_listed_user_id_typed_back_forgets_that_user_and_no_other(tmp_path: Path) -> None:
+    """Real processes, so ids pass through argv as an operator's would. A lone surrogate or a NUL cannot be
+    typed at all; the listing showed the surrogate user as 's\\ud800' — typed back, those characters named
+    another user (the one whose id holds a backslash), who was forgotten instead, and exit 0. Now the
+    listing prints what, typed back, names the same user: in single quotes, or json:"..." for --user-json."""
+    import re
+    import shlex
+    import subprocess
+    import sys
+
+    words = {"s\ud800": "SURROGATEWORD", "s\\ud800": "BACKSLASHWORD", "n\x00ul": "NULWORD", "n": "PLAINWORD"}
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text("ctx_plugins: {memory: {providers: [file, ctx-local]}}\n")
+    provider = LocalProvider({}, hermes_home=home())
+    for n, (user, word) in enumerate(words.items()):
+        provider.sync_turn(Turn(session=SessionInfo(session_id=f"s{n}", user_id=user), turn_number=1,
+                                user_text=f"my kiwi codeword is {word}", assistant_text="ok"))
+    assert provider.flush(10)
+    provider.shutdown()
+    cli = [str(Path(sys.executable).parent / "hermes-ctx")]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*cli, *args], capture_output=True, text=True, timeout=120, check=False)
+
+    listed = run("memory", "search", "kiwi", "--all-scopes")
+    assert listed.returncode == 0, listed.stderr
+    shown = dict(re.findall(r"user ('[^']*'|json:\"[^\"]*\") chat .*codeword is (\w+)", listed.stdout))
+    assert sorted(shown.values()) == sorted(words.values())  # four users, told apart
+    done: list[str] = []
+    for form, word in shown.items():
+        argv = ["--user-json", form] if form.startswith("json:") else ["--user", *shlex.split(form)]
+        forgot = run("forget", *argv, "--yes")
+        assert forgot.returncode == 0, forgot.stderr
+        left = run("memory", "search", "kiwi", "--all-scopes").stdout
+        assert word not in left  # that user, typed back as listed, is forgotten
+        assert all(other in left for other in words.values() if other not in (word, *done)), (form, left)
+        done.append(word)
+    refused = run("forget", "--user-json", "not json", "--yes")
+    assert refused.returncode == EXIT_INPUT and "'not json' is not a JSON string" in refused.stderr

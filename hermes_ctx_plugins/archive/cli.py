@@ -17,6 +17,7 @@ from ..cliutil import (
     EXIT_INPUT,
     EXIT_PLUGIN,
     EXIT_PROBLEM,
+    add_id,
     add_yes,
     confirm,
     emit,
@@ -27,7 +28,7 @@ from ..cliutil import (
 )
 from ..config import load_config
 from ..errors import ConfigError
-from ..scope import describe
+from ..scope import describe, typed
 from ..storage import ArchiveBackend, ArchiveError, LocalStoreError, Scope, open_archive
 from ..tokens import get_counter
 from . import tools
@@ -38,17 +39,17 @@ def add_parser(commands: Any) -> None:
     sub = archive.add_subparsers(dest="archive_command", required=True)
     search = sub.add_parser("search", help="full-text search (any 3+ character substring, BM25 ranked)")
     search.add_argument("query")
-    search.add_argument("--session", help="only this session (of the --deployment's namespace)")
-    search.add_argument("--user", help="only this user (of the --deployment's namespace)")
+    add_id(search, "session", "only this session (of the --deployment's namespace)")
+    add_id(search, "user", "only this user (of the --deployment's namespace)")
     search.add_argument("--limit", type=int, default=10)
     show = sub.add_parser("show", help="archived messages verbatim: an id or a range 'first-last'")
     show.add_argument("id")
     show.add_argument("--max-tokens", type=int, default=20_000)
     sub.add_parser("stats", help="size, counts, retention")
     purge = sub.add_parser("purge", help="delete archived compactions (asks first)")
-    purge.add_argument("--session", help="this session's (of the --deployment's namespace)")
-    purge.add_argument("--user", help="this user's (of the --deployment's namespace); alone, erases the user "
-                                      "for good: spooled compactions too, and the file rewritten")
+    add_id(purge, "session", "this session's (of the --deployment's namespace)")
+    add_id(purge, "user", "this user's (of the --deployment's namespace); alone, erases the user for good: spooled "
+                          "compactions too, and the file rewritten")
     purge.add_argument("--older-than", type=float, metavar="DAYS", help="older than DAYS, in every namespace")
     purge.add_argument("--all", action="store_true", help="everything")
     add_yes(purge)
@@ -103,7 +104,8 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
         elif not hits:
             print("no match")
         for hit in [] if wants_json(args) else hits:
-            where = f"session {hit.session_id!r}" + (f" of namespace {hit.namespace!r}" if hit.namespace else "")
+            where = f"session {typed(hit.session_id)}" + (f" of namespace {typed(hit.namespace)}" if hit.namespace
+                                                          else "")
             print(shown(f"#{hit.id}  {hit.role:9} {where}  {_when(hit.created)}\n    {hit.snippet}"))
         return 0
     if command == "show":

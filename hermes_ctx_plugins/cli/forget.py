@@ -8,19 +8,20 @@ import dataclasses
 from dataclasses import asdict
 from typing import Any
 
-from ..cliutil import EXIT_PROBLEM, add_yes, confirm, print_json, table, wants_json
+from ..cliutil import EXIT_PROBLEM, add_id, add_yes, confirm, print_json, table, wants_json
 from ..config import load_config
 from ..errors import HermesCtxError
 from ..events import Forgotten
 from ..manager import load_host
+from ..scope import typed
 from .common import load_failed
 
 
 def add_parser(commands: Any) -> None:
     forget = commands.add_parser(
         "forget", help="remove a user from every store we own (memories, queues, spools, archive, the services)")
-    forget.add_argument("--user", required=True, help="the user id, exactly as hermes passes it ('' = anonymous); "
-                                                      "with --deployment only that deployment's memories")
+    add_id(forget, "user", "the user id, exactly as hermes passes it ('' = anonymous); with --deployment only that "
+                           "deployment's memories", required=True)
     add_yes(forget)
 
 
@@ -33,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
         hosts = [load_host(load_config(args.config, deployment=name)) for name in names]
     except HermesCtxError as exc:
         return load_failed(exc)
-    where = f"deployment {deployment!r}" if deployment else "every deployment"
+    where = f"deployment {typed(deployment)}" if deployment else "every deployment"
     try:
-        refused = confirm(f"forget user {args.user!r} in {where}: delete their memories, queued writes and "
+        refused = confirm(f"forget user {typed(args.user)} in {where}: delete their memories, queued writes and "
                           "archived messages for good? [y/N] ", yes=args.yes)
         if refused is not None:
             return refused

@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, add_yes, confirm, emit, shown
+from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, add_id, add_yes, confirm, emit, shown
 from ..config import hermes_home, load_config
 from ..errors import ConfigError
 from ..memory.local import cli as local_cli
@@ -43,8 +43,8 @@ def add_parser(commands: Any) -> None:
         command = memory_commands.add_parser(name, help=about)
         if argument:
             command.add_argument(argument)
-        command.add_argument("--user", default="", help="this user's files (default: hermes' own, single-user "
-                                                        "ones), in the --deployment's namespace")
+        add_id(command, "user", "this user's files (default: hermes' own, single-user ones), in the --deployment's "
+                                "namespace", default="")
         if asks is not None:
             add_yes(command, asks=asks)
         file_commands.append(command)

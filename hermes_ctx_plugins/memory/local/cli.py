@@ -18,9 +18,21 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ...cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, Progress, add_yes, confirm, emit, print_json, wants_json
+from ...cliutil import (
+    EXIT_CONFIG,
+    EXIT_INPUT,
+    EXIT_PLUGIN,
+    Progress,
+    add_id,
+    add_yes,
+    confirm,
+    emit,
+    print_json,
+    wants_json,
+)
 from ...config import Config, hermes_home
 from ...errors import ConfigError
+from ...scope import typed
 from ...storage import LocalStoreError, MemoryBackend, json_text, memory_exists, open_memory
 from ...storage import text as query
 from . import recall
@@ -45,18 +57,18 @@ def add_parsers(commands: Any) -> None:
     export = commands.add_parser("export", help=f"write {NAME} memories as JSON lines (with --json: one JSON "
                                                 "array on stdout, or with -o a summary)")
     _scope_arguments(export, "only this user's memories")
-    export.add_argument("--session", help="only this session's memories")
+    add_id(export, "session", "only this session's memories")
     export.add_argument("--output", "-o", type=Path, help="file to write (default: standard output)")
     forget = commands.add_parser("forget", help=f"delete {NAME} memories by id, or a whole user, chat or session")
     forget.add_argument("ids", nargs="*", type=int, help="memory ids (the #numbers in recalled context)")
     _scope_arguments(forget, "forget this user's memories (all of them without ids)")
-    forget.add_argument("--session", help="forget this session's memories")
+    add_id(forget, "session", "forget this session's memories")
     add_yes(forget)  # it asks before deleting a user, chat or session; ids it is given, it deletes
 
 
 def _scope_arguments(parser: argparse.ArgumentParser, user_help: str) -> None:
-    parser.add_argument("--user", help=user_help)
-    parser.add_argument("--chat", help="... and this chat")
+    add_id(parser, "user", user_help)
+    add_id(parser, "chat", "... and this chat")
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
@@ -120,7 +132,7 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
         return 0
     for item in ranked:
         memory = item.memory
-        scope = f"user {memory.user_id!r} chat {memory.chat_id!r}"
+        scope = f"user {typed(memory.user_id)} chat {typed(memory.chat_id)}"
         print(f"[{recall.provenance(memory)} · {scope}] {query.excerpt(memory.text, terms, 300)}")
     if not ranked:
         print("no matching memories")
