@@ -457,7 +457,8 @@ class LocalProvider(MemoryProvider):
             memory = self._tool_store().add(with_verdict(record.redacted()))
         except LocalStoreError as exc:
             return self._write_failed(exc, "the fact was not saved")
-        self._writer()  # the embedding thread starts with it: a fact saved before any turn gets its vector too
+        if self._embedder is not None:  # the embedding thread starts with the writer: a fact saved before any
+            self._writer()  # turn, or after shutdown(), gets its vector too
         with self._lock:
             backfill = self._backfill
         if backfill is not None:
