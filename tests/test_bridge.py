@@ -115,3 +115,31 @@ def test_a_bad_deployment_name_fails_clearly(stub: StubOpenAIServer) -> None:
     bridge = Bridge(CONFIG, plugins=[Providers()])
     with pytest.raises(ConfigError, match="did you mean 'support'"):
         bridge.deployment("suport")
+
+
+def test_a_plugin_rediscovery_keeps_a_bridge_agents_turns_in_its_deployment(stub: StubOpenAIServer) -> None:
+    """hermes' ``discover_plugins(force=True)`` (its dashboard runs one; a service may) clears its hooks and
+    registers a new runtime. The sessions a Bridge bound were in the old runtime's table only: the bound
+    user's next turn went to the new runtime's own host (another deployment's stores) and the deployment's
+    provider never saw it."""
+    from hermes_ctx_plugins.hermes.runtime import installed
+
+    plan = Bridge(CONFIG, plugins=[Providers()]).deployment("support")
+    alice = plan.apply(make_agent(stub, "s-alice", "alice", skip_memory=True))
+    recaller = plan.host.memory_providers[0]
+
+    def said() -> list[str]:
+        deadline = time.monotonic() + 5
+        count = len(recaller.turns.get("alice", []))
+        while len(recaller.turns.get("alice", [])) == count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return [t.user_text for t in recaller.turns.get("alice", [])]
+
+    alice.run_conversation("my locker combination is 4-8-15-16", conversation_history=[])
+    assert said() == ["my locker combination is 4-8-15-16"]
+    before = installed()
+    hermes_plugins.discover_plugins(force=True)
+    assert installed() is not before  # a new registration, a new runtime
+    alice.run_conversation("my bike lock code is 99", conversation_history=[])
+    assert said() == ["my locker combination is 4-8-15-16", "my bike lock code is 99"]
+    plan.release(alice)

@@ -22,7 +22,7 @@ from ..errors import HermesCtxError
 from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
-from .runtime import Runtime
+from .runtime import Runtime, manager_sessions
 from .shims import write_shims
 
 if TYPE_CHECKING:
@@ -43,7 +43,9 @@ def register(ctx: Any) -> None:
     commands.register_cli(ctx)  # `hermes ctx …`, even with a broken config: `hermes ctx doctor` says why
     home = hermes_home()
     start = _Start(home)
-    runtime = Runtime(build=start.build, publish=start.publish)
+    manager = getattr(ctx, "_manager", None)  # hermes' PluginContext: the manager whose hooks these are
+    sessions = manager_sessions(manager) if manager is not None else None
+    runtime = Runtime(build=start.build, publish=start.publish, sessions=sessions)
     start.runtime = runtime
     key = checked.key(home)  # taken before the check: an edit while it runs is checked at the next start
     known = checked.recall(home, key)

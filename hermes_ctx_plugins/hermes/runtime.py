@@ -340,7 +340,8 @@ class Runtime:
     """
 
     def __init__(self, host: Host | None = None, *, build: Callable[[], Host] | None = None,
-                 max_sessions: int = MAX_SESSIONS, publish: Callable[[], None] | None = None) -> None:
+                 max_sessions: int = MAX_SESSIONS, publish: Callable[[], None] | None = None,
+                 sessions: SessionTable | None = None) -> None:
         if (host is None) == (build is None):
             raise TypeError("Runtime needs a host or a way to build one (build=), not both")
         self._host = host
@@ -348,7 +349,7 @@ class Runtime:
         self._building = threading.Lock()
         #: why the host could not be built (then it is not tried again: the error was said once)
         self._failure: HermesCtxError | None = None
-        self.sessions = SessionTable(max_sessions)
+        self.sessions = sessions if sessions is not None else SessionTable(max_sessions)
         self.hooks = HookDispatcher(self)
         self.agents = Agents()
         self._publish = publish
@@ -410,6 +411,24 @@ class Runtime:
         runtime, else what ``host`` itself was told (``Host.session``)."""
         known = self.sessions.session(session_id)
         return host.scoped(known) if known is not None else host.session(session_id)
+
+
+#: where a process's session table lives on hermes' plugin manager (see :func:`process_sessions`)
+_SESSIONS_ON_MANAGER = "_hermes_ctx_sessions"
+
+
+def manager_sessions(manager: object) -> SessionTable:
+    """The session table of hermes' plugin ``manager`` (the one registering us), kept on it — it lives as long
+    as the process — not in a runtime: a rediscovery (``discover_plugins(force=True)``: hermes' dashboard does
+    one, a service may) clears the manager's hooks and registers a new runtime, and the sessions a Bridge bound
+    to their deployments must still reach them. In the old runtime's table alone, the bound users' turns
+    went to the new runtime's own host, that is to another deployment's stores. Another manager (a second
+    one in the process) has a table of its own."""
+    table = getattr(manager, _SESSIONS_ON_MANAGER, None)
+    if not isinstance(table, SessionTable):
+        table = SessionTable()
+        setattr(manager, _SESSIONS_ON_MANAGER, table)
+    return table
 
 
 def installed() -> Runtime | None:
