@@ -10,7 +10,8 @@ Its ``forget_user`` clears the user's entries with :meth:`Spool.forget`, its ``s
 whatever the backend (a database server that is down cannot hold it).
 
 Every access — appending, importing, rewriting to forget a user — holds the spool's cross-process
-lock (a ``.lock`` sidecar), so a rewrite never loses a line another process is appending.
+lock (a ``.lock`` sidecar), so a rewrite never loses a line another process is appending. An import
+counts what it stored as it goes (``.importing.done``), so one killed half-way resumes after it.
 
 An entry is kept in *stored* form (see :func:`hermes_ctx_plugins.scope.to_stored`): ids and each
 message's JSON are escaped text, so any string — lone surrogates included — can be written as UTF-8
@@ -109,6 +110,9 @@ class Spool:
         self.imported = 0
         #: what an import works on (a process killed mid-import leaves it; the next import resumes)
         self.working = path.with_suffix(".importing")
+        #: how many of :attr:`working`'s entries are stored already, and which file that was (its inode and
+        #: size): an import killed after storing some resumes after them instead of storing them twice
+        self.progress = self.working.with_name(self.working.name + ".done")
 
     def pending(self) -> bool:
         return self.path.exists() or self.working.exists()
@@ -171,41 +175,67 @@ class Spool:
 
     def import_into(self, insert: Callable[[Entry], object]) -> int:
         """Hand every spooled compaction to ``insert`` (oldest first) and empty the spool; returns
-        how many. If ``insert`` raises, what it did not take stays spooled for the next import."""
+        how many. If ``insert`` raises, what it did not take stays spooled for the next import.
+
+        Each entry stored is counted in :attr:`progress` (fsynced) before the next is tried, so an import
+        killed half-way resumes after what it stored (at most the one entry stored but not yet counted
+        is stored again) rather than storing everything twice. What was spooled while an earlier import's
+        file waited is imported in the same call."""
         if not self.pending():
             return 0
+        count = 0
         with locked(self.path):
-            if self.path.exists() and not self.working.exists():
-                os.replace(self.path, self.working)
-            if not self.working.exists():  # another process imported it meanwhile
-                return 0
-            lines = _lines(self.working)
-            count = 0
-            for done, entry in enumerate(self._entries(self.working, lines)):
-                if entry is None:
-                    continue
-                try:
-                    insert(entry)
-                except UnstorableEntry as exc:  # never first in line for good: the others go on
-                    self._reject(entry, exc, locked_already=True)
-                    continue
-                except BaseException:
-                    atomic_write(self.working, "".join(f"{line}\n" for line in lines[done:]).encode("utf-8"))
-                    raise
-                count += 1
-            self.working.unlink()
+            while True:
+                if self.path.exists() and not self.working.exists():
+                    self.progress.unlink(missing_ok=True)  # an old count never names a new file (inodes are reused)
+                    os.replace(self.path, self.working)
+                if not self.working.exists():  # nothing left (or another process imported it meanwhile)
+                    break
+                lines = _lines(self.working)
+                stored = self._stored(len(lines))
+                for done, entry in enumerate(self._entries(self.working, lines)):
+                    if done < stored or entry is None:
+                        continue
+                    try:
+                        insert(entry)
+                    except UnstorableEntry as exc:  # never first in line for good: the others go on
+                        self._reject(entry, exc, locked_already=True)
+                    else:
+                        count += 1
+                    self._count_stored(done + 1)  # a failure above raises past this: that entry is next
+                self.working.unlink()
+                self.progress.unlink(missing_ok=True)
         self.imported += count
         log.info("imported %d spooled compactions", count)
         return count
 
+    def _stored(self, lines: int) -> int:
+        """How many of the import file's first entries are stored already: 0 unless :attr:`progress`
+        names this very file (a file rewritten since, by :meth:`forget`, is another inode)."""
+        try:
+            text = self.progress.read_text(encoding="ascii")
+            stat = self.working.stat()
+            done, inode, size = (int(part) for part in text.split())
+        except (OSError, ValueError):
+            return 0
+        return min(done, lines) if (inode, size) == (stat.st_ino, stat.st_size) else 0
+
+    def _count_stored(self, done: int) -> None:
+        stat = self.working.stat()
+        atomic_write(self.progress, f"{done} {stat.st_ino} {stat.st_size}".encode("ascii"))
+
     def entries(self) -> list[Entry]:
-        """Every readable spooled compaction, oldest first."""
+        """Every readable spooled compaction not stored yet, oldest first."""
         if not self.pending():
             return []
         with locked(self.path):
-            return [entry for path in (self.working, self.path) if path.exists()
-                    for entry in self._entries(path, _lines(path))
-                    if entry is not None]
+            found = []
+            for path in (self.working, self.path):
+                if path.exists():
+                    lines = _lines(path)
+                    skip = self._stored(len(lines)) if path == self.working else 0
+                    found += [entry for entry in self._entries(path, lines[skip:]) if entry is not None]
+            return found
 
     def forget(self, belongs: Callable[[Entry], bool]) -> int:
         """Remove every compaction ``belongs`` accepts (and unreadable lines, which no import
@@ -219,6 +249,8 @@ class Spool:
                 if not path.exists():
                     continue
                 lines = _lines(path)
+                if path == self.working:  # what an import stored already is not the spool's any more
+                    lines = lines[self._stored(len(lines)):]
                 kept = []
                 for line, entry in zip(lines, self._entries(path, lines), strict=True):
                     if entry is None:
@@ -233,6 +265,8 @@ class Spool:
                     atomic_write(path, "".join(f"{line}\n" for line in kept).encode("utf-8"))
                 else:
                     path.unlink()
+                if path == self.working:  # rewritten without what was stored: the count is void
+                    self.progress.unlink(missing_ok=True)
         return removed
 
     @staticmethod
