@@ -13,6 +13,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 from hermes_ctx_plugins.storage import Scope
 from hermes_ctx_plugins.storage.spool import Spool, spool_path
@@ -116,4 +117,30 @@ def test_one_successful_write_imports_the_interrupted_import_and_the_spool_behin
     store.record(session_id="s1", user_id="u", strategy="window", removed=removed(6))
     assert sorted(idents(path)) == [f"QX-{n:05d}" for n in range(7)]  # all of it, by this one write
     assert not spool.pending()
+    store.close()
+
+
+def test_a_store_first_opened_while_its_file_was_read_only_writes_again_once_it_can(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """SQLite opens a file it cannot write read-only, silently; the archive kept that connection for the life
+    of the process, so a gateway started while the disk was read-only spooled every compaction until restart.
+    (The connection is made read-only with query_only: root, which CI may be, writes any file.)"""
+    from hermes_ctx_plugins.storage.sqlite import archive
+
+    path = tmp_path / "ctx_archive.db"
+    ArchiveStore(path).close()  # the file exists
+    real = archive.connect
+
+    def read_only(where: Path, timeout: float) -> sqlite3.Connection:
+        db = real(where, timeout)
+        db.execute("PRAGMA query_only = ON")  # every write: "attempt to write a readonly database"
+        return db
+
+    monkeypatch.setattr(archive, "connect", read_only)
+    store = ArchiveStore(path)
+    assert store.record(session_id="s1", user_id="u", strategy="window", removed=removed(0)) == []  # spooled
+    monkeypatch.setattr(archive, "connect", real)  # the disk is writable again
+    assert store.record(session_id="s1", user_id="u", strategy="window", removed=removed(1))
+    assert sorted(idents(path)) == ["QX-00000", "QX-00001"]  # the spooled one with it
+    assert not store.spool.pending()
     store.close()

@@ -75,9 +75,13 @@ class ArchiveStore(ArchiveBackend):
                 db.execute("BEGIN IMMEDIATE")
                 yield db
                 db.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error) and not _locked(exc):
+                    # a connection opened while the file could not be written is read-only for good (SQLite
+                    # falls back to it silently): the next write opens a new one, which can once it can
+                    self.close()
                 raise
 
     def close(self) -> None:
@@ -463,3 +467,13 @@ class ArchiveStore(ArchiveBackend):
                 "users": users, "namespaces": namespaces, "oldest": oldest, "newest": newest,
                 "bytes": self.size_bytes(), "spooled": self.spool.count(), "spool": str(self.spool.path),
                 "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}
+
+
+def _locked(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says another connection holds a lock (SQLITE_BUSY / SQLITE_LOCKED: wait, keep the
+    connection), not that this one cannot do what it was asked (read-only, I/O, a damaged file: reopen)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (5, 6)
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
