@@ -244,11 +244,45 @@ def test_expand_never_exceeds_its_budget_and_says_what_it_left_out(max_tokens: i
     ({}, "an id"), ({"id": 2**63}, f"at most {2**63 - 1}, got {2**63}"), ({"id": str(2**63)}, "at most"),
     ({"id": f"{2**63 - 1}-{2**63}"}, "must lie within"), ({"id": "²"}, "an id (e.g. 42)"),
     ({"id": "9" * 10_000}, "at most"), ({"id": "1-" + "9" * 10_000}, "at most 200"),
+    ({"id": 1, "offset": -1}, "0 or more, got -1"), ({"id": 1, "offset": "9"}, "offset must be a whole number"),
+    ({"id": "1-3", "offset": 5}, "give one id, not the range '1-3'"),
 ])
 def test_expand_errors_name_the_bad_value(args: dict[str, Any], words: str) -> None:
     host = host_for("window")
     host.compress(transcript(), session=ALICE, force=True)
     assert words in tool(host, "ctx_expand", ALICE, **args)["error"]
+
+
+def test_every_part_of_a_long_archived_log_can_be_read_with_ctx_expand() -> None:
+    """A 110 KB test log whose failure is three lines from its end: ctx_expand showed only its first 11 kB
+    (and max_tokens is capped), so the failure could never be read. Now a cut message shows its start and
+    end, and the cut note names the offset that reads on; every line is reachable by following it."""
+    lines = [f"tests/test_mod_{n:04d}.py::test_case PASSED [{n / 20:.0f}%] build-step-{n:04d}" for n in range(1_800)]
+    lines[900] = "MIDDLE-MARKER RF-55001 flaky network call retried"
+    lines[-3] = "FAILED tests/test_pay.py::test_refund - AssertionError: RF-77123 expected 21.40"
+    log = "\n".join(lines)
+    host = host_for("window")
+    chat = transcript(seed=5, turns=30)
+    history = [*chat[:6], {"role": "user", "content": "run the suite"},
+               {"role": "assistant", "content": None, "tool_calls": [
+                   {"id": "c-log", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}]},
+               {"role": "tool", "tool_call_id": "c-log", "content": log},
+               {"role": "assistant", "content": "The suite ran."}, *chat[6:]]
+    host.compress(history, session=ALICE, force=True)
+    [hit] = tool(host, "ctx_search", ALICE, query="RF-77123")["results"]
+    first = tool(host, "ctx_expand", ALICE, id=hit["id"])
+    [shown] = [m for m in first["messages"] if m["id"] == hit["id"]]
+    assert "RF-77123 expected 21.40" in shown["content"]  # the end is shown
+    assert shown["content"].startswith("tests/test_mod_0000.py")  # and the start
+    seen, answer, pages = shown["content"], shown["content"], 0
+    while "reads on from there" in answer and pages < 50:  # follow the notes, as the model would
+        offset = int(answer.split("offset=")[1].split(")")[0])
+        page = tool(host, "ctx_expand", ALICE, id=hit["id"], offset=offset)
+        [answer] = [m["content"] for m in page["messages"] if m["id"] == hit["id"]]
+        assert answer.startswith(f"[... from character {offset:,} of {len(log):,} ...]")
+        seen += answer
+        pages += 1
+    assert "MIDDLE-MARKER RF-55001" in seen and all(line in seen for line in lines[::97])
 
 
 @pytest.mark.parametrize(("args", "words"), [

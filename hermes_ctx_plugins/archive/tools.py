@@ -46,10 +46,13 @@ SCHEMAS: list[dict[str, Any]] = [
     {"type": "function", "function": {
         "name": EXPAND,
         "description": ("Read archived messages verbatim: one id from ctx_search (its tool call or result comes "
-                        "with it) or a range 'first-last'. The answer stays within max_tokens."),
+                        "with it) or a range 'first-last'. The answer stays within max_tokens; a message too long "
+                        "for it shows its start and end, and says which offset reads the part cut out."),
         "parameters": {"type": "object", "properties": {
             "id": {"type": ["integer", "string"], "description": "an id, or a range like '120-135'"},
-            "max_tokens": {"type": "integer", "minimum": MIN_TOKENS}},
+            "max_tokens": {"type": "integer", "minimum": MIN_TOKENS},
+            "offset": {"type": "integer", "minimum": 0, "description": "with one id: start this many characters "
+                       "into that message's text (a cut note names the offset to read on from)"}},
             "required": ["id"]}}},
 ]
 
@@ -129,6 +132,11 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < MIN_TOKENS:
         return _error(f"max_tokens must be a whole number of at least {MIN_TOKENS}, got {limit!r}")
     limit = min(limit, max_tokens)
+    offset = args.get("offset", 0)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        return _error(f"offset must be a whole number of characters, 0 or more, got {offset!r:.80}")
+    if offset and len(ids) != 1:
+        return _error(f"offset reads on in one message: give one id, not the range {args.get('id')!r:.80}")
     budget = limit - _ENVELOPE  # the answer's own keys and note come out of the same budget
     found = store.get(ids, scope)
     if not found:
@@ -145,7 +153,7 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
     used = 0
     left_out: list[int] = []
     for group in groups:
-        rendered = [_render(s) for s in group]
+        rendered = [_render(s, offset if s.id == ids[0] else 0) for s in group]
         cost = sum(counter.count_text(json.dumps(r, ensure_ascii=False)) for r in rendered)
         if used + cost <= budget:
             out += rendered
@@ -179,18 +187,29 @@ def _pair_groups(ordered: list[Stored]) -> list[list[Stored]]:
     return groups
 
 
-def _render(stored: Stored) -> dict[str, Any]:
+#: where a rendered message's text starts in the archived one (``offset``): not shown, read by :func:`_clip`
+_FROM = "_from"
+
+
+def _render(stored: Stored, offset: int = 0) -> dict[str, Any]:
+    """``stored`` as ctx_expand shows it; with ``offset``, its text from that character on."""
     message: Message = stored.message
     rendered: dict[str, Any] = {"id": stored.id, "role": message.get("role")}
     for key in ("content", "tool_calls", "tool_call_id", "name"):
         if message.get(key) not in (None, ""):
             rendered[key] = message[key]
+    if offset and isinstance(rendered.get("content"), str):
+        text = rendered["content"]
+        rendered["content"] = f"[... from character {offset:,} of {len(text):,} ...]\n" + text[offset:]
+        rendered[_FROM] = offset
     return rendered
 
 
 def _clip(rendered: list[dict[str, Any]], budget: int, counter: TokenCounter) -> list[dict[str, Any]]:
-    """The group cut to ``budget``: the longest contents shortened, each with a note of what was cut."""
-    clipped = [dict(r) for r in rendered]
+    """The group cut to ``budget``: the longest contents shortened to their start and end (a log's failure is
+    usually at its end), each with a note of what was cut and the offset that reads it."""
+    clipped = [{k: v for k, v in r.items() if k != _FROM} for r in rendered]
+    starts = [int(r.get(_FROM, 0)) for r in rendered]
     originals = [str(r.get("content") or "") if isinstance(r.get("content"), str) else "" for r in clipped]
     keep = [len(text) for text in originals]
 
@@ -201,13 +220,18 @@ def _clip(rendered: list[dict[str, Any]], budget: int, counter: TokenCounter) ->
         longest = max(range(len(clipped)), key=lambda i: keep[i])
         if keep[longest] < 200:
             if len(clipped) > 1:  # still too big: keep the call, drop trailing results (listed as left out)
-                clipped.pop()
-                originals.pop()
-                keep.pop()
+                for column in (clipped, originals, keep, starts):
+                    column.pop()
                 continue
             break
         keep[longest] //= 2
-        text = originals[longest]
-        clipped[longest]["content"] = (text[:keep[longest]] + f"\n[... {len(text) - keep[longest]:,} characters "
-                                       "cut to fit max_tokens ...]")
+        text, head = originals[longest], keep[longest] * 2 // 3
+        tail = keep[longest] - head
+        # where the cut part begins in the archived message (a note an offset added is not the message's)
+        note = len(text) - len(text.split("\n", 1)[-1]) if starts[longest] else 0
+        first = starts[longest] + max(head - note, 0)
+        clipped[longest]["content"] = (
+            text[:head] + f"\n[... {len(text) - head - tail:,} characters cut to fit max_tokens; "
+            f"ctx_expand(id={clipped[longest]['id']}, offset={first}) reads on from there ...]\n"
+            + text[len(text) - tail:])
     return clipped
