@@ -144,3 +144,38 @@ def test_a_store_first_opened_while_its_file_was_read_only_writes_again_once_it_
     assert sorted(idents(path)) == ["QX-00000", "QX-00001"]  # the spooled one with it
     assert not store.spool.pending()
     store.close()
+
+
+def test_a_compaction_neither_the_store_nor_the_spool_takes_is_held_and_written_once_either_works(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """A full or read-only disk refuses the database and the spool beside it alike: the removed messages
+    were lost, with a critical log line. Now the process holds them and writes them out first thing when
+    the disk takes writes again (the spool file's refusal is simulated: root, which CI may be, writes any
+    file); a user forgotten meanwhile is forgotten there too."""
+    path = tmp_path / "ctx_archive.db"
+    store = ArchiveStore(path, timeout=0.05)
+    store.stats()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+
+    def refused(line: str, where: Path) -> None:
+        raise OSError(28, "No space left on device")
+
+    try:
+        with monkeypatch.context() as disk_full:
+            disk_full.setattr(Spool, "_append_locked", staticmethod(refused))
+            assert store.record(session_id="s1", user_id="u", strategy="window", removed=removed(0)) == []
+            assert store.record(session_id="s2", user_id="bob", strategy="window", removed=removed(1)) == []
+            assert store.spool.count() == 2 and not store.spool.path.exists()  # held, nowhere on disk
+            store.forget_user("bob")  # the database is locked: its part fails; the held part goes
+        assert store.spool.count() == 1  # bob's went with him
+        # the disk takes writes again, the store is still locked: what was held goes to the spool file
+        assert store.record(session_id="s1", user_id="u", strategy="window", removed=removed(2)) == []
+        assert store.spool.path.exists() and store.spool.count() == 2
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert store.record(session_id="s1", user_id="u", strategy="window", removed=removed(3))
+    assert sorted(idents(path)) == ["QX-00000", "QX-00002", "QX-00003"]  # all of alice's; bob's never stored
+    assert store.spool.count() == 0
+    store.close()

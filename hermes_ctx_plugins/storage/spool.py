@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -38,6 +39,9 @@ log = logging.getLogger("hermes_ctx_plugins.archive")
 
 #: the entry format: ids and messages in stored form
 VERSION = 2
+#: when neither the store nor the spool file takes a compaction (a full or read-only disk), a process holds
+#: up to this many characters of them in memory and writes them out as soon as either works again
+MAX_HELD_CHARS = 64_000_000
 
 Entry = dict[str, Any]
 
@@ -113,12 +117,16 @@ class Spool:
         #: how many of :attr:`working`'s entries are stored already, and which file that was (its inode and
         #: size): an import killed after storing some resumes after them instead of storing them twice
         self.progress = self.working.with_name(self.working.name + ".done")
+        #: compactions neither the store nor the spool file took, held by this process (:meth:`deliver`)
+        self._held: list[Entry] = []
+        self._held_chars = 0
+        self._holding = threading.Lock()
 
     def pending(self) -> bool:
         return self.path.exists() or self.working.exists()
 
     def count(self) -> int:
-        """How many readable compactions wait to be imported."""
+        """How many readable compactions wait to be imported (those this process holds included)."""
         return len(self.entries())
 
     @property
@@ -128,10 +136,14 @@ class Spool:
 
     def deliver(self, entry: Entry, insert: Callable[[Entry], list[int]], *, store: Path) -> list[int]:
         """Import what waits, then ``insert(entry)`` and return what it returns; if the ``store``
-        refuses either — whatever it raises — keep ``entry`` here and return ``[]``. Never raises:
-        if even the spool cannot be written, the compaction is lost, logged as critical. An entry
-        the store can never take (:class:`UnstorableEntry`) is set aside in :attr:`rejected`."""
+        refuses either — whatever it raises — keep ``entry`` here and return ``[]``. Never raises. If
+        even the spool file cannot be written (its folder is the store's: a full or read-only disk), the
+        compaction is held in this process's memory (up to :data:`MAX_HELD_CHARS`, logged as critical)
+        and stored or spooled first thing once either works again; past that bound, or if the process
+        exits first, it is lost. An entry the store can never take (:class:`UnstorableEntry`) is set
+        aside in :attr:`rejected`."""
         try:
+            self._release(insert)
             self.import_into(insert)
             return insert(entry)
         except UnstorableEntry as exc:
@@ -140,12 +152,58 @@ class Spool:
         except Exception as exc:  # whatever keeps the store from taking them, the spool does
             log.error("could not archive %d removed messages in %s (%s); kept in %s until it works again",
                       len(entry["removed"]), store, exc, self.path)
+            self._spool_held()
             try:
                 self.append(entry)
             except OSError as error:
-                log.critical("the removed messages could be neither archived nor spooled to %s (%s): they are "
-                             "lost from the archive", self.path, error)
+                self._hold(entry, error)
             return []
+
+    def _hold(self, entry: Entry, error: OSError) -> None:
+        size = sum(len(message) for _, message in entry["removed"])
+        with self._holding:
+            if self._held_chars + size > MAX_HELD_CHARS:
+                log.critical("the removed messages could be neither archived nor spooled to %s (%s), and this "
+                             "process holds %d others already: they are lost from the archive", self.path, error,
+                             len(self._held))
+                return
+            self._held.append(entry)
+            self._held_chars += size
+        log.critical("the removed messages could be neither archived nor spooled to %s (%s): held in this "
+                     "process's memory until either works (lost if it exits first)", self.path, error)
+
+    def _release(self, insert: Callable[[Entry], object]) -> None:
+        """What this process holds, to the store, oldest first. :raises: what ``insert`` raises (the
+        rest stays held)."""
+        while True:
+            with self._holding:
+                if not self._held:
+                    return
+                entry = self._held[0]
+            try:
+                insert(entry)
+            except UnstorableEntry as exc:
+                self._reject(entry, exc)
+            with self._holding:
+                if self._held and self._held[0] is entry:
+                    self._held.pop(0)
+                    self._held_chars -= sum(len(message) for _, message in entry["removed"])
+
+    def _spool_held(self) -> None:
+        """What this process holds, to the spool file, while it can be written."""
+        while True:
+            with self._holding:
+                if not self._held:
+                    return
+                entry = self._held[0]
+            try:
+                self.append(entry)
+            except OSError:
+                return
+            with self._holding:
+                if self._held and self._held[0] is entry:
+                    self._held.pop(0)
+                    self._held_chars -= sum(len(message) for _, message in entry["removed"])
 
     def append(self, entry: Entry, *, to: Path | None = None) -> None:
         """Add one compaction (to the spool, or ``to``). :raises OSError: it could not be written."""
@@ -225,9 +283,11 @@ class Spool:
         atomic_write(self.progress, f"{done} {stat.st_ino} {stat.st_size}".encode("ascii"))
 
     def entries(self) -> list[Entry]:
-        """Every readable spooled compaction not stored yet, oldest first."""
+        """Every readable spooled compaction not stored yet, oldest first, then those this process holds."""
+        with self._holding:
+            held = list(self._held)
         if not self.pending():
-            return []
+            return held
         with locked(self.path):
             found = []
             for path in (self.working, self.path):
@@ -235,15 +295,20 @@ class Spool:
                     lines = _lines(path)
                     skip = self._stored(len(lines)) if path == self.working else 0
                     found += [entry for entry in self._entries(path, lines[skip:]) if entry is not None]
-            return found
+            return found + held
 
     def forget(self, belongs: Callable[[Entry], bool]) -> int:
         """Remove every compaction ``belongs`` accepts (and unreadable lines, which no import
         could use) from the spool, the file being imported and those set aside, rewriting each
         atomically; returns the messages removed."""
         removed = 0
+        with self._holding:  # what this process holds for the store
+            kept_held = [entry for entry in self._held if not belongs(entry)]
+            removed += sum(len(entry["removed"]) for entry in self._held if belongs(entry))
+            self._held = kept_held
+            self._held_chars = sum(len(message) for entry in kept_held for _, message in entry["removed"])
         if not self.pending() and not self.rejected.exists():
-            return 0
+            return removed
         with locked(self.path):
             for path in (self.path, self.working, self.rejected):
                 if not path.exists():
