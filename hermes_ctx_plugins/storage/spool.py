@@ -20,6 +20,7 @@ and comes back exactly. Lines written before that form (no ``"v"``) are upgraded
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -173,33 +174,29 @@ class Spool:
                      "process's memory until either works (lost if it exits first)", self.path, error)
 
     def _release(self, insert: Callable[[Entry], object]) -> None:
-        """What this process holds, to the store, oldest first. :raises: what ``insert`` raises (the
-        rest stays held)."""
-        while True:
-            with self._holding:
-                if not self._held:
-                    return
-                entry = self._held[0]
+        """What this process holds, to the store. :raises: what ``insert`` raises (the rest stays held)."""
+        def stored(entry: Entry) -> None:
             try:
                 insert(entry)
             except UnstorableEntry as exc:
                 self._reject(entry, exc)
-            with self._holding:
-                if self._held and self._held[0] is entry:
-                    self._held.pop(0)
-                    self._held_chars -= sum(len(message) for _, message in entry["removed"])
+
+        self._write_held(stored)
 
     def _spool_held(self) -> None:
         """What this process holds, to the spool file, while it can be written."""
+        with contextlib.suppress(OSError):
+            self._write_held(self.append)
+
+    def _write_held(self, write: Callable[[Entry], object]) -> None:
+        """Hand what this process holds to ``write``, oldest first, each let go once written.
+        :raises: what ``write`` raises (that entry and the rest stay held)."""
         while True:
             with self._holding:
                 if not self._held:
                     return
                 entry = self._held[0]
-            try:
-                self.append(entry)
-            except OSError:
-                return
+            write(entry)
             with self._holding:
                 if self._held and self._held[0] is entry:
                     self._held.pop(0)
