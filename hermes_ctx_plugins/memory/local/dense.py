@@ -136,14 +136,18 @@ class DenseIndex:
             return self._caught_up(store, namespace, user_id).size
 
     def search(self, store: MemoryBackend, target: Matrix, *, namespace: str, user_id: str, chat_id: str,
-               share_across_chats: bool, limit: int) -> Dense:
+               share_across_chats: bool, limit: int, caught_up: bool = False) -> Dense:
         """The owner's memories the chat scope sees, compared with the question's vector ``target``.
+        ``caught_up``: :meth:`population` just brought the owner's cache up to date (a vector stored since
+        waits for the next search), so the store is not asked again.
 
         :raises LocalStoreError: the store cannot be read.
         """
         np = self._np
         with self._lock:
-            owned = self._caught_up(store, namespace, user_id)
+            owned = self._owners.get((namespace, user_id)) if caught_up else None
+            if owned is None or owned.model != self.embedder.model_id:  # not cached (evicted meanwhile): read
+                owned = self._caught_up(store, namespace, user_id)
             size = owned.size
             if not size:
                 return Dense([], {}, 0, 0.0, 0.0)

@@ -326,7 +326,7 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
-        weight, asked = options.dense_weight, None
+        weight, asked, known = options.dense_weight, None, 0
         try:
             store = self._store()
             index = self._dense
@@ -335,13 +335,13 @@ class LocalProvider(MemoryProvider):
                     weight = min(weight, options.exact_dense_weight)
                 # 0: by words only (the model's candidates would all score alike, and fill the block); a backend
                 # keeping no vectors, or an owner without any yet, has nothing to compare the question with
-                if weight > 0 and self._dense_on(store) and index.population(
-                        store, namespace=session.deployment, user_id=session.user_id):
-                    asked = self._ask(index, question)
+                if weight > 0 and self._dense_on(store):
+                    known = index.population(store, namespace=session.deployment, user_id=session.user_id)
+                    asked = self._ask(index, question) if known else None
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
                                 chat_id=session.chat_id, share_across_chats=options.share_across_chats, limit=limit)
             if asked is not None and index is not None:
-                hits = self._hybrid(store, index, asked, hits, session, limit, weight)
+                hits = self._hybrid(store, index, asked, hits, session, limit, weight, caught_up=known > 0)
         except LocalStoreError as exc:
             self._unusable(exc)
             return None
@@ -365,7 +365,7 @@ class LocalProvider(MemoryProvider):
         return store.dense
 
     def _hybrid(self, store: MemoryBackend, index: dense.DenseIndex, asked: Future[Any], hits: list[Hit],
-                session: SessionInfo, limit: int, weight: float) -> list[Hit]:
+                session: SessionInfo, limit: int, weight: float, *, caught_up: bool = False) -> list[Hit]:
         """BM25's ``hits`` fused with the best of the owner's memories by embedding (:func:`.dense.fuse`);
         the lexical hits alone when the question (``asked``: its embedding under way) cannot be
         embedded within :data:`QUESTION_EMBED_SECONDS`."""
@@ -377,7 +377,8 @@ class LocalProvider(MemoryProvider):
                         "its words only", QUESTION_EMBED_SECONDS, exc_info=True)
             return hits
         found = index.search(store, vector, namespace=session.deployment, user_id=session.user_id,
-                             chat_id=session.chat_id, share_across_chats=self.options.share_across_chats, limit=limit)
+                             chat_id=session.chat_id, share_across_chats=self.options.share_across_chats, limit=limit,
+                             caught_up=caught_up)
         lexical = {hit.memory.id for hit in hits}
         others = [memory for memory in store.get([memory_id for memory_id, _ in found.best if memory_id not in lexical])
                   if self._sees(memory, session)]
