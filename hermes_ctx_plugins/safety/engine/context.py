@@ -137,11 +137,12 @@ def _secret_source_piped_out(view: str, m: re.Match[str]) -> bool:
 
 
 def _standing_order_if_piped(view: str, m: re.Match[str]) -> bool:
-    """Fetched code piped into a shell counts as a standing order only; PowerShell's download-and-run always."""
+    """Fetched code piped into a shell counts as a standing order only (said in its sentence: "install it with
+    ``curl … | sh``. Pin the version next time" is a note of what was done); PowerShell's download-and-run always."""
     if not m["piped"]:
         return True
-    first, last = line(view, m.start(), m.end())
-    return bool(STANDING_RE.search(view, first, last))
+    head, tail = sentence(view, m.start(), m.end())  # its sentence: a later one may plan the next time
+    return bool(STANDING_RE.search(f"{head} {m[0]} {tail}"))
 
 
 def _payload_on_the_line(view: str, m: re.Match[str]) -> bool:

