@@ -68,8 +68,14 @@ RULES = (
          rf"comply\s+with)\s+(?:me|these|this|the\s+following|only)\b|obey\s+(?:only\s+)?(?:me|these|the\s+following|"
          rf"this\s+(?:note|memory|entry|message|file))\b|(?:overrides?|supersedes?|"
          rf"takes?\s+precedence\s+over)\s+(?:all|any|every|your)\s+(?:(?:other|previous|prior|system|existing|"
-         rf"earlier)\s+)*{INSTR}|highest[-\s]priority\s+(?:system\s+)?{INSTR}|(?:system|admin|developer|"
-         rf"emergency)\s+(?:prompt\s+)?override\b",
+         rf"earlier)\s+)*{INSTR}|highest[-\s]priority\s+(?:system\s+)?{INSTR}|"
+         # "[ADMIN OVERRIDE]", "system override accepted", "granted admin override"; not the term in use or mentioned
+         # ("admin override for the booking system is done by facilities", "'admin override' means nice values")
+         rf"(?:system|admin|developer|emergency)\s+(?:prompt\s+)?override\b(?=\s*(?:[:\]|#\u2014\u2013-]|$|accepted|"
+         rf"enabled|active|activated|engaged|granted|mode|protocol|code|in\s+effect|authori[sz]ed|confirmed))|"
+         rf"(?:granted|given|have|has|with|enable|enabled|activate|activated|begin|invoke|invoking|engage|using|"
+         rf"use)\s+(?:an?\s+|the\s+)?(?:system|admin|developer|emergency)\s+(?:prompt\s+)?override\b|"
+         rf"(?:(?<=[\[#|<])|(?<=[\[#|<]\s))(?:system|admin|developer|emergency)\s+(?:prompt\s+)?override\b",
          bounded=True, languages=("en",)),
     Rule("override/outranks-the-system-prompt", "injection", "override claim", (80, 100),
          "outranks,outrank,outranking,priority,precedence,trumps,trump,overrides,override,overriding,supersedes,"
