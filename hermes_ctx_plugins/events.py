@@ -36,6 +36,9 @@ class SessionInfo:
     model: str = ""
     hermes_home: Path | None = None
     parent_session_id: str = ""
+    #: every id this conversation had before ``session_id``, newest first (``parent_session_id`` and its own
+    #: earlier ones): hermes moves a conversation to a new id at a compaction with ``compression.in_place: false``
+    earlier_sessions: tuple[str, ...] = ()
     #: anything else the host knows (hermes' gateway_session_key, chat_type, thread_id, ...)
     extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     #: the memory namespace of the deployment this session runs in, stamped by the host

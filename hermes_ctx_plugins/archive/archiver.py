@@ -68,7 +68,8 @@ class Archiver:
         """What ``session`` may see of the archive: its own deployment namespace only, and there
         this session, or with ``scope: user`` every session of its user (which needs a user id)."""
         return Scope(session_id=session.session_id, user_id=session.user_id, namespace=session.deployment,
-                     all_sessions=self.settings.scope == "user" and bool(session.user_id))
+                     all_sessions=self.settings.scope == "user" and bool(session.user_id),
+                     earlier_sessions=session.earlier_sessions)
 
     def forget_user(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
         """See :meth:`ArchiveBackend.forget_user`."""

@@ -36,6 +36,8 @@ log = logging.getLogger("hermes_ctx_plugins.hermes")
 
 #: how many sessions a runtime remembers (see :class:`SessionTable` for what happens beyond)
 MAX_SESSIONS = 4096
+#: the earlier ids a moved conversation keeps (one per compaction with ``in_place: false``; the oldest are dropped)
+MAX_EARLIER_SESSIONS = 64
 
 
 class SessionInUseError(HermesCtxError, ValueError):
@@ -153,7 +155,7 @@ class SessionTable:
                 return
             old = self._entries[old_id]
             assert old.host is not None  # only bound entries have a holder
-            moved = dataclasses.replace(old.session, session_id=session_id, parent_session_id=old_id)
+            moved = _moved(old.session, session_id, old_id)
             self._bind(moved, old.host, holder)
             del self._entries[old_id]
 
@@ -255,7 +257,7 @@ class SessionTable:
             new = self._entries.get(session_id)
             if old is None or old.host is not None or (new is not None and new.told):
                 return
-            moved = dataclasses.replace(old.session, session_id=session_id, parent_session_id=old_id)
+            moved = _moved(old.session, session_id, old_id)
             self._store(session_id, _Entry(moved, turns=old.turns, told=old.told, in_turn=old.in_turn))
             old.in_turn = False
 
@@ -446,3 +448,11 @@ def installed() -> Runtime | None:
         if isinstance(runtime, Runtime):
             return runtime if runtime.usable() else None  # its host is built here if it was not yet
     return None
+
+
+def _moved(session: SessionInfo, session_id: str, old_id: str) -> SessionInfo:
+    """``session`` moved by hermes from ``old_id`` to ``session_id``: the old id joins its earlier ones (what the
+    archive kept under them is still this conversation's)."""
+    earlier = (old_id, *(s for s in session.earlier_sessions if s not in (old_id, session_id)))
+    return dataclasses.replace(session, session_id=session_id, parent_session_id=old_id,
+                               earlier_sessions=earlier[:MAX_EARLIER_SESSIONS])

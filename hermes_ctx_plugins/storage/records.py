@@ -245,6 +245,14 @@ class Scope:
     everything: bool = False
     #: the deployment namespace (:attr:`SessionInfo.deployment <hermes_ctx_plugins.events.SessionInfo>`)
     namespace: str = ""
+    #: the session ids this conversation had before ``session_id``, newest first (hermes moves a conversation to a
+    #: new id at a compaction with ``compression.in_place: false``: what it archived stays under the old id)
+    earlier_sessions: tuple[str, ...] = ()
+
+    @property
+    def sessions(self) -> tuple[str, ...]:
+        """``session_id`` and :attr:`earlier_sessions`: the session ids this scope reads."""
+        return (self.session_id, *self.earlier_sessions)
 
     def sees(self, namespace: str, session_id: str, user_id: str) -> bool:
         """Whether a message archived for this owner is inside the scope."""
@@ -254,7 +262,7 @@ class Scope:
             return False
         if self.all_sessions and self.user_id:
             return user_id == self.user_id
-        if session_id != self.session_id:
+        if session_id != self.session_id and session_id not in self.earlier_sessions:
             return False
         # Rows archived before the host learnt the session's user carry an empty user id; they
         # belong to this session all the same (a session is one conversation).

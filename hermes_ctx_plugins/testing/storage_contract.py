@@ -346,6 +346,12 @@ class StorageContract:
         assert seen(Scope(session_id="", everything=True)) == set(ids)
         hits = archive.search("quokka", Scope(session_id="s1", user_id="alice"), limit=20)
         assert {hit.id for hit in hits} == {a1, early}
+        # a conversation hermes moved from s1 to s9 (a compaction with in_place: false) reads what s1 archived
+        moved = Scope(session_id="s9", user_id="alice", earlier_sessions=("s1",))
+        assert seen(moved) == {a1, early}
+        assert {hit.id for hit in archive.search("quokka", moved, limit=20)} == {a1, early}
+        assert seen(Scope(session_id="s9", user_id="bob", earlier_sessions=("s1",))) == {early}  # not alice's
+        assert seen(Scope(session_id="s9", user_id="alice")) == set()
 
     def test_messages_keep_their_order_and_secrets_are_redacted(self, archive: ArchiveBackend) -> None:
         secret = "sk-ant-api03-Xk29fLq81mZp0Rt7vBn3cQw5yHs6dJu4eTg2aKo9iLm1nPx8rCv0bZ"

@@ -317,16 +317,17 @@ class PostgresArchive(ArchiveBackend):
 
     # -- reading ------------------------------------------------------------------------------------
     @staticmethod
-    def _scope_sql(scope: Scope) -> tuple[str, list[str]]:
+    def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
         if scope.everything:
             return "TRUE", []
         namespace = stored(scope.namespace)
         if scope.all_sessions and scope.user_id:
             return "m.namespace = %s AND m.user_id = %s", [namespace, stored(scope.user_id)]
+        sessions = [stored(s) for s in scope.sessions]
         if scope.user_id is None:
-            return "m.namespace = %s AND m.session_id = %s", [namespace, stored(scope.session_id)]
-        return ("m.namespace = %s AND m.session_id = %s AND m.user_id IN (%s, '')",
-                [namespace, stored(scope.session_id), stored(scope.user_id)])
+            return "m.namespace = %s AND m.session_id = ANY(%s)", [namespace, sessions]
+        return ("m.namespace = %s AND m.session_id = ANY(%s) AND m.user_id IN (%s, '')",
+                [namespace, sessions, stored(scope.user_id)])
 
     def search(self, text: str, scope: Scope, *, limit: int = 5) -> list[ArchiveHit]:
         phrases, short = archive_text.phrases(searchable(text))

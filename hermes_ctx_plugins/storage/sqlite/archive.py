@@ -318,12 +318,14 @@ class ArchiveStore(ArchiveBackend):
         namespace = to_stored(scope.namespace)
         if scope.all_sessions and scope.user_id:
             return f"{alias}.namespace = ? AND {alias}.user_id = ?", [namespace, to_stored(scope.user_id)]
+        sessions = [to_stored(s) for s in scope.sessions]
+        within = f"{alias}.session_id IN ({', '.join('?' * len(sessions))})"
         if scope.user_id is None:
-            return f"{alias}.namespace = ? AND {alias}.session_id = ?", [namespace, to_stored(scope.session_id)]
+            return f"{alias}.namespace = ? AND {within}", [namespace, *sessions]
         # Rows archived before the host learnt the session's user carry an empty user id; they
         # belong to this session all the same (a session is one conversation).
-        return (f"{alias}.namespace = ? AND {alias}.session_id = ? AND {alias}.user_id IN (?, '')",
-                [namespace, to_stored(scope.session_id), to_stored(scope.user_id)])
+        return (f"{alias}.namespace = ? AND {within} AND {alias}.user_id IN (?, '')",
+                [namespace, *sessions, to_stored(scope.user_id)])
 
     def search(self, text: str, scope: Scope, *, limit: int = 5) -> list[ArchiveHit]:
         phrases, short = archive_text.phrases(searchable(text))  # the query spelt as the text is stored
