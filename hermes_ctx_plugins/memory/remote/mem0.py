@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...errors import ConfigError
 from ...events import SessionInfo, Turn
 from ...options import option
 from .base import RecallItem, RemoteProvider
@@ -136,6 +137,11 @@ class Mem0Provider(RemoteProvider):
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
+        agent_id = self.options.agent_id  # sent with every write and search: a bad one would drop every turn
+        reason = self.id_problem(agent_id) if agent_id else ""  # empty: none sent
+        if reason:
+            raise ConfigError(f"{agent_id!r} is not a valid id: {reason}", value=agent_id,
+                              path=f"ctx_plugins.options.{self.name}.agent_id", expected="an id valid at the service")
         self._client_lock = threading.Lock()
         self._sdk_client: Any = None
         self._http: Any = None
