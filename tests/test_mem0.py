@@ -352,6 +352,16 @@ def test_malformed_bodies_and_slow_responses_are_failures_not_crashes(make: Call
     assert wait_until(lambda: "likes tea" in stub.memories_of(user_id=ALICE_ID)), "the write is retried"
 
 
+@pytest.mark.parametrize("body", [b"{}", b'{"error": "upstream timeout"}', b'{"results": "nope"}'])
+def test_a_200_reply_that_is_no_add_acknowledgement_keeps_the_write_queued(
+        make: Callable[..., Mem0Provider], stub: Mem0StubServer, body: bytes) -> None:
+    """A proxy's 200 with ``{}`` or an error body: the turn is sent again, not counted delivered and lost."""
+    provider = make(stub.base_url, infer=False)
+    stub.garbage(body, path="/add/")
+    provider.sync_turn(turn(ALICE, "my locker code is ACK77"))
+    assert wait_until(lambda: any("ACK77" in m for m in stub.memories_of(user_id=ALICE_ID)), 20), "the write is retried"
+
+
 def test_a_full_queue_drops_the_oldest_and_says_so(make: Callable[..., Mem0Provider], stub: Mem0StubServer) -> None:
     events: list[StatusEvent] = []
     provider = make(stub.base_url, queue_limit=3, failure_threshold=1, cooldown_seconds=1.0)

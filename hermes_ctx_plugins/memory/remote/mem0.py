@@ -278,7 +278,7 @@ class Mem0Provider(RemoteProvider):
     def send_write(self, write: dict[str, Any]) -> None:
         response = self._client().add(write["messages"], **write["ids"], infer=write["infer"],
                                       metadata=write["metadata"])
-        if not isinstance(response, (dict, list)):
+        if not _acknowledged(response):  # raised: the write stays queued and is sent again
             raise ValueError(f"unexpected reply to add: {response!r:.120}")
 
     def forget_owner(self, owner: str) -> tuple[int | None, str]:
@@ -367,3 +367,15 @@ def _thaw(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_thaw(v) for v in value]
     return value
+
+
+def _acknowledged(response: object) -> bool:
+    """Whether ``response`` says an add was taken: the platform's ``{"status": "PENDING", "event_id"}`` or
+    ``{"status": "SUCCEEDED", "results": [...]}``, the open-source ``{"results": [...]}``, or an older API's list of
+    events. A 200 carrying ``{}`` or ``{"error": ...}`` (a proxy's, say) is not: the write would be lost."""
+    if isinstance(response, list):
+        return all(isinstance(item, dict) for item in response)
+    if not isinstance(response, dict) or "error" in response:
+        return False
+    return isinstance(response.get("results"), list) or bool(response.get("event_id")) or (
+        response.get("status") in ("PENDING", "SUCCEEDED"))
