@@ -9,9 +9,15 @@ archived" right after such a compaction.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
 
 from hermes_helpers import configure_hermes, new_agent
 
+from hermes_ctx_plugins.environment import hermes_home
 from hermes_ctx_plugins.testing import make_transcript
 
 WORD = "INPLACEWORD-3f9a2c1e7b"
@@ -41,3 +47,56 @@ def test_what_a_compaction_archived_is_found_after_hermes_moves_the_conversation
 
     other = new_agent(stub, toolsets=["context_engine"], user_id="erin", session_id="erin-1", session_db=SessionDB())
     assert json.loads(other.context_compressor.handle_tool_call("ctx_search", {"query": WORD}))["results"] == []
+
+
+RESUME = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    from hermes_cli import plugins
+    plugins.discover_plugins(force=True)
+    from pathlib import Path
+    from hermes_state import SessionDB
+    import run_agent
+    db = SessionDB(Path(sys.argv[7]))
+    session = db.resolve_resume_session_id(sys.argv[2]) or sys.argv[2]
+    agent = run_agent.AIAgent(base_url=sys.argv[3], api_key="k", provider="custom", model=sys.argv[4], quiet_mode=True,
+                              skip_context_files=True, enabled_toolsets=["context_engine"], session_id=session,
+                              user_id=sys.argv[5], session_db=db)
+    history = [m for m in db.get_messages_as_conversation(session) if m.get("role") != "session_meta"]
+    result = agent.run_conversation("find the fix", conversation_history=history)
+    tools = [m["content"] for m in result["messages"][len(history):] if m.get("role") == "tool"]
+    print(json.dumps([session, tools[0]]))
+""")
+
+
+def test_a_moved_conversation_resumed_in_a_new_process_still_reads_its_archive(stub) -> None:
+    """hermes' own resume (the compression chain's tip) in a new process: the earlier ids come from hermes'
+    session database. (Who else may read a session's archive is the storage contract's and the Bridge tests'
+    business: without a Bridge, hermes compacts before its first hook names the user, and a session id is one
+    conversation, whose transcript hermes hands to whoever resumes it anyway.)"""
+    from hermes_helpers import MODEL
+
+    configure_hermes(stub, "compression: {in_place: false}\nctx_plugins: {compressor: summarize}\n")
+    stub.responder = lambda body: "continuing" if body.get("stream") else "## Goal\nsummary without the word"
+    from hermes_state import SessionDB
+
+    state = hermes_home() / "state.db"  # hermes' default path is fixed at its import: another test's home
+    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana", session_id="resumed-id",
+                      session_db=SessionDB(state))
+    agent.run_conversation("please continue", conversation_history=_history())
+    assert agent.session_id != "resumed-id"
+
+    def resume(user: str) -> tuple[str, dict[str, Any]]:
+        stub.responder = None
+        stub.tool_call("ctx_search", {"query": WORD})  # the resumed model looks the fix up, in a turn of its user's
+        stub.reply("done")
+        tests = str(Path(__file__).parent)
+        done = subprocess.run([sys.executable, "-c", RESUME, tests, "resumed-id", stub.base_url, MODEL, user, WORD,
+                               str(state)],
+                              capture_output=True, text=True, timeout=120, check=True)
+        session, answer = json.loads(done.stdout.strip().splitlines()[-1])
+        return session, json.loads(answer)
+
+    session, found = resume("dana")
+    assert session == agent.session_id  # hermes resumed the chain's tip, in another process
+    assert [WORD in r["snippet"] for r in found["results"]] == [True], found

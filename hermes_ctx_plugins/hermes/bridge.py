@@ -129,6 +129,9 @@ class DeploymentPlan:
                                 api_key=getattr(agent, "api_key", "") or "",
                                 provider=getattr(agent, "provider", "") or "")
             engine.bind(session, holder=agent)
+            # hermes bound the engine it built to its session database; this one reads it too (a resumed
+            # conversation's earlier ids)
+            engine.bind_session_state(getattr(agent, "_session_db", None), session.session_id)
             agent.context_compressor = engine
         elif isinstance(current, HermesCtxEngine):  # another deployment's engine must not stay on it
             runtime.sessions.unbind(session.session_id, holder=agent)

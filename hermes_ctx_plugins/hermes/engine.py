@@ -26,7 +26,7 @@ from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas
 from .agents import Compaction, find_caller_agent
-from .runtime import Runtime, SessionInUseError
+from .runtime import Runtime, SessionInUseError, compaction_ancestors
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -69,6 +69,9 @@ class HermesCtxEngine(ContextEngine):
         self._holder: weakref.ref[Any] | None = None
         #: the hermes agent this copy belongs to (see :meth:`on_session_start`); weak
         self._agent: weakref.ref[Any] | None = None
+        #: (session id, the ids its conversation had before it) read from hermes' session database (see
+        #: :meth:`bind_session_state`): a conversation resumed in a new process
+        self._earlier: tuple[str, tuple[str, ...]] = ("", ())
         self._report()
 
     @property
@@ -312,7 +315,19 @@ class HermesCtxEngine(ContextEngine):
                                             default=error, resets=False))
 
     def _session(self) -> SessionInfo:
-        return self._runtime.session(self.session_id, self._host)
+        session = self._runtime.session(self.session_id, self._host)
+        resumed, earlier = self._earlier
+        if resumed != session.session_id or not earlier:
+            return session
+        merged = tuple(dict.fromkeys((*session.earlier_sessions, *earlier)))
+        return dataclasses.replace(session, earlier_sessions=merged)
+
+    def bind_session_state(self, session_db: Any = None, session_id: str = "", **kwargs: Any) -> None:
+        """hermes hands its session database when it builds an agent or moves it to a session: the ids the
+        conversation had before ``session_id`` (a compaction with ``compression.in_place: false`` continues in a
+        child session) are read from it, so that a conversation resumed in a new process still reaches what the
+        archive kept under them."""
+        self._earlier = (session_id or "", compaction_ancestors(session_db, session_id or ""))
 
     def bind(self, session: SessionInfo, *, holder: object) -> None:
         """This copy serves the Bridge agent ``holder``, bound as ``session`` in the runtime: when

@@ -456,3 +456,28 @@ def _moved(session: SessionInfo, session_id: str, old_id: str) -> SessionInfo:
     earlier = (old_id, *(s for s in session.earlier_sessions if s not in (old_id, session_id)))
     return dataclasses.replace(session, session_id=session_id, parent_session_id=old_id,
                                earlier_sessions=earlier[:MAX_EARLIER_SESSIONS])
+
+
+def compaction_ancestors(session_db: Any, session_id: str) -> tuple[str, ...]:
+    """The sessions ``session_id`` continues, newest first, from hermes' session database (``SessionDB``): each a
+    parent that ended in a compaction (``end_reason = 'compression'``) of a child that is no branch or delegated
+    task -- hermes' own rule for a compression chain. ``()`` without a database or when reading it fails."""
+    found: list[str] = []
+    if session_db is None or not session_id:
+        return ()
+    try:
+        current = session_db.get_session(session_id)
+        while current is not None and len(found) < MAX_EARLIER_SESSIONS:
+            parent_id = current.get("parent_session_id")
+            config = current.get("model_config") or "{}"
+            if not parent_id or parent_id == session_id or parent_id in found or "_branched_from" in config or (
+                    "_delegate_from" in config) or current.get("source") == "tool":
+                break
+            parent = session_db.get_session(parent_id)
+            if parent is None or parent.get("end_reason") != "compression":
+                break
+            found.append(parent_id)
+            current = parent
+    except Exception as exc:  # hermes' database is its own: a failure leaves the archive to this session's id
+        log.debug("hermes-ctx could not read session %r's compaction chain: %s", session_id, exc)
+    return tuple(found)
