@@ -68,7 +68,10 @@ def test_availability_needs_no_network_and_says_why(make: Callable[..., HonchoPr
 
 @pytest.mark.parametrize(("key", "value"), [("session_strategy", "per-moon"), ("prefetch", "all"),
                                             ("ai_peer", "hermes bot"), ("reasoning_level", "extreme"),
-                                            ("max_retries", 9), ("message_max_chars", 10)])
+                                            ("max_retries", 9), ("message_max_chars", 10),
+                                            # accepted at start before (a warning at run time, or a failed call)
+                                            ("workspace_id", "bad id/x"), ("base_url", "not a url"),
+                                            ("base_url", "ftp://honcho.example.com")])
 def test_bad_options_are_config_errors_naming_the_key(tmp_path: Path, key: str, value: Any) -> None:
     with pytest.raises(ConfigError, match=f"ctx_plugins.options.ctx-honcho.{key}"):
         HonchoProvider({key: value}, hermes_home=tmp_path)

@@ -101,7 +101,8 @@ def test_missing_sdk_is_reported_with_the_install_command(make: Callable[..., Me
                                             ("recall_mode", "sometimes"), ("nonsense", 1), ("timeout", 0),
                                             # sent with every write: a lone surrogate dropped every user's turns
                                             ("agent_id", "x\ud800"), ("agent_id", "a b"),
-                                            ("agent_id", "x" * 10_000)])
+                                            ("agent_id", "x" * 10_000), ("host", "not a url"),
+                                            ("host", "file:///etc/passwd")])
 def test_bad_options_are_config_errors_naming_the_key(tmp_path: Path, key: str, value: Any) -> None:
     with pytest.raises(ConfigError, match=f"ctx_plugins.options.ctx-mem0.{key}"):
         Mem0Provider({key: value}, hermes_home=tmp_path)

@@ -150,12 +150,18 @@ class HonchoProvider(RemoteProvider):
     text_arguments: ClassVar[dict[str, str]] = {"query": "query", "question": "query", "conclusion": "fact",
                                                 "card": "fact"}
     local_keys = ("scope",)
+    url_options = ("base_url",)
     id_max_chars = ID_CHARS
     options: HonchoOptions
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
         self.check_fixed_id("ai_peer", required=True)
+        workspace = self.options.workspace_id  # empty: $HONCHO_WORKSPACE_ID or the default, checked where used
+        if workspace and not _ID_OK.fullmatch(workspace):
+            raise ConfigError(f"{workspace!r} is not a valid Honcho id", value=workspace,
+                              path=f"ctx_plugins.options.{self.name}.workspace_id",
+                              expected=f"letters, digits, '_' and '-', 1-{ID_CHARS} characters")
         ai_peer = self.options.ai_peer
         for key in self.fixed_id_options:
             if getattr(self.options, key) == ai_peer:

@@ -132,6 +132,7 @@ class Mem0Provider(RemoteProvider):
     extra = "mem0"
     tools = TOOLS
     text_arguments: ClassVar[dict[str, str]] = {"query": "query", "content": "fact", "text": "fact"}
+    url_options = ("host",)
     refusal_reason = "stored memories are shown to future sessions, so they must not carry instructions"
     options: Mem0Options
 

@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+import httpx
+
 from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
@@ -68,6 +70,8 @@ class ServiceProvider(MemoryProvider):
     id_max_chars: ClassVar[int] = 100
     #: the options holding ids used verbatim, which :meth:`check_fixed_id` validates
     fixed_id_options: ClassVar[tuple[str, ...]] = ("user_id", "default_user_id")
+    #: the options holding the service's address (empty: the default or an environment variable)
+    url_options: ClassVar[tuple[str, ...]] = ()
     #: the text arguments of :attr:`tools` and their kind: ``fact`` (stored: cut to ``max_fact_chars``,
     #: marked, refused when hostile) or ``query`` (searched or asked: cut to ``max_query_chars``)
     text_arguments: ClassVar[Mapping[str, str]] = {}
@@ -81,6 +85,8 @@ class ServiceProvider(MemoryProvider):
         super().__init__(options, **kwargs)
         for key in self.fixed_id_options:
             self.check_fixed_id(key)
+        for key in self.url_options:
+            self.check_url(key)
         self.home = Path(self.hermes_home or hermes_home())
         self.state_dir = self.home / "ctx_plugins" / self.name
         self.breaker = FaultIsolator(threshold=self.options.failure_threshold,
@@ -128,6 +134,22 @@ class ServiceProvider(MemoryProvider):
         if value == "*" or not value.isprintable() or any(c.isspace() for c in value):
             return "'*', spaces and control characters are not valid in an id"
         return ""
+
+    def check_url(self, key: str) -> None:
+        """Raise :class:`ConfigError` unless option ``key`` is empty or an http(s) URL with a host."""
+        value = getattr(self.options, key)
+        if not value:
+            return
+        try:
+            url = httpx.URL(value)
+        except (httpx.InvalidURL, TypeError, ValueError) as exc:
+            problem = str(exc)
+        else:
+            problem = "" if url.scheme in ("http", "https") and url.host else "it is no http(s) URL with a host"
+        if problem:
+            raise ConfigError(f"{value!r} is not the service's address: {problem}", value=value,
+                              path=f"ctx_plugins.options.{self.name}.{key}",
+                              expected="an http(s) URL such as https://memory.example.com (or empty)")
 
     def check_fixed_id(self, key: str, *, required: bool = False) -> None:
         """Raise :class:`ConfigError` unless option ``key`` (an id used verbatim; empty: unset,
