@@ -23,6 +23,9 @@ from hermes_ctx_plugins.scope import from_stored
 from hermes_ctx_plugins.testing import make_transcript
 
 ALICE = SessionInfo(session_id="s-alice", user_id="alice")
+#: the same transcript compacted again to compare what is archived goes to another conversation of hers: in the
+#: same session it would be the same compaction made again, which the archive stores once
+ALICE_AGAIN = SessionInfo(session_id="s-alice-again", user_id="alice")
 
 
 class Untouchable:
@@ -129,7 +132,7 @@ def test_what_a_compaction_kept_is_never_copied_serialised_or_compared(strategy:
     for position, message in enumerate(messages):
         if position not in gone:  # what the strategy keeps carries a value nothing may touch
             message["_trace"] = Untouchable()
-    result = host_for(strategy).compress(messages, session=ALICE, force=True)
+    result = host_for(strategy).compress(messages, session=ALICE_AGAIN, force=True)
 
     assert f"archived {len(gone)} messages" in result.notes  # the archive step ran to its end
     assert archived(2) == archived_first  # and archived exactly what it archives without the traps
@@ -139,7 +142,7 @@ def test_what_a_compaction_kept_is_never_copied_serialised_or_compared(strategy:
 
 def test_a_strategy_that_reports_nothing_is_archived_like_one_that_does() -> None:
     told = host_for("window").compress(transcript(), session=ALICE, force=True)
-    silent = host_for("silent-window").compress(transcript(), session=ALICE, force=True)
+    silent = host_for("silent-window").compress(transcript(), session=ALICE_AGAIN, force=True)
 
     assert archived(2) == archived(1) and archived(1)
     assert shown(silent.messages) == shown(told.messages)  # the index rides on the same marker
@@ -178,7 +181,7 @@ def test_a_wrong_report_is_caught_and_nothing_is_lost(lie: str, caplog: pytest.L
     monkeypatch.setattr(LyingWindow, "lie", lie)
 
     with caplog.at_level(logging.ERROR, logger="hermes_ctx_plugins"):
-        lying = host_for("lying-window").compress(transcript(), session=ALICE, force=True)
+        lying = host_for("lying-window").compress(transcript(), session=ALICE_AGAIN, force=True)
 
     [error] = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert "'lying-window' reported its removals wrongly" in error and "nothing is lost" in error
@@ -269,8 +272,8 @@ def test_a_report_of_the_wrong_type_is_worked_out_and_never_suspends_the_archive
     host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
                       "ctx_plugins": {"compressor": "none-report-window"}}, plugins=[NonePlugin()])
     with caplog.at_level(logging.ERROR, logger="hermes_ctx_plugins"):
-        for _ in range(host.config.plugins.failure_threshold + 1):
-            host.compress(transcript(), session=ALICE, force=True)
+        for n in range(host.config.plugins.failure_threshold + 1):
+            host.compress(transcript(), session=SessionInfo(session_id=f"s-alice-{n}", user_id="alice"), force=True)
 
     assert "'none-report-window' reported its removals wrongly" in caplog.text
     for compaction in range(2, host.config.plugins.failure_threshold + 3):

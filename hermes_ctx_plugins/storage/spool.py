@@ -90,6 +90,18 @@ def entry_of(*, namespace: str, session_id: str, user_id: str, strategy: str, cr
             "removed": [[position, message] for position, message in removed]}
 
 
+def repeated(latest: Sequence[str], removed: Sequence[Sequence[Any]]) -> int:
+    """How many of ``removed`` (an entry's positions and stored messages) to take as the session's latest stored
+    compaction (its stored messages ``latest``, in order) again: all of those when ``removed`` opens with every one
+    of them, else none. A process killed after the archive stored a compaction but before hermes saved the
+    compacted session compacts the same history again at its restart: the messages it removes again are the ones
+    stored, and storing them twice would show every search hit twice."""
+    if not latest or len(latest) > len(removed):
+        return 0
+    same = all(stored == item[1] for stored, item in zip(latest, removed[:len(latest)], strict=True))
+    return len(latest) if same else 0
+
+
 def _upgraded(entry: Entry) -> Entry:
     """``entry`` in the current form (lines spooled before it held raw ids and message objects)."""
     if entry.get("v") == VERSION:

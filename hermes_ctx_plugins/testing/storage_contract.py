@@ -353,6 +353,23 @@ class StorageContract:
         assert seen(Scope(session_id="s9", user_id="bob", earlier_sessions=("s1",))) == {early}  # not alice's
         assert seen(Scope(session_id="s9", user_id="alice")) == set()
 
+    def test_the_same_compaction_made_again_is_stored_once(self, archive: ArchiveBackend) -> None:
+        """A process killed after the archive stored a compaction, before hermes saved the compacted session,
+        compacts the same history again at its restart: one copy, the same ids; what it removes beyond is added."""
+        removed = [(n, said(f"kestrel step {n}", role="user" if n % 2 else "assistant")) for n in range(1, 7)]
+        scope = Scope(session_id="s", user_id="u")
+        first = archive.record(session_id="s", user_id="u", strategy="summarize", removed=removed)
+        assert archive.record(session_id="s", user_id="u", strategy="summarize", removed=removed) == first
+        more = [*removed, (7, said("kestrel step 7"))]
+        again = archive.record(session_id="s", user_id="u", strategy="summarize", removed=more)
+        assert again[:6] == first and again[6] not in first
+        hits = archive.search("kestrel", scope, limit=50)
+        assert sorted(hit.id for hit in hits) == sorted(again)  # every message once
+        # another user's or session's identical compaction is theirs, stored apart
+        for session, user in (("s", "v"), ("t", "u")):
+            theirs = archive.record(session_id=session, user_id=user, strategy="summarize", removed=removed)
+            assert not set(theirs) & set(first)
+
     def test_messages_keep_their_order_and_secrets_are_redacted(self, archive: ArchiveBackend) -> None:
         secret = "sk-ant-api03-Xk29fLq81mZp0Rt7vBn3cQw5yHs6dJu4eTg2aKo9iLm1nPx8rCv0bZ"
         first = archive.record(session_id="s", user_id="u", strategy="window",

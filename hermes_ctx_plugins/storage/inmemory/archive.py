@@ -33,7 +33,7 @@ from ..records import (
     pairs_with,
     searchable,
 )
-from ..spool import Entry, make_entry
+from ..spool import Entry, make_entry, repeated
 from .shared import Shared, utf8_size
 
 
@@ -90,7 +90,7 @@ class InMemoryArchive(ArchiveBackend):
                                        tokens_after=tokens_after), limits=True)
 
     def restore(self, entry: Entry) -> list[int]:
-        return self._insert(entry, limits=False)
+        return self._insert(entry, limits=False, once=False)
 
     def compactions(self) -> Iterator[Entry]:
         with self._data.lock:
@@ -98,18 +98,29 @@ class InMemoryArchive(ArchiveBackend):
         for entry in entries:  # copies: the caller cannot change what is archived
             yield {**entry, "removed": [list(item) for item in entry["removed"]]}
 
-    def _insert(self, entry: Entry, *, limits: bool) -> list[int]:
+    def _insert(self, entry: Entry, *, limits: bool, once: bool = True) -> list[int]:
         data = self._data
         namespace, session_id, user_id = (from_stored(entry[key]) for key in ("namespace", "session_id", "user_id"))
         created = entry["created"]
         with data.lock:
+            latest = max((c for c, owner in data.compactions.items() if owner[:3] == (namespace, session_id, user_id)),
+                         default=None)
+            again = sorted((a.stored.seq, a.stored.id) for a in data.messages.values()
+                           if a.stored.compaction_id == latest) if latest is not None else []
+            previous = data.entries[latest]["removed"] if latest is not None and again else []
+            kept = repeated([item[1] for item in previous], entry["removed"]) if once and len(previous) == len(
+                again) else 0  # not once: a restore copies what it is given
+            if kept and kept == len(entry["removed"]):
+                return [id_ for _, id_ in again]  # the same compaction again: nothing new to store
+            reused = [id_ for _, id_ in again[:kept]]
+            entry = {**entry, "removed": entry["removed"][kept:]}
             data.written = True
             compaction = next(data.compaction_ids)
             data.compactions[compaction] = (namespace, session_id, user_id, created)
             data.entries[compaction] = entry
             last = max((a.stored.seq for a in data.messages.values()
                         if (a.stored.namespace, a.stored.session_id) == (namespace, session_id)), default=0)
-            ids = []
+            ids = reused
             for seq, (_, text) in enumerate(entry["removed"], last + 1):
                 encoded = from_stored(text)
                 message = json.loads(encoded)  # a copy the caller cannot change, as a store's would be

@@ -27,7 +27,7 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, redacted, spool_path
+from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, redacted, repeated, spool_path
 from .connection import Server, fail, location_key, reason_of
 from .schema import lock_id
 from .text import stored
@@ -114,7 +114,7 @@ class PostgresArchive(ArchiveBackend):
         return self.spool.deliver(compaction, insert, store=self.path)
 
     def restore(self, entry: Entry) -> list[int]:
-        return self._insert(entry, limits=False)
+        return self._insert(entry, limits=False, once=False)
 
     def compactions(self) -> Iterator[Entry]:
         after = 0
@@ -135,9 +135,11 @@ class PostgresArchive(ArchiveBackend):
                                tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
             after = rows[-1][0]
 
-    def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None) -> list[int]:
+    def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None,
+                once: bool = True) -> list[int]:
         """Write one spool-form entry, then apply the retention and the size bound if ``limits``.
-        ``messages``: the entry's messages decoded, if the caller has them."""
+        ``messages``: the entry's messages decoded, if the caller has them. ``once``: the session's latest
+        compaction made again is not stored again (:func:`~hermes_ctx_plugins.storage.spool.repeated`)."""
         owner = (_pg(entry["namespace"]), _pg(entry["session_id"]), _pg(entry["user_id"]))
         rows = []
         for n, (position, text) in enumerate(entry["removed"]):
@@ -153,6 +155,14 @@ class PostgresArchive(ArchiveBackend):
                     return []
                 conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'archive', %s) "
                              "ON CONFLICT DO NOTHING", (self.location, time.time()))
+                again = conn.execute(
+                    "SELECT id, message FROM messages WHERE location = %s AND compaction_id = (SELECT max(id) FROM "
+                    "compactions WHERE location = %s AND namespace = %s AND session_id = %s AND user_id = %s) "
+                    "ORDER BY seq", (self.location, self.location, *owner)).fetchall() if once else []
+                kept = repeated([message for _, message in again], [(p, text) for p, _, _, _, text, _, _ in rows])
+                if kept and kept == len(rows):
+                    return [int(id_) for id_, _ in again]  # the same compaction again: nothing new to store
+                rows = rows[kept:]
                 compaction = conn.execute(
                     "INSERT INTO compactions (location, namespace, session_id, user_id, strategy, created, removed, "
                     "tokens_before, tokens_after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
@@ -160,7 +170,7 @@ class PostgresArchive(ArchiveBackend):
                      entry["tokens_before"], entry["tokens_after"])).fetchone()[0]  # type: ignore[index]
                 seq = conn.execute("SELECT coalesce(max(seq), 0) FROM messages WHERE location = %s AND namespace = %s "
                                    "AND session_id = %s", (self.location, *owner[:2])).fetchone()[0]  # type: ignore[index]
-                ids = []
+                ids = [int(id_) for id_, _ in again[:kept]]
                 with conn.cursor() as cursor:
                     for position, role, tool_call_id, calls, text, body, fold in rows:
                         seq += 1

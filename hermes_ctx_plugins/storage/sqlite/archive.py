@@ -27,7 +27,7 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, entry_of, make_entry, redacted, spool_path
+from ..spool import Entry, Spool, entry_of, make_entry, redacted, repeated, spool_path
 from . import fts
 from .archive_schema import connect
 
@@ -107,7 +107,7 @@ class ArchiveStore(ArchiveBackend):
 
     def restore(self, entry: Entry) -> list[int]:
         try:
-            return self._insert(entry, limits=False)
+            return self._insert(entry, limits=False, once=False)
         except sqlite3.Error as exc:
             raise ArchiveError(f"the archive {self.path} cannot be written: {exc}") from exc
 
@@ -134,12 +134,22 @@ class ArchiveStore(ArchiveBackend):
                                created=created, tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
             after = rows[-1][0]
 
-    def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None) -> list[int]:
+    def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None,
+                once: bool = True) -> list[int]:
         """Write one spool-form entry (everything in it already in stored form), then apply the
         retention and the size bound if ``limits``. ``messages``: the entry's messages decoded, if
-        the caller has them."""
+        the caller has them. ``once``: the session's latest compaction made again is not stored again
+        (:func:`~hermes_ctx_plugins.storage.spool.repeated`); a restore copies what it is given."""
         owner = (entry["namespace"], entry["session_id"], entry["user_id"])
         with self._transaction() as db:
+            again = db.execute("SELECT id, message FROM messages WHERE compaction_id = (SELECT max(id) FROM "
+                               "compactions WHERE namespace = ? AND session_id = ? AND user_id = ?) ORDER BY seq",
+                               owner).fetchall() if once else []
+            kept = repeated([message for _, message in again], entry["removed"])
+            if kept and kept == len(entry["removed"]):
+                return [id_ for id_, _ in again]  # the same compaction again: nothing new to store
+            entry = {**entry, "removed": entry["removed"][kept:]}
+            messages = messages[kept:] if messages is not None else None
             cursor = db.execute(
                 "INSERT INTO compactions (namespace, session_id, user_id, strategy, created, removed, tokens_before, "
                 "tokens_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -152,7 +162,7 @@ class ArchiveStore(ArchiveBackend):
             # made of a message purged meanwhile must never land on a new message under its id
             last = db.execute("SELECT max(coalesce((SELECT max(id) FROM messages), 0), coalesce((SELECT value FROM "
                               "archive_meta WHERE key = 'last_message_id'), 0))").fetchone()[0]
-            ids = []
+            ids = [id_ for id_, _ in again[:kept]]
             for n, (position, stored) in enumerate(entry["removed"]):
                 message = messages[n] if messages is not None else json.loads(from_stored(stored))
                 seq += 1
