@@ -155,10 +155,7 @@ class PostgresArchive(ArchiveBackend):
                     return []
                 conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'archive', %s) "
                              "ON CONFLICT DO NOTHING", (self.location, time.time()))
-                again = conn.execute(
-                    "SELECT id, message FROM messages WHERE location = %s AND compaction_id = (SELECT max(id) FROM "
-                    "compactions WHERE location = %s AND namespace = %s AND session_id = %s AND user_id = %s) "
-                    "ORDER BY seq", (self.location, self.location, *owner)).fetchall() if once else []
+                again = self._latest_again(conn, owner, rows[0][4] if rows else None) if once else []
                 kept = repeated([message for _, message in again], [(p, text) for p, _, _, _, text, _, _ in rows])
                 if kept and kept == len(rows):
                     return [int(id_) for id_, _ in again]  # the same compaction again: nothing new to store
@@ -189,6 +186,20 @@ class PostgresArchive(ArchiveBackend):
         if limits:
             self._enforce_limits(compaction)
         return ids
+
+    def _latest_again(self, conn: Any, owner: tuple[str, str, str], first: str | None) -> list[Any]:
+        """The ids and messages of the owner's latest compaction, when it opens with ``first`` (read whole only
+        then: a compaction may hold megabytes)."""
+        latest = conn.execute("SELECT max(id) FROM compactions WHERE location = %s AND namespace = %s AND "
+                              "session_id = %s AND user_id = %s", (self.location, *owner)).fetchone()[0]
+        if latest is None or first is None:
+            return []
+        opening = conn.execute("SELECT message FROM messages WHERE location = %s AND compaction_id = %s ORDER BY seq "
+                               "LIMIT 1", (self.location, latest)).fetchone()
+        if opening is None or opening[0] != first:
+            return []
+        return list(conn.execute("SELECT id, message FROM messages WHERE location = %s AND compaction_id = %s "
+                                 "ORDER BY seq", (self.location, latest)).fetchall())
 
     def _enforce_limits(self, newest: int) -> None:
         purged = 0

@@ -142,9 +142,7 @@ class ArchiveStore(ArchiveBackend):
         (:func:`~hermes_ctx_plugins.storage.spool.repeated`); a restore copies what it is given."""
         owner = (entry["namespace"], entry["session_id"], entry["user_id"])
         with self._transaction() as db:
-            again = db.execute("SELECT id, message FROM messages WHERE compaction_id = (SELECT max(id) FROM "
-                               "compactions WHERE namespace = ? AND session_id = ? AND user_id = ?) ORDER BY seq",
-                               owner).fetchall() if once else []
+            again = self._latest_again(db, owner, entry["removed"]) if once else []
             kept = repeated([message for _, message in again], entry["removed"])
             if kept and kept == len(entry["removed"]):
                 return [id_ for id_, _ in again]  # the same compaction again: nothing new to store
@@ -179,6 +177,19 @@ class ArchiveStore(ArchiveBackend):
         if limits:
             self._enforce_limits()
         return ids
+
+    @staticmethod
+    def _latest_again(db: sqlite3.Connection, owner: tuple[str, str, str],
+                      removed: Sequence[Sequence[Any]]) -> list[tuple[int, str]]:
+        """The ids and messages of the owner's latest compaction, when it opens as ``removed`` does (read whole
+        only then: a compaction may hold megabytes)."""
+        latest = db.execute("SELECT max(id) FROM compactions WHERE namespace = ? AND session_id = ? AND user_id = ?",
+                            owner).fetchone()[0]
+        first = db.execute("SELECT message FROM messages WHERE compaction_id = ? ORDER BY seq LIMIT 1",
+                           (latest,)).fetchone() if latest is not None and removed else None
+        if first is None or first[0] != removed[0][1]:
+            return []
+        return db.execute("SELECT id, message FROM messages WHERE compaction_id = ? ORDER BY seq", (latest,)).fetchall()
 
     # -- limits -------------------------------------------------------------------------------
     def _enforce_limits(self) -> None:
