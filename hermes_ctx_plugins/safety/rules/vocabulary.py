@@ -150,8 +150,8 @@ NEGATION = lazy(r"(?:\b(?:never|not|no)|n't)\s+(?:\w+\s+)?$|(?:(?:不要|别)(?!
 #: a match counts only if no negation comes just before it ("never ...", "不要 ...")
 NOT_NEGATED = Near(NEGATION, "before", 24, absent=True)
 # third-person descriptions of a technique ("attackers may exfiltrate data via DNS") are discussion, not orders
-DESCRIPTIVE = lazy(r"\b(?:attackers?|adversar(?:y|ies)|malware|hackers?|threat\s+actors?|bad\s+actors?|intruders?|"
-                   r"ransomware|apts?)\b|\b(?:may|might|could|can|would)\s+(?:\w+\s+){0,2}$|\b(?:detect\w*|prevent\w*|"
+DESCRIPTIVE = lazy(r"\b(?:attackers?|adversar(?:y|ies)|malware|malicious|hackers?|threat\s+actors?|bad\s+actors?|"
+                   r"intruders?|ransomware|apts?)\b|\b(?:may|might|could|can|would)\s+(?:\w+\s+){0,2}$|\b(?:detect\w*|prevent\w*|"
                    r"block\w*|mitigat\w*|monitor\w*|defend\w*|how)\b")
 SUSPICIOUS = lazy(  # what makes "from now on always ..." an attack rather than a preference
     rf"\b(?:ignore|disregard|obey|reveal|leak|disclose|exfiltrate|pretend|role-?play|impersonate|send|upload|"
@@ -204,10 +204,10 @@ TRANSFER_WORDS = ("scp,rsync,sftp,ftp,nc,ncat,netcat,azcopy,rclone,gsutil,aws,az
 # An attack phrase in quotes, in a note about attacks ("injections often say 'ignore previous instructions'"), is a
 # mention: the engine drops an injection finding that lies wholly inside a short quotation when the words around the
 # quotation talk about attacks, examples or tests. Exfiltration, secrets and hidden characters are never excused.
-QUOTED = lazy(r"(?<!\w)'([^'\n]{4,80})'(?!\w)|\"[^\"\n]{4,80}\"|\u2018[^\u2019\n]{4,80}\u2019|"
+QUOTED = lazy(r"(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){4,80})'(?!\w)|\"[^\"\n]{4,80}\"|\u2018[^\u2019\n]{4,80}\u2019|"
               "\u201c[^\u201d\n]{4,80}\u201d|\u300c[^\u300d\n]{4,80}\u300d|\u300e[^\u300f\n]{4,80}\u300f|`[^`\n]{4,80}`")
 DISCUSSION = lazy(r"(?i)prompt[\s-]*injection|\binjections?\b|jailbreaks?\b|\battack(?:s|ers?)?\b|\bphras(?:e|es|ing|"
-                  r"ings)\b|\bpayloads?\b|\bexamples?\b|\be\.g\.|for\s+instance|such\s+as|\btest\s*(?:cases?|data|"
+                  r"ings)\b|\bpayloads?\b|(?<![.@/])\bexamples?\b(?!\.\w)|\be\.g\.|for\s+instance|such\s+as|\btest\s*(?:cases?|data|"
                   r"sets?|fixtures?|samples?|suite)|\bsamples?\b|\bfixtures?\b|red[\s-]?team|\b(?:classic|common|"
                   r"typical|known|famous)\b|\bdetect|\bfilters?\b|提示词?注入|注入|越狱|攻击|例如|比如|样本|测试|常见|"
                   r"示例|例子|检测|过滤|拦截|说法")
