@@ -378,3 +378,66 @@ def test_archive_ranking_equals_sqlites_for_phrases(archive: ArchiveBackend, tmp
 def _quiet_spool_errors(caplog: pytest.LogCaptureFixture) -> None:
     """The spool logs each refused compaction at ERROR; that is expected noise here."""
     caplog.set_level(logging.CRITICAL, logger="hermes_ctx_plugins.archive")
+
+
+# == session 16's red-team pass: a database that cannot hold the text, a read that waits as long as a lock ============
+
+def test_a_database_not_encoded_utf8_is_refused_naming_it_and_its_encoding(postgres: EmbeddedPostgres,
+                                                                            tmp_path: Path) -> None:
+    """A LATIN1 database took ASCII turns, then one user's "300€" stopped every user's writes (its quarantine failed
+    too), across restarts, while ``doctor`` said all was well."""
+    from hermes_ctx_plugins.storage import postgres as backend
+
+    with psycopg.connect(postgres.dsn(), autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS latin_one WITH (FORCE)")
+        conn.execute("CREATE DATABASE latin_one ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+    config = on_postgres(postgres.dsn("latin_one"), connect_timeout=2)
+    try:
+        lines = {what: (ok, detail) for what, ok, detail in backend.check(config)}
+        assert lines["schema"][0] is False and "LATIN1" in lines["schema"][1] and "latin_one" in lines["schema"][1]
+        with pytest.raises(Exception, match="LATIN1") as failure:
+            storage.open_memory(config, tmp_path / "memory.db").search(["bike"], namespace="", user_id="bob",
+                                                                       chat_id="c1", share_across_chats=False, limit=5)
+        assert is_store_failure(failure.value) and "UTF8" in str(failure.value)
+    finally:
+        storage.release()
+        with psycopg.connect(postgres.dsn(), autocommit=True) as conn:
+            conn.execute("DROP DATABASE IF EXISTS latin_one WITH (FORCE)")
+
+
+def test_a_read_gives_up_on_a_lock_an_operator_holds_and_the_turn_goes_on(postgres_dsn: str, tmp_path: Path) -> None:
+    """An operator's ``VACUUM FULL`` (an ACCESS EXCLUSIVE lock) held every prefetch, search and ctx_search for as long
+    as it lasted: reads set no lock wait. Now a read gives up while the lock is still held."""
+    import threading
+
+    config = on_postgres(postgres_dsn, connect_timeout=2)
+    provider = LocalProvider({}, hermes_home=tmp_path, config=config)
+    provider.sync_turn(Turn(session=EVE, turn_number=1, user_text="my bike is a green Brompton", assistant_text="ok"))
+    assert provider.flush(20)
+    assert "Brompton" in provider.prefetch("which bike do I ride?", session=EVE)  # the owner does see it
+    answered: list[str] = []
+    locker = psycopg.connect(postgres_dsn, autocommit=True)
+    try:
+        locker.execute("BEGIN")
+        locker.execute("LOCK TABLE hermes_ctx.memories IN ACCESS EXCLUSIVE MODE")
+        worker = threading.Thread(target=lambda: answered.append(provider.prefetch("which bike?", session=EVE)),
+                                  daemon=True)
+        worker.start()
+        worker.join(120)  # the lock is held all along: without a lock wait the read would still be waiting
+        assert answered == [""], "the read did not give up while the table was locked"
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+        provider.shutdown()
+
+
+@pytest.mark.parametrize("schema", ["tenant_" + "x" * 60 + "_acme", "", "a\x00b", "pg_temp", "information_schema"])
+def test_a_schema_name_postgresql_would_cut_or_refuse_is_a_config_error(schema: str) -> None:
+    """Two tenants' 76- and 78-character schemas shared their first 63 bytes: PostgreSQL cut both to one schema,
+    and one tenant recalled the other's users; "" and NUL failed as "no connection to the server"."""
+    from hermes_ctx_plugins import ConfigError
+
+    with pytest.raises(ConfigError, match=r"ctx_plugins\.storage\.schema") as refused:
+        load_config({"ctx_plugins": {"storage": {"backend": "postgres", "dsn": "postgresql://x@127.0.0.1/db",
+                                                 "schema": schema}}})
+    assert repr(schema)[:20] in str(refused.value)

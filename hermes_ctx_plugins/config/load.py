@@ -90,6 +90,7 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
     plugins = build_dataclass(PluginSettings, section, "ctx_plugins")
     # the embedder's shape now, with the file and line (whether it loads: when the host is built)
     check_spec(plugins.archive.embedder, "ctx_plugins.archive.embedder")
+    _check_schema(plugins.storage.schema)
     if "" in plugins.deployments:  # it would be the top level's namespace, and no name to pick it by
         raise ConfigError("a deployment needs a name; '' is the top-level settings", path="ctx_plugins.deployments",
                           value="", expected="a non-empty deployment name")
@@ -126,6 +127,20 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
         lines=lines,
         top_namespace=top_namespace,
     )
+
+
+def _check_schema(schema: str) -> None:
+    """A PostgreSQL schema name the server keeps as it is: PostgreSQL cuts a name at 63 bytes without a word, so
+    two longer names sharing their first 63 bytes would be one schema, two deployments' tables in one."""
+    problem = ("it is empty" if not schema else "it holds a NUL character" if "\x00" in schema
+               else f"it is {len(schema.encode('utf-8', 'surrogatepass'))} bytes long; PostgreSQL keeps 63"
+               if len(schema.encode("utf-8", "surrogatepass")) > 63
+               else "it is a lone surrogate's text" if any("\ud800" <= c <= "\udfff" for c in schema)
+               else "names starting with pg_ are PostgreSQL's own" if schema.lower().startswith("pg_")
+               else "it is PostgreSQL's own" if schema.lower() == "information_schema" else "")
+    if problem:
+        raise ConfigError(f"{schema!r} cannot be the schema: {problem}", path="ctx_plugins.storage.schema",
+                          value=schema, expected="a schema name of 1-63 bytes, not pg_* (default: hermes_ctx)")
 
 
 def _apply_deployment(base: PluginSettings, dep: Deployment) -> PluginSettings:

@@ -28,7 +28,7 @@ from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
 from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, redacted, repeated, spool_path
-from .connection import Server, fail, location_key, reason_of
+from .connection import Server, fail, location_key, reason_of, unbounded
 from .schema import lock_id
 from .text import stored
 
@@ -302,7 +302,7 @@ class PostgresArchive(ArchiveBackend):
                     if kept:
                         notes.append(ForgetScope.kept_note(kept))
                 if chosen:
-                    with self._server.connection() as conn:
+                    with self._server.connection() as conn, unbounded(conn):
                         conn.execute("VACUUM messages")
                         conn.execute("VACUUM archive_vectors")
             except (ArchiveError, OSError) as exc:

@@ -39,6 +39,14 @@ DSN_ENV = "HERMES_CTX_POSTGRES_DSN"
 #: off without its connection closing): the server ends its session, freeing the locks it holds —
 #: else one such worker would stop every other's writes to a store until TCP noticed, hours later.
 IDLE_IN_TRANSACTION_SECONDS = 10
+#: the longest a read may run, or wait for a lock (an operator's VACUUM FULL): the user's turn or a tool call then
+#: goes on without the store instead of waiting as long as the lock lasts. A write's transaction sets its own lock
+#: wait and allows :data:`WRITE_SECONDS` (a compaction may archive megabytes); a migration, no bound
+STATEMENT_SECONDS = 30
+LOCK_SECONDS = 5
+WRITE_SECONDS = 600
+#: TCP keepalives: a server that stops answering (a network black hole) is given up after about this long
+KEEPALIVE_SECONDS = 10
 
 try:  # the driver is an optional extra: pip install 'hermes-ctx-plugins[postgres]'
     import psycopg
@@ -194,7 +202,11 @@ class Server:
             reconnect_timeout=max(2.0, connect_timeout), reconnect_failed=lambda pool: None,
             check=ConnectionPool.check_connection, name=f"hermes-ctx {schema}", configure=self._configure,
             kwargs={"autocommit": True, "connect_timeout": max(1, int(connect_timeout)),
-                    "application_name": "hermes-ctx-plugins"})
+                    "application_name": "hermes-ctx-plugins", "client_encoding": "UTF8",
+                    "keepalives": 1, "keepalives_idle": KEEPALIVE_SECONDS, "keepalives_interval": 2,
+                    "keepalives_count": 3, "tcp_user_timeout": KEEPALIVE_SECONDS * 1000,
+                    "options": f"-c statement_timeout={STATEMENT_SECONDS * 1000} "
+                               f"-c lock_timeout={LOCK_SECONDS * 1000}"})
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         conn.execute(f"SET search_path TO {quote_ident(self.schema)}, public")
@@ -250,6 +262,7 @@ class Server:
         it if the client stays silent in it for :data:`IDLE_IN_TRANSACTION_SECONDS`."""
         with self.connection(wait=wait) as conn, conn.transaction():
             conn.execute(f"SET LOCAL lock_timeout = {max(1, int(lock_timeout * 1000))}; "
+                         f"SET LOCAL statement_timeout = {WRITE_SECONDS * 1000}; "
                          f"SET LOCAL idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_SECONDS * 1000}")
             if lock is not None:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
@@ -258,6 +271,10 @@ class Server:
     def _migrate(self, conn: psycopg.Connection[Any]) -> None:
         with self._migrating:
             if not self._migrated:
+                problem = encoding_problem(conn)
+                if problem:
+                    raise LocalStoreError(f"postgres {self.shown}", "unsupported", problem,
+                                          "create the database with ENCODING 'UTF8' (createdb -E UTF8 -T template0)")
                 migrate(conn, self.schema)
                 self._migrated = True
 
@@ -268,7 +285,7 @@ class Server:
             version = conn.execute("SHOW server_version").fetchone()[0]  # type: ignore[index]
             found = current_version(conn, self.schema)
             standby = bool(conn.execute("SELECT pg_is_in_recovery()").fetchone()[0])  # type: ignore[index]
-            may = self._may(conn, found)
+            may = encoding_problem(conn) or self._may(conn, found)
         stats = self.pool.get_stats()
         return {"server": self.shown, "server_version": version, "schema": self.schema,
                 "schema_version": found, "expected_version": SCHEMA_VERSION, "standby": standby,
@@ -307,3 +324,24 @@ def fail(where: str, exc: BaseException, *, archive: bool = False) -> NoReturn:
     if archive:
         raise archive_error(where, exc) from exc
     raise memory_error(where, exc) from exc
+
+
+def encoding_problem(conn: psycopg.Connection[Any]) -> str:
+    """Why the database cannot keep every user's text ("" when it can): only a UTF8 database holds any text; in
+    another, one user's "€" or Chinese would stop every user's writes, and SQL_ASCII hands text back as bytes."""
+    encoding = conn.execute("SHOW server_encoding").fetchone()[0]  # type: ignore[index]
+    if str(encoding).upper().replace("-", "") in ("UTF8", "UNICODE"):
+        return ""
+    database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+    return f"the database {database!r} is encoded {encoding}; it must be UTF8 to hold every user's text"
+
+
+@contextlib.contextmanager
+def unbounded(conn: psycopg.Connection[Any]) -> Iterator[None]:
+    """No statement bound on ``conn`` while inside (maintenance: a VACUUM after forgetting a big user may take
+    minutes, and cannot run in a transaction, where a bound would be LOCAL); its default again after."""
+    conn.execute("SET statement_timeout = 0")
+    try:
+        yield
+    finally:
+        conn.execute("RESET statement_timeout")

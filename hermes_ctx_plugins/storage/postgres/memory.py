@@ -39,7 +39,7 @@ from ..base import MemoryBackend, Vector
 from ..ranking import K1, MIN_IDF, B, bm25, memory_length, phrase_count
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import vectors as stored_vectors
-from .connection import Server, fail, location_key, queue_id
+from .connection import Server, fail, location_key, queue_id, unbounded
 from .schema import lock_id
 from .text import stored, unstored
 
@@ -463,7 +463,7 @@ class PostgresMemory(MemoryBackend):
 
     def compact(self) -> None:
         try:
-            with self._server.connection(wait=self._wait) as conn:
+            with self._server.connection(wait=self._wait) as conn, unbounded(conn):
                 conn.execute("VACUUM memories")
                 conn.execute("VACUUM quarantine")
         except Exception as exc:

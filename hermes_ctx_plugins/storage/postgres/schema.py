@@ -243,6 +243,7 @@ def migrate(conn: Any, schema: str) -> int:
     """
     name = quote_ident(schema)
     with conn.transaction():
+        conn.execute("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0")  # an index on a big table
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id("hermes-ctx schema", schema),))
         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {name}")
         conn.execute(f"CREATE TABLE IF NOT EXISTS {name}.schema_version (version integer NOT NULL, "
