@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +36,20 @@ def test_what_a_compaction_archived_is_found_after_hermes_moves_the_conversation
     stub.responder = lambda body: "continuing" if body.get("stream") else "## Goal\nsummary without the word"
     from hermes_state import SessionDB
 
-    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana", session_id="first-id", session_db=SessionDB())
+    first = f"first-{uuid.uuid4().hex[:8]}"  # hermes' default database is the first test's home: ids apart
+    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana", session_id=first,
+                      session_db=SessionDB(hermes_home() / "state.db"))
     agent.run_conversation("please continue", conversation_history=_history())
     engine = agent.context_compressor
-    assert engine.compression_count == 1 and agent.session_id != "first-id"  # hermes moved the conversation
+    assert engine.compression_count == 1 and agent.session_id != first  # hermes moved the conversation
 
     found = json.loads(engine.handle_tool_call("ctx_search", {"query": WORD}))
     assert found["results"], found
     expanded = json.loads(engine.handle_tool_call("ctx_expand", {"id": str(found["results"][0]["id"])}))
     assert WORD in json.dumps(expanded), expanded
 
-    other = new_agent(stub, toolsets=["context_engine"], user_id="erin", session_id="erin-1", session_db=SessionDB())
+    other = new_agent(stub, toolsets=["context_engine"], user_id="erin", session_id=f"erin-{uuid.uuid4().hex[:8]}",
+                      session_db=SessionDB(hermes_home() / "state.db"))
     assert json.loads(other.context_compressor.handle_tool_call("ctx_search", {"query": WORD}))["results"] == []
 
 
@@ -80,18 +84,19 @@ def test_a_moved_conversation_resumed_in_a_new_process_still_reads_its_archive(s
     stub.responder = lambda body: "continuing" if body.get("stream") else "## Goal\nsummary without the word"
     from hermes_state import SessionDB
 
+    resumed = f"resumed-{uuid.uuid4().hex[:8]}"
     state = hermes_home() / "state.db"  # hermes' default path is fixed at its import: another test's home
-    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana", session_id="resumed-id",
+    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana", session_id=resumed,
                       session_db=SessionDB(state))
     agent.run_conversation("please continue", conversation_history=_history())
-    assert agent.session_id != "resumed-id"
+    assert agent.session_id != resumed
 
     def resume(user: str) -> tuple[str, dict[str, Any]]:
         stub.responder = None
         stub.tool_call("ctx_search", {"query": WORD})  # the resumed model looks the fix up, in a turn of its user's
         stub.reply("done")
         tests = str(Path(__file__).parent)
-        done = subprocess.run([sys.executable, "-c", RESUME, tests, "resumed-id", stub.base_url, MODEL, user, WORD,
+        done = subprocess.run([sys.executable, "-c", RESUME, tests, resumed, stub.base_url, MODEL, user, WORD,
                                str(state)],
                               capture_output=True, text=True, timeout=120, check=True)
         session, answer = json.loads(done.stdout.strip().splitlines()[-1])

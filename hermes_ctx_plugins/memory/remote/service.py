@@ -28,8 +28,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-import httpx
-
 from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
@@ -140,6 +138,8 @@ class ServiceProvider(MemoryProvider):
         value = getattr(self.options, key)
         if not value:
             return
+        import httpx  # here: importing the package must not load the HTTP stack
+
         try:
             url = httpx.URL(value)
         except (httpx.InvalidURL, TypeError, ValueError) as exc:
