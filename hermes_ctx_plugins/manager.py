@@ -102,6 +102,8 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         self.compressor: CompressorStrategy | None = None
         self._fallback: CompressorStrategy | None = None
         self.memory_providers: list[MemoryProvider] = []
+        #: what selection put in place of what config named, a plugin having failed to load (see :meth:`_selected`)
+        self.fallbacks: list[str] = []
         self._select()
         self._note_hooks_off()
         #: the sessions this host has heard of (their user ids scope the archive), newest last
@@ -150,6 +152,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             message = (f"{exc} — possibly from a plugin that failed to load ({failed}); "
                        + (f"using {instead!r} instead" if instead else "left out"))
             log.error("%s", message)
+            self.fallbacks.append(message)  # said at the start too: no agent watches the host yet
             self.forward_status(StatusEvent(kind="plugin-failed", source=f"{kind}:{name}", message=message))
             return self.registry.get(kind, instead) if instead else None
 

@@ -291,3 +291,26 @@ def test_file_switched_on_after_hermes_started_still_gates_hermes_memory_tool(
     assert (hostile in written) is not switched_on
     answer = json.loads(stub.chat_requests[1].body["messages"][-1]["content"])  # type: ignore[index]
     assert answer["success"] is not switched_on
+
+
+def test_a_strategy_standing_in_for_one_a_broken_plugin_held_is_said_when_hermes_starts(
+        stub: StubOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A compressor plugin that fails to import: the strategy config names runs as 'summarize' (a model call the
+    user may not have wanted). It was said only in agent.log and to no status line (no agent exists yet at the
+    start); now on stderr, like a broken config."""
+    import importlib
+
+    site = tmp_path / "site"
+    info = site / "broken_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[hermes_ctx_plugins]\nbroken = broken_plugin_mod\n")
+    (site / "broken_plugin_mod.py").write_text("raise ImportError('missing dependency foo')\n")
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    configure_hermes(stub, "ctx_plugins: {compressor: broken-strategy}\n")
+    new_agent(stub)  # the host is built when the first agent needs it
+    said = capsys.readouterr().err
+    assert "unknown compressor strategy 'broken-strategy'" in said and "using 'summarize' instead" in said
+    assert "hermes-ctx-plugins is not active" not in said  # our engine and memory run, with the default strategy

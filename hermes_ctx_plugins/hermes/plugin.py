@@ -96,6 +96,8 @@ class _Start:
                   "  `hermes ctx doctor` says more", file=sys.stderr)
             checked.forget(self.home)  # found broken: the next start checks before registering
             raise
+        for fallback in host.fallbacks:  # no agent's status line exists yet: the terminal, like a broken config
+            print(f"hermes-ctx-plugins: {fallback}\n  `hermes ctx doctor` says more", file=sys.stderr)
         state.host = host
         assert self.runtime is not None  # set as soon as the runtime exists, before anything asks for its host
         state.forward = self.runtime.agents.on_event  # and to hermes' status_callback of the agent concerned
