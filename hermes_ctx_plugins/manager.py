@@ -127,6 +127,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             entry = self._selected("compressor", cfg.compressor_name, f"{prefix}compressor")
             if entry is not None and self._is_enabled(entry):
                 self.compressor = self._instantiate(entry)  # type: ignore[assignment]
+                self._check_steps(self.compressor)
         explicit_providers = cfg.plugins.memory.providers is not None
         for name in cfg.provider_names:
             if not explicit_providers and ("memory", name) not in self.registry:
@@ -136,6 +137,20 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
                 self.activate_provider(name)
         self._check_hermes_provider()
         self._check_options()
+
+    def _check_steps(self, strategy: CompressorStrategy | None) -> None:
+        """A pipeline's steps are built at its first compaction: their names are checked now, so that a typo is a
+        config error at the start, not a failed compaction later (the default strategy compacting instead)."""
+        from .compression.pipeline import PipelineStrategy
+
+        if isinstance(strategy, PipelineStrategy):
+            where = "ctx_plugins.options.pipeline.steps"
+            for step in strategy.options.steps:
+                try:
+                    self.registry.get("compressor", step, where=where)
+                except UnknownPluginError as exc:
+                    raise self.config.locate(ConfigError(exc.message, path=where, value=step,
+                                                         expected="registered compressor strategies")) from None
 
     def _selected(self, kind: Kind, name: str, where: str) -> Registration | None:
         """The registration config selects; when it is missing because an installed plugin failed to

@@ -313,6 +313,15 @@ BAD = [
     pytest.param("ctx_plugins:\n  compressor: pipeline\n  options:\n    pipeline:\n      steps: []  # <-\n",
                  "ctx_plugins.options.pipeline.steps", ["at least one step"], None,
                  id="pipeline-option"),
+    # a step's name was resolved at the first compaction (which then failed, the default compacting instead)
+    pytest.param("ctx_plugins:\n  compressor: pipeline\n  options:\n    pipeline:\n      steps: [prune, bogus]  # <-\n",
+                 "ctx_plugins.options.pipeline.steps", ["unknown compressor strategy 'bogus'", "available:"], None,
+                 id="pipeline-unknown-step"),
+    # accepted, then every summary clipped to a ceiling under the floor
+    pytest.param("ctx_plugins:\n  options:\n    summarize:\n      summary_tokens_floor: 20000  # <-\n"
+                 "      summary_tokens_ceiling: 100\n",
+                 "ctx_plugins.options.summarize.summary_tokens_floor", ["above summary_tokens_ceiling 100"], None,
+                 id="summary-floor-above-ceiling"),
     pytest.param("ctx_plugins:\n  options:\n    file:\n      write_approval: maybe  # <-\n",
                  "ctx_plugins.options.file.write_approval", ["'maybe'"], None,
                  id="file-option"),

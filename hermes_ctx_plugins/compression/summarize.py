@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..chat import SummaryClient, SummaryError, SummaryModel
+from ..errors import ConfigError
 from ..events import Message, Usage
 from ..options import option
 from ..safety import redact_secrets
@@ -116,6 +117,11 @@ class SummarizeStrategy(CompressorStrategy):
     def __init__(self, options: Any = None, *, clock: Callable[[], float] = time.monotonic,
                  http: httpx.Client | None = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
+        floor, ceiling = self.options.summary_tokens_floor, self.options.summary_tokens_ceiling
+        if floor > ceiling:  # every summary would be clipped to the ceiling, below the floor asked for
+            raise ConfigError(f"summary_tokens_floor {floor} is above summary_tokens_ceiling {ceiling}",
+                              path=f"ctx_plugins.options.{self.name}.summary_tokens_floor", value=floor,
+                              expected=f"at most summary_tokens_ceiling ({ceiling})")
         self.clock = clock
         self.guard = CompressionGuard(clock)
         #: why the last summary attempt failed ("" after a success); shown in hermes' status
