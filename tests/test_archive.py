@@ -170,6 +170,28 @@ def test_prune_points_each_rewritten_result_to_its_original() -> None:
     assert "tool" in roles and "assistant" in roles  # the result comes with its call
 
 
+def test_results_of_a_reused_call_id_each_point_to_their_own_original_and_no_marker_splits_a_call() -> None:
+    """Two transcripts joined reuse call ids (some providers number calls per response): the second result of an
+    id was taken for a dropped message, and the index marker went in between a call and its result."""
+    messages = make_transcript(1, turns=6, output_lines=40, images=False) + \
+        make_transcript(100, turns=10, output_lines=60, images=False)
+    messages.append({"role": "user", "content": "now"})
+    ids = [c["id"] for m in messages for c in m.get("tool_calls") or []]
+    assert len(set(ids)) < len(ids)  # the case: ids reused
+    result = host_for("prune").compress(messages, session=ALICE, force=True)
+    open_calls: set[str] = set()
+    for message in result.messages:  # every result right after its call, nothing in between
+        if message.get("role") == "tool":
+            assert message["tool_call_id"] in open_calls, message
+            open_calls.discard(message["tool_call_id"])
+        else:
+            assert not open_calls, f"a {message.get('role')} message between a call and its result"
+            open_calls = {c["id"] for c in message.get("tool_calls") or []}
+    pointers = [str(m["content"]).split("ctx_expand(id=")[1].split(")")[0] for m in result.messages
+                if m.get("role") == "tool" and "ctx_expand(id=" in str(m["content"])]
+    assert len(pointers) == len(set(pointers)) > 1  # each rewritten result to its own original
+
+
 def test_the_index_stays_within_its_budget_and_the_strategy_left_room() -> None:
     host = host_for("window", index_max_tokens=200)
     result = host.compress(transcript(turns=60), session=ALICE, force=True)

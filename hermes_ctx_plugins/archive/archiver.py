@@ -127,16 +127,20 @@ class Archiver:
                          clean: Sequence[tuple[int, Message]], ids: list[int], budget: int,
                          counter: TokenCounter) -> tuple[set[int], int]:
         """Give each rewritten message (matched to its original by tool-call ids) a pointer and its
-        own anchors; returns the indexes into ``removed`` it covered and the tokens it added."""
-        originals: dict[str, int] = {}
+        own anchors; returns the indexes into ``removed`` it covered and the tokens it added.
+
+        A model may reuse a call id: the rewrites of one id take its originals in order (the first rewrite
+        the first original), so a rewritten second result is not taken for a dropped message, whose marker
+        would then sit between a call and its result."""
+        originals: dict[str, list[int]] = {}
         for n, (_, original) in enumerate(removed):
             for key in call_keys(original):
-                originals.setdefault(key, n)
+                originals.setdefault(key, []).append(n)
         covered: set[int] = set()
         used = 0
         for i in fresh:
-            match = next((originals[k] for k in call_keys(messages[i]) if k in originals), None)
-            if match is None or match in covered:
+            match = next((n for k in call_keys(messages[i]) for n in originals.get(k, ()) if n not in covered), None)
+            if match is None:
                 continue
             n = match
             covered.add(n)
