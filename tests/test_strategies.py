@@ -341,3 +341,25 @@ def _response(prompt_tokens: int) -> Any:
     from hermes_ctx_plugins import Response, SessionInfo
 
     return Response(session=SessionInfo(session_id="s"), model="gpt-4o", usage=Usage(prompt_tokens=prompt_tokens))
+
+
+def test_a_model_free_strategy_that_cannot_shrink_the_conversation_is_not_run_again_until_it_grows() -> None:
+    """``prune`` on a long conversation without tool output: every automatic compaction changed nothing, and hermes
+    asks up to four times a turn (at 100,000 messages, ~1 s a pass, every turn, without a word). Now it says so once
+    and waits until the prompt has grown by 5 % of the trigger; a new conversation starts afresh."""
+    events: list[StatusEvent] = []
+    host = host_for("prune", events=events)
+    strategy = host.compressor
+    assert strategy is not None and strategy.threshold_tokens
+    messages = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"step {n} done"} for n in range(40_000)]
+    tokens = get_counter("gpt-4o").count_messages(messages)
+    assert tokens > strategy.threshold_tokens and strategy.should_compress(tokens)
+    assert not host.compress(messages, current_tokens=tokens).compressed
+    assert not strategy.should_compress(tokens) and not strategy.should_compress(tokens + 100)
+    grown = tokens + int(strategy.threshold_tokens * 0.05)
+    assert strategy.should_compress(grown)  # grown enough: tried again
+    assert not host.compress(messages, current_tokens=grown).compressed
+    said = [e.message for e in events if "cannot shrink" in e.message]
+    assert len(said) == 1 and "summarize, pipeline" in said[0]
+    strategy.reset_session()
+    assert strategy.should_compress(tokens)

@@ -430,12 +430,38 @@ class ModelFreeStrategy(CompressorStrategy):
     def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         """The compaction of ``messages`` (``force``: a manual ``/compress``), without side effects."""
 
+    #: after an automatic compaction that changed nothing, the next waits for the prompt to grow by this share of
+    #: the trigger (hermes asks up to four times a turn: each a full pass over a history that cannot shrink)
+    FUTILE_GROWTH = 0.05
+    #: the prompt size at which the last automatic compaction changed nothing (None: it did, or none ran)
+    _futile_at: int | None = None
+
     def compress(self, messages: list[Message], *, current_tokens: int | None = None, focus_topic: str | None = None,
                  force: bool = False, memory_context: str = "") -> CompressionResult:
         result = self.compact(messages, force=force)
         if result.compressed:
             self.compression_count += 1
+            self._futile_at = None
+        elif not force and self.over_threshold(max(current_tokens or 0, result.tokens_before)):
+            if self._futile_at is None:
+                self.emit("blocked", f"{self.name} cannot shrink this conversation ({'; '.join(result.notes)}); "
+                                     "automatic compaction waits until it has grown (use /compress, or a strategy "
+                                     "that summarises: summarize, pipeline)")
+            self._futile_at = max(current_tokens or 0, result.tokens_before)
         return result
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        """As :meth:`CompressorStrategy.should_compress`, but not again right after a compaction that changed
+        nothing, until the prompt has grown by :data:`FUTILE_GROWTH` of the trigger."""
+        if not super().should_compress(prompt_tokens):
+            return False
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        futile = self._futile_at
+        return futile is None or tokens >= futile + int((self.threshold_tokens or 0) * self.FUTILE_GROWTH)
+
+    def reset_session(self) -> None:
+        super().reset_session()
+        self._futile_at = None
 
     def nothing_to_compress(self, messages: list[Message]) -> str | None:
         if not messages:
