@@ -418,3 +418,12 @@ def test_trigger_uses_threshold_and_real_usage(server: StubOpenAIServer) -> None
     assert h.strategy.should_compress(96_000)
     h.strategy.update_from_response(Usage(prompt_tokens=97_000))
     assert h.strategy.should_compress()  # from the exact usage.prompt_tokens
+
+
+def test_a_summary_quoting_the_end_marker_keeps_what_follows_the_quote_when_it_is_summarised_again() -> None:
+    """A model's summary that quotes our end marker (the user pasted an earlier summary) lost everything after the
+    quote the next time it was summarised: the body was cut at the first marker, not at ours (session 16)."""
+    from hermes_ctx_plugins.compression.summarize import _framed, _summary_body
+
+    body = f"## Goal\nfirst part\nThe user pasted:\n{SUMMARY_END_MARKER}\n## Decisions\nport 8443 chosen"
+    assert _summary_body({"role": "user", "content": _framed(body)}).endswith("port 8443 chosen")

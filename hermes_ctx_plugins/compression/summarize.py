@@ -517,7 +517,7 @@ def _key(target: SummaryModel) -> tuple[str, str, str, float]:
 def _summary_body(message: Message) -> str:
     """A summary message's body without the framing prefix and the end marker."""
     text = text_of(message.get("content"))
-    text = text.split(SUMMARY_END_MARKER)[0]
+    text = text.rsplit(SUMMARY_END_MARKER, 1)[0]  # ours closes the message; one the model quoted is the summary's
     if text.startswith(prompt.SUMMARY_PREFIX):
         return text[len(prompt.SUMMARY_PREFIX):].strip()
     if text.startswith("[CONTEXT COMPACTION"):  # hermes' own summaries, from a resumed session
