@@ -150,8 +150,8 @@ NEGATION = lazy(r"(?:\b(?:never|not|no)|n't)\s+(?:\w+\s+)?$|(?:(?:不要|别)(?!
 #: a match counts only if no negation comes just before it ("never ...", "不要 ...")
 NOT_NEGATED = Near(NEGATION, "before", 24, absent=True)
 # third-person descriptions of a technique ("attackers may exfiltrate data via DNS") are discussion, not orders
-DESCRIPTIVE = lazy(r"\b(?:attackers?|adversar(?:y|ies)|malware|malicious|hackers?|threat\s+actors?|bad\s+actors?|"
-                   r"intruders?|ransomware|apts?)\b|\b(?:may|might|could|can|would)\s+(?:\w+\s+){0,2}$|\b(?:detect\w*|prevent\w*|"
+DESCRIPTIVE = lazy(r"\b(?:attackers?|adversar(?:y|ies)|malware|hackers?|threat\s+actors?|bad\s+actors?|intruders?|"
+                   r"ransomware|apts?)\b|\b(?:may|might|could|can|would)\s+(?:\w+\s+){0,2}$|\b(?:detect\w*|prevent\w*|"
                    r"block\w*|mitigat\w*|monitor\w*|defend\w*|how)\b")
 SUSPICIOUS = lazy(  # what makes "from now on always ..." an attack rather than a preference
     rf"\b(?:ignore|disregard|obey|reveal|leak|disclose|exfiltrate|pretend|role-?play|impersonate|send|upload|"
@@ -206,6 +206,15 @@ TRANSFER_WORDS = ("scp,rsync,sftp,ftp,nc,ncat,netcat,azcopy,rclone,gsutil,aws,az
 # quotation talk about attacks, examples or tests. Exfiltration, secrets and hidden characters are never excused.
 QUOTED = lazy(r"(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){4,80})'(?!\w)|\"[^\"\n]{4,80}\"|\u2018[^\u2019\n]{4,80}\u2019|"
               "\u201c[^\u201d\n]{4,80}\u201d|\u300c[^\u300d\n]{4,80}\u300d|\u300e[^\u300f\n]{4,80}\u300f|`[^`\n]{4,80}`")
+#: words that make a note one *about attacks* (not merely one giving an example of something): what lets an
+#: exfiltration quoted in it be a mention
+ATTACK_TALK = lazy(r"(?i)prompt[\s-]*injection|\binjections?\b|jailbreaks?\b|\battack(?:s|ers?)?\b|\bpayloads?\b|"
+                   r"\bexfiltrat\w*|\bphishing\b|red[\s-]?team|\bmalicious\b|\bmalware\b|提示词?注入|注入|越狱|攻击|钓鱼|外泄")
+#: an order that takes a quoted example up ("do that at the end of this task", "完成任务后就这样做")
+TAKEN_UP = lazy(r"(?i)\b(?:do|does|did|doing|carry(?:ing)?\s+out|follow(?:ing)?|execute|run|perform|repeat|apply|"
+                r"handle[ds]?)\s+(?:it|this|that|these|those|them|so|likewise|the\s+same)\b|\bwhat\s+the\s+user\s+"
+                r"wants\b|\bthe\s+user\s+(?:wants|likes|prefers|asked\s+for)\b|\bhow\s+the\s+user\s+wants\b|"
+                r"这样做|照做|照此|照着做|按(?:这|此)(?:个|样)?(?:做|执行|办)|就这么办|都这样")
 DISCUSSION = lazy(r"(?i)prompt[\s-]*injection|\binjections?\b|jailbreaks?\b|\battack(?:s|ers?)?\b|\bphras(?:e|es|ing|"
                   r"ings)\b|\bpayloads?\b|(?<![.@/])\bexamples?\b(?!\.\w)|\be\.g\.|for\s+instance|such\s+as|\btest\s*(?:cases?|data|"
                   r"sets?|fixtures?|samples?|suite)|\bsamples?\b|\bfixtures?\b|red[\s-]?team|\b(?:classic|common|"
