@@ -192,6 +192,19 @@ def test_results_of_a_reused_call_id_each_point_to_their_own_original_and_no_mar
     assert len(pointers) == len(set(pointers)) > 1  # each rewritten result to its own original
 
 
+def test_the_archive_ids_a_conversation_cites_are_those_of_its_indexes_and_pointers() -> None:
+    """What tells a later compaction of a conversation that repeats itself from the same compaction made again
+    after a crash (see the storage contract's dedupe tests): the later one's conversation cites the earlier ids."""
+    from hermes_ctx_plugins.archive.archiver import _cited
+
+    cited = _cited([{"role": "user", "content": "<archive-index>\n12 earlier messages were archived verbatim "
+                                                "(archive ids 3-14). … ctx_expand(id) to read them."},
+                    {"role": "tool", "tool_call_id": "c1", "content": "[terminal] ran `ls` -> exit 0\n"
+                                                                       "[original archived: ctx_expand(id=40)]"},
+                    {"role": "user", "content": "archive ids 90-99 without the tool's name is just text"}])
+    assert [n for n in (2, 3, 14, 15, 40, 41, 95) if cited(n)] == [3, 14, 40]
+
+
 def test_the_index_stays_within_its_budget_and_the_strategy_left_room() -> None:
     host = host_for("window", index_max_tokens=200)
     result = host.compress(transcript(turns=60), session=ALICE, force=True)

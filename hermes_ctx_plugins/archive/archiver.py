@@ -100,7 +100,8 @@ class Archiver:
         imports = self.store.spool_imports
         ids = self.store.record(session_id=session.session_id, user_id=session.user_id,
                                 namespace=session.deployment, strategy=strategy, removed=clean,
-                                tokens_before=result.tokens_before, tokens_after=result.tokens_after)
+                                tokens_before=result.tokens_before, tokens_after=result.tokens_after,
+                                cited=_cited([*result.messages, *(m for _, m in removed)]))
         if self.hybrid is not None:  # embedded on a thread of its own: the compaction does not wait for it
             self.hybrid.recorded(ids, imported=self.store.spool_imports != imports)
         budget = self.settings.index_max_tokens
@@ -167,6 +168,20 @@ class Archiver:
             messages[at] = _with_text(after, block + "\n\n", prepend=True)
         else:
             messages.insert(at, {"role": role or "user", "content": block, ARCHIVE_MARKER_KEY: len(removed)})
+
+
+_CITED = re.compile(r"archive ids (\d+)-(\d+)|ctx_expand\(id=(\d+)\)")
+
+
+def _cited(messages: Sequence[Message]) -> Callable[[int], bool]:
+    """Whether an archive id is cited by an index or a pointer in ``messages`` (the conversation a compaction
+    works on): the compactions it follows. Only messages naming ``ctx_expand`` are read through."""
+    spans: list[tuple[int, int]] = []
+    for message in messages:
+        text = message_text(message)
+        if "ctx_expand" in text:
+            spans += [(int(m[1]), int(m[2])) if m[1] else (int(m[3]), int(m[3])) for m in _CITED.finditer(text)]
+    return lambda ident: any(low <= ident <= high for low, high in spans)
 
 
 def _pointer(count: int, ids: list[int]) -> str:

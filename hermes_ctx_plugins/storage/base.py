@@ -373,9 +373,16 @@ class ArchiveBackend(abc.ABC):
 
     @abc.abstractmethod
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
-               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
+               cited: Callable[[int], bool] | None = None) -> list[int]:
         """Archive one compaction's removed messages (``(position in the conversation, message)``),
         secrets redacted from every string in them; returns their ids, in order.
+
+        The session's latest compaction made again (its messages opening ``removed`` in order: a process killed
+        before hermes saved the compacted session compacts the same history again) is not stored again: its ids
+        are reused (:func:`~hermes_ctx_plugins.storage.spool.repeated`) — unless ``cited`` says the conversation
+        compacted now cites that compaction's archive ids (its index is in it: a later compaction of a
+        conversation that repeats itself).
 
         Each message gets the next :attr:`Stored.seq` of its session. Afterwards compactions older
         than :attr:`retention_days` go (0: none), then the oldest ones while the archive is over

@@ -370,6 +370,20 @@ class StorageContract:
             theirs = archive.record(session_id=session, user_id=user, strategy="summarize", removed=removed)
             assert not set(theirs) & set(first)
 
+    def test_a_later_compaction_of_a_conversation_that_repeats_itself_is_stored_whole(
+            self, archive: ArchiveBackend) -> None:
+        """A status bot says the same again: the next compaction opens with messages equal to the last one's, and
+        its conversation cites that compaction's ids (its index is in it): a new compaction, stored in full."""
+        said_twice = [(1, said("status?")), (2, said("all green", role="assistant"))]
+        first = archive.record(session_id="s", user_id="u", strategy="window", removed=said_twice)
+        later = [*said_twice, (3, said("and the disk?")), (4, said("91 percent", role="assistant"))]
+        ids = archive.record(session_id="s", user_id="u", strategy="window", removed=later,
+                             cited=lambda ident: ident in first)
+        assert len(ids) == 4 and not set(ids) & set(first)
+        stored = archive.get(ids, Scope(session_id="s", user_id="u"))
+        assert [s.message for s in stored] == [m for _, m in later]
+        assert len(archive.search("green", Scope(session_id="s", user_id="u"), limit=9)) == 2  # said twice, kept twice
+
     def test_messages_keep_their_order_and_secrets_are_redacted(self, archive: ArchiveBackend) -> None:
         secret = "sk-ant-api03-Xk29fLq81mZp0Rt7vBn3cQw5yHs6dJu4eTg2aKo9iLm1nPx8rCv0bZ"
         first = archive.record(session_id="s", user_id="u", strategy="window",

@@ -14,7 +14,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,10 +84,11 @@ class InMemoryArchive(ArchiveBackend):
             return self._data.written
 
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
-               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
+               cited: Callable[[int], bool] | None = None) -> list[int]:
         return self._insert(make_entry(namespace=namespace, session_id=session_id, user_id=user_id,
                                        strategy=strategy, removed=removed, tokens_before=tokens_before,
-                                       tokens_after=tokens_after), limits=True)
+                                       tokens_after=tokens_after), limits=True, cited=cited)
 
     def restore(self, entry: Entry) -> list[int]:
         return self._insert(entry, limits=False, once=False)
@@ -98,7 +99,8 @@ class InMemoryArchive(ArchiveBackend):
         for entry in entries:  # copies: the caller cannot change what is archived
             yield {**entry, "removed": [list(item) for item in entry["removed"]]}
 
-    def _insert(self, entry: Entry, *, limits: bool, once: bool = True) -> list[int]:
+    def _insert(self, entry: Entry, *, limits: bool, once: bool = True,
+                cited: Callable[[int], bool] | None = None) -> list[int]:
         data = self._data
         namespace, session_id, user_id = (from_stored(entry[key]) for key in ("namespace", "session_id", "user_id"))
         created = entry["created"]
@@ -107,6 +109,8 @@ class InMemoryArchive(ArchiveBackend):
                          default=None)
             again = sorted((a.stored.seq, a.stored.id) for a in data.messages.values()
                            if a.stored.compaction_id == latest) if latest is not None else []
+            if again and cited is not None and cited(again[0][1]):
+                again = []  # the conversation cites that compaction: a later one, which repeats its messages
             previous = data.entries[latest]["removed"] if latest is not None and again else []
             kept = repeated([item[1] for item in previous], entry["removed"]) if once and len(previous) == len(
                 again) else 0  # not once: a restore copies what it is given

@@ -102,14 +102,17 @@ class PostgresArchive(ArchiveBackend):
 
     # -- writing ------------------------------------------------------------------------------------
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
-               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
+               cited: Callable[[int], bool] | None = None) -> list[int]:
         clean = [(position, redacted(message)) for position, message in removed]
         compaction = make_entry(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
                                 removed=clean, tokens_before=tokens_before, tokens_after=tokens_after)
         messages = [message for _, message in clean]
 
         def insert(entry: Entry) -> list[int]:  # this compaction's messages are at hand: not decoded again
-            return self._insert(entry, messages=messages if entry is compaction else None)
+            if entry is compaction:
+                return self._insert(entry, messages=messages, cited=cited)
+            return self._insert(entry)
 
         return self.spool.deliver(compaction, insert, store=self.path)
 
@@ -136,7 +139,7 @@ class PostgresArchive(ArchiveBackend):
             after = rows[-1][0]
 
     def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None,
-                once: bool = True) -> list[int]:
+                once: bool = True, cited: Callable[[int], bool] | None = None) -> list[int]:
         """Write one spool-form entry, then apply the retention and the size bound if ``limits``.
         ``messages``: the entry's messages decoded, if the caller has them. ``once``: the session's latest
         compaction made again is not stored again (:func:`~hermes_ctx_plugins.storage.spool.repeated`)."""
@@ -156,6 +159,8 @@ class PostgresArchive(ArchiveBackend):
                 conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'archive', %s) "
                              "ON CONFLICT DO NOTHING", (self.location, time.time()))
                 again = self._latest_again(conn, owner, rows[0][4] if rows else None) if once else []
+                if again and cited is not None and cited(int(again[0][0])):
+                    again = []  # the conversation cites that compaction: a later one, which repeats its messages
                 kept = repeated([message for _, message in again], [(p, text) for p, _, _, _, text, _, _ in rows])
                 if kept and kept == len(rows):
                     return [int(id_) for id_, _ in again]  # the same compaction again: nothing new to store

@@ -17,7 +17,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +92,8 @@ class ArchiveStore(ArchiveBackend):
 
     # -- writing ------------------------------------------------------------------------------
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
-               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "") -> list[int]:
+               tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
+               cited: Callable[[int], bool] | None = None) -> list[int]:
         """Before anything else, what the spool holds is imported; when the database cannot take
         these, they are spooled (fsynced) instead."""
         clean = [(position, redacted(message)) for position, message in removed]
@@ -101,7 +102,9 @@ class ArchiveStore(ArchiveBackend):
         messages = [message for _, message in clean]
 
         def insert(entry: Entry) -> list[int]:  # this compaction's messages are at hand: not decoded again
-            return self._insert(entry, messages=messages if entry is compaction else None)
+            if entry is compaction:
+                return self._insert(entry, messages=messages, cited=cited)
+            return self._insert(entry)
 
         return self.spool.deliver(compaction, insert, store=self.path)
 
@@ -135,7 +138,7 @@ class ArchiveStore(ArchiveBackend):
             after = rows[-1][0]
 
     def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None,
-                once: bool = True) -> list[int]:
+                once: bool = True, cited: Callable[[int], bool] | None = None) -> list[int]:
         """Write one spool-form entry (everything in it already in stored form), then apply the
         retention and the size bound if ``limits``. ``messages``: the entry's messages decoded, if
         the caller has them. ``once``: the session's latest compaction made again is not stored again
@@ -143,6 +146,8 @@ class ArchiveStore(ArchiveBackend):
         owner = (entry["namespace"], entry["session_id"], entry["user_id"])
         with self._transaction() as db:
             again = self._latest_again(db, owner, entry["removed"]) if once else []
+            if again and cited is not None and cited(again[0][0]):
+                again = []  # the conversation cites that compaction: a later one, which repeats its messages
             kept = repeated([message for _, message in again], entry["removed"])
             if kept and kept == len(entry["removed"]):
                 return [id_ for id_, _ in again]  # the same compaction again: nothing new to store
