@@ -105,3 +105,20 @@ def test_a_moved_conversation_resumed_in_a_new_process_still_reads_its_archive(s
     session, found = resume("dana")
     assert session == agent.session_id  # hermes resumed the chain's tip, in another process
     assert [WORD in r["snippet"] for r in found["results"]] == [True], found
+
+
+def test_a_chain_through_another_users_session_stops_there(tmp_path: Path) -> None:
+    """hermes' database: bob's session whose parent is alice's, which ended in a compaction (a crafted or odd row).
+    Alice's session is no earlier id of bob's conversation: what was archived under it before her user was known
+    (user '') would otherwise be bob's to read. Her own child is hers."""
+    from hermes_state import SessionDB
+
+    from hermes_ctx_plugins.hermes.runtime import compaction_ancestors
+
+    db = SessionDB(tmp_path / "state.db")
+    db.create_session("alice-1", "telegram", user_id="alice")
+    db.end_session("alice-1", "compression")
+    db.create_session("bob-2", "telegram", user_id="bob", parent_session_id="alice-1")
+    db.create_session("alice-2", "telegram", user_id="alice", parent_session_id="alice-1")
+    assert compaction_ancestors(db, "bob-2") == ()
+    assert compaction_ancestors(db, "alice-2") == ("alice-1",)

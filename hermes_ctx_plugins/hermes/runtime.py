@@ -461,7 +461,8 @@ def _moved(session: SessionInfo, session_id: str, old_id: str) -> SessionInfo:
 def compaction_ancestors(session_db: Any, session_id: str) -> tuple[str, ...]:
     """The sessions ``session_id`` continues, newest first, from hermes' session database (``SessionDB``): each a
     parent that ended in a compaction (``end_reason = 'compression'``) of a child that is no branch or delegated
-    task -- hermes' own rule for a compression chain. ``()`` without a database or when reading it fails."""
+    task -- hermes' own rule for a compression chain -- and of the same user (hermes' ``user_id`` of both rows).
+    ``()`` without a database or when reading it fails."""
     found: list[str] = []
     if session_db is None or not session_id:
         return ()
@@ -474,7 +475,8 @@ def compaction_ancestors(session_db: Any, session_id: str) -> tuple[str, ...]:
                     "_delegate_from" in config) or current.get("source") == "tool":
                 break
             parent = session_db.get_session(parent_id)
-            if parent is None or parent.get("end_reason") != "compression":
+            if parent is None or parent.get("end_reason") != "compression" or (
+                    (parent.get("user_id") or "") != (current.get("user_id") or "")):  # another user's: never theirs
                 break
             found.append(parent_id)
             current = parent
