@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from install_helpers import install_broken_plugin
 
 from hermes_ctx_plugins import (
     ProviderLimitError,
@@ -96,17 +97,6 @@ def test_third_party_external_provider_counts_against_the_limit(acme: Path) -> N
     with pytest.raises(ProviderLimitError, match="'acme-notes' and 'fake-memory'"):
         load_host({"ctx_plugins": {"memory": {"providers": ["acme-notes", "fake-memory"]}}},
                   plugins=[FakesPlugin()])
-
-
-def install_broken_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = tmp_path / "site"
-    dist_info = broken / "broken_plugin-0.1.dist-info"
-    dist_info.mkdir(parents=True)
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
-    (dist_info / "entry_points.txt").write_text("[hermes_ctx_plugins]\nbroken = broken_plugin_mod\n")
-    (broken / "broken_plugin_mod.py").write_text("raise ImportError('missing dependency foo')\n")
-    monkeypatch.syspath_prepend(str(broken))
-    importlib.invalidate_caches()
 
 
 def test_a_broken_plugin_is_skipped_and_reported_everything_else_loads(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from hermes_helpers import configure_hermes, hermes_home, new_agent
+from install_helpers import install_broken_plugin
 
 from hermes_ctx_plugins import SessionInfo, load_host
 from hermes_ctx_plugins.config import DEPLOYMENT_ENV
@@ -299,16 +300,7 @@ def test_a_strategy_standing_in_for_one_a_broken_plugin_held_is_said_when_hermes
     """A compressor plugin that fails to import: the strategy config names runs as 'summarize' (a model call the
     user may not have wanted). It was said only in agent.log and to no status line (no agent exists yet at the
     start); now on stderr, like a broken config."""
-    import importlib
-
-    site = tmp_path / "site"
-    info = site / "broken_plugin-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[hermes_ctx_plugins]\nbroken = broken_plugin_mod\n")
-    (site / "broken_plugin_mod.py").write_text("raise ImportError('missing dependency foo')\n")
-    monkeypatch.syspath_prepend(str(site))
-    importlib.invalidate_caches()
+    install_broken_plugin(tmp_path, monkeypatch)
     configure_hermes(stub, "ctx_plugins: {compressor: broken-strategy}\n")
     new_agent(stub)  # the host is built when the first agent needs it
     said = capsys.readouterr().err
