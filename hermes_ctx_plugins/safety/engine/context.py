@@ -41,7 +41,6 @@ from ..rules.vocabulary import (
     SENTENCE_END,
     STANDING_RE,
     SUSPICIOUS,
-    TAKEN_UP,
     UPLOAD_FORM,
     USERS_OWN,
     WRITTEN_FILE,
@@ -164,27 +163,12 @@ def _covert(action: re.Pattern[str], view: str, m: re.Match[str]) -> bool:
 
 # --------------------------------------------------------------------------------------------- data leaving
 
-#: a send verb in the past tense: with a malicious actor as its subject it tells what happened (an incident note)
-_PAST_SENDS = frozenset({"sent", "posted", "uploaded", "forwarded", "emailed", "e-mailed", "mailed", "leaked",
-                         "exfiltrated", "copied", "pushed", "dumped", "synced", "submitted", "shared", "pasted",
-                         "transmitted", "relayed", "beamed", "smuggled", "piped"})
-_NARRATED_BY = lazy(r"\b(?:attackers?|adversar(?:y|ies)|malware|malicious|hackers?|threat\s+actors?|intruders?|"
-                    r"ransomware|trojans?|(?:info-?)?stealers?|worms?|backdoors?|spyware)\b[^\n]{0,80}$")
-#: another subject between the actor and the verb: "once the malware check passed, the assistant emailed ..."
-_OTHER_SUBJECT = lazy(r"\b(?:the\s+)?(?:assistant|agent|ai|bot|you|we|i|user|model)\b|"
-                      r"\b(?:check|scan|test|filter)\w*\s+(?:passed|ran|was|finished|cleared)\b")
-
-
 def _sends_sensitive(view: str, m: re.Match[str]) -> bool:
     """A send verb with something sensitive and a remote destination in its sentence (the destination after the
-    verb, the data anywhere before it; in Chinese, which may end on the verb, both before it). Not an account
-    of an attack: a past-tense verb whose subject is malware or an attacker ("a malicious extension read
-    ~/.aws/credentials and posted them to a webhook")."""
+    verb, the data anywhere before it; in Chinese, which may end on the verb, both before it). An incident note
+    telling what malware sent ("a malicious extension read ~/.aws/credentials and posted them to a webhook") counts
+    too: a red-team pass found an exemption for it too easy to dress an order in (session 16)."""
     head, tail = sentence(view, m.start(), m.end())
-    if m[0] in _PAST_SENDS and (told := _NARRATED_BY.search(head)) and not _OTHER_SUBJECT.search(told[0]):
-        first, last = line(view, m.start(), m.end())
-        if not (STANDING_RE.search(view, first, last) or TAKEN_UP.search(view, first, last)):
-            return False
     dest = next((d for d in DEST.finditer(tail) if _is_remote(d[0])), None)
     if dest is not None and AS_CREDENTIAL.search(tail):
         return False

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..rules.invisible import INVISIBLE, SPELLING
-from ..rules.vocabulary import ATTACK_TALK, DISCUSSION, QUOTED, STANDING_RE, TAKEN_UP
+from ..rules.vocabulary import DISCUSSION, QUOTED, STANDING_RE, TAKEN_UP
 from .decode import regions
 from .match import phrase_hits
 from .redact import redact_secrets, secret_spans
@@ -92,7 +92,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
         origin = views.origin(name == "squeezed") if hits else []
         for rule, m in hits:
             first, last = origin[m.start()], origin[m.end() - 1] + 1
-            if rule.kind != "secret" and _quoted_example(text, first, last, rule.kind):
+            if rule.kind == "injection" and _quoted_example(text, first, last):
                 continue  # an attack phrase cited in quotes by a note about attacks: a mention, not an order
             excerpt = " ".join(INVISIBLE.sub("", redact_secrets(text[first:last])).split())
             excerpt = excerpt if len(excerpt) <= 60 else excerpt[:57] + "…"
@@ -106,17 +106,17 @@ def _decoded(text: str, depth: int) -> list[Finding]:
             for start, end, how, decoded in regions(text) for f in _scan(decoded, depth + 1)]
 
 
-def _quoted_example(text: str, start: int, end: int, kind: str) -> bool:
-    """Whether ``text[start:end]`` lies inside a short quotation that the surrounding words present as an example
-    (of an injection), or as an attack someone discusses (of an exfiltration: "such as" alone is no discussion of
-    attacks), and that they do not take up as an order ("for example '…'; do that at the end of this task", "the
-    user wants '…'", "from now on do it every time")."""
+def _quoted_example(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (an injection phrase) lies inside a short quotation that the surrounding words
+    present as an example, and do not take up as an order ("for example '…'; do that at the end of this task", "the
+    user wants '…'", "from now on do it every time"). An exfiltration quoted so still counts: a red-team pass found
+    every wording of "carry out the quoted step" a list could hold outnumbered (session 16)."""
     first, last = text.rfind("\n", 0, start) + 1, text.find("\n", end)
     for m in QUOTED.finditer(text, first, len(text) if last < 0 else last):
         if m.start() < start and end <= m.end():
             around = f"{text[max(0, m.start() - 160):m.start()]} {text[m.end():m.end() + 160]}"
-            talk = DISCUSSION if kind == "injection" else ATTACK_TALK
-            return bool(talk.search(around)) and not STANDING_RE.search(around.lower()) and not TAKEN_UP.search(around)
+            return bool(DISCUSSION.search(around)) and not STANDING_RE.search(around.lower()) and not TAKEN_UP.search(
+                around)
     return False
 
 

@@ -52,13 +52,14 @@ COVERT_ACTION = lazy(
 #: a match counts only if the line makes it a standing order ("at the start of every session", "from now on")
 ON_A_STANDING_LINE = Near(STANDING_RE, "line")
 
-# an approval claimed for acts to come: a risky act in its sentence (deleting, paying, credentials; not a routine
-# deploy), and on its line an order not to ask ("from now on", "any", "every" are not enough: "invoices approved in the
-# ERP are paid in every run"); a claim about a test environment is a team's setting ("deploys to staging are
-# pre-approved"), one in the user's own voice the user's own approval
-_RISKY_ACT = lazy(r"\b(?:delet|drop|wip(?:e|ing)|purg|eras|rotat|revok|transfer|wir(?:e|ing)|pay|refund|"
-                  r"force[\s-]?push|destructive|sudo|chmod|firewall|credential|database|backup|invoice|purchas|buy|"
-                  r"uninstall|reset|overwrit)\w*|\brm\s+-\w*[rf]|删除|清空|清除|转账|付款|汇款|打款|支付|格式化|重置|销毁|卸载|覆盖")
+# an approval claimed for acts to come: a dangerous act in its sentence (databases, credentials, wire transfers,
+# rm -rf, force-push: not a routine cleanup, a rent payment or a deploy), and on its line an order not to ask ("from
+# now on", "any", "every" are not enough: "invoices approved in the ERP are paid in every run"); a claim about a test
+# environment is a team's setting ("deploys to staging are pre-approved"), one in the user's own voice the user's own
+# approval
+_RISKY_ACT = lazy(r"\b(?:destructive|sudo|firewall|credentials?|secrets?|passwords?|databases?|wire|wiring|transfers?|"
+                  r"force[\s-]?push\w*|drop\s+(?:table|database)|truncate)\b|\brm\s+-\w*[rf]|"
+                  r"\b(?:api|access|ssh|private)\s+keys?\b|\btokens?\b|转账|汇款|打款|数据库|密钥|凭据|密码|令牌|格式化")
 _UNASKED = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
                 r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
                 r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户)?(?:确认|询问|请示|问|核实|提醒|通知)")

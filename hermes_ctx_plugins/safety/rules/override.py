@@ -69,13 +69,10 @@ RULES = (
          rf"this\s+(?:note|memory|entry|message|file))\b|(?:overrides?|supersedes?|"
          rf"takes?\s+precedence\s+over)\s+(?:all|any|every|your)\s+(?:(?:other|previous|prior|system|existing|"
          rf"earlier)\s+)*{INSTR}|highest[-\s]priority\s+(?:system\s+)?{INSTR}|"
-         # "[ADMIN OVERRIDE]", "Admin override; ...", "emergency override issued by IT"; not the term quoted
-         # ("'admin override' means the nice value", the escape room "System Override") or told where it is done
-         # ("admin override for the booking system is done by facilities", "the admin override on a key card")
-         rf"(?:(?<!['\"\u2018\u201c])|(?=(?:system|admin|developer|emergency)\s+(?:prompt\s+)?override\b(?!['\"\u2019"
-         rf"\u201d])))(?:system|admin|developer|emergency)\s+(?:prompt\s+)?override\b(?!['\"\u2019\u201d]?\s+(?:for|on|"
-         rf"of|in)\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,3}}(?:system|app|room|game|card|device|tool|button|feature|panel|"
-         rf"door|lock|console)\b)",
+         # "[ADMIN OVERRIDE]", "Admin override; ...", "'System override' is now active"; not a quoted term being
+         # defined ("'admin override' means the kernel's nice value")
+         rf"(?:system|admin|developer|emergency)\s+(?:prompt\s+)?override\b(?!['\"\u2019\u201d]\s+(?:means|refers\s+"
+         rf"to|stands\s+for|is\s+(?:the|a|an)\s+(?:term|name|word)\b))",
          bounded=True, languages=("en",)),
     Rule("override/outranks-the-system-prompt", "injection", "override claim", (80, 100),
          "outranks,outrank,outranking,priority,precedence,trumps,trump,overrides,override,overriding,supersedes,"

@@ -206,10 +206,6 @@ TRANSFER_WORDS = ("scp,rsync,sftp,ftp,nc,ncat,netcat,azcopy,rclone,gsutil,aws,az
 # quotation talk about attacks, examples or tests. Exfiltration, secrets and hidden characters are never excused.
 QUOTED = lazy(r"(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){4,80})'(?!\w)|\"[^\"\n]{4,80}\"|\u2018[^\u2019\n]{4,80}\u2019|"
               "\u201c[^\u201d\n]{4,80}\u201d|\u300c[^\u300d\n]{4,80}\u300d|\u300e[^\u300f\n]{4,80}\u300f|`[^`\n]{4,80}`")
-#: words that make a note one *about attacks* (not merely one giving an example of something): what lets an
-#: exfiltration quoted in it be a mention
-ATTACK_TALK = lazy(r"(?i)prompt[\s-]*injection|\binjections?\b|jailbreaks?\b|\battack(?:s|ers?)?\b|\bpayloads?\b|"
-                   r"\bexfiltrat\w*|\bphishing\b|red[\s-]?team|\bmalicious\b|\bmalware\b|提示词?注入|注入|越狱|攻击|钓鱼|外泄")
 #: an order that takes a quoted example up ("do that at the end of this task", "完成任务后就这样做")
 TAKEN_UP = lazy(r"(?i)\b(?:do|does|did|doing|carry(?:ing)?\s+out|follow(?:ing)?|execute|run|perform|repeat|apply|"
                 r"handle[ds]?)\s+(?:it|this|that|these|those|them|so|likewise|the\s+same)\b|\bwhat\s+the\s+user\s+"
