@@ -179,3 +179,30 @@ def test_a_compaction_neither_the_store_nor_the_spool_takes_is_held_and_written_
     assert sorted(idents(path)) == ["QX-00000", "QX-00002", "QX-00003"]  # all of alice's; bob's never stored
     assert store.spool.count() == 0
     store.close()
+
+
+def test_a_spooled_later_compaction_of_a_conversation_that_repeats_itself_is_stored_whole(tmp_path: Path) -> None:
+    """The archive tells a later compaction from the same one made again by the conversation it cites; a compaction
+    the spool held has no conversation any more. Imported, it was merged into the one before it (a status bot's
+    repeated exchange), and retention of the older one then deleted part of it (session-16 red-team pass)."""
+    from hermes_ctx_plugins.storage.records import Scope
+    from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+
+    store = ArchiveStore(tmp_path / "a.db", timeout=0.5)
+    asked = [(1, {"role": "user", "content": "status of the nightly backup job?"}),
+             (2, {"role": "assistant", "content": "Backup job finished OK."})]
+    first = store.record(session_id="s1", user_id="alice", strategy="window", removed=asked)
+    later = [*asked, (3, {"role": "user", "content": "and the disk?"}),
+             (4, {"role": "assistant", "content": "Disk at 91 percent."})]
+    lock = sqlite3.connect(tmp_path / "a.db", isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")
+    try:
+        assert store.record(session_id="s1", user_id="alice", strategy="window", removed=later,
+                            cited=lambda ident: ident in first) == []  # spooled
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    store.record(session_id="s2", user_id="bob", strategy="window", removed=[(1, {"role": "user", "content": "hi"})])
+    assert store.stats()["messages"] == 2 + 4 + 1  # the spooled compaction imported whole
+    assert len(store.search("finished OK", Scope(session_id="s1", user_id="alice"), limit=10)) == 2
+    store.close()

@@ -112,7 +112,9 @@ class PostgresArchive(ArchiveBackend):
         def insert(entry: Entry) -> list[int]:  # this compaction's messages are at hand: not decoded again
             if entry is compaction:
                 return self._insert(entry, messages=messages, cited=cited)
-            return self._insert(entry)
+            # one the spool held: the conversation it was made from is gone, so whether it cites the compaction
+            # before it cannot be told; stored as it is (a later compaction is never merged into an earlier one)
+            return self._insert(entry, once=False)
 
         return self.spool.deliver(compaction, insert, store=self.path)
 
