@@ -59,6 +59,8 @@ _IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
 # message history touches the history plus ~10,000 rewritten copies, so the cap leaves room for
 # that twice over; entries hold their message alive, so the cap also bounds the memory kept.
 MEMO_SIZE = 65_536
+#: the most role and tool names a counter remembers (:meth:`TokenCounter._label`)
+LABELS = 4_096
 
 # Models on cl100k_base; everything else gets o200k_base, which covers gpt-4o/4.1/4.5/5 and the
 # o-series exactly, and is the closest public proxy for claude/glm/qwen/llama tokenizers.
@@ -232,6 +234,12 @@ class TokenCounter:
         # message keeps its id from being reused by another dict while the entry lives.
         self._memo: OrderedDict[int, _Entry] = OrderedDict()
         self._lock = threading.Lock()
+        # role and tool names -> tokens: the same few words in every message of every history, counted once
+        # (a third of the tokeniser's calls in a cold count of a tool-heavy history). Names only, never text
+        # a user wrote; at most LABELS of them.
+        self._labels: dict[str, int] = {}
+        # tool-call ids -> tokens: each is counted in its call and again in its result (the newest LABELS)
+        self._ids: dict[str, int] = {}
 
     def count_text(self, text: str) -> int:
         """Tokens in ``text``; special-token markup such as ``<|endoftext|>`` counts as plain text."""
@@ -242,6 +250,26 @@ class TokenCounter:
 
             return estimate(text, self.encoding_name)
         return len(self.tiktoken_encoding.encode_ordinary(text))
+
+    def _label(self, name: str) -> int:
+        """``count_text`` of a role or a tool's name, remembered (a name longer than 64 characters is not)."""
+        tokens = self._labels.get(name)
+        if tokens is None:
+            tokens = self.count_text(name)
+            if len(name) <= 64 and len(self._labels) < LABELS:
+                self._labels[name] = tokens
+        return tokens
+
+    def _call_id(self, call_id: str) -> int:
+        """``count_text`` of a tool call's id: counted in the call, then found again for its result."""
+        tokens = self._ids.pop(call_id, None)  # a result comes once after its call: then forgotten
+        if tokens is None:
+            tokens = self.count_text(call_id)
+            if len(call_id) <= 64:
+                if len(self._ids) >= LABELS:
+                    self._ids.clear()
+                self._ids[call_id] = tokens
+        return tokens
 
     def count_message(self, message: Mapping[str, Any]) -> int:
         """Tokens one message adds to a prompt, framing included (memoised like count_messages)."""
@@ -465,7 +493,13 @@ class TokenCounter:
                 fields[key] = self._count_field(key, value)
                 tokens += fields[key]
             elif isinstance(value, str):
-                tokens += self.count_text(value) + (NAME_OVERHEAD if key == "name" else 0)
+                if key == "role" or (key == "name" and message.get("role") == "tool"):
+                    tokens += self._label(value)
+                elif key == "tool_call_id":
+                    tokens += self._call_id(value)
+                else:
+                    tokens += self.count_text(value)
+                tokens += NAME_OVERHEAD if key == "name" else 0
         return tokens, fields
 
     def _count_content(self, content: Any) -> int:
@@ -494,8 +528,10 @@ class TokenCounter:
         arguments = function.get("arguments") or ""
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments, ensure_ascii=False)
-        texts = (call.get("id"), function.get("name"), arguments)
-        return TOOL_CALL_OVERHEAD + sum(self.count_text(t) for t in texts if isinstance(t, str))
+        name, call_id = function.get("name"), call.get("id")
+        return (TOOL_CALL_OVERHEAD + (self.count_text(arguments) if isinstance(arguments, str) else 0)
+                + (self._label(name) if isinstance(name, str) else 0)
+                + (self._call_id(call_id) if isinstance(call_id, str) else 0))
 
 
 def _shape(message: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -597,12 +597,29 @@ def test_append_recounts_only_the_new_message(encoder_calls: Callable[[TokenCoun
     seen.clear()
     history.append({"role": "user", "content": "and now the linter"})
     second = counter.count_messages(history)
-    assert sorted(seen) == ["and now the linter", "user"]
+    assert seen == ["and now the linter"]  # the role's count is remembered since the first user message
     assert second == first + counter.count_message(history[-1])
     seen.clear()
     assert counter.count_messages(history) == second
     assert seen == []
     assert second == TokenCounter("gpt-4o").count_messages(copy.deepcopy(history))
+
+
+def test_roles_and_tool_names_are_tokenised_once_and_nothing_a_user_wrote_is_kept(
+        encoder_calls: Callable[[TokenCounter], list[str]]) -> None:
+    """A cold count of a tool-heavy history handed the tokeniser the same role and tool names in every message
+    (a third of its calls), and each call's id twice (in the call and in its result); now each once, with the
+    same total. Only roles and tool names are remembered for good, and ids until their result is counted."""
+    counter = TokenCounter("gpt-4o")
+    history = make_history(40)
+    history.append({"role": "user", "name": "alice", "content": "thanks"})
+    seen = encoder_calls(counter)
+    total = counter.count_messages(history)
+    assert seen.count("tool") == seen.count("assistant") == seen.count("user") == 1
+    assert seen.count("terminal") == 1 and seen.count("alice") == 1
+    assert all(seen.count(f"call_{i}") == 1 for i in range(40)) and not counter._ids
+    assert total == TokenCounter("gpt-4o").count_messages(copy.deepcopy(history))
+    assert set(counter._labels) <= {"tool", "assistant", "user", "system", "terminal"}  # not "alice" nor text
 
 
 def test_changed_messages_are_recounted(encoder_calls: Callable[[TokenCounter], list[str]]) -> None:
@@ -685,13 +702,13 @@ def test_memo_is_bounded(
     counter.count_messages(messages[-10:])  # the 10 most recently counted are remembered
     assert seen == []
     counter.count_message(messages[0])  # evicted: counted again, re-admitted, oldest one leaves
-    assert seen == ["user", "message number 0"]
+    assert seen == ["message number 0"]  # (the role's count is remembered: names only)
     assert len(counter._memo) == 10
     seen.clear()
     counter.count_messages([messages[0], *messages[-9:]])
     assert seen == []
     counter.count_message(messages[15])
-    assert seen == ["user", "message number 15"]
+    assert seen == ["message number 15"]
     assert counter.count_messages(messages) == first
     assert len(counter._memo) == 10
 
@@ -704,7 +721,7 @@ def test_memo_is_bounded(
     counter.count_message(window[0])
     assert seen == []
     counter.count_message(window[1])  # the least recently used one was
-    assert seen == ["user", window[1]["content"]]
+    assert seen == [window[1]["content"]]
 
 
 def test_memo_is_least_recently_used(
