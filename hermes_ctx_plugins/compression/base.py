@@ -231,12 +231,13 @@ class CompressorStrategy(abc.ABC):
                             window=window, archived=self.config.plugins.archive.enabled)
 
     def checked(self, messages: list[Message], result: CompressionResult,
-                counter: TokenCounter) -> CompressionResult:
+                counter: TokenCounter, *, counted: bool = False) -> CompressionResult:
         """``result``, unless it claims a compaction that does not make the prompt smaller: then
-        "unchanged", saying so. ``tokens_after`` is recounted, not trusted."""
+        "unchanged", saying so. ``tokens_after`` is recounted, not trusted, unless ``counted`` says the
+        caller has just counted ``result.messages`` exactly with ``counter``."""
         if not result.compressed:
             return result
-        tokens_after = counter.count_messages(result.messages)
+        tokens_after = result.tokens_after if counted else counter.count_messages(result.messages)
         if not shrinks(messages, tokens_after, counter):
             return CompressionResult.unchanged(messages, counter.count_messages(messages), note=(
                 f"the result would not be smaller than the input ({tokens_after:,} tokens)"))

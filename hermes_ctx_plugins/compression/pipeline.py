@@ -217,7 +217,7 @@ class PipelineStrategy(CompressorStrategy):
             tokens_after=counter.count_messages(current), summary=summary,
             used_fallback=used_fallback or bool(aborted_by), summary_error=summary_error or aborted_by,
             summarized=summarized, new_session=not self.settings.in_place, notes=tuple(notes),
-        ), counter)
+        ), counter, counted=True)
         if result.compressed:
             self.compression_count += 1
         return result

@@ -513,8 +513,8 @@ class PruneStrategy(ModelFreeStrategy):
             return CompressionResult.replacing(
                 messages, pruned, tokens_before=report.tokens_before, tokens_after=counter.estimate_messages(pruned)[0],
                 new_session=not self.settings.in_place, notes=tuple(notes))
-        return self.checked(messages, CompressionResult.replacing(  # checked counts the result again
+        return self.checked(messages, CompressionResult.replacing(  # the result is counted here, exactly
             messages, pruned, tokens_before=report.tokens_before, new_session=not self.settings.in_place,
             tokens_after=report.tokens_after if pruned is report.messages and report.tokens_after is not None
             else counter.count_messages(pruned), notes=tuple(notes),
-        ), counter)
+        ), counter, counted=True)

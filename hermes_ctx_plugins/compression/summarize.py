@@ -274,7 +274,7 @@ class SummarizeStrategy(CompressorStrategy):
             tokens_after=report.exact_tokens_after(self.counter),
             removed=tuple(original[i] for i in report.replaced), removed_at=report.replaced,
             new_session=not self.settings.in_place, notes=(f"pruned {len(report.replaced)} tool messages",),
-        ), self.counter)
+        ), self.counter, counted=True)
 
     def _plan(self, messages: list[Message], tokens_before: int, *, force: bool, defer: bool = True) -> _Plan:
         """Stages 1-3: prune, then protect the head and the tail (see :func:`.selection.place`).
@@ -391,7 +391,7 @@ class SummarizeStrategy(CompressorStrategy):
             messages, compacted, summary_message=summary_message, tokens_before=tokens_before,
             tokens_after=tokens_after, summary=summary, new_session=not self.settings.in_place,
             system_note=COMPACTION_NOTE if summary is not None else "", notes=notes,
-        ), counter)
+        ), counter, counted=True)
 
     # ------------------------------------------------------------------ stage 4
 

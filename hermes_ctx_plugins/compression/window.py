@@ -114,7 +114,7 @@ class WindowStrategy(ModelFreeStrategy):
             tokens_after=self.counter.count_messages(compacted),
             summary=None if marker is None else str(marker["content"]), new_session=not self.settings.in_place,
             notes=notes,
-        ), self.counter)
+        ), self.counter, counted=True)
 
 
 def _worth_dropping(middle: Sequence[Message]) -> bool:
