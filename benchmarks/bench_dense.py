@@ -112,13 +112,22 @@ def prefetch_at(size: int, seed: int, reps: int, questions: int, real: bool, wor
     return times["lexical"], times["hybrid"], len(corpus.turns)
 
 
-def query_times(count: int, threads: int) -> list[float]:
+def query_times(count: int, threads: int, kind: str = "short") -> list[float]:
+    """The model's time for ``count`` questions: ``short`` ones (one line), or a long message (``en``: a
+    pasted log of 2,000+ characters then the question; ``zh``: 2,000 Chinese characters), which the model
+    reads only within ``embedding.QUESTION_TOKENS``."""
     embedder = embedding.E5Small(threads)
     embedder.query("warm up")
     times = []
     for number in range(count):
+        question = f"what did I decide about the garden fence, number {number}?"
+        if kind == "en":
+            question = "".join(f"10:{n:02d} worker {n} restarted, queue length {n * 7 + number}\n"
+                               for n in range(60)) + question
+        elif kind == "zh":
+            question = (f"第{number}次：" + "我们上周约定的测试服务器部署端口是多少，是谁批准的？" * 80)[:2_000]  # noqa: RUF001
         before = time.perf_counter()
-        embedder.query(f"what did I decide about the garden fence, number {number}?")
+        embedder.query(question)
         times.append(time.perf_counter() - before)
     return times
 
@@ -210,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(machine_line())
     fresh = rows_of(generate(max(drain, syncs, embeds), WRITE_SEED))
     query = query_times(questions, 2)
+    long_en, long_zh = query_times(max(questions // 4, 5), 2, "en"), query_times(max(questions // 4, 5), 2, "zh")
     with tempfile.TemporaryDirectory(prefix="bench-dense-") as tmp:
         work = Path(tmp)
         prefetch = [prefetch_at(size, args.seed, reps, questions, args.real_vectors, work, model) for size in sizes]
@@ -219,8 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         rate = embedding_rate([(u, f"rate-{s}", n, a, b) for u, s, n, a, b in fresh[:embeds]], work)
     vectors = "the model's own" if args.real_vectors else "random, of the model's shape (see the docstring)"
     print(f"\nquestion embedding ({model}, 2 threads), ms")
-    print_table(("questions", "p50", "p95", "max"), [(f"{len(query)}", f"{ms(query, 0.5):.1f}",
-                                                      f"{ms(query, 0.95):.1f}", f"{max(query) * 1e3:.1f}")])
+    print_table(("question", "count", "p50", "p95", "max"),
+                [(kind, f"{len(t)}", f"{ms(t, 0.5):.1f}", f"{ms(t, 0.95):.1f}", f"{max(t) * 1e3:.1f}")
+                 for kind, t in (("one line", query), ("a 2,700-character log, then the question", long_en),
+                                 ("2,000 Chinese characters", long_zh))])
     print(f"\nprefetch, ms ({reps} timed pass(es) after an untimed one; vectors: {vectors})")
     print_table(("stored turns", "lexical p50", "lexical p95", "hybrid p50", "hybrid p95"),
                 [(f"{n:,}", *(f"{ms(t, q):.2f}" for t in (lex, hyb) for q in (0.5, 0.95))) for lex, hyb, n in prefetch])
