@@ -14,7 +14,8 @@ keeps this drawing true::
     ├── PluginError                                 something about a plugin
     │   ├── UnknownPluginError (KeyError)           no strategy / provider of that name; .name .kind .available
     │   ├── DuplicatePluginError                    two plugins registered one name; .name .kind .plugins
-    │   └── PluginLoadError                         a plugin failed to import, register or validate; .plugin
+    │   ├── PluginLoadError                         a plugin failed to import, register or validate; .plugin
+    │   └── PluginTimeout (TimeoutError)            a plugin's call passed its time limit: the turn went on
     ├── SummaryError [chat]                         the summary or review model failed; .kind .retry_on_main_model
     │   ├── SummaryModelUnavailable                 404 / 503: the main model is tried next
     │   ├── SummaryTimeout                          no answer in time: the main model is tried next
@@ -200,3 +201,11 @@ class PluginLoadError(PluginError):
     def __init__(self, plugin: str, message: str) -> None:
         self.plugin = plugin
         super().__init__(f"plugin {plugin!r}: {message}")
+
+
+class PluginTimeout(PluginError, TimeoutError):
+    """A call into a strategy, provider or plugin that is not built in took longer than its limit
+    (``ctx_plugins.call_timeout_seconds`` / ``compress_timeout_seconds``), or was not made because an
+    earlier call past its limit still runs. The host counts it as that plugin's failure and goes on
+    without it (see :mod:`hermes_ctx_plugins.isolation`)."""
+

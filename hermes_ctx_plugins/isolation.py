@@ -1,20 +1,31 @@
 """Fault isolation: one helper through which the host calls every plugin and provider.
 
-A call that raises is logged with the owner's name and counted, and the caller gets a default
-instead of the exception. After ``threshold`` consecutive failures the owner is suspended for
-``cooldown`` seconds; then one probe call is let through: success closes the breaker, failure
-suspends it again. Every transition is reported once through ``on_event`` and the log, never
-swallowed silently.
+A call that raises (``SystemExit`` too: a plugin calling ``sys.exit()`` must not end hermes) is logged
+with the owner's name and counted, and the caller gets a default instead of the exception. After
+``threshold`` consecutive failures the owner is suspended for ``cooldown`` seconds; then one probe call
+is let through: success closes the breaker, failure suspends it again. Every transition is reported
+once through ``on_event`` and the log, never swallowed silently.
+
+**Time limits.** An owner given a limit (:meth:`FaultIsolator.limit`: the host gives one to every
+strategy, provider and plugin that is not built in) is called on a thread of its own and waited for at
+most that long; past it the call has failed (``PluginTimeout``) and the caller goes on with the default.
+The call is not stopped — Python cannot stop a thread — so it is left to finish, its result dropped,
+and while it runs that owner is not called again: every later call fails at once, naming the call
+still running, until it returns (a hung plugin costs one thread, not one per turn).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextvars
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from .errors import PluginTimeout
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -61,29 +72,74 @@ class FaultIsolator:
         self._health: dict[str, Health] = {}
         self._suspended: set[str] = set()
         self._lock = threading.Lock()
+        #: owner -> the longest a call may take (seconds); owners without one are called directly
+        self._limits: dict[str, float] = {}
+        #: owner -> (what is running, since when): a call past its limit, still running
+        self._overdue: dict[str, tuple[str, float]] = {}
+
+    def limit(self, owner: str, seconds: float | None) -> None:
+        """Bound every later call on behalf of ``owner`` to ``seconds`` (``None``: no bound)."""
+        if seconds is None:
+            self._limits.pop(owner, None)
+        else:
+            self._limits[owner] = seconds
 
     def health(self, owner: str) -> Health:
         with self._lock:
             return Health(**vars(self._health.get(owner, Health())))
 
     def call(self, owner: str, fn: Callable[..., T], /, *args: Any, default: T, resets: bool = True,
-             **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)``, or ``default`` if it raises or ``owner`` is suspended.
+             timeout: float | None = None, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)``, or ``default`` if it raises, takes longer than ``owner``'s limit, or
+        ``owner`` is suspended.
 
         :param resets: whether a success ends a run of failures. ``False`` for an owner's cheap side
             calls (a strategy's ``should_compress``), which must not hide that its real job keeps
             failing: only a successful ``compress`` clears a strategy's failures.
+        :param timeout: this call's limit in place of the owner's (a compaction may take longer than a
+            recall).
         """
         if not self.admit(owner):
             return default
+        limit = timeout if timeout is not None else self._limits.get(owner)
         try:
-            result = fn(*args, **kwargs)
-        except Exception as exc:  # isolating plugin failures is this helper's whole job
+            result = fn(*args, **kwargs) if limit is None else self._bounded(owner, limit, fn, args, kwargs)
+        except (Exception, SystemExit) as exc:  # isolating plugin failures is this helper's whole job
             self.record_failure(owner, exc)
             return default
         if resets:
             self.record_success(owner)
         return result
+
+    def _bounded(self, owner: str, limit: float, fn: Callable[..., T], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> T:
+        """``fn(*args, **kwargs)`` on a thread of its own, waited for ``limit`` seconds at most.
+
+        :raises PluginTimeout: it did not return in time, or an earlier call past its limit still runs.
+        """
+        overdue = self._overdue.get(owner)
+        if overdue is not None:
+            what, since = overdue
+            raise PluginTimeout(f"not called: its {what} has been running for {self.clock() - since:.0f} s "
+                                f"(over the {limit:g} s limit) and has not returned")
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        context = contextvars.copy_context()  # the caller's context variables, as a direct call has them
+
+        def run() -> None:
+            try:
+                future.set_result(context.run(fn, *args, **kwargs))
+            except BaseException as exc:  # handed to the caller, whatever it is
+                future.set_exception(exc)
+
+        what = f"call of {getattr(fn, '__qualname__', None) or getattr(fn, '__name__', 'its function')}"
+        started = self.clock()
+        threading.Thread(target=run, name=f"hermes-ctx {owner}", daemon=True).start()
+        try:
+            return future.result(limit)
+        except concurrent.futures.TimeoutError:
+            self._overdue[owner] = (what, started)
+            future.add_done_callback(lambda _: self._overdue.pop(owner, None))
+            raise PluginTimeout(f"{what} did not return within {limit:g} s; the turn went on without it") from None
 
     def record_success(self, owner: str) -> None:
         health = self._health.get(owner)

@@ -22,7 +22,7 @@ from .compression.base import CompressorStrategy
 from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, UnknownPluginError, did_you_mean
 from .events import Request, Response, SessionInfo, Turn
-from .host import owner_key
+from .host import foreign_code, owner_key
 from .host.compaction import Compaction
 from .host.plugins import BUILTIN_PLUGINS, BUILTIN_SOURCE, LoadedPlugin, PluginLoading
 from .host.providers import MemoryFanOut
@@ -222,9 +222,11 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
                 strategy.update_model(model.name, model.context_length, base_url=model.base_url,
                                       api_key=model.api_key, provider=model.provider)
                 strategy.attach(resolve_strategy=self._compressor_by_name)
+                self._bound(entry, strategy)
                 return strategy
             provider = entry.factory(options, hermes_home=hermes_home(), config=self.config)
             provider.attach(status_callback=self.forward_status)
+            self._bound(entry, provider)
             return provider
         except ConfigError as exc:  # the plugin checking its own options, maybe long after loading
             raise self.config.locate(exc) from None
@@ -233,6 +235,11 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         except Exception as exc:
             raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "
                                                 f"{type(exc).__name__}: {exc}") from exc
+
+    def _bound(self, entry: Registration, built: object) -> None:
+        """Every later call into ``built`` bounded in time when it is another plugin's code (isolation.py)."""
+        if foreign_code(built):
+            self.isolator.limit(owner_key(entry.kind, entry.name), self.config.plugins.call_timeout_seconds)
 
     def forward_status(self, event: StatusEvent) -> None:
         """Pass a provider's status event to whoever watches this host (``status_callback``)."""

@@ -244,9 +244,13 @@ def test_a_nested_value_edited_in_place_is_archived_as_it_was() -> None:
                       "ctx_plugins": {"compressor": "nested-edit-window"}}, plugins=[NestedPlugin()])
     result = host.compress(messages, session=ALICE, force=True)
 
-    edited = next(i for i, m in enumerate(messages) if m.get("tool_calls") and m != originals[i])
-    assert result.compressed
-    assert (edited, originals[edited]) in [(position, message) for position, _, message in archived(1)]
+    assert messages == originals  # another plugin's strategy works on a copy: hermes' history is untouched
+    edited = next(i for i, m in enumerate(result.messages) if m.get("tool_calls")
+                  and m["tool_calls"][0]["function"]["arguments"] == "{}")
+    original = next(i for i, m in enumerate(originals) if m.get("tool_calls")
+                    and m["tool_calls"][0]["id"] == result.messages[edited]["tool_calls"][0]["id"])
+    assert result.compressed and originals[original]["tool_calls"][0]["function"]["arguments"] != "{}"
+    assert (original, originals[original]) in [(position, message) for position, _, message in archived(1)]
 
 
 def test_a_report_of_the_wrong_type_is_worked_out_and_never_suspends_the_archive(

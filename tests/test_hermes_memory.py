@@ -211,3 +211,33 @@ def test_a_provider_outage_reaches_the_user_through_hermes_warning_callback() ->
     adapter.prefetch("anything")
     assert warnings == ["memory: ctx-reporting: the memory service is unreachable"]
     assert [e.kind for e in events] == ["unavailable"]  # and the host's own watcher saw it
+
+
+class Oversharing(FakeMemoryProvider):
+    """Another plugin's external provider whose recall is not text, or far too long (``answer``)."""
+
+    name = "ctx-oversharing"
+    answer: Any = ""
+
+    def prefetch(self, query: str, *, session: SessionInfo) -> Any:
+        return self.answer
+
+
+@pytest.mark.parametrize("answer", [{"recall": "EVILDICT"}, b"EVILBYTES", "remember " * 250_000])
+def test_an_external_providers_recall_is_text_within_bounds(answer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: hermes got ``str()`` of a dict or bytes (``{'recall': 'EVILDICT'}`` in the prompt) and a 2 MB
+    recall whole; now a recall that is not text adds nothing (a failure of the provider) and a long one is cut."""
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Oversharing)
+
+    monkeypatch.setattr(Oversharing, "answer", answer)
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["ctx-oversharing"]}}}, plugins=[Plugin()])
+    adapter = HermesMemoryAdapter("ctx-oversharing", host=host)
+    adapter.initialize("s1", platform="cli")
+    recalled = adapter.prefetch("anything")
+    if isinstance(answer, str):
+        assert 16_000 < len(recalled) < 16_100 and "recall cut" in recalled
+    else:
+        assert recalled == "" and "not text" in host.isolator.health("memory:ctx-oversharing").last_error

@@ -547,3 +547,28 @@ def test_an_edit_that_would_change_a_shared_anchor_is_refused_and_dry_run_shows_
     write(ALIASED.replace("context: *b", "context:\n  engine: compressor"))  # unshared: it would write it
     code, out, _ = install(capsys, "--dry-run", "--json")
     assert code == 0 and json.loads(out)["refused"] is None and "+  engine: hermes-ctx" in json.loads(out)["diff"]
+
+
+def test_an_edit_made_while_install_works_is_kept_and_install_writes_nothing(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team, session 17: hermes (or the user) wrote config.yaml while install was working (about a
+    second, checking plugins); install then replaced the file with its own edit of the old text, and the
+    backup held the old text too: the edit was gone. Now install reads the file again before replacing it."""
+    from hermes_ctx_plugins.cli import install as install_module
+
+    write(HANDWRITTEN)
+    real = install_module._memory_plugins
+
+    def meanwhile(*args: Any, **kwargs: Any) -> Any:  # hermes' `config set` renames a new file over it
+        edited = config_file().with_name(".edit.tmp")
+        edited.write_text(HANDWRITTEN + "agent:\n    max_turns: 7   # made while install ran\n", encoding="utf-8")
+        os.replace(edited, config_file())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(install_module, "_memory_plugins", meanwhile)
+    code, _, err = install(capsys, "--yes")
+    assert code == 1 and "changed while install was working" in err and "run install again" in err
+    assert "max_turns: 7" in config_file().read_text(encoding="utf-8") and not backups()
+    monkeypatch.setattr(install_module, "_memory_plugins", real)
+    code, _, _ = install(capsys, "--yes")  # run again: the edit and ours together
+    assert code == 0 and parsed(config_file().read_text(encoding="utf-8"))["agent"] == {"max_turns": 7}

@@ -87,10 +87,12 @@ def derived(before: Sequence[Message], result: CompressionResult) -> Changes:
 class Snapshot:
     """The conversation as it was before a strategy that does not report its removals ran."""
 
-    def __init__(self, messages: Sequence[Message]) -> None:
+    def __init__(self, messages: Sequence[Message], *, untouched: bool = False) -> None:
+        """``untouched``: the strategy works on a copy (another plugin's), so ``messages`` stay as they were
+        and serve as their own copy."""
         self.messages = list(messages)
         #: each message as it was, nested values included (what an edit in place changes)
-        self.copies = copy.deepcopy(self.messages)
+        self.copies = self.messages if untouched else copy.deepcopy(self.messages)
 
     def changes(self, result: CompressionResult) -> Changes:
         """Every original (as it was) that is not in ``result`` verbatim, and what is new there."""

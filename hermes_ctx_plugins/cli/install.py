@@ -156,6 +156,10 @@ def run(args: argparse.Namespace) -> int:
             return refused
     try:
         if after != before:
+            if _current(path) != before:  # hermes or the user wrote it meanwhile: their edit must not be lost
+                print(f"hermes-ctx: {path} changed while install was working (another program wrote it); "
+                      "nothing was written: run install again", file=sys.stderr)
+                return EXIT_PROBLEM
             outcome.backup = _write(path, before, after or "")
         outcome.shims = shims.remove(shims.to_remove(home)) if args.uninstall else shims.write(home, ours)
     except OSError as exc:  # a read-only home, a full disk: the config is whole, old or new
@@ -285,6 +289,14 @@ def _read(path: Path) -> str | None:
         raise ConfigError(f"cannot read config file: {exc}", source=str(path)) from None
 
 
+def _current(path: Path) -> str | None:
+    """The config's text now (``""`` standing for one that can no longer be read)."""
+    try:
+        return _read(path)
+    except ConfigError:
+        return ""
+
+
 def _parse(text: str, path: Path) -> Any:
     try:
         return yaml_edit.load(text)
@@ -366,8 +378,10 @@ def _write(path: Path, before: str | None, after: str) -> str | None:
     """Back up and replace the config atomically, keeping its permissions; the backup's path.
 
     Not under :func:`~hermes_ctx_plugins.storage.files.locked`: hermes writes config.yaml without a
-    lock, and the lock file would stay in the user's home. Two installs at once cost one of them an
-    error (its temp file swept), never a half-written config.
+    lock, and the lock file would stay in the user's home. The caller reads the file again just before
+    (an edit made while install worked is refused, not overwritten); what another program writes in the
+    milliseconds between that read and the replace is still lost. Two installs at once cost one of them
+    an error, never a half-written config.
     """
     backup = None
     if before is not None:

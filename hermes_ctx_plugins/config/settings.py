@@ -212,6 +212,12 @@ class PluginSettings:
     failure_threshold: int = option(5, ge=1)
     #: how long a suspended plugin or provider stays off before one probe call
     cooldown_seconds: float = option(120.0, ge=0)
+    #: the longest one call into a strategy, provider or plugin that is not built in may take (a recall,
+    #: a hook, a tool call...) before it counts as failed and the turn goes on without it
+    call_timeout_seconds: float = option(8.0, gt=0, le=3600)
+    #: the same for such a strategy's compaction (it may ask a model for a summary); the default
+    #: strategy compacts instead
+    compress_timeout_seconds: float = option(300.0, gt=0, le=3600)
     archive: ArchiveSettings = field(default_factory=ArchiveSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     safety: SafetySettings = field(default_factory=SafetySettings)

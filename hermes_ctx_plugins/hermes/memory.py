@@ -20,6 +20,7 @@ from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
 from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
+from ..host import foreign_code, recalled
 from ..isolation import StatusEvent
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
@@ -173,7 +174,13 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         return str(self._call("system_prompt_block", session=self._session, default="") or "")
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
-        return str(self._call("prefetch", query, session=self._session, default="") or "")
+        resolved = self._resolve()
+        if resolved is None:
+            return ""
+        host, provider = resolved
+        owner = f"memory:{self._name}"
+        return recalled(host.isolator.call(owner, provider.prefetch, query, session=self._session, default=""),
+                        owner=owner, foreign=foreign_code(provider), fail=host.isolator.record_failure)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         self._call("queue_prefetch", query, session=self._session)

@@ -1,26 +1,32 @@
 """Running a compaction: the strategy, the default one when it fails, and the archive around it.
 
-A strategy's failure (it raises, is suspended, returns something that is not a result, or claims a
-compaction that does not shrink the prompt) is counted against it and never reaches the user; the
-default strategy compacts instead. What a compaction removed is archived before the compacted
-conversation is returned (see :mod:`hermes_ctx_plugins.archive`).
+A strategy's failure (it raises, is suspended, returns something that is not a result or messages
+that are not messages, says it changed nothing but returns other messages, claims a compaction that
+does not shrink the prompt, or — one that is not built in — runs past
+``ctx_plugins.compress_timeout_seconds``) is counted against it and never reaches the user; the default
+strategy compacts instead. A strategy that is not built in (nor a pipeline holding one) works on a deep
+copy of the conversation, so one that edits messages in place and then fails has not changed hermes'
+history. What a compaction removed is archived before the compacted conversation is returned (see
+:mod:`hermes_ctx_plugins.archive`).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..archive.archiver import Archiver
 from ..archive.changes import Changes, Snapshot, derived, reported
 from ..compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, reports_removals, shrinks
-from ..config import DEFAULT_COMPRESSOR
+from ..config import DEFAULT_COMPRESSOR, Config
 from ..events import Message, SessionInfo
 from ..isolation import FaultIsolator
 from ..registry import Registration, Registry
 from ..tokens import get_counter
-from . import owner_key
+from . import foreign_code, owner_key
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -29,6 +35,7 @@ class Compaction:
     """The host's active strategy at work."""
 
     # what this part uses of the rest of the host
+    config: Config
     isolator: FaultIsolator
     registry: Registry
     archive: Archiver | None
@@ -74,13 +81,13 @@ class Compaction:
         """
         # taken before any strategy runs: one that edits the messages in place cannot hide the originals
         snapshot = self._snapshot(strategy, messages)
-        result = self._attempt(strategy, messages, kwargs)
+        result, given = self._attempt(strategy, messages, kwargs)
         substitute = fallback() if result is None and fallback is not None else None
         if substitute is not None and substitute is not strategy:
             log.warning("compressor %r failed; the default strategy %r compacts instead", strategy.name,
                         substitute.name)
             snapshot = snapshot or self._snapshot(substitute, messages)
-            strategy, result = substitute, self._attempt(substitute, messages, kwargs)
+            strategy, (result, given) = substitute, self._attempt(substitute, messages, kwargs)
         if result is None:
             return CompressionResult.unchanged(messages)
         if self.archive is not None and result.compressed:
@@ -88,60 +95,78 @@ class Compaction:
                 session = SessionInfo(session_id="")
             elif not session.user_id:
                 session = self.session(session.session_id)
-            result = self.isolator.call("archive", self._archive, self.archive, strategy, messages, snapshot,
-                                        result, self.scoped(session), default=result)
+            result = self.isolator.call("archive", self._archive, self.archive, strategy, messages, given,
+                                        snapshot, result, self.scoped(session), default=result)
         return result
 
     def _snapshot(self, strategy: CompressorStrategy, messages: list[Message]) -> Snapshot | None:
         """What the archive needs kept before ``strategy`` runs: nothing when it reports its removals
-        (or nothing is archived), else a copy of the conversation (see :mod:`.archive.changes`)."""
+        (or nothing is archived), else a copy of the conversation (see :mod:`.archive.changes`); for a
+        strategy that is not ours, which works on a copy, the conversation itself (it stays as it is)."""
         if self.archive is None or reports_removals(strategy):
             return None
-        return Snapshot(messages)
+        return Snapshot(messages, untouched=foreign(strategy))
 
     def _archive(self, archive: Archiver, strategy: CompressorStrategy, messages: list[Message],
-                 snapshot: Snapshot | None, result: CompressionResult, session: SessionInfo) -> CompressionResult:
-        """``result`` with what it removed archived and the anchor index attached."""
+                 given: list[Message], snapshot: Snapshot | None, result: CompressionResult,
+                 session: SessionInfo) -> CompressionResult:
+        """``result`` with what it removed archived and the anchor index attached. ``given``: what the
+        strategy worked on (``messages``, or a copy of them for another plugin's strategy)."""
         changes: Changes
         if snapshot is not None:
             changes = snapshot.changes(result)
         else:
             try:
-                changes = reported(messages, result)
+                changes = reported(given, result)
             except Exception as exc:  # a refuted report, or one of the wrong types (removed_at=None)
                 log.error("compressor %r reported its removals wrongly (%s); the archive works them out "
                           "itself, nothing is lost", strategy.name, exc)
-                changes = derived(messages, result)
+                changes = derived(given, result)
+            if given is not messages:  # the originals, as they were, in place of the strategy's copies
+                changes = dataclasses.replace(changes, removed=[(p, messages[p]) for p, _ in changes.removed])
         ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
         return archive.apply(changes, result, session=session, strategy=strategy.name,
                              counter=get_counter(strategy.model), ceiling=ceiling)
 
     def _attempt(self, strategy: CompressorStrategy, messages: list[Message],
-                 kwargs: dict[str, Any]) -> CompressionResult | None:
-        """One strategy's result, checked; ``None`` when it failed (the failure is counted)."""
+                 kwargs: dict[str, Any]) -> tuple[CompressionResult | None, list[Message]]:
+        """One strategy's result, checked, ``None`` when it failed (the failure is counted); and the list
+        the strategy was given."""
         owner = owner_key("compressor", strategy.name)
         count_before = strategy.compression_count
         if self.archive is not None:
             strategy.reserved_tokens = self.archive.settings.index_max_tokens  # room for the anchor index
         failed = CompressionResult.unchanged(messages)
-        # The strategy gets its own list, so even one that mutates its input cannot damage ours.
-        result = self.isolator.call(owner, strategy.compress, list(messages), default=failed, **kwargs)
+        # Ours get their own list (they never edit a message); another plugin's a deep copy, so one that
+        # edits messages in place and then fails has not changed hermes' history, and it is bounded in time.
+        others = foreign(strategy)
+        given = copy.deepcopy(messages) if others else list(messages)
+        result = self.isolator.call(owner, strategy.compress, given, default=failed, **kwargs,
+                                    timeout=self.config.plugins.compress_timeout_seconds if others else None)
         if result is failed:
-            return None
-        if not isinstance(result, CompressionResult) or not result.messages:
-            self.isolator.record_failure(owner, TypeError(
-                f"compress returned {result!r:.80}; expected a CompressionResult with messages"))
-            return None
-        if result.compressed:
-            after = get_counter(strategy.model).count_messages(result.messages)
-            if not shrinks(messages, after, get_counter(strategy.model)):  # counted by us, not taken on trust
-                self.isolator.record_failure(owner, ValueError(
-                    f"compress reported a compaction that does not shrink the prompt ({after:,} tokens after); "
-                    "the result was discarded"))
-                return None
-            if strategy.compression_count == count_before:
-                strategy.compression_count += 1  # for strategies that do not count themselves
-        return result
+            return None, given
+        wrong = _wrong_result(result, messages)
+        if wrong:
+            self.isolator.record_failure(owner, TypeError(f"compress returned {wrong}; the result was discarded"))
+            return None, given
+        if not result.compressed:  # the conversation as it was, whatever list came back
+            return (result if result.messages is messages else dataclasses.replace(result, messages=messages)), given
+        counter = get_counter(strategy.model)
+        try:
+            after = counter.count_messages(result.messages)
+            grows = not shrinks(messages, after, counter)  # counted by us, not taken on trust
+        except Exception as exc:  # values no prompt can hold (tool_calls that are not a list ...)
+            self.isolator.record_failure(owner, TypeError(f"compress returned messages that cannot be counted "
+                                                          f"({type(exc).__name__}: {exc}); the result was discarded"))
+            return None, given
+        if grows:
+            self.isolator.record_failure(owner, ValueError(
+                f"compress reported a compaction that does not shrink the prompt ({after:,} tokens after); "
+                "the result was discarded"))
+            return None, given
+        if strategy.compression_count == count_before:
+            strategy.compression_count += 1  # for strategies that do not count themselves
+        return result, given
 
     def fallback_strategy(self) -> CompressorStrategy | None:
         """A fresh instance of the default strategy, for when the selected one fails (``None`` when the
@@ -154,3 +179,27 @@ class Compaction:
             return None
         strategy: CompressorStrategy = self._instantiate(entry)
         return strategy
+
+
+def foreign(strategy: CompressorStrategy) -> bool:
+    """Whether ``strategy`` runs code that is not this package's: another plugin's strategy (a subclass of
+    a built-in one too), or a pipeline with such a step."""
+    if foreign_code(strategy):
+        return True
+    return any(foreign(step) for step in getattr(strategy, "steps", ()) or ())
+
+
+def _wrong_result(result: object, messages: list[Message]) -> str:
+    """What is wrong with what ``compress`` returned for ``messages``, or ``""``: not a result, no messages,
+    a message that is not a dict with a string role, or "unchanged" with other messages than those."""
+    if not isinstance(result, CompressionResult) or not isinstance(result.messages, list) or not result.messages:
+        return f"{result!r:.80}; expected a CompressionResult with messages"
+    for index, message in enumerate(result.messages):
+        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+            return f"message {index} as {message!r:.80}; expected a dict with a string 'role'"
+    if not result.compressed and result.messages is not messages and (
+            len(result.messages) != len(messages)
+            or any(a is not b and a != b for a, b in zip(result.messages, messages, strict=True))):
+        return (f"'unchanged' with other messages ({len(result.messages)} for {len(messages)}); a strategy that "
+                "changes the conversation says compressed=True")
+    return ""

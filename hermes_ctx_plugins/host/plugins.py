@@ -24,6 +24,7 @@ import importlib.metadata
 import logging
 import os
 import sys
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -93,6 +94,9 @@ class PluginLoading:
         for module in BUILTIN_PLUGINS:
             self._register(importlib.import_module(module), module, BUILTIN_SOURCE, disabled)
         for ep in entry_points:
+            if ep.name in self._installed:  # a second distribution with a plugin of this name
+                self._refuse_twin(ep)
+                continue
             self._installed.add(ep.name)
             try:
                 self._load_entry_point(ep, disabled)
@@ -118,6 +122,9 @@ class PluginLoading:
         except pluggy.PluginValidationError as exc:
             raise PluginLoadError(name, f"invalid hook implementation: {exc}") from None
         self._sources[name] = source
+        module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
+        if module.split(".", 1)[0] != __name__.split(".", 1)[0]:  # another plugin's hooks: each call bounded
+            self.isolator.limit(owner_key("plugin", name), self.config.plugins.call_timeout_seconds)
         for hook_name in hookspecs.LIFECYCLE_HOOKS:
             for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
                 if impl.plugin_name == name and (impl.hookwrapper or impl.wrapper):
@@ -150,11 +157,22 @@ class PluginLoading:
             return
         try:
             plugin = ep.load()
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a module calling sys.exit() (argparse at import) too
             raise PluginLoadError(
                 ep.name, f"failed to import {ep.value} (from {source}): {type(exc).__name__}: {exc}; "
                 f"fix or uninstall it, or add {ep.name!r} to ctx_plugins.disabled") from exc
         self._register(plugin, ep.name, source, disabled)
+
+    def _refuse_twin(self, ep: importlib.metadata.EntryPoint) -> None:
+        """Leave out an installed plugin whose name another distribution's plugin already has; the first
+        one stays as it is (loaded, or failed and reported, or disabled)."""
+        source = _source_of(ep)
+        first = self._sources.get(ep.name, "?")
+        message = (f"plugin {ep.name!r} from {source} not loaded: {first} has a plugin of that name, which "
+                   f"is the one used; uninstall one of the two distributions")
+        self.load_failures[f"{ep.name} ({source})"] = message
+        log.error("%s", message)
+        self.forward_status(StatusEvent(kind="plugin-failed", source=f"plugin:{ep.name}", message=message))
 
     def _check_pending(self) -> None:
         while True:

@@ -20,7 +20,7 @@ from ..isolation import FaultIsolator
 from ..memory.base import MemoryProvider
 from ..registry import Registration, Registry
 from ..storage import open_archive
-from . import owner_key
+from . import foreign_code, owner_key, recalled
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -112,8 +112,12 @@ class MemoryFanOut:
     def prefetch(self, query: str, *, session: SessionInfo, exclude: Collection[str] = ()) -> str:
         """What the active memory providers recall for ``query``, joined."""
         session = self.scoped(session)
-        blocks = self._each_provider("prefetch", query, default="", session=session, exclude=exclude)
-        return "\n\n".join(text.strip() for _, text in blocks if isinstance(text, str) and text.strip())
+        providers = {p.name: p for p in self.memory_providers}
+        blocks = [recalled(value, owner=owner_key("memory", name), foreign=foreign_code(providers.get(name)),
+                           fail=self.isolator.record_failure)
+                  for name, value in self._each_provider("prefetch", query, default="", session=session,
+                                                         exclude=exclude)]
+        return "\n\n".join(text.strip() for text in blocks if text.strip())
 
     def session_end(self, session: SessionInfo, messages: Sequence[Message], *,
                     exclude: Collection[str] = ()) -> None:

@@ -21,7 +21,8 @@ class MemoryProvider:
     * construction and :meth:`is_available` never touch the network, and construction opens
       nothing (no threads, files or connections before first use): the host builds detached
       instances to ask them questions (hermes lists every provider's availability) and drops them;
-    * :meth:`prefetch` returns quickly (the host bounds the wait anyway);
+    * :meth:`prefetch` returns quickly (the host waits for another plugin's provider at most
+      ``ctx_plugins.call_timeout_seconds``, and adds at most 16,000 characters of its text);
     * :meth:`sync_turn` may run on a background thread;
     * nothing a provider raises ever reaches the user's turn: the host logs, counts and, after
       repeated failures, suspends the provider for a cool-down.

@@ -1,0 +1,219 @@
+"""Another plugin's strategy, provider or hook that misbehaves never breaks the user's turn, never changes
+hermes' history, never holds the turn past its time limit, and is named when it fails (red-team pass,
+session 17: each case below broke the turn, hung it, or reached the model before)."""
+
+from __future__ import annotations
+
+import copy
+import importlib.metadata
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_ctx_plugins import CompressionResult, CompressorStrategy, SessionInfo, hookimpl, load_host
+from hermes_ctx_plugins.host import MAX_RECALL_CHARS
+from hermes_ctx_plugins.host import plugins as host_plugins
+from hermes_ctx_plugins.testing import FakeMemoryProvider
+
+ALICE = SessionInfo(session_id="s1", user_id="alice")
+#: a hung plugin waits on this; set at the end of each test so its thread ends
+release = threading.Event()
+LIMITS = {"call_timeout_seconds": 0.5, "compress_timeout_seconds": 1.0}
+
+
+@pytest.fixture(autouse=True)
+def _release_hung_calls() -> Any:
+    release.clear()
+    yield
+    release.set()
+
+
+def history(n: int = 30) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are helpful."}]
+    for i in range(n):
+        messages.append({"role": "user", "content": f"question {i}: " + "words " * 40})
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": "terminal", "arguments": '{"command": "ls"}'}}]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{i}", "content": "file.txt\n" * 50})
+        messages.append({"role": "assistant", "content": f"answer {i}"})
+    return messages
+
+
+class Evil(CompressorStrategy):
+    """A third party's strategy doing what ``mode`` says."""
+
+    name = "evil"
+    mode = ""
+
+    def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+        if self.mode == "hang":
+            release.wait(60)
+        if self.mode == "not-dicts":
+            return CompressionResult(messages=["just a string", *messages[-3:]], compressed=True)
+        if self.mode == "unchanged-but-other":  # says it changed nothing, hands back a third of it
+            return CompressionResult.unchanged(messages[-len(messages) // 3:])
+        if self.mode == "unchanged-but-grown":
+            return CompressionResult.unchanged([*messages, {"role": "user", "content": "PADDING " * 10_000}])
+        if self.mode == "edit-then-raise":
+            for message in messages:
+                message["content"] = "MUTATED"
+                for call in message.get("tool_calls") or ():
+                    call["function"]["arguments"] = "{}"
+            raise RuntimeError("changed my mind")
+        return CompressionResult.unchanged(messages)
+
+
+class EvilPlugin:
+    @hookimpl
+    def register_compressors(self, register: Any) -> None:
+        register(Evil)
+
+
+def evil_host(mode: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(Evil, "mode", mode)
+    return load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "evil", "archive": {"enabled": False}, **LIMITS,
+                                      "disabled": ["summarize"]}},  # no stand-in: the result is the input
+                     plugins=[EvilPlugin()])
+
+
+@pytest.mark.parametrize("mode", ["not-dicts", "unchanged-but-other", "unchanged-but-grown", "edit-then-raise"])
+def test_a_strategy_returning_the_wrong_thing_leaves_the_conversation_as_it_was(
+        mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: non-dict messages raised out of the host into hermes' turn; an 'unchanged' result with other
+    messages (a third of the history, or a 10,000-word padding) was handed to hermes as the conversation;
+    an edit in place before raising reached the model as the user's own words."""
+    host = evil_host(mode, monkeypatch)
+    messages = history()
+    before = copy.deepcopy(messages)
+    result = host.compress(messages, session=ALICE, force=True)
+    assert not result.compressed and result.messages == before and messages == before
+    health = host.isolator.health("compressor:evil")
+    assert health.failures == 1, health
+    assert {"not-dicts": "message 0 as 'just a string'", "unchanged-but-other": "'unchanged' with other messages",
+            "unchanged-but-grown": "'unchanged' with other messages",
+            "edit-then-raise": "changed my mind"}[mode] in health.last_error
+
+
+def test_a_strategy_that_hangs_holds_the_compaction_its_limit_and_is_not_called_again_while_it_hangs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    host = evil_host("hang", monkeypatch)
+    messages = history()
+    started = time.monotonic()
+    result = host.compress(messages, session=ALICE, force=True)
+    assert time.monotonic() - started < 5 and not result.compressed and result.messages == messages
+    assert "did not return within 1 s" in host.isolator.health("compressor:evil").last_error
+    started = time.monotonic()
+    host.compress(messages, session=ALICE, force=True)  # the first call still runs: not called again
+    assert time.monotonic() - started < 0.5
+    assert "not called: its call of Evil.compress has been running" in host.isolator.health(
+        "compressor:evil").last_error
+    release.set()  # it returns at last: called again
+    deadline = time.monotonic() + 5
+    while host.isolator._overdue and time.monotonic() < deadline:
+        time.sleep(0.01)
+    monkeypatch.setattr(Evil, "mode", "")
+    host.compress(messages, session=ALICE, force=True)
+    assert host.isolator.health("compressor:evil").consecutive_failures == 0
+
+
+class Stuck(FakeMemoryProvider):
+    """A third party's provider (not external: driven through our hooks)."""
+
+    name = "stuck-local"
+    external = False
+    answer: Any = ""
+
+    def prefetch(self, query: str, *, session: SessionInfo) -> Any:
+        if self.answer == "hang":
+            release.wait(60)
+        return self.answer
+
+
+class Hooked:
+    """A third party's plugin whose pre_request hook hangs, and its provider."""
+
+    @hookimpl
+    def register_memory_providers(self, register: Any) -> None:
+        register(Stuck)
+
+    @hookimpl
+    def pre_request(self, request: Any) -> str | None:
+        release.wait(60)
+        return "never"
+
+
+def stuck_host(answer: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(Stuck, "answer", answer)
+    return load_host({"ctx_plugins": {"memory": {"providers": ["stuck-local"]}, **LIMITS}},
+                     plugins=[Hooked()])
+
+
+def test_a_provider_and_a_hook_that_hang_hold_the_turn_their_limit_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the turn waited for ever (README said 'the host bounds the wait anyway')."""
+    host = stuck_host("hang", monkeypatch)
+    started = time.monotonic()
+    assert host.prefetch("what did I say?", session=ALICE) == ""
+    assert time.monotonic() - started < 3
+    assert "did not return within 0.5 s" in host.isolator.health("memory:stuck-local").last_error
+    from hermes_ctx_plugins import Request
+    request = Request(session=ALICE, messages=[{"role": "user", "content": "hi"}], model="gpt-4o")
+    started = time.monotonic()
+    host.pre_request(request)
+    assert time.monotonic() - started < 3
+    [owner] = [o for o in host.isolator._health if o.startswith("plugin:")]
+    assert "did not return within 0.5 s" in host.isolator.health(owner).last_error
+
+
+@pytest.mark.parametrize("answer", [{"recall": "a dict"}, b"bytes", 42])
+def test_a_recall_that_is_not_text_adds_nothing_and_is_a_failure(answer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    host = stuck_host(answer, monkeypatch)
+    assert host.prefetch("what did I say?", session=ALICE) == ""
+    assert "not text" in host.isolator.health("memory:stuck-local").last_error
+
+
+def test_a_huge_recall_is_cut_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: a provider's 2 MB recall went into the prompt whole (and forced a compaction of the
+    user's conversation)."""
+    host = stuck_host("remember " * 250_000, monkeypatch)
+    block = host.prefetch("what did I say?", session=ALICE)
+    assert MAX_RECALL_CHARS < len(block) < MAX_RECALL_CHARS + 100 and "recall cut" in block
+
+
+def test_a_plugin_calling_sys_exit_at_import_is_skipped_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  ) -> None:
+    """Before: ``hermes-ctx`` and hermes exited silently (status 3), naming nothing."""
+    (tmp_path / "exits_at_import.py").write_text("import sys\nsys.exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = [importlib.metadata.EntryPoint("exiter", "exits_at_import", "hermes_ctx_plugins")]
+    monkeypatch.setattr(host_plugins, "_entry_points", lambda: points)
+    host = load_host({})
+    assert "SystemExit: 3" in host.load_failures["exiter"]
+    assert host.compressor is not None  # everything else loaded
+
+
+def test_two_distributions_with_one_plugin_name_keep_the_first_and_say_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the second unregistered the first (neither loaded), while saying the first was loaded."""
+    for module, strategy in (("first_zed", "zed-trim"), ("second_zed", "zed-other")):
+        (tmp_path / f"{module}.py").write_text(
+            "from hermes_ctx_plugins import CompressionResult, CompressorStrategy, hookimpl\n"
+            f"class S(CompressorStrategy):\n    name = {strategy!r}\n"
+            "    def compress(self, messages, **kw):\n        return CompressionResult.unchanged(messages)\n"
+            "@hookimpl\ndef register_compressors(register):\n    register(S)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = [importlib.metadata.EntryPoint("zed", module, "hermes_ctx_plugins")
+              for module in ("first_zed", "second_zed")]
+    monkeypatch.setattr(host_plugins, "_entry_points", lambda: points)
+    host = load_host({"ctx_plugins": {"compressor": "zed-trim"}})
+    assert host.compressor is not None and host.compressor.name == "zed-trim"  # the first, loaded and used
+    [(key, why)] = host.load_failures.items()
+    assert key == "zed (second_zed)" and "first_zed has a plugin of that name, which is the one used" in why
+    assert [r.status for r in host.plugins() if r.name == "zed-trim"] == ["active"]
+    sys.modules.pop("first_zed", None)
+    sys.modules.pop("second_zed", None)
