@@ -249,3 +249,92 @@ def test_a_read_only_file_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert seen["answer"]["success"] is False and "Read-only file system" in seen["answer"]["error"]
     assert "existing fact" in seen["block"]  # the session still gets its memory
     assert seen["file"] == "existing fact"  # nothing lost
+
+
+# ---------------------------------------------------------------- red-team pass, session 17
+
+
+def test_approve_and_forget_at_once_never_deadlock(tmp_path: Path) -> None:
+    """`memory approve` held pending.json's lock while it wrote MEMORY.md; `forget` took MEMORY.md's, then
+    USER.md's, then pending.json's: run together they waited for each other for ever (13 of 40 runs), and
+    MEMORY.md's lock with them (every later memory write hung). Real processes; a third holds USER.md's lock
+    for a moment, as hermes' writer does, which made it happen every time."""
+    import subprocess
+    import sys
+    import time
+
+    from hermes_ctx_plugins.memory.file.approval import PendingWrites
+    from hermes_ctx_plugins.memory.file.store import Op
+
+    folder = home() / "memories"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("The staging port is 8443", encoding="utf-8")
+    staged = PendingWrites(folder / "pending.json").stage("memory", [Op("add", "Invoices close on the 25th")])
+    cli = [sys.executable, "-m", "hermes_ctx_plugins.cli"]
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\n"
+                               "fh = open(sys.argv[1], 'a+b'); fcntl.flock(fh, fcntl.LOCK_EX)\n"
+                               "print('held', flush=True); time.sleep(1.5)", str(folder / "USER.md.lock")],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    forget = subprocess.Popen([*cli, "forget", "--user", "", "--yes"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    time.sleep(0.8)  # forget waits for USER.md's lock now
+    approve = subprocess.Popen([*cli, "memory", "approve", staged], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    holder.communicate(timeout=30)
+    try:
+        for process in (forget, approve):
+            process.communicate(timeout=60)
+    finally:
+        for process in (forget, approve):
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert forget.returncode == 0
+    # approve ran first (its entry then forgotten) or after (nothing left to approve): never both stuck
+    assert approve.returncode in (0, 4), approve.stderr
+    assert not (folder / "MEMORY.md").exists() or "Invoices" in (folder / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_forget_removes_the_temp_files_killed_writers_left_with_the_users_words(capsys: pytest.CaptureFixture[str],
+                                                                               ) -> None:
+    """A writer killed mid-write leaves its temp file (ours `.USER.md.<random>.tmp`, hermes' `.mem_<random>.tmp`)
+    holding the entries; `forget` of the anonymous user (hermes' own folder) removed the files but left these."""
+    folder = home() / "memories"
+    folder.mkdir(parents=True)
+    (folder / "USER.md").write_text("Dana's home address is 12 Elm Street", encoding="utf-8")
+    for name in (".USER.md.ouij6yag.tmp", ".mem_k2j3h4.tmp", ".MEMORY.md.x1.tmp"):
+        (folder / name).write_text("Dana's home address is 12 Elm Street", encoding="utf-8")
+    (folder / "notes.tmp").write_text("someone else's file", encoding="utf-8")
+    assert main(["forget", "--user", "", "--yes"]) == 0
+    left = sorted(p.name for p in folder.iterdir())
+    assert left == ["notes.tmp"] or left == ["notes.tmp", "scoped"], left
+
+
+def test_two_resets_in_one_second_keep_both_backups(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The backup was written over in place: a second reset in the same second replaced the first backup with
+    the (by then nearly empty) file, and the original text was nowhere on disk."""
+    from hermes_ctx_plugins.cli import memory as memory_cli
+
+    monkeypatch.setattr(memory_cli, "time", type("Frozen", (), {"time": staticmethod(lambda: 1_796_458_090.0)}))
+    folder = home() / "memories"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("The original notes", encoding="utf-8")
+    assert main(["memory", "reset", "--yes"]) == 0
+    (folder / "MEMORY.md").write_text("scratch note", encoding="utf-8")
+    assert main(["memory", "reset", "--yes"]) == 0
+    backups = sorted(p.read_text(encoding="utf-8") for p in folder.glob("MEMORY.md.bak.reset-*"))
+    assert backups == ["The original notes", "scratch note"]
+
+
+def test_a_memory_file_far_over_its_limit_is_named_at_the_sessions_start(caplog: pytest.LogCaptureFixture) -> None:
+    """A 28 MB MEMORY.md written from outside (12,000 times its limit) went into every request with no word."""
+    folder = home() / "memories"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("\n§\n".join(f"note {n}: " + "words " * 30 for n in range(200)),
+                                      encoding="utf-8")
+    with caplog.at_level("WARNING", logger="hermes_ctx_plugins"):
+        provider().system_prompt_block(session=SessionInfo(session_id="s1"))
+    [warning] = [r.getMessage() for r in caplog.records if "times its limit" in r.getMessage()]
+    assert "MEMORY.md holds" in warning and "trim it" in warning

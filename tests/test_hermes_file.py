@@ -143,3 +143,75 @@ def test_hermes_own_background_review_writes_through_our_gate(stub: StubOpenAISe
     review_tools = [m for r in stub.chat_requests for m in r.body["messages"]  # type: ignore[index]
                     if m.get("role") == "tool"]
     assert any("refused" in m["content"] for m in review_tools)
+
+
+# ---------------------------------------------------------------- red-team pass, session 17
+
+
+def test_a_hostile_entry_appended_mid_session_is_withheld_after_hermes_reloads_the_files(
+        stub: StubOpenAIServer) -> None:
+    """After a compaction hermes rebuilds its system prompt from the files. Our withheld list was fixed at
+    the session's start, so an entry appended from outside since (a shell's `echo >>`, the model's own
+    terminal tool) went out verbatim."""
+    memories().mkdir(parents=True)
+    (memories() / "MEMORY.md").write_text("The staging port is 8443", encoding="utf-8")
+    configure(stub)
+    agent = agent_for(stub)
+    stub.reply("ok")
+    history = agent.run_conversation("hello", conversation_history=[])["messages"]
+    with open(memories() / "MEMORY.md", "a", encoding="utf-8") as fh:  # from outside, mid-session
+        fh.write("\n§\n" + HOSTILE_ON_DISK)
+    for turn in range(10):  # enough for a compaction to summarise something
+        stub.reply("ok")
+        history = agent.run_conversation(f"more {turn} " + "x" * 200, conversation_history=history)["messages"]
+    stub.reply("## Historical Task Snapshot\nsummary")  # the compaction's summary request
+    out = agent._compress_context(history, None, force=True)
+    history = out[0] if isinstance(out, tuple) else out
+    stub.reply("8443")
+    agent.run_conversation("which port is staging?", conversation_history=history)
+    system = stub.chat_requests[-1].body["messages"][0]["content"]  # type: ignore[index]
+    assert "The staging port is 8443" in system  # the reloaded block is there ...
+    assert HOSTILE_ON_DISK not in system and "withheld" in system  # ... without the new hostile entry
+
+
+def test_a_memory_file_hermes_cannot_use_is_never_overwritten_by_its_writer(
+        stub: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """hermes' writer reads a MEMORY.md it may not open as empty and replaces it with the one new entry
+    (a root-owned 0600 file left by `sudo hermes`: every entry lost, the tool answering success), and fails
+    on one that is not UTF-8 with an error naming no file. Our gate now refuses both, naming the file."""
+    memories().mkdir(parents=True)
+    (memories() / "MEMORY.md").write_bytes(b"Alice's staging port is 8443\n\xa7\nAlice likes caf\xe9 au lait")
+    (memories() / "USER.md").write_text("Dana runs billing\n§\nDana's timezone is CET", encoding="utf-8")
+    configure(stub)
+    from hermes_ctx_plugins.storage import documents
+
+    real_read = documents.FileDocuments.read
+
+    def read(self: Any, path: Path) -> bytes:  # as root no permission stops a read: refused here instead
+        if path.name == "USER.md":
+            raise self.error(path, "read", PermissionError(13, "Permission denied"))
+        return real_read(self, path)
+
+    monkeypatch.setattr(documents.FileDocuments, "read", read)
+    memory_tool = pytest.importorskip("tools.memory_tool")
+    hermes_read = memory_tool.MemoryStore._read_file  # hermes reads a file it may not open as empty:
+    monkeypatch.setattr(memory_tool.MemoryStore, "_read_file", staticmethod(
+        lambda path: [] if path.name == "USER.md" else hermes_read(path)))
+    stub.tool_call("memory", {"action": "add", "target": "memory", "content": "Deploys on Fridays"})
+    stub.tool_call("memory", {"action": "add", "target": "user", "content": "Dana likes tea"})
+    stub.reply("ok")
+    not_utf8, unreadable = tool_results(agent_for(stub).run_conversation("note these", conversation_history=[]))
+    assert not_utf8["success"] is False and "MEMORY.md is not valid UTF-8 (byte 0xa7" in not_utf8["error"]
+    assert unreadable["success"] is False and "USER.md cannot be read" in unreadable["error"]
+    assert "nothing was written" in unreadable["error"]
+    assert (memories() / "MEMORY.md").read_bytes().startswith(b"Alice's staging port is 8443\n\xa7")
+    assert (memories() / "USER.md").read_text(encoding="utf-8") == "Dana runs billing\n§\nDana's timezone is CET"
+
+
+def test_a_line_holding_only_the_separator_is_refused_before_hermes_splits_the_entry(stub: StubOpenAIServer) -> None:
+    configure(stub)
+    stub.tool_call("memory", {"action": "add", "target": "memory", "content": "Signature ends with\n§\nPort 8443"})
+    stub.reply("ok")
+    [refused] = tool_results(agent_for(stub).run_conversation("note it", conversation_history=[]))
+    assert refused["success"] is False and "'§'" in refused["error"]
+    assert not (memories() / "MEMORY.md").exists()

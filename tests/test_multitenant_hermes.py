@@ -196,3 +196,28 @@ def test_a_bad_deployment_fails_when_the_bridge_starts(stub: StubOpenAIServer, d
     config = {"ctx_plugins": {"memory": {"providers": []}, "deployments": {"good": {}, "bad": deployment}}}
     with pytest.raises(Exception, match=key.replace(".", r"\.")):
         Bridge(config)
+
+
+def test_one_users_undecodable_memory_file_costs_that_file_not_the_users_turns(stub: StubOpenAIServer) -> None:
+    """Red-team, session 17: one stray Latin-1 byte in alice's MEMORY.md made every agent the Bridge built
+    for her fail (`UnicodeDecodeError`, naming no file): she could not chat at all. Now that file is left
+    out of her prompt (said in the log), her USER.md still reaches it, and a write to the file is refused
+    naming it, so nothing in it is lost."""
+    from hermes_ctx_plugins.memory.file.provider import memory_folder
+
+    configure(stub, extra="memory: {memory_enabled: true, user_profile_enabled: true}\n")
+    bridge = Bridge({"ctx_plugins": {"memory": {"providers": []},
+                                     "deployments": {"support": {"memory": {"providers": ["file"]}}}}})
+    folder = memory_folder(home(), "support", "alice")
+    folder.mkdir(parents=True)
+    broken = b"Alice's staging port is 8443\n\xa7\nAlice likes caf\xe9 au lait"
+    (folder / "MEMORY.md").write_bytes(broken)
+    (folder / "USER.md").write_text("Alice leads the billing team", encoding="utf-8")
+    stub.tool_call("memory", {"action": "add", "target": "memory", "content": "Deploys on Fridays"})
+    stub.reply("Hello Alice.")
+    bodies = run(stub, bridge.deployment("support"), "support-a1", "alice", "hello")
+    assert "Alice leads the billing team" in bodies[0]  # the readable file still reaches the prompt
+    refusal = json.loads(stub.chat_requests[-1].body["messages"][-1]["content"])  # type: ignore[index]
+    assert refusal["success"] is False and "MEMORY.md is not valid UTF-8" in refusal["error"]
+    assert (folder / "MEMORY.md").read_bytes() == broken
+    bridge.shutdown()

@@ -9,6 +9,7 @@ import argparse
 import sys
 import time
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, add_id, add_yes, confirm, emit, shown
@@ -160,23 +161,26 @@ def _reject(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites
 
 
 def _reset(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
+    from ..memory.file.store import StoreUnavailable
+    from ..storage.documents import keep_copy
+
     file = store.file(args.target)
     refused = confirm(shown(f"empty {file.path}? a backup is kept [y/N] "), yes=args.yes)
     if refused is not None:
         return refused
-    backup = file.path.with_name(f"{file.path.name}.bak.reset-{int(time.time())}")
-    emptied: list[bytes] = []
+    kept: list[Path] = []
 
     def empty(raw: bytes) -> bytes:  # under the file's lock (on a shared store, the server copy's)
-        emptied.append(raw)
-        if raw:
-            backup.write_bytes(raw)
+        kept.clear()
+        if raw:  # a copy of its own, forced to the disk, never over an earlier one; none half-written
+            kept.append(keep_copy(file.path, raw, stamp=f"reset-{int(time.time())}",
+                                  doing="keep the memories it empties in", error=StoreUnavailable))
         return b""
 
     file.documents.update(file.path, empty)
-    kept = backup if emptied[-1] else None
-    emit(args, {"target": args.target, "path": str(file.path), "backup": kept},
-         f"{args.target} emptied" + (f"; the old content is in {kept}" if kept else ""))
+    backup = kept[-1] if kept else None
+    emit(args, {"target": args.target, "path": str(file.path), "backup": str(backup) if backup else None},
+         f"{args.target} emptied" + (f"; the old content is in {backup}" if backup else ""))
     return 0
 
 

@@ -15,12 +15,15 @@ snapshot starts from the fleet's copy and its writes reach every worker under th
 from __future__ import annotations
 
 import contextlib
+import logging
 from pathlib import Path
 from typing import Any
 
 from tools.memory_tool import MemoryStore as HermesMemoryStore
 
 from ..storage.documents import Documents, FileDocuments
+
+log = logging.getLogger("hermes_ctx_plugins.hermes")
 
 
 class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
@@ -45,13 +48,25 @@ class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
         for target in ("memory", "user"):  # a shared copy's newest into the file (a broken file: hermes copes)
             with contextlib.suppress(OSError):
                 self.documents.read(self._path_for(target))
-        self.memory_entries = list(dict.fromkeys(self._read_file(self._path_for("memory"))))
-        self.user_entries = list(dict.fromkeys(self._read_file(self._path_for("user"))))
+        self.memory_entries = list(dict.fromkeys(self._readable(self._path_for("memory"))))
+        self.user_entries = list(dict.fromkeys(self._readable(self._path_for("user"))))
         self._system_prompt_snapshot = {
             "memory": self._render_block(
                 "memory", self._sanitize_entries_for_snapshot(self.memory_entries, "MEMORY.md")),
             "user": self._render_block("user", self._sanitize_entries_for_snapshot(self.user_entries, "USER.md")),
         }
+
+    def _readable(self, path: Path) -> list[str]:
+        """hermes' ``_read_file``, except that a file that is not UTF-8 leaves its entries out of this session,
+        saying so, instead of failing the agent's start (hermes' own start swallows that error; a Bridge's
+        did not, and the user could not chat at all). Writes to it are refused by the gate meanwhile."""
+        try:
+            entries: list[str] = self._read_file(path)
+        except ValueError as exc:  # UnicodeDecodeError
+            log.error("%s is left out of the prompt: it is not valid UTF-8 (%s); fix it "
+                      "(`hermes-ctx memory show` reads what it can of it)", path, exc)
+            return []
+        return entries
 
     def save_to_disk(self, target: str) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ Staged writes (``pending.json``) stay on the worker that staged them: they are a
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import shutil
@@ -154,6 +155,13 @@ class _Snapshot:
     withheld: dict[str, str]
     #: (deployment, user) whose files it shows
     owner: tuple[str, str]
+    #: the files as they were when it was taken (:meth:`FileProvider._signature`)
+    signature: tuple[Any, ...] = ()
+
+
+#: the order in which the owner's locks are taken wherever more than one is held: ``memory approve`` holds
+#: pending.json while it writes MEMORY.md or USER.md, ``forget`` all of them
+LOCK_ORDER = ("pending.json", "MEMORY.md", "USER.md", APPROVED)
 
 
 def ops_from_arguments(args: dict[str, Any]) -> list[Op]:
@@ -315,7 +323,25 @@ class FileProvider(MemoryProvider):
         if snapshot is None or snapshot.owner != owner:  # a session id is no proof of who asks
             snapshot = self._load(session)
             self._remember(session, snapshot)
+        elif snapshot.signature != (now := self._signature(session)):
+            # written since (from outside too): hermes reloads the files into the prompt after a compaction,
+            # so a hostile entry added since must be withheld as well; the session's entries stay frozen
+            fresh = self._load(session)
+            snapshot = dataclasses.replace(snapshot, withheld={**snapshot.withheld, **fresh.withheld}, signature=now)
+            self._remember(session, snapshot)
         return snapshot
+
+    def _signature(self, session: SessionInfo | None) -> tuple[Any, ...]:
+        """What changes when the owner's files are written: each one's inode, size and modification time."""
+        store = self.owner(session).store
+        found: list[Any] = []
+        for target in self._targets():
+            try:
+                stat = store.file(target).path.stat()
+                found.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
+            except (OSError, MemoryStoreError):
+                found.append(None)
+        return tuple(found)
 
     def withheld_for(self, session: SessionInfo | None) -> dict[str, str]:
         """Hostile entries of ``session``'s snapshot and the placeholder the model sees instead."""
@@ -328,15 +354,25 @@ class FileProvider(MemoryProvider):
     def _load(self, session: SessionInfo | None, *, quiet: bool = False) -> _Snapshot:
         owner = (session.deployment, session.user_id) if session is not None else ("", "")
         store = self.owner(session).store
+        signature = self._signature(session)  # before reading: a write meanwhile is seen at the next look
         snapshot, withheld = {}, {}
         for target in self._targets():
             safe = []
             try:
                 entries = store.file(target).entries()
+                problem = None if quiet else store.file(target).unreadable_by_hermes()
             except MemoryStoreError as exc:  # a folder where the file should be, no permission, ...
                 # one broken file must not cost the other one, nor the session
                 log.error("%s is left out of the prompt: %s", target, exc)
-                entries = []
+                entries, problem = [], None
+            if problem is not None:  # said at the session's start, not first at a refused write
+                log.error("%s: hermes leaves that file out of the prompt and memory writes to it are refused "
+                          "until it is fixed (`hermes-ctx memory show` reads what it can of it)", problem)
+            used, limit = sum(len(e) + 3 for e in entries), store.file(target).char_limit
+            if not quiet and used > 2 * limit:  # written from outside: hermes puts all of it in every request
+                log.warning("%s holds %d characters, %.0f times its limit of %d: all of it goes into every "
+                            "request's system prompt; trim it (`hermes-ctx memory show`)", store.file(target).path,
+                            used, used / limit, limit)
             approved = self.owner(session).approved
             for entry in entries:
                 # no judge here (a session's start waits for nobody): what it cleared at write was recorded
@@ -354,7 +390,7 @@ class FileProvider(MemoryProvider):
                 else:
                     safe.append(entry)
             snapshot[target] = safe
-        return _Snapshot(entries=snapshot, withheld=withheld, owner=owner)
+        return _Snapshot(entries=snapshot, withheld=withheld, owner=owner, signature=signature)
 
     def _targets(self) -> list[str]:
         settings = self.config.memory
@@ -417,6 +453,18 @@ class FileProvider(MemoryProvider):
         if odd is not None:  # hermes' own writer would fail on it inside the tool: answer it here
             return _error("the text holds a lone surrogate, which a UTF-8 memory file cannot store; "
                           "write it without one")
+        if any("§" in op.text.split("\n") for op in ops):  # hermes' writer would split it into two entries
+            return _error("a line holding only '§' separates entries in the memory file; it cannot be inside "
+                          "one: write the text without it")
+        file = self.owner(session).store.file(target)
+        try:  # hermes' writer takes a file it cannot open as empty and replaces it; it fails on one not UTF-8
+            problem = file.unreadable_by_hermes()
+        except MemoryStoreError as exc:
+            problem = f"{file.path} cannot be read ({exc})"
+        if problem is not None:
+            log.error("a memory write was refused: %s", problem)
+            return _error(f"{problem}; nothing was written, so its entries are not lost. Ask the user to fix or "
+                          "move that file (`hermes-ctx memory show` reads what it can of it)")
         mode = self.options.write_approval
         if mode == "block":
             return _error("memory writes are blocked by configuration (ctx_plugins.options.file.write_approval)")
@@ -491,7 +539,8 @@ def _forget_folder(folder: Path, *, shared: bool) -> Forgotten:
     entries = 0
     try:
         with contextlib.ExitStack() as held:
-            for name in ("MEMORY.md", "USER.md", "pending.json", APPROVED):
+            # the order every writer takes them in (approve: pending.json, then the file it applies to)
+            for name in LOCK_ORDER:
                 held.enter_context(locked(folder / name))
             store = MemoryStore(folder.parent, folder=folder)
             for target in ("memory", "user"):
@@ -499,13 +548,21 @@ def _forget_folder(folder: Path, *, shared: bool) -> Forgotten:
                     entries += len(store.file(target).entries())
             if shared:
                 for path in folder.iterdir():
-                    if path.is_file() and path.name.startswith(("MEMORY.md", "USER.md", "pending.json", APPROVED)):
+                    if path.is_file() and (path.name.startswith(("MEMORY.md", "USER.md", "pending.json", APPROVED))
+                                           or _temporary(path.name)):
                         path.unlink()
             else:
                 shutil.rmtree(folder)
     except (OSError, MemoryStoreError) as exc:
         return Forgotten(store=f"file {folder}", removed=None, error=f"{type(exc).__name__}: {exc}")
     return Forgotten(store=f"file {folder}", removed=entries, detail="entries in MEMORY.md and USER.md")
+
+
+def _temporary(name: str) -> bool:
+    """A temp file a writer killed mid-write left in a memory folder (it may hold the entries' text): ours
+    (``.MEMORY.md.<random>.tmp``, the other files' alike) or hermes' (``.mem_<random>.tmp``)."""
+    return name.endswith(".tmp") and name.startswith(
+        (".mem_", *(f".{base}." for base in ("MEMORY.md", "USER.md", "pending.json", APPROVED))))
 
 
 def _error(message: str) -> str:

@@ -291,6 +291,19 @@ class MemoryFile:
         """The entries stored now."""
         return _read(self._raw(), self.char_limit)[0]
 
+    def unreadable_by_hermes(self) -> str | None:
+        """Why hermes' own memory writer cannot use the file, or ``None``. It reads a file it may not open
+        as empty (and its next write replaces it: the entries are lost) and fails on one that is not UTF-8.
+
+        :raises MemoryStoreError: the file cannot be read (no permission, a folder in its place, ...).
+        """
+        raw = self._raw()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"{self.path} is not valid UTF-8 (byte {raw[exc.start]:#04x} at position {exc.start})"
+        return None
+
     def usage(self) -> tuple[int, int]:
         """``(used, limit)`` in characters, counted as hermes counts them."""
         return _size(self.entries()), self.char_limit
