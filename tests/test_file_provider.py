@@ -338,3 +338,16 @@ def test_a_memory_file_far_over_its_limit_is_named_at_the_sessions_start(caplog:
         provider().system_prompt_block(session=SessionInfo(session_id="s1"))
     [warning] = [r.getMessage() for r in caplog.records if "times its limit" in r.getMessage()]
     assert "MEMORY.md holds" in warning and "trim it" in warning
+
+
+def test_a_fifo_or_a_device_in_place_of_memory_md_is_an_error_not_a_hang(caplog: pytest.LogCaptureFixture) -> None:
+    """Reading a FIFO waits for a writer for ever, /dev/zero never ends: the session's start hung."""
+    folder = home() / "memories"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "MEMORY.md")
+    os.symlink("/dev/zero", folder / "USER.md")
+    with caplog.at_level("ERROR", logger="hermes_ctx_plugins"):
+        assert provider().system_prompt_block(session=SessionInfo(session_id="s1")) == ""
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("MEMORY.md" in e and "not a regular file" in e for e in errors), errors
+    assert any("USER.md" in e and "not a regular file" in e for e in errors), errors

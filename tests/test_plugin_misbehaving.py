@@ -217,3 +217,17 @@ def test_two_distributions_with_one_plugin_name_keep_the_first_and_say_so(
     assert [r.status for r in host.plugins() if r.name == "zed-trim"] == ["active"]
     sys.modules.pop("first_zed", None)
     sys.modules.pop("second_zed", None)
+
+
+def test_a_plugin_slow_to_import_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          caplog: pytest.LogCaptureFixture) -> None:
+    """Every hermes start waits for an installed plugin's import; a slow one was named nowhere."""
+    (tmp_path / "slow_to_import.py").write_text("import time\ntime.sleep(0.3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(host_plugins, "SLOW_IMPORT_SECONDS", 0.2)
+    monkeypatch.setattr(host_plugins, "_entry_points",
+                        lambda: [importlib.metadata.EntryPoint("sloth", "slow_to_import", "hermes_ctx_plugins")])
+    with caplog.at_level("WARNING", logger="hermes_ctx_plugins"):
+        load_host({})
+    assert any("plugin 'sloth'" in r.getMessage() and "to import" in r.getMessage() for r in caplog.records)
+    sys.modules.pop("slow_to_import", None)

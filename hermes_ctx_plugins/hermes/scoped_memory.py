@@ -61,6 +61,9 @@ class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
         saying so, instead of failing the agent's start (hermes' own start swallows that error; a Bridge's
         did not, and the user could not chat at all). Writes to it are refused by the gate meanwhile."""
         try:
+            if path.exists() and not path.is_file():  # a FIFO would hold hermes' read for ever
+                log.error("%s is left out of the prompt: it is not a regular file", path)
+                return []
             entries: list[str] = self._read_file(path)
         except ValueError as exc:  # UnicodeDecodeError
             log.error("%s is left out of the prompt: it is not valid UTF-8 (%s); fix it "

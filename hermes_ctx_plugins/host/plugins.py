@@ -24,6 +24,7 @@ import importlib.metadata
 import logging
 import os
 import sys
+import time
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -50,6 +51,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "hermes_ctx_plugins.memory.builtin",
 )
 BUILTIN_SOURCE = "built-in"
+#: an installed plugin whose import takes longer is named in the log
+SLOW_IMPORT_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -155,12 +158,17 @@ class PluginLoading:
             # plugin whose import itself is broken or unwanted.
             self._block(ep.name, source)
             return
+        started = time.monotonic()
         try:
             plugin = ep.load()
         except (Exception, SystemExit) as exc:  # a module calling sys.exit() (argparse at import) too
             raise PluginLoadError(
                 ep.name, f"failed to import {ep.value} (from {source}): {type(exc).__name__}: {exc}; "
                 f"fix or uninstall it, or add {ep.name!r} to ctx_plugins.disabled") from exc
+        took = time.monotonic() - started
+        if took > SLOW_IMPORT_SECONDS:  # hermes (and every hermes-ctx command) waits for it at each start
+            log.warning("plugin %r (%s) took %.1f s to import; every hermes start waits for it (disable it with "
+                        "ctx_plugins.disabled if it is not used)", ep.name, source, took)
         self._register(plugin, ep.name, source, disabled)
 
     def _refuse_twin(self, ep: importlib.metadata.EntryPoint) -> None:

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import errno
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,7 +92,10 @@ class FileDocuments(Documents):
 
     def read(self, path: Path) -> bytes:
         try:
-            return path.read_bytes()  # no lock: writers replace the file atomically
+            with open(path, "rb", opener=_nonblocking) as fh:  # no lock: writers replace the file atomically
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a FIFO or a device: reading could block
+                    raise OSError(errno.EINVAL, "not a regular file")  # for ever, or never end (/dev/zero)
+                return fh.read()
         except FileNotFoundError:  # no document yet, exactly like an empty file
             return b""
         except OSError as exc:  # a directory in its place, a file in place of the folder, permissions
@@ -130,3 +135,8 @@ def keep_copy(path: Path, raw: bytes, *, stamp: str, doing: str,
             with contextlib.suppress(OSError):
                 backup.unlink()
             raise error(backup, doing, exc) from exc
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    """``os.open`` that does not wait for a FIFO's writer (the file is checked to be a regular one next)."""
+    return os.open(path, flags | os.O_NONBLOCK)
