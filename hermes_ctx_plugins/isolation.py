@@ -7,11 +7,13 @@ is let through: success closes the breaker, failure suspends it again. Every tra
 once through ``on_event`` and the log, never swallowed silently.
 
 **Time limits.** An owner given a limit (:meth:`FaultIsolator.limit`: the host gives one to every
-strategy, provider and plugin that is not built in) is called on a thread of its own and waited for at
-most that long; past it the call has failed (``PluginTimeout``) and the caller goes on with the default.
-The call is not stopped — Python cannot stop a thread — so it is left to finish, its result dropped,
-and while it runs that owner is not called again: every later call fails at once, naming the call
-still running, until it returns (a hung plugin costs one thread, not one per turn).
+strategy, provider and plugin that is not built in) is called on a worker thread of its own (the same
+one call after call while it is free; another while it is busy, so one user's slow call does not hold
+another's) and waited for at most that long; past it the call has failed (``PluginTimeout``) and the
+caller goes on with the default. The call is not stopped — Python cannot stop a thread — so it is left
+to finish, its result dropped; with :data:`MAX_OVERDUE` such calls still running, the owner is not
+called until one returns. A write (``bounded=False``: storing a turn, a shutdown's flush) is never
+abandoned: losing it would be worse than waiting.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +33,55 @@ from .errors import PluginTimeout
 log = logging.getLogger("hermes_ctx_plugins")
 
 T = TypeVar("T")
+
+
+#: the most calls of one owner left running past their limit; past it the owner is not called until one returns
+MAX_OVERDUE = 4
+
+
+class _Worker:
+    """A daemon thread running one owner's bounded calls, one at a time; kept while it is free, so that
+    calls made one after another run on the same thread (a plugin's per-thread state, such as a sqlite3
+    connection, keeps working)."""
+
+    def __init__(self, name: str, *, reusable: bool) -> None:
+        self.reusable = reusable
+        self._busy = False
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], None]]] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name=name, daemon=True).start()
+
+    def take(self) -> bool:
+        """Reserve the worker for one call; ``False`` when it is busy."""
+        with self._lock:
+            if self._busy:
+                return False
+            self._busy = True
+            return True
+
+    def run(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> concurrent.futures.Future[T]:
+        """Run ``fn`` on this (reserved) worker with the caller's context variables; its future."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        context = contextvars.copy_context()  # as a direct call has them
+
+        def job() -> None:
+            try:
+                future.set_result(context.run(fn, *args, **kwargs))
+            except BaseException as exc:  # handed to the caller, whatever it is
+                future.set_exception(exc)
+            finally:
+                with self._lock:
+                    self._busy = False
+
+        self._jobs.put((job,))
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            (job,) = self._jobs.get()
+            job()
+            if not self.reusable:
+                return
 
 
 @dataclass
@@ -74,8 +126,10 @@ class FaultIsolator:
         self._lock = threading.Lock()
         #: owner -> the longest a call may take (seconds); owners without one are called directly
         self._limits: dict[str, float] = {}
-        #: owner -> (what is running, since when): a call past its limit, still running
-        self._overdue: dict[str, tuple[str, float]] = {}
+        #: owner -> its calls past their limit, still running: (what, since when, its limit)
+        self._overdue: dict[str, dict[object, tuple[str, float, float]]] = {}
+        #: owner -> the thread its bounded calls run on while it is free (a plugin may keep per-thread state)
+        self._workers: dict[str, _Worker] = {}
 
     def limit(self, owner: str, seconds: float | None) -> None:
         """Bound every later call on behalf of ``owner`` to ``seconds`` (``None``: no bound)."""
@@ -89,7 +143,7 @@ class FaultIsolator:
             return Health(**vars(self._health.get(owner, Health())))
 
     def call(self, owner: str, fn: Callable[..., T], /, *args: Any, default: T, resets: bool = True,
-             timeout: float | None = None, **kwargs: Any) -> T:
+             timeout: float | None = None, bounded: bool = True, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)``, or ``default`` if it raises, takes longer than ``owner``'s limit, or
         ``owner`` is suspended.
 
@@ -98,10 +152,12 @@ class FaultIsolator:
             failing: only a successful ``compress`` clears a strategy's failures.
         :param timeout: this call's limit in place of the owner's (a compaction may take longer than a
             recall).
+        :param bounded: ``False`` for a call that must not be abandoned (a write: storing a turn, a shutdown's
+            flush): it runs on the caller's thread, however long it takes, as without a limit.
         """
         if not self.admit(owner):
             return default
-        limit = timeout if timeout is not None else self._limits.get(owner)
+        limit = (timeout if timeout is not None else self._limits.get(owner)) if bounded else None
         try:
             result = fn(*args, **kwargs) if limit is None else self._bounded(owner, limit, fn, args, kwargs)
         except (Exception, SystemExit) as exc:  # isolating plugin failures is this helper's whole job
@@ -113,32 +169,34 @@ class FaultIsolator:
 
     def _bounded(self, owner: str, limit: float, fn: Callable[..., T], args: tuple[Any, ...],
                  kwargs: dict[str, Any]) -> T:
-        """``fn(*args, **kwargs)`` on a thread of its own, waited for ``limit`` seconds at most.
+        """``fn(*args, **kwargs)`` on the owner's worker thread (or, while that one is busy, a thread of its
+        own), waited for ``limit`` seconds at most.
 
-        :raises PluginTimeout: it did not return in time, or an earlier call past its limit still runs.
+        :raises PluginTimeout: it did not return in time, or :data:`MAX_OVERDUE` calls of the owner past their
+            limit still run (a hung plugin costs that many threads, not one per turn).
         """
-        overdue = self._overdue.get(owner)
-        if overdue is not None:
-            what, since = overdue
-            raise PluginTimeout(f"not called: its {what} has been running for {self.clock() - since:.0f} s "
-                                f"(over the {limit:g} s limit) and has not returned")
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        context = contextvars.copy_context()  # the caller's context variables, as a direct call has them
-
-        def run() -> None:
-            try:
-                future.set_result(context.run(fn, *args, **kwargs))
-            except BaseException as exc:  # handed to the caller, whatever it is
-                future.set_exception(exc)
-
+        with self._lock:
+            overdue = self._overdue.setdefault(owner, {})
+            if len(overdue) >= MAX_OVERDUE:
+                what, since, was = min(overdue.values(), key=lambda item: item[1])
+                raise PluginTimeout(f"not called: {len(overdue)} of its calls are still running past their limit "
+                                    f"(the oldest, its {what}, for {self.clock() - since:.0f} s, over its {was:g} s)")
+            worker = self._workers.get(owner)
+            if worker is None or not worker.take():  # busy with another call (another user's, or overdue)
+                worker = _Worker(f"hermes-ctx {owner}", reusable=worker is None)
+                if worker.reusable:
+                    self._workers[owner] = worker
+                worker.take()
         what = f"call of {getattr(fn, '__qualname__', None) or getattr(fn, '__name__', 'its function')}"
         started = self.clock()
-        threading.Thread(target=run, name=f"hermes-ctx {owner}", daemon=True).start()
+        future = worker.run(fn, args, kwargs)
         try:
             return future.result(limit)
         except concurrent.futures.TimeoutError:
-            self._overdue[owner] = (what, started)
-            future.add_done_callback(lambda _: self._overdue.pop(owner, None))
+            with self._lock:
+                key = object()
+                overdue[key] = (what, started, limit)
+            future.add_done_callback(lambda _: overdue.pop(key, None))
             raise PluginTimeout(f"{what} did not return within {limit:g} s; the turn went on without it") from None
 
     def record_success(self, owner: str) -> None:

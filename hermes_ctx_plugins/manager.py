@@ -237,8 +237,13 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
                                                 f"{type(exc).__name__}: {exc}") from exc
 
     def _bound(self, entry: Registration, built: object) -> None:
-        """Every later call into ``built`` bounded in time when it is another plugin's code (isolation.py)."""
-        if foreign_code(built):
+        """Every later call into ``built`` bounded in time when it is another plugin's code, or a pipeline
+        running another plugin's step (its calls reach the step) (isolation.py)."""
+        steps = getattr(getattr(built, "options", None), "steps", ()) if entry.kind == "compressor" else ()
+        others = foreign_code(built) or any(  # by registration: the pipeline builds its steps when it first compacts
+            (entry.kind, name) in self.registry and self.registry.get(entry.kind, name).factory.__module__.split(
+                ".", 1)[0] != __name__.split(".", 1)[0] for name in steps if isinstance(name, str))
+        if others:
             self.isolator.limit(owner_key(entry.kind, entry.name), self.config.plugins.call_timeout_seconds)
 
     def forward_status(self, event: StatusEvent) -> None:

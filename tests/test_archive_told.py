@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hermes_ctx_plugins import CompressionResult, SessionInfo, hookimpl, load_host
+from hermes_ctx_plugins import CompressionResult, CompressorStrategy, SessionInfo, hookimpl, load_host
 from hermes_ctx_plugins.archive.archiver import INDEX_OPEN
 from hermes_ctx_plugins.compression.window import WindowStrategy
 from hermes_ctx_plugins.manager import Host
@@ -283,3 +283,32 @@ def test_a_report_of_the_wrong_type_is_worked_out_and_never_suspends_the_archive
     for compaction in range(2, host.config.plugins.failure_threshold + 3):
         assert archived(compaction) == archived(1) and archived(1)  # every time, all of it
     assert honest.compressed
+
+
+def test_another_plugins_strategy_keeping_equal_messages_has_them_archived_at_their_own_positions() -> None:
+    """Such a strategy works on a copy (session 17); matched by content alone, the user's second "continue",
+    kept, stood for the first, and the first was archived at the second's position."""
+    class KeepTail(CompressorStrategy):
+        name = "keep-tail"
+
+        def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
+            return CompressionResult(messages=[messages[0], *messages[-2:]], compressed=True)
+
+    class Plugin:
+        @hookimpl
+        def register_compressors(self, register: Any) -> None:
+            register(KeepTail)
+
+    long = "word " * 400
+    messages = [{"role": "system", "content": "You are helpful."},
+                {"role": "user", "content": "Write the report on the Q3 numbers."},
+                {"role": "assistant", "content": "Part 1: revenue 4.2M. " + long},
+                {"role": "user", "content": "continue"},
+                {"role": "assistant", "content": "Part 2: costs 3.1M. " + long},
+                {"role": "user", "content": "continue"},
+                {"role": "assistant", "content": "Part 3: margin 26%. " + long}]
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "keep-tail", "disabled": ["summarize"]}}, plugins=[Plugin()])
+    assert host.compress(messages, session=ALICE, force=True).compressed
+    assert [(position, message["content"][:7]) for position, _, message in archived(1)] == [
+        (1, "Write t"), (2, "Part 1:"), (3, "continu"), (4, "Part 2:")]

@@ -238,6 +238,28 @@ def test_an_external_providers_recall_is_text_within_bounds(answer: Any, monkeyp
     adapter.initialize("s1", platform="cli")
     recalled = adapter.prefetch("anything")
     if isinstance(answer, str):
-        assert 16_000 < len(recalled) < 16_100 and "recall cut" in recalled
+        assert 16_000 < len(recalled) < 16_100 and "… cut:" in recalled
     else:
         assert recalled == "" and "not text" in host.isolator.health("memory:ctx-oversharing").last_error
+
+
+@pytest.mark.parametrize("method", ["system_prompt_block", "on_pre_compress", "handle_tool_call"])
+def test_every_text_an_external_provider_hands_hermes_is_text_within_bounds(method: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team of this session's first fix: only prefetch was checked; the others passed str() of a dict and
+    2 MB of text to hermes."""
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Oversharing)
+
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["ctx-oversharing"]}}}, plugins=[Plugin()])
+    adapter = HermesMemoryAdapter("ctx-oversharing", host=host)
+    adapter.initialize("s1", platform="cli")
+    args: dict[str, tuple[Any, ...]] = {"system_prompt_block": (), "on_pre_compress": ([],),
+                                        "handle_tool_call": ("ctx_tool", {})}
+    for answer, longest in (({"recall": "EVILDICT"}, 0), ("remember " * 250_000, 70_000)):
+        monkeypatch.setattr(Oversharing, method, lambda self, *a, answer=answer, **k: answer, raising=False)
+        text = getattr(adapter, method)(*args[method])
+        bounded = "EVILDICT" not in text and len(text) <= longest
+        assert bounded or (method == "handle_tool_call" and "unavailable" in text)

@@ -100,26 +100,71 @@ def test_a_strategy_returning_the_wrong_thing_leaves_the_conversation_as_it_was(
             "edit-then-raise": "changed my mind"}[mode] in health.last_error
 
 
-def test_a_strategy_that_hangs_holds_the_compaction_its_limit_and_is_not_called_again_while_it_hangs(
+def test_a_strategy_that_hangs_holds_each_compaction_its_limit_and_at_most_four_threads(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the turn waited for ever. Each call left running costs a thread (Python cannot stop one):
+    with four of them still running, the strategy is not called until one returns."""
+    from hermes_ctx_plugins import isolation
+
     host = evil_host("hang", monkeypatch)
     messages = history()
     started = time.monotonic()
     result = host.compress(messages, session=ALICE, force=True)
     assert time.monotonic() - started < 5 and not result.compressed and result.messages == messages
     assert "did not return within 1 s" in host.isolator.health("compressor:evil").last_error
+    for _ in range(isolation.MAX_OVERDUE - 1):
+        host.isolator._suspended.clear()  # (past the breaker: what a probe after each cool-down would do)
+        host.compress(messages, session=ALICE, force=True)
+    host.isolator._suspended.clear()
     started = time.monotonic()
-    host.compress(messages, session=ALICE, force=True)  # the first call still runs: not called again
+    host.compress(messages, session=ALICE, force=True)  # four still running: not called
     assert time.monotonic() - started < 0.5
-    assert "not called: its call of Evil.compress has been running" in host.isolator.health(
-        "compressor:evil").last_error
-    release.set()  # it returns at last: called again
+    assert "4 of its calls are still running past their limit" in host.isolator.health("compressor:evil").last_error
+    release.set()  # they return at last: called again
     deadline = time.monotonic() + 5
-    while host.isolator._overdue and time.monotonic() < deadline:
+    while host.isolator._overdue.get("compressor:evil") and time.monotonic() < deadline:
         time.sleep(0.01)
     monkeypatch.setattr(Evil, "mode", "")
+    host.isolator._suspended.clear()
     host.compress(messages, session=ALICE, force=True)
     assert host.isolator.health("compressor:evil").consecutive_failures == 0
+
+
+def test_one_users_slow_recall_neither_holds_nor_refuses_another_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team of this session's first version: one overdue call refused every later call of the provider
+    (everyone's recall), which then counted as failures and suspended it for all."""
+    calls: list[str] = []
+
+    def prefetch(self: Any, query: str, *, session: SessionInfo) -> str:
+        calls.append(session.user_id)
+        if session.user_id == "bob":
+            release.wait(60)
+        return f"{session.user_id}'s fact"
+
+    monkeypatch.setattr(Stuck, "prefetch", prefetch)
+    host = stuck_host("", monkeypatch)
+    assert host.prefetch("q", session=SessionInfo(session_id="b", user_id="bob")) == ""  # past the limit
+    for user in ("alice", "carol", "dave", "erin", "frank", "gina"):
+        assert host.prefetch("q", session=SessionInfo(session_id=user, user_id=user)) == f"{user}'s fact"
+    assert host.isolator.status("memory:stuck-local").startswith("ok")
+
+
+def test_a_slow_write_is_never_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team of this session's first version: a sync_turn past the limit was abandoned, the turns after it
+    refused, and the shutdown's flush killed with the process: every turn lost."""
+    from hermes_ctx_plugins import Turn
+
+    stored: list[str] = []
+
+    def sync_turn(self: Any, turn: Turn) -> None:
+        time.sleep(0.8)  # over the 0.5 s limit
+        stored.append(turn.user_text)
+
+    monkeypatch.setattr(Stuck, "sync_turn", sync_turn)
+    host = stuck_host("", monkeypatch)
+    for n in range(3):
+        host.turn_finalized(Turn(session=ALICE, turn_number=n, user_text=f"turn {n}", assistant_text="ok"))
+    assert stored == ["turn 0", "turn 1", "turn 2"]
 
 
 class Stuck(FakeMemoryProvider):
@@ -130,7 +175,7 @@ class Stuck(FakeMemoryProvider):
     answer: Any = ""
 
     def prefetch(self, query: str, *, session: SessionInfo) -> Any:
-        if self.answer == "hang":
+        if isinstance(self.answer, str) and self.answer == "hang":
             release.wait(60)
         return self.answer
 
@@ -170,7 +215,22 @@ def test_a_provider_and_a_hook_that_hang_hold_the_turn_their_limit_only(monkeypa
     assert "did not return within 0.5 s" in host.isolator.health(owner).last_error
 
 
-@pytest.mark.parametrize("answer", [{"recall": "a dict"}, b"bytes", 42])
+class Prickly:
+    """An answer whose comparison, truth value and repr all raise (a numpy array, a lazy proxy)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise ValueError("the truth value of an array is ambiguous")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __bool__(self) -> bool:
+        raise ValueError("the truth value of an array is ambiguous")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr of a lazy proxy")
+
+
+@pytest.mark.parametrize("answer", [{"recall": "a dict"}, b"bytes", 42, Prickly()])
 def test_a_recall_that_is_not_text_adds_nothing_and_is_a_failure(answer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     host = stuck_host(answer, monkeypatch)
     assert host.prefetch("what did I say?", session=ALICE) == ""
@@ -182,7 +242,7 @@ def test_a_huge_recall_is_cut_saying_so(monkeypatch: pytest.MonkeyPatch) -> None
     user's conversation)."""
     host = stuck_host("remember " * 250_000, monkeypatch)
     block = host.prefetch("what did I say?", session=ALICE)
-    assert MAX_RECALL_CHARS < len(block) < MAX_RECALL_CHARS + 100 and "recall cut" in block
+    assert MAX_RECALL_CHARS < len(block) < MAX_RECALL_CHARS + 100 and "… cut: 2,234,000 more characters" in block
 
 
 def test_a_plugin_calling_sys_exit_at_import_is_skipped_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -231,3 +291,30 @@ def test_a_plugin_slow_to_import_is_named(tmp_path: Path, monkeypatch: pytest.Mo
         load_host({})
     assert any("plugin 'sloth'" in r.getMessage() and "to import" in r.getMessage() for r in caplog.records)
     sys.modules.pop("slow_to_import", None)
+
+
+def test_a_pipeline_holding_another_plugins_step_is_bounded_in_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline is ours but calls its steps' methods itself (usage, model changes, cool-downs): a step that
+    hung in one of them hung the turn (red-team of this session's first version)."""
+    from hermes_ctx_plugins import Response, Usage
+
+    class SlowStep(Evil):
+        name = "slow-step"
+
+        def update_from_response(self, usage: Any) -> None:
+            release.wait(60)
+
+    class StepPlugin:
+        @hookimpl
+        def register_compressors(self, register: Any) -> None:
+            register(SlowStep)
+
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "pipeline", **LIMITS, "archive": {"enabled": False},
+                                      "options": {"pipeline": {"steps": ["slow-step", "summarize"]}}}},
+                     plugins=[StepPlugin()])
+    host.compress(history(), session=ALICE, force=True)  # the pipeline builds its steps at its first compaction
+    started = time.monotonic()
+    host.post_response(Response(session=ALICE, model="gpt-4o", usage=Usage(prompt_tokens=10, completion_tokens=2)))
+    assert time.monotonic() - started < 3
+    assert "did not return within 0.5 s" in host.isolator.health("compressor:pipeline").last_error

@@ -87,12 +87,12 @@ def derived(before: Sequence[Message], result: CompressionResult) -> Changes:
 class Snapshot:
     """The conversation as it was before a strategy that does not report its removals ran."""
 
-    def __init__(self, messages: Sequence[Message], *, untouched: bool = False) -> None:
-        """``untouched``: the strategy works on a copy (another plugin's), so ``messages`` stay as they were
-        and serve as their own copy."""
+    def __init__(self, messages: Sequence[Message], *, copies: Sequence[Message] | None = None) -> None:
+        """``copies``: the messages as they were, when the strategy was given ``messages`` as a copy of them
+        (another plugin's strategy: the originals stay untouched and serve as the copy)."""
         self.messages = list(messages)
         #: each message as it was, nested values included (what an edit in place changes)
-        self.copies = self.messages if untouched else copy.deepcopy(self.messages)
+        self.copies = list(copies) if copies is not None else copy.deepcopy(self.messages)
 
     def changes(self, result: CompressionResult) -> Changes:
         """Every original (as it was) that is not in ``result`` verbatim, and what is new there."""

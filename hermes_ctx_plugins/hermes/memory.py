@@ -10,6 +10,7 @@ Every call into our provider goes through the host's fault isolation: a provider
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
 from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
-from ..host import foreign_code, recalled
+from ..host import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code
 from ..isolation import StatusEvent
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
@@ -33,6 +34,8 @@ from .shims import shim_text as shim_text
 from .shims import write_shims as write_shims
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
+#: the most characters of a tool result a memory provider that is not built in hands the model
+MAX_TOOL_RESULT_CHARS = 64_000
 
 #: What ``hermes memory status`` / ``hermes memory setup NAME`` show and ask for our built-in remote
 #: providers (hermes' ``get_config_schema``): the API key, kept as hermes keeps secrets, in
@@ -121,7 +124,18 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             return default
         host, provider = resolved
         return host.isolator.call(f"memory:{self._name}", getattr(provider, method), *args,
-                                  default=default, **kwargs)
+                                  default=default, bounded=method not in UNBOUNDED_METHODS, **kwargs)
+
+    def _text(self, method: str, *args: Any, limit: int, **kwargs: Any) -> str:
+        """``method``'s answer as text for the prompt (:func:`~hermes_ctx_plugins.host.bounded_text`)."""
+        resolved = self._resolve()
+        if resolved is None:
+            return ""
+        host, provider = resolved
+        owner = f"memory:{self._name}"
+        return bounded_text(host.isolator.call(owner, getattr(provider, method), *args, default="", **kwargs),
+                            owner=owner, foreign=foreign_code(provider), fail=host.isolator.record_failure,
+                            what=method, limit=limit)
 
     # -- hermes' MemoryProvider --------------------------------------------------------------
     def get_config_schema(self) -> list[dict[str, Any]]:
@@ -171,16 +185,10 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         self._call("on_session_start", self._session)
 
     def system_prompt_block(self) -> str:
-        return str(self._call("system_prompt_block", session=self._session, default="") or "")
+        return self._text("system_prompt_block", session=self._session, limit=MAX_RECALL_CHARS)
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
-        resolved = self._resolve()
-        if resolved is None:
-            return ""
-        host, provider = resolved
-        owner = f"memory:{self._name}"
-        return recalled(host.isolator.call(owner, provider.prefetch, query, session=self._session, default=""),
-                        owner=owner, foreign=foreign_code(provider), fail=host.isolator.record_failure)
+        return self._text("prefetch", query, session=self._session, limit=MAX_RECALL_CHARS)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         self._call("queue_prefetch", query, session=self._session)
@@ -197,8 +205,9 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         return bare_schemas(self._call("get_tool_schemas", default=[]))
 
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
-        error = f'{{"error": "memory provider {self._name} is unavailable right now"}}'
-        return str(self._call("handle_tool_call", tool_name, args, session=self._session, default=error))
+        error = json.dumps({"error": f"memory provider {self._name} is unavailable right now"})
+        return self._text("handle_tool_call", tool_name, args, session=self._session, limit=MAX_TOOL_RESULT_CHARS) \
+            or error
 
     def shutdown(self) -> None:
         self._call("shutdown")
@@ -216,7 +225,7 @@ class HermesMemoryAdapter(HermesMemoryProvider):
                         hermes_home=self._session.hermes_home, **kwargs)
 
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
-        return str(self._call("on_pre_compress", messages, default="") or "")
+        return self._text("on_pre_compress", messages, limit=MAX_RECALL_CHARS)
 
     def on_delegation(self, task: str, result: str, **kwargs: Any) -> None:
         self._call("on_delegation", task, result, session=self._session)

@@ -23,6 +23,10 @@ def owner_key(kind: str, name: str) -> str:
     return f"{kind}:{name}"
 
 
+#: the calls into a provider never abandoned at a time limit (see :mod:`hermes_ctx_plugins.isolation`): writes,
+#: whose loss would be worse than the wait (a turn stored, the end of a session, a shutdown's flush, a forget)
+UNBOUNDED_METHODS = frozenset({"sync_turn", "on_session_end", "shutdown", "forget_user", "on_memory_write", "flush"})
+
 #: the most characters a memory provider that is not built in may add to a prompt in one recall (built-in
 #: ones keep their own token budgets); what is over it is cut, saying so
 MAX_RECALL_CHARS = 16_000
@@ -37,15 +41,21 @@ def recalled(value: object, *, owner: str, foreign: bool, fail: Callable[[str, B
     """What a provider's ``prefetch`` returned, as the text to add to the prompt: ``""`` for nothing, and
     for anything that is not text (counted as ``owner``'s failure through ``fail``); a foreign
     provider's text cut to :data:`MAX_RECALL_CHARS`, saying so in the text and the log."""
-    if value is None or value == "":
+    return bounded_text(value, owner=owner, foreign=foreign, fail=fail, what="prefetch", limit=MAX_RECALL_CHARS)
+
+
+def bounded_text(value: object, *, owner: str, foreign: bool, fail: Callable[[str, BaseException], None],
+                 what: str, limit: int) -> str:
+    """What a provider's ``what`` returned, as text for the prompt: ``""`` for nothing, and for anything that
+    is not text (counted as ``owner``'s failure through ``fail``: never ``str()`` of it); a foreign
+    provider's text cut to ``limit`` characters, saying so in the text and the log. Never raises, whatever
+    the value (its ``==`` and ``repr`` are never called)."""
+    if value is None:
         return ""
-    if not isinstance(value, str):
-        fail(owner, TypeError(f"prefetch returned {type(value).__name__} ({value!r:.60}), not text; "
-                              "nothing of it was recalled"))
+    if type(value) is not str:  # a str subclass may override what it likes: plain text only
+        fail(owner, TypeError(f"{what} returned {type(value).__name__}, not text; nothing of it was used"))
         return ""
-    if foreign and len(value) > MAX_RECALL_CHARS:
-        log.warning("%s recalled %d characters; only the first %d go into the prompt", owner, len(value),
-                    MAX_RECALL_CHARS)
-        return (value[:MAX_RECALL_CHARS]
-                + f"\n[… recall cut: {len(value) - MAX_RECALL_CHARS:,} more characters left out]")
+    if foreign and len(value) > limit:
+        log.warning("%s: %s returned %d characters; only the first %d are used", owner, what, len(value), limit)
+        return value[:limit] + f"\n[… cut: {len(value) - limit:,} more characters left out]"
     return value

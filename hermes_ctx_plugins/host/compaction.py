@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ..archive.archiver import Archiver
@@ -82,6 +82,10 @@ class Compaction:
         # taken before any strategy runs: one that edits the messages in place cannot hide the originals
         snapshot = self._snapshot(strategy, messages)
         result, given = self._attempt(strategy, messages, kwargs)
+        if given is not messages and self.archive is not None and not reports_removals(strategy):
+            # another plugin's strategy worked on ``given``, a copy: matched by identity there, what it kept as
+            # it was counts where it was (content alone cannot tell two equal messages apart)
+            snapshot = Snapshot(given, copies=messages)
         substitute = fallback() if result is None and fallback is not None else None
         if substitute is not None and substitute is not strategy:
             log.warning("compressor %r failed; the default strategy %r compacts instead", strategy.name,
@@ -102,10 +106,10 @@ class Compaction:
     def _snapshot(self, strategy: CompressorStrategy, messages: list[Message]) -> Snapshot | None:
         """What the archive needs kept before ``strategy`` runs: nothing when it reports its removals
         (or nothing is archived), else a copy of the conversation (see :mod:`.archive.changes`); for a
-        strategy that is not ours, which works on a copy, the conversation itself (it stays as it is)."""
-        if self.archive is None or reports_removals(strategy):
+        strategy that is not ours, which works on a copy, nothing yet (the copy is the snapshot)."""
+        if self.archive is None or reports_removals(strategy) or foreign(strategy):  # foreign: see run_compression
             return None
-        return Snapshot(messages, untouched=foreign(strategy))
+        return Snapshot(messages)
 
     def _archive(self, archive: Archiver, strategy: CompressorStrategy, messages: list[Message],
                  given: list[Message], snapshot: Snapshot | None, result: CompressionResult,
@@ -130,8 +134,8 @@ class Compaction:
 
     def _attempt(self, strategy: CompressorStrategy, messages: list[Message],
                  kwargs: dict[str, Any]) -> tuple[CompressionResult | None, list[Message]]:
-        """One strategy's result, checked, ``None`` when it failed (the failure is counted); and the list
-        the strategy was given."""
+        """One strategy's result, checked, ``None`` when it failed (the failure is counted); and what the
+        strategy worked on: ``messages`` itself, or for another plugin's strategy a deep copy of them."""
         owner = owner_key("compressor", strategy.name)
         count_before = strategy.compression_count
         if self.archive is not None:
@@ -140,8 +144,9 @@ class Compaction:
         # Ours get their own list (they never edit a message); another plugin's a deep copy, so one that
         # edits messages in place and then fails has not changed hermes' history, and it is bounded in time.
         others = foreign(strategy)
-        given = copy.deepcopy(messages) if others else list(messages)
-        result = self.isolator.call(owner, strategy.compress, given, default=failed, **kwargs,
+        given = copy.deepcopy(messages) if others else messages
+        result = self.isolator.call(owner, strategy.compress, given if others else list(messages), default=failed,
+                                    **kwargs,
                                     timeout=self.config.plugins.compress_timeout_seconds if others else None)
         if result is failed:
             return None, given
@@ -193,13 +198,21 @@ def _wrong_result(result: object, messages: list[Message]) -> str:
     """What is wrong with what ``compress`` returned for ``messages``, or ``""``: not a result, no messages,
     a message that is not a dict with a string role, or "unchanged" with other messages than those."""
     if not isinstance(result, CompressionResult) or not isinstance(result.messages, list) or not result.messages:
-        return f"{result!r:.80}; expected a CompressionResult with messages"
+        return f"{_shown(result)}; expected a CompressionResult with messages"
     for index, message in enumerate(result.messages):
-        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-            return f"message {index} as {message!r:.80}; expected a dict with a string 'role'"
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            return f"message {index} as {_shown(message)}; expected a dict with a string 'role'"
     if not result.compressed and result.messages is not messages and (
             len(result.messages) != len(messages)
             or any(a is not b and a != b for a, b in zip(result.messages, messages, strict=True))):
         return (f"'unchanged' with other messages ({len(result.messages)} for {len(messages)}); a strategy that "
                 "changes the conversation says compressed=True")
     return ""
+
+
+def _shown(value: object) -> str:
+    """``value`` for an error message, even when its ``repr`` raises (a lazy proxy's)."""
+    try:
+        return f"{value!r:.80}"
+    except Exception:  # whatever a foreign object does
+        return f"<{type(value).__name__}>"

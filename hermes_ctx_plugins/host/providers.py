@@ -20,7 +20,7 @@ from ..isolation import FaultIsolator
 from ..memory.base import MemoryProvider
 from ..registry import Registration, Registry
 from ..storage import open_archive
-from . import foreign_code, owner_key, recalled
+from . import UNBOUNDED_METHODS, foreign_code, owner_key, recalled
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -81,7 +81,7 @@ class MemoryFanOut:
         for provider in list(self.memory_providers):
             if provider.name == name:
                 self.memory_providers.remove(provider)
-                self.isolator.call(owner_key("memory", name), provider.shutdown, default=None)
+                self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, bounded=False)
 
     def _check_hermes_provider(self) -> None:
         """Agree with hermes' own one-external rule, with the clearer error.
@@ -105,7 +105,7 @@ class MemoryFanOut:
         """
         return [
             (p.name, self.isolator.call(owner_key("memory", p.name), getattr(p, method), *args,
-                                        default=default, **kwargs))
+                                        default=default, bounded=method not in UNBOUNDED_METHODS, **kwargs))
             for p in list(self.memory_providers) if p.name not in exclude
         ]
 
@@ -161,4 +161,5 @@ class MemoryFanOut:
         try:
             return list(provider.forget_user(user_id, namespaces=namespaces))
         finally:
-            self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, resets=False)
+            self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, resets=False,
+                               bounded=False)
