@@ -153,13 +153,14 @@ class FaultIsolator:
         :param timeout: this call's limit in place of the owner's (a compaction may take longer than a
             recall).
         :param bounded: ``False`` for a call that must not be abandoned (a write: storing a turn, a shutdown's
-            flush): it runs on the caller's thread, however long it takes, as without a limit.
+            flush): waited for however long it takes (on the owner's worker thread, like its other calls).
         """
         if not self.admit(owner):
             return default
-        limit = (timeout if timeout is not None else self._limits.get(owner)) if bounded else None
-        try:
-            result = fn(*args, **kwargs) if limit is None else self._bounded(owner, limit, fn, args, kwargs)
+        limit = timeout if timeout is not None else self._limits.get(owner)
+        try:  # an unbounded call of a limited owner runs on its worker too (one thread for its state), waited for
+            result = fn(*args, **kwargs) if limit is None else self._bounded(
+                owner, limit if bounded else None, fn, args, kwargs)
         except (Exception, SystemExit) as exc:  # isolating plugin failures is this helper's whole job
             self.record_failure(owner, exc)
             return default
@@ -167,17 +168,17 @@ class FaultIsolator:
             self.record_success(owner)
         return result
 
-    def _bounded(self, owner: str, limit: float, fn: Callable[..., T], args: tuple[Any, ...],
+    def _bounded(self, owner: str, limit: float | None, fn: Callable[..., T], args: tuple[Any, ...],
                  kwargs: dict[str, Any]) -> T:
         """``fn(*args, **kwargs)`` on the owner's worker thread (or, while that one is busy, a thread of its
-        own), waited for ``limit`` seconds at most.
+        own), waited for ``limit`` seconds at most (``None``: as long as it takes).
 
         :raises PluginTimeout: it did not return in time, or :data:`MAX_OVERDUE` calls of the owner past their
             limit still run (a hung plugin costs that many threads, not one per turn).
         """
         with self._lock:
             overdue = self._overdue.setdefault(owner, {})
-            if len(overdue) >= MAX_OVERDUE:
+            if len(overdue) >= MAX_OVERDUE and limit is not None:  # a write is never refused
                 what, since, was = min(overdue.values(), key=lambda item: item[1])
                 raise PluginTimeout(f"not called: {len(overdue)} of its calls are still running past their limit "
                                     f"(the oldest, its {what}, for {self.clock() - since:.0f} s, over its {was:g} s)")
@@ -195,7 +196,7 @@ class FaultIsolator:
         except concurrent.futures.TimeoutError:
             with self._lock:
                 key = object()
-                overdue[key] = (what, started, limit)
+                overdue[key] = (what, started, limit or 0.0)  # (only a limit times out)
             future.add_done_callback(lambda _: overdue.pop(key, None))
             raise PluginTimeout(f"{what} did not return within {limit:g} s; the turn went on without it") from None
 

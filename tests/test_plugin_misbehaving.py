@@ -318,3 +318,59 @@ def test_a_pipeline_holding_another_plugins_step_is_bounded_in_every_call(monkey
     host.post_response(Response(session=ALICE, model="gpt-4o", usage=Usage(prompt_tokens=10, completion_tokens=2)))
     assert time.monotonic() - started < 3
     assert "did not return within 0.5 s" in host.isolator.health("compressor:pipeline").last_error
+
+
+def test_a_provider_keeping_a_sqlite3_connection_works_through_its_bounded_calls(tmp_path: Path) -> None:
+    """Red-team of this session's second version: recall ran on the provider's worker thread and storing on
+    the caller's, so a plain sqlite3 connection (usable only on the thread that opened it) failed every write.
+    Every call of an owner with a limit runs on its worker while it is free."""
+    import sqlite3
+
+    from hermes_ctx_plugins import Turn
+    from hermes_ctx_plugins.memory.base import MemoryProvider
+
+    class SqliteNotes(MemoryProvider):
+        name = "sqlite-notes"
+        external = False
+
+        def __init__(self, options: Any = None, **kwargs: Any) -> None:
+            super().__init__(options, **kwargs)
+            self.db: sqlite3.Connection | None = None
+
+        def _conn(self) -> sqlite3.Connection:
+            if self.db is None:
+                self.db = sqlite3.connect(tmp_path / "notes.db")  # check_same_thread, as by default
+                self.db.execute("create table notes(user, text)")
+            return self.db
+
+        def sync_turn(self, turn: Turn) -> None:
+            self._conn().execute("insert into notes values (?, ?)", (turn.session.user_id, turn.user_text))
+            self._conn().commit()
+
+        def prefetch(self, query: str, *, session: SessionInfo) -> str:
+            rows = self._conn().execute("select text from notes where user = ?", (session.user_id,)).fetchall()
+            return "\n".join(text for (text,) in rows)
+
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(SqliteNotes)
+
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["sqlite-notes"]}}}, plugins=[Plugin()])
+    stop = threading.Event()
+
+    def churn() -> None:  # threads come and go, as in hermes: a finished thread's id is not reused at once
+        while not stop.is_set():
+            threading.Thread(target=time.sleep, args=(0.002,), daemon=True).start()
+            time.sleep(0.001)
+
+    threading.Thread(target=churn, daemon=True).start()
+    try:
+        for n in range(10):
+            host.prefetch(f"question {n}", session=ALICE)
+            time.sleep(0.01)
+            host.turn_finalized(Turn(session=ALICE, turn_number=n, user_text=f"my dog is Rex{n}", assistant_text="ok"))
+    finally:
+        stop.set()
+    assert host.prefetch("q", session=ALICE).splitlines() == [f"my dog is Rex{n}" for n in range(10)]
+    assert host.isolator.health("memory:sqlite-notes").failures == 0
