@@ -437,3 +437,28 @@ def test_a_users_review_writes_that_users_files_and_no_shared_skill(stub: StubOp
     assert "metric" in file_of(host).system_prompt_block(session=alice)
     assert "metric" not in user_text()  # hermes' shared file (the anonymous owner's) untouched
     assert not (home() / "skills").exists() or not any((home() / "skills").iterdir())
+
+
+def test_a_review_under_way_when_its_user_is_forgotten_writes_nothing_of_theirs(stub: StubOpenAIServer) -> None:
+    """Red-team, session 17: the review's model answered after `forget` had deleted the user's files, and its
+    write put the user's home address back; the conversation it kept would also feed the session's final
+    review. Now forgetting marks the user (no review started before writes for them), drops what the reviewer
+    kept of their sessions, and waits a moment for a write already under way."""
+    alice = SessionInfo(session_id="a1", user_id="alice")
+    host = make_host(stub, memory={"nudge_interval": 2, "flush_min_turns": 1})
+    stub.delay(1.5)  # the review model answers after the forget
+    stub.tool_call("memory", {"target": "user", "action": "add", "content": "Alice lives at 12 Elm St, Springfield"})
+    stub.reply("done")
+    history: list[dict[str, Any]] = []
+    for n in (1, 2):
+        host.turn_finalized(turn(n, text="I live at 12 Elm St, Springfield" if n == 1 else "thanks",
+                                 session=alice, history=history))
+    time.sleep(0.3)  # the review is waiting for its model
+    host.forget_user("alice")
+    file_of(host).reviewer.wait(10)
+    stored = "".join(p.read_text(encoding="utf-8") for p in home().rglob("USER.md"))
+    assert "Elm St" not in stored
+    assert file_of(host).reviewer.last is not None and file_of(host).reviewer.last.applied == []
+    requests = len(stub.chat_requests)
+    host.session_end(alice, history)  # nothing kept of her session: no final review runs on it
+    assert len(stub.chat_requests) == requests

@@ -159,6 +159,10 @@ class _Snapshot:
     signature: tuple[Any, ...] = ()
 
 
+#: how long forgetting a user waits for a background review of theirs under way (one still running then is
+#: waiting for its model: none of its writes is made after the user was forgotten)
+FORGET_WAITS_FOR_REVIEW = 5.0
+
 #: the order in which the owner's locks are taken wherever more than one is held: ``memory approve`` holds
 #: pending.json while it writes MEMORY.md or USER.md, ``forget`` all of them
 LOCK_ORDER = ("pending.json", "MEMORY.md", "USER.md", APPROVED)
@@ -490,6 +494,8 @@ class FileProvider(MemoryProvider):
         them go at its next read of them.
         """
         report = []
+        if self.reviewer is not None:  # a review under way must not write the user back after this
+            self.reviewer.forget(user_id, namespaces, timeout=FORGET_WAITS_FOR_REVIEW)
         user = path_segment(user_id, prefix="u")
         if namespaces is None:
             root = self.home / "memories" / SCOPED_DIR

@@ -23,8 +23,9 @@ import copy
 import json
 import logging
 import threading
+import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,8 @@ class _SessionCounts:
     last_messages: Sequence[Message] = ()
     #: for hosts whose turns carry no message list: the turns' text, as messages
     texts: list[Message] = field(default_factory=list)
+    #: whose session it is
+    session: SessionInfo | None = None
 
 
 @dataclass
@@ -85,6 +88,8 @@ class ReviewOutcome:
     refused: list[str] = field(default_factory=list)
     malformed: int = 0
     error: str = ""
+    #: when it started (monotonic): a user forgotten since gets none of its writes
+    started: float = field(default_factory=time.monotonic, repr=False)
 
 
 def shares_skills(session: SessionInfo) -> bool:
@@ -123,6 +128,10 @@ class Reviewer:
         self.last: ReviewOutcome | None = None
         self._sessions: dict[str, _SessionCounts] = {}
         self._threads: set[threading.Thread] = set()
+        #: each running review's thread -> whose session it reviews
+        self._reviewing: dict[threading.Thread, SessionInfo] = {}
+        #: (user id, namespaces or None for all) -> when that user was last forgotten (monotonic)
+        self._forgotten: dict[tuple[str, frozenset[str] | None], float] = {}
         self._lock = threading.Lock()
         self._warned_no_model = False
 
@@ -133,6 +142,7 @@ class Reviewer:
         iterations = _tool_iterations(turn)
         with self._lock:
             counts = self._sessions.setdefault(turn.session.session_id, _SessionCounts())
+            counts.session = turn.session
             counts.user_turns += 1
             counts.since_memory = 0 if MEMORY_TOOL_NAME in used else counts.since_memory + 1
             counts.since_skill = 0 if SKILL_TOOL_NAME in used else counts.since_skill + iterations
@@ -173,6 +183,26 @@ class Reviewer:
                             "not waiting for it", session.session_id, self.flush_timeout)
         return self.last
 
+    def forget(self, user_id: str, namespaces: Collection[str] | None, *, timeout: float) -> None:
+        """``user_id`` (in ``namespaces``; ``None``: every one) is being forgotten: what the reviewer keeps of
+        their sessions is dropped (no final review runs on it), no review started before now writes for them
+        any more, and their running reviews are waited for up to ``timeout`` s (a write already under way
+        lands before the files are deleted, not after)."""
+        scope = frozenset(namespaces) if namespaces is not None else None
+        with self._lock:
+            self._forgotten[(user_id, scope)] = time.monotonic()
+            for session_id, counts in list(self._sessions.items()):
+                if counts.session is not None and _owned(counts.session, user_id, scope):
+                    del self._sessions[session_id]
+            running = [t for t, session in self._reviewing.items() if _owned(session, user_id, scope)]
+        for thread in running:
+            thread.join(timeout)
+
+    def _forgotten_since(self, session: SessionInfo, started: float) -> bool:
+        with self._lock:
+            return any(when >= started and _owned(session, user, scope)
+                       for (user, scope), when in self._forgotten.items())
+
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for running reviews; ``True`` when none is left."""
         with self._lock:
@@ -198,6 +228,8 @@ class Reviewer:
         with self._lock:
             self._threads = {t for t in self._threads if t.is_alive()}
             self._threads.add(thread)
+            self._reviewing = {t: s for t, s in self._reviewing.items() if t.is_alive()}
+            self._reviewing[thread] = session
         self.stats["flush" if flush else "started"] += 1
         thread.start()
         return thread
@@ -310,6 +342,9 @@ class Reviewer:
         if not isinstance(args, dict):
             outcome.malformed += 1
             return answer({"success": False, "error": "the arguments must be a JSON object matching the tool's schema"})
+        if self._forgotten_since(session, outcome.started):
+            outcome.refused.append(name)
+            return answer({"success": False, "error": "the user was forgotten while this review ran; nothing written"})
         if name == MEMORY_TOOL_NAME:
             result = self._memory_tool(args, session)
         else:
@@ -324,6 +359,11 @@ class Reviewer:
         else:
             outcome.refused.append(name)
         return echoed, {"role": "tool", "tool_call_id": call_id, "content": result}
+
+
+def _owned(session: SessionInfo, user_id: str, namespaces: frozenset[str] | None) -> bool:
+    """Whether ``session`` is ``user_id``'s (compared exactly) in one of ``namespaces`` (``None``: any)."""
+    return session.user_id == user_id and (namespaces is None or session.deployment in namespaces)
 
 
 def _tool_iterations(turn: Turn) -> int:
