@@ -137,3 +137,53 @@ def test_check_name_error_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="not valid"):
         SkillStore(Path("/nonexistent")).path("../x")
     assert issubclass(SkillError, ValueError)
+
+
+# ---------------------------------------------------------------- red-team pass, session 17
+
+
+def test_the_review_keeps_a_copy_of_every_skill_md_it_changes(store: SkillStore) -> None:
+    """A person's SKILL.md rewritten by the background review was gone, with no copy."""
+    assert call(store, action="create", name="deploy-staging", content=SKILL)["success"]
+    edited = SKILL.replace("make release", "make ship")
+    assert call(store, action="edit", name="deploy-staging", content=edited)["success"]
+    assert call(store, action="patch", name="deploy-staging", old_string="VPN", new_string="tunnel")["success"]
+    kept = sorted((store.root / "deploy-staging").glob("SKILL.md.bak.*"))
+    assert [p.read_text(encoding="utf-8") for p in kept] == [SKILL, edited]
+
+
+def test_skills_in_hermes_category_folders_are_seen_and_never_duplicated(store: SkillStore) -> None:
+    """hermes keeps bundled and hub skills in skills/<category>/<name>/: our review was told none existed and
+    created a second skill of the same name."""
+    folder = store.root / "devops" / "k8s-rollout"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL.replace("deploy-staging", "k8s-rollout"), encoding="utf-8")
+    assert "k8s-rollout" in store.names()
+    refused = call(store, action="create", name="k8s-rollout", content=SKILL.replace("deploy-staging", "k8s-rollout"))
+    assert not refused["success"] and "already exists at" in refused["error"]
+    assert not (store.root / "k8s-rollout").exists()
+
+
+def test_hermes_pinned_and_hand_written_skills_are_off_limits_to_our_review(store: SkillStore,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """hermes' own review refuses to change a pinned, bundled, hub-installed or hand-written skill; ours
+    rewrote them (`review: on` replaces hermes' review). Its records are read with hermes' own code."""
+    skill_usage = pytest.importorskip("tools.skill_usage")
+    from hermes_ctx_plugins.hermes import skills as hermes_skills
+    from hermes_ctx_plugins.memory.file import skills as skills_module
+
+    monkeypatch.setattr(skills_module, "GUARDS", [])
+    hermes_skills.install()
+    monkeypatch.setattr(skill_usage, "_skills_dir", lambda: store.root)
+    for name in ("pinned-one", "by-hand", "agent-made"):
+        assert call(store, action="create", name=name, content=SKILL.replace("deploy-staging", name))["success"]
+    skill_usage.set_pinned("pinned-one", True)
+    usage = skill_usage.load_usage()
+    usage["by-hand"] = {**skill_usage.get_record("by-hand"), "created_by": "user"}
+    usage["agent-made"] = {**skill_usage.get_record("agent-made"), "created_by": "agent"}
+    skill_usage.save_usage(usage)
+    pinned = call(store, action="edit", name="pinned-one", content=SKILL.replace("deploy-staging", "pinned-one"))
+    by_hand = call(store, action="patch", name="by-hand", old_string="VPN", new_string="tunnel")
+    assert not pinned["success"] and "is pinned" in pinned["error"]
+    assert not by_hand["success"] and "not created by the agent" in by_hand["error"]
+    assert call(store, action="patch", name="agent-made", old_string="VPN", new_string="tunnel")["success"]

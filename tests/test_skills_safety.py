@@ -146,7 +146,12 @@ def test_a_link_planted_between_the_check_and_the_write_is_replaced_not_followed
     before = snapshot(outside)
     real_token = skills_module.secrets.token_hex
 
-    def plant(nbytes: int) -> str:  # runs between the checks and the temp file + rename
+    writes: list[int] = []
+
+    def plant(nbytes: int) -> str:  # runs between the checks and the temp file + rename of SKILL.md (the
+        writes.append(nbytes)       # second write: the first keeps a copy of the old one)
+        if len(writes) != 2:
+            return real_token(nbytes)
         (folder / "SKILL.md").unlink()
         (folder / "SKILL.md").symlink_to(outside / "SKILL.md")
         folder.rename(folder.with_name("moved-away"))

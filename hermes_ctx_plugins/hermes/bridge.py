@@ -48,6 +48,7 @@ from ..errors import ConfigError, HermesCtxError, PluginLoadError
 from ..events import SessionInfo
 from ..manager import Host, load_host
 from ..memory.file.provider import memory_folder
+from . import skills
 from .engine import HermesCtxEngine
 from .memory import HermesMemoryAdapter
 from .memory_gate import defer_reviews_to_hermes, file_provider
@@ -222,6 +223,7 @@ class Bridge:
         self._plugins = tuple(plugins)
         self._base: Config = load_config(config)  # validate early: a typo fails at start-up
         _require_hermes_loads_us()
+        skills.install()  # our background review leaves alone the skills hermes' own review must
         self._plans: dict[str | None, DeploymentPlan] = {}
         for name in (None, *self.deployments):  # every deployment, now rather than at its first request
             self.deployment(name)

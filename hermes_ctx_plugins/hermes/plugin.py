@@ -85,7 +85,9 @@ class _Start:
     def build(self) -> Host:
         from ..manager import load_host
         from ..runstate import RunningState
+        from . import skills
 
+        skills.install()  # our background review leaves alone the skills hermes' own review must
         state = RunningState(self.home)
         try:
             host = load_host(status_callback=state.on_event)

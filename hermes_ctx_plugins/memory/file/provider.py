@@ -17,6 +17,11 @@ files.
 of every owner are kept on the server, one copy every worker with the same configuration reads and
 updates under a row lock, each worker's files its mirror (:mod:`hermes_ctx_plugins.storage.postgres.documents`).
 Staged writes (``pending.json``) stay on the worker that staged them: they are approved there.
+
+Over 500 lines: besides the provider's own tool it holds the whole of its contract with hermes' writer
+(the gate every write passes, the session snapshot and what it withholds, forgetting an owner with every
+lock, temp file and review of theirs), which is read as one; the store, the approvals, the review and the
+skills are modules of their own.
 """
 
 from __future__ import annotations

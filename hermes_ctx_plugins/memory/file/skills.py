@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import secrets
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,8 @@ import yaml
 from ...errors import HermesCtxError
 from ...safety.policy import DEFAULT as DEFAULT_POLICY
 from ...safety.policy import Decision, Policy
+
+log = logging.getLogger("hermes_ctx_plugins")
 
 if sys.platform != "win32":
     import fcntl
@@ -146,6 +150,13 @@ def _check_safe(text: str, what: str, policy: Policy = DEFAULT_POLICY) -> None:
                            "to the model that override the user, exfiltration or secrets")
 
 
+#: checks an existing skill must pass before the background review changes it: each takes the skill's name
+#: and returns why it must not be changed, or ``None``. Inside hermes (:mod:`hermes_ctx_plugins.hermes.skills`)
+#: the ones hermes' own review obeys: pinned, protected built-in, bundled, hub-installed and hand-written
+#: skills are not the review's to change.
+GUARDS: list[Callable[[str], str | None]] = []
+
+
 class SkillStore:
     """The ``skills`` folder of one hermes home."""
 
@@ -158,9 +169,11 @@ class SkillStore:
         return self.root / check_name(name) / "SKILL.md"
 
     def names(self) -> list[str]:
+        """Every skill's name: ``skills/<name>/`` and, where hermes keeps bundled and hub skills,
+        ``skills/<category>/<name>/``."""
         if not self.root.is_dir():
             return []
-        return sorted(p.parent.name for p in self.root.glob("*/SKILL.md"))
+        return sorted({p.parent.name for pattern in ("*/SKILL.md", "*/*/SKILL.md") for p in self.root.glob(pattern)})
 
     def read(self, name: str) -> str:
         return self.path(name).read_text(encoding="utf-8")
@@ -168,6 +181,9 @@ class SkillStore:
     def create(self, name: str, content: str) -> SkillWrite:
         path = self.path(name)
         data = _checked_skill_md(content, name, policy=self.policy)
+        elsewhere = next((p.parent for p in self.root.glob(f"*/{name}/SKILL.md")), None) if self.root.is_dir() else None
+        if elsewhere is not None:  # hermes' categories: one name, one skill
+            raise SkillError(f"a skill named {name!r} already exists at {elsewhere}")
         with self._skill(name, create=True) as folder:
             if folder.entry("SKILL.md", "file") is not None:
                 raise SkillError(f"skill {name!r} already exists; use patch or edit to change it")
@@ -178,7 +194,7 @@ class SkillStore:
         path = self.path(name)
         data = _checked_skill_md(content, name, policy=self.policy)
         with self._skill(name, create=False) as folder:
-            self._require(name, folder)
+            _keep(folder, self._require(name, folder))
             folder.write("SKILL.md", data)
         return SkillWrite(name, path, created=False)
 
@@ -193,8 +209,9 @@ class SkillStore:
             count = current.count(old)
             if count != 1:
                 raise SkillError(f"old_string occurs {count} times in {name}/SKILL.md; it must occur exactly once")
-            folder.write("SKILL.md", _checked_skill_md(current.replace(old, new, 1), name, "the patched SKILL.md",
-                                                          policy=self.policy))
+            patched = _checked_skill_md(current.replace(old, new, 1), name, "the patched SKILL.md", policy=self.policy)
+            _keep(folder, current)
+            folder.write("SKILL.md", patched)
         return SkillWrite(name, path, created=False)
 
     def write_file(self, name: str, file_path: str, content: str) -> SkillWrite:
@@ -243,8 +260,17 @@ class SkillStore:
 
     @staticmethod
     def _require(name: str, folder: _Folder) -> str:
+        """The skill's SKILL.md, once it may be changed (it exists, and no guard keeps it as it is)."""
         if folder.entry("SKILL.md", "file") is None:
             raise _missing(name)
+        for guard in GUARDS:
+            try:
+                refusal = guard(name)
+            except Exception:  # a guard that cannot tell refuses: the skill stays as it is
+                log.exception("the skill guard %r failed on %r", guard, name)
+                refusal = f"whether skill {name!r} may be changed cannot be told now"
+            if refusal:
+                raise SkillError(refusal)
         return folder.read("SKILL.md", limit=4 * MAX_SKILL_CHARS)
 
     # -- the tool ---------------------------------------------------------------------------------
@@ -272,6 +298,16 @@ class SkillStore:
         verb = "created" if done.created else "updated"
         return json.dumps({"success": True, "message": f"{verb} {done.path.relative_to(self.root)}"},
                           ensure_ascii=False)
+
+
+def _keep(folder: _Folder, current: str) -> None:
+    """Save ``current`` (the SKILL.md about to be replaced) beside it as ``SKILL.md.bak.<UTC time>[-n]``: the
+    review changes what a person may have written."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    name, n = f"SKILL.md.bak.{stamp}", 1
+    while folder.entry(name, "file") is not None:
+        name, n = f"SKILL.md.bak.{stamp}-{n}", n + 1
+    folder.write(name, current.encode("utf-8", "surrogatepass"))
 
 
 def _missing(name: str) -> SkillError:
