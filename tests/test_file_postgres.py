@@ -246,12 +246,17 @@ def test_forgetting_on_one_worker_clears_the_server_and_every_workers_file_at_it
     first, second = worker("w1"), worker("w2")
     assert add(second, ALICE, "alice's address is 12 Elm St")["success"]  # w1 never served alice
     assert add(second, BOB, "bob's address is 3 Oak Rd")["success"]
+    left = memory_file(second, ALICE)  # what a collided edit and a killed writer left on w2 (red-team, session 17)
+    left.with_name("MEMORY.md.bak.20261205T082511Z").write_text("alice's card ends 4242", encoding="utf-8")
+    left.with_name(".MEMORY.md.k2j3h4.tmp").write_text("alice's address is 12 Elm St", encoding="utf-8")
     report = first.forget_user("alice")
     assert [(f.removed, f.ok) for f in report] == [(1, True)]
     assert server_copy(postgres_dsn, schema, ALICE) is None
     assert memory_file(second, ALICE).exists()  # w2's copy until it next reads alice's files
     assert "12 Elm St" not in prompt(second, ALICE)
     assert not memory_file(second, ALICE).exists()
+    assert sorted(p.name for p in left.parent.iterdir() if "MEMORY.md" in p.name and not p.name.endswith(".lock")
+                  ) in ([], ["MEMORY.md.pg-revision"])
     assert "3 Oak Rd" in prompt(second, BOB) and memory_file(second, BOB).exists()
     assert add(first, ALICE, "a new start")["success"]
     assert server_copy(postgres_dsn, schema, ALICE) == b"a new start"

@@ -28,14 +28,17 @@ An edit made here reaches other workers at this worker's next read or update of 
 to the mirror, the last copy this worker saw, with a warning.
 
 **Forgetting** leaves a tombstone (``content`` ``NULL``, a new revision): every other worker removes
-its mirror at its next read of that path, and an unsynced file left on a worker cannot be pushed
-back. Until that read, another machine's mirror still holds the old bytes: run the forget, or a
+its mirror at its next read of that path, with its copies of it (``<name>.bak.*`` backups of edits that
+collided, temp files a killed writer left), and an unsynced file left on a worker cannot be pushed
+back. Staged writes (``pending.json``) on another worker are not: approving one there writes it anew.
+Until that read, another machine's mirror still holds the old bytes: run the forget, or a
 read of that user, on every worker that served them when their files must be gone everywhere now.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import logging
 import time
@@ -245,6 +248,12 @@ class PostgresDocuments(Documents):
                                  error=self.error)
                 log.warning("%s was edited on this machine while another worker changed the shared copy: "
                             "the shared copy wins, the edit is saved in %s", path, kept)
+            if content is None and revision and local.data is not None:
+                # forgotten on another worker: this one's copies of the document go with its mirror
+                for left in (*path.parent.glob(f"{glob.escape(path.name)}.bak.*"),
+                             *path.parent.glob(f".{glob.escape(path.name)}.*.tmp")):
+                    with contextlib.suppress(FileNotFoundError):
+                        left.unlink()
             if local.data != content:
                 if content is None:
                     with contextlib.suppress(FileNotFoundError):
