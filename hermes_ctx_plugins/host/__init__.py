@@ -37,13 +37,6 @@ def foreign_code(obj: object) -> bool:
     return type(obj).__module__.split(".", 1)[0] != __name__.split(".", 1)[0]
 
 
-def recalled(value: object, *, owner: str, foreign: bool, fail: Callable[[str, BaseException], None]) -> str:
-    """What a provider's ``prefetch`` returned, as the text to add to the prompt: ``""`` for nothing, and
-    for anything that is not text (counted as ``owner``'s failure through ``fail``); a foreign
-    provider's text cut to :data:`MAX_RECALL_CHARS`, saying so in the text and the log."""
-    return bounded_text(value, owner=owner, foreign=foreign, fail=fail, what="prefetch", limit=MAX_RECALL_CHARS)
-
-
 def bounded_text(value: object, *, owner: str, foreign: bool, fail: Callable[[str, BaseException], None],
                  what: str, limit: int) -> str:
     """What a provider's ``what`` returned, as text for the prompt: ``""`` for nothing, and for anything that

@@ -20,7 +20,7 @@ from ..isolation import FaultIsolator
 from ..memory.base import MemoryProvider
 from ..registry import Registration, Registry
 from ..storage import open_archive
-from . import UNBOUNDED_METHODS, foreign_code, owner_key, recalled
+from . import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code, owner_key
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -113,8 +113,8 @@ class MemoryFanOut:
         """What the active memory providers recall for ``query``, joined."""
         session = self.scoped(session)
         providers = {p.name: p for p in self.memory_providers}
-        blocks = [recalled(value, owner=owner_key("memory", name), foreign=foreign_code(providers.get(name)),
-                           fail=self.isolator.record_failure)
+        blocks = [bounded_text(value, owner=owner_key("memory", name), foreign=foreign_code(providers.get(name)),
+                               fail=self.isolator.record_failure, what="prefetch", limit=MAX_RECALL_CHARS)
                   for name, value in self._each_provider("prefetch", query, default="", session=session,
                                                          exclude=exclude)]
         return "\n\n".join(text.strip() for text in blocks if text.strip())
