@@ -37,27 +37,35 @@ T = TypeVar("T")
 
 #: the most calls of one owner left running past their limit; past it the owner is not called until one returns
 MAX_OVERDUE = 4
+#: how long an owner's worker thread waits for its next call before it ends (the next call starts another)
+WORKER_IDLE_SECONDS = 60.0
 
 
 class _Worker:
     """A daemon thread running one owner's bounded calls, one at a time; kept while it is free, so that
     calls made one after another run on the same thread (a plugin's per-thread state, such as a sqlite3
-    connection, keeps working)."""
+    connection, keeps working). It ends after :data:`WORKER_IDLE_SECONDS` without a call (a host dropped
+    leaves no thread behind, nor the provider its last call held)."""
 
     def __init__(self, name: str, *, reusable: bool) -> None:
         self.reusable = reusable
         self._busy = False
+        self._ended = False
         self._lock = threading.Lock()
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], None]]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         threading.Thread(target=self._serve, name=name, daemon=True).start()
 
     def take(self) -> bool:
-        """Reserve the worker for one call; ``False`` when it is busy."""
+        """Reserve the worker for one call; ``False`` when it is busy or has ended."""
         with self._lock:
-            if self._busy:
+            if self._busy or self._ended:
                 return False
             self._busy = True
             return True
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
 
     def run(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> concurrent.futures.Future[T]:
         """Run ``fn`` on this (reserved) worker with the caller's context variables; its future."""
@@ -66,20 +74,33 @@ class _Worker:
 
         def job() -> None:
             try:
-                future.set_result(context.run(fn, *args, **kwargs))
+                result = context.run(fn, *args, **kwargs)
             except BaseException as exc:  # handed to the caller, whatever it is
+                self._free()
                 future.set_exception(exc)
-            finally:
-                with self._lock:
-                    self._busy = False
+            else:
+                self._free()  # before the caller wakes: its next call finds this thread free
+                future.set_result(result)
 
-        self._jobs.put((job,))
+        self._jobs.put(job)
         return future
+
+    def _free(self) -> None:
+        with self._lock:
+            self._busy = False
 
     def _serve(self) -> None:
         while True:
-            (job,) = self._jobs.get()
+            try:
+                job = self._jobs.get(timeout=WORKER_IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._busy:  # reserved this very moment: its job is on the way
+                        continue
+                    self._ended = True
+                return
             job()
+            del job  # the call's arguments (a provider's method, a turn's text) are not kept while idle
             if not self.reusable:
                 return
 
@@ -184,7 +205,7 @@ class FaultIsolator:
                                     f"(the oldest, its {what}, for {self.clock() - since:.0f} s, over its {was:g} s)")
             worker = self._workers.get(owner)
             if worker is None or not worker.take():  # busy with another call (another user's, or overdue)
-                worker = _Worker(f"hermes-ctx {owner}", reusable=worker is None)
+                worker = _Worker(f"hermes-ctx {owner}", reusable=worker is None or worker.ended)
                 if worker.reusable:
                     self._workers[owner] = worker
                 worker.take()

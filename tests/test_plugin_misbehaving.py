@@ -374,3 +374,21 @@ def test_a_provider_keeping_a_sqlite3_connection_works_through_its_bounded_calls
         stop.set()
     assert host.prefetch("q", session=ALICE).splitlines() == [f"my dog is Rex{n}" for n in range(10)]
     assert host.isolator.health("memory:sqlite-notes").failures == 0
+
+
+def test_an_owners_worker_thread_ends_when_idle_and_the_next_call_gets_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team of the second version: a worker never ended (a hundred hosts built and dropped left a hundred
+    threads, each holding its provider and the last turn it was given)."""
+    from hermes_ctx_plugins import isolation
+
+    monkeypatch.setattr(isolation, "WORKER_IDLE_SECONDS", 0.2)
+    host = stuck_host("a fact", monkeypatch)
+    assert host.prefetch("q", session=ALICE) == "a fact"
+    first = host.isolator._workers["memory:stuck-local"]
+    deadline = time.monotonic() + 5
+    while not first.ended and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert first.ended  # its thread returned
+    assert host.prefetch("q", session=ALICE) == "a fact"  # on a new worker
+    assert host.isolator._workers["memory:stuck-local"] is not first
+    assert host.isolator.health("memory:stuck-local").failures == 0

@@ -462,3 +462,23 @@ def test_a_review_under_way_when_its_user_is_forgotten_writes_nothing_of_theirs(
     requests = len(stub.chat_requests)
     host.session_end(alice, history)  # nothing kept of her session: no final review runs on it
     assert len(stub.chat_requests) == requests
+
+
+def test_a_session_going_on_after_its_user_is_forgotten_is_not_reviewed_for_what_came_before(
+        stub: StubOpenAIServer) -> None:
+    """Red-team of the first fix: one more turn and the session's end handed the whole conversation to the
+    final review, which wrote back the address said before the forget. Only what is said after is reviewed."""
+    alice = SessionInfo(session_id="a1", user_id="alice")
+    host = make_host(stub, memory={"nudge_interval": 10, "flush_min_turns": 1})
+    history: list[dict[str, Any]] = []
+    host.turn_finalized(turn(1, text="I live at 12 Elm St, Springfield", session=alice, history=history))
+    host.forget_user("alice")
+    stub.tool_call("memory", {"target": "user", "action": "add", "content": "Alice likes short answers"})
+    stub.reply("done")
+    host.turn_finalized(turn(2, text="keep answers short, please", session=alice, history=history))
+    host.session_end(alice, history)
+    file_of(host).reviewer.wait(10)
+    briefs = json.dumps(review_requests(stub))
+    assert "Elm St" not in briefs and "keep answers short" in briefs  # the owner's words since, reviewed
+    stored = "".join(p.read_text(encoding="utf-8") for p in home().rglob("USER.md"))
+    assert "Elm St" not in stored and "short answers" in stored

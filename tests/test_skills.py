@@ -187,3 +187,58 @@ def test_hermes_pinned_and_hand_written_skills_are_off_limits_to_our_review(stor
     assert not pinned["success"] and "is pinned" in pinned["error"]
     assert not by_hand["success"] and "not created by the agent" in by_hand["error"]
     assert call(store, action="patch", name="agent-made", old_string="VPN", new_string="tunnel")["success"]
+
+
+def test_a_skill_pinned_by_its_front_matter_name_is_off_limits_too(store: SkillStore,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """hermes pins by the front matter's name; the guard looked up the folder's (red-team of the first fix:
+    a skill in folder `deploy-notes` named `deploy`, pinned as `deploy`, was rewritten)."""
+    skill_usage = pytest.importorskip("tools.skill_usage")
+    from hermes_ctx_plugins.hermes import skills as hermes_skills
+    from hermes_ctx_plugins.memory.file import skills as skills_module
+
+    monkeypatch.setattr(skills_module, "GUARDS", [])
+    hermes_skills.install()
+    monkeypatch.setattr(skill_usage, "_skills_dir", lambda: store.root)
+    folder = store.root / "deploy-notes"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL.replace("name: deploy-staging", "name: deploy"), encoding="utf-8")
+    skill_usage.set_pinned("deploy", True)
+    written = call(store, action="write_file", name="deploy-notes", file_path="references/extra.md", file_content="x")
+    assert not written["success"] and "is pinned" in written["error"]
+    assert not (folder / "references").exists()
+
+
+@pytest.mark.parametrize("records", ['{"mine": {"pinned": tr', '["a list"]', '{"mine": "a string"}'])
+def test_damaged_skill_records_keep_every_skill_as_it_is(store: SkillStore, monkeypatch: pytest.MonkeyPatch,
+                                                        records: str) -> None:
+    """hermes reads damaged records as none (a pinned skill then looks unpinned); the guard refuses instead."""
+    skill_usage = pytest.importorskip("tools.skill_usage")
+    from hermes_ctx_plugins.hermes import skills as hermes_skills
+    from hermes_ctx_plugins.memory.file import skills as skills_module
+
+    monkeypatch.setattr(skills_module, "GUARDS", [])
+    hermes_skills.install()
+    monkeypatch.setattr(skill_usage, "_skills_dir", lambda: store.root)
+    assert call(store, action="create", name="mine", content=SKILL.replace("deploy-staging", "mine"))["success"]
+    skill_usage._usage_file().write_text(records, encoding="utf-8")
+    refused = call(store, action="patch", name="mine", old_string="VPN", new_string="tunnel")
+    assert not refused["success"] and "skill records" in refused["error"]
+
+
+def test_a_skill_known_by_its_front_matter_name_deeper_down_is_never_duplicated(store: SkillStore) -> None:
+    """hermes finds a skill by folder or front matter name at any depth, and refuses to load two of one name."""
+    folder = store.root / "work" / "ops" / "runbooks"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL.replace("name: deploy-staging", "name: backup"), encoding="utf-8")
+    refused = call(store, action="create", name="backup", content=SKILL.replace("deploy-staging", "backup"))
+    assert not refused["success"] and "already exists at" in refused["error"]
+
+
+def test_the_copies_kept_of_a_skill_are_the_newest_five(store: SkillStore) -> None:
+    assert call(store, action="create", name="deploy-staging", content=SKILL)["success"]
+    for n in range(8):
+        assert call(store, action="patch", name="deploy-staging", old_string=f"VPN{'!' * n} is",
+                    new_string=f"VPN{'!' * (n + 1)} is")["success"]
+    kept = sorted((store.root / "deploy-staging").glob("SKILL.md.bak.*"))
+    assert len(kept) == 5 and "VPN!!!!!!! is" in kept[-1].read_text(encoding="utf-8")

@@ -9,6 +9,8 @@ copy of every SKILL.md it changes.
 
 from __future__ import annotations
 
+import json
+
 from ..memory.file import skills
 
 
@@ -25,6 +27,14 @@ def review_may_not_change(name: str) -> str | None:
         return f"skill {name!r} was installed from the hub: off-limits to the background review"
     if skill_usage.is_bundled(name):
         return f"skill {name!r} is bundled with hermes: off-limits to the background review"
+    usage = skill_usage._usage_file()  # hermes reads damaged records as none: that would switch this off
+    if usage.exists():
+        try:
+            records = json.loads(usage.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            return f"hermes' skill records ({usage}) cannot be read ({exc}): no skill is changed until they can"
+        if not isinstance(records, dict) or not all(isinstance(r, dict) for r in records.values()):
+            return f"hermes' skill records ({usage}) are not what hermes writes: no skill is changed until fixed"
     record = skill_usage.load_usage().get(name)
     if isinstance(record, dict) and not (record.get("created_by") == "agent" or record.get("agent_created") is True):
         return (f"skill {name!r} was not created by the agent (created_by={record.get('created_by')!r}): a "

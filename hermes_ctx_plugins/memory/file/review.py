@@ -132,6 +132,8 @@ class Reviewer:
         self._reviewing: dict[threading.Thread, SessionInfo] = {}
         #: (user id, namespaces or None for all) -> when that user was last forgotten (monotonic)
         self._forgotten: dict[tuple[str, frozenset[str] | None], float] = {}
+        #: session id -> how many of its messages came before its user was forgotten: never reviewed again
+        self._said_before: dict[str, int] = {}
         self._lock = threading.Lock()
         self._warned_no_model = False
 
@@ -193,10 +195,14 @@ class Reviewer:
             self._forgotten[(user_id, scope)] = time.monotonic()
             for session_id, counts in list(self._sessions.items()):
                 if counts.session is not None and _owned(counts.session, user_id, scope):
+                    # what the session said so far is not reviewed again if it goes on
+                    self._said_before[session_id] = len(counts.last_messages)
                     del self._sessions[session_id]
             running = [t for t, session in self._reviewing.items() if _owned(session, user_id, scope)]
+        deadline = time.monotonic() + timeout  # one wait for them all
         for thread in running:
-            thread.join(timeout)
+            if thread.ident is not None:  # started (one about to start took its time before this forget)
+                thread.join(max(0.0, deadline - time.monotonic()))
 
     def _forgotten_since(self, session: SessionInfo, started: float) -> bool:
         with self._lock:
@@ -218,12 +224,16 @@ class Reviewer:
                flush: bool = False) -> threading.Thread | None:
         if self._no_model():
             return None
+        started = time.monotonic()  # a user forgotten from now on gets none of its writes
+        with self._lock:
+            said_before = self._said_before.get(session.session_id, 0)
         # The snapshot is taken here, on the caller's thread: hermes goes on mutating its list
         # (compression in place, the next turn) while the review runs.
-        snapshot = copy.deepcopy([m for m in messages if isinstance(m, dict) and m.get("role") != "system"])
+        snapshot = copy.deepcopy([m for m in list(messages)[said_before:]
+                                  if isinstance(m, dict) and m.get("role") != "system"])
         if not snapshot:
             return None
-        thread = threading.Thread(target=self._run_quietly, args=(kinds, snapshot, session),
+        thread = threading.Thread(target=self._run_quietly, args=(kinds, snapshot, session, started),
                                   name=f"hermes-ctx-review:{session.session_id}", daemon=True)
         with self._lock:
             self._threads = {t for t in self._threads if t.is_alive()}
@@ -244,17 +254,22 @@ class Reviewer:
         self.stats["skipped"] += 1
         return True
 
-    def _run_quietly(self, kinds: tuple[str, ...], messages: list[Message], session: SessionInfo) -> None:
+    def _run_quietly(self, kinds: tuple[str, ...], messages: list[Message], session: SessionInfo,
+                     started: float) -> None:
         try:
-            self.run(kinds, messages, session)
+            self.run(kinds, messages, session, started=started)
         except Exception as exc:  # a bug of ours: still never the user's problem
             self.stats["failed"] += 1
             log.exception("background %s review crashed: %s", "+".join(kinds), exc)
 
     # -- one review -------------------------------------------------------------------------------
-    def run(self, kinds: tuple[str, ...], messages: Sequence[Message], session: SessionInfo) -> ReviewOutcome:
-        """Run one review now, on this thread; failures are recorded in the outcome, not raised."""
+    def run(self, kinds: tuple[str, ...], messages: Sequence[Message], session: SessionInfo, *,
+            started: float | None = None) -> ReviewOutcome:
+        """Run one review now, on this thread; failures are recorded in the outcome, not raised.
+        ``started``: when the review was decided (its messages taken), if before now."""
         outcome = ReviewOutcome(kinds=kinds)
+        if started is not None:
+            outcome.started = started
         client = self._client_factory()
         if client is None:
             self._no_model()

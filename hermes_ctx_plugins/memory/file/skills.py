@@ -114,6 +114,16 @@ def check_name(name: object) -> str:
     return name
 
 
+def front_matter_name(text: str) -> str | None:
+    """The ``name:`` of a SKILL.md's front matter, or ``None`` (hermes knows a skill by it too)."""
+    match = re.match(r"---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", text.lstrip("\ufeff"), re.S)
+    try:
+        meta = yaml.safe_load(match.group(1)) if match else None
+    except yaml.YAMLError:
+        return None
+    return str(meta["name"]) if isinstance(meta, dict) and meta.get("name") else None
+
+
 def check_skill_md(content: object, name: str) -> str:
     """``content`` if it is a whole SKILL.md hermes can load; :class:`SkillError` naming the problem."""
     if not isinstance(content, str) or not content.strip():
@@ -150,6 +160,9 @@ def _check_safe(text: str, what: str, policy: Policy = DEFAULT_POLICY) -> None:
                            "to the model that override the user, exfiltration or secrets")
 
 
+#: how many copies of a skill's earlier SKILL.md the review keeps (the newest)
+KEPT_COPIES = 5
+
 #: checks an existing skill must pass before the background review changes it: each takes the skill's name
 #: and returns why it must not be changed, or ``None``. Inside hermes (:mod:`hermes_ctx_plugins.hermes.skills`)
 #: the ones hermes' own review obeys: pinned, protected built-in, bundled, hub-installed and hand-written
@@ -171,9 +184,20 @@ class SkillStore:
     def names(self) -> list[str]:
         """Every skill's name: ``skills/<name>/`` and, where hermes keeps bundled and hub skills,
         ``skills/<category>/<name>/``."""
+        return sorted({folder.name for folder, _ in self._all()})
+
+    def _all(self) -> list[tuple[Path, str | None]]:
+        """Every skill's folder, at any depth (hermes finds them so), with its front matter's name."""
         if not self.root.is_dir():
             return []
-        return sorted({p.parent.name for pattern in ("*/SKILL.md", "*/*/SKILL.md") for p in self.root.glob(pattern)})
+        found = []
+        for path in self.root.rglob("SKILL.md"):
+            try:
+                head = path.read_text(encoding="utf-8", errors="replace")[:4_000] if path.is_file() else ""
+            except OSError:
+                head = ""
+            found.append((path.parent, front_matter_name(head)))
+        return found
 
     def read(self, name: str) -> str:
         return self.path(name).read_text(encoding="utf-8")
@@ -181,8 +205,9 @@ class SkillStore:
     def create(self, name: str, content: str) -> SkillWrite:
         path = self.path(name)
         data = _checked_skill_md(content, name, policy=self.policy)
-        elsewhere = next((p.parent for p in self.root.glob(f"*/{name}/SKILL.md")), None) if self.root.is_dir() else None
-        if elsewhere is not None:  # hermes' categories: one name, one skill
+        elsewhere = next((folder for folder, named in self._all()
+                          if name in (folder.name, named) and folder != self.root / name), None)
+        if elsewhere is not None:  # hermes finds a skill by folder or front matter name, at any depth: one each
             raise SkillError(f"a skill named {name!r} already exists at {elsewhere}")
         with self._skill(name, create=True) as folder:
             if folder.entry("SKILL.md", "file") is not None:
@@ -263,15 +288,17 @@ class SkillStore:
         """The skill's SKILL.md, once it may be changed (it exists, and no guard keeps it as it is)."""
         if folder.entry("SKILL.md", "file") is None:
             raise _missing(name)
-        for guard in GUARDS:
-            try:
-                refusal = guard(name)
-            except Exception:  # a guard that cannot tell refuses: the skill stays as it is
-                log.exception("the skill guard %r failed on %r", guard, name)
-                refusal = f"whether skill {name!r} may be changed cannot be told now"
-            if refusal:
-                raise SkillError(refusal)
-        return folder.read("SKILL.md", limit=4 * MAX_SKILL_CHARS)
+        current = folder.read("SKILL.md", limit=4 * MAX_SKILL_CHARS)
+        for known_as in dict.fromkeys((name, front_matter_name(current) or name)):  # hermes pins by either
+            for guard in GUARDS:
+                try:
+                    refusal = guard(known_as)
+                except Exception:  # a guard that cannot tell refuses: the skill stays as it is
+                    log.exception("the skill guard %r failed on %r", guard, known_as)
+                    refusal = f"whether skill {known_as!r} may be changed cannot be told now"
+                if refusal:
+                    raise SkillError(refusal)
+        return current
 
     # -- the tool ---------------------------------------------------------------------------------
     def handle_tool_call(self, args: dict[str, Any]) -> str:
@@ -301,13 +328,14 @@ class SkillStore:
 
 
 def _keep(folder: _Folder, current: str) -> None:
-    """Save ``current`` (the SKILL.md about to be replaced) beside it as ``SKILL.md.bak.<UTC time>[-n]``: the
-    review changes what a person may have written."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    """Save ``current`` (the SKILL.md about to be replaced) beside it as ``SKILL.md.bak.<UTC time>[-n]``, the
+    newest :data:`KEPT_COPIES` of them kept: the review changes what a person may have written."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")  # to the microsecond: names sort as they were made
     name, n = f"SKILL.md.bak.{stamp}", 1
     while folder.entry(name, "file") is not None:
         name, n = f"SKILL.md.bak.{stamp}-{n}", n + 1
     folder.write(name, current.encode("utf-8", "surrogatepass"))
+    folder.keep_newest("SKILL.md.bak.", KEPT_COPIES)
 
 
 def _missing(name: str) -> SkillError:
@@ -408,6 +436,18 @@ class _Folder:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise SkillError(f"{self.path / name} is not UTF-8 text ({exc}); edit it by hand") from None
+
+    def keep_newest(self, prefix: str, count: int) -> None:
+        """Remove all but the newest ``count`` files here whose names start with ``prefix`` (by name: they
+        end in a UTC time, the same time then numbered)."""
+        def order(name: str) -> tuple[str, int]:
+            stamp, _, number = name.removeprefix(prefix).partition("-")
+            return stamp, int(number) if number.isdigit() else 0
+
+        names = sorted((n for n in os.listdir(self.fd) if n.startswith(prefix)), key=order)
+        for old in names[:-count] if count else names:
+            with contextlib.suppress(OSError):
+                os.unlink(old, dir_fd=self.fd)
 
     def write(self, name: str, data: bytes) -> None:
         """Replace ``name`` with ``data`` all at once: a new file beside it, fsync, rename, fsync."""
