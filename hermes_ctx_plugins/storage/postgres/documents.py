@@ -248,7 +248,7 @@ class PostgresDocuments(Documents):
                                  error=self.error)
                 log.warning("%s was edited on this machine while another worker changed the shared copy: "
                             "the shared copy wins, the edit is saved in %s", path, kept)
-            if content is None and revision and local.data is not None:
+            if content is None and revision:  # (its mirror may be gone already: the copies are looked for)
                 # forgotten on another worker: this one's copies of the document go with its mirror
                 for left in (*path.parent.glob(f"{glob.escape(path.name)}.bak.*"),
                              *path.parent.glob(f".{glob.escape(path.name)}.*.tmp")):
