@@ -52,8 +52,9 @@ class _Worker:
         self._busy = False
         self._ended = False
         self._lock = threading.Lock()
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        threading.Thread(target=self._serve, name=name, daemon=True).start()
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self.thread.start()
 
     def take(self) -> bool:
         """Reserve the worker for one call; ``False`` when it is busy or has ended."""
@@ -89,6 +90,12 @@ class _Worker:
         with self._lock:
             self._busy = False
 
+    def stop(self) -> None:
+        """End the thread once it is free (after the call it runs, if any)."""
+        with self._lock:
+            self._ended = True
+        self._jobs.put(None)
+
     def _serve(self) -> None:
         while True:
             try:
@@ -98,6 +105,8 @@ class _Worker:
                     if self._busy:  # reserved this very moment: its job is on the way
                         continue
                     self._ended = True
+                return
+            if job is None:  # stopped
                 return
             job()
             del job  # the call's arguments (a provider's method, a turn's text) are not kept while idle
@@ -151,6 +160,13 @@ class FaultIsolator:
         self._overdue: dict[str, dict[object, tuple[str, float, float]]] = {}
         #: owner -> the thread its bounded calls run on while it is free (a plugin may keep per-thread state)
         self._workers: dict[str, _Worker] = {}
+
+    def close(self) -> None:
+        """End the owners' worker threads (each after the call it runs, if any); a later call starts another."""
+        with self._lock:
+            workers, self._workers = list(self._workers.values()), {}
+        for worker in workers:
+            worker.stop()
 
     def limit(self, owner: str, seconds: float | None) -> None:
         """Bound every later call on behalf of ``owner`` to ``seconds`` (``None``: no bound)."""

@@ -356,3 +356,4 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             self.archive.close()
         if self.compressor is not None:
             self.isolator.call(owner_key("compressor", self.compressor.name), self.compressor.close, default=None)
+        self.isolator.close()  # other plugins' worker threads (a host dropped leaves none behind)

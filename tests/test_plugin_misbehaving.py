@@ -385,10 +385,17 @@ def test_an_owners_worker_thread_ends_when_idle_and_the_next_call_gets_another(m
     host = stuck_host("a fact", monkeypatch)
     assert host.prefetch("q", session=ALICE) == "a fact"
     first = host.isolator._workers["memory:stuck-local"]
-    deadline = time.monotonic() + 5
-    while not first.ended and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert first.ended  # its thread returned
+    first.thread.join(5)
+    assert first.ended and not first.thread.is_alive()  # its thread returned
     assert host.prefetch("q", session=ALICE) == "a fact"  # on a new worker
     assert host.isolator._workers["memory:stuck-local"] is not first
     assert host.isolator.health("memory:stuck-local").failures == 0
+
+
+def test_a_host_shut_down_leaves_no_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    host = stuck_host("a fact", monkeypatch)
+    assert host.prefetch("q", session=ALICE) == "a fact"
+    worker = host.isolator._workers["memory:stuck-local"]
+    host.shutdown()
+    worker.thread.join(5)
+    assert not worker.thread.is_alive() and host.isolator._workers == {}
