@@ -329,3 +329,23 @@ def test_the_memory_cli_says_the_store_is_unusable_when_the_server_is_unreachabl
     assert main(["--config", str(config), "memory", "add", "said while the server is away"]) == 3  # the store
     assert "try again" in capsys.readouterr().err
     assert main(["--config", str(config), "memory", "add", ""]) == 4  # what was asked: refused before any I/O
+
+
+def test_a_write_staged_on_another_worker_before_the_forget_is_dropped_not_applied(
+        worker: Worker, postgres_dsn: str, schema: str) -> None:
+    """Red-team, session 17: approving on worker 2 a write staged there before worker 1 forgot the user put the
+    forgotten text back on the server, for every worker. One staged after the forget is applied as usual."""
+    from hermes_ctx_plugins.memory.file.store import Op
+
+    first, second = worker("w1"), worker("w2")
+    assert add(second, ALICE, "alice's card ends 4242")["success"]
+    owner = second.owner(ALICE)
+    before = owner.pending.stage("memory", [Op("add", "alice's phone is 555-0199")])
+    time.sleep(0.01)
+    first.forget_user("alice")
+    with pytest.raises(KeyError, match="staged before its owner's memories were forgotten"):
+        owner.pending.approve(before, owner.store)
+    assert server_copy(postgres_dsn, schema, ALICE) is None and owner.pending.items() == []
+    after = owner.pending.stage("memory", [Op("add", "alice starts over")])
+    owner.pending.approve(after, owner.store)
+    assert server_copy(postgres_dsn, schema, ALICE) == b"alice starts over"

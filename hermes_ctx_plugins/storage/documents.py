@@ -86,6 +86,14 @@ class Documents(abc.ABC):
         """The paths under ``folder`` whose shared copy holds a document (none without one)."""
         return []
 
+    def forgotten_since(self, path: Path, when: float) -> bool:
+        """Whether the shared copy of ``path`` was forgotten at or after ``when`` (a ``time.time()``), on any
+        worker; always ``False`` without a shared copy (forgetting there deletes every file at once).
+
+        :raises FileUnavailable: (``error``) the shared copy cannot be reached.
+        """
+        return False
+
 
 class FileDocuments(Documents):
     """The files themselves: today's MEMORY.md / USER.md, byte for byte, lock for lock."""

@@ -189,7 +189,12 @@ class PendingWrites:
         scanner's layers disagreed on as approved once the write succeeded: :class:`Approved`.)"""
         with locked(self.path):
             item, rest = self._take(pending_id)
-            result = store.file(item.target).apply(item.ops)
+            file = store.file(item.target)
+            if file.documents.forgotten_since(file.path, item.created):  # on another worker of a fleet
+                self._save(rest)
+                raise KeyError(f"pending memory write {pending_id!r} was staged before its owner's memories were "
+                               "forgotten; it was dropped, nothing was written")
+            result = file.apply(item.ops)
             self._save(rest)
         return result
 

@@ -30,7 +30,8 @@ to the mirror, the last copy this worker saw, with a warning.
 **Forgetting** leaves a tombstone (``content`` ``NULL``, a new revision): every other worker removes
 its mirror at its next read of that path, with its copies of it (``<name>.bak.*`` backups of edits that
 collided, temp files a killed writer left), and an unsynced file left on a worker cannot be pushed
-back. Staged writes (``pending.json``) on another worker are not: approving one there writes it anew.
+back. A write staged on another worker (``pending.json``) before the forget is dropped, not applied,
+when it is approved there (:meth:`PostgresDocuments.forgotten_since`).
 Until that read, another machine's mirror still holds the old bytes: run the forget, or a
 read of that user, on every worker that served them when their files must be gone everywhere now.
 """
@@ -64,6 +65,7 @@ _ENSURE = ("INSERT INTO documents (location, content, revision, updated) VALUES 
            "ON CONFLICT DO NOTHING")
 _LOCK = "SELECT content, revision FROM documents WHERE location = %s FOR UPDATE"
 _READ = "SELECT content, revision FROM documents WHERE location = %s"
+_FORGOTTEN = "SELECT content, revision, updated FROM documents WHERE location = %s"
 _SET = ("UPDATE documents SET content = %s, revision = nextval('document_revisions'), updated = %s "
         "WHERE location = %s RETURNING revision")
 _UNDER = ("SELECT location FROM documents WHERE location LIKE %s ESCAPE '\\' AND content IS NOT NULL "
@@ -166,6 +168,11 @@ class PostgresDocuments(Documents):
                 with contextlib.suppress(OSError):  # a file left behind goes at the owner folder's removal
                     stale.unlink()
             return bytes(content) if content is not None else None
+
+    def forgotten_since(self, path: Path, when: float) -> bool:
+        with self._transaction(path, "read the shared copy of") as conn:
+            row = conn.execute(_FORGOTTEN, (self._key(path),)).fetchone()
+        return row is not None and row[0] is None and row[1] > 0 and row[2] >= when
 
     def stored_under(self, folder: Path) -> list[Path]:
         prefix = self._key(folder).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
