@@ -263,3 +263,25 @@ def test_every_text_an_external_provider_hands_hermes_is_text_within_bounds(meth
         text = getattr(adapter, method)(*args[method])
         bounded = "EVILDICT" not in text and len(text) <= longest
         assert bounded or (method == "handle_tool_call" and "unavailable" in text)
+
+
+def test_another_plugins_availability_check_that_hangs_holds_no_agent_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hermes asks is_available() while it builds every agent; one touching the network (against the contract)
+    held each construction as long as it took (red-team, session 17)."""
+    class Slow(FakeMemoryProvider):
+        name = "ctx-slow-check"
+
+        def is_available(self) -> bool:
+            time.sleep(3)
+            return True
+
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Slow)
+
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["ctx-slow-check"]}, "call_timeout_seconds": 0.3}},
+                     plugins=[Plugin()])
+    started = time.monotonic()
+    assert HermesMemoryAdapter("ctx-slow-check", host=host).is_available() is False
+    assert time.monotonic() - started < 2

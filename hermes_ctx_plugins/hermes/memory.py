@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -161,7 +162,20 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if record is None or not record.enabled:
             return False
         try:
-            return bool((self._active(host) or host.provider_instance(self._name)).is_available())
+            provider = self._active(host) or host.provider_instance(self._name)
+            if not foreign_code(provider):
+                return bool(provider.is_available())
+            # another plugin's check: hermes asks it while it builds every agent, so it is bounded (it must
+            # not touch the network, but one that does would hold every agent's construction)
+            answer: list[bool] = []
+            worker = threading.Thread(target=lambda: answer.append(bool(provider.is_available())), daemon=True,
+                                      name=f"hermes-ctx memory:{self._name} is_available")
+            worker.start()
+            worker.join(host.config.plugins.call_timeout_seconds)
+            if not answer:
+                log.warning("memory provider %r is not available: its is_available() did not answer within %g s "
+                            "(or raised)", self._name, host.config.plugins.call_timeout_seconds)
+            return bool(answer and answer[0])
         except Exception as exc:  # one that cannot even be built (bad options) is not available
             log.warning("memory provider %r is not available: %s: %s", self._name, type(exc).__name__, exc)
             return False
