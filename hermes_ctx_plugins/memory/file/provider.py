@@ -368,8 +368,8 @@ class FileProvider(MemoryProvider):
         for target in self._targets():
             safe = []
             try:
-                entries = store.file(target).entries()
-                problem = None if quiet else store.file(target).unreadable_by_hermes()
+                entries, problem = store.file(target).entries_and_problem()
+                problem = None if quiet else problem
             except MemoryStoreError as exc:  # a folder where the file should be, no permission, ...
                 # one broken file must not cost the other one, nor the session
                 log.error("%s is left out of the prompt: %s", target, exc)

@@ -297,7 +297,15 @@ class MemoryFile:
 
         :raises MemoryStoreError: the file cannot be read (no permission, a folder in its place, ...).
         """
+        return self._undecodable(self._raw())
+
+    def entries_and_problem(self) -> tuple[list[str], str | None]:
+        """:meth:`entries` and :meth:`unreadable_by_hermes` from one read of the file (on a shared store,
+        one trip to the server)."""
         raw = self._raw()
+        return _read(raw, self.char_limit)[0], self._undecodable(raw)
+
+    def _undecodable(self, raw: bytes) -> str | None:
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
