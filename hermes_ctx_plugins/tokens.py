@@ -484,22 +484,29 @@ class TokenCounter:
         sidecar = message.get("api_content")
         if not (isinstance(sidecar, str) and sidecar and message.get("role") in ("user", "assistant")):
             sidecar = None
-        for key, value in message.items():
-            if key.startswith("_") or key == "api_content":
-                continue
-            if key == "content" and sidecar is not None:
-                tokens += self.count_text(sidecar)
-            elif key in ("content", "tool_calls"):
-                fields[key] = self._count_field(key, value)
-                tokens += fields[key]
-            elif isinstance(value, str):
-                if key == "role" or (key == "name" and message.get("role") == "tool"):
-                    tokens += self._label(value)
-                elif key == "tool_call_id":
-                    tokens += self._call_id(value)
+        for key, value in message.items():  # the cold count of every message: the common cases first
+            if key == "content":
+                if sidecar is not None:
+                    tokens += self.count_text(sidecar)
                 else:
-                    tokens += self.count_text(value)
-                tokens += NAME_OVERHEAD if key == "name" else 0
+                    count = self.count_text(value) if type(value) is str else self._count_field(key, value)
+                    fields[key] = count
+                    tokens += count
+            elif key == "role":
+                if isinstance(value, str):
+                    tokens += self._label(value)
+            elif key == "tool_calls":
+                fields[key] = count = self._count_field(key, value)
+                tokens += count
+            elif key.startswith("_") or key == "api_content" or not isinstance(value, str):
+                continue
+            elif key == "tool_call_id":
+                tokens += self._call_id(value)
+            elif key == "name":
+                label = message.get("role") == "tool"
+                tokens += NAME_OVERHEAD + (self._label(value) if label else self.count_text(value))
+            else:
+                tokens += self.count_text(value)
         return tokens, fields
 
     def _count_content(self, content: Any) -> int:
@@ -529,9 +536,12 @@ class TokenCounter:
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments, ensure_ascii=False)
         name, call_id = function.get("name"), call.get("id")
-        return (TOOL_CALL_OVERHEAD + (self.count_text(arguments) if isinstance(arguments, str) else 0)
-                + (self._label(name) if isinstance(name, str) else 0)
-                + (self._call_id(call_id) if isinstance(call_id, str) else 0))
+        tokens = TOOL_CALL_OVERHEAD + self.count_text(arguments)
+        if isinstance(name, str):
+            tokens += self._label(name)
+        if isinstance(call_id, str):
+            tokens += self._call_id(call_id)
+        return tokens
 
 
 def _shape(message: Mapping[str, Any]) -> tuple[Any, ...]:

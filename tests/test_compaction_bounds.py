@@ -119,3 +119,55 @@ def test_a_lone_surrogate_in_the_history_does_not_stop_summarize() -> None:
         messages.append({"role": "user", "content": "latest"})
         result = host.compress(messages, force=True)
     assert result.compressed, f"summarize compacted nothing: {result.notes}"
+
+
+def tool_history(rounds: int, output: str) -> list[Message]:
+    """A system prompt, then ``rounds`` user turns each running one terminal call with ``output``, then a question."""
+    messages: list[Message] = [{"role": "system", "content": "You are a careful coding agent."}]
+    for n in range(rounds):
+        messages += [{"role": "user", "content": f"run step {n}"}, terminal_call(f"c{n}", f"make step{n}"),
+                     {"role": "tool", "tool_call_id": f"c{n}", "content": json.dumps(
+                         {"output": output, "exit_code": 0, "error": None})},
+                     {"role": "assistant", "content": f"step {n} passed"}]
+    return [*messages, {"role": "user", "content": "what is left?"}]
+
+
+def test_a_counted_result_within_the_limit_is_not_weighed_again_message_by_message(monkeypatch: Any) -> None:
+    """``prune``, ``summarize`` and ``pipeline`` count what they keep exactly; the cutting of oversized messages
+    after it then needs no bound per kept message (an upper bound of each: a pass over a 5,000-message
+    result for nothing, since the exact total already says that nothing is to be cut)."""
+    messages = tool_history(60, "\n".join(f"PASSED tests/test_{i}.py::test_case_{i}" for i in range(120)))
+    calls = {"at_most": 0}
+    real = TokenCounter.at_most
+
+    def at_most(self: TokenCounter, message: Any) -> int | None:
+        calls["at_most"] += 1
+        return real(self, message)
+
+    monkeypatch.setattr(TokenCounter, "at_most", at_most)
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nrun the steps") as server:
+        for name in ("prune", "summarize", "pipeline"):
+            model = {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url, "api_key": "k"}
+            host = load_host({"model": model, "ctx_plugins": {"compressor": name, "archive": {"enabled": False}}})
+            cold_counter()
+            calls["at_most"] = 0
+            result = host.compress(json.loads(json.dumps(messages)), force=True)
+            assert result.compressed and len(result.messages) < len(messages) * 2
+            # pruning weighs each rewrite it makes (60 tool results, a few more); nothing weighs every kept
+            # message (242 of them besides the results: it was 60 + 243 for prune)
+            assert calls["at_most"] <= 70, (name, calls["at_most"])
+
+
+def test_a_counted_result_over_the_limit_is_still_cut() -> None:
+    """The exact total handed to the cutting says when it must cut: a kept tool result too big for the window
+    (the turn in progress is never pruned) is cut as before."""
+    from hermes_ctx_plugins.compression import oversize
+
+    counter = cold_counter()
+    huge = {"role": "tool", "tool_call_id": "c1", "content": "word " * 60_000}
+    messages = [{"role": "user", "content": "go"}, terminal_call("c1", "cat big.log"), huge,
+                {"role": "assistant", "content": "read it"}, {"role": "user", "content": "and?"}]
+    total = counter.count_messages(messages)
+    fitted, cut = oversize.fit(messages, counter=counter, limit=20_000, total=total)
+    assert cut == 1 and counter.count_messages(fitted) <= 20_000
+    assert oversize.fit(messages, counter=counter, limit=20_000) == (fitted, 1)  # what it did without the total

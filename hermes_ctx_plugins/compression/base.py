@@ -219,16 +219,18 @@ class CompressorStrategy(abc.ABC):
         reserved = min(getattr(self, "reserved_tokens", 0), int(budget * RESERVE_SHARE))
         return max(1, budget - reserved)
 
-    def fit_oversized(self, messages: list[Message], counter: TokenCounter) -> tuple[list[Message], int]:
+    def fit_oversized(self, messages: list[Message], counter: TokenCounter, *,
+                      total: int | None = None) -> tuple[list[Message], int]:
         """``messages`` with oversized messages cut until the prompt leaves a quarter of the trigger
-        free (see :mod:`.oversize`), and how many were cut; unchanged when nothing bounds it."""
+        free (see :mod:`.oversize`), and how many were cut; unchanged when nothing bounds it. ``total``:
+        ``counter.count_messages(messages)``, when the caller has it."""
         threshold = self.threshold_tokens
         if not threshold:
             return messages, 0
         window = self.context_length - (self.max_tokens or 0) if self.context_length else None
         limit = oversize.limit_tokens(threshold)
         return oversize.fit(messages, counter=counter, limit=self.leave_room(limit), above=limit,
-                            window=window, archived=self.config.plugins.archive.enabled)
+                            window=window, archived=self.config.plugins.archive.enabled, total=total)
 
     def checked(self, messages: list[Message], result: CompressionResult,
                 counter: TokenCounter, *, counted: bool = False) -> CompressionResult:

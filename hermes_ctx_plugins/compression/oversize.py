@@ -65,7 +65,7 @@ def marker(cut_chars: int, *, archived: bool, where: str = "here") -> str:
 
 
 def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: int | None = None,
-        window: int | None = None, archived: bool = True) -> tuple[list[Message], int]:
+        window: int | None = None, archived: bool = True, total: int | None = None) -> tuple[list[Message], int]:
     """``messages`` with the bulkiest messages cut until the prompt fits ``limit`` tokens.
 
     Which messages may be cut, and in what order, is in the module docstring.
@@ -75,9 +75,13 @@ def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: in
     :param window: the most tokens one request can carry (the context window less the output
         reserve), or ``None`` when unknown: then the turn in progress is never cut.
     :param archived: whether the host archives originals (the marker says how to get them back).
+    :param total: ``counter.count_messages(messages)``, when the caller has just counted them: a prompt
+        within the limit is then left as it is without weighing each message again.
     :returns: the new list (unchanged messages keep their identity; ``messages`` itself when
         nothing was cut) and how many messages were cut.
     """
+    if total is not None and total <= max(limit, above or 0):
+        return messages, 0  # what the check below ends with when any message is above the floor
     floor = floor_tokens(limit)
 
     def above_floor(message: Message) -> bool:  # settled by the byte bound where it can be: nothing tokenised
@@ -87,7 +91,7 @@ def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: in
     # a message at the floor is never cut: with none above it (by its bound), nothing is, whatever the total
     if not any(above_floor(message) for message in messages):
         return messages, 0
-    total = counter.count_messages(messages)
+    total = counter.count_messages(messages) if total is None else total
     if total <= max(limit, above or 0):
         return messages, 0
     out = list(messages)

@@ -201,8 +201,11 @@ class PipelineStrategy(CompressorStrategy):
             summary_error = result.summary_error or summary_error
             summarized += result.summarized
             notes += step_notes
-        # Built-in steps fit their own results; another plugin's step may not.
-        current, cut = self.fit_oversized(current, counter)
+        # Built-in steps fit their own results; another plugin's step may not. A changed result is counted
+        # whatever is cut: counted first (the last step has counted it), it spares the cutting a pass.
+        total = counter.count_messages(current) if current is not messages else None
+        fitted, cut = self.fit_oversized(current, counter, total=total)
+        total, current = (total if fitted is current else None), fitted
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")
         if current is messages:
@@ -214,7 +217,7 @@ class PipelineStrategy(CompressorStrategy):
             # every original a step dropped or rewrote (a message a step made and a later step
             # changed again is not an original: its original is already here)
             messages, current, summary_message=summary_message, tokens_before=tokens_before,
-            tokens_after=counter.count_messages(current), summary=summary,
+            tokens_after=counter.count_messages(current) if total is None else total, summary=summary,
             used_fallback=used_fallback or bool(aborted_by), summary_error=summary_error or aborted_by,
             summarized=summarized, new_session=not self.settings.in_place, notes=tuple(notes),
         ), counter, counted=True)

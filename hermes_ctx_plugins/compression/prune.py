@@ -503,7 +503,8 @@ class PruneStrategy(ModelFreeStrategy):
         )
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                  f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]
-        pruned, cut = (report.messages, 0) if self.leaves_cutting else self.fit_oversized(report.messages, counter)
+        pruned, cut = (report.messages, 0) if self.leaves_cutting else self.fit_oversized(
+            report.messages, counter, total=report.tokens_after)
         if cut:
             notes.append(f"cut {cut} oversized messages to fit the context window")
         if not report.changed and not cut:

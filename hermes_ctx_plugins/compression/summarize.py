@@ -379,12 +379,15 @@ class SummarizeStrategy(CompressorStrategy):
         carrying ``summary``), oversized messages cut; "unchanged" when that changes nothing (saying
         ``nothing``) or would not make the prompt smaller."""
         counter = self.counter
-        compacted, cut = self.fit_oversized(compacted, counter)
+        # with notes the result is counted whatever is cut: counted first, it spares the cutting a pass
+        total = counter.count_messages(compacted) if notes else None
+        fitted, cut = self.fit_oversized(compacted, counter, total=total)
         if cut:
             notes = (*notes, f"cut {cut} oversized messages to fit the context window")
         if not notes:
             return CompressionResult.unchanged(messages, tokens_before, note=nothing)
-        tokens_after = counter.count_messages(compacted)
+        tokens_after = total if fitted is compacted and total is not None else counter.count_messages(fitted)
+        compacted = fitted
         if tokens_after > tokens_before * INEXACT_MARGIN:
             tokens_before = counter.count_messages(messages)  # too close to trust an estimate
         return self.checked(messages, CompressionResult.replacing(
