@@ -167,6 +167,10 @@ class E5Small:
     #: computed in this process, never waiting on I/O: questions are embedded on the caller's thread
     #: (:func:`hermes_ctx_plugins.dense.asked`)
     in_process = True
+    #: two passages at least this close (cosine) say the same thing: of two such memories recalled, the
+    #: newer is shown first (:func:`hermes_ctx_plugins.memory.local.recall.newest_first`; chosen on the tune
+    #: half of ``benchmarks/recall_eval``). This model's cosines are high for any two texts (0.7-0.85)
+    same_meaning = 0.92
 
     def __init__(self, threads: int, *, option: str = OPTION) -> None:
         try:
@@ -246,6 +250,8 @@ class FunctionEmbedder:
     #: a function may wait on anything (a remote service): its questions are embedded on a thread of their
     #: own and waited for a bounded time (:func:`hermes_ctx_plugins.dense.asked`)
     in_process = False
+    #: what cosine says "the same thing" is the model's own: unknown for a function (never reordered)
+    same_meaning: float | None = None
 
     def __init__(self, spec: str, function: Callable[[Sequence[str]], Any]) -> None:
         self.spec = spec

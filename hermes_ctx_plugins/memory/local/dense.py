@@ -98,11 +98,14 @@ class _Owned:
     chat_codes: Any = None
     everywhere: Any = None
     chats: dict[str, int] = field(default_factory=dict)
+    #: each memory id's row
+    rows: dict[int, int] = field(default_factory=dict)
 
     def add(self, np: Any, seqs: Sequence[int], ids: Sequence[int], matrix: Matrix, chats: Sequence[str],
             everywhere: Sequence[bool]) -> None:
         """Append rows (:func:`hermes_ctx_plugins.dense.appended`)."""
         codes = [self.chats.setdefault(chat, len(self.chats)) for chat in chats]
+        self.rows.update(zip(ids, range(self.size, self.size + len(ids)), strict=True))
         self.ids, self.matrix, self.chat_codes, self.everywhere = shared.appended(
             np, (self.ids, self.matrix, self.chat_codes, self.everywhere), self.size,
             (np.asarray(ids, np.int64), matrix, np.asarray(codes, np.int32), np.asarray(everywhere, bool)))
@@ -160,6 +163,14 @@ class DenseIndex:
                 seen = owned.everywhere[:size] | (owned.chat_codes[:size] == code)
                 scores, ids = scores[seen], ids[seen]
         return shared.ranked(np, scores, ids, limit)
+
+    def vectors(self, *, namespace: str, user_id: str, ids: Sequence[int]) -> dict[int, Matrix]:
+        """The cached vectors of those of ``ids`` the owner has (:meth:`search` brought them up to date)."""
+        with self._lock:
+            owned = self._owners.get((namespace, user_id))
+            if owned is None or owned.model != self.embedder.model_id:
+                return {}
+            return {ident: owned.matrix[row] for ident in ids if (row := owned.rows.get(ident)) is not None}
 
     def _caught_up(self, store: MemoryBackend, namespace: str, user_id: str) -> _Owned:
         """The owner's cache entry with every vector stored so far (under the lock)."""

@@ -326,12 +326,13 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
-        weight, asked, known = options.dense_weight, None, 0
+        weight, asked, known, exact = options.dense_weight, None, 0, False
         try:
             store = self._store()
             index = self._dense
             if hybrid and index is not None:
-                if shared_dense.names_exactly(question):  # the words asked for must win there
+                exact = shared_dense.names_exactly(question)
+                if exact:  # the words asked for must win there
                     weight = min(weight, options.exact_dense_weight)
                 # 0: by words only (the model's candidates would all score alike, and fill the block); a backend
                 # keeping no vectors, or an owner without any yet, has nothing to compare the question with
@@ -347,8 +348,17 @@ class LocalProvider(MemoryProvider):
             return None
         ranked = recall.rank(hits, chat_id=session.chat_id, share_across_chats=options.share_across_chats,
                              half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
+        if not hybrid:
+            return ranked
         # the question's own candidates (not relevance feedback's) are read for a date it asks about
-        return recall.anchored(question, terms, ranked) if hybrid else ranked
+        ranked = recall.anchored(question, terms, ranked)
+        # of two memories saying the same thing, the newer first; not past one holding what the question names
+        same = getattr(index.embedder, "same_meaning", None) if asked is not None and index is not None else None
+        if same is None or exact or index is None:
+            return ranked
+        head = [item.memory.id for item in ranked[:options.max_results]]
+        return recall.newest_first(ranked, index.vectors(namespace=session.deployment, user_id=session.user_id,
+                                                         ids=head), within=options.max_results, same=same)
 
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
         """``question``'s vector (:func:`shared_dense.asked`: the built-in model on the caller's thread but in a
