@@ -153,7 +153,10 @@ def _payload_on_the_line(view: str, m: re.Match[str]) -> bool:
 
 
 def _covert(action: re.Pattern[str], view: str, m: re.Match[str]) -> bool:
-    """Concealment next to an action on its line that reaches a remote host, in an order rather than a description."""
+    """Concealment next to an action on its line that reaches a remote host, in an order rather than a description,
+    and not forbidden ("不要私下提供任何账户": do not hand out any account privately)."""
+    if _negated(view, m):
+        return False
     first, last = line(view, m.start(), m.end())
     head, tail = view[max(first, m.start() - 300):m.start()], view[m.end():last][:300]
     said = "".join(sentence(view, m.start(), m.end()))

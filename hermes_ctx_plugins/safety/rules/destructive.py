@@ -59,10 +59,14 @@ ON_A_STANDING_LINE = Near(STANDING_RE, "line")
 # approval
 _RISKY_ACT = lazy(r"\b(?:destructive|sudo|firewall|credentials?|secrets?|passwords?|databases?|wire|wiring|transfers?|"
                   r"force[\s-]?push\w*|drop\s+(?:table|database)|truncate)\b|\brm\s+-\w*[rf]|"
-                  r"\b(?:api|access|ssh|private)\s+keys?\b|\btokens?\b|转账|汇款|打款|数据库|密钥|凭据|密码|令牌|格式化")
+                  r"\b(?:api|access|ssh|private)\s+keys?\b|\btokens?\b|转账|汇款|打款|数据库|密钥|凭据|密码|令牌|格式化|"
+                  # a whole environment torn down: a cluster's objects, infrastructure, production
+                  r"\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bdelete\s+(?:the\s+)?(?:\S+\s+){0,2}?(?:production|"
+                  r"prod)\b|删除[^,.，。\n]{0,12}?生产|生产[^,.，。\n]{0,6}?(?:删除|清空)")
 _UNASKED = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
                 r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
-                r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户)?(?:确认|询问|请示|问|核实|提醒|通知)")
+                r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户|找人|找用户|问人|找谁)?(?:确认|"
+                r"询问|请示|问|核实|提醒|通知)")
 #: the note in the user's own voice: their own standing approval is what a memory is for ("I've pre-approved
 #: deleting ~/Downloads files older than 30 days; don't ask me")
 _FIRST_PERSON = lazy(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我")
