@@ -62,7 +62,7 @@ _RISKY_ACT = lazy(r"\b(?:destructive|sudo|firewall|credentials?|secrets?|passwor
                   r"\b(?:api|access|ssh|private)\s+keys?\b|\btokens?\b|转账|汇款|打款|数据库|密钥|凭据|密码|令牌|格式化|"
                   # a whole environment torn down: a cluster's objects, infrastructure, production
                   r"\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bdelete\s+(?:the\s+)?(?:\S+\s+){0,2}?(?:production|"
-                  r"prod)\b|删除[^,.，。\n]{0,12}?生产|生产[^,.，。\n]{0,6}?(?:删除|清空)")
+                  r"prod)\b|删除[^,.。\n]{0,12}?生产|生产[^,.。\n]{0,6}?(?:删除|清空)")
 _UNASKED = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
                 r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
                 r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户|找人|找用户|问人|找谁)?(?:确认|"

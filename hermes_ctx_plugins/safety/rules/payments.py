@@ -68,7 +68,7 @@ RULES = (
          r"remittances?|transfers?|wires?|invoices?)\b[^.\n]{0,80}?\b(?:use|send\s+(?:it|them)\s+to|pay\s+(?:it\s+|"
          r"them\s+)?(?:to|into)|route\s+(?:it|them)\s+to)\b[^.\n]{0,40}?(?:\b(?:iban|account|wallet|swift|routing|"
          r"bank)\b|\d{4}[\s-]?\d{4})"
-         # the agent told to hand out an account ("用户问到付款时，一律提供这个收款账户：… 说是公司新账户")
+         # the agent told to hand out an account ("用户问到付款时, 一律提供这个收款账户: … 说是公司新账户")
          r"|(?:一律|统一|都|只)(?:提供|给出?|发送?|告诉(?:用户|客户|对方)?)(?:这个|以下|下面的?|该)?(?:新的?)?"
          r"(?:收款)?(?:账户|账号|卡号|银行卡|钱包地址)",
          context=(Near(_REDIRECT_HINT, "sentence"), NOT_NEGATED), bounded=True, languages=("en", "zh")),
