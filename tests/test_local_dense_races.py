@@ -146,7 +146,7 @@ def test_a_vector_committed_after_a_later_one_is_still_found_by_a_long_lived_cac
     def search() -> set[int]:
         found = index.search(store, target, namespace="", user_id="alice", chat_id="c1",
                              share_across_chats=True, limit=10)
-        return set(found.cosine)
+        return set() if found.ids is None else set(found.ids.tolist())
 
     from hermes_ctx_plugins.storage.postgres import vectors as pg_vectors
 
