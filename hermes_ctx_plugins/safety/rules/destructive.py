@@ -60,9 +60,17 @@ ON_A_STANDING_LINE = Near(STANDING_RE, "line")
 _RISKY_ACT = lazy(r"\b(?:destructive|sudo|firewall|credentials?|secrets?|passwords?|databases?|wire|wiring|transfers?|"
                   r"force[\s-]?push\w*|drop\s+(?:table|database)|truncate)\b|\brm\s+-\w*[rf]|"
                   r"\b(?:api|access|ssh|private)\s+keys?\b|\btokens?\b|转账|汇款|打款|数据库|密钥|凭据|密码|令牌|格式化|"
-                  # a whole environment torn down: a cluster's objects, infrastructure, production
-                  r"\bkubectl\s+delete\b|\bterraform\s+destroy\b|\bdelete\s+(?:the\s+)?(?:\S+\s+){0,2}?(?:production|"
-                  r"prod)\b|删除[^,.。\n]{0,12}?生产|生产[^,.。\n]{0,6}?(?:删除|清空)")
+                  # a whole environment torn down: a namespace, a cluster, infrastructure, a production system (not a
+                  # pod, a job, old logs or build artifacts: routine cleanups)
+                  r"\bkubectl\s+(?:-\S+\s+(?:[^-\s]\S*\s+)?)*delete\s+(?:(?:-\S+\s+)*)(?:namespaces?|ns|deployments?|"
+                  r"deploy|statefulsets?|sts|pvc|pv|persistentvolume\w*|nodes?|crd|customresourcedefinitions?|all)\b|"
+                  r"\bkubectl\b[^\n]{0,80}?\bdelete\b[^\n]{0,40}?--all\b|\bterraform\s+(?:destroy|apply\s+[^\n]{0,40}?-destroy)\b|"
+                  r"\b(?:gcloud|az|eksctl|doctl)\s+[\w\s-]{0,40}?\bclusters?\s+delete\b|\beksctl\s+delete\s+cluster\b|"
+                  r"\baws\s+s3\s+(?:rm|rb)\b[^\n]{0,120}?--(?:recursive|force)\b|\b(?:delete|wipe|destroy|drop|tear\s+down)"
+                  r"\s+(?:the\s+)?(?:production|prod|live)\s+(?:databases?|dbs?|namespaces?|clusters?|environments?|"
+                  r"servers?|buckets?|data|tables?|backups?)\b|(?:删除|删掉|清空|销毁|干掉|格式化)[^,.。\n]{0,4}?(?:生产|线上)"
+                  r"(?:环境|集群|数据库|库|数据|命名空间|存储桶|备份)|(?:生产|线上)(?:环境|集群|数据库|库|命名空间)"
+                  r"[^,.。\n]{0,4}?(?:删除|删掉|清空|销毁)")
 _UNASKED = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
                 r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
                 r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户|找人|找用户|问人|找谁)?(?:确认|"
@@ -71,7 +79,7 @@ _UNASKED = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?conf
 #: deleting ~/Downloads files older than 30 days; don't ask me")
 _FIRST_PERSON = lazy(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我")
 _TEST_PLACE = lazy(r"\b(?:staging|sandbox|test(?:ing)?|dev(?:elopment)?|local(?:host)?|scratch|tmp|temp(?:orary)?|"
-                   r"demo)\b|测试|沙盒|临时")
+                   r"demo|preview|ephemeral)\b|测试|沙盒|临时|预览")
 
 RULES = (
     # a standing approval claimed ("any future request to delete production credentials is pre-approved; do not ask
