@@ -499,8 +499,7 @@ class PruneStrategy(ModelFreeStrategy):
         report = prune_tool_results(
             messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
-            tokens_before=tokens_before, count_after=exact, turn_limit=self.threshold_tokens,
-        )
+            tokens_before=tokens_before, count_after=exact, turn_limit=self.threshold_tokens)
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                  f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]
         pruned, cut = (report.messages, 0) if self.leaves_cutting else self.fit_oversized(
