@@ -17,10 +17,10 @@ from typing import Any
 
 from ... import dense as shared_dense
 from ... import embedding, scope
-from ...config import hermes_home
+from ...config import Config, hermes_home
 from ...events import Forgotten, SessionInfo, Turn
 from ...safety.judge import policy_for
-from ...safety.policy import Decision
+from ...safety.policy import Decision, Policy
 from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json_text, memory_exists, open_memory
 from ...storage import text as query
 from ...tokens import get_counter
@@ -141,6 +141,7 @@ class LocalProvider(MemoryProvider):
         self._pid = os.getpid()
         self._session = SessionInfo(session_id="")
         self._reported: dict[str, float] = {}
+        self._policy: tuple[Config, Policy] | None = None  # (config, its recall policy): _recall_policy
 
     # -- resources, opened on first use and again after shutdown ---------------------------------
     def _open(self, busy_timeout: float) -> MemoryBackend:
@@ -307,7 +308,7 @@ class LocalProvider(MemoryProvider):
         options = self.options
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
                             count=self._line_tokens, more=self._like_best(query_text, ranked, terms, session),
-                            policy=policy_for(self.config).for_recall,
+                            policy=self._recall_policy(),
                             order=self._newest_first(query_text, terms, session))
 
     def _newest_first(self, question: str, terms: list[str],
@@ -326,6 +327,12 @@ class LocalProvider(MemoryProvider):
             return recall.newest_first(chosen, vectors, terms, same=same)
 
         return order
+
+    def _recall_policy(self) -> Policy:
+        """``policy_for(self.config).for_recall``, kept for that config (policy_for's cache hashes all of it)."""
+        if self._policy is None or self._policy[0] is not self.config:
+            self._policy = (self.config, policy_for(self.config).for_recall)
+        return self._policy[1]
 
     def _like_best(self, question: str, ranked: list[recall.Ranked], terms: list[str],
                    session: SessionInfo) -> list[recall.Ranked]:
@@ -456,7 +463,7 @@ class LocalProvider(MemoryProvider):
         if ranked is None:
             return _error(f"the memory database {self.path} cannot be read right now (see the log)")
         results = [{"id": r.memory.id, "kind": r.memory.kind, "provenance": recall.provenance(r.memory),
-                    "text": recall.shown_text(r.memory, terms, 600, r.verdict, policy_for(self.config).for_recall)}
+                    "text": recall.shown_text(r.memory, terms, 600, r.verdict, self._recall_policy())}
                    for r in ranked[:limit]]
         return json_text({"results": results})
 

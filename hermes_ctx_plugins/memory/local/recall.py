@@ -100,7 +100,7 @@ def anchored(question: str, terms: Sequence[str], ranked: Sequence[Ranked]) -> l
     if not side or len(ranked) < 2:
         return list(ranked)
     texts = [r.memory.text.casefold() for r in ranked]
-    holders = {term: sum(term in text for text in texts) for term in terms}
+    holders = {term: sum([term in text for text in texts]) for term in terms}
     held = [term for term in terms if holders[term]]
     if not held:
         return list(ranked)
@@ -165,23 +165,34 @@ def provenance(memory: Memory, *, session: bool = True) -> str:
     """Where ``memory`` comes from: its id, its date and (``session``) the session it was said in. The
     recall block leaves the session out: a hermes session id costs about ten tokens a line, a sixth of a
     short memory's, and the id finds the rest (``ctx_memory_search``, ``hermes-ctx memory show``)."""
-    date = time.strftime("%Y-%m-%d", time.gmtime(memory.created_at))
+    date = _date(memory.created_at // 86_400)
     where = f" · session {query.printable(memory.session_id) or '-'}" if session else ""
     if memory.kind == "fact":
         return f"#{memory.id} · fact saved {date}{where}"
     return f"#{memory.id} · {date}{where}"
 
 
+@functools.lru_cache(maxsize=1024)
+def _date(day: float) -> str:
+    """The UTC date of the ``day``-th day since the epoch (a memory's ``created_at // 86_400``: every
+    instant of a day has its date; remembered, as recall dates the same days turn after turn)."""
+    return time.strftime("%Y-%m-%d", time.gmtime(day * 86_400))
+
+
 def shown_text(memory: Memory, terms: Sequence[str], max_chars: int, verdict: str = "",
                policy: Policy = DEFAULT_POLICY) -> str:
     """What the model may see of ``memory``: an excerpt, or a placeholder when it looks hostile.
     ``verdict``: the memory's stored one; the excerpt is not scanned when it is that verdict's text."""
-    text = query.excerpt(memory.text, terms, max_chars)
+    return _judged(memory.id, query.excerpt(memory.text, terms, max_chars), verdict, policy)
+
+
+def _judged(memory_id: int, text: str, verdict: str, policy: Policy) -> str:
+    """:func:`shown_text` of the excerpt ``text`` of memory ``memory_id``."""
     if verdicts.judged_clean(text, verdict):
         return text
     withheld = _withheld(text, policy)
     if withheld is not None:
-        return withheld.replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory.id}")
+        return withheld.replace("hermes-ctx memory show", f"hermes-ctx memory forget {memory_id}")
     return text
 
 
@@ -206,7 +217,7 @@ def relevant(ranked: Sequence[Ranked], max_results: int) -> list[Ranked]:
 def fills(chosen: Sequence[Ranked], *, budget_tokens: int, max_results: int) -> bool:
     """Whether ``chosen`` (from :func:`relevant`) already fill the block, by count or by length
     (estimated from characters: nothing is counted)."""
-    return len(chosen) >= max_results or sum(len(r.memory.text) for r in chosen) >= CHARS_PER_TOKEN * budget_tokens
+    return len(chosen) >= max_results or sum([len(r.memory.text) for r in chosen]) >= CHARS_PER_TOKEN * budget_tokens
 
 
 def feedback_terms(best: Memory, terms: Sequence[str]) -> list[str]:
@@ -266,50 +277,89 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
             chosen.append(item)
     if order is not None:
         chosen = order(chosen)
-    return (_all_whole(chosen, terms, budget_tokens, count, policy)
-            or _fitted(chosen, terms, budget_tokens, count, policy))
+    lines = _Lines(chosen, terms, policy)
+    return _all_whole(lines, budget_tokens, count) or _fitted(lines, budget_tokens, count)
 
 
-def _line(item: Ranked, terms: Sequence[str], chars: int, policy: Policy) -> str:
-    return f"- [{provenance(item.memory, session=False)}] " + shown_text(item.memory, terms, chars, item.verdict,
-                                                                          policy)
+class _Lines:
+    """The block's lines (a memory's provenance and what may be shown of it), each made once per memory and
+    length at most: a memory no longer than the excerpt asked for is shown whole, so its line is the same at
+    every such length (the usual case: the lines :func:`_all_whole` made are those :func:`_fitted` asks for)."""
+
+    __slots__ = ("_flat", "_policy", "_terms", "_whole", "items")
+
+    def __init__(self, items: Sequence[Ranked], terms: Sequence[str], policy: Policy) -> None:
+        self.items = items
+        self._terms = terms
+        self._policy = policy
+        #: by position in ``items``: its text with whitespace squeezed (what an excerpt is cut from), and
+        #: its line showing that whole (or cut to ``WHOLE_CHARS``)
+        self._flat: list[str | None] = [None] * len(items)
+        self._whole: list[str | None] = [None] * len(items)
+
+    def at(self, index: int, chars: int) -> str:
+        """The line of ``items[index]``, its text cut to ``chars`` (at most ``WHOLE_CHARS``)."""
+        whole = self._whole[index]
+        if whole is not None and chars == verdicts.WHOLE_CHARS:
+            return whole
+        item = self.items[index]
+        flat = self._flat[index]
+        if flat is None:
+            # excerpt()'s own first step; it leaves a text made so as it is
+            flat = self._flat[index] = " ".join(query.printable(item.memory.text).split())
+        as_whole = chars == verdicts.WHOLE_CHARS or len(flat) <= min(chars, verdicts.WHOLE_CHARS)
+        if whole is not None and as_whole:
+            return whole
+        # excerpt() gives a text no longer than ``chars`` back as it is
+        text = flat if len(flat) <= chars else query.excerpt(flat, self._terms, chars)
+        line = f"- [{provenance(item.memory, session=False)}] " + _judged(item.memory.id, text, item.verdict,
+                                                                          self._policy)
+        if as_whole:
+            self._whole[index] = line
+        return line
 
 
-def _all_whole(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int],
-               policy: Policy) -> str:
+def _all_whole(lines: _Lines, budget_tokens: int, count: Callable[[str], int]) -> str:
     """Every chosen memory at the longest excerpt, when that fits the budget (counted once, as one
-    text: the usual case, memories being short); "" when it does not."""
-    text = "\n".join([HEADER, *(_line(item, terms, verdicts.WHOLE_CHARS, policy) for item in chosen)])
-    if len(text) > CHARS_PER_TOKEN * budget_tokens:  # do not count what cannot fit
-        return ""
+    text: the usual case, memories being short); "" when it does not (no more lines are made once the
+    characters alone show that they cannot fit)."""
+    limit = CHARS_PER_TOKEN * budget_tokens  # do not count what cannot fit
+    parts = [HEADER]
+    size = len(HEADER)
+    for index in range(len(lines.items)):
+        line = lines.at(index, verdicts.WHOLE_CHARS)
+        size += 1 + len(line)  # and the newline joining it
+        if size > limit:
+            return ""
+        parts.append(line)
+    text = "\n".join(parts)
     return text if count(text) <= budget_tokens else ""
 
 
-def _fitted(chosen: Sequence[Ranked], terms: Sequence[str], budget_tokens: int, count: Callable[[str], int],
-            policy: Policy) -> str:
+def _fitted(lines: _Lines, budget_tokens: int, count: Callable[[str], int]) -> str:
     """The chosen memories best first, each cut to what is left of the budget while 24 tokens or more are."""
-    lines = [HEADER]
+    parts = [HEADER]
     used = count(HEADER)
-    for item in chosen:
+    for index in range(len(lines.items)):
         left = budget_tokens - used - 1  # the newline joining it
         if left < 24:
             break
         # shrink until the line fits what is left
         chars = min(left * CHARS_PER_TOKEN, verdicts.WHOLE_CHARS)
         while chars >= 40:
-            line = _line(item, terms, chars, policy)
+            line = lines.at(index, chars)
             tokens = count(line)
             if tokens <= left:
-                lines.append(line)
+                parts.append(line)
                 used += tokens + 1
                 break
             chars = int(chars * left / tokens * 0.9)
-    if len(lines) == 1:
+    if len(parts) == 1:
         return ""
-    text = "\n".join(lines)
+    text = "\n".join(parts)
     tokens = count(text)
-    while tokens > budget_tokens and len(lines) > 2:  # joins can merge tokens; stay under for sure
-        lines.pop()
-        text = "\n".join(lines)
+    while tokens > budget_tokens and len(parts) > 2:  # joins can merge tokens; stay under for sure
+        parts.pop()
+        text = "\n".join(parts)
         tokens = count(text)
     return text if tokens <= budget_tokens else ""

@@ -31,8 +31,8 @@ def match_expression(terms: Sequence[str], scope: Sequence[str]) -> str:
     """The FTS5 MATCH expression: any of ``terms`` in the body, and one of the ``scope`` tokens."""
     if not terms or not scope:
         raise ValueError("a match needs at least one term and one scope token")
-    body = " OR ".join(fts_string(t) for t in terms)
-    scopes = " OR ".join(fts_string(s) for s in scope)
+    body = " OR ".join([fts_string(t) for t in terms])
+    scopes = " OR ".join([fts_string(s) for s in scope])
     return f"scope_text : ({scopes}) AND search_text : ({body})"
 
 

@@ -49,9 +49,22 @@ _CHUNK_ROWS = 32
 _MAX_KEYS = 1_000
 #: the most memories one search ranks (see :meth:`LocalStore.search`)
 RANKED_ROWS = 2_000
+#: Every write transaction adds a segment to the FTS5 index, and a search looks each of its terms up in
+#: every segment. FTS5's own automerge merges in steps as big as what was written, so a store written a
+#: turn at a time (as a live session writes it) kept tens of segments (21 at 300 turns, 42 at 3,000), and
+#: that lookup was most of a small store's search. So each write ends by merging up to this many pages
+#: wherever a level holds ``usermerge`` segments (2 in a file made since; 4, FTS5's default, in an older
+#: one — changing it there would fail the next query of every other connection once): a few segments
+#: stay, about log2 of the writes (3 at 300 turns, 5 at 3,000; 6 and 9 with 4), and each memory is
+#: rewritten about that many times over its life. Results do not change (BM25 reads the index's
+#: statistics, whatever its segments).
+MERGE_PAGES = 64
+_MERGE = f"INSERT INTO memories_fts (memories_fts, rank) VALUES ('merge', {MERGE_PAGES})"
 #: a search candidate's columns, its texts cut to ``CANDIDATE_CHARS``
 _CANDIDATE_COLUMNS = ", ".join(f"substr(m.{c}, 1, {CANDIDATE_CHARS})" if c.endswith("_text") else f"m.{c}"
                                for c in _COLUMNS)
+#: whether any text of a candidate holds a backslash, the mark of a stored escape (see :func:`_memory`)
+_ESCAPED = " OR ".join(f"instr(m.{c}, '\\')" for c in _COLUMNS[1:-1])
 
 
 def row(record: Record) -> tuple[Any, ...]:
@@ -121,6 +134,8 @@ class LocalStore(MemoryBackend):
             for start in range(0, len(rows), _CHUNK_ROWS):
                 chunk = rows[start:start + _CHUNK_ROWS]
                 added += conn.execute(_insert(len(chunk)), [value for one in chunk for value in one]).rowcount
+            if added:
+                conn.execute(_MERGE)
             if segment:
                 conn.execute(_PROGRESS, (segment, offset))
             conn.execute("COMMIT")
@@ -415,14 +430,15 @@ def _ranked(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str]
     # The innermost query reads the matches newest first and stops after RANKED_ROWS, computing BM25
     # ("rank") for those only: ordering by rank in it would rank every match (and FTS5 takes twice as
     # long to sort by rank itself). Ties: oldest first, as every backend orders them.
-    sql = (f"SELECT {_CANDIDATE_COLUMNS}, m.verdict, f.score FROM ("
+    sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_ESCAPED}, m.verdict, f.score FROM ("
            " SELECT id, score FROM ("
            "  SELECT rowid AS id, rank AS score FROM memories_fts WHERE memories_fts MATCH ?"
            "  ORDER BY rowid DESC LIMIT ?)"
            " ORDER BY score, id LIMIT ?) AS f JOIN memories m ON m.id = f.id"
            f" WHERE m.namespace = ? AND m.user_id = ? {chat_clause} ORDER BY f.score, f.id")
     rows = conn.execute(sql, [fts.match_expression(terms, scope), RANKED_ROWS, limit, *owner]).fetchall()
-    return [Hit(_memory(row[:-2]), -float(row[-1]), row[-2]) for row in rows]
+    # a row without a backslash is a memory as it is (from_stored would change nothing)
+    return [Hit(_memory(row[:-3]) if row[-3] else Memory(*row[:-3]), -float(row[-1]), row[-2]) for row in rows]
 
 
 def _filters(namespace: str | None, user_id: str | None, chat_id: str | None,
