@@ -667,7 +667,10 @@ def test_a_newer_look_alike_about_something_else_stays_below_the_answer(make: An
     hybrid = make(embedder="e5-small", embed_threads=1)
     for n, fact in enumerate(("My car insurance renews in May.", "我妈妈的生日是三月十二号。",
                               "The wifi password at home is bluefox12.", "My home insurance renews in September.",
-                              "我爸爸的生日是十月二号。", "The wifi password at the office is redcat77."), 1):
+                              "我爸爸的生日是十月二号。", "The wifi password at the office is redcat77.",
+                              # words holding the question's as a part ("car", "home"): other words
+                              "My caravan insurance renews in September.", "The wifi password at the homestay is "
+                              "greenowl3."), 1):
         say(hybrid, ALICE, fact, n)
         time.sleep(0.02)
     assert hybrid.flush(120)

@@ -137,8 +137,8 @@ def newest_first(chosen: Sequence[Ranked], vectors: Mapping[int, Any], terms: Se
     matrix = np.stack([vectors[head[i].memory.id] for i in known])
     close = ((matrix @ matrix.T) >= same).tolist()
     slot = {i: k for k, i in enumerate(known)}  # a head position's row of ``close``
-    texts = {i: head[i].memory.text.casefold() for i in known}
-    held = {i: frozenset(term for term in terms if term in texts[i]) for i in known}
+    asked = frozenset(terms)
+    held = {i: asked.intersection(query.query_terms(head[i].memory.text)) for i in known}  # words, not substrings
     order = list(range(len(head)))  # head positions, in their new order
     moved: set[int] = set()
     at = 0
@@ -263,8 +263,9 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
           order: Callable[[list[Ranked]], list[Ranked]] | None = None) -> str:
     """The recall block: best memories first with provenance, never more than ``budget_tokens``.
     ``more``: memories like the best one (see the module docs), shown after the relevant ones while
-    fewer than ``max_results`` are; each memory is shown once. ``order``: puts the chosen in the order shown
-    (:func:`newest_first`); what is chosen does not change."""
+    fewer than ``max_results`` are; each memory is shown once. ``order``: puts the memories shown in the order
+    shown (:func:`newest_first`), once the block is made by relevance: which are shown, and how much of each, does
+    not change (the lines are only moved, and left as they were if moving them would cost a token more)."""
     chosen = relevant(ranked, max_results)
     if not chosen:  # nothing, or scores that compare with nothing (NaN)
         return ""
@@ -275,10 +276,23 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
         if item.memory.id not in shown:
             shown.add(item.memory.id)
             chosen.append(item)
-    if order is not None:
-        chosen = order(chosen)
     lines = _Lines(chosen, terms, policy)
-    return _all_whole(lines, budget_tokens, count) or _fitted(lines, budget_tokens, count)
+    text = _all_whole(lines, budget_tokens, count) or _fitted(lines, budget_tokens, count)
+    return _reordered(text, chosen, order, budget_tokens, count) if text and order is not None else text
+
+
+def _reordered(text: str, chosen: Sequence[Ranked], order: Callable[[list[Ranked]], list[Ranked]],
+               budget_tokens: int, count: Callable[[str], int]) -> str:
+    """The block ``text`` (its lines those of the first of ``chosen``, one each) with its lines in ``order``'s."""
+    header, *shown = text.split("\n")
+    if len(shown) > len(chosen):  # a line holding a line break: not one line per memory
+        return text
+    at = {item.memory.id: line for item, line in zip(chosen, shown, strict=False)}
+    moved = [at[item.memory.id] for item in order(list(chosen[:len(shown)]))]
+    if moved == shown:
+        return text
+    again = "\n".join([header, *moved])
+    return again if count(again) <= budget_tokens else text
 
 
 class _Lines:
