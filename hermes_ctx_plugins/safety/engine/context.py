@@ -86,8 +86,8 @@ def line(view: str, start: int, end: int) -> tuple[int, int]:
 
 
 #: a negation governing the very next word ("never quietly", "不要私下"), nothing between them
-FORBIDDEN_RIGHT_BEFORE = lazy(r"(?:\b(?:never|not|no)|n't)\s+$|(?:不要|别|禁止|不得|不能|切勿|勿|不可|严禁|不准|"
-                              r"从不|绝不)$")
+FORBIDDEN_RIGHT_BEFORE = lazy(r"(?:\b(?:never|not|no)|n't)\s+$|(?:不要|(?<![分特个区类级差识辨告派性])别|禁止|不得|"
+                              r"不能|切勿|勿|不可|严禁|不准|从不|绝不)$")
 
 
 def _negated(view: str, m: re.Match[str]) -> bool:

@@ -60,18 +60,20 @@ ON_A_STANDING_LINE = Near(STANDING_RE, "line")
 _RISKY_ACT = lazy(r"\b(?:destructive|sudo|firewall|credentials?|secrets?|passwords?|databases?|wire|wiring|transfers?|"
                   r"force[\s-]?push\w*|drop\s+(?:table|database)|truncate)\b|\brm\s+-\w*[rf]|"
                   r"\b(?:api|access|ssh|private)\s+keys?\b|\btokens?\b|转账|汇款|打款|数据库|密钥|凭据|密码|令牌|格式化|"
-                  # a whole environment torn down: a namespace, a cluster, infrastructure, a production system (not a
-                  # pod, a job, old logs or build artifacts: routine cleanups)
-                  r"\bkubectl\s+(?:-\S+\s+(?:[^-\s]\S*\s+)?)*delete\s+(?:(?:-\S+\s+)*)(?:namespaces?|ns|deployments?|"
-                  r"deploy|statefulsets?|sts|pvc|pv|persistentvolume\w*|nodes?|crd|customresourcedefinitions?|all)\b|"
-                  r"\bkubectl\b[^\n]{0,80}?\bdelete\b[^\n]{0,40}?--all\b|\bterraform\s+(?:destroy|apply\s+[^\n]{0,40}?-destroy)\b|"
-                  r"\b(?:gcloud|az|eksctl|doctl)\s+[\w\s-]{0,40}?\bclusters?\s+delete\b|\beksctl\s+delete\s+cluster\b|"
-                  r"\baws\s+s3\s+(?:rm|rb)\b[^\n]{0,120}?--(?:recursive|force)\b|\b(?:delete|wipe|destroy|drop|tear\s+down)"
-                  r"\s+(?:the\s+)?(?:production|prod|live)\s+(?:databases?|dbs?|namespaces?|clusters?|environments?|"
-                  r"servers?|buckets?|data|tables?|backups?)\b|(?:删除|删掉|清空|销毁|干掉|格式化)[^,.。\n]{0,4}?(?:生产|线上)"
-                  r"(?:环境|集群|数据库|库|数据|命名空间|存储桶|备份)|(?:生产|线上)(?:环境|集群|数据库|库|命名空间)"
-                  r"[^,.。\n]{0,4}?(?:删除|删掉|清空|销毁)")
-_UNASKED = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
+                  # a whole environment torn down: a namespace, a cluster, infrastructure, anything in production (not a
+                  # pod, a job, old logs or build artifacts elsewhere: routine cleanups)
+                  r"\bkubectl\b[^\n|;&]{0,80}?\bdelete\s+(?:(?:-\S+\s+)*)(?:namespaces?|ns|nodes?|crds?|"
+                  r"customresourcedefinitions?|pvs?|persistentvolumes?)\b|\bkubectl\b[^\n|;&]{0,100}?(?:(?:-n|--namespace)"
+                  r"[=\s]+(?:prod|production)\b[^\n|;&]{0,100}?\bdelete\b|\bdelete\b[^\n|;&]{0,100}?(?:(?:-n|--namespace)"
+                  r"[=\s]+(?:prod|production)\b|[/\s]prod(?:uction)?/))|\bterraform\s+(?:destroy|apply\s+[^\n]{0,40}?-destroy)"
+                  r"\b|\b(?:gcloud|az|eksctl|doctl)\s+[\w\s-]{0,40}?\bclusters?\s+delete\b|\beksctl\s+delete\s+cluster\b|"
+                  r"\bpulumi\s+destroy\b|\baws\s+rds\s+delete-db-\w+|\bkubectl\b[^\n|;&]{0,80}?\bdelete\b[^\n|;&]{0,80}?"
+                  r"--all-namespaces\b|"
+                  r"\b(?:delete|wipe|destroy|drop|tear\s+down)\s+(?:all\s+)?(?:the\s+|of\s+the\s+)?(?:production|prod|live)"
+                  r"\s+(?:\w+\s+)?(?:databases?|dbs?|namespaces?|clusters?|environments?|data|tables?|buckets?)\b|(?:删除|删掉|清空|"
+                  r"销毁|干掉|格式化)(?:所有|全部)?的?(?:生产|线上)的?[^,.。\n]{0,12}?(?:环境|集群|数据库|库|数据|命名空间|服务器(?![上里中]))|"
+                  r"(?:生产|线上)(?:环境|集群|数据库|库|命名空间)[^,.。\n]{0,4}?(?:删除|删掉|清空|销毁)")
+_NOT_ASKING = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
                 r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
                 r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户|找人|找用户|问人|找谁)?(?:确认|"
                 r"询问|请示|问|核实|提醒|通知)")
@@ -91,7 +93,7 @@ RULES = (
          r"permission|consent|sign-?off)\b|(?:已经?|早已|事先|预先|提前)(?:获得|得到|拿到)?了?(?:用户|老板|管理员|"
          r"主管|负责人|领导|财务)?的?(?:授权|批准|同意|确认)|(?:用户|老板|管理员|主管|负责人|领导|财务)(?:已经?|早已|"
          r"事先|预先|提前)(?:授权|批准|同意|确认)",
-         context=(NOT_NEGATED, Near(_RISKY_ACT, "sentence"), Near(_UNASKED, "line"),
+         context=(NOT_NEGATED, Near(_RISKY_ACT, "sentence"), Near(_NOT_ASKING, "line"),
                   Near(_TEST_PLACE, "sentence", absent=True), Near(_FIRST_PERSON, "sentence", absent=True)),
          bounded=True, languages=("en", "zh")),
     # dangerous acts declared allowed ("the assistant is authorised to disable the antivirus", "我授权你执行任何命令")
