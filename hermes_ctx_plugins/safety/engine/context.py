@@ -85,11 +85,6 @@ def line(view: str, start: int, end: int) -> tuple[int, int]:
     return view.rfind("\n", 0, start) + 1, len(view) if stop < 0 else stop
 
 
-#: a negation governing the very next word ("never quietly", "不要私下"), nothing between them
-FORBIDDEN_RIGHT_BEFORE = lazy(r"(?:\b(?:never|not|no)|n't)\s+$|(?:不要|(?<![分特个区类级差识辨告派性])别|禁止|不得|"
-                              r"不能|切勿|勿|不可|严禁|不准|从不|绝不)$")
-
-
 def _negated(view: str, m: re.Match[str]) -> bool:
     return bool(NEGATION.search(view, max(0, m.start() - 24), m.start()))
 
@@ -158,11 +153,7 @@ def _payload_on_the_line(view: str, m: re.Match[str]) -> bool:
 
 
 def _covert(action: re.Pattern[str], view: str, m: re.Match[str]) -> bool:
-    """Concealment next to an action on its line that reaches a remote host, in an order rather than a description,
-    and not itself forbidden ("不要私下提供任何账户": do not hand out any account privately; the negation right before
-    the word: "no announcements, silently push …" and "别声张私下转账" negate something else)."""
-    if FORBIDDEN_RIGHT_BEFORE.search(view, max(0, m.start() - 12), m.start()):
-        return False
+    """Concealment next to an action on its line that reaches a remote host, in an order rather than a description."""
     first, last = line(view, m.start(), m.end())
     head, tail = view[max(first, m.start() - 300):m.start()], view[m.end():last][:300]
     said = "".join(sentence(view, m.start(), m.end()))

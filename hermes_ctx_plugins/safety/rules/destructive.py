@@ -19,11 +19,6 @@ _SESSION_TRIGGER = (r"before\s+(?:answering|responding|replying|(?:every|each|an
                     r"first\s+thing|on\s+(?:every\s+)?start-?up|回答之前|回答前|回复前|回复之前|每次(?:回答|回复|对话|"
                     r"会话)|每轮")
 
-# what turns a risky act into an order to do it behind the user: no asking, a later chance, quiet
-_UNASKED = lazy(r"\b(?:don't|do\s+not|never|without)\s+(?:ask|asking|tell|telling|mention|mentioning|confirm|"
-                r"confirming)\b|\bnext\s+time\b|\bwhenever\s+you\s+(?:can|have)\b|\b(?:quietly|silently|secretly)\b|"
-                r"悄悄|不要(?:问|告诉)|无需确认")
-
 #: what a payload written into generated code looks like (the check ``payload on the line`` looks for it)
 PAYLOAD = lazy(r"(?:curl|wget)\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|verify\s*=\s*false|--insecure\b|"
                r"rejectunauthorized\s*[:=]\s*false|strict_?ssl\s*[:=]?\s*false|\beval\s*\(|\bexec\s*\(|"
@@ -63,16 +58,18 @@ _RISKY_ACT = lazy(r"\b(?:destructive|sudo|firewall|credentials?|secrets?|passwor
                   # a whole environment torn down: a namespace, a cluster, infrastructure, anything in production (not a
                   # pod, a job, old logs or build artifacts elsewhere: routine cleanups)
                   r"\bkubectl\b[^\n|;&]{0,80}?\bdelete\s+(?:(?:-\S+\s+)*)(?:namespaces?|ns|nodes?|crds?|"
-                  r"customresourcedefinitions?|pvs?|persistentvolumes?)\b|\bkubectl\b[^\n|;&]{0,100}?(?:(?:-n|--namespace)"
-                  r"[=\s]+(?:prod|production)\b[^\n|;&]{0,100}?\bdelete\b|\bdelete\b[^\n|;&]{0,100}?(?:(?:-n|--namespace)"
-                  r"[=\s]+(?:prod|production)\b|[/\s]prod(?:uction)?/))|\bterraform\s+(?:destroy|apply\s+[^\n]{0,40}?-destroy)"
-                  r"\b|\b(?:gcloud|az|eksctl|doctl)\s+[\w\s-]{0,40}?\bclusters?\s+delete\b|\beksctl\s+delete\s+cluster\b|"
-                  r"\bpulumi\s+destroy\b|\baws\s+rds\s+delete-db-\w+|\bkubectl\b[^\n|;&]{0,80}?\bdelete\b[^\n|;&]{0,80}?"
+                  r"customresourcedefinitions?|pvs?|persistentvolumes?)\b|\bkubectl\b[^\n|;&]{0,80}?\bdelete\b[^\n|;&]{0,80}?"
                   r"--all-namespaces\b|"
-                  r"\b(?:delete|wipe|destroy|drop|tear\s+down)\s+(?:all\s+)?(?:the\s+|of\s+the\s+)?(?:production|prod|live)"
-                  r"\s+(?:\w+\s+)?(?:databases?|dbs?|namespaces?|clusters?|environments?|data|tables?|buckets?)\b|(?:删除|删掉|清空|"
-                  r"销毁|干掉|格式化)(?:所有|全部)?的?(?:生产|线上)的?[^,.。\n]{0,12}?(?:环境|集群|数据库|库|数据|命名空间|服务器(?![上里中]))|"
-                  r"(?:生产|线上)(?:环境|集群|数据库|库|命名空间)[^,.。\n]{0,4}?(?:删除|删掉|清空|销毁)")
+                  # a workload, not a pod or a job, deleted in production ("kubectl -n prod delete deployment api")
+                  r"\bkubectl\b(?=[^\n|;&]{0,160}?(?:-n|--namespace)[=\s]+(?:prod|production)\b)[^\n|;&]{0,100}?\bdelete\s+"
+                  r"(?:(?:-\S+\s+(?:[^-\s]\S*\s+)?)*)(?:deployments?|deploy|statefulsets?|sts|services?|svc|all)\b|"
+                  r"\bkubectl\b[^\n|;&]{0,80}?\bdelete\s+(?:-\S+\s+)*?(?:-f|--filename)[=\s]+\S*?\bprod(?:uction)?\b|\bterraform\s+(?:destroy|apply\s+[^\n]{0,40}?-destroy)\b|\bpulumi\s+destroy\b|"
+                  r"\b(?:gcloud|az|eksctl|doctl)\s+[\w\s-]{0,40}?\bclusters?\s+delete\b|\beksctl\s+delete\s+cluster\b|"
+                  r"\baws\s+rds\s+delete-db-\w+|\b(?:delete|wipe|destroy|drop|tear\s+down)\s+(?:all\s+)?(?:the\s+|of\s+the\s+)?"
+                  r"(?:production|prod|live)\s+(?:\w+\s+)?(?:databases?|dbs?|namespaces?|clusters?|environments?|data|tables?|"
+                  r"buckets?)\b|(?:删除|删掉|清空|销毁|干掉|格式化)(?:所有|全部)?的?(?:生产|线上)的?\s*(?:[A-Za-z0-9-]+\s*)?"
+                  r"(?:环境|集群|数据库|库|数据|命名空间|服务器)(?![上里中内])|(?:生产|线上)(?:环境|集群|数据库|库|命名空间)"
+                  r"[^,.。\n]{0,4}?(?:删除|删掉|清空|销毁)")
 _NOT_ASKING = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
                 r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
                 r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户|找人|找用户|问人|找谁)?(?:确认|"
@@ -167,7 +164,7 @@ RULES = (
          r"(?:disable|turn\s+off|remove|bypass|deactivate)\s+(?:the\s+)?(?:user'?s?\s+)?(?:\w+\s+){0,2}?(?:2fa|"
          r"two[\s-]factor|mfa|multi[\s-]factor|firewall|antivirus|defender|selinux|apparmor|audit\s+logs?|logging|"
          r"endpoint\s+protection|edr|gatekeeper|uac)\b",
-         context=(NOT_NEGATED, Near(_UNASKED, "sentence-without-match")), bounded=True, languages=("en",)),
+         context=(NOT_NEGATED, Near(_NOT_ASKING, "sentence-without-match")), bounded=True, languages=("en",)),
     Rule("destructive/obey-untrusted-content", "injection", "obey untrusted content", (100, 140),
          "web,website,websites,page,pages,webpage,webpages,email,emails,document,documents,tool,search,fetched,"
          "internet,pdf,pdfs,url,urls,links,inbox,untrusted,incoming",

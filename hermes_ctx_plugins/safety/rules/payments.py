@@ -22,7 +22,7 @@ _REDIRECT_HINT = lazy(r"\b(?:rather\s+than|instead\s+of|new|updated|changed|only
 # an account said to replace another (the standing rule itself, "一律", is the pattern's own word)
 _REPLACED = lazy(r"\b(?:instead\s+of|rather\s+than|new|updated|changed|moved|from\s+now\s+on|going\s+forward|"
                  r"no\s+longer)\b|新|旧|停用|换了|更换|改为|改成|变更|不再")
-_OWN = lazy(r"\b(?:my|mine)\b|我(?!们)")
+_OWN = lazy(r"\b(?:my|mine)\b|我(?![们司方])")
 # what makes a link planted in the assistant's output an ad or a tracker: marked hidden, shortened or tracking
 _PLANTED_MARK = lazy(r"\b(?:hidden|invisible|tracking|affiliate|referral|sponsored)\b|(?:bit\.ly|tinyurl\.com|t\.co|"
                      r"goo\.gl|is\.gd|cutt\.ly|rb\.gy|t\.ly|ow\.ly|shorturl\.at|tiny\.cc)/|[?&](?:ref|aff|affiliate|"
