@@ -283,12 +283,14 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
 
 def _reordered(text: str, chosen: Sequence[Ranked], order: Callable[[list[Ranked]], list[Ranked]],
                budget_tokens: int, count: Callable[[str], int]) -> str:
-    """The block ``text`` (its lines those of the first of ``chosen``, one each) with its lines in ``order``'s."""
+    """The block ``text`` with its lines in ``order``'s order. A line is its memory's by the id it starts with (a
+    line that fits nothing of what is left is skipped by :func:`_fitted`, and a later one may follow it)."""
     header, *shown = text.split("\n")
-    if len(shown) > len(chosen):  # a line holding a line break: not one line per memory
+    at = {line.partition(" ")[2].partition(" ")[0]: line for line in shown}  # "- [#12 · …" → "[#12"
+    placed = [item for item in chosen if f"[#{item.memory.id}" in at]
+    if len(placed) != len(shown):  # not one line per memory shown: left as made
         return text
-    at = {item.memory.id: line for item, line in zip(chosen, shown, strict=False)}
-    moved = [at[item.memory.id] for item in order(list(chosen[:len(shown)]))]
+    moved = [at[f"[#{item.memory.id}"] for item in order(placed)]
     if moved == shown:
         return text
     again = "\n".join([header, *moved])
