@@ -371,3 +371,12 @@ def test_another_writer_holding_the_lock_delays_storing_but_not_recall(provider:
     finally:
         locker.communicate("")
     assert provider.flush(10) and len(search(provider, "walruses", ALICE)) == 2
+
+
+def test_a_turn_holding_a_nul_is_recalled_whole(provider: LocalProvider) -> None:
+    """SQLite's substr() stops at a NUL: a search candidate's text came back cut there ("the locker code is" and
+    nothing of what followed), in the recall block and the search tool alike, while ``get`` gave it whole."""
+    stored(provider, turn(ALICE, 1, "nulmarker pasted from a log \x00 then: the locker code is 4471-XQ"))
+    assert "4471-XQ" in provider.prefetch("nulmarker locker", session=ALICE)
+    [hit] = search(provider, "nulmarker", ALICE)
+    assert "4471-XQ" in json.dumps(hit)

@@ -60,9 +60,11 @@ RANKED_ROWS = 2_000
 #: statistics, whatever its segments).
 MERGE_PAGES = 64
 _MERGE = f"INSERT INTO memories_fts (memories_fts, rank) VALUES ('merge', {MERGE_PAGES})"
-#: a search candidate's columns, its texts cut to ``CANDIDATE_CHARS``
-_CANDIDATE_COLUMNS = ", ".join(f"substr(m.{c}, 1, {CANDIDATE_CHARS})" if c.endswith("_text") else f"m.{c}"
-                               for c in _COLUMNS)
+#: a search candidate's columns, its texts cut to ``CANDIDATE_CHARS`` -- but for a text holding a NUL, read whole:
+#: substr() stops at a NUL (what followed it was lost from recall), and such a text is rare and bounded
+_CANDIDATE_COLUMNS = ", ".join(
+    f"CASE WHEN instr(m.{c}, char(0)) THEN m.{c} ELSE substr(m.{c}, 1, {CANDIDATE_CHARS}) END" if c.endswith("_text")
+    else f"m.{c}" for c in _COLUMNS)
 #: whether any text of a candidate holds a backslash, the mark of a stored escape (see :func:`_memory`)
 _ESCAPED = " OR ".join(f"instr(m.{c}, '\\')" for c in _COLUMNS[1:-1])
 
