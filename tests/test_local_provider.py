@@ -20,6 +20,7 @@ from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.local.recall import HEADER
 from hermes_ctx_plugins.storage import Record
 from hermes_ctx_plugins.storage import text as query
+from hermes_ctx_plugins.storage.records import CANDIDATE_CHARS
 from hermes_ctx_plugins.storage.sqlite import fts
 from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 from hermes_ctx_plugins.tokens import get_counter
@@ -380,3 +381,14 @@ def test_a_turn_holding_a_nul_is_recalled_whole(provider: LocalProvider) -> None
     assert "4471-XQ" in provider.prefetch("nulmarker locker", session=ALICE)
     [hit] = search(provider, "nulmarker", ALICE)
     assert "4471-XQ" in json.dumps(hit)
+
+
+def test_a_long_turn_holding_a_nul_is_read_as_any_other_candidate(make: Any) -> None:
+    """... and cut as any other candidate: read whole, a pasted 190k-character turn holding a NUL made every later
+    recall of it several times slower (a red-team pass: 22 -> 80 ms a prefetch over 40 such turns)."""
+    provider = make(max_turn_chars=1_000_000)
+    stored(provider, turn(ALICE, 1, "nulmarker start \x00 then the locker code is 4471-XQ " + "filler words " * 40_000))
+    store = provider._store()
+    [hit] = store.search(["nulmarker"], namespace="", user_id="alice", chat_id="dm", share_across_chats=False, limit=5)
+    assert "4471-XQ" in hit.memory.user_text and "\x00" in hit.memory.user_text
+    assert len(hit.memory.user_text) <= CANDIDATE_CHARS  # cut, as a candidate without a NUL is

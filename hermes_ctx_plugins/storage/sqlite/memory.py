@@ -60,11 +60,13 @@ RANKED_ROWS = 2_000
 #: statistics, whatever its segments).
 MERGE_PAGES = 64
 _MERGE = f"INSERT INTO memories_fts (memories_fts, rank) VALUES ('merge', {MERGE_PAGES})"
-#: a search candidate's columns, its texts cut to ``CANDIDATE_CHARS`` -- but for a text holding a NUL, read whole:
-#: substr() stops at a NUL (what followed it was lost from recall), and such a text is rare and bounded
+#: a search candidate's columns, its texts cut to ``CANDIDATE_CHARS``; a text holding a NUL is cut as bytes (UTF-8 takes
+#: at most 4 a character), since substr() of a text stops at a NUL: what followed it was lost from recall
 _CANDIDATE_COLUMNS = ", ".join(
-    f"CASE WHEN instr(m.{c}, char(0)) THEN m.{c} ELSE substr(m.{c}, 1, {CANDIDATE_CHARS}) END" if c.endswith("_text")
-    else f"m.{c}" for c in _COLUMNS)
+    f"CASE WHEN instr(m.{c}, char(0)) THEN substr(CAST(m.{c} AS BLOB), 1, {4 * CANDIDATE_CHARS}) "
+    f"ELSE substr(m.{c}, 1, {CANDIDATE_CHARS}) END" if c.endswith("_text") else f"m.{c}" for c in _COLUMNS)
+#: whether any text of a candidate holds a NUL (and so comes as bytes: :func:`_nul_cut`)
+_HAS_NUL = " OR ".join(f"instr(m.{c}, char(0))" for c in _COLUMNS if c.endswith("_text"))
 #: whether any text of a candidate holds a backslash, the mark of a stored escape (see :func:`_memory`)
 _ESCAPED = " OR ".join(f"instr(m.{c}, '\\')" for c in _COLUMNS[1:-1])
 
@@ -432,7 +434,7 @@ def _ranked(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str]
     # The innermost query reads the matches newest first and stops after RANKED_ROWS, computing BM25
     # ("rank") for those only: ordering by rank in it would rank every match (and FTS5 takes twice as
     # long to sort by rank itself). Ties: oldest first, as every backend orders them.
-    sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_ESCAPED}, m.verdict, f.score FROM ("
+    sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_HAS_NUL}, {_ESCAPED}, m.verdict, f.score FROM ("
            " SELECT id, score FROM ("
            "  SELECT rowid AS id, rank AS score FROM memories_fts WHERE memories_fts MATCH ?"
            "  ORDER BY rowid DESC LIMIT ?)"
@@ -440,7 +442,15 @@ def _ranked(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str]
            f" WHERE m.namespace = ? AND m.user_id = ? {chat_clause} ORDER BY f.score, f.id")
     rows = conn.execute(sql, [fts.match_expression(terms, scope), RANKED_ROWS, limit, *owner]).fetchall()
     # a row without a backslash is a memory as it is (from_stored would change nothing)
-    return [Hit(_memory(row[:-3]) if row[-3] else Memory(*row[:-3]), -float(row[-1]), row[-2]) for row in rows]
+    return [Hit(_memory(_nul_cut(row[:-4]) if row[-4] else row[:-4]) if row[-3] or row[-4] else Memory(*row[:-4]),
+                -float(row[-1]), row[-2]) for row in rows]
+
+
+def _nul_cut(values: Sequence[Any]) -> list[Any]:
+    """A candidate row whose texts holding a NUL came as the bytes of their start: those texts, cut to
+    ``CANDIDATE_CHARS`` (a character the byte cut split is dropped: stored texts are UTF-8, lone surrogates escaped)."""
+    return [value.decode("utf-8", "ignore")[:CANDIDATE_CHARS] if isinstance(value, bytes) else value
+            for value in values]
 
 
 def _filters(namespace: str | None, user_id: str | None, chat_id: str | None,
