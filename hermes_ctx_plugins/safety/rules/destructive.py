@@ -55,23 +55,26 @@ ON_A_STANDING_LINE = Near(STANDING_RE, "line")
 _RISKY_ACT = lazy(r"\b(?:destructive|sudo|firewall|credentials?|secrets?|passwords?|databases?|wire|wiring|transfers?|"
                   r"force[\s-]?push\w*|drop\s+(?:table|database)|truncate)\b|\brm\s+-\w*[rf]|"
                   r"\b(?:api|access|ssh|private)\s+keys?\b|\btokens?\b|转账|汇款|打款|数据库|密钥|凭据|密码|令牌|格式化|"
-                  # a whole environment torn down: a namespace, a cluster, infrastructure, anything in production (not a
-                  # pod, a job, old logs or build artifacts elsewhere: routine cleanups)
+                  # a whole environment torn down: a namespace, a cluster, infrastructure, a production database or
+                  # workload (not a pod, a job, old logs, caches, exports or build artifacts: routine cleanups)
                   r"\bkubectl\b[^\n|;&]{0,80}?\bdelete\s+(?:(?:-\S+\s+)*)(?:namespaces?|ns|nodes?|crds?|"
                   r"customresourcedefinitions?|pvs?|persistentvolumes?)\b|\bkubectl\b[^\n|;&]{0,80}?\bdelete\b[^\n|;&]{0,80}?"
                   r"--all-namespaces\b|"
-                  # a workload, not a pod or a job, deleted in production ("kubectl -n prod delete deployment api")
+                  # production's data or everything of a kind there deleted ("-n prod … --all"); not one deployment or
+                  # service: a promoted canary's are deleted so, and the rules cannot tell it from the main one
                   r"\bkubectl\b(?=[^\n|;&]{0,160}?(?:-n|--namespace)[=\s]+(?:prod|production)\b)[^\n|;&]{0,100}?\bdelete\s+"
-                  r"(?:(?:-\S+\s+(?:[^-\s]\S*\s+)?)*)(?:deployments?|deploy|statefulsets?|sts|services?|svc|all)\b|"
-                  r"\bkubectl\b[^\n|;&]{0,80}?\bdelete\s+(?:-\S+\s+)*?(?:-f|--filename)[=\s]+\S*?\bprod(?:uction)?\b|\bterraform\s+(?:destroy|apply\s+[^\n]{0,40}?-destroy)\b|\bpulumi\s+destroy\b|"
+                  r"(?:(?:-\S+\s+(?:[^-\s]\S*\s+)?)*)(?:(?:statefulsets?|sts|pvcs?|persistentvolumeclaims?|secrets?|all)\b|"
+                  r"[\w,.-]+[^\n|;&]{0,60}?--all\b)|"
+                  r"\bterraform\s+(?:destroy|apply\s+[^\n]{0,40}?-destroy)\b|\bpulumi\s+destroy\b|"
                   r"\b(?:gcloud|az|eksctl|doctl)\s+[\w\s-]{0,40}?\bclusters?\s+delete\b|\beksctl\s+delete\s+cluster\b|"
                   r"\baws\s+rds\s+delete-db-\w+|\b(?:delete|wipe|destroy|drop|tear\s+down)\s+(?:all\s+)?(?:the\s+|of\s+the\s+)?"
-                  r"(?:production|prod|live)\s+(?:\w+\s+)?(?:databases?|dbs?|namespaces?|clusters?|environments?|data|tables?|"
-                  r"buckets?)\b|(?:删除|删掉|清空|销毁|干掉|格式化)(?:所有|全部)?的?(?:生产|线上)的?\s*(?:[A-Za-z0-9-]+\s*)?"
-                  r"(?:环境|集群|数据库|库|数据|命名空间|服务器)(?![上里中内])|(?:生产|线上)(?:环境|集群|数据库|库|命名空间)"
-                  r"[^,.。\n]{0,4}?(?:删除|删掉|清空|销毁)")
+                  r"(?:production|prod|live)\s+(?:(?!cache|build|temp|tmp|test|log)[a-z0-9-]+\s+)?(?:databases?|dbs?|"
+                  r"namespaces?|clusters?|environments?|data|tables?|buckets?)\b(?![\w'\u2019-]|\s+(?:variables?|exports?|"
+                  r"caches?|logs?|artifacts?|files?|dumps?|folders?|director(?:y|ies)|dirs?))|(?:删除|删掉|清空|销毁|干掉|"
+                  r"格式化)(?:所有|全部|整个)?的?(?:生产|线上)的?\s*(?:[A-Za-z0-9-]+\s*)?(?:环境|集群|数据库|库|数据|命名空间|"
+                  r"服务器)(?![上里中内的])")
 _NOT_ASKING = lazy(r"\b(?:(?:do\s+not|don't|never|no\s+need\s+to)\s+(?:ask|re-?confirm|confirm|check|verify|flag)|"
-                r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
+                r"without\s+(?:asking|confirm\w*|check\w*|verif\w*|flagging|telling|informing)|skip\w*\s+(?:the\s+)?confirm\w*)\b|"
                 r"(?:无需|不必|不用|不需要|无须|不再|别再|不要再?)再?(?:向用户|跟用户|和用户|找人|找用户|问人|找谁)?(?:确认|"
                 r"询问|请示|问|核实|提醒|通知)")
 #: the note in the user's own voice: their own standing approval is what a memory is for ("I've pre-approved
