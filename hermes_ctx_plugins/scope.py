@@ -120,13 +120,18 @@ def to_stored(value: str) -> str:
 
 
 _STORED_ESCAPE = re.compile(r"\\(\\|u[0-9a-f]{4})")
+#: half an escape at the end: what a stored text cut at a length (a search candidate's) may end with, and a whole
+#: stored text never does (its backslashes come in pairs or start a ``\uXXXX``)
+_TORN_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\(?:u[0-9a-f]{0,3})?$")
 
 
 def from_stored(value: str) -> str:
-    """The inverse of :func:`to_stored`."""
+    """The inverse of :func:`to_stored`; of a stored text cut short, the text up to the last whole character (an
+    escape the cut tore in two is dropped, not shown as ``\\ud8``)."""
     if "\\" not in value:
         return value
-    return _STORED_ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), value)
+    return _STORED_ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)),
+                              _TORN_ESCAPE.sub(r"\1", value))
 
 
 #: how :func:`typed` marks an id given as a JSON string (the ``--user-json`` style options take it)

@@ -745,3 +745,22 @@ def test_the_newest_first_order_moves_the_lines_of_the_memories_shown_and_only_t
             moved += shown.index("[#2") < shown.index("[#1")
         assert "id_rsa" not in ordered
     assert moved  # the newer restatement does come first where both are shown
+
+
+def test_every_backend_gives_a_search_candidate_cut_short_as_a_prefix_of_its_text(backend_store: Any) -> None:
+    """A candidate's texts are cut where they are stored (escaped: a lone surrogate as ``\\ud800``, a NUL as
+    ``\\u0000`` on PostgreSQL); a cut through an escape came back as a literal ``\\ud8`` or ``\\u00``, no prefix of
+    what was said (a red-team pass). Whatever the cut, each candidate's text is a prefix of the memory's."""
+    from hermes_ctx_plugins.storage.records import CANDIDATE_CHARS
+
+    store = backend_store
+    texts = {f"k{n}-{i}": "cutmarker " + "a" * (CANDIDATE_CHARS - 10 - n) + tail
+             for i, tail in enumerate(("\ud800 after", "\x00 after", "\\ after")) for n in range(-2, 7)}
+    store.write([record(key, "alice", text) for key, text in texts.items()])
+    hits = store.search(["cutmarker"], namespace="", user_id="alice", chat_id="c1", share_across_chats=True,
+                        limit=100)
+    assert len(hits) == len(texts)
+    for hit in hits:
+        whole = texts[hit.memory.key]
+        assert whole.startswith(hit.memory.user_text), (hit.memory.key, hit.memory.user_text[-12:])
+        assert len(hit.memory.user_text) >= CANDIDATE_CHARS - 6  # cut near the limit, not far before it
