@@ -28,7 +28,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(ROOT), str(HERE), str(ROOT / "benchmarks")]
 
 import train  # noqa: E402
-from bench_scan_public import load  # noqa: E402
+from bench_scan_public import load, pct  # noqa: E402
 
 from hermes_ctx_plugins.safety import scan  # noqa: E402
 from hermes_ctx_plugins.safety.learned import features  # noqa: E402
@@ -49,7 +49,7 @@ def fit_and_score(train_rows: list[dict], test_rows: list[dict], c: float) -> li
 
 def share(flags: list[bool], rows: list[dict], hostile: bool) -> str:
     picked = [f for f, r in zip(flags, rows, strict=True) if r["hostile"] == hostile]
-    return f"{sum(picked) / len(picked):6.1%} ({sum(picked)}/{len(picked)})" if picked else "-"
+    return pct(sum(picked), len(picked))
 
 
 def main() -> None:

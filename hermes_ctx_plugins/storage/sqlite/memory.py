@@ -67,8 +67,6 @@ _CANDIDATE_COLUMNS = ", ".join(
     f"ELSE substr(m.{c}, 1, {CANDIDATE_CHARS}) END" if c.endswith("_text") else f"m.{c}" for c in _COLUMNS)
 #: whether any text of a candidate holds a NUL (and so comes as bytes: :func:`_nul_cut`)
 _HAS_NUL = " OR ".join(f"instr(m.{c}, char(0))" for c in _COLUMNS if c.endswith("_text"))
-#: whether any text of a candidate holds a backslash, the mark of a stored escape (see :func:`_memory`)
-_ESCAPED = " OR ".join(f"instr(m.{c}, '\\')" for c in _COLUMNS[1:-1])
 
 
 def row(record: Record) -> tuple[Any, ...]:
@@ -434,16 +432,14 @@ def _ranked(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str]
     # The innermost query reads the matches newest first and stops after RANKED_ROWS, computing BM25
     # ("rank") for those only: ordering by rank in it would rank every match (and FTS5 takes twice as
     # long to sort by rank itself). Ties: oldest first, as every backend orders them.
-    sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_HAS_NUL}, {_ESCAPED}, m.verdict, f.score FROM ("
+    sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_HAS_NUL}, m.verdict, f.score FROM ("
            " SELECT id, score FROM ("
            "  SELECT rowid AS id, rank AS score FROM memories_fts WHERE memories_fts MATCH ?"
            "  ORDER BY rowid DESC LIMIT ?)"
            " ORDER BY score, id LIMIT ?) AS f JOIN memories m ON m.id = f.id"
            f" WHERE m.namespace = ? AND m.user_id = ? {chat_clause} ORDER BY f.score, f.id")
     rows = conn.execute(sql, [fts.match_expression(terms, scope), RANKED_ROWS, limit, *owner]).fetchall()
-    # a row without a backslash is a memory as it is (from_stored would change nothing)
-    return [Hit(_memory(_nul_cut(row[:-4]) if row[-4] else row[:-4]) if row[-3] or row[-4] else Memory(*row[:-4]),
-                -float(row[-1]), row[-2]) for row in rows]
+    return [Hit(_memory(_nul_cut(row[:-3]) if row[-3] else row[:-3]), -float(row[-1]), row[-2]) for row in rows]
 
 
 def _nul_cut(values: Sequence[Any]) -> list[Any]:
