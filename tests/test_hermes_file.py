@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,9 @@ def test_hermes_own_background_review_writes_through_our_gate(stub: StubOpenAISe
     while not user_md.exists() and time.monotonic() < deadline:  # hermes reviews on a daemon thread
         time.sleep(0.05)
     assert user_md.read_text() == "Dana prefers short answers"
+    for review in [t for t in threading.enumerate() if t.name.startswith("bg-review")]:
+        review.join(timeout=30)  # its last call ("Saved.") while the stub still answers
+        assert not review.is_alive()
     memory_md = memories() / "MEMORY.md"
     assert not memory_md.exists() or HOSTILE_WRITE not in memory_md.read_text()
     review_tools = [m for r in stub.chat_requests for m in r.body["messages"]  # type: ignore[index]
