@@ -105,3 +105,55 @@ def test_with_the_embedder_a_paraphrase_is_recalled_on_the_wire_through_real_her
     sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
     assert sent.startswith(question) and "Recalled from earlier conversations" in sent
     assert "my kitten knocked the vase off the shelf" in sent
+
+
+def settled(session: Any) -> None:
+    """hermes syncs a turn on its memory worker after the turn: wait for it (and for our write-behind queue)."""
+    session._memory_manager.flush_pending(timeout=30)
+    for adapter in session._memory_manager.providers:
+        resolved = adapter._resolve() if hasattr(adapter, "_resolve") else None
+        if resolved is not None and hasattr(resolved[1], "flush"):
+            assert resolved[1].flush(timeout=30)
+
+
+def recalled(stub: StubOpenAIServer) -> str:
+    """The recall block hermes appended to the user message of the latest request."""
+    sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+    return str(sent).partition("Recalled from earlier conversations")[2]
+
+
+def test_recall_leaves_out_the_turns_the_conversation_still_holds_and_shows_them_once_they_leave(
+        stub: StubOpenAIServer) -> None:
+    """Eight turns into a session, every line of the block was one of that session's own turns, all still
+    in the prompt; now the block holds other conversations, and a turn comes back once its conversation's
+    history no longer holds it (a compaction took it out)."""
+    configure(stub)
+    stub.reply("Noted.")
+    earlier = agent(stub)
+    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
+    earlier.shutdown_memory_provider([])
+
+    said = "the friday deploy goes to the blue cluster"
+    now = agent(stub)
+    stub.reply("Noted, blue.")
+    first = now.run_conversation(said, conversation_history=[])
+    settled(now)
+    stub.reply("Blue, through 8443.")
+    second = now.run_conversation("for the friday deploy: which cluster, which port?",
+                                  conversation_history=first["messages"])
+    settled(now)
+    block = recalled(stub)
+    assert "staging port 8443" in block  # another conversation's memory is recalled ...
+    assert f"User: {said}" not in block  # ... this one's own turn, in the prompt above, is not
+    assert said in str(stub.chat_requests[-1].body["messages"])  # it is there, as the conversation's
+
+    # the conversation goes on without that turn in its history (as after a compaction) ...
+    stub.reply("ok")
+    third = now.run_conversation("let us move on to the release notes", conversation_history=[])
+    settled(now)
+    stub.reply("Blue.")
+    now.run_conversation("which cluster does the friday deploy go to?", conversation_history=third["messages"])
+    settled(now)
+    assert f"User: {said}" in recalled(stub)  # ... and its memory of that turn is recalled again
+    assert second["final_response"] == "Blue, through 8443."
+    now.shutdown_memory_provider([])

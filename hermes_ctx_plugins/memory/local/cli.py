@@ -38,8 +38,9 @@ from ...storage import text as query
 from . import recall
 from .arguments import describe
 from .options import NAME
-from .provider import MAX_ID, LocalProvider
+from .provider import LocalProvider
 from .queue import inspect
+from .schemas import MAX_ID
 
 COMMANDS = ("search", "stats", "export", "forget")
 

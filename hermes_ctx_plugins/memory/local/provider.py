@@ -26,21 +26,15 @@ from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
 from . import arguments, dense, recall
+from .in_context import InContext
 from .options import NAME, LocalOptions, resolve_path
 from .queue import WriteBehindQueue, held_records, with_verdict
+from .schemas import PARAMETERS, TOOL_SCHEMAS
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
 #: BM25 candidates read per query before ranking
 CANDIDATES = 40
-#: a remembered fact longer than this is a document, not a fact
-MAX_FACT_CHARS = 2_000
-#: the longest ``ctx_memory_search`` query (keywords or a question; a query uses 24 terms at most)
-MAX_QUERY_CHARS = 2_000
-#: the most ids one ``ctx_memory_forget`` call deletes
-MAX_FORGET_IDS = 100
-#: the largest memory id: SQLite's largest integer (ids are rowids, from 1)
-MAX_ID = 2**63 - 1
 #: how long a tool's write waits for another process's write lock. A writer's transaction is short —
 #: the write-behind queue's batches are bounded by ``queue.BATCH_BYTES`` — so this outlasts a drain many
 #: times over; only a long maintenance job (a compaction of a big file) holds the lock longer.
@@ -71,40 +65,6 @@ def turn_key(turn: Turn) -> str:
     return "turn:" + digest.hexdigest()[:32]
 
 
-TOOL_SCHEMAS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "ctx_memory_search",
-        "description": ("Search long-term memory: earlier conversations with this user and facts saved with "
-                        "ctx_memory_remember. Use it when the user refers to something from a past session that "
-                        "is not in the recalled context. Returns excerpts with their ids and dates."),
-        "parameters": {"type": "object", "properties": {
-            "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
-                      "description": "Keywords or a question."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5,
-                      "description": "Results (default 5)."}},
-            "required": ["query"]}}},
-    {"type": "function", "function": {
-        "name": "ctx_memory_remember",
-        "description": ("Save one durable fact to long-term memory (a preference, a decision, a name, a "
-                        "setting) so future sessions recall it. One short self-contained sentence; no secrets."),
-        "parameters": {"type": "object", "properties": {
-            "fact": {"type": "string", "minLength": 1, "maxLength": MAX_FACT_CHARS,
-                     "description": f"The fact, at most {MAX_FACT_CHARS:,} characters."},
-            "scope": {"type": "string", "enum": ["chat", "user"], "default": "chat",
-                      "description": "'chat' (default): recalled in this chat only; 'user': in all of the "
-                                     "user's chats."}},
-            "required": ["fact"]}}},
-    {"type": "function", "function": {
-        "name": "ctx_memory_forget",
-        "description": ("Delete memories by id (the #numbers shown in recalled context or search results), "
-                        "for example when the user asks you to forget something or a memory is wrong."),
-        "parameters": {"type": "object", "properties": {
-            "ids": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-                    "minItems": 1, "maxItems": MAX_FORGET_IDS}},
-            "required": ["ids"]}}},
-]
-#: each tool's ``parameters`` schema, which its arguments are checked against
-_PARAMETERS = {schema["function"]["name"]: schema["function"]["parameters"] for schema in TOOL_SCHEMAS}
 _SYSTEM_NOTE = (
     "Long-term memory (ctx-local): excerpts of earlier conversations that match the user's message are "
     "added to it under 'Recalled from earlier conversations', each with its #id and date. Use "
@@ -134,6 +94,7 @@ class LocalProvider(MemoryProvider):
         self._no_dense_said = False
         self._counter = get_counter(self.config.model.name or None)
         self._line_tokens = recall.LineCounts(self._counter.count_text)
+        self._in_context = InContext()  # what of each conversation its prompt still holds: not recalled
         self._lock = threading.Lock()
         self._reader: MemoryBackend | None = None
         self._tool_writer: MemoryBackend | None = None
@@ -291,6 +252,7 @@ class LocalProvider(MemoryProvider):
         if not (turn.user_text.strip() or turn.assistant_text.strip()):
             return
         session = turn.session
+        self._in_context.update(session, turn.messages)
         # put() redacts the texts and cuts them to max_turn_chars before they reach the queue file
         self._writer().put(Record(
             key=turn_key(turn), kind="turn", namespace=session.deployment, user_id=session.user_id,
@@ -305,6 +267,7 @@ class LocalProvider(MemoryProvider):
         ranked = self._search(query_text, terms, session)
         if ranked is None:
             return ""
+        ranked = self._not_in_prompt(ranked, session)
         options = self.options
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
                             count=self._line_tokens, more=self._like_best(query_text, ranked, terms, session),
@@ -346,7 +309,16 @@ class LocalProvider(MemoryProvider):
         extra = recall.feedback_terms(chosen[0].memory, terms)
         # no more candidates than the block can still show (those already chosen may come back)
         # lexical only: the dense candidates of the question were in the first search already
-        return (self._search(question, extra, session, limit=options.max_results, hybrid=False) or []) if extra else []
+        more = self._search(question, extra, session, limit=options.max_results, hybrid=False) if extra else None
+        return self._not_in_prompt(more or [], session)
+
+    def _not_in_prompt(self, ranked: list[recall.Ranked], session: SessionInfo) -> list[recall.Ranked]:
+        """``ranked`` without the turns of this conversation its prompt still holds (:mod:`.in_context`)."""
+        return [item for item in ranked if not self._in_context.holds(session, item.memory)]
+
+    def on_pre_compress(self, messages: Any) -> str:
+        self._in_context.forget()  # the next sync says what the compacted history still holds
+        return ""
 
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
@@ -447,7 +419,7 @@ class LocalProvider(MemoryProvider):
         if handler is None:
             return _error(f"{self.name} has no tool named {arguments.describe(name)}; it has {', '.join(handlers)}")
         try:
-            parsed = arguments.parse(args, _PARAMETERS[name])
+            parsed = arguments.parse(args, PARAMETERS[name])
         except arguments.ArgumentError as exc:
             return _error(str(exc))
         return handler(parsed, session)
