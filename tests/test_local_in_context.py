@@ -136,3 +136,14 @@ def test_search_tool_still_finds_a_turn_in_the_prompt(provider: LocalProvider) -
     sync(provider, now, said, [])
     found = json.loads(provider.handle_tool_call("ctx_memory_search", {"query": "friday deploy port"}, session=now))
     assert any(said in r["text"] for r in found["results"])
+
+
+def test_a_history_of_odd_items_never_costs_the_turn(provider: LocalProvider) -> None:
+    now = SessionInfo(session_id="today", user_id="alice")
+    said = "the friday deploy port moved to 9443"
+    odd: tuple[Any, ...] = (None, "text", 7, {"role": "user", "content": {"_multimodal": True}},
+                            {"role": "user", "content": [None, {"text": 5}]}, {"role": "user"}, user(said))
+    provider.sync_turn(Turn(session=now, turn_number=1, user_text=said, assistant_text="noted", messages=odd))
+    assert provider.flush(timeout=30)
+    assert [m.user_text for m in provider._store().memories(session_id="today")] == [said]  # stored
+    assert said not in block(provider, now)  # and recognised in what could be read

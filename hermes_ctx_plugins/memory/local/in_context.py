@@ -75,7 +75,7 @@ class _History:
         if not grew:
             self.digests = set()
         for message in messages[start:]:
-            text = _user_text(message)
+            text = _user_text(message) if isinstance(message, Mapping) else None
             if text and text.strip():
                 self.digests.add(_digest(text))
         self.length = len(messages)

@@ -252,13 +252,13 @@ class LocalProvider(MemoryProvider):
         if not (turn.user_text.strip() or turn.assistant_text.strip()):
             return
         session = turn.session
-        self._in_context.update(session, turn.messages)
         # put() redacts the texts and cuts them to max_turn_chars before they reach the queue file
         self._writer().put(Record(
             key=turn_key(turn), kind="turn", namespace=session.deployment, user_id=session.user_id,
             chat_id=session.chat_id, session_id=session.session_id, user_text=turn.user_text,
             assistant_text=turn.assistant_text, source=f"turn:{session.platform or 'cli'}",
             created_at=time.time()))
+        self._in_context.update(session, turn.messages)  # after: what recall leaves out never costs a turn
 
     def prefetch(self, query_text: str, *, session: SessionInfo) -> str:
         terms = query.query_terms(query_text)
