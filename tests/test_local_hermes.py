@@ -122,11 +122,11 @@ def recalled(stub: StubOpenAIServer) -> str:
     return str(sent).partition("Recalled from earlier conversations")[2]
 
 
-def test_recall_leaves_out_the_turns_the_conversation_still_holds_and_shows_them_once_they_leave(
-        stub: StubOpenAIServer) -> None:
-    """Eight turns into a session, every line of the block was one of that session's own turns, all still
-    in the prompt; now the block holds other conversations, and a turn comes back once its conversation's
-    history no longer holds it (a compaction took it out)."""
+def test_recall_leaves_out_what_the_prompt_holds_and_shows_it_once_it_leaves(stub: StubOpenAIServer) -> None:
+    """Eight turns into a session, every line of the block was one of that session's own turns, and an earlier
+    memory was in the prompt once per turn that recalled it (hermes sends each user message again as it was
+    sent, its recall block included). Now neither is recalled while the prompt holds it, and both come back
+    once the conversation's history no longer does (a compaction took them out)."""
     configure(stub)
     stub.reply("Noted.")
     earlier = agent(stub)
@@ -138,22 +138,24 @@ def test_recall_leaves_out_the_turns_the_conversation_still_holds_and_shows_them
     stub.reply("Noted, blue.")
     first = now.run_conversation(said, conversation_history=[])
     settled(now)
+    assert "staging port 8443" in recalled(stub)  # recalled once ...
     stub.reply("Blue, through 8443.")
     second = now.run_conversation("for the friday deploy: which cluster, which port?",
                                   conversation_history=first["messages"])
     settled(now)
     block = recalled(stub)
-    assert "staging port 8443" in block  # another conversation's memory is recalled ...
-    assert f"User: {said}" not in block  # ... this one's own turn, in the prompt above, is not
-    assert said in str(stub.chat_requests[-1].body["messages"])  # it is there, as the conversation's
+    assert f"User: {said}" not in block and "staging port 8443" not in block  # ... and not again
+    sent = str(stub.chat_requests[-1].body["messages"])
+    assert said in sent and sent.count("staging port 8443") == 1  # both are in the prompt: the turn, the replay
+    assert second["final_response"] == "Blue, through 8443."
 
-    # the conversation goes on without that turn in its history (as after a compaction) ...
+    # the conversation goes on without those turns in its history (as after a compaction) ...
     stub.reply("ok")
     third = now.run_conversation("let us move on to the release notes", conversation_history=[])
     settled(now)
     stub.reply("Blue.")
-    now.run_conversation("which cluster does the friday deploy go to?", conversation_history=third["messages"])
+    now.run_conversation("which cluster and port does the friday deploy use?", conversation_history=third["messages"])
     settled(now)
-    assert f"User: {said}" in recalled(stub)  # ... and its memory of that turn is recalled again
-    assert second["final_response"] == "Blue, through 8443."
+    block = recalled(stub)
+    assert f"User: {said}" in block and "staging port 8443" in block  # ... and what it held is recalled again
     now.shutdown_memory_provider([])

@@ -70,27 +70,85 @@ def test_the_same_words_in_another_conversation_or_of_another_owner_are_recalled
     assert said not in block(provider, alices)  # ... alice's, under the same session id, still does
 
 
-def test_a_conversation_moved_to_a_new_id_still_holds_its_turns(provider: LocalProvider) -> None:
-    """hermes with ``compression.in_place: false`` moves the conversation to a child id: the turns it carries
-    over are still in its prompt, stored under the parent's id."""
-    parent = SessionInfo(session_id="before", user_id="alice")
-    said = "the friday deploy port moved to 9443"
-    history = sync(provider, parent, said, [])
-    child = SessionInfo(session_id="after", user_id="alice", parent_session_id="before")
-    sync(provider, child, "and the blue cluster", history, n=2)
-    assert said not in block(provider, child)
-    grandchild = SessionInfo(session_id="later", user_id="alice", earlier_sessions=("after", "before"))
-    sync(provider, grandchild, "next thing", [], n=3)  # its history holds neither any more
-    assert said in block(provider, grandchild)
+def test_a_parents_turns_are_another_conversations(provider: LocalProvider) -> None:
+    """hermes names the session a user leaves as the parent of the one they /resume or start with /new (and of
+    the id a compaction moves a conversation to): a parent's turns are not known to be in the prompt."""
+    said = "deploy it"
+    sync(provider, SessionInfo(session_id="other", user_id="alice"), said, [], reply="with --canary-weight 7")
+    resumed = SessionInfo(session_id="resumed", user_id="alice", parent_session_id="other",
+                          earlier_sessions=("other",))
+    sync(provider, resumed, said, [], reply="done")  # the same words said here too
+    shown = block(provider, resumed, "how do we deploy it?")
+    assert "--canary-weight 7" in shown and "done" not in shown
 
 
-def test_before_a_compaction_is_synced_nothing_is_left_out(provider: LocalProvider) -> None:
+def test_a_repeated_message_is_told_apart_by_its_answer(provider: LocalProvider) -> None:
+    now = SessionInfo(session_id="today", user_id="alice")
+    sync(provider, now, "continue with the friday deploy", [], reply="step one: port 9443 opened")
+    sync(provider, now, "continue with the friday deploy", [], n=2, reply="step two: dns switched")
+    shown = block(provider, now, "continue with the friday deploy: which step opened the port?")
+    # the first was compacted away: only the second is in the history
+    assert "port 9443 opened" in shown and "dns switched" not in shown
+
+
+def test_a_memory_a_replayed_block_holds_is_not_recalled_again(provider: LocalProvider) -> None:
+    """hermes sends each earlier user message as it was sent, with its turn's recall block: a memory that block
+    shows is in the prompt already, a fact or another conversation's turn alike."""
+    now = SessionInfo(session_id="today", user_id="alice")
+    provider.handle_tool_call("ctx_memory_remember", {"fact": "the friday deploy freezes at 16:00"}, session=now)
+    assert provider.flush(timeout=30)
+    first = block(provider, now)
+    assert "port 8443" in first and "16:00" in first
+    sent = {"role": "user", "content": ASKED, "api_content": f"{ASKED}\n\n<memory-context>\n{first}\n</memory-context>"}
+    history = sync(provider, now, ASKED, [], reply="8443, frozen after 16:00")
+    history[0] = sent  # as hermes keeps it: the message as it was sent beside what the user typed
+    sync(provider, now, "and which cluster?", history, n=2, reply="blue")
+    again = block(provider, now, "remind me: the friday deploy port and freeze?")
+    assert "port 8443" not in again and "16:00" not in again  # both shown above already
+    sync(provider, now, "new topic", [], n=3)  # a compaction took that message out
+    assert "port 8443" in block(provider, now)
+
+
+def test_a_compaction_is_seen_at_the_next_sync(provider: LocalProvider) -> None:
+    """on_pre_compress changes nothing (what the compaction keeps is not known yet); the next sync does."""
     now = SessionInfo(session_id="today", user_id="alice")
     said = "the friday deploy port moved to 9443"
     sync(provider, now, said, [])
+    assert provider.on_pre_compress([user(said)]) == ""
     assert said not in block(provider, now)
-    provider.on_pre_compress([user(said)])  # hermes is about to compact: what stays is not known yet
+    sync(provider, now, "next", [], n=2)
     assert said in block(provider, now)
+
+
+def test_a_history_of_new_objects_each_time_is_read_again(provider: LocalProvider) -> None:
+    """A gateway reloads the transcript for every message: nothing of the last read is reused."""
+    now = SessionInfo(session_id="today", user_id="alice")
+    said = "the friday deploy port moved to 9443"
+    history = sync(provider, now, said, [])
+    copied = [dict(m) for m in history]
+    sync(provider, now, "and the cluster?", copied, n=2)
+    assert said not in block(provider, now)
+    sync(provider, now, "and the cluster?", [dict(m) for m in copied[2:]], n=3)
+    assert said in block(provider, now)
+
+
+def test_what_was_read_is_not_kept_alive(provider: LocalProvider) -> None:
+    import gc
+    import weakref
+
+    class Message(dict):  # type: ignore[type-arg]
+        pass
+
+    now = SessionInfo(session_id="today", user_id="alice")
+    big = Message(role="user", content="the friday deploy, with a pasted image " + "x" * 100_000)
+    last = Message(role="assistant", content="noted")
+    refs = [weakref.ref(big), weakref.ref(last)]
+    provider.sync_turn(Turn(session=now, turn_number=1, user_text=big["content"], assistant_text="noted",
+                            messages=(big, last)))
+    assert provider.flush(timeout=30)
+    del big, last
+    gc.collect()
+    assert all(ref() is None for ref in refs)
 
 
 @pytest.mark.parametrize("said", [
@@ -142,8 +200,61 @@ def test_a_history_of_odd_items_never_costs_the_turn(provider: LocalProvider) ->
     now = SessionInfo(session_id="today", user_id="alice")
     said = "the friday deploy port moved to 9443"
     odd: tuple[Any, ...] = (None, "text", 7, {"role": "user", "content": {"_multimodal": True}},
-                            {"role": "user", "content": [None, {"text": 5}]}, {"role": "user"}, user(said))
+                            {"role": "user", "content": [None, {"text": 5}]}, {"role": "user"}, user(said),
+                            answer("noted"))
     provider.sync_turn(Turn(session=now, turn_number=1, user_text=said, assistant_text="noted", messages=odd))
     assert provider.flush(timeout=30)
     assert [m.user_text for m in provider._store().memories(session_id="today")] == [said]  # stored
     assert said not in block(provider, now)  # and recognised in what could be read
+
+
+def test_an_empty_id_names_no_conversation(make: Callable[..., LocalProvider]) -> None:
+    """hermes' root sessions have parent_session_id "": a turn a host stored without a session id is not theirs."""
+    provider = make()
+    said = "deploy the api to prod"
+    sync(provider, SessionInfo(session_id="", user_id="alice"), said, [], reply="blue/green switch at 02:00 UTC")
+    now = SessionInfo(session_id="today", user_id="alice")
+    sync(provider, now, said, [], reply="done")
+    assert "02:00 UTC" in provider.prefetch("when is the prod deploy blue/green switch?", session=now)
+
+
+def test_another_chat_naming_its_session_alike_is_another_conversation(make: Callable[..., LocalProvider]) -> None:
+    provider = make(share_across_chats=True)
+    said = "the friday deploy port moved to 9443"
+    sync(provider, SessionInfo(session_id="same", user_id="alice", chat_id="work"), said, [], reply="other chat")
+    mine = SessionInfo(session_id="same", user_id="alice", chat_id="home")
+    sync(provider, mine, said, [], reply="this chat")
+    shown = block(provider, mine)
+    assert "other chat" in shown and "this chat" not in shown
+
+
+def test_a_long_conversation_on_one_topic_leaves_room_for_other_conversations(
+        make: Callable[..., LocalProvider]) -> None:
+    """The turns left out are dropped after the search: it reads as many more candidates as the history holds,
+    or 40 turns of this conversation in the prompt would take every candidate and leave the block empty."""
+    provider = make()
+    earlier = SessionInfo(session_id="last-month", user_id="alice")
+    sync(provider, earlier, "how did we fix the bloat on orders last time?", [],
+         reply="we set autovacuum_vacuum_scale_factor=0.02 on orders")
+    for k in range(300):  # the rest of the store: other topics
+        provider.sync_turn(Turn(session=SessionInfo(session_id=f"old{k}", user_id="alice"), turn_number=1,
+                                user_text=f"note {k} about the frontend build", assistant_text="ok"))
+    now = SessionInfo(session_id="today", user_id="alice")
+    history: list[Message] = []
+    for n in range(45):
+        history = sync(provider, now, f"postgres vacuum on the orders table, step {n}?", history,
+                       n=n + 1, reply=f"for step {n} of the postgres vacuum on orders run VACUUM orders")
+    shown = block(provider, now, "what postgres vacuum settings did we use for the orders table?")
+    assert "autovacuum_vacuum_scale_factor" in shown and "step 3" not in shown
+
+
+def test_what_hermes_merges_into_a_message_after_a_compaction_is_not_what_was_said(provider: LocalProvider) -> None:
+    """hermes keeps the task list across a compaction by merging it into a kept user message: that turn is still
+    in the prompt."""
+    now = SessionInfo(session_id="today", user_id="alice")
+    said = "the friday deploy port moved to 9443"
+    sync(provider, now, said, [])
+    merged = (f"{said}\n\n[Your active task list was preserved across context compression]\n"
+              "- [ ] open port 9443 on the friday deploy")
+    sync(provider, now, "and the cluster?", [user(merged), answer("noted")], n=2)
+    assert said not in block(provider, now)

@@ -92,15 +92,19 @@ def test_a_turn_does_the_same_counting_work_whatever_the_history(
     for turns in (50, 500):  # 200 and 2,000 messages
         monkeypatch.setenv("HERMES_HOME", str(tmp_path / f"home-{turns}"))  # the same start for both
         configure_hermes(stub, ALL_ON)
+        before = new_agent(stub, toolsets=["memory"])  # an earlier conversation, which the turn recalls
+        before.run_conversation("the deploy failed again, can you look?", conversation_history=[])
+        settle(before)
+        before.shutdown_memory_provider([])
         agent = new_agent(stub, toolsets=["memory"])
         earlier = history(turns)
-        first = agent.run_conversation("the deploy failed again, can you look?", conversation_history=earlier)
-        settle(agent)  # the session has started, the first turn is stored: the next turn recalls it
+        first = agent.run_conversation("hello", conversation_history=earlier)  # recalls nothing: "hello" is in none
+        settle(agent)  # the session has started
         with counting(monkeypatch) as seen:
             agent.run_conversation("what did we say about the deploy?", conversation_history=first["messages"])
             settle(agent)
         work[len(earlier)] = seen
-        # the turn did carry the whole history: the model got it, and ctx-local recalled the first turn
+        # the turn did carry the whole history: the model got it, and ctx-local recalled the earlier conversation
         sent = stub.chat_requests[-1].body["messages"]  # type: ignore[index]
         assert len(sent) > len(earlier) + 2
         assert "the deploy failed again" in sent[-1]["content"]

@@ -264,10 +264,14 @@ class LocalProvider(MemoryProvider):
         terms = query.query_terms(query_text)
         if not terms:
             return ""
-        ranked = self._search(query_text, terms, session)
-        if ranked is None:
+        # as many more candidates as the prompt may hold of them: those are left out after the search, and a long
+        # conversation on one topic would otherwise fill all CANDIDATES and leave the block empty
+        found = self._search(query_text, terms, session, limit=CANDIDATES + self._held(session))
+        if found is None:
             return ""
-        ranked = self._not_in_prompt(ranked, session)
+        # what is left is judged by itself: the prompt holding the best matches (this conversation's own turns, say)
+        # is when the others are what the block is for
+        ranked = self._not_in_prompt(found, session)
         options = self.options
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
                             count=self._line_tokens, more=self._like_best(query_text, ranked, terms, session),
@@ -309,16 +313,18 @@ class LocalProvider(MemoryProvider):
         extra = recall.feedback_terms(chosen[0].memory, terms)
         # no more candidates than the block can still show (those already chosen may come back)
         # lexical only: the dense candidates of the question were in the first search already
-        more = self._search(question, extra, session, limit=options.max_results, hybrid=False) if extra else None
+        more = (self._search(question, extra, session, limit=options.max_results + self._held(session), hybrid=False)
+                if extra else None)
         return self._not_in_prompt(more or [], session)
 
-    def _not_in_prompt(self, ranked: list[recall.Ranked], session: SessionInfo) -> list[recall.Ranked]:
-        """``ranked`` without the turns of this conversation its prompt still holds (:mod:`.in_context`)."""
-        return [item for item in ranked if not self._in_context.holds(session, item.memory)]
+    def _held(self, session: SessionInfo) -> int:
+        """Candidates the search reads beyond its limit: the turns :meth:`_not_in_prompt` may leave out (at most
+        :data:`CANDIDATES` * 4 more)."""
+        return min(self._in_context.held(session), 4 * CANDIDATES)
 
-    def on_pre_compress(self, messages: Any) -> str:
-        self._in_context.forget()  # the next sync says what the compacted history still holds
-        return ""
+    def _not_in_prompt(self, ranked: list[recall.Ranked], session: SessionInfo) -> list[recall.Ranked]:
+        """``ranked`` without what the conversation's prompt already holds (:mod:`.in_context`)."""
+        return [item for item in ranked if not self._in_context.holds(session, item.memory)]
 
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
