@@ -151,12 +151,6 @@ class InContext:
             if key in self._histories:
                 self._histories[key] = fresh
 
-    def held(self, session: SessionInfo) -> int:
-        """How many memories :meth:`holds` may leave out for ``session`` (at most)."""
-        with self._lock:
-            history = self._histories.get(_key(session))
-            return len(history.pairs) + len(history.shown) if history is not None else 0
-
     def holds(self, session: SessionInfo, memory: Memory) -> bool:
         """Whether the prompt of ``session``'s conversation already holds ``memory``."""
         with self._lock:

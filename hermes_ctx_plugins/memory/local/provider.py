@@ -95,6 +95,7 @@ class LocalProvider(MemoryProvider):
         self._counter = get_counter(self.config.model.name or None)
         self._line_tokens = recall.LineCounts(self._counter.count_text)
         self._in_context = InContext()  # what of each conversation its prompt still holds: not recalled
+        self._asked: tuple[dense.DenseIndex, str, int, Future[Any]] | None = None  # the last question's vector: _ask
         self._lock = threading.Lock()
         self._reader: MemoryBackend | None = None
         self._tool_writer: MemoryBackend | None = None
@@ -264,14 +265,11 @@ class LocalProvider(MemoryProvider):
         terms = query.query_terms(query_text)
         if not terms:
             return ""
-        # as many more candidates as the prompt may hold of them: those are left out after the search, and a long
-        # conversation on one topic would otherwise fill all CANDIDATES and leave the block empty
-        found = self._search(query_text, terms, session, limit=CANDIDATES + self._held(session))
-        if found is None:
+        ranked = self._searched(query_text, terms, session, CANDIDATES)
+        if ranked is None:
             return ""
         # what is left is judged by itself: the prompt holding the best matches (this conversation's own turns, say)
         # is when the others are what the block is for
-        ranked = self._not_in_prompt(found, session)
         options = self.options
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
                             count=self._line_tokens, more=self._like_best(query_text, ranked, terms, session),
@@ -313,18 +311,21 @@ class LocalProvider(MemoryProvider):
         extra = recall.feedback_terms(chosen[0].memory, terms)
         # no more candidates than the block can still show (those already chosen may come back)
         # lexical only: the dense candidates of the question were in the first search already
-        more = (self._search(question, extra, session, limit=options.max_results + self._held(session), hybrid=False)
-                if extra else None)
-        return self._not_in_prompt(more or [], session)
+        return (self._searched(question, extra, session, options.max_results, hybrid=False) or []) if extra else []
 
-    def _held(self, session: SessionInfo) -> int:
-        """Candidates the search reads beyond its limit: the turns :meth:`_not_in_prompt` may leave out (at most
-        :data:`CANDIDATES` * 4 more)."""
-        return min(self._in_context.held(session), 4 * CANDIDATES)
-
-    def _not_in_prompt(self, ranked: list[recall.Ranked], session: SessionInfo) -> list[recall.Ranked]:
-        """``ranked`` without what the conversation's prompt already holds (:mod:`.in_context`)."""
-        return [item for item in ranked if not self._in_context.holds(session, item.memory)]
+    def _searched(self, question: str, terms: list[str], session: SessionInfo, limit: int, *,
+                  hybrid: bool = True) -> list[recall.Ranked] | None:
+        """:meth:`_search` without what the conversation's prompt already holds (:mod:`.in_context`). When that took
+        out more than half of a full list of candidates, the search is made once more, reading four times as many
+        more (at most :data:`CANDIDATES` * 4): a long conversation on one topic would otherwise leave the block
+        empty (a few left out leave enough: the block shows fewer memories than a search reads)."""
+        found = self._search(question, terms, session, limit, hybrid=hybrid)
+        kept = None if found is None else [item for item in found if not self._in_context.holds(session, item.memory)]
+        if found is None or kept is None or 2 * len(kept) >= len(found) or len(found) < limit:
+            return kept
+        found = self._search(question, terms, session, limit + min(4 * (len(found) - len(kept)), 4 * CANDIDATES),
+                             hybrid=hybrid)
+        return None if found is None else [item for item in found if not self._in_context.holds(session, item.memory)]
 
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
@@ -355,9 +356,15 @@ class LocalProvider(MemoryProvider):
 
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
         """``question``'s vector (:func:`shared_dense.asked`: the built-in model on the caller's thread but in a
-        forked process; a function embedder on a thread of its own, waited for a bounded time)."""
-        return shared_dense.asked(index.query_vector, question, inline=getattr(index.embedder, "in_process", False),
-                                  made_in=self._pid_made, thread=self._questions, timeout=QUESTION_EMBED_SECONDS)
+        forked process; a function embedder on a thread of its own, waited for a bounded time). The last question's
+        is kept: a search made again for it (:meth:`_searched`) does not embed it twice."""
+        last, pid = self._asked, os.getpid()
+        if last is not None and last[0] is index and last[1] == question and last[2] == pid:
+            return last[3]
+        asked = shared_dense.asked(index.query_vector, question, inline=getattr(index.embedder, "in_process", False),
+                                   made_in=self._pid_made, thread=self._questions, timeout=QUESTION_EMBED_SECONDS)
+        self._asked = (index, question, pid, asked)  # a forked process embeds its own
+        return asked
 
     def _dense_on(self, store: MemoryBackend) -> bool:
         """Whether ``store`` keeps embeddings; says once when it does not (recall stays lexical)."""
