@@ -764,3 +764,26 @@ def test_every_backend_gives_a_search_candidate_cut_short_as_a_prefix_of_its_tex
         whole = texts[hit.memory.key]
         assert whole.startswith(hit.memory.user_text), (hit.memory.key, hit.memory.user_text[-12:])
         assert len(hit.memory.user_text) >= CANDIDATE_CHARS - 6  # cut near the limit, not far before it
+
+
+def test_a_question_whose_embedding_failed_is_embedded_again_when_asked_again(make: Any,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last question's vector is kept for the search made again; a failed one is not: asked again (hermes'
+    /retry, a user repeating it), the question is embedded again once the embedder works."""
+    provider = make(embedder=SPEC)
+    fill(provider)
+    question = "which animal broke something?"
+    down = {"on": True}
+    asked: list[str] = []
+
+    def flaky(texts: list[str]) -> list[list[float]]:
+        if down["on"]:
+            raise ConnectionError("the embedding service is down")
+        asked.extend(texts)
+        return embed(texts)
+
+    monkeypatch.setattr(provider._embedder, "function", flaky)
+    assert "kitten" not in ask(provider, ALICE, question)  # by words only: nothing
+    down["on"] = False
+    assert "kitten" in ask(provider, ALICE, question)
+    assert question in asked

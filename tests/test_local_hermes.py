@@ -159,3 +159,83 @@ def test_recall_leaves_out_what_the_prompt_holds_and_shows_it_once_it_leaves(stu
     block = recalled(stub)
     assert f"User: {said}" in block and "staging port 8443" in block  # ... and what it held is recalled again
     now.shutdown_memory_provider([])
+
+
+def test_the_recall_right_after_a_compaction_shows_what_the_compaction_took_out(stub: StubOpenAIServer) -> None:
+    """A compaction made before a turn's recall (a /compress, or hermes' preflight one) takes out the middle turns and
+    the recall blocks they carried: that turn's block shows them again (before, the history of the sync before the
+    compaction still said they were in the prompt), and leaves out what the compaction kept (the latest turn)."""
+    configure_hermes(stub, "memory: {provider: ctx-local}\ncompression: {protect_last_n: 4}\n", engine=False)
+    stub.reply("Noted.")
+    earlier = agent(stub)
+    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
+    earlier.shutdown_memory_provider([])
+
+    now = agent(stub)
+    history: list[dict[str, Any]] = []
+    for n, said in enumerate(["let us plan the release", "first the changelog format",
+                              "which port do friday deploys use?", "now the screenshots for the changelog",
+                              "and the upgrade guide", "then the blog post", "and the mailing list"]):
+        stub.reply(f"Done, part {n}." if n != 2 else "Through 8443.")
+        history = now.run_conversation(said, conversation_history=history)["messages"]
+        settled(now)
+        if n == 2:
+            assert "staging port 8443" in recalled(stub)
+    stub.reply("## Summary\nRelease: changelog, screenshots, upgrade guide, blog post, mailing list.")
+    compacted, _ = now._compress_context(history, None, approx_tokens=50_000, force=True)  # what /compress does
+    sent = str(compacted)
+    assert "staging port 8443" not in sent and "and the mailing list" in sent  # the block went, the tail stayed
+    stub.reply("Through 8443.")
+    now.run_conversation("remind me: the friday deploy port, and the mailing list plan?",
+                         conversation_history=compacted)
+    settled(now)
+    block = recalled(stub)
+    assert "staging port 8443" in block  # the compaction took it out of the prompt
+    assert "User: and the mailing list" not in block  # the compaction kept it
+    now.shutdown_memory_provider([])
+
+
+def test_a_retried_turn_recalls_what_its_first_attempt_recalled(stub: StubOpenAIServer) -> None:
+    """hermes' /retry takes the last exchange out of the history and sends its user message again: the first attempt's
+    recall block left with it, so the retry's block shows those memories again (before, the history of the last sync
+    still said its block was in the prompt, and the retry got a block without them)."""
+    configure(stub)
+    stub.reply("Noted.")
+    earlier = agent(stub)
+    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
+    earlier.shutdown_memory_provider([])
+
+    now = agent(stub)
+    asked = "which port do friday deploys use?"
+    stub.reply("Port 80, I think.")
+    history = now.run_conversation(asked, conversation_history=[])["messages"]
+    settled(now)
+    assert "staging port 8443" in recalled(stub)
+    last_user = max(i for i, m in enumerate(history) if m.get("role") == "user")  # what the CLI's retry_last does
+    stub.reply("Through 8443.")
+    now.run_conversation(history[last_user]["content"], conversation_history=history[:last_user])
+    settled(now)
+    assert "staging port 8443" in recalled(stub)
+    now.shutdown_memory_provider([])
+
+
+def test_after_an_undo_the_next_turn_recalls_what_the_undone_turn_recalled(stub: StubOpenAIServer) -> None:
+    """hermes' /undo takes the last turns out of the history and tells the memory providers (on_session_switch,
+    rewound): the undone turn's block is no longer in the prompt, so the next turn's recall shows its memories."""
+    configure(stub)
+    stub.reply("Noted.")
+    earlier = agent(stub)
+    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
+    earlier.shutdown_memory_provider([])
+
+    now = agent(stub)
+    stub.reply("Port 80, I think.")
+    history = now.run_conversation("which port do friday deploys use?", conversation_history=[])["messages"]
+    settled(now)
+    assert "staging port 8443" in recalled(stub)
+    now._memory_manager.on_session_switch(now.session_id, parent_session_id="", reset=False, rewound=True)  # /undo
+    stub.reply("Through 8443.")
+    now.run_conversation("for the friday deploys: which port?", conversation_history=history[:0])
+    settled(now)
+    assert "staging port 8443" in recalled(stub)
+    now.shutdown_memory_provider([])

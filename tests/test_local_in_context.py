@@ -258,3 +258,85 @@ def test_what_hermes_merges_into_a_message_after_a_compaction_is_not_what_was_sa
               "- [ ] open port 9443 on the friday deploy")
     sync(provider, now, "and the cluster?", [user(merged), answer("noted")], n=2)
     assert said not in block(provider, now)
+
+
+def sent_with(text: str, block: str) -> Message:
+    """A user message as hermes keeps it: what the user typed, and what it sent (a recall block appended)."""
+    return {"role": "user", "content": text,
+            "api_content": f"{text}\n\n<memory-context>\n[System note: recalled memory]\n\n{block}\n</memory-context>"}
+
+
+def test_a_block_the_user_typed_is_not_read(provider: LocalProvider) -> None:
+    """The ids are read from the block hermes appended, not from what the user typed before it: a pasted block (from
+    another store, an export, a colleague) names memories the prompt does not hold."""
+    now = SessionInfo(session_id="today", user_id="alice")
+    from hermes_ctx_plugins.memory.local.recall import HEADER
+    pasted = f"my notes:\n{HEADER}\n- [#1 · 2026-01-02] User: about lunch\nwhat do you make of them?"
+    history = [sent_with(pasted, f"{HEADER}\n- [#99 · 2026-01-01] something else"), answer("a lunch order")]
+    provider.sync_turn(Turn(session=now, turn_number=1, user_text=pasted, assistant_text="a lunch order",
+                            messages=tuple(history)))
+    assert provider.flush(timeout=30)
+    assert "port 8443" in block(provider, now)
+
+
+def test_an_id_of_thousands_of_digits_never_stops_the_reading(provider: LocalProvider) -> None:
+    """int() refuses a text of more than 4,300 digits: a line like a block's, typed after the header, raised in every
+    later sync_turn of the conversation, and what it knew before stayed left out for good (a compaction since)."""
+    now = SessionInfo(session_id="today", user_id="alice")
+    from hermes_ctx_plugins.memory.local.recall import HEADER
+    first = block(provider, now)
+    history = [sent_with(ASKED, first), answer("8443")]
+    hostile = f"look:\n{HEADER}\n- [#{'9' * 5000} · 2026-01-02] x"
+    history += [sent_with(hostile, f"{HEADER}\n- [#{'9' * 5000} · 2026-01-02] x"), answer("ok")]
+    provider.sync_turn(Turn(session=now, turn_number=2, user_text=hostile, assistant_text="ok",
+                            messages=tuple(history)))
+    assert "port 8443" not in block(provider, now)  # shown above
+    compacted = [*history[2:], user("next"), answer("ok")]  # a compaction took the first turn out
+    provider.sync_turn(Turn(session=now, turn_number=3, user_text="next", assistant_text="ok",
+                            messages=tuple(compacted)))
+    assert provider.flush(timeout=30)
+    assert "port 8443" in block(provider, now)
+
+
+def test_an_id_the_store_gives_again_is_another_memory(provider: LocalProvider) -> None:
+    """SQLite gives the id of a deleted newest row to the next one: a block that showed the deleted memory does not hold
+    the new one (here: a fact replaced in another window of the same user)."""
+    import json
+
+    window_a, window_b = (SessionInfo(session_id=s, user_id="alice") for s in ("a", "b"))
+    old = json.loads(provider.handle_tool_call("ctx_memory_remember", {"fact": "the friday deploy freezes at 16:00"},
+                                               session=window_b))["id"]
+    shown = block(provider, window_a, "when does the friday deploy freeze?")
+    assert f"#{old} · " in shown
+    sync(provider, window_a, "when does the friday deploy freeze?", [sent_with("x", shown), answer("16:00")],
+         reply="16:00")
+    newest = max(m.id for m in provider._store().memories())
+    provider.handle_tool_call("ctx_memory_forget", {"ids": [newest, old]}, session=window_a)
+    new = json.loads(provider.handle_tool_call("ctx_memory_remember", {"fact": "the friday deploy freezes at 17:30"},
+                                               session=window_b))["id"]
+    assert new == old  # the id again
+    assert "17:30" in block(provider, window_a, "when does the friday deploy freeze now?")
+
+
+def test_the_recall_right_after_a_compaction_leaves_out_what_it_kept(provider: LocalProvider) -> None:
+    """hermes compacts before a turn's recall (preflight, /compress) and says so (on_session_switch, reason
+    "compression"): that recall still knew the history of the last sync. What came with the first messages and the
+    latest turn stays left out (compactions keep them); what came in between is shown (it may be in the summary
+    alone)."""
+    import dataclasses
+
+    from hermes_ctx_plugins.memory.local.recall import HEADER
+    now = SessionInfo(session_id="today", user_id="alice")
+    first = block(provider, now)
+    assert "port 8443" in first
+    history = [user("let us plan the release"), answer("ok"), user("and the changelog"), answer("ok"),
+               sent_with(ASKED, first), answer("8443")]
+    for n in range(4):
+        history += [user(f"the release step {n}"), answer(f"done with step {n}")]
+    history += [sent_with("last: the dns switch", f"{HEADER}\n- [#77 · 2026-01-01] unrelated"),
+                answer("the friday deploy dns switch is done")]
+    sync(provider, now, "the friday deploy dns switch", history[:-2], n=5, reply="the friday deploy dns switch is done")
+    provider.on_session_start(dataclasses.replace(now, parent_session_id="today", extra={"reason": "compression"}))
+    shown = block(provider, now)
+    assert "port 8443" in shown  # its block was in the middle
+    assert "dns switch is done" not in shown  # the latest turn: kept

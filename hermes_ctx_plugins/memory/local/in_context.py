@@ -13,23 +13,31 @@ and conversation, for two things the prompt holds:
 * each turn, as the pair of its user message and the final answer after it (a digest of each one's start:
   a search candidate's texts may be cut; what hermes merged into the message after a compaction, such as
   the task list it keeps, is not part of it); a turn memory of this session with the same pair is left out;
-* the ids in ctx-local's recall blocks replayed with the user messages; those memories are left out.
+* the memories in ctx-local's recall blocks replayed with the user messages (a block's lines after its header, in
+  what hermes appended to what the user typed: a block the user pasted is not ours to trust), each by its id, its
+  date and the start and end of its text, so an id the store gave again to another memory (SQLite reuses the
+  newest row's id once it is deleted) is not taken for it; those memories are left out.
 
 Only this session's turns are compared: hermes names a session's parent when the user resumes another
 one (``/resume``) or starts anew (``/new``) as well as when a compaction moves a conversation to a new
 id, so a parent's turns are not known to be in the prompt, and are shown. What a compaction takes out of
-the history is recalled again from the next sync on (the prefetch of a compaction made at the start of a
-turn still reads the history before it). A turn whose stored texts differ from the history's (a secret
-redacted before storing, an image's placeholder, a model's thinking stripped from the answer) is not
-recognised and is shown as before; so is everything in a process that has not yet seen the
-conversation's history (the first turn after a restart). Another conversation, chat or owner is never
-affected, and the search tool still finds every memory.
+the history is recalled again from the next sync on; the recall right after a compaction made at the start of a
+turn (hermes says so: ``on_session_switch``, reason "compression") leaves out only what came with the first
+messages and the latest turn, which compactions keep (the rest may be in the summary alone); after an ``/undo``
+(hermes says so too: rewound) nothing is left out until the next sync, and a recall for the user message the last
+sync ended with (``/retry`` sends it again, telling no provider) does not leave out what came with it. A turn whose
+stored texts differ from the history's (a secret redacted before storing, an image's placeholder, a model's
+thinking stripped from the answer) is not recognised and is shown as before; so is everything in a process
+that has not yet seen the conversation's history (the first turn after a restart). Another conversation, chat
+or owner is never affected, and the search tool still finds every memory.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -37,15 +45,26 @@ from typing import Any
 
 from ...events import SessionInfo
 from ...storage import Memory
-from .recall import HEADER
+from ...storage.text import printable
+from .recall import HEADER, provenance
+
+log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
 #: the characters of a text that identify it: a search candidate's texts may be cut (at 8,000 stored
 #: characters, never fewer than ~1,300 of the text), so only a start they all keep is compared
 COMPARED_CHARS = 1_000
+#: the first messages of a conversation a compaction keeps (hermes' ``compression.protect_first_n``, 3 unless set)
+HEAD = 3
 #: conversations remembered at once (a Bridge's provider serves many): the least recently synced go first
 CONVERSATIONS = 256
-#: a memory's line in a recall block (:func:`.recall.provenance`)
-_SHOWN_ID = re.compile(r"^- \[#(\d+) · ", re.MULTILINE)
+#: a memory's line in a recall block: its provenance (:func:`.recall.provenance`: an id of 1 to 2**63-1, at most 19
+#: digits -- int() refuses more than 4,300, and a user can type a line like it) and its text
+_SHOWN = re.compile(r"- \[(#([0-9]{1,19}) · [^\]\n]*)\] (.*)")
+#: the start and the end of a line's text tell the memory it shows (with its provenance)
+SNIPPET_CHARS = 24
+#: how a line whose memory is withheld starts (:func:`~hermes_ctx_plugins.safety.placeholder`): its text is not the
+#: memory's
+_WITHHELD = "[memory entry withheld"
 #: what hermes may merge into a user message after what the user said (a blank line before it): the task list it
 #: keeps across a compaction, its system notes, a background process' news
 _SCAFFOLDING = ("[Your active task list was preserved across context compression]", "[System: ",
@@ -56,6 +75,32 @@ def _said(text: str) -> tuple[str, ...]:
     """``text``, and what comes before each piece of hermes' scaffolding merged into it."""
     cut = [text[:at] for at in (text.find("\n\n" + mark) for mark in _SCAFFOLDING) if at > 0]
     return (text, *cut)
+
+
+def _shown(sent: str, content: object) -> dict[int, tuple[int, str, str]]:
+    """The memories of the ctx-local recall block in ``sent`` (a user message's ``api_content``): by id, what its line
+    says of it (the hash of its provenance, the start and the end of its text). Only what hermes appended to what
+    the user typed (its ``content``) is read, and only the lines right after the header."""
+    injected = sent[len(content):] if isinstance(content, str) and sent.startswith(content) else sent
+    at = injected.rfind(HEADER)
+    shown: dict[int, tuple[int, str, str]] = {}
+    if at < 0:
+        return shown
+    for line in injected[at + len(HEADER):].split("\n")[1:]:
+        match = _SHOWN.fullmatch(line)
+        if match is None:
+            break
+        text = "" if match[3].startswith(_WITHHELD) else match[3].strip("…")
+        shown[int(match[2])] = (hash(match[1]), text[:SNIPPET_CHARS], text[-SNIPPET_CHARS:])
+    return shown
+
+
+def _same(seen: tuple[int, str, str, int], memory: Memory) -> bool:
+    """Whether a block's line that showed ``seen`` (:func:`_shown`) showed ``memory``."""
+    if seen[0] != hash(provenance(memory, session=False)):
+        return False
+    flat = " ".join(printable(memory.text).split())
+    return seen[1] in flat and seen[2] in flat
 
 
 def _digest(user: str, answer: str) -> int:
@@ -84,44 +129,71 @@ def _fingerprint(message: object) -> tuple[int, int]:
 
 class _History:
     """One conversation's prompt as of its last sync. A history that only grew is read on from where it was
-    left (hermes appends to one list); any other is read again."""
+    left (hermes appends to one list); any other is read again. Each thing known is kept with the position of the
+    message it came with (:meth:`compacted`): a block's, its user message's; a turn's, its answer's."""
 
-    __slots__ = ("ends", "length", "pairs", "pending", "shown")
+    __slots__ = ("ends", "last", "length", "pairs", "pending", "said", "shown")
 
     def __init__(self) -> None:
-        self.pairs: set[int] = set()
-        self.shown: set[int] = set()
+        self.pairs: dict[int, int] = {}
+        #: by id: the hash of what a block's line said of the memory (its provenance), the start and the end of its
+        #: text, and where it was
+        self.shown: dict[int, tuple[int, str, str, int]] = {}
         self.length = 0
         self.ends: tuple[tuple[int, int], tuple[int, int]] | None = None
-        #: what the last user message read may have said (:func:`_said`) and the latest answer after it (a turn
-        #: may go on in the next read)
-        self.pending: tuple[tuple[str, ...], str] | None = None
+        #: what the last user message read may have said (:func:`_said`), the latest answer after it (a turn may go
+        #: on in the next read) and its position
+        self.pending: tuple[tuple[str, ...], str, int] | None = None
+        #: the position of the last user message read, and the start of what it said (:meth:`InContext.holds`)
+        self.last = -1
+        self.said: str | None = None
+
+    def copy(self) -> _History:
+        made = _History()
+        made.pairs, made.shown, made.length, made.ends, made.pending, made.last, made.said = (
+            dict(self.pairs), dict(self.shown), self.length, self.ends, self.pending, self.last, self.said)
+        return made
 
     def read(self, messages: Sequence[object]) -> None:
         grew = (self.ends is not None and len(messages) >= self.length
                 and _fingerprint(messages[0]) == self.ends[0]
                 and _fingerprint(messages[self.length - 1]) == self.ends[1])
         if not grew:
-            self.pairs, self.shown, self.pending = set(), set(), None
+            self.pairs, self.shown, self.pending, self.last, self.said = {}, {}, None, -1, None
         pending = self.pending
-        for message in messages[self.length if grew else 0:]:
+        for at in range(self.length if grew else 0, len(messages)):
+            message = messages[at]
             if not isinstance(message, Mapping):
                 continue
             role = message.get("role")
             if role == "user":
+                self.last = at
                 sent = message.get("api_content")
                 if isinstance(sent, str) and HEADER in sent:
-                    self.shown.update(int(n) for n in _SHOWN_ID.findall(sent, sent.index(HEADER)))
+                    self.shown.update((n, (*seen, at)) for n, seen in _shown(sent, message.get("content")).items())
                 text = _text(message.get("content"))
-                pending = (_said(text), "") if text and text.strip() else None
+                pending = (_said(text), "", at) if text and text.strip() else None
+                self.said = text.strip()[:COMPARED_CHARS] if text else None
             elif role == "assistant" and pending is not None:
                 answer = _text(message.get("content"))
                 if answer and answer.strip():
-                    pending = (pending[0], answer)
-                    self.pairs.update(_digest(said, answer) for said in pending[0])
+                    pending = (pending[0], answer, pending[2])
+                    self.pairs.update((_digest(said, answer), at) for said in pending[0])  # where it is all there
         self.pending = pending
         self.length = len(messages)
         self.ends = (_fingerprint(messages[0]), _fingerprint(messages[-1])) if messages else None
+
+    def compacted(self) -> _History:
+        """What is still known once a compaction was made since the last read, until the next read says what it
+        kept: what came with the first messages (hermes and our compressors keep them: ``protect_first_n``) and with
+        the latest turn's user message (the tail they keep ends with it); the rest may be in its summary alone."""
+        def kept(at: int) -> bool:
+            return at < HEAD or at >= self.last
+
+        made = _History()  # read whole next time: its ends are not known
+        made.pairs = {digest: at for digest, at in self.pairs.items() if kept(at)}
+        made.shown = {n: seen for n, seen in self.shown.items() if kept(seen[-1])}
+        return made
 
 
 class InContext:
@@ -143,25 +215,48 @@ class InContext:
             self._histories[key] = history
             while len(self._histories) > self._size:
                 self._histories.popitem(last=False)
-        fresh = _History()  # read outside the lock: a gateway gives a history of new objects each time
-        fresh.pairs, fresh.shown, fresh.length, fresh.ends, fresh.pending = (
-            set(history.pairs), set(history.shown), history.length, history.ends, history.pending)
-        fresh.read(messages)
+        fresh = history.copy()  # read outside the lock: a gateway gives a history of new objects each time
+        try:
+            fresh.read(messages)
+        except Exception:  # never what was known before: a compaction since may have taken it out of the prompt
+            log.exception("ctx-local: the history of session %r could not be read; recall leaves nothing of it out",
+                          session.session_id)
+            fresh = _History()
         with self._lock:
             if key in self._histories:
                 self._histories[key] = fresh
 
-    def holds(self, session: SessionInfo, memory: Memory) -> bool:
-        """Whether the prompt of ``session``'s conversation already holds ``memory``."""
+    def compacted(self, session: SessionInfo) -> None:
+        """hermes compacted the conversation of ``session`` before this turn's recall (:meth:`_History.compacted`)."""
+        key = _key(session)
+        with self._lock:
+            history = self._histories.get(key)
+            if history is not None:
+                self._histories[key] = history.compacted()
+
+    def rewound(self, session: SessionInfo) -> None:
+        """hermes took the last turns of the conversation of ``session`` out (``/undo``, however many): nothing of it
+        is known until the next sync."""
+        with self._lock:
+            self._histories.pop(_key(session), None)
+
+    def holds(self, session: SessionInfo, memory: Memory, question: str = "") -> bool:
+        """Whether the prompt of ``session``'s conversation already holds ``memory``, for the recall of ``question``.
+        ``question`` the user message the last sync ended with: a retry (hermes' ``/retry`` takes that exchange out
+        and sends its message again, telling no provider), so what came with that message is not held."""
         with self._lock:
             history = self._histories.get(_key(session))
         if history is None:
             return False
-        if memory.id in history.shown:
+        asked = question.strip()[:COMPARED_CHARS]
+        again = history.last if asked and asked == history.said else sys.maxsize
+        seen = history.shown.get(memory.id)
+        if seen is not None and seen[-1] < again and _same(seen, memory):
             return True
-        return (memory.kind == "turn" and memory.session_id == session.session_id
-                and memory.chat_id == session.chat_id and _digest(memory.user_text, memory.assistant_text)
-                in history.pairs)
+        if memory.kind != "turn" or memory.session_id != session.session_id or memory.chat_id != session.chat_id:
+            return False
+        at = history.pairs.get(_digest(memory.user_text, memory.assistant_text))
+        return at is not None and at < again
 
 
 def _key(session: SessionInfo) -> tuple[str, str, str, str]:

@@ -244,6 +244,10 @@ class LocalProvider(MemoryProvider):
 
     def on_session_start(self, session: SessionInfo) -> None:
         self._session = session
+        if session.extra.get("reason") == "compression":  # hermes compacted the conversation, before this turn's recall
+            self._in_context.compacted(session)
+        elif session.extra.get("rewound"):  # /undo took its last turns out
+            self._in_context.rewound(session)
         self._writer()  # replays what a crashed process left, in the background
 
     def system_prompt_block(self, *, session: SessionInfo | None = None) -> str:
@@ -320,12 +324,14 @@ class LocalProvider(MemoryProvider):
         more (at most :data:`CANDIDATES` * 4): a long conversation on one topic would otherwise leave the block
         empty (a few left out leave enough: the block shows fewer memories than a search reads)."""
         found = self._search(question, terms, session, limit, hybrid=hybrid)
-        kept = None if found is None else [item for item in found if not self._in_context.holds(session, item.memory)]
+        kept = None if found is None else [item for item in found
+                                           if not self._in_context.holds(session, item.memory, question)]
         if found is None or kept is None or 2 * len(kept) >= len(found) or len(found) < limit:
             return kept
         found = self._search(question, terms, session, limit + min(4 * (len(found) - len(kept)), 4 * CANDIDATES),
                              hybrid=hybrid)
-        return None if found is None else [item for item in found if not self._in_context.holds(session, item.memory)]
+        return None if found is None else [item for item in found
+                                           if not self._in_context.holds(session, item.memory, question)]
 
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
@@ -357,9 +363,10 @@ class LocalProvider(MemoryProvider):
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
         """``question``'s vector (:func:`shared_dense.asked`: the built-in model on the caller's thread but in a
         forked process; a function embedder on a thread of its own, waited for a bounded time). The last question's
-        is kept: a search made again for it (:meth:`_searched`) does not embed it twice."""
+        is kept: a search made again for it (:meth:`_searched`) does not embed it twice -- unless embedding it failed
+        (an error, a timeout, a busy embedder): asked again (a retry), it is embedded again."""
         last, pid = self._asked, os.getpid()
-        if last is not None and last[0] is index and last[1] == question and last[2] == pid:
+        if last is not None and last[0] is index and last[1] == question and last[2] == pid and not _failed(last[3]):
             return last[3]
         asked = shared_dense.asked(index.query_vector, question, inline=getattr(index.embedder, "in_process", False),
                                    made_in=self._pid_made, thread=self._questions, timeout=QUESTION_EMBED_SECONDS)
@@ -497,6 +504,11 @@ class LocalProvider(MemoryProvider):
             return _error(f"{outcome}: another process kept the memory database {self.path} locked for more than "
                           f"{TOOL_BUSY_SECONDS:g} s (a long maintenance job?); try again in a minute")
         return _error(f"{outcome}: {exc}")
+
+
+def _failed(asked: Future[Any]) -> bool:
+    """Whether the embedding ``asked`` for ended without a vector (one still under way has not failed yet)."""
+    return asked.done() and (asked.cancelled() or asked.exception(0) is not None)
 
 
 def _error(message: str) -> str:
