@@ -107,6 +107,15 @@ def test_with_the_embedder_a_paraphrase_is_recalled_on_the_wire_through_real_her
     assert "my kitten knocked the vase off the shelf" in sent
 
 
+def remembered_in_an_earlier_conversation(stub: StubOpenAIServer) -> None:
+    """ctx-local on, and an earlier conversation stored: the staging port is 8443."""
+    configure(stub)
+    stub.reply("Noted.")
+    earlier = agent(stub)
+    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
+    earlier.shutdown_memory_provider([])
+
+
 def settled(session: Any) -> None:
     """hermes syncs a turn on its memory worker after the turn: wait for it (and for our write-behind queue)."""
     session._memory_manager.flush_pending(timeout=30)
@@ -127,11 +136,7 @@ def test_recall_leaves_out_what_the_prompt_holds_and_shows_it_once_it_leaves(stu
     memory was in the prompt once per turn that recalled it (hermes sends each user message again as it was
     sent, its recall block included). Now neither is recalled while the prompt holds it, and both come back
     once the conversation's history no longer does (a compaction took them out)."""
-    configure(stub)
-    stub.reply("Noted.")
-    earlier = agent(stub)
-    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
-    earlier.shutdown_memory_provider([])
+    remembered_in_an_earlier_conversation(stub)
 
     said = "the friday deploy goes to the blue cluster"
     now = agent(stub)
@@ -199,11 +204,7 @@ def test_a_retried_turn_recalls_what_its_first_attempt_recalled(stub: StubOpenAI
     """hermes' /retry takes the last exchange out of the history and sends its user message again: the first attempt's
     recall block left with it, so the retry's block shows those memories again (before, the history of the last sync
     still said its block was in the prompt, and the retry got a block without them)."""
-    configure(stub)
-    stub.reply("Noted.")
-    earlier = agent(stub)
-    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
-    earlier.shutdown_memory_provider([])
+    remembered_in_an_earlier_conversation(stub)
 
     now = agent(stub)
     asked = "which port do friday deploys use?"
@@ -222,11 +223,7 @@ def test_a_retried_turn_recalls_what_its_first_attempt_recalled(stub: StubOpenAI
 def test_after_an_undo_the_next_turn_recalls_what_the_undone_turn_recalled(stub: StubOpenAIServer) -> None:
     """hermes' /undo takes the last turns out of the history and tells the memory providers (on_session_switch,
     rewound): the undone turn's block is no longer in the prompt, so the next turn's recall shows its memories."""
-    configure(stub)
-    stub.reply("Noted.")
-    earlier = agent(stub)
-    earlier.run_conversation("remember: friday deploys go out through the staging port 8443", conversation_history=[])
-    earlier.shutdown_memory_provider([])
+    remembered_in_an_earlier_conversation(stub)
 
     now = agent(stub)
     stub.reply("Port 80, I think.")
