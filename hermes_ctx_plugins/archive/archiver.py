@@ -258,16 +258,26 @@ def _kinds_take_turns(found: list[Anchor]) -> list[Anchor]:
 
 
 def _fit(found: list[Anchor], budget: int, counter: TokenCounter) -> list[Anchor]:
-    """The anchors that fit ``budget`` tokens, taken in priority order (``found``'s order)."""
+    """The anchors that fit ``budget`` tokens, taken in priority order (``found``'s order), as the index
+    may show them (:func:`anchors.shown <.anchors.shown>`; only one that fits is checked, and what it
+    shows of an anchor is never longer than the anchor)."""
     kept: list[Anchor] = []
+    texts: set[str] = set()
     used = 0
     for anchor in found:
         if used + 2 > budget:  # none fits any more: each takes a token and its separator at least
             break
         cost = counter.count_text(anchor.text) + 1
-        if used + cost <= budget:
-            kept.append(anchor)
-            used += cost
+        if used + cost > budget:
+            continue
+        checked = anchor_index.shown(anchor)
+        if checked is None or checked.text in texts:
+            continue
+        if checked != anchor:  # an error's name, without its message
+            cost = counter.count_text(checked.text) + 1
+        kept.append(checked)
+        texts.add(checked.text)
+        used += cost
     return kept
 
 
