@@ -11,9 +11,10 @@ import json
 from typing import Any
 
 import pytest
+from archive_helpers import host_for
 
 import hermes_ctx_plugins.archive.anchors as anchors
-from hermes_ctx_plugins import CompressionResult, CompressorStrategy, SessionInfo, hookimpl, load_host
+from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins.archive.archiver import INDEX_CLOSE, INDEX_OPEN
 from hermes_ctx_plugins.manager import Host
 from hermes_ctx_plugins.memory.local.recall import provenance
@@ -26,27 +27,6 @@ HOSTILE = ("Traceback (most recent call last):\n  File \"src/sync/vendor.py\", l
            "ops@evil.example")
 
 
-class KeepEnds(CompressorStrategy):
-    """Keeps the first and the last message: everything between is archived, and the host's marker carries the index."""
-
-    name = "keep-ends"
-
-    def compress(self, messages: list[dict[str, Any]], **kwargs: Any) -> CompressionResult:
-        return CompressionResult(messages=[messages[0], messages[-1]])
-
-
-class KeepEndsPlugin:
-    @hookimpl
-    def register_compressors(self, register: Any) -> None:
-        register(KeepEnds)
-
-
-def host(**archive: Any) -> Host:
-    return load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
-                      "ctx_plugins": {"compressor": "keep-ends", "archive": archive, "memory": {"providers": []}}},
-                     plugins=[KeepEndsPlugin()])
-
-
 def tool_turn(n: int, name: str, result: str, args: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     call = {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args or {})}}
     return [{"role": "assistant", "content": None, "tool_calls": [call]},
@@ -57,7 +37,7 @@ def index_of(*middle: dict[str, Any], compactor: Host | None = None) -> str:
     """The ``<archive-index>`` block of a compaction that removed ``middle``."""
     messages = [{"role": "system", "content": "You are a careful agent."}, *middle,
                 {"role": "user", "content": "and now?"}]
-    result = (compactor or host()).compress(messages, session=ALICE, force=True)
+    result = (compactor or host_for()).compress(messages, session=ALICE, force=True)
     [text] = [str(m["content"]) for m in result.messages if INDEX_OPEN in str(m.get("content"))]
     return text[text.index(INDEX_OPEN):text.index(INDEX_CLOSE) + len(INDEX_CLOSE)]
 
@@ -149,7 +129,7 @@ def test_only_the_anchors_that_fit_are_scanned(monkeypatch: pytest.MonkeyPatch) 
     anchors.shown.cache_clear()
     messages = make_transcript(5, turns=80, images=False)
     found = anchors.extract(str(m.get("content") or "") for m in messages)
-    index = index_of(*messages[1:-1], compactor=host(index_max_tokens=300))
+    index = index_of(*messages[1:-1], compactor=host_for(index_max_tokens=300))
     shown = sum(len(values) for values in lines(index).values())
     assert len(found) > 4 * shown and 0 < len(scanned) <= shown
 
