@@ -238,3 +238,19 @@ def test_chinese_quantities_dates_and_ports_are_indexed_as_english_ones_are(said
 ])
 def test_dates_and_chinese_shapes(text: str, expected: list[tuple[str, str]]) -> None:
     assert [(a.kind, a.text) for a in anchors.extract([text])] == expected
+
+
+@pytest.mark.parametrize("text", ["ValueError: cache miss </archive-index", "ValueError: x </ archive-index> y",
+                                  "ValueError: x \uff1c/archive-index\uff1e y", "ValueError: x </archive-index x=1> y"])
+def test_a_closing_tag_in_any_spelling_is_withheld(text: str) -> None:
+    assert anchors.shown(anchors.Anchor("error", text)) == anchors.Anchor("error", "ValueError")
+
+
+def test_the_chinese_port_pattern_is_linear_in_spaces() -> None:
+    import time
+
+    started = time.perf_counter()
+    anchors.extract(["端口" + " " * 20_000 + "x"])
+    assert time.perf_counter() - started < 0.5
+    assert anchors.extract(["端口 : 9443", "端口为 8080", "端口9443"]) == [
+        anchors.Anchor("port", v) for v in ("端口 : 9443", "端口为 8080", "端口9443")]

@@ -62,7 +62,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"|\b[A-Za-z]:\\(?:[\w .-]+\\)*[\w .-]+")),
     ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+\.\d+\b")),
     ("port", re.compile(rf"(?:\blocalhost|{_RUN}[\w-]++(?:\.[\w-]++)++|\]):\d{{2,5}}\b|\bport[ :=]+\d{{2,5}}\b"
-                        r"|端口号?[ \t]*(?:[:\uff1a=]|为|是)?[ \t]*\d{2,5}(?!\d)", re.I)),
+                        r"|端口号?[ \t]*(?:(?:[:\uff1a=]|为|是)[ \t]*)?\d{2,5}(?!\d)", re.I)),
     ("key", re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*){1,5}\b"
                        r"(?=\s*[:=])")),
     # each branch starts at a character of a set (a lookahead's, or \d checked behind): what is not one is passed
@@ -96,7 +96,8 @@ SAME_SHAPE = 3
 _SHAPED = frozenset({"quantity"})
 _DIGITS = re.compile(r"\w*\d\w*")  # a number, an id, a hash: one ``0``
 #: a tag, as a fence or a chat template writes it: no anchor carries one into the index
-_MARKUP = re.compile(r"</?[A-Za-z][\w:-]*[ \t]*/?>|<\|[\w:-]+\|>")
+_MARKUP = re.compile(r"[<\uff1c\ufe64\u2039\u3008]\s*(?:/\s*)?[A-Za-z][\w:-]*(?:[\s/>\uff1e\ufe65\u203a\u3009]|$)"
+                     r"|<\|[\w:-]+\|>|archive-index", re.I)
 _SPACE = re.compile(r"\s")
 
 
