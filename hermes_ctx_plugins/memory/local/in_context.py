@@ -41,8 +41,8 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from ...compression.messages import text_of
 from ...events import SessionInfo
 from ...storage import Memory
 from ...storage.text import printable
@@ -111,16 +111,6 @@ def _digest(user: str, answer: str) -> int:
     return int.from_bytes(digest.digest(), "big")
 
 
-def _text(content: Any) -> str | None:
-    """A message's text as hermes gives it to memory providers (parts joined by line breaks)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p if isinstance(p, str) else p.get("text") for p in content if isinstance(p, (str, Mapping))]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return None
-
-
 def _fingerprint(message: object) -> tuple[int, int]:
     """A message told apart without keeping it (an id alone is reused once its object is gone)."""
     content = message.get("content") if isinstance(message, Mapping) else None
@@ -171,11 +161,11 @@ class _History:
                 sent = message.get("api_content")
                 if isinstance(sent, str) and HEADER in sent:
                     self.shown.update((n, (*seen, at)) for n, seen in _shown(sent, message.get("content")).items())
-                text = _text(message.get("content"))
+                text = text_of(message.get("content"))
                 pending = (_said(text), "", at) if text and text.strip() else None
                 self.said = text.strip()[:COMPARED_CHARS] if text else None
             elif role == "assistant" and pending is not None:
-                answer = _text(message.get("content"))
+                answer = text_of(message.get("content"))
                 if answer and answer.strip():
                     pending = (pending[0], answer, pending[2])
                     self.pairs.update((_digest(said, answer), at) for said in pending[0])  # where it is all there

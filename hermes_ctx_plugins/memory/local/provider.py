@@ -323,15 +323,18 @@ class LocalProvider(MemoryProvider):
         out more than half of a full list of candidates, the search is made once more, reading four times as many
         more (at most :data:`CANDIDATES` * 4): a long conversation on one topic would otherwise leave the block
         empty (a few left out leave enough: the block shows fewer memories than a search reads)."""
+        def unheld(found: list[recall.Ranked]) -> list[recall.Ranked]:
+            return [item for item in found if not self._in_context.holds(session, item.memory, question)]
+
         found = self._search(question, terms, session, limit, hybrid=hybrid)
-        kept = None if found is None else [item for item in found
-                                           if not self._in_context.holds(session, item.memory, question)]
-        if found is None or kept is None or 2 * len(kept) >= len(found) or len(found) < limit:
+        if found is None:
+            return None
+        kept = unheld(found)
+        if 2 * len(kept) >= len(found) or len(found) < limit:
             return kept
         found = self._search(question, terms, session, limit + min(4 * (len(found) - len(kept)), 4 * CANDIDATES),
                              hybrid=hybrid)
-        return None if found is None else [item for item in found
-                                           if not self._in_context.holds(session, item.memory, question)]
+        return None if found is None else unheld(found)
 
     def _search(self, question: str, terms: list[str], session: SessionInfo,
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
