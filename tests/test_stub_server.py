@@ -528,3 +528,15 @@ def test_a_write_whose_client_gave_up_during_a_delay_is_never_applied() -> None:
             add("given up on", timeout=0.3)
         assert add("delivered", timeout=5).status_code == 200
         assert stub.memories_of(user_id="alice") == ["delivered"]
+
+
+def test_a_request_over_the_window_is_refused_as_openai_refuses_it() -> None:
+    with StubOpenAIServer(context_length=1_000) as stub:
+        sdk = openai.OpenAI(base_url=stub.base_url, api_key="k", max_retries=0)
+        short = sdk.chat.completions.create(model="stub-model", messages=[{"role": "user", "content": "hi"}])
+        assert short.choices[0].message.content
+        with pytest.raises(openai.BadRequestError) as refused:
+            sdk.chat.completions.create(model="stub-model", messages=[{"role": "user", "content": "word " * 2_000}])
+        error = refused.value.body
+        assert isinstance(error, dict) and error["code"] == "context_length_exceeded"
+        assert error["param"] == "messages" and "maximum context length is 1000 tokens" in error["message"]

@@ -1,4 +1,8 @@
-"""The base class every compressor strategy derives from, and what ``compress`` returns."""
+"""The base class every compressor strategy derives from, and what ``compress`` returns.
+
+Over 500 lines because it is the whole contract a third-party strategy codes against (the trigger, the
+budgets, the result and its checks, the model-free base) and docs/PLUGINS.md documents it as one piece.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from ..config import CompressionSettings, Config, plugin_options
 from ..events import Message, Usage
 from ..isolation import StatusEvent
 from ..tokens import REPLY_PRIMING, TokenCounter
-from . import oversize, trigger
+from . import floor, oversize, trigger
 from .messages import call_ids, nothing_new_since_compaction, role
 
 
@@ -165,6 +169,11 @@ def first_plain(messages: Sequence[Message], indexes: Sequence[int]) -> int | No
                  and not messages[i].get("tool_call_id") and not call_ids(messages[i])), None)
 
 
+#: after an automatic compaction that changed nothing, the next waits for the prompt to grow by this share of
+#: the trigger (hermes asks up to four times a turn: each a full pass over a history that cannot shrink)
+FUTILE_GROWTH = 0.05
+
+
 class CompressorStrategy(abc.ABC):
     """A way of shrinking a conversation that nears the model's context window.
 
@@ -211,8 +220,18 @@ class CompressorStrategy(abc.ABC):
         self.compression_count = 0
         #: tokens the host adds after a compaction (the archive's anchor index): see :meth:`leave_room`
         self.reserved_tokens = 0
+        #: tokens of the prompt outside the messages (system prompt, tool schemas, memory), measured by the
+        #: host before each compaction: see :meth:`within_floor`
+        self.floor_tokens = 0
+        #: a compaction ran and the provider has not counted a prompt since (see :meth:`update_from_response`)
+        self.verify_pending = False
         #: whether the user was told about the current pause (see :meth:`paused`)
         self._pause_reported = False
+
+    def within_floor(self, budget: int) -> int:
+        """``budget`` (tokens of messages a compaction keeps), within the room the prompt's floor leaves
+        under the trigger (:func:`.floor.fit`)."""
+        return floor.fit(budget, threshold=self.threshold_tokens, floor=self.floor_tokens)
 
     def leave_room(self, budget: int) -> int:
         """``budget`` less the host's reservation (at most ``RESERVE_SHARE`` of it), at least 1."""
@@ -348,9 +367,20 @@ class CompressorStrategy(abc.ABC):
             self.status_callback(StatusEvent(kind=kind, source=f"compressor:{self.name}", message=message))
 
     def update_from_response(self, usage: Usage) -> None:
-        """Called after each API response with the provider's exact token usage."""
+        """Called after each API response with the provider's exact token usage. The first count after
+        a compaction says whether it cleared the trigger (:meth:`compaction_cleared`): only the
+        provider's count of the whole prompt can, the floor included."""
         if usage.prompt_tokens:
             self.last_prompt_tokens = usage.prompt_tokens
+            if self.verify_pending:
+                self.verify_pending = False
+                threshold = self.threshold_tokens
+                self.compaction_cleared(not threshold or usage.prompt_tokens < threshold, usage.prompt_tokens)
+
+    def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
+        """What the provider's first count after a compaction said: ``cleared`` unless the prompt is still at
+        the trigger (``prompt_tokens``). Strategies that can stop trying do so here; by default nothing."""
+        return None
 
     # -- the trigger
     @property
@@ -433,9 +463,7 @@ class ModelFreeStrategy(CompressorStrategy):
     def compact(self, messages: list[Message], *, force: bool) -> CompressionResult:
         """The compaction of ``messages`` (``force``: a manual ``/compress``), without side effects."""
 
-    #: after an automatic compaction that changed nothing, the next waits for the prompt to grow by this share of
-    #: the trigger (hermes asks up to four times a turn: each a full pass over a history that cannot shrink)
-    FUTILE_GROWTH = 0.05
+    FUTILE_GROWTH = FUTILE_GROWTH
     #: the prompt size at which the last automatic compaction changed nothing (None: it did, or none ran)
     _futile_at: int | None = None
 
@@ -465,6 +493,14 @@ class ModelFreeStrategy(CompressorStrategy):
     def reset_session(self) -> None:
         super().reset_session()
         self._futile_at = None
+
+    def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
+        """A compaction that left the prompt over the trigger is futile too: the next waits for growth."""
+        if not cleared:
+            if self._futile_at is None:
+                said = floor.note(prompt_tokens, threshold=self.threshold_tokens, floor=self.floor_tokens)
+                self.emit("blocked", f"{said}; automatic compaction waits until the conversation has grown")
+            self._futile_at = prompt_tokens
 
     def nothing_to_compress(self, messages: list[Message]) -> str | None:
         if not messages:

@@ -115,6 +115,10 @@ class PipelineStrategy(CompressorStrategy):
         for step in self._steps or ():
             step.update_from_response(usage)
 
+    def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
+        for step in self._steps or ():  # a summarising step's guard pauses the pipeline (see pause_reason)
+            step.compaction_cleared(cleared, prompt_tokens)
+
     def reset_session(self) -> None:
         super().reset_session()
         for step in self._steps or ():
@@ -155,7 +159,8 @@ class PipelineStrategy(CompressorStrategy):
         counter = get_counter(self.model)
         tokens_before, estimated = size_before(counter, messages)
         tokens = tokens_before
-        budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
+        budget = self.leave_room(self.within_floor(
+            int((self.threshold_tokens or tokens_before) * self.options.budget_ratio)))
         current: list[Message] = messages
         summary, used_fallback, summary_error, summarized = None, False, "", 0
         aborted_by = ""  # a step whose summary failed so that it left its input alone
@@ -167,6 +172,7 @@ class PipelineStrategy(CompressorStrategy):
             if number and not force and tokens <= budget:
                 break
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
+            step.floor_tokens = self.floor_tokens
             if type(step) is PruneStrategy:  # a built-in step after it cuts what is still too big
                 step.leaves_cutting = any(type(later) in (SummarizeStrategy, WindowStrategy)
                                           for later in self.steps[number + 1:])

@@ -15,7 +15,8 @@ passes over the messages (the system prompt excluded, as hermes passes them):
 A message is rewritten only when the new version costs fewer tokens, so pruning never grows a
 prompt, and content that is already a placeholder or a summary is left alone, so pruning twice
 changes nothing the second time.  Inputs are never mutated: a changed message is a new dict, an
-unchanged one is the same object (the token counter memoises by identity).
+unchanged one is the same object (the token counter memoises by identity). Over 500 lines because
+the four passes share one walk of the messages and one report; the strategy is the last few dozen.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 from ..events import Message
 from ..options import option
 from ..tokens import REPLY_PRIMING, TokenCounter, get_counter
+from . import floor
 from .base import CompressionResult, ModelFreeStrategy, size_before
 from .messages import last_real_user_index, truncate_tool_arguments
 from .selection import turn_over, walk_back
@@ -494,8 +496,9 @@ class PruneStrategy(ModelFreeStrategy):
         if force:  # the turn in progress alone (see the class docstring)
             tail_tokens, tail_count = 0, 1
         else:
-            base = self.threshold_tokens or tokens_before
-            tail_tokens, tail_count = max(1, int(base * self.settings.target_ratio)), self.settings.protect_last_n
+            unsqueezed = max(1, int((self.threshold_tokens or tokens_before) * self.settings.target_ratio))
+            tail_tokens, tail_count = self.within_floor(unsqueezed), floor.tail_count(
+                self.settings.protect_last_n, unsqueezed, threshold=self.threshold_tokens, floor=self.floor_tokens)
         report = prune_tool_results(
             messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,

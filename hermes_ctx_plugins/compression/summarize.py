@@ -29,8 +29,8 @@ from ..events import Message, Usage
 from ..options import option
 from ..safety import redact_secrets
 from ..tokens import TokenCounter, get_counter
-from . import fallback, prompt
-from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown
+from . import fallback, floor, prompt
+from .base import FUTILE_GROWTH, NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown
 from .messages import (
     COMPACTION_NOTE,
     HAS_USER_TURN_KEY,
@@ -117,10 +117,10 @@ class SummarizeStrategy(CompressorStrategy):
     def __init__(self, options: Any = None, *, clock: Callable[[], float] = time.monotonic,
                  http: httpx.Client | None = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
-        floor, ceiling = self.options.summary_tokens_floor, self.options.summary_tokens_ceiling
-        if floor > ceiling:  # every summary would be clipped to the ceiling, below the floor asked for
-            raise ConfigError(f"summary_tokens_floor {floor} is above summary_tokens_ceiling {ceiling}",
-                              path=f"ctx_plugins.options.{self.name}.summary_tokens_floor", value=floor,
+        low, ceiling = self.options.summary_tokens_floor, self.options.summary_tokens_ceiling
+        if low > ceiling:  # every summary would be clipped to the ceiling, below the floor asked for
+            raise ConfigError(f"summary_tokens_floor {low} is above summary_tokens_ceiling {ceiling}",
+                              path=f"ctx_plugins.options.{self.name}.summary_tokens_floor", value=low,
                               expected=f"at most summary_tokens_ceiling ({ceiling})")
         self.clock = clock
         self.guard = CompressionGuard(clock)
@@ -130,6 +130,8 @@ class SummarizeStrategy(CompressorStrategy):
         self._http = http
         self._clients: dict[tuple[str, str, str, float], SummaryClient] = {}
         self._pending_mode = "full"
+        #: the prompt size at which the last automatic compaction changed nothing (see :meth:`_futile`)
+        self._futile_at: int | None = None
 
     @property
     def counter(self) -> TokenCounter:
@@ -144,16 +146,23 @@ class SummarizeStrategy(CompressorStrategy):
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         if not self.settings.enabled:
             return False
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
         if self.over_threshold(prompt_tokens):
-            if self.paused():
+            if self.paused() or self._futile(tokens):
                 return False
             self._pending_mode = "full"
             return True
-        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
         if self._prune_only_due(tokens, self.threshold_tokens):
             self._pending_mode = "prune"
             return True
         return False
+
+    def _futile(self, tokens: int) -> bool:
+        """Right after an automatic compaction that changed nothing, until the prompt has grown by
+        :data:`.base.FUTILE_GROWTH` of the trigger (hermes asks up to three times before a request, and
+        each time would plan the same nothing)."""
+        futile = self._futile_at
+        return futile is not None and tokens < futile + int((self.threshold_tokens or 0) * FUTILE_GROWTH)
 
     def pause_reason(self) -> str | None:
         return self.guard.blocked_reason()
@@ -168,6 +177,13 @@ class SummarizeStrategy(CompressorStrategy):
         self.guard.clear()
         self.last_error = ""
         self._pending_mode = "full"
+        self._futile_at = None
+
+    def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
+        if self.guard.record_cleared(cleared):
+            said = floor.note(prompt_tokens, threshold=self.threshold_tokens, floor=self.floor_tokens)
+            self.emit("blocked", f"automatic compression paused: {said}; one probe will run in 5 minutes "
+                                 "(/compress still works)")
 
     def _prune_only_due(self, tokens: int, threshold: int | None) -> bool:
         settings = self.settings
@@ -207,7 +223,13 @@ class SummarizeStrategy(CompressorStrategy):
         except _Abort as exc:
             self.emit("failed", f"compression aborted, conversation left unchanged: {exc}")
             return CompressionResult.unchanged(messages, tokens_before, note=str(exc), aborted_by=str(exc))
+        if not result.compressed and not force and not result.aborted:
+            if self._futile_at is None:
+                self.emit("blocked", f"nothing to compact yet ({'; '.join(result.notes) or 'no reason given'}); "
+                                     "automatic compaction waits until the conversation has grown")
+            self._futile_at = max(current_tokens or 0, self.last_prompt_tokens or 0, tokens_before)
         if result.compressed:
+            self._futile_at = None
             if unseen and result.tokens_before == tokens_before:  # the estimate was kept
                 result = dataclasses.replace(result, notes=(
                     *result.notes, f"size before estimated for {unseen} never-counted messages"))
@@ -235,15 +257,21 @@ class SummarizeStrategy(CompressorStrategy):
         result = self._finish(messages, plan.pruned, tokens_before, notes=plan.notes, nothing=plan.nothing)
         return None if result.compressed else "; ".join(result.notes)
 
-    def _tail_budget(self, tokens_before: int) -> int:
-        base = self.threshold_tokens or tokens_before
-        return self.leave_room(max(1, int(base * self.settings.target_ratio)))
+    def _tail_budget(self, tokens_before: int, *, squeezed: bool = True) -> int:
+        """``target_ratio`` of the trigger, within the room the prompt's floor leaves (``squeezed``) and the host's."""
+        budget = max(1, int((self.threshold_tokens or tokens_before) * self.settings.target_ratio))
+        return self.leave_room(self.within_floor(budget)) if squeezed else budget
+
+    def _tail_count(self, tokens_before: int) -> int:
+        return floor.tail_count(self.settings.protect_last_n, self._tail_budget(tokens_before, squeezed=False),
+                                threshold=self.threshold_tokens, floor=self.floor_tokens)
 
     def _prune(self, messages: list[Message], tokens_before: int, *, min_chars: int,
                exact_head: int | None = None, deferral: Deferral | None = None) -> PruneReport:
         return prune_tool_results(
             messages, counter=self.counter, protect_tail_tokens=self._tail_budget(tokens_before),
-            protect_tail_count=self.settings.protect_last_n, min_prune_chars=min_chars,
+            protect_tail_count=self._tail_count(tokens_before),
+            min_prune_chars=min_chars,
             max_argument_chars=self.options.max_argument_chars, exact_head=exact_head,
             tokens_before=tokens_before, deferral=deferral, turn_limit=self.threshold_tokens,
         )
@@ -284,6 +312,10 @@ class SummarizeStrategy(CompressorStrategy):
         # protect_first_n decays once a summary holds the early turns (a prune-only pass does not
         # count: it summarised nothing, and decaying after it would re-cut an unchanged history).
         protect_first_n = 0 if _latest_summary(messages) is not None else self.settings.protect_first_n
+        if protect_first_n and not floor.holds_head(
+                messages[:head_end(messages, protect_first_n)], self._tail_budget(tokens_before, squeezed=False),
+                threshold=self.threshold_tokens, floor=self.floor_tokens, counter=self.counter):
+            protect_first_n = 0  # the prompt's floor leaves no room for it (see floor.holds_head)
         # The middle is about to be summarised away: weigh its pruning by characters, not tokens, and
         # leave alone the tool results the summary request will not show (a long middle's middle).
         head, deferral = head_end(messages, protect_first_n), self._deferral(tokens_before)
@@ -296,7 +328,7 @@ class SummarizeStrategy(CompressorStrategy):
             pruned: list[Message] = report.messages
             usual = split(pruned, counter=self.counter, protect_first_n=protect_first_n,
                           tail_budget_tokens=self._tail_budget(tokens_before),
-                          protect_last_n=self.settings.protect_last_n,
+                          protect_last_n=self._tail_count(tokens_before),
                           min_tail_user_messages=self.settings.min_tail_user_messages, turn_limit=limit)
             has_user = any(is_real_user(m) or m.get(HAS_USER_TURN_KEY) for m in pruned)
             # what the tail cannot take (half its budget or more) is summarised, not kept to be cut

@@ -16,6 +16,9 @@ MAX_TRIGGER_RATIO = 0.85
 #: Windows under this size trigger at no less than SMALL_WINDOW_FLOOR (as in hermes 0.19.0).
 SMALL_WINDOW_LIMIT = 512_000
 SMALL_WINDOW_FLOOR = 0.75
+#: No trigger below this many tokens unless the window is too small for it (hermes 0.19.0's
+#: ``MINIMUM_CONTEXT_LENGTH``): a 64k model then triggers at MAX_TRIGGER_RATIO of its window, not at 75%.
+MINIMUM_TRIGGER_TOKENS = 64_000
 #: A compaction that saves less than this share of the tokens is "ineffective".
 INEFFECTIVE_SAVING = 0.10
 #: Consecutive ineffective or fallback compactions that block automatic compression.
@@ -53,8 +56,9 @@ def threshold_tokens(
     """The prompt size that triggers compression, or ``None`` when nothing bounds it.
 
     ``context_length * percent - max_tokens``, where windows under 512K use at least 0.75 unless a
-    per-model override says otherwise, never above 85% of the input window; an absolute
-    ``threshold_tokens`` or ``threshold_tokens_cap`` lowers it further.
+    per-model override says otherwise, and (without one) no less than :data:`MINIMUM_TRIGGER_TOKENS`
+    (as hermes' own compressor), never above 85% of the input window; an absolute ``threshold_tokens`` or
+    ``threshold_tokens_cap`` lowers it further.
     """
     limits = [t for t in (absolute, cap) if t]
     if context_length:
@@ -62,6 +66,8 @@ def threshold_tokens(
             percent = max(percent, SMALL_WINDOW_FLOOR)
         reserve = max_tokens if max_tokens and max_tokens < context_length else 0
         computed = int(context_length * percent) - reserve
+        if not explicit_percent:
+            computed = max(computed, MINIMUM_TRIGGER_TOKENS)
         ceiling = int((context_length - reserve) * MAX_TRIGGER_RATIO)
         limits.append(max(1, min(computed, ceiling)))
     return min(limits) if limits else None
@@ -75,6 +81,8 @@ class GuardState:
     consecutive_timeouts: int = 0
     ineffective_streak: int = 0
     fallback_streak: int = 0
+    #: compactions in a row after which the provider still counted a prompt at the trigger
+    uncleared_streak: int = 0
     blocked_until: float | None = None
     probing: bool = False
 
@@ -95,6 +103,9 @@ class CompressionGuard:
             return f"summary model cooling down for {state.cooldown_until - now:.0f}s after a failure"
         if state.blocked_until is not None:
             if now < state.blocked_until:
+                if state.uncleared_streak >= BLOCK_AFTER:
+                    return (f"{state.uncleared_streak} compactions in a row left the prompt over the trigger; "
+                            f"next probe in {state.blocked_until - now:.0f}s")
                 return (f"blocked after {max(state.ineffective_streak, state.fallback_streak)} "
                         f"ineffective or fallback compactions; next probe in {state.blocked_until - now:.0f}s")
             state.probing = True  # one probe is allowed; its outcome decides
@@ -113,7 +124,22 @@ class CompressionGuard:
         state = self.state
         state.ineffective_streak = state.ineffective_streak + 1 if saved_ratio < INEFFECTIVE_SAVING else 0
         state.fallback_streak = state.fallback_streak + 1 if used_fallback else 0
-        failed = state.ineffective_streak >= BLOCK_AFTER or state.fallback_streak >= BLOCK_AFTER
+        if state.probing and state.uncleared_streak >= BLOCK_AFTER:
+            return False  # a probe after compactions that left the prompt over: the provider's count decides
+        return self._judge()
+
+    def record_cleared(self, cleared: bool) -> bool:
+        """Record what the provider counted after a compaction (whether the prompt got under the trigger);
+        returns True when this newly blocks automatic compression. Judged apart from the messages' saving:
+        a compaction can halve them and leave the prompt over the trigger when the system prompt and tool
+        schemas alone nearly fill it, and then the next turn compacts again, for ever."""
+        state = self.state
+        state.uncleared_streak = 0 if cleared else state.uncleared_streak + 1
+        return self._judge()
+
+    def _judge(self) -> bool:
+        state = self.state
+        failed = max(state.ineffective_streak, state.fallback_streak, state.uncleared_streak) >= BLOCK_AFTER
         was_probe, state.probing = state.probing, False
         if failed and (was_probe or state.blocked_until is None):
             state.blocked_until = self.clock() + PROBE_AFTER_SECONDS

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..events import Message
 from ..options import option
 from ..tokens import TokenCounter, get_counter
+from . import floor
 from .base import NOTHING_NEW, CompressionResult, ModelFreeStrategy, size_before
 from .fallback import _PATH, opening
 from .messages import (
@@ -67,11 +68,16 @@ class WindowStrategy(ModelFreeStrategy):
         tokens_before, estimated = size_before(counter, messages)
         if nothing_new_since_compaction(messages):
             return CompressionResult.unchanged(messages, tokens_before, note=NOTHING_NEW)
-        budget = self.leave_room(int((self.threshold_tokens or tokens_before) * self.options.budget_ratio))
+        unsqueezed = int((self.threshold_tokens or tokens_before) * self.options.budget_ratio)
+        budget = self.leave_room(self.within_floor(unsqueezed))
         # protect_first_n decays once a drop happened (a pass that only cut oversized messages does
         # not count: decaying after it would re-cut an unchanged history)
         earlier = any(m.get(DROPPED_KEY) or is_summary(m) for m in messages)  # after a resume: by its shape
-        head = head_end(messages, 0 if earlier else self.settings.protect_first_n)
+        first_n = 0 if earlier else self.settings.protect_first_n
+        if first_n and not floor.holds_head(messages[:head_end(messages, first_n)], unsqueezed,
+                                            threshold=self.threshold_tokens, floor=self.floor_tokens, counter=counter):
+            first_n = 0  # the prompt's floor leaves no room for it (see floor.holds_head)
+        head = head_end(messages, first_n)
         head_tokens = counter.count_messages(messages[:head])
         tail_budget = max(1, budget - head_tokens - _MARKER_TOKENS)
         # a turn in progress over the trigger keeps its user message and its latest rounds

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..archive.archiver import Archiver
 from ..archive.changes import Changes, Snapshot, derived, reported
+from ..compression import floor
 from ..compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, reports_removals, shrinks
 from ..config import DEFAULT_COMPRESSOR, Config
 from ..events import Message, SessionInfo
@@ -140,6 +141,7 @@ class Compaction:
         count_before = strategy.compression_count
         if self.archive is not None:
             strategy.reserved_tokens = self.archive.settings.index_max_tokens  # room for the anchor index
+        strategy.floor_tokens = self._floor(strategy, messages, kwargs.get("current_tokens"))
         failed = CompressionResult.unchanged(messages)
         # Ours get their own list (they never edit a message); another plugin's a deep copy, so one that
         # edits messages in place and then fails has not changed hermes' history, and it is bounded in time.
@@ -171,7 +173,21 @@ class Compaction:
             return None, given
         if strategy.compression_count == count_before:
             strategy.compression_count += 1  # for strategies that do not count themselves
+        strategy.verify_pending = True  # the provider's next count says whether it cleared the trigger
         return result, given
+
+    def _floor(self, strategy: CompressorStrategy, messages: list[Message], current_tokens: Any) -> int:
+        """The prompt's part outside ``messages`` (:func:`.compression.floor.measure`); 0 when unknown, or
+        when measuring fails (a value it cannot read: the budgets are then the trigger's alone)."""
+        try:
+            measured = floor.measure(messages, counter=get_counter(strategy.model),
+                                     last_prompt_tokens=int(strategy.last_prompt_tokens or 0),
+                                     current_tokens=int(current_tokens) if current_tokens else None)
+        except Exception as exc:  # a budget, never a reason to fail a compaction
+            log.warning("could not measure the prompt outside the messages (%s: %s); budgets use the trigger "
+                        "alone", type(exc).__name__, exc)
+            return 0
+        return measured or 0
 
     def fallback_strategy(self) -> CompressorStrategy | None:
         """A fresh instance of the default strategy, for when the selected one fails (``None`` when the

@@ -88,6 +88,8 @@ class StubOpenAIServer(LoopbackService):
     :param prompt_tokens: computes ``usage.prompt_tokens`` from the request JSON
     :param api_keys: the keys accepted as ``Authorization: Bearer <key>``; ``None`` (the default): any
     :param hang_limit: the longest a ``hang`` or ``delay`` holds a request, in seconds
+    :param context_length: the model's window: a request whose ``prompt_tokens`` exceed it is refused
+        as OpenAI refuses it (HTTP 400, code ``context_length_exceeded``); ``None``: no limit
     """
 
     base_path = "/v1"
@@ -102,8 +104,10 @@ class StubOpenAIServer(LoopbackService):
         prompt_tokens: TokenCounter = estimate_prompt_tokens,
         api_keys: tuple[str, ...] | None = None,
         hang_limit: float = 30.0,
+        context_length: int | None = None,
     ) -> None:
         self.model = model
+        self.context_length = context_length
         self.responder = responder
         self.prompt_tokens = prompt_tokens
         self._ids = itertools.count(1)
@@ -167,6 +171,13 @@ class StubOpenAIServer(LoopbackService):
         body = request.body
         if not isinstance(body, dict):
             return Reply(400, _error(400, "request body is not a JSON object"))
+        if self.context_length is not None:
+            prompt = self.prompt_tokens(body)
+            if prompt > self.context_length:
+                return Reply(400, _error(400, f"This model's maximum context length is {self.context_length} tokens. "
+                                              f"However, your messages resulted in {prompt} tokens. Please reduce "
+                                              "the length of the messages.", code="context_length_exceeded",
+                                         param="messages"))
         if step is None:
             step = _Reply(self.responder(body))
         if not body.get("stream"):
@@ -220,10 +231,11 @@ def _json(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode()
 
 
-def _error(status: int, message: str, error_type: str | None = None, code: str | None = None) -> bytes:
+def _error(status: int, message: str, error_type: str | None = None, code: str | None = None,
+           param: str | None = None) -> bytes:
     """OpenAI's error body."""
     kind = error_type or ("invalid_request_error" if status < 500 else "server_error")
-    return _json({"error": {"message": message, "type": kind, "param": None, "code": code}})
+    return _json({"error": {"message": message, "type": kind, "param": param, "code": code}})
 
 
 def _deltas(step: _Reply) -> list[dict[str, Any]]:

@@ -1,0 +1,108 @@
+"""Compaction when the system prompt and tool schemas are a large share of the trigger, inside real hermes.
+
+hermes counts the system prompt, the tool schemas and memory in the prompt it compares with the trigger, and
+hands a compaction only the messages. On a 64k model (the smallest hermes accepts) with many tools or a long
+system prompt, that floor can be most of the trigger. This runs one real ``AIAgent`` per (engine, floor) in a
+process of its own against the loopback model, which refuses a request over its 64k window exactly as OpenAI
+does (HTTP 400, ``context_length_exceeded``), for ``--turns`` user turns of ~2.7k tokens each, and prints per
+engine: automatic compactions, summary-model calls, the largest prompt the model was sent, requests refused
+over the window and turns that failed. The floor is made with a long ephemeral system prompt; ``+tools``
+rows add hermes' 19 default tools (~10k tokens of schemas).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_floor.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WINDOW = 64_000
+
+FLOORS = [(8_000, False), (16_000, True), (34_000, False), (45_000, False)]
+
+
+def one(engine: str, floor: int, tools: bool, turns: int) -> dict[str, object]:
+    """Runs in the child: one agent, ``turns`` turns; the figures as a dict."""
+    import run_agent
+    from hermes_cli import plugins as hermes_plugins
+
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+    from hermes_ctx_plugins.testing.openai_stub import estimate_prompt_tokens
+
+    home = Path(os.environ["HERMES_HOME"])
+    stub = StubOpenAIServer(context_length=WINDOW)
+    stub.start()
+    summary = "## Goal\nKeep working on the quarterly report.\n## Progress\n" + "figures checked, " * 120
+    stub.responder = lambda req: ("Noted; " + "the next step is clear. " * 60) if req.get("stream") else summary
+    (home / "config.yaml").write_text(
+        f"model: {{default: stub-model, provider: custom, base_url: {stub.base_url}, context_length: {WINDOW}}}\n"
+        "plugins: {enabled: [hermes-ctx]}\n"
+        + ("context: {engine: hermes-ctx}\nctx_plugins: {compressor: summarize}\n" if engine == "ours" else "")
+        + "agent: {environment_probe: false}\n"
+        f"auxiliary: {{compression: {{provider: custom, base_url: {stub.base_url}, model: stub-model, api_key: k}}}}\n",
+        encoding="utf-8")
+    hermes_plugins.discover_plugins(force=True)
+    agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model="stub-model",
+                              quiet_mode=True, skip_context_files=True, enabled_toolsets=None if tools else [],
+                              ephemeral_system_prompt="Operator rules. " + "rule text " * (floor * 4 // 10))
+    words = ["revenue", "margin", "forecast", "region", "quarter", "invoice", "supplier", "churn", "北京", "季度"]
+    rng = random.Random(7)
+    history: list[dict[str, object]] = []
+    failed = 0
+    for turn in range(turns):
+        message = f"Turn {turn}. " + " ".join(rng.choice(words) for _ in range(1_800))
+        result = agent.run_conversation(message, conversation_history=history)
+        history = result.get("messages") or history
+        failed += int(bool(result.get("failed")) or not result.get("final_response"))
+    bodies = [r.body for r in stub.chat_requests if isinstance(r.body, dict)]
+    chat = [b for b in bodies if b.get("stream")]
+    prompts = [estimate_prompt_tokens(b) for b in chat]
+    stub.stop()
+    return {"compactions": int(agent.context_compressor.compression_count),
+            "summary_calls": sum(1 for b in bodies if not b.get("stream")),
+            "largest_prompt": max(prompts, default=0), "refused": sum(p > WINDOW for p in prompts),
+            "failed_turns": failed, "threshold": int(agent.context_compressor.threshold_tokens)}
+
+
+def run(engine: str, floor: int, tools: bool, turns: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "HERMES_HOME": home, "PYTHONPATH": str(HERE.parent)}
+        done = subprocess.run([sys.executable, __file__, "--child", engine, str(floor), str(int(tools)), str(turns)],
+                              env=env, capture_output=True, text=True, timeout=900)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode or not lines:
+            raise SystemExit(f"{engine} at floor {floor} failed:\n{done.stderr[-3000:]}")
+        return dict(json.loads(lines[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="16 turns instead of 24")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        engine, floor, tools, turns = args.child
+        print(json.dumps(one(engine, int(floor), tools == "1", int(turns))))
+        return
+    turns = 16 if args.quick else 24
+    print(f"{turns} turns of ~2.7k tokens on a {WINDOW:,}-token model; trigger 54,400 (hermes' and ours)")
+    print(f"{'floor':>14} | {'engine':<24} | {'compactions':>11} | {'summary calls':>13} | "
+          f"{'largest prompt':>14} | {'refused':>7} | {'failed turns':>12}")
+    for floor, tools in FLOORS:
+        for engine, label in (("hermes", "hermes ContextCompressor"), ("ours", "ours (summarize)")):
+            r = run(engine, floor, tools, turns)
+            name = f"~{floor // 1000}k" + (" +tools" if tools else "")
+            print(f"{name:>14} | {label:<24} | {r['compactions']:>11} | {r['summary_calls']:>13} | "
+                  f"{r['largest_prompt']:>14,} | {r['refused']:>7} | {r['failed_turns']:>12}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
