@@ -86,6 +86,7 @@ def run(engine: str, floor: int, tools: bool, turns: int) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="16 turns instead of 24")
+    parser.add_argument("--summary-json", type=Path, help="write the goal rows for benchmarks/run.py here")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -96,12 +97,23 @@ def main() -> None:
     print(f"{turns} turns of ~2.7k tokens on a {WINDOW:,}-token model; trigger 54,400 (hermes' and ours)")
     print(f"{'floor':>14} | {'engine':<24} | {'compactions':>11} | {'summary calls':>13} | "
           f"{'largest prompt':>14} | {'refused':>7} | {'failed turns':>12}")
+    goals: list[dict[str, object]] = []
     for floor, tools in FLOORS:
+        name = f"~{floor // 1000}k" + (" +tools" if tools else "")
+        figures = {}
         for engine, label in (("hermes", "hermes ContextCompressor"), ("ours", "ours (summarize)")):
-            r = run(engine, floor, tools, turns)
-            name = f"~{floor // 1000}k" + (" +tools" if tools else "")
+            r = figures[engine] = run(engine, floor, tools, turns)
             print(f"{name:>14} | {label:<24} | {r['compactions']:>11} | {r['summary_calls']:>13} | "
                   f"{r['largest_prompt']:>14,} | {r['refused']:>7} | {r['failed_turns']:>12}", flush=True)
+        ours, hermes = figures["ours"], figures["hermes"]
+        goals.append({"goal": f"floor {name}: turns failed (none)", "measured": ours["failed_turns"], "limit": 0,
+                      "ok": ours["failed_turns"] == 0, "anchor": f"hermes {hermes['failed_turns']}"})
+        if not hermes["failed_turns"]:
+            goals.append({"goal": f"floor {name}: summary calls <= hermes'", "measured": ours["summary_calls"],
+                          "limit": hermes["summary_calls"], "ok": ours["summary_calls"] <= hermes["summary_calls"],
+                          "anchor": "hermes' compressor, same run"})
+    if args.summary_json:
+        args.summary_json.write_text(json.dumps(goals), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "startup": ("bench_startup.py", "import, load_host and `hermes-ctx check` vs `hermes --version`"),
     "compaction": ("bench_compaction.py", "every strategy vs hermes' ContextCompressor, 3 shapes x 3 sizes"),
     "archive": ("bench_archive_cost.py", "the archive around a compaction, on vs off vs hermes' compressor"),
+    "floor": ("bench_floor.py", "a 64k model with a large system prompt / tools: compactions, refusals vs hermes'"),
     "turn": ("bench_turn.py", "our code per hermes turn vs hermes' own, by history length"),
     "local": ("bench_local.py", "ctx-local vs hermes' holographic provider: prefetch, sync_turn, drain"),
     "tokens": ("bench_tokens.py", "exact counts from scratch and memoised vs chars/4"),
