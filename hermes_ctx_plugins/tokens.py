@@ -616,7 +616,15 @@ def _rough_tokens(message: Mapping[str, Any]) -> int:
     for call in message.get("tool_calls") or ():
         if isinstance(call, Mapping):
             chars += len(str((call.get("function") or {}).get("arguments") or "")) + 16
+    # the other string fields, as :meth:`TokenCounter._count_message` counts them (``reasoning`` above all:
+    # a resumed reasoning model's history holds as much of it as of content)
+    chars += sum(len(value) for key, value in message.items() if isinstance(value, str) and key not in _ROUGH_SKIP
+                 and not key.startswith("_"))
     return MESSAGE_OVERHEAD + chars // 4 + images * IMAGE_TOKENS_DEFAULT
+
+
+#: what :func:`_rough_tokens` weighs apart (the content and its sidecar) or not at all (the role's label)
+_ROUGH_SKIP = frozenset({"content", "api_content", "role"})
 
 
 _COUNTERS: dict[str, TokenCounter] = {}

@@ -225,6 +225,10 @@ class CompressorStrategy(abc.ABC):
         self.floor_tokens = 0
         #: a compaction ran and the provider has not counted a prompt since (see :meth:`update_from_response`)
         self.verify_pending = False
+        #: the provider's own count of the last request, as :meth:`update_from_response` got it (0: none since
+        #: the last compaction or the conversation's start). ``last_prompt_tokens`` is not that: hermes writes it
+        #: too (its rough estimate of the next request before a preflight compaction, -1 after one)
+        self.provider_prompt_tokens = 0
         #: whether the user was told about the current pause (see :meth:`paused`)
         self._pause_reported = False
 
@@ -338,6 +342,8 @@ class CompressorStrategy(abc.ABC):
         """Forget what belongs to one conversation (cool-downs, blocks, pending modes): the host
         starts a new one (hermes' ``/new``, ``/reset``, ``/resume``). Counters are kept."""
         self._pause_reported = False
+        self.verify_pending = False  # a count in the next conversation says nothing of this one's compaction
+        self.provider_prompt_tokens = 0
 
     def failure_cooldown(self) -> Cooldown | None:
         """The summary-failure cool-down automatic compaction is waiting out now, or ``None``.
@@ -372,6 +378,8 @@ class CompressorStrategy(abc.ABC):
         provider's count of the whole prompt can, the floor included."""
         if usage.prompt_tokens:
             self.last_prompt_tokens = usage.prompt_tokens
+            if usage.prompt_tokens > 0:
+                self.provider_prompt_tokens = usage.prompt_tokens
             if self.verify_pending:
                 self.verify_pending = False
                 threshold = self.threshold_tokens

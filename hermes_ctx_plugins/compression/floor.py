@@ -37,23 +37,30 @@ def measure(messages: Sequence[Message], *, counter: TokenCounter, last_prompt_t
     """
     if current_tokens is not None and current_tokens <= 0:
         current_tokens = None
+    # weighed as the host's estimate weighs them (chars / 4 where never counted), before counting below
+    rough = counter.estimate_messages(messages)[0] if current_tokens is not None else 0
     if last_prompt_tokens and last_prompt_tokens > 0:
         last = next((i for i in range(len(messages) - 1, -1, -1) if role(messages[i]) == "assistant"), None)
         if last is not None:
-            floor = last_prompt_tokens - counter.estimate_messages(messages[:last])[0]
+            # counted, not estimated: chars/4 rates shell output and JSON ~40% low and prose ~18% high, and
+            # the error would land in the floor (a coding session's tool results made a 13k floor look 52k)
+            floor = last_prompt_tokens - counter.count_messages(messages[:last])
             if current_tokens is None or floor <= current_tokens:
                 return max(0, floor)
     if current_tokens is not None:
-        return max(0, current_tokens - counter.estimate_messages(messages)[0])
+        return max(0, current_tokens - rough)
     return None
 
 
 def fit(budget: int, *, threshold: int | None, floor: int) -> int:
     """``budget`` (tokens of messages a compaction keeps), at most :data:`ROOM_SHARE` of the room
-    ``floor`` leaves under ``threshold``; unchanged when either is unknown. At least 1."""
+    ``floor`` leaves under ``threshold`` -- or, for a budget that is a larger share of the trigger than that
+    (the pipeline's 50%), the same share of the room, so that a small floor shrinks it a little rather than
+    by a fifth at once; unchanged when either is unknown. At least 1."""
     if not threshold or floor <= 0:
         return budget
-    return max(1, min(budget, int(max(0, threshold - floor) * ROOM_SHARE)))
+    share = max(ROOM_SHARE, budget / threshold)
+    return max(1, min(budget, int(max(0, threshold - floor) * share)))
 
 
 def tail_count(protect_last_n: int, budget: int, *, threshold: int | None, floor: int) -> int:

@@ -26,6 +26,7 @@ from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas
 from .agents import Compaction, find_caller_agent
+from .prompt_floor import PromptFloor
 from .runtime import Runtime, SessionInUseError, compaction_ancestors
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -63,6 +64,7 @@ class HermesCtxEngine(ContextEngine):
         self.last_completion_tokens = 0
         self.last_total_tokens = 0
         self.awaiting_real_usage_after_compression = False
+        self._prompt_floor = PromptFloor()
         #: the session of the agent this copy belongs to (hermes tells each copy at its start)
         self.session_id = ""
         #: the Bridge agent this copy serves (see :meth:`bind`); weak, like the runtime's table
@@ -89,6 +91,7 @@ class HermesCtxEngine(ContextEngine):
         clone._strategy = copy.deepcopy(self._strategy, memo)
         clone._fallback_strategy = None
         clone._overrides = dict(self._overrides)
+        clone._prompt_floor = PromptFloor()
         return clone
 
     # -- the attributes hermes reads and writes ---------------------------------------------
@@ -98,8 +101,13 @@ class HermesCtxEngine(ContextEngine):
 
     @last_prompt_tokens.setter
     def last_prompt_tokens(self, value: int) -> None:
+        """hermes writes 0 (a new conversation), -1 (after a compaction, until real usage arrives) and, before
+        a preflight compaction, its rough estimate of the next request when that is larger: the first two void
+        the provider's count the prompt's floor is measured from, the estimate is no count and leaves it."""
         if self._strategy is not None:
             self._strategy.last_prompt_tokens = value
+            if not value or value <= 0:
+                self._strategy.provider_prompt_tokens = 0
 
     @property  # type: ignore[override]
     def compression_count(self) -> int:
@@ -215,12 +223,23 @@ class HermesCtxEngine(ContextEngine):
                                      resets=False)
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
-        """hermes passes its rough estimate of the next request; the provider's exact
-        ``usage.prompt_tokens`` of the last response counts too (hermes sets -1 after a compaction
-        until real usage arrives, which this ignores)."""
+        """hermes passes its rough estimate of the next request (its system prompt and tools weighed by
+        their count here, see :meth:`.prompt_floor.PromptFloor.corrected`), or the provider's count of the
+        last one; that count counts too (hermes sets -1 after a compaction until real usage arrives, and
+        writes its estimate over it before a turn's preflight: only a response's count is taken)."""
         if self._strategy is None:
             return False
-        tokens = max(prompt_tokens or 0, self.last_prompt_tokens)
+        real = getattr(self._strategy, "provider_prompt_tokens", None)
+        real = self.last_prompt_tokens if real is None else int(real)
+        estimate = prompt_tokens or 0
+        agent = self.agent()
+        if estimate and estimate != real and agent is not None:
+            try:
+                estimate = self._prompt_floor.corrected(estimate, agent, self._strategy.model)
+            except Exception as exc:  # the estimate as hermes made it, then
+                log.warning("hermes-ctx: could not weigh the system prompt and tools (%s: %s)",
+                            type(exc).__name__, exc)
+        tokens = max(estimate, real) if prompt_tokens is not None else max(self.last_prompt_tokens, real)
         return bool(self._host.isolator.call(self._owner(), self._strategy.should_compress, tokens,
                                              default=False, resets=False))
 
@@ -233,7 +252,8 @@ class HermesCtxEngine(ContextEngine):
         with self._runtime.agents.acting_for(self.agent()):  # its status events reach this agent's user
             result = self._host.run_compression(
                 self._strategy, list(messages), session=self._session(), fallback=self._fallback,
-                current_tokens=current_tokens, focus_topic=focus_topic, force=force, memory_context=memory_context)
+                prompt_floor=self._floor(), current_tokens=current_tokens, focus_topic=focus_topic, force=force,
+                memory_context=memory_context)
         self._report(result)
         if not result.messages:
             return messages
@@ -249,6 +269,18 @@ class HermesCtxEngine(ContextEngine):
             log.info("hermes-ctx %s: /compress changed nothing: %s", self._strategy.name,
                      "; ".join(result.notes) or "no reason given")
         return result.messages
+
+    def _floor(self) -> int | None:
+        """This agent's system prompt and tool schemas, counted (:mod:`.prompt_floor`); ``None`` without one."""
+        agent = self.agent()
+        if agent is None or self._strategy is None:
+            return None
+        try:
+            return self._prompt_floor.tokens(agent, self._strategy.model)
+        except Exception as exc:  # a budget only: the host measures it another way
+            log.warning("hermes-ctx: could not count the agent's system prompt and tools (%s: %s)",
+                        type(exc).__name__, exc)
+            return None
 
     def _report(self, result: CompressionResult = _NO_RESULT) -> None:
         """What hermes tells the user after a compaction, in the attributes it reads from its built-in

@@ -70,7 +70,7 @@ class Compaction:
     def run_compression(self, strategy: CompressorStrategy, messages: list[Message], *,
                         session: SessionInfo | None = None,
                         fallback: Callable[[], CompressorStrategy | None] | None = None,
-                        **kwargs: Any) -> CompressionResult:
+                        prompt_floor: int | None = None, **kwargs: Any) -> CompressionResult:
         """Run ``strategy`` (the host's, or an agent's copy of it) with the archive around it.
 
         Whatever the strategy removes or rewrites is archived first (see :mod:`.archive`) and the
@@ -78,11 +78,13 @@ class Compaction:
         suspended, returns something that is not a result, or grows the prompt while claiming to
         compress has failed (counted against it); the strategy ``fallback()`` returns (the default
         one, see :meth:`fallback_strategy`) then runs instead, and without one ``messages`` stay as
-        they were.
+        they were. ``prompt_floor``: the prompt's part outside ``messages`` (system prompt, tool schemas),
+        when the caller knows it (hermes' engine counts it off its agent); else it is measured
+        (:func:`.compression.floor.measure`).
         """
         # taken before any strategy runs: one that edits the messages in place cannot hide the originals
         snapshot = self._snapshot(strategy, messages)
-        result, given = self._attempt(strategy, messages, kwargs)
+        result, given = self._attempt(strategy, messages, kwargs, prompt_floor)
         if given is not messages and self.archive is not None and not reports_removals(strategy):
             # another plugin's strategy worked on ``given``, a copy: matched by identity there, what it kept as
             # it was counts where it was (content alone cannot tell two equal messages apart)
@@ -92,7 +94,7 @@ class Compaction:
             log.warning("compressor %r failed; the default strategy %r compacts instead", strategy.name,
                         substitute.name)
             snapshot = snapshot or self._snapshot(substitute, messages)
-            strategy, (result, given) = substitute, self._attempt(substitute, messages, kwargs)
+            strategy, (result, given) = substitute, self._attempt(substitute, messages, kwargs, prompt_floor)
         if result is None:
             return CompressionResult.unchanged(messages)
         if self.archive is not None and result.compressed:
@@ -133,15 +135,16 @@ class Compaction:
         return archive.apply(changes, result, session=session, strategy=strategy.name,
                              counter=get_counter(strategy.model), ceiling=ceiling)
 
-    def _attempt(self, strategy: CompressorStrategy, messages: list[Message],
-                 kwargs: dict[str, Any]) -> tuple[CompressionResult | None, list[Message]]:
+    def _attempt(self, strategy: CompressorStrategy, messages: list[Message], kwargs: dict[str, Any],
+                 prompt_floor: int | None = None) -> tuple[CompressionResult | None, list[Message]]:
         """One strategy's result, checked, ``None`` when it failed (the failure is counted); and what the
         strategy worked on: ``messages`` itself, or for another plugin's strategy a deep copy of them."""
         owner = owner_key("compressor", strategy.name)
         count_before = strategy.compression_count
         if self.archive is not None:
             strategy.reserved_tokens = self.archive.settings.index_max_tokens  # room for the anchor index
-        strategy.floor_tokens = self._floor(strategy, messages, kwargs.get("current_tokens"))
+        strategy.floor_tokens = prompt_floor if prompt_floor is not None else self._floor(
+            strategy, messages, kwargs.get("current_tokens"))
         failed = CompressionResult.unchanged(messages)
         # Ours get their own list (they never edit a message); another plugin's a deep copy, so one that
         # edits messages in place and then fails has not changed hermes' history, and it is bounded in time.
@@ -174,6 +177,7 @@ class Compaction:
         if strategy.compression_count == count_before:
             strategy.compression_count += 1  # for strategies that do not count themselves
         strategy.verify_pending = True  # the provider's next count says whether it cleared the trigger
+        strategy.provider_prompt_tokens = 0  # it counted messages that are gone
         return result, given
 
     def _floor(self, strategy: CompressorStrategy, messages: list[Message], current_tokens: Any) -> int:
@@ -181,7 +185,7 @@ class Compaction:
         when measuring fails (a value it cannot read: the budgets are then the trigger's alone)."""
         try:
             measured = floor.measure(messages, counter=get_counter(strategy.model),
-                                     last_prompt_tokens=int(strategy.last_prompt_tokens or 0),
+                                     last_prompt_tokens=_provider_count(strategy),
                                      current_tokens=int(current_tokens) if current_tokens else None)
         except Exception as exc:  # a budget, never a reason to fail a compaction
             log.warning("could not measure the prompt outside the messages (%s: %s); budgets use the trigger "
@@ -232,3 +236,12 @@ def _shown(value: object) -> str:
         return f"{value!r:.80}"
     except Exception:  # whatever a foreign object does
         return f"<{type(value).__name__}>"
+
+
+def _provider_count(strategy: CompressorStrategy) -> int:
+    """The provider's count of the last request: ``provider_prompt_tokens``, set only from a response's usage
+    (hermes overwrites ``last_prompt_tokens`` with its rough estimate of the NEXT request before a preflight
+    compaction, the new user message and its chars/4 error included). A strategy built before that attribute
+    existed (another plugin's, not calling our ``__init__``) falls back to ``last_prompt_tokens``."""
+    count = getattr(strategy, "provider_prompt_tokens", None)
+    return int((strategy.last_prompt_tokens if count is None else count) or 0)

@@ -1,0 +1,102 @@
+"""The part of hermes' next request no compaction can shrink, read off the agent that sends it.
+
+hermes sends its system prompt (built once per session, ``_cached_system_prompt``, plus the agent's
+``ephemeral_system_prompt``) and its tool schemas (``agent.tools``) with every request, and compares the
+whole prompt with the trigger (see :mod:`..compression.floor`). Counted here exactly, with the counter
+the strategies count messages with: unlike the provider's count less the messages (which needs the
+history counted exactly, and is stale or missing after a compaction or a resume), it depends on no
+history; unlike hermes' chars/4 estimate, it does not rate Chinese at a quarter or prose a fifth high.
+Remembered while the prompt and the tool list are the same objects (hermes keeps both for a session).
+
+The same count corrects hermes' estimate of the next request (:meth:`PromptFloor.corrected`): hermes weighs
+that floor at chars/4 too, which rates a long English system prompt a fifth high and Chinese at a quarter;
+where the floor is most of the trigger the estimate was over it every turn while the provider's count was
+not (15 compactions in 16 turns with a 42k system prompt on a 64k model), or under it while the request was
+over the window.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from ..tokens import get_counter
+
+#: what the provider adds around the tool schemas it is sent (a namespace header), roughly
+TOOLS_FRAMING = 12
+#: a system message's own framing (role and separators)
+SYSTEM_FRAMING = 4
+
+
+class PromptFloor:
+    """One engine copy's reading of its agent's floor (deep-copied with it: plain data)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._tokens = 0
+        self._rough: dict[str, int] = {}
+
+    def tokens(self, agent: Any, model: str) -> int | None:
+        """The agent's system prompt and tool schemas in tokens of ``model``'s counter; ``None`` before its
+        system prompt is built (no turn yet) or when the agent has none of hermes' attributes."""
+        system = getattr(agent, "_cached_system_prompt", None)
+        if not isinstance(system, str) or not system:
+            return None
+        ephemeral = getattr(agent, "ephemeral_system_prompt", None)
+        ephemeral = ephemeral if isinstance(ephemeral, str) else ""
+        tools = getattr(agent, "tools", None)
+        tools = tools if isinstance(tools, list) else []
+        key = (id(system), len(system), id(ephemeral), len(ephemeral), id(tools), len(tools), model)
+        if key != self._key:
+            effective = (system + "\n\n" + ephemeral).strip() if ephemeral else system
+            counter = get_counter(model)
+            counted = counter.count_text(effective) + SYSTEM_FRAMING
+            if tools:
+                try:
+                    counted += counter.count_text(json.dumps(tools, ensure_ascii=False, default=str)) + TOOLS_FRAMING
+                except (TypeError, ValueError):  # a schema no JSON holds: hermes could not send it either
+                    pass
+            self._key, self._tokens, self._rough = key, counted, _rough(system, ephemeral, tools)
+        return self._tokens
+
+    def corrected(self, estimate: int, agent: Any, model: str) -> int:
+        """``estimate`` (hermes' rough estimate of the next request, system prompt and tools included) with its
+        chars/4 weighing of those replaced by their count; ``estimate`` itself when the caller is not one of
+        hermes' two estimates (found in the calling frames) or the agent has no system prompt yet."""
+        kind = _estimate_kind()
+        if kind is None or self.tokens(agent, model) is None:
+            return estimate
+        rough = self._rough.get(kind, 0)
+        return estimate if estimate < rough else estimate - rough + self._tokens
+
+
+def _rough(system: str, ephemeral: str, tools: list[Any]) -> dict[str, int]:
+    """hermes' own weighing of the floor in each of its two estimates: the turn's preflight (``turn_context``:
+    the cached system prompt alone) and the check before each request (``conversation_loop``: the system
+    message as sent, the ephemeral prompt included); both add the tool schemas."""
+    from agent.model_metadata import _estimate_tools_tokens_rough, estimate_messages_tokens_rough
+
+    schemas = _estimate_tools_tokens_rough(tools) if tools else 0
+    effective = (system + "\n\n" + ephemeral).strip() if ephemeral else system
+    return {"turn": (len(system) + 3) // 4 + schemas,
+            "request": estimate_messages_tokens_rough([{"role": "system", "content": effective}]) + schemas}
+
+
+#: the hermes modules whose estimate of the next request reaches ``should_compress``, and which estimate
+_ESTIMATES = (("turn_context.py", "turn"), ("conversation_loop.py", "request"))
+
+
+def _estimate_kind() -> str | None:
+    """Which of hermes' estimates the engine is asked about, from the frames calling it (a few up)."""
+    frame = sys._getframe(2)
+    for _ in range(6):
+        if frame is None:
+            return None
+        name = frame.f_code.co_filename.replace("\\", "/")
+        if "/agent/" in name:
+            for module, kind in _ESTIMATES:
+                if name.endswith("/agent/" + module):
+                    return kind
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
