@@ -9,6 +9,8 @@ again at the next. The e2e tests at the end failed that way before (checked on t
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -264,3 +266,91 @@ def test_in_hermes_a_34k_floor_compacts_at_most_every_other_turn() -> None:
     session = _session(34_000, 12, engine=True)
     assert session["failed"] == 0
     assert 1 <= session["summaries"] <= 3, session  # 6 before, at a 48k trigger and budgets on it alone
+
+
+# ---------------------------------------------------------------- the floor counted off hermes' agent
+
+
+class _Agent:
+    def __init__(self, system: str, ephemeral: str = "", tools: list[dict[str, Any]] | None = None) -> None:
+        self._cached_system_prompt, self.ephemeral_system_prompt, self.tools = system, ephemeral, tools or []
+
+
+def test_the_agents_floor_is_its_system_prompt_and_tools_counted() -> None:
+    from hermes_ctx_plugins.hermes.prompt_floor import PromptFloor
+
+    counter = get_counter("gpt-4o")
+    tools = [{"type": "function", "function": {"name": "read_file", "description": "Read a file. " * 50,
+                                               "parameters": {"type": "object", "properties": {}}}}]
+    agent = _Agent("You are a careful assistant. " * 400, "Operator note: 季度报告 " * 300, tools)
+    floor_count = PromptFloor()
+    counted = floor_count.tokens(agent, "gpt-4o")
+    expected = counter.count_text((agent._cached_system_prompt + "\n\n" + agent.ephemeral_system_prompt).strip()) \
+        + counter.count_text(json.dumps(tools, ensure_ascii=False))
+    assert counted is not None and abs(counted - expected) <= 20
+    agent._cached_system_prompt = "A short prompt."  # hermes rebuilt it: counted again, not remembered
+    assert (floor_count.tokens(agent, "gpt-4o") or 0) < counted - 2_000
+    assert PromptFloor().tokens(_Agent(""), "gpt-4o") is None  # no turn yet: no system prompt to count
+
+
+def _provider_count(body: dict[str, Any]) -> int:
+    """What an OpenAI provider counts (o200k over the messages and the tools), not chars / 4."""
+    counter = get_counter("gpt-4o")
+    total = 3 + sum(4 + counter.count_text(str(m.get("content") or "")) for m in body.get("messages") or [])
+    return total + (counter.count_text(json.dumps(body["tools"])) if body.get("tools") else 0)
+
+
+def _exact_session(system: str, turn_text: Any, turns_n: int) -> dict[str, Any]:
+    import run_agent
+    from hermes_cli import plugins as hermes_plugins
+    from hermes_helpers import MODEL, hermes_home
+
+    with StubOpenAIServer(context_length=WINDOW, prompt_tokens=_provider_count) as stub:
+        stub.responder = lambda req: "Noted; the totals add up." if req.get("stream") else SUMMARY
+        home = hermes_home()
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.yaml").write_text(
+            f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: {WINDOW}}}\n"
+            "plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\nctx_plugins: {compressor: summarize}\n"
+            "agent: {environment_probe: false}\n", encoding="utf-8")
+        hermes_plugins.discover_plugins(force=True)
+        agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
+                                  quiet_mode=True, skip_context_files=True, enabled_toolsets=[],
+                                  ephemeral_system_prompt=system)
+        history: list[dict[str, Any]] = []
+        for turn in range(turns_n):
+            history = agent.run_conversation(turn_text(turn), conversation_history=history)["messages"]
+        prompts = [_provider_count(r.body) for r in stub.chat_requests
+                   if isinstance(r.body, dict) and r.body.get("stream")]
+        return {"compactions": agent.context_compressor.compression_count,
+                "refused": sum(p > WINDOW for p in prompts), "largest": max(prompts)}
+
+
+@pytest.mark.usefixtures("hermes_home")
+def test_in_hermes_an_english_system_prompt_hermes_overrates_does_not_compact_every_turn() -> None:
+    """chars/4 rates plain English a fifth high: with a 42k-token system prompt hermes' estimate was over the 54,400
+    trigger at every request while the provider counted ~46k, and the engine compacted at every turn."""
+    pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+    words = ["the", "report", "for", "each", "region", "is", "checked", "by", "hand", "and", "then", "filed"]
+    system = "Operator rules. " + " ".join(words[i % len(words)] for i in range(42_000))
+    session = _exact_session(system, lambda t: f"turn {t}: " + " ".join(words[(t + i) % 12] for i in range(2_500)),
+                             16)
+    assert session["refused"] == 0
+    assert session["compactions"] <= 7, session  # 15 in 16 turns before (9e829a3); 5 now
+
+
+@pytest.mark.usefixtures("hermes_home")
+def test_in_hermes_a_chinese_system_prompt_hermes_underrates_never_overflows_the_window() -> None:
+    """chars/4 rates Chinese at about a quarter: the floor measured from it was near 0 and requests went over the
+    window."""
+    pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+    rng, counter = random.Random(3), get_counter("gpt-4o")
+    common = [c for c in (chr(0x4E00 + rng.randrange(3_000)) for _ in range(600)) if counter.count_text(c) == 1]
+
+    def chinese(n: int) -> str:
+        return "".join(rng.choice(common) for _ in range(n))
+
+    system = "操作规则 " + chinese(42_000)  # ~42k tokens as the provider counts, ~10.5k by chars/4
+    session = _exact_session(system, lambda t: f"第{t}轮 " + chinese(3_000), 16)
+    assert session["refused"] == 0, session
+    assert session["compactions"] >= 1
