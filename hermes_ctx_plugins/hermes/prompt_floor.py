@@ -21,7 +21,7 @@ import json
 import sys
 from typing import Any
 
-from ..tokens import get_counter
+from ..tokens import REPLY_PRIMING, get_counter
 
 #: what the provider adds around the tool schemas it is sent (a namespace header), roughly
 TOOLS_FRAMING = 12
@@ -36,6 +36,8 @@ class PromptFloor:
         self._key: tuple[Any, ...] | None = None
         self._tokens = 0
         self._rough: dict[str, int] = {}
+        #: the last assistant message :meth:`unsent` weighed, and its copy as sent
+        self._answer: tuple[Any, dict[str, Any] | None] = (None, None)
 
     def tokens(self, agent: Any, model: str) -> int | None:
         """The agent's system prompt and tool schemas in tokens of ``model``'s counter; ``None`` before its
@@ -64,11 +66,43 @@ class PromptFloor:
         """``estimate`` (hermes' rough estimate of the next request, system prompt and tools included) with its
         chars/4 weighing of those replaced by their count; ``estimate`` itself when the caller is not one of
         hermes' two estimates (found in the calling frames) or the agent has no system prompt yet."""
-        kind = _estimate_kind()
+        kind, _ = _estimate_caller(sys._getframe(2))
         if kind is None or self.tokens(agent, model) is None:
             return estimate
         rough = self._rough.get(kind, 0)
         return estimate if estimate < rough else estimate - rough + self._tokens
+
+    def unsent(self, model: str) -> int:
+        """The messages the provider's last count did not hold, counted: the history's last assistant message (what
+        that count's request produced) and those after it, in the list hermes is estimating -- the turn's new user
+        message, or the tool results appended since the last request. 0 where no estimate of hermes' calls.
+
+        hermes weighs them at chars/4, which rates Chinese at a quarter and shell output ~40% low; where the
+        correction of the floor took a long English system prompt's over-weighing out of the estimate, nothing
+        made up for that any more (a 24k-token Chinese file read after a 30k system prompt on a 64k model:
+        the request was sent at 68.7k and refused)."""
+        _, frame = _estimate_caller(sys._getframe(2))
+        messages = frame.f_locals.get("messages") if frame is not None else None
+        if not isinstance(messages, list) or not messages:
+            return 0
+        last = next((i for i in range(len(messages) - 1, -1, -1)
+                     if isinstance(messages[i], dict) and messages[i].get("role") == "assistant"), -1)
+        if last < 0:
+            return 0
+        # that assistant message is the count's request's output, not in its prompt: weighed as sent (its
+        # reasoning is not always sent back)
+        tail = [self._as_sent(messages[last])] + [m for m in messages[last + 1:] if isinstance(m, dict)]
+        return max(0, get_counter(model).count_messages(tail) - REPLY_PRIMING)
+
+    def _as_sent(self, message: dict[str, Any]) -> dict[str, Any]:
+        """What of the last assistant message goes back to the provider: the same copy while the message's parts
+        are the same objects, so the counter's memo knows it (a 2k-token answer took 0.7 ms to count again)."""
+        source, copy = self._answer
+        if source is message and copy is not None and all(copy.get(key) is message.get(key) for key in _SENT):
+            return copy
+        copy = {key: message[key] for key in _SENT if key in message}
+        self._answer = (message, copy)
+        return copy
 
 
 def _rough(system: str, ephemeral: str, tools: list[Any]) -> dict[str, int]:
@@ -87,16 +121,20 @@ def _rough(system: str, ephemeral: str, tools: list[Any]) -> dict[str, int]:
 _ESTIMATES = (("turn_context.py", "turn"), ("conversation_loop.py", "request"))
 
 
-def _estimate_kind() -> str | None:
-    """Which of hermes' estimates the engine is asked about, from the frames calling it (a few up)."""
-    frame = sys._getframe(2)
+def _estimate_caller(frame: Any) -> tuple[str | None, Any]:
+    """Which of hermes' estimates the engine is asked about, and that hermes frame, from ``frame`` (the
+    engine's ``should_compress``) and a few calling it; ``(None, None)`` when neither calls."""
     for _ in range(6):
         if frame is None:
-            return None
+            return None, None
         name = frame.f_code.co_filename.replace("\\", "/")
         if "/agent/" in name:
             for module, kind in _ESTIMATES:
                 if name.endswith("/agent/" + module):
-                    return kind
-        frame = frame.f_back  # type: ignore[assignment]
-    return None
+                    return kind, frame
+        frame = frame.f_back
+    return None, None
+
+
+#: what of an assistant message goes back to the provider, weighed by :meth:`PromptFloor.unsent`
+_SENT = ("role", "content", "tool_calls")
