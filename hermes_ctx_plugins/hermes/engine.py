@@ -242,7 +242,8 @@ class HermesCtxEngine(ContextEngine):
         tokens = max(estimate, real) if prompt_tokens is not None else max(self.last_prompt_tokens, real)
         if prompt_tokens is not None and real > 0 and agent is not None:
             try:  # at least the provider's count and what was added since, counted (hermes weighs it at chars/4)
-                tokens = max(tokens, real + self._prompt_floor.unsent(self._strategy.model))
+                room = (self.threshold_tokens or 0) - real
+                tokens = max(tokens, real + self._prompt_floor.unsent(self._strategy.model, room=room))
             except Exception as exc:
                 log.warning("hermes-ctx: could not count the messages added since the last request (%s: %s)",
                             type(exc).__name__, exc)

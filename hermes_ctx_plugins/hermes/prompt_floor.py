@@ -72,7 +72,7 @@ class PromptFloor:
         rough = self._rough.get(kind, 0)
         return estimate if estimate < rough else estimate - rough + self._tokens
 
-    def unsent(self, model: str) -> int:
+    def unsent(self, model: str, room: int | None = None) -> int:
         """The messages the provider's last count did not hold, counted: the history's last assistant message (what
         that count's request produced) and those after it, in the list hermes is estimating -- the turn's new user
         message, or the tool results appended since the last request. 0 where no estimate of hermes' calls.
@@ -80,7 +80,9 @@ class PromptFloor:
         hermes weighs them at chars/4, which rates Chinese at a quarter and shell output ~40% low; where the
         correction of the floor took a long English system prompt's over-weighing out of the estimate, nothing
         made up for that any more (a 24k-token Chinese file read after a 30k system prompt on a 64k model:
-        the request was sent at 68.7k and refused)."""
+        the request was sent at 68.7k and refused). ``room``: what the caller can take before it matters (the
+        trigger less that count); when those messages cannot reach it (a token is at least a byte), they are not
+        counted and 0 is returned: counting each turn's new question and answer cost ~0.4 ms a turn."""
         _, frame = _estimate_caller(sys._getframe(2))
         messages = frame.f_locals.get("messages") if frame is not None else None
         if not isinstance(messages, list) or not messages:
@@ -92,6 +94,8 @@ class PromptFloor:
         # that assistant message is the count's request's output, not in its prompt: weighed as sent (its
         # reasoning is not always sent back)
         tail = [self._as_sent(messages[last])] + [m for m in messages[last + 1:] if isinstance(m, dict)]
+        if room is not None and _most_tokens(tail) < room:
+            return 0
         return max(0, get_counter(model).count_messages(tail) - REPLY_PRIMING)
 
     def _as_sent(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -138,3 +142,19 @@ def _estimate_caller(frame: Any) -> tuple[str | None, Any]:
 
 #: what of an assistant message goes back to the provider, weighed by :meth:`PromptFloor.unsent`
 _SENT = ("role", "content", "tool_calls")
+#: a bound on one message's framing, role and tool-call ids in tokens
+_FRAMING_BOUND = 16
+
+
+def _most_tokens(messages: list[dict[str, Any]]) -> int:
+    """An upper bound on what ``messages`` count (a byte-level token holds at least one byte): their strings'
+    UTF-8 bytes, anything else at its ``str`` form's, and a framing bound per message; cheap next to counting."""
+    most = 0
+    for message in messages:
+        most += _FRAMING_BOUND
+        for value in message.values():
+            if isinstance(value, str):
+                most += len(value.encode("utf-8", "surrogatepass"))
+            elif value is not None:
+                most += len(str(value).encode("utf-8", "surrogatepass")) + _FRAMING_BOUND
+    return most
