@@ -40,10 +40,10 @@ def _zh(rng: random.Random, chars: int) -> str:
     return "\n".join("".join(rng.choice(_ZH) for _ in range(60)) for _ in range(chars // 61))
 
 
-def _as_hermes(module: str, messages: list[dict[str, Any]]) -> int:
+def _as_hermes(module: str, messages: list[dict[str, Any]], room: int | None = None) -> int:
     """``prompt_floor.unsent`` as the engine's should_compress calls it, from a frame of hermes' ``module``."""
     def should_compress() -> int:  # the engine's frame
-        return prompt_floor.PromptFloor().unsent("gpt-4o")
+        return prompt_floor.PromptFloor().unsent("gpt-4o", room=room)
     code = compile("def estimate(messages, check):\n    return check()\n", f"/site/agent/{module}", "exec")
     scope: dict[str, Any] = {}
     exec(code, scope)
@@ -123,6 +123,20 @@ def test_in_hermes_a_chinese_file_read_after_a_long_english_system_prompt_fits_t
         sent = [provider(q.body) for q in stub.chat_requests if isinstance(q.body, dict) and q.body.get("stream")]
         assert max(sent) <= window, sent
         assert agent.context_compressor.compression_count >= 1
+
+
+def test_what_cannot_reach_the_trigger_is_not_counted() -> None:
+    """Counting each turn's new question and answer cost ~0.4 ms a turn; a token holds at least a byte, so messages
+    of fewer bytes than the room left under the trigger cannot matter."""
+    rng = random.Random(3)
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "an answer " * 50},
+                {"role": "user", "content": _zh(rng, 6_000)}]
+    counted = _as_hermes("conversation_loop.py", messages)
+    most = sum(len(str(m["content"]).encode()) for m in messages[1:])
+    assert 0 < counted < most
+    assert _as_hermes("conversation_loop.py", messages, room=most + 100) == 0  # cannot reach it: not counted
+    assert _as_hermes("conversation_loop.py", messages, room=counted) == counted  # may reach it: counted
+    assert _as_hermes("conversation_loop.py", messages, room=counted + 50) == counted  # bytes bound it above that
 
 
 def test_the_estimate_is_corrected_only_for_hermes_two_estimates() -> None:
