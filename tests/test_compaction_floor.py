@@ -219,25 +219,14 @@ def test_summarize_does_not_replan_the_same_nothing_until_the_prompt_grows(
 
 
 def _session(floor_tokens: int, turns_n: int, *, engine: bool) -> dict[str, Any]:
-    import run_agent
-    from hermes_cli import plugins as hermes_plugins
-    from hermes_helpers import MODEL, hermes_home
+    from hermes_helpers import configure_hermes, new_agent
 
     from hermes_ctx_plugins.testing.openai_stub import estimate_prompt_tokens
 
     with StubOpenAIServer(context_length=WINDOW) as stub:
         stub.responder = lambda req: ("Noted; " + "the next step is clear. " * 60) if req.get("stream") else SUMMARY
-        home = hermes_home()
-        home.mkdir(parents=True, exist_ok=True)
-        (home / "config.yaml").write_text(
-            f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: {WINDOW}}}\n"
-            "plugins: {enabled: [hermes-ctx]}\n"
-            + ("context: {engine: hermes-ctx}\nctx_plugins: {compressor: summarize}\n" if engine else "")
-            + "agent: {environment_probe: false}\n", encoding="utf-8")
-        hermes_plugins.discover_plugins(force=True)
-        agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                                  quiet_mode=True, skip_context_files=True, enabled_toolsets=[],
-                                  ephemeral_system_prompt="Operator rules. " + "rule text " * (floor_tokens * 4 // 10))
+        configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n", engine=engine, window=WINDOW)
+        agent = new_agent(stub, ephemeral_system_prompt="Operator rules. " + "rule text " * (floor_tokens * 4 // 10))
         history: list[dict[str, Any]] = []
         failed = 0
         for turn in range(turns_n):
@@ -293,34 +282,17 @@ def test_the_agents_floor_is_its_system_prompt_and_tools_counted() -> None:
     assert PromptFloor().tokens(_Agent(""), "gpt-4o") is None  # no turn yet: no system prompt to count
 
 
-def _provider_count(body: dict[str, Any]) -> int:
-    """What an OpenAI provider counts (o200k over the messages and the tools), not chars / 4."""
-    counter = get_counter("gpt-4o")
-    total = 3 + sum(4 + counter.count_text(str(m.get("content") or "")) for m in body.get("messages") or [])
-    return total + (counter.count_text(json.dumps(body["tools"])) if body.get("tools") else 0)
-
-
 def _exact_session(system: str, turn_text: Any, turns_n: int) -> dict[str, Any]:
-    import run_agent
-    from hermes_cli import plugins as hermes_plugins
-    from hermes_helpers import MODEL, hermes_home
+    from hermes_helpers import configure_hermes, exact_prompt_tokens, new_agent
 
-    with StubOpenAIServer(context_length=WINDOW, prompt_tokens=_provider_count) as stub:
+    with StubOpenAIServer(context_length=WINDOW, prompt_tokens=exact_prompt_tokens) as stub:
         stub.responder = lambda req: "Noted; the totals add up." if req.get("stream") else SUMMARY
-        home = hermes_home()
-        home.mkdir(parents=True, exist_ok=True)
-        (home / "config.yaml").write_text(
-            f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: {WINDOW}}}\n"
-            "plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\nctx_plugins: {compressor: summarize}\n"
-            "agent: {environment_probe: false}\n", encoding="utf-8")
-        hermes_plugins.discover_plugins(force=True)
-        agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                                  quiet_mode=True, skip_context_files=True, enabled_toolsets=[],
-                                  ephemeral_system_prompt=system)
+        configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n", window=WINDOW)
+        agent = new_agent(stub, ephemeral_system_prompt=system)
         history: list[dict[str, Any]] = []
         for turn in range(turns_n):
             history = agent.run_conversation(turn_text(turn), conversation_history=history)["messages"]
-        prompts = [_provider_count(r.body) for r in stub.chat_requests
+        prompts = [exact_prompt_tokens(r.body) for r in stub.chat_requests
                    if isinstance(r.body, dict) and r.body.get("stream")]
         return {"compactions": agent.context_compressor.compression_count,
                 "refused": sum(p > WINDOW for p in prompts), "largest": max(prompts)}

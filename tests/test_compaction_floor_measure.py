@@ -4,7 +4,6 @@ any floor at all. Each test fails on 9e829a3."""
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
@@ -15,7 +14,7 @@ from hermes_ctx_plugins.compression import floor
 from hermes_ctx_plugins.compression.summarize import SummarizeStrategy
 from hermes_ctx_plugins.events import Usage
 from hermes_ctx_plugins.testing import StubOpenAIServer
-from hermes_ctx_plugins.tokens import TokenCounter, get_counter
+from hermes_ctx_plugins.tokens import TokenCounter
 
 
 def _listing(rng: random.Random, lines: int) -> str:
@@ -78,16 +77,7 @@ def test_in_hermes_a_pasted_document_is_not_taken_for_floor() -> None:
     that is larger (agent/turn_context.py): the pasted message and chars/4's error went into the floor (61k of
     a true 5k on a 128k model), and the compaction kept the paste alone, the task statement summarised away."""
     pytest.importorskip("run_agent", reason="the hermes extra is not installed")
-    import run_agent
-    from hermes_cli import plugins as hermes_plugins
-    from hermes_helpers import MODEL, hermes_home
-
-    counter = get_counter("gpt-4o")
-
-    def provider(body: dict[str, Any]) -> int:  # an exact provider count (content only, 4 a message)
-        messages = body.get("messages") or []
-        tools = len(json.dumps(body["tools"])) // 4 if body.get("tools") else 0
-        return 3 + tools + sum(4 + counter.count_text(str(m.get("content") or "")) for m in messages)
+    from hermes_helpers import configure_hermes, exact_prompt_tokens, new_agent
 
     rng = random.Random(4)
     words = ["the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was", "one", "our"]
@@ -96,18 +86,10 @@ def test_in_hermes_a_pasted_document_is_not_taken_for_floor() -> None:
         return " ".join(rng.choice(words) for _ in range(tokens))
 
     window = 128_000
-    with StubOpenAIServer(prompt_tokens=provider, context_length=window) as stub:
+    with StubOpenAIServer(prompt_tokens=exact_prompt_tokens, context_length=window) as stub:
         stub.responder = lambda req: "Noted; the next step is clear." if req.get("stream") else "## Goal\nreport"
-        home = hermes_home()
-        home.mkdir(parents=True, exist_ok=True)
-        (home / "config.yaml").write_text(
-            f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: {window}}}\n"
-            "plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\nctx_plugins: {compressor: summarize}\n"
-            "agent: {environment_probe: false}\n", encoding="utf-8")
-        hermes_plugins.discover_plugins(force=True)
-        agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                                  quiet_mode=True, skip_context_files=True, enabled_toolsets=[],
-                                  ephemeral_system_prompt="You are a careful assistant for the finance team.")
+        configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n", window=window)
+        agent = new_agent(stub, ephemeral_system_prompt="You are a careful assistant for the finance team.")
         history: list[dict[str, Any]] = []
         for turn in range(14):  # ~76k tokens of conversation, under the 96k trigger
             history = agent.run_conversation(f"turn {turn}: " + text(5_000), conversation_history=history)["messages"]

@@ -69,21 +69,9 @@ def test_what_the_last_count_did_not_hold_is_counted() -> None:
 
 def test_in_hermes_a_chinese_file_read_after_a_long_english_system_prompt_fits_the_window() -> None:
     pytest.importorskip("run_agent", reason="the hermes extra is not installed")
-    import run_agent
-    from hermes_cli import plugins as hermes_plugins
-    from hermes_helpers import MODEL, hermes_home
+    from hermes_helpers import configure_hermes, exact_prompt_tokens, hermes_home, new_agent
 
     from hermes_ctx_plugins.testing import openai_stub
-
-    counter = get_counter("gpt-4o")
-
-    def provider(body: dict[str, Any]) -> int:  # an exact provider count
-        total = 3 + (counter.count_text(json.dumps(body["tools"])) if body.get("tools") else 0)
-        for m in body.get("messages") or []:
-            total += 4 + counter.count_text(str(m.get("content") or ""))
-            for c in m.get("tool_calls") or []:
-                total += 6 + counter.count_text(json.dumps(c.get("function", {})))
-        return total
 
     class Stub(StubOpenAIServer):
         def _chat(self, request: Any, step: Any) -> Any:  # the model reads the file the user names
@@ -99,17 +87,11 @@ def test_in_hermes_a_chinese_file_read_after_a_long_english_system_prompt_fits_t
     rng = random.Random(5)
     prose = _prose(400_000)
     window = 64_000
-    with Stub(prompt_tokens=provider, context_length=window) as stub:
+    with Stub(prompt_tokens=exact_prompt_tokens, context_length=window) as stub:
         stub.responder = lambda req: "好的。已记录。" * 20 if req.get("stream") else "## Goal\nreview"
+        configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n", window=window)
         home = hermes_home()
-        home.mkdir(parents=True, exist_ok=True)
-        (home / "config.yaml").write_text(
-            f"model: {{default: {MODEL}, provider: custom, base_url: {stub.base_url}, context_length: {window}}}\n"
-            "plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\nctx_plugins: {compressor: summarize}\n"
-            "agent: {environment_probe: false}\n", encoding="utf-8")
-        hermes_plugins.discover_plugins(force=True)
-        agent = run_agent.AIAgent(base_url=stub.base_url, api_key="k", provider="custom", model=MODEL,
-                                  quiet_mode=True, skip_context_files=True, enabled_toolsets=["file"])
+        agent = new_agent(stub, toolsets=["file"])
         system = "You are a careful assistant for the legal team.\n" + prose[:160_000]  # ~30k tokens
         history: list[dict[str, Any]] = []
         for turn in range(4):  # ~12k tokens of English conversation, under the trigger
@@ -120,7 +102,8 @@ def test_in_hermes_a_chinese_file_read_after_a_long_english_system_prompt_fits_t
         data.write_text(_zh(rng, 24_000), encoding="utf-8")  # ~24k tokens, ~6.5k at chars/4
         agent.run_conversation(f"turn 4: READ {data} and summarise.", conversation_history=history,
                                system_message=system)
-        sent = [provider(q.body) for q in stub.chat_requests if isinstance(q.body, dict) and q.body.get("stream")]
+        sent = [exact_prompt_tokens(q.body) for q in stub.chat_requests
+                if isinstance(q.body, dict) and q.body.get("stream")]
         assert max(sent) <= window, sent
         assert agent.context_compressor.compression_count >= 1
 
