@@ -215,6 +215,23 @@ def test_summarize_does_not_replan_the_same_nothing_until_the_prompt_grows(
     assert not strategy.should_compress(TRIGGER + 200)
 
 
+def test_a_futile_compaction_is_measured_as_the_trigger_was_not_by_hermes_estimate(
+        server: StubOpenAIServer, strategies: list[SummarizeStrategy]) -> None:
+    """hermes hands compress() its own chars/4 estimate (current_tokens), which our engine corrects before asking
+    should_compress: waiting for growth from hermes' (a fifth higher for English) held the next attempt back
+    until the real prompt was well past the trigger, near the window."""
+    strategy = summarize(server, strategies)
+    asked = TRIGGER + 500
+    assert strategy.should_compress(asked)
+    assert not strategy.compress(turns(2), current_tokens=asked + 9_000).compressed  # hermes' estimate, higher
+    grown = asked + int(TRIGGER * 0.05)
+    assert strategy.should_compress(grown), "it waits for 5% of growth from what it was asked at, no more"
+    window = WindowStrategy(config=load_config({}), model="main-model", context_length=WINDOW)
+    assert window.should_compress(asked)
+    assert not window.compress(turns(1), current_tokens=asked + 9_000).compressed
+    assert window.should_compress(grown)
+
+
 # ---------------------------------------------------------------- inside real hermes
 
 

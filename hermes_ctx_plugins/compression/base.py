@@ -474,19 +474,24 @@ class ModelFreeStrategy(CompressorStrategy):
     FUTILE_GROWTH = FUTILE_GROWTH
     #: the prompt size at which the last automatic compaction changed nothing (None: it did, or none ran)
     _futile_at: int | None = None
+    #: the prompt size the last :meth:`should_compress` said yes to: what a futile compaction is measured from
+    #: (the host's ``current_tokens`` may be another estimate: hermes' engine corrects hermes' own)
+    _asked_at: int | None = None
 
     def compress(self, messages: list[Message], *, current_tokens: int | None = None, focus_topic: str | None = None,
                  force: bool = False, memory_context: str = "") -> CompressionResult:
         result = self.compact(messages, force=force)
+        asked, self._asked_at = self._asked_at, None
+        size = asked or max(current_tokens or 0, result.tokens_before)
         if result.compressed:
             self.compression_count += 1
             self._futile_at = None
-        elif not force and self.over_threshold(max(current_tokens or 0, result.tokens_before)):
+        elif not force and self.over_threshold(size):
             if self._futile_at is None:
                 self.emit("blocked", f"{self.name} cannot shrink this conversation ({'; '.join(result.notes)}); "
                                      "automatic compaction waits until it has grown (use /compress, or a strategy "
                                      "that summarises: summarize, pipeline)")
-            self._futile_at = max(current_tokens or 0, result.tokens_before)
+            self._futile_at = size
         return result
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
@@ -496,7 +501,9 @@ class ModelFreeStrategy(CompressorStrategy):
             return False
         tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
         futile = self._futile_at
-        return futile is None or tokens >= futile + int((self.threshold_tokens or 0) * self.FUTILE_GROWTH)
+        due = futile is None or tokens >= futile + int((self.threshold_tokens or 0) * self.FUTILE_GROWTH)
+        self._asked_at = tokens if due else None
+        return due
 
     def reset_session(self) -> None:
         super().reset_session()

@@ -130,8 +130,10 @@ class SummarizeStrategy(CompressorStrategy):
         self._http = http
         self._clients: dict[tuple[str, str, str, float], SummaryClient] = {}
         self._pending_mode = "full"
-        #: the prompt size at which the last automatic compaction changed nothing (see :meth:`_futile`)
+        #: the prompt size at which the last automatic compaction changed nothing (see :meth:`_futile`), and the
+        #: one the last :meth:`should_compress` said yes to (what such a compaction is measured from)
         self._futile_at: int | None = None
+        self._asked_at: int | None = None
 
     @property
     def counter(self) -> TokenCounter:
@@ -150,7 +152,7 @@ class SummarizeStrategy(CompressorStrategy):
         if self.over_threshold(prompt_tokens):
             if self.paused() or self._futile(tokens):
                 return False
-            self._pending_mode = "full"
+            self._pending_mode, self._asked_at = "full", tokens
             return True
         if self._prune_only_due(tokens, self.threshold_tokens):
             self._pending_mode = "prune"
@@ -207,6 +209,7 @@ class SummarizeStrategy(CompressorStrategy):
         memory_context: str = "",
     ) -> CompressionResult:
         mode, self._pending_mode = ("full" if force else self._pending_mode), "full"
+        asked, self._asked_at = self._asked_at, None
         if force:
             self.guard.bypass()  # a manual /compress goes through cool-downs and blocks
             self._pause_reported = False
@@ -227,7 +230,8 @@ class SummarizeStrategy(CompressorStrategy):
             if self._futile_at is None:
                 self.emit("blocked", f"nothing to compact yet ({'; '.join(result.notes) or 'no reason given'}); "
                                      "automatic compaction waits until the conversation has grown")
-            self._futile_at = max(current_tokens or 0, self.last_prompt_tokens or 0, tokens_before)
+            # measured as the trigger was (hermes' engine corrects hermes' estimate, current_tokens)
+            self._futile_at = asked or max(current_tokens or 0, self.last_prompt_tokens or 0, tokens_before)
         if result.compressed:
             self._futile_at = None
             if unseen and result.tokens_before == tokens_before:  # the estimate was kept
