@@ -169,6 +169,10 @@ def first_plain(messages: Sequence[Message], indexes: Sequence[int]) -> int | No
                  and not messages[i].get("tool_call_id") and not call_ids(messages[i])), None)
 
 
+#: how near the model's window a prompt must be for no pause to hold (see :meth:`CompressorStrategy.at_window`)
+WINDOW_MARGIN = 0.05
+
+
 #: after an automatic compaction that changed nothing, the next waits for the prompt to grow by this share of
 #: the trigger (hermes asks up to four times a turn: each a full pass over a history that cannot shrink)
 FUTILE_GROWTH = 0.05
@@ -414,7 +418,31 @@ class CompressorStrategy(abc.ABC):
 
         :param prompt_tokens: the current prompt size; defaults to the last response's usage.
         """
-        return self.over_threshold(prompt_tokens) and not self.paused()
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        return self.over_threshold(prompt_tokens) and (self.pressed(tokens) or not self.paused())
+
+    def pressed(self, tokens: int) -> bool:
+        """Whether the pause in effect gives way to a prompt of ``tokens``: it only holds back compactions that the
+        prompt's floor kept over the trigger (:meth:`pause_yields`), and the prompt is near the window
+        (:meth:`at_window`)."""
+        return self.pause_yields() and self.at_window(tokens)
+
+    def pause_yields(self) -> bool:
+        """Whether the pause in effect (if any) is only for compactions that left the prompt over the trigger (not a
+        summary failure's cool-down, nor compactions that saved nothing or fell back): see :meth:`pressed`."""
+        return False
+
+    def at_window(self, tokens: int) -> bool:
+        """Whether a prompt of ``tokens`` is within :data:`WINDOW_MARGIN` of the model's window (less the output
+        reserve): a pause for compactions the prompt's floor kept over the trigger does not hold then (see
+        :meth:`pressed`) -- the request would be refused, and hermes compacts after the refusal anyway (its overflow
+        handling calls ``compress`` whatever ``should_compress`` says); such a pause let the prompt grow past the
+        window every few turns."""
+        window = self.context_length
+        if not window or tokens <= 0:
+            return False
+        reserve = self.max_tokens if self.max_tokens and self.max_tokens < window else 0
+        return tokens >= int((window - reserve) * (1 - WINDOW_MARGIN))
 
     def over_threshold(self, prompt_tokens: int | None = None) -> bool:
         """Whether compression is on and the prompt (default: the last response's) reached the trigger."""
@@ -432,7 +460,7 @@ class CompressorStrategy(abc.ABC):
         if not self._pause_reported:
             self._pause_reported = True
             self.emit("blocked", f"automatic compression paused: {reason}; the conversation continues "
-                                 "uncompressed (use /compress to force it)")
+                                 "uncompressed until it nears the model's window (use /compress to force it)")
         return True
 
     @abc.abstractmethod
@@ -487,7 +515,7 @@ class ModelFreeStrategy(CompressorStrategy):
             self.compression_count += 1
             self._futile_at = None
         elif not force and self.over_threshold(size):
-            if self._futile_at is None:
+            if self._futile_at is None and result.notes != (NOTHING_NEW,):  # not right after its own compaction
                 self.emit("blocked", f"{self.name} cannot shrink this conversation ({'; '.join(result.notes)}); "
                                      "automatic compaction waits until it has grown (use /compress, or a strategy "
                                      "that summarises: summarize, pipeline)")

@@ -129,6 +129,10 @@ class PipelineStrategy(CompressorStrategy):
         cooldowns = [c for c in (step.failure_cooldown() for step in self._steps or ()) if c is not None]
         return max(cooldowns, key=lambda c: c.remaining_seconds, default=None)
 
+    def pause_yields(self) -> bool:
+        paused = [step for step in self._steps or () if step.pause_reason() is not None]
+        return bool(paused) and all(step.pause_yields() for step in paused)
+
     def pause_reason(self) -> str | None:
         for step in self._steps or ():
             reason = step.pause_reason()

@@ -150,7 +150,7 @@ class SummarizeStrategy(CompressorStrategy):
             return False
         tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
         if self.over_threshold(prompt_tokens):
-            if self.paused() or self._futile(tokens):
+            if self._futile(tokens) or (not self.pressed(tokens) and self.paused()):
                 return False
             self._pending_mode, self._asked_at = "full", tokens
             return True
@@ -169,6 +169,9 @@ class SummarizeStrategy(CompressorStrategy):
     def pause_reason(self) -> str | None:
         return self.guard.blocked_reason()
 
+    def pause_yields(self) -> bool:
+        return self.guard.floor_block_only()
+
     def failure_cooldown(self) -> Cooldown | None:
         remaining = self.guard.cooldown_remaining()
         return Cooldown(remaining_seconds=remaining, error=self.last_error) if remaining > 0 else None
@@ -184,8 +187,9 @@ class SummarizeStrategy(CompressorStrategy):
     def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
         if self.guard.record_cleared(cleared):
             said = floor.note(prompt_tokens, threshold=self.threshold_tokens, floor=self.floor_tokens)
-            self.emit("blocked", f"automatic compression paused: {said}; one probe will run in 5 minutes "
-                                 "(/compress still works)")
+            self.emit("blocked", f"automatic compression paused: {said}; one probe will run in 5 minutes, or sooner "
+                                 "if the prompt nears the model's window (/compress still works)")
+            self._pause_reported = True  # this is the pause's notice: paused() need not say it again
 
     def _prune_only_due(self, tokens: int, threshold: int | None) -> bool:
         settings = self.settings
@@ -227,11 +231,12 @@ class SummarizeStrategy(CompressorStrategy):
             self.emit("failed", f"compression aborted, conversation left unchanged: {exc}")
             return CompressionResult.unchanged(messages, tokens_before, note=str(exc), aborted_by=str(exc))
         if not result.compressed and not force and not result.aborted:
-            if self._futile_at is None:
+            if self._futile_at is None and result.notes != (NOTHING_NEW,):  # not right after a compaction
                 self.emit("blocked", f"nothing to compact yet ({'; '.join(result.notes) or 'no reason given'}); "
                                      "automatic compaction waits until the conversation has grown")
-            # measured as the trigger was (hermes' engine corrects hermes' estimate, current_tokens)
-            self._futile_at = asked or max(current_tokens or 0, self.last_prompt_tokens or 0, tokens_before)
+            # measured as the trigger was (hermes' engine corrects hermes' estimate, current_tokens; hermes writes
+            # its estimate over last_prompt_tokens too: only the provider's count is one)
+            self._futile_at = asked or max(current_tokens or 0, self.provider_prompt_tokens or 0, tokens_before)
         if result.compressed:
             self._futile_at = None
             if unseen and result.tokens_before == tokens_before:  # the estimate was kept

@@ -111,6 +111,13 @@ class CompressionGuard:
             state.probing = True  # one probe is allowed; its outcome decides
         return None
 
+    def floor_block_only(self) -> bool:
+        """Whether automatic compression is blocked only because compactions left the prompt over the trigger (no
+        cool-down, no streak of ineffective or fallback compactions)."""
+        state = self.state
+        return (state.blocked_until is not None and state.uncleared_streak >= BLOCK_AFTER
+                and max(state.ineffective_streak, state.fallback_streak) < BLOCK_AFTER and not self.in_cooldown())
+
     def in_cooldown(self) -> bool:
         return self.cooldown_remaining() > 0
 

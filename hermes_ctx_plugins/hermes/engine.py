@@ -219,8 +219,9 @@ class HermesCtxEngine(ContextEngine):
         self.last_total_tokens = parsed.total_tokens
         self.awaiting_real_usage_after_compression = False
         if self._strategy is not None:
-            self._host.isolator.call(self._owner(), self._strategy.update_from_response, parsed, default=None,
-                                     resets=False)
+            with self._runtime.agents.acting_for(self.agent()):  # "paused: ..." reaches this agent's user
+                self._host.isolator.call(self._owner(), self._strategy.update_from_response, parsed, default=None,
+                                         resets=False)
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         """hermes passes its rough estimate of the next request (its system prompt and tools weighed by
@@ -247,8 +248,9 @@ class HermesCtxEngine(ContextEngine):
             except Exception as exc:
                 log.warning("hermes-ctx: could not count the messages added since the last request (%s: %s)",
                             type(exc).__name__, exc)
-        return bool(self._host.isolator.call(self._owner(), self._strategy.should_compress, tokens,
-                                             default=False, resets=False))
+        with self._runtime.agents.acting_for(agent):  # "automatic compression paused: ..." reaches its user
+            return bool(self._host.isolator.call(self._owner(), self._strategy.should_compress, tokens,
+                                                 default=False, resets=False))
 
     def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
                  focus_topic: str | None = None, force: bool = False,
