@@ -5,8 +5,10 @@ the prompt it compares with the trigger, but hands a compaction only the message
 is a large share of the trigger (fifty tools, MCP servers, a long system prompt on a 64k model),
 budgets sized on the trigger alone (a tail of 20% of it) keep everything: the compaction changes
 nothing while the prompt grows towards the window, or makes room for one turn and runs again at the
-next. So the host measures the floor before each compaction (:func:`measure`) and the strategies
-keep their budgets within :data:`ROOM_SHARE` of what it leaves under the trigger (:func:`fit`);
+next. So before each compaction the floor is known — hermes' engine counts it off its agent
+(:mod:`..hermes.prompt_floor`), another host measures it (:func:`measure`) — and the strategies keep
+their budgets within their share (at least :data:`ROOM_SHARE`) of what it leaves under the trigger
+(:func:`fit`);
 whether a compaction really cleared the trigger is judged on the provider's next count (see
 :meth:`.base.CompressorStrategy.update_from_response`).
 """
