@@ -412,3 +412,24 @@ def test_in_hermes_a_chinese_system_prompt_hermes_underrates_never_overflows_the
     session = _exact_session(system, lambda t: f"第{t}轮 " + chinese(3_000), 16)
     assert session["refused"] == 0, session
     assert session["compactions"] >= 1
+
+
+def test_an_oversized_tool_result_is_cut_to_fit_the_window_beside_the_floor(
+        server: StubOpenAIServer, strategies: list[SummarizeStrategy]) -> None:
+    """A tool result of the turn in progress that fits the window alone but not on top of the system prompt and
+    tools: cut (its original archived) so the request fits, rather than kept whole and refused."""
+    counter = get_counter("main-model")
+    floor_tokens = 45_000
+    messages = turns(6, words=600)
+    call = {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "big.log"}'}}
+    log = "\n".join(f"[{i:05d}] worker {i % 7} processed batch {i * 13} in {i % 97} ms" for i in range(2_600))
+    messages += [{"role": "user", "content": "read big.log and tell me which worker is slow"},
+                 {"role": "assistant", "content": "", "tool_calls": [call]},
+                 {"role": "tool", "tool_call_id": "c1", "content": log}]
+    assert counter.count_text(log) + floor_tokens > WINDOW > counter.count_text(log)
+    strategy = summarize(server, strategies)
+    strategy.floor_tokens = floor_tokens
+    result = strategy.compress(list(messages), force=True)
+    assert result.compressed
+    assert floor_tokens + result.tokens_after <= WINDOW, "the request fits the model's window"
+    assert result.messages[-1]["tool_call_id"] == "c1" and "worker" in result.messages[-1]["content"]

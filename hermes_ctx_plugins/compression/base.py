@@ -250,14 +250,18 @@ class CompressorStrategy(abc.ABC):
                       total: int | None = None) -> tuple[list[Message], int]:
         """``messages`` with oversized messages cut until the prompt leaves a quarter of the trigger
         free (see :mod:`.oversize`), and how many were cut; unchanged when nothing bounds it. ``total``:
-        ``counter.count_messages(messages)``, when the caller has it."""
+        ``counter.count_messages(messages)``, when the caller has it. The prompt is the messages and the
+        floor (:attr:`floor_tokens`): both the limit and the window are what the floor leaves of them."""
         threshold = self.threshold_tokens
         if not threshold:
             return messages, 0
-        window = self.context_length - (self.max_tokens or 0) if self.context_length else None
-        limit = oversize.limit_tokens(threshold)
+        floor_tokens = max(0, self.floor_tokens)
+        window = max(1, self.context_length - (self.max_tokens or 0) - floor_tokens) if self.context_length else None
+        usual = oversize.limit_tokens(threshold)
+        limit = max(1, usual - floor_tokens)
         return oversize.fit(messages, counter=counter, limit=self.leave_room(limit), above=limit,
-                            window=window, archived=self.config.plugins.archive.enabled, total=total)
+                            window=window, archived=self.config.plugins.archive.enabled, total=total,
+                            keep=oversize.floor_tokens(usual))
 
     def checked(self, messages: list[Message], result: CompressionResult,
                 counter: TokenCounter, *, counted: bool = False) -> CompressionResult:

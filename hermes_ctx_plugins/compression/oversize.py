@@ -65,7 +65,8 @@ def marker(cut_chars: int, *, archived: bool, where: str = "here") -> str:
 
 
 def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: int | None = None,
-        window: int | None = None, archived: bool = True, total: int | None = None) -> tuple[list[Message], int]:
+        window: int | None = None, archived: bool = True, total: int | None = None,
+        keep: int | None = None) -> tuple[list[Message], int]:
     """``messages`` with the bulkiest messages cut until the prompt fits ``limit`` tokens.
 
     Which messages may be cut, and in what order, is in the module docstring.
@@ -77,12 +78,14 @@ def fit(messages: list[Message], *, counter: TokenCounter, limit: int, above: in
     :param archived: whether the host archives originals (the marker says how to get them back).
     :param total: ``counter.count_messages(messages)``, when the caller has just counted them: a prompt
         within the limit is then left as it is without weighing each message again.
+    :param keep: the fewest tokens a cut message keeps (default :func:`floor_tokens` of ``limit``: a caller
+        whose limit is small because of what else the prompt holds passes the one of its usual limit).
     :returns: the new list (unchanged messages keep their identity; ``messages`` itself when
         nothing was cut) and how many messages were cut.
     """
     if total is not None and total <= max(limit, above or 0):
         return messages, 0  # what the check below ends with when any message is above the floor
-    floor = floor_tokens(limit)
+    floor = floor_tokens(limit) if keep is None else max(_MIN_FLOOR_TOKENS, keep)
 
     def above_floor(message: Message) -> bool:  # settled by the byte bound where it can be: nothing tokenised
         most = counter.at_most(message)
