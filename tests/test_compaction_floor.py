@@ -433,3 +433,33 @@ def test_an_oversized_tool_result_is_cut_to_fit_the_window_beside_the_floor(
     assert result.compressed
     assert floor_tokens + result.tokens_after <= WINDOW, "the request fits the model's window"
     assert result.messages[-1]["tool_call_id"] == "c1" and "worker" in result.messages[-1]["content"]
+
+
+@pytest.mark.usefixtures("hermes_home")
+def test_in_hermes_what_a_squeezed_compaction_summarises_is_archived_and_found() -> None:
+    """Under a big floor the protected head (often the user's task) and the recent messages yield to the summary:
+    what they said must still be reachable through the archive (the model's ctx_search)."""
+    pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+    from hermes_helpers import configure_hermes, exact_prompt_tokens, new_agent
+
+    words = ["the", "report", "for", "each", "region", "is", "checked", "by", "hand", "and", "then", "filed"]
+    task = "Task for this session: migrate the billing cron of ticket ZX-4471 to the new scheduler."
+    with StubOpenAIServer(context_length=WINDOW, prompt_tokens=exact_prompt_tokens) as stub:
+        stub.responder = lambda req: "Noted; the totals add up." if req.get("stream") else SUMMARY
+        configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n", window=WINDOW)
+        agent = new_agent(stub, toolsets=["context_engine"], ephemeral_system_prompt="Operator rules. " + " ".join(
+            words[i % len(words)] for i in range(42_000)))
+        history: list[dict[str, Any]] = []
+        for turn in range(8):
+            text = (task + " " if turn == 0 else f"turn {turn}: ") + " ".join(words[(turn + i) % 12]
+                                                                          for i in range(2_500))
+            history = agent.run_conversation(text, conversation_history=history)["messages"]
+        engine = agent.context_compressor
+        assert engine.compression_count >= 1
+        assert not any("billing cron" in str(m.get("content")) for m in history), \
+            "the head yielded: the task is no longer verbatim in the conversation"
+        assert any("ZX-4471" in str(m.get("content")) for m in history), "the archive's index keeps its ticket id"
+        found = json.loads(engine.handle_tool_call("ctx_search", {"query": "billing cron scheduler"}))
+        [hit] = [h for h in found["results"] if "ZX-4471" in h["snippet"]]
+        expanded = json.loads(engine.handle_tool_call("ctx_expand", {"id": hit["id"], "max_tokens": 200}))
+        assert task in json.dumps(expanded, ensure_ascii=False)
