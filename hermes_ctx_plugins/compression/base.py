@@ -463,8 +463,9 @@ class CompressorStrategy(abc.ABC):
             return False
         if not self._pause_reported:
             self._pause_reported = True
+            until = " until it nears the model's window" if self.pause_yields() else ""  # only that pause gives way
             self.emit("blocked", f"automatic compression paused: {reason}; the conversation continues "
-                                 "uncompressed until it nears the model's window (use /compress to force it)")
+                                 f"uncompressed{until} (use /compress to force it)")
         return True
 
     @abc.abstractmethod
@@ -539,7 +540,7 @@ class ModelFreeStrategy(CompressorStrategy):
 
     def reset_session(self) -> None:
         super().reset_session()
-        self._futile_at = None
+        self._futile_at = self._asked_at = None  # a yes to the last conversation measures nothing of the next
 
     def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
         """A compaction that left the prompt over the trigger is futile too: the next waits for growth."""

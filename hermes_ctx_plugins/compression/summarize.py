@@ -182,7 +182,7 @@ class SummarizeStrategy(CompressorStrategy):
         self.guard.clear()
         self.last_error = ""
         self._pending_mode = "full"
-        self._futile_at = None
+        self._futile_at = self._asked_at = None  # a yes to the last conversation measures nothing of the next
 
     def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
         if self.guard.record_cleared(cleared):

@@ -376,6 +376,9 @@ class HermesCtxEngine(ContextEngine):
         ``/resume``) the new id is bound to the same owner, so its hooks stay in the agent's
         deployment."""
         self._holder = weakref.ref(holder)
+        # hermes' on_session_start ran on the engine this one replaces: the agent is known here, not there (its
+        # status lines, its floor counted off it, hermes' estimate corrected by it)
+        self._agent = weakref.ref(holder)
         self.session_id = session.session_id
 
     def agent(self) -> Any | None:
