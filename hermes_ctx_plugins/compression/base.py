@@ -197,6 +197,11 @@ class CompressorStrategy(abc.ABC):
     options_class: ClassVar[type[Any] | None] = None
     #: attributes shared, not copied, when hermes deep-copies the engine (callbacks, clients)
     shared_on_copy: ClassVar[tuple[str, ...]] = ("status_callback", "config")
+    #: the prompt size at which the last automatic compaction changed nothing (None: it did, or none ran), and
+    #: the one the last :meth:`should_compress` said yes to, which such a compaction is measured from (the host's
+    #: ``current_tokens`` may be another estimate: hermes' engine corrects hermes' own)
+    _futile_at: int | None = None
+    _asked_at: int | None = None
 
     def __init__(
         self,
@@ -256,7 +261,8 @@ class CompressorStrategy(abc.ABC):
         if not threshold:
             return messages, 0
         floor_tokens = max(0, self.floor_tokens)
-        window = max(1, self.context_length - (self.max_tokens or 0) - floor_tokens) if self.context_length else None
+        window = self._input_window
+        window = max(1, window - floor_tokens) if window else None
         usual = oversize.limit_tokens(threshold)
         limit = max(1, usual - floor_tokens)
         return oversize.fit(messages, counter=counter, limit=self.leave_room(limit), above=limit,
@@ -352,6 +358,7 @@ class CompressorStrategy(abc.ABC):
         self._pause_reported = False
         self.verify_pending = False  # a count in the next conversation says nothing of this one's compaction
         self.provider_prompt_tokens = 0
+        self._futile_at = self._asked_at = None  # a yes to the last conversation measures nothing of the next
 
     def failure_cooldown(self) -> Cooldown | None:
         """The summary-failure cool-down automatic compaction is waiting out now, or ``None``.
@@ -442,11 +449,31 @@ class CompressorStrategy(abc.ABC):
         :meth:`pressed`) -- the request would be refused, and hermes compacts after the refusal anyway (its overflow
         handling calls ``compress`` whatever ``should_compress`` says); such a pause let the prompt grow past the
         window every few turns."""
+        window = self._input_window
+        return bool(window and tokens > 0 and tokens >= int(window * (1 - WINDOW_MARGIN)))
+
+    @property
+    def _input_window(self) -> int | None:
+        """The most tokens one request can carry: the window less the output reserve (``None`` unknown)."""
         window = self.context_length
-        if not window or tokens <= 0:
-            return False
-        reserve = self.max_tokens if self.max_tokens and self.max_tokens < window else 0
-        return tokens >= int((window - reserve) * (1 - WINDOW_MARGIN))
+        if not window:
+            return None
+        return window - (self.max_tokens if self.max_tokens and self.max_tokens < window else 0)
+
+    def _futile(self, tokens: int) -> bool:
+        """Right after an automatic compaction that changed nothing, until the prompt of ``tokens`` has grown by
+        :data:`FUTILE_GROWTH` of the trigger (hermes asks up to three times before a request, and each time
+        would plan the same nothing)."""
+        futile = self._futile_at
+        return futile is not None and tokens < futile + int((self.threshold_tokens or 0) * FUTILE_GROWTH)
+
+    def _record_futile(self, size: int, result: CompressionResult, said: str) -> None:
+        """An automatic compaction of a prompt of ``size`` changed nothing (``result``): the next waits for growth
+        (:meth:`_futile`), and the user is told ``said`` once -- not for hermes' second, empty pass right after a
+        compaction."""
+        if self._futile_at is None and result.notes != (NOTHING_NEW,):
+            self.emit("blocked", said)
+        self._futile_at = size
 
     def over_threshold(self, prompt_tokens: int | None = None) -> bool:
         """Whether compression is on and the prompt (default: the last response's) reached the trigger."""
@@ -505,11 +532,6 @@ class ModelFreeStrategy(CompressorStrategy):
         """The compaction of ``messages`` (``force``: a manual ``/compress``), without side effects."""
 
     FUTILE_GROWTH = FUTILE_GROWTH
-    #: the prompt size at which the last automatic compaction changed nothing (None: it did, or none ran)
-    _futile_at: int | None = None
-    #: the prompt size the last :meth:`should_compress` said yes to: what a futile compaction is measured from
-    #: (the host's ``current_tokens`` may be another estimate: hermes' engine corrects hermes' own)
-    _asked_at: int | None = None
 
     def compress(self, messages: list[Message], *, current_tokens: int | None = None, focus_topic: str | None = None,
                  force: bool = False, memory_context: str = "") -> CompressionResult:
@@ -520,11 +542,10 @@ class ModelFreeStrategy(CompressorStrategy):
             self.compression_count += 1
             self._futile_at = None
         elif not force and self.over_threshold(size):
-            if self._futile_at is None and result.notes != (NOTHING_NEW,):  # not right after its own compaction
-                self.emit("blocked", f"{self.name} cannot shrink this conversation ({'; '.join(result.notes)}); "
-                                     "automatic compaction waits until it has grown (use /compress, or a strategy "
-                                     "that summarises: summarize, pipeline)")
-            self._futile_at = size
+            self._record_futile(size, result, f"{self.name} cannot shrink this conversation "
+                                              f"({'; '.join(result.notes)}); automatic compaction waits until it "
+                                              "has grown (use /compress, or a strategy that summarises: summarize, "
+                                              "pipeline)")
         return result
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
@@ -533,14 +554,9 @@ class ModelFreeStrategy(CompressorStrategy):
         if not super().should_compress(prompt_tokens):
             return False
         tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
-        futile = self._futile_at
-        due = futile is None or tokens >= futile + int((self.threshold_tokens or 0) * self.FUTILE_GROWTH)
+        due = not self._futile(tokens)
         self._asked_at = tokens if due else None
         return due
-
-    def reset_session(self) -> None:
-        super().reset_session()
-        self._futile_at = self._asked_at = None  # a yes to the last conversation measures nothing of the next
 
     def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
         """A compaction that left the prompt over the trigger is futile too: the next waits for growth."""

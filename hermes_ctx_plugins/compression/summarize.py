@@ -30,7 +30,7 @@ from ..options import option
 from ..safety import redact_secrets
 from ..tokens import TokenCounter, get_counter
 from . import fallback, floor, prompt
-from .base import FUTILE_GROWTH, NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown
+from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown
 from .messages import (
     COMPACTION_NOTE,
     HAS_USER_TURN_KEY,
@@ -130,10 +130,6 @@ class SummarizeStrategy(CompressorStrategy):
         self._http = http
         self._clients: dict[tuple[str, str, str, float], SummaryClient] = {}
         self._pending_mode = "full"
-        #: the prompt size at which the last automatic compaction changed nothing (see :meth:`_futile`), and the
-        #: one the last :meth:`should_compress` said yes to (what such a compaction is measured from)
-        self._futile_at: int | None = None
-        self._asked_at: int | None = None
 
     @property
     def counter(self) -> TokenCounter:
@@ -159,13 +155,6 @@ class SummarizeStrategy(CompressorStrategy):
             return True
         return False
 
-    def _futile(self, tokens: int) -> bool:
-        """Right after an automatic compaction that changed nothing, until the prompt has grown by
-        :data:`.base.FUTILE_GROWTH` of the trigger (hermes asks up to three times before a request, and
-        each time would plan the same nothing)."""
-        futile = self._futile_at
-        return futile is not None and tokens < futile + int((self.threshold_tokens or 0) * FUTILE_GROWTH)
-
     def pause_reason(self) -> str | None:
         return self.guard.blocked_reason()
 
@@ -182,7 +171,6 @@ class SummarizeStrategy(CompressorStrategy):
         self.guard.clear()
         self.last_error = ""
         self._pending_mode = "full"
-        self._futile_at = self._asked_at = None  # a yes to the last conversation measures nothing of the next
 
     def compaction_cleared(self, cleared: bool, prompt_tokens: int) -> None:
         if self.guard.record_cleared(cleared):
@@ -231,12 +219,11 @@ class SummarizeStrategy(CompressorStrategy):
             self.emit("failed", f"compression aborted, conversation left unchanged: {exc}")
             return CompressionResult.unchanged(messages, tokens_before, note=str(exc), aborted_by=str(exc))
         if not result.compressed and not force and not result.aborted:
-            if self._futile_at is None and result.notes != (NOTHING_NEW,):  # not right after a compaction
-                self.emit("blocked", f"nothing to compact yet ({'; '.join(result.notes) or 'no reason given'}); "
-                                     "automatic compaction waits until the conversation has grown")
             # measured as the trigger was (hermes' engine corrects hermes' estimate, current_tokens; hermes writes
             # its estimate over last_prompt_tokens too: only the provider's count is one)
-            self._futile_at = asked or max(current_tokens or 0, self.provider_prompt_tokens or 0, tokens_before)
+            self._record_futile(asked or max(current_tokens or 0, self.provider_prompt_tokens or 0, tokens_before),
+                               result, f"nothing to compact yet ({'; '.join(result.notes) or 'no reason given'}); "
+                                       "automatic compaction waits until the conversation has grown")
         if result.compressed:
             self._futile_at = None
             if unseen and result.tokens_before == tokens_before:  # the estimate was kept
