@@ -573,6 +573,15 @@ class ModelFreeStrategy(CompressorStrategy):
         return None if result.compressed else "; ".join(result.notes)
 
 
+def provider_count(strategy: CompressorStrategy) -> int:
+    """The provider's count of the last request: ``provider_prompt_tokens``, set only from a response's usage
+    (hermes overwrites ``last_prompt_tokens`` with its rough estimate of the NEXT request before a preflight
+    compaction, -1 after one). A strategy built before that attribute existed (another plugin's, not calling our
+    ``__init__``) falls back to ``last_prompt_tokens``."""
+    count = getattr(strategy, "provider_prompt_tokens", None)
+    return int((strategy.last_prompt_tokens if count is None else count) or 0)
+
+
 #: the methods a compaction runs through, which a class saying ``reports_removals`` vouches for
 _COMPACTING = ("compress", "compact")
 

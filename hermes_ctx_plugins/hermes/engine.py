@@ -20,7 +20,7 @@ from typing import Any
 from agent.context_engine import ContextEngine
 
 from ..archive import tools as archive_tools
-from ..compression.base import CompressionResult, CompressorStrategy, Cooldown
+from ..compression.base import CompressionResult, CompressorStrategy, Cooldown, provider_count
 from ..events import SessionInfo, Usage
 from ..manager import Host
 from ..tokens import get_counter
@@ -230,8 +230,7 @@ class HermesCtxEngine(ContextEngine):
         writes its estimate over it before a turn's preflight: only a response's count is taken)."""
         if self._strategy is None:
             return False
-        real = getattr(self._strategy, "provider_prompt_tokens", None)
-        real = self.last_prompt_tokens if real is None else int(real)
+        real = provider_count(self._strategy)
         estimate = prompt_tokens or 0
         agent = self.agent()
         if estimate and estimate != real and agent is not None:

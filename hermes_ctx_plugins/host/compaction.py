@@ -21,7 +21,14 @@ from typing import Any
 from ..archive.archiver import Archiver
 from ..archive.changes import Changes, Snapshot, derived, reported
 from ..compression import floor
-from ..compression.base import RESERVE_SHARE, CompressionResult, CompressorStrategy, reports_removals, shrinks
+from ..compression.base import (
+    RESERVE_SHARE,
+    CompressionResult,
+    CompressorStrategy,
+    provider_count,
+    reports_removals,
+    shrinks,
+)
 from ..config import DEFAULT_COMPRESSOR, Config
 from ..events import Message, SessionInfo
 from ..isolation import FaultIsolator
@@ -185,7 +192,7 @@ class Compaction:
         when measuring fails (a value it cannot read: the budgets are then the trigger's alone)."""
         try:
             measured = floor.measure(messages, counter=get_counter(strategy.model),
-                                     last_prompt_tokens=_provider_count(strategy),
+                                     last_prompt_tokens=provider_count(strategy),
                                      current_tokens=int(current_tokens) if current_tokens else None)
         except Exception as exc:  # a budget, never a reason to fail a compaction
             log.warning("could not measure the prompt outside the messages (%s: %s); budgets use the trigger "
@@ -236,12 +243,3 @@ def _shown(value: object) -> str:
         return f"{value!r:.80}"
     except Exception:  # whatever a foreign object does
         return f"<{type(value).__name__}>"
-
-
-def _provider_count(strategy: CompressorStrategy) -> int:
-    """The provider's count of the last request: ``provider_prompt_tokens``, set only from a response's usage
-    (hermes overwrites ``last_prompt_tokens`` with its rough estimate of the NEXT request before a preflight
-    compaction, the new user message and its chars/4 error included). A strategy built before that attribute
-    existed (another plugin's, not calling our ``__init__``) falls back to ``last_prompt_tokens``."""
-    count = getattr(strategy, "provider_prompt_tokens", None)
-    return int((strategy.last_prompt_tokens if count is None else count) or 0)
