@@ -27,8 +27,11 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
             "required": ["query"]}}},
     {"type": "function", "function": {
         "name": "ctx_memory_remember",
-        "description": ("Save one durable fact to long-term memory (a preference, a decision, a name, a "
-                        "setting) so future sessions recall it. One short self-contained sentence; no secrets."),
+        "description": ("Save one durable fact to long-term memory (a decision, a name, a value, a setting) so "
+                        "future sessions recall it when a message is about it. Unlike the notes of a `memory` tool, "
+                        "if you also have one (carried into every turn, so kept few and compact), these are "
+                        "unbounded and shown only when relevant: use this for specifics only some conversations "
+                        "need. One short self-contained sentence; no secrets."),
         "parameters": {"type": "object", "properties": {
             "fact": {"type": "string", "minLength": 1, "maxLength": MAX_FACT_CHARS,
                      "description": f"The fact, at most {MAX_FACT_CHARS:,} characters."},
