@@ -7,7 +7,11 @@ fails the test at once.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +19,23 @@ from hermes_ctx_plugins.testing import loopback_only
 
 # The fixtures we offer plugin authors (stub, mem0, honcho, hermes_home) are the suite's own too.
 pytest_plugins = ["hermes_ctx_plugins.testing.pytest_plugin"]
+
+_COLLECTION_HOME: Path | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test module is imported: hermes' modules (imported at collection, run_agent's importorskip)
+    create ``$HERMES_HOME`` and open ``$HERMES_HOME/logs/agent.log`` at import time, and every test's log lines
+    then went to the real home. Point HOME and HERMES_HOME at a throw-away folder for the whole run."""
+    global _COLLECTION_HOME
+    _COLLECTION_HOME = Path(tempfile.mkdtemp(prefix="hermes-ctx-tests-"))
+    os.environ["HOME"] = str(_COLLECTION_HOME)
+    os.environ["HERMES_HOME"] = str(_COLLECTION_HOME / ".hermes")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _COLLECTION_HOME is not None:
+        shutil.rmtree(_COLLECTION_HOME, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -80,6 +80,7 @@ def load(spec: str, *, threads: int = 1, option: str = OPTION) -> Embedder | Non
     """The embedder ``spec`` names ('' = none); raises ConfigError naming ``option`` and what is missing."""
     if not spec:
         return None
+    check_spec(spec, option)  # a misspelt 'e5-small' is named as such, with what is valid
     numpy(option)
     if spec == E5_SMALL:
         return E5Small(threads, option=option)

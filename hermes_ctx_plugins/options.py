@@ -260,6 +260,13 @@ def _scalar(value: Any, hint: Any, path: str, rule: Rule) -> Any:
     if hint is str:
         if isinstance(value, str):
             return value
+        if isinstance(value, bool) and rule.choices is not None and {"on", "off"} <= set(rule.choices):
+            # YAML 1.1 reads an unquoted on / off (README: `review: on`) as true / false
+            return "on" if value else "off"
+        if isinstance(value, bool) and rule.choices is not None:
+            valid = ", ".join(str(c) for c in rule.choices if c != "")
+            raise _type_error(path, value, f"one of {valid} (YAML reads unquoted on/off/yes/no as true/false: "
+                                           "quote the word)")
         raise _type_error(path, value, "a string")
     raise TypeError(f"config field {path} has an unsupported type {hint!r}")  # a bug of ours
 

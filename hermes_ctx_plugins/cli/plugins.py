@@ -47,13 +47,24 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PLUGIN
     compressor = host.compressor.name if host.compressor else None
     providers = [p.name for p in host.memory_providers]
+    # hermes' memory.provider (what `hermes-ctx install` sets) runs one of ours inside hermes: build it as hermes
+    # will, so that an option only its construction checks (an embedder, a service address) is said here too
+    hermes_provider = host.config.memory.provider
+    ours = bool(hermes_provider) and any(r.kind == "memory" and r.name == hermes_provider for r in host.registry)
+    if ours and hermes_provider not in providers:
+        try:
+            host.provider_instance(hermes_provider).shutdown()
+        except HermesCtxError as exc:
+            host.shutdown()
+            return load_failed(exc)
     emit(args, {"ok": True, "config": host.config.source, "deployment": host.config.deployment,
                 "deployments": sorted(host.config.plugins.deployments), "compressor": compressor,
-                "memory_providers": providers},
+                "memory_providers": providers, "hermes_memory_provider": hermes_provider if ours else None},
          lambda: "\n".join([f"config OK: {host.config.source}"
                             + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""),
                             f"compressor: {compressor or '(none: hermes built-in)'}",
-                            f"memory providers: {', '.join(providers) or '(none)'}"]))
+                            f"memory providers: {', '.join(providers) or '(none)'}"]
+                           + ([f"hermes' memory.provider: {hermes_provider} (ours)"] if ours else [])))
     return 0
 
 

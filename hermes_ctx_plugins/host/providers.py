@@ -73,7 +73,11 @@ class MemoryFanOut:
         if active is not None:
             return active
         entry = self.registry.get("memory", name)
-        provider: MemoryProvider = entry.factory(self._options(entry), hermes_home=hermes_home(), config=self.config)
+        try:
+            provider: MemoryProvider = entry.factory(self._options(entry), hermes_home=hermes_home(),
+                                                     config=self.config)
+        except ConfigError as exc:  # the provider checking its own options: with the file and line
+            raise self.config.locate(exc) from None
         return provider
 
     def deactivate_provider(self, name: str) -> None:

@@ -1,0 +1,51 @@
+"""What a newcomer following README meets: `review: on` as README writes it, and `hermes-ctx check` on the
+config `hermes-ctx install` writes (the external provider runs as hermes' memory.provider, not from our list)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_ctx_plugins.cli import EXIT_CONFIG, main
+
+
+@pytest.mark.parametrize(("word", "mode"), [("on", "on"), ("off", "off"), ("'on'", "on"), ("auto", "auto")])
+def test_review_on_unquoted_as_readme_writes_it(tmp_path: Path, word: str, mode: str) -> None:
+    from hermes_ctx_plugins.config import load_config
+    from hermes_ctx_plugins.memory.file.provider import FileOptions
+    from hermes_ctx_plugins.options import plugin_options
+
+    path = tmp_path / "config.yaml"
+    path.write_text(f"ctx_plugins:\n  options:\n    file:\n      review: {word}\n")
+    assert main(["--config", str(path), "check"]) == 0
+    options = plugin_options("file", FileOptions, load_config(path).options_for("file"))
+    assert options.review == mode
+
+
+def test_a_bool_for_a_mode_names_the_valid_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("ctx_plugins:\n  options:\n    file:\n      write_approval: yes\n")
+    assert main(["--config", str(path), "check"]) == EXIT_CONFIG
+    err = capsys.readouterr().err
+    assert ":4: ctx_plugins.options.file.write_approval" in err
+    assert "allow, stage, block" in err and "quote" in err
+
+
+@pytest.mark.parametrize(
+    ("provider", "options", "words"),
+    [
+        ("ctx-local", "{embedder: e5-smal}", ["'e5-smal' is not an embedder", "'e5-small'"]),
+        ("ctx-mem0", "{api_key: m0-x, host: 'ftp//bad'}", ["ctx-mem0.host", "'ftp//bad'"]),
+    ],
+)
+def test_check_builds_the_provider_hermes_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str], provider: str,
+                                                options: str, words: list[str]) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(f"memory:\n  provider: {provider}\nctx_plugins:\n  memory: {{providers: [file]}}\n"
+                    f"  options:\n    {provider}: {options}\n")
+    assert main(["--config", str(path), "check"]) == EXIT_CONFIG
+    err = capsys.readouterr().err
+    assert f"{path}:6:" in err
+    for word in words:
+        assert word in err
