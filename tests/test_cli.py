@@ -79,6 +79,26 @@ def test_compress_replays_a_json_transcript_without_writing(tmp_path: Path,
     assert "summarize — compressed" in out and "static fallback" in out and "% saved" in out
 
 
+def test_compress_names_a_misspelt_strategy_as_bad_input_and_says_what_a_replay_would_archive(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--strategy windw`` blamed the config file and exited 2 (a config error); a replay said "archived 97
+    messages" while writing nothing (a newcomer walk)."""
+    from hermes_ctx_plugins.testing import make_transcript
+
+    path = transcript_file(tmp_path, make_transcript(5, turns=40))
+    config = tmp_path / "config.yaml"
+    config.write_text("ctx_plugins:\n  archive: {enabled: true}\n")
+    assert main(["--config", str(config), "compress", str(path), "--strategy", "windw"]) == 4
+    err = capsys.readouterr().err
+    assert "--strategy: unknown compressor strategy 'windw'" in err and "window" in err and "config.yaml" not in err
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home"))
+    assert main(["--config", str(config), "compress", str(path), "--strategy", "window", "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(n.startswith("would archive ") and n.endswith("(a replay keeps nothing)") for n in notes), notes
+    assert not any(n.startswith("archived ") for n in notes)
+    assert not (tmp_path / "home").exists() or not any((tmp_path / "home").rglob("*.db"))
+
+
 @pytest.mark.parametrize(
     ("content", "words"),
     [(b"{not json", "neither JSON nor a hermes state.db"), (b'{"a": 1}', "JSON list of chat messages"),

@@ -109,6 +109,10 @@ def _listed_mem0(data: dict[str, Any]) -> None:
     _list_mem0(data)
 
 
+def _misspelt_provider(data: dict[str, Any]) -> None:
+    data["memory"]["provider"] = "ctx-locl"
+
+
 def _no_shim() -> None:
     shim_path(home(), "ctx-local").unlink()
 
@@ -135,6 +139,9 @@ BROKEN: list[tuple[str, Callable[[], None], str, str, Callable[[], None]]] = [
      "hermes memory off", lambda: hermes("memory", "off")),
     ("memory.provider", lambda: rewrite(_disable_ctx_local), "but ctx_plugins.disabled lists it",
      "remove ctx-local from ctx_plugins.disabled in config.yaml", lambda: rewrite(_enable_ctx_local)),
+    ("memory.provider", lambda: rewrite(_misspelt_provider), "memory.provider is 'ctx-locl', not one of ours (did you "
+     "mean 'ctx-local'?): hermes finds no provider of that name", "hermes-ctx install --memory ctx-local",
+     lambda: _ok(main(["install", "--memory", "ctx-local"]))),
     ("memory.provider", lambda: rewrite(_listed_mem0), "memory.provider is not set: hermes' own memory only, but "
      "ctx_plugins.memory.providers lists ctx-mem0, which inside hermes runs only as memory.provider: hermes does "
      "not run it", "hermes-ctx install --memory ctx-mem0", lambda: _ok(main(["install", "--memory", "ctx-mem0"]))),
@@ -147,7 +154,7 @@ def _ok(code: int) -> None:
 
 @pytest.mark.parametrize(("check", "breaks", "says", "fix", "fixing"), BROKEN,
                          ids=["not-enabled", "disabled", "no-engine", "other-engine", "no-shim", "broken-shim",
-                              "file-as-hermes-provider", "provider-disabled", "listed-not-run"])
+                              "file-as-hermes-provider", "provider-disabled", "misspelt-provider", "listed-not-run"])
 def test_each_broken_wiring_is_exit_1_with_the_command_that_fixes_it(
         installed: Path, capsys: pytest.CaptureFixture[str], check: str, breaks: Callable[[], None], says: str,
         fix: str, fixing: Callable[[], None]) -> None:
@@ -286,6 +293,18 @@ def test_a_listed_provider_hermes_memory_off_switched_off_is_a_note_not_a_proble
                                     "ctx-mem0, which inside hermes runs only as memory.provider, so it is off too "
                                     "(hermes-ctx install --memory ctx-mem0 turns it on")
     assert f"ok    {row['detail']}" in text
+
+
+def test_a_provider_hermes_bundles_or_has_a_directory_for_is_not_a_misspelling_of_ours(
+        installed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """'honcho' (hermes' own) is close to our 'ctx-honcho', and so is a provider of the user's own in
+    $HERMES_HOME/plugins: both are the user's choice, not a typo."""
+    (installed / "plugins" / "ctx-mem1").mkdir(parents=True)
+    for name in ("honcho", "ctx-mem1"):
+        rewrite(lambda data, name=name: data["memory"].__setitem__("provider", name))
+        code, _, report = doctor(capsys)
+        row = wiring(report)["memory.provider"]
+        assert row["ok"] and "did you mean" not in row["detail"], (name, row)
 
 
 def install_again(capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..archive.archiver import Archiver
 from ..cliutil import EXIT_CONFIG, EXIT_INPUT, Progress, Step, print_json, wants_json
-from ..errors import HermesCtxError
+from ..errors import HermesCtxError, UnknownPluginError, did_you_mean
 from ..isolation import StatusEvent
 from ..storage import open_archive
 from ..tokens import get_counter
@@ -35,6 +35,13 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         _, host = load(args, strategy=args.strategy)
+    except UnknownPluginError as exc:
+        if args.strategy and exc.kind == "compressor" and exc.name == args.strategy:  # the command line's
+            print(f"hermes-ctx: --strategy: unknown compressor strategy {args.strategy!r}"
+                  f"{did_you_mean(args.strategy, exc.available)}; available: {', '.join(exc.available)}",
+                  file=sys.stderr)
+            return EXIT_INPUT
+        return load_failed(exc)
     except HermesCtxError as exc:
         return load_failed(exc)
     try:
@@ -61,12 +68,15 @@ def run(args: argparse.Namespace) -> int:
         result = host.compress(messages, force=True)
     host.shutdown()
     kept = sum(1 for m in result.messages if any(m is o for o in messages))
+    # the archive of a replay keeps nothing (above): what it would have kept
+    notes = [f"would archive {note.removeprefix('archived ')} (a replay keeps nothing)" if note.startswith("archived ")
+             else note for note in result.notes]
     report = {
         "source": label, "strategy": host.compressor.name, "compressed": result.compressed,
         "messages_before": len(messages), "messages_after": len(result.messages),
         "tokens_before": result.tokens_before, "tokens_after": result.tokens_after,
         "kept_verbatim": kept, "removed_or_rewritten": len(result.removed),
-        "summary": result.summary, "used_fallback": result.used_fallback, "notes": list(result.notes),
+        "summary": result.summary, "used_fallback": result.used_fallback, "notes": notes,
         "status": events,
     }
     if wants_json(args):
@@ -80,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"  messages  {len(messages):>8,} → {len(result.messages):,} "
           f"({kept:,} kept verbatim, {len(result.removed):,} removed or rewritten)")
     print(f"  tokens    {result.tokens_before:>8,} → {result.tokens_after:,} ({saved:.0f}% saved)")
-    for line in [*result.notes, *events]:
+    for line in [*notes, *events]:
         print(f"  - {line}")
     if result.summary:
         print("\nsummary:\n" + "\n".join(f"  {line}" for line in result.summary.splitlines()))

@@ -16,6 +16,7 @@ broken piece comes with the one command that fixes it.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib.metadata
 import importlib.util
 import os
@@ -29,7 +30,7 @@ from .. import storage
 from ..cliutil import EXIT_PROBLEM, print_json
 from ..config import hermes_home
 from ..config.reader import parse_yaml, read_text
-from ..errors import ConfigError, PluginError, ProviderLimitError
+from ..errors import ConfigError, PluginError, ProviderLimitError, did_you_mean
 from ..hermes.profile import profile_of
 from ..manager import PluginRecord
 from .common import bad_deployments, load, load_failed
@@ -323,7 +324,7 @@ def _memory_provider(data: Mapping[str, Any], home: Path, plugins: Sequence[Plug
     name = memory.get("provider") or ""
     record = next((r for r in plugins if r.kind == "memory" and r.name == name), None)
     if record is None:  # the user's choice: hermes' own memory, or a provider of hermes'
-        return _not_ours(name, switched_off="provider" in memory and not name, plugins=plugins,
+        return _not_ours(name, switched_off="provider" in memory and not name, plugins=plugins, home=home,
                          listed=section_of(section_of(data, "ctx_plugins"), "memory").get("providers"))
     if not record.external:
         return Wiring("memory.provider", False, f"memory.provider is {name!r}, which hermes cannot load: it runs "
@@ -335,7 +336,15 @@ def _memory_provider(data: Mapping[str, Any], home: Path, plugins: Sequence[Plug
     return _shim(name, home)
 
 
-def _not_ours(name: str, *, switched_off: bool, plugins: Sequence[PluginRecord], listed: Any) -> Wiring:
+def _hermes_has(name: str, home: Path) -> bool:
+    """Whether hermes can find a memory provider ``name``: one it bundles, or a directory of its plugins."""
+    from ..hermes.memory import BUNDLED_MEMORY_PROVIDERS
+
+    return name in BUNDLED_MEMORY_PROVIDERS or (home / "plugins" / name).is_dir()
+
+
+def _not_ours(name: str, *, switched_off: bool, plugins: Sequence[PluginRecord], listed: Any,
+              home: Path) -> Wiring:
     """hermes' ``memory.provider`` (``name``) names none of ours. Fine, unless the top-level
     ``ctx_plugins.memory.providers`` lists an external provider of ours: inside hermes that runs only as
     ``memory.provider``, so hermes silently does without it (0.1.0 ran it from the list) — a problem,
@@ -345,6 +354,12 @@ def _not_ours(name: str, *, switched_off: bool, plugins: Sequence[PluginRecord],
             else "not set: hermes' own memory only")
     idle = [n for n in listed if isinstance(n, str) and n in external] if isinstance(listed, list) else []
     detail = f"memory.provider is {said}"
+    ours = [r.name for r in plugins if r.kind == "memory"]
+    meant = did_you_mean(name, ours) if name and not _hermes_has(name, home) else ""
+    if meant:  # a misspelling of ours: hermes finds no such provider and runs without one
+        close = difflib.get_close_matches(name, ours, n=1)[0]
+        return Wiring("memory.provider", False, f"{detail}{meant}: hermes finds no provider of that name and runs "
+                      "without one", f"{INSTALL} --memory {close}")
     if not idle:
         return Wiring("memory.provider", True, f"{detail} (ours that run in hermes only when named there: "
                       f"{', '.join(external)})")
