@@ -258,7 +258,7 @@ def test_huge_turns_are_kept_cut_and_cheap_to_recall(make: Any) -> None:
     ({"budgit_tokens": 100}, "unknown key 'budgit_tokens' (did you mean 'budget_tokens'?)"),
     ({"path": ""}, "'' is not a file path"),
     ({"path": "."}, "is a directory"),
-    ({"embedder": "nowhere"}, "'nowhere' is not 'module:function'"),
+    ({"embedder": "nowhere"}, "'nowhere' is not an embedder; valid: '' (off), 'e5-small'"),
     ({"embedder": "no_such_module_x:f"}, "cannot load the embedder 'no_such_module_x:f'"),
 ])
 def test_bad_options_name_the_key_the_value_and_what_is_valid(tmp_path: Path, options: dict[str, Any],
