@@ -349,3 +349,26 @@ def test_a_write_staged_on_another_worker_before_the_forget_is_dropped_not_appli
     after = owner.pending.stage("memory", [Op("add", "alice starts over")])
     owner.pending.approve(after, owner.store)
     assert server_copy(postgres_dsn, schema, ALICE) == b"alice starts over"
+
+
+def test_a_new_session_waits_for_a_locked_table_no_longer_than_a_read_may(worker: Worker, postgres_dsn: str,
+                                                                           schema: str) -> None:
+    """Found in review (fixed) (availability, the user's turn): a read of the shared copy waited for a lock as long as
+    an update does (10 s), and a new session reads MEMORY.md and USER.md: an operator's ``VACUUM FULL`` of
+    ``documents`` (an ACCESS EXCLUSIVE lock) held each new session's prompt 20-30 s, past the 5 s the README gives a
+    read (and the prompt reads MEMORY.md once more: 30 s). Now a read gives up after 5 s, the reads that follow within
+    seconds use this machine's copy without waiting again, and the prompt is built from that copy."""
+    first = worker("w1")
+    assert add(first, ALICE, "alice keeps the kiln key in the blue tin")["success"]
+    locker = psycopg.connect(postgres_dsn, autocommit=True)
+    try:
+        locker.execute("BEGIN")
+        locker.execute(f'LOCK TABLE "{schema}".documents IN ACCESS EXCLUSIVE MODE')
+        started = time.monotonic()
+        block = prompt(first, ALICE, 2)
+        took = time.monotonic() - started
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    assert "kiln key" in block  # this machine's copy, the last it saw
+    assert took < 5 + 3, f"a new session's prompt waited {took:.1f} s on a locked table"

@@ -15,6 +15,7 @@ Every "X never sees it" is paired with "the owner does see it".
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import secrets
@@ -441,3 +442,83 @@ def test_a_schema_name_postgresql_would_cut_or_refuse_is_a_config_error(schema: 
         load_config({"ctx_plugins": {"storage": {"backend": "postgres", "dsn": "postgresql://x@127.0.0.1/db",
                                                  "schema": schema}}})
     assert repr(schema)[:20] in str(refused.value)
+
+
+def test_a_worker_starting_while_another_holds_the_migration_lock_answers_its_users(postgres_dsn: str,
+                                                                                    tmp_path: Path) -> None:
+    """Found in review (fixed) (availability, every user of a worker): every process took the schema's migration lock
+    at its first use, even with the schema current, and waited for it with no bound. Another worker holding it — one
+    migrating a big store in a rolling upgrade, building the archive's trigram index, or frozen half way through —
+    held a freshly started worker's first prefetch (the user's turn) for as long as it lasted. Now a current schema is
+    used without the lock, and one that needs migrating waits for the lock at most a few seconds (memory skipped,
+    reason ``locked``); it migrates at a later use once the lock is free."""
+    import threading
+
+    from hermes_ctx_plugins.storage.postgres.schema import lock_id
+
+    schema = "miglock_" + secrets.token_hex(4)
+    config = on_postgres(postgres_dsn, schema=schema, connect_timeout=2)
+    provider = LocalProvider({}, hermes_home=tmp_path, config=config)
+    provider.sync_turn(Turn(session=EVE, turn_number=1, user_text="my kayak is a red Prijon", assistant_text="ok"))
+    assert provider.flush(20)
+    provider.shutdown()
+
+    def first_prefetch_of_a_new_process() -> tuple[list[str], threading.Thread]:
+        storage.release()  # as a process starting: a pool of its own, the schema not yet checked
+        fresh = LocalProvider({}, hermes_home=tmp_path, config=config)
+        answered: list[str] = []
+        turn = threading.Thread(target=lambda: answered.append(fresh.prefetch("which kayak?", session=EVE)),
+                                daemon=True)
+        turn.start()
+        turn.join(30)
+        return answered, turn
+
+    holder = psycopg.connect(postgres_dsn, autocommit=True)
+    try:
+        holder.execute("BEGIN")
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id("hermes-ctx schema", schema),))
+        answered, turn = first_prefetch_of_a_new_process()
+        assert not turn.is_alive(), "a new worker's turn waited on another worker's migration lock"
+        assert "Prijon" in answered[0]  # the schema was current: nothing to wait for
+        with psycopg.connect(postgres_dsn, autocommit=True) as admin:  # the schema one version behind
+            admin.execute(f"DELETE FROM {schema}.schema_version WHERE version = (SELECT max(version) FROM "
+                          f"{schema}.schema_version)")
+        answered, turn = first_prefetch_of_a_new_process()
+        assert not turn.is_alive(), "a worker that must migrate waited on the lock with no bound"
+        assert answered == [""]  # memory skipped this turn, the turn went on
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    answered, turn = first_prefetch_of_a_new_process()  # the lock free: migrated, and recalled
+    assert "Prijon" in answered[0]
+    storage.release()
+
+
+def test_a_fact_the_server_refuses_fails_that_fact_not_ctx_local_for_everyone(postgres_dsn: str,
+                                                                               tmp_path: Path) -> None:
+    """Found in review (fixed) (turns lost, every user of a worker): for a user whose id is a long opaque token
+    (past a btree entry's ~2.7 kB; SQLite stores it), ``ctx_memory_remember`` raised the server's
+    ProgramLimitExceeded out of the provider. Through hermes' adapter each raise was a failure of
+    ``memory:ctx-local`` for the whole process: five in a row (a model retrying) suspended ctx-local for 120 s, and
+    every other user's turns in that time were never stored, their recall skipped. Now the tool answers that this fact
+    was not saved, and nobody else's memory is touched."""
+    from hermes_ctx_plugins import load_host
+    from hermes_ctx_plugins.hermes.memory import HermesMemoryAdapter
+
+    host = load_host({"memory": {"provider": "ctx-local"},
+                      "ctx_plugins": {"storage": {"backend": "postgres", "dsn": postgres_dsn,
+                                                  "schema": "longid_" + secrets.token_hex(4)}}})
+    long_id = secrets.token_hex(1500)
+    eve = HermesMemoryAdapter("ctx-local", host=host)
+    eve.initialize("s-eve", platform="bridge", user_id=long_id, hermes_home=str(tmp_path))
+    bob = HermesMemoryAdapter("ctx-local", host=host)
+    bob.initialize("s-bob", platform="bridge", user_id="bob", hermes_home=str(tmp_path))
+    for attempt in range(6):
+        answer = json.loads(eve.handle_tool_call("ctx_memory_remember", {"fact": f"locker {attempt}", "scope": "user"}))
+        assert answer["success"] is False and "refuses" in answer["error"], answer
+    assert host.isolator.health("memory:ctx-local").suspended_until is None
+    bob.sync_turn("the spare key hangs by the boiler", "noted")
+    provider = host.activate_provider("ctx-local")
+    assert provider.flush(20)
+    assert "boiler" in bob.prefetch("where is the spare key?")
+    host.shutdown()

@@ -275,7 +275,9 @@ class Server:
                 if problem:
                     raise LocalStoreError(f"postgres {self.shown}", "unsupported", problem,
                                           "create the database with ENCODING 'UTF8' (createdb -E UTF8 -T template0)")
-                migrate(conn, self.schema)
+                # bounded: another worker's long migration (or one frozen in it) costs this process's
+                # users their memory for a while (reason ``locked``), never a turn that waits as long
+                migrate(conn, self.schema, wait=LOCK_SECONDS)
                 self._migrated = True
 
     def check(self) -> dict[str, Any]:

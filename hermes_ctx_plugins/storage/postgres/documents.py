@@ -25,7 +25,10 @@ Such an edit is never dropped:
 An edit made here reaches other workers at this worker's next read or update of that file.
 
 **Server down.** An update fails with the caller's ``error`` (nothing is changed); a read falls back
-to the mirror, the last copy this worker saw, with a warning.
+to the mirror, the last copy this worker saw, with a warning. A read waits at most
+:data:`READ_LOCK_TIMEOUT` for a lock (an operator's ``VACUUM FULL``), and for :data:`OFFLINE_SECONDS`
+after a read the server did not answer, reads use the mirror without asking it (a new session's prompt
+reads its files three times, in the user's turn).
 
 **Forgetting** leaves a tombstone (``content`` ``NULL``, a new revision): every other worker removes
 its mirror at its next read of that path, with its copies of it (``<name>.bak.*`` backups of edits that
@@ -54,12 +57,19 @@ from .. import files
 from ..base import LocalStoreError
 from ..documents import Change, Documents, keep_copy
 from ..files import FileUnavailable
-from .connection import Server, location_key, reason_of
+from .connection import LOCK_SECONDS, Server, location_key, reason_of
 
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: seconds an update waits for another worker's update of the same file before failing
 LOCK_TIMEOUT = 10.0
+#: seconds a read waits for a lock (only an operator's ACCESS EXCLUSIVE one, a VACUUM FULL, blocks it) before it
+#: falls back to this machine's copy: a new session reads two files, in its user's turn
+READ_LOCK_TIMEOUT = float(LOCK_SECONDS)
+#: seconds after a read the server did not answer (down, or a table locked) during which reads use this machine's
+#: copy without asking it again: a new session reads MEMORY.md and USER.md, and its prompt a file again, so each
+#: would wait as long once more in the same turn. Updates always ask the server.
+OFFLINE_SECONDS = 10.0
 
 _ENSURE = ("INSERT INTO documents (location, content, revision, updated) VALUES (%s, NULL, 0, %s) "
            "ON CONFLICT DO NOTHING")
@@ -117,13 +127,21 @@ class PostgresDocuments(Documents):
         self.home = Path(home)
         self._server = server  # opened at first use: a provider's constructor connects nothing
         self._offline: set[Path] = set()  # paths whose read fell back to the mirror (warned once)
+        self._unanswered = float("-inf")  # time.monotonic() of the last read the server did not answer
 
     # -- the interface ------------------------------------------------------------------------------
     def read(self, path: Path) -> bytes:
         with files.locked(path, error=self.error):  # one mirror writer at a time, hermes' writer included
             local = self._local(path)
             try:
-                content, revision = self._fetch(path)
+                if time.monotonic() - self._unanswered < OFFLINE_SECONDS:
+                    raise self.error(path, "read the shared copy of", OSError(
+                        f"the server did not answer a read less than {OFFLINE_SECONDS:g} s ago"))
+                try:
+                    content, revision = self._fetch(path)
+                except FileUnavailable:
+                    self._unanswered = time.monotonic()
+                    raise
                 plan = _plan(local, content, revision)
                 if plan == "push":  # this machine's edit goes to the server, under the row's lock
                     return self._update(path, None)
@@ -170,13 +188,13 @@ class PostgresDocuments(Documents):
             return bytes(content) if content is not None else None
 
     def forgotten_since(self, path: Path, when: float) -> bool:
-        with self._transaction(path, "read the shared copy of") as conn:
+        with self._transaction(path, "read the shared copy of", lock_timeout=READ_LOCK_TIMEOUT) as conn:
             row = conn.execute(_FORGOTTEN, (self._key(path),)).fetchone()
         return row is not None and row[0] is None and row[1] > 0 and row[2] >= when
 
     def stored_under(self, folder: Path) -> list[Path]:
         prefix = self._key(folder).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
-        with self._transaction(folder, "list the shared documents under") as conn:
+        with self._transaction(folder, "list the shared documents under", lock_timeout=READ_LOCK_TIMEOUT) as conn:
             rows = conn.execute(_UNDER, (prefix,)).fetchall()
         return [folder / str(location).removeprefix(self._key(folder) + "/") for (location,) in rows]
 
@@ -185,10 +203,10 @@ class PostgresDocuments(Documents):
         return location_key(path, self.home)
 
     @contextlib.contextmanager
-    def _transaction(self, path: Path, doing: str) -> Iterator[Any]:
+    def _transaction(self, path: Path, doing: str, *, lock_timeout: float = LOCK_TIMEOUT) -> Iterator[Any]:
         """A transaction on the server; its failures as ``error`` (what the store's callers catch)."""
         try:
-            with self._server().transaction(lock_timeout=LOCK_TIMEOUT) as conn:
+            with self._server().transaction(lock_timeout=lock_timeout) as conn:
                 yield conn
         except LocalStoreError as exc:  # no server named, no driver, a newer schema
             raise self.error(path, doing, OSError(f"{exc}")) from exc
@@ -202,7 +220,7 @@ class PostgresDocuments(Documents):
             raise self.error(path, doing, OSError(f"PostgreSQL ({reason}): {detail}; {hint}")) from exc
 
     def _fetch(self, path: Path) -> tuple[bytes | None, int]:
-        with self._transaction(path, "read the shared copy of") as conn:
+        with self._transaction(path, "read the shared copy of", lock_timeout=READ_LOCK_TIMEOUT) as conn:
             row = conn.execute(_READ, (self._key(path),)).fetchone()
         return (None, 0) if row is None else (_bytes(row[0]), int(row[1]))
 

@@ -236,15 +236,26 @@ def current_version(conn: Any, schema: str) -> int:
     return int(row[0] or 0)
 
 
-def migrate(conn: Any, schema: str) -> int:
+def migrate(conn: Any, schema: str, *, wait: float | None = None) -> int:
     """Bring ``schema`` to :data:`SCHEMA_VERSION` (see the module docs); returns the version found.
 
+    A schema already current (its trigram index made, or the server without ``pg_trgm``) is left as it is
+    without taking the migration lock: another worker migrating, building the index or frozen half way
+    through holds it, and a worker starting meanwhile must not wait on it in its users' turns. ``wait``:
+    the longest the migration lock is waited for (``None``: as long as it is held).
+
     :raises LocalStoreError: the schema is of a newer version (reason ``unsupported``).
+    :raises psycopg.errors.LockNotAvailable: the lock was not had within ``wait`` (reason ``locked``).
     """
     name = quote_ident(schema)
+    found = current_version(conn, schema)
+    if found == SCHEMA_VERSION and not _trigram_missing(conn, schema):
+        return found
     with conn.transaction():
-        conn.execute("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0")  # an index on a big table
+        bound = 0 if wait is None else max(1, int(wait * 1000))  # ms; 0: no bound
+        conn.execute(f"SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = {bound}")
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id("hermes-ctx schema", schema),))
+        conn.execute("SET LOCAL lock_timeout = 0")  # the lock is ours: an index on a big table takes what it takes
         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {name}")
         conn.execute(f"CREATE TABLE IF NOT EXISTS {name}.schema_version (version integer NOT NULL, "
                      "migrated double precision NOT NULL DEFAULT extract(epoch FROM now()))")
@@ -260,6 +271,13 @@ def migrate(conn: Any, schema: str) -> int:
             conn.execute(f"INSERT INTO {name}.schema_version (version) VALUES (%s)", (version,))
         _trigram_index(conn, schema)
     return found
+
+
+def _trigram_missing(conn: Any, schema: str) -> bool:
+    """Whether the archive's trigram index is missing where the server could make it (``pg_trgm`` available)."""
+    if conn.execute("SELECT to_regclass(%s)", (f"{quote_ident(schema)}.messages_folded",)).fetchone()[0]:
+        return False
+    return conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'").fetchone() is not None
 
 
 def _trigram_index(conn: Any, schema: str) -> None:
