@@ -98,6 +98,17 @@ def test_a_model_that_never_searches_the_archive_fails_the_demo(capsys: pytest.C
     assert "hermes-ctx demo: did not happen: archive round trip" in shown.err
 
 
+def test_a_demo_too_short_to_compact_shows_no_compaction_figures() -> None:
+    """With too few turns the table still read "before / after (the compaction, as our engine saw it)" with
+    figures of no compaction (a newcomer walk): it says there was none, and the largest request."""
+    out = io.StringIO()
+    report = demo.run(turns=1, out=out)
+    assert report.compactions == 0 and "compaction" in report.missing
+    assert "as our engine saw it" not in out.getvalue()
+    largest = max(t["tokens"] for t in report.turns)
+    assert f"no compaction: the largest request held {largest:,} tokens" in out.getvalue()
+
+
 def test_demo_keep_refuses_a_folder_with_files_in_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "my-hermes"
     home.mkdir()
