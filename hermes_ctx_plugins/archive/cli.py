@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import sqlite3
 import sys
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -68,6 +70,14 @@ def run(args: argparse.Namespace) -> int:
     except (ArchiveError, LocalStoreError) as exc:  # LocalStoreError: a server backend with no server named
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
+    except sqlite3.Error as exc:  # a file whose header opens but whose pages are damaged fails only when read
+        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+            print(f"hermes-ctx: the archive {store.path} stayed locked by another process ({exc}); nothing in it "
+                  "was changed: run the command again", file=sys.stderr)
+        else:
+            print(f"hermes-ctx: the archive {store.path} is not usable ({exc}); move it away to start a new one, "
+                  "or repair it with `sqlite3 <file> .recover`", file=sys.stderr)
+        return EXIT_PLUGIN
     finally:
         store.close()
 
@@ -95,8 +105,8 @@ def _when(timestamp: float) -> str:
 def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int:
     command = args.archive_command
     if command == "search":
-        if args.limit < 1:
-            print(f"hermes-ctx: --limit must be at least 1, got {args.limit}", file=sys.stderr)
+        if not 1 <= args.limit <= tools.MAX_ID:
+            print(f"hermes-ctx: --limit must be from 1 to {tools.MAX_ID}, got {args.limit}", file=sys.stderr)
             return EXIT_INPUT
         hits = store.search(args.query, _scope(args, namespace), limit=args.limit)
         if wants_json(args):
@@ -151,6 +161,10 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
 def _purge(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int:
     if args.session is None and args.user is None and args.older_than is None and not args.all:
         print("hermes-ctx: purge needs --session, --user, --older-than DAYS or --all", file=sys.stderr)
+        return EXIT_INPUT
+    if args.older_than is not None and not (math.isfinite(args.older_than) and args.older_than >= 0):
+        print(f"hermes-ctx: --older-than must be a number of days, 0 or more, got {args.older_than:g}",
+              file=sys.stderr)
         return EXIT_INPUT
     scoped = args.session is not None or args.user is not None
     what = "everything" if args.all else ", ".join(

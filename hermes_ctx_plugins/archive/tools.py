@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +38,8 @@ SCHEMAS: list[dict[str, Any]] = [
         "name": SEARCH,
         "description": ("Search the messages earlier compactions archived from this conversation (they are no "
                         "longer in your context). Use exact identifiers when you have them (a SHA, a path, an "
-                        "error text) or a few distinctive words. Returns ids and snippets; read them with "
-                        "ctx_expand."),
+                        "error text) or a few distinctive words. Returns ids and snippets (and, in a long message, the "
+                        "offset of the match); read them with ctx_expand."),
         "parameters": {"type": "object", "properties": {
             "query": {"type": "string"},
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 5}},
@@ -88,12 +89,41 @@ def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, hybrid:
     results = [{"id": h.id, "role": h.role, "compaction": h.compaction_id,
                 "archived": datetime.fromtimestamp(h.created, UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "snippet": h.snippet} for h in hits]
+    offsets = _match_offsets(store, hits, scope)
+    for result in results:
+        if result["id"] in offsets:
+            result["offset"] = offsets[result["id"]]
     answer: dict[str, Any] = {"query": query, "results": results}
     if not results:
         answer["note"] = "nothing archived matches; try an exact identifier or other distinctive words"
+    elif offsets:
+        answer["note"] = ("read a result with ctx_expand(id); a long message's result gives the offset of its match: "
+                          "ctx_expand(id, offset) reads from there")
     else:
         answer["note"] = "read a result with ctx_expand(id)"
     return json.dumps(answer, ensure_ascii=False)
+
+
+#: a message's text longer than this (characters) is read in pieces: its search result says where the match is
+LONG_TEXT = 12_000
+#: the characters before the match that reading from the offset shows
+_LEAD = 200
+
+
+def _match_offsets(store: ArchiveBackend, hits: list[Any], scope: Scope) -> dict[int, int]:
+    """For each hit in a long text: the offset ctx_expand reads from to show its (first) match. Without it a match
+    at character 1,200,000 of a pasted log took 157 ctx_expand calls, following the cut notes, to reach."""
+    marked = {h.id: h.snippet.split("\u00ab", 1)[1].split("\u00bb", 1)[0] for h in hits
+              if "\u00ab" in h.snippet and "\u00bb" in h.snippet.split("\u00ab", 1)[1]}
+    offsets: dict[int, int] = {}
+    for stored in store.get(list(marked), scope) if marked else ():
+        content = stored.message.get("content")
+        text = content if isinstance(content, str) else _parts_text(content) if isinstance(content, list) else ""
+        if len(text) > LONG_TEXT and marked[stored.id].strip():
+            at = text.casefold().find(marked[stored.id].casefold())
+            if at >= 0:  # casefold keeps the length of most text; a miss (it did not) gives no offset
+                offsets[stored.id] = max(0, at - _LEAD)
+    return offsets
 
 
 def _whole(digits: str) -> int:
@@ -142,6 +172,12 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
     if not found:
         return _error(f"no archived message with id {args.get('id')!r} in this conversation's archive; "
                       "ids come from ctx_search")
+    if offset:
+        content = found[0].message.get("content")
+        text = content if isinstance(content, str) else _parts_text(content) if isinstance(content, list) else ""
+        if offset >= len(text):
+            return _error(f"offset {offset:,} is past the end of message {found[0].id}'s text, which has {len(text):,} "
+                          "characters (offset reads on in a message's content)")
     # tool calls travel with their results (and results with their call)
     by_id: dict[int, Stored] = {s.id: s for s in found}
     for stored in list(found):
@@ -159,12 +195,14 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
             out += rendered
             used += cost
         elif not out:  # the first group alone is too big: clip it to fit, saying so
-            clipped = _clip(rendered, budget, counter)
+            clipped = _clip(rendered, budget, counter, keep=set(ids))
             out += clipped
             used += sum(counter.count_text(json.dumps(r, ensure_ascii=False)) for r in clipped)
-            left_out += [s.id for s in group[1:]] if len(clipped) < len(rendered) else []
+            shown = {r["id"] for r in clipped}
+            left_out += [s.id for s in group if s.id not in shown]
         else:
             left_out += [s.id for s in group]
+    out = [{k: v for k, v in r.items() if k != _FROM} for r in out]  # where a text was read from: not shown
     answer: dict[str, Any] = {"messages": out, "tokens": used}
     if left_out:
         answer["left_out"] = left_out[:10] + (["..."] if len(left_out) > 10 else [])
@@ -192,12 +230,15 @@ _FROM = "_from"
 
 
 def _render(stored: Stored, offset: int = 0) -> dict[str, Any]:
-    """``stored`` as ctx_expand shows it; with ``offset``, its text from that character on."""
+    """``stored`` as ctx_expand shows it; with ``offset``, its text from that character on (content in parts,
+    a user's text beside an image, read on as :func:`_parts_text` joins it)."""
     message: Message = stored.message
     rendered: dict[str, Any] = {"id": stored.id, "role": message.get("role")}
     for key in ("content", "tool_calls", "tool_call_id", "name"):
         if message.get(key) not in (None, ""):
             rendered[key] = message[key]
+    if offset and isinstance(rendered.get("content"), list):
+        rendered["content"] = _parts_text(rendered["content"])
     if offset and isinstance(rendered.get("content"), str):
         text = rendered["content"]
         rendered["content"] = f"[... from character {offset:,} of {len(text):,} ...]\n" + text[offset:]
@@ -205,33 +246,72 @@ def _render(stored: Stored, offset: int = 0) -> dict[str, Any]:
     return rendered
 
 
-def _clip(rendered: list[dict[str, Any]], budget: int, counter: TokenCounter) -> list[dict[str, Any]]:
-    """The group cut to ``budget``: the longest contents shortened to their start and end (a log's failure is
-    usually at its end), each with a note of what was cut and the offset that reads it."""
+def _parts_text(parts: list[Any]) -> str:
+    """Content parts as one text, to be cut and read on: each text part's text, each other part
+    ``[<type> part not shown]`` (an image's base64 is no reading for the model)."""
+    out = []
+    for part in parts:
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            out.append(part["text"])
+        else:
+            kind = part.get("type") if isinstance(part, dict) else None
+            out.append(f"[{str(kind)[:40] if kind else 'non-text'} part not shown]")
+    return "\n".join(out)
+
+
+def _clip(rendered: list[dict[str, Any]], budget: int, counter: TokenCounter,
+          keep: Collection[int] = ()) -> list[dict[str, Any]]:
+    """The group cut to ``budget``: the longest texts -- contents, and tool calls' arguments (a ``write_file``
+    call carries the whole file) -- shortened to their start and end (a log's failure is usually at its end),
+    each with a note of what was cut and, for a content, the offset that reads it. Still too big, the group
+    loses its last messages other than those asked for (``keep``), listed as left out."""
     clipped = [{k: v for k, v in r.items() if k != _FROM} for r in rendered]
-    starts = [int(r.get(_FROM, 0)) for r in rendered]
-    originals = [str(r.get("content") or "") if isinstance(r.get("content"), str) else "" for r in clipped]
-    keep = [len(text) for text in originals]
+    for r in clipped:  # copies: the cut must not reach the stored messages
+        if isinstance(r.get("content"), list):
+            r["content"] = _parts_text(r["content"])
+        if isinstance(r.get("tool_calls"), list):
+            r["tool_calls"] = [{**c, "function": dict(c["function"])} if isinstance(c, dict)
+                               and isinstance(c.get("function"), dict) else c for c in r["tool_calls"]]
+    starts = {n: int(r.get(_FROM, 0)) for n, r in enumerate(rendered)}
+    # every text that may be cut: (message, None) its content, (message, k) its k-th call's arguments
+    originals: dict[tuple[int, int | None], str] = {}
+    for n, r in enumerate(clipped):
+        if isinstance(r.get("content"), str):
+            originals[(n, None)] = r["content"]
+        for k, call in enumerate(r.get("tool_calls") or ()):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+                originals[(n, k)] = function["arguments"]
+    keeps = {field: len(text) for field, text in originals.items()}
+    alive = list(range(len(clipped)))
 
     def cost() -> int:
-        return sum(counter.count_text(json.dumps(r, ensure_ascii=False)) for r in clipped)
+        return sum(counter.count_text(json.dumps(clipped[n], ensure_ascii=False)) for n in alive)
 
     while cost() > budget:
-        longest = max(range(len(clipped)), key=lambda i: keep[i])
-        if keep[longest] < 200:
-            if len(clipped) > 1:  # still too big: keep the call, drop trailing results (listed as left out)
-                for column in (clipped, originals, keep, starts):
-                    column.pop()
+        fields = [f for f in keeps if f[0] in alive and keeps[f] >= 200]
+        if not fields:
+            # still too big: drop the last message not asked for (listed as left out), else the last but the first
+            spare = [n for n in alive if clipped[n]["id"] not in keep] or alive[1:]
+            if spare:
+                alive.remove(spare[-1])
                 continue
             break
-        keep[longest] //= 2
-        text, head = originals[longest], keep[longest] * 2 // 3
-        tail = keep[longest] - head
-        # where the cut part begins in the archived message (a note an offset added is not the message's)
-        note = len(text) - len(text.split("\n", 1)[-1]) if starts[longest] else 0
-        first = starts[longest] + max(head - note, 0)
-        clipped[longest]["content"] = (
-            text[:head] + f"\n[... {len(text) - head - tail:,} characters cut to fit max_tokens; "
-            f"ctx_expand(id={clipped[longest]['id']}, offset={first}) reads on from there ...]\n"
-            + text[len(text) - tail:])
-    return clipped
+        longest = max(fields, key=lambda f: keeps[f])
+        keeps[longest] //= 2
+        n, call = longest
+        text, head = originals[longest], keeps[longest] * 2 // 3
+        tail = keeps[longest] - head
+        if call is None:
+            # where the cut part begins in the archived message (a note an offset added is not the message's)
+            note = len(text) - len(text.split("\n", 1)[-1]) if starts[n] else 0
+            first = starts[n] + max(head - note, 0)
+            clipped[n]["content"] = (
+                text[:head] + f"\n[... {len(text) - head - tail:,} characters cut to fit max_tokens; "
+                f"ctx_expand(id={clipped[n]['id']}, offset={first}) reads on from there ...]\n"
+                + text[len(text) - tail:])
+        else:
+            clipped[n]["tool_calls"][call]["function"]["arguments"] = (
+                text[:head] + f"[... {len(text) - head - tail:,} of the arguments' {len(text):,} characters cut "
+                "to fit max_tokens ...]" + text[len(text) - tail:])
+    return [clipped[n] for n in alive]

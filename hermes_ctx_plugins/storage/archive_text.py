@@ -7,6 +7,12 @@ and Chinese has no spaces. Terms are OR-ed: BM25 then ranks messages that match 
 first, and the words in the order asked (as a phrase, and pairwise) score on top. Terms shorter than
 three characters can only be found by a plain substring scan; they are used that way only when
 nothing longer was asked for.
+
+A term is searched by at most its first :data:`MAX_TERM_CHARS` characters, and the words-in-order phrase
+by at most :data:`MAX_PHRASE_CHARS`: SQLite's trigram index reads every trigram of a phrase at once (the
+list of where each occurs, held in memory together), so a query of a few 10,000-character "words" (a
+base64 blob, a minified line, or a hostile model's) took gigabytes and could get the process killed,
+while the first 128 characters of an identifier already name it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ through to too under until up very was we were what when where which while who w
 your yours did use used using tell show find search look remember recall earlier before said what's which
 """.split())
 MAX_TERMS = 24
+#: the most characters of one term searched for (its start; a SHA-512 in hex is 128)
+MAX_TERM_CHARS = 128
+#: the most characters of the phrase of every word in order (as long as a pair of the longest terms)
+MAX_PHRASE_CHARS = 2 * MAX_TERM_CHARS + 1
 
 
 def terms(text: str) -> tuple[list[str], list[str]]:
@@ -32,14 +42,14 @@ def terms(text: str) -> tuple[list[str], list[str]]:
     long, short = [], []
     for run in _CJK.findall(text):
         if len(run) >= 3:
-            long += [run[i:i + 3] for i in range(len(run) - 2)]
+            long += [run[i:i + 3] for i in range(min(len(run), MAX_TERM_CHARS) - 2)]
         else:
             short.append(run)
     for word in _TERM.findall(_CJK.sub(" ", text)):
         word = word.strip("./:@#+-_")
         if not word or word.lower() in _STOP:
             continue
-        (long if len(word) >= 3 else short).append(word)
+        (long if len(word) >= 3 else short).append(word[:MAX_TERM_CHARS])
     return list(dict.fromkeys(long))[:MAX_TERMS], list(dict.fromkeys(short))[:MAX_TERMS]
 
 
@@ -53,6 +63,6 @@ def phrases(text: str) -> tuple[list[str], list[str]]:
     found = list(long)
     words = [w for w in long if not _CJK.search(w)]
     if len(words) > 1:
-        found.insert(0, " ".join(words))
+        found.insert(0, " ".join(words)[:MAX_PHRASE_CHARS].rstrip())
         found[1:1] = [f"{a} {b}" for a, b in itertools.pairwise(words)]
     return list(dict.fromkeys(found)), []
