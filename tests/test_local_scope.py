@@ -406,3 +406,23 @@ def test_the_cli_works_in_the_deployments_namespace(deployments: Path, capsys: p
     capsys.readouterr()
     code, [rows] = cli(capsys, *top, "memory", "search", "lemur", "--all-scopes", "--json")
     assert texts(rows) == ["group lemur plans", "question lemur", "surrogate lemur", "top-level lemur notes"]
+
+
+def test_two_owners_whose_ids_hold_a_nul_each_keep_their_turn(tmp_path: Path) -> None:
+    """A turn's key joined its parts with NUL: user "a\\0b" of chat "c" and user "a" of chat "b\\0c", the same session,
+    turn number and words, got one key, and the second owner's turn was silently not stored (a red-team pass). Parts
+    holding a NUL are keyed by their lengths; every other key is as before (a replayed turn stays stored once)."""
+    from hermes_ctx_plugins.memory.local.queue import turn_key
+
+    provider = LocalProvider({"path": str(tmp_path / "m.db")}, hermes_home=tmp_path)
+    first = SessionInfo(session_id="s", platform="cli", user_id="a\x00b", chat_id="c")
+    second = SessionInfo(session_id="s", platform="cli", user_id="a", chat_id="b\x00c")
+    for session in (first, second):
+        provider.sync_turn(Turn(session=session, turn_number=1, user_text="the shed code is 4417", assistant_text="ok"))
+    assert provider.flush(30)
+    owners = {(m.user_id, m.chat_id) for m in provider._store().memories()}
+    provider.shutdown()
+    assert owners == {("a\x00b", "c"), ("a", "b\x00c")}
+    plain = Turn(session=SessionInfo(session_id="s1", platform="cli", user_id="alice", chat_id="c1"), turn_number=3,
+                 user_text="hi", assistant_text="yo")
+    assert turn_key(plain) == "turn:8f8c97e95326e4f61e51bcb88a4eaed9"  # the key it had before

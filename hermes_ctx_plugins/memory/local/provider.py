@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -28,7 +27,7 @@ from ..base import MemoryProvider
 from . import arguments, dense, recall
 from .in_context import InContext
 from .options import NAME, LocalOptions, resolve_path
-from .queue import WriteBehindQueue, held_records, with_verdict
+from .queue import WriteBehindQueue, held_records, turn_key, with_verdict
 from .schemas import PARAMETERS, TOOL_SCHEMAS
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
@@ -48,21 +47,6 @@ WRITER_BUSY_SECONDS = 2.0
 #: thread of its own there, see ``LocalProvider._ask``) before it recalls by the words alone
 QUESTION_EMBED_SECONDS = 2.0
 _REPORT_EVERY = 300.0
-
-
-def turn_key(turn: Turn) -> str:
-    """The idempotency key of a turn: the same turn synced (or replayed) twice is stored once. Keys
-    are one set for the whole store, so the owner is part of it: two owners whose sessions share an id
-    (two deployments naming sessions by chat) and say the same thing each keep their own turn."""
-    digest = hashlib.sha256()
-    # the number in hex: Python refuses decimal text for an int of thousands of digits
-    number = format(turn.turn_number, "x")
-    session = turn.session
-    for part in (session.deployment, session.user_id, session.chat_id, session.session_id, number,
-                 turn.user_text, turn.assistant_text):
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\x00")
-    return "turn:" + digest.hexdigest()[:32]
 
 
 _SYSTEM_NOTE = (

@@ -25,12 +25,14 @@ set, are not forced to the disk (a power cut can lose the last moments, as with 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
+from ...events import Turn
 from ...safety import redact_secrets
 from ...storage import verdicts
 from ...storage.base import MemoryBackend, is_store_failure
@@ -185,3 +187,23 @@ def held_records(directory: Path, user_id: str, namespaces: Collection[str] | No
         if count:
             held[path] = count
     return held
+
+
+def turn_key(turn: Turn) -> str:
+    """The idempotency key of a turn: the same turn synced (or replayed) twice is stored once. Keys
+    are one set for the whole store, so the owner is part of it: two owners whose sessions share an id
+    (two deployments naming sessions by chat) and say the same thing each keep their own turn."""
+    digest = hashlib.sha256()
+    # the number in hex: Python refuses decimal text for an int of thousands of digits
+    number = format(turn.turn_number, "x")
+    session = turn.session
+    parts = [part.encode("utf-8", "surrogatepass") for part in (
+        session.deployment, session.user_id, session.chat_id, session.session_id, number, turn.user_text,
+        turn.assistant_text)]
+    if any(b"\x00" in part for part in parts):  # NUL-joined, user "a\0b" of chat "c" was user "a" of chat "b\0c"
+        digest.update(b"\x01lengths")  # each part after its length (the NUL-joined keys, made before, stay)
+        for part in parts:
+            digest.update(len(part).to_bytes(8, "big") + part)
+    else:
+        digest.update(b"\x00".join(parts) + b"\x00")
+    return "turn:" + digest.hexdigest()[:32]
