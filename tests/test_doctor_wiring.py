@@ -302,9 +302,24 @@ def test_a_provider_hermes_bundles_or_has_a_directory_for_is_not_a_misspelling_o
     (installed / "plugins" / "ctx-mem1").mkdir(parents=True)
     for name in ("honcho", "ctx-mem1"):
         rewrite(lambda data, name=name: data["memory"].__setitem__("provider", name))
-        code, _, report = doctor(capsys)
+        _, _, report = doctor(capsys)
         row = wiring(report)["memory.provider"]
         assert row["ok"] and "did you mean" not in row["detail"], (name, row)
+
+
+def test_a_name_close_to_file_is_not_sent_to_install_which_refuses_file(
+        installed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Red-team of session 21: memory.provider 'files' was 'did you mean 'file'?' with the fix
+    `hermes-ctx install --memory file`, which install refuses (exit 4): 'file' is built in and hermes never loads it
+    as its provider. Only an external provider of ours is suggested; a misspelt one still is."""
+    rewrite(lambda data: data["memory"].__setitem__("provider", "files"))
+    _, _, report = doctor(capsys)
+    row = wiring(report)["memory.provider"]
+    assert "--memory file" not in (row["fix"] or "") and "did you mean 'file'" not in row["detail"], row
+    rewrite(lambda data: data["memory"].__setitem__("provider", "ctx-locl"))
+    _, _, report = doctor(capsys)
+    row = wiring(report)["memory.provider"]
+    assert not row["ok"] and row["fix"].endswith("--memory ctx-local"), row
 
 
 def install_again(capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -13,7 +13,8 @@ from ..config import Config, load_config
 from ..errors import HermesCtxError
 from ..manager import Host, load_host
 
-__all__ = ["GLOBAL_OPTIONS", "add_anywhere", "bad_deployments", "load", "load_failed", "parsers_below"]
+__all__ = ["GLOBAL_OPTIONS", "add_anywhere", "bad_deployments", "build_hermes_provider", "load", "load_failed",
+           "parsers_below"]
 
 #: the options of every command, written before or after its name (and its subcommand's): flags, keywords
 GLOBAL_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
@@ -80,7 +81,31 @@ def bad_deployments(args: argparse.Namespace, config: Config) -> list[HermesCtxE
         if name == config.deployment:
             continue
         try:
-            _validated(load_host(load_config(args.config, deployment=name))).shutdown()
+            host = _validated(load_host(load_config(args.config, deployment=name)))
         except HermesCtxError as exc:
             errors.append(exc)
+            continue
+        try:  # hermes run with HERMES_CTX_DEPLOYMENT=<name> builds its memory.provider with that deployment's options
+            build_hermes_provider(host)
+        except HermesCtxError as exc:
+            errors.append(exc)
+        finally:
+            host.shutdown()
     return errors
+
+
+def build_hermes_provider(host: Host) -> str | None:
+    """Build hermes' ``memory.provider`` as hermes will when it is one of ours that hermes runs (external, not
+    disabled), so that an option only its construction checks (an embedder, a service address) is found; then
+    drop it (constructing opens nothing; its ``shutdown()`` would write a remote provider's ``status.json`` over
+    the one a running hermes published). Returns its name, or ``None`` when hermes runs no provider of ours.
+
+    :raises HermesCtxError: it cannot be built (its options; another plugin's constructor failing).
+    """
+    name = host.config.memory.provider
+    record = next((r for r in host.plugins() if r.kind == "memory" and r.name == name), None) if name else None
+    if record is None or not record.external or not record.enabled:
+        return None
+    if all(p.name != name for p in host.memory_providers):
+        host.provider_instance(name)
+    return name

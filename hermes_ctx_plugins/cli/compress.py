@@ -50,6 +50,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_INPUT
     if host.compressor is None:
+        host.shutdown()
+        if args.strategy:  # the command line named one that is there but switched off
+            print(f"hermes-ctx: --strategy: compressor strategy {args.strategy!r} is disabled "
+                  "(ctx_plugins.disabled names it or its plugin)", file=sys.stderr)
+            return EXIT_INPUT
         print("hermes-ctx: no compressor strategy is active (see `hermes-ctx plugins`)", file=sys.stderr)
         return EXIT_CONFIG
     if host.archive is not None:  # a replay shows the anchor index but keeps nothing

@@ -354,10 +354,10 @@ def _not_ours(name: str, *, switched_off: bool, plugins: Sequence[PluginRecord],
             else "not set: hermes' own memory only")
     idle = [n for n in listed if isinstance(n, str) and n in external] if isinstance(listed, list) else []
     detail = f"memory.provider is {said}"
-    ours = [r.name for r in plugins if r.kind == "memory"]
-    meant = did_you_mean(name, ours) if name and not _hermes_has(name, home) else ""
-    if meant:  # a misspelling of ours: hermes finds no such provider and runs without one
-        close = difflib.get_close_matches(name, ours, n=1)[0]
+    # a misspelling of ours that `install --memory` takes (not 'file': hermes never loads it as its provider)
+    meant = did_you_mean(name, external) if name and not _hermes_has(name, home) else ""
+    if meant:  # hermes finds no such provider and runs without one
+        close = difflib.get_close_matches(name, external, n=1)[0]
         return Wiring("memory.provider", False, f"{detail}{meant}: hermes finds no provider of that name and runs "
                       "without one", f"{INSTALL} --memory {close}")
     if not idle:

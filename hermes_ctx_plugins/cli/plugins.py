@@ -14,7 +14,7 @@ from ..config import hermes_home
 from ..errors import HermesCtxError
 from ..manager import Host
 from ..runstate import read_state
-from .common import bad_deployments, load, load_failed
+from .common import bad_deployments, build_hermes_provider, load, load_failed
 
 
 def add_parser(commands: Any) -> None:
@@ -47,16 +47,16 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PLUGIN
     compressor = host.compressor.name if host.compressor else None
     providers = [p.name for p in host.memory_providers]
-    # hermes' memory.provider (what `hermes-ctx install` sets) runs one of ours inside hermes: build it as hermes
+    # hermes' memory.provider (what `hermes-ctx install` sets) runs one of ours inside hermes: built as hermes
     # will, so that an option only its construction checks (an embedder, a service address) is said here too
     hermes_provider = host.config.memory.provider
     ours = bool(hermes_provider) and any(r.kind == "memory" and r.name == hermes_provider for r in host.registry)
-    if ours and hermes_provider not in providers:
-        try:
-            host.provider_instance(hermes_provider).shutdown()
-        except HermesCtxError as exc:
-            host.shutdown()
-            return load_failed(exc)
+    try:
+        runs = build_hermes_provider(host) is not None
+    except HermesCtxError as exc:
+        host.shutdown()
+        return load_failed(exc)
+    said = "(ours)" if runs else "(ours, but hermes runs without it: `hermes-ctx doctor` says why)"
     emit(args, {"ok": True, "config": host.config.source, "deployment": host.config.deployment,
                 "deployments": sorted(host.config.plugins.deployments), "compressor": compressor,
                 "memory_providers": providers, "hermes_memory_provider": hermes_provider if ours else None},
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                             + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""),
                             f"compressor: {compressor or '(none: hermes built-in)'}",
                             f"memory providers: {', '.join(providers) or '(none)'}"]
-                           + ([f"hermes' memory.provider: {hermes_provider} (ours)"] if ours else [])))
+                           + ([f"hermes' memory.provider: {hermes_provider} {said}"] if ours else [])))
     return 0
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..archive.archiver import Archiver
 from ..config import Config, hermes_home
-from ..errors import ConfigError, ProviderLimitError
+from ..errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError
 from ..events import Forgotten, Message, SessionInfo
 from ..isolation import FaultIsolator
 from ..memory.base import MemoryProvider
@@ -78,6 +78,11 @@ class MemoryFanOut:
                                                      config=self.config)
         except ConfigError as exc:  # the provider checking its own options: with the file and line
             raise self.config.locate(exc) from None
+        except PluginError:
+            raise
+        except Exception as exc:  # another plugin's constructor failing (an SDK missing): as _instantiate says it
+            raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "
+                                                f"{type(exc).__name__}: {exc}") from exc
         return provider
 
     def deactivate_provider(self, name: str) -> None:
