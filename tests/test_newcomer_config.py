@@ -49,3 +49,15 @@ def test_check_builds_the_provider_hermes_runs(tmp_path: Path, capsys: pytest.Ca
     assert f"{path}:6:" in err
     for word in words:
         assert word in err
+
+
+@pytest.mark.parametrize("value", ["", "off", "false", "null", "''"])
+def test_a_memory_provider_left_empty_or_off_is_no_provider_as_hermes_reads_it(tmp_path: Path, value: str) -> None:
+    """hermes reads ``memory.provider:`` left empty, ``off`` or ``false`` (YAML: null, false) as no provider; we refused
+    the whole config, which switched the plugin off inside hermes (a red-team pass)."""
+    from hermes_ctx_plugins.config import load_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text(f"memory:\n  provider: {value}\n")
+    assert main(["--config", str(path), "check"]) == 0
+    assert load_config(path).memory.provider == ""

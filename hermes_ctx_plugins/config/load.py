@@ -116,7 +116,7 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
     return Config(
         plugins=plugins,
         compression=compression,
-        memory=_lenient(MemorySettings, _section(data, "memory"), "memory"),
+        memory=_lenient(MemorySettings, _memory_section(data), "memory"),
         skills=_lenient(SkillsSettings, _section(data, "skills"), "skills"),
         model=_model_settings(data.get("model")),
         summary_model=_lenient(SummaryModelSettings, _section(_section(data, "auxiliary"), "compression"),
@@ -198,6 +198,14 @@ def _model_settings(value: Any) -> ModelSettings:
         api_key=_text(value.get("api_key")),
         max_tokens=positive_int("max_tokens"),
     )
+
+
+def _memory_section(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """hermes' ``memory:`` section; its ``provider`` left empty, or YAML's ``off`` / ``false``, is no provider, as
+    hermes reads it (refused, it switched the whole plugin off inside hermes)."""
+    memory = _section(data, "memory")
+    provider = memory.get("provider", "")
+    return {**memory, "provider": ""} if provider is None or provider is False else memory
 
 
 def _text(value: Any) -> str:

@@ -466,7 +466,7 @@ class LocalProvider(MemoryProvider):
             # the store refuses (PostgreSQL: an id past a btree entry's ~2.7 kB) fails this fact, never the provider
             # (raised, it counted against ctx-local for every user of the process, and suspended it)
             detail = " ".join(str(exc).split())[:300] or type(exc).__name__
-            log.warning("ctx-local: a fact was refused by the memory store: %s", detail)
+            log.warning("ctx-local: a fact was refused by the memory store: %s", detail, exc_info=True)
             return _error(f"the fact was not saved: the memory store refuses it ({detail})")
         if self._embedder is not None:  # the embedding thread starts with the writer: a fact saved before any
             self._writer()  # turn, or after shutdown(), gets its vector too
