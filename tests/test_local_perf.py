@@ -23,6 +23,7 @@ from hermes_ctx_plugins.storage import Record
 from hermes_ctx_plugins.storage import text as query
 from hermes_ctx_plugins.storage.sqlite import memory as memory_module
 from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+from hermes_ctx_plugins.tokens import get_counter
 
 ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")
 #: a deadlock guard, never a measurement: the calls take milliseconds
@@ -239,7 +240,8 @@ def test_a_memory_recalled_again_is_not_tokenised_again_and_the_block_is_the_sam
     for n in range(12):
         say(provider, ALICE, f"the heron colony on pier {n} nests in the reeds near the old boathouse", n + 1)
     assert provider.flush(DEADLINE)
-    encoding = provider._counter.tiktoken_encoding
+    counter = get_counter(provider.config.model.name or None)  # the one its recall counts with
+    encoding = counter.tiktoken_encoding
     assert encoding is not None
     calls: list[str] = []
     real = encoding.encode_ordinary
@@ -252,6 +254,6 @@ def test_a_memory_recalled_again_is_not_tokenised_again_and_the_block_is_the_sam
     assert again == first and len(calls) == counted  # nothing tokenised the second time
     other = provider.prefetch("which boathouse is old?", session=ALICE)
     assert len(calls) > counted and "heron colony" in other  # a line or block not seen before is counted
-    assert provider._counter.count_text(first) <= 120
+    assert counter.count_text(first) <= 120
     monkeypatch.setattr(encoding, "encode_ordinary", real)
     assert make(budget_tokens=120).prefetch("where do the herons nest?", session=ALICE) == first  # a fresh one agrees
