@@ -48,6 +48,7 @@ from ...options import option
 from ...scope import escape_id
 from .base import RecallItem, RemoteProvider
 from .options import RemoteOptions
+from .service import key_problem
 from .text import ToolError, bounded_int, json_int, short_id, shown, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
@@ -156,6 +157,7 @@ class HonchoProvider(RemoteProvider):
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
+        self.check_api_key()
         self.check_fixed_id("ai_peer", required=True)
         workspace = self.options.workspace_id  # empty: $HONCHO_WORKSPACE_ID or the default, checked where used
         if workspace and not _ID_OK.fullmatch(workspace):
@@ -192,6 +194,9 @@ class HonchoProvider(RemoteProvider):
         if self.base_url == DEFAULT_BASE_URL and not self.api_key:
             return (f"no Honcho API key for the hosted service: set ctx_plugins.options.{self.name}.api_key "
                     f"or HONCHO_API_KEY (or base_url for a self-hosted server)")
+        problem = key_problem(self.api_key)
+        if problem:
+            return f"the Honcho API key in HONCHO_API_KEY is not valid: {problem}"
         if not _ID_OK.fullmatch(self.workspace_id):
             return f"workspace id {self.workspace_id!r} is not a valid Honcho id ([A-Za-z0-9_-], 1-{ID_CHARS})"
         return ""
@@ -227,9 +232,10 @@ class HonchoProvider(RemoteProvider):
                 import httpx
                 from honcho import Honcho
 
-                from .transport import CappedRetryAfter
+                from .transport import BoundedAnswers, CappedRetryAfter
 
-                http = httpx.Client(transport=CappedRetryAfter(httpx.HTTPTransport(), self.options.retry_after_cap),
+                bounded = BoundedAnswers(httpx.HTTPTransport(), seconds=self.options.timeout)
+                http = httpx.Client(transport=CappedRetryAfter(bounded, self.options.retry_after_cap),
                                     timeout=httpx.Timeout(self.options.timeout))
                 try:
                     self._honcho = Honcho(base_url=self.base_url, api_key=self.api_key or None,
@@ -377,14 +383,14 @@ class HonchoProvider(RemoteProvider):
             query = self.text_argument(args, "query")
             limit = bounded_int(args.get("limit"), 10, key="limit", lo=1, hi=50)
             _, user, _ = self.call(self._scope, session)
-            found = self.call(lambda: user.search(query, limit=limit))
+            found = list(self.call(lambda: user.search(query, limit=limit)))[:limit]  # even if the server ignores it
             return {"results": [{"content": self.safe(m.content), "session_id": m.session_id,
                                  "created_at": str(m.created_at)} for m in found], "count": len(found)}
         if name == "ctx_honcho_profile":
             lines = self._card(args.get("card"))
             _, user, _ = self.call(self._scope, session)
             if lines is None:
-                return {"card": [self.safe(line) for line in self.call(user.get_card) or []]}
+                return {"card": [self.safe(line) for line in (self.call(user.get_card) or [])[:CARD_LINES]]}
             return {"success": True, "card": self.call(lambda: user.set_card(lines))}
         if name == "ctx_honcho_context":
             question = self.text_argument(args, "question", required=False)

@@ -42,6 +42,7 @@ from ...events import SessionInfo, Turn
 from ...options import option
 from .base import RecallItem, RemoteProvider
 from .options import RemoteOptions
+from .service import key_problem
 from .text import ToolError, bounded_int, short_id, shown, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
@@ -138,6 +139,7 @@ class Mem0Provider(RemoteProvider):
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
+        self.check_api_key()
         agent_id = self.options.agent_id  # sent with every write and search: a bad one would drop every turn
         reason = self.id_problem(agent_id) if agent_id else ""  # empty: none sent
         if reason:
@@ -157,8 +159,10 @@ class Mem0Provider(RemoteProvider):
         if self.options.mode == "oss":
             return "" if self.options.oss else (
                 f"mode oss needs ctx_plugins.options.{self.name}.oss (the mapping for Memory.from_config)")
-        return "" if self.api_key else (
-            f"no Mem0 API key: set ctx_plugins.options.{self.name}.api_key or MEM0_API_KEY")
+        if not self.api_key:
+            return f"no Mem0 API key: set ctx_plugins.options.{self.name}.api_key or MEM0_API_KEY"
+        problem = key_problem(self.api_key)
+        return f"the Mem0 API key in MEM0_API_KEY is not valid: {problem}" if problem else ""
 
     def target(self) -> str:
         return "Mem0 OSS (local store)" if self.options.mode == "oss" else (self.options.host or DEFAULT_HOST)
@@ -220,7 +224,10 @@ class Mem0Provider(RemoteProvider):
         import httpx
         from mem0 import MemoryClient
 
-        http = httpx.Client(timeout=httpx.Timeout(self.options.timeout))
+        from .transport import BoundedAnswers
+
+        http = httpx.Client(transport=BoundedAnswers(httpx.HTTPTransport(), seconds=self.options.timeout),
+                            timeout=httpx.Timeout(self.options.timeout))
         try:
             return MemoryClient(api_key=self.api_key, host=self.options.host or DEFAULT_HOST, client=http), http
         except BaseException:
@@ -299,7 +306,9 @@ class Mem0Provider(RemoteProvider):
         if self.options.threshold is not None:
             kwargs["threshold"] = self.options.threshold
         results = _results(self._client().search(query, **kwargs))
-        return [r for r in results if self._belongs(r, session)]
+        # at most top_k even when the service ignores it (a proxy, an older server): a tool answer
+        # of every memory it holds would flood the model's context
+        return [r for r in results if self._belongs(r, session)][:top_k]
 
     def recall(self, query: str, session: SessionInfo) -> list[RecallItem]:
         hits = self._search(query, session, self.options.top_k)

@@ -48,6 +48,20 @@ T = TypeVar("T")
 CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
 
 
+def key_problem(key: str) -> str:
+    """Why ``key`` cannot be sent as an API key in an HTTP header, or ``""``, never quoting the key:
+    the HTTP stack would otherwise fail every request with an error that prints it (into the log,
+    ``hermes-ctx doctor`` and the model's tool answers)."""
+    for position, char in enumerate(key, 1):
+        if "!" <= char <= "~":
+            continue
+        what = ("a line break" if char in "\r\n" else "a space or tab" if char in " \t"
+                else "a control character" if not char.isprintable() or ord(char) < 128 else "a non-ASCII character")
+        return (f"it holds {what} at character {position} of {len(key)} (an API key is printable ASCII "
+                "without spaces: paste only the key, without 'Token' or 'Bearer' or a trailing newline)")
+    return ""
+
+
 class ServiceProvider(MemoryProvider):
     """A memory provider whose memory lives in a remote service (see the module docs).
 
@@ -150,6 +164,15 @@ class ServiceProvider(MemoryProvider):
             raise ConfigError(f"{value!r} is not the service's address: {problem}", value=value,
                               path=f"ctx_plugins.options.{self.name}.{key}",
                               expected="an http(s) URL such as https://memory.example.com (or empty)")
+
+    def check_api_key(self, key: str = "api_key") -> None:
+        """Raise :class:`ConfigError` (never quoting the key) unless option ``key`` is empty or an
+        API key an HTTP header can carry (see :func:`key_problem`)."""
+        problem = key_problem(getattr(self.options, key))
+        if problem:
+            raise ConfigError(f"the API key is not valid: {problem}", value="<hidden>",
+                              path=f"ctx_plugins.options.{self.name}.{key}",
+                              expected="the service's API key, printable ASCII without spaces (or empty)")
 
     def check_fixed_id(self, key: str, *, required: bool = False) -> None:
         """Raise :class:`ConfigError` unless option ``key`` (an id used verbatim; empty: unset,

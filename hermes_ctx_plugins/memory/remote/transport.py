@@ -1,16 +1,23 @@
-"""The httpx transport ``ctx-honcho`` gives the Honcho SDK: apart, so that httpx (0.1-0.2 s to import) is
-loaded when a Honcho client is built, not whenever the provider is registered."""
+"""The httpx transports ``ctx-mem0`` and ``ctx-honcho`` give their SDKs: apart, so that httpx (0.1-0.2 s to import)
+is loaded when a client is built, not whenever the provider is registered."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+
 import httpx
+
+#: the largest answer read from a memory service; a larger one is an error (a broken or hostile server)
+MAX_ANSWER_BYTES = 32 << 20
 
 
 class CappedRetryAfter(httpx.BaseTransport):
     """An httpx transport that caps a response's ``Retry-After`` at ``cap`` seconds.
 
     honcho-ai sleeps for whatever ``Retry-After`` says before retrying, inside the call; this keeps
-    that sleep bounded whatever the server sends (seconds or an HTTP date).
+    that sleep bounded whatever the server sends (seconds or an HTTP date). A negative value, which
+    the SDK would pass to ``time.sleep`` (an error hiding the 429), becomes 0.
     """
 
     def __init__(self, inner: httpx.BaseTransport, cap: float) -> None:
@@ -25,9 +32,59 @@ class CappedRetryAfter(httpx.BaseTransport):
                 seconds = float(value)
             except ValueError:
                 seconds = float("inf")  # an HTTP date: could be any time
-            if not seconds <= self.cap:
-                response.headers["Retry-After"] = f"{self.cap:g}"
+            if not 0 <= seconds <= self.cap:
+                response.headers["Retry-After"] = "0" if seconds < 0 else f"{self.cap:g}"
         return response
 
     def close(self) -> None:
         self.inner.close()
+
+
+class BoundedAnswers(httpx.BaseTransport):
+    """An httpx transport whose answers' bodies take at most ``seconds`` from the request's start
+    and ``max_bytes`` in all.
+
+    httpx's timeouts bound each read, not the whole answer: a server trickling its body a byte at a
+    time, each within the timeout, held a request (and the provider's writer thread) for ever, with
+    the breaker seeing no failure. Past either bound the read fails as a timeout or network error,
+    which the SDKs report and the breaker counts.
+    """
+
+    def __init__(self, inner: httpx.BaseTransport, *, seconds: float, max_bytes: int = MAX_ANSWER_BYTES) -> None:
+        self.inner = inner
+        self.seconds = seconds
+        self.max_bytes = max_bytes
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        deadline = time.monotonic() + self.seconds
+        response = self.inner.handle_request(request)
+        response.stream = _BoundedStream(response.stream, request, deadline, self)
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _BoundedStream(httpx.SyncByteStream):
+    def __init__(self, inner: httpx.SyncByteStream | httpx.AsyncByteStream, request: httpx.Request, deadline: float,
+                 bounds: BoundedAnswers) -> None:
+        self.inner = inner
+        self.request = request
+        self.deadline = deadline
+        self.bounds = bounds
+
+    def __iter__(self) -> Iterator[bytes]:
+        assert isinstance(self.inner, httpx.SyncByteStream)
+        read = 0
+        for chunk in self.inner:
+            read += len(chunk)
+            if read > self.bounds.max_bytes:
+                raise httpx.ReadError(f"the answer is larger than {self.bounds.max_bytes:,} bytes",
+                                      request=self.request)
+            if time.monotonic() > self.deadline:
+                raise httpx.ReadTimeout(f"the answer took longer than {self.bounds.seconds:g}s", request=self.request)
+            yield chunk
+
+    def close(self) -> None:
+        if isinstance(self.inner, httpx.SyncByteStream):
+            self.inner.close()

@@ -1,0 +1,161 @@
+"""ctx-mem0 and ctx-honcho against services misbehaving on the wire: a body trickled a byte at a time, a
+search answer ignoring its limit, a negative Retry-After, an API key no header can carry."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from remote_helpers import FAST, HONCHO_KEY, MEM0_KEY
+
+from hermes_ctx_plugins import ConfigError, SessionInfo, Turn
+from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
+from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
+from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer
+
+ALICE = SessionInfo(session_id="s1", user_id="alice")
+KEY = "m0-Q7xR2mVb9KpL4sT8wZ1nY6cH3dF5gJ0aTopSecret"
+
+
+class _Trickle(BaseHTTPRequestHandler):
+    """Answers Mem0's ping; every other request gets its headers, then one byte of body every 0.1 s."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _answer(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.startswith("/v1/ping"):
+            body = json.dumps({"status": "ok", "org_id": "o", "project_id": "p"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(10**6))
+        self.end_headers()
+        deadline = time.monotonic() + 20
+        try:
+            while time.monotonic() < deadline and not self.server.stopping.is_set():  # type: ignore[attr-defined]
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+
+@pytest.fixture
+def trickle() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
+    server.daemon_threads = True
+    server.stopping = threading.Event()  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.stopping.set()  # type: ignore[attr-defined]
+    server.shutdown()
+    server.server_close()
+
+
+def _build(cls: type[Any], url: str, tmp_path: Path, **options: Any) -> Any:
+    settings = ({"api_key": MEM0_KEY, "host": url, "infer": False} if cls is Mem0Provider else
+                {"api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0})
+    return cls({**settings, **FAST, "cooldown_seconds": 60, **options}, hermes_home=tmp_path / "hermes")
+
+
+@pytest.mark.parametrize("cls", [Mem0Provider, HonchoProvider])
+def test_a_body_trickled_within_each_read_timeout_still_fails_the_request_in_time(
+        cls: type[Any], trickle: str, tmp_path: Path) -> None:
+    provider = _build(cls, trickle, tmp_path)
+    try:
+        started = time.monotonic()
+        answer = json.loads(provider.handle_tool_call(provider.tools[1]["function"]["name"] if cls is HonchoProvider
+                                                      else "ctx_mem0_search", {"query": "cat"}, session=ALICE))
+        took = time.monotonic() - started
+        assert answer["success"] is False
+        assert "did not answer within" not in answer["error"], answer  # the request ended, not only our wait
+        assert took < FAST["tool_wait"]
+        health = provider.breaker.health(provider.name)
+        assert health.failures >= 1 and ("longer than" in health.last_error or "timed out" in health.last_error), health
+    finally:
+        provider.shutdown()
+
+
+def test_a_trickling_service_does_not_wedge_the_writer_for_ever(trickle: str, tmp_path: Path) -> None:
+    provider = _build(Mem0Provider, trickle, tmp_path, failure_threshold=2)
+    try:
+        provider.sync_turn(Turn(session=ALICE, turn_number=1, user_text="my cat is Tom", assistant_text="ok"))
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not provider.breaker.health(provider.name).suspended_until:
+            time.sleep(0.05)
+        assert "suspended" in provider.status()["breaker"], "doctor must see the outage"
+        assert provider.queued == 1  # kept, not lost
+    finally:
+        provider.shutdown()
+
+
+def test_mem0_search_answers_at_most_top_k_even_when_the_service_ignores_it(mem0: Mem0StubServer,
+                                                                           tmp_path: Path) -> None:
+    provider = _build(Mem0Provider, mem0.base_url, tmp_path)
+    try:
+        owner = provider.owner_id(ALICE)
+        for i in range(30):
+            mem0.seed(f"cat fact {i}", user_id=owner)
+        # the stub honours top_k; a service that does not answers with everything it has
+        items = [{"id": f"m{i}", "memory": f"cat fact {i}", "user_id": owner} for i in range(30)]
+        mem0.garbage(json.dumps({"results": items}).encode(), path="/search")
+        answer = json.loads(provider.handle_tool_call("ctx_mem0_search", {"query": "cat", "top_k": 3}, session=ALICE))
+        assert answer["count"] == 3 and len(answer["results"]) == 3, answer
+    finally:
+        provider.shutdown()
+
+
+def test_honcho_negative_retry_after_is_a_rate_limit_not_a_sleep_error(honcho: HonchoStubServer,
+                                                                       tmp_path: Path) -> None:
+    provider = _build(HonchoProvider, honcho.base_url, tmp_path, max_retries=1)
+    try:
+        honcho.fail(429, "slow down", path="/search", headers={"Retry-After": "-5"}, times=5)
+        answer = json.loads(provider.handle_tool_call("ctx_honcho_search", {"query": "cat"}, session=ALICE))
+        assert answer["success"] is False
+        assert "sleep length" not in answer["error"] and "RateLimitError" in answer["error"], answer
+        assert len(honcho.requests_to("POST", r"/search")) == 2  # retried, as for any 429
+    finally:
+        provider.shutdown()
+
+
+@pytest.mark.parametrize("cls", [Mem0Provider, HonchoProvider])
+@pytest.mark.parametrize("bad", [KEY + "\n", KEY + "\r", " " + KEY, KEY + "é", "Token " + KEY])
+def test_an_api_key_no_header_can_carry_is_a_config_error_that_never_quotes_it(
+        cls: type[Any], bad: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _build(cls, "http://127.0.0.1:9", tmp_path, api_key=bad)
+    error = caught.value
+    assert error.path == f"ctx_plugins.options.{cls.name}.api_key"
+    assert "printable ASCII" in str(error) and "Q7xR2mVb" not in str(error) and "Q7xR2mVb" not in repr(error.value)
+
+
+@pytest.mark.parametrize("cls,env", [(Mem0Provider, "MEM0_API_KEY"), (HonchoProvider, "HONCHO_API_KEY")])
+def test_an_api_key_from_the_environment_no_header_can_carry_makes_the_provider_unusable_saying_why(
+        cls: type[Any], env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(env, KEY + "\r\n")
+    provider = _build(cls, "http://127.0.0.1:9", tmp_path, api_key="")
+    try:
+        usable, why = provider.availability()
+        assert not usable and env in why and "line break" in why and "Q7xR2mVb" not in why
+        answer = provider.handle_tool_call(provider.tools[0]["function"]["name"], {"query": "x"}, session=ALICE)
+        assert "Q7xR2mVb" not in answer
+    finally:
+        provider.shutdown()
