@@ -77,7 +77,7 @@ class LocalProvider(MemoryProvider):
         self._backfill: dense.Backfill | None = None
         self._no_dense_said = False
         model = self.config.model.name or None  # the tokenizer loads at the first recall (0.1-0.9 s), not here:
-        self._line_tokens = recall.LineCounts(lambda text: get_counter(model).count_text(text))  # `check` builds one
+        self._line_tokens = recall.LineCounts(make=lambda: get_counter(model).count_text)  # `check` builds one
         self._in_context = InContext()  # what of each conversation its prompt still holds: not recalled
         self._asked: tuple[dense.DenseIndex, str, int, Future[Any]] | None = None  # the last question's vector: _ask
         self._lock = threading.Lock()

@@ -238,8 +238,14 @@ class LineCounts:
     Texts are remembered by a 128-bit digest of their exact characters, not kept (a forgotten memory's words
     do not stay in the process). Thread-safe."""
 
-    def __init__(self, count: Callable[[str], int], size: int = 2_048) -> None:
+    def __init__(self, count: Callable[[str], int] | None = None, size: int = 2_048, *,
+                 make: Callable[[], Callable[[str], int]] | None = None) -> None:
+        """``make``: gives ``count`` at the first text counted, when ``count`` is not given (a tokenizer takes
+        0.1-0.9 s to load: not when the provider is built)."""
+        if (count is None) == (make is None):
+            raise TypeError("LineCounts needs one of count and make")
         self._count = count
+        self._make = make
         self._size = size
         self._known: OrderedDict[bytes, int] = OrderedDict()
         self._lock = threading.Lock()
@@ -251,6 +257,8 @@ class LineCounts:
             if known is not None:
                 self._known.move_to_end(key)
                 return known
+        if self._count is None:
+            self._count = self._make()  # type: ignore[misc]  # one of them is set (__init__)
         tokens = self._count(text)
         with self._lock:
             self._known[key] = tokens
