@@ -426,3 +426,20 @@ def test_two_owners_whose_ids_hold_a_nul_each_keep_their_turn(tmp_path: Path) ->
     plain = Turn(session=SessionInfo(session_id="s1", platform="cli", user_id="alice", chat_id="c1"), turn_number=3,
                  user_text="hi", assistant_text="yo")
     assert turn_key(plain) == "turn:8f8c97e95326e4f61e51bcb88a4eaed9"  # the key it had before
+
+
+@given(st.text(alphabet=st.sampled_from(["\\", "u", "d", "8", "0", "a", "\ud800", "\udfff", "x", "\n"]), max_size=40),
+       st.integers(min_value=0, max_value=45))
+def test_from_stored_reads_back_every_text_whole_and_cut_as_the_escape_rules_say(text: str, cut: int) -> None:
+    """from_stored's fast path (only doubled backslashes: a JSON message's, 0.22 s a 4.8 MB message by the regex)
+    gives what the escape rules give, for a stored text whole and cut anywhere (a search candidate's prefix)."""
+    from hermes_ctx_plugins import scope
+
+    stored = to_stored(text)
+    assert scope.from_stored(stored) == text
+
+    def by_the_rules(value: str) -> str:
+        return scope._STORED_ESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)),
+                                        scope._TORN_ESCAPE.sub(r"\1", value))
+
+    assert scope.from_stored(stored[:cut]) == by_the_rules(stored[:cut])
