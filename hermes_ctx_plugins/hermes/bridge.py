@@ -38,6 +38,7 @@ This module is internal: import the API from :mod:`hermes_ctx_plugins.bridge`.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from typing import Any
 from ..config import Config, hermes_home, load_config
 from ..errors import ConfigError, HermesCtxError, PluginLoadError
 from ..events import SessionInfo
+from ..isolation import StatusEvent
 from ..manager import Host, load_host
 from ..memory.file.provider import memory_folder
 from . import skills
@@ -122,6 +124,9 @@ class DeploymentPlan:
         # first: a session id in use refuses here; and hermes may compact (and archive) before its
         # first hook, so the engine must already find the owner in the runtime
         runtime.sessions.bind(session, self.host, holder=agent)
+        # the hooks show this deployment's status events (a provider suspended, ...) to the agent running the
+        # turn: they find it by its session id (without our engine in hermes' config, nothing else told them)
+        runtime.agents.remember(session.session_id, agent)
         current = getattr(agent, "context_compressor", None)
         if self.host.compressor is not None:
             engine = copy.deepcopy(HermesCtxEngine(self.host, runtime))
@@ -245,7 +250,8 @@ class Bridge:
         plan = self._plans.get(name)
         if plan is None:
             config = load_config(self._source, deployment=name) if name else self._base
-            host = load_host(config, plugins=self._plugins)
+            # its status events reach the user of the agent the turn runs for, as the runtime's own host's do
+            host = load_host(config, plugins=self._plugins, status_callback=_forward_status)
             defer_reviews_to_hermes(host)
             plan = self._plans[name] = DeploymentPlan(name=name, host=host)
         return plan
@@ -254,6 +260,17 @@ class Bridge:
         """Shut every deployment's providers down (flushing what they queued)."""
         for plan in self._plans.values():
             plan.host.shutdown()
+
+
+def _forward_status(event: StatusEvent) -> None:
+    """A deployment host's status event, to hermes' status line of the agent the current thread works for (the
+    runtime hermes calls now: a rediscovery replaces it). Logged there too; never raises."""
+    try:
+        runtime = installed()
+        if runtime is not None:
+            runtime.agents.on_event(event)
+    except Exception:  # a status line must never cost the turn (a compaction reports through this too)
+        logging.getLogger("hermes_ctx_plugins.hermes").debug("status event %r not shown", event, exc_info=True)
 
 
 def _require_hermes_loads_us() -> None:

@@ -74,6 +74,9 @@ class HermesCtxEngine(ContextEngine):
         #: (session id, the ids its conversation had before it) read from hermes' session database (see
         #: :meth:`bind_session_state`): a conversation resumed in a new process
         self._earlier: tuple[str, tuple[str, ...]] = ("", ())
+        #: the owner of the Bridge agent whose subagent (hermes' ``delegate_task``) this copy's agent is (see
+        #: :meth:`_adopt_delegated`); ``None``: not a Bridge agent's subagent
+        self._delegated: SessionInfo | None = None
         self._report()
 
     @property
@@ -355,7 +358,9 @@ class HermesCtxEngine(ContextEngine):
                                             default=error, resets=False))
 
     def _session(self) -> SessionInfo:
-        session = self._runtime.session(self.session_id, self._host)
+        delegated = self._delegated
+        session = (dataclasses.replace(delegated, session_id=self.session_id) if delegated is not None
+                   else self._runtime.session(self.session_id, self._host))
         resumed, earlier = self._earlier
         if resumed != session.session_id or not earlier:
             return session
@@ -395,12 +400,48 @@ class HermesCtxEngine(ContextEngine):
         if not self.session_id:
             return
         if agent is None:  # hermes' own agent: its owner, named by pre_llm_call, goes along (see follow)
-            self._runtime.sessions.follow(str(kwargs.get("old_session_id") or ""), self.session_id)
+            if self._delegated is None and owner is not None:
+                self._adopt_delegated(owner)
+            if self._delegated is None:
+                self._runtime.sessions.follow(str(kwargs.get("old_session_id") or ""), self.session_id)
             return
         try:
             self._runtime.sessions.move(agent, self.session_id)
         except SessionInUseError as exc:  # never the user's turn; the hooks then use another host
             log.error("hermes-ctx could not keep session %r in its deployment: %s", self.session_id, exc)
+
+    def _adopt_delegated(self, agent: Any) -> None:
+        """``agent`` is a subagent hermes built (``delegate_task``: ``platform="subagent"``, its parent's session id,
+        no user id, hermes' engine, i.e. the top-level settings'): it archives as its parent's owner, never as the
+        anonymous user of the top-level settings (whose archive is not the user's, and where forgetting the user
+        does not look), and a Bridge agent's compacts with its parent's deployment's strategy. Its hooks stay
+        hermes' own: hermes built it without memory, so no provider runs for it."""
+        parent_id = str(getattr(agent, "_parent_session_id", None) or "")
+        if getattr(agent, "platform", None) != "subagent" or not parent_id:
+            return
+        found = self._runtime.sessions.binding(parent_id)
+        if found is None:  # a hermes agent's (a gateway's user): the owner a hook named for the parent, if any
+            known = self._runtime.sessions.session(parent_id)
+            if known is not None and self._runtime.sessions.knows_owner(parent_id):
+                self._delegated = dataclasses.replace(
+                    self._host.scoped(known), session_id=self.session_id, parent_session_id=parent_id,
+                    earlier_sessions=(), platform="subagent")
+            return
+        host, parent = found
+        self._delegated = dataclasses.replace(
+            host.scoped(parent), session_id=self.session_id, parent_session_id=parent_id, earlier_sessions=(),
+            platform="subagent")
+        if host is self._host or host.compressor is None:
+            return
+        window = self.context_length or None
+        self._host = host
+        self._strategy = copy.deepcopy(host.compressor)
+        self._fallback_strategy = None
+        self._overrides = {}
+        self.update_model(model=str(getattr(agent, "model", "") or ""), context_length=window,
+                          base_url=getattr(agent, "base_url", "") or "", api_key=getattr(agent, "api_key", "") or "",
+                          provider=getattr(agent, "provider", "") or "")
+        self._apply_host_limits()
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         """Keeps the summary-failure cool-down and the anti-thrash block, on purpose.
