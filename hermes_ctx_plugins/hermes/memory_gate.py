@@ -90,6 +90,10 @@ class MemoryGate:
         if verdict is not None:
             return verdict
         result = next_call(args)
+        try:  # its error answers list the entries: not the ones the prompt withholds
+            result = provider.withhold_in_answer(result, dict(args or {}), session=session)
+        except Exception:  # never the user's turn
+            log.exception("hermes-ctx could not check the memory tool's answer for withheld entries")
         warning = provider.warnings.take(dict(args or {}))
         if warning and isinstance(result, str):  # warn: hermes' answer says the layers disagreed
             try:

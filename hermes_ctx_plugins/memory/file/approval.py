@@ -34,8 +34,9 @@ class PendingWrite:
     session_id: str = ""
 
     def describe(self) -> str:
-        parts = [f"{op.action} {op.text or op.match!r}" if op.action != "remove" else f"remove {op.match!r}"
-                 for op in self.ops]
+        # a replace names the entry it overwrites: the approver must see what goes, not only what comes
+        parts = [f"add {op.text!r}" if op.action == "add" else f"replace {op.match!r} with {op.text!r}"
+                 if op.action == "replace" else f"remove {op.match!r}" for op in self.ops]
         return f"{self.id}  {self.target}: " + "; ".join(parts)
 
 

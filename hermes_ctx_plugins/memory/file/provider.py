@@ -52,6 +52,7 @@ from .approval import APPROVED, Approved, PendingWrites, Screen, Warnings
 from .review import Reviewer
 from .skills import SkillStore
 from .store import (
+    CONTROL,
     DELIMITER,
     LONE_SURROGATE,
     MEMORY_HEADER,
@@ -231,11 +232,13 @@ class FileProvider(MemoryProvider):
             if owner is None:
                 folder = memory_folder(self.home, *key)
                 settings = self.config.memory
+                approved = Approved(folder / APPROVED)
                 owner = self._owners[key] = _Owner(
                     store=MemoryStore(self.home, memory_char_limit=settings.memory_char_limit,
                                       user_char_limit=settings.user_char_limit, scan=self._write_scan, folder=folder,
-                                      documents=self.documents),
-                    pending=PendingWrites(folder / "pending.json"), approved=Approved(folder / APPROVED))
+                                      documents=self.documents,
+                                      shown=lambda entry: self.shown(entry, approved)),
+                    pending=PendingWrites(folder / "pending.json"), approved=approved)
                 while len(self._owners) > _MAX_OWNERS:
                     self._owners.popitem(last=False)
             else:
@@ -260,6 +263,43 @@ class FileProvider(MemoryProvider):
     def policy(self) -> Policy:
         """The scanner's layers and disagreement policy (``ctx_plugins.safety``)."""
         return policy_for(self.config)
+
+    def shown(self, entry: str, approved: Approved) -> str:
+        """``entry`` as the model may read it: its placeholder when the prompt withholds it (the memory tool's
+        error messages list entries; they must not carry what the prompt leaves out)."""
+        decision = self.policy.for_recall.decide(entry)
+        return placeholder(list(decision.findings)) if decision.withheld(approved=entry in approved) else entry
+
+    def withhold_in_answer(self, answer: Any, args: dict[str, Any], *, session: SessionInfo | None = None) -> Any:
+        """hermes' memory tool answer (a JSON string) with every entry the prompt withholds replaced by its
+        placeholder: its error answers list the file's entries verbatim (``current_entries``) or as 80-char
+        previews (``matches``), which would hand the model what its prompt leaves out."""
+        if not isinstance(answer, str) or '"success": true' in answer[:40]:
+            return answer  # hermes' success answers list no entry
+        try:
+            data = json.loads(answer)
+            entries = self.owner(session).store.file(args.get("target") or "memory").entries()
+        except (ValueError, MemoryStoreError):
+            return answer
+        approved = self.owner(session).approved
+        hidden: dict[str, str] = {}
+        for entry in entries:
+            shown = self.shown(entry, approved)
+            if shown != entry:
+                hidden[entry] = hidden[entry[:80] + "..."] = shown  # hermes' MemoryStore._previews
+        if not hidden:
+            return answer
+
+        def clean(value: Any) -> Any:
+            if isinstance(value, str):
+                return hidden.get(value, value)
+            if isinstance(value, list):
+                return [clean(v) for v in value]
+            if isinstance(value, dict):
+                return {k: clean(v) for k, v in value.items()}
+            return value
+
+        return json.dumps(clean(data), ensure_ascii=False)
 
     def _write_scan(self, text: str) -> list[Finding]:
         """What :class:`MemoryStore` refuses to write, behind :meth:`gate` (which decided, the judge included): an
@@ -462,9 +502,14 @@ class FileProvider(MemoryProvider):
         if odd is not None:  # hermes' own writer would fail on it inside the tool: answer it here
             return _error("the text holds a lone surrogate, which a UTF-8 memory file cannot store; "
                           "write it without one")
-        if any("§" in op.text.split("\n") for op in ops):  # hermes' writer would split it into two entries
+        # hermes' writer would split it into two entries: also when the line ends are CRs, which hermes writes as
+        # they are and reads back as newlines
+        if any("§" in op.text.replace("\r\n", "\n").replace("\r", "\n").split("\n") for op in ops):
             return _error("a line holding only '§' separates entries in the memory file; it cannot be inside "
                           "one: write the text without it")
+        control = next((m for op in ops if (m := CONTROL.search(op.text.replace("\r", "\n")))), None)
+        if control is not None:  # hermes' writer would store it: a terminal showing the file obeys it
+            return _error(f"the text holds a control character (U+{ord(control.group()):04X}); write it without one")
         file = self.owner(session).store.file(target)
         try:  # hermes' writer takes a file it cannot open as empty and replaces it; it fails on one not UTF-8
             problem = file.unreadable_by_hermes()

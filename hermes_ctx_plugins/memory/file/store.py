@@ -77,6 +77,10 @@ class MemoryStoreError(HermesCtxError):
 
 
 LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: control characters an entry may not hold: a terminal obeys them (ESC sequences, backspace, a carriage return
+#: that overwrites the line) when ``memory show`` / ``memory pending`` print it, so the approver would read other
+#: text than the model does; tab and newline are text (a CR is read as a newline)
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 class InvalidOp(MemoryStoreError, ValueError):
@@ -209,17 +213,20 @@ class _Step:
     match: str
     where: str  # "memory replace (operation 2 of 3)", the prefix of every error message
 
-    def apply_to(self, entries: list[str]) -> None:
+    def apply_to(self, entries: list[str], shown: Callable[[str], str] = str) -> None:
+        """:param shown: how an entry is named in an error message (a withheld one by its placeholder)."""
         if self.action == "add":
             if self.text in entries:
                 raise DuplicateEntry(self.where, self.text)
             entries.append(self.text)
             return
         hits = [i for i, entry in enumerate(entries) if self.match in entry]
+        if len(hits) > 1 and self.match in entries:  # the whole text of one entry names it, even inside others
+            hits = [entries.index(self.match)]
         if not hits:
-            raise NoMatch(self.where, self.match, entries)
+            raise NoMatch(self.where, self.match, [shown(entry) for entry in entries])
         if len(hits) > 1:
-            raise AmbiguousMatch(self.where, self.match, [entries[i] for i in hits])
+            raise AmbiguousMatch(self.where, self.match, [shown(entries[i]) for i in hits])
         if self.action == "remove":
             del entries[hits[0]]
         elif self.text != entries[hits[0]] and self.text in entries:
@@ -277,14 +284,17 @@ class MemoryFile:
     """One memory file: its entries, its character budget and its batched, locked, atomic writes."""
 
     def __init__(self, path: Path, *, target: str, char_limit: int, scan: Scanner | None = None,
-                 documents: Documents | None = None) -> None:
-        """:param documents: where the bytes are read and written; default the file at ``path``."""
+                 documents: Documents | None = None, shown: Callable[[str], str] = str) -> None:
+        """:param documents: where the bytes are read and written; default the file at ``path``.
+        :param shown: how an error message names an entry (the provider shows a withheld one by its placeholder:
+            the model must not read through an error what its prompt withholds)."""
         if target not in _LABELS:
             raise UnknownTarget(target)
         self.path = Path(path)
         self.target = target
         self.char_limit = char_limit
         self.scan = scan
+        self.shown = shown
         self.documents = documents if documents is not None else FileDocuments(error=StoreUnavailable)
 
     def entries(self) -> list[str]:
@@ -345,9 +355,11 @@ class MemoryFile:
         before, quirks = _read(raw, self.char_limit)
         after = list(before)
         for step in steps:
-            step.apply_to(after)
+            step.apply_to(after, self.shown)
         used, final = _size(before), _size(after)
-        if final > self.char_limit:
+        # a file already over its limit (it was lowered, or edited from outside) may still shrink: else no entry
+        # of it could be removed one at a time, by the model or by `hermes-ctx memory remove`
+        if final > self.char_limit and final > used:
             raise LimitExceeded(self.target, used=used, limit=self.char_limit, final=final)
         backup = None
         if quirks:
@@ -380,6 +392,10 @@ class MemoryFile:
                 raise InvalidOp(f"{where}: the text is empty" + (" (use 'remove')" if op.action == "replace" else ""))
             if "§" in step.text.split("\n"):
                 raise InvalidOp(f"{where}: a line holding only '§' separates entries; it cannot be inside one")
+            odd = CONTROL.search(step.text)
+            if odd:
+                raise InvalidOp(f"{where}: the text holds a control character (U+{ord(odd.group()):04X}) at character "
+                                f"{odd.start()}; write it without one")
             findings = self.scan(step.text) if self.scan is not None else ()
             if findings:
                 raise UnsafeEntry(where, findings)
@@ -405,15 +421,17 @@ class MemoryStore:
     """Both memory files of one hermes home: ``memory`` (MEMORY.md) and ``user`` (USER.md)."""
 
     def __init__(self, hermes_home: Path, *, memory_char_limit: int = 2200, user_char_limit: int = 1375,
-                 scan: Scanner | None = None, folder: Path | None = None, documents: Documents | None = None) -> None:
+                 scan: Scanner | None = None, folder: Path | None = None, documents: Documents | None = None,
+                 shown: Callable[[str], str] = str) -> None:
         """:param folder: where the files are; default ``<hermes_home>/memories`` (hermes' own).
-        :param documents: where their bytes are kept (see :class:`MemoryFile`); default the files."""
+        :param documents: where their bytes are kept (see :class:`MemoryFile`); default the files.
+        :param shown: how error messages name an entry (see :class:`MemoryFile`)."""
         folder = Path(folder) if folder is not None else Path(hermes_home) / "memories"
         self.folder = folder
         self.memory = MemoryFile(folder / "MEMORY.md", target="memory", char_limit=memory_char_limit, scan=scan,
-                                 documents=documents)
+                                 documents=documents, shown=shown)
         self.user = MemoryFile(folder / "USER.md", target="user", char_limit=user_char_limit, scan=scan,
-                               documents=documents)
+                               documents=documents, shown=shown)
 
     def file(self, target: str) -> MemoryFile:
         """The file for ``"memory"`` or ``"user"``."""
