@@ -178,3 +178,28 @@ def test_an_offset_past_the_end_is_an_error_and_the_last_page_shows_no_internal_
     _, answer = expand(store, id=ident, offset=20_000)
     [shown] = answer["messages"]
     assert set(shown) == {"id", "role", "content", "tool_call_id"} and shown["content"].endswith("y" * 1000)
+
+
+def test_a_search_in_long_logs_holding_the_words_everywhere_snippets_only_what_it_shows(tmp_path: Path) -> None:
+    """FTS5's snippet() takes time in proportion to a text's matches times its length, and it was made for every
+    message that matched, not only those shown: common words over five 4.8 MB logs held a ctx_search for minutes
+    (0.47 MB: 1 s). A long text's snippet is cut here around the first match, marked as FTS5 marks it; FTS5 makes
+    the snippets of the short messages shown only."""
+    store = ArchiveStore(tmp_path / "a.db", max_megabytes=500)
+    line = "2026-05-01 12:00:01 INFO deploy cache timeout retry schema\\n"
+    long_log = line * 5_000 + "ERROR marker-9 deploy cache timeout refused\\n" + line * 100
+    messages = [{"role": "tool", "tool_call_id": f"c{i}", "content": long_log} for i in range(3)]
+    messages += [{"role": "user", "content": f"short note {i}: deploy cache timeout"} for i in range(40)]
+    store.record(session_id="s1", user_id="u1", strategy="t", removed=list(enumerate(messages)))
+    statements: list[str] = []
+    db = store._connect()
+    db.set_trace_callback(statements.append)
+    hits = store.search("deploy cache timeout", Scope(session_id="s1", user_id="u1"), limit=5)
+    db.set_trace_callback(None)
+    assert len(hits) == 5 and all("«" in h.snippet and "»" in h.snippet for h in hits)
+    assert all(len(h.snippet) < 600 for h in hits)
+    snippeted = [s for s in statements if "snippet(" in s]
+    assert not any("bm25(" in s for s in snippeted)  # not while ranking every match: for the ids shown, after
+    assert len(snippeted) <= 1
+    marker = store.search("marker-9", Scope(session_id="s1", user_id="u1"), limit=1)
+    assert "«marker-9»" in marker[0].snippet

@@ -363,12 +363,14 @@ class ArchiveStore(ArchiveBackend):
         with self._lock:
             db = self._connect()
             if phrases:
-                rows = db.execute(
-                    "SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, "
-                    "snippet(messages_fts, 0, '«', '»', '…', 48), m.namespace, -bm25(messages_fts) "
-                    f"FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? "
-                    f"AND {where} ORDER BY bm25(messages_fts), m.id DESC LIMIT ?",
-                    [fts.archive_match(phrases), *args, limit]).fetchall()
+                match = fts.archive_match(phrases)
+                found = db.execute(
+                    "SELECT m.id, m.session_id, m.compaction_id, m.role, m.created, length(m.text), m.namespace, "
+                    "-bm25(messages_fts) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+                    f"WHERE messages_fts MATCH ? AND {where} ORDER BY bm25(messages_fts), m.id DESC LIMIT ?",
+                    [match, *args, limit]).fetchall()
+                snippets = fts.snippets(db, match, phrases, [(row[0], row[5]) for row in found])
+                rows = [(*row[:5], snippets.get(row[0], ""), *row[6:]) for row in found]
             else:  # only terms too short for trigrams (two Chinese characters, say)
                 likes = fts.like_patterns(short)
                 conditions = " AND ".join("m.text LIKE ? ESCAPE '\\'" for _ in likes)
@@ -507,3 +509,4 @@ def _locked(exc: sqlite3.Error) -> bool:
         return code & 0xFF in (5, 6)
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
