@@ -76,6 +76,8 @@ def phrase_count(words: Sequence[str], phrase: Sequence[str]) -> int:
 def folded(text: str) -> str:
     """``text`` lower-cased character for character (a character whose lower case is longer, like
     ``İ``, stays as it is), so that positions in it are positions in ``text``."""
+    if text.isascii():  # the same, character for character, in C (a 4.8 MB log: ~1 s one character at a time)
+        return text.lower()
     return "".join(c if len(lower := c.lower()) != 1 else lower for c in text)
 
 

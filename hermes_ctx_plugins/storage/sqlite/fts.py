@@ -21,6 +21,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from ...scope import escape_id
+from .. import ranking
 
 
 def fts_string(term: str) -> str:
@@ -87,37 +88,21 @@ def like_patterns(terms: Sequence[str]) -> list[str]:
     return [f"%{t}%" for t in escaped]
 
 
-#: a text longer than this (characters) gets its snippet here, not from FTS5's snippet(), which takes time in
-#: proportion to its matches times its length: a 0.47 MB log holding the words asked for thousands of times took
-#: 1 s, five of 4.8 MB minutes -- and FTS5 made one for every message that matched, not only those shown
+#: a text longer than this (characters) gets its snippet as the other backends make it (storage.ranking), not from
+#: FTS5's snippet(), which takes time in proportion to its matches times its length: a 0.47 MB log holding the words
+#: asked for thousands of times took 1 s, five of 4.8 MB minutes -- and FTS5 made one for every message that
+#: matched, not only those shown
 SNIPPET_CHARS = 20_000
-#: characters of a long text's snippet on each side of its match
-_SNIPPET_SIDE = 120
-
-
 def snippets(db: sqlite3.Connection, match: str, phrases: Sequence[str], found: Sequence[tuple[int, int]]
               ) -> dict[int, str]:
     """The snippets of the messages ``found`` (id, text length), marked as FTS5 marks them (the match in « »)."""
     short = [ident for ident, length in found if length <= SNIPPET_CHARS]
+    folded = [ranking.folded(phrase) for phrase in phrases]  # the other backends' snippet (storage.ranking)
     snippets: dict[int, str] = dict(db.execute(
         f"SELECT rowid, snippet(messages_fts, 0, '«', '»', '…', 48) FROM messages_fts WHERE messages_fts MATCH ? "
         f"AND rowid IN ({','.join('?' * len(short))})", [match, *short]).fetchall()) if short else {}
     for ident, length in found:
         if length > SNIPPET_CHARS:
             (text,) = db.execute("SELECT text FROM messages WHERE id = ?", (ident,)).fetchone()
-            snippets[ident] = _long_snippet(text, phrases)
+            snippets[ident] = ranking.snippet(text, folded)
     return snippets
-
-
-def _long_snippet(text: str, phrases: Sequence[str]) -> str:
-    """A window of ``text`` around the first place one of ``phrases`` (the most specific first) is, case
-    folded as the trigram index folds it; its start when none is found as it is written (a look-alike the
-    index folds another way)."""
-    folded = text.lower()  # lower() keeps the length of nearly all text: checked below
-    for phrase in phrases:
-        at = folded.find(phrase.lower()) if len(folded) == len(text) else text.find(phrase)
-        if at >= 0:
-            start, end = max(0, at - _SNIPPET_SIDE), at + len(phrase)
-            return ("…" if start else "") + text[start:at] + "«" + text[at:end] + "»" + text[end:end + _SNIPPET_SIDE] \
-                + ("…" if end + _SNIPPET_SIDE < len(text) else "")
-    return text[:2 * _SNIPPET_SIDE] + "…"
