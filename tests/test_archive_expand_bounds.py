@@ -203,3 +203,17 @@ def test_a_search_in_long_logs_holding_the_words_everywhere_snippets_only_what_i
     assert len(snippeted) <= 1
     marker = store.search("marker-9", Scope(session_id="s1", user_id="u1"), limit=1)
     assert "«marker-9»" in marker[0].snippet
+
+
+@pytest.mark.parametrize(("asked", "ids"), [("#2", [2]), (" #1-#2 ", [1, 2]), ("#1-2", [1, 2]), ("1-#2", [1, 2])])
+def test_ctx_expand_takes_an_id_as_the_cli_and_ctx_print_it(tmp_path: Path, asked: str, ids: list[int]) -> None:
+    """The CLI and /ctx print archived ids as "#5"; ctx_expand refused that spelling (a red-team pass)."""
+    store = ArchiveStore(tmp_path / "a.db")
+    store.record(session_id="s1", user_id="u1", strategy="t",
+                 removed=[(0, {"role": "user", "content": "first"}), (1, {"role": "user", "content": "second"})])
+    answer = json.loads(tools.expand({"id": asked}, store=store, scope=Scope(session_id="s1", user_id="u1"),
+                                     counter=get_counter(), max_tokens=1000))
+    assert [m["id"] for m in answer["messages"]] == ids, answer
+    bad = json.loads(tools.expand({"id": "##2"}, store=store, scope=Scope(session_id="s1", user_id="u1"),
+                                  counter=get_counter(), max_tokens=1000))
+    assert "error" in bad and "'##2'" in bad["error"]

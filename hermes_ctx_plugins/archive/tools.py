@@ -26,6 +26,7 @@ EXPAND = "ctx_expand"
 NAMES = (SEARCH, EXPAND)
 MAX_LIMIT = 20
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
+_MARKED = re.compile(r"^\s*#?\d+\s*(?:(?:-|\.\.)\s*#?\d+\s*)?$")
 MAX_RANGE = 200
 #: the largest id SQLite can hold
 MAX_ID = 2**63 - 1
@@ -149,6 +150,8 @@ def _ids(value: Any) -> list[int] | str:
     """The ids ``value`` names, or an error message (quoting at most 80 characters of it)."""
     if isinstance(value, bool):
         return f"id must be an id or a range 'first-last', got {value!r}"
+    if isinstance(value, str) and "#" in value and _MARKED.match(value):  # "#5", "#40-#48": as the CLI prints ids
+        value = value.replace("#", "")
     number = _whole(value) if isinstance(value, str) and value.strip().isdecimal() else value
     if isinstance(number, int):
         return [number] if 0 < number <= MAX_ID else f"id must be positive and at most {MAX_ID}, got {value!r:.80}"
