@@ -112,3 +112,25 @@ def test_the_cli_refuses_a_control_character_too(capsys: pytest.CaptureFixture[s
     assert main(["memory", "add", "Port 8443\x1b[2Ktabs"]) != 0
     assert "control character" in capsys.readouterr().err
     assert not (memories() / "MEMORY.md").exists()
+
+
+@pytest.mark.parametrize("content", ["[1]", '[{"id": "a"}]', '{"id": 1}'])
+def test_a_pending_file_of_another_shape_is_a_clear_error_not_a_traceback(
+        content: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """pending.json edited by hand (or written by something else): the memory tool raised TypeError / KeyError and
+    `memory pending` crashed with a traceback (a red-team pass). Both now name the file and what to do; nothing of it
+    is lost (it is left where it is). The tool raises, as for a file that is not JSON: the host answers the model
+    that the provider is unavailable."""
+    p = provider(write_approval="stage")
+    assert tool(p, target="memory", action="add", content="The staging port is 8443")["staged"]
+    [pending] = list(memories().rglob("pending.json"))
+    pending.write_text(content, encoding="utf-8")
+    from hermes_ctx_plugins.memory.file.store import StoreUnavailable
+
+    with pytest.raises(StoreUnavailable, match=r"pending\.json.*move it aside"):  # as for a file that is not JSON
+        tool(p, target="memory", action="add", content="Deploys go out on Tuesdays")
+    capsys.readouterr()
+    assert main(["memory", "pending"]) == 3
+    err = capsys.readouterr().err
+    assert "pending.json" in err and "move it aside" in err and "Traceback" not in err
+    assert pending.read_text(encoding="utf-8") == content

@@ -159,9 +159,14 @@ class PendingWrites:
             return []
         except (OSError, ValueError) as exc:
             raise StoreUnavailable(self.path, "read the pending writes in", OSError(str(exc))) from exc
-        return [PendingWrite(id=item["id"], target=item["target"], created=item["created"],
-                             session_id=item.get("session_id", ""),
-                             ops=tuple(Op(**op) for op in item["ops"])) for item in raw]
+        try:
+            return [PendingWrite(id=item["id"], target=item["target"], created=item["created"],
+                                 session_id=item.get("session_id", ""),
+                                 ops=tuple(Op(**op) for op in item["ops"])) for item in raw]
+        except (TypeError, KeyError, AttributeError) as exc:  # edited by hand, or written by something else
+            raise StoreUnavailable(self.path, "read the pending writes in", OSError(
+                f"it is not a list of staged writes ({type(exc).__name__}: {exc}); move it aside to start "
+                "over")) from exc
 
     def _save(self, items: list[PendingWrite]) -> None:
         data: list[dict[str, Any]] = [asdict(item) for item in items]
