@@ -159,3 +159,21 @@ def test_an_api_key_from_the_environment_no_header_can_carry_makes_the_provider_
         assert "Q7xR2mVb" not in answer
     finally:
         provider.shutdown()
+
+
+@pytest.mark.parametrize("cls", [Mem0Provider, HonchoProvider])
+def test_a_service_that_moved_says_where_to(cls: type[Any], mem0: Mem0StubServer, honcho: HonchoStubServer,
+                                            tmp_path: Path) -> None:
+    """A redirect is not followed (it would carry the API key to another host); the error was only "HTTP 301", with
+    no hint that the configured address (http:// for an https:// service, say) is what to change (a red-team pass)."""
+    stub = mem0 if cls is Mem0Provider else honcho
+    stub.fail(301, "moved", headers={"Location": "https://memory.example.invalid/v2"}, times=50)
+    provider = _build(cls, stub.base_url, tmp_path)
+    try:
+        tool = "ctx_mem0_search" if cls is Mem0Provider else provider.tools[1]["function"]["name"]
+        answer = json.loads(provider.handle_tool_call(tool, {"query": "cat"}, session=ALICE))
+        assert answer["success"] is False, answer
+        health = provider.breaker.health(provider.name)
+        assert "https://memory.example.invalid/v2" in health.last_error and "address" in health.last_error, health
+    finally:
+        provider.shutdown()

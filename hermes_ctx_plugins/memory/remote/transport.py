@@ -58,6 +58,12 @@ class BoundedAnswers(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         deadline = time.monotonic() + self.seconds
         response = self.inner.handle_request(request)
+        moved = response.headers.get("location") if 300 <= response.status_code < 400 else None
+        if moved:  # not followed (it would carry the API key elsewhere): the SDKs said only "HTTP 301"
+            response.close()
+            raise httpx.ConnectError(
+                f"the service answered {response.status_code} and points to {moved[:200]!r}: set the provider's "
+                "address to it (a redirect is not followed)", request=request)
         response.stream = _BoundedStream(response.stream, request, deadline, self)
         return response
 
