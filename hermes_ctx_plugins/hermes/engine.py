@@ -359,6 +359,8 @@ class HermesCtxEngine(ContextEngine):
 
     def _session(self) -> SessionInfo:
         delegated = self._delegated
+        if delegated is None:
+            self._tell_owner()
         session = (dataclasses.replace(delegated, session_id=self.session_id) if delegated is not None
                    else self._runtime.session(self.session_id, self._host))
         resumed, earlier = self._earlier
@@ -366,6 +368,16 @@ class HermesCtxEngine(ContextEngine):
             return session
         merged = tuple(dict.fromkeys((*session.earlier_sessions, *earlier)))
         return dataclasses.replace(session, earlier_sessions=merged)
+
+    def _tell_owner(self) -> None:
+        """hermes' own agent (not a Bridge's: bound, its owner is fixed) names its session's owner in
+        ``pre_llm_call``'s ``sender_id`` -- its ``_user_id`` -- but a preflight compaction runs before that
+        hook: in a process no hook of the session has reached yet (a gateway restarted, a resumed
+        session) it would be archived as nobody's, which its owner's scope, exact, never reads."""
+        agent = self.agent()
+        if agent is None or self._holder is not None or not self.session_id:
+            return
+        self._runtime.sessions.observe(self.session_id, user_id=str(getattr(agent, "_user_id", None) or ""))
 
     def bind_session_state(self, session_db: Any = None, session_id: str = "", **kwargs: Any) -> None:
         """hermes hands its session database when it builds an agent or moves it to a session: the ids the

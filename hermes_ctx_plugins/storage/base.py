@@ -464,8 +464,9 @@ class ArchiveBackend(abc.ABC):
         before anything is removed (:class:`~hermes_ctx_plugins.storage.records.ForgetScope` and
         :func:`~hermes_ctx_plugins.storage.records.namespaces_asked` check it).
 
-        Messages with an empty user id (archived before hermes told the host the session's user) go
-        with the user when the user's own messages are in the same session; any others are kept
+        Messages with an empty user id (the anonymous user's; before 0.2, also what a gateway archived
+        before hermes named the session's user) go with the user when the user's own messages are in the
+        same session (forgetting errs toward removing); any others are kept
         and counted in ``detail``. Never raises for a store failure: the one :class:`Forgotten`
         returned says what was removed and, in ``error``, what could not be. Forgetting never
         creates an archive.

@@ -264,9 +264,9 @@ class Scope:
             return user_id == self.user_id
         if session_id != self.session_id and session_id not in self.earlier_sessions:
             return False
-        # Rows archived before the host learnt the session's user carry an empty user id; they
-        # belong to this session all the same (a session is one conversation).
-        return self.user_id is None or user_id in (self.user_id, "")
+        # exactly the owner's: an empty user id is the anonymous user's, never a named user's (a Bridge's anonymous
+        # agent and a named one given the same session id later are two owners)
+        return self.user_id is None or user_id == self.user_id
 
 
 @dataclass(frozen=True)

@@ -339,18 +339,22 @@ class StorageContract:
         def seen(scope: Scope) -> set[int]:
             return {s.id for s in archive.get(ids, scope)}
 
-        assert seen(Scope(session_id="s1", user_id="alice")) == {a1, early}  # unattributed: same conversation
+        # an owner is compared exactly: the anonymous user's rows of a session are not a named user's of the same id
+        assert seen(Scope(session_id="s1", user_id="alice")) == {a1}
+        assert seen(Scope(session_id="s1", user_id="")) == {early}
         assert seen(Scope(session_id="s1", user_id="alice", all_sessions=True)) == {a1, a2}
         assert seen(Scope(session_id="s1", user_id="alice", namespace="blue")) == {blue}
         assert seen(Scope(session_id="s1", user_id=None)) == {a1, early}
         assert seen(Scope(session_id="", everything=True)) == set(ids)
         hits = archive.search("quokka", Scope(session_id="s1", user_id="alice"), limit=20)
-        assert {hit.id for hit in hits} == {a1, early}
+        assert {hit.id for hit in hits} == {a1}
+        assert {hit.id for hit in archive.search("quokka", Scope(session_id="s1"), limit=20)} == {early}
         # a conversation hermes moved from s1 to s9 (a compaction with in_place: false) reads what s1 archived
         moved = Scope(session_id="s9", user_id="alice", earlier_sessions=("s1",))
-        assert seen(moved) == {a1, early}
-        assert {hit.id for hit in archive.search("quokka", moved, limit=20)} == {a1, early}
-        assert seen(Scope(session_id="s9", user_id="bob", earlier_sessions=("s1",))) == {early}  # not alice's
+        assert seen(moved) == {a1}
+        assert {hit.id for hit in archive.search("quokka", moved, limit=20)} == {a1}
+        assert seen(Scope(session_id="s9", user_id="bob", earlier_sessions=("s1",))) == set()  # not alice's
+        assert seen(Scope(session_id="s9", earlier_sessions=("s1",))) == {early}
         assert seen(Scope(session_id="s9", user_id="alice")) == set()
 
     def test_the_same_compaction_made_again_is_stored_once(self, archive: ArchiveBackend) -> None:
@@ -533,7 +537,8 @@ class StorageContract:
         def seen(scope: Scope, model: str = "m/2") -> set[int]:
             return {v.message_id for v in archive.vectors(model, scope)}
 
-        assert seen(Scope(session_id="s1", user_id="alice")) == {a1, early}  # as get and search see them
+        assert seen(Scope(session_id="s1", user_id="alice")) == {a1}  # as get and search see them
+        assert seen(Scope(session_id="s1")) == {early}  # the anonymous user's
         assert seen(Scope(session_id="s1", user_id="alice", all_sessions=True)) == {a1, a2}  # not "alice\x00"
         assert seen(Scope(session_id="s9", user_id="alice\x00", all_sessions=True)) == {near}
         assert seen(Scope(session_id="s1", user_id="alice", namespace="blue")) == {blue}

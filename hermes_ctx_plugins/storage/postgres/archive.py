@@ -354,7 +354,7 @@ class PostgresArchive(ArchiveBackend):
         sessions = [stored(s) for s in scope.sessions]
         if scope.user_id is None:
             return "m.namespace = %s AND m.session_id = ANY(%s)", [namespace, sessions]
-        return ("m.namespace = %s AND m.session_id = ANY(%s) AND m.user_id IN (%s, '')",
+        return ("m.namespace = %s AND m.session_id = ANY(%s) AND m.user_id = %s",  # exactly: see Scope.sees
                 [namespace, sessions, stored(scope.user_id)])
 
     def search(self, text: str, scope: Scope, *, limit: int = 5) -> list[ArchiveHit]:

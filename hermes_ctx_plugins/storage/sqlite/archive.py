@@ -350,9 +350,7 @@ class ArchiveStore(ArchiveBackend):
         within = f"{alias}.session_id IN ({', '.join('?' * len(sessions))})"
         if scope.user_id is None:
             return f"{alias}.namespace = ? AND {within}", [namespace, *sessions]
-        # Rows archived before the host learnt the session's user carry an empty user id; they
-        # belong to this session all the same (a session is one conversation).
-        return (f"{alias}.namespace = ? AND {within} AND {alias}.user_id IN (?, '')",
+        return (f"{alias}.namespace = ? AND {within} AND {alias}.user_id = ?",  # exactly: see Scope.sees
                 [namespace, *sessions, to_stored(scope.user_id)])
 
     def search(self, text: str, scope: Scope, *, limit: int = 5) -> list[ArchiveHit]:
