@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 provider.close_client()
         row.update({k: v for k, v in provider.status().items() if k in (
-            "breaker", "queued", "spooled", "sent", "dropped", "rejected")})
+            "breaker", "queued", "spooled", "sent", "dropped", "rejected", "set_aside")})
     stores = [] if args.no_probe else [{"check": what, "ok": ok, "detail": detail}
                                        for what, ok, detail in storage.check(config)]
     problems += [f"{row['check']}: {row['detail']}" for row in stores if not row["ok"]]
@@ -152,7 +152,8 @@ def _as_text(report: dict[str, Any]) -> str:
         if "breaker" in row and (row["selected"] or row["queued"] or row["spooled"]):
             lines.append(f"{pad}breaker: {row['breaker']}" + (f"; probe: {row['probe']}" if "probe" in row else ""))
             lines.append(f"{pad}writes: {row['queued']} queued here, {row['spooled']} spooled on disk "
-                         f"(sent {row['sent']}, dropped {row['dropped']}, rejected {row['rejected']})")
+                         f"(sent {row['sent']}, dropped {row['dropped']}, rejected {row['rejected']}"
+                         + (f", set aside {row['set_aside']})" if row.get("set_aside") else ")"))
         last = row.get("last_reported")
         if last:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(last.get("updated") or 0)))

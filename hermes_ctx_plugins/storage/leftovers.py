@@ -84,6 +84,13 @@ def take_over(directory: Path, own: str, sink: Sink[T], absorb: Callable[[Sequen
 def hand_over(backlog: Path, lines: Sequence[bytes], name: str) -> None:
     """Append ``lines`` — what the stopping queue ``name`` could not apply — to ``backlog``, on the
     disk (name included) before the caller deletes its segment."""
+    append_backlog(backlog, lines)
+    log.warning("%s: %d queued records not applied yet; kept in %s for the next start", name, len(lines), backlog)
+
+
+def append_backlog(backlog: Path, lines: Sequence[bytes]) -> None:
+    """Append ``lines`` (each ending in a newline) to ``backlog``, on the disk when this returns; a running
+    queue of the folder takes them over at its next look (:func:`take_over`)."""
     with locked(backlog):
         fd = os.open(backlog, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
@@ -91,7 +98,6 @@ def hand_over(backlog: Path, lines: Sequence[bytes], name: str) -> None:
         finally:
             os.close(fd)
         sync_folder(backlog.parent)
-    log.warning("%s: %d queued records not applied yet; kept in %s for the next start", name, len(lines), backlog)
 
 
 def forget_queued(directory: Path, consumer: Consumer[T], match: Callable[[T], bool], *,

@@ -86,7 +86,8 @@ class RemoteProvider(ServiceProvider):
                                      is_client_error=self.is_client_error, retry_after=self.retry_after,
                                      paused_for=self.paused_for, on_overflow=self._queue_full,
                                      retry_after_cap=self.options.retry_after_cap,
-                                     cooldown=self.options.cooldown_seconds)
+                                     cooldown=self.options.cooldown_seconds, answers=self.service_answers,
+                                     backlog=self.backlog, stats=self.stats)
         self._queue: DurableQueue[Write] | None = None
         #: queues a shutdown is closing: still delivering, then handing over; a forget reaches them too
         self._closing: list[DurableQueue[Write]] = []
@@ -114,6 +115,21 @@ class RemoteProvider(ServiceProvider):
     def write_owner(self, write: Write) -> str:
         """The :meth:`owner_id` a queued write is stored under (``""`` when it cannot tell)."""
         return ""
+
+    def ping(self) -> None:
+        """One cheap request to the service, made directly (not through the breaker); raises when it
+        fails. Asks whether the service answers while one write keeps failing (:mod:`.queue`)."""
+        raise NotImplementedError(f"{self.name} has no request to ask whether the service answers")
+
+    def service_answers(self) -> bool:
+        """Whether :meth:`ping` succeeds; when it does, the breaker hears that the service is up."""
+        try:
+            self.ping()
+        except Exception as exc:
+            log.debug("%s: the service does not answer (%s: %s)", self.name, type(exc).__name__, exc)
+            return False
+        self.breaker.record_success(self.name)
+        return True
 
     def forget_owner(self, owner: str) -> tuple[int | None, str]:
         """Delete everything the service holds under ``owner`` (each call through :meth:`call`);
@@ -423,7 +439,8 @@ class RemoteProvider(ServiceProvider):
         """The state ``hermes-ctx doctor`` shows: breaker, queue and write counters."""
         return {"provider": self.name, "pid": os.getpid(), "updated": time.time(),
                 "breaker": self.breaker.status(self.name), "queued": self.queued, "spooled": self.spooled(),
-                "sent": self.stats.sent, "dropped": self.stats.dropped, "rejected": self.stats.rejected}
+                "sent": self.stats.sent, "dropped": self.stats.dropped, "rejected": self.stats.rejected,
+                "set_aside": self.stats.set_aside}
 
     def _write_status(self, **override: Any) -> None:
         """Leave the state where ``hermes-ctx doctor`` (another process) can read it."""
