@@ -340,3 +340,20 @@ def test_the_recall_right_after_a_compaction_leaves_out_what_it_kept(provider: L
     shown = block(provider, now)
     assert "port 8443" in shown  # its block was in the middle
     assert "dns switch is done" not in shown  # the latest turn: kept
+
+
+def test_a_new_agent_for_the_session_is_given_its_turns_until_its_first_sync(provider: LocalProvider) -> None:
+    """A Bridge (or a gateway) builds a new agent for a session id with an empty history: hermes initialises its
+    memory again (``on_session_start`` with no reason). Its prompt no longer holds the session's turns, so they are
+    recalled; the next sync tells again what the prompt holds."""
+    now = SessionInfo(session_id="today", user_id="alice")
+    said = "the friday deploy port moved to 9443 for the blue cluster"
+    history = sync(provider, now, said, [])
+    assert said not in block(provider, now)  # the same agent: its prompt holds the turn
+    provider.on_session_start(now)  # a new agent takes the session up, with no history
+    assert said in block(provider, now)
+    sync(provider, now, "which port again?", history, n=2)  # it was given the history after all
+    assert said not in block(provider, now)
+    compacted = SessionInfo(session_id="today", user_id="alice", extra={"reason": "compression"})
+    provider.on_session_start(compacted)  # a compaction keeps the first messages and the latest turn: still held
+    assert said not in block(provider, now)

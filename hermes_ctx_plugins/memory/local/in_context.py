@@ -18,18 +18,19 @@ and conversation, for two things the prompt holds:
   date and the start and end of its text, so an id the store gave again to another memory (SQLite reuses the
   newest row's id once it is deleted) is not taken for it; those memories are left out.
 
-Only this session's turns are compared: hermes names a session's parent when the user resumes another
-one (``/resume``) or starts anew (``/new``) as well as when a compaction moves a conversation to a new
-id, so a parent's turns are not known to be in the prompt, and are shown. What a compaction takes out of
-the history is recalled again from the next sync on; the recall right after a compaction made at the start of a
-turn (hermes says so: ``on_session_switch``, reason "compression") leaves out only what came with the first
-messages and the latest turn, which compactions keep (the rest may be in the summary alone); after an ``/undo``
-(hermes says so too: rewound) nothing is left out until the next sync, and a recall for the user message the last
-sync ended with (``/retry`` sends it again, telling no provider) does not leave out what came with it. A turn whose
-stored texts differ from the history's (a secret redacted before storing, an image's placeholder, a model's
-thinking stripped from the answer) is not recognised and is shown as before; so is everything in a process
-that has not yet seen the conversation's history (the first turn after a restart). Another conversation, chat
-or owner is never affected, and the search tool still finds every memory.
+Only this session's turns are compared: hermes names a session's parent when the user resumes another one
+(``/resume``) or starts anew (``/new``) as well as when a compaction moves a conversation to a new id, so a parent's
+turns are not known to be in the prompt, and are shown. What a compaction takes out of the history is recalled again
+from the next sync on; the recall right after a compaction made at the start of a turn (hermes says so:
+``on_session_switch``, reason "compression") leaves out only what came with the first messages and the latest turn,
+which compactions keep (the rest may be in the summary alone); after an ``/undo`` (hermes says so too: rewound), and
+when a new agent takes the conversation up (hermes initialises its memory: a Bridge may build one for the session
+with an empty history), nothing is left out until the next sync, and a recall for the user message the last sync
+ended with (``/retry`` sends it again, telling no provider) does not leave out what came with it. A turn whose
+stored texts differ from the history's (a secret redacted before storing, an image's placeholder, a model's thinking
+stripped from the answer) is not recognised and is shown as before; so is everything in a process that has not yet
+seen the conversation's history (the first turn after a restart). Another conversation, chat or owner is never
+affected, and the search tool still finds every memory.
 """
 
 from __future__ import annotations
@@ -224,9 +225,10 @@ class InContext:
             if history is not None:
                 self._histories[key] = history.compacted()
 
-    def rewound(self, session: SessionInfo) -> None:
-        """hermes took the last turns of the conversation of ``session`` out (``/undo``, however many): nothing of it
-        is known until the next sync."""
+    def forget(self, session: SessionInfo) -> None:
+        """What the prompt of ``session``'s conversation holds is no longer known until the next sync: hermes took
+        its last turns out (``/undo``), or a new agent took it up, with whatever history it was given (a Bridge may
+        build one for the session with none)."""
         with self._lock:
             self._histories.pop(_key(session), None)
 

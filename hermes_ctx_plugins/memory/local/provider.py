@@ -230,8 +230,8 @@ class LocalProvider(MemoryProvider):
         self._session = session
         if session.extra.get("reason") == "compression":  # hermes compacted the conversation, before this turn's recall
             self._in_context.compacted(session)
-        elif session.extra.get("rewound"):  # /undo took its last turns out
-            self._in_context.rewound(session)
+        else:  # a new agent (given any history, or none: a Bridge rebuilding one), /undo, /new, /resume: learnt anew
+            self._in_context.forget(session)
         self._writer()  # replays what a crashed process left, in the background
 
     def system_prompt_block(self, *, session: SessionInfo | None = None) -> str:
