@@ -14,6 +14,13 @@ caller goes on with the default. The call is not stopped — Python cannot stop 
 to finish, its result dropped; with :data:`MAX_OVERDUE` such calls still running, the owner is not
 called until one returns. A write (``bounded=False``: storing a turn, a shutdown's flush) is never
 abandoned: losing it would be worse than waiting.
+
+**One user's failures are that user's.** A call may name its *party* (a memory provider's calls: the
+deployment and user they are made for, :func:`party_of`). When every failure of a run that reaches the
+threshold is one party's — a provider failing on one user's data, an id it cannot take — only that party's
+calls are suspended for the cool-down, and every other user's go on; once a second party fails in the run,
+the owner is suspended for all as before (a service down fails everyone). A call naming no party counts as
+another party.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import PluginTimeout
+from .events import SessionInfo
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -125,6 +133,10 @@ class Health:
     #: monotonic time until which calls are skipped, or ``None`` when not suspended
     suspended_until: float | None = None
     probing: bool = False
+    #: the party every failure of the current run is of (see the module docs); ``None`` with ``mixed``
+    party: str | None = None
+    #: the current run holds failures of more than one party (or of calls naming none)
+    mixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +146,12 @@ class StatusEvent:
     kind: str
     source: str
     message: str
+
+
+def party_of(session: SessionInfo) -> str:
+    """Whom a memory provider's call is made for, as :meth:`FaultIsolator.call`'s ``party``: the session's
+    deployment namespace and user, exactly (the namespace's length first: no two owners share a party)."""
+    return f"{len(session.deployment)}:{session.deployment}:{session.user_id}"
 
 
 class FaultIsolator:
@@ -153,6 +171,8 @@ class FaultIsolator:
         self.on_event = on_event
         self._health: dict[str, Health] = {}
         self._suspended: set[str] = set()
+        #: (owner, party) -> monotonic time until which that party's calls are skipped
+        self._parties: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
         #: owner -> the longest a call may take (seconds); owners without one are called directly
         self._limits: dict[str, float] = {}
@@ -180,7 +200,7 @@ class FaultIsolator:
             return Health(**vars(self._health.get(owner, Health())))
 
     def call(self, owner: str, fn: Callable[..., T], /, *args: Any, default: T, resets: bool = True,
-             timeout: float | None = None, bounded: bool = True, **kwargs: Any) -> T:
+             timeout: float | None = None, bounded: bool = True, party: str | None = None, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)``, or ``default`` if it raises, takes longer than ``owner``'s limit, or
         ``owner`` is suspended.
 
@@ -191,15 +211,17 @@ class FaultIsolator:
             recall).
         :param bounded: ``False`` for a call that must not be abandoned (a write: storing a turn, a shutdown's
             flush): waited for however long it takes (on the owner's worker thread, like its other calls).
+        :param party: whom the call is made for (:func:`party_of`): failures all of one party suspend that
+            party's calls only (see the module docs)
         """
-        if not self.admit(owner):
+        if not self.admit(owner, party):
             return default
         limit = timeout if timeout is not None else self._limits.get(owner)
         try:  # an unbounded call of a limited owner runs on its worker too (one thread for its state), waited for
             result = fn(*args, **kwargs) if limit is None else self._bounded(
                 owner, limit if bounded else None, fn, args, kwargs)
         except (Exception, SystemExit) as exc:  # isolating plugin failures is this helper's whole job
-            self.record_failure(owner, exc)
+            self.record_failure(owner, exc, party=party)
             return default
         if resets:
             self.record_success(owner)
@@ -250,27 +272,40 @@ class FaultIsolator:
                 health.consecutive_failures = 0
                 health.suspended_until = None
                 health.probing = False
+                health.party, health.mixed = None, False
                 self._suspended.discard(owner)
             if recovered:
                 self._emit("resumed", owner, f"{owner} is working again; resumed")
 
-    def record_failure(self, owner: str, exc: BaseException) -> None:
-        """Count a failure of ``owner`` (also for errors found outside :meth:`call`)."""
+    def record_failure(self, owner: str, exc: BaseException, *, party: str | None = None) -> None:
+        """Count a failure of ``owner`` (also for errors found outside :meth:`call`), made for ``party``."""
         error = f"{type(exc).__name__}: {exc}"
         with self._lock:
             health = self._health.setdefault(owner, Health())
             health.calls += 1
             health.failures += 1
+            if not health.consecutive_failures:
+                health.party, health.mixed = party, party is None
+            elif party is None or party != health.party:
+                health.mixed = True
             health.consecutive_failures += 1
             health.last_error = error
             was_probe = health.probing
             health.probing = False
-            trip = was_probe or health.consecutive_failures >= self.threshold
+            reached = was_probe or health.consecutive_failures >= self.threshold
+            trip = reached and health.mixed
+            alone = party if reached and not health.mixed else None
             if trip:
                 health.suspended_until = self.clock() + self.cooldown
                 self._suspended.add(owner)
+            elif alone is not None:
+                self._parties[(owner, alone)] = self.clock() + self.cooldown
         log.warning("%s failed (%d in a row): %s", owner, health.consecutive_failures, error,
                     exc_info=exc)
+        if alone is not None:
+            self._emit("suspended", owner,
+                       f"{owner} suspended for this user for {self.cooldown:g}s after {health.consecutive_failures} "
+                       f"consecutive failures of this user's calls (last: {error}); other users' go on")
         if trip:
             self._emit(
                 "suspended", owner,
@@ -278,15 +313,27 @@ class FaultIsolator:
                 f"consecutive failures (last: {error})",
             )
 
-    def admit(self, owner: str) -> bool:
-        """Whether a call on behalf of ``owner`` may go ahead now.
+    def admit(self, owner: str, party: str | None = None) -> bool:
+        """Whether a call on behalf of ``owner`` (made for ``party``) may go ahead now.
 
         ``True`` when ``owner`` is not suspended, or for the one probe call let through after the
         cool-down. For callers that run the call themselves (a background queue, a call whose
         client errors must not count): each admitted call must end in :meth:`record_success` or
         :meth:`record_failure`, or a probe would stay in flight for ever.
         """
+        if party is not None and self._parties and not self._party_admitted(owner, party):
+            return False
         return owner not in self._suspended or self._admit_probe(owner)
+
+    def _party_admitted(self, owner: str, party: str) -> bool:
+        with self._lock:
+            until = self._parties.get((owner, party))
+            if until is None:
+                return True
+            if self.clock() < until:
+                return False
+            del self._parties[(owner, party)]  # its cool-down is over: a failure again suspends it again at once
+            return True
 
     def _admit_probe(self, owner: str) -> bool:
         with self._lock:
@@ -299,19 +346,25 @@ class FaultIsolator:
             return True
 
     def status(self, owner: str) -> str:
-        """A short human-readable state: ``ok``, ``failing …`` or ``suspended …``."""
+        """A short human-readable state: ``ok``, ``failing …`` or ``suspended …`` (for everyone, or for the users
+        whose calls alone kept failing)."""
         with self._lock:
             health = self._health.get(owner)
             if health is None or not health.failures:
                 return "ok"
-            if not health.consecutive_failures:
-                plural = "s" if health.failures != 1 else ""
-                return f"ok ({health.failures} earlier failure{plural}, last: {health.last_error})"
-            if health.suspended_until is not None:
+            if health.consecutive_failures and health.suspended_until is not None:
                 left = max(0.0, health.suspended_until - self.clock())
                 when = f"probe in {left:.0f}s" if left else "probe on next call"
                 return (f"suspended after {health.consecutive_failures} consecutive failures, "
                         f"{when} (last: {health.last_error})")
+            now = self.clock()
+            alone = sum(1 for (who, _), until in self._parties.items() if who == owner and until > now)
+            if alone:
+                return (f"suspended for {alone} user{'s' if alone != 1 else ''} whose calls kept failing, other "
+                        f"users' go on (last: {health.last_error})")
+            if not health.consecutive_failures:
+                plural = "s" if health.failures != 1 else ""
+                return f"ok ({health.failures} earlier failure{plural}, last: {health.last_error})"
             return f"failing: {health.consecutive_failures} consecutive (last: {health.last_error})"
 
     def _emit(self, kind: str, owner: str, message: str) -> None:

@@ -317,7 +317,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         session = self.scoped(session)
         self.remember_session(session)
         self._dispatch("session_start", session)
-        self._each_provider("on_session_start", session, exclude=exclude)
+        self._each_provider("on_session_start", session, exclude=exclude, session=session, pass_session=False)
 
     def pre_request(self, request: Request) -> Request:
         """Let every plugin contribute context to ``request``; returns it for chaining."""
@@ -347,7 +347,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         """A turn is complete: tell every plugin and let the providers store it."""
         turn = dataclasses.replace(turn, session=self.scoped(turn.session))
         self._dispatch("turn_finalized", turn)
-        self._each_provider("sync_turn", turn, exclude=exclude)
+        self._each_provider("sync_turn", turn, exclude=exclude, session=turn.session, pass_session=False)
 
     def shutdown(self) -> None:
         """Shut every active provider down and release the compressor's connections."""

@@ -10,6 +10,7 @@ Every call into our provider goes through the host's fault isolation: a provider
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -23,7 +24,7 @@ from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
 from ..host import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code
-from ..isolation import StatusEvent
+from ..isolation import StatusEvent, party_of
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
 from . import bare_schemas
@@ -124,8 +125,8 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if resolved is None:
             return default
         host, provider = resolved
-        return host.isolator.call(f"memory:{self._name}", getattr(provider, method), *args,
-                                  default=default, bounded=method not in UNBOUNDED_METHODS, **kwargs)
+        return host.isolator.call(f"memory:{self._name}", getattr(provider, method), *args, default=default,
+                                  bounded=method not in UNBOUNDED_METHODS, party=party_of(self._session), **kwargs)
 
     def _text(self, method: str, *args: Any, limit: int, **kwargs: Any) -> str:
         """``method``'s answer as text for the prompt (:func:`~hermes_ctx_plugins.host.bounded_text`)."""
@@ -133,10 +134,11 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if resolved is None:
             return ""
         host, provider = resolved
-        owner = f"memory:{self._name}"
-        return bounded_text(host.isolator.call(owner, getattr(provider, method), *args, default="", **kwargs),
-                            owner=owner, foreign=foreign_code(provider), fail=host.isolator.record_failure,
-                            what=method, limit=limit)
+        owner, party = f"memory:{self._name}", party_of(self._session)
+        return bounded_text(host.isolator.call(owner, getattr(provider, method), *args, default="", party=party,
+                                               **kwargs),
+                            owner=owner, foreign=foreign_code(provider),
+                            fail=functools.partial(host.isolator.record_failure, party=party), what=method, limit=limit)
 
     # -- hermes' MemoryProvider --------------------------------------------------------------
     def get_config_schema(self) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..events import SessionInfo
+from ..isolation import party_of
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -86,7 +87,7 @@ class MemoryGate:
             return next_call(args)
         session = self.files_session(session_id)
         verdict = host.isolator.call("memory:file", provider.gate, dict(args or {}), session=session,
-                                     default=_CHECK_FAILED)
+                                     default=_CHECK_FAILED, party=party_of(session))
         if verdict is not None:
             return verdict
         result = next_call(args)

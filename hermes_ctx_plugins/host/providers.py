@@ -16,7 +16,7 @@ from ..archive.archiver import Archiver
 from ..config import Config, hermes_home
 from ..errors import ConfigError, PluginError, PluginLoadError, ProviderLimitError
 from ..events import Forgotten, Message, SessionInfo
-from ..isolation import FaultIsolator
+from ..isolation import FaultIsolator, party_of
 from ..memory.base import MemoryProvider
 from ..registry import Registration, Registry
 from ..storage import open_archive
@@ -106,15 +106,21 @@ class MemoryFanOut:
                 [ours[0], chosen], where="ctx_plugins.memory.providers and hermes' memory.provider")
 
     def _each_provider(self, method: str, *args: Any, default: Any = None, exclude: Collection[str] = (),
+                       session: SessionInfo | None = None, pass_session: bool = True,
                        **kwargs: Any) -> list[tuple[str, Any]]:
         """``(name, what it returned)`` of calling ``method`` on every active provider, each isolated.
 
         ``exclude`` names providers another host drives itself (hermes drives the one its
-        ``memory.provider`` selects), so they are not told twice.
+        ``memory.provider`` selects), so they are not told twice. ``session``: whom the calls are made for
+        (one user's failures suspend that user's calls only), passed as the keyword ``session`` unless
+        ``pass_session`` is false.
         """
+        party = None if session is None else party_of(session)
+        if session is not None and pass_session:
+            kwargs["session"] = session
         return [
-            (p.name, self.isolator.call(owner_key("memory", p.name), getattr(p, method), *args,
-                                        default=default, bounded=method not in UNBOUNDED_METHODS, **kwargs))
+            (p.name, self.isolator.call(owner_key("memory", p.name), getattr(p, method), *args, default=default,
+                                        bounded=method not in UNBOUNDED_METHODS, party=party, **kwargs))
             for p in list(self.memory_providers) if p.name not in exclude
         ]
 
@@ -123,7 +129,8 @@ class MemoryFanOut:
         session = self.scoped(session)
         providers = {p.name: p for p in self.memory_providers}
         blocks = [bounded_text(value, owner=owner_key("memory", name), foreign=foreign_code(providers.get(name)),
-                               fail=self.isolator.record_failure, what="prefetch", limit=MAX_RECALL_CHARS)
+                               fail=functools.partial(self.isolator.record_failure, party=party_of(session)),
+                               what="prefetch", limit=MAX_RECALL_CHARS)
                   for name, value in self._each_provider("prefetch", query, default="", session=session,
                                                          exclude=exclude)]
         return "\n\n".join(text.strip() for text in blocks if text.strip())
@@ -132,7 +139,7 @@ class MemoryFanOut:
                     exclude: Collection[str] = ()) -> None:
         """The conversation really ended (not just a turn)."""
         session = self.scoped(session)
-        self._each_provider("on_session_end", session, messages, exclude=exclude)
+        self._each_provider("on_session_end", session, messages, exclude=exclude, session=session, pass_session=False)
 
     def forget_user(self, user_id: str, *, every_namespace: bool = False) -> list[Forgotten]:
         """Remove ``user_id`` (compared exactly; ``""`` is the anonymous user) from every store this

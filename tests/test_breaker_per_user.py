@@ -1,0 +1,101 @@
+"""A memory provider failing on one user's calls is suspended for that user only (the isolation module's parties).
+
+Before, the breaker was per provider: a provider failing on one user's data (an id it cannot take, a record it
+chokes on) suspended it for every user of the deployment for the cool-down, after a couple of that user's turns.
+Now the user's own calls are suspended; another user's go on; a second user failing in the same run is a provider
+down, suspended for all as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_ctx_plugins import SessionInfo, Turn, hookimpl, load_host
+from hermes_ctx_plugins.isolation import FaultIsolator, StatusEvent, party_of
+from hermes_ctx_plugins.testing import FakeMemoryProvider
+
+ALICE = SessionInfo(session_id="a1", user_id="alice")
+MALLORY = SessionInfo(session_id="m1", user_id="mal\u202elory")
+BOB = SessionInfo(session_id="b1", user_id="bob")
+
+
+class Picky(FakeMemoryProvider):
+    """Remembers every turn; chokes on a user id holding a bidi control, or on everything when ``down``."""
+
+    name = "picky"
+    down = False
+
+    def _check(self, session: SessionInfo) -> None:
+        if Picky.down or "\u202e" in session.user_id:
+            raise ValueError("cannot take this id")
+
+    def prefetch(self, query: str, *, session: SessionInfo) -> str:
+        self._check(session)
+        return super().prefetch(query, session=session)
+
+    def sync_turn(self, turn: Turn) -> None:
+        self._check(turn.session)
+        super().sync_turn(turn)
+
+
+class Plugin:
+    @hookimpl
+    def register_memory_providers(self, register: Any) -> None:
+        register(Picky)
+
+
+def turn(session: SessionInfo, text: str) -> Turn:
+    return Turn(session=session, turn_number=1, user_text=text, assistant_text="noted")
+
+
+def test_one_users_failures_suspend_that_users_calls_only() -> None:
+    Picky.down = False
+    events: list[StatusEvent] = []
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["picky"]}, "failure_threshold": 2}},
+                     plugins=[Plugin()], status_callback=events.append)
+    for n in range(3):  # mallory's turns fail: after two failures, her calls are suspended
+        host.turn_finalized(turn(MALLORY, f"mallory note {n}"))
+        host.prefetch("note", session=MALLORY)
+    assert [e.kind for e in events] == ["suspended"] and "this user" in events[0].message
+    status = {r.name: r for r in host.plugins()}["picky"].status
+    assert status.startswith("suspended for 1 user"), status
+    host.turn_finalized(turn(ALICE, "the deploy port is 8443"))  # alice is served: her turn stored, recalled
+    assert "8443" in host.prefetch("which deploy port?", session=ALICE)
+    assert "8443" not in host.prefetch("which deploy port?", session=BOB)  # (recall stays bob's own)
+
+    Picky.down = True  # now the provider is down for everyone: a second user failing suspends it for all
+    host.turn_finalized(turn(ALICE, "another fact"))
+    host.prefetch("anything", session=BOB)
+    assert events[-1].kind == "suspended" and "this user" not in events[-1].message
+    assert {r.name: r for r in host.plugins()}["picky"].status.startswith("suspended after")
+    Picky.down = False
+    assert host.prefetch("which deploy port?", session=ALICE) == ""  # suspended for all during the cool-down
+    host.shutdown()
+
+
+def test_a_users_suspension_ends_after_the_cooldown_and_a_single_user_is_still_protected() -> None:
+    """hermes' single-user CLI: every call is one party's, so the provider is suspended for that user, as before."""
+    now = [0.0]
+    isolator = FaultIsolator(threshold=2, cooldown=10, clock=lambda: now[0])
+    calls: list[str] = []
+
+    def failing() -> None:
+        calls.append("called")
+        raise ValueError("down")
+
+    party = party_of(SessionInfo(session_id="s"))
+    for _ in range(4):
+        isolator.call("memory:x", failing, default=None, party=party)
+    assert len(calls) == 2  # suspended after two: the next two were not made
+    now[0] = 11
+    isolator.call("memory:x", failing, default=None, party=party)  # the cool-down is over: called again ...
+    isolator.call("memory:x", failing, default=None, party=party)  # ... failed again: suspended again at once
+    assert len(calls) == 3
+    assert isolator.call("memory:x", lambda: "ok", default=None, party=party_of(BOB)) == "ok"  # another user's
+
+
+def test_parties_are_exact() -> None:
+    """A deployment and a user id are told apart however they are spelt (no two owners share a party)."""
+    owners = [("", "a:b"), ("a", "b"), ("a:", "b"), ("", "a:"), ("a", ""), ("a\x00", "b"), ("", "A:b")]
+    parties = {party_of(SessionInfo(session_id="s", user_id=user, deployment=space)) for space, user in owners}
+    assert len(parties) == len(owners)
