@@ -148,6 +148,10 @@ class StatusEvent:
     message: str
 
 
+#: suspended parties kept before those whose cool-down ended are dropped
+MAX_PARTIES = 1024
+
+
 def party_of(session: SessionInfo) -> str:
     """Whom a memory provider's call is made for, as :meth:`FaultIsolator.call`'s ``party``: the session's
     deployment namespace and user, exactly (the namespace's length first: no two owners share a party)."""
@@ -299,7 +303,10 @@ class FaultIsolator:
                 health.suspended_until = self.clock() + self.cooldown
                 self._suspended.add(owner)
             elif alone is not None:
-                self._parties[(owner, alone)] = self.clock() + self.cooldown
+                now = self.clock()
+                if len(self._parties) >= MAX_PARTIES:  # the cool-downs that ended go (each user's, if never seen again)
+                    self._parties = {key: until for key, until in self._parties.items() if until > now}
+                self._parties[(owner, alone)] = now + self.cooldown
         log.warning("%s failed (%d in a row): %s", owner, health.consecutive_failures, error,
                     exc_info=exc)
         if alone is not None:

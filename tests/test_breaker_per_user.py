@@ -99,3 +99,21 @@ def test_parties_are_exact() -> None:
     owners = [("", "a:b"), ("a", "b"), ("a:", "b"), ("", "a:"), ("a", ""), ("a\x00", "b"), ("", "A:b")]
     parties = {party_of(SessionInfo(session_id="s", user_id=user, deployment=space)) for space, user in owners}
     assert len(parties) == len(owners)
+
+
+def test_suspended_users_whose_cooldown_ended_are_not_kept_for_ever(monkeypatch: Any) -> None:
+    from hermes_ctx_plugins import isolation
+
+    monkeypatch.setattr(isolation, "MAX_PARTIES", 10)
+    now = [0.0]
+    isolator = FaultIsolator(threshold=1, cooldown=5, clock=lambda: now[0])
+
+    def failing() -> None:
+        raise ValueError("down")
+
+    for n in range(100):  # a hundred users, each failing once and never seen again
+        now[0] = n
+        isolator.call("memory:x", failing, default=None, party=f"user-{n}")
+        isolator.record_success("memory:x")  # another user's call worked in between
+    assert len(isolator._parties) <= 10 + 5
+    assert not isolator.admit("memory:x", "user-99") and isolator.admit("memory:x", "user-90")
