@@ -70,6 +70,39 @@ def trickle() -> Iterator[str]:
     server.server_close()
 
 
+class _TrickleHeaders(_Trickle):
+    """Answers Mem0's ping; every other request gets its status line, then one header byte every 0.1 s."""
+
+    def _answer(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.startswith("/v1/ping"):
+            return super()._answer()
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        deadline = time.monotonic() + 20
+        try:
+            while time.monotonic() < deadline and not self.server.stopping.is_set():  # type: ignore[attr-defined]
+                self.wfile.write(b"a")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+
+@pytest.fixture
+def trickle_headers() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _TrickleHeaders)
+    server.daemon_threads = True
+    server.stopping = threading.Event()  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.stopping.set()  # type: ignore[attr-defined]
+    server.shutdown()
+    server.server_close()
+
+
 def _build(cls: type[Any], url: str, tmp_path: Path, **options: Any) -> Any:
     settings = ({"api_key": MEM0_KEY, "host": url, "infer": False} if cls is Mem0Provider else
                 {"api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0})
@@ -90,6 +123,24 @@ def test_a_body_trickled_within_each_read_timeout_still_fails_the_request_in_tim
         assert took < FAST["tool_wait"]
         health = provider.breaker.health(provider.name)
         assert health.failures >= 1 and ("longer than" in health.last_error or "timed out" in health.last_error), health
+    finally:
+        provider.shutdown()
+
+
+@pytest.mark.parametrize("cls", [Mem0Provider, HonchoProvider])
+def test_headers_trickled_within_each_read_timeout_still_fail_the_request_in_time(
+        cls: type[Any], trickle_headers: str, tmp_path: Path) -> None:
+    """The same with the headers: httpx reads them inside the transport, before any body bound applies."""
+    provider = _build(cls, trickle_headers, tmp_path)
+    try:
+        started = time.monotonic()
+        answer = json.loads(provider.handle_tool_call(provider.tools[1]["function"]["name"] if cls is HonchoProvider
+                                                      else "ctx_mem0_search", {"query": "cat"}, session=ALICE))
+        assert answer["success"] is False
+        assert "did not answer within" not in answer["error"], answer  # the request ended, not only our wait
+        assert time.monotonic() - started < FAST["tool_wait"]
+        health = provider.breaker.health(provider.name)
+        assert health.failures >= 1 and "timed out" in health.last_error, health
     finally:
         provider.shutdown()
 
