@@ -90,6 +90,7 @@ def test_shows_the_breaker_and_queue_a_hermes_process_left(mem0: Mem0StubServer,
     reported = next(line for line in done.stdout.splitlines() if "last reported by pid" in line)
     assert f"pid {os.getpid()}" in reported and "breaker suspended after 1 consecutive failures" in reported
     assert "1 queued" in reported and "ConnectError" in reported
+    assert "rejected 0, set aside 0" in reported  # what the running process counted, not doctor's own zeros
 
 
 def test_invalid_config_exits_2_with_the_limit_error(mem0: Mem0StubServer, capsys: pytest.CaptureFixture[str]) -> None:

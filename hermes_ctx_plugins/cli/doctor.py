@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 provider.close_client()
         row.update({k: v for k, v in provider.status().items() if k in (
-            "breaker", "queued", "spooled", "sent", "dropped", "rejected", "set_aside")})
+            "breaker", "queued", "spooled", "sent", "dropped", "rejected")})
     stores = [] if args.no_probe else [{"check": what, "ok": ok, "detail": detail}
                                        for what, ok, detail in storage.check(config)]
     problems += [f"{row['check']}: {row['detail']}" for row in stores if not row["ok"]]
@@ -152,14 +152,14 @@ def _as_text(report: dict[str, Any]) -> str:
         if "breaker" in row and (row["selected"] or row["queued"] or row["spooled"]):
             lines.append(f"{pad}breaker: {row['breaker']}" + (f"; probe: {row['probe']}" if "probe" in row else ""))
             lines.append(f"{pad}writes: {row['queued']} queued here, {row['spooled']} spooled on disk "
-                         f"(sent {row['sent']}, dropped {row['dropped']}, rejected {row['rejected']}"
-                         + (f", set aside {row['set_aside']})" if row.get("set_aside") else ")"))
+                         f"(sent {row['sent']}, dropped {row['dropped']}, rejected {row['rejected']})")
         last = row.get("last_reported")
         if last:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(last.get("updated") or 0)))
             lines.append(f"{pad}last reported by pid {last.get('pid')} at {when}: breaker {last.get('breaker')}; "
                          f"{last.get('queued', 0)} queued, sent {last.get('sent', 0)}, "
-                         f"dropped {last.get('dropped', 0)}")
+                         f"dropped {last.get('dropped', 0)}, rejected {last.get('rejected', 0)}, "
+                         f"set aside {last.get('set_aside', 0)}")
     if report["storage"]:
         lines.append("storage")
         lines += [f"  {row['check']}: {'ok' if row['ok'] else 'FAIL'}: {row['detail']}" for row in report["storage"]]

@@ -168,6 +168,16 @@ class DurableQueue(Generic[T]):
         those it left for the next queue."""
         return len(self._pending)
 
+    def following(self) -> T | None:
+        """The record queued right behind those being applied (a consumer may try it to tell a record that fails
+        alone from a target that fails), or ``None``: nothing is, or its line holds no record."""
+        with self._cond:
+            busy = {id(item) for item in self._applying}
+            item = next((item for item in self._pending if id(item) not in busy), None)
+            if item is None or not item.decoded(self.consumer):
+                return None
+            return item.value
+
     def flush(self, timeout: float) -> bool:
         """Wait until everything put so far, and what the queue took over, is applied; False on timeout."""
         deadline = time.monotonic() + timeout

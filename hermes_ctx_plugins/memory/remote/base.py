@@ -86,8 +86,11 @@ class RemoteProvider(ServiceProvider):
                                      is_client_error=self.is_client_error, retry_after=self.retry_after,
                                      paused_for=self.paused_for, on_overflow=self._queue_full,
                                      retry_after_cap=self.options.retry_after_cap,
-                                     cooldown=self.options.cooldown_seconds, answers=self.service_answers,
-                                     backlog=self.backlog, stats=self.stats)
+                                     cooldown=self.options.cooldown_seconds,
+                                     send_ahead=lambda write: self.call(self.send_write, write, gate=False),
+                                     send_quietly=lambda write: self.call(self.send_write, write, gate=False,
+                                                                          count_failure=False),
+                                     following=self._following, backlog=self.backlog, stats=self.stats)
         self._queue: DurableQueue[Write] | None = None
         #: queues a shutdown is closing: still delivering, then handing over; a forget reaches them too
         self._closing: list[DurableQueue[Write]] = []
@@ -115,21 +118,6 @@ class RemoteProvider(ServiceProvider):
     def write_owner(self, write: Write) -> str:
         """The :meth:`owner_id` a queued write is stored under (``""`` when it cannot tell)."""
         return ""
-
-    def ping(self) -> None:
-        """One cheap request to the service, made directly (not through the breaker); raises when it
-        fails. Asks whether the service answers while one write keeps failing (:mod:`.queue`)."""
-        raise NotImplementedError(f"{self.name} has no request to ask whether the service answers")
-
-    def service_answers(self) -> bool:
-        """Whether :meth:`ping` succeeds; when it does, the breaker hears that the service is up."""
-        try:
-            self.ping()
-        except Exception as exc:
-            log.debug("%s: the service does not answer (%s: %s)", self.name, type(exc).__name__, exc)
-            return False
-        self.breaker.record_success(self.name)
-        return True
 
     def forget_owner(self, owner: str) -> tuple[int | None, str]:
         """Delete everything the service holds under ``owner`` (each call through :meth:`call`);
@@ -169,6 +157,11 @@ class RemoteProvider(ServiceProvider):
                                            backlog=self.backlog, stats=self.stats)
                 self._queue.start()
             return self._queue
+
+    def _following(self) -> Write | None:
+        """The write queued behind the one the writer delivers (see :mod:`.queue`)."""
+        queue = self._queue
+        return None if queue is None else queue.following()
 
     def _put(self, write: Write) -> None:
         try:
@@ -296,8 +289,9 @@ class RemoteProvider(ServiceProvider):
                 return [queue for queue in (self._queue, *self._closing) if queue is not None]
 
         try:
-            queued, spooled = forget_queued(self.queue_dir, self._writes, match, queues=queues, backlog=self.backlog,
-                                            wait=self.options.timeout)
+            with self._writes.forgetting(match):  # a write being set aside meanwhile is not kept
+                queued, spooled = forget_queued(self.queue_dir, self._writes, match, queues=queues,
+                                                backlog=self.backlog, wait=self.options.timeout)
         except OSError as exc:
             return Forgotten(store=store, removed=None, error=f"the queued writes could not be cleared: {exc}")
         return Forgotten(store=store, removed=queued + spooled,

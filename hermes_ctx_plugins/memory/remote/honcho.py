@@ -273,10 +273,7 @@ class HonchoProvider(RemoteProvider):
             self.retire(http.close)
 
     def check(self) -> None:
-        self.call(self.ping)
-
-    def ping(self) -> None:
-        self._client().get_configuration()  # the workspace get-or-create route
+        self.call(lambda: self._client().get_configuration())  # the workspace get-or-create route
 
     def http_status(self, exc: BaseException) -> int | None:
         status = getattr(exc, "status", None)

@@ -250,11 +250,6 @@ class Mem0Provider(RemoteProvider):
         self.close_client()
         self.call(self._client)  # platform: the constructor's ping; oss: opening the store
 
-    def ping(self) -> None:
-        client = self._client()  # oss: the local store, opened (nothing more to ask)
-        if self.options.mode != "oss":
-            client._validate_api_key()  # GET /v1/ping/, as the constructor does
-
     def http_status(self, exc: BaseException) -> int | None:
         info = getattr(exc, "debug_info", None)
         status = info.get("status_code") if isinstance(info, dict) else None

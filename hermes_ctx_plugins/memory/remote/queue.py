@@ -15,28 +15,30 @@ idempotency key, so a crash between the service accepting a write and the progre
 (a few milliseconds) sends that write again at the next start. A write the service refuses (a client
 error) is dropped and counted, never retried.
 
-**One write the service keeps failing** (a 403 from a firewall that dislikes its text, a 500 from the one
-shard it goes to) must not hold up every user's writes behind it, nor open the breaker and so stop recall
-for everyone. Once it has failed twice in a row over :data:`STUCK_FOR` seconds (a brief failure is an
-outage like any, order kept), one other request (:meth:`RemoteProvider.ping`, not through the breaker)
-asks whether the service answers at all; when it does, the breaker hears that the service is up (recall
-goes on) and the write is tried once more, then *set aside* —
-appended to ``queue.jsonl`` with when it was first set aside, on the disk before its place in the queue is
-given up — and the queue goes on; the queue takes it back at its next look for left-over writes (a minute
-later), behind what came meanwhile. At most one write is set aside per :data:`PARK_INTERVAL` unless
-others were delivered since (a write path down while the service answers is an outage, not a run of bad
-writes: the writes wait, calls every ``PARK_INTERVAL``, recall stays up). A write still failing
-:data:`PARK_FOR` after it was first set aside is dropped, counted as refused and logged. So a bad write
-costs order (it is delivered after later ones), never another write; when the service does not answer,
-the failure is an outage as before.
+**One write the service keeps failing** (a 403 from a firewall that dislikes its text, a 500 from the one shard it
+goes to) must not hold up every user's writes behind it, nor open the breaker and so stop recall for everyone. Once
+it has failed :data:`STUCK_AFTER` times in a row over :data:`STUCK_FOR` seconds (a shorter failure is an outage like
+any, order kept) it is *stuck*: tried again quietly (its failures no longer count against the breaker), and then the
+write queued behind it is tried (not through the breaker's gate, so also while it is open): when that one is taken,
+the service works and only this write fails, so it is *set aside* — appended to ``queue.jsonl`` with when it was
+first set aside, on the disk before its place in the queue is given up — and the queue goes on (the write tried
+ahead is not sent again). The queue takes it back at its next look for left-over writes (a minute later), behind
+what came meanwhile; failing again then, it is set aside again as soon as a write behind it is taken. When the write
+behind fails too, the service is failing: an outage, the writes wait in order. With no write behind it, a stuck
+write holds nobody up: it is tried again every :data:`LONE_RETRY` seconds, and as soon as (within :data:`LONE_POLL`
+seconds) a write is queued behind it. A write still failing :data:`PARK_FOR` after it was first set aside is
+dropped, counted as refused and logged. So a bad write costs order (it is delivered after later ones), never another
+write. A forget of its owner running meanwhile is never undone by it (:meth:`ServiceWrites.forgetting`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ from typing import Any
 from ...errors import HermesCtxError
 from ...storage.leftovers import append_backlog
 from ...storage.queue import Consumer, Failure, ProgressFiles, QueueStats
+from ...storage.segments import exclusive
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
@@ -52,13 +55,13 @@ Write = dict[str, Any]
 WriteMatch = Callable[[Write], bool]
 
 
-#: failures in a row of one write after which the service is asked whether it answers other requests
-STUCK_AFTER = 2
-#: seconds one write must have been failing, the service answering, before it is set aside (a brief
-#: failure of the write path keeps the writes' order)
-STUCK_FOR = 20.0
-#: at most one write is set aside per this many seconds, unless others were delivered since
-PARK_INTERVAL = 30.0
+#: failures in a row of one write, over :data:`STUCK_FOR` seconds at least, after which it is *stuck*: the write
+#: queued behind it is tried (a failure shorter than that is an outage like any: order kept)
+STUCK_AFTER = 3
+STUCK_FOR = 3.0
+#: seconds between two tries of a stuck write with no write behind it; how often the queue looks for one meanwhile
+LONE_RETRY = 30.0
+LONE_POLL = 2.0
 #: a write set aside this long ago (seconds) that still fails is dropped
 PARK_FOR = 24 * 3600.0
 #: the key a set-aside write carries its first set-aside time under (never sent to the service)
@@ -70,7 +73,7 @@ class ServiceUnavailable(HermesCtxError, RuntimeError):
 
 
 class _Deferred(HermesCtxError, RuntimeError):
-    """A write keeps failing while the service answers, and another was set aside a moment ago: wait."""
+    """A stuck write with no write behind it waits for its next try (:data:`LONE_RETRY`), not sent meanwhile."""
 
     def __init__(self, message: str, wait: float) -> None:
         super().__init__(message)
@@ -78,7 +81,7 @@ class _Deferred(HermesCtxError, RuntimeError):
 
 
 class _GivenUp(HermesCtxError, RuntimeError):
-    """A write set aside for :data:`PARK_FOR` still fails: dropped (counted as refused)."""
+    """A write set aside :data:`PARK_FOR` ago still fails: dropped (counted as refused)."""
 
 
 @dataclass
@@ -109,8 +112,10 @@ class ServiceWrites(Consumer[Write]):
     :param paused_for: how long the breaker still keeps calls off, in seconds (0: calls may go)
     :param on_overflow: called the first time a full queue drops a write
     :param cooldown: the breaker's cool-down: no retry waits longer (the breaker decides long pauses)
-    :param answers: whether the service answers a request other than the write (see the module docs);
-        ``None``: never asked, a failing write is an outage
+    :param send_ahead: delivers one write ignoring an open breaker (success and failure still tell it): the
+        write behind a stuck one (see the module docs); ``None``: a failing write is always an outage
+    :param send_quietly: delivers one write ignoring an open breaker, its failure not counted: a stuck write
+    :param following: the write queued behind the one being delivered, if any
     :param backlog: where a write set aside goes (``queue.jsonl``: the queue takes it over again)
     :param stats: counts the writes set aside
     """
@@ -121,20 +126,28 @@ class ServiceWrites(Consumer[Write]):
                  is_client_error: Callable[[BaseException], bool],
                  retry_after: Callable[[BaseException], float | None], paused_for: Callable[[], float],
                  on_overflow: Callable[[], None], retry_after_cap: float, cooldown: float,
-                 answers: Callable[[], bool] | None = None, backlog: Path | None = None,
+                 send_ahead: Callable[[Write], None] | None = None,
+                 send_quietly: Callable[[Write], None] | None = None,
+                 following: Callable[[], Write | None] = lambda: None, backlog: Path | None = None,
                  stats: WriteStats | None = None, clock: Callable[[], float] = time.time) -> None:
         self.name = name
         self.directory = directory
         self._send = send
-        self._answers = answers
+        self._send_ahead = send_ahead
+        self._send_quietly = send_quietly or send
+        self._following = following
         self._backlog = backlog
         self._stats = stats
         self._clock = clock
-        #: the write failing now (as encoded), how many times in a row, since when
-        self._failing: tuple[bytes, int, float] | None = None
-        #: when a write was last set aside, and whether one was delivered since
-        self._parked_at = float("-inf")
-        self._delivered_since = True
+        #: the write failing now (as encoded), how many times in a row, since when, when it is tried next while alone
+        self._failing: tuple[bytes, int, float, float] | None = None
+        #: the write tried ahead of a stuck one and taken (as encoded): not sent again when its turn comes
+        self._sent_ahead: bytes | None = None
+        #: forgets running or that ran while a delivery was under way: [match, the tick it ended at or None]
+        self._forgets: list[list[Any]] = []
+        self._tick = 0
+        self._delivering: dict[int, int] = {}  # thread -> the tick its delivery started at
+        self._forgets_lock = threading.Lock()
         self._is_client_error = is_client_error
         self._retry_after = retry_after
         self._paused_for = paused_for
@@ -156,59 +169,110 @@ class ServiceWrites(Consumer[Write]):
     def open(self) -> _Delivery:
         return _Delivery(self.deliver, ProgressFiles(self.directory))
 
-    def deliver(self, write: Write) -> None:
-        """Send ``write``, or set it aside when the service keeps failing it alone (see the module docs);
-        raises when it is neither."""
-        sent = {key: value for key, value in write.items() if key != PARKED}
+    @contextlib.contextmanager
+    def forgetting(self, match: WriteMatch) -> Iterator[None]:
+        """Around a forget of the writes ``match`` selects: a delivery under way meanwhile (which the forget
+        may give up waiting for) never sets one of them aside, to come back after the forget."""
+        entry: list[Any] = [match, None]
+        with self._forgets_lock:
+            self._forgets.append(entry)
         try:
-            self._send(sent)
-        except Exception as exc:
-            if not self._stuck(write, exc):
-                raise
-            try:  # once more, now that the service answered: it may be back since this write failed (an outage ending)
-                self._send(sent)
-            except Exception as again:
-                if isinstance(again, ServiceUnavailable) or self._is_client_error(again):
-                    raise
-                self._set_aside(write, again)
-                return
-        self._failing, self._delivered_since = None, True
+            yield
+        finally:
+            with self._forgets_lock:
+                self._tick += 1
+                entry[1] = self._tick
+                oldest = min(self._delivering.values(), default=self._tick)
+                self._forgets = [f for f in self._forgets if f[1] is None or f[1] > oldest]
 
-    def _stuck(self, write: Write, exc: Exception) -> bool:
-        """Whether ``write`` keeps failing while the service answers: :data:`STUCK_AFTER` times in a row over
-        :data:`STUCK_FOR` seconds, or once for a write set aside before; only then is the service asked (and
-        an answer tells the breaker it is up: a write path failing for long while the service answers does
-        not keep recall stopped)."""
-        if self._answers is None or self._backlog is None or isinstance(exc, ServiceUnavailable) \
-                or self._is_client_error(exc):
-            return False
-        key, now = self.encode(write), self._clock()
+    def deliver(self, write: Write) -> bool:
+        """Send ``write`` (True), or set it aside when it alone keeps failing (False; see the module docs);
+        raises when it is neither."""
+        me = threading.get_ident()
+        with self._forgets_lock:
+            self._delivering[me] = self._tick
+        try:
+            return self._deliver(write, me)
+        finally:
+            with self._forgets_lock:
+                self._delivering.pop(me, None)
+
+    def _deliver(self, write: Write, me: int) -> bool:
+        key = self.encode(write)
+        if self._sent_ahead is not None and self._sent_ahead == key:
+            self._sent_ahead = None
+            return True
+        self._sent_ahead = None
         known = self._failing if self._failing is not None and self._failing[0] == key else None
-        count, since = (known[1] + 1, known[2]) if known is not None else (1, now)
-        self._failing = (key, count, since)
-        if PARKED not in write and (count < STUCK_AFTER or now - since < STUCK_FOR):
-            return False  # a brief failure: an outage, as any (the breaker decides)
-        return self._answers()
+        now = self._clock()
+        stuck = self._send_ahead is not None and known is not None and (
+            PARKED in write or (known[1] >= STUCK_AFTER and now - known[2] >= STUCK_FOR))
+        if not stuck:
+            try:
+                self._send(_sendable(write))
+            except Exception as exc:
+                if not isinstance(exc, ServiceUnavailable) and not self._is_client_error(exc):
+                    self._failing = (key, known[1] + 1, known[2], 0.0) if known else (key, 1, now, 0.0)
+                raise
+            self._failing = None
+            return True
+        assert known is not None and self._send_ahead is not None
+        # stuck: tried quietly (its failures tell the breaker nothing more), and only now and then while alone
+        if now < known[3] and self._following() is None:
+            raise _Deferred("a write keeps failing and nothing waits behind it", min(LONE_POLL, known[3] - now))
+        try:
+            self._send_quietly(_sendable(write))
+        except Exception as exc:
+            if self._is_client_error(exc):
+                raise
+            self._failing = (key, known[1] + 1, known[2], now + LONE_RETRY)
+            behind = self._following()
+            if behind is None:
+                raise _Deferred(f"a write keeps failing ({type(exc).__name__}: {exc}) and nothing waits behind it",
+                                LONE_POLL) from exc
+            try:  # the write behind it: taken, only this one fails; failing too, the service does (an outage)
+                self._send_ahead(_sendable(behind))
+            except Exception:
+                raise exc from None
+            self._sent_ahead = self.encode(behind)
+            try:  # once more: an outage may have ended between the two (then only these two swap places)
+                self._send_quietly(_sendable(write))
+            except Exception as again:
+                if self._is_client_error(again):
+                    raise
+                self._set_aside(write, again, me)
+                return False
+        self._failing = None
+        return True
 
-    def _set_aside(self, write: Write, exc: Exception) -> None:
+    def _set_aside(self, write: Write, exc: Exception, me: int) -> None:
         now = self._clock()
         first = write.get(PARKED)
         first = float(first) if isinstance(first, (int, float)) and not isinstance(first, bool) else now
+        self._failing = None
         if now - first >= PARK_FOR:
-            raise _GivenUp(f"the service kept failing this write for {PARK_FOR / 3600:g} h while it answered other "
-                           f"requests (last: {type(exc).__name__}: {exc})") from exc
-        wait = self._parked_at + PARK_INTERVAL - now
-        if not self._delivered_since and wait > 0:
-            raise _Deferred(f"the service keeps failing writes while it answers other requests "
-                            f"({type(exc).__name__}: {exc})", wait) from exc
-        assert self._backlog is not None  # _stuck said so
-        append_backlog(self._backlog, [self.encode({**write, PARKED: first}) + b"\n"])
-        self._failing, self._parked_at, self._delivered_since = None, now, False
+            raise _GivenUp(f"the service kept failing this write for {PARK_FOR / 3600:g} h while it took others "
+                           f"(last: {type(exc).__name__}: {exc})") from exc
+        assert self._backlog is not None
+        # under the folder's lock, as a forget clears queue.jsonl under it: either the forget finds the write there,
+        # or this finds the forget and leaves the write out
+        with exclusive(self.directory):
+            if self._forgotten(write, me):
+                log.info("%s: a write being set aside was forgotten meanwhile; it is not kept", self.name)
+                return
+            append_backlog(self._backlog, [self.encode({**write, PARKED: first}) + b"\n"])
         if self._stats is not None:
             self._stats.add(set_aside=1)
-        log.warning("%s: the service keeps failing one write (%s: %s) while it answers other requests; it is set "
-                    "aside in %s and sent again after the writes queued behind it", self.name, type(exc).__name__,
-                    exc, self._backlog)
+        log.warning("%s: the service keeps failing one write (%s: %s) while it takes the others; it is set aside "
+                    "in %s and sent again after the writes queued behind it", self.name, type(exc).__name__, exc,
+                    self._backlog)
+
+    def _forgotten(self, write: Write, me: int) -> bool:
+        """Whether a forget that ran (or runs) since this delivery started selects ``write``."""
+        with self._forgets_lock:
+            started = self._delivering.get(me, self._tick)
+            matches = [f[0] for f in self._forgets if f[1] is None or f[1] > started]
+        return any(match(write) for match in matches)
 
     def failure(self, exc: Exception) -> Failure:
         return Failure.REJECT if isinstance(exc, _GivenUp) or self._is_client_error(exc) else Failure.OUTAGE
@@ -229,22 +293,28 @@ class ServiceWrites(Consumer[Write]):
         self._on_overflow()
 
 
+def _sendable(write: Write) -> Write:
+    """``write`` as the service is sent it (without when it was set aside)."""
+    return {key: value for key, value in write.items() if key != PARKED} if PARKED in write else write
+
+
 class _Delivery:
     """The sink: sends each write, then records the progress in the segment's progress file."""
 
-    def __init__(self, send: Callable[[Write], None], progress: ProgressFiles) -> None:
+    def __init__(self, send: Callable[[Write], bool], progress: ProgressFiles) -> None:
         self._send = send
         self._progress = progress
 
     def write(self, records: Sequence[Write], *, segment: str = "", offset: int = 0) -> int:
+        sent = 0
         for write in records:  # one per batch (batch_size 1), so the progress follows every send
-            self._send(write)
+            sent += self._send(write)  # a write set aside is not sent (nor counted as sent)
         try:
             self._progress.record(segment, offset)
         except OSError as exc:  # sent all the same: failing here would send it again at every retry
             log.warning("cannot record a delivered write in %s (%s); a crash before the next one is "
                         "recorded sends it again", self._progress.directory, exc)
-        return len(records)
+        return sent
 
     def quarantine(self, segment: str, offset: int, raw: str, error: str, attempts: int) -> None:
         self._progress.record(segment, offset)

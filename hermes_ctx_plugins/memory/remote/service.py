@@ -296,9 +296,15 @@ class ServiceProvider(MemoryProvider):
                    for call in turn.tool_calls if call.result]
         return [(name, text) for name, text in results if text]
 
-    def call(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` through the breaker; raises :class:`ServiceUnavailable` when open."""
-        if not self.breaker.admit(self.name):
+    def call(self, fn: Callable[..., T], /, *args: Any, gate: bool = True, count_failure: bool = True,
+             **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` through the breaker; raises :class:`ServiceUnavailable` when open.
+
+        :param gate: ``False``: made while the breaker is open too (the write queue's test of the write behind a
+            stuck one: its answer is what the breaker needs to hear); its success and failure are counted
+        :param count_failure: ``False``: a failure is not counted (a write known to fail alone, tried again)
+        """
+        if gate and not self.breaker.admit(self.name):
             raise ServiceUnavailable(f"{self.name} is paused: {self.breaker.status(self.name)}")
         with self._calls_lock:
             self._calls += 1
@@ -307,7 +313,7 @@ class ServiceProvider(MemoryProvider):
         except BaseException as exc:
             if isinstance(exc, Exception) and self.is_client_error(exc):
                 self.breaker.record_success(self.name)  # the service answered: it is up
-            else:
+            elif count_failure:
                 self.breaker.record_failure(self.name, exc)
             raise
         finally:
