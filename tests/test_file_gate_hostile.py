@@ -95,6 +95,27 @@ def test_pending_listing_shows_what_a_staged_replace_matches(capsys: pytest.Capt
     assert "rm -rf" in out, out
 
 
+# 5b. a staged remove acts, when approved, on the entry it matched when staged, never on another matching by then
+def test_a_staged_remove_is_pinned_to_the_entry_it_matched_when_staged(capsys: pytest.CaptureFixture[str]) -> None:
+    p = provider()
+    assert tool(p, target="memory", action="add", content="Old VPN config: use vpn-legacy.example.org")["success"]
+    p = provider(write_approval="stage")
+    staged = tool(p, target="memory", action="remove", old_text="VPN config")
+    assert staged["staged"]
+    capsys.readouterr()
+    assert main(["memory", "pending"]) == 0
+    assert "Old VPN config: use vpn-legacy.example.org" in capsys.readouterr().out  # the whole entry it removes
+    # meanwhile the old entry is removed and another one holding the same words is written
+    direct = provider()
+    assert tool(direct, target="memory", action="remove", old_text="Old VPN")["success"]
+    assert tool(direct, target="memory", action="add", content="VPN config: 2FA is required for everyone")["success"]
+    assert main(["memory", "approve", staged["staged"]]) != 0  # the entry it was shown is gone: nothing removed
+    assert "2FA is required" in (memories() / "MEMORY.md").read_text()
+    # and a staged write whose entry is not there is refused at once, as applying it would be
+    answer = tool(p, target="memory", action="remove", old_text="no such entry")
+    assert answer["success"] is False and "staged" not in answer
+
+
 # 6. the memory tool's own error messages list the entries: not the ones the prompt withholds
 def test_a_withheld_entry_never_reaches_the_model_through_the_tools_error() -> None:
     memories().mkdir(parents=True)

@@ -526,6 +526,10 @@ class FileProvider(MemoryProvider):
         if screen.refusal:
             return _error(screen.refusal)
         if mode == "stage" or screen.held:
+            try:  # the entries a replace or remove acts on, as they are now: the approver is shown these
+                ops = file.pinned(ops)
+            except MemoryStoreError as exc:  # what applying it would answer now (no such entry, ...)
+                return _error(str(exc))
             pending_id = self.owner(session).pending.stage(
                 target, ops, session_id=session.session_id if session else "")
             return json.dumps({"success": True, "staged": pending_id,

@@ -35,6 +35,7 @@ Errors (all carry the message the model should read)::
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import functools
 import logging
 import re
@@ -220,6 +221,16 @@ class _Step:
                 raise DuplicateEntry(self.where, self.text)
             entries.append(self.text)
             return
+        hit = self.hit(entries, shown)
+        if self.action == "remove":
+            del entries[hit]
+        elif self.text != entries[hit] and self.text in entries:
+            raise DuplicateEntry(self.where, self.text)
+        else:
+            entries[hit] = self.text
+
+    def hit(self, entries: Sequence[str], shown: Callable[[str], str] = str) -> int:
+        """Where the one entry ``match`` names is (a replace's or a remove's)."""
         hits = [i for i, entry in enumerate(entries) if self.match in entry]
         if len(hits) > 1 and self.match in entries:  # the whole text of one entry names it, even inside others
             hits = [entries.index(self.match)]
@@ -227,12 +238,7 @@ class _Step:
             raise NoMatch(self.where, self.match, [shown(entry) for entry in entries])
         if len(hits) > 1:
             raise AmbiguousMatch(self.where, self.match, [shown(entries[i]) for i in hits])
-        if self.action == "remove":
-            del entries[hits[0]]
-        elif self.text != entries[hits[0]] and self.text in entries:
-            raise DuplicateEntry(self.where, self.text)
-        else:
-            entries[hits[0]] = self.text
+        return hits[0]
 
 
 def _size(entries: Sequence[str]) -> int:
@@ -349,6 +355,22 @@ class MemoryFile:
 
         self.documents.update(self.path, change)
         return results[-1]
+
+    def pinned(self, ops: Sequence[Op]) -> list[Op]:
+        """``ops`` with each replace and remove naming, by its whole text, the entry it acts on in the file as it is
+        now: a write held for approval acts when approved on the entry the approver was shown, never on another
+        its substring matches by then (an entry changed or gone meanwhile is an error then, nothing written).
+
+        :raises MemoryStoreError: as :meth:`apply` would now (no entry matches, several do, an invalid op)."""
+        ops = tuple(ops)
+        steps = [self._check(op, i, len(ops)) for i, op in enumerate(ops)]
+        entries, pinned = self.entries(), []
+        for op, step in zip(ops, steps, strict=True):
+            if step.action != "add":
+                op = dataclasses.replace(op, match=entries[step.hit(entries, self.shown)])
+            step.apply_to(entries, self.shown)
+            pinned.append(op)
+        return pinned
 
     def _rewrite(self, steps: Sequence[_Step], raw: bytes) -> tuple[bytes | None, WriteResult]:
         """The bytes ``steps`` turn ``raw`` into (``None``: unchanged) and the result to report."""
