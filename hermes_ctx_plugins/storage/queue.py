@@ -40,6 +40,9 @@ otherwise: a crash between applying a record and recording the progress applies 
 as does a crash in the instant between writing a file's records elsewhere (a takeover, a rewrite,
 a hand-over) and deleting the file. Order is kept within a process; records taken over follow the
 ones the process queued before.
+
+Over 500 lines because the producer, the writer thread, the take-over and forgetting share one lock and
+one state (what is pending, being applied, taken over): apart, each would reach into the others' insides.
 """
 
 from __future__ import annotations
