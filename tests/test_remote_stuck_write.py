@@ -86,7 +86,7 @@ def stored(stub: Any) -> str:
     return json.dumps(stub.messages)
 
 
-@pytest.mark.parametrize("status", [403, 500])
+@pytest.mark.parametrize(("service", "status"), [("ctx-mem0", 403), ("ctx-honcho", 500)], indirect=["service"])
 def test_a_write_the_service_keeps_failing_does_not_hold_up_the_others_nor_recall(
         service: Any, tmp_path: Path, status: int) -> None:
     service.status = status
