@@ -18,9 +18,9 @@ abandoned: losing it would be worse than waiting.
 **One user's failures are that user's.** A call may name its *party* (a memory provider's calls: the
 deployment and user they are made for, :func:`party_of`). When every failure of a run that reaches the
 threshold is one party's — a provider failing on one user's data, an id it cannot take — only that party's
-calls are suspended for the cool-down, and every other user's go on; once a second party fails in the run,
-the owner is suspended for all as before (a service down fails everyone). A call naming no party counts as
-another party.
+calls are suspended for the cool-down, every other user's go on, and a new run starts; a run of failures of
+more than one party reaching the threshold suspends the owner for all as before (a service down fails
+everyone). A call naming no party counts as another party.
 """
 
 from __future__ import annotations
@@ -177,6 +177,8 @@ class FaultIsolator:
         self._suspended: set[str] = set()
         #: (owner, party) -> monotonic time until which that party's calls are skipped
         self._parties: dict[tuple[str, str], float] = {}
+        #: parties let through again after their cool-down: a failure suspends them again at once (a probe's)
+        self._party_probes: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
         #: owner -> the longest a call may take (seconds); owners without one are called directly
         self._limits: dict[str, float] = {}
@@ -228,7 +230,7 @@ class FaultIsolator:
             self.record_failure(owner, exc, party=party)
             return default
         if resets:
-            self.record_success(owner)
+            self.record_success(owner, party=party)
         return result
 
     def _bounded(self, owner: str, limit: float | None, fn: Callable[..., T], args: tuple[Any, ...],
@@ -263,7 +265,10 @@ class FaultIsolator:
             future.add_done_callback(lambda _: overdue.pop(key, None))
             raise PluginTimeout(f"{what} did not return within {limit:g} s; the turn went on without it") from None
 
-    def record_success(self, owner: str) -> None:
+    def record_success(self, owner: str, *, party: str | None = None) -> None:
+        if party is not None and self._party_probes:
+            with self._lock:
+                self._party_probes.discard((owner, party))
         health = self._health.get(owner)
         if health is None:
             # The hot path: an owner that never failed costs one dict lookup per call.
@@ -272,7 +277,8 @@ class FaultIsolator:
         health.calls += 1
         if health.consecutive_failures or health.probing:
             with self._lock:
-                recovered = health.probing
+                # a call made past the breaker's gate (a remote write queue's) may close it too: that is a recovery
+                recovered = health.probing or owner in self._suspended
                 health.consecutive_failures = 0
                 health.suspended_until = None
                 health.probing = False
@@ -293,12 +299,16 @@ class FaultIsolator:
             elif party is None or party != health.party:
                 health.mixed = True
             health.consecutive_failures += 1
+            in_a_row = health.consecutive_failures
+            party_probe = party is not None and (owner, party) in self._party_probes
+            if party_probe:
+                self._party_probes.discard((owner, party))  # type: ignore[arg-type]
             health.last_error = error
             was_probe = health.probing
             health.probing = False
             reached = was_probe or health.consecutive_failures >= self.threshold
             trip = reached and health.mixed
-            alone = party if reached and not health.mixed else None
+            alone = party if (reached and not health.mixed) or (party_probe and not trip) else None
             if trip:
                 health.suspended_until = self.clock() + self.cooldown
                 self._suspended.add(owner)
@@ -306,12 +316,15 @@ class FaultIsolator:
                 now = self.clock()
                 if len(self._parties) >= MAX_PARTIES:  # the cool-downs that ended go (each user's, if never seen again)
                     self._parties = {key: until for key, until in self._parties.items() if until > now}
+                    self._party_probes.clear()
                 self._parties[(owner, alone)] = now + self.cooldown
-        log.warning("%s failed (%d in a row): %s", owner, health.consecutive_failures, error,
-                    exc_info=exc)
+                # a new run: another user's failures need the whole threshold (with this one's calls held, one
+                # timeout of anyone else's would suspend it for everyone), a real outage reaches it soon enough
+                health.consecutive_failures, health.party, health.mixed = 0, None, False
+        log.warning("%s failed (%d in a row): %s", owner, in_a_row, error, exc_info=exc)
         if alone is not None:
             self._emit("suspended", owner,
-                       f"{owner} suspended for this user for {self.cooldown:g}s after {health.consecutive_failures} "
+                       f"{owner} suspended for this user for {self.cooldown:g}s after {in_a_row} "
                        f"consecutive failures of this user's calls (last: {error}); other users' go on")
         if trip:
             self._emit(
@@ -340,6 +353,7 @@ class FaultIsolator:
             if self.clock() < until:
                 return False
             del self._parties[(owner, party)]  # its cool-down is over: a failure again suspends it again at once
+            self._party_probes.add((owner, party))
             return True
 
     def _admit_probe(self, owner: str) -> bool:

@@ -117,3 +117,22 @@ def test_suspended_users_whose_cooldown_ended_are_not_kept_for_ever(monkeypatch:
         isolator.record_success("memory:x")  # another user's call worked in between
     assert len(isolator._parties) <= 10 + 5
     assert not isolator.admit("memory:x", "user-99") and isolator.admit("memory:x", "user-90")
+
+
+def test_after_one_user_is_suspended_another_users_blip_does_not_suspend_everyone() -> None:
+    """A second red-team pass: the run went on after mallory was suspended alone, so bob's one timeout took it past
+    the threshold and suspended the provider for all; now her suspension starts a new run."""
+    isolator = FaultIsolator(threshold=3, cooldown=60)
+
+    def failing() -> None:
+        raise ValueError("down")
+
+    mallory, bob, carol = (party_of(s) for s in (MALLORY, BOB, ALICE))
+    for _ in range(3):
+        isolator.call("memory:x", failing, default=None, party=mallory)
+    assert not isolator.admit("memory:x", mallory)
+    isolator.call("memory:x", failing, default=None, party=bob)  # one blip of another user's
+    assert isolator.admit("memory:x", carol) and isolator.admit("memory:x", bob)
+    isolator.call("memory:x", failing, default=None, party=carol)
+    isolator.call("memory:x", failing, default=None, party=bob)  # a third failure of several users: an outage
+    assert not isolator.admit("memory:x", carol)

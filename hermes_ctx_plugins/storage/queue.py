@@ -171,15 +171,13 @@ class DurableQueue(Generic[T]):
         those it left for the next queue."""
         return len(self._pending)
 
-    def following(self) -> T | None:
-        """The record queued right behind those being applied (a consumer may try it to tell a record that fails
-        alone from a target that fails), or ``None``: nothing is, or its line holds no record."""
+    def following(self, count: int = 1) -> list[T]:
+        """The first ``count`` records queued behind those being applied, in order (a consumer may try them to tell
+        a record that fails alone from a target that fails); lines holding no record are passed over."""
         with self._cond:
             busy = {id(item) for item in self._applying}
-            item = next((item for item in self._pending if id(item) not in busy), None)
-            if item is None or not item.decoded(self.consumer):
-                return None
-            return item.value
+            found = (item for item in self._pending if id(item) not in busy and item.decoded(self.consumer))
+            return [cast(T, item.value) for item, _ in zip(found, range(count), strict=False)]
 
     def flush(self, timeout: float) -> bool:
         """Wait until everything put so far, and what the queue took over, is applied; False on timeout."""

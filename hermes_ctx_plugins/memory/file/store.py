@@ -182,11 +182,14 @@ def _listing(entries: Sequence[str], shown: int = 5) -> str:
 
 @dataclass(frozen=True)
 class Op:
-    """One change. ``replace`` and ``remove`` act on the single entry that contains ``match``."""
+    """One change. ``replace`` and ``remove`` act on the single entry that contains ``match`` (``whole``: the
+    entry that is ``match``, no other: a staged write pinned to the entry the approver was shown, see
+    :meth:`MemoryFile.pinned`)."""
 
     action: Literal["add", "replace", "remove"]
     text: str = ""
     match: str = ""
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,7 @@ class _Step:
     text: str
     match: str
     where: str  # "memory replace (operation 2 of 3)", the prefix of every error message
+    whole: bool = False  # ``match`` is the entry's whole text (a pinned op), never a part of a longer one
 
     def apply_to(self, entries: list[str], shown: Callable[[str], str] = str) -> None:
         """:param shown: how an entry is named in an error message (a withheld one by its placeholder)."""
@@ -231,7 +235,10 @@ class _Step:
 
     def hit(self, entries: Sequence[str], shown: Callable[[str], str] = str) -> int:
         """Where the one entry ``match`` names is (a replace's or a remove's)."""
-        hits = [i for i, entry in enumerate(entries) if self.match in entry]
+        if self.whole:  # pinned: the entry changed (even to a longer one holding its text) or gone is no match
+            hits = [i for i, entry in enumerate(entries) if entry == self.match][:1]
+        else:
+            hits = [i for i, entry in enumerate(entries) if self.match in entry]
         if len(hits) > 1 and self.match in entries:  # the whole text of one entry names it, even inside others
             hits = [entries.index(self.match)]
         if not hits:
@@ -367,7 +374,7 @@ class MemoryFile:
         entries, pinned = self.entries(), []
         for op, step in zip(ops, steps, strict=True):
             if step.action != "add":
-                op = dataclasses.replace(op, match=entries[step.hit(entries, self.shown)])
+                op = dataclasses.replace(op, match=entries[step.hit(entries, self.shown)], whole=True)
             step.apply_to(entries, self.shown)
             pinned.append(op)
         return pinned
@@ -401,7 +408,7 @@ class MemoryFile:
         where = f"{self.target} {op.action}" + (f" (operation {index + 1} of {count})" if count > 1 else "")
         if op.action not in ("add", "replace", "remove"):
             raise InvalidOp(f"{where}: unknown action {op.action!r}; use 'add', 'replace' or 'remove'")
-        step = _Step(op.action, _clean(op.text), _clean(op.match), where)
+        step = _Step(op.action, _clean(op.text), _clean(op.match), where, whole=op.whole is True)
         for name, value in (("text", step.text), ("match", step.match)):
             odd = LONE_SURROGATE.search(value)
             if odd:  # MEMORY.md / USER.md are UTF-8 files hermes reads: no encoding holds one

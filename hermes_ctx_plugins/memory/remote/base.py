@@ -158,10 +158,10 @@ class RemoteProvider(ServiceProvider):
                 self._queue.start()
             return self._queue
 
-    def _following(self) -> Write | None:
+    def _following(self, count: int) -> list[Write]:
         """The write queued behind the one the writer delivers (see :mod:`.queue`)."""
         queue = self._queue
-        return None if queue is None else queue.following()
+        return [] if queue is None else queue.following(count)
 
     def _put(self, write: Write) -> None:
         try:
@@ -289,7 +289,8 @@ class RemoteProvider(ServiceProvider):
                 return [queue for queue in (self._queue, *self._closing) if queue is not None]
 
         try:
-            with self._writes.forgetting(match):  # a write being set aside meanwhile is not kept
+            # a write being set aside meanwhile is not kept; one being sent ahead of a stuck one is waited for
+            with self._writes.forgetting(match, wait=self.options.timeout):
                 queued, spooled = forget_queued(self.queue_dir, self._writes, match, queues=queues,
                                                 backlog=self.backlog, wait=self.options.timeout)
         except OSError as exc:

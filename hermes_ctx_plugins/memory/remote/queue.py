@@ -19,12 +19,13 @@ error) is dropped and counted, never retried.
 goes to) must not hold up every user's writes behind it, nor open the breaker and so stop recall for everyone. Once
 it has failed :data:`STUCK_AFTER` times in a row over :data:`STUCK_FOR` seconds (a shorter failure is an outage like
 any, order kept) it is *stuck*: tried again quietly (its failures no longer count against the breaker), and then the
-write queued behind it is tried (not through the breaker's gate, so also while it is open): when that one is taken,
+writes queued behind it are tried in order until one is taken (at most :data:`LOOKAHEAD`: a user sending a refused
+text again is no outage; not through the breaker's gate, so also while it is open): when one is taken,
 the service works and only this write fails, so it is *set aside* — appended to ``queue.jsonl`` with when it was
 first set aside, on the disk before its place in the queue is given up — and the queue goes on (the write tried
 ahead is not sent again). The queue takes it back at its next look for left-over writes (a minute later), behind
-what came meanwhile; failing again then, it is set aside again as soon as a write behind it is taken. When the write
-behind fails too, the service is failing: an outage, the writes wait in order. With no write behind it, a stuck
+what came meanwhile; failing again then, it is set aside again as soon as a write behind it is taken. When the writes
+behind fail too, the service is failing: an outage, the writes wait in order. With no write behind it, a stuck
 write holds nobody up: it is tried again every :data:`LONE_RETRY` seconds, and as soon as (within :data:`LONE_POLL`
 seconds) a write is queued behind it. A write still failing :data:`PARK_FOR` after it was first set aside is
 dropped, counted as refused and logged. So a bad write costs order (it is delivered after later ones), never another
@@ -59,6 +60,9 @@ WriteMatch = Callable[[Write], bool]
 #: queued behind it is tried (a failure shorter than that is an outage like any: order kept)
 STUCK_AFTER = 3
 STUCK_FOR = 3.0
+#: writes behind a stuck one tried, in order, until one is taken (two or three bad writes in a row, a user sending a
+#: refused text again, are not an outage); all failing, the service is failing
+LOOKAHEAD = 3
 #: seconds between two tries of a stuck write with no write behind it; how often the queue looks for one meanwhile
 LONE_RETRY = 30.0
 LONE_POLL = 2.0
@@ -115,7 +119,7 @@ class ServiceWrites(Consumer[Write]):
     :param send_ahead: delivers one write ignoring an open breaker (success and failure still tell it): the
         write behind a stuck one (see the module docs); ``None``: a failing write is always an outage
     :param send_quietly: delivers one write ignoring an open breaker, its failure not counted: a stuck write
-    :param following: the write queued behind the one being delivered, if any
+    :param following: the first ``n`` writes queued behind the one being delivered
     :param backlog: where a write set aside goes (``queue.jsonl``: the queue takes it over again)
     :param stats: counts the writes set aside
     """
@@ -128,7 +132,7 @@ class ServiceWrites(Consumer[Write]):
                  on_overflow: Callable[[], None], retry_after_cap: float, cooldown: float,
                  send_ahead: Callable[[Write], None] | None = None,
                  send_quietly: Callable[[Write], None] | None = None,
-                 following: Callable[[], Write | None] = lambda: None, backlog: Path | None = None,
+                 following: Callable[[int], list[Write]] = lambda n: [], backlog: Path | None = None,
                  stats: WriteStats | None = None, clock: Callable[[], float] = time.time) -> None:
         self.name = name
         self.directory = directory
@@ -141,13 +145,18 @@ class ServiceWrites(Consumer[Write]):
         self._clock = clock
         #: the write failing now (as encoded), how many times in a row, since when, when it is tried next while alone
         self._failing: tuple[bytes, int, float, float] | None = None
-        #: the write tried ahead of a stuck one and taken (as encoded): not sent again when its turn comes
-        self._sent_ahead: bytes | None = None
+        #: the writes tried ahead of a stuck one and taken (the queue's very objects, so never another one with the
+        #: same content): not sent again when their turn comes
+        self._sent_ahead: list[Write] = []
         #: forgets running or that ran while a delivery was under way: [match, the tick it ended at or None]
         self._forgets: list[list[Any]] = []
         self._tick = 0
         self._delivering: dict[int, int] = {}  # thread -> the tick its delivery started at
         self._forgets_lock = threading.Lock()
+        #: the write being sent ahead of a stuck one (no longer "being applied" for the queue): a forget of its
+        #: owner waits for it, as it waits for the write being delivered
+        self._ahead: Write | None = None
+        self._ahead_done = threading.Condition(self._forgets_lock)
         self._is_client_error = is_client_error
         self._retry_after = retry_after
         self._paused_for = paused_for
@@ -170,9 +179,11 @@ class ServiceWrites(Consumer[Write]):
         return _Delivery(self.deliver, ProgressFiles(self.directory))
 
     @contextlib.contextmanager
-    def forgetting(self, match: WriteMatch) -> Iterator[None]:
+    def forgetting(self, match: WriteMatch, wait: float = 10.0) -> Iterator[None]:
         """Around a forget of the writes ``match`` selects: a delivery under way meanwhile (which the forget
-        may give up waiting for) never sets one of them aside, to come back after the forget."""
+        may give up waiting for) never sets one of them aside, to come back after the forget; none is sent ahead
+        of a stuck write meanwhile, and one being sent ahead is waited for (at most ``wait`` seconds), so it
+        cannot reach the service after the forget deleted its copy there."""
         entry: list[Any] = [match, None]
         with self._forgets_lock:
             self._forgets.append(entry)
@@ -180,6 +191,12 @@ class ServiceWrites(Consumer[Write]):
             yield
         finally:
             with self._forgets_lock:
+                deadline = time.monotonic() + wait
+                while self._ahead is not None and match(self._ahead):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._ahead_done.wait(left)
                 self._tick += 1
                 entry[1] = self._tick
                 oldest = min(self._delivering.values(), default=self._tick)
@@ -199,10 +216,10 @@ class ServiceWrites(Consumer[Write]):
 
     def _deliver(self, write: Write, me: int) -> bool:
         key = self.encode(write)
-        if self._sent_ahead is not None and self._sent_ahead == key:
-            self._sent_ahead = None
-            return True
-        self._sent_ahead = None
+        for i, sent in enumerate(self._sent_ahead):
+            if sent is write:
+                del self._sent_ahead[i]
+                return True
         known = self._failing if self._failing is not None and self._failing[0] == key else None
         now = self._clock()
         stuck = self._send_ahead is not None and known is not None and (
@@ -218,7 +235,7 @@ class ServiceWrites(Consumer[Write]):
             return True
         assert known is not None and self._send_ahead is not None
         # stuck: tried quietly (its failures tell the breaker nothing more), and only now and then while alone
-        if now < known[3] and self._following() is None:
+        if now < known[3] and not self._behind():
             raise _Deferred("a write keeps failing and nothing waits behind it", min(LONE_POLL, known[3] - now))
         try:
             self._send_quietly(_sendable(write))
@@ -226,15 +243,12 @@ class ServiceWrites(Consumer[Write]):
             if self._is_client_error(exc):
                 raise
             self._failing = (key, known[1] + 1, known[2], now + LONE_RETRY)
-            behind = self._following()
-            if behind is None:
+            behind = self._behind()
+            if not behind:
                 raise _Deferred(f"a write keeps failing ({type(exc).__name__}: {exc}) and nothing waits behind it",
                                 LONE_POLL) from exc
-            try:  # the write behind it: taken, only this one fails; failing too, the service does (an outage)
-                self._send_ahead(_sendable(behind))
-            except Exception:
+            if not self._try_ahead(behind):  # all failing too: the service does (an outage)
                 raise exc from None
-            self._sent_ahead = self.encode(behind)
             try:  # once more: an outage may have ended between the two (then only these two swap places)
                 self._send_quietly(_sendable(write))
             except Exception as again:
@@ -244,6 +258,37 @@ class ServiceWrites(Consumer[Write]):
                 return False
         self._failing = None
         return True
+
+    def _behind(self) -> list[Write]:
+        """The writes behind the one being delivered not yet sent ahead of it (at most :data:`LOOKAHEAD`)."""
+        return [w for w in self._following(LOOKAHEAD + len(self._sent_ahead))
+                if not any(w is sent for sent in self._sent_ahead)][:LOOKAHEAD]
+
+    def _try_ahead(self, behind: Sequence[Write]) -> bool:
+        """Try ``behind`` in order past the breaker's gate until one is taken (or refused as invalid: the service
+        answered); whether one was. One whose owner a forget is forgetting is not sent (the forget takes it out);
+        one being sent is waited for by such a forget."""
+        send = self._send_ahead
+        assert send is not None
+        for write in behind:
+            with self._forgets_lock:
+                if any(f[1] is None and f[0](write) for f in self._forgets):
+                    continue
+                self._ahead = write
+            try:
+                send(_sendable(write))
+            except Exception as exc:
+                if self._is_client_error(exc):  # sent again at its turn, refused and dropped then
+                    return True
+                continue
+            else:
+                self._sent_ahead = [*self._sent_ahead[-15:], write]
+                return True
+            finally:
+                with self._forgets_lock:
+                    self._ahead = None
+                    self._ahead_done.notify_all()
+        return False
 
     def _set_aside(self, write: Write, exc: Exception, me: int) -> None:
         now = self._clock()
@@ -283,6 +328,8 @@ class ServiceWrites(Consumer[Write]):
         if isinstance(exc, ServiceUnavailable):
             # open: wait out the cool-down; else another call holds the probe: wait for its verdict
             return self._paused_for() or 0.1
+        if self._failing is not None:  # the back-off of the write failing now, not of those before it (set aside)
+            failures = min(failures, self._failing[1])
         delay = min(0.5 * 2.0 ** (failures - 1), 30.0)
         after = self._retry_after(exc)
         if after is not None:
