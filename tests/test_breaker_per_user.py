@@ -136,3 +136,42 @@ def test_after_one_user_is_suspended_another_users_blip_does_not_suspend_everyon
     isolator.call("memory:x", failing, default=None, party=carol)
     isolator.call("memory:x", failing, default=None, party=bob)  # a third failure of several users: an outage
     assert not isolator.admit("memory:x", carol)
+
+
+def test_a_remote_service_failing_one_users_searches_pauses_that_users_recall_only(tmp_path: Any) -> None:
+    """ctx-mem0's own breaker (a second red-team pass): the service 500s on alice's searches only; five of them
+    suspended recall for everyone for the cool-down (bob's too)."""
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from remote_helpers import MEM0_KEY
+    from remote_helpers import turn as remote_turn
+
+    from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
+    from hermes_ctx_plugins.testing import Mem0StubServer, wait_until
+    from hermes_ctx_plugins.testing.server import Reply, ServiceRequest
+
+    class Stub(Mem0StubServer):
+        def handle(self, request: ServiceRequest) -> Reply:
+            if request.method == "POST" and "search" in request.path and b"ualice" in request.raw:
+                return Reply(500, self.error_body(500, "the shard of alice is down"))
+            return super().handle(request)
+
+    alice, bob = SessionInfo(session_id="s1", user_id="alice"), SessionInfo(session_id="s2", user_id="bob")
+    with Stub(api_keys=(MEM0_KEY,)) as stub:
+        provider = Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, "timeout": 1,
+                                 "failure_threshold": 3, "cooldown_seconds": 60, "prefetch_wait": 2},
+                                hermes_home=tmp_path / "hermes")
+        events: list[StatusEvent] = []
+        provider.status_callback = events.append
+        provider.sync_turn(remote_turn(bob, "bob likes kiwi"))
+        assert wait_until(lambda: "kiwi" in str(stub.memories), 10)
+        for _ in range(4):
+            provider.prefetch("anything", session=alice)
+        searches = len(stub.requests_to("POST", "search"))
+        assert provider.prefetch("anything", session=alice) == "" and len(stub.requests_to("POST", "search")) == \
+            searches  # alice's recall is paused: not even asked
+        assert "kiwi" in provider.prefetch("kiwi", session=bob)  # bob's goes on
+        assert provider.breaker.status(provider.name).startswith("suspended for 1 user")
+        assert [e.kind for e in events] == ["unavailable"] and "other users' go on" in events[0].message
+        provider.shutdown()

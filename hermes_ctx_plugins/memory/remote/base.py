@@ -242,7 +242,8 @@ class RemoteProvider(ServiceProvider):
                               f"{type(args).__name__} {shown(args)}")
         scope = session or SessionInfo(session_id="")
         try:
-            result = self.run_bounded(lambda: self.run_tool(name, dict(args), scope), self.options.tool_wait, "tool")
+            result = self.run_bounded(lambda: self.for_user(scope, lambda: self.run_tool(name, dict(args), scope)),
+                                      self.options.tool_wait, "tool")
         except ToolError as exc:
             return error_json(str(exc))
         except ServiceUnavailable as exc:
@@ -357,7 +358,8 @@ class RemoteProvider(ServiceProvider):
 
             def run() -> None:
                 try:
-                    fetch.text = self.render_recall(self.call(self.recall, query, session))
+                    fetch.text = self.render_recall(self.for_user(session, lambda: self.call(self.recall, query,
+                                                                                             session)))
                 except ServiceUnavailable:
                     pass  # reported once when the breaker opened
                 except Exception:  # counted and logged by the breaker in call()
@@ -407,7 +409,11 @@ class RemoteProvider(ServiceProvider):
     # ------------------------------------------------------------------ status
 
     def breaker_event(self, event: StatusEvent) -> None:
-        if event.kind == "suspended":
+        if event.kind == "suspended" and self.breaker.health(self.name).suspended_until is None:  # one user's calls
+            self._report("unavailable", f"{self.name}: the memory service keeps failing this user's calls "
+                                        f"({self.breaker.health(self.name).last_error}); their recall and tools are "
+                                        f"paused for {self.options.cooldown_seconds:g}s, other users' go on")
+        elif event.kind == "suspended":
             if self._outage_reported:
                 return  # a failed probe: the user already knows
             self._outage_reported = True

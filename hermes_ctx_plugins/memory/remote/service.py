@@ -21,6 +21,7 @@ What hermes sees of a provider — the write queue, recall, tools, forgetting, s
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import logging
 import threading
@@ -31,7 +32,7 @@ from typing import Any, ClassVar, TypeVar
 from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
-from ...isolation import FaultIsolator, StatusEvent
+from ...isolation import FaultIsolator, StatusEvent, party_of
 from ...safety.judge import policy_for
 from ...safety.policy import Decision
 from ...scope import is_service_id, service_id
@@ -60,6 +61,10 @@ def key_problem(key: str) -> str:
         return (f"it holds {what} at character {position} of {len(key)} (an API key is printable ASCII "
                 "without spaces: paste only the key, without 'Token' or 'Bearer' or a trailing newline)")
     return ""
+
+
+#: whom the calls of this thread are made for (:meth:`ServiceProvider.for_user`); ``None``: nobody in particular
+_PARTY: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermes_ctx_service_party", default=None)
 
 
 class ServiceProvider(MemoryProvider):
@@ -304,7 +309,8 @@ class ServiceProvider(MemoryProvider):
             stuck one: its answer is what the breaker needs to hear); its success and failure are counted
         :param count_failure: ``False``: a failure is not counted (a write known to fail alone, tried again)
         """
-        if gate and not self.breaker.admit(self.name):
+        party = _PARTY.get()
+        if gate and not self.breaker.admit(self.name, party):
             raise ServiceUnavailable(f"{self.name} is paused: {self.breaker.status(self.name)}")
         with self._calls_lock:
             self._calls += 1
@@ -312,9 +318,9 @@ class ServiceProvider(MemoryProvider):
             result = fn(*args, **kwargs)
         except BaseException as exc:
             if isinstance(exc, Exception) and self.is_client_error(exc):
-                self.breaker.record_success(self.name)  # the service answered: it is up
+                self.breaker.record_success(self.name, party=party)  # the service answered: it is up
             elif count_failure:
-                self.breaker.record_failure(self.name, exc)
+                self.breaker.record_failure(self.name, exc, party=party)
             raise
         finally:
             with self._calls_lock:
@@ -322,8 +328,18 @@ class ServiceProvider(MemoryProvider):
                 retired, self._retired = (self._retired, []) if not self._calls else ([], self._retired)
             for close in retired:
                 _quietly(close)
-        self.breaker.record_success(self.name)
+        self.breaker.record_success(self.name, party=party)
         return result
+
+    @staticmethod
+    def for_user(session: SessionInfo, fn: Callable[[], T]) -> T:
+        """``fn()``, its :meth:`call` made for ``session``'s user: the breaker suspends a user whose calls alone
+        keep failing for that user only (:mod:`hermes_ctx_plugins.isolation`); the writer's calls name nobody."""
+        token = _PARTY.set(party_of(session))
+        try:
+            return fn()
+        finally:
+            _PARTY.reset(token)
 
     def retire(self, close: Callable[[], None]) -> None:
         """Run ``close`` (releasing a client) now, or once the calls in flight have finished with it."""
