@@ -17,10 +17,13 @@ abandoned: losing it would be worse than waiting.
 
 **One user's failures are that user's.** A call may name its *party* (a memory provider's calls: the
 deployment and user they are made for, :func:`party_of`). When every failure of a run that reaches the
-threshold is one party's — a provider failing on one user's data, an id it cannot take — only that party's
-calls are suspended for the cool-down, every other user's go on, and a new run starts; a run of failures of
-more than one party reaching the threshold suspends the owner for all as before (a service down fails
-everyone). A call naming no party counts as another party.
+threshold is one party's — a provider failing on one user's data, an id it cannot take — while another user's
+call succeeded within the cool-down and no other user was suspended alone since anybody's last success, only
+that party's calls are suspended for the cool-down, every other user's go on, and a new run starts; the
+party's first call after it is its probe. Otherwise — failures of more than one party, nobody else served (a
+single user), or users suspended alone one after another — the owner is suspended for all as before (a
+service down fails everyone). A call naming no party counts as another party. A side call (``resets=False``)
+let through as the owner's probe tells nothing: the next call probes again.
 """
 
 from __future__ import annotations
@@ -137,6 +140,11 @@ class Health:
     party: str | None = None
     #: the current run holds failures of more than one party (or of calls naming none)
     mixed: bool = False
+    #: the last two distinct parties whose calls succeeded, and when (the latest first): whether another user
+    #: is served is what tells one user's failures from a provider down
+    served: tuple[tuple[str, float], ...] = ()
+    #: the parties suspended alone since the last success of anybody's (a second one: a provider down)
+    alone_since_ok: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -220,7 +228,10 @@ class FaultIsolator:
         :param party: whom the call is made for (:func:`party_of`): failures all of one party suspend that
             party's calls only (see the module docs)
         """
-        if not self.admit(owner, party):
+        if party is not None and self._parties and not self._party_admitted(owner, party):
+            return default
+        probe = owner in self._suspended
+        if probe and not self._admit_probe(owner):
             return default
         limit = timeout if timeout is not None else self._limits.get(owner)
         try:  # an unbounded call of a limited owner runs on its worker too (one thread for its state), waited for
@@ -231,6 +242,8 @@ class FaultIsolator:
             return default
         if resets:
             self.record_success(owner, party=party)
+        elif probe:  # a side call let through as the probe tells nothing: the next call probes again
+            self._release_probe(owner)
         return result
 
     def _bounded(self, owner: str, limit: float | None, fn: Callable[..., T], args: tuple[Any, ...],
@@ -272,9 +285,13 @@ class FaultIsolator:
         health = self._health.get(owner)
         if health is None:
             # The hot path: an owner that never failed costs one dict lookup per call.
-            self._health.setdefault(owner, Health(calls=1))
+            self._health.setdefault(owner, Health(calls=1, served=() if party is None else ((party, self.clock()),)))
             return
         health.calls += 1
+        if party is not None:
+            health.served = ((party, self.clock()), *[item for item in health.served if item[0] != party][:1])
+        if health.alone_since_ok:
+            health.alone_since_ok = frozenset()
         if health.consecutive_failures or health.probing:
             with self._lock:
                 # a call made past the breaker's gate (a remote write queue's) may close it too: that is a recovery
@@ -307,13 +324,19 @@ class FaultIsolator:
             was_probe = health.probing
             health.probing = False
             reached = was_probe or health.consecutive_failures >= self.threshold
-            trip = reached and health.mixed
-            alone = party if (reached and not health.mixed) or (party_probe and not trip) else None
+            now = self.clock()
+            # one user's failures are theirs only while another user is served (within the cool-down), and while no
+            # other user was suspended alone since anybody's last success: else the provider is down for all
+            lone = party is not None and any(who != party and now - when <= self.cooldown
+                                             for who, when in health.served) \
+                and not (health.alone_since_ok - {party})
+            trip = reached and (health.mixed or not lone)
+            alone = None if trip else party if (reached and not health.mixed) or party_probe else None
             if trip:
                 health.suspended_until = self.clock() + self.cooldown
                 self._suspended.add(owner)
             elif alone is not None:
-                now = self.clock()
+                health.alone_since_ok = health.alone_since_ok | {alone}
                 if len(self._parties) >= MAX_PARTIES:  # the cool-downs that ended go (each user's, if never seen again)
                     self._parties = {key: until for key, until in self._parties.items() if until > now}
                     self._party_probes.clear()
@@ -365,6 +388,12 @@ class FaultIsolator:
                 return False
             health.probing = True
             return True
+
+    def _release_probe(self, owner: str) -> None:
+        with self._lock:
+            health = self._health.get(owner)
+            if health is not None and owner in self._suspended:
+                health.probing = False
 
     def status(self, owner: str) -> str:
         """A short human-readable state: ``ok``, ``failing …`` or ``suspended …`` (for everyone, or for the users

@@ -53,6 +53,7 @@ def test_one_users_failures_suspend_that_users_calls_only() -> None:
     events: list[StatusEvent] = []
     host = load_host({"ctx_plugins": {"memory": {"providers": ["picky"]}, "failure_threshold": 2}},
                      plugins=[Plugin()], status_callback=events.append)
+    host.prefetch("anything", session=BOB)  # another user is served: mallory's failures are hers
     for n in range(3):  # mallory's turns fail: after two failures, her calls are suspended
         host.turn_finalized(turn(MALLORY, f"mallory note {n}"))
         host.prefetch("note", session=MALLORY)
@@ -74,7 +75,9 @@ def test_one_users_failures_suspend_that_users_calls_only() -> None:
 
 
 def test_a_users_suspension_ends_after_the_cooldown_and_a_single_user_is_still_protected() -> None:
-    """hermes' single-user CLI: every call is one party's, so the provider is suspended for that user, as before."""
+    """hermes' single-user CLI: every call is one party's; nobody else is served, so the provider is down: suspended
+    for all (a third red-team pass: it was 'suspended for 1 user, other users' go on', and ctx-mem0 never said
+    'resumed')."""
     now = [0.0]
     isolator = FaultIsolator(threshold=2, cooldown=10, clock=lambda: now[0])
     calls: list[str] = []
@@ -91,7 +94,7 @@ def test_a_users_suspension_ends_after_the_cooldown_and_a_single_user_is_still_p
     isolator.call("memory:x", failing, default=None, party=party)  # the cool-down is over: called again ...
     isolator.call("memory:x", failing, default=None, party=party)  # ... failed again: suspended again at once
     assert len(calls) == 3
-    assert isolator.call("memory:x", lambda: "ok", default=None, party=party_of(BOB)) == "ok"  # another user's
+    assert isolator.status("memory:x").startswith("suspended after")
 
 
 def test_parties_are_exact() -> None:
@@ -114,7 +117,7 @@ def test_suspended_users_whose_cooldown_ended_are_not_kept_for_ever(monkeypatch:
     for n in range(100):  # a hundred users, each failing once and never seen again
         now[0] = n
         isolator.call("memory:x", failing, default=None, party=f"user-{n}")
-        isolator.record_success("memory:x")  # another user's call worked in between
+        isolator.record_success("memory:x", party="served")  # another user's call worked in between
     assert len(isolator._parties) <= 10 + 5
     assert not isolator.admit("memory:x", "user-99") and isolator.admit("memory:x", "user-90")
 
@@ -128,6 +131,7 @@ def test_after_one_user_is_suspended_another_users_blip_does_not_suspend_everyon
         raise ValueError("down")
 
     mallory, bob, carol = (party_of(s) for s in (MALLORY, BOB, ALICE))
+    isolator.record_success("memory:x", party=carol)  # others are served
     for _ in range(3):
         isolator.call("memory:x", failing, default=None, party=mallory)
     assert not isolator.admit("memory:x", mallory)
@@ -174,4 +178,80 @@ def test_a_remote_service_failing_one_users_searches_pauses_that_users_recall_on
         assert "kiwi" in provider.prefetch("kiwi", session=bob)  # bob's goes on
         assert provider.breaker.status(provider.name).startswith("suspended for 1 user")
         assert [e.kind for e in events] == ["unavailable"] and "other users' go on" in events[0].message
+        provider.shutdown()
+
+
+def test_users_failing_one_after_another_is_an_outage() -> None:
+    """A third red-team pass: with every user's calls failing in bursts (each user's turn), each user was suspended
+    alone in turn, every one paying the threshold's failed calls, and the provider never for all."""
+    now = [0.0]
+    isolator = FaultIsolator(threshold=3, cooldown=60, clock=lambda: now[0])
+    made: list[str] = []
+
+    def down(user: str) -> None:
+        made.append(user)
+        raise TimeoutError("hung")
+
+    users = [f"u{n}" for n in range(5)]
+    for user in users:
+        isolator.record_success("memory:x", party=user)
+    for user in users:
+        for _ in range(4):
+            isolator.call("memory:x", down, user, default=None, party=user)
+            now[0] += 1
+    assert made == ["u0"] * 3 + ["u1"] * 3 and isolator.status("memory:x").startswith("suspended after")
+
+
+def test_a_probe_of_a_side_call_is_not_held_for_ever() -> None:
+    """A third red-team pass: after the cool-down the probe went to a call that does not reset the breaker (a
+    strategy's should_compress, a forget's shutdown): it succeeded, was never recorded, and the owner was never
+    called again."""
+    now = [0.0]
+    isolator = FaultIsolator(threshold=2, cooldown=10, clock=lambda: now[0])
+
+    def boom() -> None:
+        raise ValueError("x")
+
+    for _ in range(2):
+        isolator.call("compressor:s", boom, default=None)
+    now[0] = 11
+    assert isolator.call("compressor:s", lambda: True, default=False, resets=False)
+    assert isolator.call("compressor:s", lambda: "compressed", default="skipped") == "compressed"
+    assert isolator.status("compressor:s").startswith("ok")
+
+
+def test_a_service_failing_all_of_one_users_calls_pauses_that_user_only(tmp_path: Any) -> None:
+    """A third red-team pass: the service failing alice's writes as well as her searches (her shard down): the
+    writer's failures of her write counted for nobody, so with two of her searches the breaker took them for an
+    outage and paused recall and saving for everyone."""
+    import sys
+    import time
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from remote_helpers import MEM0_KEY
+    from remote_helpers import turn as remote_turn
+
+    from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
+    from hermes_ctx_plugins.testing import Mem0StubServer, wait_until
+    from hermes_ctx_plugins.testing.server import Reply, ServiceRequest
+
+    class Stub(Mem0StubServer):
+        def handle(self, request: ServiceRequest) -> Reply:
+            if request.method == "POST" and b"ualice" in request.raw:
+                return Reply(500, self.error_body(500, "the shard of alice is down"))
+            return super().handle(request)
+
+    alice, bob = SessionInfo(session_id="s1", user_id="alice"), SessionInfo(session_id="s2", user_id="bob")
+    with Stub(api_keys=(MEM0_KEY,)) as stub:
+        provider = Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, "timeout": 1,
+                                 "cooldown_seconds": 60, "prefetch_wait": 2}, hermes_home=tmp_path / "hermes")
+        provider.sync_turn(remote_turn(bob, "bob likes kiwi"))
+        assert wait_until(lambda: "kiwi" in str(stub.memories), 10)
+        provider.sync_turn(remote_turn(alice, "alice likes plums"))
+        assert wait_until(lambda: len(stub.requests_to("POST", "add")) >= 4, 10)  # her write failed 3 times
+        time.sleep(0.2)
+        for _ in range(2):
+            provider.prefetch("anything", session=alice)
+        assert provider.breaker.health(provider.name).suspended_until is None, provider.breaker.status(provider.name)
+        assert "kiwi" in provider.prefetch("kiwi", session=bob)
         provider.shutdown()

@@ -442,8 +442,8 @@ def test_failing_provider_is_isolated_and_suspended_visibly() -> None:
     host.turn_finalized(turn(user="the deploy port is 8443"))
     assert host.prefetch("which deploy port?", session=SESSION) == "- the deploy port is 8443 -> done"
     record = {r.name: r for r in host.plugins()}["exploding"]
-    # all its failures were one user's calls: that user's are suspended (another user's would go on)
-    assert record.status.startswith("suspended for 1 user whose calls kept failing")
+    # all its failures were one user's calls, and no other user is served: the provider is down, suspended for all
+    assert record.status.startswith("suspended after 2 consecutive failures")
     assert "ConnectionError: backend down" in record.status
     assert events and events[0].source == "memory:exploding"
 

@@ -82,14 +82,23 @@ class RemoteProvider(ServiceProvider):
         self.backlog = self.state_dir / "queue.jsonl"
         #: what the write queues did since the provider started
         self.stats = WriteStats()
-        self._writes = ServiceWrites(self.name, self.queue_dir, send=lambda write: self.call(self.send_write, write),
+        # a write's success and failure are its owner's (the service failing one user's data fails their writes
+        # too: counted for nobody, they made that user's failures look like an outage), never held for them
+        def write_party(write: Write) -> str | None:
+            return self.party_for(self.write_owner(write))
+
+        self._writes = ServiceWrites(self.name, self.queue_dir,
+                                     send=lambda write: self.call(self.send_write, write,
+                                                                  counted_for=write_party(write)),
                                      is_client_error=self.is_client_error, retry_after=self.retry_after,
                                      paused_for=self.paused_for, on_overflow=self._queue_full,
                                      retry_after_cap=self.options.retry_after_cap,
                                      cooldown=self.options.cooldown_seconds,
-                                     send_ahead=lambda write: self.call(self.send_write, write, gate=False),
+                                     send_ahead=lambda write: self.call(self.send_write, write, gate=False,
+                                                                        counted_for=write_party(write)),
                                      send_quietly=lambda write: self.call(self.send_write, write, gate=False,
-                                                                          count_failure=False),
+                                                                          count_failure=False,
+                                                                          counted_for=write_party(write)),
                                      following=self._following, backlog=self.backlog, stats=self.stats)
         self._queue: DurableQueue[Write] | None = None
         #: queues a shutdown is closing: still delivering, then handing over; a forget reaches them too

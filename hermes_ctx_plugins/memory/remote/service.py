@@ -32,7 +32,7 @@ from typing import Any, ClassVar, TypeVar
 from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
-from ...isolation import FaultIsolator, StatusEvent, party_of
+from ...isolation import FaultIsolator, StatusEvent
 from ...safety.judge import policy_for
 from ...safety.policy import Decision
 from ...scope import is_service_id, service_id
@@ -302,15 +302,18 @@ class ServiceProvider(MemoryProvider):
         return [(name, text) for name, text in results if text]
 
     def call(self, fn: Callable[..., T], /, *args: Any, gate: bool = True, count_failure: bool = True,
-             **kwargs: Any) -> T:
+             counted_for: str | None = None, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` through the breaker; raises :class:`ServiceUnavailable` when open.
 
         :param gate: ``False``: made while the breaker is open too (the write queue's test of the write behind a
             stuck one: its answer is what the breaker needs to hear); its success and failure are counted
         :param count_failure: ``False``: a failure is not counted (a write known to fail alone, tried again)
+        :param counted_for: the party its success and failure are counted for, without holding the call when
+            that party is paused (the writer's: a write is its owner's, yet must not hold up everyone's behind it)
         """
-        party = _PARTY.get()
-        if gate and not self.breaker.admit(self.name, party):
+        gated_for = _PARTY.get()
+        party = counted_for if counted_for is not None else gated_for
+        if gate and not self.breaker.admit(self.name, gated_for):
             raise ServiceUnavailable(f"{self.name} is paused: {self.breaker.status(self.name)}")
         with self._calls_lock:
             self._calls += 1
@@ -331,11 +334,16 @@ class ServiceProvider(MemoryProvider):
         self.breaker.record_success(self.name, party=party)
         return result
 
-    @staticmethod
-    def for_user(session: SessionInfo, fn: Callable[[], T]) -> T:
+    def party_for(self, owner: str) -> str | None:
+        """The breaker's party of the calls made for service id ``owner`` (``None``: nobody in particular, as
+        with option ``user_id`` storing every user under one id)."""
+        return None if not owner or self.options.user_id else f"owner:{owner}"
+
+    def for_user(self, session: SessionInfo, fn: Callable[[], T]) -> T:
         """``fn()``, its :meth:`call` made for ``session``'s user: the breaker suspends a user whose calls alone
-        keep failing for that user only (:mod:`hermes_ctx_plugins.isolation`); the writer's calls name nobody."""
-        token = _PARTY.set(party_of(session))
+        keep failing for that user only (:mod:`hermes_ctx_plugins.isolation`); the writer's calls are held for
+        nobody but counted for their write's owner (:meth:`party_for`, the same party as its searches)."""
+        token = _PARTY.set(self.party_for(self.owner_id(session)))
         try:
             return fn()
         finally:
