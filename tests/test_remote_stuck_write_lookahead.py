@@ -76,6 +76,7 @@ class _SlowForBob(Mem0StubServer):
 def test_a_forget_waits_for_its_owners_write_being_sent_ahead_of_a_stuck_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(remote_queue, "STUCK_FOR", 0.0)
+    monkeypatch.setattr(remote_queue, "STUCK_AFTER", 2)
     with _SlowForBob(api_keys=(MEM0_KEY,)) as stub:
         provider = Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, "timeout": 5,
                                  "tool_wait": 5}, hermes_home=tmp_path / "hermes")
@@ -102,6 +103,7 @@ def test_a_write_behind_refused_as_invalid_shows_the_service_works(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Before, the 400 of the write behind was taken for an outage: both held every later write for ever."""
     monkeypatch.setattr(remote_queue, "STUCK_FOR", 0.0)
+    monkeypatch.setattr(remote_queue, "STUCK_AFTER", 2)
     with _PoisonThenInvalid(api_keys=(MEM0_KEY,)) as stub:
         provider = Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, "timeout": 2},
                                 hermes_home=tmp_path / "hermes")
@@ -125,6 +127,7 @@ def test_two_refused_writes_in_a_row_are_not_an_outage(tmp_path: Path, monkeypat
     """A user sends the text a firewall refused again: before, the write behind the stuck one failed too, so the
     queue took it for an outage: every user's later writes waited for ever and the breaker stayed open."""
     monkeypatch.setattr(remote_queue, "STUCK_FOR", 0.0)
+    monkeypatch.setattr(remote_queue, "STUCK_AFTER", 2)
     with _Firewall(api_keys=(MEM0_KEY,)) as stub:
         provider = Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, "timeout": 2,
                                  "failure_threshold": 5, "cooldown_seconds": 30}, hermes_home=tmp_path / "hermes")
