@@ -228,10 +228,8 @@ class FaultIsolator:
         :param party: whom the call is made for (:func:`party_of`): failures all of one party suspend that
             party's calls only (see the module docs)
         """
-        if party is not None and self._parties and not self._party_admitted(owner, party):
-            return default
-        probe = owner in self._suspended
-        if probe and not self._admit_probe(owner):
+        probe = owner in self._suspended  # let through, this call is the owner's probe
+        if not self.admit(owner, party):
             return default
         limit = timeout if timeout is not None else self._limits.get(owner)
         try:  # an unbounded call of a limited owner runs on its worker too (one thread for its state), waited for
