@@ -15,7 +15,8 @@ keeps this drawing true::
     │   ├── UnknownPluginError (KeyError)           no strategy / provider of that name; .name .kind .available
     │   ├── DuplicatePluginError                    two plugins registered one name; .name .kind .plugins
     │   ├── PluginLoadError                         a plugin failed to import, register or validate; .plugin
-    │   └── PluginTimeout (TimeoutError)            a plugin's call passed its time limit: the turn went on
+    │   ├── PluginTimeout (TimeoutError)            a plugin's call passed its time limit: the turn went on
+    │   └── PluginRaisedBaseException               a plugin's code raised a BaseException (not SystemExit)
     ├── SummaryError [chat]                         the summary or review model failed; .kind .retry_on_main_model
     │   ├── SummaryModelUnavailable                 404 / 503: the main model is tried next
     │   ├── SummaryTimeout                          no answer in time: the main model is tried next
@@ -209,3 +210,22 @@ class PluginTimeout(PluginError, TimeoutError):
     earlier call past its limit still runs. The host counts it as that plugin's failure and goes on
     without it (see :mod:`hermes_ctx_plugins.isolation`)."""
 
+
+class PluginRaisedBaseException(PluginError):
+    """Code of a plugin that is not built in raised a ``BaseException`` that is no ``Exception``
+    (``asyncio.CancelledError``, ``GeneratorExit``, a library's own, or ``KeyboardInterrupt`` raised on a
+    worker thread, where no Ctrl-C is ever delivered): a failure of that plugin like any other, never the
+    end of the user's turn or of hermes. ``SystemExit`` is counted as it is. A ``KeyboardInterrupt`` on
+    the thread that loads plugins may be the user's Ctrl-C and is left to end the process.
+
+    :ivar original: the exception the plugin raised
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        self.original = original
+        super().__init__(f"{type(original).__name__}: {original}")
+
+    @staticmethod
+    def of(exc: BaseException) -> BaseException:
+        """``exc`` when it is an ``Exception`` or a ``SystemExit`` (counted as they are), else ``exc`` wrapped."""
+        return exc if isinstance(exc, (Exception, SystemExit)) else PluginRaisedBaseException(exc)

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .errors import PluginTimeout
+from .errors import PluginRaisedBaseException, PluginTimeout
 from .events import SessionInfo
 
 log = logging.getLogger("hermes_ctx_plugins")
@@ -89,7 +89,9 @@ class _Worker:
                 result = context.run(fn, *args, **kwargs)
             except BaseException as exc:  # handed to the caller, whatever it is
                 self._free()
-                future.set_exception(exc)
+                # a plugin's CancelledError, GeneratorExit, KeyboardInterrupt...: no signal reaches this thread,
+                # so it is that plugin's failure, never one that ends the caller's turn
+                future.set_exception(PluginRaisedBaseException.of(exc))
             else:
                 self._free()  # before the caller wakes: its next call finds this thread free
                 future.set_result(result)

@@ -230,9 +230,9 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             return provider
         except ConfigError as exc:  # the plugin checking its own options, maybe long after loading
             raise self.config.locate(exc) from None
-        except PluginError:
+        except (PluginError, KeyboardInterrupt):  # KeyboardInterrupt: maybe the user's Ctrl-C
             raise
-        except Exception as exc:
+        except BaseException as exc:  # another plugin's constructor: CancelledError, SystemExit ... too
             raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "
                                                 f"{type(exc).__name__}: {exc}") from exc
 

@@ -4,6 +4,7 @@ session 17: each case below broke the turn, hung it, or reached the model before
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import importlib.metadata
 import sys
@@ -399,3 +400,80 @@ def test_a_host_shut_down_leaves_no_worker_thread(monkeypatch: pytest.MonkeyPatc
     host.shutdown()
     worker.thread.join(5)
     assert not worker.thread.is_alive() and host.isolator._workers == {}
+
+
+# ------------------------------------------------------------------ BaseExceptions that are no Exception
+class LibraryCancelled(BaseException):
+    """A library's own BaseException (trio's Cancelled, gevent's GreenletExit, pytest's Skipped)."""
+
+
+#: what a plugin's code may raise that ``except Exception`` lets through (SystemExit is counted already)
+NOT_EXCEPTIONS = [asyncio.CancelledError("wait_for leaked"), GeneratorExit("closed"), LibraryCancelled("cancelled"),
+                  KeyboardInterrupt("raised on a worker thread")]
+
+
+def _raising(exc: BaseException) -> Any:
+    def raise_it(*args: Any, **kwargs: Any) -> Any:
+        raise exc
+    return raise_it
+
+
+@pytest.mark.parametrize("exc", NOT_EXCEPTIONS, ids=lambda e: type(e).__name__)
+def test_a_base_exception_from_a_strategy_is_its_failure_and_the_turn_goes_on(
+        exc: BaseException, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: it left the host through hermes' turn (hermes chat died with a traceback; KeyboardInterrupt
+    ended it with status 130 saying nothing)."""
+    host = evil_host("", monkeypatch)
+    monkeypatch.setattr(Evil, "compress", _raising(exc))
+    messages = history()
+    before = copy.deepcopy(messages)
+    result = host.compress(messages, session=ALICE, force=True)
+    assert not result.compressed and result.messages == before
+    health = host.isolator.health("compressor:evil")
+    assert health.failures == 1 and f"{type(exc).__name__}: {exc}" in health.last_error
+
+
+@pytest.mark.parametrize("exc", NOT_EXCEPTIONS, ids=lambda e: type(e).__name__)
+def test_a_base_exception_from_a_provider_or_a_hook_is_their_failure_and_the_turn_goes_on(
+        exc: BaseException, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_ctx_plugins import Request, Turn
+
+    monkeypatch.setattr(Stuck, "prefetch", _raising(exc))
+    monkeypatch.setattr(Stuck, "sync_turn", _raising(exc))
+    monkeypatch.setattr(Hooked, "pre_request", hookimpl(_raising(exc)))
+    host = stuck_host("", monkeypatch)
+    assert host.prefetch("what did I say?", session=ALICE) == ""
+    request = Request(session=ALICE, messages=[{"role": "user", "content": "hi"}], model="gpt-4o")
+    assert host.pre_request(request) is request
+    host.turn_finalized(Turn(session=ALICE, turn_number=1, user_text="hi", assistant_text="ok"))
+    health = host.isolator.health("memory:stuck-local")
+    assert health.failures == 2 and type(exc).__name__ in health.last_error
+    [owner] = [o for o in host.isolator._health if o.startswith("plugin:")]
+    assert type(exc).__name__ in host.isolator.health(owner).last_error
+    host.shutdown()
+
+
+@pytest.mark.parametrize("raised", ["asyncio.CancelledError('at import')", "GeneratorExit('at import')",
+                                    "type('Skipped', (BaseException,), {})('module skipped')"])
+def test_a_plugin_raising_a_base_exception_at_import_is_skipped_and_named(
+        raised: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: a traceback out of ``hermes-ctx check``, and every ``hermes chat`` died at start (hermes'
+    plugin loader catches Exception only)."""
+    (tmp_path / "raises_at_import.py").write_text(f"import asyncio\nraise {raised}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = [importlib.metadata.EntryPoint("raiser", "raises_at_import", "hermes_ctx_plugins")]
+    monkeypatch.setattr(host_plugins, "_entry_points", lambda: points)
+    host = load_host({})
+    assert "at import" in host.load_failures["raiser"] or "module skipped" in host.load_failures["raiser"]
+    assert host.compressor is not None  # everything else loaded
+
+
+def test_a_keyboard_interrupt_while_plugins_load_still_ends_the_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the thread that loads plugins a KeyboardInterrupt may be the user's Ctrl-C: it is not swallowed."""
+    (tmp_path / "interrupted_at_import.py").write_text("raise KeyboardInterrupt\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = [importlib.metadata.EntryPoint("ctrl-c", "interrupted_at_import", "hermes_ctx_plugins")]
+    monkeypatch.setattr(host_plugins, "_entry_points", lambda: points)
+    with pytest.raises(KeyboardInterrupt):
+        load_host({})

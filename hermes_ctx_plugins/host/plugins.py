@@ -161,7 +161,9 @@ class PluginLoading:
         started = time.monotonic()
         try:
             plugin = ep.load()
-        except (Exception, SystemExit) as exc:  # a module calling sys.exit() (argparse at import) too
+        except BaseException as exc:  # a module calling sys.exit() (argparse at import), pytest.skip() ... too
+            if isinstance(exc, KeyboardInterrupt):  # maybe the user's Ctrl-C while hermes starts
+                raise
             raise PluginLoadError(
                 ep.name, f"failed to import {ep.value} (from {source}): {type(exc).__name__}: {exc}; "
                 f"fix or uninstall it, or add {ep.name!r} to ctx_plugins.disabled") from exc
@@ -226,9 +228,9 @@ class PluginLoading:
                 try:
                     try:
                         impl.function(*[register for _ in impl.argnames])
-                    except PluginError:
+                    except (PluginError, KeyboardInterrupt):  # KeyboardInterrupt: maybe the user's Ctrl-C
                         raise
-                    except Exception as exc:
+                    except BaseException as exc:  # CancelledError, GeneratorExit, SystemExit ... too
                         raise PluginLoadError(owner, f"{hook_name} raised {type(exc).__name__}: {exc}") from exc
                 except PluginError as exc:
                     if owner not in self._installed:

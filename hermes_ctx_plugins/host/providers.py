@@ -78,9 +78,9 @@ class MemoryFanOut:
                                                      config=self.config)
         except ConfigError as exc:  # the provider checking its own options: with the file and line
             raise self.config.locate(exc) from None
-        except PluginError:
+        except (PluginError, KeyboardInterrupt):  # KeyboardInterrupt: maybe the user's Ctrl-C
             raise
-        except Exception as exc:  # another plugin's constructor failing (an SDK missing): as _instantiate says it
+        except BaseException as exc:  # another plugin's constructor failing (an SDK missing): as _instantiate says it
             raise PluginLoadError(entry.plugin, f"could not create {entry.kind} {entry.name!r}: "
                                                 f"{type(exc).__name__}: {exc}") from exc
         return provider
