@@ -80,6 +80,29 @@ def test_export_writes_json_lines(filled: LocalProvider, tmp_path: Path, capsys:
     assert "cannot write" in capsys.readouterr().err
 
 
+def test_export_never_writes_into_the_files_the_stores_live_in(
+        filled: LocalProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``memory export -o ~/.hermes/ctx-local/memory.db`` emptied the database before reading it (every
+    memory lost, exit 3 'malformed'); ``-o ~/.hermes/config.yaml`` replaced hermes' config with JSON lines."""
+    (home() / "config.yaml").write_text("ctx_plugins: {}\n", encoding="utf-8")
+    config_before = (home() / "config.yaml").read_bytes()
+    database_before = filled.path.read_bytes()
+    (tmp_path / "link.db").symlink_to(filled.path)
+    for target, what in [(filled.path, "the ctx-local database"),
+                         (filled.path.parent / ".." / filled.path.parent.name / filled.path.name,
+                          "the ctx-local database"),
+                         (tmp_path / "link.db", "the ctx-local database"),
+                         (Path(f"{filled.path}-wal"), "journal"),
+                         (filled.queue_dir / "export.jsonl", "write queue"),
+                         (home() / "ctx_archive.db", "the archive"),
+                         (home() / "config.yaml", "the config file")]:
+        assert main(["memory", "export", "--output", str(target)]) == EXIT_INPUT, target
+        assert what in capsys.readouterr().err
+    assert filled.path.read_bytes() == database_before and (home() / "config.yaml").read_bytes() == config_before
+    assert main(["memory", "search", "wombat", "--user", "alice", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+
+
 def test_forget_by_id_and_by_scope_removes_the_text_from_the_file(
         filled: LocalProvider, capsys: pytest.CaptureFixture[str]) -> None:
     filled.shutdown()  # the CLI works on the file the way it would while hermes is not running

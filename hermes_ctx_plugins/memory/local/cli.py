@@ -91,6 +91,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
             if wants_json(args):  # nothing found, nothing exported: still the command's document
                 print_json([] if command == "search" or args.output is None else _exported(0, args), indent=None)
             return 0
+        if command == "export" and args.output is not None:
+            ours = _ours(args.output, provider, config)
+            if ours is not None:  # opening it for writing would empty it before a line is read
+                print(f"hermes-ctx: --output {args.output} is {ours}: exporting into it would destroy it; "
+                      "write the export to a file of its own", file=sys.stderr)
+                return EXIT_INPUT
         store = open_memory(config, provider.path)
         try:
             return {"search": _search, "export": _export, "forget": _forget}[command](provider, store, args)
@@ -230,6 +236,30 @@ def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
     else:
         print(f"exported {count:,} memories" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
     return 0
+
+
+def _ours(output: Path, provider: LocalProvider, config: Config) -> str | None:
+    """What ``output`` is when it is one of the files the stores live in (the ctx-local database, its
+    journal, its queue, the archive, the config): ``None`` for any other file."""
+    from ...storage import archive_path
+
+    database, archive = provider.path, archive_path(config)
+    candidates = [(database, f"the {NAME} database"), *[(Path(f"{database}{suffix}"), f"the {NAME} database's "
+                  "journal") for suffix in ("-wal", "-shm", "-journal")],
+                  *[(Path(f"{archive}{suffix}"), "the archive") for suffix in ("", "-wal", "-shm", "-journal",
+                                                                                 ".spool.jsonl")]]
+    if not config.source.startswith("<"):
+        candidates.append((Path(config.source), "the config file"))
+    try:
+        target = output.resolve()
+        if provider.queue_dir.resolve() in target.parents or target == provider.queue_dir.resolve():
+            return f"inside the {NAME} write queue"
+        for path, what in candidates:
+            if (path.exists() and output.exists() and output.samefile(path)) or target == path.resolve():
+                return what
+    except (OSError, ValueError):  # unreadable or odd: opening it for writing says what is wrong
+        return None
+    return None
 
 
 def _exported(count: int, args: argparse.Namespace) -> dict[str, Any]:
