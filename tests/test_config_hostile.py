@@ -248,6 +248,16 @@ BAD = [
                  ["a list, e.g. [file]"], None, id="providers-scalar"),
     pytest.param("ctx_plugins:\n  memory:\n    namespace: [a]  # <-\n", "ctx_plugins.memory.namespace",
                  ["a string"], None, id="namespace-not-a-string"),
+    # before: a traceback out of `hermes-ctx check` (ValueError: PosixPath('/') has an empty name) and, inside
+    # hermes, the plugin not loaded with only a line in agent.log; a folder passed `check` and spooled every compaction
+    pytest.param("ctx_plugins:\n  archive:\n    path: /  # <-\n", "ctx_plugins.archive.path",
+                 ["'/' cannot be the archive's file: it names a folder"], None, id="archive-path-root"),
+    pytest.param("ctx_plugins:\n  archive:\n    path: .  # <-\n", "ctx_plugins.archive.path",
+                 ["it names a folder"], None, id="archive-path-dot"),
+    pytest.param("ctx_plugins:\n  archive:\n    path: /tmp/  # <-\n", "ctx_plugins.archive.path",
+                 ["it names a folder"], None, id="archive-path-a-folder"),
+    pytest.param('ctx_plugins:\n  archive:\n    path: "a\\0b"  # <-\n', "ctx_plugins.archive.path",
+                 ["NUL"], None, id="archive-path-nul"),
     pytest.param("ctx_plugins:\n  disabled:\n    - window\n    - 3  # <-\n", "ctx_plugins.disabled[1]",
                  ["int 3"], None, id="disabled-item"),
     pytest.param("ctx_plugins:\n  failure_threshold: 0  # <-\n", "ctx_plugins.failure_threshold",

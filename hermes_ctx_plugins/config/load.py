@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..embedding import check_spec
-from ..environment import DEPLOYMENT_ENV, hermes_home
+from ..environment import DEPLOYMENT_ENV, hermes_home, under_home
 from ..errors import ConfigError, did_you_mean
 from ..options import MAX_INT, FrozenMap, build_dataclass, describe, freeze, join_path
 from .reader import check_limits, parse_yaml, read_text
@@ -91,6 +91,7 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
     # the embedder's shape now, with the file and line (whether it loads: when the host is built)
     check_spec(plugins.archive.embedder, "ctx_plugins.archive.embedder")
     _check_schema(plugins.storage.schema)
+    _check_archive_path(plugins.archive.path)
     if "" in plugins.deployments:  # it would be the top level's namespace, and no name to pick it by
         raise ConfigError("a deployment needs a name; '' is the top-level settings", path="ctx_plugins.deployments",
                           value="", expected="a non-empty deployment name")
@@ -141,6 +142,22 @@ def _check_schema(schema: str) -> None:
     if problem:
         raise ConfigError(f"{schema!r} cannot be the schema: {problem}", path="ctx_plugins.storage.schema",
                           value=schema, expected="a schema name of 1-63 bytes, not pg_* (default: hermes_ctx)")
+
+
+def _check_archive_path(raw: str) -> None:
+    """``ctx_plugins.archive.path`` names a file the archive (and its spool beside it) can be: not a folder
+    (``/``, ``.``, ``~``, one that exists; a relative path is under ``$HERMES_HOME``), not a NUL ("" is the default
+    file)."""
+    if not raw:
+        return
+    path = under_home(raw) if "\x00" not in raw else Path()
+    problem = ("it holds a NUL character" if "\x00" in raw
+               else "it names a folder, not a file"
+               if raw.rstrip().endswith(("/", "\\")) or Path(raw).name in ("", ".", "..") or path.is_dir() else "")
+    if problem:
+        raise ConfigError(f"{raw!r} cannot be the archive's file: {problem}", path="ctx_plugins.archive.path",
+                          value=raw, expected="a file path such as ~/.hermes/ctx_archive.db (a relative one is under "
+                                              "$HERMES_HOME), or '' for that default")
 
 
 def _apply_deployment(base: PluginSettings, dep: Deployment) -> PluginSettings:

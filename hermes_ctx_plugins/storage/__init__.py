@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..config import Config, hermes_home
+from ..environment import under_home
 from .base import ArchiveBackend, ArchiveError, LocalStoreError, MemoryBackend, is_store_failure
 from .documents import Documents, FileDocuments
 from .files import FileUnavailable
@@ -123,9 +124,10 @@ def memory_exists(config: Config, path: Path) -> bool:
 
 
 def archive_path(config: Config) -> Path:
-    """Where the archive is: ``ctx_plugins.archive.path``, default ``$HERMES_HOME/ctx_archive.db``."""
+    """Where the archive is: ``ctx_plugins.archive.path`` (relative: to ``$HERMES_HOME``), default
+    ``$HERMES_HOME/ctx_archive.db``."""
     path = config.plugins.archive.path
-    return Path(path).expanduser() if path else hermes_home() / "ctx_archive.db"
+    return under_home(path) if path else hermes_home() / "ctx_archive.db"
 
 
 def open_archive(config: Config, *, backend_name: str | None = None) -> ArchiveBackend:
