@@ -192,3 +192,51 @@ def test_a_megabyte_of_hostile_text_is_redacted() -> None:
     assert "S3cr3t!pw" not in redacted
     assert len(MARKER.sub("", redacted)) <= len(text)
     assert redact_secrets(redacted) == redacted
+
+
+@pytest.mark.parametrize("unit", ["sk-", "x-sk-", "glpat-", "GOCSPX-", "xoxb-", "sq0csp-"])
+def test_a_run_of_token_prefixes_is_read_a_bounded_number_of_times(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each prefix in "-sk-sk-sk..." starts a match running to the end of the run that is not random enough: matched
+    again at every prefix, the run cost its length squared (64 kB: 10 s). The characters the matches span grow with
+    the text, not its square (8x the text: at most 16x, where quadratic work is 64x)."""
+    from hermes_ctx_plugins.safety.engine import match
+
+    near, read = match.near, [0]
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        for m in near(*args, **kwargs):
+            read[0] += m.end() - m.start()
+            yield m
+
+    monkeypatch.setattr(match, "near", counting)
+
+    def chars_read(n: int) -> int:
+        read[0] = 0
+        redact_secrets((unit * (n // len(unit) + 1))[:n])
+        return read[0]
+
+    small, large = chars_read(2_000), chars_read(16_000)
+    assert large <= 16 * max(small, 2_000)
+
+
+def test_a_key_glued_after_a_prefix_that_is_not_one_is_still_found() -> None:
+    key = "sk-proj-" + "Qx7vR2mK9pL4sT8wZ3nB6yH1cF5jD0gA"
+    for text in (f"sk-old-{key}", f"sk-learn-sk-image-{key}", f"x-sk-{'a' * 300}-{key}"):
+        assert key not in redact_secrets(text), text
+
+
+def test_a_jwt_header_is_read_to_a_bound_so_a_run_of_eyj_stays_linear() -> None:
+    """The JWT shape needs a '.' after its header: in a run of "-eyJ-eyJ..." none comes, and each eyJ read to the end
+    of the run before failing (32 kB: 1 s, 128 kB: ~13 s). A header is read up to 1,024 characters past its eyJ: a
+    longer one is not taken for a JWT (real headers are a few dozen; a certificate chain in one is the rare
+    exception)."""
+    from hermes_ctx_plugins.safety.rules.secrets import RULES
+
+    [rule] = [r for r in RULES if r.id == "secrets/token-formats"]
+    payload, signature = "eyJzdWIiOiIxMjM0NTY3ODkwIn0", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    for header_length, taken in ((36, True), (3 + 1_024, True), (3 + 1_025, False)):
+        header = "eyJ" + "a" * (header_length - 3)
+        found = rule.regex.match(f"{header}.{payload}.{signature}")
+        assert (found is not None and found.group("jwt") is not None) is taken, header_length
+    run = "x-eyJ" * 20_000
+    assert rule.regex.match(run, 2) is None

@@ -884,7 +884,7 @@ def test_the_gated_fast_path_agrees_with_an_exhaustive_search(monkeypatch: pytes
     fast = [kinds(t) for t in texts]
     monkeypatch.setattr(match.Index, "hits", lambda self, view, views: (list(range(len(self.own))), None))
     monkeypatch.setattr(match, "required", lambda rule, view, words: True)
-    monkeypatch.setattr(match, "near", lambda rule, view, words, present=None: rule.regex.finditer(view))
+    monkeypatch.setattr(match, "near", lambda rule, view, words, present=None, skip=None: rule.regex.finditer(view))
     assert [kinds(t) for t in texts] == fast
 
 

@@ -9,7 +9,7 @@ the normalised or the folded view, as each says). Tables and regexes are built o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -79,9 +79,10 @@ def required(rule: Rule, view: str, words: frozenset[str]) -> bool:
 
 
 def near(rule: Rule, view: str, words: frozenset[str] | None,
-         present: set[str] | None = None) -> Iterator[re.Match[str]]:
+         present: set[str] | None = None, skip: Callable[[int], bool] | None = None) -> Iterator[re.Match[str]]:
     """Matches near the anchors (``words``: the folded view's, for whole-word anchors; else all are substrings;
-    ``present``: the anchors the index found, if it knows)."""
+    ``present``: the anchors the index found, if it knows). ``skip``, for a rule whose matches start at an anchor:
+    asked before matching at each, says the caller has no use for a match there (it is not run)."""
     positions = set()
     for anchor in rule.anchors if present is None else [a for a in rule.anchors if a in present]:
         whole = words is not None and anchor in rule.words
@@ -97,7 +98,7 @@ def near(rule: Rule, view: str, words: frozenset[str] | None,
     for i, j in sorted(positions):
         if back:
             yield from rule.regex.finditer(view, max(0, i - back), j + forward)
-        elif m := rule.regex.match(view, i):
+        elif (skip is None or not skip(i)) and (m := rule.regex.match(view, i)):
             yield m
 
 

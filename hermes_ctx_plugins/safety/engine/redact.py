@@ -47,10 +47,13 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     for number in sorted(set(numbers)):
         rule = secrets.rules[number]
         view = norm.text if rule.view == "normalised" else views.folded
-        near = match.near(rule, view, None, present if secrets.index.own[number] else None)
-        covered = 0  # a match inside the last one found adds nothing ("password=password=..." stays linear)
+        tried = _Tried()
+        near = match.near(rule, view, None, present if secrets.index.own[number] else None, tried.skip)
         for m in near if match.required(rule, view, views.words) else ():
-            if m.start() < covered or not holds(rule, view, m):
+            if m.start() < tried.covered:
+                continue
+            if not holds(rule, view, m):
+                tried.rejected(m.start(), m.end())
                 continue
             start, end = _query_value(view, m.start(), *value_span(m))
             if rule.view == "normalised":
@@ -63,7 +66,7 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
                                        (origin[m.start()], origin[m.end() - 1] + 1, label))
             if markers and _overlaps(markers, whole):
                 continue  # read across an earlier redaction, whose length and letters are not the secret's
-            covered = m.end()
+            tried.covered = m.end()
             (tokens if rule.view == "normalised" else found).append((start, end, label))
     gates = views.words.union(present or ())  # the words and rule triggers in the text: what gates a layout
     layouts = paired_spans(norm.text, tokens) + option_spans(norm.text, gates) + line_spans(norm.text)
@@ -74,6 +77,40 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
 
 
 _MARKER = lazy(r"\[REDACTED:[\w-]+\]")
+
+
+class _Tried:
+    """Where one rule's matches need not be looked for again, for a rule whose matches start at an anchor.
+
+    A match inside the last one found adds nothing ("password=password=..." stays linear): :attr:`covered`. A match
+    that does not hold (``sk-`` then a long run of word characters and dashes, not random) is not looked for again
+    at every anchor inside it either: each of those runs to the same end, so a run of ``-sk-sk-sk...`` cost its
+    length squared (64 kB: 10 s). Only the first :data:`_RETRIES` anchors inside a match that did not hold are tried
+    (a key glued after a word or two, ``sk-old-sk-proj-...``, is still found): each character is read a bounded
+    number of times.
+    """
+
+    def __init__(self) -> None:
+        self.covered = 0  # the end of the last match that holds
+        self.refused = 0  # the end of the last match that did not hold, outside any that did
+        self.retries = 0  # the anchors tried inside it
+
+    def skip(self, at: int) -> bool:
+        if at < self.covered:
+            return True
+        if at < self.refused:
+            self.retries += 1
+            return self.retries > _RETRIES
+        return False
+
+    def rejected(self, start: int, end: int) -> None:
+        if start >= self.refused:
+            self.refused, self.retries = end, 0
+        else:
+            self.refused = max(self.refused, end)
+
+
+_RETRIES = 4
 
 
 def _overlaps(markers: list[tuple[int, int]], span: Span) -> bool:

@@ -78,7 +78,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"(?P<google_api_key>AIza[\w-]{35})|(?P<google_oauth_token>ya29\.[\w-]{20,})|(?P<stripe_key>[rs]k_(?:live|"
          r"test)_[0-9A-Za-z]{10,})|(?P<huggingface_token>hf_[A-Za-z0-9]{30,})|(?P<npm_token>npm_[A-Za-z0-9]{36}\b)|"
          r"(?P<pypi_token>pypi-AgE[\w-]{30,})|(?P<sendgrid_key>SG\.[\w-]{16,}\.[\w-]{16,})|"
-         r"(?P<jwt>eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}))|(?P<slack_webhook>hooks\.slack\.com/(?:services|workflows|"
+         r"(?P<jwt>eyJ[\w-]{8,1024}+\.eyJ[\w-]{8,}+\.[\w-]{8,}))|(?P<slack_webhook>hooks\.slack\.com/(?:services|workflows|"
          r"triggers)/[\w/-]{20,})|(?P<discord_webhook>discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,})|"
          r"(?<=\d{8})(?P<telegram_bot_token>:AA[\w-]{33}\b)",
          view="normalised", context=("random token",),
