@@ -522,6 +522,11 @@ class FileProvider(MemoryProvider):
         mode = self.options.write_approval
         if mode == "block":
             return _error("memory writes are blocked by configuration (ctx_plugins.options.file.write_approval)")
+        try:  # before the scan: a page pasted as one entry cost seconds of scanning, then hermes refused its size
+            for op in ops:
+                file.check_fits(op.text)
+        except MemoryStoreError as exc:
+            return _error(str(exc))
         screen = Screen([op.text for op in ops if op.text], self.policy)
         if screen.refusal:
             return _error(screen.refusal)

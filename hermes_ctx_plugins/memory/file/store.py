@@ -103,11 +103,13 @@ class UnknownTarget(MemoryStoreError, KeyError):
 class LimitExceeded(MemoryStoreError):
     """The batch would leave the file over its character limit."""
 
-    def __init__(self, target: str, *, used: int, limit: int, final: int) -> None:
+    def __init__(self, target: str, *, used: int, limit: int, final: int, entry: int | None = None) -> None:
         self.target, self.used, self.limit, self.final = target, used, limit, final
         self.needed = final - used
         label = _LABELS[target]
-        if self.needed > 0:
+        if entry is not None:  # told before the batch was applied: ``final`` is at least this much
+            change = f"one entry of this batch alone is {entry:,} chars, more than the file may hold"
+        elif self.needed > 0:
             change = f"this batch needs {self.needed:,} more ({final:,} in all, {final - limit:,} over)"
         else:  # already over, e.g. after an outside edit: shrinking is not enough unless it fits
             change = f"after this batch it would still be at {final:,}, {final - limit:,} over"
@@ -425,10 +427,22 @@ class MemoryFile:
             if odd:
                 raise InvalidOp(f"{where}: the text holds a control character (U+{ord(odd.group()):04X}) at character "
                                 f"{odd.start()}; write it without one")
+            self.check_fits(step.text)  # before the scan: a page pasted as an entry cost seconds of scanning
             findings = self.scan(step.text) if self.scan is not None else ()
             if findings:
                 raise UnsafeEntry(where, findings)
         return step
+
+    def check_fits(self, text: str) -> None:
+        """Refuse ``text`` at once when no batch holding it can be written: an entry longer than the limit fits only a
+        file already over its limit shrinking (see :meth:`_rewrite`), so only when it is longer than the file now.
+
+        :raises LimitExceeded: it cannot fit."""
+        if len(text) <= self.char_limit:
+            return
+        used = _size(self.entries())
+        if len(text) > used:
+            raise LimitExceeded(self.target, used=used, limit=self.char_limit, final=len(text), entry=len(text))
 
     def _raw(self) -> bytes:
         return self.documents.read(self.path)  # no memories yet reads as b"", like an empty file
