@@ -52,6 +52,23 @@ def test_check_with_deployment(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "did you mean 'bot'" in capsys.readouterr().err
 
 
+def test_check_says_when_hermes_will_not_run_a_listed_provider(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: "config OK ... memory providers: file, ctx-local" and exit 0, while hermes (memory.provider unset)
+    never ran ctx-local; only doctor said so."""
+    path = tmp_path / "config.yaml"
+    path.write_text("ctx_plugins: {memory: {providers: [file, ctx-local]}}\n")
+    assert main(["--config", str(path), "check"]) == 0
+    out = capsys.readouterr().out
+    assert "memory providers: file, ctx-local" in out
+    assert "hermes will not run it" in out and "hermes-ctx install --memory ctx-local" in out
+    assert main(["--config", str(path), "check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["not_run_by_hermes"] == ["ctx-local"]
+    path.write_text("memory: {provider: ctx-local}\nctx_plugins: {memory: {providers: [file, ctx-local]}}\n")
+    assert main(["--config", str(path), "check"]) == 0
+    assert "will not run" not in capsys.readouterr().out
+
+
 def transcript_file(tmp_path: Path, messages: object) -> Path:
     path = tmp_path / "transcript.json"
     path.write_text(json.dumps(messages))

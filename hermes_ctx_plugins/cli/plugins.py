@@ -57,15 +57,27 @@ def run(args: argparse.Namespace) -> int:
         host.shutdown()
         return load_failed(exc)
     said = "(ours)" if runs else "(ours, but hermes runs without it: `hermes-ctx doctor` says why)"
+    # listed, but inside hermes an external provider runs only as its memory.provider (hermes' own rule)
+    idle = [p.name for p in host.memory_providers if p.external and p.name != hermes_provider]
     emit(args, {"ok": True, "config": host.config.source, "deployment": host.config.deployment,
                 "deployments": sorted(host.config.plugins.deployments), "compressor": compressor,
-                "memory_providers": providers, "hermes_memory_provider": hermes_provider if ours else None},
+                "memory_providers": providers, "hermes_memory_provider": hermes_provider if ours else None,
+                "not_run_by_hermes": idle},
          lambda: "\n".join([f"config OK: {host.config.source}"
                             + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""),
                             f"compressor: {compressor or '(none: hermes built-in)'}",
                             f"memory providers: {', '.join(providers) or '(none)'}"]
-                           + ([f"hermes' memory.provider: {hermes_provider} {said}"] if ours else [])))
+                           + ([f"hermes' memory.provider: {hermes_provider} {said}"] if ours else [])
+                           + ([_idle_note(idle, hermes_provider)] if idle else [])))
     return 0
+
+
+def _idle_note(idle: list[str], hermes_provider: str) -> str:
+    """What ``check`` says of listed external providers hermes will not run (a Bridge and the API still do)."""
+    now = f"memory.provider is {hermes_provider!r}" if hermes_provider else "memory.provider is not set"
+    return (f"note: inside hermes {', '.join(idle)} {'runs' if len(idle) == 1 else 'run'} only as hermes' "
+            f"memory.provider, and {now}: hermes will not run {'it' if len(idle) == 1 else 'them'} "
+            f"(`hermes-ctx install --memory {idle[0]}` sets it; a Bridge and the Python API use the list)")
 
 
 def _as_json(host: Host) -> dict[str, Any]:
