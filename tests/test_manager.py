@@ -364,6 +364,23 @@ def test_disabled_name_that_matches_nothing_is_an_error() -> None:
     assert exc.value.path == "ctx_plugins.disabled"
 
 
+def test_a_deployments_list_names_are_checked_and_its_error_names_that_list() -> None:
+    """Before: a misspelled name in ``deployments.<d>.enabled`` was accepted and its plugin stayed disabled, silently;
+    one in ``deployments.<d>.disabled`` was said to be in ``ctx_plugins.disabled``."""
+    cases = [({"disabled": ["fake-memory"], "deployments": {"bot": {"enabled": ["fake-memroy"]}}},
+              "ctx_plugins.deployments.bot.enabled"),
+             ({"deployments": {"bot": {"disabled": ["fake-memroy"]}}}, "ctx_plugins.deployments.bot.disabled")]
+    for settings, where in cases:
+        with pytest.raises(ConfigError, match="did you mean 'fake-memory'") as exc:
+            load_host({"ctx_plugins": settings}, deployment="bot", plugins=[FakesPlugin()])
+        assert exc.value.path == where
+    # spelled right, it takes the name back out of the top level's list
+    settings = {"disabled": ["fake-memory"], "deployments": {"bot": {"enabled": ["fake-memory"]}}}
+    host = load_host({"ctx_plugins": settings}, deployment="bot", plugins=[FakesPlugin()])
+    assert "fake-memory" not in host.config.plugins.disabled
+    host.shutdown()
+
+
 # ---------------------------------------------------------------- fault isolation
 
 

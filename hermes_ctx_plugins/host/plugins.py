@@ -238,13 +238,22 @@ class PluginLoading:
                     self._skip(owner, exc)
 
     def _check_disabled_names(self, disabled: set[str], entry_point_names: set[str]) -> None:
+        """Every name ``disabled`` lists, and every name the active deployment's ``enabled`` takes back, is known (a
+        misspelled ``enabled`` entry left its plugin disabled, silently); the error names the list it is in."""
         known = set(self._sources) | entry_point_names | {r.name for r in self.registry}
-        for name in sorted(disabled - known):
-            raise ConfigError(
-                f"{name!r} names no installed plugin, strategy or provider{did_you_mean(name, known)}; "
-                f"known: {', '.join(sorted(known)) or '(none)'}",
-                path="ctx_plugins.disabled", value=name, expected="an installed plugin's name",
-            )
+        config = self.config
+        deployment = config.plugins.deployments.get(config.deployment or "")
+        here = join_path("ctx_plugins.deployments", config.deployment or "")
+        named = [(name, f"{here}.disabled" if deployment is not None and name in deployment.disabled
+                  else "ctx_plugins.disabled") for name in sorted(disabled)]
+        named += [(name, f"{here}.enabled") for name in (deployment.enabled if deployment is not None else ())]
+        for name, where in named:
+            if name not in known:
+                raise ConfigError(
+                    f"{name!r} names no installed plugin, strategy or provider{did_you_mean(name, known)}; "
+                    f"known: {', '.join(sorted(known)) or '(none)'}",
+                    path=where, value=name, expected="an installed plugin's name",
+                )
 
     def _check_listed_names(self, entry_point_names: set[str]) -> None:
         config = self.config
