@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
 import weakref
@@ -252,11 +253,11 @@ def _scalar(value: Any, hint: Any, path: str, rule: Rule) -> Any:
     if hint is int:
         if is_number and isinstance(value, int):
             return _check_bounds(value, path, rule, limit=MAX_INT)
-        raise _type_error(path, value, "a whole number" + rule.range_text())
+        raise _type_error(path, value, "a whole number" + rule.range_text() + _as_text(value))
     if hint is float:
         if is_number:
             return float(_check_bounds(value, path, rule, limit=MAX_FLOAT))
-        raise _type_error(path, value, "a number" + rule.range_text())
+        raise _type_error(path, value, "a number" + rule.range_text() + _as_text(value))
     if hint is str:
         if isinstance(value, str):
             return value
@@ -269,6 +270,19 @@ def _scalar(value: Any, hint: Any, path: str, rule: Rule) -> Any:
                                            "quote the word)")
         raise _type_error(path, value, "a string")
     raise TypeError(f"config field {path} has an unsupported type {hint!r}")  # a bug of ours
+
+
+def _as_text(value: Any) -> str:
+    """Why a number came as text: YAML reads ``1e3`` (no dot before the exponent) as a string, and a quoted number."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        float(value.replace("_", ""))
+    except ValueError:
+        return ""
+    if re.fullmatch(r"\s*[+-]?[\d_]+[eE][+-]?\d+\s*", value):
+        return f" (YAML reads {value.strip()} as text: write {value.strip().lower().replace('e', '.0e', 1)} instead)"
+    return " (a quoted number is text: write it without the quotes)"
 
 
 def _check_bounds(value: float, path: str, rule: Rule, *, limit: float) -> Any:

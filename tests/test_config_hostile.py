@@ -248,6 +248,11 @@ BAD = [
                  ["a list, e.g. [file]"], None, id="providers-scalar"),
     pytest.param("ctx_plugins:\n  memory:\n    namespace: [a]  # <-\n", "ctx_plugins.memory.namespace",
                  ["a string"], None, id="namespace-not-a-string"),
+    # YAML 1.1 reads 1e3 (no dot before the exponent) as text: the error said "got str '1e3'" and not why
+    pytest.param("ctx_plugins:\n  cooldown_seconds: 1e3  # <-\n", "ctx_plugins.cooldown_seconds",
+                 ["got str '1e3'", "write 1.0e3 instead"], None, id="number-yaml-reads-as-text"),
+    pytest.param("ctx_plugins:\n  failure_threshold: '5'  # <-\n", "ctx_plugins.failure_threshold",
+                 ["a quoted number is text"], None, id="number-quoted"),
     # before: a traceback out of `hermes-ctx check` (ValueError: PosixPath('/') has an empty name) and, inside
     # hermes, the plugin not loaded with only a line in agent.log; a folder passed `check` and spooled every compaction
     pytest.param("ctx_plugins:\n  archive:\n    path: /  # <-\n", "ctx_plugins.archive.path",
