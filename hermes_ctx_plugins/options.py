@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import reprlib
 import types
 import typing
 import weakref
@@ -326,12 +327,24 @@ def describe(value: Any) -> str:
     return f"{type(value).__name__} {short_repr(value)}"
 
 
-def short_repr(value: Any) -> str:
-    """``repr(value)`` cut to 60 characters; an integer too long to print is named by its size."""
+def short_repr(value: Any, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters, made without building the whole of it (a megabyte string, a list
+    of a million items: a model's argument); an integer too long to print is named by its size; never raises."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"<an integer of {value.bit_length():,} bits>"  # repr() refuses past 4,300 digits
-    text = repr(value)
-    return text[:57] + "..." if len(text) > 60 else text
+    try:
+        text = repr(value[:width]) if isinstance(value, str) else _BOUNDED.repr(value)
+    except Exception:  # a broken __repr__
+        return f"<a {type(value).__name__}>"
+    return text[:width - 3] + "..." if len(text) > width or (isinstance(value, str) and len(value) > width) else text
+
+
+#: reprs of containers cut while they are made (see :func:`short_repr`)
+_BOUNDED = reprlib.Repr()  # (keyword arguments from Python 3.12)
+_BOUNDED.maxlevel = 2
+_BOUNDED.maxlist = _BOUNDED.maxtuple = _BOUNDED.maxdict = _BOUNDED.maxset = _BOUNDED.maxfrozenset = 8
+_BOUNDED.maxdeque = _BOUNDED.maxarray = 8
+_BOUNDED.maxstring = _BOUNDED.maxlong = _BOUNDED.maxother = 60
 
 
 def join_path(path: str, key: object) -> str:

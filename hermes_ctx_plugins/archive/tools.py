@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..events import Message
+from ..options import short_repr
 from ..storage import ArchiveBackend, Scope, Stored
 from ..tokens import TokenCounter
 
@@ -60,7 +61,22 @@ SCHEMAS: list[dict[str, Any]] = [
 
 
 def _error(message: str) -> str:
-    return json.dumps({"error": message}, ensure_ascii=False)
+    return _dumps({"error": message})
+
+
+def _dumps(answer: dict[str, Any]) -> str:
+    """``answer`` as the tool's JSON text, UTF-8 whatever it holds: a lone surrogate (a query's, or one a message was
+    archived with, exactly) is written as its JSON escape, so the text can be sent and still reads back the same."""
+    text = json.dumps(answer, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a raw surrogate is never escaped by json.dumps: "\\" then it reads as "\udXXX"
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+#: the most characters of the query a search's answer repeats
+SHOWN_QUERY_CHARS = 200
 
 
 def handle(name: str, args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter: TokenCounter,
@@ -73,16 +89,16 @@ def handle(name: str, args: dict[str, Any], *, store: ArchiveBackend, scope: Sco
         return search(args, store=store, scope=scope, hybrid=hybrid)
     if name == EXPAND:
         return expand(args, store=store, scope=scope, counter=counter, max_tokens=max_tokens)
-    return _error(f"unknown archive tool {name!r}; valid: {', '.join(NAMES)}")
+    return _error(f"unknown archive tool {short_repr(name)}; valid: {', '.join(NAMES)}")
 
 
 def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, hybrid: Hybrid | None = None) -> str:
     query = args.get("query")
     if not isinstance(query, str) or not query.strip():
-        return _error(f"query must be non-empty text, got {query!r}")
+        return _error(f"query must be non-empty text, got {short_repr(query)}")
     limit = args.get("limit", 5)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        return _error(f"limit must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
+        return _error(f"limit must be a whole number from 1 to {MAX_LIMIT}, got {short_repr(limit)}")
     if hybrid is None:
         hits = store.search(query, scope, limit=limit)
     else:  # lexical and dense candidates fused; the dense side failing leaves the lexical answer
@@ -94,7 +110,8 @@ def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, hybrid:
     for result in results:
         if result["id"] in offsets:
             result["offset"] = offsets[result["id"]]
-    answer: dict[str, Any] = {"query": query, "results": results}
+    shown = query if len(query) <= SHOWN_QUERY_CHARS else f"{query[:SHOWN_QUERY_CHARS]}… ({len(query):,} characters)"
+    answer: dict[str, Any] = {"query": shown, "results": results}
     if not results:
         answer["note"] = "nothing archived matches; try an exact identifier or other distinctive words"
     elif offsets:
@@ -102,7 +119,7 @@ def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, hybrid:
                           "ctx_expand(id, offset) reads from there")
     else:
         answer["note"] = "read a result with ctx_expand(id)"
-    return json.dumps(answer, ensure_ascii=False)
+    return _dumps(answer)
 
 
 #: a message's text longer than this (characters) is read in pieces: its search result says where the match is
@@ -149,12 +166,14 @@ def _whole(digits: str) -> int:
 def _ids(value: Any) -> list[int] | str:
     """The ids ``value`` names, or an error message (quoting at most 80 characters of it)."""
     if isinstance(value, bool):
-        return f"id must be an id or a range 'first-last', got {value!r}"
+        return f"id must be an id or a range 'first-last', got {short_repr(value)}"
     if isinstance(value, str) and "#" in value and _MARKED.match(value):  # "#5", "#40-#48": as the CLI prints ids
         value = value.replace("#", "")
     number = _whole(value) if isinstance(value, str) and value.strip().isdecimal() else value
     if isinstance(number, int):
-        return [number] if 0 < number <= MAX_ID else f"id must be positive and at most {MAX_ID}, got {value!r:.80}"
+        if 0 < number <= MAX_ID:
+            return [number]
+        return f"id must be positive and at most {MAX_ID}, got {short_repr(value)}"
     if isinstance(value, str):
         match = _RANGE.match(value)
         if match:
@@ -166,7 +185,7 @@ def _ids(value: Any) -> list[int] | str:
             if first < 1 or last > MAX_ID:
                 return f"range {value!r:.80} must lie within 1-{MAX_ID}"
             return list(range(first, last + 1))
-    return f"id must be an id (e.g. 42) or a range 'first-last' (e.g. '40-48'), got {value!r:.80}"
+    return f"id must be an id (e.g. 42) or a range 'first-last' (e.g. '40-48'), got {short_repr(value)}"
 
 
 def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter: TokenCounter,
@@ -176,23 +195,25 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
         return _error(ids)
     limit = args.get("max_tokens", max_tokens)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < MIN_TOKENS:
-        return _error(f"max_tokens must be a whole number of at least {MIN_TOKENS}, got {limit!r}")
+        return _error(f"max_tokens must be a whole number of at least {MIN_TOKENS}, got {short_repr(limit)}")
     limit = min(limit, max_tokens)
     offset = args.get("offset", 0)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        return _error(f"offset must be a whole number of characters, 0 or more, got {offset!r:.80}")
+        return _error(f"offset must be a whole number of characters, 0 or more, got {short_repr(offset)}")
     if offset and len(ids) != 1:
-        return _error(f"offset reads on in one message: give one id, not the range {args.get('id')!r:.80}")
+        return _error(f"offset reads on in one message: give one id, not the range {short_repr(args.get('id'))}")
     budget = limit - _ENVELOPE  # the answer's own keys and note come out of the same budget
     found = store.get(ids, scope)
     if not found:
-        return _error(f"no archived message with id {args.get('id')!r} in this conversation's archive; "
+        return _error(f"no archived message with id {short_repr(args.get('id'))} in this conversation's archive; "
                       "ids come from ctx_search")
     if offset:
         content = found[0].message.get("content")
         text = content if isinstance(content, str) else _parts_text(content) if isinstance(content, list) else ""
         if offset >= len(text):
-            return _error(f"offset {offset:,} is past the end of message {found[0].id}'s text, which has {len(text):,} "
+            # an integer of thousands of digits: Python refuses to print it
+            at = short_repr(offset) if offset.bit_length() > 128 else f"{offset:,}"
+            return _error(f"offset {at} is past the end of message {found[0].id}'s text, which has {len(text):,} "
                           "characters (offset reads on in a message's content)")
     # tool calls travel with their results (and results with their call)
     by_id: dict[int, Stored] = {s.id: s for s in found}
@@ -224,7 +245,7 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
         answer["left_out"] = left_out[:10] + (["..."] if len(left_out) > 10 else [])
         answer["note"] = (f"{len(left_out)} more messages did not fit in {limit} tokens; expand them with a "
                           f"narrower range, e.g. ctx_expand(id={left_out[0]})")
-    return json.dumps(answer, ensure_ascii=False)
+    return _dumps(answer)
 
 
 def _pair_groups(ordered: list[Stored]) -> list[list[Stored]]:

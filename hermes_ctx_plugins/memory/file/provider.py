@@ -42,7 +42,7 @@ from ... import storage
 from ...chat import SummaryClient, SummaryModel
 from ...config import hermes_home
 from ...events import Forgotten, Message, SessionInfo, Turn
-from ...options import option
+from ...options import option, short_repr
 from ...safety import Finding, placeholder
 from ...safety.judge import policy_for
 from ...safety.policy import Policy
@@ -184,8 +184,11 @@ def ops_from_arguments(args: dict[str, Any]) -> list[Op]:
             raise ValueError(f"each operation must be an object, got {type(item).__name__}")
         action = item.get("action")
         if action not in ("add", "replace", "remove"):
-            raise ValueError(f"action must be add, replace or remove, got {action!r}")
-        ops.append(Op(action=action, text=str(item.get("content") or ""), match=str(item.get("old_text") or "")))
+            raise ValueError(f"action must be add, replace or remove, got {short_repr(action)}")
+        for key in ("content", "old_text"):  # str() of a number or a list would be written as an entry
+            if item.get(key) is not None and not isinstance(item.get(key), str):
+                raise ValueError(f"{key} must be text, got {short_repr(item.get(key))}")
+        ops.append(Op(action=action, text=item.get("content") or "", match=item.get("old_text") or ""))
     return ops
 
 
@@ -468,6 +471,8 @@ class FileProvider(MemoryProvider):
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo | None = None) -> str:
         if name != "memory":
             return super().handle_tool_call(name, args, session=session)
+        if not isinstance(args, dict):  # the model's mistake, answered: never a raise counted against the provider
+            return _error(f"the arguments must be a JSON object, got {type(args).__name__}")
         verdict = self.gate(args, session=session)
         if verdict is not None:
             return verdict
@@ -493,7 +498,8 @@ class FileProvider(MemoryProvider):
         """
         target = args.get("target", "memory")  # hermes' schema defaults the target
         if target not in self._targets():
-            return _error(f"target must be one of {', '.join(self._targets()) or '(memory is off)'}, got {target!r}")
+            targets = ", ".join(self._targets()) or "(memory is off)"
+            return _error(f"target must be one of {targets}, got {short_repr(target)}")
         try:
             ops = ops_from_arguments(args)
         except ValueError as exc:

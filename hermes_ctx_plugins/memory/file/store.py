@@ -132,7 +132,8 @@ class NoMatch(MemoryStoreError, LookupError):
 
     def __init__(self, where: str, match: str, entries: Sequence[str]) -> None:
         self.match = match
-        super().__init__(f"{where}: no entry contains {match!r}; entries: {_listing(entries)}; nothing was written")
+        super().__init__(f"{where}: no entry contains {_cut(match)!r}; entries: {_listing(entries)}; "
+                         "nothing was written")
 
 
 class AmbiguousMatch(MemoryStoreError, LookupError):
@@ -142,7 +143,7 @@ class AmbiguousMatch(MemoryStoreError, LookupError):
         self.match = match
         self.matches = tuple(_preview(m) for m in matches)
         super().__init__(
-            f"{where}: {match!r} is in {len(matches)} entries: {_listing(matches)}; "
+            f"{where}: {_cut(match)!r} is in {len(matches)} entries: {_listing(matches)}; "
             "use a longer substring that only one of them contains; nothing was written"
         )
 
@@ -170,6 +171,12 @@ class StoreUnavailable(MemoryStoreError, FileUnavailable):
 def _preview(entry: str, width: int = 60) -> str:
     flat = " ".join(entry.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _cut(match: str, width: int = 200) -> str:
+    """The model's ``old_text`` as an error repeats it: whole (its spaces may be why nothing matched) when short,
+    else its start and its length -- a megabyte sent is not a megabyte answered."""
+    return match if len(match) <= width else f"{match[:width]}… ({len(match):,} characters)"
 
 
 def _listing(entries: Sequence[str], shown: int = 5) -> str:
