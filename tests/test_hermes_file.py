@@ -219,3 +219,21 @@ def test_a_line_holding_only_the_separator_is_refused_before_hermes_splits_the_e
     [refused] = tool_results(agent_for(stub).run_conversation("note it", conversation_history=[]))
     assert refused["success"] is False and "'§'" in refused["error"]
     assert not (memories() / "MEMORY.md").exists()
+
+
+def test_memory_tool_arguments_that_are_no_object_are_answered_not_raised(stub: StubOpenAIServer) -> None:
+    """Before: ``dict([1, 2])`` in our gate raised out of hermes' tool middleware (a red-team pass); hermes' memory tool
+    is not called, nothing is written, and the model reads why."""
+    from hermes_ctx_plugins.hermes.memory_gate import MemoryGate
+
+    configure(stub)
+    agent_for(stub)
+    runtime = installed()
+    assert runtime is not None
+    gate = MemoryGate(runtime)
+    called: list[Any] = []
+    for args in ([1, 2], "add", 7):
+        answer = json.loads(gate.tool_execution(tool_name="memory", args=args, next_call=called.append,  # type: ignore[arg-type]
+                                                session_id="s1"))
+        assert answer["success"] is False and "must be a JSON object" in answer["error"]
+    assert called == [] and not (memories() / "MEMORY.md").exists()

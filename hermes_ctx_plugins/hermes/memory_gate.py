@@ -81,6 +81,9 @@ class MemoryGate:
                        next_call: Callable[[Any], Any], session_id: str = "", **_: Any) -> Any:
         if tool_name != "memory" or not self.runtime.usable():
             return next_call(args)
+        if args is not None and not isinstance(args, dict):  # the model's mistake: answered, nothing written
+            return json.dumps({"success": False, "error": f"the arguments must be a JSON object, got "
+                                                          f"{type(args).__name__}"})
         host, left_out = self.runtime.route(session_id)
         provider = file_provider(host)
         if provider is None or provider.name in left_out:  # an agent without memory: hermes refuses it
