@@ -572,3 +572,19 @@ def test_an_edit_made_while_install_works_is_kept_and_install_writes_nothing(
     monkeypatch.setattr(install_module, "_memory_plugins", real)
     code, _, _ = install(capsys, "--yes")  # run again: the edit and ours together
     assert code == 0 and parsed(config_file().read_text(encoding="utf-8"))["agent"] == {"max_turns": 7}
+
+
+def test_a_shim_that_cannot_be_written_leaves_the_config_as_it_was(capsys: pytest.CaptureFixture[str]) -> None:
+    """Red-team, session 23: with `plugins` under the home a file (or a read-only folder), install rewrote
+    config.yaml (and backed it up), then failed on the shims with only the shim's error on stderr and an
+    empty stdout: the config was wired to a memory provider hermes could not find, and nothing said it
+    had changed. Now the shims go first: their failure leaves config.yaml untouched, and says so."""
+    write(HANDWRITTEN)
+    (home() / "plugins").write_text("not a folder\n", encoding="utf-8")
+    code, out, err = install(capsys)
+    assert code == 1 and out == ""
+    assert "plugins" in err and f"{config_file()} was not changed" in err
+    assert config_file().read_text(encoding="utf-8") == HANDWRITTEN and not backups()
+    (home() / "plugins").unlink()
+    code, out, _ = install(capsys)
+    assert code == 0 and "memory shim: wrote ctx-local" in out and backups()

@@ -154,14 +154,21 @@ def run(args: argparse.Namespace) -> int:
         refused = _confirm(plan.ask, yes=args.yes)
         if refused is not None:
             return refused
+    if after != before and _current(path) != before:  # hermes or the user wrote it meanwhile: their edit stays
+        print(f"hermes-ctx: {path} changed while install was working (another program wrote it); "
+              "nothing was written: run install again", file=sys.stderr)
+        return EXIT_PROBLEM
+    try:  # the shims first: one that cannot be written leaves the config as it was, not wired to a missing shim
+        if not args.uninstall:
+            outcome.shims = shims.write(home, ours)
+    except OSError as exc:  # a plugins folder that is read-only or a file
+        print(f"hermes-ctx: {exc}; {path} was not changed", file=sys.stderr)
+        return EXIT_PROBLEM
     try:
         if after != before:
-            if _current(path) != before:  # hermes or the user wrote it meanwhile: their edit must not be lost
-                print(f"hermes-ctx: {path} changed while install was working (another program wrote it); "
-                      "nothing was written: run install again", file=sys.stderr)
-                return EXIT_PROBLEM
             outcome.backup = _write(path, before, after or "")
-        outcome.shims = shims.remove(shims.to_remove(home)) if args.uninstall else shims.write(home, ours)
+        if args.uninstall:  # after the config: a shim left over is harmless once nothing names it
+            outcome.shims = shims.remove(shims.to_remove(home))
     except OSError as exc:  # a read-only home, a full disk: the config is whole, old or new
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
