@@ -130,9 +130,13 @@ def keep_copy(path: Path, raw: bytes, *, stamp: str, doing: str,
     :raises FileUnavailable: (``error``, naming ``doing``) it cannot be written; no partial copy is left.
     """
     backup, n = path.with_name(f"{path.name}.bak.{stamp}"), 1
+    try:  # no wider than the file it copies: a private (0600) MEMORY.md must not leave a 0644 copy
+        mode = stat.S_IMODE(os.stat(path).st_mode) & 0o666
+    except OSError:
+        mode = 0o600
     while True:
-        try:
-            with open(backup, "xb") as fh:  # "x" is O_EXCL: an earlier backup is never overwritten
+        try:  # O_EXCL: an earlier backup is never overwritten
+            with open(os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as fh:
                 fh.write(raw)
                 fh.flush()
                 os.fsync(fh.fileno())
