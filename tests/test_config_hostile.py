@@ -192,6 +192,21 @@ def test_huge_strings_and_files_are_refused(tmp_path: Path) -> None:
         load_config({"model": "m" * (MAX_STRING_CHARS + 1)})
 
 
+@pytest.mark.parametrize("text", ["model:\n  default: gpt-4o\t# mine\nctx_plugins:\n  compressor: window\t\n",
+                                  "model:\n  default:\tgpt-4o\nctx_plugins:\n  compressor:\twindow  \t# x\n"])
+def test_a_tab_between_words_reads_as_hermes_reads_it(tmp_path: Path, text: str) -> None:
+    """hermes (libyaml) takes these tabs; PyYAML refused them, and the plugin was off for a tab nobody sees."""
+    assert yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["model"] == {"default": "gpt-4o"}
+    config = load_config(write(tmp_path, text))
+    assert config.plugins.compressor == "window" and config.model.name == "gpt-4o"
+    assert config.line_of("ctx_plugins.compressor") == 4
+
+
+def test_a_tab_in_the_indentation_stays_an_error_that_says_so(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r":3: malformed YAML: .*\(a tab: write spaces instead\)"):
+        load_config(write(tmp_path, "ctx_plugins:\n  memory: {}\n\tcompressor: prune\n"))
+
+
 def test_hermes_own_full_default_config_is_well_inside_the_limits(tmp_path: Path) -> None:
     hermes_config = pytest.importorskip("hermes_cli.config")
     path = write(tmp_path, yaml.safe_dump(hermes_config.DEFAULT_CONFIG))

@@ -65,6 +65,8 @@ def load(text: str) -> Any:
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        if "'\\t'" in problem:  # hermes (libyaml) and our reader take a tab between words; ruamel does not
+            problem += " (a tab: hermes reads it there, but a file is edited only with spaces: replace it)"
         raise ConfigError(f"malformed YAML: {problem}", line=mark.line + 1 if mark else None) from None
     except YAMLError as exc:
         raise ConfigError(f"malformed YAML: {exc}") from None

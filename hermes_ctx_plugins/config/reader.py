@@ -49,8 +49,30 @@ def read_text(path: Path, label: str) -> str:
                           line=raw.count(b"\n", 0, exc.start) + 1, expected="UTF-8 text") from None
 
 
+#: the most tabs between words (see :func:`parse_yaml`) taken as spaces, each costing a parse of the file again
+MAX_TAB_RETRIES = 8
+
+
 def parse_yaml(text: str, label: str) -> tuple[Mapping[str, Any], Mapping[str, int]]:
-    """The document in ``text`` and the line of each of its key paths."""
+    """The document in ``text`` and the line of each of its key paths.
+
+    A tab between words (``default: m<TAB># note``, ``default:<TAB>m``) is read as a space, as hermes' own reader
+    (libyaml) reads it; PyYAML refuses it, and the plugin was switched off for a tab hermes takes and nobody sees. A
+    tab in a line's indentation stays an error (libyaml refuses it too)."""
+    for _ in range(MAX_TAB_RETRIES):
+        try:
+            return _parse_yaml(text, label)
+        except _TabBetweenWords as tab:
+            text = text[:tab.index] + " " + text[tab.index + 1:]  # same length: every line number stays
+    return _parse_yaml(text, label, tabs=False)
+
+
+class _TabBetweenWords(Exception):
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def _parse_yaml(text: str, label: str, *, tabs: bool = True) -> tuple[Mapping[str, Any], Mapping[str, int]]:
     loader: _Loader | None = None
     try:
         loader = _Loader(text)  # reading starts here: it refuses control characters at once
@@ -59,8 +81,14 @@ def parse_yaml(text: str, label: str) -> tuple[Mapping[str, Any], Mapping[str, i
         lines = FrozenMap(_key_lines(node, loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        at = exc.problem_mark.index if exc.problem_mark is not None else -1
+        if (tabs and isinstance(exc, yaml.scanner.ScannerError) and 0 <= at < len(text) and text[at] == "\t"
+                and text[text.rfind("\n", 0, at) + 1:at].strip()):  # after a word on its line: not indentation
+            raise _TabBetweenWords(at) from None
         line = mark.line + 1 if mark is not None else None
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        if at >= 0 and at < len(text) and text[at] == "\t":
+            problem += " (a tab: write spaces instead)"
         raise ConfigError(f"malformed YAML: {problem}", source=label, line=line) from None
     except yaml.reader.ReaderError as exc:
         raise ConfigError(f"malformed YAML: {exc.reason} ({exc.character!r})", source=label,
