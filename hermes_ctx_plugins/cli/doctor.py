@@ -394,5 +394,6 @@ def _shim(name: str, home: Path) -> Wiring:
         text = f"(unreadable: {exc})"
     if text != shim_text(name):
         return Wiring("memory.provider", False, f"{path} is not the shim hermes-ctx writes: hermes does not load "
-                      f"our memory provider {name!r} through it", f"rm {path} && {INSTALL}")
+                      f"our memory provider {name!r} through it (keep yours: it is moved, not deleted)",
+                      f"mv {path} {path}.bak && {INSTALL}")
     return Wiring("memory.provider", True, f"memory.provider is {name!r}: its shim {path} is in place")
