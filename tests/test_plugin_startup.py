@@ -306,3 +306,25 @@ def test_a_strategy_standing_in_for_one_a_broken_plugin_held_is_said_when_hermes
     said = capsys.readouterr().err
     assert "unknown compressor strategy 'broken-strategy'" in said and "using 'summarize' instead" in said
     assert "hermes-ctx-plugins is not active" not in said  # our engine and memory run, with the default strategy
+
+
+def test_a_failure_while_registering_is_said_on_the_terminal_not_only_logged(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: an error other than a config error (here: reading the check's record key) reached hermes, which only
+    logged "Failed to load plugin" in agent.log: hermes ran without our engine and memory, and nobody was told."""
+    from hermes_ctx_plugins.hermes import plugin
+
+    _write_config()
+
+    def unreadable(home: Path) -> str:
+        raise PermissionError(13, "Permission denied", str(home / "config.yaml"))
+
+    class Context:  # hermes' PluginContext, as far as registering gets here
+        def register_cli_command(self, *args: object, **kwargs: object) -> None:
+            pass
+
+    monkeypatch.setattr(checked, "key", unreadable)
+    with pytest.raises(PermissionError):  # left to hermes, which records our plugin as failed
+        plugin.register(Context())
+    err = capsys.readouterr().err
+    assert "hermes-ctx-plugins is not active" in err and "PermissionError" in err and "config.yaml" in err

@@ -38,8 +38,20 @@ def register(ctx: Any) -> None:
     :func:`~hermes_ctx_plugins.hermes.runtime.installed`).
 
     A broken config never breaks hermes: the error is logged and printed (naming the key, the value and
-    what is valid) and hermes runs on without us.
+    what is valid) and hermes runs on without us. Any other failure here (a bug of ours, a file we cannot
+    read) is printed the same way, not only logged, and left to hermes, which records the plugin as failed.
     """
+    try:
+        _register(ctx)
+    except Exception as exc:
+        log.exception("hermes-ctx-plugins could not register")
+        print(f"hermes-ctx-plugins is not active (hermes runs without our engine and memory): could not register: "
+              f"{type(exc).__name__}: {exc}\n  `hermes ctx doctor` says more; hermes' agent.log has the traceback",
+              file=sys.stderr)
+        raise
+
+
+def _register(ctx: Any) -> None:
     commands.register_cli(ctx)  # `hermes ctx …`, even with a broken config: `hermes ctx doctor` says why
     home = hermes_home()
     start = _Start(home)
