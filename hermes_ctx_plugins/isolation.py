@@ -156,6 +156,9 @@ class StatusEvent:
     kind: str
     source: str
     message: str
+    #: for an event of one user's calls alone (suspended for, or resumed for, that user): their party
+    #: (:func:`party_of`); ``None``: the source as a whole
+    party: str | None = None
 
 
 #: suspended parties kept before those whose cool-down ended are dropped
@@ -281,7 +284,10 @@ class FaultIsolator:
     def record_success(self, owner: str, *, party: str | None = None) -> None:
         if party is not None and self._party_probes:
             with self._lock:
+                probed = (owner, party) in self._party_probes
                 self._party_probes.discard((owner, party))
+            if probed:  # that user's probe after their cool-down worked: they are told, as they were told of it
+                self._emit("resumed", owner, f"{owner} is working again for this user; resumed", party=party)
         health = self._health.get(owner)
         if health is None:
             # The hot path: an owner that never failed costs one dict lookup per call.
@@ -348,7 +354,7 @@ class FaultIsolator:
         if alone is not None:
             self._emit("suspended", owner,
                        f"{owner} suspended for this user for {self.cooldown:g}s after {in_a_row} "
-                       f"consecutive failures of this user's calls (last: {error}); other users' go on")
+                       f"consecutive failures of this user's calls (last: {error}); other users' go on", party=alone)
         if trip:
             self._emit(
                 "suspended", owner,
@@ -417,10 +423,10 @@ class FaultIsolator:
                 return f"ok ({health.failures} earlier failure{plural}, last: {health.last_error})"
             return f"failing: {health.consecutive_failures} consecutive (last: {health.last_error})"
 
-    def _emit(self, kind: str, owner: str, message: str) -> None:
+    def _emit(self, kind: str, owner: str, message: str, *, party: str | None = None) -> None:
         log.warning("%s", message)
         if self.on_event is not None:
             try:
-                self.on_event(StatusEvent(kind=kind, source=owner, message=message))
+                self.on_event(StatusEvent(kind=kind, source=owner, message=message, party=party))
             except Exception:  # a broken status display must not break the turn either
                 log.exception("status callback failed for %r", message)

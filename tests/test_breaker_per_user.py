@@ -178,6 +178,11 @@ def test_a_remote_service_failing_one_users_searches_pauses_that_users_recall_on
         assert "kiwi" in provider.prefetch("kiwi", session=bob)  # bob's goes on
         assert provider.breaker.status(provider.name).startswith("suspended for 1 user")
         assert [e.kind for e in events] == ["unavailable"] and "other users' go on" in events[0].message
+        # her shard is back: after the cool-down her first recall is her probe, and she is told (it was never said)
+        Stub.handle = Mem0StubServer.handle  # type: ignore[method-assign]
+        provider.breaker._parties = {key: 0.0 for key in provider.breaker._parties}  # her cool-down is over
+        provider.prefetch("anything", session=alice)
+        assert [e.kind for e in events] == ["unavailable", "resumed"] and "this user's calls again" in events[1].message
         provider.shutdown()
 
 
@@ -255,3 +260,30 @@ def test_a_service_failing_all_of_one_users_calls_pauses_that_user_only(tmp_path
         assert provider.breaker.health(provider.name).suspended_until is None, provider.breaker.status(provider.name)
         assert "kiwi" in provider.prefetch("kiwi", session=bob)
         provider.shutdown()
+
+
+def test_a_user_told_of_their_suspension_is_told_when_it_ends() -> None:
+    """Before: the user paused alone was told "suspended for this user" and never that it was over (a session-22
+    doubt); their probe after the cool-down worked in silence."""
+    now = [0.0]
+    events: list[StatusEvent] = []
+    isolator = FaultIsolator(threshold=2, cooldown=10, clock=lambda: now[0], on_event=events.append)
+    broken = [True]
+
+    def call() -> str:
+        if broken[0]:
+            raise ValueError("cannot take this id")
+        return "ok"
+
+    mallory, bob = party_of(MALLORY), party_of(BOB)
+    isolator.call("memory:x", lambda: "ok", default="", party=bob)  # another user is served
+    for _ in range(2):
+        isolator.call("memory:x", call, default="", party=mallory)
+    assert [(e.kind, e.party) for e in events] == [("suspended", mallory)]
+    now[0], broken[0] = 11, False
+    assert isolator.call("memory:x", call, default="", party=mallory) == "ok"  # her probe, which works
+    assert [(e.kind, e.party) for e in events] == [("suspended", mallory), ("resumed", mallory)]
+    assert "for this user" in events[-1].message
+    isolator.call("memory:x", call, default="", party=mallory)
+    isolator.call("memory:x", lambda: "ok", default="", party=bob)
+    assert len(events) == 2  # said once

@@ -418,6 +418,10 @@ class RemoteProvider(ServiceProvider):
     # ------------------------------------------------------------------ status
 
     def breaker_event(self, event: StatusEvent) -> None:
+        if event.kind == "resumed" and event.party is not None:  # that user's probe worked
+            self._report("resumed", f"{self.name}: the memory service answers this user's calls again; their recall "
+                                    "and tools are back")
+            return
         if event.kind == "suspended" and self.breaker.health(self.name).suspended_until is None:  # one user's calls
             self._report("unavailable", f"{self.name}: the memory service keeps failing this user's calls "
                                         f"({self.breaker.health(self.name).last_error}); their recall and tools are "
