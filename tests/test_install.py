@@ -519,6 +519,16 @@ def test_a_byte_order_mark_and_crlf_line_ends_are_kept(capsys: pytest.CaptureFix
     assert config_file().read_bytes() == original  # byte for byte
 
 
+def test_a_long_value_on_one_line_stays_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """A quoted value past 4,096 characters (a long system prompt) was folded over several lines by install (a
+    red-team pass): hermes read the same value, but the operator's line was rewritten."""
+    prompt = "agent:\n  system_prompt: \"" + "Always answer in English. " * 400 + "\"\n"
+    config_file().parent.mkdir(parents=True, exist_ok=True)
+    config_file().write_text(prompt, encoding="utf-8")
+    assert install(capsys)[0] == 0
+    assert prompt.splitlines()[1] in config_file().read_text(encoding="utf-8").splitlines()
+
+
 # ------------------------------------------------------------------ an edit install will not write
 ALIASED = "base: &b\n  engine: compressor\n  threshold: 0.5\ncontext: *b\nother:\n  <<: *b\n"
 

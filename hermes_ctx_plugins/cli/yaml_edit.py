@@ -38,7 +38,7 @@ def _yaml(text: str) -> Any:
 
     yaml = YAML()  # round trip
     yaml.preserve_quotes = True
-    yaml.width = 4096  # never fold a long line the user wrote on one
+    yaml.width = 1 << 30  # never fold a long line the user wrote on one (4096 folded a long quoted value)
     yaml.indent(**_indentation(text))
     yaml.explicit_start = _START.match(text) is not None
     if _NULL.search(text):  # ruamel writes a null as nothing; hermes' own writer (PyYAML) as "null"
