@@ -89,6 +89,22 @@ def test_window_keeps_counting_across_compactions() -> None:
     assert marker[DROPPED_KEY] == len(first.removed) + len(second.removed) - 1  # the old marker itself
 
 
+def test_messages_added_after_hermes_dropped_some_are_something_new() -> None:
+    """A red-team pass in real hermes: after a compaction hermes drops tool results whose call is gone; the summary
+    still counted them among the messages after it, so the next question and answer were not "new", and a forced
+    /compress said "nothing new since the last compaction" until as many came as hermes had dropped."""
+    host = host_for("window", options={"window": {"budget_ratio": 0.3}})
+    messages = make_transcript(22, turns=60, output_lines=80)
+    orphans = [{"role": "tool", "tool_call_id": f"gone-{n}", "content": "stale"} for n in range(3)]
+    messages[-1:-1] = orphans  # kept in the tail by the compaction, as hermes held them
+    compacted = host.compress(messages, force=True).messages
+    assert host.compressor.nothing_to_compress(compacted) == "nothing new since the last compaction"
+    cleaned = [m for m in compacted if not str(m.get("tool_call_id", "")).startswith("gone-")]  # as hermes does
+    assert host.compressor.nothing_to_compress(cleaned) == "nothing new since the last compaction"
+    grown = [*cleaned, {"role": "user", "content": "and the staging port?"}, {"role": "assistant", "content": "8443"}]
+    assert host.compressor.nothing_to_compress(grown) is None
+
+
 # ---------------------------------------------------------------- pipeline
 
 

@@ -6,6 +6,7 @@ a new dict, an unchanged one keeps its identity (the token counter memoises by i
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -30,6 +31,9 @@ COMPACTION_NOTE = (
 )
 #: On a summary or marker: how many messages followed it when it was made.
 TAIL_COUNT_KEY = "_compacted_tail"
+#: On a summary or marker: :func:`last_mark` of the conversation's last message when it was made. hermes drops
+#: messages after a compaction (tool results whose call is gone): the count alone then took new messages for none.
+TAIL_LAST_KEY = "_compacted_last"
 #: The assistant's note a compaction puts beside its summary (or marker) where no single role fits
 #: between the messages around it (the head ends on the user's message and the tail starts on the
 #: assistant's tool calls): the summary takes the user role and this note the assistant's, so roles
@@ -103,15 +107,24 @@ def is_real_user(message: Message) -> bool:
 
 
 def nothing_new_since_compaction(messages: Sequence[Message]) -> bool:
-    """True when no message was added after the latest summary or marker was made.
+    """True when no message was added after the latest summary or marker was made: no more messages follow it
+    than did then, and the last one is the one that was last then (hermes may have dropped some since).
 
     Re-compressing such a conversation could only re-shuffle what the last compaction decided.
     """
     for i in range(len(messages) - 1, -1, -1):
         count = messages[i].get(TAIL_COUNT_KEY)
         if is_summary(messages[i]) and isinstance(count, int):
-            return len(messages) - i - 1 <= count
+            last = messages[i].get(TAIL_LAST_KEY)
+            return len(messages) - i - 1 <= count and (last is None or last == last_mark(messages[-1]))
     return False
+
+
+def last_mark(message: Message) -> str:
+    """A short digest of what ``message`` says (role, content, tool calls and call id; not our ``_`` keys)."""
+    said = [message.get("role"), message.get("content"), message.get("tool_calls"), message.get("tool_call_id")]
+    text = json.dumps(said, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def call_ids(message: Message) -> list[str]:

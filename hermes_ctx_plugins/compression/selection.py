@@ -24,6 +24,7 @@ from ..tokens import TokenCounter
 from .messages import (
     SUMMARY_KEY,
     TAIL_COUNT_KEY,
+    TAIL_LAST_KEY,
     align_end,
     align_start,
     bridge_first,
@@ -31,6 +32,7 @@ from .messages import (
     is_bridge,
     is_real_user,
     is_summary,
+    last_mark,
     last_real_user_index,
     role,
     summary_role,
@@ -75,7 +77,9 @@ class Split:
                    TAIL_COUNT_KEY: len(task) + len(messages) - self.tail_start}  # what follows it
         inserted = bridged(summary, before, after) if self.bridged else [summary]
         placed = next(m for m in inserted if m.get(SUMMARY_KEY))
-        return [*messages[:self.head_end], *inserted, *task, *messages[self.tail_start:]], placed
+        out = [*messages[:self.head_end], *inserted, *task, *messages[self.tail_start:]]
+        placed[TAIL_LAST_KEY] = last_mark(out[-1])  # (of what it says: the mark is no part of it)
+        return out, placed
 
     @property
     def middle(self) -> range:
