@@ -61,18 +61,7 @@ SCHEMAS: list[dict[str, Any]] = [
 
 
 def _error(message: str) -> str:
-    return _dumps({"error": message})
-
-
-def _dumps(answer: dict[str, Any]) -> str:
-    """``answer`` as the tool's JSON text, UTF-8 whatever it holds: a lone surrogate (a query's, or one a message was
-    archived with, exactly) is written as its JSON escape, so the text can be sent and still reads back the same."""
-    text = json.dumps(answer, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a raw surrogate is never escaped by json.dumps: "\\" then it reads as "\udXXX"
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+    return json.dumps({"error": message}, ensure_ascii=False)
 
 
 #: the most characters of the query a search's answer repeats
@@ -119,7 +108,7 @@ def search(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, hybrid:
                           "ctx_expand(id, offset) reads from there")
     else:
         answer["note"] = "read a result with ctx_expand(id)"
-    return _dumps(answer)
+    return json.dumps(answer, ensure_ascii=False)
 
 
 #: a message's text longer than this (characters) is read in pieces: its search result says where the match is
@@ -245,7 +234,7 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
         answer["left_out"] = left_out[:10] + (["..."] if len(left_out) > 10 else [])
         answer["note"] = (f"{len(left_out)} more messages did not fit in {limit} tokens; expand them with a "
                           f"narrower range, e.g. ctx_expand(id={left_out[0]})")
-    return _dumps(answer)
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def _pair_groups(ordered: list[Stored]) -> list[list[Stored]]:
