@@ -52,3 +52,21 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("MEM0_TELEMETRY", "False")
     monkeypatch.setenv("MEM0_DIR", str(home / ".mem0"))
     monkeypatch.delenv("HERMES_CTX_DEPLOYMENT", raising=False)
+
+
+def _utf8(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A report whose failure or captured output holds a lone surrogate (many tests here plant one) is written with
+    ``\\udXXX`` escapes instead: pytest-xdist sends reports from its workers as UTF-8, and such a report killed the
+    worker (INTERNALERROR, the rest of the run lost, no summary line) instead of showing the failure."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.longrepr is not None:
+        text = str(report.longrepr)
+        if _utf8(text) != text:
+            report.longrepr = _utf8(text)
+    report.sections = [(title, _utf8(content)) for title, content in report.sections]
