@@ -57,8 +57,13 @@ IMAGE_TOKENS_DEFAULT = 765
 _IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
 # Messages remembered per counter, least recently used evicted first.  One compaction of a 20,000
 # message history touches the history plus ~10,000 rewritten copies, so the cap leaves room for
-# that twice over; entries hold their message alive, so the cap also bounds the memory kept.
+# that twice over.
 MEMO_SIZE = 65_536
+#: the most characters of text the remembered messages may hold between them (their string values, content parts'
+#: included). Entries hold their message alive, and one counter serves every session of the process: a count cap
+#: alone let a gateway keep 65,536 messages of sessions long ended, however big (tool output, pasted files, base64
+#: images: gigabytes). 32 M characters hold eight 1M-token prompts, with a compaction's copies.
+MEMO_CHARS = 32_000_000
 #: the most role and tool names a counter remembers (:meth:`TokenCounter._label`)
 LABELS = 4_096
 
@@ -213,7 +218,8 @@ def _backend(name: str) -> _Backend:
 #: what ``str.split`` takes for whitespace and tiktoken's split patterns do not (see ``at_least``)
 _NOT_BPE_SPACE = "\x1c\x1d\x1e\x1f"
 
-_Entry = tuple[Mapping[str, Any], tuple[Any, ...], int, dict[str, int]]
+#: (the message, its :func:`_shape`, its tokens, {field: tokens}, the characters its shape holds)
+_Entry = tuple[Mapping[str, Any], tuple[Any, ...], int, dict[str, int], int]
 
 
 class TokenCounter:
@@ -233,6 +239,7 @@ class TokenCounter:
         # id(message) -> (message, _shape(message), count, {field: tokens}).  Holding the
         # message keeps its id from being reused by another dict while the entry lives.
         self._memo: OrderedDict[int, _Entry] = OrderedDict()
+        self._memo_chars = 0  # the characters the remembered messages hold (at most MEMO_CHARS)
         self._lock = threading.Lock()
         # role and tool names -> tokens: the same few words in every message of every history, counted once
         # (a third of the tokeniser's calls in a cold count of a tool-heavy history). Names only, never text
@@ -449,6 +456,7 @@ class TokenCounter:
         """Forget all memoised message counts (after editing messages in place)."""
         with self._lock:
             self._memo.clear()
+            self._memo_chars = 0
 
     def _remember(self, message: Mapping[str, Any]) -> int:
         """Count ``message`` and memoise it, evicting the least recently used entry if full."""
@@ -457,10 +465,15 @@ class TokenCounter:
         return tokens
 
     def _store(self, message: Mapping[str, Any], tokens: int, fields: dict[str, int]) -> None:
-        self._memo.pop(id(message), None)  # a changed message re-enters as the newest
-        self._memo[id(message)] = (message, _shape(message), tokens, fields)
-        if len(self._memo) > MEMO_SIZE:
-            self._memo.popitem(last=False)
+        old = self._memo.pop(id(message), None)  # a changed message re-enters as the newest
+        if old is not None:
+            self._memo_chars -= old[4]
+        shape = _shape(message)
+        chars = _chars(shape)
+        self._memo[id(message)] = (message, shape, tokens, fields, chars)
+        self._memo_chars += chars
+        while len(self._memo) > MEMO_SIZE or (self._memo_chars > MEMO_CHARS and len(self._memo) > 1):
+            self._memo_chars -= self._memo.popitem(last=False)[1][4]
 
     def _count_field(self, key: str, value: Any) -> int:
         if value is None:
@@ -564,6 +577,21 @@ def _shape(message: Mapping[str, Any]) -> tuple[Any, ...]:
                 else:
                     found.append(item)
     return tuple(found)
+
+
+def _chars(shape: tuple[Any, ...]) -> int:
+    """The characters of text a message's :func:`_shape` holds (its strings, and those of the tuples in it)."""
+    total = 0
+    for value in shape:
+        if type(value) is str:
+            total += len(value)
+        elif type(value) is tuple:
+            for inner in value:
+                if type(inner) is str:
+                    total += len(inner)
+                elif type(inner) is tuple:
+                    total += sum(len(x) for x in inner if type(x) is str)
+    return total
 
 
 def _utf8_length(text: str) -> int:

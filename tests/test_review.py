@@ -482,3 +482,21 @@ def test_a_session_going_on_after_its_user_is_forgotten_is_not_reviewed_for_what
     assert "Elm St" not in briefs and "keep answers short" in briefs  # the owner's words since, reviewed
     stored = "".join(p.read_text(encoding="utf-8") for p in home().rglob("USER.md"))
     assert "Elm St" not in stored and "short answers" in stored
+
+
+def test_sessions_whose_end_never_comes_are_not_kept_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each counted session holds its message list; hermes' gateway finalizes no session unless its
+    ``session_reset`` says so, so the sessions counted at once are bounded (the least recently active go)."""
+    from hermes_ctx_plugins.memory.file import review
+
+    monkeypatch.setattr(review, "MAX_SESSIONS", 8, raising=False)
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["file"]}, "options": {"file": {"review": "on"}}}})
+    files = host.memory_providers[0]
+    assert isinstance(files, FileProvider)
+    for i in range(50):
+        session = SessionInfo(session_id=f"quiet-{i}", user_id=f"u{i}")
+        messages = ({"role": "user", "content": f"hello {i}"}, {"role": "assistant", "content": "hi"})
+        host.turn_finalized(Turn(session=session, turn_number=1, user_text=f"hello {i}", assistant_text="hi",
+                                 messages=messages))
+    assert list(files.reviewer._sessions) == [f"quiet-{i}" for i in range(42, 50)]
+    host.shutdown()

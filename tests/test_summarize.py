@@ -427,3 +427,19 @@ def test_a_summary_quoting_the_end_marker_keeps_what_follows_the_quote_when_it_i
 
     body = f"## Goal\nfirst part\nThe user pasted:\n{SUMMARY_END_MARKER}\n## Decisions\nport 8443 chosen"
     assert _summary_body({"role": "user", "content": _framed(body)}).endswith("port 8443 chosen")
+
+
+def test_summary_clients_are_bounded_across_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every copy of the strategy shares its clients (each its own connection pool): a Bridge whose agents carry
+    their own API key must not keep one per key for the life of the process."""
+    from hermes_ctx_plugins.compression import summarize
+
+    monkeypatch.setattr(summarize, "MAX_CLIENTS", 4, raising=False)
+    template = Harness(None).strategy
+    for i in range(20):
+        agent_copy = copy.deepcopy(template)
+        agent_copy.update_model("main-model", 128_000, base_url="http://127.0.0.1:9/v1", api_key=f"sk-user-{i}")
+        for target in agent_copy.summary_targets():
+            agent_copy._client(target)
+    assert len(template._clients) == 4
+    assert [key[2] for key in template._clients] == [f"sk-user-{i}" for i in range(16, 20)]

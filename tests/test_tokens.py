@@ -724,6 +724,28 @@ def test_memo_is_bounded(
     assert seen == [window[1]["content"]]
 
 
+def test_memo_is_bounded_in_characters_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries hold their messages alive and one counter serves every session of the process: the count cap
+    alone kept 65,536 messages of ended sessions, whatever their size."""
+    monkeypatch.setattr(tokens, "MEMO_CHARS", 10_000, raising=False)
+    counter = TokenCounter("gpt-4o")
+    bulky = [{"role": "tool", "tool_call_id": f"c{i}", "content": "x" * 1_000} for i in range(50)]
+    parts = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:" + "A" * 3_000}}]}
+             for _ in range(5)]
+    for message in [*bulky, *parts]:
+        counter.count_message(message)
+    held = sum(len(entry[0]["content"]) if isinstance(entry[0]["content"], str) else 3_005
+               for entry in counter._memo.values())
+    assert 2 <= len(counter._memo) <= 10 and held <= 10_000, (len(counter._memo), held)
+    assert counter._memo_chars <= 10_000
+    assert any(entry[0] is parts[-1] for entry in counter._memo.values())  # the newest stay
+    lone = {"role": "tool", "tool_call_id": "big", "content": "y" * 50_000}
+    counter.count_message(lone)  # a message over the whole budget is still remembered, alone
+    assert [entry[0] for entry in counter._memo.values()] == [lone]
+    counter.clear()
+    assert counter._memo_chars == 0
+
+
 def test_memo_is_least_recently_used(
     monkeypatch: pytest.MonkeyPatch, encoder_calls: Callable[[TokenCounter], list[str]]
 ) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,12 @@ IDLE_COMPACT_MIN_SHARE = 0.5
 #: characters to spare on each side of the summary request's windows before its tool results are left
 #: unsummarised (:class:`.prune.Deferral`): redacting what the request shows may change its length
 DEFERRAL_SLACK = 16_000
+#: summary endpoints (base URL, model, API key, timeout) whose client -- its own connection pool, its keep-alive
+#: sockets -- is kept, the least recently used dropped first: every copy of the strategy shares them, and a Bridge
+#: whose agents carry their own key would otherwise keep one per key for the life of the process. A dropped client
+#: closes its sockets once no summary under way uses it.
+MAX_CLIENTS = 16
+_CLIENTS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -449,9 +456,14 @@ class SummarizeStrategy(CompressorStrategy):
         return targets
 
     def _client(self, target: SummaryModel) -> SummaryClient:
-        client = self._clients.get(_key(target))
-        if client is None:
-            client = self._clients[_key(target)] = SummaryClient(target, http=self._http)
+        key = _key(target)
+        with _CLIENTS_LOCK:  # the copies of the strategy, on hermes' threads, share the table
+            client = self._clients.pop(key, None)  # (re-)entered as the newest
+            if client is None:
+                client = SummaryClient(target, http=self._http)
+            self._clients[key] = client
+            while len(self._clients) > MAX_CLIENTS:
+                del self._clients[next(iter(self._clients))]
         return client
 
     def _summarize(self, turns: Sequence[Message], previous: str | None, focus_topic: str | None,

@@ -24,7 +24,7 @@ import json
 import logging
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +41,10 @@ log = logging.getLogger("hermes_ctx_plugins.memory.file.review")
 MEMORY_TOOL_NAME = "memory"
 SKILL_TOOL_NAME = "skill_manage"
 TRANSCRIPT_CHAR_CAP = 60_000
+#: sessions whose turns are counted at once, the least recently active dropped first (with their final review): each
+#: holds the session's message list, and a session's end may never be told (hermes' gateway finalizes none unless
+#: ``session_reset`` says so; a compaction that moves a conversation to a new id ends only the new one)
+MAX_SESSIONS = 1024
 
 _COMMON = (
     "You are the background reviewer of an AI assistant. The user never sees you. Below is a "
@@ -126,14 +130,15 @@ class Reviewer:
         self.flush_timeout = flush_timeout
         self.stats: Counter[str] = Counter()
         self.last: ReviewOutcome | None = None
-        self._sessions: dict[str, _SessionCounts] = {}
+        self._sessions: OrderedDict[str, _SessionCounts] = OrderedDict()
         self._threads: set[threading.Thread] = set()
         #: each running review's thread -> whose session it reviews
         self._reviewing: dict[threading.Thread, SessionInfo] = {}
         #: (user id, namespaces or None for all) -> when that user was last forgotten (monotonic)
         self._forgotten: dict[tuple[str, frozenset[str] | None], float] = {}
-        #: session id -> how many of its messages came before its user was forgotten: never reviewed again
-        self._said_before: dict[str, int] = {}
+        #: session id -> how many of its messages came before its user was forgotten: never reviewed again (the
+        #: newest MAX_SESSIONS)
+        self._said_before: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
         self._warned_no_model = False
 
@@ -144,6 +149,9 @@ class Reviewer:
         iterations = _tool_iterations(turn)
         with self._lock:
             counts = self._sessions.setdefault(turn.session.session_id, _SessionCounts())
+            self._sessions.move_to_end(turn.session.session_id)
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
             counts.session = turn.session
             counts.user_turns += 1
             counts.since_memory = 0 if MEMORY_TOOL_NAME in used else counts.since_memory + 1
@@ -198,6 +206,8 @@ class Reviewer:
                     # what the session said so far is not reviewed again if it goes on
                     self._said_before[session_id] = len(counts.last_messages)
                     del self._sessions[session_id]
+            while len(self._said_before) > MAX_SESSIONS:
+                self._said_before.popitem(last=False)
             running = [t for t, session in self._reviewing.items() if _owned(session, user_id, scope)]
         deadline = time.monotonic() + timeout  # one wait for them all
         for thread in running:
