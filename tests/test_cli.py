@@ -64,6 +64,9 @@ def test_check_says_when_hermes_will_not_run_a_listed_provider(tmp_path: Path,
     assert "hermes will not run it" in out and "hermes-ctx install --memory ctx-local" in out
     assert main(["--config", str(path), "check", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["not_run_by_hermes"] == ["ctx-local"]
+    path.write_text("memory: {provider: ''}\nctx_plugins: {memory: {providers: [file, ctx-local]}}\n")
+    assert main(["--config", str(path), "check"]) == 0
+    assert "memory.provider is '' (hermes memory off)" in capsys.readouterr().out  # (the newcomer walk: "not set")
     path.write_text("memory: {provider: ctx-local}\nctx_plugins: {memory: {providers: [file, ctx-local]}}\n")
     assert main(["--config", str(path), "check"]) == 0
     assert "will not run" not in capsys.readouterr().out

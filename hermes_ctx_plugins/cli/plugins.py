@@ -68,13 +68,16 @@ def run(args: argparse.Namespace) -> int:
                             f"compressor: {compressor or '(none: hermes built-in)'}",
                             f"memory providers: {', '.join(providers) or '(none)'}"]
                            + ([f"hermes' memory.provider: {hermes_provider} {said}"] if ours else [])
-                           + ([_idle_note(idle, hermes_provider)] if idle else [])))
+                           + ([_idle_note(idle, hermes_provider, host.config.line_of("memory.provider") is not None)]
+                              if idle else [])))
     return 0
 
 
-def _idle_note(idle: list[str], hermes_provider: str) -> str:
-    """What ``check`` says of listed external providers hermes will not run (a Bridge and the API still do)."""
-    now = f"memory.provider is {hermes_provider!r}" if hermes_provider else "memory.provider is not set"
+def _idle_note(idle: list[str], hermes_provider: str, written: bool) -> str:
+    """What ``check`` says of listed external providers hermes will not run (a Bridge and the API still do);
+    ``written``: ``memory.provider`` is in the file (``''`` there is ``hermes memory off``, the user's own switch)."""
+    now = (f"memory.provider is {hermes_provider!r}" if hermes_provider
+           else "memory.provider is '' (hermes memory off)" if written else "memory.provider is not set")
     return (f"note: inside hermes {', '.join(idle)} {'runs' if len(idle) == 1 else 'run'} only as hermes' "
             f"memory.provider, and {now}: hermes will not run {'it' if len(idle) == 1 else 'them'} "
             f"(`hermes-ctx install --memory {idle[0]}` sets it; a Bridge and the Python API use the list)")
