@@ -104,6 +104,32 @@ def test_install_on_a_fresh_home_then_hermes_chat_runs_our_engine_and_ctx_local(
     assert "registered context engine: hermes-ctx" in (home() / "logs" / "agent.log").read_text(encoding="utf-8")
 
 
+def test_readmes_way_to_try_hermes_without_a_model(tmp_path: Path) -> None:
+    """README's "no model at hand": the stub as a server of its own (`python -m hermes_ctx_plugins.testing`), the
+    model block it prints pasted into config.yaml, `hermes-ctx install`, `hermes chat` (the newcomer walk found no
+    way to try hermes chat without a real model)."""
+    env = {**os.environ, "HOME": str(tmp_path), "MEM0_TELEMETRY": "False"}
+    server = subprocess.Popen([sys.executable, "-m", "hermes_ctx_plugins.testing", "--seconds", "170"], env=env,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        url, comment, model = (server.stdout.readline().strip() for _ in range(3))
+        assert url.startswith("http://127.0.0.1:") and comment.startswith("#") and model.startswith("model:")
+        write(f"{model}\nagent: {{environment_probe: false}}\n")
+        done = subprocess.run([str(BIN / "hermes-ctx"), "install"], env=env, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        ran = subprocess.run([str(BIN / "hermes"), "chat", "-Q", "-q", "hello from the README"], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert "stub reply to: hello from the README" in ran.stdout
+    finally:
+        server.terminate()
+        server.wait(10)
+        if server.stdout is not None:
+            server.stdout.close()
+
+
 # ------------------------------------------------------------------ idempotent, dry run, backup
 def test_a_second_run_changes_nothing_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     write(HANDWRITTEN)
