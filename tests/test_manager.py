@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import pytest
@@ -356,6 +357,14 @@ def test_deployment_with_two_externals_names_the_deployment() -> None:
     config = fakes_config(deployments={"greedy": {"memory": {"providers": ["fake-memory", "other-memory"]}}})
     with pytest.raises(ProviderLimitError, match=r"ctx_plugins\.deployments\.greedy\.memory\.providers"):
         load_host(config, deployment="greedy", plugins=[FakesPlugin(), OtherExternalPlugin()])
+
+
+def test_two_external_providers_in_a_config_file_name_its_line(tmp_path: Any) -> None:
+    """The newcomer walk: every other config error names the file and line, this one only the key."""
+    path = tmp_path / "config.yaml"
+    path.write_text("model: m\nctx_plugins:\n  memory:\n    providers: [fake-memory, other-memory]\n")
+    with pytest.raises(ProviderLimitError, match=rf"ctx_plugins\.memory\.providers, {re.escape(str(path))}:4\)"):
+        load_host(path, plugins=[FakesPlugin(), OtherExternalPlugin()])
 
 
 def test_disabled_name_that_matches_nothing_is_an_error() -> None:

@@ -57,6 +57,9 @@ class MemoryFanOut:
             if active:
                 where = (f"ctx_plugins.deployments.{self.config.deployment}.memory.providers"
                          if self.config.deployment else "ctx_plugins.memory.providers")
+                line = self.config.line_of("ctx_plugins.memory.providers")  # (the deployment's, when it has one)
+                if line is not None:  # a config file: its line, as every config error says
+                    where = f"{where}, {self.config.source}:{line}"
                 raise ProviderLimitError([*active, name], where=where)
         provider: MemoryProvider = self._instantiate(entry)
         self.memory_providers.append(provider)
