@@ -456,6 +456,8 @@ def test_cli_search_show_stats_purge(capsys: pytest.CaptureFixture[str], monkeyp
     assert "3f9a2c1e7b" in capsys.readouterr().out
     assert main(["archive", "show", "nope"]) == 4
     assert "an id" in capsys.readouterr().err
+    assert main(["archive", "show", str(hits[0]["id"]), "--max-tokens", "120"]) == 4  # was taken as 200 in silence
+    assert "--max-tokens must be at least 200, got 120" in capsys.readouterr().err
     assert main(["archive", "stats"]) == 0
     assert "2 users" in capsys.readouterr().out
     assert main(["archive", "purge"]) == 4

@@ -119,9 +119,13 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
             print(shown(f"#{hit.id}  {hit.role:9} {where}  {_when(hit.created)}\n    {hit.snippet}"))
         return 0
     if command == "show":
-        answer = json.loads(tools.expand({"id": args.id, "max_tokens": max(200, args.max_tokens)}, store=store,
+        if args.max_tokens < tools.MIN_TOKENS:  # (it was taken as 200 in silence)
+            print(f"hermes-ctx: --max-tokens must be at least {tools.MIN_TOKENS}, got {args.max_tokens}",
+                  file=sys.stderr)
+            return EXIT_INPUT
+        answer = json.loads(tools.expand({"id": args.id, "max_tokens": args.max_tokens}, store=store,
                                          scope=Scope(session_id="", everything=True), counter=get_counter(),
-                                         max_tokens=max(200, args.max_tokens)))
+                                         max_tokens=args.max_tokens))
         if "error" in answer:
             print(f"hermes-ctx: {answer['error']}", file=sys.stderr)
             return EXIT_INPUT
