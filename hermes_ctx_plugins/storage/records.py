@@ -358,8 +358,8 @@ class ForgetScope:
         """What a report says of the messages with an empty user id that forgetting kept."""
         if not unattributed:
             return ""
-        return (f"{unattributed} messages archived before their session's user was known, in sessions without any "
-                "of this user's messages, cannot be attributed and were kept")
+        return (f"{unattributed} messages with no user id (the anonymous user's, as the hermes CLI's are, or archived "
+                "before a session's user was known), in sessions without any of this user's messages, were kept")
 
 
 def namespaces_asked(namespaces: Collection[str] | None, written: Callable[[str], str] = str) -> set[str] | None:
