@@ -115,3 +115,20 @@ def test_sqlite_alone_has_no_server_to_check(capsys: pytest.CaptureFixture[str])
     write_config({"backend": "sqlite"})
     code, out, _ = doctor(capsys, "--json")
     assert code == 0 and json.loads(out)["storage"] == []
+
+
+def test_no_probe_still_says_that_no_server_is_named(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The newcomer walk: a postgres backend naming no server passed `check` and `doctor --no-probe` in silence;
+    only the probe said so. Knowing it needs no server."""
+    from hermes_ctx_plugins.storage.postgres.connection import DSN_ENV
+
+    monkeypatch.delenv(DSN_ENV, raising=False)
+    write_config({"backend": "postgres", "dsn": ""})
+    assert main(["doctor", "--no-probe", "--json"]) == EXIT_PROBLEM
+    report = json.loads(capsys.readouterr().out)
+    assert any("no server named" in problem for problem in report["problems"]), report["problems"]
+    write_config({"backend": "postgres", "dsn": f"postgresql://postgres@127.0.0.1:{closed_port()}/x"})
+    main(["doctor", "--no-probe", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["storage"] == []  # named: nothing to say without reaching it

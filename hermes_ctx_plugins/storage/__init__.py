@@ -117,6 +117,22 @@ def check(config: Config) -> list[tuple[str, bool, str]]:
     return lines
 
 
+def configured(config: Config) -> list[tuple[str, bool, str]]:
+    """What :func:`check` reports that needs no server: from each backend module with a ``configured(config)`` (a
+    server backend: whether one is named at all), for ``hermes-ctx doctor --no-probe``. Never raises for a store."""
+    settings = config.plugins.storage
+    held: dict[str, list[str]] = {}
+    for store in ("memory", "archive", "documents"):
+        held.setdefault(getattr(settings, store) or settings.backend, []).append(store)
+    lines = []
+    for name, stores in held.items():
+        module = backend(config, name)
+        if hasattr(module, "configured"):
+            lines += [(f"{name} {what} ({', '.join(stores)})", ok, detail)
+                      for what, ok, detail in module.configured(config)]
+    return lines
+
+
 def memory_exists(config: Config, path: Path) -> bool:
     """Whether a memory store was ever created at ``path`` — :func:`open_memory` creates one, even
     if nothing is written to it (checking creates nothing)."""

@@ -47,6 +47,21 @@ def open_archive(path: Path, *, config: Config) -> PostgresArchive:
                            max_megabytes=settings.max_megabytes)
 
 
+def configured(config: Config) -> list[tuple[str, bool, str]]:
+    """``hermes-ctx doctor --no-probe``'s line for the server ``config`` names, without reaching it: a failed
+    ``connection`` line when none is named or the driver is missing; nothing otherwise."""
+    from . import connection
+
+    if connection._MISSING is not None:
+        return [("connection", False, f"the PostgreSQL driver is not installed ({connection._MISSING}); "
+                                      "pip install 'hermes-ctx-plugins[postgres]'")]
+    try:
+        connection.dsn_of(config)
+    except LocalStoreError as exc:
+        return [("connection", False, str(exc))]
+    return []
+
+
 def check(config: Config) -> list[tuple[str, bool, str]]:
     """``hermes-ctx doctor``'s lines for the server ``config`` names: ``(what, ok, detail)`` for the
     connection, the schema version and the pool. Creates nothing. Never raises: a server that cannot
