@@ -273,8 +273,8 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
                 status = health
             elif (entry.kind, entry.name) in active:
                 status = "active"
-            else:
-                status = "available"
+            else:  # (it was "available": doctor's word for a provider that can run, which this does not check)
+                status = "not selected"
             records.append(PluginRecord(
                 name=entry.name, kind=entry.kind, external=entry.external, source=entry.source,
                 enabled=enabled, status=status, plugin=entry.plugin,

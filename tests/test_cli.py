@@ -72,6 +72,18 @@ def test_check_says_when_hermes_will_not_run_a_listed_provider(tmp_path: Path,
     assert "will not run" not in capsys.readouterr().out
 
 
+def test_plugins_lists_hermes_memory_provider_as_active_and_the_rest_as_not_selected(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The newcomer walk (and a session-21 doubt): ctx-mem0 without a key was "available" here and "unavailable: no
+    API key" in doctor; ctx-local, which hermes runs as its memory.provider, was "available" too."""
+    path = tmp_path / "config.yaml"
+    path.write_text("memory: {provider: ctx-local}\n")
+    assert main(["--config", str(path), "plugins"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("ctx-")}
+    assert "active in hermes (memory.provider)" in rows["ctx-local"]
+    assert "not selected" in rows["ctx-mem0"] and "available" not in rows["ctx-mem0"]
+
+
 def transcript_file(tmp_path: Path, messages: object) -> Path:
     path = tmp_path / "transcript.json"
     path.write_text(json.dumps(messages))

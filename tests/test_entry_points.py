@@ -148,4 +148,4 @@ def test_fresh_interpreter_finds_the_plugin(acme_site: Path, tmp_path: Path) -> 
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env)
     records = json.loads(out.stdout)
     assert ["acme-recent", "compressor", "acme-ctx-plugin 1.0.0", "active"] in records
-    assert ["acme-notes", "memory", "acme-ctx-plugin 1.0.0", "available"] in records
+    assert ["acme-notes", "memory", "acme-ctx-plugin 1.0.0", "not selected"] in records

@@ -50,7 +50,7 @@ def test_an_installed_plugins_hooks_wait_until_it_is_listed(acme: None) -> None:
     assert contributions(host) == ["IN-PROCESS"]  # a plugin handed to the host runs as before ...
     assert acme_record(host).status == HOOKS_OFF and not acme_record(host).hooks_on  # ... acme's waits
     # its registrations are there to select all the same
-    assert {r.name: r.status for r in host.plugins()}["acme-recent"] == "available"
+    assert {r.name: r.status for r in host.plugins()}["acme-recent"] == "not selected"
 
     listed = load_host({"ctx_plugins": {"plugins": ["acme"]}}, plugins=[RecordingPlugin(context="IN-PROCESS")])
     assert contributions(listed) == ["IN-PROCESS", ACME_TEXT]

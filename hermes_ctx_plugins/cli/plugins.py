@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             print_json({**_as_json(host), "running": running})
         else:
             table(("NAME", "KIND", "EXTERNAL", "STATUS", "SOURCE"),
-                  [(r.name, r.kind, "yes" if r.external else "no", r.status, r.source) for r in host.plugins()])
+                  [(r.name, r.kind, "yes" if r.external else "no", _status(r, host), r.source) for r in host.plugins()])
             print(_details(host) + "\n" + _running_text(running))
         return 0
     if host.load_failures:
@@ -83,6 +83,15 @@ def _idle_note(idle: list[str], hermes_provider: str, written: bool) -> str:
             f"(`hermes-ctx install --memory {idle[0]}` sets it; a Bridge and the Python API use the list)")
 
 
+def _status(record: Any, host: Host) -> str:
+    """A record's status as the listing shows it: an external provider hermes runs as its ``memory.provider`` is
+    active there, whatever this command's own host selected (its ``ctx_plugins.memory.providers``)."""
+    if (record.status == "not selected" and record.kind == "memory" and record.external
+            and record.name == host.config.memory.provider):
+        return "active in hermes (memory.provider)"
+    return str(record.status)
+
+
 def _as_json(host: Host) -> dict[str, Any]:
     return {
         "config": host.config.source,
@@ -115,7 +124,7 @@ def _running_text(running: dict[str, Any] | None) -> str:
     alive = "running" if running["alive"] else "no longer running"
     lines = [f"running hermes: pid {running['pid']} ({alive}), state of {when}"]
     for record in running.get("plugins") or ():
-        if record.get("status") not in ("active", "available", "disabled"):
+        if record.get("status") not in ("active", "not selected", "available", "disabled"):  # (available: before 0.2)
             lines.append(f"  {record.get('kind')} {record.get('name')}: {record.get('status')}")
     for record in running.get("loaded") or ():
         if str(record.get("status", "")).startswith(("failed", "suspended", "failing")):
