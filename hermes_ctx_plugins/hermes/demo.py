@@ -374,7 +374,8 @@ def _conclude(report: DemoReport, say: Say) -> None:
     def yes(happened: bool) -> str:
         return "yes" if happened else "NO"
 
-    table = [f"{'':24}{'before':>10}{'after':>10}   (the compaction, as our engine saw it)",
+    table = [f"{'':24}{'before':>10}{'after':>10}   (the compaction, as our engine saw it; after: with the "
+             "archive's index, which the status line above leaves out)",
              f"{'messages':24}{report.messages_before:>10,}{report.messages_after:>10,}",
              f"{'tokens':24}{report.tokens_before:>10,}{report.tokens_after:>10,}"] if report.compactions else [
         f"no compaction: the largest request held {max((t['tokens'] for t in report.turns), default=0):,} tokens"]
