@@ -59,6 +59,8 @@ class _Entry:
     told: bool = False
     #: a turn is running: ``pre_llm_call`` started it, hermes' ``on_session_end`` hook has not ended it
     in_turn: bool = False
+    #: the Bridge released the holder during its running turn: the entry goes when that turn ends
+    released: bool = False
 
     def held_by(self) -> Any:
         """The live agent holding this entry, or ``None``."""
@@ -172,7 +174,10 @@ class SessionTable:
         with self._lock:
             for session_id in [sid for sid, e in self._entries.items()
                                if e.held_by() is holder and (host is None or e.host is host)]:
-                del self._entries[session_id]
+                if self._entries[session_id].in_turn:  # its turn's last hooks must still reach its owner
+                    self._entries[session_id].released = True
+                else:
+                    del self._entries[session_id]
 
     def binding(self, session_id: str) -> tuple[Host, SessionInfo] | None:
         """The host and owner a Bridge bound ``session_id`` to (``None``: not bound)."""
@@ -246,6 +251,8 @@ class SessionTable:
             known = self._entries.get(session_id)
             if known is not None:
                 known.in_turn = False
+                if known.released:
+                    del self._entries[session_id]
 
     def follow(self, old_id: str, session_id: str) -> None:
         """hermes moved an observed conversation from ``old_id`` to ``session_id`` (a compaction with
@@ -272,7 +279,9 @@ class SessionTable:
         (a binding stays until its agent is released)."""
         with self._lock:
             known = self._entries.get(session_id)
-            if known is not None and known.host is not None:
+            if known is not None and known.host is not None and known.released:
+                del self._entries[session_id]
+            elif known is not None and known.host is not None:
                 known.turns, known.in_turn = 0, False
             elif known is not None:
                 del self._entries[session_id]
