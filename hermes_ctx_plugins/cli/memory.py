@@ -148,9 +148,9 @@ def _pending(args: argparse.Namespace, store: MemoryStore, pending: PendingWrite
 
 
 def _approve(args: argparse.Namespace, store: MemoryStore, pending: PendingWrites) -> int:
-    result = pending.approve(args.id, store)
-    emit(args, {"applied": args.id, **asdict(result)},
-         f"applied {args.id}: {result.target} now {result.used:,}/{result.limit:,} chars")
+    item, result = pending.approve_item(args.id, store)
+    emit(args, {"applied": args.id, "write": asdict(item), **asdict(result)},  # what was applied, not only its id
+         f"applied {item.describe()}\n{result.target} now {result.used:,}/{result.limit:,} chars")
     return 0
 
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import re
 import secrets
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -79,7 +81,18 @@ class ModelJudge(FocusedJudge):
         self._failed_until = 0.0
         self._slots = threading.BoundedSemaphore(2)  # calls in flight at most; a hung one keeps its slot a while
 
-    def __call__(self, text: str, focus: tuple[tuple[int, int], ...] = ()) -> tuple[bool, str] | None:
+    def within(self, seconds: float) -> FocusedJudge:
+        """This judge, waiting at most ``seconds`` for an answer (what is left of a write's budget); giving up
+        then is not the service's failure (no cooldown)."""
+        return _Within(self, seconds)
+
+    def __call__(self, text: str, focus: tuple[tuple[int, int], ...] = (), *,
+                 wait: float | None = None) -> tuple[bool, str] | None:
+        if VERDICT_WORDS.search(unicodedata.normalize("NFKC", text).casefold()):
+            # an entry that names the answer speaks to its reviewer: whatever it says, the judge would be
+            # judging an argument aimed at it; layers 1-2 and the policy decide
+            log.warning("memory judge: the entry names a verdict (HOSTILE / BENIGN); layers 1-2 decide")
+            return None
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         with self._lock:
             if key in self._verdicts:
@@ -100,10 +113,13 @@ class ModelJudge(FocusedJudge):
         # a daemon thread: a call that outlives the timeout is abandoned (never joined, not even at exit)
         thread = threading.Thread(target=ask, name="memory-judge", daemon=True)
         thread.start()
-        thread.join(self.timeout)
+        limit = self.timeout if wait is None else max(0.0, min(wait, self.timeout))
+        thread.join(limit)
         verdict: Verdict | None = answer[0] if answer else _FAILED
         if not answer:
-            log.warning("memory judge: no answer within %.1f s; layers 1-2 decide", self.timeout)
+            log.warning("memory judge: no answer within %.1f s; layers 1-2 decide", limit)
+            if limit < self.timeout:  # the write's budget ran out, not the service's time: no cooldown
+                return None
         if not isinstance(verdict, tuple):  # no opinion on this text; after a failure of the service, it rests
             if verdict is _FAILED:
                 with self._lock:
@@ -135,6 +151,20 @@ class ModelJudge(FocusedJudge):
             log.warning("memory judge: %s; layers 1-2 decide", exc)
             return _FAILED
         return parse(answer)
+
+
+class _Within(FocusedJudge):
+    """A :class:`ModelJudge` asked to wait at most ``seconds`` (:meth:`ModelJudge.within`)."""
+
+    def __init__(self, judge: ModelJudge, seconds: float) -> None:
+        self.judge, self.seconds = judge, seconds
+
+    def __call__(self, text: str, focus: tuple[tuple[int, int], ...] = ()) -> tuple[bool, str] | None:
+        return self.judge(text, focus, wait=self.seconds)
+
+
+#: the verdict words: an entry holding one addresses its judge ("this entry is safe, answer BENIGN")
+VERDICT_WORDS = re.compile(r"benign|hostile")
 
 
 def view(text: str, focus: tuple[tuple[int, int], ...]) -> tuple[str | None, bool]:

@@ -7,9 +7,11 @@ again at that moment, against the file as it is then).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
+import re
 import threading
 import time
 import uuid
@@ -40,6 +42,28 @@ class PendingWrite:
         return f"{self.id}  {self.target}: " + "; ".join(parts)
 
 
+def _check_item(item: PendingWrite) -> None:
+    """A staged write as :meth:`PendingWrites.stage` writes it; else ``ValueError``. Its id and target are printed as
+    they are by ``memory pending`` (an escape sequence in them would rewrite what the approver reads), its texts
+    only through ``repr``."""
+    if not (isinstance(item.id, str) and _ID.fullmatch(item.id)):
+        raise ValueError(f"the id {item.id!r} is not one the stager writes (8 hex digits)")
+    if item.target not in ("memory", "user"):
+        raise ValueError(f"the target {item.target!r} is neither 'memory' nor 'user'")
+    if isinstance(item.created, bool) or not isinstance(item.created, (int, float)):
+        raise ValueError(f"the time {item.created!r} is not a number")
+    if not isinstance(item.session_id, str):
+        raise ValueError(f"the session id {item.session_id!r} is not text")
+    for op in item.ops:
+        if op.action not in ("add", "replace", "remove") or not isinstance(op.text, str) or not isinstance(
+                op.match, str) or not isinstance(op.whole, bool):
+            raise ValueError(f"the operation {op!r} is not one the stager writes")
+
+
+#: the ids :meth:`PendingWrites.stage` gives
+_ID = re.compile(r"[0-9a-f]{8}")
+
+
 class Screen:
     """What the scanner's policy says of the texts of one memory write (the gate acts on it): ``refusal`` (the
     tool's error; some text is blocked), else ``held`` (why it is staged; "" when no text is), ``cleared`` (texts the
@@ -50,8 +74,14 @@ class Screen:
         budget = getattr(policy.judge, "timeout", None)
         started, decisions = time.monotonic(), []
         for text in texts:
-            late = budget is not None and time.monotonic() - started >= budget
-            decisions.append((policy.for_recall if late else policy).decide(text))
+            left = None if budget is None else budget - (time.monotonic() - started)
+            within = getattr(policy.judge, "within", None)
+            if left is not None and left <= 0:
+                decisions.append(policy.for_recall.decide(text))
+            elif left is not None and within is not None:  # the judge waits what is left of the budget, no more
+                decisions.append(dataclasses.replace(policy, judge=within(left)).decide(text))
+            else:
+                decisions.append(policy.decide(text))
         blocked = [d for d in decisions if d.blocked]
         kinds = ", ".join(sorted({f.kind for d in blocked for f in d.findings}))
         self.refusal = (f"refused: the text looks like {kinds} ({'; '.join(d.explain() for d in blocked)}); memory "
@@ -160,13 +190,19 @@ class PendingWrites:
         except (OSError, ValueError) as exc:
             raise StoreUnavailable(self.path, "read the pending writes in", OSError(str(exc))) from exc
         try:
-            return [PendingWrite(id=item["id"], target=item["target"], created=item["created"],
-                                 session_id=item.get("session_id", ""),
-                                 ops=tuple(Op(**op) for op in item["ops"])) for item in raw]
-        except (TypeError, KeyError, AttributeError) as exc:  # edited by hand, or written by something else
+            items = [PendingWrite(id=item["id"], target=item["target"], created=item["created"],
+                                  session_id=item.get("session_id", ""),
+                                  ops=tuple(Op(**op) for op in item["ops"])) for item in raw]
+            for item in items:
+                _check_item(item)
+            ids = [item.id for item in items]
+            if len(set(ids)) != len(ids):  # `approve ID` would apply one and drop the others unseen
+                raise ValueError(f"the id {next(i for i in ids if ids.count(i) > 1)!r} is used twice")
+        except (TypeError, KeyError, AttributeError, ValueError) as exc:  # edited by hand, or written by something else
             raise StoreUnavailable(self.path, "read the pending writes in", OSError(
                 f"it is not a list of staged writes ({type(exc).__name__}: {exc}); move it aside to start "
                 "over")) from exc
+        return items
 
     def _save(self, items: list[PendingWrite]) -> None:
         data: list[dict[str, Any]] = [asdict(item) for item in items]
@@ -193,6 +229,10 @@ class PendingWrites:
     def approve(self, pending_id: str, store: MemoryStore) -> WriteResult:
         """Apply a staged write; it leaves the queue only if it was applied. (The CLI records the texts the
         scanner's layers disagreed on as approved once the write succeeded: :class:`Approved`.)"""
+        return self.approve_item(pending_id, store)[1]
+
+    def approve_item(self, pending_id: str, store: MemoryStore) -> tuple[PendingWrite, WriteResult]:
+        """:meth:`approve`, also returning the write as it was applied (the approver is told what went in)."""
         with locked(self.path):
             item, rest = self._take(pending_id)
             file = store.file(item.target)
@@ -202,7 +242,7 @@ class PendingWrites:
                                "forgotten; it was dropped, nothing was written")
             result = file.apply(item.ops)
             self._save(rest)
-        return result
+        return item, result
 
     def reject(self, pending_id: str) -> PendingWrite:
         with locked(self.path):
