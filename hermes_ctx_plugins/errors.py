@@ -38,6 +38,7 @@ keeps this drawing true::
     │   ├── NoMatch (LookupError)                   no entry contains the text; .match
     │   ├── AmbiguousMatch (LookupError)            several entries contain it; .match .matches
     │   ├── UnsafeEntry                             the threat scan refused it; .findings
+    │   ├── TooManyPending                          so many writes await approval that no more is staged; .count
     │   └── StoreUnavailable (FileUnavailable)      the memory folder or file cannot be used
     ├── SkillError (ValueError) [memory.file.skills]  a skill write was refused
     ├── ArgumentError (ValueError) [memory.local.arguments]  a ctx-local tool argument the model got wrong

@@ -121,3 +121,20 @@ def test_one_write_waits_for_the_judge_its_timeout_in_all_even_when_the_first_an
                                                       {"action": "add", "content": CLASSIFIER_ONLY + " two"}])
         assert time.monotonic() - started < 1.5, "was 1.9 s: the second text waited a whole timeout of its own"
         assert answer.get("staged")
+
+
+def test_staged_writes_are_not_repeated_and_not_without_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """3,000 stages made a 6 MB pending.json (each stage rewriting all of it) and a list to reject one by one;
+    the same write staged again was listed again."""
+    from hermes_ctx_plugins.memory.file import approval
+
+    monkeypatch.setattr(approval, "MAX_PENDING", 5)
+    p = file_provider({"ctx_plugins": {"options": {"file": {"write_approval": "stage"}}}})
+    first = tool(p, target="memory", action="add", content="Deploys go out on Fridays")["staged"]
+    assert tool(p, target="memory", action="add", content="Deploys go out on Fridays")["staged"] == first
+    for n in range(4):
+        assert tool(p, target="memory", action="add", content=f"Note number {n}")["staged"]
+    refused = tool(p, target="memory", action="add", content="One note too many")
+    assert refused["success"] is False and "5 memory writes already await the user's approval" in refused["error"]
+    pending = json.loads((home() / "memories" / "pending.json").read_text())
+    assert len(pending) == 5 and not (home() / "memories" / "MEMORY.md").exists()

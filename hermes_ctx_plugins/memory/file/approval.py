@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...safety.policy import Policy
-from .store import MemoryStore, Op, StoreUnavailable, WriteResult, atomic_write, locked
+from .store import MemoryStore, Op, StoreUnavailable, TooManyPending, WriteResult, atomic_write, locked
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,8 @@ def _check_item(item: PendingWrite) -> None:
 
 #: the ids :meth:`PendingWrites.stage` gives
 _ID = re.compile(r"[0-9a-f]{8}")
+#: the most writes held for approval in one owner's file (see :meth:`PendingWrites.stage`)
+MAX_PENDING = 200
 
 
 class Screen:
@@ -212,10 +214,21 @@ class PendingWrites:
         return self._load()
 
     def stage(self, target: str, ops: list[Op], *, session_id: str = "") -> str:
+        """Hold a write for the user; its id. The same write staged again is the one already held (a model
+        retrying, or a review writing it each round, made a wall of copies to reject one by one).
+
+        :raises TooManyPending: :data:`MAX_PENDING` writes already wait (each stage rewrote them all, and the
+            approver's list grew without end)."""
         item = PendingWrite(id=uuid.uuid4().hex[:8], target=target, ops=tuple(ops), created=time.time(),
                             session_id=session_id)
         with locked(self.path):
-            self._save([*self._load(), item])
+            items = self._load()
+            same = next((held for held in items if held.target == target and held.ops == item.ops), None)
+            if same is not None:
+                return same.id
+            if len(items) >= MAX_PENDING:
+                raise TooManyPending(len(items))
+            self._save([*items, item])
         return item.id
 
     def _take(self, pending_id: str) -> tuple[PendingWrite, list[PendingWrite]]:

@@ -61,6 +61,7 @@ from .store import (
     MemoryStoreError,
     Op,
     StoreUnavailable,
+    TooManyPending,
     entries_in,
     locked,
 )
@@ -541,8 +542,11 @@ class FileProvider(MemoryProvider):
                 ops = file.pinned(ops)
             except MemoryStoreError as exc:  # what applying it would answer now (no such entry, ...)
                 return _error(str(exc))
-            pending_id = self.owner(session).pending.stage(
-                target, ops, session_id=session.session_id if session else "")
+            try:
+                pending_id = self.owner(session).pending.stage(
+                    target, ops, session_id=session.session_id if session else "")
+            except TooManyPending as exc:  # (a pending file that cannot be used raises, as a memory file does)
+                return _error(str(exc))
             return json.dumps({"success": True, "staged": pending_id,
                                "message": f"held for the user's approval{screen.held} (hermes-ctx memory pending)"})
         self.owner(session).approved.add(screen.cleared)  # the judge cleared them: approved, for later loads

@@ -27,6 +27,7 @@ Errors (all carry the message the model should read)::
         ├── NoMatch (LookupError)            .match
         ├── AmbiguousMatch (LookupError)     .match, .matches (truncated previews)
         ├── UnsafeEntry                      .findings from the injected scanner
+        ├── TooManyPending                   .count: staged writes already awaiting approval
         └── StoreUnavailable                 .path, .doing, .error; the folder or file, or the server
                                              holding the shared copy, cannot be read or written (a
                                              storage.files.FileUnavailable, so an OSError)
@@ -86,6 +87,15 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 class InvalidOp(MemoryStoreError, ValueError):
     """An operation is malformed (empty text, unknown action, text that would split into two entries)."""
+
+
+class TooManyPending(MemoryStoreError):
+    """So many writes already await the user's approval that no more is staged (``hermes-ctx memory pending``)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        super().__init__(f"{count} memory writes already await the user's approval (hermes-ctx memory pending); "
+                         "nothing more is staged until some are approved or rejected; nothing was written")
 
 
 class UnknownTarget(MemoryStoreError, KeyError):
