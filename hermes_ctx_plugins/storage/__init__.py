@@ -105,31 +105,26 @@ def check(config: Config) -> list[tuple[str, bool, str]]:
     ``(what, ok, detail)`` from each backend module that has a ``check(config)`` (one with a server
     to reach), asked once however many stores it holds, ``what`` naming the backend and its stores.
     A backend of files or of this process has nothing to check: no lines. Never raises for a store."""
-    settings = config.plugins.storage
-    held: dict[str, list[str]] = {}
-    for store in ("memory", "archive", "documents"):
-        held.setdefault(getattr(settings, store) or settings.backend, []).append(store)
-    lines = []
-    for name, stores in held.items():
-        module = backend(config, name)
-        if hasattr(module, "check"):
-            lines += [(f"{name} {what} ({', '.join(stores)})", ok, detail) for what, ok, detail in module.check(config)]
-    return lines
+    return _asked(config, "check")
 
 
 def configured(config: Config) -> list[tuple[str, bool, str]]:
     """What :func:`check` reports that needs no server: from each backend module with a ``configured(config)`` (a
     server backend: whether one is named at all), for ``hermes-ctx doctor --no-probe``. Never raises for a store."""
+    return _asked(config, "configured")
+
+
+def _asked(config: Config, function: str) -> list[tuple[str, bool, str]]:
+    """The lines of ``function(config)`` of each backend module ``config`` chooses that has it, once a backend."""
     settings = config.plugins.storage
     held: dict[str, list[str]] = {}
     for store in ("memory", "archive", "documents"):
         held.setdefault(getattr(settings, store) or settings.backend, []).append(store)
     lines = []
     for name, stores in held.items():
-        module = backend(config, name)
-        if hasattr(module, "configured"):
-            lines += [(f"{name} {what} ({', '.join(stores)})", ok, detail)
-                      for what, ok, detail in module.configured(config)]
+        asked = getattr(backend(config, name), function, None)
+        if asked is not None:
+            lines += [(f"{name} {what} ({', '.join(stores)})", ok, detail) for what, ok, detail in asked(config)]
     return lines
 
 
