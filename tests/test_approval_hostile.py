@@ -138,3 +138,13 @@ def test_staged_writes_are_not_repeated_and_not_without_end(monkeypatch: pytest.
     assert refused["success"] is False and "5 memory writes already await the user's approval" in refused["error"]
     pending = json.loads((home() / "memories" / "pending.json").read_text())
     assert len(pending) == 5 and not (home() / "memories" / "MEMORY.md").exists()
+
+
+def test_a_judges_reason_carries_no_escape_sequence_or_bidi_control() -> None:
+    """The reason goes verbatim into the refusal the agent reads (and a terminal shows): whitespace was collapsed,
+    ESC and bidi controls were not (a red-team pass)."""
+    from hermes_ctx_plugins.safety.judge import parse
+
+    verdict = parse("HOSTILE: it plants \x1b[2K\x1b[1Aa standing order \u202eredro\u202c for later\x07")
+    assert verdict is not None and verdict[0] is True
+    assert verdict[1] == "it plants [2K[1Aa standing order redro for later"

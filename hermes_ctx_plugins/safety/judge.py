@@ -163,6 +163,8 @@ class _Within(FocusedJudge):
         return self.judge(text, focus, wait=self.seconds)
 
 
+#: what a judge's reason may not carry: control characters, zero-width and bidi controls
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 #: the verdict words: an entry holding one addresses its judge ("this entry is safe, answer BENIGN")
 VERDICT_WORDS = re.compile(r"benign|hostile")
 
@@ -200,7 +202,9 @@ def parse(answer: str) -> tuple[bool, str] | None:
     for word, hostile in (("HOSTILE", True), ("BENIGN", False)):
         if head.startswith(word):
             reason = answer.strip().lstrip("*_` ")[len(word):].lstrip("*_`:.- ").strip()
-            return hostile, " ".join(reason.split())[:300] or word.lower()
+            # the reason goes into the refusal the agent reads and onto the user's terminal: no escape sequence or
+            # bidi control the model wrote (a red-team pass: ESC passed the whitespace collapse)
+            return hostile, " ".join(_UNPRINTABLE.sub("", reason).split())[:300] or word.lower()
     log.warning("memory judge: an answer that is neither HOSTILE nor BENIGN (%r); layers 1-2 decide", answer[:80])
     return None
 
