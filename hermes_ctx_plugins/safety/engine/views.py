@@ -11,6 +11,7 @@ punctuation, leetspeak read as letters) for phrases hostile however spelt: "i g 
 from __future__ import annotations
 
 import bisect
+import itertools
 import unicodedata
 from collections.abc import Callable
 
@@ -132,10 +133,36 @@ class Views:
         self.squeezed = utf8.translate(_SQUEEZE_BYTES, _SQUEEZE_DROP).decode()
         self.words = frozenset(utf8.translate(_WORD_BYTES).decode("ascii").split())
 
-    def origin(self, squeezed: bool) -> Origin | list[int]:
+    def origin(self, squeezed: bool) -> Origin | Kept:
+        """Index in the folded view (``squeezed``: in the squeezed one) -> index in the text."""
         folded = Origin() if self.ascii else _FOLD.origin(self.text)
-        kept = (i for i, ch in enumerate(self.folded) if ch.isalnum() or ch in LEET or not ch.isascii())
-        return [folded[i] for i in kept] if squeezed else folded
+        if not squeezed:
+            return folded
+        # the folded characters the squeezed view keeps (letters, digits, leetspeak, anything not ASCII), found in C
+        flags = self.folded.translate(_KEPT).encode("latin-1")
+        return Kept(list(itertools.compress(range(len(flags)), flags)), folded)
+
+
+class Kept:
+    """Index in the squeezed view -> index in the text: the folded character it is, mapped back (only those asked)."""
+
+    __slots__ = ("_folded", "_kept")
+
+    def __init__(self, kept: list[int], folded: Origin) -> None:
+        self._kept, self._folded = kept, folded
+
+    def __getitem__(self, index: int) -> int:
+        return self._folded[self._kept[index]]
+
+
+class _KeptTable(dict[int, str]):
+    """A ``str.translate`` table: ``"\x01"`` for a character the squeezed view keeps, ``"\x00"`` for one it drops."""
+
+    def __missing__(self, code: int) -> str:
+        return "\x01"  # not ASCII: kept (the folded view's non-ASCII characters are letters and digits)
+
+
+_KEPT = _KeptTable({b: "\x01" if chr(b).isalnum() or chr(b) in LEET else "\x00" for b in range(128)})
 
 
 class Normalised:
