@@ -17,7 +17,7 @@ from .context import holds
 from .decode import decode_blob
 from .layouts import credential_pair, line_spans, opening_words, option_spans, paired_spans, table_spans
 from .values import password_key, rule_key, value_span
-from .views import Normalised, Origin, Span, Views
+from .views import Kept, Normalised, Origin, Span, Views
 
 _MAX_SECRET_DEPTH = 2  # base64 inside base64: a registry login inside a Kubernetes .dockerconfigjson
 
@@ -38,7 +38,7 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     norm = Normalised(views)
     tokens: list[Span] = []  # in the normalised view's indices
     found: list[Span] = []  # in the original's
-    origin: Origin | list[int] | None = None
+    origin: Origin | Kept | None = None
     secrets = match.table("secrets")
     numbers, present = secrets.index.hits(views.lowered, views)
     if not views.ascii:

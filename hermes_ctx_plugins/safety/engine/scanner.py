@@ -89,7 +89,9 @@ def _scan(text: str, depth: int) -> list[Finding]:
                  for start, end, label in secret_spans(text, views, depth)]
     for name in ("folded", "squeezed"):
         hits = phrase_hits(name, views)
-        origin = views.origin(name == "squeezed") if hits else []
+        if not hits:
+            continue
+        origin = views.origin(name == "squeezed")
         for rule, m in hits:
             first, last = origin[m.start()], origin[m.end() - 1] + 1
             if rule.kind == "injection" and _quoted_example(text, first, last):
