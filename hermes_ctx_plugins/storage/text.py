@@ -66,8 +66,21 @@ def index_text(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " " + " ".join(_bigrams(m[0])) + " ", text)
 
 
-def query_terms(query: str) -> list[str]:
-    """The searchable terms of ``query``: stop words, one-letter words and noise dropped, deduplicated."""
+def words(text: str) -> set[str]:
+    """Roughly the terms :func:`query_terms` finds in ``text``, all of them and found in C for the most part (to compare
+    texts, not to search): case-folded words other than stop words, and CJK runs as bigrams; not NFKC-normalised."""
+    folded = text.casefold()
+    runs = [] if folded.isascii() else _CJK_RUN.findall(folded)
+    found = set(_TOKEN.findall(folded)).difference(STOP_WORDS)
+    if runs:
+        found.difference_update(runs)
+        found.update(gram for run in runs for gram in _bigrams(run))
+    return found
+
+
+def query_terms(query: str, *, limit: int | None = MAX_QUERY_TERMS) -> list[str]:
+    """The searchable terms of ``query``: stop words, one-letter words and noise dropped, deduplicated; at most
+    ``limit`` (``None``: all of them, the words of a text rather than of a question)."""
     terms: list[str] = []
     seen: set[str] = set()
     for match in _TOKEN.finditer(_nfkc(query[:INDEX_CHARS]).casefold()):
@@ -82,10 +95,10 @@ def query_terms(query: str) -> list[str]:
             if term not in seen:
                 seen.add(term)
                 terms.append(term)
-    if len(terms) > MAX_QUERY_TERMS:
+    if limit is not None and len(terms) > limit:
         # Longer words are the more specific ones; keep those, in the order they were asked.
-        keep = set(sorted(terms, key=len, reverse=True)[:MAX_QUERY_TERMS])
-        terms = [t for t in terms if t in keep][:MAX_QUERY_TERMS]
+        keep = set(sorted(terms, key=len, reverse=True)[:limit])
+        terms = [t for t in terms if t in keep][:limit]
     return terms
 
 

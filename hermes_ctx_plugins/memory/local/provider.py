@@ -256,6 +256,7 @@ class LocalProvider(MemoryProvider):
         ranked = self._searched(query_text, terms, session, CANDIDATES)
         if ranked is None:
             return ""
+        ranked = recall.distinct(ranked, terms, limit=self.options.max_results)  # one line for what is said again
         # what is left is judged by itself: the prompt holding the best matches (this conversation's own turns, say)
         # is when the others are what the block is for
         options = self.options

@@ -5,7 +5,8 @@ and, when a user's chats share memory, those from the current chat. When the mem
 question cannot fill the budget, the rest of it goes to memories like the best match (relevance
 feedback: the best match's own words are asked next, :func:`feedback_terms`): a question worded unlike
 its answer still matches something near it, and what is near it is more likely to answer than
-nothing at all. The block lists each memory with its id and date (its session costs tokens and the id
+nothing at all. What a better-ranked memory says already is shown once (:func:`distinct`: a question asked
+again in another session, with other small talk around it). The block lists each memory with its id and date (its session costs tokens and the id
 finds it: :func:`provenance`) and is cut to a token budget, counted with the model's own tokenizer.
 Every excerpt is judged again before it is shown: a stored turn that looks like a prompt injection is
 replaced by a placeholder (its id stays, so the user can find and forget it). The judgement is a scan,
@@ -56,6 +57,12 @@ ANCHOR_BOOST = 2.0
 #: the anchor is named by the question's rarest word among the candidates, held by at most this many
 ANCHOR_MAX_HOLDERS = 3
 HEADER = "Recalled from earlier conversations (ctx-local memory; the newest wins where they disagree):"
+#: a candidate sharing at least this share of its words with a better-ranked one (words in common over words in
+#: either, of their first :data:`DUPLICATE_CHARS` characters) says what that one says (:func:`distinct`); chosen on
+#: the tuning half of ``benchmarks/bench_paraphrase.py``
+DUPLICATE_SHARE = 0.7
+DUPLICATE_CHARS = 2_000
+_DIGIT = re.compile(r"\d")
 
 @dataclass(frozen=True)
 class Ranked:
@@ -206,6 +213,64 @@ def _withheld(excerpt: str, policy: Policy = DEFAULT_POLICY) -> str | None:
     return placeholder(findings) if findings else None
 
 
+def distinct(ranked: Sequence[Ranked], terms: Sequence[str], *, limit: int) -> list[Ranked]:
+    """``ranked`` without the candidates that say what a better-ranked one says: a user asks the same thing again
+    with other small talk around it, and each asking took a line of the block and the budget another memory needed.
+    A candidate sharing at least :data:`DUPLICATE_SHARE` of its words with one kept is left out -- unless it holds a
+    word of the question that one lacks (what the question tells apart stays apart: the notifications replica and
+    the media one, asked about the media one) or other numbers (a port, a date, a version that changed: both are
+    shown, and the block says the newest wins). Once ``limit`` are kept the rest follow unchecked: no more are shown."""
+    said, kept = _Said(terms), list[Ranked]()
+    for at, item in enumerate(ranked):
+        if len(kept) >= limit:
+            return kept + list(ranked[at:])
+        if said.new(item):
+            kept.append(item)
+    return kept
+
+
+class _Said:
+    """What the memories kept so far say, for :func:`distinct`: each one's words, how many, those of the question it
+    holds, and its numbers (found when a comparison needs them: most end at the count of words)."""
+
+    def __init__(self, terms: Sequence[str], kept: Sequence[Ranked] = ()) -> None:
+        self._asked = frozenset(terms)
+        self._seen = [self._said(item) for item in kept]
+
+    def _said(self, item: Ranked) -> _Words:
+        memory = item.memory  # its texts, not the labels the stored turn carries ("User:", "Assistant:")
+        said = " ".join((memory.user_text, memory.assistant_text, memory.fact_text))[:DUPLICATE_CHARS]
+        words = frozenset(query.words(said))  # found in C for the most part: a prefetch compares tens of candidates
+        return _Words(words, len(words), self._asked & words)
+
+    def new(self, item: Ranked) -> bool:
+        """Whether ``item`` says something the kept ones do not; if it does, it is kept."""
+        own = self._said(item)
+        for other in self._seen:
+            if own.size * DUPLICATE_SHARE > other.size or other.size * DUPLICATE_SHARE > own.size:
+                continue  # the words two texts share are at most the fewer of theirs
+            common = len(own.words & other.words)
+            union = own.size + other.size - common
+            if (union and common >= DUPLICATE_SHARE * union and own.asked <= other.asked
+                    and own.numbers == other.numbers):
+                return False
+        self._seen.append(own)
+        return True
+
+
+@dataclass
+class _Words:
+    words: frozenset[str]
+    size: int
+    #: the words of the question it holds
+    asked: frozenset[str]
+
+    @functools.cached_property
+    def numbers(self) -> frozenset[str]:
+        """Its words holding a digit: a port, a date, a version."""
+        return frozenset(word for word in self.words if _DIGIT.search(word))
+
+
 def relevant(ranked: Sequence[Ranked], max_results: int) -> list[Ranked]:
     """The candidates worth showing, best first: at most ``max_results``, none below
     :data:`MIN_RELATIVE_SCORE` of the best."""
@@ -279,10 +344,11 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
     if not chosen:  # nothing, or scores that compare with nothing (NaN)
         return ""
     shown = {r.memory.id for r in chosen}
+    said = _Said(terms, chosen) if more else None  # what is like the best one, and not said already
     for item in more:
         if len(chosen) >= max_results:
             break
-        if item.memory.id not in shown:
+        if item.memory.id not in shown and said is not None and said.new(item):
             shown.add(item.memory.id)
             chosen.append(item)
     lines = _Lines(chosen, terms, policy)
