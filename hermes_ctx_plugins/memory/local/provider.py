@@ -253,8 +253,7 @@ class LocalProvider(MemoryProvider):
         terms = query.query_terms(query_text)
         if not terms:
             return ""
-        ranked = self._searched(query_text, terms, session, CANDIDATES)
-        if ranked is None:
+        if (ranked := self._searched(query_text, terms, session, CANDIDATES)) is None:
             return ""
         ranked = recall.distinct(ranked, terms, limit=self.options.max_results)  # one line for what is said again
         # what is left is judged by itself: the prompt holding the best matches (this conversation's own turns, say)
