@@ -21,7 +21,7 @@ from hermes_ctx_plugins.errors import HermesCtxError
 from hermes_ctx_plugins.memory.file import store as file_store
 from hermes_ctx_plugins.memory.file.store import StoreUnavailable
 from hermes_ctx_plugins.memory.local import LocalProvider
-from hermes_ctx_plugins.storage import Hit, Scope, files
+from hermes_ctx_plugins.storage import Scope, files
 from hermes_ctx_plugins.storage import text as memory_query
 from hermes_ctx_plugins.storage.inmemory import InMemoryArchive, InMemoryMemory
 from hermes_ctx_plugins.storage.inmemory.memory import MemoryData
@@ -238,41 +238,6 @@ class FindsNothing(InMemoryMemory):
         return []
 
 
-class DatedIgnoresChats(InMemoryMemory):
-    def dated(self, start: float, end: float, **scope: Any) -> Any:
-        return super().dated(start, end, **{**scope, "share_across_chats": True})
-
-
-class DatedFindsNothing(InMemoryMemory):
-    def dated(self, start: float, end: float, **scope: Any) -> Any:
-        return []
-
-
-class DatedIgnoresNamespaces(InMemoryMemory):
-    def dated(self, start: float, end: float, **scope: Any) -> Any:
-        hits = []
-        for namespace in ("", "other"):
-            hits += super().dated(start, end, **{**scope, "namespace": namespace})
-        return hits
-
-
-class DatedLosesOddIds(InMemoryMemory):
-    """A window read that takes "" for anyone, replaces a lone surrogate and cuts an id to 255 characters."""
-
-    def dated(self, start: float, end: float, **scope: Any) -> Any:
-        if not scope["user_id"]:
-            return [Hit(m, 0.0) for m in self._select(lambda m: start <= m.created_at <= end)]
-        user = scope["user_id"].encode("utf-8", "replace").decode("utf-8")[:255]
-        return super().dated(start, end, **{**scope, "user_id": user})
-
-
-class DatedByIdNotTime(InMemoryMemory):
-    def dated(self, start: float, end: float, **scope: Any) -> Any:
-        hits = super().dated(start, end, **{**scope, "limit": 10**6})
-        hits.sort(key=lambda hit: hit.memory.id, reverse=scope.get("newest_first", True))
-        return hits[:scope["limit"]]
-
-
 class TrimsIds(InMemoryMemory):
     def write(self, records: Any, **progress: Any) -> int:
         return super().write([dataclasses.replace(r, user_id=r.user_id.strip()) for r in records], **progress)
@@ -339,24 +304,12 @@ class IgnoresNamespaces(InMemoryArchive):
     (StoresDuplicates, "test_a_write_is_idempotent_by_key"),
     (ProgressFirst, "test_progress_is_written_with_the_rows_or_not_at_all"),
     (ForgetsEveryNamespace, "test_forget_user_takes_their_memories_and_quarantine_in_the_namespaces_asked"),
-    (DatedIgnoresChats, "test_a_window_of_time_sees_its_owner_and_chat_only"),
-    (DatedFindsNothing, "test_a_window_of_time_sees_its_owner_and_chat_only"),
-    (DatedIgnoresNamespaces, "test_a_window_of_time_sees_its_owner_and_chat_only"),
-    (DatedByIdNotTime, "test_a_window_of_time_holds_its_ends_nearest_first"),
     (IgnoresNamespaces, "test_scopes_see_a_session_a_users_sessions_or_everything"),
 ])
 def test_the_contract_fails_a_backend_that_breaks_it(broken: type, test: str, tmp_path: Path) -> None:
     with pytest.raises(AssertionError):
         getattr(StorageContract(), test)(broken(tmp_path / broken.__name__))
     assert getattr(StorageContract(), test)(broken.__mro__[1](tmp_path / "correct")) is None  # the unbroken passes
-
-
-@pytest.mark.parametrize("hostile", ["", "\ud800", "x" * 10_000], ids=["empty", "surrogate", "10 kB"])
-def test_the_contract_fails_a_window_of_time_that_loses_an_odd_id(hostile: str, tmp_path: Path) -> None:
-    test = StorageContract().test_a_window_of_time_keeps_any_id_apart_as_search_does
-    with pytest.raises(AssertionError):
-        test(DatedLosesOddIds(tmp_path / "broken"), hostile)
-    assert test(InMemoryMemory(tmp_path / "correct"), hostile) is None
 
 
 def run_contract(test: str, memory: type, archive: type, path: Path) -> None:

@@ -184,22 +184,6 @@ class MemoryBackend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def dated(self, start: float, end: float, *, namespace: str, user_id: str, chat_id: str,
-              share_across_chats: bool, limit: int, newest_first: bool = True) -> list[Hit]:
-        """The caller's memories made from ``start`` to ``end`` (``created_at``, both included): the ``limit``
-        newest, newest first — or, not ``newest_first``, the oldest, oldest first; equal times by id, the same
-        way. ``[]`` when ``limit`` is not positive or ``start`` is after ``end``. What ctx-local reads for a
-        question about what happened shortly before or after something
-        (:func:`~hermes_ctx_plugins.memory.local.recall.anchored`).
-
-        The scope is exactly :meth:`search`'s: ``namespace`` and ``user_id`` exactly and, unless
-        ``share_across_chats``, only memories made in ``chat_id`` or with visibility ``user``. Each comes as a
-        :class:`Hit` of relevance 0 with its verdict; its texts may be cut to
-        :data:`~hermes_ctx_plugins.storage.records.CANDIDATE_CHARS`. Read through an index on the owner and
-        the time (a recall makes this read): its cost must not grow with the owner's other memories.
-        """
-
-    @abc.abstractmethod
     def get(self, ids: Iterable[int]) -> list[Memory]:
         """The stored memories with these ids, each once, in ascending id order whatever the order
         asked, whole texts (unknown ids are skipped; no scope: the caller's ids come from a scoped

@@ -22,13 +22,12 @@ fixtures, each returning a function that opens a new connection to one empty sto
 Every isolation check is paired with its positive: an owner's search finds their own codeword *and*
 no other owner's, so a backend that finds nothing fails too. The contract says what the interface
 docstrings in :mod:`hermes_ctx_plugins.storage.base` promise — ids, scopes and namespaces, writes and
-their progress, search and ranking, a window of time (``dated``), forgetting, the order of reads, every
-``stats()`` key and its type, what ``exists()`` answers, a store opened again after ``close()`` finding
-what was stored (in this process: the in-memory backend keeps its data that long), the archive's
-embeddings scoped exactly like their messages and deleted with them — except what it cannot observe
-through one location in one process. (One suite in one module, over 500 lines because a backend's
-author should find every promise the backend is held to in one place.) A backend's own tests must
-cover that:
+their progress, search and ranking, forgetting, the order of reads, every ``stats()`` key and its
+type, what ``exists()`` answers, a store opened again after ``close()`` finding what was stored (in
+this process: the in-memory backend keeps its data that long), the archive's embeddings scoped exactly
+like their messages and deleted with them — except what it cannot observe through one location in one
+process. (One suite in one module, over 500 lines because a backend's author should find every promise
+the backend is held to in one place.) A backend's own tests must cover that:
 
 * durability across processes and crashes (a store opened by another process, after a kill);
 * failure modes: which :class:`~hermes_ctx_plugins.storage.base.LocalStoreError` reason each failure
@@ -57,7 +56,7 @@ from ..storage.base import ArchiveBackend, ArchiveError, MemoryBackend
 from ..storage.records import ArchiveStats, MemoryStats, Record, Scope
 from ..storage.text import query_terms
 
-__all__ = ["HOSTILE_IDS", "OpenArchive", "OpenMemory", "StorageContract", "opened", "record", "within"]
+__all__ = ["HOSTILE_IDS", "OpenArchive", "OpenMemory", "StorageContract", "opened", "record"]
 
 #: ids every store must keep apart and give back exactly: the anonymous user, near-misses of
 #: "alice", lone surrogates, NUL, an escape-looking text and 10 kB
@@ -74,7 +73,7 @@ def record(text: str, *, user_id: str = "alice", chat_id: str = "c1", namespace:
     """A record of ``text`` (a fact, or a turn whose user said it) for the owner given."""
     texts = {"fact_text": text} if kind == "fact" else {"user_text": text, "assistant_text": "noted"}
     return Record(key=key or f"k{next(_keys)}", kind=kind, namespace=namespace, user_id=user_id, chat_id=chat_id,
-                  session_id=session_id, visibility=visibility, created_at=MADE, **texts)
+                  session_id=session_id, visibility=visibility, created_at=1_700_000_000.0, **texts)
 
 
 def found(store: MemoryBackend, text: str, *, user_id: str = "alice", chat_id: str = "c1", namespace: str = "",
@@ -82,21 +81,6 @@ def found(store: MemoryBackend, text: str, *, user_id: str = "alice", chat_id: s
     """The facts and user texts a search for ``text`` returns to that owner, best first."""
     hits = store.search(query_terms(text), namespace=namespace, user_id=user_id, chat_id=chat_id,
                         share_across_chats=share_across_chats, limit=limit)
-    return [hit.memory.fact_text or hit.memory.user_text for hit in hits]
-
-
-#: when :func:`record` says its memories were made
-MADE = 1_700_000_000.0
-DAY = 86_400.0
-
-
-def within(store: MemoryBackend, *, user_id: str = "alice", chat_id: str = "c1", namespace: str = "",
-           share_across_chats: bool = False, start: float = MADE - 14 * DAY, end: float = MADE, limit: int = 20,
-           newest_first: bool = True) -> list[str]:
-    """The facts and user texts :meth:`MemoryBackend.dated` returns to that owner, in its order."""
-    hits = store.dated(start, end, namespace=namespace, user_id=user_id, chat_id=chat_id,
-                       share_across_chats=share_across_chats, limit=limit, newest_first=newest_first)
-    assert all(hit.relevance == 0.0 for hit in hits)
     return [hit.memory.fact_text or hit.memory.user_text for hit in hits]
 
 
@@ -260,53 +244,6 @@ class StorageContract:
         assert all(hit.relevance > 0 for hit in hits)
         assert memory.search([], namespace="", user_id="alice", chat_id="c1", share_across_chats=False,
                              limit=10) == []
-
-    # -- a window of time ------------------------------------------------------------------------
-
-    @pytest.mark.parametrize("hostile", HOSTILE_IDS, ids=lambda i: repr(i[:12]) + (f"…{len(i)}" if len(i) > 12 else ""))
-    def test_a_window_of_time_keeps_any_id_apart_as_search_does(self, memory: MemoryBackend, hostile: str) -> None:
-        memory.write([record("kumquat codeword1", user_id=hostile, chat_id=hostile, namespace=hostile,
-                             session_id=hostile, key=hostile or "empty")])
-        memory.write([record("kumquat codeword2", user_id="alice", chat_id="c1", namespace="")])
-        mine = within(memory, user_id=hostile, chat_id=hostile, namespace=hostile)
-        assert mine == found(memory, "kumquat", user_id=hostile, chat_id=hostile, namespace=hostile)
-        assert mine == ["kumquat codeword1"]
-        if hostile != "alice":
-            assert within(memory) == ["kumquat codeword2"]
-        [hit] = memory.dated(MADE, MADE, namespace=hostile, user_id=hostile, chat_id=hostile,
-                             share_across_chats=True, limit=1)
-        assert (hit.memory.namespace, hit.memory.user_id, hit.memory.chat_id) == (hostile, hostile, hostile)
-
-    def test_a_window_of_time_sees_its_owner_and_chat_only(self, memory: MemoryBackend) -> None:
-        owners = [("", "alice", "c1"), ("", "alice", "c2"), ("", "bob", "c1"), ("other", "alice", "c1"),
-                  ("", "", "c1"), ("", "alice ", "c1")]
-        for n, (namespace, user, chat) in enumerate(owners):
-            memory.write([record(f"walrus code{n}word", namespace=namespace, user_id=user, chat_id=chat)])
-        memory.write([record("walrus profilefact", user_id="alice", chat_id="c2", visibility="user")])
-        for n, (namespace, user, chat) in enumerate(owners):
-            seen = within(memory, namespace=namespace, user_id=user, chat_id=chat)
-            profile = {"walrus profilefact"} if (namespace, user) == ("", "alice") else set()
-            assert set(seen) == {f"walrus code{n}word", *profile}, (namespace, user, chat)
-        across = within(memory, user_id="alice", chat_id="c1", share_across_chats=True)
-        assert set(across) == {"walrus code0word", "walrus code1word", "walrus profilefact"}
-
-    def test_a_window_of_time_holds_its_ends_nearest_first(self, memory: MemoryBackend) -> None:
-        # stored in another order than made (a queue replayed late): the order is by time, not by id
-        days = {"the day before": -1, "start": -14, "the end": 0, "five days a": -5, "long before": -20,
-                "ten days": -10, "five days b": -5, "the day after": 1}
-        memory.write([dataclasses.replace(record(f"heron {name}"), created_at=MADE + offset * DAY)
-                      for name, offset in days.items()])
-        memory.write([dataclasses.replace(record("heron of bob's", user_id="bob"), created_at=MADE - DAY)])
-        newest = ["heron the end", "heron the day before", "heron five days b", "heron five days a",
-                  "heron ten days", "heron start"]  # both ends included; equal times by id, the same way
-        assert within(memory) == newest
-        assert within(memory, newest_first=False) == newest[::-1]
-        assert within(memory, limit=2) == newest[:2]
-        assert within(memory, limit=2, newest_first=False) == ["heron start", "heron ten days"]
-        after = within(memory, start=MADE, end=MADE + DAY, newest_first=False)
-        assert after == ["heron the end", "heron the day after"]
-        assert within(memory, limit=0) == [] and within(memory, start=MADE, end=MADE - DAY) == []
-        assert within(memory, start=MADE - 30 * DAY, end=MADE - 21 * DAY) == []
 
     # -- forgetting ------------------------------------------------------------------------------
 

@@ -21,9 +21,8 @@ memories — BM25 is 0 for every memory that is not a lexical candidate, cosine 
 mixed ``(1 - w) * z(bm25) + w * z(cosine)``. A memory holding a rare word of the question (an id, an
 error code, a name) has a BM25 far above the owner's mean, and a cosine's z counts down to
 :data:`DENSE_Z_FLOOR` only, so it stays first whatever the model thinks of it; a paraphrase without a
-shared word gets in on its cosine alone; so does a memory recall reads for a question about a date
-(:func:`fuse_more`, the provider's ``_dated``), scored as if the dense search had found it. Why z-scores
-and this ``w``: the README's ctx-local section (measured on the tune half of ``benchmarks/recall_eval``). The background
+shared word gets in on its cosine alone. Why z-scores and this ``w``: the
+README's ctx-local section (measured on the tune half of ``benchmarks/recall_eval``). The background
 thread and the fusion's arithmetic are shared with the archive's hybrid search
 (:mod:`hermes_ctx_plugins.dense`); what is ctx-local's own is here.
 """
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
     from ...embedding import Matrix
 
 __all__ = ["BATCH", "DENSE_Z_FLOOR", "KEYS_PER_LOOKUP", "MAX_CACHED", "MAX_PENDING_KEYS", "QUERIES_REMEMBERED",
-           "Backfill", "Dense", "DenseIndex", "fuse", "fuse_more"]
+           "Backfill", "Dense", "DenseIndex", "fuse"]
 
 log = logging.getLogger("hermes_ctx_plugins.memory.local")
 
@@ -216,19 +215,6 @@ def fuse(hits: Sequence[Hit], dense: Dense, memories: Sequence[Memory], *, weigh
     fused = [replace(candidates[ident], relevance=_positive(score)) for ident, score in scores]
     fused.sort(key=lambda h: (-h.relevance, h.memory.id))
     return fused
-
-
-def fuse_more(hits: Sequence[Hit], dense: Dense, more: Sequence[Hit], *, weight: float) -> list[Hit]:
-    """``more`` (memories that are none of ``hits``) scored as :func:`fuse` scores a candidate the dense
-    search found (no BM25, its cosine), in the same z-scores: what a dense search reading more candidates
-    would have given them. ``[]`` where :func:`fuse` adds no dense candidate (too few vectors, ``weight`` 0)."""
-    if not dense.count or not more:
-        return []
-    scores = shared.fused([(h.memory.id, h.relevance) for h in hits], [h.memory.id for h in more], dense,
-                          weight=weight)
-    lexical = {h.memory.id for h in hits}
-    wanted = {h.memory.id: h for h in more if h.memory.id not in lexical}
-    return [replace(wanted[ident], relevance=_positive(score)) for ident, score in scores if ident in wanted]
 
 
 def _positive(score: float) -> float:

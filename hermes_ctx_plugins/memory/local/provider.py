@@ -324,7 +324,6 @@ class LocalProvider(MemoryProvider):
                 limit: int = CANDIDATES, *, hybrid: bool = True) -> list[recall.Ranked] | None:
         options = self.options
         weight, asked, known = options.dense_weight, None, 0
-        fusion: Callable[[list[Hit]], list[Hit]] | None = None
         try:
             store = self._store()
             index = self._dense
@@ -339,23 +338,14 @@ class LocalProvider(MemoryProvider):
             hits = store.search(terms, namespace=session.deployment, user_id=session.user_id,
                                 chat_id=session.chat_id, share_across_chats=options.share_across_chats, limit=limit)
             if asked is not None and index is not None:
-                hits, fusion = self._hybrid(store, index, asked, hits, session, limit, weight, caught_up=known > 0)
-            ranked = self._ranked(hits, session)
-            # the question's own candidates (not relevance feedback's) are read for a date it asks about
-            anchor = recall.anchor_of(question, terms, ranked) if hybrid else None
-            if anchor is None:
-                return ranked
-            dated = recall.dated(store, anchor, hits, fusion, namespace=session.deployment, user_id=session.user_id,
-                                 chat_id=session.chat_id, share_across_chats=options.share_across_chats)
+                hits = self._hybrid(store, index, asked, hits, session, limit, weight, caught_up=known > 0)
         except LocalStoreError as exc:
             self._unusable(exc)
             return None
-        return recall.anchored(question, terms, self._ranked([*hits, *dated], session) if dated else ranked, anchor)
-
-    def _ranked(self, hits: list[Hit], session: SessionInfo) -> list[recall.Ranked]:
-        options = self.options
-        return recall.rank(hits, chat_id=session.chat_id, share_across_chats=options.share_across_chats,
-                           half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
+        ranked = recall.rank(hits, chat_id=session.chat_id, share_across_chats=options.share_across_chats,
+                             half_life_days=options.recency_half_life_days, recency_weight=options.recency_weight)
+        # the question's own candidates (not relevance feedback's) are read for a date it asks about
+        return recall.anchored(question, terms, ranked) if hybrid else ranked
 
     def _ask(self, index: dense.DenseIndex, question: str) -> Future[Any]:
         """``question``'s vector (:func:`shared_dense.asked`: the built-in model on the caller's thread but in a
@@ -379,26 +369,24 @@ class LocalProvider(MemoryProvider):
         return store.dense
 
     def _hybrid(self, store: MemoryBackend, index: dense.DenseIndex, asked: Future[Any], hits: list[Hit],
-                session: SessionInfo, limit: int, weight: float, *,
-                caught_up: bool = False) -> tuple[list[Hit], Callable[[list[Hit]], list[Hit]] | None]:
-        """BM25's ``hits`` fused with the best of the owner's memories by embedding (:func:`.dense.fuse`), and how
-        others score in that fusion (:func:`.dense.fuse_more`); the lexical hits alone, and ``None``, when the
-        question (``asked``: its embedding under way) cannot be embedded within :data:`QUESTION_EMBED_SECONDS`."""
+                session: SessionInfo, limit: int, weight: float, *, caught_up: bool = False) -> list[Hit]:
+        """BM25's ``hits`` fused with the best of the owner's memories by embedding (:func:`.dense.fuse`);
+        the lexical hits alone when the question (``asked``: its embedding under way) cannot be
+        embedded within :data:`QUESTION_EMBED_SECONDS`."""
         try:
             vector = asked.result(0)  # waited for in _search
         except Exception:  # the embedder's failure or delay, not the store's: recall goes on by words
             asked.cancel()  # not started yet (behind a stuck one): skipped
             log.warning("ctx-local: the question was not embedded (an error, or not within %.0f s); recalled by "
                         "its words only", QUESTION_EMBED_SECONDS, exc_info=True)
-            return hits, None
+            return hits
         found = index.search(store, vector, namespace=session.deployment, user_id=session.user_id,
                              chat_id=session.chat_id, share_across_chats=self.options.share_across_chats, limit=limit,
                              caught_up=caught_up)
         lexical = {hit.memory.id for hit in hits}
         others = [memory for memory in store.get([memory_id for memory_id, _ in found.best if memory_id not in lexical])
                   if self._sees(memory, session)]
-        return (dense.fuse(hits, found, others, weight=weight),
-                lambda more: dense.fuse_more(hits, found, more, weight=weight))
+        return dense.fuse(hits, found, others, weight=weight)
 
     def _sees(self, memory: Memory, session: SessionInfo) -> bool:
         """Whether ``session``'s scope sees ``memory`` (the dense path's ids are checked again against

@@ -5,13 +5,10 @@ and, when a user's chats share memory, those from the current chat. When the mem
 question cannot fill the budget, the rest of it goes to memories like the best match (relevance
 feedback: the best match's own words are asked next, :func:`feedback_terms`): a question worded unlike
 its answer still matches something near it, and what is near it is more likely to answer than
-nothing at all. A question about what happened shortly before or after something ("the week before my
-trip to Riga") ranks what is dated there higher (:func:`anchored`), the owner's memories of that window
-among the candidates (the provider reads them: they seldom share a word with the question). What a
-better-ranked memory says already is shown once (:func:`distinct`: a question asked again in another
-session, with other small talk around it). The block lists each memory with its id and date (its session
-costs tokens and the id finds it: :func:`provenance`) and is cut to a token budget, counted with the
-model's own tokenizer.
+nothing at all. What a better-ranked memory says already is shown once (:func:`distinct`: a question asked
+again in another session, with other small talk around it). The block lists each memory with its id and date
+(its session costs tokens and the id finds it: :func:`provenance`) and is cut to a token budget, counted with
+the model's own tokenizer.
 Every excerpt is judged again before it is shown: a stored turn that looks like a prompt injection is
 replaced by a placeholder (its id stays, so the user can find and forget it). The judgement is a scan,
 unless the excerpt is the exact text the writer found clean under the current rules
@@ -35,7 +32,7 @@ from ... import embedding
 from ...safety import placeholder
 from ...safety.policy import DEFAULT as DEFAULT_POLICY
 from ...safety.policy import Policy
-from ...storage import Hit, Memory, MemoryBackend, verdicts
+from ...storage import Hit, Memory, verdicts
 from ...storage import text as query
 
 #: an explicit fact outranks a turn that matches as well
@@ -54,13 +51,10 @@ CHARS_PER_TOKEN = 4
 _BEFORE = re.compile(r"\b(?:before|prior to|ahead of|leading up to|in the run-up to)\b"
                      r"|之前|以前|前一周|前几天|前不久|前夕|前一天")
 _AFTER = re.compile(r"\b(?:after|following|since)\b|之后|以后|后一周|后几天|后不久|后一天")
-#: how far from the anchor a candidate gets a boost, and the boost at the anchor's side (it decays to 1/e of
-#: that at the window's edge); how many of the owner's memories dated in that window, the nearest the anchor
-#: first, join the candidates (the provider's ``_dated``: they seldom share a word with the question). Chosen
-#: on the tuning half of ``benchmarks/bench_paraphrase.py``, the window's memories among the candidates
+#: how far from the anchor a candidate gets a boost, and the boost at the anchor's side (it decays
+#: over half the window); chosen on the tuning half of ``benchmarks/bench_paraphrase.py``
 ANCHOR_WINDOW_DAYS = 14.0
-ANCHOR_BOOST = 3.0
-ANCHOR_CANDIDATES = 64
+ANCHOR_BOOST = 2.0
 #: the anchor is named by the question's rarest word among the candidates, held by at most this many
 ANCHOR_MAX_HOLDERS = 3
 HEADER = "Recalled from earlier conversations (ctx-local memory; the newest wins where they disagree):"
@@ -77,8 +71,6 @@ class Ranked:
     score: float
     #: the memory's stored safety verdict (see :func:`shown_text`)
     verdict: str = ""
-    #: its score before a date's boost lifted it (:func:`anchored`; ``None``: not lifted)
-    unboosted: float | None = None
 
 
 def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_life_days: float,
@@ -106,73 +98,32 @@ def rank(hits: Sequence[Hit], *, chat_id: str, share_across_chats: bool, half_li
     return [item[3] for item in keyed]
 
 
-def anchor_of(question: str, terms: Sequence[str], ranked: Sequence[Ranked]) -> tuple[Ranked, int] | None:
-    """For a question about what happened before or after something: the candidate holding the question's
-    rarest word (the something: "Riga", "重庆") and the side asked (-1 before, 1 after); None for other
-    questions, and those whose rarest word more than :data:`ANCHOR_MAX_HOLDERS` candidates hold."""
+def anchored(question: str, terms: Sequence[str], ranked: Sequence[Ranked]) -> list[Ranked]:
+    """``ranked`` reordered for a question about what happened before or after something: the
+    candidate holding the question's rarest word (the something: "Riga", "重庆") is the anchor, and the
+    candidates dated up to :data:`ANCHOR_WINDOW_DAYS` on the asked side of it rank higher, the nearer
+    the more. Other questions, and those whose anchor is not one of a few candidates, keep their order."""
     asked = question.casefold()
     side = -1 if _BEFORE.search(asked) else 1 if _AFTER.search(asked) else 0
     if not side or len(ranked) < 2:
-        return None
+        return list(ranked)
     texts = [r.memory.text.casefold() for r in ranked]
     holders = {term: sum([term in text for text in texts]) for term in terms}
     held = [term for term in terms if holders[term]]
     if not held:
-        return None
+        return list(ranked)
     rarest = min(held, key=lambda term: (holders[term], -len(term)))
     if holders[rarest] > ANCHOR_MAX_HOLDERS:
-        return None
-    return next(r for r, text in zip(ranked, texts, strict=True) if rarest in text), side
-
-
-def anchored(question: str, terms: Sequence[str], ranked: Sequence[Ranked],
-             anchor: tuple[Ranked, int] | None = None) -> list[Ranked]:
-    """``ranked`` reordered for a question about what happened before or after something
-    (:func:`anchor_of`, or ``anchor`` when given): the candidates dated up to :data:`ANCHOR_WINDOW_DAYS` on
-    the asked side of the anchor rank higher, the nearer the more. Other questions, and those whose anchor is
-    not one of a few candidates, keep their order."""
-    found = anchor if anchor is not None else anchor_of(question, terms, ranked)
-    if found is None:
         return list(ranked)
-    held, side = found
+    anchor = next(r for r, text in zip(ranked, texts, strict=True) if rarest in text)
     out = []
     for item in ranked:
-        days = (item.memory.created_at - held.memory.created_at) / 86_400 * side
-        if item.memory.id != held.memory.id and 0 < days <= ANCHOR_WINDOW_DAYS:
-            item = Ranked(item.memory, item.score * (1 + ANCHOR_BOOST * math.exp(-days / ANCHOR_WINDOW_DAYS)),
-                          item.verdict, item.score)
+        days = (item.memory.created_at - anchor.memory.created_at) / 86_400 * side
+        if item is not anchor and 0 < days <= ANCHOR_WINDOW_DAYS:
+            item = Ranked(item.memory, item.score * (1 + ANCHOR_BOOST * math.exp(-2 * days / ANCHOR_WINDOW_DAYS)),
+                          item.verdict)
         out.append(item)
     return sorted(out, key=lambda item: -item.score)  # stable: equal scores keep their order
-
-
-def dated(store: MemoryBackend, anchor: tuple[Ranked, int], hits: Sequence[Hit],
-          fusion: Callable[[list[Hit]], list[Hit]] | None, *, namespace: str, user_id: str, chat_id: str,
-          share_across_chats: bool) -> list[Hit]:
-    """The owner's memories dated up to :data:`ANCHOR_WINDOW_DAYS` on the asked side of ``anchor``
-    (:func:`anchor_of`) that the search did not find (``hits``), at most :data:`ANCHOR_CANDIDATES`, the nearest
-    the anchor first (:meth:`MemoryBackend.dated`, scoped exactly as the search is): what
-    happened the week before a trip seldom shares a word with the question, and the model may not rank it among
-    the owner's best either. Each scored as ``fusion`` scores a memory the dense search found (its cosine in the
-    same z-scores: what a dense search reading more candidates would have given it), so that the anchor's boost
-    lifts the window's memories in the model's order; without vectors (or too few to compare), each at
-    :data:`MIN_RELATIVE_SCORE` of the best candidate: just enough to be shown, the boost ordering them by
-    nearness to the anchor.
-
-    :raises LocalStoreError: the store cannot be read.
-    """
-    held, side = anchor
-    at, span = held.memory.created_at, ANCHOR_WINDOW_DAYS * 86_400
-    start, end = (at - span, at) if side < 0 else (at, at + span)
-    seen = {hit.memory.id for hit in hits}
-    found = [hit for hit in store.dated(start, end, namespace=namespace, user_id=user_id, chat_id=chat_id,
-                                        share_across_chats=share_across_chats, limit=ANCHOR_CANDIDATES,
-                                        newest_first=side < 0)
-             if hit.memory.id not in seen]
-    scored = fusion(found) if fusion is not None and found else []
-    if scored or not found:
-        return scored
-    floor = MIN_RELATIVE_SCORE * max([hit.relevance for hit in hits], default=1.0)
-    return [Hit(hit.memory, floor, hit.verdict) for hit in found]
 
 
 def newest_first(chosen: Sequence[Ranked], vectors: Mapping[int, Any], terms: Sequence[str], *,
@@ -327,12 +278,7 @@ def relevant(ranked: Sequence[Ranked], max_results: int) -> list[Ranked]:
     if not ranked:
         return []
     floor = ranked[0].score * MIN_RELATIVE_SCORE
-    if all(r.unboosted is None for r in ranked):
-        return [r for r in ranked if r.score >= floor][:max_results]
-    # a date's boost (anchored) lifts what it lifts past others, and drops none the floor kept before it
-    before = max([r.score if r.unboosted is None else r.unboosted for r in ranked]) * MIN_RELATIVE_SCORE
-    return [r for r in ranked
-            if r.score >= floor or (r.score if r.unboosted is None else r.unboosted) >= before][:max_results]
+    return [r for r in ranked if r.score >= floor][:max_results]
 
 
 def fills(chosen: Sequence[Ranked], *, budget_tokens: int, max_results: int) -> bool:

@@ -147,17 +147,6 @@ class InMemoryMemory(MemoryBackend):
         hits.sort(key=lambda hit: (-hit.relevance, hit.memory.id))
         return hits[:limit]
 
-    def dated(self, start: float, end: float, *, namespace: str, user_id: str, chat_id: str,
-              share_across_chats: bool, limit: int, newest_first: bool = True) -> list[Hit]:
-        """Every row looked at (no index here: a backend for tests and throw-away agents)."""
-        if limit <= 0 or not start <= end:
-            return []
-        found = self._select(lambda m: m.namespace == namespace and m.user_id == user_id
-                             and (share_across_chats or m.chat_id == chat_id or m.visibility == "user")
-                             and start <= m.created_at <= end)
-        found.sort(key=lambda m: (m.created_at, m.id), reverse=newest_first)
-        return [Hit(_cut(memory), 0.0) for memory in found[:limit]]
-
     def get(self, ids: Iterable[int]) -> list[Memory]:
         with self._data.lock:
             rows = self._data.rows

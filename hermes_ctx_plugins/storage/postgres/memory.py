@@ -321,22 +321,6 @@ class PostgresMemory(MemoryBackend):
             f"SELECT {_CUT_COLUMNS}, verdict FROM memories WHERE id = ANY(%s)", ([i for _, i in best],)).fetchall()}
         return [Hit(_memory(rows[i][:-1]), score, rows[i][-1]) for score, i in best if i in rows]
 
-    def dated(self, start: float, end: float, *, namespace: str, user_id: str, chat_id: str,
-              share_across_chats: bool, limit: int, newest_first: bool = True) -> list[Hit]:
-        """Read through ``memories_owner_time`` (location, namespace, user, time: schema version 8)."""
-        if limit <= 0 or not start <= end:
-            return []
-        order = "DESC" if newest_first else "ASC"
-        rows = self._fetch(
-            f"SELECT {_CUT_COLUMNS}, verdict FROM memories WHERE location = %(location)s AND namespace = %(namespace)s "
-            "AND user_id = %(user_id)s AND created_at BETWEEN %(start)s AND %(end)s "
-            "AND (%(share)s OR chat_id = %(chat_id)s OR visibility = 'user') "
-            f"ORDER BY created_at {order}, id {order} LIMIT %(limit)s",
-            {"location": self.location, "namespace": stored(namespace), "user_id": stored(user_id),
-             "chat_id": stored(chat_id), "share": share_across_chats, "start": float(start), "end": float(end),
-             "limit": int(limit)})
-        return [Hit(_memory(row[:-1]), 0.0, row[-1]) for row in rows]
-
     def get(self, ids: Iterable[int]) -> list[Memory]:
         wanted = sorted({int(i) for i in ids})
         if not wanted:

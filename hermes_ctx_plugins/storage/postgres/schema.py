@@ -46,9 +46,6 @@ Version 6: ``memory_vectors`` and ``vector_generations`` — ctx-local's embeddi
 Version 7: ``archive_vectors`` and ``archive_vector_generations`` — the archive's embeddings (the hybrid
 ``ctx_search``, :mod:`.archive`): one per message, deleted with it by ``ON DELETE CASCADE``.
 
-Version 8: ``memories_owner_time`` — an owner's memories by time (``PostgresMemory.dated`` reads a window of
-them: a question about what happened shortly before something).
-
 Every start also makes the archive's trigram index where it is missing (``pg_trgm`` in ``public``).
 """
 
@@ -63,7 +60,7 @@ from ..base import LocalStoreError
 log = logging.getLogger("hermes_ctx_plugins.storage.postgres")
 
 #: the version this package's tables are at
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 7
 
 _V1 = (
     """CREATE TABLE IF NOT EXISTS stores (
@@ -216,10 +213,8 @@ _V7 = (
     """CREATE TRIGGER archive_vectors_replaced AFTER UPDATE ON archive_vectors REFERENCING OLD TABLE AS changed
        FOR EACH STATEMENT EXECUTE FUNCTION archive_vectors_changed()""",
 )
-#: an owner's memories by time (``PostgresMemory.dated``)
-_V8 = ("CREATE INDEX IF NOT EXISTS memories_owner_time ON memories (location, namespace, user_id, created_at)",)
 #: each version's statements, applied in order in one transaction (``{schema}``: the schema's quoted name)
-STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7, 8: _V8}
+STEPS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7}
 
 
 def lock_id(*parts: str) -> int:

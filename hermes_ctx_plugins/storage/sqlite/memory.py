@@ -197,22 +197,6 @@ class LocalStore(MemoryBackend):
         hits: list[Hit] = self._run(_ranked, terms, scope, owner, limit)
         return hits
 
-    def dated(self, start: float, end: float, *, namespace: str, user_id: str, chat_id: str,
-              share_across_chats: bool, limit: int, newest_first: bool = True) -> list[Hit]:
-        """Read through the owner's time index (``memories_owner_time``: user, namespace, time), the window's
-        rows only; the chat scope in plain SQL on the stored ids, as :meth:`search` checks it."""
-        if limit <= 0 or not start <= end:
-            return []
-        chat_clause = "" if share_across_chats else "AND (m.chat_id = ? OR m.visibility = 'user')"
-        order = "DESC" if newest_first else "ASC"
-        sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_HAS_NUL}, m.verdict FROM memories m"
-               f" WHERE m.user_id = ? AND m.namespace = ? AND m.created_at BETWEEN ? AND ? {chat_clause}"
-               f" ORDER BY m.created_at {order}, m.id {order} LIMIT ?")
-        args = [to_stored(user_id), to_stored(namespace), float(start), float(end),
-                *([] if share_across_chats else [to_stored(chat_id)]), int(limit)]
-        rows = self._run(lambda conn: conn.execute(sql, args).fetchall())
-        return [Hit(_memory(_nul_cut(row[:-2]) if row[-2] else row[:-2]), 0.0, row[-1]) for row in rows]
-
     def get(self, ids: Iterable[int]) -> list[Memory]:
         wanted = [int(i) for i in ids]
         if not wanted:

@@ -23,7 +23,7 @@ from ..records import owner_of
 from . import fts
 from .opening import retry_locked
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 4
 
 # New columns are appended last, so a migrated table and a new one have the same layout.
 _TABLES = (
@@ -109,9 +109,7 @@ _FTS_SETTINGS = (
     # fails the next query of every other connection once)
     "INSERT INTO memories_fts (memories_fts, rank) VALUES ('usermerge', 2)",
 )
-#: an owner's memories, by time: what a search's scope and ``forget_user`` look up by owner, and
-#: ``LocalStore.dated`` reads a window of (since version 5; before, ``memories_owner`` held no time)
-_OWNER_INDEX = "CREATE INDEX IF NOT EXISTS memories_owner_time ON memories (user_id, namespace, created_at)"
+_OWNER_INDEX = "CREATE INDEX IF NOT EXISTS memories_owner ON memories (user_id, namespace)"
 #: version 1 → 2: namespaces; ids and texts as stored text; scope tokens that include the
 #: namespace (the index is rebuilt from them); quarantined records' owners
 _MIGRATE_1 = (
@@ -130,8 +128,6 @@ _MIGRATE_1 = (
 #: stored before have none, so recall scans them as it always did
 _MIGRATE_2 = ("ALTER TABLE memories ADD COLUMN verdict TEXT NOT NULL DEFAULT ''",)
 #: version 3 → 4: the embeddings table (:data:`_VECTORS`); no memory changes, none has a vector yet
-#: version 4 → 5: the owner's index holds each memory's time too (:data:`_OWNER_INDEX` replaces this one)
-_MIGRATE_4 = ("DROP INDEX IF EXISTS memories_owner",)
 
 
 def store_error(path: Path, exc: BaseException) -> LocalStoreError:
@@ -234,8 +230,6 @@ def _upgrade(conn: sqlite3.Connection, version: int) -> None:
         statements = ()
     if version < SCHEMA_VERSION:
         statements = (*statements, *_VECTORS)
-    if 0 < version < 5:
-        statements = (*statements, *_MIGRATE_4)
     for statement in (*statements, _OWNER_INDEX):
         conn.execute(statement)
 
