@@ -255,7 +255,7 @@ class LocalProvider(MemoryProvider):
             return ""
         if (ranked := self._searched(query_text, terms, session, CANDIDATES)) is None:
             return ""
-        ranked = recall.distinct(ranked, terms, limit=self.options.max_results)  # one line for what is said again
+        ranked = recall.distinct(ranked, terms, limit=self.options.max_results, policy=self._recall_policy())
         # what is left is judged by itself: the prompt holding the best matches (this conversation's own turns, say)
         # is when the others are what the block is for
         options = self.options

@@ -34,6 +34,10 @@ from ...safety.policy import DEFAULT as DEFAULT_POLICY
 from ...safety.policy import Policy
 from ...storage import Hit, Memory, verdicts
 from ...storage import text as query
+from . import repeats
+from .repeats import DUPLICATE_CHARS as DUPLICATE_CHARS
+from .repeats import DUPLICATE_SHARE as DUPLICATE_SHARE
+from .repeats import Said
 
 #: an explicit fact outranks a turn that matches as well
 FACT_BOOST = 1.25
@@ -58,12 +62,6 @@ ANCHOR_BOOST = 2.0
 #: the anchor is named by the question's rarest word among the candidates, held by at most this many
 ANCHOR_MAX_HOLDERS = 3
 HEADER = "Recalled from earlier conversations (ctx-local memory; the newest wins where they disagree):"
-#: a candidate sharing at least this share of its words with a better-ranked one (words in common over words in
-#: either, of their first :data:`DUPLICATE_CHARS` characters) says what that one says (:func:`distinct`); chosen on
-#: the tuning half of ``benchmarks/bench_paraphrase.py``
-DUPLICATE_SHARE = 0.7
-DUPLICATE_CHARS = 2_000
-_DIGIT = re.compile(r"\d")
 
 @dataclass(frozen=True)
 class Ranked:
@@ -195,6 +193,24 @@ def shown_text(memory: Memory, terms: Sequence[str], max_chars: int, verdict: st
     return _judged(memory.id, query.excerpt(memory.text, terms, max_chars), verdict, policy)
 
 
+def distinct(ranked: Sequence[Ranked], terms: Sequence[str], *, limit: int,
+             policy: Policy = DEFAULT_POLICY) -> list[Ranked]:
+    """:func:`.repeats.distinct` (one line for what is said again), a memory the block withholds under ``policy``
+    hiding nothing it repeats."""
+    return repeats.distinct(ranked, terms, limit=limit, withheld=withheld(terms, policy))
+
+
+def withheld(terms: Sequence[str], policy: Policy = DEFAULT_POLICY) -> Callable[[Ranked], bool]:
+    """Whether the block shows a placeholder for a memory: its longest line, as :class:`_Lines` makes it, looks
+    hostile (for :func:`~.repeats.distinct`: a placeholder hides nothing it repeats)."""
+    def hostile(item: Ranked) -> bool:
+        flat = " ".join(query.printable(item.memory.text).split())
+        shown = flat if len(flat) <= verdicts.WHOLE_CHARS else query.excerpt(flat, terms, verdicts.WHOLE_CHARS)
+        return not verdicts.judged_clean(shown, item.verdict) and _withheld(shown, policy) is not None
+
+    return hostile
+
+
 def _judged(memory_id: int, text: str, verdict: str, policy: Policy) -> str:
     """:func:`shown_text` of the excerpt ``text`` of memory ``memory_id``."""
     if verdicts.judged_clean(text, verdict):
@@ -212,64 +228,6 @@ def _withheld(excerpt: str, policy: Policy = DEFAULT_POLICY) -> str | None:
     text turn after turn); the verdict depends on the text alone, so nobody learns another's text."""
     findings = policy.unsafe(excerpt)
     return placeholder(findings) if findings else None
-
-
-def distinct(ranked: Sequence[Ranked], terms: Sequence[str], *, limit: int) -> list[Ranked]:
-    """``ranked`` without the candidates that say what a better-ranked one says: a user asks the same thing again
-    with other small talk around it, and each asking took a line of the block and the budget another memory needed.
-    A candidate sharing at least :data:`DUPLICATE_SHARE` of its words with one kept is left out -- unless it holds a
-    word of the question that one lacks (what the question tells apart stays apart: the notifications replica and
-    the media one, asked about the media one) or other numbers (a port, a date, a version that changed: both are
-    shown, and the block says the newest wins). Once ``limit`` are kept the rest follow unchecked: no more are shown."""
-    said, kept = _Said(terms), list[Ranked]()
-    for at, item in enumerate(ranked):
-        if len(kept) >= limit:
-            return kept + list(ranked[at:])
-        if said.new(item):
-            kept.append(item)
-    return kept
-
-
-class _Said:
-    """What the memories kept so far say, for :func:`distinct`: each one's words, how many, those of the question it
-    holds, and its numbers (found when a comparison needs them: most end at the count of words)."""
-
-    def __init__(self, terms: Sequence[str], kept: Sequence[Ranked] = ()) -> None:
-        self._asked = frozenset(terms)
-        self._seen = [self._said(item) for item in kept]
-
-    def _said(self, item: Ranked) -> _Words:
-        memory = item.memory  # its texts, not the labels the stored turn carries ("User:", "Assistant:")
-        said = " ".join((memory.user_text, memory.assistant_text, memory.fact_text))[:DUPLICATE_CHARS]
-        words = frozenset(query.words(said))  # found in C for the most part: a prefetch compares tens of candidates
-        return _Words(words, len(words), self._asked & words)
-
-    def new(self, item: Ranked) -> bool:
-        """Whether ``item`` says something the kept ones do not; if it does, it is kept."""
-        own = self._said(item)
-        for other in self._seen:
-            if own.size * DUPLICATE_SHARE > other.size or other.size * DUPLICATE_SHARE > own.size:
-                continue  # the words two texts share are at most the fewer of theirs
-            common = len(own.words & other.words)
-            union = own.size + other.size - common
-            if (union and common >= DUPLICATE_SHARE * union and own.asked <= other.asked
-                    and own.numbers == other.numbers):
-                return False
-        self._seen.append(own)
-        return True
-
-
-@dataclass
-class _Words:
-    words: frozenset[str]
-    size: int
-    #: the words of the question it holds
-    asked: frozenset[str]
-
-    @functools.cached_property
-    def numbers(self) -> frozenset[str]:
-        """Its words holding a digit: a port, a date, a version."""
-        return frozenset(word for word in self.words if _DIGIT.search(word))
 
 
 def relevant(ranked: Sequence[Ranked], max_results: int) -> list[Ranked]:
@@ -345,7 +303,7 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
     if not chosen:  # nothing, or scores that compare with nothing (NaN)
         return ""
     shown = {r.memory.id for r in chosen}
-    said = _Said(terms, chosen) if more else None  # what is like the best one, and not said already
+    said = Said(terms, chosen, withheld=withheld(terms, policy)) if more else None  # like the best, not said
     for item in more:
         if len(chosen) >= max_results:
             break
