@@ -78,9 +78,8 @@ def words(text: str) -> set[str]:
     return found
 
 
-def query_terms(query: str, *, limit: int | None = MAX_QUERY_TERMS) -> list[str]:
-    """The searchable terms of ``query``: stop words, one-letter words and noise dropped, deduplicated; at most
-    ``limit`` (``None``: all of them, the words of a text rather than of a question)."""
+def query_terms(query: str) -> list[str]:
+    """The searchable terms of ``query``: stop words, one-letter words and noise dropped, deduplicated."""
     terms: list[str] = []
     seen: set[str] = set()
     for match in _TOKEN.finditer(_nfkc(query[:INDEX_CHARS]).casefold()):
@@ -95,10 +94,10 @@ def query_terms(query: str, *, limit: int | None = MAX_QUERY_TERMS) -> list[str]
             if term not in seen:
                 seen.add(term)
                 terms.append(term)
-    if limit is not None and len(terms) > limit:
+    if len(terms) > MAX_QUERY_TERMS:
         # Longer words are the more specific ones; keep those, in the order they were asked.
-        keep = set(sorted(terms, key=len, reverse=True)[:limit])
-        terms = [t for t in terms if t in keep][:limit]
+        keep = set(sorted(terms, key=len, reverse=True)[:MAX_QUERY_TERMS])
+        terms = [t for t in terms if t in keep][:MAX_QUERY_TERMS]
     return terms
 
 
