@@ -14,7 +14,7 @@ import pytest
 
 from hermes_ctx_plugins import SessionInfo, Turn
 from hermes_ctx_plugins.memory.local import provider as provider_module
-from hermes_ctx_plugins.memory.local import recall
+from hermes_ctx_plugins.memory.local import recall, repeats
 from hermes_ctx_plugins.storage import Memory
 
 ALICE = SessionInfo(session_id="a-1", user_id="alice", chat_id="dm")
@@ -138,7 +138,7 @@ def test_a_negation_is_not_a_repeat() -> None:
 
 def test_long_texts_alike_at_their_start_are_compared_whole() -> None:
     head = "Config dump of the staging cluster follows. " + " ".join(f"key_{k}=value_{k}" for k in range(150))
-    assert len(head) > recall.DUPLICATE_CHARS
+    assert len(head) > repeats.DUPLICATE_CHARS
     port = [ranked(1, f"{head} listen_port=8080", 3.0), ranked(2, f"{head} listen_port=9090", 2.0)]
     assert ids(recall.distinct(port, ["staging", "listen", "port"], limit=16)) == [1, 2]
     asked = [ranked(1, f"{head} owner=alice", 3.0), ranked(2, f"{head} region=frankfurt", 2.0)]

@@ -35,8 +35,6 @@ from ...safety.policy import Policy
 from ...storage import Hit, Memory, verdicts
 from ...storage import text as query
 from . import repeats
-from .repeats import DUPLICATE_CHARS as DUPLICATE_CHARS
-from .repeats import DUPLICATE_SHARE as DUPLICATE_SHARE
 from .repeats import Said
 
 #: an explicit fact outranks a turn that matches as well
