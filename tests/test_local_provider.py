@@ -86,6 +86,19 @@ def test_a_turn_is_recalled_in_a_later_session_with_provenance(provider: LocalPr
     assert provider.path.is_file() and provider.path == provider.hermes_home / "ctx-local" / "memory.db"  # type: ignore[operator]
 
 
+def test_a_chinese_question_with_an_acronym_or_number_in_it_is_recalled(provider: LocalProvider) -> None:
+    """Chinese glues acronyms and numbers to the words around them ("SSH端口"): the question's terms
+    are cut as the stored turn's are, so the lexical path finds it (no embedder here)."""
+    stored(provider, turn(ALICE, 1, "跳板机的SSH端口改成了2222，别再用22了。", "好的，记住了。"),  # noqa: RUF001
+           turn(ALICE, 2, "Redis的最大内存设成4GB。", "好的。"),
+           turn(ALICE, 3, "周末去爬山，天气不错。", "玩得开心！"))  # noqa: RUF001
+    ssh = provider.prefetch("SSH端口是多少？", session=ALICE_LATER).splitlines()  # noqa: RUF001
+    assert "2222" in ssh[1] and "爬山" not in "".join(ssh), ssh  # the best first (the rest: memories like it)
+    redis = provider.prefetch("Redis的内存上限是多少", session=ALICE_LATER).splitlines()
+    assert "4GB" in redis[1] and "爬山" not in "".join(redis), redis
+    assert provider.prefetch("SSH端口是多少？", session=BOB) == ""  # noqa: RUF001 - only its owner's turns
+
+
 def test_prefetch_stays_within_the_token_budget(make: Any) -> None:
     provider = make(budget_tokens=120, max_results=20)
     stored(provider, *(turn(ALICE, i, f"deploy note {i}: " + "the release pipeline deploys the api " * 40)

@@ -28,6 +28,19 @@ def test_cjk_runs_become_bigrams_on_both_sides() -> None:
     assert query.index_text("Tokyo 東京タワー ok") == "Tokyo  東京 京タ タワ ワー  ok"
 
 
+@pytest.mark.parametrize(("asked", "terms"), [
+    ("SSH端口是多少", ["ssh", "端口", "口是", "是多", "多少"]),
+    ("Redis的端口", ["redis", "的端", "端口"]),
+    ("v2版本的API密钥在哪", ["v2", "版本", "本的", "api", "密钥", "钥在", "在哪"]),
+    ("改成8443端口了吗", ["改成", "8443", "端口", "口了"]),
+])
+def test_latin_words_and_digits_glued_to_chinese_are_their_own_terms(asked: str, terms: list[str]) -> None:
+    """Chinese writes acronyms and numbers without spaces around them; the index spaces them
+    (``index_text``), so a query must cut them apart too, or it searches one term nothing holds."""
+    assert query.query_terms(asked) == terms
+    assert set(terms) <= query.words(asked)
+
+
 def test_a_long_query_keeps_its_most_specific_terms() -> None:
     words = [f"w{i}" for i in range(60)] + ["kubernetes"]
     terms = query.query_terms(" ".join(words))

@@ -31,7 +31,8 @@ MAX_TERM_CHARS = 48
 _CJK = ("\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
         "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f")
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+")
+# a CJK run, or a word of anything else: "SSH端口" is two tokens, as index_text spaces them
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Function words, and the words people use to ask a memory anything ("do you remember what I told
