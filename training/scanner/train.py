@@ -5,8 +5,9 @@ Run from the repository root (needs the ``train`` extra: scikit-learn)::
     .venv/bin/python training/scanner/train.py [--check]
 
 Data (provenance in ``training/scanner/README.md``): every ``data/*.jsonl`` here, the project's own labelled
-corpus ``tests/data/memory_corpus.json``, and benign documentation paragraphs from libraries installed beside us
-(:func:`docstrings`). **No row of the public corpora the scanner is measured on** (``../shared/data/injection``)
+corpus ``tests/data/memory_corpus.json``, and benign documentation from libraries installed beside us: paragraphs of
+their docstrings (:func:`docstrings`) and window-sized pieces of their READMEs, links and badges included
+(:func:`readmes`). **No row of the public corpora the scanner is measured on** (``../shared/data/injection``)
 is read here: their figures stay on unseen data (``docs/SCANNER_SCOPE.md``).
 
 Method: the grams of :func:`hermes_ctx_plugins.safety.learned.features` in at least ``--min-df`` rows, weighted by
@@ -23,6 +24,7 @@ import argparse
 import ast
 import gzip
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import math
@@ -34,12 +36,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from hermes_ctx_plugins.safety.learned import MODEL, features, vector  # noqa: E402
+from hermes_ctx_plugins.safety.learned import MODEL, WINDOW, features, vector  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 #: installed libraries whose docstrings are benign technical prose (HTTP, auth, tokens, config, shell words)
 DOC_MODULES = ("httpx", "httpcore", "yaml", "pluggy", "click", "jinja2", "pydantic", "sqlalchemy", "tiktoken",
                "urllib3", "requests", "rich", "anyio", "openai", "psycopg", "aiohttp", "websockets", "fastapi")
+#: the distributions whose READMEs are benign rows (the same libraries; every other installed distribution's README
+#: is held out to measure false alarms on long notes full of links: ``heldout/evaluate.py``)
+README_DISTRIBUTIONS = ("httpx", "httpcore", "pyyaml", "pluggy", "click", "jinja2", "pydantic", "sqlalchemy",
+                        "tiktoken", "urllib3", "requests", "rich", "anyio", "openai", "psycopg", "aiohttp",
+                        "websockets", "fastapi")
 SEED = 19
 
 
@@ -58,6 +65,7 @@ def rows() -> list[dict]:
             found.append({"text": row["text"], "hostile": row["label"] == "hostile", "lang": row.get("lang", "en"),
                           "source": f"memory_corpus/{section}"})
     found += docstrings()
+    found += readmes()
     seen, unique = set(), []
     for row in found:
         if row["text"] not in seen:
@@ -85,6 +93,30 @@ def docstrings(limit: int = 1_500) -> list[dict]:
     random.Random(SEED).shuffle(paragraphs)
     unique = list(dict.fromkeys(paragraphs))[:limit]
     return [{"text": p, "hostile": False, "lang": "en", "source": "docstrings"} for p in unique]
+
+
+def readmes(limit: int = 1_500) -> list[dict]:
+    """Benign pieces of the READMEs (the long description in their metadata) of :data:`README_DISTRIBUTIONS`, cut on
+    line ends into pieces of at most one classifier window (:data:`~hermes_ctx_plugins.safety.learned.WINDOW`
+    characters; at least 60): what a note or a pasted document full of links, badges and tables looks like. Without
+    them, a window of links scored as hostile (the hostile rows plant and send to links; the benign ones seldom hold
+    any): 23 % of the READMEs of other installed libraries were flagged."""
+    pieces: list[str] = []
+    for name in README_DISTRIBUTIONS:
+        try:
+            body = importlib.metadata.metadata(name).get_payload() or ""  # type: ignore[attr-defined]
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        piece = ""
+        for line in body.splitlines():
+            if len(piece) + len(line) + 1 > WINDOW and piece.strip():
+                pieces.append(piece.strip())
+                piece = ""
+            piece += line[:WINDOW] + "\n"
+        pieces.append(piece.strip())
+    pieces = [p for p in dict.fromkeys(pieces) if len(p) >= 60]
+    random.Random(SEED).shuffle(pieces)
+    return [{"text": p, "hostile": False, "lang": "en", "source": "readmes"} for p in pieces[:limit]]
 
 
 def idf_table(counts: list[Counter[str]], min_df: int) -> tuple[dict[str, float], float]:
@@ -116,15 +148,25 @@ def out_of_fold(x, y, c: float) -> list[float]:
     return scores
 
 
-def threshold_for(scores: list[float], y: list[bool], benign_rate: float) -> float:
-    benign = sorted((s for s, h in zip(scores, y, strict=True) if not h), reverse=True)
+#: benign rows read off installed libraries' READMEs are easy (the model learns from them that links and badges are no
+#: evidence): counted in ``--benign-rate``'s budget they would only raise it, and it would be spent on the written rows
+BUDGET_EXCLUDES = frozenset({"readmes"})
+
+
+def threshold_for(scores: list[float], y: list[bool], benign_rate: float, sources: list[str] | None = None) -> float:
+    """The lowest threshold flagging at most ``benign_rate`` of the benign rows (out of fold), those of
+    :data:`BUDGET_EXCLUDES` left out when ``sources`` (each row's) are given."""
+    kept = [i for i in range(len(y)) if sources is None or sources[i] not in BUDGET_EXCLUDES]
+    benign = sorted((scores[i] for i in kept if not y[i]), reverse=True)
     allowed = int(len(benign) * benign_rate)
     return min(0.999, benign[allowed] + 1e-6) if benign else 0.5
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--c", type=float, nargs="+", default=[1.0, 4.0, 16.0])
+    # 8: what leaving one source out chose (README); the shipped weights are this default's (several values: the best
+    # out of fold on random folds, which flatter larger ones)
+    parser.add_argument("--c", type=float, nargs="+", default=[8.0])
     parser.add_argument("--benign-rate", type=float, default=0.005)
     parser.add_argument("--min-df", type=int, default=2, help="grams in fewer rows are not features")
     parser.add_argument("--check", action="store_true")
@@ -139,7 +181,7 @@ def main() -> None:
     best = None
     for c in args.c:
         scores = out_of_fold(x, y, c)
-        cut = threshold_for(scores, y, args.benign_rate)
+        cut = threshold_for(scores, y, args.benign_rate, [r["source"].split("/")[0] for r in data])
         caught = sum(s >= cut for s, h in zip(scores, y, strict=True) if h) / sum(y)
         by_lang = {lang: round(sum(s >= cut for s, r in zip(scores, data, strict=True)
                                    if r["hostile"] and r["lang"] == lang)

@@ -6,7 +6,13 @@
   benign, written by two helpers briefed with the threat model of ``docs/SCANNER_SCOPE.md`` only, told not to open
   the public corpora, the scanner or the earlier rounds' rows;
 * ``blind6.json`` (``gen_blind6.py``): 60 entries (30 hostile, five per threat class; 30 hard benign; 20 Chinese)
-  written by a third helper who saw the threat model and nothing else.
+  written by a third helper who saw the threat model and nothing else;
+* ``blind7.json`` (``gen_blind7.py``, session 25): 130 long multi-line entries (400-2,200 characters: runbooks,
+  minutes, handovers, cheat-sheets; 30 hostile with the hostile line buried in an ordinary note, 100 hard benign;
+  half Chinese), written the same way;
+* ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
+  ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
+  note of links looks like; which distributions are installed varies, so the count is printed).
 
 Prints, per file and language, the share of hostile rows caught and of benign rows flagged by the rules (layer 1),
 the classifier (layer 2), both, and hermes 0.19.0's own memory filter when hermes is installed.
@@ -41,8 +47,40 @@ def scanners() -> dict[str, Callable[[str], bool]]:
 def sets() -> dict[str, list[dict]]:
     found = {path.stem: [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
              for path in sorted(HERE.glob("round3_*.jsonl"))}
-    found["blind6"] = json.loads((HERE / "blind6.json").read_text("utf-8"))
+    for name in ("blind6", "blind7"):
+        found[name] = json.loads((HERE / f"{name}.json").read_text("utf-8"))
+    found["readmes"] = readmes()
     return found
+
+
+#: never held out: read by ``train.py`` (its ``README_DISTRIBUTIONS``), or ours and hermes' own (about memory attacks)
+_NOT_HELD_OUT = {"hermes-ctx-plugins", "hermes-agent"}
+
+
+def readmes() -> list[dict]:
+    """Benign pieces (400-2,200 characters, at least four lines) of the READMEs of installed distributions
+    ``train.py`` does not read."""
+    import importlib.metadata
+
+    sys.path.insert(0, str(HERE.parent))
+    from train import README_DISTRIBUTIONS
+
+    skip = _NOT_HELD_OUT | {name.lower() for name in README_DISTRIBUTIONS}
+    pieces: list[str] = []
+    for dist in sorted(importlib.metadata.distributions(), key=lambda d: str(d.metadata["Name"]).lower()):
+        if str(dist.metadata["Name"]).lower() in skip:
+            continue
+        body = dist.read_text("METADATA") or ""
+        piece = ""
+        for paragraph in [p for p in body.partition("\n\n")[2].split("\n\n") if p.strip()]:
+            if len(piece) + len(paragraph) + 2 > 2_200:
+                pieces.append(piece)
+                piece = paragraph[:2_200]
+            else:
+                piece = f"{piece}\n\n{paragraph}" if piece else paragraph
+        pieces.append(piece)
+    kept = [p for p in dict.fromkeys(pieces) if len(p) >= 400 and p.count("\n") >= 3]
+    return [{"text": p, "hostile": False, "lang": "en"} for p in kept]
 
 
 def main() -> None:
@@ -59,9 +97,10 @@ def main() -> None:
             for check in checks.values():
                 caught, flagged = sum(map(check, hostile)), sum(map(check, benign))
                 cells.append(f"{caught / max(1, len(hostile)):6.1%} / {flagged / max(1, len(benign)):5.1%}"
-                             if name != "blind6" else f"{caught:>3}/{len(hostile)} , {flagged:>2}/{len(benign)}")
+                             if not name.startswith("blind") else
+                             f"{caught:>3}/{len(hostile)} , {flagged:>2}/{len(benign)}")
             print(f"{name:<10} {lang:<4} {len(hostile):>4}h {len(benign):>3}b  " + "  ".join(f"{c:>18}" for c in cells))
-    print("cells: hostile caught / benign flagged (blind6: counts)")
+    print("cells: hostile caught / benign flagged (blind sets: counts)")
 
 
 if __name__ == "__main__":
