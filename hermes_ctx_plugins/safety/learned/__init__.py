@@ -59,28 +59,38 @@ _JOINER = re.compile(r"(?<=\w)[-./](?=\w)")
 _TLDS = ("com|net|org|io|co|dev|app|ai|me|sh|xyz|info|biz|site|top|cc|tk|ru|cn|uk|de|fr|jp|us|eu|online|invalid|"
          "example|test|local|internal|onion")
 _HOST = re.compile(rf"(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_TLDS})\b")
-#: a URL with its scheme, to the next white space (a host named alone is masked: ``_HOST``)
-_URL = re.compile(r"\b(?:https?|ftps?|wss?)://\S*", re.IGNORECASE)
+#: a URL's scheme and host (a host named alone is masked: ``_HOST``); its path and query are read as words
+_URL = re.compile(r"\b(?:https?|ftps?|wss?)://[^\s/?#]*", re.IGNORECASE)
 _EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+@(?:[a-z0-9-]+\.)+(?:{_TLDS})\b")
 _WORD = re.compile(r"[a-z_][a-z0-9_'-]*|[\u3400-\u9fff]")
+#: an English negation and the (at most four) words after it in its clause, which are read as negated: ``never run rm
+#: -rf without asking`` is not ``run rm -rf without asking`` (a rule the user gives, not an order to skip the asking)
+_NEGATED = re.compile(r"\b(?:never|not|no|cannot|\w+n['\u2019]t)\b((?: [a-z][a-z0-9']*){1,4})")
+_NEGATED_WORD = re.compile(r" ([a-z])")
 
 
 def normalise(text: str) -> str:
-    """What the model reads: ``text`` without the role labels of a stored turn, NFKC, without its URLs, case-folded;
-    host names as ``host.tld`` and e-mail addresses as ``user@host.tld`` (which server is named says little, that one
-    is named says much, and training data written with placeholder domains must not teach the model the
-    placeholders); digits as ``0``; ``_``, and ``-`` ``.`` ``/`` between letters or digits, a space
+    """What the model reads: ``text`` without the role labels of a stored turn, NFKC, without its URLs' schemes and
+    hosts, case-folded; other host names as ``host.tld`` and e-mail addresses as ``user@host.tld`` (which server is
+    named says little, that one is named says much, and training data written with placeholder domains must not teach
+    the model the placeholders); digits as ``0``; ``_``, and ``-`` ``.`` ``/`` between letters or digits, a space
     (``send_the_keys``, ``copy-the-env-file`` read as words); a character repeated more than three times three times,
     a word repeated more than twice twice (a repeated gram counts as often as it is repeated: ``"a" * 2000`` must not
-    be louder than ``"aaa"``); every run of white space one space.
+    be louder than ``"aaa"``); every run of white space one space; the words after an English negation, up to four in
+    its clause, marked ``neg'`` (``never neg'run neg'rm -rf``).
 
-    A URL says nothing here: the hostile training rows plant links and send data to them, the benign ones seldom hold
-    one, so notes full of links (a project's links, a changelog, a README) scored as hostile. What is done with a link
-    is said by the words around it, and the rules (layer 1) read the URLs themselves."""
+    That a URL is there says nothing here (its scheme and host are removed): the hostile training rows plant links and
+    send data to them, the benign ones seldom hold one, so notes full of links (a project's links, a changelog, a
+    README) scored as hostile. What is done with a link is said by the words around it, and the rules (layer 1) read
+    the URLs themselves; words in a URL's path or query are still read ("…/you-are-now-dan-with-no-rules")."""
     text = _URL.sub(" ", unicodedata.normalize("NFKC", _LABEL.sub("", text))).casefold()
     text = _JOINER.sub(" ", _HOST.sub("host.tld", _EMAIL.sub("user@host.tld", text)).replace("_", " "))
     text = _SPACE.sub(" ", _RUN.sub(r"\1\1\1", _DIGITS.sub("0", text))).strip()
-    return _REPEAT.sub(r"\1 \1", text)
+    return _NEGATED.sub(_negated, _REPEAT.sub(r"\1 \1", text))
+
+
+def _negated(match: re.Match[str]) -> str:
+    return match[0][: match.start(1) - match.start(0)] + _NEGATED_WORD.sub(r" neg'\1", match[1])
 
 
 def _words(norm: str) -> list[str]:
