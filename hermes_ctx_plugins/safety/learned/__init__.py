@@ -59,14 +59,20 @@ _JOINER = re.compile(r"(?<=\w)[-./](?=\w)")
 _TLDS = ("com|net|org|io|co|dev|app|ai|me|sh|xyz|info|biz|site|top|cc|tk|ru|cn|uk|de|fr|jp|us|eu|online|invalid|"
          "example|test|local|internal|onion")
 _HOST = re.compile(rf"(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_TLDS})\b")
-#: a URL's scheme and host (a host named alone is masked: ``_HOST``); its path and query are read as words
-_URL = re.compile(r"\b(?:https?|ftps?|wss?)://[^\s/?#]*", re.IGNORECASE)
+#: a URL's scheme, and its host when it is a plain one (at most four labels of at most three hyphenated parts before a
+#: known top-level domain, an IPv4 address, localhost) with its port; anything else after the scheme is read as words
+_URL = re.compile(rf"\b(?:https?|ftps?|wss?)://(?:(?:(?:[a-z0-9]+(?:-[a-z0-9]+){{0,2}}\.){{1,4}}(?:{_TLDS})"
+                  r"|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?![\w-])(?::\d{1,5})?)?", re.IGNORECASE)
 _EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+@(?:[a-z0-9-]+\.)+(?:{_TLDS})\b")
 _WORD = re.compile(r"[a-z_][a-z0-9_'-]*|[\u3400-\u9fff]")
-#: an English negation and the (at most four) words after it in its clause, which are read as negated: ``never run rm
-#: -rf without asking`` is not ``run rm -rf without asking`` (a rule the user gives, not an order to skip the asking)
-_NEGATED = re.compile(r"\b(?:never|not|no|cannot|\w+n['\u2019]t)\b((?: [a-z][a-z0-9']*){1,4})")
-_NEGATED_WORD = re.compile(r" ([a-z])")
+#: an English negation and the (at most four) words after it in its clause, which are read as negated: ``never run
+#: rm -rf without asking`` is not ``run rm -rf without asking``; emphasis and a colon between them do not end it
+#: (``**never** run``, ``never: run``). A negated verb that is itself negative is an order (``never hesitate to``,
+#: ``don't forget to``, ``no need to``, ``no longer``), and marks nothing.
+_NEGATED = re.compile(r"\b(?:never|not|no|cannot|\w+n['\u2019]t)\b(?![ *:`'\"]+(?:hesitate|fail|forget|neglect|omit|"
+                      r"skip|stop|cease|refuse|miss|longer|only|matter|doubt|need|needs|needed)\b)"
+                      r"((?:[ *:`'\"]+[a-z][a-z0-9']*){1,4})")
+_NEGATED_WORD = re.compile(r"([ *:`'\"])([a-z])")
 
 
 def normalise(text: str) -> str:
@@ -90,7 +96,7 @@ def normalise(text: str) -> str:
 
 
 def _negated(match: re.Match[str]) -> str:
-    return match[0][: match.start(1) - match.start(0)] + _NEGATED_WORD.sub(r" neg'\1", match[1])
+    return match[0][: match.start(1) - match.start(0)] + _NEGATED_WORD.sub(r"\1neg'\2", match[1])
 
 
 def _words(norm: str) -> list[str]:
