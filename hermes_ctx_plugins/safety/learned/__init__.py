@@ -77,18 +77,19 @@ _NEGATED_WORD = re.compile(r"([ *:`'\"])([a-z])")
 
 def normalise(text: str) -> str:
     """What the model reads: ``text`` without the role labels of a stored turn, NFKC, without its URLs' schemes and
-    hosts, case-folded; other host names as ``host.tld`` and e-mail addresses as ``user@host.tld`` (which server is
-    named says little, that one is named says much, and training data written with placeholder domains must not teach
-    the model the placeholders); digits as ``0``; ``_``, and ``-`` ``.`` ``/`` between letters or digits, a space
-    (``send_the_keys``, ``copy-the-env-file`` read as words); a character repeated more than three times three times,
-    a word repeated more than twice twice (a repeated gram counts as often as it is repeated: ``"a" * 2000`` must not
-    be louder than ``"aaa"``); every run of white space one space; the words after an English negation, up to four in
-    its clause, marked ``neg'`` (``never neg'run neg'rm -rf``).
+    plain hosts, case-folded; other host names as ``host.tld`` and e-mail addresses as ``user@host.tld`` (which
+    server is named says little, that one is named says much, and training data written with placeholder domains
+    must not teach the model the placeholders); digits as ``0``; ``_``, and ``-`` ``.`` ``/`` between letters or
+    digits, a space (``send_the_keys``, ``copy-the-env-file`` read as words); a character repeated more than three
+    times three times, a word repeated more than twice twice (a repeated gram counts as often as it is repeated:
+    ``"a" * 2000`` must not be louder than ``"aaa"``); every run of white space one space; the words after an English
+    negation, up to four in its clause, marked ``neg'`` (``never neg'run neg'rm -rf``).
 
-    That a URL is there says nothing here (its scheme and host are removed): the hostile training rows plant links and
-    send data to them, the benign ones seldom hold one, so notes full of links (a project's links, a changelog, a
-    README) scored as hostile. What is done with a link is said by the words around it, and the rules (layer 1) read
-    the URLs themselves; words in a URL's path or query are still read ("…/you-are-now-dan-with-no-rules")."""
+    That a URL is there says nothing here (its scheme and plain host are removed): the hostile training rows plant
+    links and send data to them, the benign ones seldom hold one, so notes full of links (a project's links, a
+    changelog, a README) scored as hostile. What is done with a link is said by the words around it, and the rules
+    (layer 1) read the URLs themselves; words in a URL's path or query are still read
+    ("…/you-are-now-dan-with-no-rules")."""
     text = _URL.sub(" ", unicodedata.normalize("NFKC", _LABEL.sub("", text))).casefold()
     text = _JOINER.sub(" ", _HOST.sub("host.tld", _EMAIL.sub("user@host.tld", text)).replace("_", " "))
     text = _SPACE.sub(" ", _RUN.sub(r"\1\1\1", _DIGITS.sub("0", text))).strip()
