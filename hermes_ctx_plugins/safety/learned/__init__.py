@@ -96,6 +96,11 @@ def normalise(text: str) -> str:
     return _NEGATED.sub(_negated, _REPEAT.sub(r"\1 \1", text))
 
 
+def _readable(gram: str) -> str:
+    """A word gram as a user reads it: ``neg'the neg'user`` is ``not the user``, ``never neg'tell`` ``never tell``."""
+    return ("not " if gram.startswith("neg'") else "") + gram.replace("neg'", "")
+
+
 def _negated(match: re.Match[str]) -> str:
     return match[0][: match.start(1) - match.start(0)] + _NEGATED_WORD.sub(r"\1neg'\2", match[1])
 
@@ -131,7 +136,9 @@ class Verdict:
     evidence: tuple[str, ...]  # the n-grams that pushed the score up most, for the explanation
 
     def explain(self) -> str:
-        words = ", ".join(repr(e) for e in self.evidence[:4])
+        """The score, the threshold and the words that pushed most, as a user reads them (a word read as negated as
+        ``not …``, not in the model's ``neg'`` spelling)."""
+        words = ", ".join(repr(_readable(e)) for e in self.evidence[:4])
         return f"classifier score {self.score:.2f} ≥ {self.threshold:.2f}" + (f" (strongest: {words})" if words else "")
 
 
