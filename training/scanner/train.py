@@ -93,6 +93,14 @@ def docstrings(limit: int = 1_500) -> list[dict]:
     return [{"text": p, "hostile": False, "lang": "en", "source": "docstrings"} for p in unique]
 
 
+def readme(distribution: str) -> str:
+    """The README of an installed distribution (the long description in its metadata); "" if it is not installed."""
+    try:
+        return importlib.metadata.metadata(distribution).get_payload() or ""  # type: ignore[attr-defined]
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
 def readmes(limit: int = 1_500) -> list[dict]:
     """Benign pieces of the READMEs (the long description in their metadata) of :data:`README_DISTRIBUTIONS`, cut on
     line ends into pieces of at most one classifier window (:data:`~hermes_ctx_plugins.safety.learned.WINDOW`
@@ -101,12 +109,8 @@ def readmes(limit: int = 1_500) -> list[dict]:
     any): 23 % of the READMEs of other installed libraries were flagged."""
     pieces: list[str] = []
     for name in README_DISTRIBUTIONS:
-        try:
-            body = importlib.metadata.metadata(name).get_payload() or ""  # type: ignore[attr-defined]
-        except importlib.metadata.PackageNotFoundError:
-            continue
         piece = ""
-        for line in body.splitlines():
+        for line in readme(name).splitlines():
             if len(piece) + len(line) + 1 > WINDOW and piece.strip():
                 pieces.append(piece.strip())
                 piece = ""

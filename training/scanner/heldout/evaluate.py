@@ -63,16 +63,13 @@ def readmes() -> list[dict]:
     import importlib.metadata
 
     sys.path.insert(0, str(HERE.parent))
-    from train import README_DISTRIBUTIONS
+    from train import README_DISTRIBUTIONS, readme
 
     skip = _NOT_HELD_OUT | {name.lower() for name in README_DISTRIBUTIONS}
     pieces: list[str] = []
-    for dist in sorted(importlib.metadata.distributions(), key=lambda d: str(d.metadata["Name"]).lower()):
-        if str(dist.metadata["Name"]).lower() in skip:
-            continue
-        body = dist.read_text("METADATA") or ""
+    for name in sorted({str(dist.metadata["Name"]).lower() for dist in importlib.metadata.distributions()} - skip):
         piece = ""
-        for paragraph in [p for p in body.partition("\n\n")[2].split("\n\n") if p.strip()]:
+        for paragraph in [p for p in readme(name).split("\n\n") if p.strip()]:
             if len(piece) + len(paragraph) + 2 > 2_200:
                 pieces.append(piece)
                 piece = paragraph[:2_200]
