@@ -5,14 +5,18 @@ from __future__ import annotations
 import copy
 import email.utils
 import json
+import random
+import re
 import socket
 import time
+import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from hermes_ctx_plugins import chat
 from hermes_ctx_plugins.chat import (
     SummaryAuthError,
     SummaryBadResponse,
@@ -140,6 +144,55 @@ def test_reasoning_blocks_are_stripped(
     server.reply(answer)
     assert client.complete(PROMPT) == summary
     assert strip_reasoning(answer) == summary
+
+
+#: what strip_reasoning did before (session 26): the same answers, in memory linear in the text
+_TAGS = r"think|thinking|reasoning"
+_OLD_OPENER_SWALLOWED = re.compile(rf"\A(?:(?!<(?:{_TAGS})\b).)*?</(?:{_TAGS})\s*>", re.I | re.S)
+_OLD_CLOSED = re.compile(rf"<({_TAGS})\b[^>]*>.*?</\1\s*>", re.I | re.S)
+_OLD_UNCLOSED = re.compile(rf"(?:\A|\n)[ \t]*<(?:{_TAGS})\b[^>]*>.*\Z", re.I | re.S)
+
+
+def _old_strip(text: str) -> str:
+    text = _OLD_CLOSED.sub("", text)
+    text = _OLD_OPENER_SWALLOWED.sub("", text, count=1)
+    return _OLD_UNCLOSED.sub("", text).strip()
+
+
+def test_reasoning_is_stripped_as_before_on_every_arrangement_of_tags() -> None:
+    pieces = ["<think>", "</think>", "<thinking>", "</THINKING >", "<reasoning a=1>", "</reasoning>", "<thinker>",
+              "</thinkers>", "<", "/", "think", "a", "é", "\n", " ", "\t"]
+    rng = random.Random(26)
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert strip_reasoning(text) == _old_strip(text), text
+
+
+@pytest.mark.parametrize("text", ["BENIGN: " + "a" * 2_000_000, "a" * 2_000_000 + "</think>ok",
+                                  "x</think>" + "a" * 2_000_000, "<think>" + "a" * 2_000_000])
+def test_stripping_reasoning_takes_memory_linear_in_the_answer(text: str) -> None:
+    # the lazy pattern it replaced kept ~75 bytes per character (150 MB here; 9.5 GB for a 150 MB answer)
+    tracemalloc.start()
+    try:
+        strip_reasoning(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(text)
+
+
+def test_an_answer_longer_than_any_completion_is_not_read_whole(
+    server: StubOpenAIServer, client: SummaryClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.reply("## Goal\n" + "a long, honest summary. " * 40_000)  # ~1 MB: read whole under the shipped cap
+    assert client.complete(PROMPT).endswith("summary.")
+    monkeypatch.setattr(chat, "MAX_ANSWER_BYTES", 200_000)
+    server.reply("BENIGN: " + "a" * 300_000)
+    with pytest.raises(SummaryBadResponse, match="longer than 200,000 bytes") as raised:
+        client.complete(PROMPT)
+    assert raised.value.retry_on_main_model and raised.value.status == 200
+    server.reply("## Goal\nshort")
+    assert client.complete(PROMPT) == "## Goal\nshort"  # the client goes on
 
 
 def test_reasoning_content_is_never_the_answer(server: StubOpenAIServer, client: SummaryClient) -> None:
