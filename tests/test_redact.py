@@ -126,6 +126,23 @@ def test_the_secret_goes_and_the_rest_stays_readable(text: str, expected: str) -
     assert redact_secrets(text) == expected
 
 
+#: control characters that are not white space: NUL, SOH, ESC, DEL and a C1 one (CSI)
+HIDDEN_CONTROLS = ["\x00", "\x01", "\x1b", "\x7f", "\x9b"]
+
+
+@pytest.mark.parametrize("control", HIDDEN_CONTROLS, ids=[f"U+{ord(c):04X}" for c in HIDDEN_CONTROLS])
+def test_a_control_character_does_not_hide_a_secret(control: str) -> None:
+    """As a zero-width character does not: split by one, a secret is still found and taken out whole, and the
+    control character outside it stays where it was (a red-team pass found NUL, SOH and ESC hiding secrets)."""
+    assert redact_secrets(f"GH_TOKEN={GITHUB[:10]}{control}{GITHUB[10:]}") == "GH_TOKEN=[REDACTED:github-token]"
+    assert redact_secrets(f"my api key is {OPENAI[:12]}{control}{OPENAI[12:]}") == "my api key is [REDACTED:openai-key]"
+    assert redact_secrets(f"password:{control} hunter2") == f"password:{control} [REDACTED:password]"
+    assert redact_secrets(f"the vpn password{control} is Tr0ub4dor&3x") == \
+        f"the vpn password{control} is [REDACTED:password]"
+    assert "secret" in {f.kind for f in scan(f"the wifi pass{control}word is hunter2")}
+    assert redact_secrets(f"the build{control} passed at 12:04") == f"the build{control} passed at 12:04"
+
+
 def test_the_scanner_reports_what_the_redactor_takes_out() -> None:
     """A memory write is refused for a secret the redactor would remove: one set of rules serves both."""
     for case in [c for c in CASES if c["kind"] == "secret" and "known_miss" not in c]:

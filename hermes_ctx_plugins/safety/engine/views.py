@@ -21,13 +21,20 @@ from .tables import FILLERS, LEET, LOOKALIKES, TRADITIONAL
 #: a found span: (start, end, label), as indices into the text
 Span = tuple[int, int, str]
 
+def _hidden_control(ch: str) -> bool:
+    """A control character that is not white space (NUL, ESC, DEL, C1): it renders as nothing, or as an order to the
+    terminal, so like a zero-width character it must not split a secret or a phrase out of the rules' sight
+    ("password:\\x00 hunter2"; a red-team pass, session 26)."""
+    return unicodedata.category(ch) == "Cc" and not ch.isspace()
+
+
 def _fold_char(ch: str) -> str | None:
     """A character of the folded view: ASCII, or non-ASCII letters and digits (other symbols become spaces)."""
     if ch in LOOKALIKES:
         return LOOKALIKES[ch]
     if ch in TRADITIONAL:
         return TRADITIONAL[ch]
-    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS:
+    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS or _hidden_control(ch):
         return None
     out = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).lower()
     return "".join(LOOKALIKES.get(c, c if c.isascii() or c.isalnum() else " ") for c in out) or None
@@ -36,7 +43,7 @@ def _fold_char(ch: str) -> str | None:
 def _norm_char(ch: str) -> str | None:
     """A character of the normalised view: format characters (zero-width, bidi) dropped, the rest NFKC (fullwidth
     letters to ASCII), case kept."""
-    if unicodedata.category(ch) == "Cf" or ch in FILLERS:
+    if unicodedata.category(ch) == "Cf" or ch in FILLERS or _hidden_control(ch):
         return None
     return unicodedata.normalize("NFKC", ch)
 
@@ -60,15 +67,15 @@ class _CharTable(dict[int, str | None]):
         runs = _RUNS.findall(text)
         if len(runs) * 256 > len(text):
             return text.translate(self)
-        return "".join((run.lower() if self.lowers_ascii else run) if run.isascii() else run.translate(self)
+        return "".join((run.lower() if self.lowers_ascii else run) if run[0] in _PLAIN else run.translate(self)
                        for run in runs)
 
     def origin(self, text: str) -> Origin:
         """For each character of ``self.apply(text)``, the index of the character of ``text`` it came from."""
         origin, shift = Origin(), 0  # shift: converted index - original index, where one maps to one
-        if not _NOT_ONE.search("".join(_NON_ASCII.findall(text)).translate(self.sizes)):
+        if not _NOT_ONE.search("".join(_NOT_PLAIN.findall(text)).translate(self.sizes)):
             return origin  # one for one throughout (most text: ASCII maps to one character, and so do CJK letters)
-        for run in _NON_ASCII.finditer(text):
+        for run in _NOT_PLAIN.finditer(text):
             for m in _NOT_ONE.finditer(run[0].translate(self.sizes)):
                 at, size = run.start() + m.start(), ord(m[0])
                 if size:
@@ -109,8 +116,12 @@ class _Sizes(dict[int, str]):
         return size
 
 
-_NOT_ONE, _NON_ASCII = lazy("[^\x01]"), lazy("[^\x00-\x7f]+")
-_RUNS = lazy("[\x00-\x7f]+|[^\x00-\x7f]+")
+#: the ASCII characters every view keeps as they are (but for case): white space and the printable ones
+_PLAIN = frozenset(map(chr, [*range(0x09, 0x0E), *range(0x1C, 0x7F)]))
+#: the ASCII characters the views drop (:func:`_hidden_control`): a text holding one is not read as plain ASCII
+_HIDDEN_ASCII = lazy("[\x00-\x08\x0e-\x1b\x7f]")
+_NOT_ONE, _NOT_PLAIN = lazy("[^\x01]"), lazy("[^\t-\r\x1c-\x7e]+")
+_RUNS = lazy("[\t-\r\x1c-\x7e]+|[^\t-\r\x1c-\x7e]+")
 _FOLD, _NORM = _CharTable(_fold_char), _CharTable(_norm_char)
 # bytes.translate over UTF-8 runs in C; the folded view's non-ASCII characters are letters/digits, so they stay
 _SQUEEZE_BYTES = bytes(ord(LEET.get(chr(b), chr(b))) if b < 128 else b for b in range(256))
@@ -127,7 +138,9 @@ class Views:
     """The text as the rules see it; maps back to original indices are built only on a hit."""
 
     def __init__(self, text: str) -> None:
-        self.text, self.ascii, self.lowered = text, text.isascii(), lower(text)
+        # plain ASCII: no view changes a character of it but for case (a control character is dropped)
+        self.ascii = text.isascii() and not _HIDDEN_ASCII.search(text)
+        self.text, self.lowered = text, lower(text)
         self.folded = self.lowered if self.ascii else _FOLD.apply(text)  # the same thing for ASCII
         utf8 = self.folded.encode()
         self.squeezed = utf8.translate(_SQUEEZE_BYTES, _SQUEEZE_DROP).decode()
