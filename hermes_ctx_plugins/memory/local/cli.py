@@ -27,13 +27,15 @@ from ...cliutil import (
     add_yes,
     confirm,
     emit,
+    json_shown,
     print_json,
+    shown,
     wants_json,
 )
 from ...config import Config, hermes_home
 from ...errors import ConfigError
 from ...scope import typed
-from ...storage import LocalStoreError, MemoryBackend, json_text, memory_exists, open_memory
+from ...storage import LocalStoreError, MemoryBackend, memory_exists, open_memory
 from ...storage import text as query
 from . import recall
 from .arguments import describe
@@ -140,7 +142,7 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
     for item in ranked:
         memory = item.memory
         scope = f"user {typed(memory.user_id)} chat {typed(memory.chat_id)}"
-        print(f"[{recall.provenance(memory)} · {scope}] {query.excerpt(memory.text, terms, 300)}")
+        print(shown(f"[{recall.provenance(memory)} · {scope}] {query.excerpt(memory.text, terms, 300)}"))
     if not ranked:
         print("no matching memories")
     return 0
@@ -225,7 +227,7 @@ def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
         step = progress.step(f"exporting {NAME} memories")
         try:
             for memory in memories:
-                out.write(json_text(memory.as_json()) + "\n")
+                out.write(json_shown(memory.as_json()) + "\n")
                 count += 1
                 step.advance()
         finally:
