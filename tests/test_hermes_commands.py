@@ -164,3 +164,25 @@ def test_hermes_ctx_subcommand_is_hermes_ctx(stub: StubOpenAIServer, tmp_path: P
     assert bad.returncode == 2 and "nope" in bad.stderr
     # hermes itself (any command) says once on stderr that we are off, not only in agent.log
     assert "hermes-ctx-plugins is not active" in bad.stderr and "hermes ctx doctor" in bad.stderr
+
+
+def test_slash_ctx_shows_what_an_archived_message_tells_a_terminal_as_escapes(stub: StubOpenAIServer) -> None:
+    """A tool's coloured output or a pasted page archived with its escape sequences: /ctx prints them as escapes,
+    and a lone surrogate as ``\\ud800``, so hermes can print the answer (a red-team pass, session 26)."""
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
+    planted = "walrus9f2 \x1b]0;PWNED\x07 lives \x1b[2J here \u202eexe.txt and odd\ud800 end"
+    history = make_transcript(41, turns=90, output_lines=80, system=False, images=False)
+    at = next(i for i, m in enumerate(history[10:], 10) if m["role"] == "assistant" and m.get("content"))
+    history[at] = {**history[at], "content": f"{history[at]['content']} {planted}"}
+    stub.responder = lambda request: "continuing" if request.get("stream") else SUMMARY
+    agent = new_agent(stub, toolsets=["context_engine"], user_id="dana")
+    agent.run_conversation("please continue", conversation_history=history)
+    assert agent.context_compressor.compression_count == 1
+    found = _slash("search walrus9f2")
+    assert "1 result\n" in found
+    expanded = _slash(f"expand {found.split('#', 1)[1].split()[0]}")
+    for answer in (found, expanded):
+        answer.encode("utf-8")  # raises on a lone surrogate
+        assert not {"\x1b", "\x07", "\u202e"} & set(answer)
+    assert "walrus9f2 \\x1b]0;PWNED\\x07 lives \\x1b[2J here \\u202eexe.txt and odd\\ud800 end" in expanded
+    del agent

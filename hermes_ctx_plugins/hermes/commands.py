@@ -94,7 +94,14 @@ def run_cli(args: argparse.Namespace) -> None:
 
 
 def slash(runtime: Runtime, raw: str) -> str:
-    """The answer to ``/ctx RAW`` (never raises: hermes would print a bare traceback line)."""
+    """The answer to ``/ctx RAW`` (never raises: hermes would print a bare traceback line), as a terminal can print
+    it: what an archived message tells a terminal, and a lone surrogate, as escapes (:func:`~..cliutil.shown`)."""
+    from ..cliutil import shown
+
+    return shown(_slash(runtime, raw))
+
+
+def _slash(runtime: Runtime, raw: str) -> str:
     try:
         words = shlex.split(raw or "")
     except ValueError as exc:
@@ -178,9 +185,9 @@ def _archive(runtime: Runtime, command: str, text: str) -> str:
         rows = [f"  #{r['id']}  {r['role']:<9} {r['archived']}  {r['snippet']}" for r in answer["results"]]
         note = "read one with /ctx expand ID" if rows else answer.get("note", "")
         return "\n".join([f"/ctx search {text!r}: {_count(len(rows), 'result')}", *rows, note])
-    shown = [f"#{m.get('id')} {m.get('role')}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
-             for m in answer.get("messages", [])]
-    return "\n\n".join(shown + ([answer["note"]] if answer.get("note") else [])) or "/ctx expand: nothing"
+    messages = [f"#{m.get('id')} {m.get('role')}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
+                for m in answer.get("messages", [])]
+    return "\n\n".join(messages + ([answer["note"]] if answer.get("note") else [])) or "/ctx expand: nothing"
 
 
 def _count(number: int, noun: str) -> str:
