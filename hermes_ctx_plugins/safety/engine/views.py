@@ -21,6 +21,7 @@ from .tables import FILLERS, LEET, LOOKALIKES, TRADITIONAL
 #: a found span: (start, end, label), as indices into the text
 Span = tuple[int, int, str]
 
+
 def _hidden_control(ch: str) -> bool:
     """A control character that is not white space (NUL, ESC, DEL, C1): it renders as nothing, or as an order to the
     terminal, so like a zero-width character it must not split a secret or a phrase out of the rules' sight
@@ -116,12 +117,13 @@ class _Sizes(dict[int, str]):
         return size
 
 
-#: the ASCII characters every view keeps as they are (but for case): white space and the printable ones
+#: the ASCII characters every view keeps as they are (but for case): white space and the printable ones; the others
+#: (:func:`_hidden_control`) are dropped, and a text holding one is not read as plain ASCII
+_PLAIN_RANGE = "\t-\r\x1c-\x7e"
 _PLAIN = frozenset(map(chr, [*range(0x09, 0x0E), *range(0x1C, 0x7F)]))
-#: the ASCII characters the views drop (:func:`_hidden_control`): a text holding one is not read as plain ASCII
-_HIDDEN_ASCII = lazy("[\x00-\x08\x0e-\x1b\x7f]")
-_NOT_ONE, _NOT_PLAIN = lazy("[^\x01]"), lazy("[^\t-\r\x1c-\x7e]+")
-_RUNS = lazy("[\t-\r\x1c-\x7e]+|[^\t-\r\x1c-\x7e]+")
+_HIDDEN_ASCII = lazy(f"[^{_PLAIN_RANGE}\x80-\U0010ffff]")
+_NOT_ONE, _NOT_PLAIN = lazy("[^\x01]"), lazy(f"[^{_PLAIN_RANGE}]+")
+_RUNS = lazy(f"[{_PLAIN_RANGE}]+|[^{_PLAIN_RANGE}]+")
 _FOLD, _NORM = _CharTable(_fold_char), _CharTable(_norm_char)
 # bytes.translate over UTF-8 runs in C; the folded view's non-ASCII characters are letters/digits, so they stay
 _SQUEEZE_BYTES = bytes(ord(LEET.get(chr(b), chr(b))) if b < 128 else b for b in range(256))
