@@ -3,9 +3,11 @@ search answer ignoring its limit, a negative Retry-After, an API key no header c
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -207,5 +209,81 @@ def test_a_service_that_moved_says_where_to(cls: type[Any], mem0: Mem0StubServer
         assert answer["success"] is False, answer
         health = provider.breaker.health(provider.name)
         assert "https://memory.example.invalid/v2" in health.last_error and "address" in health.last_error, health
+    finally:
+        provider.shutdown()
+
+
+def _encoded(body: bytes, encoding: str) -> bytes:
+    if encoding == "gzip":
+        return gzip.compress(body, mtime=0)
+    return zlib.compress(body) if encoding == "deflate" else body
+
+
+class _Encoded(_Trickle):
+    """Answers Mem0's ping plainly; every other request with ``self.server.body`` sent in ``self.server.encoding``."""
+
+    def _answer(self) -> None:
+        if self.path.startswith("/v1/ping"):
+            return super()._answer()
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.asked.append(self.headers.get("Accept-Encoding"))  # type: ignore[attr-defined]
+        encoding = self.server.encoding  # type: ignore[attr-defined]
+        body = _encoded(self.server.body, encoding)  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Encoding", encoding)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+
+@pytest.fixture
+def encoded() -> Iterator[Any]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Encoded)
+    server.daemon_threads = True
+    server.stopping, server.asked = threading.Event(), []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    server.url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
+    yield server
+    server.stopping.set()  # type: ignore[attr-defined]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_compressed_answer_is_read_and_bounded_as_decoded(encoded: Any, encoding: str) -> None:
+    """httpx decodes gzip after the transport: a 50 KB answer decoded to 48 MB past the 32 MB cap (a red-team pass).
+    The bound now counts what is decoded; an ordinary compressed answer still reads as it did."""
+    import httpx
+
+    from hermes_ctx_plugins.memory.remote.transport import BoundedAnswers
+
+    encoded.encoding = encoding
+    with httpx.Client(transport=BoundedAnswers(httpx.HTTPTransport(), seconds=5, max_bytes=1 << 20)) as client:
+        encoded.body = json.dumps({"results": [{"memory": "my cat is Tom"}] * 1_000}).encode()
+        assert client.post(encoded.url + "/v3/memories/search/", json={}).json()["results"][0] == {
+            "memory": "my cat is Tom"}
+        encoded.body = b" " * (3 << 20)  # 3 MB of spaces: a few KB on the wire
+        assert len(_encoded(encoded.body, encoding)) < 1 << 16
+        with pytest.raises(httpx.ReadError, match="larger than 1,048,576 bytes"):
+            client.post(encoded.url + "/v3/memories/search/", json={}).read()
+        encoded.encoding = "br"
+        encoded.body = b"{}"
+        with pytest.raises(httpx.DecodingError, match="'br'; asked for gzip, deflate or none"):
+            client.post(encoded.url + "/v3/memories/search/", json={})
+    assert set(encoded.asked) == {"gzip, deflate"}
+
+
+def test_a_compressed_answer_over_the_cap_fails_the_providers_request(encoded: Any, tmp_path: Path) -> None:
+    from hermes_ctx_plugins.memory.remote.transport import MAX_ANSWER_BYTES
+
+    encoded.encoding, encoded.body = "gzip", b"0" * (MAX_ANSWER_BYTES + 1)
+    provider = _build(Mem0Provider, encoded.url, tmp_path)
+    try:
+        answer = json.loads(provider.handle_tool_call("ctx_mem0_search", {"query": "cat"}, session=ALICE))
+        assert answer["success"] is False
+        assert f"larger than {MAX_ANSWER_BYTES:,} bytes" in provider.breaker.health(provider.name).last_error
     finally:
         provider.shutdown()
