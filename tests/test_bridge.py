@@ -143,3 +143,47 @@ def test_a_plugin_rediscovery_keeps_a_bridge_agents_turns_in_its_deployment(stub
     alice.run_conversation("my bike lock code is 99", conversation_history=[])
     assert said() == ["my locker combination is 4-8-15-16", "my bike lock code is 99"]
     plan.release(alice)
+
+
+def test_hermes_own_write_approval_never_stages_a_bridge_owners_memory(stub: StubOpenAIServer) -> None:
+    """hermes' memory.write_approval stages every write in one folder ($HERMES_HOME/pending/memory, no owner, out of
+    reach of forget) and approves it into the top-level files: a Bridge refuses to start with it, and a write made
+    after it was switched on is refused, not staged (a red-team pass found alice's note staged there, then approved
+    into the top-level USER.md)."""
+    from hermes_ctx_plugins.memory.file.provider import memory_folder
+
+    home = Path(os.environ["HERMES_HOME"])
+    config = home / "config.yaml"
+    plain = config.read_text(encoding="utf-8") + "memory: {memory_enabled: true, user_profile_enabled: true}\n"
+    staging = plain.replace("user_profile_enabled: true}", "user_profile_enabled: true, write_approval: true}")
+    files = {"ctx_plugins": {"memory": {"providers": []},
+                             "deployments": {"support": {"memory": {"providers": ["file"]}}}}}
+    config.write_text(staging, encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"memory\.write_approval.*'support' keeps file memory per owner"):
+        Bridge(files)
+    Bridge(CONFIG, plugins=[Providers()]).shutdown()  # no deployment keeps file memory: nothing to refuse
+
+    config.write_text(plain, encoding="utf-8")
+    bridge = Bridge(files)
+    plan = bridge.deployment("support")
+    note = {"action": "add", "target": "user", "content": "ALICE-PRIVATE: lives at 12 Elm St"}
+    try:
+        for approval, answered in ((True, "write_approval is on"), (False, "")):
+            config.write_text(staging if approval else plain, encoding="utf-8")  # hermes reads it at each write
+            stub.tool_call("memory", note)
+            stub.reply("Noted.")
+            agent = plan.apply(run_agent.AIAgent(
+                base_url=stub.base_url, api_key="k", provider="custom", model=MODEL, quiet_mode=True,
+                skip_context_files=True, enabled_toolsets=["memory"], session_id=f"s-alice-{approval}",
+                user_id="alice", **plan.agent_kwargs()))
+            agent.run_conversation("remember where I live", conversation_history=[])
+            plan.release(agent)
+            [answer] = [m["content"] for m in stub.chat_requests[-1].body["messages"] if m.get("role") == "tool"]
+            assert answered in answer
+            user_md = memory_folder(home, "support", "alice") / "USER.md"
+            stored = user_md.read_text(encoding="utf-8") if user_md.exists() else ""
+            assert ("ALICE-PRIVATE" in stored) is not approval  # refused, then written to alice's own file
+            assert not list((home / "pending").rglob("*.json"))  # never staged in hermes' shared folder
+            assert not (home / "memories" / "USER.md").exists()  # nor in the top-level owner's
+    finally:
+        bridge.shutdown()

@@ -53,7 +53,7 @@ from ..memory.file.provider import memory_folder
 from . import skills
 from .engine import HermesCtxEngine
 from .memory import HermesMemoryAdapter
-from .memory_gate import defer_reviews_to_hermes, file_provider
+from .memory_gate import HERMES_STAGES, defer_reviews_to_hermes, file_provider, hermes_stages_memory_writes
 from .runtime import Runtime, installed
 from .scoped_memory import ScopedMemoryStore
 
@@ -209,6 +209,18 @@ def _refuse_hermes_manager_of_ours(agent: Any) -> None:
             path="memory.provider", value=ours[0], expected="agents built with skip_memory=True")
 
 
+def _refuse_hermes_staging(plans: Iterable[DeploymentPlan]) -> None:
+    """A Bridge gives each owner their own files; hermes' own approval gate stages every write in one folder and
+    approves it into the top-level files (the memory gate refuses such writes too, at each write, since hermes reads
+    its config then)."""
+    keeping = [plan.name or "(top level)" for plan in plans if file_provider(plan.host) is not None
+               and (plan.host.config.memory.memory_enabled or plan.host.config.memory.user_profile_enabled)]
+    if keeping and hermes_stages_memory_writes():
+        raise ConfigError(f"deployment {keeping[0]!r} keeps file memory per owner, but {HERMES_STAGES}",
+                          path="memory.write_approval", value=True, expected="false (or unset) in a Bridge",
+                          source=str(hermes_home() / "config.yaml"))
+
+
 def _context_length(agent: Any) -> int | None:
     current = getattr(getattr(agent, "context_compressor", None), "context_length", None)
     return int(current) if current else None
@@ -232,6 +244,7 @@ class Bridge:
         self._plans: dict[str | None, DeploymentPlan] = {}
         for name in (None, *self.deployments):  # every deployment, now rather than at its first request
             self.deployment(name)
+        _refuse_hermes_staging(self._plans.values())
 
     @property
     def runtime(self) -> Runtime:

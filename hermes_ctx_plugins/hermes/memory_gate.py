@@ -48,6 +48,26 @@ _CHECK_FAILED: str | None = json.dumps({"success": False, "error": (
     "memory write not applied: hermes-ctx could not check it (see the log); nothing was changed")})
 
 
+#: hermes' memory tool actions that write (hermes' own approval gate stages these)
+_WRITES = frozenset({"add", "replace", "remove"})
+#: why a Bridge owner's write is refused while hermes' own approval gate is on
+HERMES_STAGES = ("hermes' memory.write_approval is on: hermes would stage a memory write in one folder for every "
+                 "user of this hermes home ($HERMES_HOME/pending/memory, naming no owner, out of reach of forget) and "
+                 "approve it into the top-level USER.md / MEMORY.md, not its owner's; in a Bridge, set hermes' "
+                 "memory.write_approval: false and stage per owner with ctx_plugins.options.file.write_approval: stage")
+
+
+def hermes_stages_memory_writes() -> bool:
+    """Whether hermes' own approval gate (``memory.write_approval`` in its config.yaml, read at every write, as hermes
+    reads it) would stage a memory tool write."""
+    try:
+        from tools import write_approval
+
+        return bool(write_approval.write_approval_enabled(write_approval.MEMORY))
+    except Exception:  # not this hermes: no such gate
+        return False
+
+
 def file_provider(host: Host) -> FileProvider | None:
     """The host's active ``file`` provider, if any."""
     from ..memory.file.provider import FileProvider  # not at hermes' start, where the gates are only registered
@@ -88,6 +108,9 @@ class MemoryGate:
         provider = file_provider(host)
         if provider is None or provider.name in left_out:  # an agent without memory: hermes refuses it
             return next_call(args)
+        if (self.runtime.sessions.binding(session_id) is not None and _writes(args)
+                and hermes_stages_memory_writes()):  # a Bridge owner's files: hermes' staging would lose the owner
+            return json.dumps({"success": False, "error": HERMES_STAGES})
         session = self.files_session(session_id)
         verdict = host.isolator.call("memory:file", provider.gate, dict(args or {}), session=session,
                                      default=_CHECK_FAILED, party=party_of(session))
@@ -129,6 +152,12 @@ class MemoryGate:
             return None
         withheld = provider.withheld_for(self.files_session(session_id))
         return _withhold(request, withheld) if withheld else None
+
+
+def _writes(args: dict[str, Any] | None) -> bool:
+    """Whether a memory tool call writes (one action, or a batch of operations)."""
+    args = args or {}
+    return args.get("action") in _WRITES or bool(args.get("operations"))
 
 
 def _withhold(request: dict[str, Any], withheld: dict[str, str]) -> dict[str, Any] | None:
