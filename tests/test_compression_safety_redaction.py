@@ -224,6 +224,51 @@ def test_redaction_sees_a_secret_whole_where_the_excerpt_cuts_it(where: str) -> 
         assert not any(piece[:24] in redacted for piece in pieces), shift
 
 
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_a_secret_cut_at_the_far_end_of_what_redaction_read_never_moves_into_the_excerpt(where: str) -> None:
+    """Redaction reads past each cut (8 KB) and a secret there is cut by the end of what it reads, so not recognised;
+    a long secret replaced before the cut shortened the text and pulled that one into the excerpt (a red-team pass:
+    33 of a GitHub token's 40 characters reached the summary model behind a pasted 11 KB key)."""
+    lines = 170 if where == "head" else 135  # ~11 / ~8.8 KB, replaced by ~22 characters: within what is read
+    big_key = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *[PEM_BODY.splitlines()[i % 3] for i in range(lines)],
+                         "-----END RSA PRIVATE KEY-----"])
+    token = "ghp_R8nZq2Lk9XwT4vB7mC1sD6fH3jK5pQ0aY2uE"
+    reach = (4_000 if where == "head" else 1_500) + prompt.REDACT_SLACK
+    fill = "lorem ipsum " * 2_000
+    leaked = []
+    for straddle in range(5, 40, 3):  # the token starts this many characters before the far end of what is read
+        if where == "head":
+            before = f"my key:\n{big_key}\nand the token "
+            text = before + fill[:reach - len(before) - straddle - 1] + " " + token + " " + "after " * 3_000
+        else:
+            after = f" and my key:\n{big_key}\nend"
+            text = "x " * 5_000 + token + " " + fill[:reach - len(after) - (len(token) - straddle) - 1] + after
+        assert token not in redact_secrets(text)  # whole, it is recognised
+        clipped = prompt.serialize([{"role": "user", "content": text}], redact=redact_secrets)
+        piece = token[:12] if where == "head" else token[-12:]
+        leaked += [straddle] if piece in clipped else []
+    assert leaked == []
+    assert prompt.redacted_head("a b " * 5_000, 4_000, redact_secrets) == ("a b " * 5_000)[:4_000]  # no secret: as cut
+    assert prompt.redacted_tail("a b " * 5_000, 1_500, redact_secrets) == ("a b " * 5_000)[-1_500:]
+
+
+def test_a_pruned_tool_call_line_never_shows_the_start_of_a_secret() -> None:
+    """The one-line summary of a pruned tool call cuts its command at 80 characters: a token cut there was no longer
+    recognisable, and the summary request carried 24 of its 40 characters (a red-team pass)."""
+    from hermes_ctx_plugins.compression.tool_summary import summarize_tool_result
+
+    token = "ghp_R8nZq2Lk9XwT4vB7mC1sD6fH3jK5pQ0aY2uE"
+    output = json.dumps({"output": "released\n" * 300, "exit_code": 0})
+    for pad in range(0, 70, 3):  # the cut falls before, inside and after the token
+        command = f"./scripts/release.sh --verbose{' -q' * (pad // 3)} --gh {token} --channel=stable"
+        line = summarize_tool_result("terminal", {"command": command}, output)
+        assert "./scripts/release.sh" in line and "exit 0" in line
+        assert not any(token[:n] in redact_secrets(line) for n in range(8, len(token) + 1)), line
+    url = f"https://ci.example.com/api/v4/projects/7/trigger?token={token}&ref=main"
+    line = summarize_tool_result("browser_navigate", {"url": url}, "ok")
+    assert "ci.example.com" in line and token[:8] not in line  # one long word: redacted before it is cut
+
+
 @pytest.mark.parametrize("redact", [True, False])
 def test_inside_hermes_the_summary_request_is_redacted(redact: bool, main: StubOpenAIServer,
                                                        aux: StubOpenAIServer) -> None:

@@ -195,14 +195,46 @@ def _clip(text: str, redact: Redactor) -> str:
 
 # Only the excerpt and its slack are redacted, never a whole huge text: the summary request of a
 # conversation full of multi-megabyte pastes costs no more to redact than one of short messages.
+# What is read past the cut is not shown: a secret may run past the window's far end, where it is cut and so not
+# recognised, and redacting a long secret before the cut (a private key) would pull it forward into the excerpt (a
+# red-team pass: 33 of a GitHub token's 40 characters reached the summary model). The window's last REDACT_SLACK
+# characters, as the redactor left them, are dropped: what is kept was read with at least that much after it.
 def redacted_head(text: str, chars: int, redact: Redactor) -> str:
-    """The first ``chars`` characters of ``text`` once redacted (a bounded amount is scanned)."""
-    return redact(text[:chars + REDACT_SLACK])[:chars]
+    """The first ``chars`` characters of ``text`` once redacted (a bounded amount is scanned); fewer when redacting
+    shortened what came before the cut."""
+    window = text[:chars + REDACT_SLACK]
+    cleaned = redact(window)
+    if len(window) < len(text):  # nothing was read past the text's end: nothing there was cut
+        cleaned = cleaned[:len(cleaned) - _unchanged(cleaned, window, tail=True)]
+    return cleaned[:chars]
 
 
 def redacted_tail(text: str, chars: int, redact: Redactor) -> str:
-    """The last ``chars`` characters of ``text`` once redacted."""
-    return redact(text[-(chars + REDACT_SLACK):])[-chars:]
+    """The last ``chars`` characters of ``text`` once redacted; fewer when redacting shortened what came after the
+    cut."""
+    window = text[-(chars + REDACT_SLACK):]
+    cleaned = redact(window)
+    if len(window) < len(text):
+        cleaned = cleaned[_unchanged(cleaned, window, tail=False):]
+    return cleaned[-chars:] if chars else ""
+
+
+def _unchanged(cleaned: str, window: str, *, tail: bool) -> int:
+    """How many characters at the window's far end (its ``tail``, or its head) redaction left as they were, at most
+    :data:`REDACT_SLACK`: those to drop (when a secret was replaced there, what comes before it was read whole)."""
+    def same(n: int) -> bool:
+        return cleaned.endswith(window[len(window) - n:]) if tail else cleaned.startswith(window[:n])
+
+    low, high = 0, min(REDACT_SLACK, len(window), len(cleaned))
+    if same(high):  # the usual case: nothing replaced near the far end
+        return high
+    while low < high:  # the longest unchanged end (an end that matches, every shorter one does)
+        middle = (low + high + 1) // 2
+        if same(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def unredacted(text: str) -> str:

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..safety.engine.redact import redact_secrets
+
 #: a summary is one line of at most this many characters
 SUMMARY_MAX_CHARS = 240
 ERROR_MAX_CHARS = 120
@@ -50,7 +52,10 @@ def as_text(value: object) -> str:
 
 def _clip(value: object, limit: int) -> str:
     """``value`` as one line (whitespace runs collapsed) of at most ``limit`` characters; reads no
-    further into ``value`` than that line needs, however long it is."""
+    further into ``value`` than that line needs, however long it is. A cut never shows part of a word: the word it
+    falls in is left out (the start of a token is no longer recognisable as one, and the summary request's redaction
+    would let it through: ``--gh ghp_R8nZq2Lk9XwT4vB7mC1s...``, a red-team pass); a line whose first word is longer
+    than the limit is cut inside it once redacted."""
     text = as_text(value)
     prefix = 4 * limit + 64
     while True:  # the collapsed prefix is a prefix of the collapsed whole
@@ -58,7 +63,17 @@ def _clip(value: object, limit: int) -> str:
         if len(line) > limit or prefix >= len(text):
             break
         prefix *= 4
-    return line if len(line) <= limit else line[: max(limit - 3, 0)] + "..."
+    if len(line) <= limit:
+        return line
+    keep = max(limit - 3, 0)
+    if line[keep] != " ":  # the cut falls inside a word
+        space = line.rfind(" ", 0, keep)
+        if space > 0:
+            return line[:space] + " ..."
+        line = redact_secrets(line)  # one long word: a URL, a blob (seldom)
+        if len(line) <= limit:
+            return line
+    return line[:keep] + "..."
 
 
 def label(tool_name: object) -> str:
