@@ -214,6 +214,33 @@ def test_the_index_stays_within_its_budget_and_the_strategy_left_room() -> None:
     assert result.tokens_after == get_counter("gpt-4o").count_messages(result.messages)
 
 
+@pytest.mark.parametrize("strategy", ["summarize", "window", "pipeline"])
+def test_the_index_never_makes_a_compaction_grow_the_prompt(strategy: str) -> None:
+    """A forced compaction of a short conversation drops a few short messages; the index it then carried cost more
+    than they did, and the compaction was reported all the same (a red-team pass: 22 of 120). The index gives way
+    to the pointer alone, then to none: what was dropped is archived and found all the same."""
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    counter = get_counter("gpt-4o")
+    texts = ["ok", "yes please", "deploy to 10.0.0.5:8443 from commit 3f9a2c1e7b", "see src/app/main.py line 42",
+             "x" * 400, "word " * 80]
+    with StubOpenAIServer(model="gpt-4o", responder=lambda request: "## Goal\nKeep going.") as stub:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": stub.base_url,
+                                    "api_key": "k"},
+                          "ctx_plugins": {"compressor": strategy, "archive": {"enabled": True}}})
+        without_index = 0
+        for size in (3, 5, 7, 9, 13):
+            for first in range(len(texts)):
+                messages = [{"role": "user" if i % 2 == 0 else "assistant",
+                             "content": f"{texts[(first + i) % len(texts)]} #{i}"} for i in range(size)]
+                result = host.compress(list(messages), session=ALICE, force=True)
+                if result.compressed:
+                    assert counter.count_messages(result.messages) < counter.count_messages(messages), (size, first)
+                    without_index += any("no index" in note for note in result.notes)
+        assert without_index  # the case arose: a compaction kept without its index
+        assert tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]  # what was dropped is found
+
+
 def test_a_second_compaction_keeps_the_first_ones_anchors() -> None:
     host = host_for("window")
     first = host.compress(transcript(turns=60), session=ALICE, force=True)

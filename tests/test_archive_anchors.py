@@ -221,8 +221,12 @@ def test_a_column_left_out_does_not_make_the_scan_read_further(monkeypatch: pyte
 ])
 def test_chinese_quantities_dates_and_ports_are_indexed_as_english_ones_are(said: list[str],
                                                                             expected: dict[str, list[str]]) -> None:
-    index = index_of(user("Let's work on the reconcile job."), *(m for t in said for m in (assistant("OK."), user(t))),
-                     assistant("done"))
+    # a conversation long enough that its compaction saves more than its index costs (the index gives way to the
+    # pointer alone where it would make the prompt larger)
+    chat = assistant("Sure, happy to help with that job; tell me what you would like changed and we can go "
+                     "through it together, one piece at a time, until it behaves the way you want. " * 4)
+    index = index_of(user("Let's work on the reconcile job."), chat,
+                     *(m for t in said for m in (assistant("OK."), user(t))), assistant("done"))
     assert lines(index) == expected
 
 

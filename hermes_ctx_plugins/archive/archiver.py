@@ -84,15 +84,20 @@ class Archiver:
                             max_tokens=self.settings.expand_max_tokens, hybrid=self.hybrid)
 
     def apply(self, changes: Changes, result: CompressionResult, *, session: SessionInfo, strategy: str,
-              counter: TokenCounter, ceiling: int | None = None) -> CompressionResult:
+              counter: TokenCounter, ceiling: int | None = None,
+              smaller: Callable[[int], bool] | None = None) -> CompressionResult:
         """``result`` with the index attached, after the removed originals were archived.
 
         :param changes: what the compaction removed and where its summary is (see :mod:`.changes`).
         :param ceiling: the most the index may take (the host passes a share of the strategy's
             threshold); ``index_max_tokens`` bounds it too.
+        :param smaller: whether a prompt of that many tokens is smaller than the one compacted: an index that
+            would make it no smaller gives way to the pointer alone, and that to no index (the originals stay
+            archived, found by ``ctx_search``): a compaction never grows the prompt (a red-team pass: dropping a
+            few short messages and adding the index did, 22 of 120 small forced compactions).
         """
         # a compaction's bridge (the assistant's note beside a summary) is not the assistant's words
-        removed, fresh = [(p, m) for p, m in changes.removed if not is_bridge(m)], changes.fresh
+        removed = [(p, m) for p, m in changes.removed if not is_bridge(m)]
         if not removed:
             return result
         # redacted once, here: what the store keeps and what the index is made of (never a secret)
@@ -107,6 +112,19 @@ class Archiver:
         budget = self.settings.index_max_tokens
         if ceiling is not None:
             budget = min(budget, ceiling)
+        for room in (budget, 0):  # the index; the pointer alone
+            messages = self._indexed(changes, result, removed, clean, ids, room, counter)
+            tokens = counter.count_messages(messages)
+            if smaller is None or smaller(tokens):
+                return dataclasses.replace(result, messages=messages, tokens_after=tokens,
+                                           notes=(*result.notes, f"archived {len(removed)} messages"))
+        return dataclasses.replace(result, notes=(*result.notes, f"archived {len(removed)} messages (no index: it "
+                                                                "would have made the prompt larger)"))
+
+    def _indexed(self, changes: Changes, result: CompressionResult, removed: list[tuple[int, Message]],
+                 clean: Sequence[tuple[int, Message]], ids: list[int], budget: int,
+                 counter: TokenCounter) -> list[Message]:
+        """``result``'s messages with an index of at most ``budget`` tokens (0: the pointers alone)."""
         messages = list(result.messages)
         pointer = _pointer(len(removed), ids)
         carrier = changes.summary_at
@@ -114,14 +132,13 @@ class Archiver:
             block = _index_block(pointer, _anchors(removed, clean, budget), budget, counter)
             messages[carrier] = _with_text(messages[carrier], "\n\n" + block)
         else:  # each rewritten message points to its original; plain drops get a marker
-            pointed, used = self._point_rewritten(messages, fresh, removed, clean, ids, budget, counter)
+            pointed, used = self._point_rewritten(messages, changes.fresh, removed, clean, ids, budget, counter)
             dropped = [n for n in range(len(removed)) if n not in pointed]
             if dropped:
                 self._insert_marker(messages, [removed[n] for n in dropped], [clean[n] for n in dropped],
                                     _pointer(len(dropped), [ids[n] for n in dropped if n < len(ids)]),
                                     max(0, budget - used), counter)
-        return dataclasses.replace(result, messages=messages, tokens_after=counter.count_messages(messages),
-                                   notes=(*result.notes, f"archived {len(removed)} messages"))
+        return messages
 
     @staticmethod
     def _point_rewritten(messages: list[Message], fresh: list[int], removed: list[tuple[int, Message]],

@@ -139,8 +139,9 @@ class Compaction:
             if given is not messages:  # the originals, as they were, in place of the strategy's copies
                 changes = dataclasses.replace(changes, removed=[(p, messages[p]) for p, _ in changes.removed])
         ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
-        return archive.apply(changes, result, session=session, strategy=strategy.name,
-                             counter=get_counter(strategy.model), ceiling=ceiling)
+        counter = get_counter(strategy.model)
+        return archive.apply(changes, result, session=session, strategy=strategy.name, counter=counter,
+                             ceiling=ceiling, smaller=lambda tokens: shrinks(messages, tokens, counter))
 
     def _attempt(self, strategy: CompressorStrategy, messages: list[Message], kwargs: dict[str, Any],
                  prompt_floor: int | None = None) -> tuple[CompressionResult | None, list[Message]]:
