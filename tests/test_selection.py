@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -95,6 +96,25 @@ def test_split_leaves_a_middle_only_when_there_is_one() -> None:
 )
 def test_summary_role(before: Any, after: Any, has_user: bool, expected: str | None) -> None:
     assert summary_role(before, after, has_real_user=has_user) == expected
+
+
+@pytest.mark.parametrize("said", ["", "Running the tests now."])
+def test_a_call_left_without_its_result_joins_the_assistant_message_beside_it(said: str) -> None:
+    """A result answering a mangled id ("abc " for "abc") is dropped, and so is the call: the call message, left
+    with its text or nothing, must not sit right before the assistant's answer as a second assistant message (a
+    red-team pass found "(tool call removed)" there)."""
+    for messages in ([user(), assistant(said, calls=("abc",)), tool("abc "), assistant("All 47 tests pass."), user()],
+                     [user(), assistant("Looking."), assistant(said, calls=("abc",)), tool("abc "), user()]):
+        out = sanitize_tool_pairs(messages)
+        roles = [m["role"] for m in out]
+        assert all(a != b for a, b in itertools.pairwise(roles)), roles
+        assert not any(m.get("tool_calls") or m["role"] == "tool" for m in out)
+        text = " ".join(str(m["content"]) for m in out)
+        assert ("All 47 tests pass." in text or "Looking." in text) and said in text
+        assert "(tool call removed)" not in text
+    out = sanitize_tool_pairs([user(), assistant(said, calls=("abc",)), tool("abc "), user()])
+    assert [m["role"] for m in out] == ["user", "assistant", "user"]  # kept between two users: its text or a note
+    assert out[1]["content"] == (said or "(tool call removed)")
 
 
 def test_sanitize_tool_pairs_strips_orphans_both_ways() -> None:

@@ -167,13 +167,16 @@ def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
     """Drop tool results whose call is gone and tool calls whose results are gone.
 
     Providers reject both with a 400 that repeats on every later turn. Stripping (rather than
-    inventing stub results) is what hermes does too.
+    inventing stub results) is what hermes does too. A call message left with no call joins the assistant message
+    beside it (its text, if any, goes with it): two assistant messages never end up next to each other (a red-team
+    pass: a result answering a mangled id left "(tool call removed)" right before the assistant's answer).
     """
     calls = {cid for m in messages if role(m) == "assistant" for cid in call_ids(m)}
     results = {str(m.get("tool_call_id")) for m in messages if role(m) == "tool"}
     if calls == results:
         return messages
     out: list[Message] = []
+    emptied: set[int] = set()  # positions in ``out`` of call messages left with no call
     for message in messages:
         if role(message) == "tool" and str(message.get("tool_call_id")) not in calls:
             continue
@@ -183,9 +186,33 @@ def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
                 message = {k: v for k, v in message.items() if k != "tool_calls"}
                 if kept:
                     message["tool_calls"] = kept
-                elif not text_of(message.get("content")).strip():
-                    message["content"] = "(tool call removed)"
+                else:
+                    emptied.add(len(out))
         out.append(message)
+    return _joined(out, emptied) if emptied else out
+
+
+def _joined(messages: list[Message], emptied: set[int]) -> list[Message]:
+    """``messages`` with each emptied call message (its calls removed) joined to an assistant message beside it
+    (the one before, unless it has calls of its own; else the one after), or, with none beside it, kept with its
+    text or a note saying what was there."""
+    out: list[Message] = []
+    for at, message in enumerate(messages):
+        if at not in emptied:
+            out.append(message)
+            continue
+        text = text_of(message.get("content")).strip()
+        before = out[-1] if out else None
+        after = messages[at + 1] if at + 1 < len(messages) else None
+        if before is not None and role(before) == "assistant" and not before.get("tool_calls"):
+            if text:
+                out[-1] = {**before, "content": append_text(before.get("content"), "\n\n" + text)}
+        elif after is not None and role(after) == "assistant":
+            if text:
+                messages[at + 1] = {**after, "content": append_text(after.get("content"), text + "\n\n",
+                                                                    prepend=True)}
+        else:
+            out.append(message if text else {**message, "content": "(tool call removed)"})
     return out
 
 
