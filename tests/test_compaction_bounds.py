@@ -171,3 +171,32 @@ def test_a_counted_result_over_the_limit_is_still_cut() -> None:
     fitted, cut = oversize.fit(messages, counter=counter, limit=20_000, total=total)
     assert cut == 1 and counter.count_messages(fitted) <= 20_000
     assert oversize.fit(messages, counter=counter, limit=20_000) == (fitted, 1)  # what it did without the total
+
+
+def test_a_first_turn_of_a_hundred_file_reads_is_compacted_not_kept_as_the_head() -> None:
+    """protect_first_n (3) never splits a call from its results: a first turn reading a hundred files made the whole
+    100k-token group the protected head, so summarize found "nothing worth compacting" and the prompt stayed over the
+    trigger (at 150 files, over the window) turn after turn (a red-team pass). A head that big yields."""
+    calls = [{"id": f"r{i}", "type": "function",
+              "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/mod/file_{i}.py"})}}
+             for i in range(100)]
+    messages: list[Message] = [{"role": "user", "content": "Read every file in src/mod and explain the architecture."},
+                               {"role": "assistant", "content": "Reading the module.", "tool_calls": calls}]
+    messages += [{"role": "tool", "tool_call_id": f"r{i}", "content": "\n".join(
+        f"def f_{i}_{j}(x):  # helper {j} of file {i}\n    return x + {j}" for j in range(40))} for i in range(100)]
+    messages.append({"role": "assistant", "content": "The module is a plugin registry."})
+    for t in range(4):
+        messages += [{"role": "user", "content": f"follow-up question {t}"}, {"role": "assistant", "content": "ok"}]
+    messages.append({"role": "user", "content": "now refactor file_3"})
+    with StubOpenAIServer(model="stub", responder=lambda request: "## Goal\nRefactor src/mod.") as server:
+        host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000, "base_url": server.base_url,
+                                    "api_key": "k"},
+                          "ctx_plugins": {"compressor": "summarize", "archive": {"enabled": False}}})
+        compressor = host.compressor
+        assert compressor is not None
+        before = get_counter("gpt-4o").count_messages(messages)
+        assert before > compressor.threshold_tokens  # over the trigger: a compaction is due
+        result = compressor.compress(list(messages), current_tokens=before)
+    assert result.compressed, result.notes
+    assert result.tokens_after < compressor.threshold_tokens // 4
+    assert result.messages[-1]["content"] == "now refactor file_3"

@@ -77,9 +77,15 @@ def holds_head(head: Sequence[Message], budget: int, *, threshold: int | None, f
     """Whether to keep ``head`` (the first ``protect_first_n`` messages) out of a compaction whose budget would
     be ``budget`` but for the floor: always, unless the floor squeezes that budget and the head would take
     more than half of what is left (on a 64k model with fifty tools, a first message of a few thousand
-    tokens kept verbatim leaves no compaction able to clear the trigger)."""
+    tokens kept verbatim leaves no compaction able to clear the trigger), or the head and that budget together
+    come near the trigger (a first turn fanning out into a hundred file reads, whose results a head never splits
+    from their calls: kept verbatim, no compaction could clear the trigger, nor later the window; a red-team
+    pass)."""
     squeezed = fit(budget, threshold=threshold, floor=floor)
-    return squeezed >= budget or counter.estimate_messages(head)[0] <= squeezed // 2
+    size = counter.estimate_messages(head)[0]  # characters / 4, not tokenised: code or Chinese takes more
+    if threshold and size + budget > threshold * 3 // 4:  # a quarter to spare for what the estimate misses
+        return False
+    return squeezed >= budget or size <= squeezed // 2
 
 
 def note(prompt_tokens: int, *, threshold: int | None, floor: int) -> str:

@@ -144,8 +144,13 @@ def tail_start(
         return head
     n = len(messages)
     floor = min(min_messages, MAX_TAIL_MESSAGE_FLOOR, n - head)
-    cut = align_start(messages, walk_back(messages, stop=head, counter=counter, budget_tokens=budget_tokens,
-                                          floor=floor), floor=head)
+    fits = walk_back(messages, stop=head, counter=counter, budget_tokens=budget_tokens, floor=floor)
+    cut = align_start(messages, fits, floor=head)
+    if cut < fits and costlier_than(budget_tokens, counter)(messages[cut:fits]):
+        # the run ended inside a call's results, and taking in the rest of them would cost more than the whole
+        # budget (a first turn reading a hundred files): they go to the middle, not all into the tail (a red-team
+        # pass: such a group kept whole left nothing to compact, turn after turn, over the window)
+        cut = align_end(messages, fits)
     users_needed = max(1, min_user_messages)  # the latest user message is always kept
     for i in range(n - 1, head - 1, -1):
         if users_needed <= 0:
