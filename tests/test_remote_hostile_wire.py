@@ -280,7 +280,7 @@ def test_a_compressed_answer_over_the_cap_fails_the_providers_request(encoded: A
     from hermes_ctx_plugins.memory.remote.transport import MAX_ANSWER_BYTES
 
     encoded.encoding, encoded.body = "gzip", b"0" * (MAX_ANSWER_BYTES + 1)
-    provider = _build(Mem0Provider, encoded.url, tmp_path)
+    provider = _build(Mem0Provider, encoded.url, tmp_path, timeout=30, tool_wait=60)  # 32 MB decoded on a busy CI
     try:
         answer = json.loads(provider.handle_tool_call("ctx_mem0_search", {"query": "cat"}, session=ALICE))
         assert answer["success"] is False

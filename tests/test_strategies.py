@@ -162,7 +162,10 @@ def test_pipeline_with_a_third_party_step() -> None:
 
     config = {"ctx_plugins": {"compressor": "pipeline", "options": {"pipeline": {"steps": ["fake"]}}}}
     host = load_host(config, plugins=[FakesPlugin()])
-    result = host.compress([{"role": "user", "content": f"m{i}"} for i in range(10)])
+    # what the fake drops (m1-m5) says more than the pointer to it costs: a compaction that the pointer would make
+    # larger keeps no pointer (the archive's index never grows the prompt)
+    said = [f"m{i}" + (" and what was said then, at some length" * 8 if 1 <= i <= 5 else "") for i in range(10)]
+    result = host.compress([{"role": "user", "content": text} for text in said])
     assert result.compressed
     texts = [text_of(m["content"]) for m in result.messages]
     assert texts[:1] + texts[2:] == ["m0", "m6", "m7", "m8", "m9"]
