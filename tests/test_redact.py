@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hermes_ctx_plugins.safety import redact_secrets, scan
+from hermes_ctx_plugins.safety.engine.redact import redact_each
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "secret_pastes.json").read_text(encoding="utf-8"))
 CASES: list[dict[str, Any]] = CORPUS["cases"]
@@ -126,8 +127,9 @@ def test_the_secret_goes_and_the_rest_stays_readable(text: str, expected: str) -
     assert redact_secrets(text) == expected
 
 
-#: control characters that are not white space: NUL, SOH, ESC, DEL and a C1 one (CSI)
-HIDDEN_CONTROLS = ["\x00", "\x01", "\x1b", "\x7f", "\x9b"]
+#: what renders as nothing inside a token: NUL, SOH, ESC, DEL, a C1 control (CSI), the separators FS and US, NEL, a
+#: variation selector, a combining grapheme joiner
+HIDDEN_CONTROLS = ["\x00", "\x01", "\x1b", "\x7f", "\x9b", "\x1c", "\x1f", "\x85", "\ufe0f", "\u034f"]
 
 
 @pytest.mark.parametrize("control", HIDDEN_CONTROLS, ids=[f"U+{ord(c):04X}" for c in HIDDEN_CONTROLS])
@@ -141,6 +143,10 @@ def test_a_control_character_does_not_hide_a_secret(control: str) -> None:
         f"the vpn password{control} is [REDACTED:password]"
     assert "secret" in {f.kind for f in scan(f"the wifi pass{control}word is hunter2")}
     assert redact_secrets(f"the build{control} passed at 12:04") == f"the build{control} passed at 12:04"
+    # what a summary request is redacted with, many texts at once, takes out the same (it let 'gh\x1bp_…' through)
+    texts = [f"push with gh{control}{GITHUB[2:]} now", f"key {OPENAI[:2]}{control}{OPENAI[2:]}", "plain text"]
+    assert redact_each(texts) == [redact_secrets(text) for text in texts]
+    assert GITHUB[4:16] not in " ".join(redact_each(texts))
 
 
 def test_the_scanner_reports_what_the_redactor_takes_out() -> None:

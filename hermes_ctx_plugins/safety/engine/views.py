@@ -23,10 +23,16 @@ Span = tuple[int, int, str]
 
 
 def _hidden_control(ch: str) -> bool:
-    """A control character that is not white space (NUL, ESC, DEL, C1): it renders as nothing, or as an order to the
-    terminal, so like a zero-width character it must not split a secret or a phrase out of the rules' sight
-    ("password:\\x00 hunter2"; a red-team pass, session 26)."""
-    return unicodedata.category(ch) == "Cc" and not ch.isspace()
+    """A control character but the tab, the line breaks and the vertical tab and form feed (NUL, ESC, DEL, the
+    separators U+001C-U+001F, C1 with NEL): it renders as nothing, or as an order to the terminal, so like a
+    zero-width character it must not split a secret or a phrase out of the rules' sight ("password:\\x00 hunter2";
+    red-team passes, session 26)."""
+    return unicodedata.category(ch) == "Cc" and ch not in "\t\n\x0b\x0c\r"
+
+
+def plain_ascii(text: str) -> bool:
+    """Whether no view changes a character of ``text`` but for case: ASCII without a control a view drops."""
+    return text.isascii() and not _HIDDEN_ASCII.search(text)
 
 
 def _fold_char(ch: str) -> str | None:
@@ -42,9 +48,10 @@ def _fold_char(ch: str) -> str | None:
 
 
 def _norm_char(ch: str) -> str | None:
-    """A character of the normalised view: format characters (zero-width, bidi) dropped, the rest NFKC (fullwidth
-    letters to ASCII), case kept."""
-    if unicodedata.category(ch) == "Cf" or ch in FILLERS or _hidden_control(ch):
+    """A character of the normalised view: format characters (zero-width, bidi), combining marks and variation
+    selectors dropped (a token's characters carry none: U+FE0F or U+034F inside one hid it), the rest NFKC
+    (fullwidth letters to ASCII), case kept."""
+    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS or _hidden_control(ch):
         return None
     return unicodedata.normalize("NFKC", ch)
 
@@ -119,8 +126,8 @@ class _Sizes(dict[int, str]):
 
 #: the ASCII characters every view keeps as they are (but for case): white space and the printable ones; the others
 #: (:func:`_hidden_control`) are dropped, and a text holding one is not read as plain ASCII
-_PLAIN_RANGE = "\t-\r\x1c-\x7e"
-_PLAIN = frozenset(map(chr, [*range(0x09, 0x0E), *range(0x1C, 0x7F)]))
+_PLAIN_RANGE = "\t-\r -\x7e"
+_PLAIN = frozenset(map(chr, [*range(0x09, 0x0E), *range(0x20, 0x7F)]))
 _HIDDEN_ASCII = lazy(f"[^{_PLAIN_RANGE}\x80-\U0010ffff]")
 _NOT_ONE, _NOT_PLAIN = lazy("[^\x01]"), lazy(f"[^{_PLAIN_RANGE}]+")
 _RUNS = lazy(f"[{_PLAIN_RANGE}]+|[^{_PLAIN_RANGE}]+")
@@ -140,8 +147,7 @@ class Views:
     """The text as the rules see it; maps back to original indices are built only on a hit."""
 
     def __init__(self, text: str) -> None:
-        # plain ASCII: no view changes a character of it but for case (a control character is dropped)
-        self.ascii = text.isascii() and not _HIDDEN_ASCII.search(text)
+        self.ascii = plain_ascii(text)
         self.text, self.lowered = text, lower(text)
         self.folded = self.lowered if self.ascii else _FOLD.apply(text)  # the same thing for ASCII
         utf8 = self.folded.encode()
