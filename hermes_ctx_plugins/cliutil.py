@@ -141,7 +141,7 @@ def shown(text: str) -> str:
 
 #: what a terminal obeys or reorders rather than prints: C0 controls but the newline and the tab, DEL, C1 controls,
 #: bidi marks, embeddings, overrides and isolates
-_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def wants_json(args: argparse.Namespace) -> bool:
@@ -171,7 +171,7 @@ def json_shown(document: Any, **options: Any) -> str:
     return _JSON_CONTROL.sub(lambda m: f"\\u{ord(m[0]):04x}", json_text(document, **options))
 
 
-_JSON_CONTROL = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_JSON_CONTROL = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -115,3 +116,48 @@ def test_without_the_extras_the_package_works_and_says_what_to_install(tmp_path:
             "pip install 'hermes-ctx-plugins[honcho]'") in out
     assert "the mem0ai package is not installed" in out
     assert "ctx-honcho is selected but unavailable" in out
+
+
+def test_a_services_error_text_is_shown_with_its_terminal_controls_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    """A memory service answering its error with escape sequences (set the title, write the clipboard, reorder
+    text): doctor's report and the log lines on stderr show them as escapes (a red-team pass found them raw)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    evil = "\x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4=\x07Invalid \u202eyek IPA\u202c \x1b[2K\x9b31m"
+
+    class Refuses(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = json.dumps({"detail": evil}).encode()
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_POST = do_GET
+
+    def drop_cli_log_handlers() -> None:  # the CLI's stderr handler is made once per process, on an earlier stderr
+        logger = logging.getLogger("hermes_ctx_plugins")
+        for handler in [h for h in logger.handlers if getattr(h, "_hermes_ctx_cli", False)]:
+            logger.removeHandler(handler)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refuses)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    drop_cli_log_handlers()
+    try:
+        options = {"api_key": KEY, "host": f"http://127.0.0.1:{server.server_address[1]}", "timeout": 1.0,
+                   "failure_threshold": 1, "cooldown_seconds": 60}
+        write_config(memory_yaml("ctx-mem0", options))
+        assert main(["doctor"]) == 1
+    finally:
+        drop_cli_log_handlers()
+        server.shutdown()
+        server.server_close()
+    captured = capsys.readouterr()
+    for said in (captured.out, captured.err):
+        assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(said), said
+    assert "\\x1b]0;PWNED\\x07" in captured.out and "\\u202eyek IPA" in captured.out  # shown, as escapes

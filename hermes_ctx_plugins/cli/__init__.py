@@ -29,7 +29,7 @@ from importlib import metadata
 from typing import Any
 
 from ..archive import cli as archive_cli
-from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, CommandParser, emit, stdout_closed
+from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, CommandParser, emit, shown, stdout_closed
 from ..hermes.profile import follow as follow_profile
 from . import compress, demo, doctor, forget, install, memory, new_plugin, plugins, storage
 from .common import GLOBAL_OPTIONS, add_anywhere, parsers_below
@@ -98,10 +98,18 @@ def _version(distribution: str) -> str | None:
 
 
 class _OneLine(logging.Formatter):
-    """Log lines for a person at a terminal: the message, no traceback (``--verbose`` has them)."""
+    """Log lines for a person at a terminal: the message, no traceback (``--verbose`` has them), what it quotes of a
+    service's answer or a stored text with its terminal controls as escapes (:func:`~..cliutil.shown`)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return f"hermes-ctx: {record.getMessage()}"
+        return shown(f"hermes-ctx: {record.getMessage()}")
+
+
+class _Shown(logging.Formatter):
+    """``--verbose``'s log lines, escaped as :class:`_OneLine`'s."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return shown(super().format(record))
 
 
 def _log_to_stderr(verbose: bool) -> None:
@@ -110,7 +118,7 @@ def _log_to_stderr(verbose: bool) -> None:
         return
     handler = logging.StreamHandler()
     handler._hermes_ctx_cli = True  # type: ignore[attr-defined]
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s") if verbose else _OneLine())
+    handler.setFormatter(_Shown("%(levelname)s %(name)s: %(message)s") if verbose else _OneLine())
     handler.setLevel(logging.DEBUG if verbose else logging.WARNING)
     logger.addHandler(handler)
     if verbose:

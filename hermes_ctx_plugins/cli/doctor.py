@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import storage
-from ..cliutil import EXIT_PROBLEM, print_json
+from ..cliutil import EXIT_PROBLEM, print_json, shown
 from ..config import hermes_home
 from ..config.reader import parse_yaml, read_text
 from ..errors import ConfigError, PluginError, ProviderLimitError, did_you_mean
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(_as_text(report))
+        print(shown(_as_text(report)))  # a service's error text may carry escape sequences
     return 0 if not problems else EXIT_PROBLEM
 
 

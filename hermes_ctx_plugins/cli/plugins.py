@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from ..cliutil import EXIT_PLUGIN, emit, print_json, table, wants_json
+from ..cliutil import EXIT_PLUGIN, emit, print_json, shown, table, wants_json
 from ..config import hermes_home
 from ..errors import HermesCtxError
 from ..manager import Host
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             table(("NAME", "KIND", "EXTERNAL", "STATUS", "SOURCE"),
                   [(r.name, r.kind, "yes" if r.external else "no", _status(r, host), r.source) for r in host.plugins()])
-            print(_details(host) + "\n" + _running_text(running))
+            print(shown(_details(host) + "\n" + _running_text(running)))
         return 0
     if host.load_failures:
         for name, why in host.load_failures.items():
