@@ -181,6 +181,20 @@ def test_stripping_reasoning_takes_memory_linear_in_the_answer(text: str) -> Non
     assert peak < 3 * len(text)
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("<think>" * 150_000, ""),  # never closed, from the first line on: all reasoning
+    ("\n<think" * 150_000, ("\n<think" * 150_000).strip()),  # no tag ever ends: nothing to strip
+    ("<think>x</thinking>" * 60_000, ""),  # no closing tag of its name: never closed
+    ("BENIGN: " + "<reasoning a>" * 100_000, "BENIGN: " + "<reasoning a>" * 100_000),  # not at a line's start
+])
+def test_stripping_reasoning_takes_time_linear_in_the_answer(text: str, expected: str) -> None:
+    """Bounded by complexity, not a stopwatch: the lazy patterns this replaced took time quadratic in the tags (96 KB
+    of "<think>" held a judge's thread, and every other, for 10 s: this megabyte would take about 20 minutes, past
+    the suite's per-test timeout); a linear reading takes milliseconds."""
+    assert strip_reasoning(text) == expected
+    assert strip_reasoning(text[:2_000]) == _old_strip(text[:2_000])  # as the old patterns read it
+
+
 def test_an_answer_longer_than_any_completion_is_not_read_whole(
     server: StubOpenAIServer, client: SummaryClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -435,3 +449,55 @@ def test_deepcopy_after_use_gives_an_independent_client(
         assert twin.model == client.model
         assert twin.complete(PROMPT)
     assert len(server.chat_requests) == 2
+
+
+def test_an_encoded_answer_is_decoded_within_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx decodes each read whole however much it grows: "gzip, gzip" took 739 bytes on the wire to 637 MB before
+    the cap saw decoded bytes (a red-team pass). gzip and deflate are decoded here, within the cap; stacked or other
+    encodings are an error naming them."""
+    import gzip
+    import threading
+    import zlib
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    sent: dict[str, Any] = {}
+    asked: list[str | None] = []
+
+    class Encoded(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            asked.append(self.headers.get("Accept-Encoding"))
+            body = sent["body"]
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Encoding", sent["encoding"])
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    def answer(text: str) -> bytes:
+        return json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Encoded)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    model = SummaryModel(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", model="m", timeout=10)
+    try:
+        with SummaryClient(model) as client:
+            for encoding, encode in (("gzip", gzip.compress), ("deflate", zlib.compress)):
+                sent.update(encoding=encoding, body=encode(answer("## Goal\nship it")))
+                assert client.complete(PROMPT) == "## Goal\nship it"
+            monkeypatch.setattr(chat, "MAX_ANSWER_BYTES", 1 << 20)
+            sent.update(encoding="gzip", body=gzip.compress(answer("a" * (4 << 20))))  # 4 MB in a few KB
+            assert len(sent["body"]) < 1 << 16
+            with pytest.raises(SummaryBadResponse, match="longer than 1,048,576 bytes"):
+                client.complete(PROMPT)
+            sent.update(encoding="gzip, gzip", body=gzip.compress(gzip.compress(answer("x"))))
+            with pytest.raises(SummaryBadResponse, match="encoded as 'gzip, gzip'; asked for gzip, deflate or none"):
+                client.complete(PROMPT)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert set(asked) == {"gzip, deflate"}
