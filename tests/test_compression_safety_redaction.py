@@ -252,6 +252,25 @@ def test_a_secret_cut_at_the_far_end_of_what_redaction_read_never_moves_into_the
     assert prompt.redacted_tail("a b " * 5_000, 1_500, redact_secrets) == ("a b " * 5_000)[-1_500:]
 
 
+@pytest.mark.parametrize(("header", "row"), [("username,password", "user{n},{p}"),
+                                           ("| user | password |\n|---|---|", "| user{n} | {p} |")])
+def test_a_credentials_table_cut_from_its_header_is_redacted_in_the_excerpt(header: str, row: str) -> None:
+    """A pasted credentials table is known by its header; the summary request shows a long message's end, where the
+    header is gone, and 62 of 600 passwords reached the summary model (a red-team pass). The end is read under the
+    text's first lines."""
+    import random
+
+    rng = random.Random(3)
+    passwords = ["".join(rng.choice("abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(14)) + "!"
+                 for _ in range(600)]
+    text = header + "\n" + "\n".join(row.format(n=n, p=p) for n, p in enumerate(passwords))
+    whole = redact_secrets(text)
+    assert not any(p in whole for p in passwords)  # read whole, every one is recognised
+    sent = prompt.serialize([{"role": "user", "content": text}], redact=redact_secrets)
+    assert "user599" in sent  # the excerpt does show the table's end
+    assert [p for p in passwords if p in sent] == []
+
+
 def test_a_pruned_tool_call_line_never_shows_the_start_of_a_secret() -> None:
     """The one-line summary of a pruned tool call cuts its command at 80 characters: a token cut there was no longer
     recognisable, and the summary request carried 24 of its 40 characters (a red-team pass)."""

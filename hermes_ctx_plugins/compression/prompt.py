@@ -121,7 +121,7 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
         while todo := [i for i in _kept(blocks, char_cap) if i not in done]:
             cleaned = _redacted([messages[i] for i in todo], names, redact)
             for i in todo:
-                blocks[i] = _serialize_one(messages[i], names, cleaned.__getitem__)
+                blocks[i] = _serialize_one(messages[i], names, _looked_up(cleaned, redact))
             done.update(todo)
     if unsummarised and any(id(messages[i]) in unsummarised for i in _kept(blocks, char_cap)):
         raise _ShowsUnsummarised
@@ -132,6 +132,16 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
     keep_tail = char_cap - keep_head
     elided = len(text) - keep_head - keep_tail
     return f"{text[:keep_head]}\n\n[... {elided:,} characters elided ...]\n\n{text[-keep_tail:]}"
+
+
+def _looked_up(cleaned: dict[str, str], redact: Redactor) -> Redactor:
+    """The redactor that gives what :func:`_redacted` found, and redacts a text it did not see (the first pass sees
+    what each excerpt reads when nothing is redacted: a table's header that held a secret is read again)."""
+    def look_up(text: str) -> str:
+        found = cleaned.get(text)
+        return redact(text) if found is None else found
+
+    return look_up
 
 
 def _kept(blocks: Sequence[str], char_cap: int) -> list[int]:
@@ -213,10 +223,24 @@ def redacted_tail(text: str, chars: int, redact: Redactor) -> str:
     """The last ``chars`` characters of ``text`` once redacted; fewer when redacting shortened what came after the
     cut."""
     window = text[-(chars + REDACT_SLACK):]
-    cleaned = redact(window)
-    if len(window) < len(text):
+    if len(window) == len(text):
+        cleaned = redact(window)
+    else:
+        # read under the text's first lines, where a table's header is (a credentials table's passwords are known by
+        # it: 62 of 600 reached the summary model once it was cut off; a red-team pass); the window's first line, cut
+        # by it, is no row of the table: dropped below, with whatever else at that end redaction left as it was
+        first, second = [*text[:_HEADER_CHARS].split("\n"), ""][:2]
+        top = first + "\n" + (second + "\n" if second.strip() and not second.strip(" |-:\t") else "")  # |---|---|
+        cut = window.find("\n") + 1
+        headed = redact(top + window[cut:]) if 0 < cut <= REDACT_SLACK else ""
+        # the header held nothing redacted: what follows it is the window's rest
+        cleaned = window[:cut] + headed[len(top):] if headed.startswith(top) else redact(window)
         cleaned = cleaned[_unchanged(cleaned, window, tail=False):]
     return cleaned[-chars:] if chars else ""
+
+
+#: the most of a text's first lines read above a tail excerpt (a table's header)
+_HEADER_CHARS = 400
 
 
 def _unchanged(cleaned: str, window: str, *, tail: bool) -> int:
