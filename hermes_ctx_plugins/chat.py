@@ -51,8 +51,22 @@ _MODEL_MISSING = re.compile(
 #: JSON-escaped, are about 1 MB), far less than what would hold the process for seconds (a red-team pass: a
 #: server answering 150 MB at once held a judge's thread, and with it every other, for 11 s and 9.5 GB)
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
-#: the encodings an answer may come in, decoded here within that bound
+#: the encodings an answer may come in, decoded here within that bound (:func:`answer_decoder`)
 ACCEPTED_ENCODINGS = "gzip, deflate"
+
+
+def answer_decoder(encoding: str) -> Any:
+    """A decoder for an answer's ``Content-Encoding`` that its reader calls with a bound on what it gives
+    (``decompress(data, max_length)``: httpx decodes a read whole, however much it grows), ``None`` for none.
+
+    :raises ValueError: an encoding not asked for (stacked ones, ``br``, ...), named
+    """
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        raise ValueError(f"the answer came encoded as {encoding[:40]!r}; asked for {ACCEPTED_ENCODINGS} or none")
+    return zlib.decompressobj(32 + zlib.MAX_WBITS)  # a gzip or a zlib header, told apart by zlib
 _TAGS = r"think|thinking|reasoning"
 # Tags are found by searches that each read on from where the last stopped, never by a lazy ``.*?`` tried from every
 # opening tag (quadratic: 96 KB of "<think>" held a judge's thread, and every other, for 10 s; a red-team pass).
@@ -314,15 +328,10 @@ class SummaryClient:
             raise self._error(SummaryBadResponse, f"connection broke mid-response ({exc!r})") from exc
 
     def _decoder(self, response: httpx.Response) -> Any:
-        """A bounded decoder for the answer's ``Content-Encoding`` (gzip or deflate), ``None`` for none; another
-        (stacked ones included) is an error naming it."""
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        if encoding in ("", "identity"):
-            return None
-        if encoding not in ("gzip", "x-gzip", "deflate"):
-            raise self._error(SummaryBadResponse, f"the answer came encoded as {encoding[:40]!r}; asked for "
-                              f"{ACCEPTED_ENCODINGS} or none", response.status_code)
-        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # a gzip or a zlib header, told apart by zlib
+        try:
+            return answer_decoder(response.headers.get("content-encoding", ""))
+        except ValueError as exc:
+            raise self._error(SummaryBadResponse, str(exc), response.status_code) from None
 
     def _decoded(self, decoder: Any, raw: bytes, most: int) -> bytes:
         try:

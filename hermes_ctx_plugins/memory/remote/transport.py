@@ -12,11 +12,10 @@ from typing import Any
 import httpcore
 import httpx
 
+from ...chat import ACCEPTED_ENCODINGS, answer_decoder
+
 #: the largest answer read from a memory service; a larger one is an error (a broken or hostile server)
 MAX_ANSWER_BYTES = 32 << 20
-#: the encodings an answer may come in: decoded here, within the bound (httpx would decode after it, unbounded: a
-#: 50 KB gzip answer decoded to 48 MB past the cap, a red-team pass found); an answer in any other is an error
-ACCEPTED_ENCODINGS = "gzip, deflate"
 #: when the answer being read on this thread must have come (its status line and headers), if bounded
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("hermes_ctx_answer_deadline", default=None)
 
@@ -83,15 +82,15 @@ class BoundedAnswers(httpx.BaseTransport):
             raise httpx.ConnectError(
                 f"the service answered {response.status_code} and points to {moved[:200]!r}: set the provider's "
                 "address to it (a redirect is not followed)", request=request)
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        decoder = None
-        if encoding not in ("", "identity"):
-            if encoding not in ("gzip", "x-gzip", "deflate"):
-                response.close()
-                raise httpx.DecodingError(f"the service encoded its answer as {encoding[:40]!r}; asked for "
-                                          f"{ACCEPTED_ENCODINGS} or none", request=request)
-            decoder = zlib.decompressobj(32 + zlib.MAX_WBITS)  # a gzip or a zlib header, told apart by zlib
-            del response.headers["content-encoding"]  # decoded here, within the bound; httpx must not again
+        # decoded here, within the bound (httpx would decode after it, unbounded: a 50 KB gzip answer decoded to
+        # 48 MB past the cap, a red-team pass found); an answer in another encoding is an error
+        try:
+            decoder = answer_decoder(response.headers.get("content-encoding", ""))
+        except ValueError as exc:
+            response.close()
+            raise httpx.DecodingError(str(exc), request=request) from None
+        if decoder is not None:
+            del response.headers["content-encoding"]  # httpx must not decode it again
         response.stream = _BoundedStream(response.stream, request, deadline, self, decoder)
         return response
 
