@@ -86,35 +86,33 @@ def strip_reasoning(text: str) -> str:
     closer = _CLOSE.search(text)
     if closer is not None and _OPEN_NAME.search(text, 0, closer.start()) is None:
         text = text[closer.end():]
-    for line in _LINE_OPEN.finditer(text):
-        if text.find(">", line.end()) == -1:
-            break  # no tag ends after this one, nor after any later one
+    line = _LINE_OPEN.search(text)  # the first: a later one has a tag's end after it only if this one has
+    if line is not None and text.find(">", line.end()) != -1:
         text = text[:line.start()]
-        break
     return text.strip()
 
 
 def _closed_blocks_removed(text: str) -> str:
     """``text`` without each ``<name …>`` … ``</name>`` (the first closing tag of that name after it; a name's case
     does not matter), read left to right as a regular expression's ``sub`` would."""
-    closers: dict[str, list[tuple[int, int]]] = {}
+    closers: dict[str, list[re.Match[str]]] = {}  # by name, in order
     for m in _CLOSE.finditer(text):
-        closers.setdefault(m[1].lower(), []).append((m.start(), m.end()))
+        closers.setdefault(m[1].lower(), []).append(m)
     if not closers:
         return text
-    starts = {name: [start for start, _ in found] for name, found in closers.items()}
+    starts = {name: [m.start() for m in found] for name, found in closers.items()}
     kept, at, search = [], 0, 0
     while (opener := _OPEN_NAME.search(text, search)) is not None:
         end = text.find(">", opener.end())
         if end == -1:
             break  # no tag ends after it, nor after any later one
         name = opener[1].lower()
-        k = bisect.bisect_left(starts.get(name, []), end + 1)
-        if k == len(starts.get(name, [])):
+        k = bisect.bisect_left(starts.get(name, ()), end + 1)
+        if k == len(starts.get(name, ())):
             search = opener.start() + 1  # never closed: the next opening tag is tried
             continue
         kept.append(text[at:opener.start()])
-        at = search = closers[name][k][1]
+        at = search = closers[name][k].end()
     kept.append(text[at:])
     return "".join(kept)
 
