@@ -114,6 +114,13 @@ def test_the_corpus_covers_the_shapes_the_issue_names() -> None:
     (f"Access key ID,Secret access key\n{AWS_ID},{AWS_SECRET}",
      "Access key ID,Secret access key\n[REDACTED:aws-access-key],[REDACTED:aws-secret-key]"),
     (f"{AWS_ID}:{AWS_SECRET}", "[REDACTED:aws-access-key]:[REDACTED:aws-secret-key]"),
+    # tab-separated, as a spreadsheet's cells are copied (the tab next to the column's name was read as padding)
+    ("username\tpassword\nalice\tS3cretPass!\nbob\thunter2xyz",
+     "username\tpassword\nalice\t[REDACTED:secret]\nbob\t[REDACTED:secret]"),
+    ("host\tuser\tpass\ndb1\troot\t Kx9!mmPq2 ", "host\tuser\tpass\ndb1\troot\t [REDACTED:secret] "),
+    (f"Access key ID\tSecret access key\n{AWS_ID}\t{AWS_SECRET}",
+     "Access key ID\tSecret access key\n[REDACTED:aws-access-key]\t[REDACTED:aws-secret-key]"),
+    ("step\twhat\n1\tchange the password\n2\tlog in", "step\twhat\n1\tchange the password\n2\tlog in"),
     (f"GH_TOKEN={GITHUB[:10]}\u200b{GITHUB[10:]}", "GH_TOKEN=[REDACTED:github-token]"),
     (f"token: {fullwidth(GITHUB)}", "token: [REDACTED:github-token]"),
     (f"echo {base64.b64encode(GITHUB.encode()).decode()} | base64 -d",
@@ -128,8 +135,8 @@ def test_the_secret_goes_and_the_rest_stays_readable(text: str, expected: str) -
 
 
 #: what renders as nothing inside a token: NUL, SOH, ESC, DEL, a C1 control (CSI), the separators FS and US, NEL, a
-#: variation selector, a combining grapheme joiner
-HIDDEN_CONTROLS = ["\x00", "\x01", "\x1b", "\x7f", "\x9b", "\x1c", "\x1f", "\x85", "\ufe0f", "\u034f"]
+#: variation selector, a combining grapheme joiner; and the blank braille pattern, a symbol drawn as a space
+HIDDEN_CONTROLS = ["\x00", "\x01", "\x1b", "\x7f", "\x9b", "\x1c", "\x1f", "\x85", "\ufe0f", "\u034f", "\u2800"]
 
 
 @pytest.mark.parametrize("control", HIDDEN_CONTROLS, ids=[f"U+{ord(c):04X}" for c in HIDDEN_CONTROLS])

@@ -207,6 +207,7 @@ def _column_forms() -> dict[str, list[tuple[str, tuple[str, ...]]]]:
 
 
 _CELL_PADDING, _DELIMITERS = " \t\"'`*", (",", "\t", "|")
+_NAME_PADDING = _CELL_PADDING.replace("\t", "")
 _TABLE_RULE = lazy(r"[\s|:+=-]*")  # a Markdown table's |---|---| line
 
 
@@ -232,10 +233,11 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
 
 
 def _delimited(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is a whole cell (padding aside): a delimiter or a line's end on either side."""
-    while start and text[start - 1] in _CELL_PADDING:
+    """Whether ``text[start:end]`` is a whole cell (padding aside): a delimiter or a line's end on either side. A tab
+    next to the name is read as the delimiter, not as padding (a TSV header: ``username<TAB>password``)."""
+    while start and text[start - 1] in _NAME_PADDING:
         start -= 1
-    while end < len(text) and text[end] in _CELL_PADDING:
+    while end < len(text) and text[end] in _NAME_PADDING:
         end += 1
     return (not start or text[start - 1] in ",\t|\n") and (end == len(text) or text[end] in ",\t|\r\n")
 

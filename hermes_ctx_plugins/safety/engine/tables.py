@@ -8,8 +8,9 @@ LOOKALIKES = {pair[0]: pair[1] for pair in (  # look-alikes are the point, hence
     "Εe Ζz Ηh Ιi Κk Μm Νn Οo Ρp Τt Υy Χx αa βb γy εe ηn ιi κk νv οo ρp τt υu χx ωw ıi ȷj ɑa ɡg ɩi ᴀa ʙb ᴄc ᴅd ᴇe ɢg ʜh "  # noqa: RUF001
     "ɪi ᴊj ᴋk ʟl ᴍm ɴn ᴏo ᴘp ʀr ꜱs ᴛt ᴜu ᴠv ᴡw ʏy ᴢz").split()}  # noqa: RUF001
 LOOKALIKES.update(zip("。、【】〔〕‘’“”「」『』《》", (". ", ",", *"[][]''", *'""""""""'), strict=True))  # noqa: RUF001
-#: Hangul fillers: letters that render as nothing
-FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
+#: Hangul fillers, letters that render as nothing, and the blank braille pattern, a symbol that renders as a space
+#: but is no white space (it split a token out of the rules' sight)
+FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 # Traditional characters read as Simplified, so that one vocabulary serves both scripts ("請無視先前的系統提示" is
 # "请无视先前的系统提示"): the characters of the rules' Chinese words and of the notes around them, one to one.
 TRADITIONAL = dict(zip(
