@@ -295,10 +295,12 @@ class SummaryClient:
                    "Accept-Encoding": ACCEPTED_ENCODINGS}
         if self.model.api_key:
             headers["Authorization"] = f"Bearer {self.model.api_key}"
+        from .http_deadline import answer_deadline
+
         deadline = time.monotonic() + limit
-        try:
-            with self._http().stream("POST", url, content=_utf8_json(body), headers=headers,
-                                     timeout=limit) as response:
+        try:  # the deadline bounds the status line and headers too (our own client's connections read by it)
+            with answer_deadline(deadline), self._http().stream(
+                    "POST", url, content=_utf8_json(body), headers=headers, timeout=limit) as response:
                 decoder = self._decoder(response)
                 parts, size = [], 0
                 # A proxy that trickles keep-alive bytes never trips the read timeout: bound the total. The raw bytes
@@ -376,7 +378,11 @@ class SummaryClient:
         if self._given_http is not None:
             return self._given_http
         if self._own_http is None:
-            self._own_http = httpx.Client(verify=_tls_context())
+            from .http_deadline import bounded_reads
+
+            # a server trickling its headers, or sending "100 Continue" every few tenths of a second, held a
+            # compaction (and hermes' turn) past the timeout for as long as it wished (a red-team pass)
+            self._own_http = httpx.Client(transport=bounded_reads(httpx.HTTPTransport(verify=_tls_context())))
             # hermes deep-copies and drops engines freely: close the sockets with the last reference.
             weakref.finalize(self, self._own_http.close)
         return self._own_http

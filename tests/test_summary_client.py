@@ -8,6 +8,7 @@ import json
 import random
 import re
 import socket
+import threading
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -399,6 +400,60 @@ def test_total_deadline_bounds_a_trickling_answer() -> None:
         with pytest.raises(SummaryTimeout, match=r"no complete answer within 0\.3 s"):
             SummaryClient(model, http=http).complete(PROMPT)
         assert time.monotonic() - started < 1.5
+
+
+class _Stalling:
+    """A loopback server that reads a request, then keeps its answer from ever completing within each read
+    timeout: its status line and one header byte every 0.1 s, or ``100 Continue`` every 0.1 s."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode, self.stop = mode, threading.Event()
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            try:
+                if self.mode == "headers":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                for _ in range(100):  # 10 s at most
+                    if self.stop.is_set():
+                        return
+                    conn.sendall(b"a" if self.mode == "headers" else b"HTTP/1.1 100 Continue\r\n\r\n")
+                    time.sleep(0.1)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+
+
+@pytest.mark.parametrize("mode", ["headers", "continue"])
+def test_total_deadline_bounds_the_status_line_and_headers_too(mode: str) -> None:
+    """A server trickling its headers, or sending "100 Continue" every 0.1 s, each within the read timeout, held a
+    summary request (and the compaction in hermes' turn) for as long as it kept on (a red-team pass: 30 s with a
+    1 s timeout). The client's own connections read by the request's deadline."""
+    server = _Stalling(mode)
+    try:
+        model = SummaryModel(base_url=f"http://127.0.0.1:{server.port}/v1", model="m", timeout=0.5)
+        with SummaryClient(model) as client:
+            started = time.monotonic()
+            with pytest.raises(SummaryTimeout):
+                client.complete(PROMPT)
+            assert time.monotonic() - started < 3
+    finally:
+        server.close()
 
 
 def test_connection_refused_aborts() -> None:

@@ -3,21 +3,18 @@ is loaded when a client is built, not whenever the provider is registered."""
 
 from __future__ import annotations
 
-import contextvars
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-import httpcore
 import httpx
 
 from ...chat import ACCEPTED_ENCODINGS, answer_decoder
+from ...http_deadline import answer_deadline, bounded_reads
 
 #: the largest answer read from a memory service; a larger one is an error (a broken or hostile server)
 MAX_ANSWER_BYTES = 32 << 20
-#: when the answer being read on this thread must have come (its status line and headers), if bounded
-_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("hermes_ctx_answer_deadline", default=None)
 
 
 class CappedRetryAfter(httpx.BaseTransport):
@@ -57,25 +54,21 @@ class BoundedAnswers(httpx.BaseTransport):
     thread) for ever, with the breaker seeing no failure. Past either bound the read fails as a
     timeout or network error, which the SDKs report and the breaker counts. The headers are bounded
     through the connections ``inner`` (an ``httpx.HTTPTransport``) opens: their reads wait no longer
-    than the deadline (:class:`_DeadlineBackend`).
+    than the deadline (:func:`hermes_ctx_plugins.http_deadline.bounded_reads`).
     """
 
     def __init__(self, inner: httpx.BaseTransport, *, seconds: float, max_bytes: int = MAX_ANSWER_BYTES) -> None:
         self.inner = inner
         self.seconds = seconds
         self.max_bytes = max_bytes
-        pool = getattr(inner, "_pool", None)  # httpcore's pool: its network backend opens the connections
-        if isinstance(getattr(pool, "_network_backend", None), httpcore.NetworkBackend):
-            pool._network_backend = _DeadlineBackend(pool._network_backend)  # type: ignore[union-attr]
+        if isinstance(inner, httpx.HTTPTransport):
+            bounded_reads(inner)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         deadline = time.monotonic() + self.seconds
         request.headers["Accept-Encoding"] = ACCEPTED_ENCODINGS  # not br or zstd, which httpx offers when installed
-        token = _DEADLINE.set(deadline)
-        try:
+        with answer_deadline(deadline):
             response = self.inner.handle_request(request)
-        finally:
-            _DEADLINE.reset(token)
         moved = response.headers.get("location") if 300 <= response.status_code < 400 else None
         if moved:  # not followed (it would carry the API key elsewhere): the SDKs said only "HTTP 301"
             response.close()
@@ -141,48 +134,3 @@ class _BoundedStream(httpx.SyncByteStream):
     def close(self) -> None:
         if isinstance(self.inner, httpx.SyncByteStream):
             self.inner.close()
-
-
-class _DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's network backend whose connections' reads end by the deadline of the request being answered."""
-
-    def __init__(self, inner: httpcore.NetworkBackend) -> None:
-        self.inner = inner
-
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self.inner.connect_tcp(host, port, timeout, local_address, socket_options))
-
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self.inner.connect_unix_socket(path, timeout, socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self.inner.sleep(seconds)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    def __init__(self, inner: httpcore.NetworkStream) -> None:
-        self.inner = inner
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        deadline = _DEADLINE.get()
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise httpcore.ReadTimeout("the answer's status line and headers did not come in time")
-            timeout = left if timeout is None else min(timeout, left)
-        return self.inner.read(max_bytes, timeout)
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self.inner.write(buffer, timeout)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self.inner.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self.inner.get_extra_info(info)
