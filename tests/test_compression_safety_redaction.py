@@ -336,3 +336,37 @@ def test_only_what_the_cap_keeps_is_redacted_and_all_of_it_is(cap: int) -> None:
     text = serialize(messages, char_cap=cap, redact=counting)
     assert key not in text and "[REDACTED" in text
     assert len(calls) < len(messages) // 2  # the elided middle was never scanned
+
+
+def test_a_credentials_file_read_through_a_tool_reaches_neither_the_summary_model_nor_the_disk(
+        aux: StubOpenAIServer, main: StubOpenAIServer) -> None:
+    """hermes' tools answer in JSON: the file's line breaks are the two characters ``\\n``, and a credentials CSV, a
+    .pgpass written by write_file or a Markdown table in one went to the summary model and the archive whole (a
+    red-team pass). The accounts' names still go: only the passwords are taken out."""
+    passwords = ["kT9#vLq2Wz8mRx", "Hq7!pNc4Yt2sZa", "Zp4$wQm8Lr2Vn6", "Bx7&cJ3kTn9Wq5"]
+    csv = f"username,password\nalice,{passwords[0]}\nbob,{passwords[1]}\n"
+    pgpass = f"db.internal:5432:app:carol:{passwords[2]}\n"
+    table = f"| user | password |\n|---|---|\n| dave | {passwords[3]} |\n"
+    messages: list[dict[str, Any]] = [m for i in range(3) for m in (  # the protected head: kept as it is
+        {"role": "user", "content": f"warm-up {i}"}, {"role": "assistant", "content": "ok"})]
+    messages.append({"role": "user", "content": "which accounts do we have?"})
+    for n, (tool, arguments, output) in enumerate([
+            ("terminal", {"command": "cat creds.csv"}, json.dumps({"output": csv, "exit_code": 0, "error": None})),
+            ("write_file", {"path": "/home/me/.pgpass", "content": pgpass}, json.dumps({"success": True})),
+            ("read_file", {"path": "notes.md"}, json.dumps({"content": table, "total_lines": 3}))]):
+        messages += [{"role": "assistant", "content": "", "tool_calls": [{"id": f"c{n}", "type": "function", "function": {
+                         "name": tool, "arguments": json.dumps(arguments)}}]},
+                     {"role": "tool", "tool_call_id": f"c{n}", "content": output}]
+    messages.append({"role": "assistant", "content": "alice, bob, carol and dave."})
+    for i in range(12):
+        messages += [{"role": "user", "content": f"question {i} " + "words " * 100},
+                     {"role": "assistant", "content": f"answer {i} " + "words " * 100}]
+    host = host_for("summarize", redact=None, model={"base_url": main.base_url}, aux=aux)
+    assert host.compress(messages, force=True).compressed
+    host.shutdown()
+    sent = wire(aux, main)
+    assert "alice" in sent and "carol" in sent and "dave" in sent  # the accounts reached the summary model...
+    assert [p for p in passwords if p in sent] == []  # ...their passwords did not
+    archived = b"".join(p.read_bytes() for p in Path(os.environ["HERMES_HOME"]).rglob("ctx_archive.db*"))
+    assert b"creds.csv" in archived
+    assert [p for p in passwords if p.encode() in archived] == []

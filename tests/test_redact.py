@@ -135,8 +135,11 @@ def test_the_secret_goes_and_the_rest_stays_readable(text: str, expected: str) -
 
 
 #: what renders as nothing inside a token: NUL, SOH, ESC, DEL, a C1 control (CSI), the separators FS and US, NEL, a
-#: variation selector, a combining grapheme joiner; and the blank braille pattern, a symbol drawn as a space
-HIDDEN_CONTROLS = ["\x00", "\x01", "\x1b", "\x7f", "\x9b", "\x1c", "\x1f", "\x85", "\ufe0f", "\u034f", "\u2800"]
+#: variation selector, a combining grapheme joiner; the blank braille pattern, a symbol drawn as a space; and code
+#: points Unicode says render as nothing that Python 3.11's tables leave unassigned (U+2065, U+FFF0, the U+E0000 block,
+#: U+13439, a format character since Unicode 15)
+HIDDEN_CONTROLS = ["\x00", "\x01", "\x1b", "\x7f", "\x9b", "\x1c", "\x1f", "\x85", "\ufe0f", "\u034f", "\u2800",
+                   "\u2065", "\ufff0", "\U000e0002", "\U000e0080", "\U00013439"]
 
 
 @pytest.mark.parametrize("control", HIDDEN_CONTROLS, ids=[f"U+{ord(c):04X}" for c in HIDDEN_CONTROLS])
@@ -154,6 +157,74 @@ def test_a_control_character_does_not_hide_a_secret(control: str) -> None:
     texts = [f"push with gh{control}{GITHUB[2:]} now", f"key {OPENAI[:2]}{control}{OPENAI[2:]}", "plain text"]
     assert redact_each(texts) == [redact_secrets(text) for text in texts]
     assert GITHUB[4:16] not in " ".join(redact_each(texts))
+
+
+PW1, PW2, PW_ZH = "kT9#vLq2Wz8mRx", "Hq7!pNc4Yt2sZa", "密码Pw2024!xQ"
+#: files holding passwords known by their layout (a table's column, a .pgpass line, a command's option)
+LAYOUT_FILES = {
+    "csv": f"username,password\nalice,{PW1}\nbob,{PW2}\n",
+    "markdown": f"| user | password |\n|---|---|\n| alice | {PW1} |\n| bob | {PW2} |\n",
+    "tsv": f"username\tpassword\nalice\t{PW1}\nbob\t{PW2}\n",
+    "pgpass": f"db.internal:5432:app:alice:{PW1}\nreplica:5432:app:bob:{PW2}\n",
+    "zh csv": f"用户,密码\n张三,{PW_ZH}\nbob,{PW2}\n",
+    "command": f"cd /srv\nmysql -h db -u root -p{PW1} shop\nsshpass -p '{PW2}' ssh ops@web1\n",
+}
+KEPT = {"csv": "alice", "markdown": "alice", "tsv": "alice", "pgpass": "db.internal:5432:app:alice:", "zh csv": "张三",
+        "command": "ssh ops@web1"}
+
+
+@pytest.mark.parametrize("name", LAYOUT_FILES)
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_a_layout_inside_a_json_string_is_redacted_as_in_the_text(name: str, ascii_only: bool) -> None:
+    """hermes' tools answer in JSON and take their arguments so: a file's line breaks arrive as the two characters
+    ``\\n``, and a credentials table, a .pgpass or a command in one was read as one line -- every password went to
+    the summary model and the archive (a red-team pass). The JSON stays valid and holds what the text alone would."""
+    content = LAYOUT_FILES[name]
+    assert not {PW1, PW2, PW_ZH} & {p for p in (PW1, PW2, PW_ZH) if p in redact_secrets(content)}
+    for value in ({"output": content, "exit_code": 0}, {"path": "/home/me/.pgpass", "content": content}):
+        escaped = json.dumps(value, ensure_ascii=ascii_only)
+        redacted = redact_secrets(escaped)
+        assert [p for p in (PW1, PW2, PW_ZH, json.dumps(PW_ZH)[1:-1]) if p in redacted] == []
+        back = json.loads(redacted)
+        text_key = "output" if "output" in value else "content"
+        assert back[text_key] == redact_secrets(content)  # the same redaction, the same JSON around it
+        assert KEPT[name] in back[text_key]  # what is no secret stays readable
+        assert redact_each([escaped, "plain text"]) == [redacted, "plain text"]
+
+
+@given(st.text(), st.booleans(), st.booleans(), st.data())
+def test_the_unescaped_view_of_a_json_string_maps_back_onto_whole_escapes(text: str, ascii_only: bool, letters: bool,
+                                                                           data: st.DataObject) -> None:
+    from hermes_ctx_plugins.safety.engine.views import Unescaped
+
+    escaped = json.dumps(text, ensure_ascii=ascii_only)
+    view = Unescaped(escaped, letters=letters)
+    start = data.draw(st.integers(0, len(view.text)))
+    end = data.draw(st.integers(start, len(view.text)))
+    first, last, _ = view.span((start, end, "x"))
+    assert Unescaped(escaped[first:last], letters=letters).text == view.text[start:end]  # whole escapes, no more
+    if letters:  # each escape is one character of the view: one beyond U+FFFF written as two is two surrogates
+        units = "".join(map(_utf16_units, text)) if ascii_only else text
+        assert view.text == "\n" + units + "\n"  # the string's own quotes read as line breaks
+        if 0 < start and end <= len(units) + 1:
+            assert escaped[first:last] == json.dumps(units[start - 1:end - 1], ensure_ascii=ascii_only)[1:-1]
+    elif not ascii_only and not any(ord(c) < 0x20 and c not in "\n\r\t\b\f" for c in text):
+        assert view.text == "\n" + text + "\n"  # no "\\u" escape in it: every escape read
+
+
+def _utf16_units(c: str) -> str:
+    """``c`` as its UTF-16 code units, each a character (a surrogate pair for one beyond U+FFFF)."""
+    if ord(c) <= 0xFFFF:
+        return c
+    code = ord(c) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
+    for value in ({"output": "step 1\npassword reset sent to alice\nuser,count\nbob,3\n", "exit_code": 0},
+                  {"output": 'printf "user: %s\\n" "$USER"\nexit 0', "note": 'a \\u00e9 \\" quote'}):
+        escaped = json.dumps(value)
+        assert redact_secrets(escaped) == escaped
 
 
 def test_the_scanner_reports_what_the_redactor_takes_out() -> None:

@@ -6,6 +6,7 @@ one-line credential files, and ``user:password`` pairs alone (what Basic auth en
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -96,6 +97,22 @@ def _commands() -> dict[str, list[tuple[tuple[str, ...], tuple[_Form, ...]]]]:
 def _program_words() -> dict[str, str]:
     """Program -> the word it starts with, which the text must hold ("redis-cli": "redis")."""
     return {program: re.split(r"[\W_]", program)[0] for program in _commands()}
+
+
+def non_ascii_columns(text: str) -> set[str]:
+    """The credential columns' names of no ASCII word (密码) that ``text`` holds: what gates them (their own words)."""
+    return {name for name in _column_forms() if not name.isascii() and name in text}
+
+
+@cache
+def _escaped_columns() -> dict[str, str]:
+    """The credential columns' names of no ASCII word, as a JSON string writes them (``\\u5bc6\\u7801``: 密码)."""
+    return {json.dumps(name)[1:-1]: name for name in _column_forms() if not name.isascii()}
+
+
+def escaped_columns(lowered: str) -> set[str]:
+    """The names of :func:`non_ascii_columns` that ``lowered`` (a text in lower case) holds JSON-escaped."""
+    return {name for escaped, name in _escaped_columns().items() if escaped in lowered}
 
 
 def opening_words(present: frozenset[str]) -> set[str]:

@@ -15,9 +15,18 @@ from ..rules.record import lazy
 from . import match
 from .context import holds
 from .decode import decode_blob
-from .layouts import credential_pair, line_spans, opening_words, option_spans, paired_spans, table_spans
+from .layouts import (
+    credential_pair,
+    escaped_columns,
+    line_spans,
+    non_ascii_columns,
+    opening_words,
+    option_spans,
+    paired_spans,
+    table_spans,
+)
 from .values import password_key, rule_key, value_span
-from .views import Kept, Normalised, Origin, Span, Views, plain_ascii
+from .views import Kept, Normalised, Origin, Span, Unescaped, Views, lower, plain_ascii
 
 _MAX_SECRET_DEPTH = 2  # base64 inside base64: a registry login inside a Kubernetes .dockerconfigjson
 
@@ -72,11 +81,21 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     layouts = paired_spans(norm.text, tokens) + option_spans(norm.text, gates) + line_spans(norm.text)
     layouts += table_spans(norm.text, norm.lowered, gates) + (
         _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
+    if _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments): the layouts read them too
+        # escaped letters ("\u5bc6\u7801", 密码) are read only where a column's name is written so
+        plain = Unescaped(norm.text, letters="\\u" in norm.text and bool(escaped_columns(norm.lowered)))
+        # a word right after an escape is glued to its letter ("\\npassword" holds the word "npassword")
+        words = gates.union([word[1:] for word in gates if word[0] in "nrtbf"], non_ascii_columns(plain.text))
+        found_in = line_spans(plain.text)
+        if opening_words(words):  # a command's program, a credential column's name: what the others start from
+            found_in += option_spans(plain.text, words) + table_spans(plain.text, lower(plain.text), words)
+        layouts += map(plain.span, found_in)
     spans = [*map(norm.span, tokens), *found, *map(norm.span, layouts)]
     return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
 
 
 _MARKER = lazy(r"\[REDACTED:[\w-]+\]")
+_ESCAPED_BREAK = "\\n"  # a line break as a JSON string writes it
 
 
 class _Tried:
@@ -205,7 +224,8 @@ def redact_each(texts: Sequence[str]) -> list[str]:
     out = list(texts)
     # plain ASCII only: a text holding a control character a view drops is read alone (in the joined text the
     # control would split a trigger: 'gh\x1bp_…' passed the batch whole; a red-team pass)
-    batch = [i for i, text in enumerate(texts) if plain_ascii(text)]
+    # and so is a text holding a JSON-escaped line break (its layouts are read in it unescaped, not in the joined text)
+    batch = [i for i, text in enumerate(texts) if plain_ascii(text) and _ESCAPED_BREAK not in text]
     for i in sorted(set(range(len(out))).difference(batch)):
         out[i] = redact_secrets(out[i])
     if not batch:

@@ -11,6 +11,10 @@ LOOKALIKES.update(zip("。、【】〔〕‘’“”「」『』《》", (". ",
 #: Hangul fillers, letters that render as nothing, and the blank braille pattern, a symbol that renders as a space
 #: but is no white space (it split a token out of the rules' sight)
 FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+#: code points that render as nothing (Unicode's default-ignorable ones) which this Python's Unicode tables leave
+#: unassigned, so no category says so: U+2065, U+FFF0-U+FFF8, U+13430-U+1343F (format characters since Unicode 15),
+#: U+E0000-U+E0FFF
+IGNORABLE_RANGES = ((0x2065, 0x2065), (0xFFF0, 0xFFF8), (0x13430, 0x1343F), (0xE0000, 0xE0FFF))
 # Traditional characters read as Simplified, so that one vocabulary serves both scripts ("請無視先前的系統提示" is
 # "请无视先前的系统提示"): the characters of the rules' Chinese words and of the notes around them, one to one.
 TRADITIONAL = dict(zip(

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 import unicodedata
 from collections.abc import Callable
 
 from ..rules.record import lazy
-from .tables import FILLERS, LEET, LOOKALIKES, TRADITIONAL
+from .tables import FILLERS, IGNORABLE_RANGES, LEET, LOOKALIKES, TRADITIONAL
 
 #: a found span: (start, end, label), as indices into the text
 Span = tuple[int, int, str]
@@ -35,13 +36,21 @@ def plain_ascii(text: str) -> bool:
     return text.isascii() and not _HIDDEN_ASCII.search(text)
 
 
+def _ignorable(ch: str) -> bool:
+    """A code point Unicode says renders as nothing that this Python's tables leave unassigned (U+2065, U+FFF0-U+FFF8,
+    U+E0000-U+E0FFF; U+13439-U+1343F, format characters since Unicode 15): split by one, a token hid (a red-team
+    pass)."""
+    code = ord(ch)
+    return any(low <= code <= high for low, high in IGNORABLE_RANGES)
+
+
 def _fold_char(ch: str) -> str | None:
     """A character of the folded view: ASCII, or non-ASCII letters and digits (other symbols become spaces)."""
     if ch in LOOKALIKES:
         return LOOKALIKES[ch]
     if ch in TRADITIONAL:
         return TRADITIONAL[ch]
-    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS or _hidden_control(ch):
+    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS or _hidden_control(ch) or _ignorable(ch):
         return None
     out = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).lower()
     return "".join(LOOKALIKES.get(c, c if c.isascii() or c.isalnum() else " ") for c in out) or None
@@ -51,7 +60,7 @@ def _norm_char(ch: str) -> str | None:
     """A character of the normalised view: format characters (zero-width, bidi), combining marks and variation
     selectors dropped (a token's characters carry none: U+FE0F or U+034F inside one hid it), the rest NFKC
     (fullwidth letters to ASCII), case kept."""
-    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS or _hidden_control(ch):
+    if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS or _hidden_control(ch) or _ignorable(ch):
         return None
     return unicodedata.normalize("NFKC", ch)
 
@@ -95,7 +104,8 @@ class _CharTable(dict[int, str | None]):
 
 class Origin:
     """Index in a converted text -> index of the original character it came from, kept as the pieces where one
-    character maps to one and those where one maps to several (a list of every index costs more than the search)."""
+    character maps to one and those where one maps to several (a list of every index costs more than the search).
+    A piece's step is 1, 0, or how long each of its characters is in the original (:class:`Unescaped`: 2 or 6)."""
 
     def __init__(self) -> None:
         self.starts, self.origins, self.steps = [0], [0], [1]  # a piece: converted start, original start, 1 or 0
@@ -204,3 +214,55 @@ class Normalised:
         self._origin = self._origin or _NORM.origin(self.original)
         return self._origin[start], self._origin[end - 1] + 1, label
 
+
+#: an escape in a JSON string: ``\\n``, ``\\"``, a run of ``\\u00e9`` (decoded only where letters are asked for)
+_JSON_ESCAPE = lazy(r'\\["\\/bfnrt]|(?:\\u[0-9a-fA-F]{4})+')
+_JSON_SHORT = lazy(r'\\["\\/bfnrt]|"')  # the two-character escapes, and the quotes that are no escape
+_JSON_ESCAPED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+
+
+class Unescaped:
+    """A JSON string's text as written out (``\\n`` a line break), for the layouts that read lines: hermes' tools
+    answer in JSON (``{"output": "user,password\\nalice,..."}``) and take their arguments so, and a credentials table
+    or a ``.pgpass`` in one was read as a single line (a red-team pass). A quote that is not escaped, where a JSON
+    string starts or ends, reads as a line break (``{"output": "host:5432:...`` starts a line at ``host``).
+    ``letters``: ``\\u00e9`` is read as é too (each escape one character, a pair of surrogates for one beyond U+FFFF);
+    it costs a step per run of them, so only where a name the layouts look for is written so. :meth:`span` maps a
+    span found in :attr:`text` onto the escaped original, whole escapes included."""
+
+    def __init__(self, escaped: str, *, letters: bool = False) -> None:
+        self._origin: Origin | None = None
+        if not letters:  # every escape is two characters: replaced in one pass, mapped by counting them
+            self._at: list[int] = []  # where each escape's character is in the text
+
+            def short(m: re.Match[str]) -> str:
+                if m[0] == '"':
+                    return "\n"
+                self._at.append(m.start() - len(self._at))
+                return _JSON_ESCAPED[m[0][1]]
+
+            self.text = _JSON_SHORT.sub(short, escaped)
+            return
+        parts: list[str] = []
+        self._origin = Origin()  # literal text maps one to one; "\\n" two to one; a run of "\\u...." six to one
+        last = converted = 0
+        for m in _JSON_ESCAPE.finditer(escaped):
+            parts.append(escaped[last:m.start()].replace('"', "\n"))
+            converted += m.start() - last
+            code = m[0][1]
+            chars = m[0].encode("ascii").decode("unicode_escape") if code == "u" else _JSON_ESCAPED[code]
+            self._origin.add(converted, m.start(), 6 if code == "u" else 2)
+            parts.append(chars)
+            converted += len(chars)
+            last = m.end()
+            self._origin.add(converted, last, 1)
+        self.text = "".join([*parts, escaped[last:].replace('"', "\n")])
+
+    def _original(self, index: int) -> int:
+        if self._origin is not None:
+            return self._origin[index]
+        return index + bisect.bisect_left(self._at, index)  # the escapes before it: one character longer each
+
+    def span(self, span: Span) -> Span:
+        start, end, label = span
+        return self._original(start), self._original(end), label

@@ -15,6 +15,8 @@ _SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"  # variation selectors: one af
 INVISIBLE = lazy("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
                  "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
                  "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\u115f\u1160\u3164"
+                 # default-ignorable code points this Python's tables leave unassigned (views.IGNORABLE_RANGES)
+                 "\u2065\ufff0-\ufff8\U000e0000\U000e0002-\U000e001f\U000e0080-\U000e00ff\U000e01f0-\U000e0fff"
                  f"\uffa0{_SELECTORS}]+")
 #: what such a run may be when it is spelling: selectors after an emoji, joiners inside emoji or words
 SPELLING = lazy(f"[{_SELECTORS}]{{1,2}}|\u200d|\u200c")
