@@ -271,6 +271,33 @@ def test_a_credentials_table_cut_from_its_header_is_redacted_in_the_excerpt(head
     assert [p for p in passwords if p in sent] == []
 
 
+@pytest.mark.parametrize(("intro", "header", "row"), [
+    ("Here are the staging accounts:\n\n", "| user | password |\n|---|---|", "| user{n} | {p} |"),
+    ("creds.csv:\n", "username,password", "user{n},{p}"),
+    ("```csv\n", "username,password", "user{n},{p}"),
+    ("# Credentials\n", "| host | user | password |\n| --- | --- | --- |", "| db{n}.internal | user{n} | {p} |"),
+    ("$ cat creds.tsv\n", "username\tpassword", "user{n}\t{p}")])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_credentials_table_under_a_line_of_its_own_is_redacted_in_the_excerpt(intro: str, header: str, row: str,
+                                                                                 as_json: bool) -> None:
+    """The excerpt's end is read under the header of the table it cuts into, wherever that header is: with a line
+    above it (a title, a code fence, the command that printed it) 33-62 of 600 passwords reached the summary model (a
+    red-team pass), and in a tool's JSON answer, whose lines are the two characters \\n, 59."""
+    import random
+
+    rng = random.Random(5)
+    passwords = ["".join(rng.choice("abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(14)) + "!"
+                 for _ in range(600)]
+    text = intro + header + "\n" + "\n".join(row.format(n=n, p=p) for n, p in enumerate(passwords))
+    if as_json:
+        text = json.dumps({"output": text, "exit_code": 0})
+    whole = redact_secrets(text)
+    assert not any(p in whole for p in passwords)  # read whole, every one is recognised
+    sent = prompt.serialize([{"role": "user", "content": text}], redact=redact_secrets)
+    assert "user599" in sent  # the excerpt does show the table's end
+    assert [p for p in passwords if p in sent] == []
+
+
 def test_a_pruned_tool_call_line_never_shows_the_start_of_a_secret() -> None:
     """The one-line summary of a pruned tool call cuts its command at 80 characters: a token cut there was no longer
     recognisable, and the summary request carried 24 of its 40 characters (a red-team pass)."""
@@ -354,8 +381,8 @@ def test_a_credentials_file_read_through_a_tool_reaches_neither_the_summary_mode
             ("terminal", {"command": "cat creds.csv"}, json.dumps({"output": csv, "exit_code": 0, "error": None})),
             ("write_file", {"path": "/home/me/.pgpass", "content": pgpass}, json.dumps({"success": True})),
             ("read_file", {"path": "notes.md"}, json.dumps({"content": table, "total_lines": 3}))]):
-        messages += [{"role": "assistant", "content": "", "tool_calls": [{"id": f"c{n}", "type": "function", "function": {
-                         "name": tool, "arguments": json.dumps(arguments)}}]},
+        call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": json.dumps(arguments)}}
+        messages += [{"role": "assistant", "content": "", "tool_calls": [call]},
                      {"role": "tool", "tool_call_id": f"c{n}", "content": output}]
     messages.append({"role": "assistant", "content": "alice, bob, carol and dave."})
     for i in range(12):

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..events import Message
+from ..safety.engine.layouts import table_header
 from ..safety.engine.redact import redact_each, redact_secrets
 from .messages import role, text_of
 
@@ -226,12 +227,16 @@ def redacted_tail(text: str, chars: int, redact: Redactor) -> str:
     if len(window) == len(text):
         cleaned = redact(window)
     else:
-        # read under the text's first lines, where a table's header is (a credentials table's passwords are known by
-        # it: 62 of 600 reached the summary model once it was cut off; a red-team pass); the window's first line, cut
-        # by it, is no row of the table: dropped below, with whatever else at that end redaction left as it was
-        first, second = [*text[:_HEADER_CHARS].split("\n"), ""][:2]
-        top = first + "\n" + (second + "\n" if second.strip() and not second.strip(" |-:\t") else "")  # |---|---|
-        cut = window.find("\n") + 1
+        # read under the header of the table the window cuts into, else the text's first lines, where a table's
+        # header is (a credentials table's passwords are known by it: 62 of 600 reached the summary model once it was
+        # cut off, then 50-62 with a line above the header; red-team passes); the window's first line, cut by it, is
+        # no row of the table: dropped below, with whatever else at that end redaction left as it was
+        newline = "\\n" if "\n" not in window and "\\n" in window else "\n"  # a JSON string's lines: "\\n"
+        header = table_header(text, len(text) - len(window), newline)
+        first, second = [*text[:_HEADER_CHARS].split(newline), ""][:2]
+        top = header + newline if header else first + newline + (
+            second + newline if second.strip() and not second.strip(" |-:\t") else "")  # |---|---|
+        cut = window.find(newline) + len(newline) if newline in window else 0
         headed = redact(top + window[cut:]) if 0 < cut <= REDACT_SLACK else ""
         # the header held nothing redacted: what follows it is the window's rest
         cleaned = window[:cut] + headed[len(top):] if headed.startswith(top) else redact(window)

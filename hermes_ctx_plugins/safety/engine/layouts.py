@@ -249,6 +249,35 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
     return found
 
 
+def table_header(text: str, at: int, newline: str = "\n") -> str:
+    """The header line of the credentials table whose rows run on from ``at`` (a cut inside them), or ``""``: the
+    nearest line above naming a credential column among the lines, walked back from the first one after ``at``, that
+    have as many cells as it (a table's rows, its |---| rule). What a cut-off part of a table is read under.
+    ``newline``: what ends a line (``"\\n"`` in a JSON string)."""
+    found = text.find(newline, at)
+    if found < 0:
+        return ""
+    first = found + len(newline)
+    found = text.find(newline, first)
+    row = text[first:found if found >= 0 else len(text)]
+    for delimiter in _DELIMITERS if newline == "\n" else (",", "\\t", "|"):  # a JSON string's tab is "\\t" too
+        cells = row.count(delimiter)
+        if not cells:
+            continue
+        end = first - len(newline)  # where the line before the row ends
+        while end >= 0:
+            found = text.rfind(newline, 0, end)
+            start = found + len(newline) if found >= 0 else 0
+            line = text[start:end]
+            if line.count(delimiter) != cells:
+                break
+            if any(name.strip(_CELL_PADDING + "\r") in _column_names() for name in line.lower().split(delimiter)):
+                return line
+            end = found
+        return ""
+    return ""
+
+
 def _delimited(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is a whole cell (padding aside): a delimiter or a line's end on either side. A tab
     next to the name is read as the delimiter, not as padding (a TSV header: ``username<TAB>password``)."""
