@@ -230,7 +230,10 @@ class Progress:
             from rich.progress import Progress as Bars
 
             # stdout is not redirected: it is the command's result (data, the JSON document), not the bar's
-            self._bar = Bars(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            # a description is text, never rich markup: a service's error text holding "[/x]" ended the command
+            # with a MarkupError, and "[link=...]" drew a hyperlink (a red-team pass)
+            self._bar = Bars(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(),
+                             MofNCompleteColumn(),
                              TimeElapsedColumn(), console=Console(stderr=True), transient=True,
                              redirect_stdout=False)
             self._bar.start()

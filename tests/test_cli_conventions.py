@@ -364,6 +364,25 @@ def test_compress_shows_progress_at_a_terminal(seeded: Path) -> None:
     assert json.loads(out)["compressed"]
 
 
+def test_compress_shows_a_services_error_text_as_text_at_a_terminal(seeded: Path) -> None:
+    """The summary model's error text is the status line of the bar and a line of the report: its terminal controls
+    are shown as escapes and its brackets as brackets (a red-team pass: "[/oops]" ended the command with rich's
+    MarkupError, "[link=...]" drew a hyperlink, an OSC sequence set the terminal's title)."""
+    from hermes_ctx_plugins.testing import StubOpenAIServer
+
+    hostile = "upstream said [/oops] [link=https://evil.example/x]click[/link] \x1b]0;pwned\x07\x1b[2J"
+    with StubOpenAIServer(model="gpt-4o") as stub:
+        stub.fail(500, hostile, times=100)
+        (home() / "config.yaml").write_text(CONFIG.replace("context_length: 128000", "context_length: 128000, "
+                                            f"base_url: '{stub.base_url}', api_key: k").replace("window", "summarize"),
+                                            encoding="utf-8")
+        code, bar, out = _run_in_pty(["compress", str(seeded / "transcript.json")], stream="stderr")
+    assert stub.chat_requests, "the summary model was asked (and failed)"
+    assert code == 0 and b"MarkupError" not in bar and b"Traceback" not in bar
+    assert b"\x1b]8;" not in bar and b"pwned\x07" not in bar and b"\x1b[2J" not in bar  # no link, title, clear
+    assert b"\x1b" not in out and b"[/oops]" in out and b"\\x1b]0;pwned\\x07" in out  # the report: escapes
+
+
 def test_migration_shows_progress_at_a_terminal(seeded: Path, postgres_dsn: str,
                                                  request: pytest.FixtureRequest) -> None:
     schema = "conv_" + hashlib.sha1(request.node.name.encode()).hexdigest()[:12]  # this test's own tables

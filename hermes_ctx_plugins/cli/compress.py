@@ -90,13 +90,13 @@ def run(args: argparse.Namespace) -> int:
         print_json(report)
         return 0
     saved = result.saved_ratio * 100
-    print(f"{label}: {host.compressor.name} — "
+    print(f"{shown(label)}: {host.compressor.name} — "
           + ("compressed" if result.compressed else "unchanged"))
     print(f"  messages  {len(messages):>8,} → {len(result.messages):,} "
           f"({kept:,} kept verbatim, {len(result.removed):,} removed or rewritten)")
     print(f"  tokens    {result.tokens_before:>8,} → {result.tokens_after:,} ({saved:.0f}% saved)")
-    for line in [*notes, *events]:
-        print(f"  - {line}")
+    for line in [*notes, *events]:  # a service's error text among them: its terminal controls as escapes
+        print(f"  - {shown(line)}")
     if result.summary:
         print(shown("\nsummary:\n" + "\n".join(f"  {line}" for line in result.summary.splitlines())))
     if args.show:
