@@ -315,6 +315,29 @@ def test_a_pruned_tool_call_line_never_shows_the_start_of_a_secret() -> None:
     assert "ci.example.com" in line and token[:8] not in line  # one long word: redacted before it is cut
 
 
+def test_a_pruned_tool_call_line_never_shows_part_of_a_quoted_passphrase_or_of_a_long_token() -> None:
+    """A cut at a space inside a quoted value kept "-p'correct horse battery", no longer read as a password (29 of
+    32 characters reached the summary model); a JWT longer than the line's read was redacted only as far as read,
+    not recognised, and its start kept (a red-team pass)."""
+    from hermes_ctx_plugins.compression.tool_summary import summarize_tool_result
+
+    passphrase = "correct horse battery staple 42!"
+    ok = json.dumps({"output": "ok", "exit_code": 0})
+    for pad in range(0, 40, 2):
+        for command in (f"mysql -uroot{' -v' * pad} -p'{passphrase}' prod",
+                        f'curl -s{" -s" * pad} -u admin:"{passphrase}" https://x.example.com'):
+            line = summarize_tool_result("terminal", {"command": command}, ok)
+            assert line.startswith("[terminal] ran `") and "exit 0" in line
+            sent = redact_secrets(line)  # as the summary request's redaction leaves it
+            assert not any(passphrase[:n] in sent for n in range(6, len(passphrase) + 1)), line
+    jwt = ("eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9." + "eyJzdWIiOiIyNDgyODk3NjEwMDEiLCJuYW1lIjoiSmFuZSBEb2UifQ" * 8
+           + "." + "rHQjEmBqn9Jre0OLykYNnspA10Qql2rvx4FsD00jwlB0Sym4NzpgvPKsDjn_wMkHxcp6CilPcoKrWHcipR2iAjz")
+    line = summarize_tool_result("browser_navigate", {"url": f"https://app.example.com/cb/{jwt}"}, "ok")
+    assert "app.example.com" in line and jwt[:40] not in redact_secrets(line)
+    prose = "what's the deploy plan for the staging cluster tomorrow morning, and who's on call for it?"
+    assert "what's the deploy plan" in summarize_tool_result("clarify", {"question": prose}, "ok")  # no quote there
+
+
 @pytest.mark.parametrize("redact", [True, False])
 def test_inside_hermes_the_summary_request_is_redacted(redact: bool, main: StubOpenAIServer,
                                                        aux: StubOpenAIServer) -> None:

@@ -66,14 +66,45 @@ def _clip(value: object, limit: int) -> str:
     if len(line) <= limit:
         return line
     keep = max(limit - 3, 0)
+    if _open_quote(line, keep) >= 0:  # the cut falls inside a quoted value ("-p'correct horse battery ..."): what is
+        line = redact_secrets(line)  # kept of it would no longer read as a password; redacted whole first
+        if len(line) <= limit:
+            return line
     if line[keep] != " ":  # the cut falls inside a word
         space = line.rfind(" ", 0, keep)
         if space > 0:
             return line[:space] + " ..."
+        if " " not in line and prefix < len(text):  # one long word, read only in part: read it whole (to a bound)
+            end = _WHITE.search(text, prefix, prefix + _WORD_MAX)
+            if end is None and prefix + _WORD_MAX < len(text):
+                return "..."  # a blob longer than any secret redaction reads whole: none of it is shown
+            line = " ".join(text[:end.start() if end else len(text)].split())
         line = redact_secrets(line)  # one long word: a URL, a blob (seldom)
         if len(line) <= limit:
             return line
     return line[:keep] + "..."
+
+
+#: the longest single word :func:`_clip` reads whole to redact it before it cuts it
+_WORD_MAX = 8_192
+_WHITE = re.compile(r"\s")
+
+
+def _open_quote(line: str, end: int) -> int:
+    """Where the quote (shell-style, ``'`` or ``"``) still open at ``line[end]`` starts, or -1."""
+    opened, i = -1, 0
+    while True:
+        if opened < 0:
+            found = [q for q in (line.find("'", i, end), line.find('"', i, end)) if q >= 0]
+            if not found:
+                return -1
+            opened = min(found)
+            i = opened + 1
+        else:
+            close = line.find(line[opened], i, end)
+            if close < 0:
+                return opened
+            opened, i = -1, close + 1
 
 
 def label(tool_name: object) -> str:
