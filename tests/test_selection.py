@@ -117,6 +117,34 @@ def test_a_call_left_without_its_result_joins_the_assistant_message_beside_it(sa
     assert out[1]["content"] == (said or "(tool call removed)")
 
 
+def test_a_call_left_without_its_result_never_joins_a_summary_or_a_bridge_note() -> None:
+    """Joined to a compaction's bridge note or to an assistant-role summary, the call's text made them no longer read
+    as theirs once the in-process keys were gone (a resumed session): the bridge was not recognised, the summary no
+    longer ended with its marker (a red-team pass)."""
+    from hermes_ctx_plugins.compression.messages import (
+        BRIDGE_KEY,
+        BRIDGE_TEXT,
+        SUMMARY_END_MARKER,
+        SUMMARY_KEY,
+        is_bridge,
+        is_summary,
+    )
+    from hermes_ctx_plugins.compression.summarize import _framed
+
+    def resumed(message: dict[str, Any]) -> dict[str, Any]:  # hermes drops the "_" keys
+        return {key: value for key, value in message.items() if not key.startswith("_")}
+
+    summary = {"role": "user", "content": _framed("## Goal\nShip it."), SUMMARY_KEY: True}
+    bridge = {"role": "assistant", "content": BRIDGE_TEXT, BRIDGE_KEY: True}
+    out = sanitize_tool_pairs([user(), assistant("hello"), summary, bridge,
+                               assistant("Running the deploy script now.", calls=("abc",)), tool("abc "), user()])
+    assert [m["content"] for m in out if is_bridge(resumed(m))] == [BRIDGE_TEXT]
+    assert "Running the deploy script now." in [m["content"] for m in out]  # kept, as its own message
+    summary = {"role": "assistant", "content": _framed("## Goal\nShip it."), SUMMARY_KEY: True}
+    out = sanitize_tool_pairs([user(), summary, assistant("rm -rf build", calls=("x1",)), tool("x1 "), user()])
+    assert out[1]["content"].endswith(SUMMARY_END_MARKER) and is_summary(resumed(out[1]))
+
+
 def test_sanitize_tool_pairs_strips_orphans_both_ways() -> None:
     messages = [user(), assistant("", calls=("kept", "orphan-call")), tool("kept"), tool("orphan-result"),
                 assistant("", calls=("gone",)), user()]

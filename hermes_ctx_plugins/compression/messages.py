@@ -195,7 +195,8 @@ def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
 def _joined(messages: list[Message], emptied: set[int]) -> list[Message]:
     """``messages`` with each emptied call message (its calls removed) joined to an assistant message beside it
     (the one before, unless it has calls of its own; else the one after), or, with none beside it, kept with its
-    text or a note saying what was there."""
+    text or a note saying what was there. A compaction's summary or bridge note is no such neighbour: text added
+    to it would no longer read as its own (a red-team pass: the bridge stopped being recognised after a resume)."""
     out: list[Message] = []
     for at, message in enumerate(messages):
         if at not in emptied:
@@ -204,16 +205,21 @@ def _joined(messages: list[Message], emptied: set[int]) -> list[Message]:
         text = text_of(message.get("content")).strip()
         before = out[-1] if out else None
         after = messages[at + 1] if at + 1 < len(messages) else None
-        if before is not None and role(before) == "assistant" and not before.get("tool_calls"):
+        if before is not None and role(before) == "assistant" and not before.get("tool_calls") and not _ours(before):
             if text:
                 out[-1] = {**before, "content": append_text(before.get("content"), "\n\n" + text)}
-        elif after is not None and role(after) == "assistant":
+        elif after is not None and role(after) == "assistant" and not _ours(after):
             if text:
                 messages[at + 1] = {**after, "content": append_text(after.get("content"), text + "\n\n",
                                                                     prepend=True)}
         else:
             out.append(message if text else {**message, "content": "(tool call removed)"})
     return out
+
+
+def _ours(message: Message) -> bool:
+    """Whether ``message`` is a compaction's own: a summary or a bridge note."""
+    return is_summary(message) or is_bridge(message)
 
 
 def append_text(content: Any, text: str, *, prepend: bool = False) -> Any:
