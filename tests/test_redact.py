@@ -227,6 +227,27 @@ def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
         assert redact_secrets(escaped) == escaped
 
 
+@pytest.mark.parametrize(("spelt", "label"), [
+    (GITHUB.replace("p", "\u0440", 1), "github-token"),  # Cyrillic er
+    ("\u0262\u029c\u1d18" + GITHUB[3:], "github-token"),  # small capitals
+    (GITHUB.replace("_", "\u02cd", 1), "github-token"),  # modifier letter low macron
+    (OPENAI.replace("-", "\u2010"), "openai-key"), (OPENAI.replace("-", "\u2212", 1), "openai-key"),
+    (OPENAI.replace("s", "\u0455", 1), "openai-key"),  # Cyrillic dze
+    ("\u0410" + AWS_ID[1:], "aws-access-key"),  # Cyrillic capital A
+])
+def test_a_look_alike_letter_or_dash_in_a_tokens_prefix_does_not_hide_it(spelt: str, label: str) -> None:
+    """Token formats are read with their case, so the folded view's look-alikes (lower case) did not serve them: one
+    Cyrillic or Greek letter, a small capital, a Unicode hyphen or minus in the prefix hid the whole token (a
+    red-team pass)."""
+    assert redact_secrets(f"use {spelt} now") == f"use [REDACTED:{label}] now"
+    pem = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2n8oRdk4YQqTq9Jk7l\n"
+           "-----END RSA PRIVATE KEY-----")
+    for spelt_pem in (pem.replace("KEY", "K\u0415Y", 1), pem.replace("PRIVATE", "PR\u0399VATE", 1)):
+        assert "MIIEpAIBAAKCAQEA" not in redact_secrets(spelt_pem)
+    russian = "\u041f\u0440\u0438\u0432\u0435\u0442: \u0410\u041a\u0406\u0410 \u0443 \u043d\u0430\u0441"
+    assert redact_secrets(russian) == russian  # Russian stays as it is
+
+
 def test_the_scanner_reports_what_the_redactor_takes_out() -> None:
     """A memory write is refused for a secret the redactor would remove: one set of rules serves both."""
     for case in [c for c in CASES if c["kind"] == "secret" and "known_miss" not in c]:

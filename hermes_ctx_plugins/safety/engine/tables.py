@@ -8,6 +8,12 @@ LOOKALIKES = {pair[0]: pair[1] for pair in (  # look-alikes are the point, hence
     "Εe Ζz Ηh Ιi Κk Μm Νn Οo Ρp Τt Υy Χx αa βb γy εe ηn ιi κk νv οo ρp τt υu χx ωw ıi ȷj ɑa ɡg ɩi ᴀa ʙb ᴄc ᴅd ᴇe ɢg ʜh "  # noqa: RUF001
     "ɪi ᴊj ᴋk ʟl ᴍm ɴn ᴏo ᴘp ʀr ꜱs ᴛt ᴜu ᴠv ᴡw ʏy ᴢz").split()}  # noqa: RUF001
 LOOKALIKES.update(zip("。、【】〔〕‘’“”「」『』《》", (". ", ",", *"[][]''", *'""""""""'), strict=True))  # noqa: RUF001
+#: what the normalised view (token formats, case kept) reads a look-alike as: a letter as the Latin one in its case
+#: (Cyrillic dze as S or s, a small capital G as g), a dash or a hyphen as "-", a low macron as "_": what spells a
+#: token's prefix with look-alikes (a Cyrillic "s" and U+2010 in "sk-proj-", U+02CD in "ghp_")
+LETTER_LOOKALIKES = {ch: latin.upper() if ch.isupper() else latin for ch, latin in LOOKALIKES.items()
+                     if ch.isalpha() and latin.isascii() and latin.isalpha()}
+LETTER_LOOKALIKES.update(dict.fromkeys("\u2010\u2011\u2012\u2013\u2212", "-"), **{"\u02cd": "_"})
 #: Hangul fillers, letters that render as nothing, and the blank braille pattern, a symbol that renders as a space
 #: but is no white space (it split a token out of the rules' sight)
 FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable
 
 from ..rules.record import lazy
-from .tables import FILLERS, IGNORABLE_RANGES, LEET, LOOKALIKES, TRADITIONAL
+from .tables import FILLERS, IGNORABLE_RANGES, LEET, LETTER_LOOKALIKES, LOOKALIKES, TRADITIONAL
 
 #: a found span: (start, end, label), as indices into the text
 Span = tuple[int, int, str]
@@ -62,6 +62,8 @@ def _norm_char(ch: str) -> str | None:
     (fullwidth letters to ASCII), case kept."""
     if unicodedata.category(ch) in ("Cf", "Mn", "Me") or ch in FILLERS or _hidden_control(ch) or _ignorable(ch):
         return None
+    if ch in LETTER_LOOKALIKES:  # a token's prefix or a PEM header spelt with a look-alike letter (Cyrillic, Greek)
+        return LETTER_LOOKALIKES[ch]
     return unicodedata.normalize("NFKC", ch)
 
 
