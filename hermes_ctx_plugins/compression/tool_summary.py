@@ -66,7 +66,7 @@ def _clip(value: object, limit: int) -> str:
     if len(line) <= limit:
         return line
     keep = max(limit - 3, 0)
-    if _open_quote(line, keep) >= 0:  # the cut falls inside a quoted value ("-p'correct horse battery ..."): what is
+    if _in_quote(line, keep):  # the cut falls inside a quoted value ("-p'correct horse battery ..."): what is
         line = redact_secrets(line)  # kept of it would no longer read as a password; redacted whole first
         if len(line) <= limit:
             return line
@@ -90,21 +90,17 @@ _WORD_MAX = 8_192
 _WHITE = re.compile(r"\s")
 
 
-def _open_quote(line: str, end: int) -> int:
-    """Where the quote (shell-style, ``'`` or ``"``) still open at ``line[end]`` starts, or -1."""
-    opened, i = -1, 0
+def _in_quote(line: str, end: int) -> bool:
+    """Whether a quote (shell-style, ``'`` or ``"``) is still open at ``line[end]``."""
+    at = 0
     while True:
+        opened = min((q for q in (line.find("'", at, end), line.find('"', at, end)) if q >= 0), default=-1)
         if opened < 0:
-            found = [q for q in (line.find("'", i, end), line.find('"', i, end)) if q >= 0]
-            if not found:
-                return -1
-            opened = min(found)
-            i = opened + 1
-        else:
-            close = line.find(line[opened], i, end)
-            if close < 0:
-                return opened
-            opened, i = -1, close + 1
+            return False
+        closed = line.find(line[opened], opened + 1, end)
+        if closed < 0:
+            return True
+        at = closed + 1
 
 
 def label(tool_name: object) -> str:
