@@ -298,6 +298,48 @@ def test_a_credentials_table_under_a_line_of_its_own_is_redacted_in_the_excerpt(
     assert [p for p in passwords if p in sent] == []
 
 
+@pytest.mark.parametrize("shape", ["note with a comma", "tsv name with a comma", "json indented", "json then a line",
+                                   "json crlf", "tsv json indented"])
+def test_a_credentials_table_of_mixed_delimiters_or_in_indented_json_is_redacted_in_the_excerpt(shape: str) -> None:
+    """The header was looked for under the first delimiter the cut row held (a comma in a Markdown note or a TSV
+    name hid the table: 36-54 of 600), and in a JSON answer only when the excerpt held no real line break
+    (pretty-printed JSON, or a line after it: 55-59 of 600; a red-team pass)."""
+    import random
+
+    rng = random.Random(9)
+    passwords = ["".join(rng.choice("abcdefghjkmnpqrstuvwyzABCDEFGHJKLMNPQRSTUVWYZ23456789") for _ in range(14)) + "!"
+                 for _ in range(600)]
+    if shape == "note with a comma":
+        table = "| user | password | note |\n|---|---|---|\n" + "\n".join(
+            f"| user{n} | {p} | on call, EU |" for n, p in enumerate(passwords))
+    elif shape.startswith("tsv"):
+        table = "name\tusername\tpassword\n" + "\n".join(f"Smith, A{n}\tuser{n}\t{p}" for n, p in enumerate(passwords))
+    else:
+        table = "username,password\n" + "\n".join(f"user{n},{p}" for n, p in enumerate(passwords))
+    text = "Accounts exported today:\n" + table
+    if shape == "json crlf":
+        text = json.dumps({"output": text.replace("\n", "\r\n"), "exit_code": 0})
+    elif shape.endswith("indented"):
+        text = json.dumps({"output": text, "exit_code": 0}, indent=2)
+    elif shape == "json then a line":
+        text = json.dumps({"output": text, "exit_code": 0}) + "\n(the command took 0.2 s)"
+    sent = prompt.serialize([{"role": "user", "content": text}], redact=redact_secrets)
+    assert "user599" in sent
+    assert [p for p in passwords if p in sent] == []
+
+
+def test_the_header_above_a_cut_is_looked_for_over_a_bounded_number_of_lines() -> None:
+    """Walking back over every line of a 16 MB table took a compaction from 3 s to 14 s (a red-team pass): the walk
+    stops after a bounded number of lines, however long the text."""
+    from hermes_ctx_plugins.safety.engine import layouts
+
+    rows = [f"user{n},pw{n:07d}" for n in range(200_000)]
+    text = "Accounts:\nusername,password\n" + "\n".join(rows)
+    near = text.index(rows[layouts._HEADER_LINES // 2])
+    assert layouts.table_header(text, near) == "username,password"  # within reach: found
+    assert layouts.table_header(text, text.index(rows[-10])) == ""  # 200,000 lines back: not walked to
+
+
 def test_a_pruned_tool_call_line_never_shows_the_start_of_a_secret() -> None:
     """The one-line summary of a pruned tool call cuts its command at 80 characters: a token cut there was no longer
     recognisable, and the summary request carried 24 of its 40 characters (a red-team pass)."""

@@ -231,8 +231,11 @@ def redacted_tail(text: str, chars: int, redact: Redactor) -> str:
         # header is (a credentials table's passwords are known by it: 62 of 600 reached the summary model once it was
         # cut off, then 50-62 with a line above the header; red-team passes); the window's first line, cut by it, is
         # no row of the table: dropped below, with whatever else at that end redaction left as it was
-        newline = "\\n" if "\n" not in window and "\\n" in window else "\n"  # a JSON string's lines: "\\n"
-        header = table_header(text, len(text) - len(window), newline)
+        for newline in ("\n", "\\n"):  # a JSON string's lines end with "\\n", pretty-printed or not
+            if newline in window and (header := table_header(text, len(text) - len(window), newline)):
+                break
+        else:
+            header, newline = "", "\\n" if "\n" not in window and "\\n" in window else "\n"
         first, second = [*text[:_HEADER_CHARS].split(newline), ""][:2]
         top = header + newline if header else first + newline + (
             second + newline if second.strip() and not second.strip(" |-:\t") else "")  # |---|---|
