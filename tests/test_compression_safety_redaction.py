@@ -380,6 +380,22 @@ def test_a_pruned_tool_call_line_never_shows_part_of_a_quoted_passphrase_or_of_a
     assert "what's the deploy plan" in summarize_tool_result("clarify", {"question": prose}, "ok")  # no quote there
 
 
+def test_a_pruned_tool_call_line_never_glues_its_ellipsis_to_a_password_nor_miscounts_escaped_quotes() -> None:
+    """A cut right after a password left "-pTr0ub4dorX3xQ9...", which the redactor reads as a placeholder: the whole
+    password reached the summary request; an escaped apostrophe (It\\'s) before a quoted passphrase flipped the quote
+    count, and 29 of its 32 characters did (a red-team pass)."""
+    from hermes_ctx_plugins.compression.tool_summary import summarize_tool_result
+
+    password, passphrase = "Tr0ub4dorX3xQ9", "correct horse battery staple 42!"
+    ok = json.dumps({"output": "ok", "exit_code": 0})
+    for pad in range(0, 60):
+        for command in (f"mysql -uroot{' -v' * (pad // 3)}{'x' * (pad % 3)} -p{password} prod",
+                        f"curl -s{' -s' * (pad // 3)}{'x' * (pad % 3)} -u admin:{password} https://x.example.com",
+                        f"echo It\\'s done;{' x' * pad} mysql -uroot -p'{passphrase}' prod"):
+            sent = redact_secrets(summarize_tool_result("terminal", {"command": command}, ok))
+            assert password not in sent and not any(passphrase[:n] in sent for n in range(6, 33)), sent
+
+
 @pytest.mark.parametrize("redact", [True, False])
 def test_inside_hermes_the_summary_request_is_redacted(redact: bool, main: StubOpenAIServer,
                                                        aux: StubOpenAIServer) -> None:

@@ -82,6 +82,8 @@ def _clip(value: object, limit: int) -> str:
         line = redact_secrets(line)  # one long word: a URL, a blob (seldom)
         if len(line) <= limit:
             return line
+    elif (space := line.rfind(" ", 0, keep)) > 0:  # the cut falls after a whole word, left out too: "..." glued
+        return line[:space] + " ..."  # to it would read as a placeholder ("-pTr0ub4dor..." is no password)
     return line[:keep] + "..."
 
 
@@ -91,16 +93,12 @@ _WHITE = re.compile(r"\s")
 
 
 def _in_quote(line: str, end: int) -> bool:
-    """Whether a quote (shell-style, ``'`` or ``"``) is still open at ``line[end]``."""
-    at = 0
-    while True:
-        opened = min((q for q in (line.find("'", at, end), line.find('"', at, end)) if q >= 0), default=-1)
-        if opened < 0:
-            return False
-        closed = line.find(line[opened], opened + 1, end)
-        if closed < 0:
-            return True
-        at = closed + 1
+    """Whether a quote (shell-style: ``'...'``, ``"..."``, a backslash escaping the next character but in single
+    quotes) is still open at ``line[end]``."""
+    return _QUOTES_CLOSED.fullmatch(line, 0, end) is None
+
+
+_QUOTES_CLOSED = re.compile(r"""(?:[^'"\\]|\\.|'[^']*+'|"(?:[^"\\]|\\.)*+")*+""", re.DOTALL)
 
 
 def label(tool_name: object) -> str:
