@@ -220,6 +220,18 @@ def _utf16_units(c: str) -> str:
     return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
 
 
+@pytest.mark.parametrize("command", [f"curl -u admin:{PW1}", f"mysql -uroot -p{PW1}", f"sshpass -p {PW1}",
+                                     f"redis-cli -a {PW1}", f"docker login -u bot -p '{PW1}'"])
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_tool_calls_arguments_stay_valid_json_with_the_password_taken_out(command: str, compact: bool) -> None:
+    """A shell word read in the raw JSON ran on past its string's end quote ('-pX", "background": false}' was one
+    word), and its redaction took the arguments' structure with it: the archive kept invalid JSON (a red-team pass)."""
+    arguments = {"command": command, "background": False, "timeout": 60}
+    written = json.dumps(arguments, separators=(",", ":") if compact else None)
+    back = json.loads(redact_secrets(written))
+    assert back == {**arguments, "command": redact_secrets(command)} and PW1 not in back["command"]
+
+
 def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
     for value in ({"output": "step 1\npassword reset sent to alice\nuser,count\nbob,3\n", "exit_code": 0},
                   {"output": 'printf "user: %s\\n" "$USER"\nexit 0', "note": 'a \\u00e9 \\" quote'}):

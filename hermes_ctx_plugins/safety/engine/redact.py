@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 from collections.abc import Sequence
 
 from ..rules.record import lazy
@@ -78,10 +79,13 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
             tried.covered = m.end()
             (tokens if rule.view == "normalised" else found).append((start, end, label))
     gates = views.words.union(present or ())  # the words and rule triggers in the text: what gates a layout
-    layouts = paired_spans(norm.text, tokens) + option_spans(norm.text, gates) + line_spans(norm.text)
-    layouts += table_spans(norm.text, norm.lowered, gates) + (
+    # a JSON document's commands are read in its strings alone: read raw, a shell word ran on past the string's end
+    # quote ('"-pX", "background": false}' was one word) and its redaction took the JSON's structure with it
+    json_document = _json_document(norm.text)
+    layouts = paired_spans(norm.text, tokens) + ([] if json_document else option_spans(norm.text, gates))
+    layouts += line_spans(norm.text) + table_spans(norm.text, norm.lowered, gates) + (
         _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
-    if _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments): the layouts read them too
+    if json_document or _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments)
         # escaped letters ("\u5bc6\u7801", 密码) are read only where a column's name is written so
         plain = Unescaped(norm.text, letters="\\u" in norm.text and bool(escaped_columns(norm.lowered)))
         # a word right after an escape is glued to its letter ("\\npassword" holds the word "npassword")
@@ -95,6 +99,18 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
 
 
 _MARKER = lazy(r"\[REDACTED:[\w-]+\]")
+
+
+def _json_document(text: str) -> bool:
+    """Whether ``text`` is a JSON object or array (a tool call's arguments, a tool's answer)."""
+    stripped = text.strip()
+    if not ((stripped[:1] == "{" and stripped[-1:] == "}") or (stripped[:1] == "[" and stripped[-1:] == "]")):
+        return False
+    try:
+        json.loads(stripped)
+    except (ValueError, RecursionError):
+        return False
+    return True
 _ESCAPED_BREAK = "\\n"  # a line break as a JSON string writes it
 
 
