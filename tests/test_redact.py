@@ -232,6 +232,22 @@ def test_a_tool_calls_arguments_stay_valid_json_with_the_password_taken_out(comm
     assert back == {**arguments, "command": redact_secrets(command)} and PW1 not in back["command"]
 
 
+@pytest.mark.parametrize("written", [
+    "db.internal:5432:app:alice:{pw}\r\nreplica:5432:app:bob:{pw}\r\n",  # a file edited on Windows
+    "db.internal:5432:app:alice:{pw} \n",  # a trailing blank
+    "cat > ~/.pgpass <<EOF\n  db.internal:5432:app:alice:{pw}\nEOF\n",  # indented in a heredoc
+    "echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "     1\tdb.internal:5432:app:alice:{pw}\n",  # cat -n
+    "db.internal:5432:app:alice:{pw}\\:more\n",  # PostgreSQL's escaped colon
+])
+def test_a_pgpass_line_is_found_as_it_is_written_in_practice(written: str) -> None:
+    """Only the bare line was read: CRLF, a trailing blank, an indent, an echo into the file, cat -n's numbers or an
+    escaped colon kept the password (a red-team pass). What is no password stays."""
+    for pw in ("kT9#vLq2Wz8mRx", "correct horse battery"):
+        out = redact_secrets(written.format(pw=pw))
+        assert pw not in out and "kT9" not in out and "db.internal:5432:app:alice:[REDACTED:password]" in out
+
+
 def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
     for value in ({"output": "step 1\npassword reset sent to alice\nuser,count\nbob,3\n", "exit_code": 0},
                   {"output": 'printf "user: %s\\n" "$USER"\nexit 0', "note": 'a \\u00e9 \\" quote'}):
