@@ -248,6 +248,36 @@ def test_a_pgpass_line_is_found_as_it_is_written_in_practice(written: str) -> No
         assert pw not in out and "kT9" not in out and "db.internal:5432:app:alice:[REDACTED:password]" in out
 
 
+@pytest.mark.parametrize("name", ["quoted comma", "psql", "mysql", "sqlite box"])
+def test_a_credentials_table_is_read_with_quoted_cells_and_as_database_clients_print_it(name: str) -> None:
+    """A CSV row holding "on call, EU" ended the table (its password and every one after it were kept); the tables
+    psql, the mysql client and sqlite3 -box print were not read at all (a red-team pass)."""
+    table = {
+        "quoted comma": f'username,password,note\nalice,{PW1},admin\nbob,{PW2},"on call, EU"\ncarol,"{PW1}x",ops\n',
+        "psql": f" username | password\n----------+----------\n alice    | {PW1}\n bob      | {PW2}\n(2 rows)\n",
+        "mysql": f"+----------+----------------+\n| username | password       |\n+----------+----------------+\n"
+                 f"| alice    | {PW1} |\n| bob      | {PW2} |\n+----------+----------------+\n",
+        "sqlite box": f"\u250c\u2500\u2500\u252c\u2500\u2500\u2510\n\u2502 username \u2502 password \u2502\n"
+                      f"\u251c\u2500\u2500\u253c\u2500\u2500\u2524\n\u2502 alice \u2502 {PW1} \u2502\n"
+                      f"\u2502 bob \u2502 {PW2} \u2502\n\u2514\u2500\u2500\u2534\u2500\u2500\u2518\n",
+    }[name]
+    for text in (table, json.dumps({"output": table, "exit_code": 0})):
+        out = redact_secrets(text)
+        assert PW1 not in out and PW2 not in out and "alice" in out and "bob" in out
+
+
+@pytest.mark.parametrize("text", [
+    "| option | default | meaning |\n|---|---|---|\n| timeout | 30 | seconds |\n| token | none | the API token |\n"
+    "| retries | 3 | how often |\n",
+    "column,type\nid,integer\npassword,text\ncreated_at,timestamp\nupdated_at,timestamp\n",
+])
+def test_a_row_naming_a_credential_column_inside_a_table_is_no_header(text: str) -> None:
+    """An options table's "| token | ... |" row or a schema's "password,text" row was read as a header, and the
+    cells under it were redacted: "timeout", "created_at" (a red-team pass)."""
+    assert redact_secrets(text) == text
+    assert redact_secrets(json.dumps({"output": text})) == json.dumps({"output": text})
+
+
 def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
     for value in ({"output": "step 1\npassword reset sent to alice\nuser,count\nbob,3\n", "exit_code": 0},
                   {"output": 'printf "user: %s\\n" "$USER"\nexit 0', "note": 'a \\u00e9 \\" quote'}):

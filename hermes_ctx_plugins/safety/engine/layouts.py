@@ -223,9 +223,10 @@ def _column_forms() -> dict[str, list[tuple[str, tuple[str, ...]]]]:
     return forms
 
 
-_CELL_PADDING, _DELIMITERS = " \t\"'`*", (",", "\t", "|")
+_CELL_PADDING, _DELIMITERS = " \t\"'`*", (",", "\t", "|", "\u2502")  # U+2502: sqlite3 -box, psql's unicode border
 _NAME_PADDING = _CELL_PADDING.replace("\t", "")
-_TABLE_RULE = lazy(r"[\s|:+=-]*")  # a Markdown table's |---|---| line
+#: a table's rule line: Markdown's |---|---|, psql's ----+----, mysql's +----+, box drawing's ├────┼────┤
+_TABLE_RULE = lazy(r"[\s|:+=\-\u2500-\u257f]*")
 
 
 def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
@@ -293,7 +294,7 @@ def _delimited(text: str, start: int, end: int) -> bool:
         start -= 1
     while end < len(text) and text[end] in _NAME_PADDING:
         end += 1
-    return (not start or text[start - 1] in ",\t|\n") and (end == len(text) or text[end] in ",\t|\r\n")
+    return (not start or text[start - 1] in ",\t|\u2502\n") and (end == len(text) or text[end] in ",\t|\u2502\r\n")
 
 
 def _line(text: str, start: int) -> int:
@@ -302,32 +303,80 @@ def _line(text: str, start: int) -> int:
 
 
 def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
-    """(where the table that starts at ``start`` ends, the secret cells of it) -- if a credential column heads it."""
+    """(where the table that starts at ``start`` ends, the secret cells of it) -- if a credential column heads it.
+
+    Rule lines are passed over (a database client's ----+---- under its header); a CSV or TSV cell may be quoted,
+    delimiters and all (a row holding "on call, EU" ended the table: its password and every one after it were kept);
+    a line naming a credential column under two rows of as many cells, or between two rows of a |-table, is one of
+    its rows, not a header (a schema's "password,text" row or an options table's "| token | ... |" had the rows under
+    it redacted). A red-team pass."""
     header_end = _line(text, start)
-    header = lowered[start:header_end]
+    header = lowered[start:header_end].rstrip("\r")
     for delimiter in _DELIMITERS:
-        names = header.split(delimiter)
-        columns = [n for n, name in enumerate(names) if name.strip(_CELL_PADDING + "\r") in _column_names()]
+        names = [header[a:b] for a, b in _cells(header, delimiter)]
+        columns = [n for n, name in enumerate(names) if name.strip(_CELL_PADDING) in _column_names()]
         if len(names) >= 2 and columns:
             break
     else:
         return header_end, []
+    above = _rows_above(text, start, delimiter, len(names))
+    if above >= 2 or (above and delimiter in "|\u2502" and not _rule_below(text, header_end)):
+        return header_end, []  # a row of the table above it, not its header
     found, row = [], header_end + 1
     while row < len(text):
         end = _line(text, row)
-        cells = text[row:end].rstrip("\r").split(delimiter)
+        line = text[row:end].rstrip("\r")
+        if line.strip() and _TABLE_RULE.fullmatch(line):
+            row = end + 1
+            continue
+        cells = _cells(line, delimiter)
         if len(cells) != len(names):
             break
-        if not _TABLE_RULE.fullmatch(text[row:end]):
-            offsets = list(itertools.accumulate((len(c) + 1 for c in cells[:-1]), initial=row))
-            for n in columns:
-                cell = cells[n].strip()
-                at = offsets[n] + cells[n].find(cell)
-                start_, end_ = _unquoted(text, at, at + len(cell))
-                if end_ - start_ >= 3 and not PLACEHOLDER.fullmatch(text[start_:end_]):
-                    found.append((start_, end_, "secret"))
+        for n in columns:
+            first, last = cells[n]
+            cell = line[first:last].strip()
+            at = row + first + line[first:last].find(cell)
+            start_, end_ = _unquoted(text, at, at + len(cell))
+            if end_ - start_ >= 3 and not PLACEHOLDER.fullmatch(text[start_:end_]):
+                found.append((start_, end_, "secret"))
         row = end + 1
     return row, found
+
+
+def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
+    """Where each cell of ``line`` is; a CSV or TSV cell in double quotes may hold the delimiter (RFC 4180)."""
+    if '"' not in line or delimiter not in ",\t":
+        bounds = list(itertools.accumulate((len(c) + 1 for c in line.split(delimiter)), initial=0))
+        return [(a, b - 1) for a, b in itertools.pairwise(bounds)]
+    pattern, spans, at = _QUOTED_CELL[delimiter], [], 0
+    while True:
+        m = pattern.match(line, at)
+        assert m is not None  # the pattern matches the empty string
+        spans.append(m.span())
+        if m.end() >= len(line) or line[m.end()] != delimiter:
+            return spans
+        at = m.end() + 1
+
+
+_QUOTED_CELL = {d: lazy(f'[ \\t]*+"(?:[^"]|"")*+"[ \\t]*+(?={d}|$)|[^{d}]*+') for d in (",", "\t")}
+
+
+def _rows_above(text: str, start: int, delimiter: str, cells: int) -> int:
+    """How many of the two lines above ``start`` (rule lines passed over) have ``cells`` cells, as a table's rows do."""
+    rows, end = 0, start - 1
+    while end > 0 and rows < 2:
+        above = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r")
+        if not (above.strip() and _TABLE_RULE.fullmatch(above)):
+            if len(_cells(above, delimiter)) != cells:
+                break
+            rows += 1
+        end = text.rfind("\n", 0, end)
+    return rows
+
+
+def _rule_below(text: str, end: int) -> bool:
+    below = text[end + 1:_line(text, end + 1)].rstrip("\r")
+    return bool(below.strip() and _TABLE_RULE.fullmatch(below))
 
 
 _CREDENTIAL_LINES = [(label, lazy(pattern, re.MULTILINE)) for label, pattern in CREDENTIAL_LINES]

@@ -87,7 +87,8 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
         _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
     if json_document or _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments)
         # escaped letters ("\u5bc6\u7801", 密码) are read only where a column's name is written so
-        plain = Unescaped(norm.text, letters="\\u" in norm.text and bool(escaped_columns(norm.lowered)))
+        plain = Unescaped(norm.text, letters="\\u" in norm.text and bool(
+            escaped_columns(norm.lowered) or "\\u2502" in norm.lowered))  # or a box-drawn table's border
         # a word right after an escape is glued to its letter ("\\npassword" holds the word "npassword")
         words = gates.union([word[1:] for word in gates if word[0] in "nrtbf"], non_ascii_columns(plain.text))
         found_in = line_spans(plain.text)
