@@ -278,6 +278,18 @@ def test_a_row_naming_a_credential_column_inside_a_table_is_no_header(text: str)
     assert redact_secrets(json.dumps({"output": text})) == json.dumps({"output": text})
 
 
+@pytest.mark.parametrize("name", ["csv", "pgpass", "tsv", "command"])
+def test_a_layout_in_json_inside_json_is_redacted(name: str) -> None:
+    """``kubectl get configmap -o json`` run through hermes' terminal tool: the file's lines are ``\\\\n`` in the
+    tool's answer, and every password reached the summary request (a red-team pass)."""
+    configmap = json.dumps({"kind": "ConfigMap", "data": {"the-file": LAYOUT_FILES[name]}}, indent=2)
+    answer = json.dumps({"output": configmap, "exit_code": 0})
+    redacted = redact_secrets(answer)
+    assert PW1 not in redacted and PW2 not in redacted
+    inner = json.loads(json.loads(redacted)["output"])["data"]["the-file"]  # both levels still valid JSON
+    assert inner == redact_secrets(LAYOUT_FILES[name])
+
+
 def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
     for value in ({"output": "step 1\npassword reset sent to alice\nuser,count\nbob,3\n", "exit_code": 0},
                   {"output": 'printf "user: %s\\n" "$USER"\nexit 0', "note": 'a \\u00e9 \\" quote'}):

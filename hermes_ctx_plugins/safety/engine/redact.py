@@ -86,20 +86,27 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     layouts += line_spans(norm.text) + table_spans(norm.text, norm.lowered, gates) + (
         _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
     if json_document or _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments)
-        # escaped letters ("\u5bc6\u7801", 密码) are read only where a column's name is written so
-        plain = Unescaped(norm.text, letters="\\u" in norm.text and bool(
-            escaped_columns(norm.lowered) or "\\u2502" in norm.lowered))  # or a box-drawn table's border
-        # a word right after an escape is glued to its letter ("\\npassword" holds the word "npassword")
-        words = gates.union([word[1:] for word in gates if word[0] in "nrtbf"], non_ascii_columns(plain.text))
-        found_in = line_spans(plain.text)
-        if opening_words(words):  # a command's program, a credential column's name: what the others start from
-            found_in += option_spans(plain.text, words) + table_spans(plain.text, lower(plain.text), words)
-        layouts += map(plain.span, found_in)
+        layouts += _escaped_layouts(norm.text, norm.lowered, gates)
     spans = [*map(norm.span, tokens), *found, *map(norm.span, layouts)]
     return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
 
 
 _MARKER = lazy(r"\[REDACTED:[\w-]+\]")
+
+
+def _escaped_layouts(text: str, lowered: str, gates: frozenset[str], levels: int = 2) -> list[Span]:
+    """The layouts of ``text`` read as a JSON string writes it out (:class:`~.views.Unescaped`), in ``text``'s
+    indices; JSON inside it (a kubectl answer in a tool's answer: its lines are ``\\\\n``) is read too."""
+    # escaped letters ("\u5bc6\u7801", 密码) are read only where a column's name or a box-drawn border is written so
+    plain = Unescaped(text, letters="\\u" in text and bool(escaped_columns(lowered) or "\\u2502" in lowered))
+    # a word right after an escape is glued to its letter ("\\npassword" holds the word "npassword")
+    words = gates.union([word[1:] for word in gates if word and word[0] in "nrtbf"], non_ascii_columns(plain.text))
+    found = line_spans(plain.text)
+    if opening_words(words):  # a command's program, a credential column's name: what the others start from
+        found += option_spans(plain.text, words) + table_spans(plain.text, lower(plain.text), words)
+    if levels > 1 and _ESCAPED_BREAK in plain.text:
+        found += _escaped_layouts(plain.text, lower(plain.text), words, levels - 1)
+    return list(map(plain.span, found))
 
 
 def _json_document(text: str) -> bool:
