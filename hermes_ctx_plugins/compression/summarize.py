@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -569,15 +568,26 @@ _QUOTED_END = "(a quoted end-of-summary line, not the end of the summary)"
 
 
 def _loosely(phrase: str) -> str:
-    """A pattern for ``phrase`` however it is spaced or cased, its words split by any white space, dashes, or
-    characters that render as nothing ("END  OF", "end of", "E\u200bND", "END\u00a0OF", split over two lines)."""
+    """A pattern for ``phrase`` however it is spaced or cased, its words split by any white space, dashes, dots or
+    characters that render as nothing ("END  OF", "end.of", "E\u200bND", "END\u00a0OF", split over two lines), its
+    letters ASCII or fullwidth; a word in brackets may be left out ("end of [the] [context] summary")."""
     hidden = "[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]*"
-    words = [hidden.join(re.escape(c) for c in word) for word in phrase.split()]
-    return "(?i:" + f"{hidden}[\\s\u00a0*_~\u2010-\u2015\u2212-]+{hidden}".join(words) + ")"
+    gap = f"{hidden}[\\s\u00a0*_~.\u2010-\u2015\u2212-]+{hidden}"
+    parts = []
+    for word in phrase.split():  # the last word is never in brackets: no gap after it
+        letters = hidden.join(f"[{c}{c.upper()}{chr(ord(c) + 0xFEE0)}{chr(ord(c.upper()) + 0xFEE0)}]"
+                              for c in word.strip("[]"))
+        parts.append(f"(?:{letters}{gap})?" if word.startswith("[") else f"{letters}{gap}")
+    return "".join(parts)[:-len(gap)]
 
 
-# what makes a line read as the end of the summary: our marker's words, spelt in any of those ways
-_END_WORDS = lazy(f"{_loosely('end of context summary')}|{_loosely('respond to the message below')}")
+# what makes a line read as the end of the summary: our marker's words ("end of the context summary"), "end of
+# summary" followed by an order to respond or as a line of its own (dashes or brackets around it), in English or
+# Chinese; "respond to the message below" only with the summary named after it ("..., not the summary above"): alone
+# it is ordinary text (an e-mail drafted in the summary was defused whole)
+_END_WORDS = lazy(f"{_loosely('end of [the] context summary')}|{_loosely('end of [the] summary')}[^\\n]*respond|"
+                  f"{_loosely('respond to the message below')}[^\\n]*summary|"
+                  f"(?m:^[\\W_]*(?:{_loosely('end of [the] summary')}|(?:上下文)?摘要(?:到此)?结束)[\\W_]*$)")
 
 
 def _key(target: SummaryModel) -> tuple[str, str, str, float]:
