@@ -290,6 +290,14 @@ def test_a_layout_in_json_inside_json_is_redacted(name: str) -> None:
     assert inner == redact_secrets(LAYOUT_FILES[name])
 
 
+def test_a_random_password_holding_xxx_in_mixed_case_is_no_placeholder() -> None:
+    """"xxx" marks a placeholder ("-p xxxx", "sk-xxxx"); a random password holding "Xxx" is none (one of 600 in a
+    credentials table was kept; a red-team pass)."""
+    table = "username,password\nalice,7aQXxxU3Nt6Sym!\n"
+    assert redact_secrets(table) == "username,password\nalice,[REDACTED:secret]\n"
+    assert redact_secrets("mysql -u root -pxxxxxxxx shop") == "mysql -u root -pxxxxxxxx shop"
+
+
 def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
     for value in ({"output": "step 1\npassword reset sent to alice\nuser,count\nbob,3\n", "exit_code": 0},
                   {"output": 'printf "user: %s\\n" "$USER"\nexit 0', "note": 'a \\u00e9 \\" quote'}):

@@ -231,8 +231,8 @@ NOT_SECRET_KEYS = lazy(r"(?i)user(?:[_-]?name)?|login|e-?mail|host(?:name)?|port
                        r"uri|endpoint")
 
 #: what an option's value is when it stands for a secret instead of being one: variables, templates, masks, and
-#: metavariables ("-p PASSWORD", "-p password")
-PLACEHOLDER = lazy(r"[$%<{\[*`?].*|[A-Z]+(?:_[A-Z]+)*|(?i:.*(?:\.\.\.|…|xxx).*|(?:your|my|the)?[_-]?(?:pass(?:word|"
+#: metavariables ("-p PASSWORD", "-p password"); "xxx" or "XXX" marks one, "xXx" inside a random one does not
+PLACEHOLDER = lazy(r"[$%<{\[*`?].*|[A-Z]+(?:_[A-Z]+)*|.*(?:\.\.\.|…|xxx|XXX).*|(?i:(?:your|my|the)?[_-]?(?:pass(?:word|"
                    r"wd)?|pwd|pw|secret|token|key|value|name|string|str|user(?:name)?))")
 
 #: column names of a credential table (a CSV export, a spreadsheet or Markdown table pasted as text), lower case, the
