@@ -311,6 +311,7 @@ def test_a_json_string_with_no_layout_in_it_comes_back_unchanged() -> None:
     (GITHUB.replace("_", "\u02cd", 1), "github-token"),  # modifier letter low macron
     (OPENAI.replace("-", "\u2010"), "openai-key"), (OPENAI.replace("-", "\u2212", 1), "openai-key"),
     (OPENAI.replace("s", "\u0455", 1), "openai-key"),  # Cyrillic dze
+    (OPENAI.replace("-", "\u2014", 1), "openai-key"), (GITHUB.replace("_", "\u2017", 1), "github-token"),
     ("\u0410" + AWS_ID[1:], "aws-access-key"),  # Cyrillic capital A
 ])
 def test_a_look_alike_letter_or_dash_in_a_tokens_prefix_does_not_hide_it(spelt: str, label: str) -> None:

@@ -13,7 +13,8 @@ LOOKALIKES.update(zip("。、【】〔〕‘’“”「」『』《》", (". ",
 #: token's prefix with look-alikes (a Cyrillic "s" and U+2010 in "sk-proj-", U+02CD in "ghp_")
 LETTER_LOOKALIKES = {ch: latin.upper() if ch.isupper() else latin for ch, latin in LOOKALIKES.items()
                      if ch.isalpha() and latin.isascii() and latin.isalpha()}
-LETTER_LOOKALIKES.update(dict.fromkeys("\u2010\u2011\u2012\u2013\u2212", "-"), **{"\u02cd": "_"})
+LETTER_LOOKALIKES.update(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\ufe58\u02d7\u058a\u05be", "-"),
+                         **dict.fromkeys("\u02cd\u2017", "_"))
 #: Hangul fillers, letters that render as nothing, and the blank braille pattern, a symbol that renders as a space
 #: but is no white space (it split a token out of the rules' sight)
 FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
