@@ -252,8 +252,9 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
 
 def table_header(text: str, at: int, newline: str = "\n") -> str:
     """The header line of the credentials table whose rows run on from ``at`` (a cut inside them), or ``""``: the
-    nearest line above naming a credential column among the lines, walked back from the first one after ``at``, that
-    have as many cells as it or are rules (|---|, ----+----). What a cut-off part of a table is read under.
+    first of the three topmost lines naming a credential column, among the lines walked back from the first one after
+    ``at`` that have as many cells as it or are rules (|---|, ----+----): a table's rows, its header and maybe a title
+    above it. What a cut-off part of a table is read under.
     ``newline``: what ends a line (``"\\n"`` in a JSON string). At most :data:`_HEADER_LINES` lines are walked: a
     longer table is read under its header only where that is the text's first line (its cost grows with what is cut
     off, not with the text: a 16 MB paste compacted 4.5x slower walking it all; a red-team pass)."""
@@ -266,8 +267,8 @@ def table_header(text: str, at: int, newline: str = "\n") -> str:
     escaped = newline != "\n"  # a JSON string's lines: its tab is "\\t", a line's "\r" is "\\r"
     for delimiter in _DELIMITERS if not escaped else (",", "\\t", "|"):
         cells = row.count(delimiter)
-        end = first - len(newline)  # where the line before the row ends
-        for _ in range(_HEADER_LINES if cells else 0):
+        end, top = first - len(newline), list[str]()  # where the line before the row ends; the run's 3 topmost lines
+        for _ in range(_HEADER_LINES if cells else 0):  # counting only: the header is at the top of the run
             if end < 0:
                 break
             found = text.rfind(newline, 0, end)
@@ -275,11 +276,13 @@ def table_header(text: str, at: int, newline: str = "\n") -> str:
             line = text[start:end]
             if line.count(delimiter) != cells and not (line.strip() and _TABLE_RULE.fullmatch(line)):
                 break
+            top = [line, *top[:2]]
+            end = found
+        for line in top:  # a title of as many cells may sit above the header ("Accounts, exported today")
             for name in line.lower().split(delimiter):
                 name = name.strip(_CELL_PADDING + "\r")
                 if (name.removesuffix("\\r").strip(_CELL_PADDING) if escaped else name) in _column_names():
                     return line
-            end = found
     return ""
 
 
