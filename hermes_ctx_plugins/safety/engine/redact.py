@@ -224,12 +224,34 @@ def redact_secrets(text: str) -> str:
     for _ in range(_MAX_PASSES):
         parts, last = [], 0
         for start, end, label in secret_spans(text):
+            if "\\" in text:  # a backslash escape is replaced whole or not at all: a JSON text stays JSON
+                start, end = max(_escape_at(text, start)[0], last), _escape_at(text, end)[1]
             parts += [text[last:start], f"[REDACTED:{label}]"]
             last = end
         if not parts:
             break
         text = "".join([*parts, text[last:]])
     return text
+
+
+def _escape_at(text: str, at: int) -> tuple[int, int]:
+    """The backslash escape (``\\"``, ``\\n``, ``\\u00e9``) ``at`` falls inside of, or ``(at, at)``: a redaction
+    starting or ending there would leave half of it (a key's value ending before the ``"`` of ``\\"`` took its
+    backslash, and the JSON string ended early; a red-team pass)."""
+    for start in range(at - 1, max(at - 6, -1), -1):
+        if text[start] != "\\":
+            continue
+        run = start  # the escape starts here if an even number of backslashes is right before it
+        while run and text[run - 1] == "\\":
+            run -= 1
+        if (start - run) % 2:
+            continue
+        length = 6 if _UNICODE_ESCAPE.match(text, start) else 2
+        return (start, start + length) if start < at < start + length else (at, at)
+    return at, at
+
+
+_UNICODE_ESCAPE = lazy(r"\\u[0-9a-fA-F]{4}")
 
 
 def redact_each(texts: Sequence[str]) -> list[str]:
