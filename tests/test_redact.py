@@ -248,12 +248,14 @@ def test_a_pgpass_line_is_found_as_it_is_written_in_practice(written: str) -> No
         assert pw not in out and "kT9" not in out and "db.internal:5432:app:alice:[REDACTED:password]" in out
 
 
-@pytest.mark.parametrize("name", ["quoted comma", "psql", "mysql", "sqlite box"])
+@pytest.mark.parametrize("name", ["quoted comma", "psql", "mysql", "sqlite box", "bitwarden"])
 def test_a_credentials_table_is_read_with_quoted_cells_and_as_database_clients_print_it(name: str) -> None:
     """A CSV row holding "on call, EU" ended the table (its password and every one after it were kept); the tables
     psql, the mysql client and sqlite3 -box print were not read at all (a red-team pass)."""
     table = {
         "quoted comma": f'username,password,note\nalice,{PW1},admin\nbob,{PW2},"on call, EU"\ncarol,"{PW1}x",ops\n',
+        "bitwarden": f"folder,name,login_uri,login_username,login_password,login_totp\n,Mail,https://m.example,alice,"
+                     f"{PW1},\n,Bank,https://b.example,bob,{PW2},\n",
         "psql": f" username | password\n----------+----------\n alice    | {PW1}\n bob      | {PW2}\n(2 rows)\n",
         "mysql": f"+----------+----------------+\n| username | password       |\n+----------+----------------+\n"
                  f"| alice    | {PW1} |\n| bob      | {PW2} |\n+----------+----------------+\n",

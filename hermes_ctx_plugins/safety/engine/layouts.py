@@ -238,7 +238,7 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
     for name, needs in (form for word in forms.keys() & present for form in forms[word]):
         i = lowered.find(name) if present.issuperset(needs) else -1
         while i >= 0:
-            if _delimited(lowered, i, i + len(name)):
+            if _delimited(lowered, i, i + len(name)) or _delimited(lowered, _prefixed(lowered, i), i + len(name)):
                 headers.add(lowered.rfind("\n", 0, i) + 1)
             i = lowered.find(name, i + len(name))
     found: list[Span] = []
@@ -248,6 +248,23 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
             lines_read, spans = _table_rows(text, lowered, first)
             found += spans
     return found
+
+
+def _prefixed(text: str, at: int) -> int:
+    """Where the word joined to ``text[at:]`` by "_" or "-" starts (``login_password``, Bitwarden's), or ``at``."""
+    start = at - 1
+    if start < 1 or text[start] not in "_-":
+        return at
+    while start and text[start - 1].isalnum():
+        start -= 1
+    return start if start < at - 1 else at
+
+
+def _is_column(name: str) -> bool:
+    """Whether a header cell (lower case, unpadded) names a credential column, itself or after a word joined by "_"
+    or "-" (``login_password``, ``root-pwd``, ``aws_secret_access_key``)."""
+    names = _column_names()
+    return name in names or any(c in "_-" and name[k + 1:] in names for k, c in enumerate(name))
 
 
 def table_header(text: str, at: int, newline: str = "\n") -> str:
@@ -281,7 +298,7 @@ def table_header(text: str, at: int, newline: str = "\n") -> str:
         for line in top:  # a title of as many cells may sit above the header ("Accounts, exported today")
             for name in line.lower().split(delimiter):
                 name = name.strip(_CELL_PADDING + "\r")
-                if (name.removesuffix("\\r").strip(_CELL_PADDING) if escaped else name) in _column_names():
+                if _is_column(name.removesuffix("\\r").strip(_CELL_PADDING) if escaped else name):
                     return line
     return ""
 
@@ -317,7 +334,7 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
     header = lowered[start:header_end].rstrip("\r")
     for delimiter in _DELIMITERS:
         names = [header[a:b] for a, b in _cells(header, delimiter)]
-        columns = [n for n, name in enumerate(names) if name.strip(_CELL_PADDING) in _column_names()]
+        columns = [n for n, name in enumerate(names) if _is_column(name.strip(_CELL_PADDING))]
         if len(names) >= 2 and columns:
             break
     else:
