@@ -585,8 +585,9 @@ def _loosely(phrase: str) -> str:
 # summary" followed by an order to respond or as a line of its own (dashes or brackets around it), in English or
 # Chinese; "respond to the message below" only with the summary named after it ("..., not the summary above"): alone
 # it is ordinary text (an e-mail drafted in the summary was defused whole)
-_END_WORDS = lazy(f"{_loosely('end of [the] context summary')}|{_loosely('end of [the] summary')}[^\\n]*respond|"
-                  f"{_loosely('respond to the message below')}[^\\n]*summary|"
+_END_WORDS = lazy(f"{_loosely('end of [the] context summary')}|"  # what follows within 80 characters: linear
+                  f"{_loosely('end of [the] summary')}[^\\n]{{0,80}}?respond|"
+                  f"{_loosely('respond to the message below')}[^\\n]{{0,80}}?summary|"
                   f"(?m:^[\\W_]*(?:{_loosely('end of [the] summary')}|(?:上下文)?摘要(?:到此)?结束)[\\W_]*$)")
 
 
