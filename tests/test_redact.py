@@ -248,12 +248,13 @@ def test_a_pgpass_line_is_found_as_it_is_written_in_practice(written: str) -> No
         assert pw not in out and "kT9" not in out and "db.internal:5432:app:alice:[REDACTED:password]" in out
 
 
-@pytest.mark.parametrize("name", ["quoted comma", "psql", "mysql", "sqlite box", "bitwarden"])
+@pytest.mark.parametrize("name", ["quoted comma", "quoted tab", "psql", "mysql", "sqlite box", "bitwarden"])
 def test_a_credentials_table_is_read_with_quoted_cells_and_as_database_clients_print_it(name: str) -> None:
     """A CSV row holding "on call, EU" ended the table (its password and every one after it were kept); the tables
     psql, the mysql client and sqlite3 -box print were not read at all (a red-team pass)."""
     table = {
         "quoted comma": f'username,password,note\nalice,{PW1},admin\nbob,{PW2},"on call, EU"\ncarol,"{PW1}x",ops\n',
+        "quoted tab": f'username\tpassword\tnote\nalice\t{PW1}\t"a\tb"\nbob\t{PW2}\tops\n',
         "bitwarden": f"folder,name,login_uri,login_username,login_password,login_totp\n,Mail,https://m.example,alice,"
                      f"{PW1},\n,Bank,https://b.example,bob,{PW2},\n",
         "psql": f" username | password\n----------+----------\n alice    | {PW1}\n bob      | {PW2}\n(2 rows)\n",
@@ -268,14 +269,27 @@ def test_a_credentials_table_is_read_with_quoted_cells_and_as_database_clients_p
         assert PW1 not in out and PW2 not in out and "alice" in out and "bob" in out
 
 
+@pytest.mark.parametrize("above", [
+    "Here are the staging accounts, as promised.\nPlease rotate them after first login, thanks.",
+    "| Accounts | exported today |", "| a | b |\n|---|---|\n| 1 | 2 |"])
+def test_a_credentials_table_under_lines_shaped_like_rows_is_still_read(above: str) -> None:
+    """Two lines of prose with a comma each above a CSV header looked like rows of a table, and the header was
+    rejected: every password was kept (a red-team pass over this session's change)."""
+    header, rows = ("username,password", "alice,{}\nbob,{}") if "," in above.split("\n")[0] else (
+        "| username | password |\n|---|---|", "| alice | {} |\n| bob | {} |")
+    text = f"{above}\n{header}\n" + rows.format(PW1, PW2)
+    out = redact_secrets(text)
+    assert PW1 not in out and PW2 not in out and above in out
+
+
 @pytest.mark.parametrize("text", [
     "| option | default | meaning |\n|---|---|---|\n| timeout | 30 | seconds |\n| token | none | the API token |\n"
     "| retries | 3 | how often |\n",
-    "column,type\nid,integer\npassword,text\ncreated_at,timestamp\nupdated_at,timestamp\n",
 ])
 def test_a_row_naming_a_credential_column_inside_a_table_is_no_header(text: str) -> None:
-    """An options table's "| token | ... |" row or a schema's "password,text" row was read as a header, and the
-    cells under it were redacted: "timeout", "created_at" (a red-team pass)."""
+    """An options table's "| token | ... |" row was read as a header, and the cells under it were redacted:
+    "retries" (a red-team pass). In a CSV a row cannot be told from a header under prose lines (a schema's
+    "password,text" row still reads as one: the leak the other way was worse)."""
     assert redact_secrets(text) == text
     assert redact_secrets(json.dumps({"output": text})) == json.dumps({"output": text})
 

@@ -269,7 +269,7 @@ def _is_column(name: str) -> bool:
 
 def table_header(text: str, at: int, newline: str = "\n") -> str:
     """The header line of the credentials table whose rows run on from ``at`` (a cut inside them), or ``""``: the
-    first of the three topmost lines naming a credential column, among the lines walked back from the first one after
+    first of the six topmost lines naming a credential column, among the lines walked back from the first one after
     ``at`` that have as many cells as it or are rules (|---|, ----+----): a table's rows, its header and maybe a title
     above it. What a cut-off part of a table is read under.
     ``newline``: what ends a line (``"\\n"`` in a JSON string). At most :data:`_HEADER_LINES` lines are walked: a
@@ -284,7 +284,7 @@ def table_header(text: str, at: int, newline: str = "\n") -> str:
     escaped = newline != "\n"  # a JSON string's lines: its tab is "\\t", a line's "\r" is "\\r"
     for delimiter in _DELIMITERS if not escaped else (",", "\\t", "|"):
         cells = row.count(delimiter)
-        end, top = first - len(newline), list[str]()  # where the line before the row ends; the run's 3 topmost lines
+        end, top = first - len(newline), list[str]()  # where the line before the row ends; the run's 6 topmost lines
         for _ in range(_HEADER_LINES if cells else 0):  # counting only: the header is at the top of the run
             if end < 0:
                 break
@@ -293,9 +293,9 @@ def table_header(text: str, at: int, newline: str = "\n") -> str:
             line = text[start:end]
             if line.count(delimiter) != cells and not (line.strip() and _TABLE_RULE.fullmatch(line)):
                 break
-            top = [line, *top[:2]]
+            top = [line, *top[:5]]
             end = found
-        for line in top:  # a title of as many cells may sit above the header ("Accounts, exported today")
+        for line in top:  # titles of as many cells may sit above the header ("Accounts, exported today")
             for name in line.lower().split(delimiter):
                 name = name.strip(_CELL_PADDING + "\r")
                 if _is_column(name.removesuffix("\\r").strip(_CELL_PADDING) if escaped else name):
@@ -327,9 +327,10 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
 
     Rule lines are passed over (a database client's ----+---- under its header); a CSV or TSV cell may be quoted,
     delimiters and all (a row holding "on call, EU" ended the table: its password and every one after it were kept);
-    a line naming a credential column under two rows of as many cells, or between two rows of a |-table, is one of
-    its rows, not a header (a schema's "password,text" row or an options table's "| token | ... |" had the rows under
-    it redacted). A red-team pass."""
+    a line naming a credential column under rows of a |-table whose rule is above them, with no rule under it, is
+    one of its rows, not a header (an options table's "| token | ... |" row had the rows under it redacted). In a CSV
+    that cannot be told: two lines of prose with a comma each above a real header looked like its rows (red-team
+    passes), so a schema's "password,text" row still reads as a header."""
     header_end = _line(text, start)
     header = lowered[start:header_end].rstrip("\r")
     for delimiter in _DELIMITERS:
@@ -339,9 +340,9 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
             break
     else:
         return header_end, []
-    above = _rows_above(text, start, delimiter, len(names))
-    if above >= 2 or (above and delimiter in "|\u2502" and not _rule_below(text, header_end)):
-        return header_end, []  # a row of the table above it, not its header
+    if delimiter in "|\u2502" and _under_a_header(text, start, delimiter, len(names)) and not _rule_under(
+            text, header_end):
+        return header_end, []  # a row of the |-table it is in, not its header (nor one of a table under it)
     found, row = [], header_end + 1
     while row < len(text):
         end = _line(text, row)
@@ -378,23 +379,29 @@ def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
         at = m.end() + 1
 
 
-_QUOTED_CELL = {d: lazy(f'[ \\t]*+"(?:[^"]|"")*+"[ \\t]*+(?={d}|$)|[^{d}]*+') for d in (",", "\t")}
+_QUOTED_CELL = {d: lazy(f'{pad}*+"(?:[^"]|"")*+"{pad}*+(?={d}|$)|[^{d}]*+')  # a tab delimits TSV, pads CSV
+                for d, pad in ((",", "[ \\t]"), ("\t", "[ ]"))}
 
 
-def _rows_above(text: str, start: int, delimiter: str, cells: int) -> int:
-    """How many of the two lines above ``start`` (rule lines passed over) have ``cells`` cells, as a table's rows do."""
+def _under_a_header(text: str, start: int, delimiter: str, cells: int) -> bool:
+    """Whether the line at ``start`` is below a table's header already: rows of ``cells`` cells above it, then a rule
+    line (|---|) above those -- a row of the table, not its header (a title row of as many cells is no such rule)."""
     rows, end = 0, start - 1
-    while end > 0 and rows < 2:
+    for _ in range(_HEADER_LINES):
+        if end <= 0:
+            return False
         above = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r")
-        if not (above.strip() and _TABLE_RULE.fullmatch(above)):
-            if len(_cells(above, delimiter)) != cells:
-                break
-            rows += 1
+        if above.strip() and _TABLE_RULE.fullmatch(above):
+            return rows > 0
+        if len(_cells(above, delimiter)) != cells:
+            return False
+        rows += 1
         end = text.rfind("\n", 0, end)
-    return rows
+    return False
 
 
-def _rule_below(text: str, end: int) -> bool:
+def _rule_under(text: str, end: int) -> bool:
+    """Whether the line after the one ending at ``end`` is a rule line (|---|): what follows a header."""
     below = text[end + 1:_line(text, end + 1)].rstrip("\r")
     return bool(below.strip() and _TABLE_RULE.fullmatch(below))
 

@@ -222,9 +222,9 @@ def redact_secrets(text: str) -> str:
     found is read again until nothing more is (at most four passes; clean text is read once).
     """
     for _ in range(_MAX_PASSES):
-        parts, last = [], 0
+        parts, last, escapes = [], 0, "\\" in text
         for start, end, label in secret_spans(text):
-            if "\\" in text:  # a backslash escape is replaced whole or not at all: a JSON text stays JSON
+            if escapes:  # a backslash escape is replaced whole or not at all: a JSON text stays JSON
                 start, end = max(_escape_at(text, start)[0], last), _escape_at(text, end)[1]
             parts += [text[last:start], f"[REDACTED:{label}]"]
             last = end
