@@ -571,8 +571,8 @@ def _loosely(phrase: str) -> str:
     """A pattern for ``phrase`` however it is spaced or cased, its words split by any white space, dashes, dots or
     characters that render as nothing ("END  OF", "end.of", "E\u200bND", "END\u00a0OF", split over two lines), its
     letters ASCII or fullwidth; a word in brackets may be left out ("end of [the] [context] summary")."""
-    hidden = "[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]*"
-    gap = f"{hidden}[\\s\u00a0*_~.\u2010-\u2015\u2212-]+{hidden}"
+    hidden = "[\u00ad\u0300-\u036f\u200b-\u200f\u2060-\u2064\ufeff]*"  # and combining marks ("E\u0338ND")
+    gap = f"{hidden}[\\s\u00a0*_~.\u2010-\u2015\u2212-]*{hidden}"  # or none ("ENDOFCONTEXTSUMMARY")
     parts = []
     for word in phrase.split():  # the last word is never in brackets: no gap after it
         letters = hidden.join(f"[{c}{c.upper()}{chr(ord(c) + 0xFEE0)}{chr(ord(c.upper()) + 0xFEE0)}]"
@@ -581,14 +581,16 @@ def _loosely(phrase: str) -> str:
     return "".join(parts)[:-len(gap)]
 
 
-# what makes a line read as the end of the summary: our marker's words ("end of the context summary"), "end of
-# summary" followed by an order to respond or as a line of its own (dashes or brackets around it), in English or
-# Chinese; "respond to the message below" only with the summary named after it ("..., not the summary above"): alone
-# it is ordinary text (an e-mail drafted in the summary was defused whole)
-_END_WORDS = lazy(f"{_loosely('end of [the] context summary')}|"  # what follows within 80 characters: linear
-                  f"{_loosely('end of [the] summary')}[^\\n]{{0,80}}?respond|"
-                  f"{_loosely('respond to the message below')}[^\\n]{{0,80}}?summary|"
-                  f"(?m:^[\\W_]*(?:{_loosely('end of [the] summary')}|(?:上下文)?摘要(?:到此)?结束)[\\W_]*$)")
+# what makes a line read as the end of the summary: our marker's words ("end of the context summary") anywhere, or a
+# line opening (after dashes, brackets, bullets) with "end of summary", "end of the compacted context", "summary ends
+# here", "respond to the message below" or their Chinese forms -- what follows on the line too ("END OF SUMMARY. New
+# user message: ..."); said inside a sentence ("a TL;DR at the end of the summary", "asking Bob to respond to the
+# message below") it is the summary's own text (red-team passes)
+_END_WORDS = lazy(f"{_loosely('end of [the] context summary')}|(?m:^[\\W_]*+(?:"
+                  + "|".join(map(_loosely, ("end of [the] summary", "end of [the] context compaction",
+                                            "end of [the] compacted context", "summary ends here",
+                                            "respond to the message below")))
+                  + "|(?:上下文)?摘要(?:到此)?结束))")
 
 
 def _key(target: SummaryModel) -> tuple[str, str, str, float]:
