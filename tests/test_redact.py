@@ -248,6 +248,13 @@ def test_a_pgpass_line_is_found_as_it_is_written_in_practice(written: str) -> No
         assert pw not in out and "kT9" not in out and "db.internal:5432:app:alice:[REDACTED:password]" in out
 
 
+@pytest.mark.parametrize("line", ["   1  a:1:b:c:d", "  42 | file.go:10:2:error:x", "echo server:80:GET:/:ok"])
+def test_a_numbered_listing_or_an_echo_shaped_like_a_pgpass_line_is_no_password(line: str) -> None:
+    """The forms a .pgpass line is read in (cat -n's tab, read_file's "|", an echo into a pgpass file) are exactly
+    those: two spaces after a number, " | " or an echo into nothing were redacted too (a red-team pass)."""
+    assert redact_secrets(line) == line
+
+
 @pytest.mark.parametrize("name", ["quoted comma", "quoted tab", "psql", "mysql", "sqlite box", "bitwarden"])
 def test_a_credentials_table_is_read_with_quoted_cells_and_as_database_clients_print_it(name: str) -> None:
     """A CSV row holding "on call, EU" ended the table (its password and every one after it were kept); the tables

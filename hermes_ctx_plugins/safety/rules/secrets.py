@@ -246,10 +246,11 @@ CREDENTIAL_COLUMNS = frozenset((
 #: one-line credential file formats, each matched as a whole line: (label, regex with a ``value`` group)
 CREDENTIAL_LINES = (
     # ~/.pgpass: hostname:port:database:username:password (":" and "\\" escaped by "\\", a password may hold
-    # spaces); also as "cat -n" numbers it, indented in a heredoc, echoed into the file, with CRLF or a trailing blank
-    ("password", r"^[ \t]*+(?:\d++[ \t|]++)?+(?:echo[ \t]++)?+['\"]?+[^\s:#'\"]++:(?:\d{1,5}|\*):(?:\\.|[^\s:\\])++:"
-                 r"(?:\\.|[^\s:\\])++:(?P<value>(?:\\.|[^\s:\\'\"]|[ ](?=\S))++)['\"]?+(?:[ \t]*+>>?[ \t]*+\S++)?+"
-                 r"[ \t]*+\r?$"),
+    # spaces); also numbered as cat -n (a tab) or read_file ("|") show it, indented in a heredoc, with CRLF or a
+    # trailing blank, or echoed into a pgpass file (an echo into anything else is not one)
+    ("password", r"^[ \t]*+(?:\d++[\t|])?+(echo[ \t]++)?+['\"]?+[^\s:#'\"]++:(?:\d{1,5}|\*):(?:\\.|[^\s:\\])++:"
+                 r"(?:\\.|[^\s:\\])++:(?P<value>(?:\\.|[^\s:\\'\"]|[ ](?=\S))++)['\"]?+"
+                 r"(?(1)[ \t]*+>>?[ \t]*+\S*pgpass\S*+)[ \t]*+\r?$"),
 )
 
 #: a key id's label -> (its secret's label, the secret's shape): where an id is pasted, its secret is next to it
