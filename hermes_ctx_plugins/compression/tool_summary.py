@@ -82,8 +82,9 @@ def _clip(value: object, limit: int) -> str:
         line = redact_secrets(line)  # one long word: a URL, a blob (seldom)
         if len(line) <= limit:
             return line
-    elif (space := line.rfind(" ", 0, keep)) > 0:  # the cut falls after a whole word, left out too: "..." glued
-        return line[:space] + " ..."  # to it would read as a placeholder ("-pTr0ub4dor..." is no password)
+    else:  # the cut falls after a whole word, left out too: "..." glued to it would read as a placeholder
+        space = line.rfind(" ", 0, keep)  # ("-pTr0ub4dor..." is no password); kept with a space if it is the only one
+        return line[:space] + " ..." if space > 0 else line[:keep] + " ..."
     return line[:keep] + "..."
 
 
