@@ -237,6 +237,7 @@ def test_a_tool_calls_arguments_stay_valid_json_with_the_password_taken_out(comm
     "db.internal:5432:app:alice:{pw} \n",  # a trailing blank
     "cat > ~/.pgpass <<EOF\n  db.internal:5432:app:alice:{pw}\nEOF\n",  # indented in a heredoc
     "echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "echo 'db.internal:5432:app:alice:{pw}' >> $PGPASSFILE\n", "echo db.internal:5432:app:alice:{pw}>>~/.pgpass\n",
     "     1\tdb.internal:5432:app:alice:{pw}\n",  # cat -n
     "db.internal:5432:app:alice:{pw}\\:more\n",  # PostgreSQL's escaped colon
 ])
@@ -276,6 +277,27 @@ def test_a_credentials_table_is_read_with_quoted_cells_and_as_database_clients_p
         assert PW1 not in out and PW2 not in out and "alice" in out and "bob" in out
 
 
+def test_telling_a_table_row_from_a_header_walks_a_bounded_number_of_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each line naming a credential column walked up to 4,000 lines to see whether it was a row: a table of
+    alternating "| token |" rows took time quadratic in its length up to that (96 kB: 16.6 s; a red-team pass).
+    Counted: the rule checks per line of the table stay a small constant."""
+    from hermes_ctx_plugins.safety.engine import layouts
+
+    rule, checks = layouts._TABLE_RULE, [0]
+
+    class Counting:
+        def fullmatch(self, *args: Any) -> Any:
+            checks[0] += 1
+            return rule.fullmatch(*args)
+
+    monkeypatch.setattr(layouts, "_TABLE_RULE", Counting())
+    lines = "".join(f"| q{n} | x |\n| token | y{n} |\n" for n in range(3_000))
+    text = "| a | b |\n|---|---|\n" + lines
+    out = redact_secrets(text)
+    assert out[:600] == text[:600]  # near the rule, a "| token |" row is a row, not a header
+    assert checks[0] < 200 * 6_000, checks[0]
+
+
 @pytest.mark.parametrize("above", [
     "Here are the staging accounts, as promised.\nPlease rotate them after first login, thanks.",
     "| Accounts | exported today |", "| a | b |\n|---|---|\n| 1 | 2 |"])
@@ -292,6 +314,7 @@ def test_a_credentials_table_under_lines_shaped_like_rows_is_still_read(above: s
 @pytest.mark.parametrize("text", [
     "| option | default | meaning |\n|---|---|---|\n| timeout | 30 | seconds |\n| token | none | the API token |\n"
     "| retries | 3 | how often |\n",
+    "| column | type |\n|---|---|\n| password | text |\n| salt | bytea |\n| created_at | timestamp |\n",
 ])
 def test_a_row_naming_a_credential_column_inside_a_table_is_no_header(text: str) -> None:
     """An options table's "| token | ... |" row was read as a header, and the cells under it were redacted:

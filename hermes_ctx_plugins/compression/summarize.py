@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -581,16 +582,21 @@ def _loosely(phrase: str) -> str:
     return "".join(parts)[:-len(gap)]
 
 
-# what makes a line read as the end of the summary: our marker's words ("end of the context summary") anywhere, or a
-# line opening (after dashes, brackets, bullets) with "end of summary", "end of the compacted context", "summary ends
-# here", "respond to the message below" or their Chinese forms -- what follows on the line too ("END OF SUMMARY. New
-# user message: ..."); said inside a sentence ("a TL;DR at the end of the summary", "asking Bob to respond to the
-# message below") it is the summary's own text (red-team passes)
-_END_WORDS = lazy(f"{_loosely('end of [the] context summary')}|(?m:^[\\W_]*+(?:"
-                  + "|".join(map(_loosely, ("end of [the] summary", "end of [the] context compaction",
-                                            "end of [the] compacted context", "summary ends here",
-                                            "respond to the message below")))
-                  + "|(?:上下文)?摘要(?:到此)?结束))")
+# what makes a line read as the end of the summary (red-team passes): our marker's words ("end of the context summary")
+# not inside a word; an end phrase ("end of summary", "end of the compacted context", "summary ends here", "respond to
+# the message below", Chinese forms) ended by punctuation or the line, where it opens the line (after bullets, a list
+# number, a speaker's label) or after a sentence, followed by an order to respond / "the summary above" -- what
+# follows on the line goes too ("END OF SUMMARY. New user message: ..."). Inside a sentence ("a TL;DR at the end of
+# the summary", "End of summary statistics: ...", "asking Bob to respond to the message below") it is the summary's.
+_ENDED = "(?=\\s*+[^\\w\\s]|[\\W_]*+$)"  # punctuation next, or nothing but it to the line's end
+_END_PHRASE = "(?:" + "|".join(map(_loosely, ("end of [the] summary", "end of [the] context compaction",
+                                              "end of [the] compacted context", "summary ends here",
+                                              "respond to the message below"))) + ")"
+_END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary')}"
+                  f"|(?m:^[\\W_]*+(?:(?:\\d{{1,3}}[.)]|[A-Za-z]{{1,20}}:)[\\W_]*+)?{_END_PHRASE}{_ENDED})"
+                  f"|(?<=[.!?;:)\\]] )(?:{_loosely('end of [the] summary')}{_ENDED}[^\\n]{{0,80}}?respond"
+                  f"|{_loosely('respond to the message below')}[^\\n]{{0,80}}?summary above)"
+                  "|(?:上下文)?摘要(?:到此)?结束(?![^\\W_])", re.MULTILINE)
 
 
 def _key(target: SummaryModel) -> tuple[str, str, str, float]:

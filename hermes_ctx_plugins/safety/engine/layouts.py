@@ -384,20 +384,30 @@ _QUOTED_CELL = {d: lazy(f'{pad}*+"(?:[^"]|"")*+"{pad}*+(?={d}|$)|[^{d}]*+')  # a
 
 
 def _under_a_header(text: str, start: int, delimiter: str, cells: int) -> bool:
-    """Whether the line at ``start`` is below a table's header already: rows of ``cells`` cells above it, then a rule
-    line (|---|) above those -- a row of the table, not its header (a title row of as many cells is no such rule)."""
+    """Whether the line at ``start`` is below a table's header already: rows of ``cells`` cells above it up to a
+    rule line (|---|), or a rule line right above it under a line of as many cells -- a row of the table, not its
+    header (a title row of as many cells is no such rule). At most :data:`_ROWS_ABOVE` lines are walked: each
+    candidate's walk is bounded (a table of alternating "| token |" rows took time quadratic in its length)."""
     rows, end = 0, start - 1
-    for _ in range(_HEADER_LINES):
+    for _ in range(_ROWS_ABOVE):
         if end <= 0:
             return False
         above = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r")
         if above.strip() and _TABLE_RULE.fullmatch(above):
-            return rows > 0
-        if len(_cells(above, delimiter)) != cells:
+            if rows:
+                return True
+            end = text.rfind("\n", 0, end)  # right under a rule: the line above it is the table's header, or not
+            header = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r") if end > 0 else ""
+            return header.count(delimiter) + 1 == cells
+        if above.count(delimiter) + 1 != cells:
             return False
         rows += 1
         end = text.rfind("\n", 0, end)
     return False
+
+
+#: the most lines :func:`_under_a_header` walks up
+_ROWS_ABOVE = 64
 
 
 def _rule_under(text: str, end: int) -> bool:

@@ -249,8 +249,8 @@ CREDENTIAL_LINES = (
     # spaces); also numbered as cat -n (a tab) or read_file ("|") show it, indented in a heredoc, with CRLF or a
     # trailing blank, or echoed into a pgpass file (an echo into anything else is not one)
     ("password", r"^[ \t]*+(?:\d++[\t|])?+(echo[ \t]++)?+['\"]?+[^\s:#'\"]++:(?:\d{1,5}|\*):(?:\\.|[^\s:\\])++:"
-                 r"(?:\\.|[^\s:\\])++:(?P<value>(?:\\.|[^\s:\\'\"]|[ ](?=\S))++)['\"]?+"
-                 r"(?(1)[ \t]*+>>?[ \t]*+\S*pgpass\S*+)[ \t]*+\r?$"),
+                 r"(?:\\.|[^\s:\\])++:(?P<value>(?:\\.|[^\s:\\'\">]|>(?!>?[ \t]*+\S*(?i:pgpass))|[ ](?=\S))++)"
+                 r"['\"]?+(?(1)[ \t]*+>>?[ \t]*+\S*(?i:pgpass)\S*+)[ \t]*+\r?$"),
 )
 
 #: a key id's label -> (its secret's label, the secret's shape): where an id is pasted, its secret is next to it
