@@ -119,6 +119,8 @@ def _json_document(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
 _ESCAPED_BREAK = "\\n"  # a line break as a JSON string writes it
 
 

@@ -110,7 +110,7 @@ class Origin:
     A piece's step is 1, 0, or how long each of its characters is in the original (:class:`Unescaped`: 2 or 6)."""
 
     def __init__(self) -> None:
-        self.starts, self.origins, self.steps = [0], [0], [1]  # a piece: converted start, original start, 1 or 0
+        self.starts, self.origins, self.steps = [0], [0], [1]  # a piece: converted start, original start, step
 
     def add(self, converted: int, original: int, step: int) -> None:
         self.starts.append(converted)
