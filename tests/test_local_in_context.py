@@ -310,6 +310,7 @@ def test_an_id_the_store_gives_again_is_another_memory(provider: LocalProvider) 
     assert f"#{old} · " in shown
     sync(provider, window_a, "when does the friday deploy freeze?", [sent_with("x", shown), answer("16:00")],
          reply="16:00")
+    assert f"#{old} · " not in block(provider, window_a, "when does the friday deploy freeze?")  # held: left out
     newest = max(m.id for m in provider._store().memories())
     provider.handle_tool_call("ctx_memory_forget", {"ids": [newest, old]}, session=window_a)
     new = json.loads(provider.handle_tool_call("ctx_memory_remember", {"fact": "the friday deploy freezes at 17:30"},

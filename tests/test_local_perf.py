@@ -222,6 +222,35 @@ def test_a_search_of_a_small_store_counts_no_matches_first(store: LocalStore) ->
     assert len(found) == 10 and any("count(*)" in statement for statement in statements)
 
 
+def test_asking_again_for_more_of_a_search_ranks_once_and_finds_what_a_new_search_finds(store: LocalStore) -> None:
+    """The provider asks for more of the same search when the prompt already holds most of what it found (a long
+    conversation on one topic): the ranking is kept and each row read once, and the candidates are those a search
+    made afresh finds. A write in between, by another connection (the writer's) or this one, makes a new ranking."""
+    fill(store, 0, 300)
+    terms = query.query_terms("the kettle from the zeppelin museum")
+    asked: dict[str, Any] = {"namespace": "", "user_id": "alice", "chat_id": "dm", "share_across_chats": False}
+    statements: list[str] = []
+    store._conn.set_trace_callback(statements.append)
+    try:
+        first = store.search(terms, limit=10, **asked)
+        more = store.search(terms, limit=30, **asked)
+    finally:
+        store._conn.set_trace_callback(None)
+    assert sum("rank AS score" in statement for statement in statements) == 1  # ranked once
+    fresh = LocalStore(store.path)  # a connection of its own: ranks anew
+    try:
+        assert more == fresh.search(terms, limit=30, **asked) and more[:10] == first and len(more) == 30
+        fresh.write([Record(key="newest", kind="turn", user_id="alice", chat_id="dm", session_id="s99",
+                            user_text="the kettle came from the zeppelin museum", assistant_text="ok",
+                            created_at=1_800_000_000.0)])
+    finally:
+        fresh.close()
+    assert store.search(terms, limit=30, **asked)[0].memory.key == "newest"
+    store.write([Record(key="own", kind="turn", user_id="alice", chat_id="dm", session_id="s99",
+                        user_text="a zeppelin museum kettle, again", assistant_text="ok", created_at=1_800_000_001.0)])
+    assert {hit.memory.key for hit in store.search(terms, limit=30, **asked)[:2]} == {"newest", "own"}
+
+
 def traced_search(store: LocalStore, text: str) -> tuple[list[str], list[str]]:
     """What :func:`search` finds for ``text``, and the SQL statements it ran."""
     statements: list[str] = []

@@ -41,7 +41,8 @@ import re
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ...compression.messages import text_of
 from ...events import SessionInfo
@@ -66,6 +67,9 @@ SNIPPET_CHARS = 24
 #: how a line whose memory is withheld starts (:func:`~hermes_ctx_plugins.safety.placeholder`): its text is not the
 #: memory's
 _WITHHELD = "[memory entry withheld"
+#: what :meth:`InContext.holds` remembers of the memories it compared (a long conversation on one topic compares the
+#: same ~200 search candidates with the blocks' lines every turn): so many comparisons, then it starts again
+REMEMBERED = 8_192
 #: what hermes may merge into a user message after what the user said (a blank line before it): the task list it
 #: keeps across a compaction, its system notes, a background process' news
 _SCAFFOLDING = ("[Your active task list was preserved across context compression]", "[System: ",
@@ -102,6 +106,11 @@ def _same(seen: tuple[int, str, str, int], memory: Memory) -> bool:
         return False
     flat = " ".join(printable(memory.text).split())
     return seen[1] in flat and seen[2] in flat
+
+
+def _pair(_: object, memory: Memory) -> int:
+    """The digest a turn memory's exchange has in :attr:`_History.pairs`."""
+    return _digest(memory.user_text, memory.assistant_text)
 
 
 def _digest(user: str, answer: str) -> int:
@@ -193,6 +202,10 @@ class InContext:
     def __init__(self, conversations: int = CONVERSATIONS) -> None:
         self._lock = threading.Lock()
         self._size = conversations
+        #: what :func:`_same` and :func:`_digest` said of a memory (told by its id, key, time and texts' lengths:
+        #: a key names one text, and an id the store gives again comes with another key), so that a memory read
+        #: again is not compared again; a comparison depends on nothing else, whoever asks
+        self._compared: dict[tuple[object, ...], object] = {}
         #: by owner and conversation: two deployments, users or chats may name a session alike
         self._histories: OrderedDict[tuple[str, str, str, str], _History] = OrderedDict()
 
@@ -243,12 +256,23 @@ class InContext:
         asked = question.strip()[:COMPARED_CHARS]
         again = history.last if asked and asked == history.said else sys.maxsize
         seen = history.shown.get(memory.id)
-        if seen is not None and seen[-1] < again and _same(seen, memory):
+        if seen is not None and seen[-1] < again and self._compare(_same, seen, memory):
             return True
         if memory.kind != "turn" or memory.session_id != session.session_id or memory.chat_id != session.chat_id:
             return False
-        at = history.pairs.get(_digest(memory.user_text, memory.assistant_text))
+        at = history.pairs.get(self._compare(_pair, None, memory))
         return at is not None and at < again
+
+    def _compare(self, how: Callable[[Any, Memory], object], seen: object, memory: Memory) -> Any:
+        """``how(seen, memory)``, remembered (see ``_compared``)."""
+        key = (how, seen, memory.id, memory.key, memory.created_at, len(memory.user_text),
+               len(memory.assistant_text), len(memory.fact_text))
+        found = self._compared.get(key, self)
+        if found is self:
+            if len(self._compared) >= REMEMBERED:
+                self._compared = {}
+            found = self._compared[key] = how(seen, memory)
+        return found
 
 
 def _key(session: SessionInfo) -> tuple[str, str, str, str]:

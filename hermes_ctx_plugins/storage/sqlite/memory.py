@@ -2,8 +2,9 @@
 :class:`~hermes_ctx_plugins.storage.base.MemoryBackend` (its layout: :mod:`.memory_schema`).
 
 WAL, so readers never wait for the writer and several hermes processes share the file. A search is
-one FTS5 query ranked by BM25, its scope enforced twice: by the owner's scope tokens inside the
-MATCH expression (:mod:`.fts`) and again by plain SQL on the stored ids. A batch from the queue and
+one FTS5 query ranked by BM25, then its candidates' rows read, its scope enforced twice: by the owner's scope tokens
+inside the MATCH expression (:mod:`.fts`) and again by plain SQL on the stored ids. The last ranking is kept while
+nothing is written, for the same search asking for more (:class:`_Ranking`). A batch from the queue and
 the segment progress it reaches are one transaction, which is what makes replay exact.
 
 Every SQLite failure that is the database's fault (locked, damaged, not a database, disk full,
@@ -49,6 +50,9 @@ _CHUNK_ROWS = 32
 _MAX_KEYS = 1_000
 #: the most memories one search ranks (see :meth:`LocalStore.search`)
 RANKED_ROWS = 2_000
+#: the most candidates a search keeps of its ranking (ids and ranks), for the same search asking for more
+#: (:class:`_Ranking`): the provider's second search reads at most 200
+KEPT_RANKING = 200
 #: Every write transaction adds a segment to the FTS5 index, and a search looks each of its terms up in
 #: every segment. FTS5's own automerge merges in steps as big as what was written, so a store written a
 #: turn at a time (as a live session writes it) kept tens of segments (21 at 300 turns, 42 at 3,000), and
@@ -95,6 +99,8 @@ class LocalStore(MemoryBackend):
         self.path = path
         self._lock = threading.Lock()
         self._conn = connect(path, busy_timeout)
+        #: the last search's ranking (:meth:`_search`)
+        self._ranking: _Ranking | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -192,10 +198,24 @@ class LocalStore(MemoryBackend):
             return []
         scope = fts.scope_query(namespace, user_id, chat_id, share_across_chats=share_across_chats)
         owner = [to_stored(namespace), to_stored(user_id), *([] if share_across_chats else [to_stored(chat_id)])]
-        if len(terms) > 1 and self._run(_too_many, terms, scope):
-            terms = self._run(_rarest, terms, scope) or terms
-        hits: list[Hit] = self._run(_ranked, terms, scope, owner, limit)
+        hits: list[Hit] = self._run(self._search, tuple(terms), tuple(scope), tuple(owner), limit)
         return hits
+
+    def _search(self, conn: sqlite3.Connection, terms: tuple[str, ...], scope: tuple[str, ...],
+                owner: tuple[str, ...], limit: int) -> list[Hit]:
+        """:meth:`search` on ``conn``: the ranking kept from the last search when it asked the same of the same file
+        (nothing written since, by this connection or another), else a new one; the candidates' rows read once."""
+        version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        kept = self._ranking
+        if (kept is None or kept.asked != (terms, scope, owner) or kept.version != version
+                or (limit > len(kept.ranked) and not kept.whole)):
+            searched = list(terms)
+            if len(searched) > 1 and _too_many(conn, searched, scope):
+                searched = _rarest(conn, searched, scope) or searched
+            wanted = max(limit, KEPT_RANKING)
+            ranked = _ranking(conn, searched, scope, wanted)
+            kept = self._ranking = _Ranking((terms, scope, owner), version, ranked, len(ranked) < wanted)
+        return kept.hits(conn, limit)
 
     def get(self, ids: Iterable[int]) -> list[Memory]:
         wanted = [int(i) for i in ids]
@@ -424,22 +444,54 @@ def _rarest(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str]
     return [term for term in terms if term in chosen]
 
 
-def _ranked(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str], owner: Sequence[str],
-            limit: int) -> list[Hit]:
-    """The best ``limit`` hits among the newest :data:`RANKED_ROWS` memories of the owner (namespace,
-    user and, when given, chat) holding any of ``terms``."""
-    chat_clause = "AND (m.chat_id = ? OR m.visibility = 'user')" if len(owner) > 2 else ""
+def _ranking(conn: sqlite3.Connection, terms: Sequence[str], scope: Sequence[str],
+             limit: int) -> list[tuple[int, float]]:
+    """The ids and BM25 ranks (lower is better) of the best ``limit`` among the newest :data:`RANKED_ROWS` memories of
+    the scope holding any of ``terms``, best first."""
     # The innermost query reads the matches newest first and stops after RANKED_ROWS, computing BM25
     # ("rank") for those only: ordering by rank in it would rank every match (and FTS5 takes twice as
     # long to sort by rank itself). Ties: oldest first, as every backend orders them.
-    sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_HAS_NUL}, m.verdict, f.score FROM ("
-           " SELECT id, score FROM ("
-           "  SELECT rowid AS id, rank AS score FROM memories_fts WHERE memories_fts MATCH ?"
-           "  ORDER BY rowid DESC LIMIT ?)"
-           " ORDER BY score, id LIMIT ?) AS f JOIN memories m ON m.id = f.id"
-           f" WHERE m.namespace = ? AND m.user_id = ? {chat_clause} ORDER BY f.score, f.id")
-    rows = conn.execute(sql, [fts.match_expression(terms, scope), RANKED_ROWS, limit, *owner]).fetchall()
-    return [Hit(_memory(_nul_cut(row[:-3]) if row[-3] else row[:-3]), -float(row[-1]), row[-2]) for row in rows]
+    sql = ("SELECT id, score FROM ("
+           " SELECT rowid AS id, rank AS score FROM memories_fts WHERE memories_fts MATCH ?"
+           " ORDER BY rowid DESC LIMIT ?)"
+           " ORDER BY score, id LIMIT ?")
+    return conn.execute(sql, [fts.match_expression(terms, scope), RANKED_ROWS, limit]).fetchall()
+
+
+class _Ranking:
+    """One search's ranking (:func:`_ranking`), kept by its store with the candidates' rows read from it so far: the
+    provider asks again for more of the same when the conversation's prompt holds most of what it found, and the
+    rows it read already are not read again (``version``: the file's ``data_version`` and the connection's own
+    changes when it was made; ``whole``: it holds every memory there was to rank)."""
+
+    __slots__ = ("asked", "ranked", "rows", "version", "whole")
+
+    def __init__(self, asked: tuple[Any, ...], version: tuple[int, int], ranked: list[tuple[int, float]],
+                 whole: bool) -> None:
+        self.asked = asked
+        self.version = version
+        self.ranked = ranked
+        self.whole = whole
+        #: by id: the candidate read for it, or None when its row is not the owner's (the scope tokens said it was)
+        self.rows: dict[int, Hit | None] = {}
+
+    def hits(self, conn: sqlite3.Connection, limit: int) -> list[Hit]:
+        """The best ``limit`` of the ranking that are the owner's (plain SQL on the stored ids: the second check of
+        the scope), their rows read where they were not yet."""
+        best = self.ranked[:limit]
+        unread = [(memory_id, score) for memory_id, score in best if memory_id not in self.rows]
+        if unread:
+            owner = self.asked[2]
+            chat_clause = "AND (m.chat_id = ? OR m.visibility = 'user')" if len(owner) > 2 else ""
+            marks = ",".join("?" * len(unread))
+            sql = (f"SELECT {_CANDIDATE_COLUMNS}, {_HAS_NUL}, m.verdict FROM memories m WHERE m.id IN ({marks})"
+                   f" AND m.namespace = ? AND m.user_id = ? {chat_clause}")
+            read = {row[0]: row for row in conn.execute(sql, [*(memory_id for memory_id, _ in unread), *owner])}
+            for memory_id, score in unread:
+                row = read.get(memory_id)
+                self.rows[memory_id] = None if row is None else Hit(
+                    _memory(_nul_cut(row[:-2]) if row[-2] else row[:-2]), -float(score), row[-1])
+        return [hit for hit in (self.rows[memory_id] for memory_id, _ in best) if hit is not None]
 
 
 def _nul_cut(values: Sequence[Any]) -> list[Any]:
