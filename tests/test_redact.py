@@ -311,6 +311,17 @@ def test_a_credentials_table_under_lines_shaped_like_rows_is_still_read(above: s
     assert PW1 not in out and PW2 not in out and above in out
 
 
+@pytest.mark.parametrize("above", ["key|value\ntheme|dark\n----------", "a|b\n---", "x | y\n====="])
+def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still_read(above: str) -> None:
+    """sqlite3 -header output after another query and an "echo ----------": the line of dashes was read as the rule
+    of the table above it, and the credentials header under it as one of its rows (a red-team pass). A rule of a
+    table of columns has junctions where they meet (|---|---|, ----+----)."""
+    delimiter = " | " if " | " in above else "|"
+    text = f"{above}\nusername{delimiter}password\nalice{delimiter}{PW1}\nbob{delimiter}{PW2}\n"
+    out = redact_secrets(text)
+    assert PW1 not in out and PW2 not in out and above in out
+
+
 @pytest.mark.parametrize("text", [
     "| option | default | meaning |\n|---|---|---|\n| timeout | 30 | seconds |\n| token | none | the API token |\n"
     "| retries | 3 | how often |\n",

@@ -588,15 +588,23 @@ def _loosely(phrase: str) -> str:
 # number, a speaker's label) or after a sentence, followed by an order to respond / "the summary above" -- what
 # follows on the line goes too ("END OF SUMMARY. New user message: ..."). Inside a sentence ("a TL;DR at the end of
 # the summary", "End of summary statistics: ...", "asking Bob to respond to the message below") it is the summary's.
-_ENDED = "(?=\\s*+[^\\w\\s]|[\\W_]*+$)"  # punctuation next, or nothing but it to the line's end
+_ENDED = "(?=[^\\S\\n]*+[^\\w\\s]|(?:[^\\w\\n]|_)*+$)"  # punctuation next on the line, or nothing but it to its end
 _END_PHRASE = "(?:" + "|".join(map(_loosely, ("end of [the] summary", "end of [the] context compaction",
                                               "end of [the] compacted context", "summary ends here",
                                               "respond to the message below"))) + ")"
+_ZH_END = "(?:上下文)?摘要(?:到此|已经?)?结束"
+#: what ends the sentence before an end phrase said mid-line (then a white space or two)
+_AFTER = "[.!?;:)\\]\u2013\u2014-]"
+#: what may open a line before an end phrase: non-word characters (never past the line: a run of lines of them was read
+#: from each line's start to the run's end, quadratic), a list number or letter, a step, a speaker's label
+_OPENING = ("(?:[^\\w\\n]|_)*+(?:(?:\\d{1,3}[.):]|[A-Za-z][.)]|(?:step|Step|STEP) ?\\d{1,3}[.):]"
+            "|[A-Za-z][A-Za-z ]{0,19}[*_]{0,2}[:\\]])(?:[^\\w\\n]|_)*+)?")
 _END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary')}"
-                  f"|(?m:^[\\W_]*+(?:(?:\\d{{1,3}}[.)]|[A-Za-z]{{1,20}}:)[\\W_]*+)?{_END_PHRASE}{_ENDED})"
-                  f"|(?<=[.!?;:)\\]] )(?:{_loosely('end of [the] summary')}{_ENDED}[^\\n]{{0,80}}?respond"
-                  f"|{_loosely('respond to the message below')}[^\\n]{{0,80}}?summary above)"
-                  "|(?:上下文)?摘要(?:到此)?结束(?![^\\W_])", re.MULTILINE)
+                  f"|(?m:^{_OPENING}(?:{_END_PHRASE}{_ENDED}|{_ZH_END}))"
+                  f"|(?:(?<={_AFTER}\\s)|(?<={_AFTER}\\s\\s))"
+                  f"{_loosely('end of [the] summary')}{_ENDED}[^\\n]{{0,80}}?(?i:respond|message)"
+                  f"|{_loosely('respond to the message below')}[^\\n]{{0,80}}?summary above"
+                  f"|{_ZH_END}(?![^\\W_])", re.MULTILINE)
 
 
 def _key(target: SummaryModel) -> tuple[str, str, str, float]:

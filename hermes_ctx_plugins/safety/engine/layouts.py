@@ -396,6 +396,8 @@ def _under_a_header(text: str, start: int, delimiter: str, cells: int) -> bool:
         if above.strip() and _TABLE_RULE.fullmatch(above):
             if rows:
                 return True
+            if cells > 1 and not _JUNCTION.search(above):
+                return False  # a line of dashes alone is no rule of a table of columns: a separator ("echo ----")
             end = text.rfind("\n", 0, end)  # right under a rule: the line above it is the table's header, or not
             header = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r") if end > 0 else ""
             return header.count(delimiter) + 1 == cells
@@ -408,6 +410,8 @@ def _under_a_header(text: str, start: int, delimiter: str, cells: int) -> bool:
 
 #: the most lines :func:`_under_a_header` walks up
 _ROWS_ABOVE = 64
+#: what a rule line of a table of columns has where its columns meet (|---|---|, ----+----, ├──┼──┤)
+_JUNCTION = lazy(r"[|+\u2502-\u2503\u250c-\u254b\u2551-\u256c\u2573-\u257f]")
 
 
 def _rule_under(text: str, end: int) -> bool:
