@@ -238,6 +238,12 @@ def test_a_tool_calls_arguments_stay_valid_json_with_the_password_taken_out(comm
     "cat > ~/.pgpass <<EOF\n  db.internal:5432:app:alice:{pw}\nEOF\n",  # indented in a heredoc
     "echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
     "echo 'db.internal:5432:app:alice:{pw}' >> $PGPASSFILE\n", "echo db.internal:5432:app:alice:{pw}>>~/.pgpass\n",
+    "echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass && chmod 600 ~/.pgpass\n",
+    "echo 'db.internal:5432:app:alice:{pw}' > ~/.pgpass; chmod 0600 ~/.pgpass\n",
+    "echo -n 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "$ echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "echo 'db.internal:5432:app:alice:{pw}' >> /root/.pgpass  # creds\n",
+    "echo 'db.internal:5432:app:alice:{pw}' 1>> ~/.pgpass\n",
     "     1\tdb.internal:5432:app:alice:{pw}\n",  # cat -n
     "db.internal:5432:app:alice:{pw}\\:more\n",  # PostgreSQL's escaped colon
 ])
@@ -249,7 +255,8 @@ def test_a_pgpass_line_is_found_as_it_is_written_in_practice(written: str) -> No
         assert pw not in out and "kT9" not in out and "db.internal:5432:app:alice:[REDACTED:password]" in out
 
 
-@pytest.mark.parametrize("line", ["   1  a:1:b:c:d", "  42 | file.go:10:2:error:x", "echo server:80:GET:/:ok"])
+@pytest.mark.parametrize("line", ["   1  a:1:b:c:d", "  42 | file.go:10:2:error:x", "echo server:80:GET:/:ok",
+                                  "echo 'a:1:b:c:d' >> notes.txt && cat ~/.pgpass", "$ echo -n a:1:b:c:d; ls .pgpass"])
 def test_a_numbered_listing_or_an_echo_shaped_like_a_pgpass_line_is_no_password(line: str) -> None:
     """The forms a .pgpass line is read in (cat -n's tab, read_file's "|", an echo into a pgpass file) are exactly
     those: two spaces after a number, " | " or an echo into nothing were redacted too (a red-team pass)."""

@@ -247,10 +247,13 @@ CREDENTIAL_COLUMNS = frozenset((
 CREDENTIAL_LINES = (
     # ~/.pgpass: hostname:port:database:username:password (":" and "\\" escaped by "\\", a password may hold
     # spaces); also numbered as cat -n (a tab) or read_file ("|") show it, indented in a heredoc, with CRLF or a
-    # trailing blank, or echoed into a pgpass file (an echo into anything else is not one)
-    ("password", r"^[ \t]*+(?:\d++[\t|])?+(echo[ \t]++)?+['\"]?+[^\s:#'\"]++:(?:\d{1,5}|\*):(?:\\.|[^\s:\\])++:"
+    # trailing blank, or echoed into a pgpass file (an echo into anything else is not one; after a prompt, with -n,
+    # and with what follows on the line: "&& chmod 600 ~/.pgpass", a comment)
+    ("password", r"^[ \t]*+(?:\d++[\t|])?+(?:[$#][ \t]++)?+(echo(?:[ \t]++-[neE]{1,3})?+[ \t]++)?+['\"]?+[^\s:#'\"]++"
+                 r":(?:\d{1,5}|\*):(?:\\.|[^\s:\\])++:"
                  r"(?:\\.|[^\s:\\])++:(?P<value>(?:\\.|[^\s:\\'\">]|>(?!>?[ \t]*+\S*(?i:pgpass))|[ ](?=\S))++)"
-                 r"['\"]?+(?(1)[ \t]*+>>?[ \t]*+\S*(?i:pgpass)\S*+)[ \t]*+\r?$"),
+                 r"['\"]?+(?(1)[ \t]*+[12]?>>?[ \t]*+\S*(?i:pgpass)[^\s;&|#]*+(?:[ \t]*+(?:&&|;|\|\||#)[^\n]*+)?+)"
+                 r"[ \t]*+\r?$"),
 )
 
 #: a key id's label -> (its secret's label, the secret's shape): where an id is pasted, its secret is next to it
