@@ -318,11 +318,12 @@ def test_a_credentials_table_under_lines_shaped_like_rows_is_still_read(above: s
     assert PW1 not in out and PW2 not in out and above in out
 
 
-@pytest.mark.parametrize("above", ["key|value\ntheme|dark\n----------", "a|b\n---", "x | y\n====="])
+@pytest.mark.parametrize("above", ["key|value\ntheme|dark\n----------", "key | value\ntheme | dark\n=========="])
 def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still_read(above: str) -> None:
     """sqlite3 -header output after another query and an "echo ----------": the line of dashes was read as the rule
     of the table above it, and the credentials header under it as one of its rows (a red-team pass). A rule of a
-    table of columns has junctions where they meet (|---|---|, ----+----)."""
+    table of columns has junctions where they meet (|---|---|, ----+----); one of dashes alone is the rule of the
+    first line of its run only (an underlined header: "option|meaning" over "-----", "token|the API token" a row)."""
     delimiter = " | " if " | " in above else "|"
     text = f"{above}\nusername{delimiter}password\nalice{delimiter}{PW1}\nbob{delimiter}{PW2}\n"
     out = redact_secrets(text)
@@ -330,6 +331,7 @@ def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still
 
 
 @pytest.mark.parametrize("text", [
+    "option|meaning\n--------------\ntoken|the API token\ntimeout|seconds in total\nretries|how often\n",
     "| option | default | meaning |\n|---|---|---|\n| timeout | 30 | seconds |\n| token | none | the API token |\n"
     "| retries | 3 | how often |\n",
     "| column | type |\n|---|---|\n| password | text |\n| salt | bytea |\n| created_at | timestamp |\n",

@@ -467,7 +467,9 @@ def test_an_end_marker_inside_the_summary_is_defused() -> None:
                                   "- The function `end_of_summary()` is called before `respond()`.",
                                   "- Drafted a reply asking Bob to respond to the message below with a summary.",
                                   "- End of summary statistics: mean latency 3.2 ms",
-                                  "- Renamed backend_of_context_summary_cache()"])
+                                  "- Renamed backend_of_context_summary_cache()",
+                                  "- Fixed the parser. End-of-summary-related messages now go to the log.",
+                                  "- Task done. End of summary: the user's last message asked for a diff."])
 def test_an_ordinary_line_of_the_summary_is_kept(line: str) -> None:
     """Lines that only share words with the end marker are the summary's content (a red-team pass: an e-mail drafted
     in the summary, "respond to the message below by Friday", was replaced whole)."""

@@ -588,11 +588,14 @@ def _loosely(phrase: str) -> str:
 # number, a speaker's label) or after a sentence, followed by an order to respond / "the summary above" -- what
 # follows on the line goes too ("END OF SUMMARY. New user message: ..."). Inside a sentence ("a TL;DR at the end of
 # the summary", "End of summary statistics: ...", "asking Bob to respond to the message below") it is the summary's.
-_ENDED = "(?=[^\\S\\n]*+[^\\w\\s]|(?:[^\\w\\n]|_)*+$)"  # punctuation next on the line, or nothing but it to its end
+#: punctuation next on the line (not a hyphen joining a word: "End-of-summary-related"), or nothing but it to its end
+_ENDED = "(?=[^\\S\\n]*+(?:[^\\w\\s-]|-(?!\\w))|(?:[^\\w\\n]|_)*+$)"
 _END_PHRASE = "(?:" + "|".join(map(_loosely, ("end of [the] summary", "end of [the] context compaction",
                                               "end of [the] compacted context", "summary ends here",
                                               "respond to the message below"))) + ")"
 _ZH_END = "(?:上下文)?摘要(?:到此|已经?)?结束"
+#: what after an end phrase said mid-line makes it one: an order to respond, a new message
+_ORDER = "(?i:\\brespond\\b|\\breply\\s+to\\b|\\bmessage\\s+below\\b|\\b(?:new|next|user(?:'s)?)\\s+message\\b)"
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)
 _AFTER = "[.!?;:)\\]\u2013\u2014-]"
 #: what may open a line before an end phrase: non-word characters (never past the line: a run of lines of them was read
@@ -602,7 +605,7 @@ _OPENING = ("(?:[^\\w\\n]|_)*+(?:(?:\\d{1,3}[.):]|[A-Za-z][.)]|(?:step|Step|STEP
 _END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary')}"
                   f"|(?m:^{_OPENING}(?:{_END_PHRASE}{_ENDED}|{_ZH_END}))"
                   f"|(?:(?<={_AFTER}\\s)|(?<={_AFTER}\\s\\s))"
-                  f"{_loosely('end of [the] summary')}{_ENDED}[^\\n]{{0,80}}?(?i:respond|message)"
+                  f"{_loosely('end of [the] summary')}{_ENDED}[^\\n]{{0,80}}?{_ORDER}"
                   f"|{_loosely('respond to the message below')}[^\\n]{{0,80}}?summary above"
                   f"|{_ZH_END}(?![^\\W_])", re.MULTILINE)
 

@@ -396,11 +396,17 @@ def _under_a_header(text: str, start: int, delimiter: str, cells: int) -> bool:
         if above.strip() and _TABLE_RULE.fullmatch(above):
             if rows:
                 return True
-            if cells > 1 and not _JUNCTION.search(above):
-                return False  # a line of dashes alone is no rule of a table of columns: a separator ("echo ----")
             end = text.rfind("\n", 0, end)  # right under a rule: the line above it is the table's header, or not
             header = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r") if end > 0 else ""
-            return header.count(delimiter) + 1 == cells
+            if header.count(delimiter) + 1 != cells:
+                return False
+            if cells > 1 and not _JUNCTION.search(above):
+                # a line of dashes alone under a row of a table above (a separator, "echo ----", between two tables)
+                # is no rule of it: it is one under the first line of its run only (an underlined header)
+                top = text.rfind("\n", 0, end)
+                over = text[text.rfind("\n", 0, top) + 1:top].rstrip("\r") if top > 0 else ""
+                return not (over.strip() and over.count(delimiter) + 1 == cells)
+            return True
         if above.count(delimiter) + 1 != cells:
             return False
         rows += 1
