@@ -330,6 +330,31 @@ def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still
     assert PW1 not in out and PW2 not in out and above in out
 
 
+@pytest.mark.parametrize("table", [
+    "| Field | Value |\n|-------|-------|\n| password | {pw} |\n",
+    "| Field | Value |\n|-------|-------|\n| username | admin |\n| password | {pw} |\n| port | 5432 |\n",
+    "| Setting | Value |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
+    "| Key | Value |\n| --- | --- |\n| Password | `{pw}` |\n",
+    "| Username | admin |\n| Password | {pw} |\n", "\u2502 api_key \u2502 {pw} \u2502\n"])
+def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value_away_no_more(table: str) -> None:
+    """A table an agent writes of fields and their values ("| password | Tr0ub4dor&3x |") kept every password: the line
+    naming the credential was read as a row of the table (its header: Field, Value), or as a header with nothing
+    under it (a red-team pass)."""
+    for pw in (PW1, "hunter2x"):
+        out = redact_secrets(table.format(pw=pw))
+        assert pw not in out and "[REDACTED" in out
+        assert all(kept in out for kept in ("admin", "5432", "Field", "Value") if kept in table)
+
+
+@pytest.mark.parametrize("table", [
+    "| Field | Value |\n|---|---|\n| password | changeme |\n| token | the API token |\n| api_key | required |\n",
+    "| column | type |\n|---|---|\n| password | varchar(255) |\n| token | text[] |\n| secret | N/A |\n",
+    "| password | email |\n|---|---|\n| x | y |\n"])
+def test_a_key_value_table_without_a_value_shaped_like_one_is_kept(table: str) -> None:
+    """A type, a description, a word: no value (a plain word such as "changeme" is not told from "required")."""
+    assert redact_secrets(table.replace("| x | y |\n", "")) == table.replace("| x | y |\n", "")
+
+
 @pytest.mark.parametrize("text", [
     "option|meaning\n--------------\ntoken|the API token\ntimeout|seconds in total\nretries|how often\n",
     "| option | default | meaning |\n|---|---|---|\n| timeout | 30 | seconds |\n| token | none | the API token |\n"

@@ -340,10 +340,11 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
             break
     else:
         return header_end, []
+    paired = _paired_value(text, start, _cells(header, delimiter), columns) if delimiter in "|\u2502" else []
     if delimiter in "|\u2502" and _under_a_header(text, start, delimiter, len(names)) and not _rule_under(
             text, header_end):
-        return header_end, []  # a row of the |-table it is in, not its header (nor one of a table under it)
-    found, row = [], header_end + 1
+        return header_end, paired  # a row of the |-table it is in, not its header (nor one of a table under it)
+    found, row = paired, header_end + 1
     while row < len(text):
         end = _line(text, row)
         line = text[row:end].rstrip("\r")
@@ -362,6 +363,33 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
                 found.append((start_, end_, "secret"))
         row = end + 1
     return row, found
+
+
+def _paired_value(text: str, start: int, bounds: list[tuple[int, int]], columns: list[int]) -> list[Span]:
+    """A |-table's line (at ``start``, its cells at ``bounds``) naming a credential in its first cell, its value in the
+    next: a key/value table an agent writes (``| Field | Value |`` then ``| password | Tr0ub4dor&3x |``; a red-team
+    pass: every one was kept). A value is one word of 6 or more characters holding a digit, a symbol or mixed case,
+    no type (``| password | text |``, ``varchar(255)``), no placeholder and no description (``| token | the API
+    token |``)."""
+    line = text[start:_line(text, start)]
+    first = next((n for n, (a, b) in enumerate(bounds) if line[a:b].strip(_CELL_PADDING)), None)
+    if first is None or first not in columns or first + 1 >= len(bounds):
+        return []
+    a, b = bounds[first + 1]
+    cell = line[a:b].strip()
+    value = cell.strip(_CELL_PADDING)
+    if not (6 <= len(value) <= 200) or any(c.isspace() for c in value) or PLACEHOLDER.fullmatch(value) or (
+            _NOT_A_VALUE.fullmatch(value)) or not (any(c.isdigit() for c in value) or not value.isalnum()
+                                                     or (value != value.lower() and not value.istitle()
+                                                         and value != value.upper())):
+        return []
+    at = start + a + line[a:b].find(value)
+    return [(at, at + len(value), "secret")]
+
+
+#: what a key/value table's second cell holds that is no value: a type (``text``, ``varchar(255)``, ``int[]``),
+#: a word saying there is none
+_NOT_A_VALUE = lazy(r"[A-Za-z][A-Za-z ]*+(?:\(\s*\d+(?:\s*,\s*\d+)?\s*\))?(?:\[\])?|(?i:n/?a|-+|\u2014|null|none)")
 
 
 def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
