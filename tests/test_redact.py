@@ -244,6 +244,12 @@ def test_a_tool_calls_arguments_stay_valid_json_with_the_password_taken_out(comm
     "$ echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
     "echo 'db.internal:5432:app:alice:{pw}' >> /root/.pgpass  # creds\n",
     "echo 'db.internal:5432:app:alice:{pw}' 1>> ~/.pgpass\n",
+    "RUN echo 'db.internal:5432:app:alice:{pw}' >> /root/.pgpass && chmod 600 /root/.pgpass\n",
+    "user@host:~$ echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "(venv) $ echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "sudo sh -c \"echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\"\n",
+    "- run: echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass 2>/dev/null\n",
     "     1\tdb.internal:5432:app:alice:{pw}\n",  # cat -n
     "db.internal:5432:app:alice:{pw}\\:more\n",  # PostgreSQL's escaped colon
 ])
@@ -256,7 +262,9 @@ def test_a_pgpass_line_is_found_as_it_is_written_in_practice(written: str) -> No
 
 
 @pytest.mark.parametrize("line", ["   1  a:1:b:c:d", "  42 | file.go:10:2:error:x", "echo server:80:GET:/:ok",
-                                  "echo 'a:1:b:c:d' >> notes.txt && cat ~/.pgpass", "$ echo -n a:1:b:c:d; ls .pgpass"])
+                                  "echo 'a:1:b:c:d' >> notes.txt && cat ~/.pgpass", "$ echo -n a:1:b:c:d; ls .pgpass",
+                                  "# 10:30:00:build:done", "$ time:10:20:30:40 elapsed",
+                                  "echo -n host:5432:db:u:x1 >> ~/.pgpass_backup_notes"])
 def test_a_numbered_listing_or_an_echo_shaped_like_a_pgpass_line_is_no_password(line: str) -> None:
     """The forms a .pgpass line is read in (cat -n's tab, read_file's "|", an echo into a pgpass file) are exactly
     those: two spaces after a number, " | " or an echo into nothing were redacted too (a red-team pass)."""
@@ -318,7 +326,8 @@ def test_a_credentials_table_under_lines_shaped_like_rows_is_still_read(above: s
     assert PW1 not in out and PW2 not in out and above in out
 
 
-@pytest.mark.parametrize("above", ["key|value\ntheme|dark\n----------", "key | value\ntheme | dark\n=========="])
+@pytest.mark.parametrize("above", ["key|value\ntheme|dark\n----------", "key | value\ntheme | dark\n==========",
+                                   "3|7\n----------"])
 def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still_read(above: str) -> None:
     """sqlite3 -header output after another query and an "echo ----------": the line of dashes was read as the rule
     of the table above it, and the credentials header under it as one of its rows (a red-team pass). A rule of a
@@ -334,12 +343,12 @@ def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still
     "| Field | Value |\n|-------|-------|\n| password | {pw} |\n",
     "| Field | Value |\n|-------|-------|\n| username | admin |\n| password | {pw} |\n| port | 5432 |\n",
     "| Setting | Value |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
-    "| Key | Value |\n| --- | --- |\n| Password | `{pw}` |\n",
-    "| Username | admin |\n| Password | {pw} |\n", "\u2502 api_key \u2502 {pw} \u2502\n"])
+    "| Key | Value |\n| --- | --- |\n| Password | `{pw}` |\n", "| Setting | Values |\n|---|---|\n| api_key | {pw} |\n"])
 def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value_away_no_more(table: str) -> None:
     """A table an agent writes of fields and their values ("| password | Tr0ub4dor&3x |") kept every password: the line
-    naming the credential was read as a row of the table (its header: Field, Value), or as a header with nothing
-    under it (a red-team pass)."""
+    naming the credential was read as a row of the table (its header: Field, Value; a red-team pass). Only a table
+    whose header names a value column is read so (a second pass: "Default", "Example", "Source" columns and tables
+    without a header hold words, paths and types far more often: 15 of 20 such docs tables were redacted)."""
     for pw in (PW1, "hunter2x"):
         out = redact_secrets(table.format(pw=pw))
         assert pw not in out and "[REDACTED" in out
@@ -349,6 +358,10 @@ def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value
 @pytest.mark.parametrize("table", [
     "| Field | Value |\n|---|---|\n| password | changeme |\n| token | the API token |\n| api_key | required |\n",
     "| column | type |\n|---|---|\n| password | varchar(255) |\n| token | text[] |\n| secret | N/A |\n",
+    "| Variable | Default |\n|---|---|\n| JWT_SECRET | auto-generated-32 |\n",
+    "| Variable | Value |\n|---|---|\n| DB_PASSWORD | /run/secrets/db_password2 |\n| token | Optional[str] |\n",
+    "| Result | Share |\n|---|---|\n| Pass | 98.50% |\n| Fail | 1.50% |\n",
+    "| Name | Example |\n|---|---|\n| API_KEY | sk_test_abc123 |\n", "| Username | admin |\n| Password | changeme2 |\n",
     "| password | email |\n|---|---|\n| x | y |\n"])
 def test_a_key_value_table_without_a_value_shaped_like_one_is_kept(table: str) -> None:
     """A type, a description, a word: no value (a plain word such as "changeme" is not told from "required")."""

@@ -599,12 +599,18 @@ _ORDER = "(?i:\\brespond\\b|\\breply\\s+to\\b|\\bmessage\\s+below\\b|\\b(?:new|n
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)
 _AFTER = "[.!?;:)\\]\u2013\u2014-]"
 #: what may open a line before an end phrase: non-word characters (never past the line: a run of lines of them was read
-#: from each line's start to the run's end, quadratic), a list number or letter, a step, a speaker's label
-_OPENING = ("(?:[^\\w\\n]|_)*+(?:(?:\\d{1,3}(?:\\.\\d{1,3}){0,3}[.):]|[A-Za-z][.)]|(?i:[ivxlc]{1,6})[.)]"
-            "|(?:step|Step|STEP) ?\\d{1,3}[.):]"
-            "|[^\\W\\d_][\\w ()'.-]{0,29}?[*_>\\]]{0,2}(?:[:\\]]|\\s[\\u2013\\u2014-]))(?:[^\\w\\n]|_)*+)?")
+#: from each line's start to the run's end, quadratic)
+_JUNK = "(?:[^\\w\\n]|_)*+"
+#: a list number or letter, a step, a speaker's label (after a time or a number: "[10:42] User:", "#42 User:")
+_LABEL = ("(?:\\d[\\d:./TZ -]{0,24}[\\])]?[^\\S\\n]+(?:[^\\w\\n]|_)*+)?"
+          "(?:\\d{1,3}(?:\\.\\d{1,3}){0,3}[.):]|[A-Za-z][.)]|(?i:[ivxlc]{1,6})[.)]|(?:step|Step|STEP) ?\\d{1,3}[.):]"
+          "|[^\\W\\d_][\\w ()'.-]{0,29}?[*_>\\]]{0,2}(?:[:\\]]|\\s[\\u2013\\u2014-]))")
+#: after a label, an end phrase ends the sentence or the line ("User1: END OF SUMMARY.", not "Agenda item 4 - end of
+#: summary, then questions", a summary's own text)
+_CLOSED = "(?=[^\\S\\n]*+(?:[.!:](?![^\\W_])|(?:[^\\w\\n]|_)*+$))"
 _END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary')}"
-                  f"|(?m:^{_OPENING}(?:{_END_PHRASE}{_ENDED}|{_ZH_END}(?![后时前])))"
+                  f"|(?m:^{_JUNK}(?:{_END_PHRASE}{_ENDED}|{_LABEL}{_JUNK}{_END_PHRASE}{_CLOSED}"
+                  f"|(?:{_LABEL}{_JUNK})?{_ZH_END}(?![后时前于语])))"
                   f"|(?:(?<={_AFTER}\\s)|(?<={_AFTER}\\s\\s))"
                   f"{_loosely('end of [the] summary')}{_ENDED}[^\\n]{{0,80}}?{_ORDER}"
                   f"|{_loosely('respond to the message below')}[^\\n]{{0,80}}?summary above"

@@ -340,11 +340,11 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
             break
     else:
         return header_end, []
-    paired = _paired_value(text, start, _cells(header, delimiter), columns) if delimiter in "|\u2502" else []
     if delimiter in "|\u2502" and _under_a_header(text, start, delimiter, len(names)) and not _rule_under(
             text, header_end):
-        return header_end, paired  # a row of the |-table it is in, not its header (nor one of a table under it)
-    found, row = paired, header_end + 1
+        # a row of the |-table it is in, not its header (nor one of a table under it); of a key/value table, its value
+        return header_end, _paired_value(text, start, _cells(header, delimiter), columns, delimiter)
+    found, row = [], header_end + 1
     while row < len(text):
         end = _line(text, row)
         line = text[row:end].rstrip("\r")
@@ -365,31 +365,46 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
     return row, found
 
 
-def _paired_value(text: str, start: int, bounds: list[tuple[int, int]], columns: list[int]) -> list[Span]:
-    """A |-table's line (at ``start``, its cells at ``bounds``) naming a credential in its first cell, its value in the
-    next: a key/value table an agent writes (``| Field | Value |`` then ``| password | Tr0ub4dor&3x |``; a red-team
-    pass: every one was kept). A value is one word of 6 or more characters holding a digit, a symbol or mixed case,
-    no type (``| password | text |``, ``varchar(255)``), no placeholder and no description (``| token | the API
-    token |``)."""
+def _paired_value(text: str, start: int, bounds: list[tuple[int, int]], columns: list[int],
+                  delimiter: str) -> list[Span]:
+    """A row (at ``start``, its cells at ``bounds``) of a key/value |-table, naming a credential in its first cell: the
+    value in its second (``| Field | Value |`` then ``| password | Tr0ub4dor&3x |``; a red-team pass: every one was
+    kept). Only in a table of two columns whose header names the second a value (``| Setting | Value |``: "Default",
+    "Example", "Source", "Access" columns hold defaults, references and words), and only a value shaped like a
+    password: one word of 6 to 200 characters with a letter and a digit, no path, brackets or ``=`` (types such as
+    ``VARCHAR2(100)``, ``Optional[str]``, ``/run/secrets/db_password``), no placeholder (``$DB_PASSWORD``)."""
     line = text[start:_line(text, start)]
-    first = next((n for n, (a, b) in enumerate(bounds) if line[a:b].strip(_CELL_PADDING)), None)
-    if first is None or first not in columns or first + 1 >= len(bounds):
+    filled = [n for n, (a, b) in enumerate(bounds) if line[a:b].strip(_CELL_PADDING)]
+    if len(filled) != 2 or filled[0] not in columns or not _value_header(text, start, delimiter, len(bounds)):
         return []
-    a, b = bounds[first + 1]
-    cell = line[a:b].strip()
-    value = cell.strip(_CELL_PADDING)
-    if not (6 <= len(value) <= 200) or any(c.isspace() for c in value) or PLACEHOLDER.fullmatch(value) or (
-            _NOT_A_VALUE.fullmatch(value)) or not (any(c.isdigit() for c in value) or not value.isalnum()
-                                                     or (value != value.lower() and not value.istitle()
-                                                         and value != value.upper())):
+    a, b = bounds[filled[1]]
+    value = line[a:b].strip().strip(_CELL_PADDING)
+    if not (6 <= len(value) <= 200) or any(c.isspace() or c in "/\\()[]{}<>=" for c in value) or not any(
+            c.isdigit() for c in value) or not any(c.isalpha() for c in value) or PLACEHOLDER.fullmatch(value):
         return []
     at = start + a + line[a:b].find(value)
     return [(at, at + len(value), "secret")]
 
 
-#: what a key/value table's second cell holds that is no value: a type (``text``, ``varchar(255)``, ``int[]``),
-#: a word saying there is none
-_NOT_A_VALUE = lazy(r"[A-Za-z][A-Za-z ]*+(?:\(\s*\d+(?:\s*,\s*\d+)?\s*\))?(?:\[\])?|(?i:n/?a|-+|\u2014|null|none)")
+#: the name of a key/value table's second column (:func:`_paired_value`)
+_VALUE_COLUMN = lazy(r"(?i:(?:[a-z]+[ _-])?values?)|值|内容")
+
+
+def _value_header(text: str, start: int, delimiter: str, cells: int) -> bool:
+    """Whether the |-table the line at ``start`` is a row of has a header of two columns, the second a value's (walked
+    up to its rule, at most :data:`_ROWS_ABOVE` lines)."""
+    end = start - 1
+    for _ in range(_ROWS_ABOVE):
+        if end <= 0:
+            return False
+        above = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r")
+        end = text.rfind("\n", 0, end)
+        if above.strip() and _TABLE_RULE.fullmatch(above):
+            header = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r") if end > 0 else ""
+            names = [header[a:b].strip(_CELL_PADDING) for a, b in _cells(header, delimiter)]
+            filled = [name for name in names if name]
+            return len(names) == cells and len(filled) == 2 and bool(_VALUE_COLUMN.fullmatch(filled[1]))
+    return False
 
 
 def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
@@ -433,7 +448,10 @@ def _under_a_header(text: str, start: int, delimiter: str, cells: int) -> bool:
                 # is no rule of it: it is one under the first line of its run only (an underlined header)
                 top = text.rfind("\n", 0, end)
                 over = text[text.rfind("\n", 0, top) + 1:top].rstrip("\r") if top > 0 else ""
-                return not (over.strip() and over.count(delimiter) + 1 == cells)
+                if over.strip() and over.count(delimiter) + 1 == cells:
+                    return False
+                # and a header names its columns: a line of numbers alone is a one-row result ("3|7", then the rule)
+                return all(any(c.isalpha() for c in cell) for cell in header.split(delimiter) if cell.strip())
             return True
         if above.count(delimiter) + 1 != cells:
             return False

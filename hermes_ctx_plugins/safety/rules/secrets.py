@@ -247,12 +247,16 @@ CREDENTIAL_COLUMNS = frozenset((
 CREDENTIAL_LINES = (
     # ~/.pgpass: hostname:port:database:username:password (":" and "\\" escaped by "\\", a password may hold
     # spaces); also numbered as cat -n (a tab) or read_file ("|") show it, indented in a heredoc, with CRLF or a
-    # trailing blank, or echoed into a pgpass file (an echo into anything else is not one; after a prompt, with -n,
-    # and with what follows on the line: "&& chmod 600 ~/.pgpass", a comment)
-    ("password", r"^[ \t]*+(?:\d++[\t|])?+(?:[$#][ \t]++)?+(echo(?:[ \t]++-[neE]{1,3})?+[ \t]++)?+['\"]?+[^\s:#'\"]++"
-                 r":(?:\d{1,5}|\*):(?:\\.|[^\s:\\])++:"
-                 r"(?:\\.|[^\s:\\])++:(?P<value>(?:\\.|[^\s:\\'\">]|>(?!>?[ \t]*+\S*(?i:pgpass))|[ ](?=\S))++)"
-                 r"['\"]?+(?(1)[ \t]*+[12]?>>?[ \t]*+\S*(?i:pgpass)[^\s;&|#]*+(?:[ \t]*+(?:&&|;|\|\||#)[^\n]*+)?+)"
+    # trailing blank, or echoed into a pgpass file (an echo into anything else is not one; after a shell's prompt,
+    # a Dockerfile's RUN, a continued "&&", a CI step's "- run:", "sudo sh -c", with -n, and with what follows on
+    # the line: "&& chmod 600 ~/.pgpass", a comment, "2>/dev/null", a line continuation)
+    ("password", r"^[ \t]*+(?:\d++[\t|])?+(?:(?:\([^()\n]{1,40}\)[ \t]*+)?+(?:[^\s$%#>]{0,60}+[$%#>][ \t]++"
+                 r"|(?:RUN|&&|-[ \t]*+run:|sudo[ \t]++(?:sh|bash)[ \t]++-c)[ \t]*+['\"]?+)?+"
+                 r"(echo(?:[ \t]++-[neE]{1,3})?+[ \t]++))?+"
+                 r"['\"]?+[^\s:#'\"]++:(?:\d{1,5}|\*):(?:\\.|[^\s:\\])++:"
+                 r"(?:\\.|[^\s:\\])++:(?P<value>(?:\\.|[^\s:\\'\">]|>(?!>?[ \t]*+\S*(?i:pgpass))|[ ](?=[^\s>]))++)"
+                 r"['\"]?+(?(1)[ \t]*+[12]?>>?[ \t]*+[\"']?+\S*?(?i:pgpass(?:file)?)(?:\.conf)?+[\"']?+"
+                 r"(?:[ \t]*+(?:&&?|;|\|\||#|\\|2>)[^\n]*+)?+)"
                  r"[ \t]*+\r?$"),
 )
 
