@@ -6,6 +6,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_paraphrase.py                  # the test half (the one to report)
     .venv/bin/python benchmarks/bench_paraphrase.py --split tune     # the half a retriever may be tuned on
     .venv/bin/python benchmarks/bench_paraphrase.py --quick          # every 5th conversation
+    .venv/bin/python benchmarks/bench_paraphrase.py --long-turns 1500  # every answer ~1,500 characters
 
 The data (``recall_eval/data/README.md``): 60 conversations per half (a third in Chinese), each a user with 10-30 dated
 sessions, 7 questions asked in a later session; most questions share no content word with their evidence.
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import random
 import re
 import statistics
 import sys
@@ -323,6 +325,32 @@ def report(results: dict[str, list[Outcome]], split: str) -> list[dict[str, Any]
     ]
 
 
+def lengthened(conversations: list[dict[str, Any]], chars: int) -> list[dict[str, Any]]:
+    """``conversations`` with every answer lengthened to about ``chars`` characters by answers of the other
+    conversations of the same language (drawn with a seed of the conversation's id): long turns, as a long answer or
+    a pasted log makes them, whose added words are no evidence (the needles stay where they were)."""
+    pool: dict[str, list[tuple[str, str]]] = {}
+    for conversation in conversations:
+        for _, _, turn in _turns(conversation):
+            pool.setdefault(conversation["lang"], []).append((conversation["id"], turn["assistant"]))
+    made = []
+    for conversation in conversations:
+        rng = random.Random(conversation["id"])
+        others = [text for owner, text in pool[conversation["lang"]] if owner != conversation["id"]]
+        joint = " " if conversation["lang"] == "en" else ""
+        sessions = []
+        for session in conversation["sessions"]:
+            turns = []
+            for turn in session["turns"]:
+                parts = [turn["assistant"]]
+                while sum(map(len, parts)) < chars:
+                    parts.append(rng.choice(others))
+                turns.append({**turn, "assistant": joint.join(parts)})
+            sessions.append({**session, "turns": turns})
+        made.append({**conversation, "sessions": sessions})
+    return made
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("test", "tune"), default="test",
@@ -332,14 +360,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-hybrid", action="store_true",
                         help="leave ctx-local hybrid out (it embeds every turn: ~30 ms each here)")
     parser.add_argument("--summary-json", help="also write the goal rows as JSON")
+    parser.add_argument("--long-turns", type=int, default=0, metavar="CHARS",
+                        help="lengthen every answer to about CHARS characters with other conversations' answers "
+                             "(same language; how the block's budget is spent on long turns)")
     args = parser.parse_args(argv)
     conversations = recall_eval.load(args.split)
+    if args.long_turns:
+        conversations = lengthened(conversations, args.long_turns)
     if args.quick:
         conversations = conversations[::5]
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
     print(machine_line())
     turns = sum(len(s["turns"]) for c in conversations for s in c["sessions"])
-    print(f"data: {args.split} half, {len(conversations)} conversations, {turns:,} turns")
+    long = f", answers lengthened to ~{args.long_turns:,} characters" if args.long_turns else ""
+    print(f"data: {args.split} half, {len(conversations)} conversations, {turns:,} turns{long}")
     hybrid = not args.no_hybrid and _hybrid_installed()
     results: dict[str, list[Outcome]] = {s: [] for s in SYSTEMS}
     with tempfile.TemporaryDirectory(prefix="bench-paraphrase-") as tmp:

@@ -100,3 +100,17 @@ def test_a_block_too_long_to_show_whole_makes_each_line_once(monkeypatch: pytest
     assert "id_rsa" not in text and "hermes-ctx memory forget 3" in lines[2]
     assert sorted(made) == sorted(set(made))  # no line made twice
     assert text not in counted[:-1] and counted[-1] == text  # the whole block counted once, at the end
+
+
+def test_long_memories_share_the_block_rather_than_two_of_them_taking_it_all() -> None:
+    """Turns of long answers (a pasted log, a long explanation) took 400 tokens a line, and an 800-token block showed
+    two memories of 16: each line now gets its share of the budget (400 characters at least), the best first; a few
+    long memories still get the budget between them."""
+    long = [memory(n, f"note {n}: " + " ".join(f"the {n}th deploy step runs check {i} on the cluster"
+                                               for i in range(30))) for n in range(1, 17)]
+    text = recall.block(long, ["deploy"], budget_tokens=800, max_results=16, count=COUNTER.count_text)
+    lines = text.splitlines()[1:]
+    assert len(lines) >= 6 and COUNTER.count_text(text) <= 800  # was 2
+    assert [line.split(" ·")[0] for line in lines] == [f"- [#{n}" for n in range(1, len(lines) + 1)]
+    two = recall.block(long[:2], ["deploy"], budget_tokens=800, max_results=16, count=COUNTER.count_text)
+    assert len(two.splitlines()) == 3 and all(len(line) > 1_000 for line in two.splitlines()[1:])

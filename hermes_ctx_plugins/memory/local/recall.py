@@ -48,6 +48,12 @@ MIN_RELATIVE_SCORE = 0.3
 FEEDBACK_TERMS = 12
 #: about this many characters make a token (to tell, without counting, whether memories fill a budget)
 CHARS_PER_TOKEN = 4
+#: when the chosen memories do not all fit whole, each line gets its share of the budget, at least this many
+#: characters (the best first, each cut to what is left): long turns (a pasted log, a long answer) took 400 tokens a
+#: line, and an 800-token block showed two memories. Chosen on a long-turn variant of the tuning half of
+#: ``benchmarks/bench_paraphrase.py`` (every answer lengthened to ~1,500 characters; evidence in the block: 1,600
+#: characters a line 0.224, 800 0.250, 400 0.279, 250 0.288); the eval's own turns are all shorter than this
+LINE_CHARS = 400
 #: a question asking what happened before or after something ("the week before my trip to Riga",
 #: "重庆那次求职前一周"): its candidates dated shortly on that side of the something rank higher
 _BEFORE = re.compile(r"\b(?:before|prior to|ahead of|leading up to|in the run-up to)\b"
@@ -385,15 +391,17 @@ def _all_whole(lines: _Lines, budget_tokens: int, count: Callable[[str], int]) -
 
 
 def _fitted(lines: _Lines, budget_tokens: int, count: Callable[[str], int]) -> str:
-    """The chosen memories best first, each cut to what is left of the budget while 24 tokens or more are."""
+    """The chosen memories best first, each cut to its share of the budget (:data:`LINE_CHARS` at least) and to what is
+    left of it, while 24 tokens or more are."""
     parts = [HEADER]
     used = count(HEADER)
+    share = max(LINE_CHARS, budget_tokens * CHARS_PER_TOKEN // max(len(lines.items), 1))
     for index in range(len(lines.items)):
         left = budget_tokens - used - 1  # the newline joining it
         if left < 24:
             break
         # shrink until the line fits what is left
-        chars = min(left * CHARS_PER_TOKEN, verdicts.WHOLE_CHARS)
+        chars = min(left * CHARS_PER_TOKEN, share, verdicts.WHOLE_CHARS)
         while chars >= 40:
             line = lines.at(index, chars)
             tokens = count(line)
