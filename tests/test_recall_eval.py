@@ -131,3 +131,22 @@ def test_a_hit_needs_every_needle_and_a_stale_value_shown_first_is_counted() -> 
     stale_first = bench.judge(update, "- we run Postgres 14\n- moved to Postgres 16", 0.0)
     assert stale_first.hit and stale_first.stale_first
     assert bench.judge(update, "- we run Postgres 14", 0.0).stale_first
+
+
+def test_long_turns_lengthen_every_answer_and_plant_no_needle_elsewhere() -> None:
+    """``--long-turns``: every answer ~CHARS characters long with other conversations' answers of its language, the
+    same every run, and no needle of a question lands in a turn that is not its evidence (a hit stays a hit)."""
+    bench = _load("bench_paraphrase", BENCHMARKS / "bench_paraphrase.py")
+    conversations = generate.load("tune")[:12]
+    long = bench.lengthened(conversations, 1_500)
+    assert long == bench.lengthened(conversations, 1_500) and conversations == generate.load("tune")[:12]
+    for before, after in zip(conversations, long, strict=True):
+        pairs = list(zip((t for s in before["sessions"] for t in s["turns"]),
+                         (t for s in after["sessions"] for t in s["turns"]), strict=True))
+        assert all(a["user"] == b["user"] and a["assistant"].startswith(b["assistant"])
+                   and len(a["assistant"]) >= 1_500 for b, a in pairs)
+        turns = {t["id"]: t for s in after["sessions"] for t in s["turns"]}
+        for question in after["questions"]:
+            for needle in question["needles"]:
+                holders = {i for i, t in turns.items() if needle in t["user"] or needle in t["assistant"]}
+                assert holders <= set(question["evidence"]), (needle, holders)
