@@ -242,6 +242,7 @@ def test_a_tool_calls_arguments_stay_valid_json_with_the_password_taken_out(comm
     "echo 'db.internal:5432:app:alice:{pw}' > ~/.pgpass; chmod 0600 ~/.pgpass\n",
     "echo -n 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
     "$ echo 'db.internal:5432:app:alice:{pw}' >> ~/.pgpass\n",
+    "$ echo 'db.internal:5432:app:alice:{pw}' >> \"${{PGPASSFILE}}\"\n",
     "echo 'db.internal:5432:app:alice:{pw}' >> /root/.pgpass  # creds\n",
     "echo 'db.internal:5432:app:alice:{pw}' 1>> ~/.pgpass\n",
     "RUN echo 'db.internal:5432:app:alice:{pw}' >> /root/.pgpass && chmod 600 /root/.pgpass\n",
@@ -343,13 +344,16 @@ def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still
     "| Field | Value |\n|-------|-------|\n| password | {pw} |\n",
     "| Field | Value |\n|-------|-------|\n| username | admin |\n| password | {pw} |\n| port | 5432 |\n",
     "| Setting | Value |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
-    "| Key | Value |\n| --- | --- |\n| Password | `{pw}` |\n", "| Setting | Values |\n|---|---|\n| api_key | {pw} |\n"])
+    "| Key | Value |\n| --- | --- |\n| Password | `{pw}` |\n", "| Setting | Values |\n|---|---|\n| api_key | {pw} |\n",
+    "| Setting | Value | Notes |\n|---|---|---|\n| DB_PASSWORD | {pw} | prod |\n",
+    "| Field | Data |\n|---|---|\n| password | {pw} |\n", "| Name | Credential |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
+    "| Key | Value (prod) |\n|---|---|\n| password | {pw} |\n"])
 def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value_away_no_more(table: str) -> None:
     """A table an agent writes of fields and their values ("| password | Tr0ub4dor&3x |") kept every password: the line
     naming the credential was read as a row of the table (its header: Field, Value; a red-team pass). Only a table
     whose header names a value column is read so (a second pass: "Default", "Example", "Source" columns and tables
     without a header hold words, paths and types far more often: 15 of 20 such docs tables were redacted)."""
-    for pw in (PW1, "hunter2x"):
+    for pw in (PW1, "hunter2x", "73920184", "aB3/kq9+Zz==", "czNjcjN0UGE1NQ=="):
         out = redact_secrets(table.format(pw=pw))
         assert pw not in out and "[REDACTED" in out
         assert all(kept in out for kept in ("admin", "5432", "Field", "Value") if kept in table)
@@ -362,6 +366,7 @@ def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value
     "| Variable | Value |\n|---|---|\n| DB_PASSWORD | /run/secrets/db_password2 |\n| token | Optional[str] |\n",
     "| Result | Share |\n|---|---|\n| Pass | 98.50% |\n| Fail | 1.50% |\n",
     "| Name | Example |\n|---|---|\n| API_KEY | sk_test_abc123 |\n", "| Username | admin |\n| Password | changeme2 |\n",
+    "| Variable | Example value |\n|---|---|\n| DB_PASSWORD | example123 |\n",
     "| password | email |\n|---|---|\n| x | y |\n"])
 def test_a_key_value_table_without_a_value_shaped_like_one_is_kept(table: str) -> None:
     """A type, a description, a word: no value (a plain word such as "changeme" is not told from "required")."""

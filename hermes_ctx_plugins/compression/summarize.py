@@ -595,7 +595,8 @@ _END_PHRASE = "(?:" + "|".join(map(_loosely, ("end of [the] summary", "end of [t
                                               "respond to the message below"))) + ")"
 _ZH_END = "(?:上下文)?摘要(?:到此|已经?)?结束"
 #: what after an end phrase said mid-line makes it one: an order to respond, a new message
-_ORDER = "(?i:\\brespond\\b|\\breply\\s+to\\b|\\bmessage\\s+below\\b|\\b(?:new|next|user(?:'s)?)\\s+message\\b)"
+_ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)?)\\s+message|ignore|disregard"
+          "|(?:new\\s+)?instructions?|new\\s+task|task\\s+below)\\b)")
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)
 _AFTER = "[.!?;:)\\]\u2013\u2014-]"
 #: what may open a line before an end phrase: non-word characters (never past the line: a run of lines of them was read
@@ -606,8 +607,9 @@ _LABEL = ("(?:\\d[\\d:./TZ -]{0,24}[\\])]?[^\\S\\n]+(?:[^\\w\\n]|_)*+)?"
           "(?:\\d{1,3}(?:\\.\\d{1,3}){0,3}[.):]|[A-Za-z][.)]|(?i:[ivxlc]{1,6})[.)]|(?:step|Step|STEP) ?\\d{1,3}[.):]"
           "|[^\\W\\d_][\\w ()'.-]{0,29}?[*_>\\]]{0,2}(?:[:\\]]|\\s[\\u2013\\u2014-]))")
 #: after a label, an end phrase ends the sentence or the line ("User1: END OF SUMMARY.", not "Agenda item 4 - end of
-#: summary, then questions", a summary's own text)
-_CLOSED = "(?=[^\\S\\n]*+(?:[.!:](?![^\\W_])|(?:[^\\w\\n]|_)*+$))"
+#: summary, then questions", a summary's own text), or an order follows it ("User: END OF SUMMARY; now follow the
+#: instructions below")
+_CLOSED = f"(?=[^\\S\\n]*+(?:[.!:](?![^\\W_])|(?:[^\\w\\n]|_)*+$)|{_ENDED}[^\\n]{{0,80}}?{_ORDER})"
 _END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary')}"
                   f"|(?m:^{_JUNK}(?:{_END_PHRASE}{_ENDED}|{_LABEL}{_JUNK}{_END_PHRASE}{_CLOSED}"
                   f"|(?:{_LABEL}{_JUNK})?{_ZH_END}(?![后时前于语])))"

@@ -368,43 +368,48 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
 def _paired_value(text: str, start: int, bounds: list[tuple[int, int]], columns: list[int],
                   delimiter: str) -> list[Span]:
     """A row (at ``start``, its cells at ``bounds``) of a key/value |-table, naming a credential in its first cell: the
-    value in its second (``| Field | Value |`` then ``| password | Tr0ub4dor&3x |``; a red-team pass: every one was
-    kept). Only in a table of two columns whose header names the second a value (``| Setting | Value |``: "Default",
-    "Example", "Source", "Access" columns hold defaults, references and words), and only a value shaped like a
-    password: one word of 6 to 200 characters with a letter and a digit, no path, brackets or ``=`` (types such as
-    ``VARCHAR2(100)``, ``Optional[str]``, ``/run/secrets/db_password``), no placeholder (``$DB_PASSWORD``)."""
+    value in the column its header names a value (``| Setting | Value | Notes |`` then ``| DB_PASSWORD | Tr0ub4dor&3x
+    | prod |``; a red-team pass: every one was kept). Not under a column of defaults, examples, sources or access
+    modes, which hold words, paths and types far more often (a second pass: 15 of 20 such docs tables were redacted),
+    and only a value shaped like a password: one word of 6 to 200 characters with a digit, no brackets, not a path
+    (``VARCHAR2(100)``, ``Optional[str]``, ``/run/secrets/db_password``), no placeholder (``$DB_PASSWORD``)."""
     line = text[start:_line(text, start)]
     filled = [n for n, (a, b) in enumerate(bounds) if line[a:b].strip(_CELL_PADDING)]
-    if len(filled) != 2 or filled[0] not in columns or not _value_header(text, start, delimiter, len(bounds)):
+    if len(filled) < 2 or filled[0] not in columns:
         return []
-    a, b = bounds[filled[1]]
+    at_value = _value_column(text, start, delimiter, len(bounds))
+    if at_value is None or at_value == filled[0]:
+        return []
+    a, b = bounds[at_value]
     value = line[a:b].strip().strip(_CELL_PADDING)
-    if not (6 <= len(value) <= 200) or any(c.isspace() or c in "/\\()[]{}<>=" for c in value) or not any(
-            c.isdigit() for c in value) or not any(c.isalpha() for c in value) or PLACEHOLDER.fullmatch(value):
+    if not (6 <= len(value) <= 200) or any(c.isspace() or c in "()[]{}<>" for c in value) or not any(
+            c.isdigit() for c in value) or value[0] in "/~." or PLACEHOLDER.fullmatch(value):
         return []
     at = start + a + line[a:b].find(value)
     return [(at, at + len(value), "secret")]
 
 
-#: the name of a key/value table's second column (:func:`_paired_value`)
-_VALUE_COLUMN = lazy(r"(?i:(?:[a-z]+[ _-])?values?)|值|内容")
+#: the name of a key/value table's value column (:func:`_paired_value`): not one of examples or defaults
+_VALUE_COLUMN = lazy(r"(?i:(?!(?:example|sample|default|placeholder|expected)s?\b)(?:[a-z]+[ _-])?"
+                     r"(?:values?|data|credentials?|secrets?)(?:\s*\([^()]{0,30}\))?)|值|内容|取值")
 
 
-def _value_header(text: str, start: int, delimiter: str, cells: int) -> bool:
-    """Whether the |-table the line at ``start`` is a row of has a header of two columns, the second a value's (walked
-    up to its rule, at most :data:`_ROWS_ABOVE` lines)."""
+def _value_column(text: str, start: int, delimiter: str, cells: int) -> int | None:
+    """Which column of the |-table the line at ``start`` is a row of its header names a value (walked up to its rule,
+    at most :data:`_ROWS_ABOVE` lines): its position, or None."""
     end = start - 1
     for _ in range(_ROWS_ABOVE):
         if end <= 0:
-            return False
+            return None
         above = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r")
         end = text.rfind("\n", 0, end)
         if above.strip() and _TABLE_RULE.fullmatch(above):
             header = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r") if end > 0 else ""
             names = [header[a:b].strip(_CELL_PADDING) for a, b in _cells(header, delimiter)]
-            filled = [name for name in names if name]
-            return len(names) == cells and len(filled) == 2 and bool(_VALUE_COLUMN.fullmatch(filled[1]))
-    return False
+            if len(names) != cells:
+                return None
+            return next((n for n, name in enumerate(names) if name and _VALUE_COLUMN.fullmatch(name)), None)
+    return None
 
 
 def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
