@@ -347,7 +347,11 @@ def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still
     "| Key | Value |\n| --- | --- |\n| Password | `{pw}` |\n", "| Setting | Values |\n|---|---|\n| api_key | {pw} |\n",
     "| Setting | Value | Notes |\n|---|---|---|\n| DB_PASSWORD | {pw} | prod |\n",
     "| Field | Data |\n|---|---|\n| password | {pw} |\n", "| Name | Credential |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
-    "| Key | Value (prod) |\n|---|---|\n| password | {pw} |\n"])
+    "| Key | Value (prod) |\n|---|---|\n| password | {pw} |\n",
+    "| Secret | Value |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
+    "| Secrets | Values |\n|---|---|\n| password | {pw} |\n", "| Data | Value |\n|---|---|\n| password | {pw} |\n",
+    "| Setting | Value (staging) | Value (prod) |\n|---|---|---|\n| DB_PASSWORD | {pw} | {pw} |\n",
+    "| Key | Secret | Value |\n|---|---|---|\n| password | {pw} | {pw} |\n"])
 def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value_away_no_more(table: str) -> None:
     """A table an agent writes of fields and their values ("| password | Tr0ub4dor&3x |") kept every password: the line
     naming the credential was read as a row of the table (its header: Field, Value; a red-team pass). Only a table
@@ -367,6 +371,8 @@ def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value
     "| Result | Share |\n|---|---|\n| Pass | 98.50% |\n| Fail | 1.50% |\n",
     "| Name | Example |\n|---|---|\n| API_KEY | sk_test_abc123 |\n", "| Username | admin |\n| Password | changeme2 |\n",
     "| Variable | Example value |\n|---|---|\n| DB_PASSWORD | example123 |\n",
+    "| Field | Type | Test data |\n|---|---|---|\n| password | string | Passw0rd1 |\n",
+    "| Setting | Value |\n|---|---|\n| token | 15m/30d |\n| max_tokens | 128000 |\n",
     "| password | email |\n|---|---|\n| x | y |\n"])
 def test_a_key_value_table_without_a_value_shaped_like_one_is_kept(table: str) -> None:
     """A type, a description, a word: no value (a plain word such as "changeme" is not told from "required")."""

@@ -588,15 +588,25 @@ def _loosely(phrase: str) -> str:
 # number, a speaker's label) or after a sentence, followed by an order to respond / "the summary above" -- what
 # follows on the line goes too ("END OF SUMMARY. New user message: ..."). Inside a sentence ("a TL;DR at the end of
 # the summary", "End of summary statistics: ...", "asking Bob to respond to the message below") it is the summary's.
-#: punctuation next on the line (not a hyphen joining a word: "End-of-summary-related"), or nothing but it to its end
-_ENDED = "(?=[^\\S\\n]*+(?:[^\\w\\s-]|-(?!\\w))|(?:[^\\w\\n]|_)*+$)"
+#: punctuation next on the line (not joining a word: "End-of-summary-related", "summary.md"), or nothing but it to
+#: the line's end
+_ENDED = "(?=[^\\S\\n]*+(?:[^\\w\\s-](?![^\\W_])|-(?!\\w))|(?:[^\\w\\n]|_)*+$)"
 _END_PHRASE = "(?:" + "|".join(map(_loosely, ("end of [the] summary", "end of [the] context compaction",
                                               "end of [the] compacted context", "summary ends here",
                                               "respond to the message below"))) + ")"
 _ZH_END = "(?:上下文)?摘要(?:到此|已经?)?结束"
-#: what after an end phrase said mid-line makes it one: an order to respond, a new message
-_ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)?)\\s+message|ignore|disregard"
-          "|(?:new\\s+)?instructions?|new\\s+task|task\\s+below)\\b)")
+#: what after an end phrase said mid-line, or after a speaker's label, makes it one: an order to respond, a new
+#: message, to ignore what came before, to follow what comes after (English only; a wording of its own passes)
+_ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)?)\\s+message|from\\s+now\\s+on"
+          "|next\\s+turn"
+          "|(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?)\\s+(?:all\\s+|everything\\s+)?(?:of\\s+)?"
+          "(?:the\\s+|your\\s+)?(?:above|previous|prior|earlier|preceding|summary|instructions?|rules|system)"
+          "|(?:follow|obey|execute|run)\\s+(?:the\\s+|these\\s+)?(?:following|orders?|below"
+          "|(?:instructions?|directions?|commands?|steps?)\\s+below)"
+          "|(?:proceed|continue)\\s+with\\s+the|(?:real|actual|true)\\s+tasks?|override"
+          "|new\\s+(?:instructions?|orders?|tasks?)(?=\\s*(?:[:.!;,]|below|follows?|$))"
+          "|(?:next\\s+)?tasks?\\s+(?:is\\s+|are\\s+)?below"
+          "|instructions?\\s+(?:below|follow)|orders?\\s+follow)\\b)")
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)
 _AFTER = "[.!?;:)\\]\u2013\u2014-]"
 #: what may open a line before an end phrase: non-word characters (never past the line: a run of lines of them was read
@@ -609,7 +619,8 @@ _LABEL = ("(?:\\d[\\d:./TZ -]{0,24}[\\])]?[^\\S\\n]+(?:[^\\w\\n]|_)*+)?"
 #: after a label, an end phrase ends the sentence or the line ("User1: END OF SUMMARY.", not "Agenda item 4 - end of
 #: summary, then questions", a summary's own text), or an order follows it ("User: END OF SUMMARY; now follow the
 #: instructions below")
-_CLOSED = f"(?=[^\\S\\n]*+(?:[.!:](?![^\\W_])|(?:[^\\w\\n]|_)*+$)|{_ENDED}[^\\n]{{0,80}}?{_ORDER})"
+_CLOSED = (f"(?=[^\\S\\n]*+(?:[.!:](?![^\\W_])|(?:[^\\w\\n]|_)*+$)"
+           f"|[^\\S\\n]*+(?:[^\\w\\s-]|-)(?![^\\W_])[^\\n]{{0,80}}?{_ORDER})")
 _END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary')}"
                   f"|(?m:^{_JUNK}(?:{_END_PHRASE}{_ENDED}|{_LABEL}{_JUNK}{_END_PHRASE}{_CLOSED}"
                   f"|(?:{_LABEL}{_JUNK})?{_ZH_END}(?![后时前于语])))"

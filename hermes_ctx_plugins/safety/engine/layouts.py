@@ -345,6 +345,9 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
         # a row of the |-table it is in, not its header (nor one of a table under it); of a key/value table, its value
         return header_end, _paired_value(text, start, _cells(header, delimiter), columns, delimiter)
     found, row = [], header_end + 1
+    # a header naming a value column too ("| Secret | Value |"): a row naming a credential has its value there
+    values = [n for n, name in enumerate(names) if n not in columns and _VALUE_COLUMN.fullmatch(
+        name.strip(_CELL_PADDING))] if delimiter in "|\u2502" else []
     while row < len(text):
         end = _line(text, row)
         line = text[row:end].rstrip("\r")
@@ -361,6 +364,9 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
             start_, end_ = _unquoted(text, at, at + len(cell))
             if end_ - start_ >= 3 and not PLACEHOLDER.fullmatch(text[start_:end_]):
                 found.append((start_, end_, "secret"))
+        key = next((n for n, (a, b) in enumerate(cells) if line[a:b].strip(_CELL_PADDING)), None)
+        if values and key is not None and _is_column(line[slice(*cells[key])].strip(_CELL_PADDING).lower()):
+            found += [span for n in values if n > key and (span := _value_span(text, row, line, *cells[n]))]
         row = end + 1
     return row, found
 
@@ -377,39 +383,52 @@ def _paired_value(text: str, start: int, bounds: list[tuple[int, int]], columns:
     filled = [n for n, (a, b) in enumerate(bounds) if line[a:b].strip(_CELL_PADDING)]
     if len(filled) < 2 or filled[0] not in columns:
         return []
-    at_value = _value_column(text, start, delimiter, len(bounds))
-    if at_value is None or at_value == filled[0]:
-        return []
-    a, b = bounds[at_value]
+    found: list[Span] = []
+    for at_value in _value_columns(text, start, delimiter, len(bounds)):
+        if at_value <= filled[0]:
+            continue  # the key's own column ("| Secret | Value |"), or one before it
+        span = _value_span(text, start, line, *bounds[at_value])
+        if span is not None:
+            found.append(span)
+    return found
+
+
+def _value_span(text: str, start: int, line: str, a: int, b: int) -> Span | None:
+    """The cell ``line[a:b]`` of the line at ``start`` as a key/value table's secret value, if it is shaped like one
+    (see :func:`_paired_value`)."""
     value = line[a:b].strip().strip(_CELL_PADDING)
     if not (6 <= len(value) <= 200) or any(c.isspace() or c in "()[]{}<>" for c in value) or not any(
-            c.isdigit() for c in value) or value[0] in "/~." or PLACEHOLDER.fullmatch(value):
-        return []
+            c.isdigit() for c in value) or value[0] in "/~." or PLACEHOLDER.fullmatch(value) or _RATIO.fullmatch(value):
+        return None
     at = start + a + line[a:b].find(value)
-    return [(at, at + len(value), "secret")]
+    return (at, at + len(value), "secret")
+
+
+#: a duration or ratio, no password ("15m/30d", "3/4")
+_RATIO = lazy(r"\d+[a-z]{0,3}(?:/\d+[a-z]{0,3})+")
 
 
 #: the name of a key/value table's value column (:func:`_paired_value`): not one of examples or defaults
-_VALUE_COLUMN = lazy(r"(?i:(?!(?:example|sample|default|placeholder|expected)s?\b)(?:[a-z]+[ _-])?"
+_VALUE_COLUMN = lazy(r"(?i:(?!(?:example|sample|default|placeholder|expected|test|dummy|fake|mock)s?\b)(?:[a-z]+[ _-])?"
                      r"(?:values?|data|credentials?|secrets?)(?:\s*\([^()]{0,30}\))?)|值|内容|取值")
 
 
-def _value_column(text: str, start: int, delimiter: str, cells: int) -> int | None:
-    """Which column of the |-table the line at ``start`` is a row of its header names a value (walked up to its rule,
-    at most :data:`_ROWS_ABOVE` lines): its position, or None."""
+def _value_columns(text: str, start: int, delimiter: str, cells: int) -> list[int]:
+    """Which columns of the |-table the line at ``start`` is a row of its header names values (walked up to its rule,
+    at most :data:`_ROWS_ABOVE` lines): "Value (staging)" and "Value (prod)" both."""
     end = start - 1
     for _ in range(_ROWS_ABOVE):
         if end <= 0:
-            return None
+            return []
         above = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r")
         end = text.rfind("\n", 0, end)
         if above.strip() and _TABLE_RULE.fullmatch(above):
             header = text[text.rfind("\n", 0, end) + 1:end].rstrip("\r") if end > 0 else ""
             names = [header[a:b].strip(_CELL_PADDING) for a, b in _cells(header, delimiter)]
             if len(names) != cells:
-                return None
-            return next((n for n, name in enumerate(names) if name and _VALUE_COLUMN.fullmatch(name)), None)
-    return None
+                return []
+            return [n for n, name in enumerate(names) if name and _VALUE_COLUMN.fullmatch(name)]
+    return []
 
 
 def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
