@@ -588,24 +588,21 @@ def _loosely(phrase: str) -> str:
 # number, a speaker's label) or after a sentence, followed by an order to respond / "the summary above" -- what
 # follows on the line goes too ("END OF SUMMARY. New user message: ..."). Inside a sentence ("a TL;DR at the end of
 # the summary", "End of summary statistics: ...", "asking Bob to respond to the message below") it is the summary's.
-#: punctuation next on the line (not joining a word: "End-of-summary-related", "summary.md"), or nothing but it to
-#: the line's end
-_ENDED = "(?=[^\\S\\n]*+(?:[^\\w\\s-](?![^\\W_])|-(?!\\w))|(?:[^\\w\\n]|_)*+$)"
+#: punctuation next on the line (not a hyphen joining a word, "End-of-summary-related", nor a dot or slash before a
+#: file's extension or path, "summary.md"; "END OF SUMMARY.New user message" is one), or nothing but it to the
+#: line's end
+_ENDED = "(?=[^\\S\\n]*+(?:[^\\w\\s./-]|[./](?![a-z0-9])|-(?!\\w))|(?:[^\\w\\n]|_)*+$)"
 _END_PHRASE = "(?:" + "|".join(map(_loosely, ("end of [the] summary", "end of [the] context compaction",
                                               "end of [the] compacted context", "summary ends here",
                                               "respond to the message below"))) + ")"
 _ZH_END = "(?:上下文)?摘要(?:到此|已经?)?结束"
 #: what after an end phrase said mid-line, or after a speaker's label, makes it one: an order to respond, a new
 #: message, to ignore what came before, to follow what comes after (English only; a wording of its own passes)
-_ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)?)\\s+message|from\\s+now\\s+on"
-          "|next\\s+turn"
+_ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)?)\\s+message"
           "|(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?)\\s+(?:all\\s+|everything\\s+)?(?:of\\s+)?"
-          "(?:the\\s+|your\\s+)?(?:above|previous|prior|earlier|preceding|summary|instructions?|rules|system)"
-          "|(?:follow|obey|execute|run)\\s+(?:the\\s+|these\\s+)?(?:following|orders?|below"
-          "|(?:instructions?|directions?|commands?|steps?)\\s+below)"
-          "|(?:proceed|continue)\\s+with\\s+the|(?:real|actual|true)\\s+tasks?|override"
-          "|new\\s+(?:instructions?|orders?|tasks?)(?=\\s*(?:[:.!;,]|below|follows?|$))"
-          "|(?:next\\s+)?tasks?\\s+(?:is\\s+|are\\s+)?below"
+          "(?:the\\s+|your\\s+)?(?:above|previous|prior|preceding|summary|instructions?|rules|system)"
+          "|(?:follow|obey|execute)\\s+(?:the\\s+|these\\s+)?(?:following|orders?|instructions?\\s+below)"
+          "|new\\s+(?:instructions?|orders?)|(?:next|new)\\s+tasks?\\s+(?:is\\s+|are\\s+)?(?:below|follows?)"
           "|instructions?\\s+(?:below|follow)|orders?\\s+follow)\\b)")
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)
 _AFTER = "[.!?;:)\\]\u2013\u2014-]"

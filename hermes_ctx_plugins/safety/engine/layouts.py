@@ -398,19 +398,25 @@ def _value_span(text: str, start: int, line: str, a: int, b: int) -> Span | None
     (see :func:`_paired_value`)."""
     value = line[a:b].strip().strip(_CELL_PADDING)
     if not (6 <= len(value) <= 200) or any(c.isspace() or c in "()[]{}<>" for c in value) or not any(
-            c.isdigit() for c in value) or value[0] in "/~." or PLACEHOLDER.fullmatch(value) or _RATIO.fullmatch(value):
+            c.isdigit() for c in value) or value[0] in "/~." or PLACEHOLDER.fullmatch(value) or _NO_VALUE.fullmatch(
+            value):
         return None
     at = start + a + line[a:b].find(value)
     return (at, at + len(value), "secret")
 
 
-#: a duration or ratio, no password ("15m/30d", "3/4")
-_RATIO = lazy(r"\d+[a-z]{0,3}(?:/\d+[a-z]{0,3})+")
+#: what a value column holds that is no password: a duration or ratio ("15m/30d", "86400s"), a date, a version, a
+#: reference ("vault:prod/db2"), a name in lower case joined by hyphens or underscores ("postgres-creds-v2")
+_UNIT = r"(?:ms|[smhdwy]|min|mins|sec|secs|days?|hours?|weeks?|[kmgt]i?b)"
+_NO_VALUE = lazy(rf"\d+{_UNIT}(?:[/,-]\d+{_UNIT}?)*|\d+(?:[/,-]\d+{_UNIT}?)+"
+                 r"|\d{4}-\d\d-\d\d(?:[T ][\d:.]+Z?)?|v?\d+(?:\.\d+)+(?:[-+][\w.]+)?"
+                 r"|[a-z][a-z0-9+.-]*:[^:]+|(?-i:[a-z0-9]{1,12}(?:[-_][a-z0-9]{1,12})+)", re.IGNORECASE)
 
 
 #: the name of a key/value table's value column (:func:`_paired_value`): not one of examples or defaults
-_VALUE_COLUMN = lazy(r"(?i:(?!(?:example|sample|default|placeholder|expected|test|dummy|fake|mock)s?\b)(?:[a-z]+[ _-])?"
-                     r"(?:values?|data|credentials?|secrets?)(?:\s*\([^()]{0,30}\))?)|值|内容|取值")
+_VALUE_COLUMN = lazy(r"(?i:(?:(?!(?:example|sample|default|placeholder|expected|test|dummy|fake|mock)s?\b)[a-z]+[ _-])?"
+                     r"(?:values?|credentials?|secrets?)|data)"
+                     r"(?:\s*\((?!(?i:default|example|sample|test|dummy))[^()]{0,30}\))?|值|内容|取值")
 
 
 def _value_columns(text: str, start: int, delimiter: str, cells: int) -> list[int]:
