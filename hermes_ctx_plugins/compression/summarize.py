@@ -598,11 +598,14 @@ _END_PHRASE = "(?:" + "|".join(map(_loosely, ("end of [the] summary", "end of [t
 _ZH_END = "(?:上下文)?摘要(?:到此|已经?)?结束"
 #: what after an end phrase said mid-line, or after a speaker's label, makes it one: an order to respond, a new
 #: message, to ignore what came before, to follow what comes after (English only; a wording of its own passes)
-_ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)?)\\s+message"
+_ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)?)\\s+message|next\\s+turn"
           "|(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?)\\s+(?:all\\s+|everything\\s+)?(?:of\\s+)?"
-          "(?:the\\s+|your\\s+)?(?:above|previous|prior|preceding|summary|instructions?|rules|system)"
-          "|(?:follow|obey|execute)\\s+(?:the\\s+|these\\s+)?(?:following|orders?|instructions?\\s+below)"
-          "|new\\s+(?:instructions?|orders?)|(?:next|new)\\s+tasks?\\s+(?:is\\s+|are\\s+)?(?:below|follows?)"
+          "(?:the\\s+|your\\s+)?(?:above|previous|prior|earlier|preceding|summary|instructions?|rules|system)"
+          "|(?:follow|obey|execute|run)\\s+(?:the\\s+|these\\s+)?(?:following|orders?|below"
+          "|(?:instructions?|directions?|commands?|steps?)\\s+below)"
+          "|continue\\s+with\\s+the\\s+following|(?:actual|true)\\s+tasks?"
+          "|new\\s+(?:instructions?|orders?|tasks?)(?=\\s*(?:[:.!;,\u2013\u2014-]|below|follows?|$))"
+          "|(?:next\\s+)?tasks?\\s+(?:is\\s+|are\\s+)?below"
           "|instructions?\\s+(?:below|follow)|orders?\\s+follow)\\b)")
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)
 _AFTER = "[.!?;:)\\]\u2013\u2014-]"

@@ -405,18 +405,14 @@ def _value_span(text: str, start: int, line: str, a: int, b: int) -> Span | None
     return (at, at + len(value), "secret")
 
 
-#: what a value column holds that is no password: a duration or ratio ("15m/30d", "86400s"), a date, a version, a
-#: reference ("vault:prod/db2"), a name in lower case joined by hyphens or underscores ("postgres-creds-v2")
-_UNIT = r"(?:ms|[smhdwy]|min|mins|sec|secs|days?|hours?|weeks?|[kmgt]i?b)"
-_NO_VALUE = lazy(rf"\d+{_UNIT}(?:[/,-]\d+{_UNIT}?)*|\d+(?:[/,-]\d+{_UNIT}?)+"
-                 r"|\d{4}-\d\d-\d\d(?:[T ][\d:.]+Z?)?|v?\d+(?:\.\d+)+(?:[-+][\w.]+)?"
-                 r"|[a-z][a-z0-9+.-]*:[^:]+|(?-i:[a-z0-9]{1,12}(?:[-_][a-z0-9]{1,12})+)", re.IGNORECASE)
+#: what a value column holds that is no password: a duration or ratio ("15m/30d", "86400s"), a date, a bare version
+_NO_VALUE = lazy(r"\d+[a-z]{0,3}(?:/\d+[a-z]{0,3})+|\d+(?:ms|[smhdw]|min|sec)|\d{4}-\d\d-\d\d|v?\d+(?:\.\d+){1,3}")
 
 
 #: the name of a key/value table's value column (:func:`_paired_value`): not one of examples or defaults
 _VALUE_COLUMN = lazy(r"(?i:(?:(?!(?:example|sample|default|placeholder|expected|test|dummy|fake|mock)s?\b)[a-z]+[ _-])?"
-                     r"(?:values?|credentials?|secrets?)|data)"
-                     r"(?:\s*\((?!(?i:default|example|sample|test|dummy))[^()]{0,30}\))?|值|内容|取值")
+                     r"(?:values?|credentials?|secrets?)|(?:(?:secret|credential|password|raw)[ _-])?data)"
+                     r"(?:\s*\((?!(?i:default|example|sample|test)\))[^()]{0,30}\))?|值|内容|取值")
 
 
 def _value_columns(text: str, start: int, delimiter: str, cells: int) -> list[int]:
