@@ -343,7 +343,7 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
     if delimiter in "|\u2502" and _under_a_header(text, start, delimiter, len(names)) and not _rule_under(
             text, header_end):
         # a row of the |-table it is in, not its header (nor one of a table under it); of a key/value table, its value
-        return header_end, _paired_value(text, start, _cells(header, delimiter), columns, delimiter)
+        return header_end, _paired_value(text, lowered, start, _cells(header, delimiter), delimiter)
     found, row = [], header_end + 1
     # a header naming a value column too ("| Secret | Value |"): a row naming a credential has its value there
     values = [n for n, name in enumerate(names) if n not in columns and _VALUE_COLUMN.fullmatch(
@@ -364,45 +364,52 @@ def _table_rows(text: str, lowered: str, start: int) -> tuple[int, list[Span]]:
             start_, end_ = _unquoted(text, at, at + len(cell))
             if end_ - start_ >= 3 and not PLACEHOLDER.fullmatch(text[start_:end_]):
                 found.append((start_, end_, "secret"))
-        key = next((n for n, (a, b) in enumerate(cells) if line[a:b].strip(_CELL_PADDING)), None)
-        if values and key is not None and _is_column(line[slice(*cells[key])].strip(_CELL_PADDING).lower()):
-            found += [span for n in values if n > key and (span := _value_span(text, row, line, *cells[n]))]
+        key = _credential_key(lowered, row, cells) if values else None
+        if key is not None:
+            found += _value_spans(text, row, cells, key, values)
         row = end + 1
     return row, found
 
 
-def _paired_value(text: str, start: int, bounds: list[tuple[int, int]], columns: list[int],
-                  delimiter: str) -> list[Span]:
-    """A row (at ``start``, its cells at ``bounds``) of a key/value |-table, naming a credential in its first cell: the
-    value in the column its header names a value (``| Setting | Value | Notes |`` then ``| DB_PASSWORD | Tr0ub4dor&3x
+def _paired_value(text: str, lowered: str, start: int, cells: list[tuple[int, int]], delimiter: str) -> list[Span]:
+    """A row (at ``start``, its cells at ``cells``) of a key/value |-table, naming a credential in its first cell: the
+    value in the columns its header names values (``| Setting | Value | Notes |`` then ``| DB_PASSWORD | Tr0ub4dor&3x
     | prod |``; a red-team pass: every one was kept). Not under a column of defaults, examples, sources or access
-    modes, which hold words, paths and types far more often (a second pass: 15 of 20 such docs tables were redacted),
-    and only a value shaped like a password: one word of 6 to 200 characters with a digit, no brackets, not a path
-    (``VARCHAR2(100)``, ``Optional[str]``, ``/run/secrets/db_password``), no placeholder (``$DB_PASSWORD``)."""
-    line = text[start:_line(text, start)]
-    filled = [n for n, (a, b) in enumerate(bounds) if line[a:b].strip(_CELL_PADDING)]
-    if len(filled) < 2 or filled[0] not in columns:
+    modes, which hold words, paths and types far more often (a second pass: 15 of 20 such docs tables were redacted)."""
+    key = _credential_key(lowered, start, cells)
+    if key is None:
         return []
-    found: list[Span] = []
-    for at_value in _value_columns(text, start, delimiter, len(bounds)):
-        if at_value <= filled[0]:
-            continue  # the key's own column ("| Secret | Value |"), or one before it
-        span = _value_span(text, start, line, *bounds[at_value])
-        if span is not None:
-            found.append(span)
-    return found
+    return _value_spans(text, start, cells, key, _value_columns(text, start, delimiter, len(cells)))
 
 
-def _value_span(text: str, start: int, line: str, a: int, b: int) -> Span | None:
-    """The cell ``line[a:b]`` of the line at ``start`` as a key/value table's secret value, if it is shaped like one
-    (see :func:`_paired_value`)."""
-    value = line[a:b].strip().strip(_CELL_PADDING)
-    if not (6 <= len(value) <= 200) or any(c.isspace() or c in "()[]{}<>" for c in value) or not any(
-            c.isdigit() for c in value) or value[0] in "/~." or PLACEHOLDER.fullmatch(value) or _NO_VALUE.fullmatch(
-            value):
+def _credential_key(lowered: str, row: int, cells: list[tuple[int, int]]) -> int | None:
+    """The first cell of the row at ``row`` that is not empty, if it names a credential (``DB_PASSWORD``)."""
+    key = next((n for n, (a, b) in enumerate(cells) if lowered[row + a:row + b].strip(_CELL_PADDING)), None)
+    if key is None:
         return None
-    at = start + a + line[a:b].find(value)
-    return (at, at + len(value), "secret")
+    a, b = cells[key]
+    return key if _is_column(lowered[row + a:row + b].strip(_CELL_PADDING)) else None
+
+
+def _value_spans(text: str, row: int, cells: list[tuple[int, int]], key: int, values: list[int]) -> list[Span]:
+    """The cells of the row at ``row`` in the value columns ``values`` after its ``key`` column (not the key's own,
+    "| Secret | Value |") that are shaped like a secret value: one word of 6 to 200 characters with a digit, no
+    brackets, not a path (``VARCHAR2(100)``, ``Optional[str]``, ``/run/secrets/db_password``), no placeholder
+    (``$DB_PASSWORD``), no bare duration, date or version."""
+    found: list[Span] = []
+    for n in values:
+        if n <= key:
+            continue
+        a, b = cells[n]
+        cell = text[row + a:row + b]
+        value = cell.strip().strip(_CELL_PADDING)
+        if not (6 <= len(value) <= 200) or any(c.isspace() or c in "()[]{}<>" for c in value) or not any(
+                c.isdigit() for c in value) or value[0] in "/~." or PLACEHOLDER.fullmatch(value) or _NO_VALUE.fullmatch(
+                value):
+            continue
+        at = row + a + cell.find(value)
+        found.append((at, at + len(value), "secret"))
+    return found
 
 
 #: what a value column holds that is no password: a duration or ratio ("15m/30d", "86400s"), a date, a bare version
