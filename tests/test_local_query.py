@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 
@@ -54,6 +55,22 @@ def test_excerpt_centres_on_a_match_and_respects_the_limit() -> None:
     assert query.excerpt("short text", ["x"], 80) == "short text"
     # an inflected form is found by the stem's prefix
     assert "adopted" in query.excerpt("x " * 300 + "we adopted a dog", ["adoption"], 40)
+
+
+@pytest.mark.parametrize("term", ["alpha", "port", "tail", "pad", "nothing"])
+def test_an_excerpt_shows_a_redaction_marker_whole_or_not_at_all(term: str) -> None:
+    """A cut inside a stored ``[REDACTED:password]`` left "…is [REDACTE…" or "…ACTED:password] and…" in the recall
+    block: a fragment the model reads as the memory's own text."""
+    text = ("alpha beta gamma the db password is [REDACTED:password] and the port is 5432 ok more words here to pad"
+            " things out [REDACTED:api-key] tail words go here")
+    seen_whole = 0
+    for limit in range(2, len(text) + 1):
+        cut = query.excerpt(text, [term], limit)
+        assert len(cut) <= limit
+        rest = re.sub(r"\[REDACTED:[\w-]+\]", "", cut)
+        assert not any(part in rest for part in ("[RED", "ACTED", "password]", "key]")), (limit, cut)
+        seen_whole += "[REDACTED:" in cut
+    assert seen_whole  # the markers are shown where they fit
 
 
 @pytest.fixture(scope="module")

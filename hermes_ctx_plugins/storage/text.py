@@ -182,5 +182,18 @@ def excerpt(text: str, terms: Iterable[str], max_chars: int) -> str:
     start = max(0, min(first - max_chars // 4, len(text) - max_chars + 1))
     if start and (space := text.find(" ", start, start + 20)) != -1:
         start = space + 1
-    body = text[start:start + max_chars - (1 if start else 0) - 1]
+    end = start + max_chars - (1 if start else 0) - 1
+    # a redaction marker is shown whole or not at all (half of "[REDACTED:password]" reads as text of the memory)
+    if (opened := text.rfind(_MARKER_OPEN, max(0, start - _MARKER_LONGEST), start)) != -1 \
+            and (closed := text.find("]", opened)) >= start:
+        start = min(closed + 1, end)
+    if (opened := text.rfind(_MARKER_OPEN, max(start, end - _MARKER_LONGEST), end + len(_MARKER_OPEN) - 1)) != -1 \
+            and (closed := text.find("]", opened)) >= end and closed - opened < _MARKER_LONGEST:
+        end = opened
+    body = text[start:end]
     return ("…" if start else "") + body.rstrip() + "…"
+
+
+#: how a redaction marker (``[REDACTED:<kind>]``) opens, and the longest one looked for around an excerpt's cut
+_MARKER_OPEN = "[REDACTED:"
+_MARKER_LONGEST = 64
