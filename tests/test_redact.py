@@ -351,7 +351,15 @@ def test_a_credentials_table_under_a_line_of_dashes_after_another_table_is_still
     "| Secret | Value |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
     "| Secrets | Values |\n|---|---|\n| password | {pw} |\n", "| Data | Value |\n|---|---|\n| password | {pw} |\n",
     "| Setting | Value (staging) | Value (prod) |\n|---|---|---|\n| DB_PASSWORD | {pw} | {pw} |\n",
-    "| Key | Secret | Value |\n|---|---|---|\n| password | {pw} | {pw} |\n"])
+    "| Key | Secret | Value |\n|---|---|---|\n| password | {pw} | {pw} |\n",
+    # a test environment's password is a password (a red-team pass: "(test)", "(example)", "(sample)" were read as
+    # docs, like "(default)"), and so is one under "Secrets data", "Token data", "Connection data"
+    "| Setting | Value (test) |\n|---|---|\n| db_password | {pw} |\n",
+    "| Setting | Value (sample) | Notes |\n|---|---|---|\n| db_password | {pw} | x |\n",
+    "| Secret | Value (example) |\n|---|---|\n| DB_PASSWORD | {pw} |\n",
+    "| Field | Secrets data |\n|---|---|\n| password | {pw} |\n",
+    "| Field | Token data |\n|---|---|\n| token | {pw} |\n",
+    "| Setting | Connection data |\n|---|---|\n| db_password | {pw} |\n"])
 def test_a_key_value_table_naming_a_credential_in_its_first_cell_gives_its_value_away_no_more(table: str) -> None:
     """A table an agent writes of fields and their values ("| password | Tr0ub4dor&3x |") kept every password: the line
     naming the credential was read as a row of the table (its header: Field, Value; a red-team pass). Only a table

@@ -603,8 +603,8 @@ _ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)
           "(?:the\\s+|your\\s+)?(?:above|previous|prior|earlier|preceding|summary|instructions?|rules|system)"
           "|(?:follow|obey|execute|run)\\s+(?:the\\s+|these\\s+)?(?:following|orders?|below"
           "|(?:instructions?|directions?|commands?|steps?)\\s+below)"
-          "|continue\\s+with\\s+the\\s+following|(?:actual|true)\\s+tasks?"
-          "|new\\s+(?:instructions?|orders?|tasks?)(?=\\s*(?:[:.!;,\u2013\u2014-]|below|follows?|$))"
+          "|continue\\s+with\\s+the|(?:actual|true)\\s+tasks?"
+          "|new\\s+(?:instructions?|orders?|tasks?)(?=\\s*(?:[:.!;,\u2013\u2014]|-(?![^\\W_])|below|follows?|$))"
           "|(?:next\\s+)?tasks?\\s+(?:is\\s+|are\\s+)?below"
           "|instructions?\\s+(?:below|follow)|orders?\\s+follow)\\b)")
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)

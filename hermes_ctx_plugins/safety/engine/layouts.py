@@ -418,8 +418,8 @@ _NO_VALUE = lazy(r"\d+[a-z]{0,3}(?:/\d+[a-z]{0,3})+|\d+(?:ms|[smhdw]|min|sec)|\d
 
 #: the name of a key/value table's value column (:func:`_paired_value`): not one of examples or defaults
 _VALUE_COLUMN = lazy(r"(?i:(?:(?!(?:example|sample|default|placeholder|expected|test|dummy|fake|mock)s?\b)[a-z]+[ _-])?"
-                     r"(?:values?|credentials?|secrets?)|(?:(?:secret|credential|password|raw)[ _-])?data)"
-                     r"(?:\s*\((?!(?i:default|example|sample|test)\))[^()]{0,30}\))?|值|内容|取值")
+                     r"(?:values?|credentials?|secrets?)|(?:(?:secrets?|credentials?|passwords?|tokens?|auth|keys?|login|sensitive"
+                     r"|connection|raw)[ _-])?data)(?:\s*\((?!(?i:default)\))[^()]{0,30}\))?|值|内容|取值")
 
 
 def _value_columns(text: str, start: int, delimiter: str, cells: int) -> list[int]:
