@@ -71,10 +71,11 @@ def stdout_closed() -> int:
 
 def load_failed(exc: HermesCtxError) -> int:
     """Say why the config or a plugin could not be loaded; the exit code."""
+    # shown(): a key, a deployment's or a plugin's name, or an exception's text may hold a terminal's controls
     if isinstance(exc, (ConfigError, ProviderLimitError, UnknownPluginError)):
-        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
+        print(shown(f"hermes-ctx: invalid config: {exc}"), file=sys.stderr)
         return EXIT_CONFIG
-    print(f"hermes-ctx: {exc}", file=sys.stderr)
+    print(shown(f"hermes-ctx: {exc}"), file=sys.stderr)
     return EXIT_PLUGIN if isinstance(exc, PluginError) else EXIT_PROBLEM
 
 
@@ -97,6 +98,27 @@ def _json_id(text: str) -> str:
         return from_typed_json(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def whole_number(text: str) -> int:
+    """An argparse ``type`` for a count or an id: ASCII digits, a minus sign allowed (the command's range check names
+    it). Python's ``int()`` also takes fullwidth and other scripts' digits, ``"1_0"``, ``"+6"`` and ``" 7 "``:
+    ``memory forget`` given a fullwidth 3 deleted #3, an id no listing shows that way (a red-team pass)."""
+    if not _WHOLE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a whole number in ASCII digits (e.g. 42), got {text!r:.80}")
+    return int(text)
+
+
+def decimal_number(text: str) -> float:
+    """An argparse ``type`` for a duration such as ``--older-than DAYS``: ASCII digits with an optional fraction (no
+    exponent, no inf or nan, no look-alike digits, as :func:`whole_number`)."""
+    if not _DECIMAL.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a number in ASCII digits (e.g. 30 or 0.5), got {text!r:.80}")
+    return float(text)
+
+
+_WHOLE = re.compile(r"-?[0-9]{1,30}")
+_DECIMAL = re.compile(r"-?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})")
 
 
 def add_yes(parser: argparse.ArgumentParser, *, asks: bool = True) -> None:

@@ -11,6 +11,7 @@ keeps this drawing true::
     ├── ConfigError (ValueError)                    a config value is wrong; .path .value .expected .line
     ├── ProviderLimitError                          a second external memory provider; .providers
     ├── EmbedderFailure (RuntimeError)              an embedder function exited (sys.exit()): recall goes on by words
+    ├── InvalidSession (TypeError)                  a SessionInfo field that is no text (an id may be an int); .field
     ├── PluginError                                 something about a plugin
     │   ├── UnknownPluginError (KeyError)           no strategy / provider of that name; .name .kind .available
     │   ├── DuplicatePluginError                    two plugins registered one name; .name .kind .plugins
@@ -145,6 +146,20 @@ class EmbedderFailure(HermesCtxError, RuntimeError):
     """An embedder function ended with an exit or interrupt of its own (a library calling ``sys.exit()``):
     caught where it runs, reported as a failure to embed (recall goes on by words), never let out to end
     hermes' turn or the embedding thread."""
+
+
+class InvalidSession(HermesCtxError, TypeError):
+    """A :class:`~hermes_ctx_plugins.SessionInfo` field given a value that is no text: ``user_id=None``, bytes, a
+    float (an integer id is taken as its text). Raised where the session is made, before any provider sees it.
+
+    :ivar field: the field's name
+    :ivar value: what it was given
+    """
+
+    def __init__(self, message: str, *, field: str, value: object) -> None:
+        super().__init__(message)
+        self.field = field
+        self.value = value
 
 
 class PluginError(HermesCtxError):

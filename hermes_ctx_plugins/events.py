@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
-from .options import FrozenMap
+from .errors import InvalidSession
+from .options import FrozenMap, short_repr
 
 Message = dict[str, Any]
 
@@ -44,6 +45,38 @@ class SessionInfo:
     #: the memory namespace of the deployment this session runs in, stamped by the host
     #: (``""``: the top-level settings); a provider keeps every namespace apart
     deployment: str = ""
+
+    def __post_init__(self) -> None:
+        """Every id is text: a platform's integer id is its text (``4242`` and ``"4242"`` are one user); anything else
+        is refused here, naming it. A red-team pass: ``user_id=4242`` given by a Bridge reached every provider, each
+        failed deep inside its write, and the user's turns were never stored (ctx-local was suspended for everyone)."""
+        for name in _TEXT_FIELDS:
+            value = getattr(self, name)
+            if type(value) is not str:
+                object.__setattr__(self, name, _text(name, value, number=name in _ID_FIELDS))
+        earlier = self.earlier_sessions
+        if type(earlier) is not tuple or any(type(item) is not str for item in earlier):
+            if isinstance(earlier, (str, bytes)) or not isinstance(earlier, Sequence):
+                raise InvalidSession(f"SessionInfo.earlier_sessions must be a tuple of session ids, "
+                                     f"got {short_repr(earlier)}", field="earlier_sessions", value=earlier)
+            object.__setattr__(self, "earlier_sessions",
+                               tuple(_text("earlier_sessions", item, number=True) for item in earlier))
+
+
+#: the fields of :class:`SessionInfo` that hold text, and those of them an integer may be given for (an id)
+_TEXT_FIELDS = ("session_id", "user_id", "chat_id", "platform", "model", "parent_session_id", "deployment")
+_ID_FIELDS = frozenset({"session_id", "user_id", "chat_id", "parent_session_id"})
+
+
+def _text(name: str, value: object, *, number: bool) -> str:
+    """``value`` of the field ``name`` as text: a ``str`` (a subclass made plain), an integer for an id, else an
+    error."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    if number and isinstance(value, int) and not isinstance(value, bool):
+        return str(int(value))
+    what = "a str, or an int read as its text" if number else "a str"
+    raise InvalidSession(f"SessionInfo.{name} must be {what}, got {short_repr(value)}", field=name, value=value)
 
 
 @dataclass(frozen=True)

@@ -324,6 +324,8 @@ def describe(value: Any) -> str:
     """``value`` as an error shows it: its type and a short repr (``str 'many'``)."""
     if value is None:
         return "nothing (null)"
+    if type(value) is tuple:  # a config's YAML / JSON list, frozen (the user wrote a list)
+        return f"list {short_repr(list(value[:9]))}"  # (reprlib shows 8 and "...")
     return f"{type(value).__name__} {short_repr(value)}"
 
 

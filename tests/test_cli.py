@@ -210,6 +210,35 @@ def test_memory_reset_without_a_terminal_refuses_instead_of_crashing(
     assert main(["memory", "reset", "--yes"]) == 0
 
 
+@pytest.mark.parametrize(("options", "said"), [
+    ("{write_approval: stagee}", "3: ctx_plugins.options.file.write_approval: 'stagee' is not an approval mode"),
+    ("{write_approval: [stage]}", "write_approval: got list ['stage'], expected a string"),
+    ("{bogus: 1}", "ctx_plugins.options.file.bogus")])
+def test_the_file_commands_refuse_the_options_hermes_would_refuse(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], options: str, said: str) -> None:
+    """``check`` refused these (exit 2) while ``memory add`` wrote MEMORY.md under them and ``show`` / ``pending``
+    said nothing (a red-team pass): a typo in ``write_approval`` went unseen until hermes refused to start."""
+    path = tmp_path / "config.yaml"
+    path.write_text(f"ctx_plugins:\n  options:\n    file: {options}\n", encoding="utf-8")
+    memories = Path(os.environ["HERMES_HOME"]) / "memories"
+    for command in (["add", "keep me"], ["show"], ["pending"]):
+        assert main(["memory", *command, "--config", str(path)]) == EXIT_CONFIG
+        err = capsys.readouterr().err
+        assert f"invalid config: {path}:" in err and said in err, err
+    assert not (memories / "MEMORY.md").exists()
+
+
+def test_a_config_error_shows_a_keys_terminal_controls_escaped(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The bad value was escaped, its key path printed raw: a deployment named with ESC[2J cleared the terminal of
+    whoever ran ``check``, and U+202E reversed the rest of the line (a red-team pass)."""
+    path = tmp_path / "config.yaml"
+    path.write_text('ctx_plugins:\n  deployments:\n    "d\\e[2J\\u202e": {compressor: nosuch}\n', encoding="utf-8")
+    assert main(["check", "--config", str(path)]) == EXIT_CONFIG
+    err = capsys.readouterr().err
+    assert "ctx_plugins.deployments.d\\x1b[2J\\u202e.compressor" in err and "\x1b" not in err and "\u202e" not in err
+
+
 def _exit_code_names(path: Path) -> list[str]:
     """The ``EXIT_*`` names a module assigns at its top level."""
     names = []

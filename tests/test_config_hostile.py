@@ -192,6 +192,21 @@ def test_huge_strings_and_files_are_refused(tmp_path: Path) -> None:
         load_config({"model": "m" * (MAX_STRING_CHARS + 1)})
 
 
+def test_a_path_that_is_no_file_is_refused_by_name_and_never_waited_on(tmp_path: Path) -> None:
+    """A named pipe given as the config waited for a writer forever (``check --config`` hung, ``load_host`` blocked);
+    a path holding a NUL raised Python's bare ValueError (a red-team pass)."""
+    import os
+
+    pipe = tmp_path / "config.yaml"
+    os.mkfifo(pipe)
+    for path, words in ((pipe, "not a regular file"), (tmp_path, "not a regular file"),
+                        (f"{tmp_path}/a\0b.yaml", "holds a NUL character")):
+        with pytest.raises(ConfigError, match=words) as exc:
+            load_host(path)
+        assert repr(str(path)) in str(exc.value) or str(path) in str(exc.value)
+    assert load_config(os.devnull).source == os.devnull  # an empty config: the defaults
+
+
 @pytest.mark.parametrize("text", ["model:\n  default: gpt-4o\t# mine\nctx_plugins:\n  compressor: window\t\n",
                                   "model:\n  default:\tgpt-4o\nctx_plugins:\n  compressor:\twindow  \t# x\n"])
 def test_a_tab_between_words_reads_as_hermes_reads_it(tmp_path: Path, text: str) -> None:

@@ -285,3 +285,21 @@ def test_another_plugins_availability_check_that_hangs_holds_no_agent_long(monke
     started = time.monotonic()
     assert HermesMemoryAdapter("ctx-slow-check", host=host).is_available() is False
     assert time.monotonic() - started < 2
+
+
+def test_a_platform_user_id_0_is_a_user_not_the_anonymous_one() -> None:
+    """hermes passes ``user_id`` as the platform gives it: ``str(user_id or "")`` made user 0 the anonymous user ""
+    (with every other user hermes gives no id), and a chat id 0 no chat."""
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Recaller)
+
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["ctx-recall"]}}}, plugins=[Plugin()])
+    zero, anonymous = HermesMemoryAdapter("ctx-recall", host=host), HermesMemoryAdapter("ctx-recall", host=host)
+    zero.initialize("s-zero", platform="telegram", user_id=0, chat_id=0)
+    anonymous.initialize("s-anon", platform="cli")
+    zero.sync_turn("my locker is number 31", "noted")
+    assert "locker" in zero.prefetch("locker number")
+    assert "locker" not in anonymous.prefetch("locker number")
+    host.shutdown()

@@ -20,7 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from local_helpers import home
 
-from hermes_ctx_plugins import SessionInfo, Turn, load_host
+from hermes_ctx_plugins import InvalidSession, SessionInfo, Turn, load_host
 from hermes_ctx_plugins.cli import EXIT_INPUT, main
 from hermes_ctx_plugins.memory.local import LocalProvider
 from hermes_ctx_plugins.memory.local import provider as provider_module
@@ -192,6 +192,30 @@ def test_the_models_bad_arguments_are_its_errors_never_the_providers_and_never_l
         host.shutdown()
 
 
+def test_an_integer_user_id_is_its_text_and_anything_else_is_refused_by_name() -> None:
+    """A Bridge giving a platform's numeric id (``user_id=4242``) reached every provider as an int: each failed inside
+    its write, the user's turns were never stored, and ctx-local was suspended for every user (a red-team pass)."""
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["file", "ctx-local"]}}})
+    try:
+        provider = next(p for p in host.memory_providers if isinstance(p, LocalProvider))
+        numeric = SessionInfo(session_id="n-1", user_id=4242, chat_id=-1001)  # type: ignore[arg-type]
+        assert (numeric.user_id, numeric.chat_id) == ("4242", "-1001")
+        for n in range(3):
+            host.turn_finalized(Turn(session=numeric, turn_number=n, user_text=f"my locker number is 77{n}",
+                                     assistant_text="noted"))
+        assert provider.flush(10)
+        same = SessionInfo(session_id="n-2", user_id="4242", chat_id="-1001")
+        assert len(texts(provider, "locker number", same)) == 3  # stored, and "4242" is the same user
+        assert texts(provider, "locker number", BOB) == []
+        assert host.isolator.status("memory:ctx-local") == "ok"
+    finally:
+        host.shutdown()
+    for field, bad in (("user_id", None), ("user_id", b"4242"), ("user_id", 4242.0), ("chat_id", True),
+                       ("session_id", ["s"])):
+        with pytest.raises(InvalidSession, match=f"SessionInfo.{field} must be a str, or an int read as its text, got"):
+            SessionInfo(**{"session_id": "s", field: bad})
+
+
 def test_the_cli_refuses_an_out_of_range_id_by_name(make: Any, probe: WriteProbe,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     provider = make()
@@ -205,6 +229,26 @@ def test_the_cli_refuses_an_out_of_range_id_by_name(make: Any, probe: WriteProbe
         probe.writable(provider.path)
     assert main(["memory", "forget", "1"]) == 0
     assert "forgot 1 memories: #1" in capsys.readouterr().out
+
+
+def test_the_cli_forgets_no_memory_for_an_id_written_in_look_alike_digits(make: Any,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Python's int() reads fullwidth and other scripts' digits, "1_0", "+6" and " 7 ": ``memory forget`` given a
+    fullwidth 3 deleted #3 (a red-team pass), an id written as no listing writes it. Only ASCII digits are an id; the
+    others are refused by name, and nothing goes."""
+    provider = make()
+    for n in range(12):
+        say(provider, ALICE, f"turn {n} about newts")
+    assert provider.flush(10)
+    provider.shutdown()
+    for bad in ("\uff13", "\u0665", "\u0967", "1_0", "+6", " 7 ", "1e1"):
+        with pytest.raises(SystemExit) as exited:
+            main(["memory", "forget", "-y", "--", bad])
+        err = capsys.readouterr().err
+        assert exited.value.code == EXIT_INPUT and f"got {bad!r}" in err and "ASCII digits" in err, err
+    assert main(["memory", "forget", "-y", "3"]) == 0 and "forgot 1 memories: #3" in capsys.readouterr().out
+    assert main(["memory", "forget", "-y", "1", "5", "6", "7", "10"]) == 0
+    assert "forgot 5 memories" in capsys.readouterr().out  # all still there: none went to a look-alike
 
 
 def test_the_tool_schemas_state_the_bounds_the_tools_enforce(make: Any) -> None:

@@ -22,11 +22,13 @@ from ..cliutil import (
     add_id,
     add_yes,
     confirm,
+    decimal_number,
     emit,
     load_failed,
     print_json,
     shown,
     wants_json,
+    whole_number,
 )
 from ..config import load_config
 from ..errors import ConfigError
@@ -43,16 +45,16 @@ def add_parser(commands: Any) -> None:
     search.add_argument("query")
     add_id(search, "session", "only this session (of the --deployment's namespace)")
     add_id(search, "user", "only this user (of the --deployment's namespace)")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=whole_number, default=10)
     show = sub.add_parser("show", help="archived messages verbatim: an id or a range 'first-last'")
     show.add_argument("id")
-    show.add_argument("--max-tokens", type=int, default=20_000)
+    show.add_argument("--max-tokens", type=whole_number, default=20_000)
     sub.add_parser("stats", help="size, counts, retention")
     purge = sub.add_parser("purge", help="delete archived compactions (asks first)")
     add_id(purge, "session", "this session's (of the --deployment's namespace)")
     add_id(purge, "user", "this user's (of the --deployment's namespace); alone, erases the user for good: spooled "
                           "compactions too, and the file rewritten")
-    purge.add_argument("--older-than", type=float, metavar="DAYS", help="older than DAYS, in every namespace")
+    purge.add_argument("--older-than", type=decimal_number, metavar="DAYS", help="older than DAYS, in every namespace")
     purge.add_argument("--all", action="store_true", help="everything")
     add_yes(purge)
 

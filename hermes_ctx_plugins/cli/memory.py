@@ -62,11 +62,16 @@ def run(args: argparse.Namespace) -> int:
     if args.memory_command in local_cli.COMMANDS:
         return local_cli.run(args, config)
     from ..memory.file.approval import APPROVED, Approved, PendingWrites
-    from ..memory.file.provider import memory_folder
+    from ..memory.file.provider import FileOptions, memory_folder
     from ..memory.file.store import MemoryStore, MemoryStoreError, StoreUnavailable
+    from ..options import plugin_options
     from ..safety.judge import policy_for
     from ..storage import open_documents
 
+    try:  # the file store's own options, as hermes would read them (`write_approval: stagee` is refused there too)
+        plugin_options("file", FileOptions, config.options_for("file"))
+    except ConfigError as exc:
+        return load_failed(config.locate(exc))
     home = hermes_home()
     folder = memory_folder(home, config.memory_namespace, args.user)
     # the user at the CLI is the approver: a text the layers disagree on is theirs to write (stage), a blocked one

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if host.load_failures:
         for name, why in host.load_failures.items():
-            print(f"hermes-ctx: plugin {name!r} failed to load and is skipped: {why}", file=sys.stderr)
+            print(shown(f"hermes-ctx: plugin {name!r} failed to load and is skipped: {why}"), file=sys.stderr)
         return EXIT_PLUGIN
     compressor = host.compressor.name if host.compressor else None
     providers = [p.name for p in host.memory_providers]

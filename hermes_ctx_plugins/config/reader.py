@@ -10,6 +10,8 @@ values is held to the same limits (:func:`check_limits`).
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,9 +34,21 @@ MAX_STRING_CHARS = 100_000
 
 
 def read_text(path: Path, label: str) -> str:
-    """The file's text, refusing a file over :data:`MAX_CONFIG_BYTES` without reading all of it."""
-    with open(path, "rb") as handle:
-        raw = handle.read(MAX_CONFIG_BYTES + 1)
+    """The file's text, refusing a file over :data:`MAX_CONFIG_BYTES` without reading all of it, and anything but a
+    file (a named pipe's reader waited for a writer forever: ``check --config`` hung; a red-team pass)."""
+    if "\0" in str(path):
+        raise ConfigError("the config path holds a NUL character, which no file name can", source=repr(str(path)),
+                          expected="a path to config.yaml")
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe's open does not wait then
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode) and str(path) != os.devnull:
+            raise ConfigError("not a regular file (a folder, a pipe, a socket or a device): a config is a file",
+                              source=label, expected="a path to config.yaml")
+        raw = b""
+        while len(raw) <= MAX_CONFIG_BYTES and (part := os.read(descriptor, MAX_CONFIG_BYTES + 1 - len(raw))):
+            raw += part
+    finally:
+        os.close(descriptor)
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(
             f"the file is larger than {MAX_CONFIG_BYTES:,} bytes, the limit for a config file; "

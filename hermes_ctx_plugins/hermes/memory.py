@@ -189,10 +189,10 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         home = kwargs.get("hermes_home")
         known = {"user_id", "chat_id", "platform", "hermes_home", "parent_session_id"}
         self._session = SessionInfo(
-            session_id=session_id or "", user_id=str(kwargs.get("user_id") or ""),
-            chat_id=str(kwargs.get("chat_id") or ""), platform=str(kwargs.get("platform") or ""),
+            session_id=str(session_id or ""), user_id=_given(kwargs.get("user_id")),
+            chat_id=_given(kwargs.get("chat_id")), platform=_given(kwargs.get("platform")),
             hermes_home=Path(home) if home else None,
-            parent_session_id=str(kwargs.get("parent_session_id") or ""),
+            parent_session_id=_given(kwargs.get("parent_session_id")),
             extra={k: v for k, v in kwargs.items() if k not in known and isinstance(v, (str, int, float, bool))},
         )
         resolved = self._resolve()
@@ -248,3 +248,9 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     def on_memory_write(self, action: str, target: str, content: str, metadata: Any = None) -> None:
         self._call("on_memory_write", action, target, content)
+
+
+def _given(value: Any) -> str:
+    """A session field hermes passes to ``initialize``, as text: ``None`` and ``""`` are none given, anything else its
+    text (a platform's user id ``0`` is a user, not the anonymous one ``str(value or "")`` made it)."""
+    return "" if value is None else str(value)

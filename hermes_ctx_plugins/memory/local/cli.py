@@ -31,6 +31,7 @@ from ...cliutil import (
     print_json,
     shown,
     wants_json,
+    whole_number,
 )
 from ...config import Config, hermes_home
 from ...errors import ConfigError
@@ -55,7 +56,7 @@ def add_parsers(commands: Any) -> None:
                              "(default: the CLI user, '')")
     search.add_argument("--all-scopes", action="store_true",
                         help="search every user and chat of the deployment (administrators; not with --user/--chat)")
-    search.add_argument("--limit", type=int, default=10, help="results (default 10)")
+    search.add_argument("--limit", type=whole_number, default=10, help="results (default 10)")
     commands.add_parser("stats", help=f"what the {NAME} store holds, its queue and quarantined records")
     export = commands.add_parser("export", help=f"write {NAME} memories as JSON lines (with --json: one JSON "
                                                 "array on stdout, or with -o a summary)")
@@ -63,7 +64,7 @@ def add_parsers(commands: Any) -> None:
     add_id(export, "session", "only this session's memories")
     export.add_argument("--output", "-o", type=Path, help="file to write (default: standard output)")
     forget = commands.add_parser("forget", help=f"delete {NAME} memories by id, or a whole user, chat or session")
-    forget.add_argument("ids", nargs="*", type=int, help="memory ids (the #numbers in recalled context)")
+    forget.add_argument("ids", nargs="*", type=whole_number, help="memory ids (the #numbers in recalled context)")
     _scope_arguments(forget, "forget this user's memories (all of them without ids)")
     add_id(forget, "session", "forget this session's memories")
     add_yes(forget)  # it asks before deleting a user, chat or session; ids it is given, it deletes
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     try:
         provider = LocalProvider(config.options_for(NAME), hermes_home=hermes_home(), config=config)
     except ConfigError as exc:
-        print(f"hermes-ctx: invalid config: {exc}", file=sys.stderr)
+        print(shown(f"hermes-ctx: invalid config: {exc}"), file=sys.stderr)
         return EXIT_CONFIG
     command = args.memory_command
     args.namespace = config.memory_namespace
