@@ -228,6 +228,16 @@ def test_the_file_commands_refuse_the_options_hermes_would_refuse(
     assert not (memories / "MEMORY.md").exists()
 
 
+def test_the_ctx_local_commands_name_the_file_and_line_of_a_bad_option(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``check`` and the file commands said where; ``memory stats / search / export`` said only the key."""
+    path = tmp_path / "config.yaml"
+    path.write_text("ctx_plugins:\n  options:\n    ctx-local: {budget_tokens: -1}\n", encoding="utf-8")
+    for command in (["stats"], ["search", "x"], ["export"]):
+        assert main(["memory", *command, "--config", str(path)]) == EXIT_CONFIG
+        assert f"invalid config: {path}:3: ctx_plugins.options.ctx-local.budget_tokens" in capsys.readouterr().err
+
+
 def test_a_config_error_shows_a_keys_terminal_controls_escaped(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """The bad value was escaped, its key path printed raw: a deployment named with ESC[2J cleared the terminal of

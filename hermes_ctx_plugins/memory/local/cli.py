@@ -35,6 +35,7 @@ from ...cliutil import (
 )
 from ...config import Config, hermes_home
 from ...errors import ConfigError
+from ...options import short_repr
 from ...scope import typed
 from ...storage import LocalStoreError, MemoryBackend, memory_exists, open_memory
 from ...storage import text as query
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     try:
         provider = LocalProvider(config.options_for(NAME), hermes_home=hermes_home(), config=config)
     except ConfigError as exc:
-        print(shown(f"hermes-ctx: invalid config: {exc}"), file=sys.stderr)
+        print(shown(f"hermes-ctx: invalid config: {config.locate(exc)}"), file=sys.stderr)
         return EXIT_CONFIG
     command = args.memory_command
     args.namespace = config.memory_namespace
@@ -116,8 +117,8 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
         return EXIT_INPUT
     terms = query.query_terms(args.query)
     if not terms:
-        print(f"hermes-ctx: {args.query!r} has no searchable words (only stop words or punctuation)",
-              file=sys.stderr)
+        print(shown(f"hermes-ctx: {short_repr(args.query, 80)} has no searchable words (only stop words or "
+                    "punctuation)"), file=sys.stderr)
         return EXIT_INPUT
     if args.all_scopes and (args.user is not None or args.chat is not None):
         print("hermes-ctx: --all-scopes searches every user and chat; drop it to search one user's chats "
