@@ -98,6 +98,17 @@ def test_slash_ctx_search_refuses_in_a_gateway_even_with_one_agent(stub: StubOpe
     del agent
 
 
+def test_slash_ctx_names_hermes_memory_provider_before_hermes_starts_it(stub: StubOpenAIServer) -> None:
+    """``/ctx`` listed only ``file`` in a fresh ``hermes chat`` whose ``memory.provider`` is ctx-local (hermes starts
+    it with the first conversation), where README says it shows each memory provider (a newcomer's walk)."""
+    configure_hermes(stub, "memory: {provider: ctx-local}\n")
+    status = _slash("")
+    assert "  file: ok" in status
+    assert "  ctx-local: hermes' memory.provider, not started yet in this process" in status
+    configure_hermes(stub, "memory: {provider: holographic}\nctx_plugins: {memory: {providers: [file]}}\n")
+    assert "  holographic: hermes' memory.provider, hermes' own (not one of ours" in _slash("")
+
+
 def test_our_status_events_reach_hermes_status_callback_not_the_model(stub: StubOpenAIServer) -> None:
     # progress notices are opt-in (hermes shows its own "compacting" line); warnings always arrive
     configure_hermes(stub, "ctx_plugins: {compressor: summarize}\ncompression: {progress_notices: true}\n")
@@ -163,7 +174,8 @@ def test_hermes_ctx_subcommand_is_hermes_ctx(stub: StubOpenAIServer, tmp_path: P
     bad = subprocess.run([str(hermes), "ctx", "check"], env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "nope" in bad.stderr
     # hermes itself (any command) says once on stderr that we are off, not only in agent.log
-    assert "hermes-ctx-plugins is not active" in bad.stderr and "hermes ctx doctor" in bad.stderr
+    # and, the error naming its line, points at `hermes ctx check` (doctor said the same error again)
+    assert "hermes-ctx-plugins is not active" in bad.stderr and "`hermes ctx check` validates" in bad.stderr
 
 
 def test_slash_ctx_shows_what_an_archived_message_tells_a_terminal_as_escapes(stub: StubOpenAIServer) -> None:

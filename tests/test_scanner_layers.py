@@ -488,6 +488,19 @@ def test_a_failed_cli_write_approves_nothing(tiny: Model) -> None:
     del p
 
 
+def test_a_cli_write_one_layer_flags_says_it_is_written_as_the_users_approval(
+        tiny: Model, capsys: pytest.CaptureFixture[str]) -> None:
+    """The user at the CLI approves what the layers disagree on, and ``memory add`` wrote it with no word of it (a
+    newcomer's walk through README: the model's write of the same text is refused under ``block``)."""
+    p = file_provider({"on_disagreement": "block"})
+    assert main(["memory", "add", CLASSIFIER_ONLY]) == 0
+    err = capsys.readouterr().err
+    assert "one layer of the threat scan flags this entry (" in err and "approved by you" in err, err
+    assert main(["memory", "add", "the staging port is 8443"]) == 0
+    assert "threat scan" not in capsys.readouterr().err
+    del p
+
+
 def test_weights_of_the_wrong_type_switch_layer_2_off_loudly(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -79,14 +79,14 @@ def run(args: argparse.Namespace) -> int:
     args.safety_policy = policy = policy_for(config).for_recall  # the CLI asks no judge: its user decides
     args.approved = approved = Approved(folder / APPROVED)
 
-    decided: list[str] = []  # texts the layers disagree on that the user is writing: approved once written
+    decided: dict[str, str] = {}  # texts the layers disagree on that the user writes, and why: approved once written
 
     def users_scan(text: str) -> list[Finding]:  # `memory add` / `approve`: the user approves a disagreement
         decision = policy.decide(text)
         if decision.withheld(approved=True):
             return list(decision.findings)
         if decision.findings:
-            decided.append(text)
+            decided[text] = decision.explain()
         return []
 
     store = MemoryStore(home, memory_char_limit=config.memory.memory_char_limit,
@@ -95,7 +95,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         code = _FILE_RUNS[args.memory_command](args, store, PendingWrites(folder / "pending.json"))
         if code == 0 and decided:
-            approved.add(decided)
+            approved.add(list(decided))
+            for why in decided.values():  # the model's own write of it would have been refused or staged: say so
+                print(shown(f"hermes-ctx: note: one layer of the threat scan flags this entry ({why}); it is written "
+                            "because you wrote it, and shown to the model as approved by you ('memory remove' takes "
+                            "it out)"), file=sys.stderr)
         return code
     except StoreUnavailable as exc:  # the folder, the file or the server: the store, not what was asked
         print(f"hermes-ctx: {exc}", file=sys.stderr)

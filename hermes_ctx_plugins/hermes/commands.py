@@ -151,6 +151,12 @@ def status(runtime: Runtime) -> str:
         if isinstance(state, dict) and "breaker" in state:
             health += f"; breaker {state['breaker']}, {state.get('queued', 0)} writes queued"
         lines.append(f"  {provider.name}: {health}")
+    chosen = host.config.memory.provider  # hermes' own external provider: active in our host once hermes starts it
+    if chosen and chosen not in {provider.name for provider in providers}:
+        ours = any(record.kind == "memory" and record.name == chosen for record in host.plugins())
+        lines.append(f"  {chosen}: hermes' memory.provider, " + (
+            "not started yet in this process (hermes starts it with the first conversation)" if ours
+            else "hermes' own (not one of ours: `hermes memory status` reports on it)"))
     troubled = [p for p in host.loaded_plugins() if p.status != "ok" and p.enabled]
     for plugin in troubled:
         lines.append(f"plugin {plugin.name}: {plugin.status}")

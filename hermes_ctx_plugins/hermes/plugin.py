@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..environment import hermes_home
-from ..errors import HermesCtxError
+from ..errors import ConfigError, HermesCtxError, ProviderLimitError, UnknownPluginError
 from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
@@ -106,8 +106,13 @@ class _Start:
         except HermesCtxError as exc:
             log.error("hermes-ctx-plugins is not active: %s", exc)
             # hermes' log alone is easy to miss: compaction and memory of ours are off until this is fixed
-            print(f"hermes-ctx-plugins is not active (hermes runs without our engine and memory): {exc}\n"
-                  "  `hermes ctx doctor` says more", file=sys.stderr)
+            # a config error names its file, line, key and what is valid: doctor would only say it again (a newcomer's
+            # walk: told to run doctor, they got this banner and the same error)
+            hint = ("fix it there; `hermes ctx check` validates the config again"
+                    if isinstance(exc, (ConfigError, ProviderLimitError, UnknownPluginError))
+                    else "`hermes ctx doctor` says more")
+            print(f"hermes-ctx-plugins is not active (hermes runs without our engine and memory): {exc}\n  {hint}",
+                  file=sys.stderr)
             checked.forget(self.home)  # found broken: the next start checks before registering
             raise
         for fallback in host.fallbacks:  # no agent's status line exists yet: the terminal, like a broken config
