@@ -221,3 +221,22 @@ def test_ctx_expand_takes_an_id_as_the_cli_and_ctx_print_it(tmp_path: Path, aske
     bad = json.loads(tools.expand({"id": "##2"}, store=store, scope=Scope(session_id="s1", user_id="u1"),
                                   counter=get_counter(), max_tokens=1000))
     assert "error" in bad and "'##2'" in bad["error"]
+
+
+def test_archive_show_cut_to_fit_says_how_to_read_on_with_its_own_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI's notes named the model's tool (``ctx_expand(id=1, offset=83) reads on``), which its user cannot call,
+    and it had no offset to read on with (a newcomer's walk)."""
+    home = Path(os.environ["HERMES_HOME"])
+    text = "".join(f"line {i:05d} of the build log\n" for i in range(3_000)) + "THE-LAST-LINE"
+    store = ArchiveStore(home / "ctx_archive.db")
+    store.record(session_id="s", user_id="u", strategy="t", removed=[(0, {"role": "tool", "tool_call_id": "c",
+                                                                           "content": text})])
+    store.close()
+    assert main(["archive", "show", "1", "--max-tokens", "400"]) == 0
+    out = capsys.readouterr().out
+    assert "ctx_expand" not in out
+    offset = int(out.split("hermes-ctx archive show 1 --offset ", 1)[1].split()[0])
+    assert main(["archive", "show", "1", "--offset", str(offset), "--max-tokens", "400"]) == 0
+    assert text[offset:offset + 200] in capsys.readouterr().out.replace("\r", "")
+    assert main(["archive", "show", "99"]) == 4
+    assert "ids come from hermes-ctx archive search" in capsys.readouterr().err

@@ -49,6 +49,8 @@ def add_parser(commands: Any) -> None:
     show = sub.add_parser("show", help="archived messages verbatim: an id or a range 'first-last'")
     show.add_argument("id")
     show.add_argument("--max-tokens", type=whole_number, default=20_000)
+    show.add_argument("--offset", type=whole_number, default=0, metavar="CHARS",
+                      help="read one message on from this character (a cut message says where)")
     sub.add_parser("stats", help="size, counts, retention")
     purge = sub.add_parser("purge", help="delete archived compactions (asks first)")
     add_id(purge, "session", "this session's (of the --deployment's namespace)")
@@ -125,11 +127,11 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
             print(f"hermes-ctx: --max-tokens must be at least {tools.MIN_TOKENS}, got {args.max_tokens}",
                   file=sys.stderr)
             return EXIT_INPUT
-        answer = json.loads(tools.expand({"id": args.id, "max_tokens": args.max_tokens}, store=store,
-                                         scope=Scope(session_id="", everything=True), counter=get_counter(),
-                                         max_tokens=args.max_tokens))
+        asked = {"id": args.id, "max_tokens": args.max_tokens, **({"offset": args.offset} if args.offset else {})}
+        answer = json.loads(tools.expand(asked, store=store, scope=Scope(session_id="", everything=True),
+                                         counter=get_counter(), max_tokens=args.max_tokens, cli=True))
         if "error" in answer:
-            print(f"hermes-ctx: {answer['error']}", file=sys.stderr)
+            print(shown(f"hermes-ctx: {answer['error']}"), file=sys.stderr)
             return EXIT_INPUT
         if wants_json(args):
             print_json(answer)

@@ -178,7 +178,9 @@ def _ids(value: Any) -> list[int] | str:
 
 
 def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter: TokenCounter,
-           max_tokens: int) -> str:
+           max_tokens: int, cli: bool = False) -> str:
+    """``ctx_expand``'s answer (JSON text). ``cli``: for ``hermes-ctx archive show``, whose notes name its own options,
+    not the model's tools (a newcomer's walk: the command told its user to call ``ctx_expand(id=1, offset=83)``)."""
     ids = _ids(args.get("id"))
     if isinstance(ids, str):
         return _error(ids)
@@ -194,8 +196,9 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
     budget = limit - _ENVELOPE  # the answer's own keys and note come out of the same budget
     found = store.get(ids, scope)
     if not found:
-        return _error(f"no archived message with id {short_repr(args.get('id'))} in this conversation's archive; "
-                      "ids come from ctx_search")
+        return _error(f"no archived message with id {short_repr(args.get('id'))} in "
+                      + ("the archive; ids come from hermes-ctx archive search" if cli
+                         else "this conversation's archive; ids come from ctx_search"))
     if offset:
         content = found[0].message.get("content")
         text = content if isinstance(content, str) else _parts_text(content) if isinstance(content, list) else ""
@@ -221,7 +224,7 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
             out += rendered
             used += cost
         elif not out:  # the first group alone is too big: clip it to fit, saying so
-            clipped = _clip(rendered, budget, counter, keep=set(ids))
+            clipped = _clip(rendered, budget, counter, keep=set(ids), cli=cli)
             out += clipped
             used += sum(counter.count_text(json.dumps(r, ensure_ascii=False)) for r in clipped)
             shown = {r["id"] for r in clipped}
@@ -233,7 +236,8 @@ def expand(args: dict[str, Any], *, store: ArchiveBackend, scope: Scope, counter
     if left_out:
         answer["left_out"] = left_out[:10] + (["..."] if len(left_out) > 10 else [])
         answer["note"] = (f"{len(left_out)} more messages did not fit in {limit} tokens; expand them with a "
-                          f"narrower range, e.g. ctx_expand(id={left_out[0]})")
+                          "narrower range, e.g. "
+                          + (f"hermes-ctx archive show {left_out[0]}" if cli else f"ctx_expand(id={left_out[0]})"))
     return json.dumps(answer, ensure_ascii=False)
 
 
@@ -286,7 +290,7 @@ def _parts_text(parts: list[Any]) -> str:
 
 
 def _clip(rendered: list[dict[str, Any]], budget: int, counter: TokenCounter,
-          keep: Collection[int] = ()) -> list[dict[str, Any]]:
+          keep: Collection[int] = (), *, cli: bool = False) -> list[dict[str, Any]]:
     """The group cut to ``budget``: the longest texts -- contents, and tool calls' arguments (a ``write_file``
     call carries the whole file) -- shortened to their start and end (a log's failure is usually at its end),
     each with a note of what was cut and, for a content, the offset that reads it. Still too big, the group
@@ -334,7 +338,8 @@ def _clip(rendered: list[dict[str, Any]], budget: int, counter: TokenCounter,
             first = starts[n] + max(head - note, 0)
             clipped[n]["content"] = (
                 text[:head] + f"\n[... {len(text) - head - tail:,} characters cut to fit max_tokens; "
-                f"ctx_expand(id={clipped[n]['id']}, offset={first}) reads on from there ...]\n"
+                + (f"hermes-ctx archive show {clipped[n]['id']} --offset {first}" if cli
+                   else f"ctx_expand(id={clipped[n]['id']}, offset={first})") + " reads on from there ...]\n"
                 + text[len(text) - tail:])
         else:
             clipped[n]["tool_calls"][call]["function"]["arguments"] = (
