@@ -161,6 +161,13 @@ class InvalidSession(HermesCtxError, TypeError):
         self.field = field
         self.value = value
 
+    def __reduce__(self) -> tuple[Any, ...]:  # keyword-only arguments: pickled by hand (a process pool's error)
+        return _invalid_session, (str(self), self.field, self.value)
+
+
+def _invalid_session(message: str, field: str, value: object) -> InvalidSession:
+    return InvalidSession(message, field=field, value=value)
+
 
 class PluginError(HermesCtxError):
     """Something is wrong with a plugin, a strategy or a provider."""

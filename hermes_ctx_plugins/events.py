@@ -7,10 +7,11 @@ the host has them; treat them as read-only.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, SupportsIndex, overload
 
 from .errors import InvalidSession
 from .options import FrozenMap, short_repr
@@ -73,8 +74,13 @@ def _text(name: str, value: object, *, number: bool) -> str:
     error."""
     if isinstance(value, str):
         return str.__str__(value)
-    if number and isinstance(value, int) and not isinstance(value, bool):
-        return str(int(value))
+    if number and not isinstance(value, (bool, float)) and isinstance(value, SupportsIndex):  # numpy's too
+        whole = operator.index(value)
+        try:
+            return str(whole)
+        except ValueError:  # past Python's digits limit for str(): no platform's id
+            raise InvalidSession(f"SessionInfo.{name}: an integer of {whole.bit_length():,} bits is no id",
+                                 field=name, value=value) from None
     what = "a str, or an int read as its text" if number else "a str"
     raise InvalidSession(f"SessionInfo.{name} must be {what}, got {short_repr(value)}", field=name, value=value)
 

@@ -104,7 +104,9 @@ def test_slash_ctx_names_hermes_memory_provider_before_hermes_starts_it(stub: St
     configure_hermes(stub, "memory: {provider: ctx-local}\n")
     status = _slash("")
     assert "  file: ok" in status
-    assert "  ctx-local: hermes' memory.provider, not started yet in this process" in status
+    assert "  ctx-local: hermes' memory.provider, not active in this process: hermes starts it" in status
+    configure_hermes(stub, "memory: {provider: ctx-local}\nctx_plugins: {disabled: [ctx-local]}\n")
+    assert "  ctx-local: hermes' memory.provider, disabled (ctx_plugins.disabled)" in _slash("")
     configure_hermes(stub, "memory: {provider: holographic}\nctx_plugins: {memory: {providers: [file]}}\n")
     assert "  holographic: hermes' memory.provider, hermes' own (not one of ours" in _slash("")
 

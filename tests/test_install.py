@@ -250,6 +250,19 @@ def test_a_comments_only_config_keeps_its_comments(capsys: pytest.CaptureFixture
     assert parsed(text)["context"] == {"engine": "hermes-ctx"}
 
 
+def test_install_never_writes_a_config_past_the_size_it_would_load_at(capsys: pytest.CaptureFixture[str]) -> None:
+    """A config 100 bytes under the 256 KiB limit passed ``check``; ``install -y`` wrote it 100 bytes over (exit 0),
+    and hermes, ``check`` and ``load_host`` refused it from then on (a red-team pass)."""
+    from hermes_ctx_plugins.config import MAX_CONFIG_BYTES
+
+    head = "model: {default: m}\n"
+    text = head + "#" * (MAX_CONFIG_BYTES - 100 - len(head) - 1) + "\n"
+    write(text)
+    code, _, err = install(capsys, "-y")
+    assert code == 2 and f"larger than {MAX_CONFIG_BYTES:,} bytes" in err
+    assert config_file().read_text(encoding="utf-8") == text and not backups()
+
+
 # ------------------------------------------------------------------ uninstall
 def test_uninstall_removes_exactly_what_install_added(capsys: pytest.CaptureFixture[str]) -> None:
     write(HANDWRITTEN)

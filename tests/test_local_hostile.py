@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -214,6 +215,16 @@ def test_an_integer_user_id_is_its_text_and_anything_else_is_refused_by_name() -
                        ("session_id", ["s"])):
         with pytest.raises(InvalidSession, match=f"SessionInfo.{field} must be a str, or an int read as its text, got"):
             SessionInfo(**{"session_id": "s", field: bad})
+    with pytest.raises(InvalidSession, match="an integer of 16,610 bits is no id") as refused:
+        SessionInfo(session_id="s", user_id=10**5000)  # (str() of it raises ValueError)
+    again = pickle.loads(pickle.dumps(refused.value))  # a process pool's error comes back whole
+    assert isinstance(again, InvalidSession) and again.field == "user_id" and str(again) == str(refused.value)
+
+    class PlatformId:  # numpy's integers and the like: an integer by __index__
+        def __index__(self) -> int:
+            return 4242
+
+    assert SessionInfo(session_id="s", user_id=PlatformId()).user_id == "4242"  # type: ignore[arg-type]
 
 
 def test_the_cli_refuses_an_out_of_range_id_by_name(make: Any, probe: WriteProbe,

@@ -42,7 +42,7 @@ from typing import Any
 
 from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PROBLEM, confirm, print_json
 from ..config import DEFAULT_COMPRESSOR, DEFAULT_PROVIDERS, Config, hermes_home, load_config
-from ..config.reader import parse_yaml, read_text
+from ..config.reader import MAX_CONFIG_BYTES, parse_yaml, read_text
 from ..errors import ConfigError, HermesCtxError, did_you_mean
 from ..hermes.profile import DEFAULT_PROFILE, profile_of
 from ..manager import PluginRecord, load_host
@@ -135,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
             raise config.locate(exc) from None
         after = yaml_edit.dump(doc, before or "") if plan.changes else before
         # what hermes and we read next must load and mean what it meant, but for our keys: else no write
+        if len((after or "").encode("utf-8")) > MAX_CONFIG_BYTES:  # (a red-team pass: 262,044 bytes became 262,246)
+            raise ConfigError(f"the edited file would be larger than {MAX_CONFIG_BYTES:,} bytes, the limit for a "
+                              "config file, and would no longer load; keep only settings in it", source=str(path),
+                              expected=f"at most {MAX_CONFIG_BYTES:,} bytes")
         data = parse_yaml(after or "", str(path))[0]
         hermes_memory = section_of(data, "memory").get("provider")
         selected = hermes_memory if isinstance(hermes_memory, str) and ours.get(hermes_memory) else ""

@@ -97,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
         if code == 0 and decided:
             approved.add(list(decided))
             for why in decided.values():  # the model's own write of it would have been refused or staged: say so
+                done = "approved it" if args.memory_command == "approve" else "wrote it"
                 print(shown(f"hermes-ctx: note: one layer of the threat scan flags this entry ({why}); it is written "
-                            "because you wrote it, and shown to the model as approved by you ('memory remove' takes "
+                            f"because you {done}, and shown to the model as approved by you ('memory remove' takes "
                             "it out)"), file=sys.stderr)
         return code
     except StoreUnavailable as exc:  # the folder, the file or the server: the store, not what was asked

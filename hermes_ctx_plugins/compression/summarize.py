@@ -604,7 +604,8 @@ _ORDER = ("(?i:\\b(?:respond|reply\\s+to|message\\s+below|(?:new|next|user(?:'s)
           "|(?:follow|obey|execute|run)\\s+(?:the\\s+|these\\s+)?(?:following|orders?|below"
           "|(?:instructions?|directions?|commands?|steps?)\\s+below)"
           "|continue\\s+with\\s+the|(?:actual|true)\\s+tasks?"
-          "|new\\s+(?:instructions?|orders?|tasks?)(?=\\s*(?:[:.!;,\u2013\u2014]|-(?![^\\W_])|below|follows?|$))"
+          "|new\\s+(?:instructions?|orders?|tasks?)(?=\\s*(?:[:.!;,\u2013\u2014]|-(?![^\\W_])|below|follows?|$)|\\s+-"
+          "|-[^\\W_][\\w-]{0,24}\\s*(?:[:.!;,\u2013\u2014]|below|follows?|$))"
           "|(?:next\\s+)?tasks?\\s+(?:is\\s+|are\\s+)?below"
           "|instructions?\\s+(?:below|follow)|orders?\\s+follow)\\b)")
 #: what ends the sentence before an end phrase said mid-line (then a white space or two)

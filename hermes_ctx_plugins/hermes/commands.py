@@ -153,10 +153,12 @@ def status(runtime: Runtime) -> str:
         lines.append(f"  {provider.name}: {health}")
     chosen = host.config.memory.provider  # hermes' own external provider: active in our host once hermes starts it
     if chosen and chosen not in {provider.name for provider in providers}:
-        ours = any(record.kind == "memory" and record.name == chosen for record in host.plugins())
+        record = next((r for r in host.plugins() if r.kind == "memory" and r.name == chosen), None)
         lines.append(f"  {chosen}: hermes' memory.provider, " + (
-            "not started yet in this process (hermes starts it with the first conversation)" if ours
-            else "hermes' own (not one of ours: `hermes memory status` reports on it)"))
+            "hermes' own (not one of ours: `hermes memory status` reports on it)" if record is None
+            else "disabled (ctx_plugins.disabled): hermes does not start it" if not record.enabled
+            else "not active in this process: hermes starts it with a conversation if it is available "
+                 "(`hermes-ctx doctor` says whether it is)"))
     troubled = [p for p in host.loaded_plugins() if p.status != "ok" and p.enabled]
     for plugin in troubled:
         lines.append(f"plugin {plugin.name}: {plugin.status}")

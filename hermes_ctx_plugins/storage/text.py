@@ -184,8 +184,8 @@ def excerpt(text: str, terms: Iterable[str], max_chars: int) -> str:
         start = space + 1
     end = start + max_chars - (1 if start else 0) - 1
     # a redaction marker is shown whole or not at all (half of "[REDACTED:password]" reads as text of the memory)
-    if (opened := text.rfind(_MARKER_OPEN, max(0, start - _MARKER_LONGEST), start)) != -1 \
-            and (closed := text.find("]", opened)) >= start:
+    if (opened := text.rfind(_MARKER_OPEN, max(0, start - _MARKER_LONGEST), start + len(_MARKER_OPEN) - 1)) != -1 \
+            and opened < start and (closed := text.find("]", opened)) >= start and closed - opened < _MARKER_LONGEST:
         start = min(closed + 1, end)
     if (opened := text.rfind(_MARKER_OPEN, max(start, end - _MARKER_LONGEST), end + len(_MARKER_OPEN) - 1)) != -1 \
             and (closed := text.find("]", opened)) >= end and closed - opened < _MARKER_LONGEST:
