@@ -146,3 +146,39 @@ def test_hermes_skill_review_is_off_for_a_users_agent(stub: StubOpenAIServer) ->
 def test_a_deployment_needs_a_name() -> None:
     with pytest.raises(ConfigError, match="a deployment needs a name"):
         load_config({"ctx_plugins": {"deployments": {"": {"compressor": "window"}}}})
+
+
+def test_a_session_id_handed_to_another_owner_never_resends_the_first_owners_memory(stub: StubOpenAIServer) -> None:
+    """hermes resends a continued session's stored system prompt (its prompt cache), and that prompt holds the owner's
+    frozen USER.md: a session id alice's agent had used, given to bob's, sent alice's profile in every one of bob's
+    requests and never bob's own (a red-team pass). The same owner continuing keeps the stored prompt."""
+    home = configure_hermes(stub, "memory: {memory_enabled: true, user_profile_enabled: true}\n")
+    bridge = Bridge({"ctx_plugins": {"memory": {"providers": []}, "deployments": {
+        "support": {"compressor": "summarize", "memory": {"providers": ["file"]}}}}})
+    plan = bridge.deployment("support")
+    db = SessionDB(home / "state.db")
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+
+    def turn(session_id: str, user: str, text: str, history: list[dict[str, Any]]) -> str:
+        before = len(stub.chat_requests)
+        agent = plan.apply(new_agent(stub, toolsets=["memory"], session_id=session_id, user_id=user, session_db=db,
+                                     **plan.agent_kwargs()))
+        agent.run_conversation(text, conversation_history=history)
+        plan.release(agent)
+        return "\n".join(json.dumps(r.body) for r in stub.chat_requests[before:])
+
+    for user, word in (("alice", "ALICE-PROFILE-5521"), ("bob", "BOB-PROFILE-7781")):
+        stub.tool_call("memory", {"action": "add", "target": "user", "content": f"codeword {word}"})
+        stub.reply("Noted.")
+        turn(f"{user}-0", user, "remember my codeword", [])
+    stub.responder = lambda body: "ok"
+    assert "ALICE-PROFILE-5521" in turn("chat-42", "alice", "hello", [])
+    stored = db.get_session("chat-42")["system_prompt"]
+    assert "ALICE-PROFILE-5521" in turn("chat-42", "alice", "again", chat)  # alice continues: her prompt, kept
+    assert db.get_session("chat-42")["system_prompt"] == stored
+    for _ in range(2):  # bob takes the id over: his own profile, never alice's
+        sent = turn("chat-42", "bob", "what is my codeword?", chat)
+        assert "BOB-PROFILE-7781" in sent and "ALICE-PROFILE-5521" not in sent
+    sent = turn("chat-42", "alice", "and mine?", chat)  # and back
+    assert "ALICE-PROFILE-5521" in sent and "BOB-PROFILE-7781" not in sent
+    bridge.shutdown()

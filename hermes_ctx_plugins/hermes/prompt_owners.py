@@ -1,0 +1,128 @@
+"""Whose memory a session's stored system prompt holds: a Bridge handing a session id to another owner.
+
+hermes keeps each session's system prompt in its session database (``state.db``) and, when an agent continues a
+conversation (``conversation_history`` given), sends that stored prompt again verbatim -- for the provider's prompt
+cache. The prompt holds the frozen snapshot of the owner's MEMORY.md / USER.md. A Bridge may give a released session
+id to another owner's agent (an id reused, a hand-off in a support queue, a group chat's next speaker): hermes then
+sent the first owner's profile in the second owner's prompt, turn after turn, and never the second owner's own (a
+red-team pass, session 29). hermes' session rows carry no owner for a Bridge's agents.
+
+:class:`PromptOwners` remembers, per session database and session id, which owner the Bridge last applied an agent
+for (a digest of the deployment's namespace and the user id, compared exactly; never the id itself). When
+:meth:`~hermes_ctx_plugins.hermes.bridge.DeploymentPlan.apply` binds an id to another owner than the one recorded --
+or to an id whose stored prompt nobody recorded (made before this release, or by another program) -- the stored
+prompt is cleared, and hermes builds the new owner's at its next turn (a prefix-cache miss once; hermes logs that
+the stored prompt was empty). The record is a small SQLite file in ``$HERMES_HOME/ctx_plugins``, shared by every
+process of that home; rows unused for :data:`KEEP_DAYS` days are dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..events import SessionInfo
+
+log = logging.getLogger(__name__)
+
+#: days a session id's record is kept after its last use
+KEEP_DAYS = 90
+_SCHEMA = ("CREATE TABLE IF NOT EXISTS owners (state_db TEXT NOT NULL, session_id TEXT NOT NULL, owner TEXT NOT NULL,"
+           " used REAL NOT NULL, PRIMARY KEY (state_db, session_id)) WITHOUT ROWID")
+
+
+def owner_digest(session: SessionInfo) -> str:
+    """The owner of ``session`` as the record keeps it: the deployment's namespace and the user id, exactly (a lone
+    surrogate included), in one digest."""
+    raw = f"{session.deployment}\0{session.user_id}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(raw).hexdigest()
+
+
+class PromptOwners:
+    """The record in ``path`` (created at first use)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_SCHEMA)
+            conn.execute("DELETE FROM owners WHERE used < ?", (time.time() - KEEP_DAYS * 86_400,))
+            self._conn = conn
+        return self._conn
+
+    def handed_over(self, state_db: str, session: SessionInfo) -> bool:
+        """Record ``session``'s owner for its id in ``state_db``; whether the id's stored prompt may be another's (it
+        was recorded for another owner, or never recorded)."""
+        owner = owner_digest(session)
+        with self._lock:
+            conn = self._connection()
+            row = conn.execute("SELECT owner FROM owners WHERE state_db = ? AND session_id = ?",
+                               (state_db, _stored(session.session_id))).fetchone()
+            conn.execute("INSERT INTO owners (state_db, session_id, owner, used) VALUES (?, ?, ?, ?) ON CONFLICT "
+                         "(state_db, session_id) DO UPDATE SET owner = excluded.owner, used = excluded.used",
+                         (state_db, _stored(session.session_id), owner, time.time()))
+        return row is None or row[0] != owner
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+def _stored(session_id: str) -> str:
+    """A session id as SQLite can store it (a lone surrogate escaped: hermes' ids are plain, a Bridge's may not be)."""
+    return session_id.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
+
+
+def forget_foreign_prompt(owners: PromptOwners, agent: Any, session: SessionInfo) -> bool:
+    """Clear the stored system prompt of ``agent``'s session in hermes' session database when it may hold another
+    owner's memory (see the module docstring); whether it was cleared. Never raises: a session database that
+    cannot be read or written is hermes' to report, and the turn goes on (its prompt then rebuilt or not, as
+    hermes decides)."""
+    db = getattr(agent, "_session_db", None)
+    if db is None:
+        return False
+    try:
+        foreign = owners.handed_over(str(Path(getattr(db, "db_path", "")).resolve()), session)
+    except (OSError, sqlite3.Error) as exc:  # our record cannot say: the stored prompt is not trusted
+        log.warning("the record of session owners (%s) cannot be used: %s", owners.path, exc)
+        foreign = True
+    if not foreign:
+        return False
+    try:
+        row = db.get_session(session.session_id)
+        if not row or not row.get("system_prompt"):
+            return False
+        db.update_system_prompt(session.session_id, None)
+    except Exception as exc:  # hermes' database: logged, the agent still runs
+        log.warning("could not check the stored system prompt of session %r for its owner: %s", session.session_id,
+                    exc)
+        return False
+    log.info("session %r was last applied for another owner (or for none we recorded): its stored system prompt is "
+             "cleared, and hermes builds this owner's", session.session_id)
+    return True
+
+
+_OWNERS: dict[Path, PromptOwners] = {}
+_OWNERS_LOCK = threading.Lock()
+
+
+def prompt_owners(home: Path) -> PromptOwners:
+    """The record of hermes home ``home``, one per process."""
+    with _OWNERS_LOCK:
+        found = _OWNERS.get(home)
+        if found is None:
+            found = _OWNERS[home] = PromptOwners(home / "ctx_plugins" / "prompt_owners.db")
+        return found
