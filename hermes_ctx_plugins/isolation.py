@@ -127,6 +127,34 @@ class _Worker:
                 return
 
 
+
+#: the most characters of an exception's text a status, an event or a log line carries
+ERROR_TEXT_CHARS = 500
+
+
+#: credentials the package was configured with (a memory service's API key): never shown in an error's text
+_KNOWN_SECRETS: set[str] = set()
+
+
+def known_secret(value: str) -> None:
+    """Have :func:`error_text` redact ``value`` wherever an error repeats it (8 characters or more)."""
+    if isinstance(value, str) and len(value) >= 8:
+        _KNOWN_SECRETS.add(value)
+
+
+def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, bool]:
+    """``"<type>: <message>"`` of ``exc`` fit to show anyone: on one line, secrets redacted, at most ``limit``
+    characters; and whether that is the message whole, as it came. A service's error page echoing the API key, or
+    5 MB of HTML, reached the status events, status.json and the log whole (a red-team pass)."""
+    from .safety.engine.redact import redact_secrets  # (not at import: most processes never fail)
+
+    raw = f"{type(exc).__name__}: {exc}"
+    text = redact_secrets(" ".join(raw[:limit * 2].split()))
+    for secret in _KNOWN_SECRETS:  # a service's own key, echoed by its error page, has no secret's shape of its own
+        text = text.replace(secret, "[REDACTED:api-key]")
+    cut = text if len(text) <= limit else text[:limit - 1] + "\u2026"
+    return cut, cut == raw
+
 @dataclass
 class Health:
     """The failure record of one plugin or provider."""
@@ -312,7 +340,7 @@ class FaultIsolator:
 
     def record_failure(self, owner: str, exc: BaseException, *, party: str | None = None) -> None:
         """Count a failure of ``owner`` (also for errors found outside :meth:`call`), made for ``party``."""
-        error = f"{type(exc).__name__}: {exc}"
+        error, whole = error_text(exc)
         with self._lock:
             health = self._health.setdefault(owner, Health())
             health.calls += 1
@@ -350,7 +378,8 @@ class FaultIsolator:
                 # a new run: another user's failures need the whole threshold (with this one's calls held, one
                 # timeout of anyone else's would suspend it for everyone), a real outage reaches it soon enough
                 health.consecutive_failures, health.party, health.mixed = 0, None, False
-        log.warning("%s failed (%d in a row): %s", owner, in_a_row, error, exc_info=exc)
+        # the traceback repeats the message: only when it is the message as it came (no secret in it, not huge)
+        log.warning("%s failed (%d in a row): %s", owner, in_a_row, error, exc_info=exc if whole else None)
         if alone is not None:
             self._emit("suspended", owner,
                        f"{owner} suspended for this user for {self.cooldown:g}s after {in_a_row} "

@@ -296,6 +296,28 @@ def test_401_429_500_garbage_open_the_breaker_then_recovery_delivers_queued_writ
     assert provider.breaker.status("ctx-honcho").startswith("ok")
 
 
+def test_failing_tool_calls_open_the_breaker_and_only_a_real_answer_closes_it(
+        make: Callable[..., HonchoProvider], stub: HonchoStubServer) -> None:
+    """Each tool call first took its session's scope through the breaker: a cached scope is no request, yet it counted
+    as the service answering -- tool calls failing one after another never opened the breaker, and the probe after a
+    cool-down said "the memory service is back" while it answered 503 (a red-team pass)."""
+    events: list[StatusEvent] = []
+    provider = make(stub.base_url, failure_threshold=3, cooldown_seconds=0.3, timeout=0.5)
+    provider.status_callback = events.append
+    provider.sync_turn(turn(ALICE, "I like green tea"))
+    assert provider.flush(5)
+    assert json.loads(provider.handle_tool_call("ctx_honcho_search", {"query": "tea"}, session=ALICE))["count"] >= 0
+    stub.fail(503, "down", times=10_000)
+    for _ in range(3):
+        answer = json.loads(provider.handle_tool_call("ctx_honcho_search", {"query": "tea"}, session=ALICE))
+        assert answer["success"] is False
+    assert "suspended after 3 consecutive failures" in provider.breaker.status("ctx-honcho")
+    time.sleep(0.4)  # the cool-down is over: the next call is the probe, and the service still fails
+    provider.handle_tool_call("ctx_honcho_search", {"query": "tea"}, session=ALICE)
+    assert "suspended" in provider.breaker.status("ctx-honcho")
+    assert [e.kind for e in events] == ["unavailable"]  # never "resumed" while it is down
+
+
 def test_a_rejected_write_is_dropped_not_retried_forever(make: Callable[..., HonchoProvider],
                                                          stub: HonchoStubServer) -> None:
     provider = make(stub.base_url, message_max_chars=30_000)  # bigger than the server accepts

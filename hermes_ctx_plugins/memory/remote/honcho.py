@@ -265,6 +265,14 @@ class HonchoProvider(RemoteProvider):
                     self._scopes.popitem(last=False)
         return scope
 
+    def _scoped(self, session: SessionInfo) -> tuple[Any, Any, Any]:
+        """:meth:`_scope` through the breaker when it asks the service; a cached one is no call, so no success (a
+        red-team pass: every tool call's cached scope counted as the service answering, so its failures never opened
+        the breaker, and the probe after a cool-down said the service was back while it answered 503)."""
+        with self._client_lock:
+            cached = self._scopes.get((self.session_key(session), self.owner_id(session)))
+        return cached if cached is not None else self.call(self._scope, session)
+
     def close_client(self) -> None:
         with self._client_lock:
             http, self._honcho, self._http = self._http, None, None
@@ -382,19 +390,19 @@ class HonchoProvider(RemoteProvider):
         if name == "ctx_honcho_search":
             query = self.text_argument(args, "query")
             limit = bounded_int(args.get("limit"), 10, key="limit", lo=1, hi=50)
-            _, user, _ = self.call(self._scope, session)
+            _, user, _ = self._scoped(session)
             found = list(self.call(lambda: user.search(query, limit=limit)))[:limit]  # even if the server ignores it
             return {"results": [{"content": self.safe(m.content), "session_id": m.session_id,
                                  "created_at": str(m.created_at)} for m in found], "count": len(found)}
         if name == "ctx_honcho_profile":
             lines = self._card(args.get("card"))
-            _, user, _ = self.call(self._scope, session)
+            _, user, _ = self._scoped(session)
             if lines is None:
                 return {"card": [self.safe(line) for line in (self.call(user.get_card) or [])[:CARD_LINES]]}
             return {"success": True, "card": self.call(lambda: user.set_card(lines))}
         if name == "ctx_honcho_context":
             question = self.text_argument(args, "question", required=False)
-            honcho_session, user, _ = self.call(self._scope, session)
+            honcho_session, user, _ = self._scoped(session)
             if question:
                 return {"answer": self.safe(self.call(self._ask, user, question) or "")}
             items = self.call(self._context_items, honcho_session, user, None)

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import HermesCtxError
+from ...isolation import error_text
 from ...storage.leftovers import append_backlog
 from ...storage.queue import Consumer, Failure, ProgressFiles, QueueStats
 from ...storage.segments import exclusive
@@ -245,7 +246,7 @@ class ServiceWrites(Consumer[Write]):
             self._failing = (key, known[1] + 1, known[2], now + LONE_RETRY)
             behind = self._behind()
             if not behind:
-                raise _Deferred(f"a write keeps failing ({type(exc).__name__}: {exc}) and nothing waits behind it",
+                raise _Deferred(f"a write keeps failing ({error_text(exc)[0]}) and nothing waits behind it",
                                 LONE_POLL) from exc
             if not self._try_ahead(behind):  # all failing too: the service does (an outage)
                 raise exc from None
@@ -297,7 +298,7 @@ class ServiceWrites(Consumer[Write]):
         self._failing = None
         if now - first >= PARK_FOR:
             raise _GivenUp(f"the service kept failing this write for {PARK_FOR / 3600:g} h while it took others "
-                           f"(last: {type(exc).__name__}: {exc})") from exc
+                           f"(last: {error_text(exc)[0]})") from exc
         assert self._backlog is not None
         # under the folder's lock, as a forget clears queue.jsonl under it: either the forget finds the write there,
         # or this finds the forget and leaves the write out
@@ -308,8 +309,8 @@ class ServiceWrites(Consumer[Write]):
             append_backlog(self._backlog, [self.encode({**write, PARKED: first}) + b"\n"])
         if self._stats is not None:
             self._stats.add(set_aside=1)
-        log.warning("%s: the service keeps failing one write (%s: %s) while it takes the others; it is set aside "
-                    "in %s and sent again after the writes queued behind it", self.name, type(exc).__name__, exc,
+        log.warning("%s: the service keeps failing one write (%s) while it takes the others; it is set aside "
+                    "in %s and sent again after the writes queued behind it", self.name, error_text(exc)[0],
                     self._backlog)
 
     def _forgotten(self, write: Write, me: int) -> bool:

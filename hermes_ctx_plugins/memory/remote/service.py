@@ -32,7 +32,7 @@ from typing import Any, ClassVar, TypeVar
 from ...config import hermes_home
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
-from ...isolation import FaultIsolator, StatusEvent
+from ...isolation import FaultIsolator, StatusEvent, known_secret
 from ...safety.judge import policy_for
 from ...safety.policy import Decision
 from ...scope import is_service_id, service_id
@@ -178,6 +178,7 @@ class ServiceProvider(MemoryProvider):
             raise ConfigError(f"the API key is not valid: {problem}", value="<hidden>",
                               path=f"ctx_plugins.options.{self.name}.{key}",
                               expected="the service's API key, printable ASCII without spaces (or empty)")
+        known_secret(getattr(self.options, key))  # an error page echoing it: redacted wherever it is shown
 
     def check_fixed_id(self, key: str, *, required: bool = False) -> None:
         """Raise :class:`ConfigError` unless option ``key`` (an id used verbatim; empty: unset,
