@@ -159,6 +159,22 @@ def test_summary_is_clipped_to_the_internal_budget(server: StubOpenAIServer) -> 
     assert h.strategy.counter.count_text(result.summary) <= 10_000
 
 
+@pytest.mark.parametrize("window", [8_000, 12_000, 16_000])
+def test_a_summary_far_over_its_budget_never_takes_the_prompt_past_the_window(server: StubOpenAIServer,
+                                                                             window: int) -> None:
+    """The budget is a hint in the summary request; a model writing 1 MB was cut only at the 10k ceiling, which an 8k
+    window cannot hold (13.9k tokens after the compaction; a red-team pass)."""
+    server.responder = lambda body: "## Goal\n" + "blah blah summary text " * 48_000
+    config = load_config({"compression": {}})
+    strategy = SummarizeStrategy(config=config, model="main-model", context_length=window)
+    _OPEN.append(strategy)
+    strategy.update_model("main-model", window, base_url=server.base_url, api_key="main-key")
+    result = strategy.compress(make_transcript(3, turns=14, images=False, output_lines=40), force=True)
+    assert result.compressed and result.summary is not None
+    assert strategy.counter.count_messages(result.messages) < window
+    assert strategy.counter.count_text(result.summary) >= 1_000  # the summary is cut to fit, not dropped
+
+
 def test_iterative_update_sends_the_previous_summary(server: StubOpenAIServer) -> None:
     server.reply(SUMMARY)
     server.reply("## Goal\nShip the parser v2.")
@@ -283,6 +299,26 @@ def test_timeouts_escalate_the_cooldown(server: StubOpenAIServer) -> None:
         h.strategy.compress(make_transcript(attempt, turns=30, output_lines=40, images=False), force=True)
         seconds.append(round(h.strategy.guard.state.cooldown_until - h.clock.now))
     assert seconds == [60, 300, 900]
+
+
+def test_a_hung_summary_model_is_not_asked_again_in_the_same_compaction(server: StubOpenAIServer) -> None:
+    """With no auxiliary model, "retry on the main model" asked the same hung endpoint again, max_attempts times: a
+    turn waited three timeouts (6 minutes at the default 120 s; a red-team pass). Another endpoint is still tried."""
+    h = Harness(server.base_url, aux={"timeout": 0.3}, max_attempts=3)
+    server.delay(2.0)
+    server.delay(2.0)
+    server.delay(2.0)
+    result = h.strategy.compress(conversation(), force=True)
+    assert result.used_fallback and len(server.chat_requests) == 1
+
+
+def test_a_hung_auxiliary_model_still_leaves_the_main_model_its_try(server: StubOpenAIServer,
+                                                                    aux_server: StubOpenAIServer) -> None:
+    aux_server.delay(2.0)
+    server.reply(SUMMARY)
+    h = Harness(server.base_url, aux={"base_url": aux_server.base_url, "model": "aux-model", "timeout": 0.3})
+    result = h.strategy.compress(conversation(), force=True)
+    assert not result.used_fallback and len(aux_server.chat_requests) == len(server.chat_requests) == 1
 
 
 def test_no_summary_model_configured_cools_down_600s() -> None:

@@ -32,7 +32,7 @@ from ..options import option
 from ..safety import redact_secrets
 from ..safety.rules.record import lazy
 from ..tokens import TokenCounter, get_counter
-from . import fallback, floor, prompt
+from . import fallback, floor, oversize, prompt
 from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown
 from .messages import (
     COMPACTION_NOTE,
@@ -398,8 +398,15 @@ class SummarizeStrategy(CompressorStrategy):
                                           unsummarised=unsummarised)
         except prompt._ShowsUnsummarised:  # redacting changed lengths so: the request is made from it all
             return self._compress(messages, tokens_before, focus_topic, memory_context, force=force, defer=False)
-        compacted, summary_message = parts.with_summary(pruned, {
-            "content": _framed(body), SUMMARY_KEY: True, HAS_USER_TURN_KEY: plan.has_user}, has_user=plan.has_user)
+        def summarised_with(text: str) -> tuple[list[Message], Message]:
+            return parts.with_summary(pruned, {"content": _framed(text), SUMMARY_KEY: True,
+                                               HAS_USER_TURN_KEY: plan.has_user}, has_user=plan.has_user)
+
+        compacted, summary_message = summarised_with(body)
+        room = self._summary_room(compacted, summary_message, body)
+        if room is not None:
+            body = self._clip(body, room)
+            compacted, summary_message = summarised_with(body)
         result = self._finish(
             messages, strip_older_images(sanitize_tool_pairs(compacted)), tokens_before, summary=body,
             summary_message=summary_message,
@@ -497,7 +504,10 @@ class SummarizeStrategy(CompressorStrategy):
                                             conversation=conversation)
             # compression.max_attempts requests at most: the summary model once, then the main model.
             attempts = [*targets, *[targets[-1]] * max(0, self.settings.max_attempts - len(targets))]
+            hung: set[Any] = set()  # endpoints that gave no answer in time: not asked again in this compaction
             for target in attempts[: self.settings.max_attempts]:
+                if _key(target) in hung:
+                    continue
                 try:
                     text = self._client(target).complete(request)
                 except SummaryError as exc:
@@ -505,6 +515,8 @@ class SummarizeStrategy(CompressorStrategy):
                     log.warning("summary via %s failed: %s", target.model, exc)
                     if not exc.retry_on_main_model:
                         break
+                    if exc.kind == "timeout":  # a hung model held the turn timeout x max_attempts (a red-team pass)
+                        hung.add(_key(target))
                     continue
                 self.guard.record_summary_success()
                 self.last_error = ""
@@ -521,6 +533,24 @@ class SummarizeStrategy(CompressorStrategy):
         self.emit("failed", f"summary unavailable ({reason}); used a static fallback summary")
         return fallback.build(fallback_turns() if fallback_turns else turns, previous_summary=previous, reason=reason,
                               max_chars=options.fallback_max_chars, redact=redact), reason
+
+    def _summary_room(self, compacted: list[Message], summary_message: Message, body: str) -> int | None:
+        """The tokens ``body`` may take when the compacted prompt with it would not fit what a compaction leaves (a
+        quarter of the trigger free, as :meth:`fit_oversized` cuts other messages to), else ``None``. The summary
+        model's budget is a hint in its request: one that wrote far more (a 1 MB answer, cut only at
+        ``summary_tokens_ceiling``) put an 8k window's prompt at 13.9k tokens (a red-team pass); the oversize cutter
+        never cuts the summary. At least ``summary_tokens_floor`` is kept: past that, the other messages are cut."""
+        threshold = self.threshold_tokens
+        if not threshold:
+            return None
+        limit = self.leave_room(max(1, oversize.limit_tokens(threshold) - max(0, self.floor_tokens)))
+        counter = self.counter
+        total = counter.count_messages(compacted)
+        if total <= limit:
+            return None
+        summary = counter.count_text(body)
+        room = max(min(self.options.summary_tokens_floor, summary), limit - (total - summary))
+        return room if room < summary else None
 
     def _clip(self, text: str, limit: int) -> str:
         """The summary within the internal token budget (nothing caps it on the wire)."""

@@ -54,7 +54,7 @@ from . import skills
 from .engine import HermesCtxEngine
 from .memory import HermesMemoryAdapter
 from .memory_gate import HERMES_STAGES, defer_reviews_to_hermes, file_provider, hermes_stages_memory_writes
-from .prompt_owners import forget_foreign_prompt, prompt_owners
+from .prompt_owners import forget_foreign_prompt
 from .runtime import Runtime, installed
 from .scoped_memory import ScopedMemoryStore
 
@@ -151,7 +151,7 @@ class DeploymentPlan:
                 expected="a compressor, since hermes runs our engine")
         self._give_owner_files(agent, session)
         # hermes resends a continued session's stored system prompt, its owner's memory snapshot in it: not another's
-        forget_foreign_prompt(prompt_owners(hermes_home()), agent, session)
+        forget_foreign_prompt(runtime.prompt_owners.of(hermes_home()), agent, session)
         return agent
 
     def _give_owner_files(self, agent: Any, session: SessionInfo) -> None:

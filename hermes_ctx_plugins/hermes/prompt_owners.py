@@ -115,14 +115,23 @@ def forget_foreign_prompt(owners: PromptOwners, agent: Any, session: SessionInfo
     return True
 
 
-_OWNERS: dict[Path, PromptOwners] = {}
-_OWNERS_LOCK = threading.Lock()
 
+class PromptOwnerRecords:
+    """The record of each hermes home, one per runtime (the hermes room keeps no state in its modules)."""
 
-def prompt_owners(home: Path) -> PromptOwners:
-    """The record of hermes home ``home``, one per process."""
-    with _OWNERS_LOCK:
-        found = _OWNERS.get(home)
-        if found is None:
-            found = _OWNERS[home] = PromptOwners(home / "ctx_plugins" / "prompt_owners.db")
-        return found
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: dict[Path, PromptOwners] = {}
+
+    def of(self, home: Path) -> PromptOwners:
+        with self._lock:
+            found = self._records.get(home)
+            if found is None:
+                found = self._records[home] = PromptOwners(home / "ctx_plugins" / "prompt_owners.db")
+            return found
+
+    def close(self) -> None:
+        with self._lock:
+            records, self._records = list(self._records.values()), {}
+        for record in records:
+            record.close()

@@ -28,6 +28,7 @@ from ..scope import describe
 from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
 from .memory_switches import left_to_hermes
+from .prompt_owners import PromptOwnerRecords
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -364,6 +365,8 @@ class Runtime:
         self.hooks = HookDispatcher(self)
         self.agents = Agents()
         self._publish = publish
+        #: per hermes home, whose memory each session's stored system prompt holds (a Bridge's hand-overs)
+        self.prompt_owners = PromptOwnerRecords()
 
     @property
     def host(self) -> Host:
