@@ -557,3 +557,24 @@ def test_a_services_error_page_reaches_the_model_bounded_redacted_and_never_as_o
         assert secret not in answer["error"]
         assert status == 500 or (secret not in status_text and secret not in logged)
     assert len(status_text) < 800 and len(logged) < 20_000
+
+
+@pytest.mark.parametrize("shut_down", [True, False])
+def test_a_process_exiting_while_the_sdk_is_imported_exits_cleanly(tmp_path: Path, shut_down: bool) -> None:
+    """The first recall of a process imports mem0's SDK on the recall thread (~3 s); a one-shot process that exited
+    before it finished died with SIGABRT ("FATAL: exception not rethrown"), 10 runs of 10 (a red-team pass)."""
+    script = textwrap.dedent(f"""
+        import os
+        os.environ["HERMES_HOME"] = {str(tmp_path)!r}
+        from hermes_ctx_plugins import SessionInfo, load_host
+        host = load_host({{"ctx_plugins": {{"memory": {{"providers": ["ctx-mem0"]}}, "options": {{"ctx-mem0": {{
+            "api_key": "m0-test-key", "host": "http://127.0.0.1:9", "prefetch_wait": 0.2}}}}}}}})
+        session = SessionInfo(session_id="s1", user_id="alice")
+        host.session_start(session)
+        host.prefetch("hello", session=session)
+        if {shut_down}:
+            host.shutdown()
+        print("done")
+    """)
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=90)
+    assert ran.returncode == 0 and "done" in ran.stdout, (ran.returncode, ran.stderr[-2000:])

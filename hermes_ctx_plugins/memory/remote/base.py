@@ -42,7 +42,7 @@ from ...storage.files import atomic_write, locked
 from ...storage.queue import DurableQueue, ProgressFiles, QueueClosedError, forget_queued, left_behind
 from ...tokens import count_text
 from .queue import ServiceUnavailable, ServiceWrites, Write, WriteStats
-from .service import ServiceProvider
+from .service import SDK_IMPORTS, ServiceProvider
 from .text import ToolError, error_json, fit, sendable, shown, unsendable
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
@@ -353,6 +353,7 @@ class RemoteProvider(ServiceProvider):
             thread.join(0.2)
         self.close_client()
         self._write_status(queued=left)
+        SDK_IMPORTS.wait()  # a process exiting next must not end a thread inside an SDK's import
 
     # ------------------------------------------------------------------ recall
 

@@ -48,7 +48,7 @@ from ...options import option
 from ...scope import escape_id
 from .base import RecallItem, RemoteProvider
 from .options import RemoteOptions
-from .service import key_problem
+from .service import SDK_IMPORTS, key_problem
 from .text import ToolError, bounded_int, json_int, short_id, shown, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
@@ -230,7 +230,9 @@ class HonchoProvider(RemoteProvider):
         with self._client_lock:
             if self._honcho is None:
                 import httpx
-                from honcho import Honcho
+
+                with SDK_IMPORTS:
+                    from honcho import Honcho
 
                 from .transport import BoundedAnswers, CappedRetryAfter
 

@@ -42,7 +42,7 @@ from ...events import SessionInfo, Turn
 from ...options import option
 from .base import RecallItem, RemoteProvider
 from .options import RemoteOptions
-from .service import key_problem
+from .service import SDK_IMPORTS, key_problem
 from .text import ToolError, bounded_int, short_id, shown, tool_schema
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
@@ -217,10 +217,10 @@ class Mem0Provider(RemoteProvider):
 
     def _build_client(self) -> tuple[Any, Any]:
         prepare_environment(self.home)
+        with SDK_IMPORTS:
+            import mem0
         if self.options.mode == "oss":
-            from mem0 import Memory
-
-            return Memory.from_config(_thaw(self.options.oss)), None
+            return mem0.Memory.from_config(_thaw(self.options.oss)), None
         import httpx
         from mem0 import MemoryClient
 

@@ -47,6 +47,43 @@ T = TypeVar("T")
 
 #: statuses that mean "the request was wrong", not "the service is failing"
 CLIENT_ERROR_STATUSES = frozenset({400, 404, 409, 413, 422})
+#: the longest a shutdown, or the interpreter's exit, waits for an SDK import still running on a thread
+SDK_IMPORT_WAIT = 30.0
+
+
+class _SdkImports:
+    """The services' SDKs being imported, on recall and tool threads (the first call of a process imports one: mem0's
+    takes ~3 s). An interpreter exiting in the middle of one killed the thread inside its extension modules: the
+    process ended in SIGABRT ("FATAL: exception not rethrown"; a red-team pass, 10 runs of 10). A shutdown and the
+    exit wait for them, :data:`SDK_IMPORT_WAIT` at most."""
+
+    def __init__(self) -> None:
+        self._done = threading.Condition()
+        self._running = 0
+        self._hooked = False
+
+    def __enter__(self) -> None:
+        with self._done:
+            self._running += 1
+            if not self._hooked:
+                import atexit
+
+                atexit.register(self.wait)
+                self._hooked = True
+
+    def __exit__(self, *exc: object) -> None:
+        with self._done:
+            self._running -= 1
+            self._done.notify_all()
+
+    def wait(self, timeout: float = SDK_IMPORT_WAIT) -> bool:
+        """Whether no import runs now (after waiting for those that did, at most ``timeout`` seconds)."""
+        with self._done:
+            return self._done.wait_for(lambda: not self._running, timeout)
+
+
+#: the one record of SDK imports in progress (an import is the process's, not a provider's)
+SDK_IMPORTS = _SdkImports()
 
 
 def key_problem(key: str) -> str:
