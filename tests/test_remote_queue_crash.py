@@ -227,14 +227,17 @@ def test_forget_while_a_killed_process_writes_are_taken_over_lets_none_of_them_t
         real_pread = os.pread
 
         def pread(fd: int, length: int, offset: int) -> bytes:
-            if threading.current_thread().name == "ctx-mem0-writer" and not reading.is_set():
+            # the take-over runs where the queue starts (before its first record: the writes stay in order), or on
+            # the writer thread when that failed
+            if threading.current_thread().name in ("starting", "ctx-mem0-writer") and not reading.is_set():
                 reading.set()  # the take-over holds the dead segment and reads it ...
                 assert read.wait(30)  # ... for as long as the test says
             return real_pread(fd, length, offset)
 
         monkeypatch.setattr(os, "pread", pread)
         later = make(mem0.base_url, infer=False, timeout=30.0)
-        later.on_session_start(ALICE)
+        starting = threading.Thread(target=later.on_session_start, args=(ALICE,), name="starting")
+        starting.start()
         assert reading.wait(30), "the next start is taking the killed process's segment over"
         report: list[Any] = []
         forgetting = threading.Thread(target=lambda: report.extend(later.forget_user("bob", namespaces=[""])))
@@ -245,6 +248,7 @@ def test_forget_while_a_killed_process_writes_are_taken_over_lets_none_of_them_t
         forgetting.join(1.0)
         read.set()
         forgetting.join(30)
+        starting.join(30)
         disk = queue_files(home)
         mem0.release.set()
         assert later.flush(30)

@@ -110,13 +110,18 @@ class DurableQueue(Generic[T]):
     :param stats: counters to add to (a fresh :class:`QueueStats` by default)
     :param linger: seconds the writer lets records gather before it applies fewer than ``batch_size`` (one
         transaction for many, a writer woken a fraction as often); ``flush`` and ``close`` cut it short
+    :param ordered: records are applied in the order they were put across queues too: :meth:`start` takes over
+        what stopped queues left before it returns, so a record put next is behind them (a memory service's writes;
+        taken over on the writer thread, a new session's first turn reached the service before the turns the last
+        session left, 7 runs of 10 in a red-team pass). It opens a sink of its own for that, on the caller's thread.
     """
 
     def __init__(self, directory: Path, consumer: Consumer[T], *, batch_size: int = 1024,
                  batch_bytes: int = BATCH_BYTES, max_retries: int = 5, fsync: bool = False,
                  rotate_bytes: int = 8 << 20, limit: int | None = None, backlog: Path | None = None,
-                 stats: QueueStats | None = None, linger: float = 0.0) -> None:
+                 stats: QueueStats | None = None, linger: float = 0.0, ordered: bool = False) -> None:
         self.directory = directory
+        self.ordered = ordered
         self.consumer = consumer
         self.batch_size = batch_size
         self.batch_bytes = batch_bytes
@@ -148,8 +153,20 @@ class DurableQueue(Generic[T]):
     # ------------------------------------------------------------------------------------ producer
 
     def start(self) -> None:
-        """Create this process's segment and start the writer thread."""
+        """Create this process's segment (with ``ordered``, what stopped queues left first) and start the writer
+        thread."""
         self._open()
+        if self.ordered:
+            sink: Sink[T] | None = None
+            try:
+                sink = self.consumer.open()
+                self._take_over(sink)
+            except Exception as exc:  # the writer tries again (the order is then as before)
+                log.warning("%s could not take over what stopped queues left before its first record: %s",
+                            self.consumer.name, exc)
+            finally:
+                if sink is not None:
+                    close_quietly(sink)
         self._thread = threading.Thread(target=self._run, name=f"{self.consumer.name}-writer", daemon=True)
         self._thread.start()
 

@@ -163,7 +163,7 @@ class RemoteProvider(ServiceProvider):
             if self._queue is None:
                 self._queue = DurableQueue(self.queue_dir, self._writes, batch_size=1, fsync=True,
                                            rotate_bytes=ROTATE_BYTES, limit=self.options.queue_limit,
-                                           backlog=self.backlog, stats=self.stats)
+                                           backlog=self.backlog, stats=self.stats, ordered=True)
                 self._queue.start()
             return self._queue
 
