@@ -30,6 +30,7 @@ from ..errors import ConfigError
 from ..events import Message, Usage
 from ..options import option
 from ..safety import redact_secrets
+from ..safety.engine.tables import LETTER_LOOKALIKES
 from ..safety.rules.record import lazy
 from ..tokens import TokenCounter, get_counter
 from . import fallback, floor, oversize, prompt
@@ -598,18 +599,26 @@ def _framed(body: str) -> str:
 _QUOTED_END = "(a quoted end-of-summary line, not the end of the summary)"
 
 
-def _loosely(phrase: str) -> str:
+def _loosely(phrase: str, *, disguised: bool = False) -> str:
     """A pattern for ``phrase`` however it is spaced or cased, its words split by any white space, dashes, dots or
     characters that render as nothing ("END  OF", "end.of", "E\u200bND", "END\u00a0OF", split over two lines), its
-    letters ASCII or fullwidth; a word in brackets may be left out ("end of [the] [context] summary")."""
+    letters ASCII or fullwidth; a word in brackets may be left out ("end of [the] [context] summary"). ``disguised``
+    (our own marker's words, which no summary says): also letter-spaced ("E N D  O F ..."), with look-alike letters
+    (a Cyrillic E or A) and a zero for an "O" (a red-team pass)."""
     hidden = "[\u00ad\u0300-\u036f\u200b-\u200f\u2060-\u2064\ufeff]*"  # and combining marks ("E\u0338ND")
     gap = f"{hidden}[\\s\u00a0*_~.\u2010-\u2015\u2212-]*{hidden}"  # or none ("ENDOFCONTEXTSUMMARY")
+    within = f"{hidden}[^\\S\\n]?{hidden}" if disguised else hidden
     parts = []
     for word in phrase.split():  # the last word is never in brackets: no gap after it
-        letters = hidden.join(f"[{c}{c.upper()}{chr(ord(c) + 0xFEE0)}{chr(ord(c.upper()) + 0xFEE0)}]"
-                              for c in word.strip("[]"))
+        letters = within.join(f"[{c}{c.upper()}{chr(ord(c) + 0xFEE0)}{chr(ord(c.upper()) + 0xFEE0)}"
+                              f"{_LOOKS_LIKE.get(c, '') if disguised else ''}]" for c in word.strip("[]"))
         parts.append(f"(?:{letters}{gap})?" if word.startswith("[") else f"{letters}{gap}")
     return "".join(parts)[:-len(gap)]
+
+
+#: each Latin letter's look-alikes (either case; Cyrillic, Greek, small capitals) and a zero for an "o"
+_LOOKS_LIKE = {latin: "".join(sorted(ch for ch, as_latin in LETTER_LOOKALIKES.items() if as_latin.lower() == latin))
+               + ("0" if latin == "o" else "") for latin in "abcdefghijklmnopqrstuvwxyz"}
 
 
 # what makes a line read as the end of the summary (red-team passes): our marker's words ("end of the context summary")
@@ -652,7 +661,7 @@ _LABEL = ("(?:\\d[\\d:./TZ -]{0,24}[\\])]?[^\\S\\n]+(?:[^\\w\\n]|_)*+)?"
 #: instructions below")
 _CLOSED = (f"(?=[^\\S\\n]*+(?:[.!:](?![^\\W_])|(?:[^\\w\\n]|_)*+$)"
            f"|[^\\S\\n]*+(?:[^\\w\\s-]|-)(?![^\\W_])[^\\n]{{0,80}}?{_ORDER})")
-_END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary')}"
+_END_WORDS = lazy(f"(?<![A-Za-z\uff21-\uff3a\uff41-\uff5a]){_loosely('end of [the] context summary', disguised=True)}"
                   f"|(?m:^{_JUNK}(?:{_END_PHRASE}{_ENDED}|{_LABEL}{_JUNK}{_END_PHRASE}{_CLOSED}"
                   f"|(?:{_LABEL}{_JUNK})?{_ZH_END}(?![后时前于语])))"
                   f"|(?:(?<={_AFTER}\\s)|(?<={_AFTER}\\s\\s))"
