@@ -520,6 +520,16 @@ def test_compress_runs_the_active_strategy() -> None:
     assert host.compressor is not None and host.compressor.compression_count == 1
 
 
+def test_an_empty_conversation_is_left_as_it_is_and_counted_as_no_failure() -> None:
+    """``host.compress([])`` ran the strategy, which failed on it: a traceback logged and a failure counted each time
+    (a red-team pass; hermes' engine never asks, the Python API may)."""
+    host = load_host({})
+    for _ in range(5):
+        result = host.compress([])
+        assert not result.compressed and result.messages == []
+    assert {r.name: r.status for r in host.plugins()}["summarize"] == "active"  # not "failing: ..."
+
+
 def test_post_response_feeds_usage_to_the_compressor() -> None:
     host = load_host(fakes_config(), plugins=[FakesPlugin()])
     host.post_response(Response(session=SESSION, model="m",

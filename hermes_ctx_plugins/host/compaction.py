@@ -64,7 +64,7 @@ class Compaction:
     def compress(self, messages: list[Message], *, session: SessionInfo | None = None,
                  **kwargs: Any) -> CompressionResult:
         """Run the active strategy; any failure leaves ``messages`` as they were."""
-        if self.compressor is None:
+        if self.compressor is None or not messages:  # nothing to compact (hermes' engine does not ask either)
             return CompressionResult.unchanged(messages)
         return self.run_compression(self.compressor, messages, session=session, fallback=self._host_fallback,
                                     **kwargs)
