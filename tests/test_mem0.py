@@ -551,6 +551,7 @@ def test_a_services_error_page_reaches_the_model_bounded_redacted_and_never_as_o
     stub.garbage(body, status=status, path="/v3/memories/search/", content_type="text/html")
     answer = json.loads(provider.handle_tool_call("ctx_mem0_search", {"query": "hello"}, session=ALICE))
     assert answer["success"] is False and len(answer["error"]) < 600, answer
+    assert f"HTTP {status}" in answer["error"]  # what went wrong, which the SDK's message seldom says
     status_text = str(provider.status()["breaker"])
     logged = caplog.text
     for secret in kept_out:  # (the status and the log are the operator's: orders there are only text)
