@@ -610,3 +610,14 @@ def test_the_turns_a_stopped_session_left_reach_the_service_before_the_next_sess
 
 def _sent(stub: Mem0StubServer) -> list[str]:
     return [m["memory"] for m in stub.memories if m["memory"].startswith("msg-")]
+
+
+@pytest.mark.parametrize("body", [b"[1, 2, 3]", b'{"results": [null, {"memory": null}]}', b'{"results": ["x"]}'])
+def test_a_search_reply_holding_no_memory_at_all_is_a_failure_not_an_empty_recall(
+        make: Callable[..., Mem0Provider], stub: Mem0StubServer, body: bytes) -> None:
+    """A reply of the wrong shape counts against the breaker (README); these were taken for "nothing found"."""
+    provider = make(stub.base_url, failure_threshold=50, tool_wait=5)
+    stub.garbage(body, path="/v3/memories/search/")
+    answer = json.loads(provider.handle_tool_call("ctx_mem0_search", {"query": "hello"}, session=ALICE))
+    assert answer["success"] is False and "unexpected search reply" in answer["error"], answer
+    assert provider.breaker.status("ctx-mem0").startswith("failing: 1")

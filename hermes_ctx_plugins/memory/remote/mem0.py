@@ -367,7 +367,10 @@ def _results(response: Any) -> list[dict[str, Any]]:
     results = response.get("results") if isinstance(response, dict) else response
     if not isinstance(results, list):
         raise ValueError(f"unexpected search reply from Mem0: {response!r:.120}")
-    return [r for r in results if isinstance(r, dict) and isinstance(r.get("memory"), str)]
+    found = [r for r in results if isinstance(r, dict) and isinstance(r.get("memory"), str)]
+    if results and not found:  # ([1, 2, 3], [null, {"memory": null}]: no memory at all is no answer, not "none")
+        raise ValueError(f"unexpected search reply from Mem0, no memory in it: {response!r:.120}")
+    return found
 
 
 def _thaw(value: Any) -> Any:
