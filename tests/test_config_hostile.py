@@ -192,6 +192,17 @@ def test_huge_strings_and_files_are_refused(tmp_path: Path) -> None:
         load_config({"model": "m" * (MAX_STRING_CHARS + 1)})
 
 
+def test_a_key_of_ours_given_twice_is_refused_where_hermes_own_keys_are_left_to_hermes(tmp_path: Path) -> None:
+    """YAML keeps the last of two equal keys, silently: a second ``compressor:`` switched the strategy with nothing
+    said (a bad-input sweep). hermes reads its own sections so too, and they stay its business."""
+    path = write(tmp_path, "ctx_plugins:\n  compressor: window\n  memory: {providers: [file]}\n  compressor: prune\n")
+    with pytest.raises(ConfigError, match="given twice, here and at line 2") as exc:
+        load_config(path)
+    assert exc.value.line == 4 and exc.value.path == "ctx_plugins.compressor"
+    path = write(tmp_path, "model: {default: a}\nmodel: {default: b}\nctx_plugins: {compressor: window}\n")
+    assert load_config(path).plugins.compressor == "window"
+
+
 def test_a_path_that_is_no_file_is_refused_by_name_and_never_waited_on(tmp_path: Path) -> None:
     """A named pipe given as the config waited for a writer forever (``check --config`` hung, ``load_host`` blocked);
     a path holding a NUL raised Python's bare ValueError (a red-team pass)."""

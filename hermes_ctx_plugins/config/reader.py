@@ -260,10 +260,19 @@ def _key_lines(root: yaml.Node | None, loader: _Loader) -> dict[str, int]:
             continue
         seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
+            here: set[str] = set()
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode):
                     child = join_path(path, loader.construct_object(key_node))
-                    lines[child] = key_node.start_mark.line + 1
+                    line = key_node.start_mark.line + 1
+                    # hermes' reader keeps the last of two equal keys, silently; in our section that is a mistake
+                    # (two `compressor:` lines, one of them forgotten: a bad-input sweep)
+                    if child in here and child.startswith("ctx_plugins") and key_node.value != "<<":
+                        raise ConfigError(f"the key is given twice, here and at line {lines[child]}: YAML would keep "
+                                          "only this one; remove one of them", path=child, line=line,
+                                          expected="each key once")
+                    here.add(child)
+                    lines[child] = line
                     stack.append((child, value_node))
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
