@@ -83,7 +83,8 @@ def test_memory_stats_describe_the_store_on_the_server(filled: LocalProvider, co
     store.close()
     code, out, _ = run(capsys, "memory", "stats")
     assert code == 0
-    assert f"ctx-local memory: {filled.path} (postgres, " in out and "WAL" not in out
+    # (a newcomer read the bare path as a SQLite file: it is only the name of this machine's rows there)
+    assert f"ctx-local memory: the PostgreSQL server, the rows of {filled.path} (postgres, " in out and "WAL" not in out
     assert "4 turns, 1 facts, 3 user/chat scopes" in out
     assert "quarantined: 1 (kept with their errors, never dropped)" in out and "JSONDecodeError" in out
     assert not filled.path.exists()  # the server holds it: no file where SQLite's would be

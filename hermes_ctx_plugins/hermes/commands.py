@@ -137,9 +137,12 @@ def status(runtime: Runtime) -> str:
         lines.append("archive       off (ctx_plugins.archive.enabled)")
     else:
         stats = host.archive.store.stats()
+        storage = host.config.plugins.storage
+        where = (f"PostgreSQL, the rows of {stats['path']}" if (storage.archive or storage.backend) == "postgres"
+                 else stats["path"])
         lines.append(f"archive       {_count(stats['messages'], 'message')} from "
                      f"{_count(stats['compactions'], 'compaction')}, "
-                     f"{stats['bytes'] / 1e6:.1f} MB ({stats['path']})")
+                     f"{stats['bytes'] / 1e6:.1f} MB ({where})")
     lines.append("memory")
     providers = host.memory_providers
     if not providers:

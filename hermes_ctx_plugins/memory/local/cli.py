@@ -187,6 +187,8 @@ def _date(value: Any) -> str:
 
 def _stats_text(report: dict[str, Any]) -> str:
     namespace = f", namespace {report['namespace']!r}" if report["namespace"] else ""
+    if report["backend"] == "postgres":  # the file's path is only the name of this machine's rows on the server
+        report = {**report, "database": f"the PostgreSQL server, the rows of {report['database']}"}
     if report["error"]:
         lines = [f"{NAME} memory: {report['database']} ({report['backend']}): cannot be read now: {report['error']}"]
     elif not report["exists"]:
