@@ -137,23 +137,30 @@ _KNOWN_SECRETS: set[str] = set()
 
 
 def known_secret(value: str) -> None:
-    """Have :func:`error_text` redact ``value`` wherever an error repeats it (8 characters or more)."""
+    """Have :func:`error_text` redact ``value`` wherever an error repeats it (8 characters or more), as it is and
+    percent-encoded (an error page echoing a URL)."""
     if isinstance(value, str) and len(value) >= 8:
-        _KNOWN_SECRETS.add(value)
+        from urllib.parse import quote
+
+        _KNOWN_SECRETS.update({value, quote(value, safe="")})
 
 
 def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, bool]:
     """``"<type>: <message>"`` of ``exc`` fit to show anyone: on one line, secrets redacted, at most ``limit``
-    characters; and whether that is the message whole, as it came. A service's error page echoing the API key, or
-    5 MB of HTML, reached the status events, status.json and the log whole (a red-team pass)."""
+    characters; and whether nothing but white space was changed (then its traceback, which repeats the message, may
+    be logged too). A service's error page echoing the API key, or 5 MB of HTML, reached the status events,
+    status.json and the log whole (a red-team pass)."""
     from .safety.engine.redact import redact_secrets  # (not at import: most processes never fail)
 
     raw = f"{type(exc).__name__}: {exc}"
-    text = redact_secrets(" ".join(raw[:limit * 2].split()))
-    for secret in _KNOWN_SECRETS:  # a service's own key, echoed by its error page, has no secret's shape of its own
-        text = text.replace(secret, "[REDACTED:api-key]")
+    known = raw
+    for secret in _KNOWN_SECRETS:  # in the whole text first: a key the cut below would split is never half shown
+        if secret in known:
+            known = known.replace(secret, "[REDACTED:api-key]")
+    flat = " ".join(known[:limit * 2].split())
+    text = redact_secrets(flat)
     cut = text if len(text) <= limit else text[:limit - 1] + "\u2026"
-    return cut, cut == raw
+    return cut, known is raw and cut == flat and len(raw) <= limit * 2
 
 @dataclass
 class Health:

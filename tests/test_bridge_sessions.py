@@ -182,3 +182,44 @@ def test_a_session_id_handed_to_another_owner_never_resends_the_first_owners_mem
     sent = turn("chat-42", "alice", "and mine?", chat)  # and back
     assert "ALICE-PROFILE-5521" in sent and "BOB-PROFILE-7781" not in sent
     bridge.shutdown()
+
+
+def test_a_hand_over_whose_clear_failed_is_cleared_at_the_next_apply(tmp_path: Path) -> None:
+    """The new owner was recorded before the stored prompt was cleared: hermes' database locked once, and every later
+    apply found the owner recorded and resent the first owner's prompt (a red-team pass). Two homes sharing one
+    state.db share one record (it lives beside the database)."""
+    from hermes_ctx_plugins.hermes.prompt_owners import PromptOwnerRecords, forget_foreign_prompt
+
+    db = SessionDB(tmp_path / "state.db")
+    db.create_session("S", source="cli")
+
+    class Locked:  # hermes' database, locked by another process at the first try
+        db_path, tries = db.db_path, 0
+
+        def get_session(self, session_id: str) -> Any:
+            return db.get_session(session_id)
+
+        def update_system_prompt(self, session_id: str, prompt: Any) -> None:
+            Locked.tries += 1
+            if Locked.tries == 1:
+                raise sqlite3.OperationalError("database is locked")
+            db.update_system_prompt(session_id, prompt)
+
+    class Agent:
+        _session_db: Any = db
+
+    class LockedAgent:
+        _session_db: Any = Locked()
+
+    alice, bob = SessionInfo(session_id="S", user_id="alice"), SessionInfo(session_id="S", user_id="bob")
+    first_home, second_home = PromptOwnerRecords(), PromptOwnerRecords()
+    forget_foreign_prompt(first_home, Agent, alice)
+    db.update_system_prompt("S", "ALICE'S PROFILE")
+    assert not forget_foreign_prompt(first_home, Agent, alice)  # the same owner keeps the prompt (its cache)
+    assert not forget_foreign_prompt(second_home, LockedAgent, bob)  # the clear failed ...
+    assert forget_foreign_prompt(second_home, LockedAgent, bob)  # ... and is made at the next apply
+    assert db.get_session("S")["system_prompt"] is None
+    db.update_system_prompt("S", "BOB'S PROFILE")
+    assert forget_foreign_prompt(first_home, Agent, alice)  # the other home knows bob had it last
+    first_home.close()
+    second_home.close()

@@ -621,3 +621,39 @@ def test_a_search_reply_holding_no_memory_at_all_is_a_failure_not_an_empty_recal
     answer = json.loads(provider.handle_tool_call("ctx_mem0_search", {"query": "hello"}, session=ALICE))
     assert answer["success"] is False and "unexpected search reply" in answer["error"], answer
     assert provider.breaker.status("ctx-mem0").startswith("failing: 1")
+
+
+def test_an_api_key_from_the_environment_is_redacted_too(make: Callable[..., Mem0Provider], stub: Mem0StubServer,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """Only a key set in the options was known: one from MEM0_API_KEY, echoed by a 401 page, reached the model, the
+    status and the log (a red-team pass)."""
+    key = KEY  # the one the stub takes, now from the environment
+    monkeypatch.setenv("MEM0_API_KEY", key)
+    provider = make(stub.base_url, api_key="", failure_threshold=50, tool_wait=5)
+    stub.garbage(f"no project is bound to credential '{key}'".encode(), status=401, path="/v3/memories/search/")
+    answer = provider.handle_tool_call("ctx_mem0_search", {"query": "hello"}, session=ALICE)
+    assert key not in answer and key not in str(provider.status()["breaker"]) and key not in caplog.text
+    assert "[REDACTED:api-key]" in answer
+
+
+def test_starting_the_queue_never_waits_for_another_process_holding_its_folder(
+        make: Callable[..., Mem0Provider], stub: Mem0StubServer, tmp_path: Path) -> None:
+    """The take-over that keeps a stopped session's writes first ran on the caller's thread and waited for the
+    folder's lock: another process forgetting a user held it, and a turn waited 15 s (a red-team pass)."""
+    import fcntl
+
+    from hermes_ctx_plugins.storage.files import lock_path
+
+    provider = make(stub.base_url)
+    lock = lock_path(provider.queue_dir)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # another open file: as another process would hold it
+        done = threading.Event()
+        threading.Thread(target=lambda: (provider.sync_turn(turn(ALICE, "the first turn")), done.set()),
+                         daemon=True).start()
+        assert done.wait(5), "the turn waited for the folder's lock"
+        fcntl.flock(held.fileno(), fcntl.LOCK_UN)
+    assert provider.flush(10)
+    assert [m["memory"] for m in stub.memories] == ["the first turn"]

@@ -624,3 +624,6 @@ def test_framing_a_summary_is_linear_in_its_length() -> None:
     # a run of lines of punctuation alone: each line's start was read to the run's end (40 kB of blank lines: 13 s)
     for unit in ("\n", "-\n", "* \n"):
         assert _framed("ok\n" + unit * 150_000 + "x").endswith(SUMMARY_END_MARKER)
+    # a letter, then characters that render as nothing: the letter-spaced marker's gaps backtracked (32,000: 11.7 s)
+    for gap in ("\u200b", "\u200b \u00ad"):
+        assert _framed("e" + gap * 200_000 + "x").endswith(SUMMARY_END_MARKER)

@@ -151,7 +151,7 @@ class DeploymentPlan:
                 expected="a compressor, since hermes runs our engine")
         self._give_owner_files(agent, session)
         # hermes resends a continued session's stored system prompt, its owner's memory snapshot in it: not another's
-        forget_foreign_prompt(runtime.prompt_owners.of(hermes_home()), agent, session)
+        forget_foreign_prompt(runtime.prompt_owners, agent, session)
         return agent
 
     def _give_owner_files(self, agent: Any, session: SessionInfo) -> None:

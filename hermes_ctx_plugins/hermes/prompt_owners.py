@@ -12,8 +12,9 @@ for (a digest of the deployment's namespace and the user id, compared exactly; n
 :meth:`~hermes_ctx_plugins.hermes.bridge.DeploymentPlan.apply` binds an id to another owner than the one recorded --
 or to an id whose stored prompt nobody recorded (made before this release, or by another program) -- the stored
 prompt is cleared, and hermes builds the new owner's at its next turn (a prefix-cache miss once; hermes logs that
-the stored prompt was empty). The record is a small SQLite file in ``$HERMES_HOME/ctx_plugins``, shared by every
-process of that home; rows unused for :data:`KEEP_DAYS` days are dropped.
+the stored prompt was empty). The record is a small SQLite file in a ``ctx_plugins`` folder beside the session
+database (``$HERMES_HOME/ctx_plugins`` for hermes' own ``state.db``), shared by every process using that database;
+rows unused for :data:`KEEP_DAYS` days are dropped.
 """
 
 from __future__ import annotations
@@ -44,35 +45,55 @@ def owner_digest(session: SessionInfo) -> str:
 
 
 class PromptOwners:
-    """The record in ``path`` (created at first use)."""
+    """The record in ``path`` (created at first use). A record that cannot be read is set aside and made anew once; one
+    another process holds locked is waited for 1 s at most (then the stored prompt is not trusted)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._rebuilt = False
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(_SCHEMA)
-            conn.execute("DELETE FROM owners WHERE used < ?", (time.time() - KEEP_DAYS * 86_400,))
+            conn = sqlite3.connect(self.path, timeout=1.0, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(_SCHEMA)
+                conn.execute("DELETE FROM owners WHERE used < ?", (time.time() - KEEP_DAYS * 86_400,))
+            except BaseException:
+                conn.close()
+                raise
             self._conn = conn
         return self._conn
 
-    def handed_over(self, state_db: str, session: SessionInfo) -> bool:
-        """Record ``session``'s owner for its id in ``state_db``; whether the id's stored prompt may be another's (it
-        was recorded for another owner, or never recorded)."""
-        owner = owner_digest(session)
+    def _run(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
         with self._lock:
-            conn = self._connection()
-            row = conn.execute("SELECT owner FROM owners WHERE state_db = ? AND session_id = ?",
-                               (state_db, _stored(session.session_id))).fetchone()
-            conn.execute("INSERT INTO owners (state_db, session_id, owner, used) VALUES (?, ?, ?, ?) ON CONFLICT "
-                         "(state_db, session_id) DO UPDATE SET owner = excluded.owner, used = excluded.used",
-                         (state_db, _stored(session.session_id), owner, time.time()))
-        return row is None or row[0] != owner
+            try:
+                return self._connection().execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) or self._rebuilt:  # locked, full, read-only: as it is
+                    raise
+                self._rebuilt = True  # not a database (any more): set aside once, a new one made
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
+                self.path.replace(self.path.with_name(f"{self.path.name}.broken-{int(time.time())}"))
+                log.warning("the record of session owners %s could not be read (%s): set aside, a new one made",
+                            self.path, exc)
+                return self._connection().execute(sql, params).fetchall()
+
+    def owner(self, state_db: str, session_id: str) -> str | None:
+        """The owner digest recorded for ``session_id`` of ``state_db`` (``None``: none)."""
+        rows = self._run("SELECT owner FROM owners WHERE state_db = ? AND session_id = ?",
+                         (state_db, _stored(session_id)))
+        return str(rows[0][0]) if rows else None
+
+    def record(self, state_db: str, session_id: str, owner: str) -> None:
+        self._run("INSERT INTO owners (state_db, session_id, owner, used) VALUES (?, ?, ?, ?) ON CONFLICT "
+                  "(state_db, session_id) DO UPDATE SET owner = excluded.owner, used = excluded.used",
+                  (state_db, _stored(session_id), owner, time.time()))
 
     def close(self) -> None:
         with self._lock:
@@ -86,48 +107,20 @@ def _stored(session_id: str) -> str:
     return session_id.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
 
 
-def forget_foreign_prompt(owners: PromptOwners, agent: Any, session: SessionInfo) -> bool:
-    """Clear the stored system prompt of ``agent``'s session in hermes' session database when it may hold another
-    owner's memory (see the module docstring); whether it was cleared. Never raises: a session database that
-    cannot be read or written is hermes' to report, and the turn goes on (its prompt then rebuilt or not, as
-    hermes decides)."""
-    db = getattr(agent, "_session_db", None)
-    if db is None:
-        return False
-    try:
-        foreign = owners.handed_over(str(Path(getattr(db, "db_path", "")).resolve()), session)
-    except (OSError, sqlite3.Error) as exc:  # our record cannot say: the stored prompt is not trusted
-        log.warning("the record of session owners (%s) cannot be used: %s", owners.path, exc)
-        foreign = True
-    if not foreign:
-        return False
-    try:
-        row = db.get_session(session.session_id)
-        if not row or not row.get("system_prompt"):
-            return False
-        db.update_system_prompt(session.session_id, None)
-    except Exception as exc:  # hermes' database: logged, the agent still runs
-        log.warning("could not check the stored system prompt of session %r for its owner: %s", session.session_id,
-                    exc)
-        return False
-    log.info("session %r was last applied for another owner (or for none we recorded): its stored system prompt is "
-             "cleared, and hermes builds this owner's", session.session_id)
-    return True
-
-
-
 class PromptOwnerRecords:
-    """The record of each hermes home, one per runtime (the hermes room keeps no state in its modules)."""
+    """The records, one per folder of a session database (the record lives beside the prompts it speaks for: two
+    hermes homes sharing one ``state.db`` share it too); one set per runtime (the hermes room keeps no state in its
+    modules)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._records: dict[Path, PromptOwners] = {}
 
-    def of(self, home: Path) -> PromptOwners:
+    def of(self, folder: Path) -> PromptOwners:
         with self._lock:
-            found = self._records.get(home)
+            found = self._records.get(folder)
             if found is None:
-                found = self._records[home] = PromptOwners(home / "ctx_plugins" / "prompt_owners.db")
+                found = self._records[folder] = PromptOwners(folder / "ctx_plugins" / "prompt_owners.db")
             return found
 
     def close(self) -> None:
@@ -135,3 +128,49 @@ class PromptOwnerRecords:
             records, self._records = list(self._records.values()), {}
         for record in records:
             record.close()
+
+
+def forget_foreign_prompt(records: PromptOwnerRecords, agent: Any, session: SessionInfo) -> bool:
+    """Clear the stored system prompt of ``agent``'s session in hermes' session database when it may hold another
+    owner's memory (see the module docstring); whether it was cleared. The owner is recorded only once the stored
+    prompt is known to be theirs or gone: a clear that failed (hermes' database locked) is tried again at the next
+    apply (a red-team pass: recorded first, one failed clear left the first owner's prompt in every later turn).
+    Never raises: the turn goes on."""
+    db = getattr(agent, "_session_db", None)
+    if db is None:
+        return False
+    owner = owner_digest(session)
+    try:
+        state_db = Path(getattr(db, "db_path", "")).resolve()
+        owners = records.of(state_db.parent)
+    except (OSError, RuntimeError, TypeError) as exc:
+        log.warning("the session database of session %r cannot be located (%s): its stored prompt is not trusted",
+                    session.session_id, exc)
+        owners, state_db = None, None
+    recorded: str | None = None
+    if owners is not None:
+        try:
+            recorded = owners.owner(str(state_db), session.session_id)
+        except (OSError, sqlite3.Error) as exc:  # our record cannot say: the stored prompt is not trusted
+            log.warning("the record of session owners (%s) cannot be used: %s", owners.path, exc)
+    if recorded == owner:
+        return False
+    cleared = False
+    try:
+        row = db.get_session(session.session_id)
+        if row and row.get("system_prompt"):
+            db.update_system_prompt(session.session_id, None)
+            cleared = True
+    except Exception as exc:  # hermes' database: logged, tried again at the next apply
+        log.warning("could not check the stored system prompt of session %r for its owner: %s", session.session_id,
+                    exc)
+        return False
+    if owners is not None:
+        try:
+            owners.record(str(state_db), session.session_id, owner)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("the record of session owners (%s) cannot be written: %s", owners.path, exc)
+    if cleared:
+        log.info("session %r was last applied for another owner (or for none we recorded): its stored system prompt "
+                 "is cleared, and hermes builds this owner's", session.session_id)
+    return cleared

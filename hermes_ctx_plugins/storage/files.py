@@ -54,9 +54,10 @@ def lock_path(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable) -> Iterator[None]:
+def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: bool = True) -> Iterator[None]:
     """Hold the cross-process lock of ``path`` (a sidecar ``<name>.lock``, the one hermes uses);
-    blocks until it is free. Creates ``path``'s folder if needed.
+    blocks until it is free (``wait``; else raises :class:`BlockingIOError` when another holds it). Creates
+    ``path``'s folder if needed.
 
     :raises FileUnavailable: (``error``) the lock file cannot be created or locked.
     """
@@ -72,9 +73,12 @@ def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable) -> Ite
         if sys.platform == "win32":
             handle.seek(0)  # msvcrt locks bytes from the current position, and "a+" starts at the end
             while True:  # LK_LOCK gives up after ten one-second tries; keep waiting like flock
-                with contextlib.suppress(OSError):
-                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                try:
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
                     break
+                except OSError as exc:
+                    if not wait:
+                        raise BlockingIOError(f"{sidecar} is locked by another process") from exc
             try:
                 yield
             finally:
@@ -82,7 +86,9 @@ def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable) -> Ite
                 msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
         else:
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                raise
             except OSError as exc:  # e.g. ENOLCK on a network file system without lock support
                 raise error(sidecar, "lock", exc) from exc
             yield

@@ -46,12 +46,13 @@ class Forgetting(Protocol[T_co]):
 
 
 def take_over(directory: Path, own: str, sink: Sink[T], absorb: Callable[[Sequence[Entry]], int],
-              backlog: Path | None = None) -> int:
+              backlog: Path | None = None, *, wait: bool = True) -> int:
     """Give ``absorb`` what queues that stopped left in ``directory`` — each segment nobody holds but
     ``own`` from its progress on, then the ``backlog`` — deleting each file once absorbed; how many
-    records ``absorb`` took. ``absorb`` must have them safely elsewhere when it returns."""
+    records ``absorb`` took. ``absorb`` must have them safely elsewhere when it returns. ``wait=False``: raise
+    :class:`BlockingIOError` at once when another process holds the folder's lock."""
     taken = 0
-    with exclusive(directory):
+    with exclusive(directory, wait=wait):
         # Progress first, the listing second: a segment with progress but no file was then really
         # deleted (files exist before their first progress), so its progress can go.
         progress = sink.progress()

@@ -160,7 +160,12 @@ class DurableQueue(Generic[T]):
             sink: Sink[T] | None = None
             try:
                 sink = self.consumer.open()
-                self._take_over(sink)
+                # never waited for: another process taking files over or forgetting holds the folder for as long as
+                # that takes (a red-team pass: the first turn of a process waited 15 s); the writer does it then
+                self._take_over(sink, wait=False)
+            except BlockingIOError:
+                log.info("%s: another process holds the queue folder; what stopped queues left is taken over "
+                         "behind this session's first records", self.consumer.name)
             except Exception as exc:  # the writer tries again (the order is then as before)
                 log.warning("%s could not take over what stopped queues left before its first record: %s",
                             self.consumer.name, exc)
@@ -516,12 +521,12 @@ class DurableQueue(Generic[T]):
 
     # ------------------------------------------------------------------------------------ taking over
 
-    def _take_over(self, sink: Sink[T]) -> None:
+    def _take_over(self, sink: Sink[T], *, wait: bool = True) -> None:
         """Append to our segment what queues that stopped left, from their progress on, and delete
-        their files."""
+        their files (``wait=False``: :class:`BlockingIOError` when another process holds the folder)."""
         with self._cond:
             own = self._segment.name if self._segment is not None else ""
-        taken = take_over(self.directory, own, sink, self._absorb, self.backlog)
+        taken = take_over(self.directory, own, sink, self._absorb, self.backlog, wait=wait)
         with self._cond:
             self._scanned = True
             self._scan_seq = self._seq

@@ -121,11 +121,12 @@ def claim(path: Path) -> int | None:
     return None
 
 
-def exclusive(directory: Path) -> contextlib.AbstractContextManager[None]:
+def exclusive(directory: Path, *, wait: bool = True) -> contextlib.AbstractContextManager[None]:
     """Hold the lock of the queue folder ``directory`` (a sidecar beside it), across processes and
     threads: taking files over, handing records over and forgetting hold it, so each sees the others'
-    work whole — never records read out of a file but not yet queued elsewhere."""
-    return locked(directory)
+    work whole — never records read out of a file but not yet queued elsewhere. ``wait=False``: raise
+    :class:`BlockingIOError` when another holds it."""
+    return locked(directory, wait=wait)
 
 
 def retire(path: Path, sink: Sink[T] | None) -> None:

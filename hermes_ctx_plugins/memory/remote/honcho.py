@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
+from ...isolation import known_secret
 from ...options import option
 from ...scope import escape_id
 from .base import RecallItem, RemoteProvider
@@ -184,7 +185,9 @@ class HonchoProvider(RemoteProvider):
 
     @property
     def api_key(self) -> str:
-        return self.options.api_key or os.environ.get("HONCHO_API_KEY", "")
+        key = self.options.api_key or os.environ.get("HONCHO_API_KEY", "")
+        known_secret(key)  # an error page echoing it is redacted wherever it is shown (the environment's too)
+        return key
 
     @property
     def workspace_id(self) -> str:

@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
+from ...isolation import known_secret
 from ...options import option
 from .base import RecallItem, RemoteProvider
 from .options import RemoteOptions
@@ -153,7 +154,9 @@ class Mem0Provider(RemoteProvider):
 
     @property
     def api_key(self) -> str:
-        return self.options.api_key or os.environ.get("MEM0_API_KEY", "")
+        key = self.options.api_key or os.environ.get("MEM0_API_KEY", "")
+        known_secret(key)  # an error page echoing it is redacted wherever it is shown (the environment's too)
+        return key
 
     def configuration_problem(self) -> str:
         if self.options.mode == "oss":

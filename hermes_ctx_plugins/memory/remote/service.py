@@ -61,15 +61,25 @@ class _SdkImports:
         self._done = threading.Condition()
         self._running = 0
         self._hooked = False
+        #: when waiting gives up, once anybody waited (every later wait ends then too: shutdowns and the exit
+        #: together wait SDK_IMPORT_WAIT at most, not each of them; a red-team pass saw 30 s twice)
+        self._until: float | None = None
 
     def __enter__(self) -> None:
         with self._done:
             self._running += 1
             if not self._hooked:
                 import atexit
+                import os
 
                 atexit.register(self.wait)
+                if hasattr(os, "register_at_fork"):  # a child has none of its parent's import threads
+                    os.register_at_fork(after_in_child=self._forked)
                 self._hooked = True
+
+    def _forked(self) -> None:
+        self._done = threading.Condition()
+        self._running, self._until = 0, None
 
     def __exit__(self, *exc: object) -> None:
         with self._done:
@@ -77,9 +87,16 @@ class _SdkImports:
             self._done.notify_all()
 
     def wait(self, timeout: float = SDK_IMPORT_WAIT) -> bool:
-        """Whether no import runs now (after waiting for those that did, at most ``timeout`` seconds)."""
+        """Whether no import runs now (after waiting for those that did, at most ``timeout`` seconds counted from the
+        first wait of the process that found one running)."""
+        import time
+
         with self._done:
-            return self._done.wait_for(lambda: not self._running, timeout)
+            if not self._running:
+                return True
+            if self._until is None:
+                self._until = time.monotonic() + timeout
+            return self._done.wait_for(lambda: not self._running, max(0.0, self._until - time.monotonic()))
 
 
 #: the one record of SDK imports in progress (an import is the process's, not a provider's)
