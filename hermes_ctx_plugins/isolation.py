@@ -32,6 +32,7 @@ import concurrent.futures
 import contextvars
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -142,7 +143,13 @@ def known_secret(value: str) -> None:
     if isinstance(value, str) and len(value) >= 8:
         from urllib.parse import quote
 
-        _KNOWN_SECRETS.update({value, quote(value, safe="")})
+        encoded = quote(value, safe="")
+        _KNOWN_SECRETS.update({value, encoded, re.sub("%[0-9A-F]{2}", lambda hexed: hexed[0].lower(), encoded)})
+
+
+def _chained(exc: BaseException) -> bool:
+    """Whether ``exc`` carries a cause or context of its own (whose text a traceback shows too, unread here)."""
+    return exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__)
 
 
 def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, bool]:
@@ -157,10 +164,12 @@ def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, 
     for secret in _KNOWN_SECRETS:  # in the whole text first: a key the cut below would split is never half shown
         if secret in known:
             known = known.replace(secret, "[REDACTED:api-key]")
-    flat = " ".join(known[:limit * 2].split())
-    text = redact_secrets(flat)
-    cut = text if len(text) <= limit else text[:limit - 1] + "\u2026"
-    return cut, known is raw and cut == flat and len(raw) <= limit * 2
+    head = known[:limit * 2]
+    redacted = redact_secrets(head)  # with its lines as they came (a .pgpass line is one only on a line of its own)
+    flat = " ".join(redacted.split())
+    cut = flat if len(flat) <= limit else flat[:limit - 1] + "\u2026"
+    # the traceback repeats the message (and its causes'): logged only for a short one nothing was redacted in
+    return cut, known is raw and redacted == head and len(raw) <= limit and not _chained(exc)
 
 @dataclass
 class Health:

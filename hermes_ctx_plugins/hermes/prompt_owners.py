@@ -51,6 +51,9 @@ class PromptOwners:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        #: held across one apply's read, clear and record (a red-team pass: two owners applying agents on one id at
+        #: once recorded in the wrong order, and one kept the other's prompt for good)
+        self.applying = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._rebuilt = False
 
@@ -79,7 +82,7 @@ class PromptOwners:
                 if self._conn is not None:
                     self._conn.close()
                     self._conn = None
-                self.path.replace(self.path.with_name(f"{self.path.name}.broken-{int(time.time())}"))
+                self.path.replace(self.path.with_name(f"{self.path.name}.broken-{time.time_ns()}"))
                 log.warning("the record of session owners %s could not be read (%s): set aside, a new one made",
                             self.path, exc)
                 return self._connection().execute(sql, params).fetchall()
@@ -140,37 +143,52 @@ def forget_foreign_prompt(records: PromptOwnerRecords, agent: Any, session: Sess
     if db is None:
         return False
     owner = owner_digest(session)
+    owners: PromptOwners | None = None
+    state_db: Path | None = None
+    located = getattr(db, "db_path", None)
     try:
-        state_db = Path(getattr(db, "db_path", "")).resolve()
-        owners = records.of(state_db.parent)
+        if located and str(located) != ":memory:":
+            state_db = Path(located).resolve()
+            owners = records.of(state_db.parent)
     except (OSError, RuntimeError, TypeError) as exc:
         log.warning("the session database of session %r cannot be located (%s): its stored prompt is not trusted",
                     session.session_id, exc)
-        owners, state_db = None, None
+    if owners is None:  # no record to ask: the stored prompt is not trusted (cleared at every apply)
+        return bool(_clear(db, session))
+    with owners.applying:
+        return _forget_foreign(owners, str(state_db), db, session, owner)
+
+
+def _forget_foreign(owners: PromptOwners, state_db: str, db: Any, session: SessionInfo, owner: str) -> bool:
     recorded: str | None = None
-    if owners is not None:
-        try:
-            recorded = owners.owner(str(state_db), session.session_id)
-        except (OSError, sqlite3.Error) as exc:  # our record cannot say: the stored prompt is not trusted
-            log.warning("the record of session owners (%s) cannot be used: %s", owners.path, exc)
+    try:
+        recorded = owners.owner(state_db, session.session_id)
+    except (OSError, sqlite3.Error) as exc:  # our record cannot say: the stored prompt is not trusted
+        log.warning("the record of session owners (%s) cannot be used: %s", owners.path, exc)
     if recorded == owner:
         return False
-    cleared = False
+    cleared = _clear(db, session)
+    if cleared is None:  # hermes' database could not be asked: tried again at the next apply, nothing recorded
+        return False
+    try:
+        owners.record(state_db, session.session_id, owner)
+    except (OSError, sqlite3.Error) as exc:
+        log.warning("the record of session owners (%s) cannot be written: %s", owners.path, exc)
+    return cleared
+
+
+def _clear(db: Any, session: SessionInfo) -> bool | None:
+    """Clear the stored system prompt of ``session`` in hermes' session database ``db``: whether there was one;
+    ``None`` when the database could not be asked (logged)."""
     try:
         row = db.get_session(session.session_id)
-        if row and row.get("system_prompt"):
-            db.update_system_prompt(session.session_id, None)
-            cleared = True
+        if not (row and row.get("system_prompt")):
+            return False
+        db.update_system_prompt(session.session_id, None)
     except Exception as exc:  # hermes' database: logged, tried again at the next apply
         log.warning("could not check the stored system prompt of session %r for its owner: %s", session.session_id,
                     exc)
-        return False
-    if owners is not None:
-        try:
-            owners.record(str(state_db), session.session_id, owner)
-        except (OSError, sqlite3.Error) as exc:
-            log.warning("the record of session owners (%s) cannot be written: %s", owners.path, exc)
-    if cleared:
-        log.info("session %r was last applied for another owner (or for none we recorded): its stored system prompt "
-                 "is cleared, and hermes builds this owner's", session.session_id)
-    return cleared
+        return None
+    log.info("session %r was last applied for another owner (or for none we recorded): its stored system prompt is "
+             "cleared, and hermes builds this owner's", session.session_id)
+    return True

@@ -97,6 +97,10 @@ class QueueClosedError(HermesCtxError, RuntimeError):
     """The queue is not running; nothing can be put into it."""
 
 
+#: the longest an ordered queue's start waits for another process holding its folder (see ``ordered``)
+ORDERED_WAIT = 3.0
+
+
 class _Stopped(Exception):
     """The stop deadline passed while the writer was waiting to retry."""
 
@@ -160,12 +164,21 @@ class DurableQueue(Generic[T]):
             sink: Sink[T] | None = None
             try:
                 sink = self.consumer.open()
-                # never waited for: another process taking files over or forgetting holds the folder for as long as
-                # that takes (a red-team pass: the first turn of a process waited 15 s); the writer does it then
-                self._take_over(sink, wait=False)
+                # waited for ORDERED_WAIT at most: another process taking files over (a session stopping while the
+                # next starts) holds the folder briefly; a forget may hold it long (a red-team pass: a turn waited
+                # 15 s), and then the writer takes them over, behind this session's first records
+                deadline = time.monotonic() + ORDERED_WAIT
+                while True:
+                    try:
+                        self._take_over(sink, wait=False)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() >= deadline:
+                            raise
+                        time.sleep(0.02)
             except BlockingIOError:
-                log.info("%s: another process holds the queue folder; what stopped queues left is taken over "
-                         "behind this session's first records", self.consumer.name)
+                log.warning("%s: another process held the queue folder for %g s; what stopped queues left is taken "
+                            "over behind this session's first records", self.consumer.name, ORDERED_WAIT)
             except Exception as exc:  # the writer tries again (the order is then as before)
                 log.warning("%s could not take over what stopped queues left before its first record: %s",
                             self.consumer.name, exc)

@@ -84,6 +84,8 @@ class _SdkImports:
     def __exit__(self, *exc: object) -> None:
         with self._done:
             self._running -= 1
+            if not self._running:  # a later import is waited for afresh (a red-team pass: the exit did not)
+                self._until = None
             self._done.notify_all()
 
     def wait(self, timeout: float = SDK_IMPORT_WAIT) -> bool:
