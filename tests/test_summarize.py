@@ -627,3 +627,4 @@ def test_framing_a_summary_is_linear_in_its_length() -> None:
     # a letter, then characters that render as nothing: the letter-spaced marker's gaps backtracked (32,000: 11.7 s)
     for gap in ("\u200b", "\u200b \u00ad"):
         assert _framed("e" + gap * 200_000 + "x").endswith(SUMMARY_END_MARKER)
+        assert _framed("end" + gap * 200_000 + "x").endswith(SUMMARY_END_MARKER)  # between words too (29 s at 32k)
