@@ -173,6 +173,12 @@ def _never_used(directory: Path, backlog: Path | None) -> bool:
     return not directory.is_dir() and (backlog is None or not backlog.exists())
 
 
+def left_behind_here(directory: Path, own: str, backlog: Path | None) -> bool:
+    """Whether a stopped queue may have left records in ``directory``: a segment other than ``own``, or the
+    ``backlog`` (a listing, nothing opened or locked: what :func:`take_over` would look at)."""
+    return (backlog is not None and backlog.exists()) or any(name != own for name in _segment_names(directory))
+
+
 def _segment_names(directory: Path) -> list[str]:
     return sorted(path.name for path in directory.glob(f"*{SUFFIX}"))
 

@@ -60,7 +60,7 @@ from typing import Generic, TypeVar, cast
 from ..errors import HermesCtxError
 from .applying import BatchApplier, Consumer, Failure, Item, QueueStats, Sink, close_quietly, first_batch
 from .files import sync_folder
-from .leftovers import forget_left, forget_queued, hand_over, take_over
+from .leftovers import forget_left, forget_queued, hand_over, left_behind_here, take_over
 from .segments import (
     SUFFIX,
     Entry,
@@ -160,7 +160,10 @@ class DurableQueue(Generic[T]):
         """Create this process's segment (with ``ordered``, what stopped queues left first) and start the writer
         thread."""
         self._open()
-        if self.ordered:
+        with self._cond:
+            own = self._segment.name if self._segment is not None else ""
+        # (nothing left behind, the usual start: the writer's scan is all there is, and the caller waits for nothing)
+        if self.ordered and left_behind_here(self.directory, own, self.backlog):
             sink: Sink[T] | None = None
             try:
                 sink = self.consumer.open()
