@@ -128,7 +128,6 @@ class _Worker:
                 return
 
 
-
 #: the most characters of an exception's text a status, an event or a log line carries
 ERROR_TEXT_CHARS = 500
 
@@ -140,7 +139,7 @@ _KNOWN_SECRETS: set[str] = set()
 def known_secret(value: str) -> None:
     """Have :func:`error_text` redact ``value`` wherever an error repeats it (8 characters or more), as it is and
     percent-encoded (an error page echoing a URL)."""
-    if isinstance(value, str) and len(value) >= 8:
+    if isinstance(value, str) and len(value) >= 8 and value not in _KNOWN_SECRETS:  # (asked at every client made)
         from urllib.parse import quote
 
         encoded = quote(value, safe="")
@@ -161,7 +160,9 @@ def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, 
 
     raw = f"{type(exc).__name__}: {exc}"
     known = raw
-    for secret in _KNOWN_SECRETS:  # in the whole text first: a key the cut below would split is never half shown
+    # in the whole text first: a key the cut below would split is never half shown (a copy: providers add keys from
+    # their threads while another thread's failure is read here)
+    for secret in tuple(_KNOWN_SECRETS):
         if secret in known:
             known = known.replace(secret, "[REDACTED:api-key]")
     head = known[:limit * 2]
@@ -170,6 +171,7 @@ def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, 
     cut = flat if len(flat) <= limit else flat[:limit - 1] + "\u2026"
     # the traceback repeats the message (and its causes'): logged only for a short one nothing was redacted in
     return cut, known is raw and redacted == head and len(raw) <= limit and not _chained(exc)
+
 
 @dataclass
 class Health:

@@ -114,10 +114,11 @@ class DurableQueue(Generic[T]):
     :param stats: counters to add to (a fresh :class:`QueueStats` by default)
     :param linger: seconds the writer lets records gather before it applies fewer than ``batch_size`` (one
         transaction for many, a writer woken a fraction as often); ``flush`` and ``close`` cut it short
-    :param ordered: records are applied in the order they were put across queues too: :meth:`start` takes over
-        what stopped queues left before it returns, so a record put next is behind them (a memory service's writes;
-        taken over on the writer thread, a new session's first turn reached the service before the turns the last
-        session left, 7 runs of 10 in a red-team pass). It opens a sink of its own for that, on the caller's thread.
+    :param ordered: records are applied in the order they were put across queues too: when stopped queues left
+        records, :meth:`start` takes them over before it returns, so a record put next is behind them (a memory
+        service's writes; taken over on the writer thread, a new session's first turn reached the service before the
+        turns the last session left, 7 runs of 10 in a red-team pass). It opens a sink of its own for that, on the
+        caller's thread, and waits :data:`ORDERED_WAIT` at most for another process holding the folder.
     """
 
     def __init__(self, directory: Path, consumer: Consumer[T], *, batch_size: int = 1024,
@@ -160,36 +161,41 @@ class DurableQueue(Generic[T]):
         """Create this process's segment (with ``ordered``, what stopped queues left first) and start the writer
         thread."""
         self._open()
-        with self._cond:
-            own = self._segment.name if self._segment is not None else ""
-        # (nothing left behind, the usual start: the writer's scan is all there is, and the caller waits for nothing)
-        if self.ordered and left_behind_here(self.directory, own, self.backlog):
-            sink: Sink[T] | None = None
-            try:
-                sink = self.consumer.open()
-                # waited for ORDERED_WAIT at most: another process taking files over (a session stopping while the
-                # next starts) holds the folder briefly; a forget may hold it long (a red-team pass: a turn waited
-                # 15 s), and then the writer takes them over, behind this session's first records
-                deadline = time.monotonic() + ORDERED_WAIT
-                while True:
-                    try:
-                        self._take_over(sink, wait=False)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() >= deadline:
-                            raise
-                        time.sleep(0.02)
-            except BlockingIOError:
-                log.warning("%s: another process held the queue folder for %g s; what stopped queues left is taken "
-                            "over behind this session's first records", self.consumer.name, ORDERED_WAIT)
-            except Exception as exc:  # the writer tries again (the order is then as before)
-                log.warning("%s could not take over what stopped queues left before its first record: %s",
-                            self.consumer.name, exc)
-            finally:
-                if sink is not None:
-                    close_quietly(sink)
+        if self.ordered:
+            self._take_over_first()
         self._thread = threading.Thread(target=self._run, name=f"{self.consumer.name}-writer", daemon=True)
         self._thread.start()
+
+    def _take_over_first(self) -> None:
+        """:meth:`start`'s take-over for ``ordered``: only when a stopped queue left something (a listing; the usual
+        start waits for nothing), waiting :data:`ORDERED_WAIT` at most for another process holding the folder (one
+        taking files over holds it briefly; a forget may hold it long: a red-team pass saw a turn wait 15 s). Given
+        up or failed, the writer takes them over, behind this session's first records."""
+        with self._cond:
+            own = self._segment.name if self._segment is not None else ""
+        if not left_behind_here(self.directory, own, self.backlog):
+            return
+        sink: Sink[T] | None = None
+        deadline = time.monotonic() + ORDERED_WAIT
+        try:
+            sink = self.consumer.open()
+            while True:
+                try:
+                    self._take_over(sink, wait=False)
+                    return
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        log.warning("%s: another process held the queue folder for %g s; what stopped queues left "
+                                    "is taken over behind this session's first records", self.consumer.name,
+                                    ORDERED_WAIT)
+                        return
+                    time.sleep(0.02)
+        except Exception as exc:  # the writer tries again (the order is then as before)
+            log.warning("%s could not take over what stopped queues left before its first record: %s",
+                        self.consumer.name, exc)
+        finally:
+            if sink is not None:
+                close_quietly(sink)
 
     def put(self, record: T) -> None:
         """Append ``record`` durably and return; the writer applies it soon after.

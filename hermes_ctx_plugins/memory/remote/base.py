@@ -390,19 +390,22 @@ class RemoteProvider(ServiceProvider):
         text, _ = error_text(exc, 300)
         status = self.http_status(exc)  # the SDKs' messages seldom say it ("MemoryError: <html>...": a 500)
         said = f"HTTP {status}: " if status is not None and str(status) not in text[:80] else ""
-        findings = [f for f in policy_for(self.config).for_recall.unsafe(text) if f.kind != "secret"]
-        if findings:
-            kinds = ", ".join(sorted({f.kind for f in findings}))
+        kinds = self._hostile(text)
+        if kinds:
             return f"{said}{type(exc).__name__} (the service's message is withheld: it looks like {kinds})"
         return said + text
+
+    def _hostile(self, text: str) -> str:
+        """The kinds of threat the scan finds in ``text`` but secrets (redacted already), joined; ``""``: none."""
+        findings = policy_for(self.config).for_recall.unsafe(text)
+        return ", ".join(sorted({f.kind for f in findings if f.kind != "secret"}))
 
     def safe(self, text: str) -> str:
         """A recalled ``text`` fit for the prompt: one line, secrets redacted, at most ``max_turn_chars``
         (see :func:`fit`), withheld if hostile."""
         text = " ".join(fit(text, self.options.max_turn_chars).split())
-        findings = [f for f in policy_for(self.config).for_recall.unsafe(text) if f.kind != "secret"]
-        if findings:
-            kinds = ", ".join(sorted({f.kind for f in findings}))
+        kinds = self._hostile(text)
+        if kinds:
             log.warning("%s: a recalled memory was withheld from the prompt (%s)", self.name, kinds)
             return f"[withheld: this stored memory looks like {kinds}]"
         return text
