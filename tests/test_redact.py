@@ -419,6 +419,32 @@ def test_a_layout_in_json_inside_json_is_redacted(name: str) -> None:
     assert inner == redact_secrets(LAYOUT_FILES[name])
 
 
+@pytest.mark.parametrize("written", [
+    {"password": PW1, "host": "db.internal"}, {"db": {"api_key": PW1}}, {"auth": {"token": PW1, "ttl": 30}},
+])
+@pytest.mark.parametrize("levels", [1, 2, 3])
+def test_a_key_in_json_inside_json_is_redacted(written: dict[str, Any], levels: int) -> None:
+    """JSON inside a tool's JSON answer (``cat config.json``, a service's error body quoting its request) has its
+    quotes escaped (``{\\"password\\": \\"...\\"}``), and no ``key: value`` rule read a key there: the password
+    went into the archive and the summary request (a red-team pass). Every level stays valid JSON."""
+    text = json.dumps(written)
+    for _ in range(levels):
+        text = json.dumps({"output": text, "exit_code": 0})
+    redacted = redact_secrets(text)
+    assert PW1 not in redacted and "[REDACTED:" in redacted
+    for _ in range(levels):
+        redacted = json.loads(redacted)["output"]
+    assert json.loads(redacted) == json.loads(redact_secrets(json.dumps(written)))
+    plain = json.dumps({"output": json.dumps({"passwordless": True, "token_count": 12, "api_key_header": "X-Key"})})
+    assert redact_secrets(plain) == plain
+
+
+def test_a_quoted_value_in_a_json_string_is_redacted_as_in_the_text() -> None:
+    for line in ('export DB_PASSWORD="%s"', "token=\"%s\"", 'password = "%s"'):
+        answer = json.dumps({"output": "$ cat .env\n" + line % PW1 + "\nok\n"})
+        assert PW1 not in redact_secrets(answer), line
+
+
 def test_a_random_password_holding_xxx_in_mixed_case_is_no_placeholder() -> None:
     """"xxx" marks a placeholder ("-p xxxx", "sk-xxxx"); a random password holding "Xxx" is none (one of 600 in a
     credentials table was kept; a red-team pass)."""
@@ -537,6 +563,15 @@ def test_a_megabyte_of_hostile_text_is_redacted() -> None:
     redacted = redact_secrets(text)
     assert "S3cr3t!pw" not in redacted
     assert len(MARKER.sub("", redacted)) <= len(text)
+    assert redact_secrets(redacted) == redacted
+
+
+@pytest.mark.parametrize("unit", ['\\"password\\": \\"', '\\\\\\"token\\\\\\": ', 'x=\\"', '\\" : \\" '])
+def test_a_run_of_escaped_keys_is_redacted(unit: str) -> None:
+    """Keys in JSON inside JSON are read again around each escaped quote next to a ``:`` or ``=``: a run of them
+    (every one of them a key) is read in bounded work, not once per neighbour."""
+    text = unit * (200_000 // len(unit))
+    redacted = redact_secrets(text)
     assert redact_secrets(redacted) == redacted
 
 

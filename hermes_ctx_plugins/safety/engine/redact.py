@@ -46,6 +46,26 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
         views = Views(_MARKER.sub(lambda m: "x" * len(m[0]), text))  # "xxx" marks no value (values._NOT_A_VALUE)
     views = views or Views(text)
     norm = Normalised(views)
+    tokens, found, keyed = _rule_spans(views, norm, markers)
+    gates = views.words.union(keyed)  # the words and rule triggers in the text: what gates a layout
+    # a JSON document's commands are read in its strings alone: read raw, a shell word ran on past the string's end
+    # quote ('"-pX", "background": false}' was one word) and its redaction took the JSON's structure with it
+    json_document = _json_document(norm.text)
+    layouts = paired_spans(norm.text, tokens) + ([] if json_document else option_spans(norm.text, gates))
+    layouts += line_spans(norm.text) + table_spans(norm.text, norm.lowered, gates) + (
+        _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
+    if json_document or _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments)
+        layouts += _escaped_layouts(norm.text, norm.lowered, gates)
+    if _ESCAPED_QUOTE in norm.text and keyed:
+        layouts += _escaped_keys(norm.text)
+    spans = [*map(norm.span, tokens), *found, *map(norm.span, layouts)]
+    return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
+
+
+def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]],
+                keys_only: bool = False) -> tuple[list[Span], list[Span], set[str]]:
+    """The secret rules' finds: token formats (in the normalised view's indices), ``key: value`` secrets (in the
+    original's), and the rule triggers the text holds; ``keys_only``: the ``key: value`` rules alone."""
     tokens: list[Span] = []  # in the normalised view's indices
     found: list[Span] = []  # in the original's
     origin: Origin | Kept | None = None
@@ -56,6 +76,8 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
         numbers, present = numbers + more, (present or set()) | (also or set())
     for number in sorted(set(numbers)):
         rule = secrets.rules[number]
+        if keys_only and rule.view == "normalised":
+            continue
         view = norm.text if rule.view == "normalised" else views.folded
         tried = _Tried()
         near = match.near(rule, view, None, present if secrets.index.own[number] else None, tried.skip)
@@ -78,17 +100,52 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
                 continue  # read across an earlier redaction, whose length and letters are not the secret's
             tried.covered = m.end()
             (tokens if rule.view == "normalised" else found).append((start, end, label))
-    gates = views.words.union(present or ())  # the words and rule triggers in the text: what gates a layout
-    # a JSON document's commands are read in its strings alone: read raw, a shell word ran on past the string's end
-    # quote ('"-pX", "background": false}' was one word) and its redaction took the JSON's structure with it
-    json_document = _json_document(norm.text)
-    layouts = paired_spans(norm.text, tokens) + ([] if json_document else option_spans(norm.text, gates))
-    layouts += line_spans(norm.text) + table_spans(norm.text, norm.lowered, gates) + (
-        _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
-    if json_document or _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments)
-        layouts += _escaped_layouts(norm.text, norm.lowered, gates)
-    spans = [*map(norm.span, tokens), *found, *map(norm.span, layouts)]
-    return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
+    return tokens, found, present or set()
+
+
+def _escaped_keys(text: str, levels: int = 4) -> list[Span]:
+    """The ``key: value`` secrets of ``text`` read as a JSON string writes it out, in ``text``'s indices: JSON inside a
+    tool's JSON answer (``{"output": "{\\"password\\": \\"...\\"}"}``, a ``cat`` of a config file) has its quotes
+    escaped, and the rules, which read a key's quotes, read none there (a red-team pass). Four levels deep. Only the
+    stretches around an escaped quote next to a ``:`` or ``=`` are read again (:func:`_quoted_stretches`): the rest
+    reads as it did, and a long tool answer is not read twice (a third more time on a coding agent's transcript)."""
+    found: list[Span] = []
+    for start, end in _quoted_stretches(text):
+        plain = Unescaped(text[start:end])
+        views = Views(plain.text)
+        norm = Normalised(views)
+        _, inner, _ = _rule_spans(views, norm, [], keys_only=True)
+        if levels > 1 and _ESCAPED_QUOTE in plain.text:
+            inner += [norm.span(span) for span in _escaped_keys(norm.text, levels - 1)]
+        found += [(start + a, start + b, label) for a, b, label in map(plain.span, inner)]
+    return found
+
+
+_STRETCH = 512  # read this far on each side of an escaped quote closing a key or opening its value
+
+
+def _quoted_stretches(text: str) -> list[tuple[int, int]]:
+    """The stretches of ``text`` within :data:`_STRETCH` of an escaped quote next to a ``:`` or ``=`` (spaces
+    between), joined where they overlap, none starting or ending inside a backslash escape."""
+    stretches: list[tuple[int, int]] = []
+    at = text.find(_ESCAPED_QUOTE)
+    while at >= 0:
+        after = at + len(_ESCAPED_QUOTE)
+        if text[after:after + 16].lstrip()[:1] in _ASSIGNS or text[max(0, at - 16):at].rstrip()[-1:] in _ASSIGNS:
+            start, end = max(0, at - _STRETCH), min(len(text), after + _STRETCH)
+            while start and text[start - 1] == "\\":
+                start -= 1
+            while end < len(text) and text[end - 1] == "\\":
+                end += 1
+            if stretches and start <= stretches[-1][1]:
+                stretches[-1] = (stretches[-1][0], max(end, stretches[-1][1]))
+            else:
+                stretches.append((start, end))
+        at = text.find(_ESCAPED_QUOTE, after)
+    return stretches
+
+
+_ASSIGNS = (":", "=")
 
 
 _MARKER = lazy(r"\[REDACTED:[\w-]+\]")
@@ -122,6 +179,7 @@ def _json_document(text: str) -> bool:
 
 
 _ESCAPED_BREAK = "\\n"  # a line break as a JSON string writes it
+_ESCAPED_QUOTE = '\\"'  # a quote as a JSON string writes it
 
 
 class _Tried:
