@@ -54,7 +54,17 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and readers
         ProviderLimitError,
         UnknownPluginError,
     )
-    from .events import ContextContribution, Forgotten, Request, Response, SessionInfo, ToolCall, Turn, Usage
+    from .events import (
+        ContextContribution,
+        Forgotten,
+        MessageView,
+        Request,
+        Response,
+        SessionInfo,
+        ToolCall,
+        Turn,
+        Usage,
+    )
     from .hookspecs import hookimpl
     from .isolation import StatusEvent
     from .manager import Host, LoadedPlugin, PluginRecord, load_host
@@ -68,8 +78,8 @@ _HOMES = {
                      "PluginLoadError", "PluginRaisedBaseException", "PluginTimeout", "ProviderLimitError",
                      "UnknownPluginError"),
                     ".errors"),
-    **dict.fromkeys(("ContextContribution", "Forgotten", "Request", "Response", "SessionInfo", "ToolCall", "Turn",
-                     "Usage"), ".events"),
+    **dict.fromkeys(("ContextContribution", "Forgotten", "MessageView", "Request", "Response", "SessionInfo",
+                     "ToolCall", "Turn", "Usage"), ".events"),
     **dict.fromkeys(("hookimpl", "hookspecs"), ".hookspecs"),
     "StatusEvent": ".isolation",
     **dict.fromkeys(("Host", "LoadedPlugin", "PluginRecord", "load_host"), ".manager"),
@@ -90,6 +100,7 @@ __all__ = [
     "InvalidSession",
     "LoadedPlugin",
     "MemoryProvider",
+    "MessageView",
     "PluginError",
     "PluginLoadError",
     "PluginRaisedBaseException",

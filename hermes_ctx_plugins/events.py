@@ -1,14 +1,16 @@
 """The value objects the lifecycle hooks receive.
 
 They are our own small types, never hermes objects, so a plugin written against them works whichever
-host drives it (hermes, the Bridge, a test). Messages are plain OpenAI chat-format dicts exactly as
-the host has them; treat them as read-only.
+host drives it (hermes, the Bridge, a test). Messages are plain OpenAI chat-format dicts. A plugin that is
+not built in gets them as a :class:`MessageView`: each message a copy of the host's, so changing one never
+reaches the conversation.
 """
 
 from __future__ import annotations
 
+import copy
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, SupportsIndex, overload
@@ -137,7 +139,9 @@ class _CountedOnFirstRead:
         if known is None:
             from .tokens import get_counter  # tiktoken loads on the first count, not at import
 
-            known = request.__dict__[self._slot] = get_counter(request.model).count_messages(request.messages)
+            messages = request.messages  # a plugin's view is counted from the host's messages, not copied
+            known = request.__dict__[self._slot] = get_counter(request.model).count_messages(
+                messages.source if isinstance(messages, MessageView) else messages)
         return known
 
     def __set__(self, request: Request, value: int | None) -> None:
@@ -242,7 +246,8 @@ class ToolCall:
 class Turn:
     """A finished turn: the user's message and the assistant's final answer.
 
-    ``messages`` is the whole conversation after the turn when the host has it.
+    ``messages`` is the whole conversation after the turn when the host has it (a :class:`MessageView` for a
+    plugin or provider that is not built in).
     """
 
     session: SessionInfo
@@ -250,7 +255,56 @@ class Turn:
     user_text: str
     assistant_text: str
     tool_calls: tuple[ToolCall, ...] = ()
-    messages: tuple[Message, ...] = ()
+    messages: Sequence[Message] = ()
+
+
+class MessageView(Sequence[Message]):
+    """The conversation as a plugin that is not built in sees it: a read-only sequence whose every message is a
+    deep copy of the host's, made when it is first read and kept for the view's life. A plugin may change what
+    it reads; the conversation the host (hermes) keeps and sends does not change with it (a hook that rewrote
+    ``request.messages[i]["content"]`` rewrote hermes' history, and one that cleared the list emptied the
+    caller's). Messages never read are never copied, so a view of a long history costs nothing until read.
+    """
+
+    __slots__ = ("_copies", "_source")
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._source = messages.source if isinstance(messages, MessageView) else messages
+        self._copies: dict[int, Message] = {}
+
+    @property
+    def source(self) -> Sequence[Message]:
+        """The host's own messages (for the host's use: a plugin reads the copies)."""
+        return self._source
+
+    def __len__(self) -> int:
+        return len(self._source)
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Message: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._source)))]
+        at = operator.index(index)
+        size = len(self._source)
+        if at < 0:
+            at += size
+        if not 0 <= at < size:
+            raise IndexError(f"message index {operator.index(index)} out of range (there are {size})")
+        kept = self._copies.get(at)
+        if kept is None:
+            kept = self._copies[at] = copy.deepcopy(self._source[at])
+        return kept
+
+    def __iter__(self) -> Iterator[Message]:
+        return (self[i] for i in range(len(self._source)))
+
+    def __repr__(self) -> str:
+        return f"MessageView({len(self._source)} messages)"
 
 
 def tool_calls_since_last_user(messages: Sequence[Message]) -> tuple[ToolCall, ...]:

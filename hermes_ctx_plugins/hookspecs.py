@@ -112,7 +112,8 @@ def pre_request(request: Request) -> str | None:
 
     All implementations are called; the non-empty results are collected in call order.
 
-    :param request: the outgoing request: messages, model, token estimate, turn number.
+    :param request: the outgoing request: messages (copies: a :class:`~hermes_ctx_plugins.events.MessageView`;
+        changing them changes nothing that is sent), model, token estimate, turn number.
     :returns: context text to contribute, or ``None``.
     """
 

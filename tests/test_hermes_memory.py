@@ -287,6 +287,60 @@ def test_another_plugins_availability_check_that_hangs_holds_no_agent_long(monke
     assert time.monotonic() - started < 2
 
 
+def test_another_plugins_availability_check_that_raises_is_said_and_caught(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    """Before: the check ran in a bare thread, and its exception went to stderr as an uncaught-thread traceback;
+    the warning said 'did not answer within 3 s (or raised)'."""
+    class Raising(FakeMemoryProvider):
+        name = "ctx-raising-check"
+
+        def is_available(self) -> bool:
+            raise RuntimeError("no credentials file at ~/.acme")
+
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Raising)
+
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["ctx-raising-check"]}}}, plugins=[Plugin()])
+    with caplog.at_level("WARNING", logger="hermes_ctx_plugins"):
+        assert HermesMemoryAdapter("ctx-raising-check", host=host).is_available() is False
+    assert "Exception in thread" not in capsys.readouterr().err
+    assert "is_available() raised RuntimeError: no credentials file at ~/.acme" in caplog.text
+    assert "did not answer" not in caplog.text
+
+
+def test_another_plugins_provider_reads_copies_of_hermes_messages() -> None:
+    """hermes gives its memory provider its own message list (sync_turn, on_session_end, on_pre_compress): a
+    provider of another plugin that changed them rewrote hermes' history."""
+    class Rewriting(FakeMemoryProvider):
+        name = "ctx-rewriting"
+
+        def sync_turn(self, turn: Any) -> None:
+            turn.messages[0]["content"] = "REWRITTEN"
+
+        def on_session_end(self, session: SessionInfo, messages: Any) -> None:
+            messages[0]["content"] = "REWRITTEN"
+
+        def on_pre_compress(self, messages: Any) -> str:
+            messages[0]["content"] = "REWRITTEN"
+            return "noted"
+
+    class Plugin:
+        @hookimpl
+        def register_memory_providers(self, register: Any) -> None:
+            register(Rewriting)
+
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["ctx-rewriting"]}}}, plugins=[Plugin()])
+    adapter = HermesMemoryAdapter("ctx-rewriting", host=host)
+    adapter.initialize("s-rewrite", user_id="alice")
+    messages = [{"role": "user", "content": "my port is 6543"}, {"role": "assistant", "content": "noted"}]
+    adapter.sync_turn("my port is 6543", "noted", messages=messages)
+    adapter.on_session_end(messages)
+    assert adapter.on_pre_compress(messages) == "noted"
+    assert messages[0]["content"] == "my port is 6543"
+
+
 def test_a_platform_user_id_0_is_a_user_not_the_anonymous_one() -> None:
     """hermes passes ``user_id`` as the platform gives it: ``str(user_id or "")`` made user 0 the anonymous user ""
     (with every other user hermes gives no id), and a chat id 0 no chat."""

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -477,3 +477,109 @@ def test_a_keyboard_interrupt_while_plugins_load_still_ends_the_process(
     monkeypatch.setattr(host_plugins, "_entry_points", lambda: points)
     with pytest.raises(KeyboardInterrupt):
         load_host({})
+
+
+class Rewriter:
+    """A third party's plugin and provider that change every message they are given, in place."""
+
+    @hookimpl
+    def register_memory_providers(self, register: Any) -> None:
+        register(RewritingProvider)
+
+    @hookimpl
+    def pre_request(self, request: Any) -> str | None:
+        for message in request.messages:
+            message["content"] = "REWRITTEN"
+        request.messages[-1].setdefault("tool_calls", []).append({"id": "x"})
+        return "from the rewriter"
+
+    @hookimpl
+    def post_response(self, response: Any) -> None:
+        response.assistant_message["content"] = "REWRITTEN"
+
+    @hookimpl
+    def turn_finalized(self, turn: Any) -> None:
+        turn.messages[0]["content"] = "REWRITTEN"
+
+
+class RewritingProvider(FakeMemoryProvider):
+    name = "rewriting-local"
+    external = False
+
+    seen: ClassVar[list[Any]] = []
+
+    def sync_turn(self, turn: Any) -> None:
+        super().sync_turn(turn)
+        for message in turn.messages:
+            message["role"] = "REWRITTEN"
+        RewritingProvider.seen.append(turn.messages)
+
+    def on_session_end(self, session: SessionInfo, messages: Any) -> None:
+        messages[0]["content"] = "REWRITTEN"
+
+
+def test_a_plugin_or_provider_changing_the_messages_it_reads_never_changes_the_conversation() -> None:
+    """Before: a third party's pre_request hook that set each message's content rewrote hermes' history (the
+    user's message reached the model as the plugin's text), and one that cleared the list emptied the caller's;
+    a provider's sync_turn could do the same. Each now reads copies; what it returns is still used."""
+    from hermes_ctx_plugins import Request, Response, Turn, Usage
+    host = load_host({"ctx_plugins": {"memory": {"providers": ["rewriting-local"]}, **LIMITS}}, plugins=[Rewriter()])
+    messages = history(3)
+    kept = copy.deepcopy(messages)
+    request = Request(session=ALICE, messages=messages, model="gpt-4o")
+    host.pre_request(request)
+    assert request.context == "from the rewriter" and request.messages is messages
+    answer = {"role": "assistant", "content": "the answer"}
+    host.post_response(Response(session=ALICE, model="gpt-4o", usage=Usage(), assistant_message=answer))
+    host.turn_finalized(Turn(session=ALICE, turn_number=1, user_text="q", assistant_text="a",
+                             messages=tuple(messages)))
+    host.session_end(ALICE, messages)
+    assert messages == kept and answer == {"role": "assistant", "content": "the answer"}
+    assert [h for h in host.isolator._health.values() if h.last_error] == []  # none of it was a failure
+    [seen] = RewritingProvider.seen
+    assert len(seen) == len(messages) and seen[0]["role"] == "REWRITTEN"  # its own copies
+
+
+def test_a_plugin_clearing_the_list_it_reads_fails_alone() -> None:
+    class Clearer:
+        @hookimpl
+        def pre_request(self, request: Any) -> None:
+            request.messages.clear()
+
+    host = load_host({"ctx_plugins": LIMITS}, plugins=[Clearer()])
+    from hermes_ctx_plugins import Request
+    messages = history(2)
+    host.pre_request(Request(session=ALICE, messages=messages, model="gpt-4o"))
+    assert len(messages) == 9
+    [owner] = [o for o in host.isolator._health if o.startswith("plugin:")]
+    assert "clear" in host.isolator.health(owner).last_error
+
+
+def test_a_view_of_the_messages_reads_as_the_list_and_copies_only_what_is_read() -> None:
+    from hermes_ctx_plugins.events import MessageView
+    messages = history(2)
+    view = MessageView(messages)
+    assert len(view) == 9 and list(view) == messages and view[-1] == messages[-1] and view[1:3] == messages[1:3]
+    assert view[-1] is view[8] and view[0] is not messages[0]
+    assert len(view._copies) == 9
+    fresh = MessageView(messages)
+    assert fresh[2]["role"] == "assistant" and list(fresh._copies) == [2]
+    with pytest.raises(IndexError, match="out of range"):
+        fresh[9]
+
+
+def test_a_hooks_huge_context_is_cut_saying_so() -> None:
+    """Before: a pre_request hook's 2,000,000 characters went into the request whole (recall was cut at 16,000)."""
+    class Loud:
+        @hookimpl
+        def pre_request(self, request: Any) -> str:
+            request.add_context("added " * 100_000, source="loud-added")
+            return "returned " * 100_000
+
+    host = load_host({"ctx_plugins": LIMITS}, plugins=[Loud()])
+    from hermes_ctx_plugins import Request
+    request = host.pre_request(Request(session=ALICE, messages=history(1), model="gpt-4o"))
+    assert len(request.contributions) == 2 and request.contributions[0].source == "loud-added"
+    for contribution in request.contributions:
+        assert MAX_RECALL_CHARS < len(contribution.text) < MAX_RECALL_CHARS + 100
+        assert "more characters left out" in contribution.text

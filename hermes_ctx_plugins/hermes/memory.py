@@ -23,8 +23,8 @@ from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
 from ..errors import HermesCtxError
 from ..events import SessionInfo, Turn, tool_calls_since_last_user
-from ..host import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code
-from ..isolation import StatusEvent, party_of
+from ..host import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code, read_only
+from ..isolation import StatusEvent, error_text, party_of
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
 from . import bare_schemas
@@ -125,6 +125,8 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if resolved is None:
             return default
         host, provider = resolved
+        if foreign_code(provider):  # another plugin's provider reads copies of hermes' messages
+            args = tuple(map(read_only, args))
         return host.isolator.call(f"memory:{self._name}", getattr(provider, method), *args, default=default,
                                   bounded=method not in UNBOUNDED_METHODS, party=party_of(self._session), **kwargs)
 
@@ -134,10 +136,12 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if resolved is None:
             return ""
         host, provider = resolved
-        owner, party = f"memory:{self._name}", party_of(self._session)
+        owner, party, foreign = f"memory:{self._name}", party_of(self._session), foreign_code(provider)
+        if foreign:
+            args = tuple(map(read_only, args))
         return bounded_text(host.isolator.call(owner, getattr(provider, method), *args, default="", party=party,
                                                **kwargs),
-                            owner=owner, foreign=foreign_code(provider),
+                            owner=owner, foreign=foreign,
                             fail=functools.partial(host.isolator.record_failure, party=party), what=method, limit=limit)
 
     # -- hermes' MemoryProvider --------------------------------------------------------------
@@ -170,13 +174,23 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             # another plugin's check: hermes asks it while it builds every agent, so it is bounded (it must
             # not touch the network, but one that does would hold every agent's construction)
             answer: list[bool] = []
-            worker = threading.Thread(target=lambda: answer.append(bool(provider.is_available())), daemon=True,
-                                      name=f"hermes-ctx memory:{self._name} is_available")
+            raised: list[Exception] = []
+
+            def ask() -> None:
+                try:
+                    answer.append(bool(provider.is_available()))
+                except Exception as exc:  # told below: a thread's exception reaches no one
+                    raised.append(exc)
+
+            worker = threading.Thread(target=ask, daemon=True, name=f"hermes-ctx memory:{self._name} is_available")
             worker.start()
             worker.join(host.config.plugins.call_timeout_seconds)
-            if not answer:
-                log.warning("memory provider %r is not available: its is_available() did not answer within %g s "
-                            "(or raised)", self._name, host.config.plugins.call_timeout_seconds)
+            if raised:
+                log.warning("memory provider %r is not available: its is_available() raised %s", self._name,
+                            error_text(raised[0])[0])
+            elif not answer:
+                log.warning("memory provider %r is not available: its is_available() did not answer within %g s",
+                            self._name, host.config.plugins.call_timeout_seconds)
             return bool(answer and answer[0])
         except Exception as exc:  # one that cannot even be built (bad options) is not available
             log.warning("memory provider %r is not available: %s: %s", self._name, type(exc).__name__, exc)

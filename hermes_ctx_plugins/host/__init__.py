@@ -11,8 +11,12 @@ host from :mod:`hermes_ctx_plugins.manager`, never from here.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 from collections.abc import Callable
+
+from ..events import MessageView, Request, Response, Turn
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -35,6 +39,26 @@ MAX_RECALL_CHARS = 16_000
 def foreign_code(obj: object) -> bool:
     """Whether ``obj`` is an instance of a class defined outside this package (another plugin's)."""
     return type(obj).__module__.split(".", 1)[0] != __name__.split(".", 1)[0]
+
+
+def read_only(value: object) -> object:
+    """``value`` as a plugin or provider that is not built in is given it: the conversation in a request or a turn,
+    or a list of messages, as a :class:`~hermes_ctx_plugins.events.MessageView` (each message a copy when read), a
+    response's assistant message a copy; anything else as it is. What such code changes in it never reaches the
+    conversation the host keeps (a hook rewrote hermes' history in place, a red-team pass). A request's context is
+    still added to the request itself (its contributions are the same list)."""
+    if isinstance(value, Request):
+        counted = value.__dict__.get("_token_estimate")  # None: counted if read (from the host's messages)
+        return Request(session=value.session, messages=MessageView(value.messages), model=value.model,
+                       token_estimate=counted, turn_number=value.turn_number,  # type: ignore[arg-type]
+                       user_message=value.user_message, contributions=value.contributions)
+    if isinstance(value, Turn):
+        return dataclasses.replace(value, messages=MessageView(value.messages))
+    if isinstance(value, Response) and value.assistant_message is not None:
+        return dataclasses.replace(value, assistant_message=copy.deepcopy(value.assistant_message))
+    if isinstance(value, list):  # hermes' memory calls pass the conversation so (on_session_end, on_pre_compress)
+        return MessageView(value)
+    return value
 
 
 def bounded_text(value: object, *, owner: str, foreign: bool, fail: Callable[[str, BaseException], None],

@@ -38,7 +38,7 @@ from ..errors import ConfigError, PluginError, PluginLoadError, did_you_mean
 from ..isolation import FaultIsolator, StatusEvent
 from ..options import join_path
 from ..registry import Kind, Registry
-from . import owner_key
+from . import owner_key, read_only
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -344,8 +344,9 @@ class PluginLoading:
         results = []
         call = self.isolator.call
         for plugin_name, owner, function, takes_value in self._impls(hook_name):
-            # An implementation may declare fewer arguments than the spec (ours have one).
-            result = call(owner, function, value, default=None) if takes_value else call(
+            # An implementation may declare fewer arguments than the spec (ours have one). Every lifecycle hook
+            # is another plugin's (the built-ins implement none): each gets its own read-only view
+            result = call(owner, function, read_only(value), default=None) if takes_value else call(
                 owner, function, default=None)
             if result is not None:
                 results.append((plugin_name, result))

@@ -20,7 +20,7 @@ from ..isolation import FaultIsolator, party_of
 from ..memory.base import MemoryProvider
 from ..registry import Registration, Registry
 from ..storage import open_archive
-from . import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code, owner_key
+from . import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code, owner_key, read_only
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -122,7 +122,8 @@ class MemoryFanOut:
         if session is not None and pass_session:
             kwargs["session"] = session
         return [
-            (p.name, self.isolator.call(owner_key("memory", p.name), getattr(p, method), *args, default=default,
+            (p.name, self.isolator.call(owner_key("memory", p.name), getattr(p, method),
+                                        *(map(read_only, args) if foreign_code(p) else args), default=default,
                                         bounded=method not in UNBOUNDED_METHODS, party=party, **kwargs))
             for p in list(self.memory_providers) if p.name not in exclude
         ]
