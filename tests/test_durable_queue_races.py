@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from queue_helpers import Note, Target, leave_dead, note, on_disk, started_queues
@@ -132,3 +134,66 @@ def test_a_segment_swept_while_being_created_is_created_again_and_the_queue_work
     queues().flush(10)  # another queue's take-over: the new segment is held, so it is left alone
     queue.put(note("alice", "after"))
     assert queue.flush(10) and target.texts() == ["kept", "after"] and segment.exists()
+
+
+@pytest.mark.parametrize("stops", ["before", "while listed"])
+def test_an_ordered_queue_sees_what_a_queue_stopping_as_it_starts_hands_over(
+        tmp_path: Path, stops: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A queue stopping hands what it could not apply to the backlog, then retires its segment. A starting ordered
+    queue looked for the backlog first and the segments second, unlocked: a hand-over between the two looked like
+    nothing left, and the new session's first record went to the service before the last session's (a red-team
+    pass). Whatever moment the stop falls at, one of the two looks sees the record."""
+    from queue_helpers import Notes
+
+    from hermes_ctx_plugins.storage import leftovers
+    folder, backlog = tmp_path / "q", tmp_path / "backlog.jsonl"
+    down = Target(folder)
+    down.down = True
+    stopping = DurableQueue(folder, Notes(down), backlog=backlog, ordered=True)
+    stopping.start()
+    stopping.put(note("u", "OLD"))
+    time.sleep(0.2)  # its writer tried the service, which is down
+    target = Target(folder)
+
+    class SlowToOpen(Notes):  # its writer makes a client first (an SDK's), while the first record is put
+        def open(self) -> Any:
+            time.sleep(0.2)
+            return super().open()
+
+    starting = DurableQueue(folder, SlowToOpen(target), backlog=backlog, ordered=True)
+    if stops == "before":
+        stopping.close(0.1)
+    else:
+        listed = leftovers._segment_names
+
+        def stop_while_listed(directory: Path) -> list[str]:
+            monkeypatch.setattr(leftovers, "_segment_names", listed)
+            stopping.close(0.1)
+            return listed(directory)
+
+        monkeypatch.setattr(leftovers, "_segment_names", stop_while_listed)
+    starting.start()
+    starting.put(note("u", "NEW"))
+    starting.flush(5)
+    starting.close(2)
+    assert [n["text"] for n in target.applied] == ["OLD", "NEW"]
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_a_folder_named_like_a_segment_is_passed_over(tmp_path: Path, ordered: bool) -> None:
+    """A folder named like a segment (made by hand, or a tool copying a tree) made every take-over fail with
+    IsADirectoryError: nothing was ever applied again (a red-team pass)."""
+    import json
+
+    from queue_helpers import Notes
+    folder, backlog = tmp_path / "q", tmp_path / "backlog.jsonl"
+    folder.mkdir()
+    (folder / f"{1000:020d}-1-aaaaaaaa{SUFFIX}").mkdir()
+    (folder / f"{1001:020d}-1-bbbbbbbb{SUFFIX}").write_bytes(json.dumps(note("u", "OLD")).encode() + b"\n")
+    target = Target(folder)
+    queue = DurableQueue(folder, Notes(target), backlog=backlog, ordered=ordered)
+    queue.start()
+    queue.put(note("u", "NEW"))
+    assert queue.flush(5)
+    queue.close(2)
+    assert sorted(target.texts()) == ["NEW", "OLD"] and queue.last_error == ""

@@ -175,12 +175,15 @@ def _never_used(directory: Path, backlog: Path | None) -> bool:
 
 def left_behind_here(directory: Path, own: str, backlog: Path | None) -> bool:
     """Whether a stopped queue may have left records in ``directory``: a segment other than ``own``, or the
-    ``backlog`` (a listing, nothing opened or locked: what :func:`take_over` would look at)."""
-    return (backlog is not None and backlog.exists()) or any(name != own for name in _segment_names(directory))
+    ``backlog`` (a listing, nothing opened or locked: what :func:`take_over` would look at). The segments are
+    listed first: a queue stopping meanwhile writes the backlog before it retires its segment, so one of the two
+    looks sees what it hands over (the other order missed a hand-over between them; a red-team pass)."""
+    return any(name != own for name in _segment_names(directory)) or (backlog is not None and backlog.exists())
 
 
 def _segment_names(directory: Path) -> list[str]:
-    return sorted(path.name for path in directory.glob(f"*{SUFFIX}"))
+    """The segments' names: files only (a folder named like one, made by hand, stopped every take-over)."""
+    return sorted(path.name for path in directory.glob(f"*{SUFFIX}") if path.is_file())
 
 
 def _forget_in_segment(path: Path, fd: int, offset: int, consumer: Consumer[T], match: Callable[[T], bool],

@@ -224,6 +224,8 @@ class SegmentState:
 def each_segment(directory: Path) -> Iterator[tuple[Path, int]]:
     """Every segment in ``directory`` with a descriptor open for reading (closed after its turn)."""
     for path in sorted(directory.glob(f"*{SUFFIX}")):
+        if not path.is_file():  # a folder named like one
+            continue
         try:
             fd = os.open(path, os.O_RDONLY)
         except FileNotFoundError:
