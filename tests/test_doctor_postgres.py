@@ -111,6 +111,23 @@ def test_a_server_that_is_down_is_one_clear_failure(capsys: pytest.CaptureFixtur
         "postgres connection (archive): cannot reach")
 
 
+@pytest.mark.parametrize(("dsn", "said"), [
+    (f"postgresql://hermes:{PASSWORD}%zz@db.internal/hermes", 'invalid percent-encoded token: "…"'),
+    (f"postgresq://hermes:{PASSWORD}@db.internal/hermes", 'missing "=" after "…"'),
+    (f"host=db.internal user=hermes {PASSWORD} dbname=hermes", 'missing "=" after "…"'),
+    ("host=db.internal dbnme=hermes", 'invalid connection option "dbnme"'),
+])
+def test_a_connection_string_libpq_cannot_read_is_said_so_without_its_text(
+        dsn: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """libpq's error quotes the token it stopped at: doctor printed the password (a bare % in it, a mistyped
+    scheme, a missing '='), twice, and advised starting the server (a red-team pass)."""
+    write_config({"backend": "postgres", "connect_timeout": 1, "dsn": dsn})
+    code, out, err = doctor(capsys)
+    assert code == EXIT_PROBLEM and PASSWORD not in out + err and "Traceback" not in out + err
+    [failed] = [line for line in out.splitlines() if "FAIL" in line and "connection" in line]
+    assert "is not a valid connection string" in failed and said in failed and "start the server" not in failed
+
+
 def test_sqlite_alone_has_no_server_to_check(capsys: pytest.CaptureFixture[str]) -> None:
     write_config({"backend": "sqlite"})
     code, out, _ = doctor(capsys, "--json")

@@ -49,10 +49,18 @@ def bm25(frequencies: Sequence[int], document_counts: Sequence[int], documents: 
     score = 0.0
     for frequency, count in zip(frequencies, document_counts, strict=True):
         if frequency:
-            idf = max(math.log((documents - count + 0.5) / (count + 0.5)), MIN_IDF)
+            idf = inverse_frequency(documents, count)
             norm = 1 - B + B * length / (average_length or 1.0)
             score += idf * frequency * (K1 + 1) / (frequency + K1 * norm)
     return score
+
+
+def inverse_frequency(documents: int, count: int) -> float:
+    """A phrase's idf: in ``count`` of the store's ``documents``. A count read at another moment than the total
+    (a server database read in two statements while another process writes) may exceed it: it is taken as the
+    total (``log`` of a negative number raised ``ValueError`` out of every search then; a red-team pass)."""
+    count = min(count, documents)
+    return max(math.log((documents - count + 0.5) / (count + 0.5)), MIN_IDF)
 
 
 # -- ctx-local's memories: words ---------------------------------------------------------------------

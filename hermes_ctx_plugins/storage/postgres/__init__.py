@@ -70,6 +70,13 @@ def check(config: Config) -> list[tuple[str, bool, str]]:
         server = Server.of(config)
     except LocalStoreError as exc:  # no server named, or no driver
         return [("connection", False, str(exc))]
+    from . import connection
+
+    problem = connection.dsn_problem(server.dsn)
+    if problem:  # said without a connection attempt (whose error would quote the string) and without its text
+        return [("connection", False, f"ctx_plugins.storage.dsn (or ${DSN_ENV}) is not a valid connection string "
+                                      f"({problem}): postgresql://user:password@host:5432/dbname, with a % in the "
+                                      "password written %25")]
     try:  # a connection of its own first: the pool would only say that it got none in time, not why
         import psycopg
 

@@ -20,6 +20,7 @@ import atexit
 import contextlib
 import logging
 import os
+import re
 import threading
 import uuid
 from collections.abc import Iterator
@@ -80,6 +81,27 @@ def redacted(dsn: str) -> str:
             parts["password"] = "***"
         return make_conninfo("", **parts)
     return "<an unreadable connection string>"
+
+
+def dsn_problem(dsn: str) -> str:
+    """Why ``dsn`` is no connection string libpq can read, fit to show (``""``: it reads). libpq's own words quote
+    the token it stopped at, which may be the password ("invalid percent-encoded token: "Sup3r%S3cret"", or a
+    whole mistyped URI): only a key's name is quoted back (an unknown option or query parameter); any other
+    quoted token is left out (a red-team pass saw ``hermes-ctx doctor`` print the password)."""
+    if psycopg is None:
+        return ""
+    from psycopg.conninfo import conninfo_to_dict
+    try:
+        conninfo_to_dict(dsn)
+    except Exception as exc:
+        said = " ".join(str(exc).split())
+        names_a_key = said.startswith(("invalid connection option", "invalid URI query parameter"))
+        return _QUOTED.sub(lambda m: m[0] if (names_a_key and len(m[0]) <= 40) or m[0] == '"="' else '"…"',
+                           said) or type(exc).__name__
+    return ""
+
+
+_QUOTED = re.compile(r'"[^"]*"')
 
 
 def location_key(path: Path, home: Path | None = None) -> str:

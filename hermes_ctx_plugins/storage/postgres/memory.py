@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -36,7 +35,7 @@ from typing import Any
 
 from .. import text as query
 from ..base import MemoryBackend, Vector
-from ..ranking import K1, MIN_IDF, B, bm25, memory_length, phrase_count
+from ..ranking import K1, B, bm25, inverse_frequency, memory_length, phrase_count
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import vectors as stored_vectors
 from .connection import Server, fail, location_key, queue_id, unbounded
@@ -246,8 +245,9 @@ class PostgresMemory(MemoryBackend):
             "location": self.location, "every": sorted({w for phrase in phrases for w in phrase}),
             "namespace": stored(namespace), "user_id": stored(user_id), "chat_id": stored(chat_id),
             "share": share_across_chats, "limit": limit}
-        try:
-            with self._server.connection(wait=self._wait) as conn:
+        try:  # one snapshot: the totals, the counts and the rows all of one moment, whoever writes meanwhile
+            with self._server.connection(wait=self._wait) as conn, conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 totals = conn.execute("SELECT documents, words FROM memory_totals WHERE location = %s",
                                       (self.location,)).fetchone()
                 if not totals or not totals[0]:
@@ -291,7 +291,7 @@ class PostgresMemory(MemoryBackend):
         args.update(avg=average, k1=K1, k1p1=K1 + 1, b=B, one_b=1 - B)
         frequencies, parts = [], []
         for i, ((word,), n) in enumerate(zip(phrases, documents, strict=True)):
-            args[f"w{i}"], args[f"idf{i}"] = word, max(math.log((count - n + 0.5) / (n + 0.5)), MIN_IDF)
+            args[f"w{i}"], args[f"idf{i}"] = word, inverse_frequency(count, n)
             frequencies.append(f"coalesce(cardinality(array_positions(words, %(w{i})s::text)), 0) AS f{i}")
             parts.append(f"(CASE WHEN f{i} > 0 THEN %(idf{i})s::float8 * f{i} * %(k1p1)s::float8 / (f{i} + "
                          f"%(k1)s::float8 * (%(one_b)s::float8 + %(b)s::float8 * length / %(avg)s::float8)) "
