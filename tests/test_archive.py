@@ -460,6 +460,28 @@ def test_retention_and_size_bound(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_an_archive_deleted_or_replaced_while_open_keeps_what_is_archived_after(tmp_path: Path, how: str) -> None:
+    """The open connection kept writing into a deleted file: every compaction after the deletion was searchable
+    in the process and gone when it ended (nothing said; a red-team pass)."""
+    path = tmp_path / "a.db"
+    store = ArchiveStore(path)
+    first = [(0, {"role": "user", "content": "before the deletion 7c1d"})]
+    store.record(session_id="s", user_id="u", strategy="window", removed=first)
+    for leftover in tmp_path.glob("a.db*"):
+        leftover.unlink()
+    if how == "replaced":
+        ArchiveStore(path).close()  # another file at the path (a restore from a backup)
+    later = [(1, {"role": "user", "content": "after the deletion 9e4b"})]
+    store.record(session_id="s", user_id="u", strategy="window", removed=later)
+    store.close()
+    reopened = ArchiveStore(path)
+    everyone = Scope(session_id="", everything=True)
+    assert [h.session_id for h in reopened.search("9e4b", everyone)] == ["s"]
+    assert reopened.search("7c1d", everyone) == []  # went with the file
+    reopened.close()
+
+
 def test_archive_off_means_no_file_and_no_tools() -> None:
     host = host_for("window", enabled=False)
     result = host.compress(transcript(), session=ALICE, force=True)

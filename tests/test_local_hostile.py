@@ -580,3 +580,24 @@ def test_any_turn_is_stored_and_recalled_and_leaves_the_store_writable(
         shared.prefetch(asked, session=session).encode("utf-8")  # text hermes can send
     assert texts(shared, marker, session), "the turn was stored, in its owner's scope"
     probe.writable(shared.path)
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_memory_database_deleted_or_replaced_while_open_keeps_what_is_stored_after(tmp_path: Path, how: str) -> None:
+    """The open connection kept writing into a deleted file: every memory stored after the deletion was recalled
+    in the process and gone when it ended, the writes acknowledged (their queue records retired)."""
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+    from hermes_ctx_plugins.testing.storage_contract import found, record
+    path = tmp_path / "memory.db"
+    store = LocalStore(path)
+    store.write([record("the kettle before 7c1d")])
+    for leftover in tmp_path.glob("memory.db*"):
+        leftover.unlink()
+    if how == "replaced":
+        LocalStore(path).close()  # another file at the path (a restore from a backup)
+    store.write([record("the kettle after 9e4b")])
+    assert found(store, "kettle") == ["the kettle after 9e4b"]
+    store.close()
+    reopened = LocalStore(path)
+    assert found(reopened, "kettle") == ["the kettle after 9e4b"]
+    reopened.close()

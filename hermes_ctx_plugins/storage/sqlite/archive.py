@@ -30,6 +30,7 @@ from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call
 from ..spool import Entry, Spool, entry_of, make_entry, redacted, repeated, spool_path
 from . import fts
 from .archive_schema import connect
+from .opening import OpenedFile
 
 log = logging.getLogger("hermes_ctx_plugins.archive")
 
@@ -58,10 +59,16 @@ class ArchiveStore(ArchiveBackend):
         self._timeout = timeout
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self._opened: OpenedFile | None = None
 
     def _connect(self) -> sqlite3.Connection:
+        if self._db is not None and self._opened is not None and self._opened.replaced():
+            log.warning("the archive %s was deleted or replaced while it was open: what is archived from now on "
+                        "goes into the file now at that path (a new one if none is)", self.path)
+            self.close()
         if self._db is None:
             self._db = connect(self.path, self._timeout)
+            self._opened = OpenedFile(self.path)
         return self._db
 
     def exists(self) -> bool:

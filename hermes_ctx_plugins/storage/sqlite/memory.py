@@ -15,7 +15,9 @@ a bad database.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import sqlite3
 import threading
 import time
@@ -29,6 +31,9 @@ from ..base import LocalStoreError, MemoryBackend, Vector
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import fts
 from .memory_schema import connect, is_database_failure, store_error
+from .opening import OpenedFile
+
+log = logging.getLogger("hermes_ctx_plugins")
 
 #: the columns a :class:`Memory` is read from, in its field order
 _COLUMNS = ("id", "key", "kind", "namespace", "user_id", "chat_id", "session_id", "visibility", "user_text",
@@ -98,7 +103,9 @@ class LocalStore(MemoryBackend):
             fails with reason ``locked``."""
         self.path = path
         self._lock = threading.Lock()
+        self._busy_timeout = busy_timeout
         self._conn = connect(path, busy_timeout)
+        self._opened = OpenedFile(path)
         #: the last search's ranking (:meth:`_search`)
         self._ranking: _Ranking | None = None
 
@@ -110,12 +117,20 @@ class LocalStore(MemoryBackend):
         """Call ``fn(conn, *args)`` under the lock, translating database failures."""
         with self._lock:
             try:
+                if self._opened.replaced():  # deleted or replaced while open: its writes would be lost with it
+                    log.warning("the memory database %s was deleted or replaced while it was open: what is stored "
+                                "from now on goes into the file now at that path (a new one if none is)", self.path)
+                    self._conn.close()  # first: its WAL is folded into the old file and removed, never read anew
+                    self._ranking = None
+                    self._conn = connect(self.path, self._busy_timeout)  # failing, the next call tries again
+                    self._opened = OpenedFile(self.path)
                 return fn(self._conn, *args)
             except BaseException as exc:
                 # Whatever failed — a record SQLite cannot take included — no transaction may stay
                 # open: the next write would fail to begin, and so would every one after it.
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.ProgrammingError):  # closed: a reopening above failed
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
                 if is_database_failure(exc):
                     raise store_error(self.path, exc) from None
                 raise

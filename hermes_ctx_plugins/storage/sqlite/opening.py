@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -32,3 +34,25 @@ def retry_locked(step: Callable[[], T], timeout: float) -> T:
                 raise
         time.sleep(delay)
         delay = min(delay * 2, 0.1)
+
+
+class OpenedFile:
+    """Which file a connection opened at ``path`` (its device and inode), to tell when the path no longer leads
+    to it: the file deleted or replaced while the process runs (a user clearing a folder, a restore from a
+    backup). A connection keeps writing into a deleted file, which is gone with the process: everything written
+    after the deletion was lost, silently (a red-team pass). A stat per call: a few microseconds."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.identity = _identity(path)
+
+    def replaced(self) -> bool:
+        return _identity(self.path) != self.identity
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
