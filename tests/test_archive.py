@@ -492,6 +492,25 @@ def test_archive_off_means_no_file_and_no_tools() -> None:
 # ------------------------------------------------------------------ the command line
 
 
+def test_cli_search_by_the_anonymous_user_finds_what_purging_them_removes(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--user ''`` searched session "" instead of every session of the anonymous user: nothing was found, yet
+    ``purge --user ''`` removed their rows (a red-team pass)."""
+    anonymous = SessionInfo(session_id="s-anon", user_id="")
+    host_for("window").compress(transcript(), session=anonymous, force=True)
+    host_for("window").compress(transcript(seed=6), session=BOB, force=True)
+    capsys.readouterr()
+    assert main(["archive", "search", "3f9a2c1e7b", "--user", "", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found and {h["session_id"] for h in found} == {"s-anon"}
+    assert main(["archive", "purge", "--user", "", "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["archive", "search", "3f9a2c1e7b", "--user", "", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["archive", "search", "3f9a2c1e7b", "--user", "bob", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)
+
+
 def test_cli_search_show_stats_purge(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     host_for("window").compress(transcript(), session=ALICE, force=True)
     host_for("window").compress(transcript(seed=6), session=BOB, force=True)

@@ -113,3 +113,13 @@ def test_the_check_above_can_fail(stub: StubOpenAIServer, tmp_path: Path) -> Non
     stub.responder = lambda body: SUMMARY if body.get("model") == "summary-model" else "noted"
     new_agent(stub).run_conversation("next step", conversation_history=transcript())
     assert any(leaked(json.dumps(r.body)) for r in stub.chat_requests if r.body.get("model") == "summary-model")
+
+
+def test_a_secret_used_as_a_key_is_not_archived() -> None:
+    """A message's mapping keyed by a secret (tool-call arguments given as a dict, a message's extra fields) kept
+    the key as it was in the archive's rows and file (a red-team pass)."""
+    from hermes_ctx_plugins.storage.records import redacted_message
+    key = next(bare for _, bare in SECRETS if bare.startswith("sk-"))
+    message = {"role": "user", "content": "keyed", "meta": {key: "v", "role": "kept"}, "odd": b"bytes " + key.encode()}
+    stored = json.dumps(redacted_message(message))
+    assert key not in stored and "[REDACTED:" in stored and '"role": "kept"' in stored

@@ -101,7 +101,7 @@ class _Seen:
 def _key(scope: Scope) -> Scope:
     """The cache key of ``scope``: the scope itself, except that every session of one user is one
     scope whichever session asks (the store ignores the session then)."""
-    if scope.all_sessions and scope.user_id and not scope.everything:
+    if scope.all_sessions and scope.user_id is not None and not scope.everything:
         return dataclasses.replace(scope, session_id="")
     return scope
 

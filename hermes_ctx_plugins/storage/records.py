@@ -239,7 +239,8 @@ class Scope:
     session_id: str
     #: ``None`` = any user of the session (the command line only)
     user_id: str | None = ""
-    #: every session of ``user_id`` instead of just ``session_id`` (needs a user id)
+    #: every session of ``user_id`` instead of just ``session_id`` (needs a user id, ``""`` the anonymous user's:
+    #: the command line's ``--user ''``; the model's tools ask it only for a named user)
     all_sessions: bool = False
     #: the whole archive, every namespace: for its owner at the command line, never for a model
     everything: bool = False
@@ -260,7 +261,7 @@ class Scope:
             return True
         if namespace != self.namespace:
             return False
-        if self.all_sessions and self.user_id:
+        if self.all_sessions and self.user_id is not None:
             return user_id == self.user_id
         if session_id != self.session_id and session_id not in self.earlier_sessions:
             return False
@@ -410,17 +411,24 @@ def pairs_with(message: Message, other: Message) -> bool:
 
 
 def redacted_message(message: Message) -> Message:
-    """A JSON-safe copy of ``message`` with secrets redacted from every string in it."""
+    """A JSON-safe copy of ``message`` with secrets redacted from every string in it, a mapping's keys included (a
+    key was kept as it was: an API key used as one was archived whole; a red-team pass)."""
 
     def walk(value: Any) -> Any:
         if isinstance(value, str):
             return redact_secrets(value)
         if isinstance(value, dict):
-            return {str(k): walk(v) for k, v in value.items()}
+            return {_key(k): walk(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [walk(v) for v in value]
         if value is None or isinstance(value, (int, float, bool)):
             return value
-        return str(value)
+        return redact_secrets(str(value))
 
     return walk(message)  # type: ignore[no-any-return]
+
+
+def _key(key: object) -> str:
+    text = str(key)
+    # a short name ("role", "tool_calls") holds no secret the redactor could tell: it is not read
+    return text if len(text) <= 16 and text.isidentifier() else redact_secrets(text)

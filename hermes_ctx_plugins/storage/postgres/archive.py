@@ -349,7 +349,7 @@ class PostgresArchive(ArchiveBackend):
         if scope.everything:
             return "TRUE", []
         namespace = stored(scope.namespace)
-        if scope.all_sessions and scope.user_id:
+        if scope.all_sessions and scope.user_id is not None:
             return "m.namespace = %s AND m.user_id = %s", [namespace, stored(scope.user_id)]
         sessions = [stored(s) for s in scope.sessions]
         if scope.user_id is None:

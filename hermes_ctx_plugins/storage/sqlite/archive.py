@@ -351,7 +351,7 @@ class ArchiveStore(ArchiveBackend):
         if scope.everything:
             return "1", []
         namespace = to_stored(scope.namespace)
-        if scope.all_sessions and scope.user_id:
+        if scope.all_sessions and scope.user_id is not None:
             return f"{alias}.namespace = ? AND {alias}.user_id = ?", [namespace, to_stored(scope.user_id)]
         sessions = [to_stored(s) for s in scope.sessions]
         within = f"{alias}.session_id IN ({', '.join('?' * len(sessions))})"
