@@ -47,13 +47,19 @@ def test_compaction_in_hermes_is_archived_and_the_model_gets_it_back(stub: StubO
     stub.responder = None
     stub.tool_call("ctx_search", {"query": "login redirect fix"})
     stub.tool_call("ctx_expand", {"id": planted_id, "max_tokens": 1000})
+    # a query holding a lone surrogate, echoed back in the answer: hermes sent the model an empty tool message
+    stub.tool_call("ctx_search", '{"query": "\\ud800 NEAR( \\"*"}')
     stub.reply("It landed in 3f9a2c1e7b.")
     second = agent.run_conversation("which commit fixed the login redirect?",
                                     conversation_history=first["messages"])
     assert second["final_response"] == "It landed in 3f9a2c1e7b."
     results = [json.loads(m["content"]) for m in second["messages"][len(first["messages"]):]
                if m.get("role") == "tool"]
-    found, expanded = results
+    found, expanded, odd = results
+    assert odd["query"] == '\ufffd NEAR( "*' and odd["results"] == []
+    sent_back = [m.get("content") for m in stub.chat_requests[-1].body["messages"]  # type: ignore[index]
+                 if m.get("role") == "tool"]
+    assert any('"query": "\ufffd NEAR(' in str(content) for content in sent_back), sent_back[-1]
     assert planted_id in [hit["id"] for hit in found["results"]]
     assert any(PLANTED in str(m.get("content")) for m in expanded["messages"])
     assert PLANTED in json.dumps(stub.chat_requests[-1].body["messages"])  # type: ignore[index]

@@ -13,7 +13,22 @@ imported from :mod:`hermes_ctx_plugins.bridge`). No module here keeps state: it 
 
 from __future__ import annotations
 
+import re
+
 ENGINE_NAME = "hermes-ctx"
+
+
+def sendable(text: str) -> str:
+    """``text`` as hermes can send and store it: a lone surrogate (a user's id or text stored exactly, a query
+    echoed back) is U+FFFD. hermes dropped a tool answer holding one: the model got an empty tool message."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def bare_schemas(schemas: object) -> list[dict[str, object]]:

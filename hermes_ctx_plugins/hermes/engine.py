@@ -24,7 +24,7 @@ from ..compression.base import CompressionResult, CompressorStrategy, Cooldown, 
 from ..events import SessionInfo, Usage
 from ..manager import Host
 from ..tokens import get_counter
-from . import ENGINE_NAME, bare_schemas
+from . import ENGINE_NAME, bare_schemas, sendable
 from .agents import Compaction, find_caller_agent
 from .prompt_floor import PromptFloor
 from .runtime import Runtime, SessionInUseError, compaction_ancestors
@@ -351,11 +351,11 @@ class HermesCtxEngine(ContextEngine):
             return error
         archive = self._host.archive
         if archive is not None and name in archive_tools.NAMES:
-            return str(self._host.isolator.call(
+            return sendable(str(self._host.isolator.call(
                 "archive-tools", archive.handle_tool_call, name, args, session=self._session(),
-                counter=get_counter(self._strategy.model), default=error))
-        return str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
-                                            default=error, resets=False))
+                counter=get_counter(self._strategy.model), default=error)))
+        return sendable(str(self._host.isolator.call(self._owner(), self._strategy.handle_tool_call, name, args,
+                                                     default=error, resets=False)))
 
     def _session(self) -> SessionInfo:
         delegated = self._delegated

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..events import Request, Response, SessionInfo, Turn, Usage, tool_calls_since_last_user
+from . import sendable
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -118,7 +119,7 @@ class HookDispatcher:
         recalled = host.prefetch(user_message or "", session=session, exclude=driven)
         if recalled:
             request.add_context(recalled, source="memory")
-        return {"context": request.context} if request.contributions else None
+        return {"context": sendable(request.context)} if request.contributions else None
 
     @_never_raises
     def post_api_request(self, *, usage: dict[str, Any] | None = None, **kwargs: Any) -> None:

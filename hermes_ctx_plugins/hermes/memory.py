@@ -27,7 +27,7 @@ from ..host import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_co
 from ..isolation import StatusEvent, error_text, party_of
 from ..manager import Host, load_host
 from ..memory.base import MemoryProvider
-from . import bare_schemas
+from . import bare_schemas, sendable
 from .runtime import installed
 from .shims import BUNDLED_MEMORY_PROVIDERS as BUNDLED_MEMORY_PROVIDERS
 from .shims import ShimReport as ShimReport
@@ -139,10 +139,9 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         owner, party, foreign = f"memory:{self._name}", party_of(self._session), foreign_code(provider)
         if foreign:
             args = tuple(map(read_only, args))
-        return bounded_text(host.isolator.call(owner, getattr(provider, method), *args, default="", party=party,
-                                               **kwargs),
-                            owner=owner, foreign=foreign,
-                            fail=functools.partial(host.isolator.record_failure, party=party), what=method, limit=limit)
+        answer = host.isolator.call(owner, getattr(provider, method), *args, default="", party=party, **kwargs)
+        return sendable(bounded_text(answer, owner=owner, foreign=foreign, what=method, limit=limit,
+                                     fail=functools.partial(host.isolator.record_failure, party=party)))
 
     # -- hermes' MemoryProvider --------------------------------------------------------------
     def get_config_schema(self) -> list[dict[str, Any]]:
