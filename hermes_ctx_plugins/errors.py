@@ -210,9 +210,12 @@ class DuplicatePluginError(PluginError):
         self.kind = kind
         self.plugins = (first, second)
         label = "compressor strategy" if kind == "compressor" else "memory provider"
+        what = "strategy" if kind == "compressor" else "provider"
         super().__init__(
+            f"{label} {name!r} is registered twice by plugin {first!r}: register each {what} once"
+            if first == second else
             f"{label} {name!r} is registered by both plugin {first!r} and plugin {second!r}; "
-            "uninstall or disable one of them (ctx_plugins.disabled) or rename its strategy"
+            f"uninstall or disable one of them (ctx_plugins.disabled) or rename its {what}"
         )
 
 

@@ -169,6 +169,36 @@ def test_duplicate_name_names_both_plugins() -> None:
     assert first in str(exc.value) and second in str(exc.value)
 
 
+def test_a_name_registered_twice_says_what_to_do_for_its_kind() -> None:
+    """The message told a memory provider's author to rename 'its strategy', and a plugin registering one name
+    twice read 'registered by both plugin X and plugin X' (a third-party author's walk-through)."""
+    provider = DuplicatePluginError("notes", "memory", "acme", "other")
+    assert "memory provider 'notes'" in str(provider) and "rename its provider" in str(provider)
+    twice = DuplicatePluginError("recent", "compressor", "acme", "acme")
+    assert str(twice) == ("compressor strategy 'recent' is registered twice by plugin 'acme': "
+                          "register each strategy once")
+
+    class Twice:
+        @hookimpl
+        def register_compressors(self, register: Any) -> None:
+            register(FakeCompressor)
+            register(FakeCompressor)
+
+    with pytest.raises(DuplicatePluginError, match="registered twice by plugin"):
+        load_host({}, plugins=[Twice()])
+
+
+def test_a_plugin_implementing_no_hook_is_said_to_in_its_status() -> None:
+    """An entry point naming another module than meant (a folder of the same name in the working directory is
+    imported instead) loaded as 'ok; hooks: -', and its strategy was then 'unknown'."""
+    class Empty:
+        pass
+
+    host = load_host({}, plugins=[Empty()])
+    [record] = [p for p in host.loaded_plugins() if p.hooks == () and p.source != "built-in"]
+    assert "implements no hook" in record.status
+
+
 @pytest.mark.parametrize(
     ("registered_value", "words"),
     [

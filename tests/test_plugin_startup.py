@@ -308,6 +308,19 @@ def test_a_strategy_standing_in_for_one_a_broken_plugin_held_is_said_when_hermes
     assert "hermes-ctx-plugins is not active" not in said  # our engine and memory run, with the default strategy
 
 
+def test_a_memory_provider_a_broken_plugin_held_is_said_when_hermes_starts(
+        stub: StubOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """hermes' memory.provider naming a provider whose plugin fails to import: hermes ran with no memory
+    provider, storing no turn, and only agent.log said so (a third-party author's walk-through)."""
+    install_broken_plugin(tmp_path, monkeypatch)
+    configure_hermes(stub, "memory: {provider: broken-notes}\n")
+    new_agent(stub)
+    said = capsys.readouterr().err
+    assert "memory.provider 'broken-notes' is no registered memory provider" in said
+    assert "failed to load (broken)" in said and "no turn is stored" in said
+
+
 def test_a_failure_while_registering_is_said_on_the_terminal_not_only_logged(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: an error other than a config error (here: reading the check's record key) reached hermes, which only

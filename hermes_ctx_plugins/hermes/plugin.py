@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..environment import hermes_home
 from ..errors import ConfigError, HermesCtxError, ProviderLimitError, UnknownPluginError
+from ..isolation import StatusEvent
 from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
 from .runtime import Runtime, manager_sessions
-from .shims import write_shims
+from .shims import BUNDLED_MEMORY_PROVIDERS, write_shims
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -81,6 +82,22 @@ def _register(ctx: Any) -> None:
     write_shims(home, known.shims)
 
 
+def _memory_lost(host: Host) -> list[str]:
+    """hermes' ``memory.provider`` naming a provider no plugin registered while one failed to load: said (logged,
+    a ``plugin-failed`` event) as a strategy that is missing so is. hermes runs without a memory provider then,
+    and only its log said so (a third-party author's walk-through)."""
+    chosen = host.config.memory.provider
+    if not chosen or not host.load_failures or chosen in BUNDLED_MEMORY_PROVIDERS or any(
+            r.kind == "memory" and r.name == chosen for r in host.registry):
+        return []
+    message = (f"hermes' memory.provider {chosen!r} is no registered memory provider — possibly from a plugin that "
+               f"failed to load ({', '.join(sorted(host.load_failures))}); hermes runs without a memory provider, "
+               "and no turn is stored")
+    log.error("%s", message)
+    host.forward_status(StatusEvent(kind="plugin-failed", source=f"memory:{chosen}", message=message))
+    return [message]
+
+
 def _external_memory(host: Host) -> tuple[str, ...]:
     return tuple(sorted(r.name for r in host.registry if r.kind == "memory" and r.external))
 
@@ -115,7 +132,7 @@ class _Start:
                   file=sys.stderr)
             checked.forget(self.home)  # found broken: the next start checks before registering
             raise
-        for fallback in host.fallbacks:  # no agent's status line exists yet: the terminal, like a broken config
+        for fallback in [*host.fallbacks, *_memory_lost(host)]:  # no agent's status line exists yet: the terminal
             print(f"hermes-ctx-plugins: {fallback}\n  `hermes ctx doctor` says more", file=sys.stderr)
         state.host = host
         assert self.runtime is not None  # set as soon as the runtime exists, before anything asks for its host

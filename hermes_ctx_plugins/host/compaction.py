@@ -241,6 +241,7 @@ def _wrong_result(result: object, messages: list[Message]) -> str:
 def _shown(value: object) -> str:
     """``value`` for an error message, even when its ``repr`` raises (a lazy proxy's)."""
     try:
-        return f"{value!r:.80}"
+        shown = repr(value)
     except Exception:  # whatever a foreign object does
         return f"<{type(value).__name__}>"
+    return shown if len(shown) <= 120 else f"{shown[:117]}..."  # a cut said as one, not a repr ending mid-field

@@ -44,6 +44,9 @@ log = logging.getLogger("hermes_ctx_plugins")
 
 #: what ``hermes-ctx plugins`` says of an installed plugin whose lifecycle hooks are not opted in
 HOOKS_OFF = "hooks off: list it in ctx_plugins.plugins to run them"
+#: a plugin that loaded and implements no hook: its entry point may name another module than its author meant
+#: (a folder of the same name on sys.path, in the working directory, is imported instead)
+NO_HOOKS = "loaded, but implements no hook: does its entry point name the module with its @hookimpl functions?"
 
 #: Modules whose hooks register the built-in strategies and providers, loaded before entry points.
 BUILTIN_PLUGINS: tuple[str, ...] = (
@@ -303,6 +306,8 @@ class PluginLoading:
                 status = "disabled"
             elif not hooks_on and set(hooks) & set(hookspecs.LIFECYCLE_HOOKS):
                 status = HOOKS_OFF
+            elif not hooks and source != BUILTIN_SOURCE:
+                status = NO_HOOKS
             else:
                 status = self.isolator.status(owner_key("plugin", name))
             records.append(LoadedPlugin(name=name, source=source, enabled=plugin is not None,
