@@ -29,7 +29,9 @@ let through as the owner's probe tells nothing: the next call probes again.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import contextvars
+import functools
 import logging
 import queue
 import re
@@ -137,13 +139,29 @@ _KNOWN_SECRETS: set[str] = set()
 
 
 def known_secret(value: str) -> None:
-    """Have :func:`error_text` redact ``value`` wherever an error repeats it (8 characters or more), as it is and
-    percent-encoded (an error page echoing a URL)."""
+    """Have :func:`error_text` redact ``value`` wherever an error repeats it (8 characters or more), as it is,
+    percent-encoded (an error page echoing a URL), in base64 (a Basic header's user part, a token's payload) and with
+    any of its characters written as a JSON ``\\u`` escape (a serializer escaping ``-``)."""
     if isinstance(value, str) and len(value) >= 8 and value not in _KNOWN_SECRETS:  # (asked at every client made)
+        import base64
         from urllib.parse import quote
 
         encoded = quote(value, safe="")
-        _KNOWN_SECRETS.update({value, encoded, re.sub("%[0-9A-F]{2}", lambda hexed: hexed[0].lower(), encoded)})
+        forms = {value, encoded, re.sub("%[0-9A-F]{2}", lambda hexed: hexed[0].lower(), encoded)}
+        with contextlib.suppress(UnicodeEncodeError):  # a lone surrogate: as it is only
+            raw = value.encode("utf-8")
+            for coded in (base64.b64encode(raw).decode("ascii"), base64.urlsafe_b64encode(raw).decode("ascii")):
+                forms.update({coded, coded.rstrip("=")})
+        _KNOWN_SECRETS.update(forms)
+
+
+@functools.lru_cache(maxsize=64)
+def _escaped_form(secret: str) -> re.Pattern[str]:
+    """``secret`` with any of its characters written as a JSON ``\\u`` escape (either case of hex)."""
+    return re.compile("".join(f"(?:{re.escape(c)}|\\\\u(?i:{ord(c):04x}))" for c in secret))
+
+
+_LAST_WORD = re.compile(r"\S+\Z")
 
 
 def _chained(exc: BaseException) -> bool:
@@ -162,11 +180,20 @@ def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, 
     known = raw
     # in the whole text first: a key the cut below would split is never half shown (a copy: providers add keys from
     # their threads while another thread's failure is read here)
-    for secret in tuple(_KNOWN_SECRETS):
+    secrets = tuple(_KNOWN_SECRETS)
+    for secret in secrets:
         if secret in known:
             known = known.replace(secret, "[REDACTED:api-key]")
+    window = limit * 2 + 6 * max(map(len, secrets), default=0)  # what may be shown (a key escaped is 6x as long)
+    if secrets and "\\u" in known[:window]:
+        shown = known[:window]
+        for secret in secrets:
+            shown = _escaped_form(secret).sub("[REDACTED:api-key]", shown)
+        known = shown + known[window:]
     head = known[:limit * 2]
     redacted = redact_secrets(head)  # with its lines as they came (a .pgpass line is one only on a line of its own)
+    if len(known) > len(head) and not known[len(head)].isspace():
+        redacted = _LAST_WORD.sub("", redacted)  # the cut went through it: it may be half a secret, too short to read
     flat = " ".join(redacted.split())
     cut = flat if len(flat) <= limit else flat[:limit - 1] + "\u2026"
     # the traceback repeats the message (and its causes'): logged only for a short one nothing was redacted in
