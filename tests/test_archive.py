@@ -511,6 +511,18 @@ def test_cli_search_by_the_anonymous_user_finds_what_purging_them_removes(
     assert json.loads(capsys.readouterr().out)
 
 
+def test_an_archived_id_written_in_look_alike_digits_names_no_message(capsys: pytest.CaptureFixture[str]) -> None:
+    """``archive show`` of a fullwidth 3 showed #3 and ``ctx_expand`` read a range in Arabic-Indic digits, where
+    every other id the command line takes is ASCII digits only (a red-team pass)."""
+    host_for("window").compress(transcript(), session=ALICE, force=True)
+    capsys.readouterr()
+    for bad in ("\uff13", "\u0663", "\uff11-\uff13", "#\u0663"):
+        assert main(["archive", "show", "--", bad]) == 4
+        assert "id must be an id" in capsys.readouterr().err
+        assert "error" in tool(host_for("window"), "ctx_expand", ALICE, id=bad)
+    assert main(["archive", "show", "3"]) == 0 and "#3" in capsys.readouterr().out
+
+
 def test_cli_search_show_stats_purge(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     host_for("window").compress(transcript(), session=ALICE, force=True)
     host_for("window").compress(transcript(seed=6), session=BOB, force=True)

@@ -26,8 +26,9 @@ SEARCH = "ctx_search"
 EXPAND = "ctx_expand"
 NAMES = (SEARCH, EXPAND)
 MAX_LIMIT = 20
-_RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
-_MARKED = re.compile(r"^\s*#?\d+\s*(?:(?:-|\.\.)\s*#?\d+\s*)?$")
+# ASCII digits only, as every id the command line takes (a fullwidth or an Arabic-Indic 3 named #3)
+_RANGE = re.compile(r"^\s*([0-9]+)\s*(?:-|\.\.)\s*([0-9]+)\s*$")
+_MARKED = re.compile(r"^\s*#?[0-9]+\s*(?:(?:-|\.\.)\s*#?[0-9]+\s*)?$")
 MAX_RANGE = 200
 #: the largest id SQLite can hold
 MAX_ID = 2**63 - 1
@@ -158,7 +159,8 @@ def _ids(value: Any) -> list[int] | str:
         return f"id must be an id or a range 'first-last', got {short_repr(value)}"
     if isinstance(value, str) and "#" in value and _MARKED.match(value):  # "#5", "#40-#48": as the CLI prints ids
         value = value.replace("#", "")
-    number = _whole(value) if isinstance(value, str) and value.strip().isdecimal() else value
+    number = _whole(value) if isinstance(value, str) and value.strip().isascii() and value.strip().isdecimal() \
+        else value
     if isinstance(number, int):
         if 0 < number <= MAX_ID:
             return [number]
