@@ -141,7 +141,7 @@ class _CountedOnFirstRead:
 
             messages = request.messages  # a plugin's view is counted from the host's messages, not copied
             known = request.__dict__[self._slot] = get_counter(request.model).count_messages(
-                messages.source if isinstance(messages, MessageView) else messages)
+                messages._source if isinstance(messages, MessageView) else messages)
         return known
 
     def __set__(self, request: Request, value: int | None) -> None:
@@ -258,27 +258,36 @@ class Turn:
     messages: Sequence[Message] = ()
 
 
-class MessageView(Sequence[Message]):
-    """The conversation as a plugin that is not built in sees it: a read-only sequence whose every message is a
-    deep copy of the host's, made when it is first read and kept for the view's life. A plugin may change what
-    it reads; the conversation the host (hermes) keeps and sends does not change with it (a hook that rewrote
-    ``request.messages[i]["content"]`` rewrote hermes' history, and one that cleared the list emptied the
-    caller's). Messages never read are never copied, so a view of a long history costs nothing until read.
+class MessageView(list[Message]):
+    """The conversation as a plugin that is not built in sees it: a list of the host's messages in which each
+    message is a deep copy, made when the plugin first reads it (an index, a slice, a loop, ``pop``) and kept in
+    the list from then on. A plugin may change what it reads, and the list itself; the conversation the host
+    (hermes) keeps and sends does not change with it (a hook that set ``request.messages[i]["content"]`` rewrote
+    hermes' history, and one that cleared the list emptied the caller's; a red-team pass). Messages never read are
+    never copied: a view of a long history costs a list of references until read.
+
+    It is a ``list``: ``json.dumps``, ``==``, ``+``, ``copy()`` and ``isinstance(view, list)`` work as on the list
+    it replaced. What only reads (``json.dumps``, ``==``, ``in``) reads the host's messages as they are.
     """
 
     __slots__ = ("_copies", "_source")
+    _source: Sequence[Message]
+    _copies: set[int]
 
-    def __init__(self, messages: Sequence[Message]) -> None:
-        self._source = messages.source if isinstance(messages, MessageView) else messages
-        self._copies: dict[int, Message] = {}
+    def __init__(self, messages: Sequence[Message] = ()) -> None:
+        source = messages._source if isinstance(messages, MessageView) else messages
+        super().__init__(source)
+        self._source = source  # the host's messages: what a token estimate counts
+        self._copies = set()  # ids of the copies this list holds (alive while it holds them)
 
-    @property
-    def source(self) -> Sequence[Message]:
-        """The host's own messages (for the host's use: a plugin reads the copies)."""
-        return self._source
-
-    def __len__(self) -> int:
-        return len(self._source)
+    def _copy(self, at: int) -> Message:
+        held = list.__getitem__(self, at)
+        if id(held) in self._copies:
+            return held
+        copied = copy.deepcopy(held)
+        list.__setitem__(self, at, copied)
+        self._copies.add(id(copied))
+        return copied
 
     @overload
     def __getitem__(self, index: SupportsIndex) -> Message: ...
@@ -288,23 +297,44 @@ class MessageView(Sequence[Message]):
 
     def __getitem__(self, index: SupportsIndex | slice) -> Message | list[Message]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._source)))]
+            return [self._copy(i) for i in range(*index.indices(len(self)))]
         at = operator.index(index)
-        size = len(self._source)
-        if at < 0:
-            at += size
-        if not 0 <= at < size:
-            raise IndexError(f"message index {operator.index(index)} out of range (there are {size})")
-        kept = self._copies.get(at)
-        if kept is None:
-            kept = self._copies[at] = copy.deepcopy(self._source[at])
-        return kept
+        if not -len(self) <= at < len(self):
+            raise IndexError(f"message index {at} out of range (there are {len(self)})")
+        return self._copy(at % len(self))
 
     def __iter__(self) -> Iterator[Message]:
-        return (self[i] for i in range(len(self._source)))
+        i = 0
+        while i < len(self):
+            yield self._copy(i)
+            i += 1
+
+    def __reversed__(self) -> Iterator[Message]:
+        return (self._copy(i) for i in range(len(self) - 1, -1, -1))
+
+    def pop(self, index: SupportsIndex = -1) -> Message:
+        self._copy(operator.index(index) % len(self) if len(self) else 0)
+        return list.pop(self, index)
+
+    def copy(self) -> list[Message]:
+        return self[:]
+
+    def __add__(self, other: list[Message]) -> list[Message]:  # type: ignore[override]
+        return [*self, *other]
+
+    def __radd__(self, other: list[Message]) -> list[Message]:
+        return [*other, *self]
+
+    def __mul__(self, times: SupportsIndex) -> list[Message]:
+        return [copy.deepcopy(m) for _ in range(operator.index(times)) for m in self]
+
+    __rmul__ = __mul__
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:  # pickled as the plain list it reads as
+        return list, (list(self),)
 
     def __repr__(self) -> str:
-        return f"MessageView({len(self._source)} messages)"
+        return f"MessageView({len(self)} messages)"
 
 
 def tool_calls_since_last_user(messages: Sequence[Message]) -> tuple[ToolCall, ...]:

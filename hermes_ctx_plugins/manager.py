@@ -21,7 +21,7 @@ from .archive.archiver import Archiver
 from .compression.base import CompressorStrategy
 from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, UnknownPluginError, did_you_mean
-from .events import ContextContribution, Request, Response, SessionInfo, Turn
+from .events import Request, Response, SessionInfo, Turn
 from .host import MAX_RECALL_CHARS, bounded_text, foreign_code, owner_key
 from .host.compaction import Compaction
 from .host.plugins import BUILTIN_PLUGINS, BUILTIN_SOURCE, LoadedPlugin, PluginLoading
@@ -323,20 +323,19 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         """Let every plugin contribute context to ``request``; returns it for chaining."""
         request.session = self.scoped(request.session)
         self.remember_session(request.session)
-        before = len(request.contributions)
-        returned = self._dispatch("pre_request", request)
-        for at in range(before, len(request.contributions)):  # added with add_context: the bound below too
-            added = request.contributions[at]
-            if len(added.text) > MAX_RECALL_CHARS:
-                request.contributions[at] = ContextContribution(added.source, bounded_text(
-                    added.text, owner=owner_key("plugin", added.source), foreign=True,
-                    fail=self.isolator.record_failure, what="pre_request", limit=MAX_RECALL_CHARS))
-        for plugin_name, text in returned:
-            # another plugin's text, as a provider's recall: plain text, at most MAX_RECALL_CHARS of it
-            text = bounded_text(text, owner=owner_key("plugin", plugin_name), foreign=True,
-                                fail=self.isolator.record_failure, what="pre_request", limit=MAX_RECALL_CHARS)
-            if text:
-                request.add_context(text, source=plugin_name)
+        base = len(request.contributions)  # what each plugin's copy held when it was made
+        for plugin_name, given, returned in self._dispatch_each("pre_request", request):
+            # another plugin's text, as a provider's recall: plain text, at most MAX_RECALL_CHARS of it in all,
+            # what it added to its copy of the request (add_context) and what it returned; nothing it adds later
+            added = given.contributions[base:] if isinstance(given, Request) else []
+            owner, room = owner_key("plugin", plugin_name), MAX_RECALL_CHARS
+            texts = [(c.source, c.text) for c in added] + ([(plugin_name, returned)] if returned is not None else [])
+            for source, text in texts:
+                text = bounded_text(text, owner=owner, foreign=True, fail=self.isolator.record_failure,
+                                    what="pre_request", limit=max(room, 0))
+                if text and room > 0:
+                    request.add_context(text, source=source)
+                room -= len(text)
         return request
 
     def post_response(self, response: Response, *, feed_compressor: bool = True) -> None:

@@ -540,7 +540,7 @@ def test_a_plugin_or_provider_changing_the_messages_it_reads_never_changes_the_c
     assert len(seen) == len(messages) and seen[0]["role"] == "REWRITTEN"  # its own copies
 
 
-def test_a_plugin_clearing_the_list_it_reads_fails_alone() -> None:
+def test_a_plugin_clearing_the_list_it_reads_clears_its_own() -> None:
     class Clearer:
         @hookimpl
         def pre_request(self, request: Any) -> None:
@@ -550,36 +550,75 @@ def test_a_plugin_clearing_the_list_it_reads_fails_alone() -> None:
     from hermes_ctx_plugins import Request
     messages = history(2)
     host.pre_request(Request(session=ALICE, messages=messages, model="gpt-4o"))
-    assert len(messages) == 9
-    [owner] = [o for o in host.isolator._health if o.startswith("plugin:")]
-    assert "clear" in host.isolator.health(owner).last_error
+    assert len(messages) == 9 and not any(h.last_error for h in host.isolator._health.values())
 
 
 def test_a_view_of_the_messages_reads_as_the_list_and_copies_only_what_is_read() -> None:
+    """A tuple (hermes passes a list) serialised, compared and concatenated: a provider logging json.dumps of a
+    turn's messages failed on every turn with the first view (a red-team pass). The view is a list whose messages
+    are copied when read."""
+    import json
+    import pickle
+
     from hermes_ctx_plugins.events import MessageView
     messages = history(2)
+    kept = copy.deepcopy(messages)
+
+    def copied(view: MessageView) -> list[int]:
+        return [i for i in range(len(view)) if list.__getitem__(view, i) is not messages[i]]
+
     view = MessageView(messages)
-    assert len(view) == 9 and list(view) == messages and view[-1] == messages[-1] and view[1:3] == messages[1:3]
-    assert view[-1] is view[8] and view[0] is not messages[0]
-    assert len(view._copies) == 9
-    fresh = MessageView(messages)
-    assert fresh[2]["role"] == "assistant" and list(fresh._copies) == [2]
+    assert isinstance(view, list) and view == messages and len(view) == 9 and copied(view) == []
+    assert view[2]["role"] == "assistant" and copied(view) == [2] and view[2] is view[-7]
+    assert json.dumps(MessageView(messages)) == json.dumps(messages)
+    assert list(view) == messages and view[1:3] == messages[1:3] and copied(view) == list(range(9))
+    nothing: list[dict[str, Any]] = []
+    fresh = MessageView
+    for taken in (fresh(messages).pop(), fresh(messages).copy()[0], (fresh(messages) + nothing)[0],
+                  (nothing + fresh(messages))[0], (fresh(messages) * 2)[0], next(reversed(fresh(messages))),
+                  pickle.loads(pickle.dumps(fresh(messages)))[0]):
+        taken["content"] = "REWRITTEN"
+    view[0]["content"] = "REWRITTEN"
+    view.append({"role": "user", "content": "mine"})
+    assert messages == kept and repr(view) == "MessageView(10 messages)"
     with pytest.raises(IndexError, match="out of range"):
-        fresh[9]
+        MessageView(messages)[9]
 
 
 def test_a_hooks_huge_context_is_cut_saying_so() -> None:
-    """Before: a pre_request hook's 2,000,000 characters went into the request whole (recall was cut at 16,000)."""
+    """Before: a pre_request hook's 2,000,000 characters went into the request whole (recall was cut at 16,000); then
+    each add_context call was cut alone, and 30 of them put 480,000 characters in (a red-team pass). A plugin adds
+    at most 16,000 characters to a request in all."""
     class Loud:
         @hookimpl
         def pre_request(self, request: Any) -> str:
-            request.add_context("added " * 100_000, source="loud-added")
+            for _ in range(30):
+                request.add_context("added " * 2_700, source="loud-added")
             return "returned " * 100_000
 
-    host = load_host({"ctx_plugins": LIMITS}, plugins=[Loud()])
+    class Quiet:
+        @hookimpl
+        def pre_request(self, request: Any) -> str:
+            return "the quiet plugin's note"
+
+    host = load_host({"ctx_plugins": LIMITS}, plugins=[Loud(), Quiet()])
     from hermes_ctx_plugins import Request
     request = host.pre_request(Request(session=ALICE, messages=history(1), model="gpt-4o"))
-    assert len(request.contributions) == 2 and request.contributions[0].source == "loud-added"
-    for contribution in request.contributions:
-        assert MAX_RECALL_CHARS < len(contribution.text) < MAX_RECALL_CHARS + 100
-        assert "more characters left out" in contribution.text
+    loud = [c for c in request.contributions if c.source == "loud-added"]
+    assert MAX_RECALL_CHARS < sum(len(c.text) for c in loud) < MAX_RECALL_CHARS + 100
+    assert "more characters left out" in loud[-1].text and "returned" not in request.context
+    assert [c.text for c in request.contributions if c.source != "loud-added"] == ["the quiet plugin's note"]
+
+
+def test_context_a_hook_adds_after_its_time_limit_never_reaches_the_request() -> None:
+    class Late:
+        @hookimpl
+        def pre_request(self, request: Any) -> None:
+            time.sleep(0.7)  # past the 0.5 s limit
+            request.add_context("LATE " * 1000, source="late")
+
+    host = load_host({"ctx_plugins": LIMITS}, plugins=[Late()])
+    from hermes_ctx_plugins import Request
+    request = host.pre_request(Request(session=ALICE, messages=history(1), model="gpt-4o"))
+    time.sleep(0.4)
+    assert request.contributions == [] and "LATE" not in request.context

@@ -321,6 +321,21 @@ def test_a_memory_provider_a_broken_plugin_held_is_said_when_hermes_starts(
     assert "failed to load (broken)" in said and "no turn is stored" in said
 
 
+def test_hermes_own_memory_provider_is_no_lost_one_when_a_plugin_failed_to_load(
+        stub: StubOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A provider of hermes' own in $HERMES_HOME/plugins was said to be lost, with 'no turn is stored', whenever any
+    plugin of ours failed to load (a red-team pass)."""
+    install_broken_plugin(tmp_path, monkeypatch)
+    own = hermes_home() / "plugins" / "mymem"
+    own.mkdir(parents=True)
+    (own / "__init__.py").write_text("from agent.memory_provider import MemoryProvider\n", encoding="utf-8")
+    (own / "plugin.yaml").write_text("name: mymem\n", encoding="utf-8")
+    configure_hermes(stub, "memory: {provider: mymem}\n")
+    new_agent(stub)
+    assert "no registered memory provider" not in capsys.readouterr().err
+
+
 def test_a_failure_while_registering_is_said_on_the_terminal_not_only_logged(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: an error other than a config error (here: reading the check's record key) reached hermes, which only

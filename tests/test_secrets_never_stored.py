@@ -123,3 +123,10 @@ def test_a_secret_used_as_a_key_is_not_archived() -> None:
     message = {"role": "user", "content": "keyed", "meta": {key: "v", "role": "kept"}, "odd": b"bytes " + key.encode()}
     stored = json.dumps(redacted_message(message))
     assert key not in stored and "[REDACTED:" in stored and '"role": "kept"' in stored
+
+
+def test_two_secret_keys_redacted_alike_keep_both_values() -> None:
+    from hermes_ctx_plugins.storage.records import redacted_message
+    first, second = "sk-proj-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo", "sk-proj-QWxhZGRpbjpvcGVuIHNlc2FtZTEyMzQ1Njc4OTBh"
+    stored = redacted_message({"role": "tool", "content": "x", "meta": {first: "first", second: "second"}})
+    assert sorted(stored["meta"].values()) == ["first", "second"] and first not in json.dumps(stored)

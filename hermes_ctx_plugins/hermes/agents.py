@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..isolation import StatusEvent
+from . import sendable
 
 log = logging.getLogger("hermes_ctx_plugins.status")
 
@@ -60,7 +61,7 @@ def deliver(agent: Any, event: StatusEvent) -> None:
     one; without one (plain ``hermes chat``) only a warning is printed, through hermes' own
     ``_emit_warning``, so a healthy run's output stays the model's answer. Never raises."""
     kind = "warn" if event.kind in WARNING_KINDS else "lifecycle"
-    message = f"hermes-ctx: {event.message}"
+    message = sendable(f"hermes-ctx: {event.message}")  # a gateway sends it on: no lone surrogate
     try:
         callback = getattr(agent, "status_callback", None)
         if callable(callback):

@@ -24,7 +24,7 @@ from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
 from .runtime import Runtime, manager_sessions
-from .shims import BUNDLED_MEMORY_PROVIDERS, write_shims
+from .shims import BUNDLED_MEMORY_PROVIDERS, shim_text, write_shims
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -88,7 +88,7 @@ def _memory_lost(host: Host) -> list[str]:
     and only its log said so (a third-party author's walk-through)."""
     chosen = host.config.memory.provider
     if not chosen or not host.load_failures or chosen in BUNDLED_MEMORY_PROVIDERS or any(
-            r.kind == "memory" and r.name == chosen for r in host.registry):
+            r.kind == "memory" and r.name == chosen for r in host.registry) or _hermes_own(chosen):
         return []
     message = (f"hermes' memory.provider {chosen!r} is no registered memory provider — possibly from a plugin that "
                f"failed to load ({', '.join(sorted(host.load_failures))}); hermes runs without a memory provider, "
@@ -96,6 +96,25 @@ def _memory_lost(host: Host) -> list[str]:
     log.error("%s", message)
     host.forward_status(StatusEvent(kind="plugin-failed", source=f"memory:{chosen}", message=message))
     return [message]
+
+
+def _hermes_own(name: str) -> bool:
+    """Whether hermes finds a memory provider ``name`` of its own (bundled, or in ``$HERMES_HOME/plugins``), not a
+    shim of ours: then it is none of our business (a red-team pass: a false alarm for a user's own provider)."""
+    try:
+        from plugins.memory import find_provider_dir  # type: ignore[import-untyped]  # hermes ships no stubs
+
+        found = find_provider_dir(name)
+        return found is not None and not _read_text(found / "__init__.py").startswith(shim_text(name)[:60])
+    except Exception:  # hermes' layout changed: say nothing rather than something false
+        return True
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _external_memory(host: Host) -> tuple[str, ...]:

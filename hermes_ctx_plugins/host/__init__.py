@@ -46,12 +46,13 @@ def read_only(value: object) -> object:
     or a list of messages, as a :class:`~hermes_ctx_plugins.events.MessageView` (each message a copy when read), a
     response's assistant message a copy; anything else as it is. What such code changes in it never reaches the
     conversation the host keeps (a hook rewrote hermes' history in place, a red-team pass). A request's context is
-    still added to the request itself (its contributions are the same list)."""
+    added to the copy: the host takes what each plugin added when its call returns (nothing added later reaches
+    the request)."""
     if isinstance(value, Request):
         counted = value.__dict__.get("_token_estimate")  # None: counted if read (from the host's messages)
         return Request(session=value.session, messages=MessageView(value.messages), model=value.model,
                        token_estimate=counted, turn_number=value.turn_number,  # type: ignore[arg-type]
-                       user_message=value.user_message, contributions=value.contributions)
+                       user_message=value.user_message, contributions=list(value.contributions))
     if isinstance(value, Turn):
         return dataclasses.replace(value, messages=MessageView(value.messages))
     if isinstance(value, Response) and value.assistant_message is not None:

@@ -346,16 +346,20 @@ class PluginLoading:
         return impls
 
     def _dispatch(self, hook_name: str, value: object) -> list[tuple[str, Any]]:
-        results = []
+        return [(name, result) for name, _, result in self._dispatch_each(hook_name, value) if result is not None]
+
+    def _dispatch_each(self, hook_name: str, value: object) -> list[tuple[str, object, Any]]:
+        """``(plugin name, the value it was given, what it returned)`` of each implementation of ``hook_name``."""
+        answers = []
         call = self.isolator.call
         for plugin_name, owner, function, takes_value in self._impls(hook_name):
             # An implementation may declare fewer arguments than the spec (ours have one). Every lifecycle hook
-            # is another plugin's (the built-ins implement none): each gets its own read-only view
-            result = call(owner, function, read_only(value), default=None) if takes_value else call(
+            # is another plugin's (the built-ins implement none): each gets its own copy (host.read_only)
+            given = read_only(value)
+            result = call(owner, function, given, default=None) if takes_value else call(
                 owner, function, default=None)
-            if result is not None:
-                results.append((plugin_name, result))
-        return results
+            answers.append((plugin_name, given, result))
+        return answers
 
 
 def _source_of(ep: importlib.metadata.EntryPoint) -> str:

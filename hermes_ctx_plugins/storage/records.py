@@ -10,6 +10,7 @@ ctx-local's memory store takes :class:`Record` s and gives back :class:`Memory`,
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import re
 import time
@@ -418,7 +419,13 @@ def redacted_message(message: Message) -> Message:
         if isinstance(value, str):
             return redact_secrets(value)
         if isinstance(value, dict):
-            return {_key(k): walk(v) for k, v in value.items()}
+            out: dict[str, Any] = {}
+            for k, v in value.items():
+                key = _key(k)
+                if key in out:  # two secrets redacted alike: both values kept (the second was lost; a red-team pass)
+                    key = next(f"{key} #{n}" for n in itertools.count(2) if f"{key} #{n}" not in out)
+                out[key] = walk(v)
+            return out
         if isinstance(value, (list, tuple)):
             return [walk(v) for v in value]
         if value is None or isinstance(value, (int, float, bool)):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import difflib
 import logging
 import os
 import re
@@ -85,9 +86,10 @@ def redacted(dsn: str) -> str:
 
 def dsn_problem(dsn: str) -> str:
     """Why ``dsn`` is no connection string libpq can read, fit to show (``""``: it reads). libpq's own words quote
-    the token it stopped at, which may be the password ("invalid percent-encoded token: "Sup3r%S3cret"", or a
-    whole mistyped URI): only a key's name is quoted back (an unknown option or query parameter); any other
-    quoted token is left out (a red-team pass saw ``hermes-ctx doctor`` print the password)."""
+    the token it stopped at, which may be the password ("invalid percent-encoded token: "Sup3r%S3cret"", a whole
+    mistyped URI, or part of a password holding a space read as an option's name): a token is quoted back only
+    when it is a misspelling of one of libpq's keywords ("dbnme"), saying which; any other is left out (a red-team
+    pass saw ``hermes-ctx doctor`` print the password)."""
     if psycopg is None:
         return ""
     from psycopg.conninfo import conninfo_to_dict
@@ -95,13 +97,28 @@ def dsn_problem(dsn: str) -> str:
         conninfo_to_dict(dsn)
     except Exception as exc:
         said = " ".join(str(exc).split())
-        names_a_key = said.startswith(("invalid connection option", "invalid URI query parameter"))
-        return _QUOTED.sub(lambda m: m[0] if (names_a_key and len(m[0]) <= 40) or m[0] == '"="' else '"…"',
-                           said) or type(exc).__name__
+        return _QUOTED.sub(_shown_token, said) or type(exc).__name__
     return ""
 
 
+def _shown_token(quoted: re.Match[str]) -> str:
+    token = quoted[0][1:-1]
+    if token == "=":
+        return quoted[0]
+    meant = difflib.get_close_matches(token.lower(), LIBPQ_KEYWORDS, n=1, cutoff=0.8)
+    return f'"{token}" (did you mean "{meant[0]}"?)' if meant else '"…"'
+
+
 _QUOTED = re.compile(r'"[^"]*"')
+#: the connection parameters libpq knows (PostgreSQL 16's "Parameter Key Words")
+LIBPQ_KEYWORDS = (
+    "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth", "channel_binding",
+    "connect_timeout", "client_encoding", "options", "application_name", "fallback_application_name", "keepalives",
+    "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode",
+    "sslmode", "requiressl", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode", "sslrootcert",
+    "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version",
+    "krbsrvname", "gsslib", "gssdelegation", "service", "target_session_attrs", "load_balance_hosts",
+)
 
 
 def location_key(path: Path, home: Path | None = None) -> str:
