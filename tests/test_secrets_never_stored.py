@@ -127,6 +127,7 @@ def test_a_secret_used_as_a_key_is_not_archived() -> None:
 
 def test_two_secret_keys_redacted_alike_keep_both_values() -> None:
     from hermes_ctx_plugins.storage.records import redacted_message
-    first, second = "sk-proj-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo", "sk-proj-QWxhZGRpbjpvcGVuIHNlc2FtZTEyMzQ1Njc4OTBh"
+    first = "sk-proj-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo"
+    second = "sk-proj-QWxhZGRpbjpvcGVuIHNlc2FtZTEyMzQ1Njc4OTBh"
     stored = redacted_message({"role": "tool", "content": "x", "meta": {first: "first", second: "second"}})
     assert sorted(stored["meta"].values()) == ["first", "second"] and first not in json.dumps(stored)

@@ -168,9 +168,10 @@ class DurableQueue(Generic[T]):
 
     def _take_over_first(self) -> None:
         """:meth:`start`'s take-over for ``ordered``: only when a stopped queue left something (a listing; the usual
-        start waits for nothing), waiting :data:`ORDERED_WAIT` at most for another process holding the folder (one
-        taking files over holds it briefly; a forget may hold it long: a red-team pass saw a turn wait 15 s). Given
-        up or failed, the writer takes them over, behind this session's first records."""
+        start waits for nothing), taking :data:`ORDERED_WAIT` at most in all, waiting for another process holding the
+        folder (one taking files over holds it briefly; a forget may hold it long: a red-team pass saw a turn wait
+        15 s) and taking files over (thousands of them held a turn 9 s). What is left then, or on a failure, the
+        writer takes over, behind this session's first records."""
         with self._cond:
             own = self._segment.name if self._segment is not None else ""
         if not left_behind_here(self.directory, own, self.backlog):
@@ -181,7 +182,7 @@ class DurableQueue(Generic[T]):
             sink = self.consumer.open()
             while True:
                 try:
-                    self._take_over(sink, wait=False)
+                    self._take_over(sink, wait=False, until=deadline)  # the turn waits ORDERED_WAIT at most in all
                     return
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
@@ -543,16 +544,20 @@ class DurableQueue(Generic[T]):
 
     # ------------------------------------------------------------------------------------ taking over
 
-    def _take_over(self, sink: Sink[T], *, wait: bool = True) -> None:
+    def _take_over(self, sink: Sink[T], *, wait: bool = True, until: float | None = None) -> None:
         """Append to our segment what queues that stopped left, from their progress on, and delete
-        their files (``wait=False``: :class:`BlockingIOError` when another process holds the folder)."""
+        their files (``wait=False``: :class:`BlockingIOError` when another process holds the folder; ``until``: no
+        file begun after that time, see :func:`~hermes_ctx_plugins.storage.leftovers.take_over`)."""
         with self._cond:
             own = self._segment.name if self._segment is not None else ""
-        taken = take_over(self.directory, own, sink, self._absorb, self.backlog, wait=wait)
+        taken = take_over(self.directory, own, sink, self._absorb, self.backlog, wait=wait, until=until)
+        # stopped at ``until`` with files left: the writer's next pass takes the rest over
+        complete = until is None or time.monotonic() <= until or not left_behind_here(self.directory, own, self.backlog)
         with self._cond:
-            self._scanned = True
-            self._scan_seq = self._seq
-            self._rescan_at = time.monotonic() + RESCAN_SECONDS
+            if complete:
+                self._scanned = True
+                self._scan_seq = self._seq
+                self._rescan_at = time.monotonic() + RESCAN_SECONDS
             self._cond.notify_all()
         if taken:
             log.warning("%s took over %d queued records left by queues that stopped", self.consumer.name, taken)
