@@ -21,7 +21,7 @@ from .archive.archiver import Archiver
 from .compression.base import CompressorStrategy
 from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, UnknownPluginError, did_you_mean
-from .events import Request, Response, SessionInfo, Turn
+from .events import ContextContribution, Request, Response, SessionInfo, Turn
 from .host import MAX_RECALL_CHARS, bounded_text, foreign_code, owner_key
 from .host.compaction import Compaction
 from .host.plugins import BUILTIN_PLUGINS, BUILTIN_SOURCE, LoadedPlugin, PluginLoading
@@ -324,12 +324,16 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
         request.session = self.scoped(request.session)
         self.remember_session(request.session)
         base = len(request.contributions)  # what each plugin's copy held when it was made
-        for plugin_name, given, returned in self._dispatch_each("pre_request", request):
+
+        def added(given: Request) -> list[ContextContribution]:  # read as its call returns: nothing added later
+            return given.contributions[base:]
+
+        for plugin_name, contributed, returned in self._dispatch_each("pre_request", request, added):
             # another plugin's text, as a provider's recall: plain text, at most MAX_RECALL_CHARS of it in all,
-            # what it added to its copy of the request (add_context) and what it returned; nothing it adds later
-            added = given.contributions[base:] if isinstance(given, Request) else []
+            # what it added to its copy of the request (add_context) and what it returned
             owner, room = owner_key("plugin", plugin_name), MAX_RECALL_CHARS
-            texts = [(c.source, c.text) for c in added] + ([(plugin_name, returned)] if returned is not None else [])
+            texts = [(c.source, c.text) for c in contributed]  # type: ignore[attr-defined]  # a list (added)
+            texts += [(plugin_name, returned)] if returned is not None else []
             for source, text in texts:
                 text = bounded_text(text, owner=owner, foreign=True, fail=self.isolator.record_failure,
                                     what="pre_request", limit=max(room, 0))

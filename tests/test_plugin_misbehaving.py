@@ -617,8 +617,14 @@ def test_context_a_hook_adds_after_its_time_limit_never_reaches_the_request() ->
             time.sleep(0.7)  # past the 0.5 s limit
             request.add_context("LATE " * 1000, source="late")
 
-    host = load_host({"ctx_plugins": LIMITS}, plugins=[Late()])
+    class Next:  # called after Late: Late adds while this one runs
+        @hookimpl
+        def pre_request(self, request: Any) -> str:
+            time.sleep(0.4)
+            return "next"
+
+    host = load_host({"ctx_plugins": LIMITS}, plugins=[Next(), Late()])  # (the last registered is called first)
     from hermes_ctx_plugins import Request
     request = host.pre_request(Request(session=ALICE, messages=history(1), model="gpt-4o"))
     time.sleep(0.4)
-    assert request.contributions == [] and "LATE" not in request.context
+    assert request.context == "next"

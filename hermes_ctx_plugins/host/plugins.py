@@ -348,8 +348,11 @@ class PluginLoading:
     def _dispatch(self, hook_name: str, value: object) -> list[tuple[str, Any]]:
         return [(name, result) for name, _, result in self._dispatch_each(hook_name, value) if result is not None]
 
-    def _dispatch_each(self, hook_name: str, value: object) -> list[tuple[str, object, Any]]:
-        """``(plugin name, the value it was given, what it returned)`` of each implementation of ``hook_name``."""
+    def _dispatch_each(self, hook_name: str, value: object,
+                       kept: Callable[[Any], object] = lambda given: given) -> list[tuple[str, object, Any]]:
+        """``(plugin name, kept(the value it was given) as its call returned, what it returned)`` of each
+        implementation of ``hook_name`` (``kept``: what to read of that value then, before a call past its time
+        limit that goes on running changes it)."""
         answers = []
         call = self.isolator.call
         for plugin_name, owner, function, takes_value in self._impls(hook_name):
@@ -358,7 +361,7 @@ class PluginLoading:
             given = read_only(value)
             result = call(owner, function, given, default=None) if takes_value else call(
                 owner, function, default=None)
-            answers.append((plugin_name, given, result))
+            answers.append((plugin_name, kept(given), result))
         return answers
 
 
