@@ -439,6 +439,21 @@ def test_a_key_in_json_inside_json_is_redacted(written: dict[str, Any], levels: 
     assert redact_secrets(plain) == plain
 
 
+@pytest.mark.parametrize("levels", [1, 2, 3])
+def test_a_secret_holding_a_quote_in_json_inside_json_leaves_every_level_valid(levels: int) -> None:
+    """The value ended inside the inner escape of the quote the password holds, and the redaction took its
+    backslash: every outer level stayed JSON, the inner one did not (a red-team pass)."""
+    inner = json.dumps({"note": "hello", "password": 'Qz6a8/2=844c"49x', "more": 1})
+    text = inner
+    for _ in range(levels):
+        text = json.dumps({"output": text, "exit": 0})
+    redacted = redact_secrets(text)
+    for _ in range(levels):
+        redacted = json.loads(redacted)["output"]
+    assert json.loads(redacted)["more"] == 1 and "Qz6a8" not in redacted
+    assert json.loads(redacted) == json.loads(redact_secrets(inner))
+
+
 def test_a_quoted_value_in_a_json_string_is_redacted_as_in_the_text() -> None:
     for line in ('export DB_PASSWORD="%s"', "token=\"%s\"", 'password = "%s"'):
         answer = json.dumps({"output": "$ cat .env\n" + line % PW1 + "\nok\n"})

@@ -117,7 +117,10 @@ def _escaped_keys(text: str, levels: int = 4) -> list[Span]:
         _, inner, _ = _rule_spans(views, norm, [], keys_only=True)
         if levels > 1 and _ESCAPED_QUOTE in plain.text:
             inner += [norm.span(span) for span in _escaped_keys(norm.text, levels - 1)]
-        found += [(start + a, start + b, label) for a, b, label in map(plain.span, inner)]
+        # an escape of the text read is replaced whole or not at all, as redact_secrets does in the outer text: a
+        # value ending inside one (the \\ of a quote the secret holds) broke the inner JSON (a red-team pass)
+        whole = [(_escape_at(plain.text, a)[0], _escape_at(plain.text, b)[1], label) for a, b, label in inner]
+        found += [(start + a, start + b, label) for a, b, label in map(plain.span, whole)]
     return found
 
 
