@@ -296,6 +296,54 @@ def test_purge_asks_first(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # ------------------------------------------------------------------ what install will not do
+BRIDGE = """\
+plugins: {enabled: [hermes-ctx]}
+ctx_plugins:
+  memory: {providers: [file]}
+  deployments:
+    support:
+      memory: {providers: [file, ctx-local]}
+    sales:
+      memory: {providers: [ctx-mem0]}
+      options: {ctx-mem0: {api_key: x, host: 'http://127.0.0.1:9'}}
+"""
+
+
+def test_install_never_writes_what_one_deployment_could_not_load(capsys: pytest.CaptureFixture[str]) -> None:
+    """install checked the deployment it ran for only: on a Bridge's config it set memory.provider: ctx-local,
+    exited 0, and the Bridge no longer started ('sales' runs ctx-mem0: two external providers); and it wrote into a
+    file one deployment already could not load (a red-team pass)."""
+    write(BRIDGE)
+    code, _, err = install(capsys)
+    assert code == 2 and config_file().read_text(encoding="utf-8") == BRIDGE and not backups()
+    assert "deployment 'sales'" in err and "install --memory none" in err and "'ctx-local'" in err
+    assert not (home() / "plugins").exists()  # no shim written for a config left as it was
+    code, _, _ = install(capsys, "--memory", "none")
+    assert code == 0 and parsed(config_file().read_text(encoding="utf-8"))["context"]["engine"] == "hermes-ctx"
+    from hermes_ctx_plugins.bridge import Bridge
+    Bridge(config_file()).shutdown()  # starts
+    broken = BRIDGE.replace("host: 'http://127.0.0.1:9'", "host: 'http://127.0.0.1:9', base_url: x")
+    write(broken)
+    code, _, err = install(capsys, "--memory", "none")
+    assert code == 2 and config_file().read_text(encoding="utf-8") == broken and "deployment 'sales'" in err
+
+
+def test_a_config_that_cannot_be_written_leaves_no_shim_or_backup_behind(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An immutable config.yaml: install exited 1 with the config unchanged, but the shims it had written first and a
+    backup stayed (a red-team pass)."""
+    from hermes_ctx_plugins.cli import install as install_module
+
+    def refused(path: Path, data: bytes) -> None:
+        raise PermissionError(1, "Operation not permitted", str(path))
+
+    write(HANDWRITTEN)
+    monkeypatch.setattr(install_module, "atomic_write", refused)
+    code, _, err = install(capsys)
+    assert code == 1 and "was not changed" in err and config_file().read_text(encoding="utf-8") == HANDWRITTEN
+    assert not backups() and not list((home() / "plugins").glob("*/__init__.py"))
+
+
 def test_broken_yaml_exits_2_naming_the_file_and_line_and_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     broken = "model:\n  default: qwen3\ntoolsets: [terminal\ndisplay: {}\n"
     write(broken)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..cliutil import load_failed
@@ -73,22 +73,29 @@ def _validated(host: Host) -> Host:
     return host
 
 
-def bad_deployments(args: argparse.Namespace, config: Config) -> list[HermesCtxError]:
-    """Every other deployment of the config, loaded as it would be at its first request: a bad one
-    is found at start-up, its error naming the deployment's key."""
-    errors = []
+def bad_deployments(args: argparse.Namespace, config: Config,
+                    source: Mapping[str, Any] | None = None) -> list[HermesCtxError]:
+    """Every other deployment of the config (``source``: of that config's data instead of ``args.config``), loaded
+    as it would be at its first request: a bad one is found at start-up, its error naming the deployment's key."""
+    return [error for _, error in deployment_errors(args, config, source)]
+
+
+def deployment_errors(args: argparse.Namespace, config: Config,
+                      source: Mapping[str, Any] | None = None) -> list[tuple[str, HermesCtxError]]:
+    """:func:`bad_deployments` with the name of each deployment that failed."""
+    errors: list[tuple[str, HermesCtxError]] = []
     for name in sorted(config.plugins.deployments):
         if name == config.deployment:
             continue
         try:
-            host = _validated(load_host(load_config(args.config, deployment=name)))
+            host = _validated(load_host(load_config(args.config if source is None else source, deployment=name)))
         except HermesCtxError as exc:
-            errors.append(exc)
+            errors.append((name, exc))
             continue
         try:  # hermes run with HERMES_CTX_DEPLOYMENT=<name> builds its memory.provider with that deployment's options
             build_hermes_provider(host)
         except HermesCtxError as exc:
-            errors.append(exc)
+            errors.append((name, exc))
         finally:
             host.shutdown()
     return errors

@@ -22,12 +22,12 @@ import importlib.util
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .. import storage
-from ..cliutil import EXIT_PROBLEM, print_json, shown
+from ..cliutil import EXIT_CONFIG, EXIT_PROBLEM, print_json, shown
 from ..config import hermes_home
 from ..config.reader import parse_yaml, read_text
 from ..errors import ConfigError, PluginError, ProviderLimitError, did_you_mean
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         host.shutdown()
         return load_failed(bad[0])
     selected = {p.name for p in host.memory_providers} | ({config.memory.provider} - {""})
-    wiring = hermes_wiring(raw, hermes_home(), host.plugins())
+    wiring = _fixable(args, hermes_wiring(raw, hermes_home(), host.plugins()))
     problems = [f"{w.detail} (fix: {w.fix})" for w in wiring if not w.ok]
     rows: list[dict[str, Any]] = []
     for entry in (r for r in host.registry if r.kind == "memory"):
@@ -207,6 +207,28 @@ def hermes_version() -> str | None:
         return importlib.metadata.version("hermes-agent")
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def _fixable(args: argparse.Namespace, wiring: list[Wiring]) -> list[Wiring]:
+    """``wiring``, its fixes by ``hermes-ctx install`` checked against install itself (a dry run): a config install
+    refuses to edit (a duplicate key, ``plugins.enabled`` written as a text, an alias it would have to change) is
+    to be fixed by hand first, where it says (doctor named install, which then exited 2; a red-team pass)."""
+    if not any(not w.ok and w.fix.startswith(INSTALL) for w in wiring):
+        return wiring
+    import contextlib
+    import io
+
+    from . import main
+
+    said = io.StringIO()
+    asked = ["install", "--dry-run", "--config", str(hermes_config_path(args))]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(said):
+        code = main(asked + (["--deployment", args.deployment] if getattr(args, "deployment", None) else []))
+    if code != EXIT_CONFIG:
+        return wiring
+    why = " ".join(said.getvalue().split()).removeprefix("hermes-ctx: ")
+    return [replace(w, fix=f"first fix what install cannot edit: {why}; then {w.fix}")
+            if not w.ok and w.fix.startswith(INSTALL) else w for w in wiring]
 
 
 def hermes_wiring(data: Mapping[str, Any], home: Path, plugins: Sequence[PluginRecord]) -> list[Wiring]:
@@ -388,9 +410,10 @@ def _shim(name: str, home: Path) -> Wiring:
     path = shim_path(home, name)
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Wiring("memory.provider", False, f"memory.provider is {name!r}, but its shim {path} is missing: "
-                      "hermes cannot find the provider", INSTALL)
+    except FileNotFoundError:  # (it was reported as a problem; hermes found the provider: a red-team pass)
+        return Wiring("memory.provider", True, f"memory.provider is {name!r}; its shim {path} is missing, and our "
+                      f"plugin writes it again as hermes starts, before hermes looks for the provider ({INSTALL} "
+                      "writes it now)")
     except (OSError, UnicodeDecodeError) as exc:
         text = f"(unreadable: {exc})"
     if text != shim_text(name):

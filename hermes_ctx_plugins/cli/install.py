@@ -43,12 +43,12 @@ from typing import Any
 from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PROBLEM, confirm, print_json
 from ..config import DEFAULT_COMPRESSOR, DEFAULT_PROVIDERS, Config, hermes_home, load_config
 from ..config.reader import MAX_CONFIG_BYTES, parse_yaml, read_text
-from ..errors import ConfigError, HermesCtxError, did_you_mean
+from ..errors import ConfigError, HermesCtxError, ProviderLimitError, did_you_mean
 from ..hermes.profile import DEFAULT_PROFILE, profile_of
 from ..manager import PluginRecord, load_host
 from ..storage.files import atomic_write
 from . import shims, yaml_edit
-from .common import load_failed
+from .common import deployment_errors, load_failed
 from .doctor import (
     BUILTIN_ENGINE,
     PLUGIN_NAME,
@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         selected = hermes_memory if isinstance(hermes_memory, str) and ours.get(hermes_memory) else ""
         plugins, unavailable = _memory_plugins(load_config(data, deployment=args.deployment), check=selected)
         refusal = _other_change(parse_yaml(before or "", str(path))[0], data, path, dry_run=args.dry_run)
+        if not args.uninstall and plan.changes:  # every deployment of it must load, as check and doctor demand
+            _whole_file_loads(args, data, parse_yaml(before or "", str(path))[0], path)
     except HermesCtxError as exc:
         return load_failed(exc)
     outcome = Outcome(str(path), args.dry_run, plan.changes, plan.kept, profile=profile_of(home),
@@ -166,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.uninstall:
             outcome.shims = shims.write(home, ours)
     except OSError as exc:  # a plugins folder that is read-only or a file
-        print(f"hermes-ctx: {exc}; {path} was not changed", file=sys.stderr)
+        kept = "" if args.uninstall or _current(path) != before else f"; {path} was not changed"
+        print(f"hermes-ctx: {exc}{kept}", file=sys.stderr)
         return EXIT_PROBLEM
     try:
         if after != before:
@@ -174,7 +177,11 @@ def run(args: argparse.Namespace) -> int:
         if args.uninstall:  # after the config: a shim left over is harmless once nothing names it
             outcome.shims = shims.remove(shims.to_remove(home))
     except OSError as exc:  # a read-only home, a full disk: the config is whole, old or new
-        print(f"hermes-ctx: {exc}", file=sys.stderr)
+        if not args.uninstall:  # the shims this run wrote for a config it could not write go again
+            written = {said.removeprefix("wrote ") for said in outcome.shims if said.startswith("wrote ")}
+            shims.remove([folder for folder in shims.to_remove(home) if folder.name in written])
+        kept = "" if args.uninstall or _current(path) != before else f"; {path} was not changed"
+        print(f"hermes-ctx: {exc}{kept}", file=sys.stderr)
         return EXIT_PROBLEM
     if not args.uninstall:
         outcome.wiring = hermes_wiring(data, home, plugins)
@@ -315,6 +322,25 @@ def _parse(text: str, path: Path) -> Any:
         raise exc.located(source=str(path), line=exc.line) from None
 
 
+def _whole_file_loads(args: argparse.Namespace, data: Mapping[str, Any], before: Mapping[str, Any],
+                      path: Path) -> None:
+    """Raise what loading the edited config ``data`` raises in any of its deployments (a Bridge loads each): install
+    checked the one it was run for, and wrote a memory.provider a deployment could not run beside its own external
+    provider, or into a file one deployment already could not load (a red-team pass: exit 0, then the Bridge did
+    not start). A provider of ours install chose that a deployment cannot run says how to choose none."""
+    config = load_config(data, deployment=args.deployment)
+    errors = deployment_errors(args, config, source=data)
+    if not errors:
+        return
+    name, error = errors[0]
+    chosen = section_of(data, "memory").get("provider")
+    if isinstance(error, ProviderLimitError) and chosen != section_of(before, "memory").get("provider"):
+        raise ConfigError(f"not changed: install would set memory.provider to {chosen!r}, which deployment {name!r} "
+                          f"cannot run: {error}; run install --memory none (hermes runs no external provider of "
+                          "ours) or --memory with one every deployment can run", source=str(path))
+    raise ConfigError(f"not changed: deployment {name!r} would not load: {error}", source=str(path))
+
+
 def _memory_plugins(config: Config, *, check: str = "") -> tuple[list[PluginRecord], str]:
     """Our memory providers as the plugins ``config`` selects register them (external ones are those
     hermes' ``memory.provider`` may name), and why provider ``check`` is unavailable ("" when it is, or
@@ -400,7 +426,12 @@ def _write(path: Path, before: str | None, after: str) -> str | None:
         shutil.copy2(path, backup)
     mode = path.stat().st_mode & 0o7777 if before is not None else None
     path.parent.mkdir(parents=True, exist_ok=True)  # a fresh HERMES_HOME
-    atomic_write(path, after.encode("utf-8"))
+    try:
+        atomic_write(path, after.encode("utf-8"))
+    except OSError:  # not written: no backup of it left behind either
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+        raise
     if mode is not None:  # the temp file was created 0600; config.yaml keeps what it had
         os.chmod(path, mode)
     return str(backup) if backup else None
