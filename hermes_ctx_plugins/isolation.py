@@ -418,7 +418,8 @@ class FaultIsolator:
                 health.alone_since_ok = health.alone_since_ok | {alone}
                 if len(self._parties) >= MAX_PARTIES:  # the cool-downs that ended go (each user's, if never seen again)
                     self._parties = {key: until for key, until in self._parties.items() if until > now}
-                    self._party_probes.clear()
+                    if len(self._party_probes) >= MAX_PARTIES:  # (cleared with them: a user whose cool-down had
+                        self._party_probes.clear()              # ended was never told it works again)
                 self._parties[(owner, alone)] = now + self.cooldown
                 # a new run: another user's failures need the whole threshold (with this one's calls held, one
                 # timeout of anyone else's would suspend it for everyone), a real outage reaches it soon enough

@@ -223,3 +223,121 @@ def test_a_hand_over_whose_clear_failed_is_cleared_at_the_next_apply(tmp_path: P
     assert forget_foreign_prompt(first_home, Agent, alice)  # the other home knows bob had it last
     first_home.close()
     second_home.close()
+
+
+def test_the_records_of_many_session_databases_hold_a_bounded_number_of_files_open(tmp_path: Path) -> None:
+    """Each folder holding a state.db got a record whose connection kept three files open for the process's life: a
+    Bridge serving many hermes homes ran out of descriptors at ~80 folders under ulimit -n 256 (a red-team pass)."""
+    from hermes_ctx_plugins.hermes.prompt_owners import MAX_OPEN, PromptOwnerRecords
+    records = PromptOwnerRecords()
+
+    def open_files() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_files()
+    for n in range(60):
+        owners = records.of(tmp_path / f"home{n}")
+        owners.record(str(tmp_path / f"home{n}" / "state.db"), f"s{n}", "owner")
+    assert open_files() - before <= 3 * MAX_OPEN + 2
+    first = records.of(tmp_path / "home0")  # closed, and opened again at its next use, its rows kept
+    assert first.owner(str(tmp_path / "home0" / "state.db"), "s0") == "owner"
+    records.close()
+    assert open_files() <= before
+
+
+def test_rows_unused_for_the_keeping_time_go_while_the_process_runs(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """They were dropped only when a record was opened: a Bridge running for weeks kept every one (a red-team pass)."""
+    import time
+
+    from hermes_ctx_plugins.hermes import prompt_owners
+    owners = prompt_owners.PromptOwners(tmp_path / "prompt_owners.db")
+    owners.record("state.db", "fresh", "owner")
+    with sqlite3.connect(owners.path) as raw:
+        raw.execute("INSERT INTO owners VALUES ('state.db', 'stale', 'owner', ?)", (time.time() - 100 * 86_400,))
+    raw.close()
+    assert owners.owner("state.db", "stale") == "owner"  # within the day: kept
+    monkeypatch.setattr(prompt_owners, "PRUNE_EVERY", 0.0)
+    assert owners.owner("state.db", "stale") is None and owners.owner("state.db", "fresh") == "owner"
+    owners.close()
+
+
+def test_a_turn_the_model_refused_leaves_no_entry_once_its_agent_is_released(stub: StubOpenAIServer) -> None:
+    """hermes fires no on_session_end for a turn that ends with a 400, 401 or 413 from the model: released, its
+    entry stayed 'in a turn' for good (one per failed turn), and the next owner given the id inherited its turn
+    count (a red-team pass). Released on the turn's thread, or once that thread ended, the entry goes."""
+    import threading
+
+    configure_hermes(stub)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": []}, "deployments": {"d": {"compressor": "summarize"}}}
+                   }).deployment("d")
+    runtime = installed()
+    assert runtime is not None
+    stub.fail(400, "bad request", times=50)
+    failed = plan.apply(new_agent(stub, session_id="failed-1", user_id="alice", **plan.agent_kwargs()))
+    failed.run_conversation("hello", conversation_history=[])
+    plan.release(failed)  # the thread that ran the turn: it is over
+    assert "failed-1" not in runtime.sessions._entries
+
+    elsewhere = plan.apply(new_agent(stub, session_id="failed-2", user_id="alice", **plan.agent_kwargs()))
+    worker = threading.Thread(target=elsewhere.run_conversation, args=("hello",), kwargs={"conversation_history": []})
+    worker.start()
+    worker.join()
+    plan.release(elsewhere)  # from another thread, once the turn's thread ended: over too
+    assert "failed-2" not in runtime.sessions._entries
+    stub.clear_faults()
+    bob = plan.apply(new_agent(stub, session_id="failed-1", user_id="bob", **plan.agent_kwargs()))
+    bob.run_conversation("hello", conversation_history=[])
+    assert runtime.sessions._entries["failed-1"].turns == 1
+
+
+def test_applying_an_agent_for_a_user_who_never_writes_a_memory_makes_no_folder(stub: StubOpenAIServer) -> None:
+    """Every apply made the owner's memory folder: a Bridge serving 20,000 users who never wrote a memory kept
+    20,000 empty folders, 79 MB (a red-team pass). The folder comes with the first write."""
+    from hermes_ctx_plugins.memory.file.provider import memory_folder
+
+    configure_hermes(stub)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": ["file"]}, "deployments": {"d": {}}}}).deployment("d")
+    agent = plan.apply(new_agent(stub, toolsets=["memory"], session_id="quiet-1", user_id="quiet",
+                                 **plan.agent_kwargs()))
+    folder = memory_folder(Path(os.environ["HERMES_HOME"]), "d", "quiet")
+    agent.run_conversation("hello", conversation_history=[])
+    assert not folder.exists()
+    stub.tool_call("memory", {"action": "add", "target": "memory", "content": "prefers tea"})
+    stub.reply("noted")
+    agent.run_conversation("remember that I prefer tea", conversation_history=[])
+    assert "prefers tea" in (folder / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_an_entry_released_while_its_turn_may_run_goes_once_its_agent_is_gone() -> None:
+    """Released from another thread while the turn's thread lives on (a pool's): kept, as the turn's last hooks may
+    still come; once the agent is gone no hook of it can, and the entry goes at the table's next store."""
+    import gc
+    import threading
+
+    from hermes_ctx_plugins.hermes.runtime import SessionTable
+
+    class Agent:
+        pass
+
+    table, host = SessionTable(), object()
+    agent = Agent()
+    table.bind(SessionInfo(session_id="pooled", user_id="alice"), host, holder=agent)  # type: ignore[arg-type]
+    started, release = threading.Event(), threading.Event()
+
+    def turn() -> None:
+        table.start_turn("pooled")
+        started.set()
+        release.wait(5)  # the pool's thread stays alive after the turn failed
+
+    worker = threading.Thread(target=turn)
+    worker.start()
+    started.wait(5)
+    table.release(agent)
+    assert table._entries["pooled"].released
+    del agent
+    gc.collect()
+    table.bind(SessionInfo(session_id="next", user_id="bob"), host, holder=Agent())  # type: ignore[arg-type]
+    assert "pooled" not in table._entries
+    release.set()
+    worker.join()

@@ -500,3 +500,26 @@ def test_sessions_whose_end_never_comes_are_not_kept_for_ever(monkeypatch: pytes
                                  messages=messages))
     assert list(files.reviewer._sessions) == [f"quiet-{i}" for i in range(42, 50)]
     host.shutdown()
+
+
+def test_forgetting_many_users_keeps_only_what_a_running_review_needs() -> None:
+    """Every forget was kept for the process's life, and each review's end read them all (10 ms after 50,000
+    forgets; a red-team pass): a forget older than the oldest running review cannot concern any review."""
+    import threading
+
+    from hermes_ctx_plugins.memory.file.review import Reviewer
+    reviewer = Reviewer(client_factory=lambda: None, memory_tool=lambda args, session: "", memory_schema={},
+                        memory_entries=lambda session: {})
+    for n in range(500):
+        reviewer.forget(f"user{n}", None, timeout=0)
+    assert len(reviewer._forgotten) == 1
+    started = time.monotonic()
+    running = threading.Thread(target=time.sleep, args=(0.5,))
+    running.start()
+    reviewer._review_started[running] = started  # a review that started before the next forgets
+    for n in range(500, 510):
+        reviewer.forget(f"user{n}", None, timeout=0)
+    assert len(reviewer._forgotten) == 10
+    alice = SessionInfo(session_id="s", user_id="user505")
+    assert reviewer._forgotten_since(alice, started)
+    running.join()

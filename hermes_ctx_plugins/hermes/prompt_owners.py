@@ -24,6 +24,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,10 @@ log = logging.getLogger(__name__)
 
 #: days a session id's record is kept after its last use
 KEEP_DAYS = 90
+#: seconds between two droppings of the rows unused for KEEP_DAYS
+PRUNE_EVERY = 86_400.0
+#: records (session-database folders) whose connection stays open; the least recently used beyond are closed
+MAX_OPEN = 8
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS owners (state_db TEXT NOT NULL, session_id TEXT NOT NULL, owner TEXT NOT NULL,"
            " used REAL NOT NULL, PRIMARY KEY (state_db, session_id)) WITHOUT ROWID")
 
@@ -56,6 +61,7 @@ class PromptOwners:
         self.applying = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._rebuilt = False
+        self._pruned = 0.0  # when rows unused for KEEP_DAYS were last dropped
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -64,11 +70,13 @@ class PromptOwners:
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute(_SCHEMA)
-                conn.execute("DELETE FROM owners WHERE used < ?", (time.time() - KEEP_DAYS * 86_400,))
             except BaseException:
                 conn.close()
                 raise
             self._conn = conn
+        if time.time() - self._pruned > PRUNE_EVERY:  # at open and once a day: a Bridge runs for weeks (it ran
+            self._pruned = time.time()              # only at open; a red-team pass)
+            self._conn.execute("DELETE FROM owners WHERE used < ?", (time.time() - KEEP_DAYS * 86_400,))
         return self._conn
 
     def _run(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
@@ -117,18 +125,26 @@ class PromptOwnerRecords:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._records: dict[Path, PromptOwners] = {}
+        self._records: OrderedDict[Path, PromptOwners] = OrderedDict()  # the most recently used last
 
     def of(self, folder: Path) -> PromptOwners:
+        """The record of ``folder``: one object per folder for the runtime's life (its ``applying`` lock is the
+        folder's); the connections of all but the :data:`MAX_OPEN` most recently used are closed, opened again at
+        their next use (each holds three files open: a process serving many hermes homes ran out of descriptors;
+        a red-team pass)."""
         with self._lock:
             found = self._records.get(folder)
             if found is None:
                 found = self._records[folder] = PromptOwners(folder / "ctx_plugins" / "prompt_owners.db")
-            return found
+            self._records.move_to_end(folder)
+            idle = list(self._records.values())[:-MAX_OPEN]
+        for record in idle:
+            record.close()
+        return found
 
     def close(self) -> None:
         with self._lock:
-            records, self._records = list(self._records.values()), {}
+            records, self._records = list(self._records.values()), OrderedDict()
         for record in records:
             record.close()
 

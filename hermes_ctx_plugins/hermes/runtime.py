@@ -62,10 +62,25 @@ class _Entry:
     in_turn: bool = False
     #: the Bridge released the holder during its running turn: the entry goes when that turn ends
     released: bool = False
+    #: the thread running the turn (hermes calls the hooks of a turn on the thread that runs it)
+    turn_thread: threading.Thread | None = None
 
     def held_by(self) -> Any:
         """The live agent holding this entry, or ``None``."""
         return self.holder() if self.holder is not None else None
+
+    def running(self) -> bool:
+        """Whether the turn may still be running: started and not ended, its agent (a Bridge's) alive. A turn hermes
+        ended with an error (a 400, 401 or 413 from the model) never fires ``on_session_end``: its entry stayed 'in
+        a turn', and once released, for good (a red-team pass: one stale entry per failed turn, and the next owner
+        of the id inherited its turn count)."""
+        return self.in_turn and (self.holder is None or self.holder() is not None)
+
+    def over_here(self) -> bool:
+        """Whether the turn is surely over as seen from this thread: it ran on this one (a Bridge releasing its agent
+        after ``run_conversation`` returned) or on one that ended."""
+        thread = self.turn_thread
+        return thread is not None and (thread is threading.current_thread() or not thread.is_alive())
 
 
 class SessionTable:
@@ -113,6 +128,8 @@ class SessionTable:
         self._named = False
         #: sessions dropped to stay within the bound, oldest first (at most ``max_sessions``)
         self._dropped: OrderedDict[str, None] = OrderedDict()
+        #: entries released while their turn ran (:meth:`release`): dropped once it no longer does
+        self._released: set[str] = set()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -122,6 +139,7 @@ class SessionTable:
         with self._lock:
             self._entries.clear()
             self._dropped.clear()
+            self._released.clear()
             self._named = False
 
     # -- bindings (a Bridge's agents) ---------------------------------------------------------
@@ -142,7 +160,9 @@ class SessionTable:
                 f"session id {session.session_id!r} is already in use by another agent of "
                 f"{describe(known.session.deployment, known.session.user_id)}; give every agent its own session "
                 "id (hooks know a turn's owner only by it), or release the other agent first")
-        turns, in_turn = (known.turns, known.in_turn) if known is not None else (0, False)
+        # a released agent's turn that ended (or failed) is over: a new binding starts counting afresh
+        inherits = known is not None and (not known.released or known.running())
+        turns, in_turn = (known.turns, known.in_turn) if known is not None and inherits else (0, False)
         entry = self._store(session.session_id, _Entry(session, host, weakref.ref(holder), turns, in_turn=in_turn))
         self._told(entry, session.session_id, session.user_id)
 
@@ -175,8 +195,10 @@ class SessionTable:
         with self._lock:
             for session_id in [sid for sid, e in self._entries.items()
                                if e.held_by() is holder and (host is None or e.host is host)]:
-                if self._entries[session_id].in_turn:  # its turn's last hooks must still reach its owner
-                    self._entries[session_id].released = True
+                entry = self._entries[session_id]
+                if entry.running() and not entry.over_here():  # its turn's last hooks must still reach its owner
+                    entry.released = True
+                    self._released.add(session_id)
                 else:
                     del self._entries[session_id]
 
@@ -243,7 +265,7 @@ class SessionTable:
             if known is None:
                 known = self._store(session_id, _Entry(SessionInfo(session_id=session_id)))
             known.turns += 1
-            known.in_turn = True
+            known.in_turn, known.turn_thread = True, threading.current_thread()
             return known.turns
 
     def end_turn(self, session_id: str) -> None:
@@ -306,10 +328,21 @@ class SessionTable:
         return known
 
     def _store(self, session_id: str, entry: _Entry) -> _Entry:
+        self._sweep_released()
         self._entries[session_id] = entry
         self._entries.move_to_end(session_id)
         self._evict(keep=session_id)
         return entry
+
+    def _sweep_released(self) -> None:
+        """Drop the entries released in a turn that is no longer running (:meth:`_Entry.running`)."""
+        for session_id in list(self._released):
+            known = self._entries.get(session_id)
+            if known is None or not known.released:
+                self._released.discard(session_id)
+            elif not known.running():
+                del self._entries[session_id]
+                self._released.discard(session_id)
 
     def _evict(self, keep: str) -> None:
         """Drop the least recently used entries no live agent holds, down to the cap: idle ones

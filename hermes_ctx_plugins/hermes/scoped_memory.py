@@ -43,8 +43,8 @@ class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
 
     def load_from_disk(self) -> None:
         """hermes' ``load_from_disk`` (entries deduplicated, hostile ones blocked in the snapshot)
-        on this store's folder."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        on this store's folder, made at the first write, not here (a Bridge applies an agent per session: every user
+        who never wrote a memory left an empty folder, 4 KB each; a red-team pass)."""
         for target in ("memory", "user"):  # a shared copy's newest into the file (a broken file: hermes copes)
             with contextlib.suppress(OSError):
                 self.documents.read(self._path_for(target))
