@@ -334,12 +334,19 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             owner, room = owner_key("plugin", plugin_name), MAX_RECALL_CHARS
             texts = [(c.source, c.text) for c in contributed]  # type: ignore[attr-defined]  # a list (added)
             texts += [(plugin_name, returned)] if returned is not None else []
+            left_out = 0
             for source, text in texts:
+                if room <= 0:  # said once below, not once per piece
+                    left_out += len(text) if isinstance(text, str) else 0
+                    continue
                 text = bounded_text(text, owner=owner, foreign=True, fail=self.isolator.record_failure,
-                                    what="pre_request", limit=max(room, 0))
-                if text and room > 0:
+                                    what="pre_request", limit=room)
+                if text:
                     request.add_context(text, source=source)
                 room -= len(text)
+            if left_out:
+                log.warning("%s: its context past %d characters was left out (%d more)", owner, MAX_RECALL_CHARS,
+                            left_out)
         return request
 
     def post_response(self, response: Response, *, feed_compressor: bool = True) -> None:

@@ -341,3 +341,28 @@ def test_an_entry_released_while_its_turn_may_run_goes_once_its_agent_is_gone() 
     assert "pooled" not in table._entries
     release.set()
     worker.join()
+
+
+def test_an_agent_released_from_inside_its_own_turn_keeps_its_binding_until_the_turn_ends() -> None:
+    """A Bridge releasing an agent from a callback of its running turn (a user disconnecting): the entry went at
+    once, its turn's last hooks finding no owner (a red-team pass). From inside run_conversation it is kept,
+    released, until the turn ends; released once run_conversation returned, it goes."""
+    from hermes_ctx_plugins.hermes.runtime import SessionTable
+
+    table, host = SessionTable(), object()
+
+    class Agent:
+        def run_conversation(self) -> object:
+            table.start_turn("mid-turn")
+            table.release(self)  # from a callback of the turn
+            still = table.binding("mid-turn")
+            table.end_turn("mid-turn")
+            return still
+
+    agent = Agent()
+    table.bind(SessionInfo(session_id="mid-turn", user_id="alice"), host, holder=agent)  # type: ignore[arg-type]
+    assert agent.run_conversation() is not None and "mid-turn" not in table._entries
+    table.bind(SessionInfo(session_id="after", user_id="alice"), host, holder=agent)  # type: ignore[arg-type]
+    table.start_turn("after")  # a turn hermes ended with an error: no end_turn
+    table.release(agent)  # on the same thread, run_conversation having returned
+    assert "after" not in table._entries

@@ -318,6 +318,11 @@ def test_install_never_writes_what_one_deployment_could_not_load(capsys: pytest.
     assert code == 2 and config_file().read_text(encoding="utf-8") == BRIDGE and not backups()
     assert "deployment 'sales'" in err and "install --memory none" in err and "'ctx-local'" in err
     assert not (home() / "plugins").exists()  # no shim written for a config left as it was
+    code, _, err = install(capsys, "--deployment", "sales")  # the deployment install runs for: said alike
+    assert code == 2 and "deployment 'sales' cannot run" in err and "install --memory none" in err
+    assert main(["doctor", "--no-probe", "--json"]) == 1
+    fixes = {row["fix"] for row in json.loads(capsys.readouterr().out)["hermes_wiring"] if not row["ok"]}
+    assert fixes and all(fix.startswith("hermes-ctx install --memory none") for fix in fixes)
     code, _, _ = install(capsys, "--memory", "none")
     assert code == 0 and parsed(config_file().read_text(encoding="utf-8"))["context"]["engine"] == "hermes-ctx"
     from hermes_ctx_plugins.bridge import Bridge
@@ -326,6 +331,7 @@ def test_install_never_writes_what_one_deployment_could_not_load(capsys: pytest.
     write(broken)
     code, _, err = install(capsys, "--memory", "none")
     assert code == 2 and config_file().read_text(encoding="utf-8") == broken and "deployment 'sales'" in err
+    assert f"{config_file()}:9: ctx_plugins.options.ctx-mem0.base_url" in err  # its line in the file
 
 
 def test_a_config_that_cannot_be_written_leaves_no_shim_or_backup_behind(

@@ -454,6 +454,19 @@ def test_a_secret_holding_a_quote_in_json_inside_json_leaves_every_level_valid(l
     assert json.loads(redacted) == json.loads(redact_secrets(inner))
 
 
+@pytest.mark.parametrize("levels", [0, 1, 2])
+def test_a_secret_ending_in_a_backslash_leaves_its_closing_quote(levels: int) -> None:
+    """A secret's last backslash and the quote closing its string read as one escape in the text JSON inside JSON
+    writes out, and the redaction took the quote: the JSON no longer parsed (a red-team pass)."""
+    text = json.dumps({"password": "Qz75c16a9X7b0c\\", "n": 'x: "y"'})
+    for _ in range(levels):
+        text = json.dumps({"output": text})
+    redacted = redact_secrets(text)
+    for _ in range(levels):
+        redacted = json.loads(redacted)["output"]
+    assert json.loads(redacted) == {"password": "[REDACTED:password]", "n": 'x: "y"'}
+
+
 def test_a_quoted_value_in_a_json_string_is_redacted_as_in_the_text() -> None:
     for line in ('export DB_PASSWORD="%s"', "token=\"%s\"", 'password = "%s"'):
         answer = json.dumps({"output": "$ cat .env\n" + line % PW1 + "\nok\n"})

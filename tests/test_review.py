@@ -523,3 +523,50 @@ def test_forgetting_many_users_keeps_only_what_a_running_review_needs() -> None:
     alice = SessionInfo(session_id="s", user_id="user505")
     assert reviewer._forgotten_since(alice, started)
     running.join()
+
+
+def test_a_review_taking_its_snapshot_while_users_are_forgotten_writes_for_none_of_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review records when it started, then copies the conversation: two forgets while it copied dropped the first
+    (no review was registered yet), and the review wrote for that forgotten user again (a red-team pass)."""
+    import copy
+    import threading
+
+    from hermes_ctx_plugins.memory.file import review
+
+    writes: list[str] = []
+    calls = [0]
+
+    class Client:
+        def chat(self, conversation: Any, tools: Any = None, temperature: float = 0) -> dict[str, Any]:
+            calls[0] += 1
+            if calls[0] == 1:
+                return {"content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                    "name": review.MEMORY_TOOL_NAME,
+                    "arguments": '{"action": "add", "target": "user", "content": "alice likes tea"}'}}]}
+            return {"content": "done", "tool_calls": []}
+
+    schema = {"type": "function", "function": {"name": review.MEMORY_TOOL_NAME, "parameters": {"type": "object"}}}
+    reviewer = review.Reviewer(client_factory=Client, memory_schema=schema, memory_entries=lambda s: {},
+                               memory_tool=lambda args, s: (writes.append(s.user_id), '{"success": true}')[1])
+    copying, copied = threading.Event(), threading.Event()
+    real = copy.deepcopy
+
+    def slow(value: Any, *rest: Any) -> Any:  # a long conversation: its snapshot takes a while
+        copying.set()
+        copied.wait(5)
+        return real(value, *rest)
+
+    monkeypatch.setattr(review.copy, "deepcopy", slow)
+    alice = SessionInfo(session_id="s-alice", user_id="alice")
+    started: list[Any] = []
+    caller = threading.Thread(target=lambda: started.append(reviewer._start(
+        ("memory",), [{"role": "user", "content": "I like tea"}, {"role": "assistant", "content": "noted"}], alice)))
+    caller.start()
+    assert copying.wait(5)
+    reviewer.forget("alice", None, timeout=0)
+    reviewer.forget("bob", None, timeout=0)
+    copied.set()
+    caller.join(5)
+    started[0].join(5)
+    assert calls[0] >= 1 and writes == []

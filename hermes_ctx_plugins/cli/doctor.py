@@ -227,6 +227,10 @@ def _fixable(args: argparse.Namespace, wiring: list[Wiring]) -> list[Wiring]:
     if code != EXIT_CONFIG:
         return wiring
     why = " ".join(said.getvalue().split()).removeprefix("hermes-ctx: ")
+    if "run install --memory none" in why:  # install's own way out (a Bridge's deployment runs another provider)
+        fix = (f"{INSTALL} --memory none (a plain install is refused: it would set a memory.provider one of the "
+               "config's deployments cannot run beside its own)")
+        return [replace(w, fix=fix) if not w.ok and w.fix.startswith(INSTALL) else w for w in wiring]
     return [replace(w, fix=f"first fix what install cannot edit: {why}; then {w.fix}")
             if not w.ok and w.fix.startswith(INSTALL) else w for w in wiring]
 

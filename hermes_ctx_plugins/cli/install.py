@@ -43,6 +43,7 @@ from typing import Any
 from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PROBLEM, confirm, print_json
 from ..config import DEFAULT_COMPRESSOR, DEFAULT_PROVIDERS, Config, hermes_home, load_config
 from ..config.reader import MAX_CONFIG_BYTES, parse_yaml, read_text
+from ..config.settings import line_in
 from ..errors import ConfigError, HermesCtxError, ProviderLimitError, did_you_mean
 from ..hermes.profile import DEFAULT_PROFILE, profile_of
 from ..manager import PluginRecord, load_host
@@ -142,7 +143,12 @@ def run(args: argparse.Namespace) -> int:
         data = parse_yaml(after or "", str(path))[0]
         hermes_memory = section_of(data, "memory").get("provider")
         selected = hermes_memory if isinstance(hermes_memory, str) and ours.get(hermes_memory) else ""
-        plugins, unavailable = _memory_plugins(load_config(data, deployment=args.deployment), check=selected)
+        try:
+            plugins, unavailable = _memory_plugins(load_config(data, deployment=args.deployment), check=selected)
+        except ProviderLimitError as exc:  # the deployment install runs for: said as for the others
+            _refuse_provider(exc, data, parse_yaml(before or "", str(path))[0], path,
+                             f"deployment {args.deployment!r}" if args.deployment else "the top level")
+            raise
         refusal = _other_change(parse_yaml(before or "", str(path))[0], data, path, dry_run=args.dry_run)
         if not args.uninstall and plan.changes:  # every deployment of it must load, as check and doctor demand
             _whole_file_loads(args, data, parse_yaml(before or "", str(path))[0], path)
@@ -333,12 +339,22 @@ def _whole_file_loads(args: argparse.Namespace, data: Mapping[str, Any], before:
     if not errors:
         return
     name, error = errors[0]
+    _refuse_provider(error, data, before, path, f"deployment {name!r}")
+    if isinstance(error, ConfigError) and error.source == "<dict>":  # where it is in the file (as it is on disk)
+        lines = load_config(path).lines if path.exists() else {}
+        error = error.located(source=str(path), line=line_in(lines, error.path, name))
+    raise ConfigError(f"not changed: deployment {name!r} would not load: {error}", source=str(path))
+
+
+def _refuse_provider(error: HermesCtxError, data: Mapping[str, Any], before: Mapping[str, Any], path: Path,
+                     who: str) -> None:
+    """Raise, saying how to choose none, when ``error`` is two external providers in ``who`` because install set
+    ``memory.provider`` to one of ours."""
     chosen = section_of(data, "memory").get("provider")
     if isinstance(error, ProviderLimitError) and chosen != section_of(before, "memory").get("provider"):
-        raise ConfigError(f"not changed: install would set memory.provider to {chosen!r}, which deployment {name!r} "
-                          f"cannot run: {error}; run install --memory none (hermes runs no external provider of "
-                          "ours) or --memory with one every deployment can run", source=str(path))
-    raise ConfigError(f"not changed: deployment {name!r} would not load: {error}", source=str(path))
+        raise ConfigError(f"not changed: install would set memory.provider to {chosen!r}, which {who} cannot run: "
+                          f"{error}; run install --memory none (hermes runs no external provider of ours) or "
+                          "--memory with one every deployment can run", source=str(path))
 
 
 def _memory_plugins(config: Config, *, check: str = "") -> tuple[list[PluginRecord], str]:

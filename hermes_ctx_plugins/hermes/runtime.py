@@ -77,10 +77,21 @@ class _Entry:
         return self.in_turn and (self.holder is None or self.holder() is not None)
 
     def over_here(self) -> bool:
-        """Whether the turn is surely over as seen from this thread: it ran on this one (a Bridge releasing its agent
-        after ``run_conversation`` returned) or on one that ended."""
+        """Whether the turn is surely over as seen from this thread: it ran on one that ended, or on this one and
+        this thread is not inside its agent's ``run_conversation`` (a Bridge releasing the agent once it returned,
+        not from a callback of the turn: a user disconnecting mid-turn)."""
         thread = self.turn_thread
-        return thread is not None and (thread is threading.current_thread() or not thread.is_alive())
+        if thread is None:
+            return False
+        if thread is not threading.current_thread():
+            return not thread.is_alive()
+        agent = self.held_by()
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_name == "run_conversation" and frame.f_locals.get("self") is agent:
+                return False
+            frame = frame.f_back  # type: ignore[assignment]
+        return True
 
 
 class SessionTable:

@@ -135,6 +135,7 @@ class Reviewer:
         #: each running review's thread -> whose session it reviews
         self._reviewing: dict[threading.Thread, SessionInfo] = {}
         self._review_started: dict[threading.Thread, float] = {}  # ... and when it started (monotonic)
+        self._starting: list[float] = []  # when the reviews still taking their snapshot started
         #: (user id, namespaces or None for all) -> when that user was last forgotten (monotonic)
         self._forgotten: dict[tuple[str, frozenset[str] | None], float] = {}
         #: session id -> how many of its messages came before its user was forgotten: never reviewed again (the
@@ -204,8 +205,8 @@ class Reviewer:
             now = time.monotonic()
             # a forget matters to the reviews started before it: those before the oldest running review started go
             # (every forget was kept, and each review's end read them all: 10 ms after 50,000; a red-team pass)
-            oldest = min((started for t, started in self._review_started.items() if t.is_alive() or t.ident is None),
-                         default=now)  # (running, or about to start)
+            oldest = min([*self._starting, *(started for t, started in self._review_started.items()
+                                             if t.is_alive() or t.ident is None)], default=now)  # (or about to)
             self._forgotten = {key: when for key, when in self._forgotten.items() if when >= oldest}
             self._forgotten[(user_id, scope)] = now
             for session_id, counts in list(self._sessions.items()):
@@ -241,24 +242,31 @@ class Reviewer:
                flush: bool = False) -> threading.Thread | None:
         if self._no_model():
             return None
-        started = time.monotonic()  # a user forgotten from now on gets none of its writes
-        with self._lock:
+        with self._lock:  # a user forgotten from now on gets none of its writes: a forget keeps what concerns it
+            started = time.monotonic()
+            self._starting.append(started)
             said_before = self._said_before.get(session.session_id, 0)
-        # The snapshot is taken here, on the caller's thread: hermes goes on mutating its list
-        # (compression in place, the next turn) while the review runs.
-        snapshot = copy.deepcopy([m for m in list(messages)[said_before:]
-                                  if isinstance(m, dict) and m.get("role") != "system"])
-        if not snapshot:
+        snapshot: list[Message] = []
+        thread: threading.Thread | None = None
+        try:
+            # The snapshot is taken here, on the caller's thread: hermes goes on mutating its list
+            # (compression in place, the next turn) while the review runs.
+            snapshot = copy.deepcopy([m for m in list(messages)[said_before:]
+                                      if isinstance(m, dict) and m.get("role") != "system"])
+            thread = threading.Thread(target=self._run_quietly, args=(kinds, snapshot, session, started),
+                                      name=f"hermes-ctx-review:{session.session_id}", daemon=True)
+        finally:
+            with self._lock:
+                self._starting.remove(started)
+                if snapshot and thread is not None:
+                    self._threads = {t for t in self._threads if t.is_alive()}
+                    self._threads.add(thread)
+                    self._reviewing = {t: s for t, s in self._reviewing.items() if t.is_alive()}
+                    self._reviewing[thread] = session
+                    self._review_started = {t: s for t, s in self._review_started.items() if t in self._reviewing}
+                    self._review_started[thread] = started
+        if not snapshot or thread is None:
             return None
-        thread = threading.Thread(target=self._run_quietly, args=(kinds, snapshot, session, started),
-                                  name=f"hermes-ctx-review:{session.session_id}", daemon=True)
-        with self._lock:
-            self._threads = {t for t in self._threads if t.is_alive()}
-            self._threads.add(thread)
-            self._reviewing = {t: s for t, s in self._reviewing.items() if t.is_alive()}
-            self._reviewing[thread] = session
-            self._review_started = {t: s for t, s in self._review_started.items() if t in self._reviewing}
-            self._review_started[thread] = started
         self.stats["flush" if flush else "started"] += 1
         thread.start()
         return thread

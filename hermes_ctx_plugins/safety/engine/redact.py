@@ -119,7 +119,8 @@ def _escaped_keys(text: str, levels: int = 4) -> list[Span]:
             inner += [norm.span(span) for span in _escaped_keys(norm.text, levels - 1)]
         # an escape of the text read is replaced whole or not at all, as redact_secrets does in the outer text: a
         # value ending inside one (the \\ of a quote the secret holds) broke the inner JSON (a red-team pass)
-        whole = [(_escape_at(plain.text, a)[0], _escape_at(plain.text, b)[1], label) for a, b, label in inner]
+        whole = [(_inner_escape_at(plain.text, a)[0], _inner_escape_at(plain.text, b)[1], label)
+                 for a, b, label in inner]
         found += [(start + a, start + b, label) for a, b, label in map(plain.span, whole)]
     return found
 
@@ -315,6 +316,17 @@ def _escape_at(text: str, at: int) -> tuple[int, int]:
 
 
 _UNICODE_ESCAPE = lazy(r"\\u[0-9a-fA-F]{4}")
+
+
+def _inner_escape_at(text: str, at: int) -> tuple[int, int]:
+    """:func:`_escape_at` in the text JSON inside JSON writes out (:class:`~.views.Unescaped`), where a quote that
+    ends the outer string reads as a line break: a backslash before one is the secret's last character, not an
+    escape (taken as one, the redaction ate the string's closing quote; a red-team pass)."""
+    start, end = _escape_at(text, at)
+    return (at, at) if end - start == 2 and text[start + 1] not in _JSON_ESCAPES else (start, end)
+
+
+_JSON_ESCAPES = frozenset('"\\/bfnrt')
 
 
 def redact_each(texts: Sequence[str]) -> list[str]:
