@@ -9,6 +9,9 @@ loaded through a shim, and a :class:`~hermes_ctx_plugins.bridge.Bridge` the serv
 with :func:`installed`, the one accessor: it asks hermes' plugin registry whose hooks it calls, so
 it is always the runtime hermes uses (a rediscovery replaces it) and this package keeps no module
 global that two registrations, or two Bridges, could share.
+
+Over 500 lines because the session table is most of it, and its rules -- the bound, what a running turn, a
+released agent and a dropped owner each keep -- are one lock's invariants, read together or misread.
 """
 
 from __future__ import annotations

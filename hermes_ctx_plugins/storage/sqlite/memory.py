@@ -11,6 +11,10 @@ Every SQLite failure that is the database's fault (locked, damaged, not a databa
 read-only) becomes a :class:`~hermes_ctx_plugins.storage.base.LocalStoreError` naming the file and
 what to do; errors caused by one record stay what they are, so the queue can tell a bad record from
 a bad database.
+
+Over 500 lines because every method goes through one connection, one lock and one translation of failures
+(:meth:`LocalStore._run`, which also reopens a file deleted or replaced under it): the writing, searching,
+forgetting and vector halves share them.
 """
 
 from __future__ import annotations
