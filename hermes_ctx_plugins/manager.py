@@ -336,17 +336,20 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
             texts += [(plugin_name, returned)] if returned is not None else []
             left_out = 0
             for source, text in texts:
-                if room <= 0:  # said once below, not once per piece
-                    left_out += len(text) if isinstance(text, str) else 0
+                if type(text) is not str:  # plain text only (a str subclass may override what it likes)
+                    bounded_text(text, owner=owner, foreign=True, fail=self.isolator.record_failure,
+                                 what="pre_request", limit=MAX_RECALL_CHARS)  # counted as its failure
                     continue
-                text = bounded_text(text, owner=owner, foreign=True, fail=self.isolator.record_failure,
-                                    what="pre_request", limit=room)
-                if text:
-                    request.add_context(text, source=source)
+                if len(text) > room:  # past its 16,000 characters in all: cut, said once below
+                    left_out += len(text) - max(room, 0)
+                    if room <= 0:
+                        continue
+                    text = text[:room] + f"\n[… cut: {len(text) - room:,} more characters left out]"
+                request.add_context(text, source=source)
                 room -= len(text)
             if left_out:
-                log.warning("%s: its context past %d characters was left out (%d more)", owner, MAX_RECALL_CHARS,
-                            left_out)
+                log.warning("%s: %d characters of its context past %d in all were left out", owner, left_out,
+                            MAX_RECALL_CHARS)
         return request
 
     def post_response(self, response: Response, *, feed_compressor: bool = True) -> None:

@@ -366,3 +366,25 @@ def test_an_agent_released_from_inside_its_own_turn_keeps_its_binding_until_the_
     table.start_turn("after")  # a turn hermes ended with an error: no end_turn
     table.release(agent)  # on the same thread, run_conversation having returned
     assert "after" not in table._entries
+
+
+def test_a_release_after_a_subclass_turn_returned_is_after_the_turn() -> None:
+    """An agent subclass overriding run_conversation, calling super() and releasing itself once it returned (its turn
+    failed: no end_turn) was taken as inside its turn, and its entry kept for the agent's life (a red-team pass)."""
+    from hermes_ctx_plugins.hermes.runtime import SessionTable
+
+    table, host = SessionTable(), object()
+
+    class Agent:
+        def run_conversation(self) -> None:
+            table.start_turn("sub")  # the model refuses: no end_turn
+
+    class Mine(Agent):
+        def run_conversation(self) -> None:
+            super().run_conversation()
+            table.release(self)  # after hermes' turn returned
+
+    agent = Mine()
+    table.bind(SessionInfo(session_id="sub", user_id="alice"), host, holder=agent)  # type: ignore[arg-type]
+    agent.run_conversation()
+    assert "sub" not in table._entries

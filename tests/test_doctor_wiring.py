@@ -392,3 +392,20 @@ def test_a_fix_install_would_refuse_says_what_to_fix_by_hand_first(
     fix = wiring(report)["plugins.enabled"]["fix"]
     assert fix.startswith("first fix what install cannot edit") and said in fix and fix.endswith("hermes-ctx install")
     assert main(["install"]) == 2  # as doctor says
+
+
+def test_doctor_and_install_never_send_each_other_round(capsys: pytest.CaptureFixture[str]) -> None:
+    """Top level ctx-local, a deployment ctx-mem0: doctor named 'install --memory none' for the memory.provider
+    check too; install --memory none then said to run 'install --memory ctx-local', which install refuses, and
+    doctor said --memory none again (a red-team pass). --memory none is the fix of what it wires, the
+    memory.provider to choose is the user's to settle first."""
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text(
+        "plugins: {enabled: [hermes-ctx]}\nagent: {environment_probe: false}\nctx_plugins:\n"
+        "  memory: {providers: [file, ctx-local]}\n  deployments:\n    support:\n"
+        "      memory: {providers: [ctx-mem0]}\n      options: {ctx-mem0: {api_key: x, host: 'http://127.0.0.1:9'}}\n",
+        encoding="utf-8")
+    code, _, report = doctor(capsys)
+    fixes = {name: row["fix"] for name, row in wiring(report).items() if not row["ok"]}
+    assert code == 1 and fixes["context.engine"].startswith("hermes-ctx install --memory none")
+    assert fixes["memory.provider"].startswith("first fix what install cannot edit")

@@ -628,3 +628,29 @@ def test_context_a_hook_adds_after_its_time_limit_never_reaches_the_request() ->
     request = host.pre_request(Request(session=ALICE, messages=history(1), model="gpt-4o"))
     time.sleep(0.4)
     assert request.context == "next"
+
+
+def test_a_plugin_past_its_room_that_returns_odd_text_fails_alone() -> None:
+    """Past its 16,000 characters, a returned str subclass whose len() raised made Host.pre_request raise, and a
+    returned int was dropped silently (a red-team pass): odd text is the plugin's failure, wherever it comes."""
+    class Odd(str):
+        def __len__(self) -> int:
+            raise RuntimeError("len of a lazy text")
+
+    class Full:
+        @hookimpl
+        def pre_request(self, request: Any) -> Any:
+            request.add_context("x" * 16_000, source="full")
+            return Odd("more")
+
+    class Other:
+        @hookimpl
+        def pre_request(self, request: Any) -> str:
+            return "the other plugin's note"
+
+    host = load_host({"ctx_plugins": LIMITS}, plugins=[Other(), Full()])
+    from hermes_ctx_plugins import Request
+    request = host.pre_request(Request(session=ALICE, messages=history(1), model="gpt-4o"))
+    assert "the other plugin's note" in request.context and len(request.context) < 16_100
+    [owner] = [o for o, h in host.isolator._health.items() if h.last_error]
+    assert "Full" in owner and "not text" in host.isolator.health(owner).last_error

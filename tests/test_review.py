@@ -570,3 +570,50 @@ def test_a_review_taking_its_snapshot_while_users_are_forgotten_writes_for_none_
     caller.join(5)
     started[0].join(5)
     assert calls[0] >= 1 and writes == []
+
+
+def test_a_review_registered_and_not_started_yet_is_still_seen_by_a_forget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another review's start pruned the reviews whose thread had not started yet, so a forget no longer saw one
+    and a later forget dropped the first: that review wrote for the forgotten user (a red-team pass)."""
+    import threading
+
+    from hermes_ctx_plugins.memory.file import review
+
+    writes: list[str] = []
+
+    class Client:
+        def chat(self, conversation: Any, tools: Any = None, temperature: float = 0) -> dict[str, Any]:
+            if not any(m.get("role") == "tool" for m in conversation):
+                who = "alice" if "tea" in conversation[1]["content"] else "bob"
+                return {"content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                    "name": review.MEMORY_TOOL_NAME,
+                    "arguments": json.dumps({"action": "add", "target": "user", "content": f"{who} fact"})}}]}
+            return {"content": "done", "tool_calls": []}
+
+    schema = {"type": "function", "function": {"name": review.MEMORY_TOOL_NAME, "parameters": {"type": "object"}}}
+    reviewer = review.Reviewer(client_factory=Client, memory_schema=schema, memory_entries=lambda s: {},
+                               memory_tool=lambda args, s: (writes.append(s.user_id), '{"success": true}')[1])
+    go = threading.Event()
+    real_start = threading.Thread.start
+
+    def held_start(thread: threading.Thread) -> None:  # alice's caller descheduled between registering and starting
+        if thread.name.endswith(":s-alice"):
+            go.wait(5)
+        real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", held_start)
+    alice, bob = SessionInfo(session_id="s-alice", user_id="alice"), SessionInfo(session_id="s-bob", user_id="bob")
+    started: list[Any] = []
+    caller = threading.Thread(target=lambda: started.append(reviewer._start(
+        ("memory",), [{"role": "user", "content": "I like tea"}, {"role": "assistant", "content": "noted"}], alice)))
+    real_start(caller)
+    while not any(t.name.endswith(":s-alice") for t in reviewer._review_started):
+        time.sleep(0.01)
+    reviewer._start(("memory",), [{"role": "user", "content": "I like maps"}, {"role": "assistant", "content": "ok"}],
+                    bob).join(5)
+    reviewer.forget("alice", None, timeout=0)
+    reviewer.forget("carol", None, timeout=0)
+    go.set()
+    caller.join(5)
+    started[0].join(5)
+    assert writes == ["bob"]

@@ -227,12 +227,15 @@ def _fixable(args: argparse.Namespace, wiring: list[Wiring]) -> list[Wiring]:
     if code != EXIT_CONFIG:
         return wiring
     why = " ".join(said.getvalue().split()).removeprefix("hermes-ctx: ")
+    by_hand = f"first fix what install cannot edit: {why}; then "
     if "run install --memory none" in why:  # install's own way out (a Bridge's deployment runs another provider)
         fix = (f"{INSTALL} --memory none (a plain install is refused: it would set a memory.provider one of the "
                "config's deployments cannot run beside its own)")
-        return [replace(w, fix=fix) if not w.ok and w.fix.startswith(INSTALL) else w for w in wiring]
-    return [replace(w, fix=f"first fix what install cannot edit: {why}; then {w.fix}")
-            if not w.ok and w.fix.startswith(INSTALL) else w for w in wiring]
+        # ... for what it wires; a memory.provider to choose is for the user to settle (a red-team pass: doctor and
+        # install sent each other's fix back and forth)
+        return [w if w.ok or not w.fix.startswith(INSTALL) else replace(w, fix=by_hand + w.fix)
+                if w.check == "memory.provider" else replace(w, fix=fix) for w in wiring]
+    return [replace(w, fix=by_hand + w.fix) if not w.ok and w.fix.startswith(INSTALL) else w for w in wiring]
 
 
 def hermes_wiring(data: Mapping[str, Any], home: Path, plugins: Sequence[PluginRecord]) -> list[Wiring]:

@@ -143,11 +143,12 @@ def run(args: argparse.Namespace) -> int:
         data = parse_yaml(after or "", str(path))[0]
         hermes_memory = section_of(data, "memory").get("provider")
         selected = hermes_memory if isinstance(hermes_memory, str) and ours.get(hermes_memory) else ""
+        edited = load_config(data, deployment=args.deployment)  # (--deployment, else $HERMES_CTX_DEPLOYMENT)
         try:
-            plugins, unavailable = _memory_plugins(load_config(data, deployment=args.deployment), check=selected)
+            plugins, unavailable = _memory_plugins(edited, check=selected)
         except ProviderLimitError as exc:  # the deployment install runs for: said as for the others
             _refuse_provider(exc, data, parse_yaml(before or "", str(path))[0], path,
-                             f"deployment {args.deployment!r}" if args.deployment else "the top level")
+                             f"deployment {edited.deployment!r}" if edited.deployment else "the top level")
             raise
         refusal = _other_change(parse_yaml(before or "", str(path))[0], data, path, dry_run=args.dry_run)
         if not args.uninstall and plan.changes:  # every deployment of it must load, as check and doctor demand

@@ -261,7 +261,8 @@ class Reviewer:
                 if snapshot and thread is not None:
                     self._threads = {t for t in self._threads if t.is_alive()}
                     self._threads.add(thread)
-                    self._reviewing = {t: s for t, s in self._reviewing.items() if t.is_alive()}
+                    # (one registered and not started yet stays: a forget must still see it; a red-team pass)
+                    self._reviewing = {t: s for t, s in self._reviewing.items() if t.is_alive() or t.ident is None}
                     self._reviewing[thread] = session
                     self._review_started = {t: s for t, s in self._review_started.items() if t in self._reviewing}
                     self._review_started[thread] = started
