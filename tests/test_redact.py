@@ -467,6 +467,20 @@ def test_a_secret_ending_in_a_backslash_leaves_its_closing_quote(levels: int) ->
     assert json.loads(redacted) == {"password": "[REDACTED:password]", "n": 'x: "y"'}
 
 
+@pytest.mark.parametrize("levels", [1, 2, 3])
+def test_an_env_line_in_json_inside_json_leaves_the_inner_strings_closing_quote(levels: int) -> None:
+    """A value read raw ran onto the backslashes escaping the quote that closes the inner string (at level 1 the
+    backslash, deeper the whole run), and the redaction took them with the quote: the secret went, and the inner
+    document no longer parsed (34 of 1,500 fuzzed texts; a red-team pass)."""
+    text = json.dumps({"output": "PASSWORD=Qz7kLm2Xw9", "exit": 0})
+    for _ in range(levels):
+        text = json.dumps({"output": text})
+    redacted = redact_secrets(text)
+    for _ in range(levels):
+        redacted = json.loads(redacted)["output"]
+    assert json.loads(redacted) == {"output": "PASSWORD=[REDACTED:password]", "exit": 0}
+
+
 def test_a_quoted_value_in_a_json_string_is_redacted_as_in_the_text() -> None:
     for line in ('export DB_PASSWORD="%s"', "token=\"%s\"", 'password = "%s"'):
         answer = json.dumps({"output": "$ cat .env\n" + line % PW1 + "\nok\n"})

@@ -289,7 +289,8 @@ def redact_secrets(text: str) -> str:
         parts, last, escapes = [], 0, "\\" in text
         for start, end, label in secret_spans(text):
             if escapes:  # a backslash escape is replaced whole or not at all: a JSON text stays JSON
-                start, end = max(_escape_at(text, start)[0], last), _escape_at(text, end)[1]
+                start = max(_escape_at(text, start)[0], last)
+                end = _short_of_escaped_quote(text, start, _escape_at(text, end)[1])
             parts += [text[last:start], f"[REDACTED:{label}]"]
             last = end
         if not parts:
@@ -316,6 +317,19 @@ def _escape_at(text: str, at: int) -> tuple[int, int]:
 
 
 _UNICODE_ESCAPE = lazy(r"\\u[0-9a-fA-F]{4}")
+
+
+def _short_of_escaped_quote(text: str, start: int, end: int) -> int:
+    """``end``, or where the run of backslashes before an escaped quote at ``end`` begins: a value never takes an
+    escaped quote, nor any backslash escaping it at any depth -- that quote may close a string of JSON inside JSON
+    (taken, the inner document no longer parsed; a red-team pass); what it leaves is valid at every level."""
+    quote = end - 1 if end > start and text[end - 1] == '"' else end
+    if quote >= len(text) or text[quote] != '"':
+        return end
+    run = quote
+    while run > start and text[run - 1] == "\\":
+        run -= 1
+    return run if (quote - run) % 2 else end
 
 
 def _inner_escape_at(text: str, at: int) -> tuple[int, int]:
