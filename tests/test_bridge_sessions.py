@@ -388,3 +388,36 @@ def test_a_release_after_a_subclass_turn_returned_is_after_the_turn() -> None:
     table.bind(SessionInfo(session_id="sub", user_id="alice"), host, holder=agent)  # type: ignore[arg-type]
     agent.run_conversation()
     assert "sub" not in table._entries
+
+
+def test_hermes_own_turn_is_found_under_a_wrapper_and_past_a_base_class_after_it(
+        stub: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turn's function was taken as the last class in the MRO to define run_conversation: a Protocol stub after
+    hermes' AIAgent, or a wrapper around AIAgent.run_conversation, made a release from a callback of the running turn
+    drop the binding mid-turn (a red-team pass). It is hermes' own function, unwrapped."""
+    import functools
+    from typing import Protocol
+
+    import run_agent
+
+    from hermes_ctx_plugins.hermes.runtime import _turn_code
+
+    class Runs(Protocol):
+        def run_conversation(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    class Mine(run_agent.AIAgent, Runs):  # type: ignore[misc]
+        pass
+
+    hermes_turn = run_agent.AIAgent.run_conversation.__code__
+    configure_hermes(stub)
+    assert _turn_code(new_agent(stub)) is hermes_turn
+    original = run_agent.AIAgent.run_conversation
+
+    @functools.wraps(original)
+    def observed(*args: Any, **kwargs: Any) -> Any:
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(run_agent.AIAgent, "run_conversation", observed)
+    mine = Mine(base_url=stub.base_url, api_key="k", provider="custom", model="stub-model", quiet_mode=True,
+                skip_context_files=True, enabled_toolsets=[])
+    assert _turn_code(mine) is hermes_turn

@@ -481,6 +481,14 @@ def test_an_env_line_in_json_inside_json_leaves_the_inner_strings_closing_quote(
     assert json.loads(redacted) == {"output": "PASSWORD=[REDACTED:password]", "exit": 0}
 
 
+@pytest.mark.parametrize("text", ["PASSWORD=Qzabcdef123\\", "set SECRET=C:\\keys\\Qzprod9x\\",
+                                  "api_key = sk-proj-abcdefghijklmnopqrstuvwxyz0123\\"])
+def test_a_secret_followed_by_a_last_lone_backslash_is_redacted(text: str) -> None:
+    """The end of such a value, made a whole escape, lay past the text's end: IndexError out of every store (a
+    red-team pass)."""
+    assert redact_secrets(text).endswith("]") and "[REDACTED:" in redact_secrets(text)
+
+
 def test_a_quoted_value_in_a_json_string_is_redacted_as_in_the_text() -> None:
     for line in ('export DB_PASSWORD="%s"', "token=\"%s\"", 'password = "%s"'):
         answer = json.dumps({"output": "$ cat .env\n" + line % PW1 + "\nok\n"})

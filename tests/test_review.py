@@ -617,3 +617,29 @@ def test_a_review_registered_and_not_started_yet_is_still_seen_by_a_forget(monke
     caller.join(5)
     started[0].join(5)
     assert writes == ["bob"]
+
+
+def test_a_review_whose_thread_cannot_start_is_not_kept_as_about_to_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept, it pinned the oldest start a forget prunes against, and every later forget was kept (a red-team pass)."""
+    import threading
+
+    from hermes_ctx_plugins.memory.file import review
+
+    class Client:
+        def chat(self, conversation: Any, tools: Any = None, temperature: float = 0) -> dict[str, Any]:
+            return {"content": "done", "tool_calls": []}
+
+    reviewer = review.Reviewer(client_factory=Client, memory_schema={}, memory_entries=lambda s: {},
+                               memory_tool=lambda args, s: "")
+
+    def cannot(thread: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", cannot)
+    with pytest.raises(RuntimeError):
+        reviewer._start(("memory",), [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
+                        SessionInfo(session_id="s", user_id="alice"))
+    monkeypatch.undo()
+    for n in range(50):
+        reviewer.forget(f"user{n}", None, timeout=0)
+    assert reviewer._review_started == {} and len(reviewer._forgotten) == 1

@@ -17,6 +17,7 @@ released agent and a dropped owner each keep -- are one lock's invariants, read 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import logging
 import sys
 import threading
@@ -89,16 +90,28 @@ class _Entry:
         if thread is not threading.current_thread():
             return not thread.is_alive()
         agent = self.held_by()
-        # the first class to define run_conversation (hermes' AIAgent's): a subclass's override that calls it and
-        # releases once it returned is after the turn (a red-team pass)
-        defined = [vars(cls)["run_conversation"] for cls in type(agent).__mro__ if "run_conversation" in vars(cls)]
-        turn = getattr(defined[-1], "__code__", None) if defined else None
+        turn = _turn_code(agent)
         frame = sys._getframe(1)
         while frame is not None:
             if frame.f_code is turn and frame.f_locals.get("self") is agent:
                 return False
             frame = frame.f_back  # type: ignore[assignment]
         return True
+
+
+def _turn_code(agent: Any) -> Any:
+    """The code of the function a turn of ``agent`` runs in: hermes' own ``AIAgent.run_conversation`` (under any
+    wrapper put around it) for a hermes agent -- a subclass's override that calls it and releases the agent once it
+    returned is after the turn; else the first class's ``run_conversation`` to define one (a red-team pass each)."""
+    try:
+        import run_agent
+
+        if isinstance(agent, run_agent.AIAgent):
+            return inspect.unwrap(run_agent.AIAgent.run_conversation).__code__
+    except Exception:  # hermes' layout changed: the class's own
+        pass
+    defined = [vars(cls)["run_conversation"] for cls in type(agent).__mro__ if "run_conversation" in vars(cls)]
+    return getattr(inspect.unwrap(defined[-1]), "__code__", None) if defined else None
 
 
 class SessionTable:

@@ -269,7 +269,14 @@ class Reviewer:
         if not snapshot or thread is None:
             return None
         self.stats["flush" if flush else "started"] += 1
-        thread.start()
+        try:
+            thread.start()
+        except BaseException:  # (no thread to be had): not kept as a review about to start, for ever
+            with self._lock:
+                self._threads.discard(thread)
+                self._reviewing.pop(thread, None)
+                self._review_started.pop(thread, None)
+            raise
         return thread
 
     def _no_model(self) -> bool:

@@ -287,10 +287,15 @@ def redact_secrets(text: str) -> str:
     """
     for _ in range(_MAX_PASSES):
         parts, last, escapes = [], 0, "\\" in text
+        document: bool | None = None  # whether the text is a JSON document (asked only if it matters)
         for start, end, label in secret_spans(text):
             if escapes:  # a backslash escape is replaced whole or not at all: a JSON text stays JSON
                 start = max(_escape_at(text, start)[0], last)
-                end = _short_of_escaped_quote(text, start, _escape_at(text, end)[1])
+                end = min(_escape_at(text, end)[1], len(text))
+                if document is None and '"' in text[max(end - 1, 0):end + 1]:
+                    document = _json_document(text)  # (read once, and only where a value ends by a quote)
+                if document:
+                    end = _short_of_escaped_quote(text, start, end)
             parts += [text[last:start], f"[REDACTED:{label}]"]
             last = end
         if not parts:
@@ -320,10 +325,11 @@ _UNICODE_ESCAPE = lazy(r"\\u[0-9a-fA-F]{4}")
 
 
 def _short_of_escaped_quote(text: str, start: int, end: int) -> int:
-    """``end``, or where the run of backslashes before an escaped quote at ``end`` begins: a value never takes an
-    escaped quote, nor any backslash escaping it at any depth -- that quote may close a string of JSON inside JSON
-    (taken, the inner document no longer parsed; a red-team pass); what it leaves is valid at every level."""
-    quote = end - 1 if end > start and text[end - 1] == '"' else end
+    """``end``, or where the run of backslashes before an escaped quote at ``end`` begins: in a JSON document a value
+    never takes an escaped quote, nor any backslash escaping it at any depth -- that quote may close a string of JSON
+    inside JSON (taken, the inner document no longer parsed; a red-team pass); what it leaves is valid at every
+    level. (In other text, a shell line's ``-p"secret\\""``, the quote may be the secret's: taken as before.)"""
+    quote = end - 1 if start < end <= len(text) and text[end - 1] == '"' else end
     if quote >= len(text) or text[quote] != '"':
         return end
     run = quote
