@@ -390,34 +390,51 @@ def test_a_release_after_a_subclass_turn_returned_is_after_the_turn() -> None:
     assert "sub" not in table._entries
 
 
-def test_hermes_own_turn_is_found_under_a_wrapper_and_past_a_base_class_after_it(
-        stub: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The turn's function was taken as the last class in the MRO to define run_conversation: a Protocol stub after
-    hermes' AIAgent, or a wrapper around AIAgent.run_conversation, made a release from a callback of the running turn
-    drop the binding mid-turn (a red-team pass). It is hermes' own function, unwrapped."""
+@pytest.mark.parametrize("shape", ["plain", "protocol_after", "wrapped", "wrapped_plain", "subclass_then_release"])
+def test_a_release_during_a_real_hermes_turn_keeps_the_binding_until_it_ends(
+        stub: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+    """A Bridge releasing its agent from a callback of the running turn (hermes' step_callback): the binding must
+    hold until the turn ends, whatever wraps or subclasses hermes' AIAgent (a Protocol after it in the MRO, a wrapper
+    with or without functools.wraps dropped it mid-turn: red-team passes); a subclass releasing once hermes' turn
+    returned is after the turn."""
     import functools
     from typing import Protocol
 
     import run_agent
 
-    from hermes_ctx_plugins.hermes.runtime import _turn_code
-
     class Runs(Protocol):
         def run_conversation(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    class Mine(run_agent.AIAgent, Runs):  # type: ignore[misc]
-        pass
-
-    hermes_turn = run_agent.AIAgent.run_conversation.__code__
-    configure_hermes(stub)
-    assert _turn_code(new_agent(stub)) is hermes_turn
     original = run_agent.AIAgent.run_conversation
-
-    @functools.wraps(original)
-    def observed(*args: Any, **kwargs: Any) -> Any:
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(run_agent.AIAgent, "run_conversation", observed)
-    mine = Mine(base_url=stub.base_url, api_key="k", provider="custom", model="stub-model", quiet_mode=True,
-                skip_context_files=True, enabled_toolsets=[])
-    assert _turn_code(mine) is hermes_turn
+    agent_class: Any = run_agent.AIAgent
+    if shape == "protocol_after":
+        agent_class = type("Mine", (run_agent.AIAgent, Runs), {})
+    elif shape in ("wrapped", "wrapped_plain"):
+        def traced(*args: Any, **kwargs: Any) -> Any:
+            return original(*args, **kwargs)
+        monkeypatch.setattr(run_agent.AIAgent, "run_conversation",
+                            functools.wraps(original)(traced) if shape == "wrapped" else traced)
+    configure_hermes(stub)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": []}, "deployments": {"d": {"compressor": "window"}}}}
+                  ).deployment("d")
+    runtime = installed()
+    assert runtime is not None
+    seen: list[bool] = []
+    if shape == "subclass_then_release":
+        class Releasing(run_agent.AIAgent):  # type: ignore[misc]
+            def run_conversation(self, *args: Any, **kwargs: Any) -> Any:
+                answer = super().run_conversation(*args, **kwargs)
+                plan.release(self)  # hermes' turn has returned
+                seen.append(runtime.sessions.binding("S") is None)
+                return answer
+        agent_class = Releasing
+    agent = plan.apply(agent_class(base_url=stub.base_url, api_key="k", provider="custom", model="stub-model",
+                                   quiet_mode=True, skip_context_files=True, enabled_toolsets=[], session_id="S",
+                                   user_id="alice", **plan.agent_kwargs()))
+    if shape != "subclass_then_release":
+        def released_mid_turn(*args: Any) -> None:
+            plan.release(agent)
+            seen.append(runtime.sessions.binding("S") is not None)
+        agent.step_callback = released_mid_turn
+    agent.run_conversation("hello", conversation_history=[])
+    assert seen and all(seen) and "S" not in runtime.sessions._entries

@@ -482,7 +482,9 @@ def test_an_env_line_in_json_inside_json_leaves_the_inner_strings_closing_quote(
 
 
 @pytest.mark.parametrize("text", ["PASSWORD=Qzabcdef123\\", "set SECRET=C:\\keys\\Qzprod9x\\",
-                                  "api_key = sk-proj-abcdefghijklmnopqrstuvwxyz0123\\"])
+                                  "api_key = sk-proj-abcdefghijklmnopqrstuvwxyz0123\\",
+                                  '{"cmd": "export API_KEY=\\"sk-proj-abcdefghijklmnopqrstuvwxyz0123\\\\',
+                                  '{"output": "set PASSWORD=\\"C:\\\\keys\\\\Qzprod9x\\\\'])
 def test_a_secret_followed_by_a_last_lone_backslash_is_redacted(text: str) -> None:
     """The end of such a value, made a whole escape, lay past the text's end: IndexError out of every store (a
     red-team pass)."""

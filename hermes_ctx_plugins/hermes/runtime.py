@@ -90,28 +90,31 @@ class _Entry:
         if thread is not threading.current_thread():
             return not thread.is_alive()
         agent = self.held_by()
-        turn = _turn_code(agent)
         frame = sys._getframe(1)
         while frame is not None:
-            if frame.f_code is turn and frame.f_locals.get("self") is agent:
+            if _in_turn_frame(frame, agent):
                 return False
             frame = frame.f_back  # type: ignore[assignment]
         return True
 
 
-def _turn_code(agent: Any) -> Any:
-    """The code of the function a turn of ``agent`` runs in: hermes' own ``AIAgent.run_conversation`` (under any
-    wrapper put around it) for a hermes agent -- a subclass's override that calls it and releases the agent once it
-    returned is after the turn; else the first class's ``run_conversation`` to define one (a red-team pass each)."""
+def _in_turn_frame(frame: Any, agent: Any) -> bool:
+    """Whether ``frame`` runs a turn of ``agent``: hermes' own ``AIAgent.run_conversation`` (its code in hermes'
+    module, whatever wraps or patches it: a subclass's override calling it, then releasing the agent once it
+    returned, is after the turn), else -- for an agent that is no hermes one -- a ``run_conversation`` of its
+    first class to define one (a red-team pass each)."""
+    code = frame.f_code
+    if code.co_name != "run_conversation" or frame.f_locals.get("self") is not agent:
+        return False
+    hermes = sys.modules.get("run_agent")  # never imported here: an agent of hermes means hermes is loaded
+    home = getattr(hermes, "AIAgent", None)
+    if isinstance(home, type) and isinstance(agent, home):
+        return bool(code.co_filename == getattr(sys.modules.get(home.__module__), "__file__", None))
     try:
-        import run_agent
-
-        if isinstance(agent, run_agent.AIAgent):
-            return inspect.unwrap(run_agent.AIAgent.run_conversation).__code__
-    except Exception:  # hermes' layout changed: the class's own
-        pass
-    defined = [vars(cls)["run_conversation"] for cls in type(agent).__mro__ if "run_conversation" in vars(cls)]
-    return getattr(inspect.unwrap(defined[-1]), "__code__", None) if defined else None
+        defined = [vars(cls)["run_conversation"] for cls in type(agent).__mro__ if "run_conversation" in vars(cls)]
+        return bool(defined) and code is getattr(inspect.unwrap(defined[-1]), "__code__", None)
+    except Exception:  # an odd attribute (a wrapper loop, a descriptor that raises): the name and the agent say it
+        return True
 
 
 class SessionTable:

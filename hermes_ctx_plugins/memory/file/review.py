@@ -268,7 +268,6 @@ class Reviewer:
                     self._review_started[thread] = started
         if not snapshot or thread is None:
             return None
-        self.stats["flush" if flush else "started"] += 1
         try:
             thread.start()
         except BaseException:  # (no thread to be had): not kept as a review about to start, for ever
@@ -277,6 +276,7 @@ class Reviewer:
                 self._reviewing.pop(thread, None)
                 self._review_started.pop(thread, None)
             raise
+        self.stats["flush" if flush else "started"] += 1
         return thread
 
     def _no_model(self) -> bool:

@@ -292,8 +292,8 @@ def redact_secrets(text: str) -> str:
             if escapes:  # a backslash escape is replaced whole or not at all: a JSON text stays JSON
                 start = max(_escape_at(text, start)[0], last)
                 end = min(_escape_at(text, end)[1], len(text))
-                if document is None and '"' in text[max(end - 1, 0):end + 1]:
-                    document = _json_document(text)  # (read once, and only where a value ends by a quote)
+                if document is None and '"' in text[max(end - 1, 0):end + 1]:  # (asked once, where it matters)
+                    document = _json_document(text) or bool(_quoted_stretches(text))  # JSON, or JSON in it
                 if document:
                     end = _short_of_escaped_quote(text, start, end)
             parts += [text[last:start], f"[REDACTED:{label}]"]
@@ -317,7 +317,8 @@ def _escape_at(text: str, at: int) -> tuple[int, int]:
         if (start - run) % 2:
             continue
         length = 6 if _UNICODE_ESCAPE.match(text, start) else 2
-        return (start, start + length) if start < at < start + length else (at, at)
+        # (a lone backslash ending the text is an escape cut short: never past its end; a red-team pass)
+        return (start, min(start + length, len(text))) if start < at < start + length else (at, at)
     return at, at
 
 
@@ -325,7 +326,8 @@ _UNICODE_ESCAPE = lazy(r"\\u[0-9a-fA-F]{4}")
 
 
 def _short_of_escaped_quote(text: str, start: int, end: int) -> int:
-    """``end``, or where the run of backslashes before an escaped quote at ``end`` begins: in a JSON document a value
+    """``end``, or where the run of backslashes before an escaped quote at ``end`` begins: in JSON (a document, or
+    text holding escaped quotes next to ``:`` or ``=``: JSON lines, a tool's output around one) a value
     never takes an escaped quote, nor any backslash escaping it at any depth -- that quote may close a string of JSON
     inside JSON (taken, the inner document no longer parsed; a red-team pass); what it leaves is valid at every
     level. (In other text, a shell line's ``-p"secret\\""``, the quote may be the secret's: taken as before.)"""
@@ -343,7 +345,7 @@ def _inner_escape_at(text: str, at: int) -> tuple[int, int]:
     ends the outer string reads as a line break: a backslash before one is the secret's last character, not an
     escape (taken as one, the redaction ate the string's closing quote; a red-team pass)."""
     start, end = _escape_at(text, at)
-    return (at, at) if end - start == 2 and text[start + 1] not in _JSON_ESCAPES else (start, end)
+    return (at, at) if end - start == 2 and text[end - 1] not in _JSON_ESCAPES else (start, end)
 
 
 _JSON_ESCAPES = frozenset('"\\/bfnrt')
