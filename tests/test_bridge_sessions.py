@@ -390,7 +390,8 @@ def test_a_release_after_a_subclass_turn_returned_is_after_the_turn() -> None:
     assert "sub" not in table._entries
 
 
-@pytest.mark.parametrize("shape", ["plain", "protocol_after", "wrapped", "wrapped_plain", "subclass_then_release"])
+@pytest.mark.parametrize("shape", ["plain", "protocol_after", "wrapped", "wrapped_plain", "rebound",
+                                   "subclass_then_release"])
 def test_a_release_during_a_real_hermes_turn_keeps_the_binding_until_it_ends(
         stub: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
     """A Bridge releasing its agent from a callback of the running turn (hermes' step_callback): the binding must
@@ -409,6 +410,9 @@ def test_a_release_during_a_real_hermes_turn_keeps_the_binding_until_it_ends(
     agent_class: Any = run_agent.AIAgent
     if shape == "protocol_after":
         agent_class = type("Mine", (run_agent.AIAgent, Runs), {})
+    elif shape == "rebound":  # a harness putting its subclass where hermes' class was
+        agent_class = type("Traced", (run_agent.AIAgent,), {})
+        monkeypatch.setattr(run_agent, "AIAgent", agent_class)
     elif shape in ("wrapped", "wrapped_plain"):
         def traced(*args: Any, **kwargs: Any) -> Any:
             return original(*args, **kwargs)

@@ -107,9 +107,9 @@ def _in_turn_frame(frame: Any, agent: Any) -> bool:
     if code.co_name != "run_conversation" or frame.f_locals.get("self") is not agent:
         return False
     hermes = sys.modules.get("run_agent")  # never imported here: an agent of hermes means hermes is loaded
-    home = getattr(hermes, "AIAgent", None)
-    if isinstance(home, type) and isinstance(agent, home):
-        return bool(code.co_filename == getattr(sys.modules.get(home.__module__), "__file__", None))
+    if hermes is not None and any(cls.__module__ == "run_agent" for cls in type(agent).__mro__):
+        # hermes' module itself (its AIAgent may have been rebound to a subclass defined elsewhere; a red-team pass)
+        return bool(code.co_filename == getattr(hermes, "__file__", None))
     try:
         defined = [vars(cls)["run_conversation"] for cls in type(agent).__mro__ if "run_conversation" in vars(cls)]
         return bool(defined) and code is getattr(inspect.unwrap(defined[-1]), "__code__", None)
