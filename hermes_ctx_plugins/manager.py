@@ -22,7 +22,7 @@ from .compression.base import CompressorStrategy
 from .config import DEFAULT_COMPRESSOR, Config, hermes_home, load_config, plugin_options
 from .errors import ConfigError, PluginError, PluginLoadError, UnknownPluginError, did_you_mean
 from .events import ContextContribution, Request, Response, SessionInfo, Turn
-from .host import MAX_RECALL_CHARS, bounded_text, foreign_code, owner_key
+from .host import MAX_RECALL_CHARS, bounded_text, cut_saying_so, foreign_code, owner_key
 from .host.compaction import Compaction
 from .host.plugins import BUILTIN_PLUGINS, BUILTIN_SOURCE, LoadedPlugin, PluginLoading
 from .host.providers import MemoryFanOut
@@ -344,7 +344,7 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
                     left_out += len(text) - max(room, 0)
                     if room <= 0:
                         continue
-                    text = text[:room] + f"\n[… cut: {len(text) - room:,} more characters left out]"
+                    text = cut_saying_so(text, room)
                 request.add_context(text, source=source)
                 room -= len(text)
             if left_out:

@@ -65,12 +65,9 @@ def to_remove(home: Path) -> list[Path]:
 
 def _is_shim(path: Path, name: str) -> bool | None:
     """Whether ``path`` is exactly our shim for ``name`` (``None``: it cannot be read)."""
-    from ..hermes.memory import shim_text
+    from ..hermes.shims import holds_shim
 
-    try:
-        return bool(path.read_text(encoding="utf-8") == shim_text(name))
-    except (OSError, UnicodeDecodeError):
-        return None
+    return holds_shim(path, name)
 
 
 def remove(folders: list[Path]) -> list[str]:

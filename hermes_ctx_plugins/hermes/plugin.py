@@ -24,7 +24,7 @@ from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
 from .runtime import Runtime, manager_sessions
-from .shims import BUNDLED_MEMORY_PROVIDERS, shim_text, write_shims
+from .shims import BUNDLED_MEMORY_PROVIDERS, holds_shim, write_shims
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -105,16 +105,9 @@ def _hermes_own(name: str) -> bool:
         from plugins.memory import find_provider_dir  # type: ignore[import-untyped]  # hermes ships no stubs
 
         found = find_provider_dir(name)
-        return found is not None and not _read_text(found / "__init__.py").startswith(shim_text(name)[:60])
+        return found is not None and holds_shim(found / "__init__.py", name) is not True
     except Exception:  # hermes' layout changed: say nothing rather than something false
         return True
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
 
 
 def _external_memory(host: Host) -> tuple[str, ...]:

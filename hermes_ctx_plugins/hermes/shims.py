@@ -89,6 +89,14 @@ def shim_path(hermes_home: Path, name: str) -> Path:
     return hermes_home / "plugins" / name / "__init__.py"
 
 
+def holds_shim(path: Path, name: str) -> bool | None:
+    """Whether ``path`` is exactly our shim for ``name`` (``None``: it cannot be read)."""
+    try:
+        return bool(path.read_text(encoding="utf-8") == shim_text(name))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def shim_text(name: str) -> str:
     """The shim :func:`write_shims` writes for ``name`` (``hermes-ctx doctor`` and ``uninstall`` compare with it)."""
     return _SHIM.format(name=name)

@@ -75,5 +75,10 @@ def bounded_text(value: object, *, owner: str, foreign: bool, fail: Callable[[st
         return ""
     if foreign and len(value) > limit:
         log.warning("%s: %s returned %d characters; only the first %d are used", owner, what, len(value), limit)
-        return value[:limit] + f"\n[… cut: {len(value) - limit:,} more characters left out]"
+        return cut_saying_so(value, limit)
     return value
+
+
+def cut_saying_so(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, saying how many more were left out."""
+    return text[:limit] + f"\n[… cut: {len(text) - limit:,} more characters left out]"
