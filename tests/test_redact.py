@@ -673,3 +673,37 @@ def test_a_jwt_header_is_read_to_a_bound_so_a_run_of_eyj_stays_linear() -> None:
         assert (found is not None and found.group("jwt") is not None) is taken, header_length
     run = "x-eyJ" * 20_000
     assert rule.regex.match(run, 2) is None
+
+
+#: tokens known by their shape, each on a line of its own in a tool's output (``gh auth token``, ``cat token.txt``)
+LINE_TOKENS = {"openai": OPENAI, "github": GITHUB, "aws": AWS_ID, "gitlab": "glpat-" + "AbCdEfGhIjKlMnOpQrSt",
+               "slack": "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"}
+
+
+@pytest.mark.parametrize("name", LINE_TOKENS)
+@pytest.mark.parametrize("before", ["$ gh auth token\n", "token:\t", "export A=1\r\n", "警告\n"])
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_a_token_starting_a_line_of_a_json_string_is_redacted_as_in_the_text(name: str, before: str,
+                                                                              ascii_only: bool) -> None:
+    """hermes' terminal tool answers in JSON: a line break is the two characters ``\\n``, and a token right after
+    one was read glued to its ``n`` ("nghp_...": no token starts there), so ``gh auth token``'s answer went whole to
+    the archive, the summary model, Mem0 and Honcho (a README audit). A key value's redaction ran on over the escape
+    into the next line's first word as well; the JSON now redacts as its text does."""
+    content = f"{before}{LINE_TOKENS[name]}\nline3 stays readable\n"
+    assert LINE_TOKENS[name] not in redact_secrets(content)
+    for value in ({"output": content, "exit_code": 0}, [content]):
+        written = json.dumps(value, ensure_ascii=ascii_only)
+        redacted = redact_secrets(written)
+        assert LINE_TOKENS[name] not in redacted
+        back = json.loads(redacted)
+        assert (back["output"] if isinstance(back, dict) else back[0]) == redact_secrets(content)
+        assert redact_each([written, "plain text"]) == [redacted, "plain text"]
+        # JSON in other text (a turn quoting a tool's answer, a log line): the token is found there too
+        assert LINE_TOKENS[name] not in redact_secrets(f"tool said: {written} (exit 0)")
+
+
+@pytest.mark.parametrize("line", ["password: hunter2secret", "DB_PASSWORD=Xk2!hunter99", "密码：Tr0ub4dor&3"])  # noqa: RUF001
+def test_a_key_values_redaction_in_a_json_string_stops_at_the_line_break(line: str) -> None:
+    content = f"{line}\nline3 stays readable\n"
+    back = json.loads(redact_secrets(json.dumps({"output": content}, ensure_ascii=False)))
+    assert back["output"] == redact_secrets(content) and "line3 stays readable" in back["output"]

@@ -46,11 +46,11 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
         views = Views(_MARKER.sub(lambda m: "x" * len(m[0]), text))  # "xxx" marks no value (values._NOT_A_VALUE)
     views = views or Views(text)
     norm = Normalised(views)
-    tokens, found, keyed = _rule_spans(views, norm, markers)
+    json_document = _json_document(norm.text)
+    tokens, found, keyed = _rule_spans(views, norm, markers, json_document)
     gates = views.words.union(keyed)  # the words and rule triggers in the text: what gates a layout
     # a JSON document's commands are read in its strings alone: read raw, a shell word ran on past the string's end
     # quote ('"-pX", "background": false}' was one word) and its redaction took the JSON's structure with it
-    json_document = _json_document(norm.text)
     layouts = paired_spans(norm.text, tokens) + ([] if json_document else option_spans(norm.text, gates))
     layouts += line_spans(norm.text) + table_spans(norm.text, norm.lowered, gates) + (
         _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
@@ -62,10 +62,31 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
 
 
-def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]],
+def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]], json_document: bool = False,
                 keys_only: bool = False) -> tuple[list[Span], list[Span], set[str]]:
     """The secret rules' finds: token formats (in the normalised view's indices), ``key: value`` secrets (in the
-    original's), and the rule triggers the text holds; ``keys_only``: the ``key: value`` rules alone."""
+    original's), and the rule triggers the text holds; ``keys_only``: the ``key: value`` rules alone.
+
+    A JSON string's line breaks and tabs are read as the white space they write (:func:`_spaced_escapes`): a token
+    after one was read glued to its letter ("\\nghp_...": no token starts in "nghp_"), and a value ran on into the next
+    line's first word (a README audit). A JSON document is read so alone; other text holding them (JSON quoted in a
+    turn, a log line of one) both ways, since outside JSON a backslash may be a secret's own character. (Layouts read
+    a JSON string's lines by :func:`_escaped_layouts`.)"""
+    spaced = _spaced_escapes(views.text)
+    if spaced is None:
+        return _rules_read(views, norm, markers, keys_only)
+    # the same length, and the same normalised indices: the escapes are ASCII, and so is what they become
+    spaced_views = Views(spaced)
+    tokens, found, keyed = _rules_read(spaced_views, Normalised(spaced_views), markers, keys_only)
+    if json_document:
+        return tokens, found, keyed
+    more_tokens, more_found, more_keyed = _rules_read(views, norm, markers, keys_only)
+    return more_tokens + tokens, more_found + found, more_keyed | keyed
+
+
+def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]],
+                keys_only: bool) -> tuple[list[Span], list[Span], set[str]]:
+    """:func:`_rule_spans` of the text ``views`` reads, as it is."""
     tokens: list[Span] = []  # in the normalised view's indices
     found: list[Span] = []  # in the original's
     origin: Origin | Kept | None = None
@@ -184,6 +205,20 @@ def _json_document(text: str) -> bool:
 
 _ESCAPED_BREAK = "\\n"  # a line break as a JSON string writes it
 _ESCAPED_QUOTE = '\\"'  # a quote as a JSON string writes it
+#: a backslash escape, read left to right (so ``\\\\n`` is an escaped backslash, then the letter n)
+_ANY_ESCAPE = lazy(r"\\[\s\S]")
+_WHITE_ESCAPE = lazy(r"\\[nrtbf]")
+#: a JSON string's white-space escapes as white space of the same length (the line break kept: lines are read)
+_SPACED = {"\\n": " \n", "\\r": " \r", "\\t": " \t", "\\b": "  ", "\\f": "  "}
+
+
+def _spaced_escapes(text: str) -> str | None:
+    """``text`` with each backslash escape of white space (``\\n``, ``\\t``, ...) written as that white space after a
+    blank, every index kept; ``None`` when it holds none."""
+    if "\\" not in text or not _WHITE_ESCAPE.search(text):
+        return None
+    spaced = _ANY_ESCAPE.sub(lambda m: _SPACED.get(m[0], m[0]), text)
+    return None if spaced == text else spaced
 
 
 class _Tried:
@@ -367,8 +402,9 @@ def redact_each(texts: Sequence[str]) -> list[str]:
     out = list(texts)
     # plain ASCII only: a text holding a control character a view drops is read alone (in the joined text the
     # control would split a trigger: 'gh\x1bp_…' passed the batch whole; a red-team pass)
-    # and so is a text holding a JSON-escaped line break (its layouts are read in it unescaped, not in the joined text)
-    batch = [i for i, text in enumerate(texts) if plain_ascii(text) and _ESCAPED_BREAK not in text]
+    # and so is a text holding a JSON-escaped line break or tab (it is read with them as white space, and its layouts
+    # unescaped, not in the joined text)
+    batch = [i for i, text in enumerate(texts) if plain_ascii(text) and not _WHITE_ESCAPE.search(text)]
     for i in sorted(set(range(len(out))).difference(batch)):
         out[i] = redact_secrets(out[i])
     if not batch:
