@@ -700,6 +700,10 @@ def test_a_token_starting_a_line_of_a_json_string_is_redacted_as_in_the_text(nam
         assert redact_each([written, "plain text"]) == [redacted, "plain text"]
         # JSON in other text (a turn quoting a tool's answer, a log line): the token is found there too
         assert LINE_TOKENS[name] not in redact_secrets(f"tool said: {written} (exit 0)")
+    # JSON inside JSON (a tool's answer holding another's: its line breaks are "\\\\n"), each level still JSON
+    nested = redact_secrets(json.dumps({"output": json.dumps({"output": content, "aws": AWS_ID})}))
+    inner = json.loads(json.loads(nested)["output"])
+    assert LINE_TOKENS[name] not in nested and AWS_ID not in nested and "stays readable" in inner["output"]
 
 
 @pytest.mark.parametrize("line", ["password: hunter2secret", "DB_PASSWORD=Xk2!hunter99", "密码：Tr0ub4dor&3"])  # noqa: RUF001

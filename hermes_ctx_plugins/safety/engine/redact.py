@@ -51,7 +51,8 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     gates = views.words.union(keyed)  # the words and rule triggers in the text: what gates a layout
     # a JSON document's commands are read in its strings alone: read raw, a shell word ran on past the string's end
     # quote ('"-pX", "background": false}' was one word) and its redaction took the JSON's structure with it
-    layouts = paired_spans(norm.text, tokens) + ([] if json_document else option_spans(norm.text, gates))
+    # a key pair's secret half is read with escapes of white space as white space too: its id may have been found so
+    layouts = paired_spans(_all_spaced(norm.text), tokens) + ([] if json_document else option_spans(norm.text, gates))
     layouts += line_spans(norm.text) + table_spans(norm.text, norm.lowered, gates) + (
         _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
     if json_document or _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments)
@@ -72,16 +73,17 @@ def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]], 
     line's first word (a README audit). A JSON document is read so alone; other text holding them (JSON quoted in a
     turn, a log line of one) both ways, since outside JSON a backslash may be a secret's own character. (Layouts read
     a JSON string's lines by :func:`_escaped_layouts`.)"""
-    spaced = _spaced_escapes(views.text)
-    if spaced is None:
+    spaced, deep = _spaced_escapes(views.text), _deep_spaced(views.text)  # deep: JSON inside JSON ("\\\\n", ...)
+    if spaced is None and deep is None:
         return _rules_read(views, norm, markers, keys_only)
-    # the same length, and the same normalised indices: the escapes are ASCII, and so is what they become
-    spaced_views = Views(spaced)
-    tokens, found, keyed = _rules_read(spaced_views, Normalised(spaced_views), markers, keys_only)
-    if json_document:
-        return tokens, found, keyed
-    more_tokens, more_found, more_keyed = _rules_read(views, norm, markers, keys_only)
-    return more_tokens + tokens, more_found + found, more_keyed | keyed
+    # a JSON document's own reading is the spaced one; else the text as written is read too
+    tokens, found, keyed = ([], [], set()) if spaced and json_document else _rules_read(views, norm, markers, keys_only)
+    for reading in [text for text in (spaced, deep if deep != spaced else None) if text is not None]:
+        # the same length, and the same normalised indices: the escapes are ASCII, and so is what they become
+        read = Views(reading)
+        more_tokens, more_found, more_keyed = _rules_read(read, Normalised(read), markers, keys_only)
+        tokens, found, keyed = tokens + more_tokens, found + more_found, keyed | more_keyed
+    return tokens, found, keyed
 
 
 def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]],
@@ -219,6 +221,25 @@ def _spaced_escapes(text: str) -> str | None:
         return None
     spaced = _ANY_ESCAPE.sub(lambda m: _SPACED.get(m[0], m[0]), text)
     return None if spaced == text else spaced
+
+
+_DEEP_ESCAPE, _ESCAPE_RUN = lazy(r"\\{2,}[nrtbf]"), lazy(r"\\+[nrtbf]")
+_WHITE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " "}
+
+
+def _deep_spaced(text: str) -> str | None:
+    """``text`` with every run of backslashes before ``n``, ``r``, ``t``, ``b`` or ``f`` read as white space (a line
+    break or a tab of JSON inside JSON, at any depth), every index kept; ``None`` when it holds no run of two or more
+    (:func:`_spaced_escapes` reads the others). Read beside the text as one level writes it: a Windows path's
+    ``\\\\new`` reads as a break here too."""
+    return _all_spaced(text) if _DEEP_ESCAPE.search(text) else None
+
+
+def _all_spaced(text: str) -> str:
+    """``text`` with every run of backslashes before ``n``, ``r``, ``t``, ``b`` or ``f`` read as white space."""
+    if "\\" not in text or not _WHITE_ESCAPE.search(text):
+        return text
+    return _ESCAPE_RUN.sub(lambda m: " " * (len(m[0]) - 1) + _WHITE[m[0][-1]], text)
 
 
 class _Tried:
