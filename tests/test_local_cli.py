@@ -100,6 +100,24 @@ def test_export_never_writes_into_the_files_the_stores_live_in(
         assert main(["memory", "export", "--output", str(target)]) == EXIT_INPUT, target
         assert what in capsys.readouterr().err
     assert filled.path.read_bytes() == database_before and (home() / "config.yaml").read_bytes() == config_before
+    # hermes' MEMORY.md / USER.md (the file store: read into every prompt), a user's scoped folder, our own state and
+    # hermes' own files: -o MEMORY.md replaced the user's memories with every user's turns (a README audit)
+    memories = home() / "memories"
+    (memories / "scoped" / "d" / "ualice").mkdir(parents=True)
+    kept = {memories / "MEMORY.md": "keep me", memories / "USER.md": "dark theme",
+            memories / "scoped" / "d" / "ualice" / "MEMORY.md": "alice's", home() / ".env": "OPENAI_API_KEY=x",
+            Path(f"{filled.path}.queue.lock"): "", home() / "ctx_plugins" / "checked.json": "{}"}
+    for path, text in kept.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for target in [*kept, memories / "scoped" / "d" / "ubob" / "MEMORY.md", memories / "new.md"]:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        assert main(["memory", "export", "--output", str(target)]) == EXIT_INPUT, target
+        assert "would destroy it" in capsys.readouterr().err
+    assert all(path.read_text(encoding="utf-8") == text for path, text in kept.items())
+    assert not (memories / "new.md").exists()
+    assert main(["memory", "export", "--output", str(home() / "alice-export.jsonl")]) == 0  # a new file of its own
+    assert main(["memory", "export", "--output", str(home() / "alice-export.jsonl")]) == 0  # and again, replaced
     assert main(["memory", "search", "wombat", "--user", "alice", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
 

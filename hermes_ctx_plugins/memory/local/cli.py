@@ -244,12 +244,21 @@ def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
     return 0
 
 
+#: hermes' own files at the top of its home (its config, keys, session database, persona): replaced by an export, lost
+_HERMES_OWN_SUFFIXES = (".yaml", ".yml", ".json", ".md", ".db", ".db-wal", ".db-shm", ".db-journal", ".lock", ".env")
+
+
 def _ours(output: Path, provider: LocalProvider, config: Config) -> str | None:
     """What ``output`` is when it is one of the files the stores live in (the ctx-local database, its
-    journal, its queue, the archive, the config): ``None`` for any other file."""
+    journal, its queue and locks, the archive, the config, the file store's MEMORY.md / USER.md folder,
+    our state, hermes' own files at the top of its home): ``None`` for any other file."""
     from ...storage import archive_path
 
     database, archive = provider.path, archive_path(config)
+    home = Path(provider.hermes_home or hermes_home())
+    folders = [(home / "memories", "inside the file memory's folder (MEMORY.md, USER.md)"),
+               (home / "ctx_plugins", "inside hermes-ctx's state folder"),
+               (provider.queue_dir, f"inside the {NAME} write queue")]
     candidates = [(database, f"the {NAME} database"), *[(Path(f"{database}{suffix}"), f"the {NAME} database's "
                   "journal") for suffix in ("-wal", "-shm", "-journal")],
                   *[(Path(f"{archive}{suffix}"), "the archive") for suffix in ("", "-wal", "-shm", "-journal",
@@ -258,11 +267,17 @@ def _ours(output: Path, provider: LocalProvider, config: Config) -> str | None:
         candidates.append((Path(config.source), "the config file"))
     try:
         target = output.resolve()
-        if provider.queue_dir.resolve() in target.parents or target == provider.queue_dir.resolve():
-            return f"inside the {NAME} write queue"
+        for folder, what in folders:
+            if folder.resolve() in target.parents or target == folder.resolve():
+                return what
         for path, what in candidates:
             if (path.exists() and output.exists() and output.samefile(path)) or target == path.resolve():
                 return what
+        if target.parent == database.resolve().parent and target.name.startswith(database.name):
+            return f"one of the {NAME} database's files"
+        if target.parent == home.resolve() and target.exists() and (
+                target.name.startswith(".") or target.name.endswith(_HERMES_OWN_SUFFIXES)):
+            return "one of hermes' own files"
     except (OSError, ValueError):  # unreadable or odd: opening it for writing says what is wrong
         return None
     return None
