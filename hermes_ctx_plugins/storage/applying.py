@@ -109,6 +109,16 @@ class Consumer(ABC, Generic[T]):
         """What a quarantined record's line is kept as."""
         return line.rstrip(b"\n").decode("utf-8", "replace")
 
+    def applied_ahead(self, record: T) -> bool:
+        """Whether ``record``, still queued, was applied already, ahead of its turn (a stopping queue then hands it
+        over no more: the next would apply it again; the service's writes sent ahead of a stuck one)."""
+        return False
+
+    def wakes(self, record: T) -> bool:
+        """Whether ``record``, just put, ends the wait before the next attempt (by default: no; the service's
+        writes: another user's write behind one whose owner alone is rate-limited)."""
+        return False
+
     def overflowed(self) -> None:
         """Told (outside the queue's lock) the first time a full queue drops records."""
 

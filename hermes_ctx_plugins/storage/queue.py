@@ -207,6 +207,9 @@ class DurableQueue(Generic[T]):
         with self._cond:
             self._append([(line, record, None)])
             overflowed = self._trim()
+            if self._retry_at > time.monotonic() and self.consumer.wakes(record):
+                self._retry_at = 0.0  # the writer's wait for the next attempt ends now
+                self._cond.notify_all()
         if overflowed:
             self.consumer.overflowed()
 
@@ -528,7 +531,8 @@ class DurableQueue(Generic[T]):
     def _release(self, sink: Sink[T] | None) -> None:
         with self._cond:
             segment, self._segment = self._segment, None
-            leftover = [item.line for item in self._pending]
+            leftover = [item.line for item in self._pending
+                        if item.value is None or not self.consumer.applied_ahead(item.value)]
         if segment is None:
             return
         try:

@@ -47,8 +47,12 @@ from .text import ToolError, error_json, fit, sendable, shown, unsendable
 
 log = logging.getLogger("hermes_ctx_plugins.memory")
 
-#: the most fetches one provider runs at once; a hung service cannot pile up threads beyond this
+#: the most fetches one provider runs at once for one user; a service hung for them cannot pile up threads beyond
+#: this, nor take every user's recall with it (a Bridge shares a provider between its users: one user's slow
+#: searches skipped everyone's recall, a red-team pass)
 MAX_FETCHES = 2
+#: the most fetches one provider runs at once in all
+MAX_FETCHES_ALL = 16
 #: the segment size past which a fully delivered segment is replaced by a fresh one, so delivered
 #: writes do not linger on disk
 ROTATE_BYTES = 256 << 10
@@ -99,12 +103,13 @@ class RemoteProvider(ServiceProvider):
                                      send_quietly=lambda write: self.call(self.send_write, write, gate=False,
                                                                           count_failure=False,
                                                                           counted_for=write_party(write)),
-                                     following=self._following, backlog=self.backlog, stats=self.stats)
+                                     following=self._following, backlog=self.backlog, stats=self.stats,
+                                     owner_of=write_party)
         self._queue: DurableQueue[Write] | None = None
         #: queues a shutdown is closing: still delivering, then handing over; a forget reaches them too
         self._closing: list[DurableQueue[Write]] = []
         self._lock = threading.Lock()  # guards _queue, _closing and _fetches
-        self._fetches: list[threading.Thread] = []
+        self._fetches: list[tuple[str | None, threading.Thread]] = []  # (the user's breaker party, its thread)
         self._outage_reported = False
 
     # ------------------------------------------------------------------ what subclasses implement
@@ -349,7 +354,7 @@ class RemoteProvider(ServiceProvider):
             finally:
                 with self._lock:
                     self._closing.remove(queue)
-        for thread in list(self._fetches):
+        for _, thread in list(self._fetches):
             thread.join(0.2)
         self.close_client()
         self._write_status(queued=left)
@@ -358,11 +363,13 @@ class RemoteProvider(ServiceProvider):
     # ------------------------------------------------------------------ recall
 
     def _start_fetch(self, query: str, session: SessionInfo) -> _Fetch | None:
+        party = self.party_for(self.owner_id(session))
         with self._lock:
-            self._fetches = [t for t in self._fetches if t.is_alive()]
-            if len(self._fetches) >= MAX_FETCHES:
-                log.info("%s: %d earlier recalls are still waiting for the service; skipping this one",
-                         self.name, len(self._fetches))
+            self._fetches = [(p, t) for p, t in self._fetches if t.is_alive()]
+            mine = sum(p == party for p, _ in self._fetches)
+            if mine >= MAX_FETCHES or len(self._fetches) >= MAX_FETCHES_ALL:
+                log.info("%s: %d earlier recalls (%d of this user's) are still waiting for the service; skipping "
+                         "this one", self.name, len(self._fetches), mine)
                 return None
             fetch = _Fetch()
 
@@ -378,7 +385,7 @@ class RemoteProvider(ServiceProvider):
                     fetch.done.set()
 
             thread = threading.Thread(target=run, name=f"{self.name}-recall", daemon=True)
-            self._fetches.append(thread)
+            self._fetches.append((party, thread))
         thread.start()
         return fetch
 

@@ -30,6 +30,14 @@ write holds nobody up: it is tried again every :data:`LONE_RETRY` seconds, and a
 seconds) a write is queued behind it. A write still failing :data:`PARK_FOR` after it was first set aside is
 dropped, counted as refused and logged. So a bad write costs order (it is delivered after later ones), never another
 write. A forget of its owner running meanwhile is never undone by it (:meth:`ServiceWrites.forgetting`).
+
+**One user limited** (a Bridge: one provider for every user of a deployment). The writes tried ahead of a stuck one
+are other owners' when any are queued (:data:`SCAN_BEHIND`): one user's limit fails every write of theirs, and tried
+ahead they made it an outage for all. A write refused with a Retry-After (a rate limit, usually per caller) is set
+aside at its first failure once another owner's write behind it is taken, and another owner's write put while the
+queue waits out that limit ends the wait (once: a limit on everyone is not hammered at each put); while an owner's
+write was set aside in the last :data:`OWNER_FAILING_FOR` seconds, their next one is treated as stuck at once.
+Writes sent ahead are not handed over again when the queue stops (:meth:`ServiceWrites.applied_ahead`).
 """
 
 from __future__ import annotations
@@ -64,11 +72,16 @@ STUCK_FOR = 3.0
 #: writes behind a stuck one tried, in order, until one is taken (two or three bad writes in a row, a user sending a
 #: refused text again, are not an outage); all failing, the service is failing
 LOOKAHEAD = 3
+#: how far behind a stuck write other owners' writes are looked for: one user's limit (a 429 for their id, a
+#: shard of theirs down) fails all of that user's writes, and tried ahead they said "outage" for everyone
+SCAN_BEHIND = 64
 #: seconds between two tries of a stuck write with no write behind it; how often the queue looks for one meanwhile
 LONE_RETRY = 30.0
 LONE_POLL = 2.0
 #: a write set aside this long ago (seconds) that still fails is dropped
 PARK_FOR = 24 * 3600.0
+#: for this long (seconds) after an owner's write was set aside, their next write is tried as a stuck one at once
+OWNER_FAILING_FOR = 60.0
 #: the key a set-aside write carries its first set-aside time under (never sent to the service)
 PARKED = "_set_aside_at"
 
@@ -121,6 +134,8 @@ class ServiceWrites(Consumer[Write]):
         write behind a stuck one (see the module docs); ``None``: a failing write is always an outage
     :param send_quietly: delivers one write ignoring an open breaker, its failure not counted: a stuck write
     :param following: the first ``n`` writes queued behind the one being delivered
+    :param owner_of: whose a write is (``None``: nobody's in particular): the writes tried ahead of a stuck one are
+        other owners', when there are any within :data:`SCAN_BEHIND`
     :param backlog: where a write set aside goes (``queue.jsonl``: the queue takes it over again)
     :param stats: counts the writes set aside
     """
@@ -134,8 +149,10 @@ class ServiceWrites(Consumer[Write]):
                  send_ahead: Callable[[Write], None] | None = None,
                  send_quietly: Callable[[Write], None] | None = None,
                  following: Callable[[int], list[Write]] = lambda n: [], backlog: Path | None = None,
-                 stats: WriteStats | None = None, clock: Callable[[], float] = time.time) -> None:
+                 stats: WriteStats | None = None, clock: Callable[[], float] = time.time,
+                 owner_of: Callable[[Write], str | None] = lambda write: None) -> None:
         self.name = name
+        self._owner_of = owner_of
         self.directory = directory
         self._send = send
         self._send_ahead = send_ahead
@@ -146,6 +163,11 @@ class ServiceWrites(Consumer[Write]):
         self._clock = clock
         #: the write failing now (as encoded), how many times in a row, since when, when it is tried next while alone
         self._failing: tuple[bytes, int, float, float] | None = None
+        #: the owner whose stuck write was set aside last, and when: their next write is tried as a stuck one at once
+        self._owner_failing: tuple[str, float] | None = None
+        #: the owner of the write that failed for a limit with no other owner's write behind it: another owner's
+        #: write put meanwhile ends the wait once (:meth:`wakes`), then it is tried ahead (:meth:`_limited_alone`)
+        self._limited: str | None = None
         #: the writes tried ahead of a stuck one and taken (the queue's very objects, so never another one with the
         #: same content): not sent again when their turn comes
         self._sent_ahead: list[Write] = []
@@ -225,18 +247,29 @@ class ServiceWrites(Consumer[Write]):
         now = self._clock()
         stuck = self._send_ahead is not None and known is not None and (
             PARKED in write or (known[1] >= STUCK_AFTER and now - known[2] >= STUCK_FOR))
+        owner = self._owner_of(write)
+        if not stuck and self._send_ahead is not None and owner is not None and self._owner_failing is not None and (
+                self._owner_failing[0] == owner and now - self._owner_failing[1] < OWNER_FAILING_FOR):
+            # the owner's last write was set aside a moment ago: this one is tried once, then set aside as well if
+            # it fails and another owner's write behind it is taken (one user's limit costs the others one try)
+            stuck, known = True, known or (key, STUCK_AFTER, now, 0.0)
         if not stuck:
             try:
                 self._send(_sendable(write))
             except Exception as exc:
                 if not isinstance(exc, ServiceUnavailable) and not self._is_client_error(exc):
                     self._failing = (key, known[1] + 1, known[2], 0.0) if known else (key, 1, now, 0.0)
+                    if self._limited_alone(write, owner, exc):  # set aside at once: others' writes go on
+                        self._set_aside(write, exc, me)
+                        return False
+                    self._limited = owner if self._retry_after(exc) is not None else None
                 raise
+            self._limited = None
             self._failing = None
             return True
         assert known is not None and self._send_ahead is not None
         # stuck: tried quietly (its failures tell the breaker nothing more), and only now and then while alone
-        if now < known[3] and not self._behind():
+        if now < known[3] and not self._behind(write):
             raise _Deferred("a write keeps failing and nothing waits behind it", min(LONE_POLL, known[3] - now))
         try:
             self._send_quietly(_sendable(write))
@@ -244,7 +277,7 @@ class ServiceWrites(Consumer[Write]):
             if self._is_client_error(exc):
                 raise
             self._failing = (key, known[1] + 1, known[2], now + LONE_RETRY)
-            behind = self._behind()
+            behind = self._behind(write)
             if not behind:
                 raise _Deferred(f"a write keeps failing ({error_text(exc)[0]}) and nothing waits behind it",
                                 LONE_POLL) from exc
@@ -258,12 +291,38 @@ class ServiceWrites(Consumer[Write]):
                 self._set_aside(write, again, me)
                 return False
         self._failing = None
+        if self._owner_failing is not None and self._owner_failing[0] == owner:
+            self._owner_failing = None
         return True
 
-    def _behind(self) -> list[Write]:
-        """The writes behind the one being delivered not yet sent ahead of it (at most :data:`LOOKAHEAD`)."""
-        return [w for w in self._following(LOOKAHEAD + len(self._sent_ahead))
-                if not any(w is sent for sent in self._sent_ahead)][:LOOKAHEAD]
+    def applied_ahead(self, record: Write) -> bool:
+        return any(record is sent for sent in self._sent_ahead)
+
+    def wakes(self, record: Write) -> bool:
+        limited, self._limited = self._limited, None  # once: a limit on everyone must not be hammered at each put
+        if limited is not None and self._owner_of(record) != limited:
+            return True
+        self._limited = limited
+        return False
+
+    def _limited_alone(self, write: Write, owner: str | None, exc: Exception) -> bool:
+        """Whether ``write`` failed for a limit of its owner's: the service asked to wait (a Retry-After: a rate
+        limit, commonly per caller) and another owner's write behind it, tried ahead, is taken. Waiting out that
+        limit held every user's writes for up to three times the Retry-After (a Bridge: one user's 429s)."""
+        if self._send_ahead is None or owner is None or self._retry_after(exc) is None:
+            return False
+        others = [w for w in self._behind(write) if self._owner_of(w) != owner]
+        return bool(others) and self._try_ahead(others)
+
+    def _behind(self, write: Write) -> list[Write]:
+        """The writes behind ``write`` (being delivered) not yet sent ahead of it, at most :data:`LOOKAHEAD`: other
+        owners' first (a user's limit fails every write of theirs: tried ahead, they made it an outage for all;
+        a bug report from a Bridge), else its owner's own."""
+        behind = [w for w in self._following(SCAN_BEHIND + len(self._sent_ahead))
+                  if not any(w is sent for sent in self._sent_ahead)]
+        owner = self._owner_of(write)
+        others = [w for w in behind if self._owner_of(w) != owner] if owner is not None else []
+        return (others or behind)[:LOOKAHEAD]
 
     def _try_ahead(self, behind: Sequence[Write]) -> bool:
         """Try ``behind`` in order past the breaker's gate until one is taken (or refused as invalid: the service
@@ -307,6 +366,8 @@ class ServiceWrites(Consumer[Write]):
                 log.info("%s: a write being set aside was forgotten meanwhile; it is not kept", self.name)
                 return
             append_backlog(self._backlog, [self.encode({**write, PARKED: first}) + b"\n"])
+        owner = self._owner_of(write)
+        self._owner_failing = None if owner is None else (owner, now)
         if self._stats is not None:
             self._stats.add(set_aside=1)
         log.warning("%s: the service keeps failing one write (%s) while it takes the others; it is set aside "
