@@ -68,6 +68,10 @@ def test_a_result_that_does_not_shrink_the_prompt_is_refused_and_counted() -> No
     assert "padding" not in json.dumps(result.messages)  # the inflated result never reaches the model
     status = {r.name: r.status for r in host.plugins()}["inflating"]
     assert "does not shrink the prompt" in status
+    for _ in range(2):  # refused every time: suspended like one that raises (before: "1 consecutive" for ever,
+        host.compress(messages, force=True)  # the call's return cleared the count; a README audit)
+    status = {r.name: r.status for r in host.plugins()}["inflating"]
+    assert status.startswith("suspended after 3 consecutive failures"), status
 
 
 def test_without_a_fallback_the_messages_stay_as_they_were() -> None:

@@ -158,8 +158,10 @@ class Compaction:
         # edits messages in place and then fails has not changed hermes' history, and it is bounded in time.
         others = foreign(strategy)
         given = copy.deepcopy(messages) if others else messages
+        # resets=False: a call that returned is no success yet -- its result is checked first (a strategy whose
+        # results were refused each time was never suspended: the call's return cleared the count; a README audit)
         result = self.isolator.call(owner, strategy.compress, given if others else list(messages), default=failed,
-                                    **kwargs,
+                                    **kwargs, resets=False,
                                     timeout=self.config.plugins.compress_timeout_seconds if others else None)
         if result is failed:
             return None, given
@@ -168,6 +170,7 @@ class Compaction:
             self.isolator.record_failure(owner, TypeError(f"compress returned {wrong}; the result was discarded"))
             return None, given
         if not result.compressed:  # the conversation as it was, whatever list came back
+            self.isolator.record_success(owner)
             return (result if result.messages is messages else dataclasses.replace(result, messages=messages)), given
         counter = get_counter(strategy.model)
         try:
@@ -182,6 +185,7 @@ class Compaction:
                 f"compress reported a compaction that does not shrink the prompt ({after:,} tokens after); "
                 "the result was discarded"))
             return None, given
+        self.isolator.record_success(owner)
         if strategy.compression_count == count_before:
             strategy.compression_count += 1  # for strategies that do not count themselves
         strategy.verify_pending = True  # the provider's next count says whether it cleared the trigger
