@@ -161,3 +161,26 @@ def test_a_services_error_text_is_shown_with_its_terminal_controls_escaped(capsy
     for said in (captured.out, captured.err):
         assert not {"\x1b", "\x07", "\x9b", "\u202e"} & set(said), said
     assert "\\x1b]0;PWNED\\x07" in captured.out and "\\u202eyek IPA" in captured.out  # shown, as escapes
+
+
+def test_a_damaged_ctx_local_database_is_a_problem_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: doctor said "ctx-local ... available", "result: OK" and exited 0 for a memory.db overwritten with
+    garbage (memory stats exited 3 on it; a README audit). A healthy store stays OK; doctor writes nothing."""
+    from hermes_ctx_plugins.memory.local.provider import LocalProvider
+
+    home = write_config("memory: {provider: ctx-local}\n")
+    write_shims(home, ["ctx-local"])
+    provider = LocalProvider({}, hermes_home=home)
+    provider.sync_turn(Turn(SessionInfo("s", user_id="alice"), 1, "the deploy port is 8443", "noted"))
+    assert provider.flush(10)
+    provider.shutdown()
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 0 and "ctx-local" in out and out.rstrip().endswith("result: OK"), out
+    database = home / "ctx-local" / "memory.db"
+    for damage in (b"garbage " * 64, b"SQLite format 3\x00" + b"\xff" * 200):
+        for sibling in home.joinpath("ctx-local").glob("memory.db-*"):
+            sibling.unlink()
+        database.write_bytes(damage)
+        code, out = doctor(capsys, "--no-probe")
+        assert code == 1 and f"ctx-local is selected but unavailable: ctx-local memory database {database}" in out
+        assert database.read_bytes() == damage  # nothing written, nothing moved

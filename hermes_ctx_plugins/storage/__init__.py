@@ -25,6 +25,7 @@ import importlib
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import cast
 
 from ..config import Config, hermes_home
 from ..environment import under_home
@@ -132,6 +133,14 @@ def memory_exists(config: Config, path: Path) -> bool:
     """Whether a memory store was ever created at ``path`` — :func:`open_memory` creates one, even
     if nothing is written to it (checking creates nothing)."""
     return bool(backend(config, store="memory").memory_exists(path, config=config))
+
+
+def memory_problem(config: Config, path: Path) -> str | None:
+    """Why ctx-local's memory store at ``path`` cannot be used, read without writing anything (``hermes-ctx
+    doctor``); ``None`` when it can, does not exist yet, or its backend has no such check (a server's is
+    :func:`check`'s)."""
+    problem = getattr(backend(config, store="memory"), "memory_problem", None)
+    return None if problem is None else cast(str | None, problem(path, config=config))
 
 
 def archive_path(config: Config) -> Path:

@@ -20,7 +20,17 @@ from ...config import Config, hermes_home
 from ...events import Forgotten, SessionInfo, Turn
 from ...safety.judge import policy_for
 from ...safety.policy import Decision, Policy
-from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json_text, memory_exists, open_memory
+from ...storage import (
+    Hit,
+    LocalStoreError,
+    Memory,
+    MemoryBackend,
+    Record,
+    json_text,
+    memory_exists,
+    memory_problem,
+    open_memory,
+)
 from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
@@ -225,6 +235,13 @@ class LocalProvider(MemoryProvider):
     # -- lifecycle --------------------------------------------------------------------------------
     def is_available(self) -> bool:
         return True  # stdlib sqlite3 only; a broken file is reported when it is used, turns stay queued
+
+    def availability(self) -> tuple[bool, str]:
+        """What ``hermes-ctx doctor`` says of it (hermes asks :meth:`is_available`, which stays True: turns queue
+        while the store is broken): a store file that cannot be read is unavailable, and why (it said "available"
+        of a file overwritten with garbage; a README audit)."""
+        problem = memory_problem(self.config, self.path)
+        return problem is None, problem or ""
 
     def on_session_start(self, session: SessionInfo) -> None:
         self._session = session

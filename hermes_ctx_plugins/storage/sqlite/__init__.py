@@ -15,7 +15,7 @@ from ...config import Config
 from .archive import ArchiveStore
 from .memory import LocalStore
 
-__all__ = ["ArchiveStore", "LocalStore", "memory_exists", "open_archive", "open_memory"]
+__all__ = ["ArchiveStore", "LocalStore", "memory_exists", "memory_problem", "open_archive", "open_memory"]
 
 
 def open_memory(path: Path, *, config: Config, busy_timeout: float) -> LocalStore:
@@ -24,6 +24,28 @@ def open_memory(path: Path, *, config: Config, busy_timeout: float) -> LocalStor
 
 def memory_exists(path: Path, *, config: Config) -> bool:
     return path.exists()
+
+
+def memory_problem(path: Path, *, config: Config) -> str | None:
+    """Why the memory store at ``path`` cannot be used (damaged, not a ctx-local database, unreadable), read
+    without writing anything; ``None`` when it can, or does not exist yet (it is created at first use)."""
+    import sqlite3
+
+    from .memory_schema import store_error
+
+    if not path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError, ValueError) as exc:
+        return str(store_error(path, exc))
+    if tables and "memories" not in tables:
+        return str(store_error(path, sqlite3.DatabaseError("not a database of ctx-local (no memories table)")))
+    return None
 
 
 def open_archive(path: Path, *, config: Config) -> ArchiveStore:
