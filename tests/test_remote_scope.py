@@ -378,3 +378,33 @@ def test_the_mem0_stub_deletes_by_filter_as_the_platform_does(mem0: Mem0StubServ
     client.delete_all(user_id="*")  # '*': every memory that has a user
     assert [m["memory"] for m in mem0.memories] == ["the agent's"]
     client.client.close()
+
+
+class SwappingHoncho(HonchoStubServer):
+    """A service (or a proxy in front of it) that answers one peer's search as another's: a bug on their side."""
+
+    swap: tuple[str, str] | None = None
+
+    def handle(self, request: Any) -> Any:
+        if self.swap and request.path.endswith(f"/peers/{self.swap[0]}/search"):
+            request = type(request)(**{**request.__dict__,
+                                       "path": request.path.replace(self.swap[0], self.swap[1])})
+        return super().handle(request)
+
+
+def test_a_honcho_search_answered_with_another_peers_messages_shows_them_to_nobody(tmp_path: Path) -> None:
+    """Before: ``ctx_honcho_search`` showed bob alice's messages when the service answered his search with hers,
+    though each result named alice's peer (Mem0's results naming another owner were dropped already)."""
+    with SwappingHoncho(api_keys=(HONCHO_KEY,)) as honcho:
+        provider = HonchoProvider({"api_key": HONCHO_KEY, "base_url": honcho.base_url, "workspace_id": "ws",
+                                   "max_retries": 0}, hermes_home=tmp_path)
+        alice, bob = session("", "alice"), session("", "bob")
+        tell(provider, alice, "kumquat")
+        tell(provider, bob, "kumquat")
+        assert provider.flush(10)
+        mine = json.loads(provider.handle_tool_call("ctx_honcho_search", {"query": "kumquat"}, session=bob))
+        assert mine["count"] >= 1 and all(fact("kumquat") in r["content"] for r in mine["results"])
+        honcho.swap = (provider.owner_id(bob), provider.owner_id(alice))
+        swapped = json.loads(provider.handle_tool_call("ctx_honcho_search", {"query": "kumquat"}, session=bob))
+        assert swapped == {"results": [], "count": 0}
+        provider.shutdown()

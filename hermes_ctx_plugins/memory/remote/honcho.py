@@ -396,7 +396,10 @@ class HonchoProvider(RemoteProvider):
             query = self.text_argument(args, "query")
             limit = bounded_int(args.get("limit"), 10, key="limit", lo=1, hi=50)
             _, user, _ = self._scoped(session)
-            found = list(self.call(lambda: user.search(query, limit=limit)))[:limit]  # even if the server ignores it
+            # at most limit even if the server ignores it; only the user's own messages (defence in depth: a search
+            # answered with another peer's messages -- a service or proxy bug -- reached this user's model)
+            found = [m for m in self.call(lambda: user.search(query, limit=limit)) if self._authored_by(m, user)]
+            found = found[:limit]
             return {"results": [{"content": self.safe(m.content), "session_id": m.session_id,
                                  "created_at": str(m.created_at)} for m in found], "count": len(found)}
         if name == "ctx_honcho_profile":
@@ -415,6 +418,14 @@ class HonchoProvider(RemoteProvider):
         content = self.text_argument(args, "conclusion")  # ctx_honcho_conclude
         write = {"kind": "conclusion", "content": content, "scope": _scope_of(session)}
         return self.send_or_queue(write, what="the conclusion", sent="recorded")
+
+    def _authored_by(self, message: Any, user: Any) -> bool:
+        """Whether a message a peer search found is that peer's (one naming no peer is taken as the search's)."""
+        peer = getattr(message, "peer_id", None)
+        if peer in (None, "", user.id):
+            return True
+        log.warning("%s: dropped a searched message of another peer (%r)", self.name, peer)
+        return False
 
     def _card(self, card: Any) -> list[str] | None:
         """The ``card`` argument of ``ctx_honcho_profile`` as lines to set (``None``: read the card)."""
