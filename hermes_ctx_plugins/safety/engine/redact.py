@@ -8,8 +8,10 @@ feeds it a megabyte built to make rules backtrack).
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
+import re
 from collections.abc import Sequence
 
 from ..rules.record import lazy
@@ -47,12 +49,13 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     views = views or Views(text)
     norm = Normalised(views)
     json_document = _json_document(norm.text)
-    tokens, found, keyed = _rule_spans(views, norm, markers, json_document)
+    tokens, found, keyed = _rule_spans(views, norm, markers)
     gates = views.words.union(keyed)  # the words and rule triggers in the text: what gates a layout
     # a JSON document's commands are read in its strings alone: read raw, a shell word ran on past the string's end
     # quote ('"-pX", "background": false}' was one word) and its redaction took the JSON's structure with it
     # a key pair's secret half is read with escapes of white space as white space too: its id may have been found so
-    layouts = paired_spans(_all_spaced(norm.text), tokens) + ([] if json_document else option_spans(norm.text, gates))
+    pairing = _all_spaced(norm.text) if tokens else norm.text
+    layouts = paired_spans(pairing, tokens) + ([] if json_document else option_spans(norm.text, gates))
     layouts += line_spans(norm.text) + table_spans(norm.text, norm.lowered, gates) + (
         _encoded_spans(norm.text, depth) if depth < _MAX_SECRET_DEPTH else [])
     if json_document or _ESCAPED_BREAK in norm.text:  # a JSON string's lines (a tool's answer or arguments)
@@ -63,32 +66,39 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
     return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
 
 
-def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]], json_document: bool = False,
+def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]],
                 keys_only: bool = False) -> tuple[list[Span], list[Span], set[str]]:
     """The secret rules' finds: token formats (in the normalised view's indices), ``key: value`` secrets (in the
     original's), and the rule triggers the text holds; ``keys_only``: the ``key: value`` rules alone.
 
-    A JSON string's line breaks and tabs are read as the white space they write (:func:`_spaced_escapes`): a token
-    after one was read glued to its letter ("\\nghp_...": no token starts in "nghp_"), and a value ran on into the next
-    line's first word (a README audit). A JSON document is read so alone; other text holding them (JSON quoted in a
-    turn, a log line of one) both ways, since outside JSON a backslash may be a secret's own character. (Layouts read
-    a JSON string's lines by :func:`_escaped_layouts`.)"""
-    spaced, deep = _spaced_escapes(views.text), _deep_spaced(views.text)  # deep: JSON inside JSON ("\\\\n", ...)
-    if spaced is None and deep is None:
-        return _rules_read(views, norm, markers, keys_only)
-    # a JSON document's own reading is the spaced one; else the text as written is read too
-    tokens, found, keyed = ([], [], set()) if spaced and json_document else _rules_read(views, norm, markers, keys_only)
+    Token formats are read a second time with a JSON string's white-space escapes as the white space they write
+    (:func:`_spaced_escapes`, :func:`_deep_spaced` for JSON inside JSON): a token after one was read glued to its
+    letter ("\\nghp_...": no token starts in "nghp_"; a README audit). ``key: value`` rules read the text as written
+    only: read spaced, a quoted JSON value holding an escaped tab was cut there and kept whole, and a line of
+    ``\\u``-escaped Chinese after "password" was taken for its value (a red-team pass). (Layouts read a JSON
+    string's lines by :func:`_escaped_layouts`.)"""
+    tokens, found, keyed = _rules_read(views, norm, markers, keys_only)
+    if keys_only or "\\" not in norm.text or not _glued_token().search(norm.text):
+        return tokens, found, keyed  # no token's start right after an escape: nothing more to find (most text)
+    spaced, deep = _spaced_escapes(views.text), _deep_spaced(views.text)
     for reading in [text for text in (spaced, deep if deep != spaced else None) if text is not None]:
         # the same length, and the same normalised indices: the escapes are ASCII, and so is what they become
         read = Views(reading)
-        more_tokens, more_found, more_keyed = _rules_read(read, Normalised(read), markers, keys_only)
-        tokens, found, keyed = tokens + more_tokens, found + more_found, keyed | more_keyed
+        more, _, present = _rules_read(read, Normalised(read), markers, keys_only, tokens_only=True)
+        tokens, keyed = tokens + more, keyed | present
     return tokens, found, keyed
 
 
-def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]],
-                keys_only: bool) -> tuple[list[Span], list[Span], set[str]]:
-    """:func:`_rule_spans` of the text ``views`` reads, as it is."""
+@functools.cache
+def _glued_token() -> re.Pattern[str]:
+    """A white-space escape (``\\n``, ``\\\\t``, ...) right before where a token format starts (its anchors)."""
+    anchors = {anchor for rule in match.table("secrets").rules if rule.view == "normalised" for anchor in rule.anchors}
+    return re.compile(r"\\+[nrtbf](?:" + "|".join(map(re.escape, sorted(anchors))) + ")", re.IGNORECASE)
+
+
+def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]], keys_only: bool,
+                tokens_only: bool = False) -> tuple[list[Span], list[Span], set[str]]:
+    """:func:`_rule_spans` of the text ``views`` reads, as it is (``tokens_only``: the token formats alone)."""
     tokens: list[Span] = []  # in the normalised view's indices
     found: list[Span] = []  # in the original's
     origin: Origin | Kept | None = None
@@ -99,7 +109,7 @@ def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]],
         numbers, present = numbers + more, (present or set()) | (also or set())
     for number in sorted(set(numbers)):
         rule = secrets.rules[number]
-        if keys_only and rule.view == "normalised":
+        if (keys_only and rule.view == "normalised") or (tokens_only and rule.view != "normalised"):
             continue
         view = norm.text if rule.view == "normalised" else views.folded
         tried = _Tried()
