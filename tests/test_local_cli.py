@@ -118,6 +118,26 @@ def test_export_never_writes_into_the_files_the_stores_live_in(
     assert not (memories / "new.md").exists()
     assert main(["memory", "export", "--output", str(home() / "alice-export.jsonl")]) == 0  # a new file of its own
     assert main(["memory", "export", "--output", str(home() / "alice-export.jsonl")]) == 0  # and again, replaced
+    # a red-team pass: hermes' files not there yet (SOUL.md would become the persona), a profile's, a hard link, a
+    # memory folder linked elsewhere; and an export named like hermes' files (.json, .md) is replaced the next time
+    (home() / "profiles" / "coder" / "memories").mkdir(parents=True)
+    (home() / "profiles" / "coder" / ".env").write_text("KEY=1", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "d" / "ubob").mkdir(parents=True)
+    (elsewhere / "d" / "ubob" / "MEMORY.md").write_text("bob's", encoding="utf-8")
+    (memories / "scoped" / "e").symlink_to(elsewhere / "d")
+    (tmp_path / "hard.jsonl").hardlink_to(home() / ".env")
+    for target in [home() / "SOUL.md", home() / "auth.json", home() / "profiles" / "coder" / ".env",
+                   home() / "profiles" / "coder" / "memories" / "MEMORY.md", elsewhere / "d" / "ubob" / "MEMORY.md",
+                   memories / "scoped" / "e" / "ubob" / "MEMORY.md", tmp_path / "hard.jsonl",
+                   home() / "skills" / "x" / "SKILL.md"]:
+        assert main(["memory", "export", "--output", str(target)]) == EXIT_INPUT, target
+        assert "would destroy it" in capsys.readouterr().err
+    assert not (home() / "SOUL.md").exists() and (home() / ".env").read_text(encoding="utf-8") == "OPENAI_API_KEY=x"
+    assert (elsewhere / "d" / "ubob" / "MEMORY.md").read_text(encoding="utf-8") == "bob's"
+    for name in ("export.json", "notes.md"):
+        assert main(["memory", "export", "--output", str(home() / name)]) == 0
+        assert main(["memory", "export", "--output", str(home() / name)]) == 0, capsys.readouterr().err
     assert main(["memory", "search", "wombat", "--user", "alice", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
 

@@ -13,6 +13,8 @@ an unwritable output file).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -244,21 +246,29 @@ def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
     return 0
 
 
-#: hermes' own files at the top of its home (its config, keys, session database, persona): replaced by an export, lost
-_HERMES_OWN_SUFFIXES = (".yaml", ".yml", ".json", ".md", ".db", ".db-wal", ".db-shm", ".db-journal", ".lock", ".env")
+#: the folders hermes (and we) keep in its home: nothing in them is an export's to replace
+_HERMES_FOLDERS = frozenset({
+    "memories", "ctx_plugins", "ctx-local", "skills", "cron", "plugins", "sessions", "logs", "profiles", "gateway",
+    "state", "hooks", "scripts", "checkpoints", "cache", "session-exports", "skill-bundles", "pending", "pastes",
+    "whatsapp", "sandboxes", "mcp-installs", "node", "node_modules", "skins", "pets", "moa-traces"})
+#: hermes' files at the top of its home, refused whether they exist yet or not (SOUL.md, absent, would become the
+#: agent's persona); any other file there is refused when it holds something that is not an earlier export
+_HERMES_FILES = frozenset({"config.yaml", "auth.json", "soul.md", "state.db", "projects.db", "response_store.db",
+                           "verification_evidence.db", "processes.json", "sticker_cache.json"})
+_HERMES_SUFFIXES = (".db", ".db-wal", ".db-shm", ".db-journal", ".lock", ".yaml", ".yml")
+#: what the file store's files are called wherever they are (a folder of memories/ may be a link elsewhere)
+_MEMORY_FILES = frozenset({"memory.md", "user.md"})
 
 
 def _ours(output: Path, provider: LocalProvider, config: Config) -> str | None:
-    """What ``output`` is when it is one of the files the stores live in (the ctx-local database, its
-    journal, its queue and locks, the archive, the config, the file store's MEMORY.md / USER.md folder,
-    our state, hermes' own files at the top of its home): ``None`` for any other file."""
+    """What ``output`` is when it is one of the files the stores or hermes live in (the ctx-local database and
+    its siblings, the archive, the config, the file store's MEMORY.md / USER.md anywhere, a file with other
+    names -- a hard link --, anything in hermes' folders or its own files at the top of its home, a profile's
+    too): ``None`` for any other file (a red-team pass found SOUL.md, profiles, hard links and linked folders)."""
     from ...storage import archive_path
 
     database, archive = provider.path, archive_path(config)
     home = Path(provider.hermes_home or hermes_home())
-    folders = [(home / "memories", "inside the file memory's folder (MEMORY.md, USER.md)"),
-               (home / "ctx_plugins", "inside hermes-ctx's state folder"),
-               (provider.queue_dir, f"inside the {NAME} write queue")]
     candidates = [(database, f"the {NAME} database"), *[(Path(f"{database}{suffix}"), f"the {NAME} database's "
                   "journal") for suffix in ("-wal", "-shm", "-journal")],
                   *[(Path(f"{archive}{suffix}"), "the archive") for suffix in ("", "-wal", "-shm", "-journal",
@@ -266,21 +276,66 @@ def _ours(output: Path, provider: LocalProvider, config: Config) -> str | None:
     if not config.source.startswith("<"):
         candidates.append((Path(config.source), "the config file"))
     try:
-        target = output.resolve()
-        for folder, what in folders:
-            if folder.resolve() in target.parents or target == folder.resolve():
-                return what
+        target, written = output.resolve(), Path(os.path.abspath(output))
+        if target == provider.queue_dir.resolve() or provider.queue_dir.resolve() in target.parents:
+            return f"inside the {NAME} write queue"
         for path, what in candidates:
             if (path.exists() and output.exists() and output.samefile(path)) or target == path.resolve():
                 return what
         if target.parent == database.resolve().parent and target.name.startswith(database.name):
             return f"one of the {NAME} database's files"
-        if target.parent == home.resolve() and target.exists() and (
-                target.name.startswith(".") or target.name.endswith(_HERMES_OWN_SUFFIXES)):
-            return "one of hermes' own files"
+        if target.name.lower() in _MEMORY_FILES or written.name.lower() in _MEMORY_FILES:
+            return "a MEMORY.md / USER.md (the file memory's)"
+        if output.exists() and output.stat().st_nlink > 1:
+            return "a file with other names (a hard link): writing it would change them all"
+        for path in {target, written}:
+            for root in _homes(home, path):
+                inside = _in_home(path, root)
+                if inside:
+                    return inside
     except (OSError, ValueError):  # unreadable or odd: opening it for writing says what is wrong
         return None
     return None
+
+
+def _homes(home: Path, path: Path) -> list[Path]:
+    """The hermes homes ``path`` may be in: this one, the root one above a profile, and the profile of the root
+    that ``path`` is in (``<root>/profiles/<name>/``)."""
+    homes = [home.resolve(), home.absolute()]
+    root = homes[0].parent.parent if homes[0].parent.name == "profiles" else homes[0]
+    homes.append(root)
+    profiles = root / "profiles"
+    if profiles in path.parents:
+        homes.append(profiles / path.relative_to(profiles).parts[0])
+    return homes
+
+
+def _in_home(path: Path, home: Path) -> str | None:
+    """What ``path`` is in hermes home ``home``: inside one of its folders, or one of its own files at its top."""
+    if home not in path.parents:
+        return None
+    parts = path.relative_to(home).parts
+    if len(parts) > 1:
+        return f"inside hermes' {parts[0]}/ folder" if parts[0] in _HERMES_FOLDERS else None
+    name = parts[0]
+    if name.lower() in _HERMES_FILES or name.startswith(".") or name.endswith(_HERMES_SUFFIXES):
+        return "one of hermes' own files"
+    if path.exists() and not _an_export(path):
+        return "a file at the top of hermes' home holding something other than an export"
+    return None
+
+
+def _an_export(path: Path) -> bool:
+    """Whether ``path`` is empty or begins like what ``memory export`` writes (a JSON line of a memory)."""
+    with path.open("rb") as file:
+        first = file.readline(1 << 16)
+    if not first.strip():
+        return True
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and {"id", "kind", "user_id"} <= record.keys()
 
 
 def _exported(count: int, args: argparse.Namespace) -> dict[str, Any]:
