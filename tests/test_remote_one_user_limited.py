@@ -130,3 +130,71 @@ def test_one_users_hung_searches_do_not_skip_the_other_users_recall(service: Any
     assert "4-8-15-16" in provider.prefetch("locker code", session=ALICE)
     assert provider.prefetch("locker code", session=XAVIER) == ""  # a third of his is skipped at once
     provider.shutdown()
+
+
+class Everyone(Mem0StubServer):
+    """Every write refused with a 429 and a Retry-After (a limit on the whole account), while ``limiting``."""
+
+    limiting = True
+    refused = 0
+
+    def handle(self, request: ServiceRequest) -> Reply:
+        if self.limiting and request.method == "POST" and "/memories" in request.path:
+            self.refused += 1
+            return Reply(429, self.error_body(429, "slow down"), headers={"Retry-After": "5"})
+        return super().handle(request)
+
+
+def test_a_limit_on_every_user_is_waited_out_not_hammered_at_each_put(tmp_path: Path) -> None:
+    """A red-team pass of the above: each failure and each other user's put ended the wait, and the writes behind
+    were tried too: twelve refused requests in one second where the code before sent one per Retry-After (and the
+    breaker then paused everyone). Now one other user's write is tried once per write, and a put wakes the queue
+    once per write."""
+    with Everyone(api_keys=(MEM0_KEY,)) as service:
+        provider = build(service, tmp_path, retry_after_cap=30.0, cooldown_seconds=60.0, failure_threshold=1000)
+        users = [SessionInfo(session_id=f"s{n}", user_id=f"user{n}", deployment="alpha") for n in range(10)]
+        started = time.monotonic()
+        while time.monotonic() - started < 4.0:  # every user puts a turn every 0.2 s, for 4 s (< a Retry-After)
+            for n, user in enumerate(users):
+                provider.sync_turn(turn(user, f"note of user {n} fig"))
+            time.sleep(0.2)
+        assert service.refused <= 3, service.refused  # the first try, one other user's write, one woken retry
+        service.limiting = False
+        provider.shutdown()
+        assert provider.stats.dropped == 0 and provider.stats.rejected == 0
+
+
+class Hanging(Mem0StubServer):
+    """xavier's writes fail; carol's hang ``hang`` seconds, then fail."""
+
+    hang = 1.5
+    failing = True
+
+    def handle(self, request: ServiceRequest) -> Reply:
+        if self.failing and request.method == "POST" and b"uxavier" in request.raw:
+            return Reply(500, self.error_body(500, "shard down"))
+        if self.failing and request.method == "POST" and b"ucarol" in request.raw:
+            time.sleep(self.hang)
+            return Reply(500, self.error_body(500, "shard down"))
+        return super().handle(request)
+
+
+def test_a_user_forgotten_while_writes_are_tried_ahead_is_not_sent_after_the_forget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A red-team pass: the writes to try ahead of a stuck one were read before the first was sent; a forget of bob
+    that ran while carol's hung took bob's write out of the queue and deleted his memories, and then bob's write was
+    sent ahead all the same: his memory was back at the service after the forget."""
+    monkeypatch.setattr(remote_queue, "STUCK_FOR", 0.0)
+    monkeypatch.setattr(remote_queue, "STUCK_AFTER", 2)
+    with Hanging(api_keys=(MEM0_KEY,)) as service:
+        provider = build(service, tmp_path, timeout=5.0, cooldown_seconds=30, failure_threshold=50)
+        provider.sync_turn(turn(XAVIER, "xavier's note plum"))
+        provider.sync_turn(turn(SessionInfo(session_id="sc", user_id="carol", deployment="alpha"), "carol's fig"))
+        provider.sync_turn(turn(BOB, "bob's secret mango"))
+        assert wait_until(lambda: any(b"ucarol" in r.raw for r in service.requests), 15)  # carol's is tried ahead
+        provider.forget_user("bob", namespaces=["alpha"])
+        time.sleep(service.hang + 1.0)  # carol's fails: the next write ahead would be bob's
+        assert "mango" not in stored(service)
+        service.failing = False
+        provider.shutdown()
+        assert "mango" not in stored(service)

@@ -34,8 +34,9 @@ write. A forget of its owner running meanwhile is never undone by it (:meth:`Ser
 **One user limited** (a Bridge: one provider for every user of a deployment). The writes tried ahead of a stuck one
 are other owners' when any are queued (:data:`SCAN_BEHIND`): one user's limit fails every write of theirs, and tried
 ahead they made it an outage for all. A write refused with a Retry-After (a rate limit, usually per caller) is set
-aside at its first failure once another owner's write behind it is taken, and another owner's write put while the
-queue waits out that limit ends the wait (once: a limit on everyone is not hammered at each put); while an owner's
+aside at its first failure once another owner's write behind it is taken (one, tried once a write), and another
+owner's write put while the queue waits out that limit ends the wait (once a write: a limit on everyone costs one
+request more, not one at each failure and each put); while an owner's
 write was set aside in the last :data:`OWNER_FAILING_FOR` seconds, their next one is treated as stuck at once.
 Writes sent ahead are not handed over again when the queue stops (:meth:`ServiceWrites.applied_ahead`).
 """
@@ -167,7 +168,10 @@ class ServiceWrites(Consumer[Write]):
         self._owner_failing: tuple[str, float] | None = None
         #: the owner of the write that failed for a limit with no other owner's write behind it: another owner's
         #: write put meanwhile ends the wait once (:meth:`wakes`), then it is tried ahead (:meth:`_limited_alone`)
-        self._limited: str | None = None
+        self._limited: tuple[str, bytes] | None = None
+        #: the last write another owner's write was tried ahead of for its limit, and that a put woke the queue for
+        self._probed: bytes | None = None
+        self._woken: bytes | None = None
         #: the writes tried ahead of a stuck one and taken (the queue's very objects, so never another one with the
         #: same content): not sent again when their turn comes
         self._sent_ahead: list[Write] = []
@@ -259,10 +263,9 @@ class ServiceWrites(Consumer[Write]):
             except Exception as exc:
                 if not isinstance(exc, ServiceUnavailable) and not self._is_client_error(exc):
                     self._failing = (key, known[1] + 1, known[2], 0.0) if known else (key, 1, now, 0.0)
-                    if self._limited_alone(write, owner, exc):  # set aside at once: others' writes go on
+                    if self._limited_alone(write, key, owner, exc, me):  # set aside at once: others' writes go on
                         self._set_aside(write, exc, me)
                         return False
-                    self._limited = owner if self._retry_after(exc) is not None else None
                 raise
             self._limited = None
             self._failing = None
@@ -281,7 +284,7 @@ class ServiceWrites(Consumer[Write]):
             if not behind:
                 raise _Deferred(f"a write keeps failing ({error_text(exc)[0]}) and nothing waits behind it",
                                 LONE_POLL) from exc
-            if not self._try_ahead(behind):  # all failing too: the service does (an outage)
+            if not self._try_ahead(behind, me):  # all failing too: the service does (an outage)
                 raise exc from None
             try:  # once more: an outage may have ended between the two (then only these two swap places)
                 self._send_quietly(_sendable(write))
@@ -299,20 +302,29 @@ class ServiceWrites(Consumer[Write]):
         return any(record is sent for sent in self._sent_ahead)
 
     def wakes(self, record: Write) -> bool:
-        limited, self._limited = self._limited, None  # once: a limit on everyone must not be hammered at each put
-        if limited is not None and self._owner_of(record) != limited:
+        limited, self._limited = self._limited, None  # once a write: a limit on everyone is not hammered at each put
+        if limited is not None and self._owner_of(record) != limited[0]:
+            self._woken = limited[1]
             return True
         self._limited = limited
         return False
 
-    def _limited_alone(self, write: Write, owner: str | None, exc: Exception) -> bool:
+    def _limited_alone(self, write: Write, key: bytes, owner: str | None, exc: Exception, me: int) -> bool:
         """Whether ``write`` failed for a limit of its owner's: the service asked to wait (a Retry-After: a rate
         limit, commonly per caller) and another owner's write behind it, tried ahead, is taken. Waiting out that
-        limit held every user's writes for up to three times the Retry-After (a Bridge: one user's 429s)."""
-        if self._send_ahead is None or owner is None or self._retry_after(exc) is None:
+        limit held every user's writes for up to three times the Retry-After (a Bridge: one user's 429s). Asked
+        once a write, with one other write: a limit on everyone costs one request more, not one at each failure and
+        each put (a red-team pass: twelve refused requests in a second where the code before sent one a
+        Retry-After). With no other owner's write queued yet, the next one put ends the wait (once a write)."""
+        if self._send_ahead is None or owner is None or self._retry_after(exc) is None or self._probed == key:
             return False
         others = [w for w in self._behind(write) if self._owner_of(w) != owner]
-        return bool(others) and self._try_ahead(others)
+        if not others:
+            if self._woken != key:
+                self._limited = (owner, key)
+            return False
+        self._probed = key
+        return self._try_ahead(others[:1], me)
 
     def _behind(self, write: Write) -> list[Write]:
         """The writes behind ``write`` (being delivered) not yet sent ahead of it, at most :data:`LOOKAHEAD`: other
@@ -324,15 +336,17 @@ class ServiceWrites(Consumer[Write]):
         others = [w for w in behind if self._owner_of(w) != owner] if owner is not None else []
         return (others or behind)[:LOOKAHEAD]
 
-    def _try_ahead(self, behind: Sequence[Write]) -> bool:
+    def _try_ahead(self, behind: Sequence[Write], me: int) -> bool:
         """Try ``behind`` in order past the breaker's gate until one is taken (or refused as invalid: the service
-        answered); whether one was. One whose owner a forget is forgetting is not sent (the forget takes it out);
-        one being sent is waited for by such a forget."""
+        answered); whether one was. One whose owner a forget is forgetting, or forgot since this delivery started
+        (``behind`` was read before it: a red-team pass saw a forgotten user's write sent ahead after the forget
+        deleted their memories), is not sent; one being sent is waited for by such a forget."""
         send = self._send_ahead
         assert send is not None
         for write in behind:
             with self._forgets_lock:
-                if any(f[1] is None and f[0](write) for f in self._forgets):
+                started = self._delivering.get(me, self._tick)
+                if any((f[1] is None or f[1] > started) and f[0](write) for f in self._forgets):
                     continue
                 self._ahead = write
             try:
