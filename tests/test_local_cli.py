@@ -161,7 +161,16 @@ def test_forget_by_id_and_by_scope_removes_the_text_from_the_file(
 
 def test_exit_codes_for_config_and_a_broken_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["memory", "search", "x"]) == 0  # nothing stored yet: nothing found, nothing created
-    assert "no ctx-local memory yet" in capsys.readouterr().err and not (home() / "ctx-local").exists()
+    err = capsys.readouterr().err
+    assert "no ctx-local memory yet" in err and not (home() / "ctx-local").exists()
+    # and says where this config's memories are instead (a Mem0 deployment's export read as "nothing held")
+    assert "ctx-local is not a memory provider of this config (it uses file)" in err
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text("ctx_plugins:\n  deployments:\n    alpha:\n      memory: {providers: "
+                                        "[ctx-mem0]}\n      options:\n        ctx-mem0: {api_key: k}\n")
+    assert main(["memory", "export", "--deployment", "alpha", "--json"]) == 0
+    assert "not a memory provider of deployment 'alpha' (it uses ctx-mem0)" in capsys.readouterr().err
+    (home() / "config.yaml").unlink()
     config = tmp_path / "config.yaml"
     config.write_text("ctx_plugins:\n  options:\n    ctx-local: {budget_tokens: -1}\n")
     assert main(["--config", str(config), "memory", "stats"]) == EXIT_CONFIG

@@ -73,6 +73,21 @@ def add_parsers(commands: Any) -> None:
     add_yes(forget)  # it asks before deleting a user, chat or session; ids it is given, it deletes
 
 
+def _elsewhere(config: Config) -> str:
+    """Where this config's memories are when ctx-local is not one of its providers (an operator exporting a Mem0
+    deployment's user read "no ctx-local memory yet" and ``[]`` as "nothing held"; a red-team pass); else ``""``."""
+    chosen = config.plugins.memory.providers
+    providers = [*(chosen if chosen is not None else ("file",)), *([config.memory.provider] if config.memory.provider
+                                                                   else [])]
+    if NAME in providers:
+        return ""
+    where = f"deployment {config.deployment!r}" if config.deployment else "this config"
+    return (f" -- and {NAME} is not a memory provider of {where} (it uses {', '.join(dict.fromkeys(providers))}): "
+            f"these commands read {NAME}'s store only; the file provider's memories are in MEMORY.md / USER.md "
+            "(hermes-ctx memory show), Mem0's and Honcho's at their service (hermes-ctx forget --user removes them "
+            "there)")
+
+
 def _scope_arguments(parser: argparse.ArgumentParser, user_help: str) -> None:
     add_id(parser, "user", user_help)
     add_id(parser, "chat", "... and this chat")
@@ -91,7 +106,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         if command == "stats":
             return _stats(provider, args)
         if not memory_exists(config, provider.path):
-            print(f"hermes-ctx: no {NAME} memory yet at {provider.path}", file=sys.stderr)
+            print(f"hermes-ctx: no {NAME} memory yet at {provider.path}{_elsewhere(config)}", file=sys.stderr)
             if command == "forget":
                 return EXIT_INPUT
             if wants_json(args):  # nothing found, nothing exported: still the command's document
