@@ -455,20 +455,23 @@ def test_telemetry_off_and_mem0_dir_under_hermes_home_before_import(tmp_path: Pa
                               "sdk_telemetry": telemetry.MEM0_TELEMETRY,
                               "posthog": telemetry.client_telemetry.posthog is not None,
                               "threads": sorted(t.name for t in threading.enumerate())}}))
+            import time
+            print(time.time(), flush=True)  # when its work ended: what follows is the interpreter's exit
     """)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEM0_")}
     env["HOME"] = str(tmp_path / "home")
     env["HERMES_HOME"] = str(tmp_path / "hermes")
-    started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
-    elapsed = time.perf_counter() - started
+    exiting = time.time() - float(done.stdout.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = json.loads(done.stdout.strip().splitlines()[-2])
     assert report == {"telemetry": "False", "dir": str(tmp_path / "hermes" / "mem0"), "sdk_telemetry": False,
                       "posthog": False, "threads": ["MainThread"]}
     assert (tmp_path / "hermes" / "mem0" / "config.json").exists()
     assert not (tmp_path / "home" / ".mem0").exists()
-    assert elapsed < 8, f"the interpreter took {elapsed:.1f}s to exit"  # PostHog's exit flush offline: 8-10 s
+    # PostHog's exit flush offline takes 8-10 s; the exit alone is timed (importing the SDK took 11 s on a loaded
+    # machine, and a bound on the whole run failed there)
+    assert exiting < 5, f"the interpreter took {exiting:.1f}s to exit"
 
 
 def test_a_users_own_mem0_settings_are_respected(tmp_path: Path, stub: Mem0StubServer) -> None:
