@@ -51,9 +51,11 @@ def _compound_assignment(view: str, m: re.Match[str]) -> bool:
     """``m`` starts at the credential word; the name it ends is read backwards ("storage_account_" + "key")."""
     head = _NAME_START.search(view, max(0, m.start() - 30), m.start())
     name = (head[0] if head else "") + m[0][:len(m["key"]) + 1].rstrip("\"' :=")
-    return bool(head) and bool(_SECRET_KEY_NAME.search(name)) and not _PUBLISHED_KEY.search(name) and not (
-        _in_user_info(view, m.start())) and real_value(view[slice(*value_span(m))], password=password_key(m["key"]),
-                                                        key=name)
+    if not head or not _SECRET_KEY_NAME.search(name) or _PUBLISHED_KEY.search(name) or _in_user_info(view, m.start()):
+        return False
+    value = view[slice(*value_span(m))]
+    return real_value(value, password=password_key(m["key"]), key=name) or (
+        password_key(m["key"]) and _assigned(view, m) and _letters_password(value))  # PGPASSWORD=letmeinnow
 
 
 def _named(before: str, view: str, m: re.Match[str]) -> bool:
@@ -112,9 +114,45 @@ def rule_key(m: re.Match[str]) -> str:
 
 
 def _assignment(view: str, m: re.Match[str]) -> bool:
-    start = m.start()  # the key must start a word: "bypass=" is not a password
-    return not (start and view[start - 1].isascii() and view[start - 1].isalnum()) and not _in_user_info(
-        view, start) and real_value(view[slice(*value_span(m))], password=password_key(rule_key(m)), key=rule_key(m))
+    start = m.start()  # the key must start a word: "bypass=" is not a password; a Chinese one follows anything, and a
+    # JSON string's escaped line break or tab ends a word ("\\n密码: ...", "\\npassword=...": a README audit)
+    named = "key" in m.re.groupindex and bool(m["key"])  # a name and "=" or ":" (not "password is ...", looser)
+    glued = start and view[start - 1].isascii() and view[start - 1].isalnum() and not (
+        m["zh"] if "zh" in m.re.groupindex else None) and not (named and start >= 2 and view[start - 2] == "\\")
+    if glued or _in_user_info(view, start):
+        return False
+    value, key = view[slice(*value_span(m))], rule_key(m)
+    return real_value(value, password=password_key(key), key=key) or (
+        password_key(key) and _assigned(view, m) and _letters_password(value))
+
+
+#: words a schema, a form or a log line gives a password field (``password: string``, ``password=hidden``)
+_FIELD_WORDS = frozenset({
+    "string", "integer", "boolean", "text", "varchar", "char", "bytes", "object", "secure", "encrypted", "hashed",
+    "hash", "default", "value", "values", "prompt", "random", "generated", "unchanged", "invalid", "incorrect",
+    "expired", "missing", "changed", "updated", "correct", "wrong", "forgotten", "protected", "disabled", "enabled",
+    "sensitive", "confidential", "omitted", "removed", "stars", "asterisks", "secretstr", "password"})
+
+
+def _assigned(view: str, m: re.Match[str]) -> bool:
+    """A value given to a credential's name as a config or an env file does: ``DB_PASSWORD=...``, ``password=...``
+    (no space before it), ``密码: ...``, or a compound name (``mysql_root_password: ...``); not a schema's or a
+    sentence's ``password: required``."""
+    if "zh" in m.re.groupindex and m["zh"]:
+        return True
+    if "key" not in m.re.groupindex or not m["key"]:
+        return False
+    between = view[m.end("key"):m.start("value")].strip("\"'")
+    return between in ("=", ":=") or (m.start() > 0 and view[m.start() - 1] in "_")
+
+
+def _letters_password(value: str) -> bool:
+    """A password made of letters only (``correcthorsebattery``, ``sunshine``): six or more ASCII letters, not a
+    placeholder nor a word a field's description uses (a README audit: ``DB_PASSWORD=correcthorsebattery`` was kept
+    whole in the archive)."""
+    v = value.strip("'\"").rstrip(".,;:!?)")
+    return (len(v) >= 6 and v.isascii() and v.isalpha() and not _NOT_A_VALUE.fullmatch(v)
+            and v.lower() not in _FIELD_WORDS)
 
 
 def _url_password(view: str, m: re.Match[str]) -> bool:
