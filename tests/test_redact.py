@@ -731,8 +731,8 @@ def test_a_chinese_line_after_the_word_password_in_ascii_json_is_not_a_password(
 
 
 @pytest.mark.parametrize("text", ["DB_PASSWORD=correcthorsebattery", "export MYSQL_ROOT_PASSWORD=sunshine",
-                                  "password=hunterxyz", "mysql_password: sunshine", "密码: sunshine",
-                                  'db_password: "mysecretpassword"', "PGPASSWORD=letmeinnow psql -h db"])
+                                  "password=hunterxyz", "密码: sunshine", "POSTGRES_PASSWORD=postgres",
+                                  'DB_PASSWORD="mysecretpassword"', "PGPASSWORD=letmeinnow psql -h db"])
 def test_a_password_of_letters_only_given_as_a_config_or_env_file_does_is_redacted(text: str) -> None:
     """Before, a password of letters alone was read as a word, never a password: ``DB_PASSWORD=correcthorsebattery``
     went whole to the archive, the summary model and the memory services (a README audit)."""
@@ -742,10 +742,16 @@ def test_a_password_of_letters_only_given_as_a_config_or_env_file_does_is_redact
     assert value not in redact_secrets(json.dumps({"output": f"$ cat .env\n{text}\n"}, ensure_ascii=False))
 
 
-@pytest.mark.parametrize("text", ["password: string", "password=hidden", "PASSWORD=changeme", "password: required",
-                                  "the password is incorrect", "Password: Enter your password", "password: sunshine",
-                                  "password=${DB_PASS}", "DB_PASSWORD=your_password_here", "password=example",
-                                  "api_key=abcdefghij", "the password field is optional"])
+@pytest.mark.parametrize("text", [
+    "password: string", "password=hidden", "PASSWORD=changeme", "password: required", "the password is incorrect",
+    "Password: Enter your password", "password: sunshine", "password=${DB_PASSWORD}", "DB_PASSWORD=your_password_here",
+    "password=example", "api_key=abcdefghij", "the password field is optional",
+    # a red-team pass of the first version: code, YAML keys ending a line, settings, log fields, Ansible, prose
+    "    if not self.db_password:\n        return None", "  login_password:\n    description: The password to use.",
+    "db_password:\n  external: true", "password_validation=failed", "PASSWORD_POLICY=strict", "password=mismatch",
+    "GF_AUTH_BASIC_PASSWORD_HINT=username", "password_env=PGPASSWORD", "--password-store=kwallet",
+    "when: mysql_root_password is defined", "Make sure your DB_PASSWORD is strong enough",
+    "connect(host=host, password=dbpass)", ":param hide_password: Defaults to True.", "password_type=plaintext"])
 def test_a_word_where_a_schema_a_form_or_a_sentence_names_a_password_stays(text: str) -> None:
     # ("password: sunshine" stays too: YAML and prose write a field's kind or a description so)
     assert redact_secrets(text) == text

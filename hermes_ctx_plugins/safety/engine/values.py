@@ -126,24 +126,35 @@ def _assignment(view: str, m: re.Match[str]) -> bool:
         password_key(key) and _assigned(view, m) and _letters_password(value))
 
 
-#: words a schema, a form or a log line gives a password field (``password: string``, ``password=hidden``)
+#: words a schema, a form, a log line or a setting gives a password field (``password: string``,
+#: ``password=hidden``, ``password=mismatch``)
 _FIELD_WORDS = frozenset({
     "string", "integer", "boolean", "text", "varchar", "char", "bytes", "object", "secure", "encrypted", "hashed",
     "hash", "default", "value", "values", "prompt", "random", "generated", "unchanged", "invalid", "incorrect",
     "expired", "missing", "changed", "updated", "correct", "wrong", "forgotten", "protected", "disabled", "enabled",
-    "sensitive", "confidential", "omitted", "removed", "stars", "asterisks", "secretstr", "password"})
+    "sensitive", "confidential", "omitted", "removed", "stars", "asterisks", "secretstr", "password", "mismatch",
+    "matched", "accepted", "rejected", "verified", "present", "absent", "unknown", "provided", "blank", "skipped",
+    "failed", "passed", "success", "failure", "locked", "unlocked", "plaintext", "cleartext", "bcrypt", "argon",
+    "scrypt", "keyring", "keychain", "interactive", "manual", "automatic", "allowed", "denied", "defined", "strict"})
+#: a credential's name exactly (the assignment rule's name may run on: ``password_policy``, ``password-store``)
+_PASSWORD_NAME = lazy(r"passw(?:or)?d|passphrase|pwd|pass")
+#: what follows an env or config file's value: the end of the line or the text, a blank, a quote, a ';' or '&'
+#: (not a call's argument or a list's item: ``connect(password=dbpass)``)
+_VALUE_END = lazy(r"$|[\s\"'`;&]|\\[nrt]")
 
 
 def _assigned(view: str, m: re.Match[str]) -> bool:
-    """A value given to a credential's name as a config or an env file does: ``DB_PASSWORD=...``, ``password=...``
-    (no space before it), ``密码: ...``, or a compound name (``mysql_root_password: ...``); not a schema's or a
-    sentence's ``password: required``."""
+    """A value given to a credential's name as a config or an env file does: ``DB_PASSWORD=...``,
+    ``PGPASSWORD=...``, ``password=...`` (the name exactly, "=" right before the value, the value ending the line
+    or followed by a blank or a quote), or to a Chinese name (``密码: ...``); not a schema's or a sentence's
+    ``password: required``, a setting's ``password_policy=strict``, a call's ``connect(password=dbpass)`` nor a YAML
+    key ending a line (a red-team pass of the first version: each of those was redacted)."""
     if "zh" in m.re.groupindex and m["zh"]:
         return True
-    if "key" not in m.re.groupindex or not m["key"]:
+    if "key" not in m.re.groupindex or not m["key"] or not _PASSWORD_NAME.fullmatch(m["key"]):
         return False
     between = view[m.end("key"):m.start("value")].strip("\"'")
-    return between in ("=", ":=") or (m.start() > 0 and view[m.start() - 1] in "_")
+    return between in ("=", ":=") and bool(_VALUE_END.match(view, m.end("value")))
 
 
 def _letters_password(value: str) -> bool:
