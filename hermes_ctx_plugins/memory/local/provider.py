@@ -20,17 +20,8 @@ from ...config import Config, hermes_home
 from ...events import Forgotten, SessionInfo, Turn
 from ...safety.judge import policy_for
 from ...safety.policy import Decision, Policy
-from ...storage import (
-    Hit,
-    LocalStoreError,
-    Memory,
-    MemoryBackend,
-    Record,
-    json_text,
-    memory_exists,
-    memory_problem,
-    open_memory,
-)
+from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json_text, memory_exists, open_memory
+from ...storage import memory_problem as store_problem
 from ...storage import text as query
 from ...tokens import get_counter
 from ..base import MemoryProvider
@@ -240,7 +231,7 @@ class LocalProvider(MemoryProvider):
         """What ``hermes-ctx doctor`` says of it (hermes asks :meth:`is_available`, which stays True: turns queue
         while the store is broken): a store file that cannot be read is unavailable, and why (it said "available"
         of a file overwritten with garbage; a README audit)."""
-        problem = memory_problem(self.config, self.path)
+        problem = store_problem(self.config, self.path)
         return problem is None, problem or ""
 
     def on_session_start(self, session: SessionInfo) -> None:
