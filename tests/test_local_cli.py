@@ -135,9 +135,20 @@ def test_export_never_writes_into_the_files_the_stores_live_in(
         assert "would destroy it" in capsys.readouterr().err
     assert not (home() / "SOUL.md").exists() and (home() / ".env").read_text(encoding="utf-8") == "OPENAI_API_KEY=x"
     assert (elsewhere / "d" / "ubob" / "MEMORY.md").read_text(encoding="utf-8") == "bob's"
-    for name in ("export.json", "notes.md"):
+    for name in ("export.jsonl", "exports/alice.ndjson"):  # an export of its own is made, then replaced
+        (home() / name).parent.mkdir(parents=True, exist_ok=True)
         assert main(["memory", "export", "--output", str(home() / name)]) == 0
         assert main(["memory", "export", "--output", str(home() / name)]) == 0, capsys.readouterr().err
+    # hermes keeps more files in its home than any list (a second red-team pass): there an export replaces only an
+    # earlier export, or makes a new .jsonl file
+    (home() / "backups").mkdir()
+    (home() / "backups" / "hermes-backup.tar.gz").write_bytes(b"\x1f\x8b backup")
+    for target in [home() / "honcho.json", home() / "gateway.pid", home() / "backups" / "hermes-backup.tar.gz",
+                   home() / "backups" / "new.json"]:
+        assert main(["memory", "export", "--output", str(target)]) == EXIT_INPUT, target
+        assert "would destroy it" in capsys.readouterr().err
+    assert not (home() / "honcho.json").exists()
+    assert (home() / "backups" / "hermes-backup.tar.gz").read_bytes() == b"\x1f\x8b backup"
     assert main(["memory", "search", "wombat", "--user", "alice", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
 

@@ -271,6 +271,8 @@ _HERMES_FOLDERS = frozenset({
 _HERMES_FILES = frozenset({"config.yaml", "auth.json", "soul.md", "state.db", "projects.db", "response_store.db",
                            "verification_evidence.db", "processes.json", "sticker_cache.json"})
 _HERMES_SUFFIXES = (".db", ".db-wal", ".db-shm", ".db-journal", ".lock", ".yaml", ".yml")
+#: what an export may be called when it is made in hermes' home
+_EXPORT_SUFFIXES = (".jsonl", ".ndjson")
 #: what the file store's files are called wherever they are (a folder of memories/ may be a link elsewhere)
 _MEMORY_FILES = frozenset({"memory.md", "user.md"})
 
@@ -330,13 +332,17 @@ def _in_home(path: Path, home: Path) -> str | None:
     if home not in path.parents:
         return None
     parts = path.relative_to(home).parts
-    if len(parts) > 1:
-        return f"inside hermes' {parts[0]}/ folder" if parts[0] in _HERMES_FOLDERS else None
-    name = parts[0]
-    if name.lower() in _HERMES_FILES or name.startswith(".") or name.endswith(_HERMES_SUFFIXES):
+    if len(parts) > 1 and parts[0] in _HERMES_FOLDERS:
+        return f"inside hermes' {parts[0]}/ folder"
+    name = parts[-1]
+    if len(parts) == 1 and (name.lower() in _HERMES_FILES or name.startswith(".") or name.endswith(_HERMES_SUFFIXES)):
         return "one of hermes' own files"
-    if path.exists() and not _an_export(path):
-        return "a file at the top of hermes' home holding something other than an export"
+    # hermes keeps more files and folders in its home than any list here (honcho.json, backups/, ...; a red-team
+    # pass): in it, an export replaces only an earlier export, or makes a new .jsonl file
+    if path.exists():
+        return None if _an_export(path) else "a file in hermes' home holding something other than an export"
+    if not name.lower().endswith(_EXPORT_SUFFIXES):
+        return "a new file in hermes' home not named .jsonl (hermes reads files of its own there)"
     return None
 
 
