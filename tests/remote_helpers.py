@@ -213,3 +213,19 @@ def check_a_hanging_service_costs_a_turn_at_most_prefetch_wait(stub: StubOpenAIS
     assert time.perf_counter() - started < 2.0, "shutdown does not wait for the hung service"
     provider = memory_provider(name)
     assert wait_until(lambda: provider.spooled() + provider.queued >= 1), "the turn is kept for later, not lost"
+
+
+def quick_provider(stub: Any, tmp_path: Path, **options: Any) -> RemoteProvider:
+    """A Mem0 or Honcho provider (as ``stub`` is) on that stub, with :data:`FAST` settings and ``options``."""
+    options = {**FAST, **options}
+    if isinstance(stub, Mem0StubServer):
+        return Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, **options},
+                            hermes_home=tmp_path / "hermes")
+    return HonchoProvider({"api_key": HONCHO_KEY, "base_url": stub.base_url, "workspace_id": "ws", "max_retries": 0,
+                           **options}, hermes_home=tmp_path / "hermes")
+
+
+def stored_at(stub: Any) -> str:
+    """What ``stub`` (Mem0 or Honcho) holds, as JSON text."""
+    return json.dumps(stub.memories if isinstance(stub, Mem0StubServer) else stub.messages)
+

@@ -174,9 +174,27 @@ def test_a_damaged_ctx_local_database_is_a_problem_naming_it(capsys: pytest.Capt
     provider.sync_turn(Turn(SessionInfo("s", user_id="alice"), 1, "the deploy port is 8443", "noted"))
     assert provider.flush(10)
     provider.shutdown()
+    files = sorted(p.name for p in (home / "ctx-local").iterdir())
     code, out = doctor(capsys, "--no-probe")
     assert code == 0 and "ctx-local" in out and out.rstrip().endswith("result: OK"), out
+    assert sorted(p.name for p in (home / "ctx-local").iterdir()) == files  # no -wal / -shm made by reading
     database = home / "ctx-local" / "memory.db"
+    import sqlite3
+
+    healthy = database.read_bytes()
+    conn = sqlite3.connect(database)
+    conn.execute("PRAGMA user_version = 99")  # a newer release's store (memory stats refuses it)
+    conn.close()
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1 and "written by a newer hermes-ctx-plugins" in out, out
+    for sibling in home.joinpath("ctx-local").glob("memory.db-*"):
+        sibling.unlink()
+    damaged = bytearray(healthy)  # the header and the first page intact, the pages after them not
+    for page in range(2, len(damaged) // 4096):
+        damaged[page * 4096 + 10:page * 4096 + 110] = b"\xff" * 100
+    database.write_bytes(bytes(damaged))
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1 and "malformed" in out, out
     for damage in (b"garbage " * 64, b"SQLite format 3\x00" + b"\xff" * 200):
         for sibling in home.joinpath("ctx-local").glob("memory.db-*"):
             sibling.unlink()

@@ -10,20 +10,18 @@ taken, the writes tried ahead of a stuck one are other owners', and each user ha
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from remote_helpers import FAST, HONCHO_KEY, MEM0_KEY, turn
+from remote_helpers import HONCHO_KEY, MEM0_KEY, turn
+from remote_helpers import quick_provider as build
+from remote_helpers import stored_at as stored
 
 from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins.memory.remote import queue as remote_queue
-from hermes_ctx_plugins.memory.remote.base import RemoteProvider
-from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
-from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.storage import queue as durable_queue
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
 from hermes_ctx_plugins.testing.server import Reply, ServiceRequest
@@ -70,19 +68,6 @@ def service(request: pytest.FixtureRequest) -> Iterator[Any]:
         api_keys=(HONCHO_KEY,))
     with stub:
         yield stub
-
-
-def build(stub: Any, tmp_path: Path, **options: Any) -> RemoteProvider:
-    options = {**FAST, **options}
-    if isinstance(stub, Mem0StubServer):
-        return Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, **options},
-                            hermes_home=tmp_path / "hermes")
-    return HonchoProvider({"api_key": HONCHO_KEY, "base_url": stub.base_url, "workspace_id": "ws", "max_retries": 0,
-                           **options}, hermes_home=tmp_path / "hermes")
-
-
-def stored(stub: Any) -> str:
-    return json.dumps(stub.memories if isinstance(stub, Mem0StubServer) else stub.messages)
 
 
 def test_one_users_rate_limit_does_not_hold_the_other_users_writes(service: Any, tmp_path: Path) -> None:

@@ -10,20 +10,18 @@ A forget of the owner during all this is never undone (a red-team pass: the writ
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from remote_helpers import FAST, HONCHO_KEY, MEM0_KEY, turn
+from remote_helpers import HONCHO_KEY, MEM0_KEY, turn
+from remote_helpers import quick_provider as build
+from remote_helpers import stored_at as stored
 
 from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins.memory.remote import queue as remote_queue
-from hermes_ctx_plugins.memory.remote.base import RemoteProvider
-from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
-from hermes_ctx_plugins.memory.remote.mem0 import Mem0Provider
 from hermes_ctx_plugins.storage import queue as durable_queue
 from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
 from hermes_ctx_plugins.testing.server import Reply, ServiceRequest
@@ -71,20 +69,6 @@ def _quick(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> N
     if "blip" not in request.node.name:
         monkeypatch.setattr(remote_queue, "STUCK_FOR", 0.0)  # stuck once it failed twice
         monkeypatch.setattr(remote_queue, "STUCK_AFTER", 2)
-
-
-def build(stub: Any, tmp_path: Path, **options: Any) -> RemoteProvider:
-    if isinstance(stub, Mem0StubServer):
-        return Mem0Provider({"api_key": MEM0_KEY, "host": stub.base_url, "infer": False, **FAST, **options},
-                            hermes_home=tmp_path / "hermes")
-    return HonchoProvider({"api_key": HONCHO_KEY, "base_url": stub.base_url, "workspace_id": "ws", "max_retries": 0,
-                           **FAST, **options}, hermes_home=tmp_path / "hermes")
-
-
-def stored(stub: Any) -> str:
-    if isinstance(stub, Mem0StubServer):
-        return json.dumps(stub.memories)
-    return json.dumps(stub.messages)
 
 
 @pytest.mark.parametrize(("service", "status"), [("ctx-mem0", 403), ("ctx-honcho", 500)], indirect=["service"])

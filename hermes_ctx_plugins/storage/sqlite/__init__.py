@@ -27,24 +27,60 @@ def memory_exists(path: Path, *, config: Config) -> bool:
 
 
 def memory_problem(path: Path, *, config: Config) -> str | None:
-    """Why the memory store at ``path`` cannot be used (damaged, not a ctx-local database, unreadable), read
-    without writing anything; ``None`` when it can, or does not exist yet (it is created at first use)."""
-    import sqlite3
+    """Why the memory store at ``path`` cannot be used (damaged, not a ctx-local database, written by a newer
+    release, unreadable), read without writing anything; ``None`` when it can, or does not exist yet (it is
+    created at first use). A store no process has open (no ``-wal`` beside it) is read as an immutable file, so
+    reading it makes no ``-wal`` / ``-shm``; its pages are checked for at most :data:`CHECK_SECONDS` (a red-team
+    pass: damage past the first page, a newer schema and the two files made by reading all went unseen)."""
+    if not path.exists():
+        return None
+    import os
 
     from .memory_schema import store_error
 
-    if not path.exists():
-        return None
+    if not os.access(path, os.R_OK | os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK):
+        return str(store_error(path, PermissionError("the file or its folder is read-only for this user")))
+    idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
+    problem = _read_problem(path, immutable=idle)
+    if problem is not None and idle:  # a writer may have started meanwhile: asked again the ordinary way
+        problem = _read_problem(path, immutable=False)
+    return problem
+
+
+#: how long ``hermes-ctx doctor`` checks a memory store's pages (a large one is checked in part)
+CHECK_SECONDS = 2.0
+
+
+def _read_problem(path: Path, *, immutable: bool) -> str | None:
+    import sqlite3
+    import time
+
+    from .memory_schema import SCHEMA_VERSION, store_error
+
+    mode = "immutable=1" if immutable else "mode=ro"
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, timeout=2.0)
         try:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            deadline = time.monotonic() + CHECK_SECONDS
+            conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+            try:
+                checked = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            except sqlite3.OperationalError as exc:  # interrupted: a large store, checked in part
+                checked = "ok" if "interrupt" in str(exc).lower() else str(exc)
         finally:
             conn.close()
     except (sqlite3.Error, OSError, ValueError) as exc:
         return str(store_error(path, exc))
     if tables and "memories" not in tables:
         return str(store_error(path, sqlite3.DatabaseError("not a database of ctx-local (no memories table)")))
+    if version > SCHEMA_VERSION:
+        return (f"ctx-local memory database {path}: schema version {version}: it was written by a newer "
+                f"hermes-ctx-plugins (this one reads {SCHEMA_VERSION}); upgrade, or point "
+                "ctx_plugins.options.ctx-local.path elsewhere")
+    if checked != "ok":
+        return str(store_error(path, sqlite3.DatabaseError(f"database disk image is malformed ({checked})")))
     return None
 
 
