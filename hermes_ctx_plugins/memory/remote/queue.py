@@ -36,9 +36,9 @@ are other owners' when any are queued (:data:`SCAN_BEHIND`): one user's limit fa
 ahead they made it an outage for all. A write refused with a Retry-After (a rate limit, usually per caller) is set
 aside at its first failure once another owner's write behind it is taken (one, tried once a write), and another
 owner's write put while the queue waits out that limit ends the wait (once a write: a limit on everyone costs one
-request more, not one at each failure and each put); while an owner's
-write was set aside in the last :data:`OWNER_FAILING_FOR` seconds, their next one is treated as stuck at once.
-Writes sent ahead are not handed over again when the queue stops (:meth:`ServiceWrites.applied_ahead`).
+request more, not one at each failure and each put); while an owner's write was set aside in the last
+:data:`OWNER_FAILING_FOR` seconds, their next one is treated as stuck at once. Writes sent ahead are not handed over
+again when the queue stops (:meth:`ServiceWrites.applied_ahead`).
 """
 
 from __future__ import annotations
@@ -328,8 +328,8 @@ class ServiceWrites(Consumer[Write]):
 
     def _behind(self, write: Write) -> list[Write]:
         """The writes behind ``write`` (being delivered) not yet sent ahead of it, at most :data:`LOOKAHEAD`: other
-        owners' first (a user's limit fails every write of theirs: tried ahead, they made it an outage for all;
-        a bug report from a Bridge), else its owner's own."""
+        owners' first (a user's limit fails every write of theirs: tried ahead, they made it an outage for all; a
+        red-team pass of a Bridge), else its owner's own."""
         behind = [w for w in self._following(SCAN_BEHIND + len(self._sent_ahead))
                   if not any(w is sent for sent in self._sent_ahead)]
         owner = self._owner_of(write)
