@@ -732,7 +732,7 @@ def test_a_chinese_line_after_the_word_password_in_ascii_json_is_not_a_password(
 
 @pytest.mark.parametrize("text", ["DB_PASSWORD=correcthorsebattery", "export MYSQL_ROOT_PASSWORD=sunshine",
                                   "password=hunterxyz", "密码: sunshine", "POSTGRES_PASSWORD=postgres",
-                                  'DB_PASSWORD="mysecretpassword"', "PGPASSWORD=letmeinnow psql -h db"])
+                                  'DB_PASSWORD="mysecretpassword"', "export PGPASSWORD=letmeinnow"])
 def test_a_password_of_letters_only_given_as_a_config_or_env_file_does_is_redacted(text: str) -> None:
     """Before, a password of letters alone was read as a word, never a password: ``DB_PASSWORD=correcthorsebattery``
     went whole to the archive, the summary model and the memory services (a README audit)."""
@@ -751,7 +751,11 @@ def test_a_password_of_letters_only_given_as_a_config_or_env_file_does_is_redact
     "db_password:\n  external: true", "password_validation=failed", "PASSWORD_POLICY=strict", "password=mismatch",
     "GF_AUTH_BASIC_PASSWORD_HINT=username", "password_env=PGPASSWORD", "--password-store=kwallet",
     "when: mysql_root_password is defined", "Make sure your DB_PASSWORD is strong enough",
-    "connect(host=host, password=dbpass)", ":param hide_password: Defaults to True.", "password_type=plaintext"])
+    "connect(host=host, password=dbpass)", ":param hide_password: Defaults to True.", "password_type=plaintext",
+    # a second pass: tools' options, log lines, code, Chinese prose
+    "opt -debug-pass=Structure", "ON_PASS=continue", "ASK_PASSWORD=always", "user=bob password=unmatched ip=10.0.0.1",
+    "char *password=buffer;", "password=result;", "self.password=getpass", "修改密码：Settings > Account",  # noqa: RUF001
+    "密码：Bitwarden 里有", "密码为 Unicode 字符"])  # noqa: RUF001
 def test_a_word_where_a_schema_a_form_or_a_sentence_names_a_password_stays(text: str) -> None:
     # ("password: sunshine" stays too: YAML and prose write a field's kind or a description so)
     assert redact_secrets(text) == text

@@ -135,26 +135,36 @@ _FIELD_WORDS = frozenset({
     "sensitive", "confidential", "omitted", "removed", "stars", "asterisks", "secretstr", "password", "mismatch",
     "matched", "accepted", "rejected", "verified", "present", "absent", "unknown", "provided", "blank", "skipped",
     "failed", "passed", "success", "failure", "locked", "unlocked", "plaintext", "cleartext", "bcrypt", "argon",
-    "scrypt", "keyring", "keychain", "interactive", "manual", "automatic", "allowed", "denied", "defined", "strict"})
-#: a credential's name exactly (the assignment rule's name may run on: ``password_policy``, ``password-store``)
-_PASSWORD_NAME = lazy(r"passw(?:or)?d|passphrase|pwd|pass")
-#: what follows an env or config file's value: the end of the line or the text, a blank, a quote, a ';' or '&'
-#: (not a call's argument or a list's item: ``connect(password=dbpass)``)
-_VALUE_END = lazy(r"$|[\s\"'`;&]|\\[nrt]")
+    "scrypt", "keyring", "keychain", "interactive", "manual", "automatic", "allowed", "denied", "defined", "strict",
+    "always", "never", "inherit", "ignore", "keyfile", "external", "internal", "kerberos", "system", "environment",
+    "generate", "mandatory", "filtered", "censored", "scrubbed", "obfuscated", "sanitized", "private", "passphrase",
+    "timeout", "pending", "ignored", "supplied", "received", "unmatched", "notset", "nonempty", "reused"})
+#: a password's name exactly (the assignment rule's name may run on: ``password_policy``, ``password-store``; and
+#: "pass" alone names other things: ``ON_PASS=continue``, ``-debug-pass=Structure``)
+_PASSWORD_NAME = lazy(r"passw(?:or)?d|passphrase")
+#: what may come before the name on its line: ``export`` and the rest of an env name (``DB_``, ``PG``)
+_ENV_HEAD = lazy(r"[ \t]*(?:export[ \t]+)?[a-z0-9_]*")
 
 
 def _assigned(view: str, m: re.Match[str]) -> bool:
-    """A value given to a credential's name as a config or an env file does: ``DB_PASSWORD=...``,
-    ``PGPASSWORD=...``, ``password=...`` (the name exactly, "=" right before the value, the value ending the line
-    or followed by a blank or a quote), or to a Chinese name (``密码: ...``); not a schema's or a sentence's
-    ``password: required``, a setting's ``password_policy=strict``, a call's ``connect(password=dbpass)`` nor a YAML
-    key ending a line (a red-team pass of the first version: each of those was redacted)."""
+    """A line of an env or config file giving a password: ``DB_PASSWORD=...``, ``export PGPASSWORD=...``,
+    ``password=...`` (the name exactly, ``export`` and an env name's start alone before it on its line, "=" right
+    before the value, nothing but quotes after it), or a Chinese name whose value ends its line (``密码: ...``).
+    Not a schema's ``password: required``, a setting's ``password_policy=strict``, a log line's
+    ``user=bob password=unmatched ip=...``, code's ``self.password=getpass`` or ``char *password=buffer;``, a YAML
+    key ending a line, nor prose (two red-team passes of the first versions found each redacted)."""
+    line_end = view.find("\n", m.end())
+    rest = view[m.end():line_end if line_end >= 0 else len(view)].strip(" \t\r\"'`")
+    if rest and not rest.startswith(("#", "\\n", "\\r")):  # (a JSON string's line ends at its escape)
+        return False
     if "zh" in m.re.groupindex and m["zh"]:
         return True
     if "key" not in m.re.groupindex or not m["key"] or not _PASSWORD_NAME.fullmatch(m["key"]):
         return False
     between = view[m.end("key"):m.start("value")].strip("\"'")
-    return between in ("=", ":=") and bool(_VALUE_END.match(view, m.end("value")))
+    escaped = [view.rfind(f"\\{c}", 0, m.start()) for c in "nr"]
+    line_start = max([view.rfind("\n", 0, m.start()) + 1, *(at + 2 for at in escaped if at >= 0)])
+    return between in ("=", ":=") and bool(_ENV_HEAD.fullmatch(view, line_start, m.start()))
 
 
 def _letters_password(value: str) -> bool:
