@@ -187,6 +187,7 @@ def test_a_damaged_ctx_local_database_is_a_problem_naming_it(capsys: pytest.Capt
     conn.close()
     code, out = doctor(capsys, "--no-probe")
     assert code == 1 and "written by a newer hermes-ctx-plugins" in out, out
+    assert sorted(p.name for p in (home / "ctx-local").iterdir()) == files  # a store it refuses: nothing made either
     for sibling in home.joinpath("ctx-local").glob("memory.db-*"):
         sibling.unlink()
     damaged = bytearray(healthy)  # the header and the first page intact, the pages after them not

@@ -148,6 +148,15 @@ def test_export_never_writes_into_the_files_the_stores_live_in(
         assert main(["memory", "export", "--output", str(target)]) == EXIT_INPUT, target
         assert "would destroy it" in capsys.readouterr().err
     assert not (home() / "honcho.json").exists()
+    # a third pass: a config whose first line is blank passed as an export, a FIFO hung the check, a folder was "a
+    # hard link"
+    (home() / "mem0.json").write_text('\n{"api_key": "KEEP"}\n', encoding="utf-8")
+    os.mkfifo(home() / "live.jsonl")
+    assert main(["memory", "export", "--output", str(home() / "mem0.json")]) == EXIT_INPUT
+    assert main(["memory", "export", "--output", str(home() / "live.jsonl")]) == EXIT_INPUT
+    assert main(["memory", "export", "--output", str(tmp_path)]) == EXIT_INPUT
+    assert "is a folder" in capsys.readouterr().err.splitlines()[-1]
+    assert (home() / "mem0.json").read_text(encoding="utf-8") == '\n{"api_key": "KEEP"}\n'
     assert (home() / "backups" / "hermes-backup.tar.gz").read_bytes() == b"\x1f\x8b backup"
     assert main(["memory", "search", "wombat", "--user", "alice", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2

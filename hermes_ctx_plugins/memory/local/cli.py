@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -303,7 +304,9 @@ def _ours(output: Path, provider: LocalProvider, config: Config) -> str | None:
             return f"one of the {NAME} database's files"
         if target.name.lower() in _MEMORY_FILES or written.name.lower() in _MEMORY_FILES:
             return "a MEMORY.md / USER.md (the file memory's)"
-        if output.exists() and output.stat().st_nlink > 1:
+        if output.is_dir():
+            return "a folder"
+        if output.exists() and stat.S_ISREG(output.stat().st_mode) and output.stat().st_nlink > 1:
             return "a file with other names (a hard link): writing it would change them all"
         for path in {target, written}:
             for root in _homes(home, path):
@@ -347,16 +350,24 @@ def _in_home(path: Path, home: Path) -> str | None:
 
 
 def _an_export(path: Path) -> bool:
-    """Whether ``path`` is empty or begins like what ``memory export`` writes (a JSON line of a memory)."""
+    """Whether ``path`` is an earlier export: a regular file (never a FIFO: reading one waits for ever) that is empty
+    with an export's name, or whose every line (of the first MiB) is a memory record as ``memory export`` writes
+    them (a red-team pass: a first line alone was read, and a blank one passed a JSON config starting with a blank
+    line)."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        return False
     with path.open("rb") as file:
-        first = file.readline(1 << 16)
-    if not first.strip():
-        return True
+        head = file.read(1 << 20)
+    if not head:
+        return path.name.lower().endswith(_EXPORT_SUFFIXES)
+    lines = head.split(b"\n")
+    if len(head) == 1 << 20:
+        lines = lines[:-1]  # the last line may be cut: not read
     try:
-        record = json.loads(first)
+        records = [json.loads(line) for line in lines if line.strip()]
     except ValueError:
         return False
-    return isinstance(record, dict) and {"id", "kind", "user_id"} <= record.keys()
+    return bool(records) and all(isinstance(r, dict) and {"id", "kind", "user_id"} <= r.keys() for r in records)
 
 
 def _exported(count: int, args: argparse.Namespace) -> dict[str, Any]:

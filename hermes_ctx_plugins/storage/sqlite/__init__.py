@@ -42,8 +42,8 @@ def memory_problem(path: Path, *, config: Config) -> str | None:
         return str(store_error(path, PermissionError("the file or its folder is read-only for this user")))
     idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
     problem = _read_problem(path, immutable=idle)
-    if problem is not None and idle:  # a writer may have started meanwhile: asked again the ordinary way
-        problem = _read_problem(path, immutable=False)
+    if problem is not None and idle and (Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()):
+        problem = _read_problem(path, immutable=False)  # a writer started meanwhile: asked again the ordinary way
     return problem
 
 
