@@ -142,6 +142,8 @@ _FIELD_WORDS = frozenset({
 #: a password's name exactly (the assignment rule's name may run on: ``password_policy``, ``password-store``; and
 #: "pass" alone names other things: ``ON_PASS=continue``, ``-debug-pass=Structure``)
 _PASSWORD_NAME = lazy(r"passw(?:or)?d|passphrase")
+#: how far from a password's name its line's start and end are looked for
+_LINE_REACH = 200
 #: what may come before the name on its line: ``export`` and the rest of an env name (``DB_``, ``PG``)
 _ENV_HEAD = lazy(r"[ \t]*(?:export[ \t]+)?[a-z0-9_]*")
 
@@ -153,8 +155,9 @@ def _assigned(view: str, m: re.Match[str]) -> bool:
     Not a schema's ``password: required``, a setting's ``password_policy=strict``, a log line's
     ``user=bob password=unmatched ip=...``, code's ``self.password=getpass`` or ``char *password=buffer;``, a YAML
     key ending a line, nor prose (two red-team passes of the first versions found each redacted)."""
-    line_end = view.find("\n", m.end())
-    rest = view[m.end():line_end if line_end >= 0 else len(view)].strip(" \t\r\"'`")
+    reach = min(len(view), m.end() + _LINE_REACH)  # bounded both ways: a megabyte of one line stays linear
+    line_end = view.find("\n", m.end(), reach)
+    rest = view[m.end():line_end if line_end >= 0 else reach].strip(" \t\r\"'`")
     if rest and not rest.startswith(("#", "\\n", "\\r")):  # (a JSON string's line ends at its escape)
         return False
     if "zh" in m.re.groupindex and m["zh"]:
@@ -162,8 +165,12 @@ def _assigned(view: str, m: re.Match[str]) -> bool:
     if "key" not in m.re.groupindex or not m["key"] or not _PASSWORD_NAME.fullmatch(m["key"]):
         return False
     between = view[m.end("key"):m.start("value")].strip("\"'")
-    escaped = [view.rfind(f"\\{c}", 0, m.start()) for c in "nr"]
-    line_start = max([view.rfind("\n", 0, m.start()) + 1, *(at + 2 for at in escaped if at >= 0)])
+    back = max(0, m.start() - _LINE_REACH)
+    found = [at + size for at, size in [(view.rfind("\n", back, m.start()), 1),
+                                        *((view.rfind(f"\\{c}", back, m.start()), 2) for c in "nr")] if at >= 0]
+    if not found and back > 0:
+        return False  # its line starts further back than any env or config name
+    line_start = max(found, default=0)
     return between in ("=", ":=") and bool(_ENV_HEAD.fullmatch(view, line_start, m.start()))
 
 
