@@ -157,6 +157,13 @@ def test_export_never_writes_into_the_files_the_stores_live_in(
     assert main(["memory", "export", "--output", str(tmp_path)]) == EXIT_INPUT
     assert "is a folder" in capsys.readouterr().err.splitlines()[-1]
     assert (home() / "mem0.json").read_text(encoding="utf-8") == '\n{"api_key": "KEEP"}\n'
+    # a fourth: a config holding an export's three first keys among its own, a line nested past the parser's depth
+    (home() / "honcho.jsonl").write_text('{"id": "cfg", "kind": "honcho", "user_id": "a", "api_key": "KEEP"}\n',
+                                         encoding="utf-8")
+    (home() / "deep.jsonl").write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
+    for name in ("honcho.jsonl", "deep.jsonl"):
+        assert main(["memory", "export", "--output", str(home() / name)]) == EXIT_INPUT, name
+    assert "KEEP" in (home() / "honcho.jsonl").read_text(encoding="utf-8")
     assert (home() / "backups" / "hermes-backup.tar.gz").read_bytes() == b"\x1f\x8b backup"
     assert main(["memory", "search", "wombat", "--user", "alice", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2

@@ -755,7 +755,10 @@ def test_a_password_of_letters_only_given_as_a_config_or_env_file_does_is_redact
     # a second pass: tools' options, log lines, code, Chinese prose
     "opt -debug-pass=Structure", "ON_PASS=continue", "ASK_PASSWORD=always", "user=bob password=unmatched ip=10.0.0.1",
     "char *password=buffer;", "password=result;", "self.password=getpass", "修改密码：Settings > Account",  # noqa: RUF001
-    "密码：Bitwarden 里有", "密码为 Unicode 字符"])  # noqa: RUF001
+    "密码：Bitwarden 里有", "密码为 Unicode 字符",  # noqa: RUF001
+    # a third: a call's last argument on its own line, a key inside Chinese prose, a long line, more state words
+    "conn = connect(\n    host=host,\n    password=dbpass\n)", "步骤 3：在账户页修改密码：Security",  # noqa: RUF001
+    "password=abcdefgh" + " " * 219 + "ip=10.0.0.1 user=bob", "password=lastpass", "password=rotated"])
 def test_a_word_where_a_schema_a_form_or_a_sentence_names_a_password_stays(text: str) -> None:
     # ("password: sunshine" stays too: YAML and prose write a field's kind or a description so)
     assert redact_secrets(text) == text

@@ -361,13 +361,19 @@ def _an_export(path: Path) -> bool:
     if not head:
         return path.name.lower().endswith(_EXPORT_SUFFIXES)
     lines = head.split(b"\n")
-    if len(head) == 1 << 20:
+    if len(head) == 1 << 20 and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut: not read
+    elif len(head) == 1 << 20:  # one memory longer than a MiB: it begins as the export writes one
+        return head.startswith(b'{"id": ') and all(f'"{k}": '.encode() in head for k in _EXPORT_KEYS)
     try:
         records = [json.loads(line) for line in lines if line.strip()]
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
-    return bool(records) and all(isinstance(r, dict) and {"id", "kind", "user_id"} <= r.keys() for r in records)
+    return bool(records) and all(isinstance(r, dict) and _EXPORT_KEYS <= r.keys() for r in records)
+
+
+#: the keys every record ``memory export`` writes holds
+_EXPORT_KEYS = frozenset({"id", "key", "kind", "namespace", "user_id", "session_id", "created"})
 
 
 def _exported(count: int, args: argparse.Namespace) -> dict[str, Any]:

@@ -138,14 +138,17 @@ _FIELD_WORDS = frozenset({
     "scrypt", "keyring", "keychain", "interactive", "manual", "automatic", "allowed", "denied", "defined", "strict",
     "always", "never", "inherit", "ignore", "keyfile", "external", "internal", "kerberos", "system", "environment",
     "generate", "mandatory", "filtered", "censored", "scrubbed", "obfuscated", "sanitized", "private", "passphrase",
-    "timeout", "pending", "ignored", "supplied", "received", "unmatched", "notset", "nonempty", "reused"})
+    "timeout", "pending", "ignored", "supplied", "received", "unmatched", "notset", "nonempty", "reused",
+    "mismatched", "rotated", "stored", "cached", "inherited", "credentials", "secrets", "fromenv", "sameasuser",
+    "nopassword", "anonymous", "yourpassword", "mypassword", "somepassword", "lastpass", "onepassword", "bitwarden",
+    "vaultwarden", "hashicorp"})
 #: a password's name exactly (the assignment rule's name may run on: ``password_policy``, ``password-store``; and
 #: "pass" alone names other things: ``ON_PASS=continue``, ``-debug-pass=Structure``)
 _PASSWORD_NAME = lazy(r"passw(?:or)?d|passphrase")
 #: how far from a password's name its line's start and end are looked for
 _LINE_REACH = 200
 #: what may come before the name on its line: ``export`` and the rest of an env name (``DB_``, ``PG``)
-_ENV_HEAD = lazy(r"[ \t]*(?:export[ \t]+)?[a-z0-9_]*")
+_ENV_HEAD = lazy(r"(?:[ \t]*export[ \t]+)?[a-z0-9_]*")  # not indented: a call's last argument on its own line
 
 
 def _assigned(view: str, m: re.Match[str]) -> bool:
@@ -157,20 +160,22 @@ def _assigned(view: str, m: re.Match[str]) -> bool:
     key ending a line, nor prose (two red-team passes of the first versions found each redacted)."""
     reach = min(len(view), m.end() + _LINE_REACH)  # bounded both ways: a megabyte of one line stays linear
     line_end = view.find("\n", m.end(), reach)
+    if line_end < 0 and reach < len(view):
+        return False  # its line goes on further than a config line's comment would
     rest = view[m.end():line_end if line_end >= 0 else reach].strip(" \t\r\"'`")
     if rest and not rest.startswith(("#", "\\n", "\\r")):  # (a JSON string's line ends at its escape)
         return False
-    if "zh" in m.re.groupindex and m["zh"]:
-        return True
-    if "key" not in m.re.groupindex or not m["key"] or not _PASSWORD_NAME.fullmatch(m["key"]):
-        return False
-    between = view[m.end("key"):m.start("value")].strip("\"'")
     back = max(0, m.start() - _LINE_REACH)
     found = [at + size for at, size in [(view.rfind("\n", back, m.start()), 1),
                                         *((view.rfind(f"\\{c}", back, m.start()), 2) for c in "nr")] if at >= 0]
     if not found and back > 0:
         return False  # its line starts further back than any env or config name
     line_start = max(found, default=0)
+    if "zh" in m.re.groupindex and m["zh"]:  # the key starts its line (not "在账户页修改密码: Security")
+        return not view[line_start:m.start()].strip(" \t-*")
+    if "key" not in m.re.groupindex or not m["key"] or not _PASSWORD_NAME.fullmatch(m["key"]):
+        return False
+    between = view[m.end("key"):m.start("value")].strip("\"'")
     return between in ("=", ":=") and bool(_ENV_HEAD.fullmatch(view, line_start, m.start()))
 
 
