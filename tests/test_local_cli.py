@@ -321,3 +321,19 @@ def test_what_a_stored_turn_tells_a_terminal_is_shown_not_obeyed(capsys: pytest.
         said = {row["user_text"] for row in rows}
         assert said == {f"pizza {name} {order} end" for name, order in TERMINAL_ORDERS.items()}  # exactly
         assert {row["session_id"] for row in rows} == {session.session_id}
+
+
+def test_an_export_of_a_memory_longer_than_a_mebibyte_is_replaced_by_the_next(tmp_path: Path) -> None:
+    """A fifth red-team pass: an earlier export whose first memory was longer than the MiB read was refused (its
+    last key lay past it); one line longer than that is read by how an export begins, its first keys in order."""
+    from hermes_ctx_plugins.memory.local.cli import _an_export
+
+    record = {"id": 7, "key": "turn:ab", "kind": "turn", "namespace": "团队", "user_id": "alice", "chat_id": "dm",
+              "session_id": "s", "user_text": "长" * 600_000, "created": "2026-12-06T00:00:00Z"}
+    earlier = tmp_path / "export.jsonl"
+    earlier.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert _an_export(earlier)
+    config = tmp_path / "big.json"  # a one-line JSON of its own, over a MiB, with an export's keys inside it
+    config.write_text(json.dumps({"id": "x", "messages": [record], "api_key": "KEEP"}), encoding="utf-8")
+    assert not _an_export(config)
+

@@ -742,6 +742,15 @@ def test_a_password_of_letters_only_given_as_a_config_or_env_file_does_is_redact
     assert value not in redact_secrets(json.dumps({"output": f"$ cat .env\n{text}\n"}, ensure_ascii=False))
 
 
+@pytest.mark.parametrize("text", ["if [ -z \"$DB_PASSWORD\" ]; then\n    DB_PASSWORD=sunshine\nfi",
+                                  "ENV DB_USER=app \\\n    DB_PASSWORD=sunshine", "数据库密码：sunshine",  # noqa: RUF001
+                                  "账号: admin 密码: sunshine", "\tPGPASSWORD=sunshine"])
+def test_an_indented_env_line_or_a_chinese_key_inside_a_line_gives_its_password(text: str) -> None:
+    """A fifth red-team pass: the fourth pass's narrowing missed these (a shell block's and a Dockerfile's indented
+    env lines, a Chinese key after other words on its line)."""
+    assert "sunshine" not in redact_secrets(text)
+
+
 @pytest.mark.parametrize("text", [
     "password: string", "password=hidden", "PASSWORD=changeme", "password: required", "the password is incorrect",
     "Password: Enter your password", "password: sunshine", "password=${DB_PASSWORD}", "DB_PASSWORD=your_password_here",

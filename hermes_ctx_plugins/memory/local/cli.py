@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import stat
 import sys
 import time
@@ -363,8 +364,8 @@ def _an_export(path: Path) -> bool:
     lines = head.split(b"\n")
     if len(head) == 1 << 20 and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut: not read
-    elif len(head) == 1 << 20:  # one memory longer than a MiB: it begins as the export writes one
-        return head.startswith(b'{"id": ') and all(f'"{k}": '.encode() in head for k in _EXPORT_KEYS)
+    elif len(head) == 1 << 20:  # one memory longer than a MiB: it begins as the export writes one, keys in order
+        return bool(_EXPORT_START.match(head))
     try:
         records = [json.loads(line) for line in lines if line.strip()]
     except (ValueError, RecursionError):
@@ -374,6 +375,9 @@ def _an_export(path: Path) -> bool:
 
 #: the keys every record ``memory export`` writes holds
 _EXPORT_KEYS = frozenset({"id", "key", "kind", "namespace", "user_id", "session_id", "created"})
+#: how such a record begins: its first keys, in the order it writes them, with plain values
+_EXPORT_START = re.compile(rb'\{"id": \d+, "key": "(?:[^"\\]|\\.){0,300}", "kind": "\w+", '
+                           rb'"namespace": "(?:[^"\\]|\\.){0,2000}", "user_id": ')
 
 
 def _exported(count: int, args: argparse.Namespace) -> dict[str, Any]:

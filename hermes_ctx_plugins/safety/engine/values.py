@@ -148,7 +148,9 @@ _PASSWORD_NAME = lazy(r"passw(?:or)?d|passphrase")
 #: how far from a password's name its line's start and end are looked for
 _LINE_REACH = 200
 #: what may come before the name on its line: ``export`` and the rest of an env name (``DB_``, ``PG``)
-_ENV_HEAD = lazy(r"(?:[ \t]*export[ \t]+)?[a-z0-9_]*")  # not indented: a call's last argument on its own line
+_ENV_HEAD = lazy(r"(?P<indent>[ \t]*)(?:export[ \t]+)?[a-z0-9_]*")
+#: a verb before a Chinese password key that makes it a step, not a value ("修改密码: Settings")
+_ZH_ACTION = lazy(r"(?:修改|重置|设置|更改|忘记|找回|输入|更新)$")
 
 
 def _assigned(view: str, m: re.Match[str]) -> bool:
@@ -171,12 +173,18 @@ def _assigned(view: str, m: re.Match[str]) -> bool:
     if not found and back > 0:
         return False  # its line starts further back than any env or config name
     line_start = max(found, default=0)
-    if "zh" in m.re.groupindex and m["zh"]:  # the key starts its line (not "在账户页修改密码: Security")
-        return not view[line_start:m.start()].strip(" \t-*")
+    if "zh" in m.re.groupindex and m["zh"]:  # not a step telling what to do with it ("在账户页修改密码: Security")
+        return not _ZH_ACTION.search(view, max(line_start, m.start() - 4), m.start())
     if "key" not in m.re.groupindex or not m["key"] or not _PASSWORD_NAME.fullmatch(m["key"]):
         return False
     between = view[m.end("key"):m.start("value")].strip("\"'")
-    return between in ("=", ":=") and bool(_ENV_HEAD.fullmatch(view, line_start, m.start()))
+    head = _ENV_HEAD.fullmatch(view, line_start, m.start())
+    if between not in ("=", ":=") or not head:
+        return False
+    # indented: an env line in a shell block, a Dockerfile's continuation or a README's code block -- but not a
+    # call's last argument on its own line (the line before it ends a call's "(" or an argument's ",")
+    before = view[max(0, line_start - _LINE_REACH):max(0, line_start - 1)].rstrip()
+    return not head["indent"] or not before.endswith(("(", ","))
 
 
 def _letters_password(value: str) -> bool:
