@@ -229,3 +229,13 @@ def stored_at(stub: Any) -> str:
     """What ``stub`` (Mem0 or Honcho) holds, as JSON text."""
     return json.dumps(stub.memories if isinstance(stub, Mem0StubServer) else stub.messages)
 
+
+def running_stub(provider: str, behaviour: type) -> Iterator[Any]:
+    """A started Mem0 or Honcho stub (``provider``: ``ctx-mem0`` or ``ctx-honcho``) with ``behaviour``, a mixin
+    overriding ``handle``, in front of it: for a fixture parametrized over both providers."""
+    base: type = Mem0StubServer if provider == "ctx-mem0" else HonchoStubServer
+    stub = type(f"{behaviour.__name__}{base.__name__}", (behaviour, base), {})(
+        api_keys=(MEM0_KEY if provider == "ctx-mem0" else HONCHO_KEY,))
+    with stub:
+        yield stub
+

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from remote_helpers import HONCHO_KEY, MEM0_KEY, turn
+from remote_helpers import MEM0_KEY, running_stub, turn
 from remote_helpers import quick_provider as build
 from remote_helpers import stored_at as stored
 
 from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins.memory.remote import queue as remote_queue
 from hermes_ctx_plugins.storage import queue as durable_queue
-from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
+from hermes_ctx_plugins.testing import Mem0StubServer, wait_until
 from hermes_ctx_plugins.testing.server import Reply, ServiceRequest
 
 XAVIER = SessionInfo(session_id="sx", user_id="xavier", deployment="alpha")
@@ -54,20 +54,10 @@ class Limiting:
         return super().handle(request)  # type: ignore[misc]
 
 
-class LimitingMem0(Limiting, Mem0StubServer):
-    pass
-
-
-class LimitingHoncho(Limiting, HonchoStubServer):
-    pass
-
 
 @pytest.fixture(params=["ctx-mem0", "ctx-honcho"])
 def service(request: pytest.FixtureRequest) -> Iterator[Any]:
-    stub = LimitingMem0(api_keys=(MEM0_KEY,)) if request.param == "ctx-mem0" else LimitingHoncho(
-        api_keys=(HONCHO_KEY,))
-    with stub:
-        yield stub
+    yield from running_stub(request.param, Limiting)
 
 
 def test_one_users_rate_limit_does_not_hold_the_other_users_writes(service: Any, tmp_path: Path) -> None:

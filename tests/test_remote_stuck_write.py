@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from remote_helpers import HONCHO_KEY, MEM0_KEY, turn
 from remote_helpers import quick_provider as build
+from remote_helpers import running_stub, turn
 from remote_helpers import stored_at as stored
 
 from hermes_ctx_plugins import SessionInfo
 from hermes_ctx_plugins.memory.remote import queue as remote_queue
 from hermes_ctx_plugins.storage import queue as durable_queue
-from hermes_ctx_plugins.testing import HonchoStubServer, Mem0StubServer, wait_until
+from hermes_ctx_plugins.testing import wait_until
 from hermes_ctx_plugins.testing.server import Reply, ServiceRequest
 
 ALICE = SessionInfo(session_id="s1", user_id="alice")
@@ -48,19 +48,10 @@ class Refusing:
         return super().handle(request)  # type: ignore[misc]
 
 
-class RefusingMem0(Refusing, Mem0StubServer):
-    pass
-
-
-class RefusingHoncho(Refusing, HonchoStubServer):
-    pass
-
 
 @pytest.fixture(params=["ctx-mem0", "ctx-honcho"])
 def service(request: pytest.FixtureRequest) -> Iterator[Any]:
-    stub = RefusingMem0(api_keys=(MEM0_KEY,)) if request.param == "ctx-mem0" else RefusingHoncho(api_keys=(HONCHO_KEY,))
-    with stub:
-        yield stub
+    yield from running_stub(request.param, Refusing)
 
 
 @pytest.fixture(autouse=True)
