@@ -249,9 +249,12 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
                           **kwargs: Any) -> None:
+        # hermes names the switch (reason, rewound) but not the session's other fields: what initialize was given
+        # stays (the API server's gateway_session_key is its channel: a compaction must not move the channel's memory)
+        carried = {key: value for key, value in self._session.extra.items() if key not in _SWITCH_ONLY}
         self.initialize(new_session_id, parent_session_id=parent_session_id, user_id=self._session.user_id,
                         chat_id=self._session.chat_id, platform=self._session.platform,
-                        hermes_home=self._session.hermes_home, **kwargs)
+                        hermes_home=self._session.hermes_home, **{**carried, **kwargs})
 
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
         return self._text("on_pre_compress", messages, limit=MAX_RECALL_CHARS)
@@ -261,6 +264,10 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     def on_memory_write(self, action: str, target: str, content: str, metadata: Any = None) -> None:
         self._call("on_memory_write", action, target, content)
+
+
+#: what hermes says of one session switch, not of the session (not carried to the next switch)
+_SWITCH_ONLY = frozenset({"reason", "rewound"})
 
 
 def _given(value: Any) -> str:
