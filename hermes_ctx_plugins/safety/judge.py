@@ -57,6 +57,11 @@ _CONTEXT = 600
 _REMEMBERED = 1_024
 #: how long a failed call keeps the judge from being asked again (it failed: layers 1-2 decide meanwhile)
 FAILURE_COOLDOWN = 60.0
+#: a wait of at least this share of the judge's timeout that saw no answer is the service's failure (a shorter
+#: one is what was left of a write's budget after other texts)
+HUNG_SHARE = 0.5
+
+
 class _Failed:
     """The service failed (timeout, error): "no opinion", and the judge rests :data:`FAILURE_COOLDOWN` seconds."""
 
@@ -107,6 +112,8 @@ class ModelJudge(FocusedJudge):
         def ask() -> None:
             try:
                 answer.append(self._ask(text, focus))
+                if answer[-1] is _FAILED:  # the service failed (its client's own timeout too), waited for or not
+                    self._rest()
             finally:
                 self._slots.release()
 
@@ -118,18 +125,24 @@ class ModelJudge(FocusedJudge):
         verdict: Verdict | None = answer[0] if answer else _FAILED
         if not answer:
             log.warning("memory judge: no answer within %.1f s; layers 1-2 decide", limit)
-            if limit < self.timeout:  # the write's budget ran out, not the service's time: no cooldown
+            # a write's budget running out is not the service's failure, unless the write gave it most of its
+            # time (a write waits what is left of its budget, a hair under the judge's timeout: that hair is not
+            # a reason to ask again, and make the next user wait again, while the judge hangs)
+            if limit < self.timeout * HUNG_SHARE:
                 return None
         if not isinstance(verdict, tuple):  # no opinion on this text; after a failure of the service, it rests
             if verdict is _FAILED:
-                with self._lock:
-                    self._failed_until = time.monotonic() + FAILURE_COOLDOWN
+                self._rest()
             return None
         with self._lock:
             self._verdicts[key] = verdict
             while len(self._verdicts) > _REMEMBERED:
                 self._verdicts.popitem(last=False)
         return verdict
+
+    def _rest(self) -> None:
+        with self._lock:
+            self._failed_until = time.monotonic() + FAILURE_COOLDOWN
 
     def _ask(self, text: str, focus: tuple[tuple[int, int], ...]) -> Verdict | None:
         from ..chat import SummaryError
