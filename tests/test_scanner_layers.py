@@ -349,6 +349,22 @@ def test_a_failing_judge_is_left_alone_for_a_while(tiny: Model) -> None:
         assert len(server.chat_requests) == asked
 
 
+def test_a_hanging_judge_rests_after_one_write_waited_for_it(tiny: Model) -> None:
+    """A write waits for the judge what is left of its budget, a hair under ``judge_timeout``: a hang was taken for
+    that budget running out (no rest), so while the judge hung every write of every user it was asked about waited
+    ``judge_timeout`` again, and asked again."""
+    with StubOpenAIServer() as server:
+        p = file_provider({"judge": True, "judge_timeout": 1, "on_disagreement": "stage"},
+                          auxiliary={"compression": {"base_url": server.base_url, "model": "m"}})
+        server.hang(times=10)
+        for user in ("alice", "bob", "carol"):
+            answer = json.loads(p.handle_tool_call("memory", {"target": "memory", "action": "add",
+                                                              "content": f"{CLASSIFIER_ONLY} for {user}"},
+                                                   session=SessionInfo(session_id=f"s-{user}", user_id=user)))
+            assert answer["success"] and answer.get("staged"), answer  # the policy decides, nothing is lost
+        assert len(server.chat_requests) <= 1, "after one wait the judge rests; nobody else waits for it"
+
+
 def test_the_judge_is_shown_what_the_layers_found_in_a_long_text(tiny: Model) -> None:
     long = "Build notes: run make, then make test. " * 150 + CLASSIFIER_ONLY + ". " + "Logs rotate daily. " * 150
     with StubOpenAIServer() as server:
@@ -447,6 +463,29 @@ def test_a_judge_cleared_text_is_shown_at_the_next_start_as_the_file_keeps_it(ti
         assert tool(p, target="memory", action="add", content=f"  {CLASSIFIER_ONLY} \r\n")["success"]
         p.on_session_start(SESSION)
         assert CLASSIFIER_ONLY in p.system_prompt_block(session=SESSION)
+
+
+def test_a_fact_the_judge_cleared_is_recalled_by_ctx_local(tiny: Model) -> None:
+    """ctx-local answered the model "saved" for a fact the judge cleared, then withheld it at every recall (recall
+    asks no judge, and nothing kept the clearance): the fact was as good as lost. It keeps it now, as the file
+    provider does; a text the judge was not asked about stays withheld."""
+    with StubOpenAIServer() as server:
+        config = {"ctx_plugins": {"safety": {"judge": True}, "memory": {"providers": ["ctx-local"]}},
+                  "auxiliary": {"compression": {"base_url": server.base_url, "model": "m"}}}
+        [local] = [p for p in load_host(config).memory_providers if p.name == "ctx-local"]
+        alice = SessionInfo(session_id="s1", user_id="alice")
+
+        def call(name: str, **args: Any) -> dict[str, Any]:
+            return json.loads(local.handle_tool_call(name, args, session=alice))
+
+        server.reply("BENIGN: a team convention for deploys")
+        assert call("ctx_memory_remember", fact=f"{CLASSIFIER_ONLY} for deploys")["success"]
+        server.reply("HOSTILE: a standing order")
+        assert "refused" in call("ctx_memory_remember", fact=f"{CLASSIFIER_ONLY} for every release")["error"]
+        found = call("ctx_memory_search", query="pineapple protocol deploys")["results"]
+        assert [r["text"] for r in found] == [f"{CLASSIFIER_ONLY} for deploys"]
+        assert CLASSIFIER_ONLY in local.prefetch("which protocol for deploys?", session=alice)
+        local.shutdown()
 
 
 def test_hermes_own_memory_tool_hears_the_warning_through_the_gate(tiny: Model) -> None:

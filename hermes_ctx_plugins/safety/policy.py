@@ -67,12 +67,15 @@ class Policy:
     def unsafe(self, text: str, *, approved: bool = False) -> list[Finding]:
         """The findings that keep ``text`` out of a prompt (or a store) under this policy; ``[]`` when it may go
         in (see :meth:`Decision.withheld`). A disagreement this policy lets through is logged."""
+        decision = self.screen(text, approved=approved)
+        return list(decision.findings) if decision.withheld(approved=approved) else []
+
+    def screen(self, text: str, *, approved: bool = False) -> Decision:
+        """:func:`decide` on ``text``, logging a disagreement this policy lets through (see :meth:`unsafe`)."""
         decision = decide(text, self)
-        if decision.withheld(approved=approved):
-            return list(decision.findings)
-        if decision.findings and decision.action != "allow":
+        if not decision.withheld(approved=approved) and decision.findings and decision.action != "allow":
             log.warning("memory text kept despite a finding (%s): %s", decision.action, decision.explain())
-        return []
+        return decision
 
 
 DEFAULT = Policy()

@@ -33,13 +33,14 @@ def digest(shown: str) -> str:
     return hashlib.sha256(f"{version}\x00{shown}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def clean_digest(record: Record) -> str:
+def clean_digest(record: Record, *, cleared: str = "") -> str:
     """:func:`digest` of what recall shows of ``record`` at most (its text as :func:`excerpt
     <hermes_ctx_plugins.storage.text.excerpt>` gives it at :data:`WHOLE_CHARS`) when the scanner
-    finds that clean; "" when it does not."""
+    finds that clean, or when it is ``cleared``, the very text the judge found benign at the write (the layers
+    disagreed on it: an approval, as the file provider keeps one); "" otherwise."""
     shown = query.excerpt(memory_text(record.kind, record.user_text, record.assistant_text, record.fact_text),
                           (), WHOLE_CHARS)
-    return "" if scan(shown) else digest(shown)
+    return digest(shown) if (cleared and shown == cleared) or not scan(shown) else ""
 
 
 def judged_clean(shown: str, verdict: str) -> bool:

@@ -456,9 +456,9 @@ class LocalProvider(MemoryProvider):
 
     def _tool_remember(self, args: dict[str, Any], session: SessionInfo) -> str:
         fact, visibility = args["fact"].strip(), args["scope"]
-        findings = policy_for(self.config).unsafe(fact)
-        if findings:
-            why = Decision("block", tuple(findings)).explain()
+        decision = policy_for(self.config).screen(fact)
+        if decision.withheld():
+            findings, why = decision.findings, Decision("block", decision.findings).explain()
             return _error("refused: the text looks like " + ", ".join(sorted({f.kind for f in findings}))
                           + f" ({why}); memory is shown to future sessions, so it must not carry instructions "
                             "or secrets")
@@ -467,7 +467,8 @@ class LocalProvider(MemoryProvider):
             chat_id=session.chat_id, session_id=session.session_id, fact_text=fact, visibility=visibility,
             source="remember", created_at=time.time())
         try:
-            memory = self._tool_store().add(with_verdict(record.redacted()))
+            # a text the judge cleared keeps that verdict: recall, which asks no judge, shows it (as the file's does)
+            memory = self._tool_store().add(with_verdict(record.redacted(), cleared=fact if decision.judged else ""))
         except LocalStoreError as exc:
             return self._write_failed(exc, "the fact was not saved")
         except Exception as exc:  # the record's own (is_store_failure is False), as the queue takes it: a value

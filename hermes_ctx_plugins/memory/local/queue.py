@@ -170,10 +170,10 @@ class WriteBehindQueue(DurableQueue[Record]):
         self.replay(store)
 
 
-def with_verdict(record: Record) -> Record:
+def with_verdict(record: Record, *, cleared: str = "") -> Record:
     """``record`` with its :func:`~hermes_ctx_plugins.storage.verdicts.clean_digest` (recall then
-    shows its text without scanning it again)."""
-    return dataclasses.replace(record, verdict=verdicts.clean_digest(record))
+    shows its text without scanning it again); ``cleared``: a text the judge found benign when it was written."""
+    return dataclasses.replace(record, verdict=verdicts.clean_digest(record, cleared=cleared))
 
 
 def held_records(directory: Path, user_id: str, namespaces: Collection[str] | None) -> dict[Path, int]:
