@@ -139,6 +139,15 @@ def test_stage_holds_writes_until_approved(capsys: pytest.CaptureFixture[str]) -
     assert "no pending memory write" in capsys.readouterr().err
 
 
+def test_approving_for_a_user_with_nothing_staged_leaves_no_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped --user (an owner nobody is) got a memories folder and a lock file of its own from approve and
+    reject: look-ups leave nothing behind."""
+    for command in ("approve", "reject"):
+        assert main(["memory", command, "abcd1234", "--user", "Alice "]) == 4
+        assert "no pending memory write 'abcd1234'" in capsys.readouterr().err
+    assert not (home() / "memories").exists()
+
+
 def test_block_refuses_every_write() -> None:
     p = provider(write_approval="block")
     assert "blocked" in tool(p, target="memory", action="add", content="x")["error"]

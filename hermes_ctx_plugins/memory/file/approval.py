@@ -231,6 +231,12 @@ class PendingWrites:
             self._save([*items, item])
         return item.id
 
+    def _absent(self, pending_id: str) -> None:
+        """Raise :meth:`_take`'s KeyError when nothing was ever staged here (before locking, which would create the
+        owner's folder: a mistyped user is nobody's, and a look-up leaves nothing behind)."""
+        if not self.path.exists():
+            self._take(pending_id)
+
     def _take(self, pending_id: str) -> tuple[PendingWrite, list[PendingWrite]]:
         items = self._load()
         match = [item for item in items if item.id == pending_id]
@@ -246,6 +252,7 @@ class PendingWrites:
 
     def approve_item(self, pending_id: str, store: MemoryStore) -> tuple[PendingWrite, WriteResult]:
         """:meth:`approve`, also returning the write as it was applied (the approver is told what went in)."""
+        self._absent(pending_id)
         with locked(self.path):
             item, rest = self._take(pending_id)
             file = store.file(item.target)
@@ -258,6 +265,7 @@ class PendingWrites:
         return item, result
 
     def reject(self, pending_id: str) -> PendingWrite:
+        self._absent(pending_id)
         with locked(self.path):
             item, rest = self._take(pending_id)
             self._save(rest)
