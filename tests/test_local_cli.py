@@ -79,6 +79,10 @@ def test_export_writes_json_lines(filled: LocalProvider, tmp_path: Path, capsys:
     assert "exported 3 memories" in capsys.readouterr().err
     assert main(["memory", "export", "--output", str(tmp_path / "missing" / "x.jsonl")]) == EXIT_INPUT
     assert "cannot write" in capsys.readouterr().err
+    (tmp_path / "a").symlink_to(tmp_path / "b")  # a loop: a traceback before (Path.resolve raised RuntimeError)
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert main(["memory", "export", "--output", str(tmp_path / "a")]) == EXIT_INPUT
+    assert "cannot write" in capsys.readouterr().err
 
 
 def test_export_never_writes_into_the_files_the_stores_live_in(

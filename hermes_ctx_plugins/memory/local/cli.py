@@ -314,7 +314,8 @@ def _ours(output: Path, provider: LocalProvider, config: Config) -> str | None:
                 inside = _in_home(path, root)
                 if inside:
                     return inside
-    except (OSError, ValueError):  # unreadable or odd: opening it for writing says what is wrong
+    except (OSError, ValueError, RuntimeError):  # unreadable or odd (a symlink loop: RuntimeError before 3.13):
+        # opening it for writing says what is wrong
         return None
     return None
 
