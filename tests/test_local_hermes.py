@@ -52,6 +52,31 @@ def test_a_turn_of_session_one_is_recalled_on_the_wire_in_session_two(stub: Stub
     assert sent.count("my locker combination is 4-8-15-16") == 1
 
 
+def test_the_api_servers_clients_are_kept_apart_by_their_session_keys(stub: StubOpenAIServer) -> None:
+    """hermes' API server (its gateway's OpenAI-compatible platform) builds an agent per request naming the client's
+    channel by ``X-Hermes-Session-Key`` alone ("a stable per-channel identifier that scopes long-term memory"): no
+    user id, no chat id. ctx-local kept every client in one scope, and bob's prompt recalled alice's locker code (a
+    red-team pass through a real gateway: 26 of 48 requests carried other clients' turns). The key is the chat, as
+    for ctx-mem0 and ctx-honcho: alice's next conversation on her channel recalls it, bob's does not."""
+    configure(stub)
+
+    def client(key: str) -> Any:
+        return new_agent(stub, platform="api_server", gateway_session_key=key)
+
+    stub.reply("Noted.")
+    alice = client("agent:main:webui:dm:alice")
+    alice.run_conversation("remember: my locker code is 4711-alice", conversation_history=[])
+    alice.shutdown_memory_provider([])
+    for key, recalled in [("agent:main:webui:dm:bob", False), ("agent:main:webui:dm:Alice", False),
+                          ("agent:main:webui:dm:alice", True)]:
+        stub.reply("I see.")
+        other = client(key)
+        other.run_conversation("what is my locker code?", conversation_history=[])
+        other.shutdown_memory_provider([])
+        sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+        assert ("4711-alice" in sent) is recalled, (key, sent)
+
+
 def test_a_damaged_database_leaves_the_turn_alone(stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
     configure(stub)
     database = home() / "ctx-local" / "memory.db"

@@ -203,7 +203,10 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         known = {"user_id", "chat_id", "platform", "hermes_home", "parent_session_id"}
         self._session = SessionInfo(
             session_id=str(session_id or ""), user_id=_given(kwargs.get("user_id")),
-            chat_id=_given(kwargs.get("chat_id")), platform=_given(kwargs.get("platform")),
+            # hermes' API server names a client's channel by its session key alone (X-Hermes-Session-Key, "a stable
+            # per-channel identifier that scopes long-term memory"): that is the chat (ctx-mem0/honcho's chat_key too)
+            chat_id=_given(kwargs.get("chat_id")) or _given(kwargs.get("gateway_session_key")),
+            platform=_given(kwargs.get("platform")),
             hermes_home=Path(home) if home else None,
             parent_session_id=_given(kwargs.get("parent_session_id")),
             extra={k: v for k, v in kwargs.items() if k not in known and isinstance(v, (str, int, float, bool))},
