@@ -261,3 +261,29 @@ def test_after_an_undo_the_next_turn_recalls_what_the_undone_turn_recalled(stub:
     settled(now)
     assert "staging port 8443" in recalled(stub)
     now.shutdown_memory_provider([])
+
+
+def test_agents_built_at_once_on_a_fresh_gateway_each_get_the_provider(stub: StubOpenAIServer) -> None:
+    """hermes' loader puts a memory provider's module in sys.modules before it runs it; a second thread takes the
+    half-run module for a loaded one and gets no provider. On a freshly started gateway, agents built at once for
+    concurrent requests ran without memory: their first turns were neither recalled nor stored (a red-team pass:
+    2-3 of 8). Our plugin loads its shim once at discovery, so every later load reuses the finished module."""
+    import sys
+    import threading
+
+    from plugins.memory import load_memory_provider
+
+    sys.modules.pop("_hermes_user_memory.ctx-local", None)  # a fresh process: loaded by no agent yet
+    configure(stub)  # hermes discovers our plugin, as a gateway does at its start
+    barrier, loaded = threading.Barrier(8), []
+
+    def build() -> None:
+        barrier.wait()
+        loaded.append(load_memory_provider("ctx-local"))
+
+    threads = [threading.Thread(target=build) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(loaded) == 8 and all(p is not None and p.name == "ctx-local" for p in loaded), loaded

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +81,24 @@ def _register(ctx: Any) -> None:
     install(ctx, runtime)
     # hermes discovers memory providers only as directories: give ours a shim there.
     write_shims(home, known.shims)
+    _load_shims(known.shims)
+
+
+def _load_shims(names: Iterable[str]) -> None:
+    """Load our shims through hermes' loader once, now, at plugin discovery. hermes' loader puts a provider's module
+    in ``sys.modules`` before it runs it, and a second thread takes that half-run module for a loaded one: agents
+    built at once on a fresh gateway (its API server) got no memory provider, and their first turns were neither
+    recalled nor stored (a red-team pass: 2-3 of 8 concurrent first requests). Every later load reuses the module."""
+    try:
+        from plugins.memory import load_memory_provider  # type: ignore[import-untyped]  # hermes ships no stubs
+    except Exception:  # not inside hermes (or its layout changed): nothing to warm
+        return
+    for name in names:
+        if name not in BUNDLED_MEMORY_PROVIDERS:
+            try:
+                load_memory_provider(name)
+            except Exception as exc:  # hermes' own load at the first agent says what is wrong
+                log.debug("could not load the memory shim %r ahead: %s", name, exc)
 
 
 def _memory_lost(host: Host) -> list[str]:
