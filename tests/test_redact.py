@@ -771,3 +771,59 @@ def test_an_indented_env_line_or_a_chinese_key_inside_a_line_gives_its_password(
 def test_a_word_where_a_schema_a_form_or_a_sentence_names_a_password_stays(text: str) -> None:
     # ("password: sunshine" stays too: YAML and prose write a field's kind or a description so)
     assert redact_secrets(text) == text
+
+
+@pytest.mark.parametrize("output", [
+    "DB_PASSWORD=Xk9mP2qLwZ\nDB_USER=app\nDB_HOST=db.internal\nThe build passed, 42 tests ok.",
+    "token=ghp_Jj9MuVSSHfFoj1pn0eGHGdinhIKBwvrD8SAqw\nuser=app\nhost=db",
+    "API_KEY=sk-abc\nDB_PASSWORD=sunshine\nDB_USER=app\nnext line",
+    "DB_HOST=db\nDB_PASSWORD=correcthorsebattery",  # hermes strips a terminal's output: no line break after the last
+    "DB_PASSWORD=correcthorsebattery",
+    "export PGPASSWORD=correcthorsebattery\nX=1",
+])
+def test_a_value_redacted_in_a_tool_answer_takes_nothing_after_its_line(output: str) -> None:
+    """In hermes' tool answers a line break is the two characters ``\\n``: a value was read on over them to the next
+    space, and its redaction took the lines after it (DB_USER, DB_HOST gone from the archive and the summary); a
+    password of letters on the string's first or last line was not read as an env line at all (a red-team pass)."""
+    secret = next(v for v in ("Xk9mP2qLwZ", "ghp_Jj9MuVSSHfFoj1pn0eGHGdinhIKBwvrD8SAqw", "sunshine",
+                              "correcthorsebattery") if v in output)
+    for written in (json.dumps({"output": output, "exit_code": 0, "error": None}, ensure_ascii=False),
+                    json.dumps({"output": output})):
+        redacted = json.loads(redact_secrets(written))["output"]
+        assert secret not in redacted
+        kept = [line for line in output.split("\n") if secret not in line]
+        assert [line for line in redacted.split("\n") if "[REDACTED:" not in line] == kept, redacted
+
+
+@pytest.mark.parametrize(("line", "secret"), [
+    ("密码：Tr0ub4dor&3", "Tr0ub4dor&3"), ("数据库密码: Xk9#mP2qLwZ", "Xk9#mP2qLwZ"),  # noqa: RUF001
+    ("私钥: abcdef123456xyz", "abcdef123456xyz"), ("账号: admin 密码: correcthorsebattery", "correcthorsebattery")])
+def test_a_chinese_key_escaped_by_json_is_read(line: str, secret: str) -> None:
+    """JSON written with ensure_ascii (Python's default: many MCP servers and scripts) writes 密码 as
+    ``\\u5bc6\\u7801``: the password after it went whole to the archive and the summary request. A step naming the
+    key (修改密码: Settings) stays as it is, escaped or not."""
+    for escaped in (json.dumps({"output": f"$ cat creds.txt\n{line}\nDB_USER=app"}),
+                    json.dumps({"output": line}).replace("\\u5bc6", "\\u5BC6")):
+        redacted = redact_secrets(escaped)
+        output = json.loads(redacted)["output"]
+        assert secret not in output and "[REDACTED:" in output, redacted
+        assert output.replace("[REDACTED:password]", secret).replace("[REDACTED:secret]", secret) \
+            == json.loads(escaped)["output"]  # nothing else changed
+    step = json.dumps({"output": "修改密码：Settings"})  # noqa: RUF001
+    assert redact_secrets(step) == step
+
+
+@pytest.mark.parametrize("text", [
+    "密码：Settings", "修改登录密码：Settings", "忘记了密码：Recovery", "新密码：Minimum\n确认密码：Confirm",  # noqa: RUF001
+    "password=PasswordField", "password=SecretStr", "PASSWORD=PASSWORD", "password=getpassword",
+    "DB_PASSWORD=secretsmanager", "password=keyvault", "password=options",
+    "conn = connect(\n    host=host,  # primary\n    password=dbpass\n)",
+    "conn = connect(\n    host=host,\n    # from the vault\n    password=dbpass\n)",
+])
+def test_a_label_or_a_name_of_code_after_a_password_key_is_kept(text: str) -> None:
+    """A red-team pass of the letters-only reading: a UI's words after 密码 (cased as labels), a class or a variable
+    as the value (cased so, or naming where a password comes from), a call's argument after a commented line: each
+    was redacted, as raw text and in a tool's JSON answer. Passwords of letters in env lines still are (above)."""
+    assert redact_secrets(text) == text
+    answer = json.dumps({"output": text, "exit_code": 0, "error": None}, ensure_ascii=False)
+    assert redact_secrets(answer) == answer

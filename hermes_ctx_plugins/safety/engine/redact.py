@@ -28,7 +28,7 @@ from .layouts import (
     paired_spans,
     table_spans,
 )
-from .values import password_key, rule_key, value_span
+from .values import cased_word, password_key, rule_key, value_span
 from .views import Kept, Normalised, Origin, Span, Unescaped, Views, lower, plain_ascii
 
 _MAX_SECRET_DEPTH = 2  # base64 inside base64: a registry login inside a Kubernetes .dockerconfigjson
@@ -62,6 +62,8 @@ def secret_spans(text: str, views: Views | None = None, depth: int = 0) -> list[
         layouts += _escaped_layouts(norm.text, norm.lowered, gates)
     if _ESCAPED_QUOTE in norm.text and keyed:
         layouts += _escaped_keys(norm.text)
+    if "\\u" in norm.text:
+        layouts += _escaped_chinese_keys(norm.text)
     spans = [*map(norm.span, tokens), *found, *map(norm.span, layouts)]
     return _joined([span for span in spans if not _overlaps(markers, span)] if markers else spans)
 
@@ -129,6 +131,9 @@ def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]], 
                 origin = origin or views.origin(False)
                 (start, end), whole = ((origin[start], origin[end - 1] + 1),
                                        (origin[m.start()], origin[m.end() - 1] + 1, label))
+                if cased_word(views.text[start:end]):  # "密码: Settings", "password=PasswordField": a label, a class
+                    tried.rejected(m.start(), m.end())
+                    continue
             if markers and _overlaps(markers, whole):
                 continue  # read across an earlier redaction, whose length and letters are not the secret's
             tried.covered = m.end()
@@ -152,6 +157,33 @@ def _escaped_keys(text: str, levels: int = 4) -> list[Span]:
             inner += [norm.span(span) for span in _escaped_keys(norm.text, levels - 1)]
         # an escape of the text read is replaced whole or not at all, as redact_secrets does in the outer text: a
         # value ending inside one (the \\ of a quote the secret holds) broke the inner JSON (a red-team pass)
+        whole = [(_inner_escape_at(plain.text, a)[0], _inner_escape_at(plain.text, b)[1], label)
+                 for a, b, label in inner]
+        found += [(start + a, start + b, label) for a, b, label in map(plain.span, whole)]
+    return found
+
+
+#: a Chinese password key as JSON written with ensure_ascii escapes it (密码, 口令, 密钥, 秘钥, 令牌, 私钥)
+_ESCAPED_ZH_KEY = lazy(r"\\u(?:5bc6\\u7801|53e3\\u4ee4|5bc6\\u94a5|79d8\\u94a5|4ee4\\u724c|79c1\\u94a5)", re.IGNORECASE)
+_ESCAPED_LETTER = lazy(r"\\u[0-9a-f]{4}", re.IGNORECASE)
+
+
+def _escaped_chinese_keys(text: str) -> list[Span]:
+    """The ``key: value`` secrets after a Chinese key that JSON written with ``ensure_ascii`` (Python's default: many
+    MCP servers and scripts) writes as ``\\u5bc6\\u7801``, read with those escapes as the letters they write, in
+    ``text``'s indices (whole escapes). Only a stretch from a few letters before each such key (a verb before it
+    makes it a step, "\\u4fee\\u6539\\u5bc6\\u7801": 修改密码) to :data:`_STRETCH` after it is read again."""
+    found: list[Span] = []
+    for m in _ESCAPED_ZH_KEY.finditer(text):
+        start = m.start()
+        for _ in range(4):
+            if start < 6 or not _ESCAPED_LETTER.fullmatch(text, start - 6, start):
+                break
+            start -= 6
+        end = min(len(text), m.end() + _STRETCH)
+        plain = Unescaped(text[start:end], letters=True)
+        views = Views(plain.text)
+        _, inner, _ = _rule_spans(views, Normalised(views), [], keys_only=True)
         whole = [(_inner_escape_at(plain.text, a)[0], _inner_escape_at(plain.text, b)[1], label)
                  for a, b, label in inner]
         found += [(start + a, start + b, label) for a, b, label in map(plain.span, whole)]

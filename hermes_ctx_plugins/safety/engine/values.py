@@ -149,6 +149,11 @@ _PASSWORD_NAME = lazy(r"passw(?:or)?d|passphrase")
 _LINE_REACH = 200
 #: what may come before the name on its line: ``export`` and the rest of an env name (``DB_``, ``PG``)
 _ENV_HEAD = lazy(r"(?P<indent>[ \t]*)(?:export[ \t]+)?[a-z0-9_]*")
+#: what is before a JSON string's opening quote (``{"output": "``, ``["``), and after its closing one
+_JSON_STRING_START = lazy(r"[:\[,{]\s*$")
+_JSON_STRING_END = lazy(r'[ \t]*"\s*(?:[,}\]]|$)')
+_LINE_BREAKS = lazy(r"\n|\\[nr]")
+_TRAILING_COMMENT = lazy(r"\s#[^\n]*$")
 #: a verb before a Chinese password key that makes it a step, not a value ("修改密码: Settings")
 _ZH_ACTION = lazy(r"(?:修改|重置|设置|更改|忘记|找回|输入|更新)$")
 
@@ -164,15 +169,21 @@ def _assigned(view: str, m: re.Match[str]) -> bool:
     line_end = view.find("\n", m.end(), reach)
     if line_end < 0 and reach < len(view):
         return False  # its line goes on further than a config line's comment would
-    rest = view[m.end():line_end if line_end >= 0 else reach].strip(" \t\r\"'`")
-    if rest and not rest.startswith(("#", "\\n", "\\r")):  # (a JSON string's line ends at its escape)
-        return False
     back = max(0, m.start() - _LINE_REACH)
     found = [at + size for at, size in [(view.rfind("\n", back, m.start()), 1),
                                         *((view.rfind(f"\\{c}", back, m.start()), 2) for c in "nr")] if at >= 0]
-    if not found and back > 0:
+    quote = view.rfind('"', back, m.start())  # a JSON string's first line starts at its quote (hermes' tool answers)
+    opened = quote >= 0 and quote > max(found, default=-1) and _JSON_STRING_START.search(view, max(0, quote - 8), quote)
+    if not found and back > 0 and not opened:
         return False  # its line starts further back than any env or config name
-    line_start = max(found, default=0)
+    line_start = quote + 1 if opened else max(found, default=0)
+    in_json = opened or (line_start >= 2 and view[line_start - 2] == "\\")
+    rest = view[m.end():line_end if line_end >= 0 else reach]
+    if in_json and _JSON_STRING_END.match(rest):  # its last line ends at the string's end quote
+        rest = ""
+    rest = rest.strip(" \t\r\"'`")
+    if rest and not rest.startswith(("#", "\\n", "\\r")):  # (a JSON string's line ends at its escape)
+        return False
     if "zh" in m.re.groupindex and m["zh"]:  # not a step telling what to do with it ("在账户页修改密码: Security")
         return not _ZH_ACTION.search(view, max(line_start, m.start() - 4), m.start())
     if "key" not in m.re.groupindex or not m["key"] or not _PASSWORD_NAME.fullmatch(m["key"]):
@@ -183,8 +194,17 @@ def _assigned(view: str, m: re.Match[str]) -> bool:
         return False
     # indented: an env line in a shell block, a Dockerfile's continuation or a README's code block -- but not a
     # call's last argument on its own line (the line before it ends a call's "(" or an argument's ",")
-    before = view[max(0, line_start - _LINE_REACH):max(0, line_start - 1)].rstrip()
-    return not head["indent"] or not before.endswith(("(", ","))
+    return not head["indent"] or not _continues_a_call(view[max(0, line_start - _LINE_REACH):max(0, line_start - 1)])
+
+
+def _continues_a_call(before: str) -> bool:
+    """Whether the last line of code in ``before`` (comment lines and a line's own comment left out: the rest of a
+    call's arguments may be commented) ends a call's ``(`` or an argument's ``,``."""
+    for line in reversed(_LINE_BREAKS.split(before)):
+        code = _TRAILING_COMMENT.sub("", line).rstrip()
+        if code and not code.lstrip().startswith("#"):
+            return code.endswith(("(", ","))
+    return False
 
 
 def _letters_password(value: str) -> bool:
@@ -193,7 +213,26 @@ def _letters_password(value: str) -> bool:
     whole in the archive)."""
     v = value.strip("'\"").rstrip(".,;:!?)")
     return (len(v) >= 6 and v.isascii() and v.isalpha() and not _NOT_A_VALUE.fullmatch(v)
-            and v.lower() not in _FIELD_WORDS)
+            and v.lower() not in _FIELD_WORDS and not _NAMED_SO.search(v))
+
+
+#: a word of letters that names where a password comes from, or a thing of code (``getpassword``, ``keyvault``,
+#: ``secretsmanager``, ``userinput``, ``options``: a red-team pass found each redacted in code and docs)
+_NAMED_SO = lazy(r"(?i)^(?:get|read|load|fetch|user|db|new|old|current|input|plain|raw|stored|saved|temp|tmp|default)"
+                 r"(?:pass(?:word|wd)?|pwd|secret)s?$|token|vault|credential|getpass|keychain|manager|field|input|"
+                 r"config|setting|option|request|session|environ|getenv|prompt|param|kwarg|args|username|encod|"
+                 r"encrypt|decrypt|salted|hashed|readline")
+#: a word of letters cased as a label, a class or a constant, not typed as a password: ``Settings``, ``Recovery``
+#: (a UI's words after 密码:), ``PasswordField``, ``userPassword``, ``PASSWORD`` (a random key's runs of lower case
+#: letters are shorter: ``AbCdEfGh``)
+_IDENTIFIER_CASE = lazy(r"[A-Z][a-z]{1,15}|[A-Z]{2,16}|[a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}|(?:[A-Z][a-z]{2,}){2,4}")
+
+
+def cased_word(value: str) -> bool:
+    """Whether a value as written (the rules read a folded, lower-case view) is a word cased as a label, a class
+    or a constant (:data:`_IDENTIFIER_CASE`), after the quotes and punctuation around it."""
+    v = value.strip("'\"").rstrip(".,;:!?)")
+    return v.isascii() and v.isalpha() and bool(_IDENTIFIER_CASE.fullmatch(v))
 
 
 def _url_password(view: str, m: re.Match[str]) -> bool:

@@ -57,6 +57,17 @@ _VENDOR_ANCHORS = ",".join(a for a, _, _ in _VENDORS)
 _VENDOR_TRIGGERS = ",".join(t for _, t, _ in _VENDORS)
 _VENDOR_TOKENS = "|".join(r for _, _, r in _VENDORS)
 
+
+def _value_char(quote: str) -> str:
+    """One character of a ``key: value`` secret's value: not white space, quotes or what closes a bracket; unless
+    the group ``quote`` opened a quoted value, not a JSON string's escape of a line break or tab either (an env
+    line's ``DB_PASSWORD=x\\nDB_USER=app`` in a tool's JSON answer: the value is ``x``; read on, its redaction took
+    the lines after it, a red-team pass; a quoted ``"password": "ab\\tcd"`` is one value; an escaped backslash is a
+    character of it)."""
+    return rf"(?({quote})[^\s\"'`,;)\]}}<>]|(?:[^\s\"'`,;)\]}}<>\\]|\\\\|\\(?![nrt])))"
+
+
+
 # what makes "token 4dc193bc..." a credential: the kind of token named just before it ("auth token", "access key")
 _CREDENTIAL_QUALIFIER = lazy(r"(?<![a-z])(?:auth|access|api|secret|bearer|bot|refresh|session|app|client|master|"
                              r"private|signing|personal|deploy|admin|service|webhook|integration|account|license|"
@@ -107,10 +118,11 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          "pass,pwd,pw,secret,token,api,access,auth,client,private,credential,密码,口令,密钥,秘钥,令牌,私钥&"
          "=,:,：,is,was,是,为, ",  # noqa: RUF001 (a fullwidth colon; a space: "密码 Corp#2024zz")
          r"(?P<key>(?:password|passwd|passphrase|pwd|pass|secret|token|api[\s_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key|"
-         r"credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,"
-         r";)\]}<>]{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)(?:\s+(?:for|of|on|to)\s+[^\n:=]"
-         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s]))\s*:?\s*[\"']?"
-         r"(?P<said>[^\s\"'`,;)\]}<>]{6,200})|"
+         r"credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*(?P<q1>[\"'])?(?!\[redacted)(?P<value>"
+         + _value_char("q1") + r"{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)"
+         r"(?:\s+(?:for|of|on|to)\s+[^\n:=]"
+         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s]))\s*:?\s*(?P<q2>[\"'])?"
+         r"(?P<said>" + _value_char("q2") + r"{6,200})|"
          r"(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为|\s(?=\S*\d)(?=\S*[a-z]))\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})",
          context=("credential assignment",),
@@ -121,7 +133,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     Rule("secrets/compound-name", "secret", "secret", (0, 0),
          "key,secret,token,password,passwd,pwd&=,:,是,为,is",
          r"(?P<key>key|secret|token|passw(?:or)?d|pwd)s?[\"']?\s*(?::=|=>|[:=]|是|为|"
-         r"(?<=\w)\s+is)\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,;)\]}<>]{6,200})",
+         r"(?<=\w)\s+is)\s*(?P<q>[\"'])?(?!\[redacted)(?P<value>" + _value_char("q") + r"{6,200})",
          context=("compound credential name",),
          triggers="KEY,SECRET,TOKEN,PASSWORD,PASSWD,PWD",
          languages=("en",)),
@@ -131,7 +143,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     Rule("secrets/name-then-value-field", "secret", "password", (0, 0),
          _CREDENTIAL_WORDS + "&value",
          rf"(?P<key>{_CREDENTIAL_WORD})(?![a-z0-9_])[\"']?(?:(?!\b(?:name|key|value)\b|"
-         rf"\w{{14}})[\s\S]){{0,160}}?\bvalue[\"']?\s*[:=]\s*[\"']?(?!\[redacted)(?P<value>[^\s\"'`,;)\]}}<>]{{6,200}}"
+         rf"\w{{14}})[\s\S]){{0,160}}?\bvalue[\"']?\s*[:=]\s*(?P<q>[\"'])?(?!\[redacted)(?P<value>{_value_char('q')}{{6,200}}"
          rf")",
          context=("credential name",), triggers=_CREDENTIAL_TRIGGERS, languages=()),
     # ... as two quoted arguments (define('DB_PASSWORD', '...'), setenv("API_TOKEN", "...")), or an XML element
@@ -174,7 +186,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     Rule("secrets/login-pair", "secret", "password", (0, 0),
          "login,credential,creds,account,sign,username",
          r"(?:login|credentials?|creds|account|sign[\s-]?in|username\s*/\s*password)\b[^\n:]{0,30}[:=]\s*"
-         r"(?P<user>[\w.@+-]{2,40})\s*(?:/|\||,|:)\s*(?P<value>[^\s,;]{6,64})",
+         r"(?P<user>[\w.@+-]{2,40})\s*(?:/|\||,|:)\s*(?P<value>(?:[^\s,;\\]|\\\\|\\(?![nrt])){6,64})",
          context=("login pair",), languages=("en",)),
     # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
     Rule("secrets/pin-or-door-code", "secret", "password", (0, 0),
@@ -186,7 +198,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     # a Wi-Fi network's key ("The Wi-Fi at the cabin: SSID Birchwood, key Lantern&Moss_57")
     Rule("secrets/wifi-key", "secret", "password", (0, 0),
          "wi-fi,wifi,wlan,wpa,wpa2,ssid",
-         r"(?:wi-?fi|wlan|wpa2?|ssid)\b[^\n]{0,60}?\b(?:key|password|pass|pw|passphrase)\s*(?:[:=]|is)?\s*[\"']?(?P<value>[^\s\"',;]{8,63})",
+         r"(?:wi-?fi|wlan|wpa2?|ssid)\b[^\n]{0,60}?\b(?:key|password|pass|pw|passphrase)\s*(?:[:=]|is)?\s*(?P<q>[\"'])?(?P<value>(?(q)[^\s\"',;]|(?:[^\s\"',;\\]|\\\\|\\(?![nrt]))){8,63})",
          context=("password value",), languages=("en",)),
     # Google app passwords: four groups of four letters ("app password qpzk vwtr hmxe lbna")
     Rule("secrets/app-password", "secret", "password", (0, 0),
