@@ -365,6 +365,24 @@ def test_a_hanging_judge_rests_after_one_write_waited_for_it(tiny: Model) -> Non
         assert len(server.chat_requests) <= 1, "after one wait the judge rests; nobody else waits for it"
 
 
+def test_a_slow_judge_a_write_stopped_waiting_for_is_not_silenced(tiny: Model) -> None:
+    """A write that stops waiting (its budget spent on other texts) is no failure of the judge: its answer, when it
+    comes, is remembered, and the judge is asked again after it (a red-team pass: a slow but healthy judge was
+    silenced for 60 s, for every user, when a write gave up after half its timeout)."""
+    with StubOpenAIServer() as server:
+        policy = judged(server, judge_timeout=1)
+        judge = policy.judge
+        assert isinstance(judge, ModelJudge)
+        server.delay(0.8)
+        server.reply("BENIGN: a team convention")
+        assert judge.within(0.6)(CLASSIFIER_ONLY) is None  # gave up before the answer
+        time.sleep(0.5)  # it answers meanwhile
+        assert judge(CLASSIFIER_ONLY) == (False, "a team convention")  # remembered: not asked again
+        server.reply("HOSTILE: a standing order")
+        assert judge(CLASSIFIER_ONLY + " twice")[0] is True  # and asked again: no rest
+        assert len(server.chat_requests) == 2
+
+
 def test_the_judge_is_shown_what_the_layers_found_in_a_long_text(tiny: Model) -> None:
     long = "Build notes: run make, then make test. " * 150 + CLASSIFIER_ONLY + ". " + "Logs rotate daily. " * 150
     with StubOpenAIServer() as server:

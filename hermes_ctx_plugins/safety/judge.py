@@ -57,8 +57,8 @@ _CONTEXT = 600
 _REMEMBERED = 1_024
 #: how long a failed call keeps the judge from being asked again (it failed: layers 1-2 decide meanwhile)
 FAILURE_COOLDOWN = 60.0
-#: a wait of at least this share of the judge's timeout that saw no answer is the service's failure (a shorter
-#: one is what was left of a write's budget after other texts)
+#: a call in flight this share of the judge's timeout without an answer keeps new calls from being made (a write
+#: waits what is left of its budget, a hair under the timeout: while the judge hangs, one write waits, not each)
 HUNG_SHARE = 0.5
 
 
@@ -85,6 +85,7 @@ class ModelJudge(FocusedJudge):
         self._verdicts: OrderedDict[str, tuple[bool, str]] = OrderedDict()
         self._failed_until = 0.0
         self._slots = threading.BoundedSemaphore(2)  # calls in flight at most; a hung one keeps its slot a while
+        self._asking: dict[object, float] = {}  # the calls in flight: when each started
 
     def within(self, seconds: float) -> FocusedJudge:
         """This judge, waiting at most ``seconds`` for an answer (what is left of a write's budget); giving up
@@ -105,16 +106,29 @@ class ModelJudge(FocusedJudge):
                 return self._verdicts[key]
             if time.monotonic() < self._failed_until:
                 return None
+        started = time.monotonic()
+        with self._lock:
+            if any(started - since >= self.timeout * HUNG_SHARE for since in self._asking.values()):
+                # a call has had most of the timeout and no answer: the judge may hang. Nobody waits for another
+                # meanwhile (it would hang too); no rest either: it may yet answer, and its failure rests it
+                return None
         if not self._slots.acquire(blocking=False):  # two calls hang already: no opinion, no third thread
             return None
         answer: list[Verdict | None] = []
+        call = object()
+        with self._lock:
+            self._asking[call] = started
 
         def ask() -> None:
             try:
                 answer.append(self._ask(text, focus))
                 if answer[-1] is _FAILED:  # the service failed (its client's own timeout too), waited for or not
                     self._rest()
+                elif isinstance(answer[-1], tuple):  # remembered even when it came after its waiter gave up
+                    self._remember(key, answer[-1])
             finally:
+                with self._lock:
+                    self._asking.pop(call, None)
                 self._slots.release()
 
         # a daemon thread: a call that outlives the timeout is abandoned (never joined, not even at exit)
@@ -122,23 +136,19 @@ class ModelJudge(FocusedJudge):
         thread.start()
         limit = self.timeout if wait is None else max(0.0, min(wait, self.timeout))
         thread.join(limit)
-        verdict: Verdict | None = answer[0] if answer else _FAILED
         if not answer:
             log.warning("memory judge: no answer within %.1f s; layers 1-2 decide", limit)
-            # a write's budget running out is not the service's failure, unless the write gave it most of its
-            # time (a write waits what is left of its budget, a hair under the judge's timeout: that hair is not
-            # a reason to ask again, and make the next user wait again, while the judge hangs)
-            if limit < self.timeout * HUNG_SHARE:
-                return None
-        if not isinstance(verdict, tuple):  # no opinion on this text; after a failure of the service, it rests
-            if verdict is _FAILED:
+            if limit >= self.timeout:  # its whole time: the service failed (a write's budget running out did not)
                 self._rest()
             return None
+        verdict = answer[0]
+        return verdict if isinstance(verdict, tuple) else None  # no opinion on this text (a failure rested it)
+
+    def _remember(self, key: str, verdict: tuple[bool, str]) -> None:
         with self._lock:
             self._verdicts[key] = verdict
             while len(self._verdicts) > _REMEMBERED:
                 self._verdicts.popitem(last=False)
-        return verdict
 
     def _rest(self) -> None:
         with self._lock:
