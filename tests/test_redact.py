@@ -827,3 +827,18 @@ def test_a_label_or_a_name_of_code_after_a_password_key_is_kept(text: str) -> No
     assert redact_secrets(text) == text
     answer = json.dumps({"output": text, "exit_code": 0, "error": None}, ensure_ascii=False)
     assert redact_secrets(answer) == answer
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("DB_PASSWORD=k8#\\rT2m!pQz", "T2m!pQz"), ("api_key=sk_live_51Habc\\tdefGHIJ1234567", "defGHIJ1234567"),
+    ("secret=aB3\\tdE5fG7hI9jK", "dE5fG7hI9jK"),  # a literal backslash in a password outside JSON: not a line's end
+    ("DB_PASSWORD=Welcome", "Welcome"), ("export DB_PASSWORD=Dragonfly", "Dragonfly"),
+    ("password=CorrectHorseBatteryStaple", "CorrectHorseBatteryStaple"), ("DB_PASSWORD=Qxenggaigj", "Qxenggaigj"),
+    ("DB_PASSWORD=paramount", "paramount"), ("DB_PASSWORD=vaulting", "vaulting"),
+    ("DB_PASSWORD=tokenring", "tokenring"),  # words holding a name of code are words, not code
+])
+def test_a_password_the_label_and_code_readings_must_not_keep(text: str, secret: str) -> None:
+    """A red-team pass of the readings above: they kept real passwords -- a title-case word after an env name, a word
+    that merely holds "param" or "vault", a literal backslash-t in a password pasted outside JSON."""
+    assert secret not in redact_secrets(text)
+    assert secret not in redact_secrets(json.dumps({"output": text, "exit_code": 0, "error": None}))

@@ -91,6 +91,19 @@ def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]],
     return tokens, found, keyed
 
 
+#: a JSON string's key and value, or an escaped quote: the text holds JSON strings, whose escapes end a value's line
+_JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"')
+
+
+def _keyed_view(views: Views) -> str:
+    """The view the ``key: value`` rules read: the folded one. Outside JSON a backslash is a character like another
+    (a password's literal ``\\n`` or ``\\t`` in a user's message or a pasted file is not its line's end, as a JSON
+    string's escape is: a red-team pass found such secrets kept), so there it reads as one the rules take as such."""
+    if "\\" not in views.folded or _JSON_STRINGS.search(views.text):
+        return views.folded
+    return views.folded.replace("\\", "\x7f")
+
+
 @functools.cache
 def _glued_token() -> re.Pattern[str]:
     """A white-space escape (``\\n``, ``\\\\t``, ...) right before where a token format starts (its anchors)."""
@@ -109,11 +122,14 @@ def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]], 
     if not views.ascii:
         more, also = secrets.index.hits(views.folded, views)
         numbers, present = numbers + more, (present or set()) | (also or set())
+    keyed_view: str | None = None
     for number in sorted(set(numbers)):
         rule = secrets.rules[number]
         if (keys_only and rule.view == "normalised") or (tokens_only and rule.view != "normalised"):
             continue
-        view = norm.text if rule.view == "normalised" else views.folded
+        if rule.view != "normalised" and keyed_view is None:
+            keyed_view = _keyed_view(views)
+        view = norm.text if rule.view == "normalised" else keyed_view or views.folded
         tried = _Tried()
         near = match.near(rule, view, None, present if secrets.index.own[number] else None, tried.skip)
         for m in near if match.required(rule, view, views.words) else ():
@@ -131,7 +147,8 @@ def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]], 
                 origin = origin or views.origin(False)
                 (start, end), whole = ((origin[start], origin[end - 1] + 1),
                                        (origin[m.start()], origin[m.end() - 1] + 1, label))
-                if cased_word(views.text[start:end]):  # "密码: Settings", "password=PasswordField": a label, a class
+                if cased_word(views.text[start:end], chinese_key=bool("zh" in m.re.groupindex and m["zh"])):
+                    # "密码: Settings", "password=PasswordField", "PASSWORD=PASSWORD": a label, a class, a constant
                     tried.rejected(m.start(), m.end())
                     continue
             if markers and _overlaps(markers, whole):
@@ -174,13 +191,18 @@ def _escaped_chinese_keys(text: str) -> list[Span]:
     ``text``'s indices (whole escapes). Only a stretch from a few letters before each such key (a verb before it
     makes it a step, "\\u4fee\\u6539\\u5bc6\\u7801": 修改密码) to :data:`_STRETCH` after it is read again."""
     found: list[Span] = []
+    stretches: list[list[int]] = []
     for m in _ESCAPED_ZH_KEY.finditer(text):
         start = m.start()
         for _ in range(4):
             if start < 6 or not _ESCAPED_LETTER.fullmatch(text, start - 6, start):
                 break
             start -= 6
-        end = min(len(text), m.end() + _STRETCH)
+        if stretches and start <= stretches[-1][1]:  # one read for keys close together (linear in the text)
+            stretches[-1][1] = min(len(text), m.end() + _STRETCH)
+        else:
+            stretches.append([start, min(len(text), m.end() + _STRETCH)])
+    for start, end in stretches:
         plain = Unescaped(text[start:end], letters=True)
         views = Views(plain.text)
         _, inner, _ = _rule_spans(views, Normalised(views), [], keys_only=True)

@@ -213,26 +213,31 @@ def _letters_password(value: str) -> bool:
     whole in the archive)."""
     v = value.strip("'\"").rstrip(".,;:!?)")
     return (len(v) >= 6 and v.isascii() and v.isalpha() and not _NOT_A_VALUE.fullmatch(v)
-            and v.lower() not in _FIELD_WORDS and not _NAMED_SO.search(v))
+            and v.lower() not in _FIELD_WORDS and not _NAMED_SO.fullmatch(v))
 
 
 #: a word of letters that names where a password comes from, or a thing of code (``getpassword``, ``keyvault``,
-#: ``secretsmanager``, ``userinput``, ``options``: a red-team pass found each redacted in code and docs)
-_NAMED_SO = lazy(r"(?i)^(?:get|read|load|fetch|user|db|new|old|current|input|plain|raw|stored|saved|temp|tmp|default)"
-                 r"(?:pass(?:word|wd)?|pwd|secret)s?$|token|vault|credential|getpass|keychain|manager|field|input|"
-                 r"config|setting|option|request|session|environ|getenv|prompt|param|kwarg|args|username|encod|"
-                 r"encrypt|decrypt|salted|hashed|readline")
-#: a word of letters cased as a label, a class or a constant, not typed as a password: ``Settings``, ``Recovery``
-#: (a UI's words after 密码:), ``PasswordField``, ``userPassword``, ``PASSWORD`` (a random key's runs of lower case
-#: letters are shorter: ``AbCdEfGh``)
-_IDENTIFIER_CASE = lazy(r"[A-Z][a-z]{1,15}|[A-Z]{2,16}|[a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}|(?:[A-Z][a-z]{2,}){2,4}")
+#: ``secretsmanager``, ``userinput``, ``options``: a red-team pass found each redacted in code and docs), whole
+_NAMED_SO = lazy(r"(?i)(?:get|read|load|fetch|user|db|new|old|current|input|plain|raw|stored|saved|temp|tmp|default|"
+                 r"key|aws|azure|gcp)?(?:pass(?:word|wd)?|pwd|secrets?|token|vault|credentials?|getpass|keychain|"
+                 r"secretsmanager|secretmanager|field|input|config|settings?|options?|request|session|environ|getenv|"
+                 r"prompt|params?|kwargs|args|username|encoded|encrypted|decrypted|salted|hashed|readline)s?")
+#: a word of letters written as a constant or as a name in code, not typed as a password: ``PASSWORD``,
+#: ``PasswordField``, ``SecretStr``, ``userPassword`` (a name's humps are words: ``CorrectHorseBattery`` is not one)
+_CODE_CASE = lazy(r"[A-Z]{2,16}|(?:[a-z]{2,}|[A-Z][a-z]{2,})?(?:[A-Z][a-z]+)*(?:Field|Str|String|Type|Input|Manager|"
+                  r"Config|Value|Name|Provider|Service|Store|Form|Hash|Policy|Prompt|Secret|Password|Passwd|Pwd|Token|"
+                  r"Key|Var|Env)")
+#: a word cased as a label a UI writes after 密码: (``Settings``, ``Recovery``, ``Google``)
+_LABEL_CASE = lazy(r"[A-Z][a-z]{1,15}")
 
 
-def cased_word(value: str) -> bool:
-    """Whether a value as written (the rules read a folded, lower-case view) is a word cased as a label, a class
-    or a constant (:data:`_IDENTIFIER_CASE`), after the quotes and punctuation around it."""
+def cased_word(value: str, *, chinese_key: bool) -> bool:
+    """Whether a value as written (the rules read a folded, lower-case view) is a word of letters cased as a name of
+    code or a constant (:data:`_CODE_CASE`), or after a Chinese key as a UI's label (:data:`_LABEL_CASE`: "密码:
+    Settings"; a password of letters in title case there, ``Sunflower``, is taken for one too)."""
     v = value.strip("'\"").rstrip(".,;:!?)")
-    return v.isascii() and v.isalpha() and bool(_IDENTIFIER_CASE.fullmatch(v))
+    return v.isascii() and v.isalpha() and bool(
+        _CODE_CASE.fullmatch(v) or (chinese_key and _LABEL_CASE.fullmatch(v)))
 
 
 def _url_password(view: str, m: re.Match[str]) -> bool:
