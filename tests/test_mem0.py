@@ -208,6 +208,27 @@ def test_one_users_memory_never_reaches_another(make: Callable[..., Mem0Provider
     assert stub.memories_of(user_id=ALICE_ID) == ["my locker combination is 4-8-15-16"]
 
 
+def test_with_recall_scope_run_one_chat_cannot_change_anothers_memory_by_id(
+        make: Callable[..., Mem0Provider], stub: Mem0StubServer) -> None:
+    """``recall_scope: run`` keeps a user's chats apart (hermes' API server: each client's channel is a chat of the one
+    anonymous user), but update and delete checked the user alone: given the id, one channel changed or deleted
+    another's memory (a red-team pass through the gateway)."""
+    import dataclasses
+
+    provider = make(stub.base_url, run_id="chat", recall_scope="run")
+    chat_a, chat_b = (dataclasses.replace(ALICE, chat_id=c) for c in ("channel-a", "channel-b"))
+    provider.sync_turn(turn(chat_a, "my locker combination is 4-8-15-16"))
+    assert wait_until(lambda: len(stub.memories) == 1)
+    memory_id = stub.memories[0]["id"]
+    for tool, args in (("ctx_mem0_delete", {}), ("ctx_mem0_update", {"text": "hijacked"})):
+        refused = json.loads(provider.handle_tool_call(tool, {"memory_id": memory_id, **args}, session=chat_b))
+        assert refused == {"success": False, "error": f"no memory {memory_id!r} for this user"}
+    assert stub.memories_of(user_id=ALICE_ID) == ["my locker combination is 4-8-15-16"]
+    updated = json.loads(provider.handle_tool_call("ctx_mem0_update", {"memory_id": memory_id, "text": "now 1-2-3"},
+                                                   session=chat_a))
+    assert updated.get("success") is not False, updated  # its own chat may
+
+
 def test_secrets_are_redacted_from_everything_sent(make: Callable[..., Mem0Provider], stub: Mem0StubServer) -> None:
     provider = make(stub.base_url, include_tool_results=True, infer=False)
     tool_output = (f"export OPENAI_API_KEY={SECRETS['openai']}\n-----BEGIN RSA PRIVATE KEY-----\n"

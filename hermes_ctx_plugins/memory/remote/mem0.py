@@ -347,8 +347,9 @@ class Mem0Provider(RemoteProvider):
             if self.is_client_error(exc):
                 raise ToolError(f"no memory {memory_id!r} for this user") from None
             raise
-        # strict, unlike recall: a memory naming no owner is nobody's to change (an agent's, say)
-        if not isinstance(memory, Mapping) or memory.get("user_id") != self.owner_id(session):
+        # strict, unlike recall: a memory naming no owner is nobody's to change (an agent's, say); and with
+        # recall_scope: run, another chat's (run's) is not this chat's to change either
+        if not isinstance(memory, Mapping) or any(memory.get(k) != v for k, v in self.read_filters(session).items()):
             raise ToolError(f"no memory {memory_id!r} for this user")
 
 
