@@ -59,3 +59,31 @@ def test_a_live_agent_keeps_its_id_from_another_user(stub: StubOpenAIServer) -> 
         plan.apply(new_agent(stub, session_id="chat-1", user_id="", **plan.agent_kwargs()), anonymous=True)
     plan.release(alice)
     bridge.shutdown()
+
+
+def test_anonymous_agents_of_the_api_servers_channels_keep_their_memory_apart(stub: StubOpenAIServer) -> None:
+    """A Bridge of hermes API-server agents (anonymous, each naming its client's channel by a gateway session key
+    only) kept every client in one chat: one channel's turns were recalled into another's prompt (a red-team pass)."""
+    configure_hermes(stub)
+    bridge = Bridge(CONFIG)
+    plan = bridge.deployment("alpha")
+
+    def client(key: str, session: str) -> object:
+        return plan.apply(new_agent(stub, session_id=session, platform="api_server", gateway_session_key=key,
+                                    **plan.agent_kwargs()), anonymous=True)
+
+    stub.reply("Noted.")
+    alice = client("agent:main:webui:dm:alice", "s-alice")
+    alice.run_conversation("remember: my locker code is 4711-alice", conversation_history=[])  # type: ignore[attr-defined]
+    plan.release(alice)
+    for p in plan.host.memory_providers:
+        assert p.flush(10)
+    for key, session, recalled in [("agent:main:webui:dm:bob", "s-bob", False),
+                                   ("agent:main:webui:dm:alice", "s-alice-2", True)]:
+        stub.reply("I see.")
+        other = client(key, session)
+        other.run_conversation("what is my locker code?", conversation_history=[])  # type: ignore[attr-defined]
+        plan.release(other)
+        sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
+        assert ("4711-alice" in sent) is recalled, (key, sent)
+    bridge.shutdown()

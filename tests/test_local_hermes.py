@@ -67,14 +67,18 @@ def test_the_api_servers_clients_are_kept_apart_by_their_session_keys(stub: Stub
     alice = client("agent:main:webui:dm:alice")
     alice.run_conversation("remember: my locker code is 4711-alice", conversation_history=[])
     alice.shutdown_memory_provider([])
-    for key, recalled in [("agent:main:webui:dm:bob", False), ("agent:main:webui:dm:Alice", False),
+    stub.reply("Noted.")
+    keyless = new_agent(stub, platform="api_server")  # a client sending no key: its conversation is its own
+    keyless.run_conversation("remember: my bike lock is 2-7-1-8", conversation_history=[])
+    keyless.shutdown_memory_provider([])
+    for key, recalled in [("agent:main:webui:dm:bob", False), ("agent:main:webui:dm:Alice", False), (None, False),
                           ("agent:main:webui:dm:alice", True)]:
         stub.reply("I see.")
-        other = client(key)
-        other.run_conversation("what is my locker code?", conversation_history=[])
+        other = client(key) if key else new_agent(stub, platform="api_server")
+        other.run_conversation("what is my locker code? and my bike lock?", conversation_history=[])
         other.shutdown_memory_provider([])
         sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
-        assert ("4711-alice" in sent) is recalled, (key, sent)
+        assert ("4711-alice" in sent) is recalled and "2-7-1-8" not in sent, (key, sent)
 
 
 def test_a_damaged_database_leaves_the_turn_alone(stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture) -> None:

@@ -52,7 +52,7 @@ from ..manager import Host, load_host
 from ..memory.file.provider import memory_folder
 from . import skills
 from .engine import HermesCtxEngine
-from .memory import HermesMemoryAdapter
+from .memory import HermesMemoryAdapter, chat_of
 from .memory_gate import HERMES_STAGES, defer_reviews_to_hermes, file_provider, hermes_stages_memory_writes
 from .prompt_owners import forget_foreign_prompt
 from .runtime import Runtime, installed
@@ -119,8 +119,10 @@ class DeploymentPlan:
             raise AnonymousAgentError(self.name, agent.session_id, self.memory_providers)
         _refuse_hermes_manager_of_ours(agent)
         session = self.host.scoped(SessionInfo(
-            session_id=agent.session_id, user_id=user_id, chat_id=str(getattr(agent, "_chat_id", None) or ""),
-            platform=str(getattr(agent, "platform", "") or ""), model=str(getattr(agent, "model", "") or "")))
+            session_id=agent.session_id, user_id=user_id, platform=str(getattr(agent, "platform", "") or ""),
+            chat_id=chat_of({"chat_id": getattr(agent, "_chat_id", None), "platform": getattr(agent, "platform", ""),
+                             "gateway_session_key": getattr(agent, "_gateway_session_key", None)}, agent.session_id),
+            model=str(getattr(agent, "model", "") or "")))
         runtime = hermes_runtime()
         # first: a session id in use refuses here; and hermes may compact (and archive) before its
         # first hook, so the engine must already find the owner in the runtime
