@@ -83,6 +83,9 @@ def test_export_writes_json_lines(filled: LocalProvider, tmp_path: Path, capsys:
     (tmp_path / "b").symlink_to(tmp_path / "a")
     assert main(["memory", "export", "--output", str(tmp_path / "a")]) == EXIT_INPUT
     assert "cannot write" in capsys.readouterr().err
+    if Path("/dev/full").exists():  # a full disk: said, not a traceback (OSError at the write or the close)
+        assert main(["memory", "export", "--output", "/dev/full"]) == EXIT_INPUT
+        assert "cannot write /dev/full" in capsys.readouterr().err
 
 
 def test_export_never_writes_into_the_files_the_stores_live_in(

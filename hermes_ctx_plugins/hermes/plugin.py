@@ -25,7 +25,7 @@ from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
 from .runtime import Runtime, manager_sessions
-from .shims import BUNDLED_MEMORY_PROVIDERS, holds_shim, write_shims
+from .shims import BUNDLED_MEMORY_PROVIDERS, holds_shim, shim_path, write_shims
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -81,24 +81,29 @@ def _register(ctx: Any) -> None:
     install(ctx, runtime)
     # hermes discovers memory providers only as directories: give ours a shim there.
     write_shims(home, known.shims)
-    _load_shims(known.shims)
+    _load_shims(home, known.shims)
 
 
-def _load_shims(names: Iterable[str]) -> None:
-    """Load our shims through hermes' loader once, now, at plugin discovery. hermes' loader puts a provider's module
-    in ``sys.modules`` before it runs it, and a second thread takes that half-run module for a loaded one: agents
-    built at once on a fresh gateway (its API server) got no memory provider, and their first turns were neither
-    recalled nor stored (a red-team pass: 2-3 of 8 concurrent first requests). Every later load reuses the module."""
+def _load_shims(home: Path, names: Iterable[str]) -> None:
+    """Load our shim of the memory provider hermes' config selects through hermes' loader once, now, at plugin
+    discovery. hermes' loader puts a provider's module in ``sys.modules`` before it runs it, and a second thread
+    takes that half-run module for a loaded one: agents built at once on a fresh gateway (its API server) got no
+    memory provider, and their first turns were neither recalled nor stored (a red-team pass: 2-3 of 8 concurrent
+    first requests). Every later load reuses the module. Nothing is loaded for a provider that is not ours or not
+    selected (a user's own provider of one of our names is left to hermes)."""
     try:
-        from plugins.memory import load_memory_provider  # type: ignore[import-untyped]  # hermes ships no stubs
+        from hermes_cli.config import load_config_readonly  # type: ignore[import-untyped]  # hermes ships no stubs
+        from plugins.memory import load_memory_provider  # type: ignore[import-untyped]
+
+        memory = load_config_readonly().get("memory")
+        chosen = memory.get("provider") if isinstance(memory, dict) else None
     except Exception:  # not inside hermes (or its layout changed): nothing to warm
         return
-    for name in names:
-        if name not in BUNDLED_MEMORY_PROVIDERS:
-            try:
-                load_memory_provider(name)
-            except Exception as exc:  # hermes' own load at the first agent says what is wrong
-                log.debug("could not load the memory shim %r ahead: %s", name, exc)
+    if chosen in set(names) - BUNDLED_MEMORY_PROVIDERS and holds_shim(shim_path(home, chosen), chosen) is True:
+        try:
+            load_memory_provider(chosen)
+        except Exception as exc:  # hermes' own load at the first agent says what is wrong
+            log.debug("could not load the memory shim %r ahead: %s", chosen, exc)
 
 
 def _memory_lost(host: Host) -> list[str]:

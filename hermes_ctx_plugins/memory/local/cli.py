@@ -249,13 +249,19 @@ def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
     with Progress(enabled=args.output is not None) as progress:
         step = progress.step(f"exporting {NAME} memories")
         try:
-            for memory in memories:
-                out.write(json_shown(memory.as_json()) + "\n")
-                count += 1
-                step.advance()
-        finally:
-            if out is not sys.stdout:
-                out.close()
+            try:
+                for memory in memories:
+                    out.write(json_shown(memory.as_json()) + "\n")
+                    count += 1
+                    step.advance()
+            finally:
+                if out is not sys.stdout:
+                    out.close()
+        except OSError as exc:  # a full disk (/dev/full), a quota: said, not a traceback
+            if args.output is None:
+                raise
+            print(f"hermes-ctx: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_INPUT
     if wants_json(args):
         print_json(_exported(count, args))
     else:
