@@ -88,6 +88,17 @@ def test_registering_with_a_config_already_found_usable_imports_none_of_the_host
         assert report["middleware"] == ["llm_execution", "tool_execution"]
 
 
+def test_registering_with_our_memory_provider_selected_holds_its_shim_and_imports_none_of_the_host(
+        tmp_path: Path) -> None:
+    """Registering puts the selected shim's module in place for hermes' loader (agents built at once otherwise raced
+    it and ran without memory), and stays as light as without it."""
+    _write_config(extra="memory: {provider: ctx-local}\n")
+    _discover_in_a_fresh_hermes(tmp_path)  # checked, and the shim written
+    again = _discover_in_a_fresh_hermes(tmp_path)
+    assert "_hermes_user_memory.ctx-local" in again["loaded"]
+    assert _heavy(again["loaded"]) == set()
+
+
 def test_the_first_agent_builds_what_registering_did_not_and_its_turn_runs_through_our_hooks(
         stub: StubOpenAIServer) -> None:
     configure_hermes(stub)  # the first start with this config: checked

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import types
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
 from .runtime import Runtime, manager_sessions
-from .shims import BUNDLED_MEMORY_PROVIDERS, holds_shim, shim_path, write_shims
+from .shims import BUNDLED_MEMORY_PROVIDERS, holds_shim, lazy_register, shim_path, write_shims
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -85,25 +86,30 @@ def _register(ctx: Any) -> None:
 
 
 def _load_shims(home: Path, names: Iterable[str]) -> None:
-    """Load our shim of the memory provider hermes' config selects through hermes' loader once, now, at plugin
-    discovery. hermes' loader puts a provider's module in ``sys.modules`` before it runs it, and a second thread
-    takes that half-run module for a loaded one: agents built at once on a fresh gateway (its API server) got no
-    memory provider, and their first turns were neither recalled nor stored (a red-team pass: 2-3 of 8 concurrent
-    first requests). Every later load reuses the module. Nothing is loaded for a provider that is not ours or not
-    selected (a user's own provider of one of our names is left to hermes)."""
+    """Put our shim of the memory provider hermes' config selects into ``sys.modules`` whole, now, at plugin
+    discovery, under the name hermes' loader gives it. That loader puts a provider's module in ``sys.modules`` before
+    it runs it, and a second thread takes that half-run module for a loaded one: agents built at once on a fresh
+    gateway (its API server) got no memory provider, and their first turns were neither recalled nor stored (a
+    red-team pass: 2-3 of 8 concurrent first requests). hermes reuses a module it finds there; ours holds what the
+    shim's two lines do, with the import of our adapter left to its first use (so registering stays light). Nothing
+    for a provider that is not ours or not selected (a user's own provider under one of our names is hermes')."""
     try:
         from hermes_cli.config import load_config_readonly  # type: ignore[import-untyped]  # hermes ships no stubs
-        from plugins.memory import load_memory_provider  # type: ignore[import-untyped]
+        from plugins.memory import _USER_NAMESPACE  # type: ignore[import-untyped]
 
         memory = load_config_readonly().get("memory")
         chosen = memory.get("provider") if isinstance(memory, dict) else None
-    except Exception:  # not inside hermes (or its layout changed): nothing to warm
+    except Exception:  # not inside hermes (or its layout changed): nothing to do
         return
-    if chosen in set(names) - BUNDLED_MEMORY_PROVIDERS and holds_shim(shim_path(home, chosen), chosen) is True:
-        try:
-            load_memory_provider(chosen)
-        except Exception as exc:  # hermes' own load at the first agent says what is wrong
-            log.debug("could not load the memory shim %r ahead: %s", chosen, exc)
+    if not isinstance(chosen, str) or chosen not in set(names) - BUNDLED_MEMORY_PROVIDERS:
+        return
+    path, module_name = shim_path(home, chosen), f"{_USER_NAMESPACE}.{chosen}"
+    loaded = sys.modules.get(module_name)
+    if (loaded is None or not getattr(loaded, "__file__", None)) and holds_shim(path, chosen) is True:
+        module = types.ModuleType(module_name, f"hermes-ctx-plugins MemoryProvider shim for {chosen!r}")
+        module.__file__, module.__path__ = str(path), [str(path.parent)]
+        module.register = lazy_register(chosen)  # type: ignore[attr-defined]
+        sys.modules[module_name] = module
 
 
 def _memory_lost(host: Host) -> list[str]:
