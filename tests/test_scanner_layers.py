@@ -383,6 +383,30 @@ def test_a_slow_judge_a_write_stopped_waiting_for_is_not_silenced(tiny: Model) -
         assert len(server.chat_requests) == 2
 
 
+def test_a_call_that_never_returns_blocks_new_ones_for_a_while_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a call has had half the timeout and no answer, no other is made; one its client never gives up on must
+    not keep the judge from being asked forever, for every user."""
+    import threading
+
+    released, asked = threading.Event(), []
+
+    def ask(self: ModelJudge, text: str, focus: object) -> tuple[bool, str]:
+        asked.append(text)
+        if len(asked) == 1:
+            released.wait(30)  # the first call hangs past any timeout
+        return (False, "fine")
+
+    monkeypatch.setattr(ModelJudge, "_ask", ask)
+    judge = ModelJudge(client=None, timeout=0.2)  # type: ignore[arg-type]
+    try:
+        assert judge.within(0.15)("first") is None  # its write stopped waiting: no rest
+        assert judge("second") is None and asked == ["first"]  # the first is in flight: not asked
+        time.sleep(0.35)  # past twice the timeout
+        assert judge("third") == (False, "fine") and asked == ["first", "third"]
+    finally:
+        released.set()
+
+
 def test_the_judge_is_shown_what_the_layers_found_in_a_long_text(tiny: Model) -> None:
     long = "Build notes: run make, then make test. " * 150 + CLASSIFIER_ONLY + ". " + "Logs rotate daily. " * 150
     with StubOpenAIServer() as server:

@@ -108,9 +108,10 @@ class ModelJudge(FocusedJudge):
                 return None
         started = time.monotonic()
         with self._lock:
-            if any(started - since >= self.timeout * HUNG_SHARE for since in self._asking.values()):
+            if any(self.timeout * HUNG_SHARE <= started - since < self.timeout * 2 for since in self._asking.values()):
                 # a call has had most of the timeout and no answer: the judge may hang. Nobody waits for another
-                # meanwhile (it would hang too); no rest either: it may yet answer, and its failure rests it
+                # meanwhile (it would hang too); no rest either: it may yet answer, and its failure rests it. (One
+                # its client never gave up on, past twice the timeout, no longer counts.)
                 return None
         if not self._slots.acquire(blocking=False):  # two calls hang already: no opinion, no third thread
             return None
