@@ -392,17 +392,18 @@ def test_a_call_that_never_returns_blocks_new_ones_for_a_while_only(monkeypatch:
 
     def ask(self: ModelJudge, text: str, focus: object) -> tuple[bool, str]:
         asked.append(text)
-        if len(asked) == 1:
-            released.wait(30)  # the first call hangs past any timeout
+        if text in ("first", "second"):
+            released.wait(30)  # these calls hang past any timeout (two users at once: both slots)
         return (False, "fine")
 
     monkeypatch.setattr(ModelJudge, "_ask", ask)
     judge = ModelJudge(client=None, timeout=0.2)  # type: ignore[arg-type]
     try:
-        assert judge.within(0.15)("first") is None  # its write stopped waiting: no rest
-        assert judge("second") is None and asked == ["first"]  # the first is in flight: not asked
+        assert judge.within(0.05)("first") is None and judge.within(0.05)("second") is None  # no rest
+        time.sleep(0.1)
+        assert judge("third") is None and asked == ["first", "second"]  # they are in flight: not asked
         time.sleep(0.35)  # past twice the timeout
-        assert judge("third") == (False, "fine") and asked == ["first", "third"]
+        assert judge("fourth") == (False, "fine") and asked == ["first", "second", "fourth"]
     finally:
         released.set()
 

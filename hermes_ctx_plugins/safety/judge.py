@@ -60,6 +60,8 @@ FAILURE_COOLDOWN = 60.0
 #: a call in flight this share of the judge's timeout without an answer keeps new calls from being made (a write
 #: waits what is left of its budget, a hair under the timeout: while the judge hangs, one write waits, not each)
 HUNG_SHARE = 0.5
+#: calls in flight at most (younger than twice the timeout), and threads of calls that never returned at most
+_IN_FLIGHT, _STUCK = 2, 8
 
 
 class _Failed:
@@ -84,7 +86,6 @@ class ModelJudge(FocusedJudge):
         self._lock = threading.Lock()
         self._verdicts: OrderedDict[str, tuple[bool, str]] = OrderedDict()
         self._failed_until = 0.0
-        self._slots = threading.BoundedSemaphore(2)  # calls in flight at most; a hung one keeps its slot a while
         self._asking: dict[object, float] = {}  # the calls in flight: when each started
 
     def within(self, seconds: float) -> FocusedJudge:
@@ -107,18 +108,18 @@ class ModelJudge(FocusedJudge):
             if time.monotonic() < self._failed_until:
                 return None
         started = time.monotonic()
-        with self._lock:
-            if any(self.timeout * HUNG_SHARE <= started - since < self.timeout * 2 for since in self._asking.values()):
-                # a call has had most of the timeout and no answer: the judge may hang. Nobody waits for another
-                # meanwhile (it would hang too); no rest either: it may yet answer, and its failure rests it. (One
-                # its client never gave up on, past twice the timeout, no longer counts.)
-                return None
-        if not self._slots.acquire(blocking=False):  # two calls hang already: no opinion, no third thread
-            return None
-        answer: list[Verdict | None] = []
         call = object()
         with self._lock:
+            live = [since for since in self._asking.values() if started - since < self.timeout * 2]
+            if any(started - since >= self.timeout * HUNG_SHARE for since in live) or len(live) >= _IN_FLIGHT or (
+                    len(self._asking) >= _STUCK):
+                # a call has had most of the timeout and no answer: the judge may hang. Nobody waits for another
+                # meanwhile (it would hang too); no rest either: it may yet answer, and its failure rests it. Two
+                # calls in flight at most; one its client never gave up on, past twice the timeout, no longer counts
+                # (a few such threads at most: then no more calls)
+                return None
             self._asking[call] = started
+        answer: list[Verdict | None] = []
 
         def ask() -> None:
             try:
@@ -130,7 +131,6 @@ class ModelJudge(FocusedJudge):
             finally:
                 with self._lock:
                     self._asking.pop(call, None)
-                self._slots.release()
 
         # a daemon thread: a call that outlives the timeout is abandoned (never joined, not even at exit)
         thread = threading.Thread(target=ask, name="memory-judge", daemon=True)
