@@ -842,3 +842,21 @@ def test_a_password_the_label_and_code_readings_must_not_keep(text: str, secret:
     that merely holds "param" or "vault", a literal backslash-t in a password pasted outside JSON."""
     assert secret not in redact_secrets(text)
     assert secret not in redact_secrets(json.dumps({"output": text, "exit_code": 0, "error": None}))
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Login: alice / Zx9\"kLm2q!", "kLm2q!"), ("login = bob / hunter\"2!x", "2!x"),  # a quote inside a login's password
+    ('Config: {"name": "web", "port": 80}\npassword=x9f\\tAb7Kq2pL', "Ab7Kq2pL"),  # JSON on another line
+    ("password=SuperSecret", "SuperSecret"), ("password=MasterKey", "MasterKey"), ("PASSWORD=LETMEIN", "LETMEIN"),
+])
+def test_what_the_json_and_code_readings_still_must_redact(text: str, secret: str) -> None:
+    """A red-team pass of the round above: a quote inside a login pair's password, a JSON snippet on another line of a
+    message, a title-case password ending in Secret or Key, or one of capitals, were kept."""
+    assert secret not in redact_secrets(text)
+
+
+@pytest.mark.parametrize("value", ["AccessToken", "PasswordChanged", "SecretRef", "TokenRefresher", "PasswordHasher",
+                                   "readPasswordFile", "SecretKeySpec"])
+def test_a_class_or_variable_named_as_the_value_is_kept(value: str) -> None:
+    text = f"password={value}"
+    assert redact_secrets(text) == text

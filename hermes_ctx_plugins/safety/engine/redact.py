@@ -96,12 +96,18 @@ _JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"')
 
 
 def _keyed_view(views: Views) -> str:
-    """The view the ``key: value`` rules read: the folded one. Outside JSON a backslash is a character like another
-    (a password's literal ``\\n`` or ``\\t`` in a user's message or a pasted file is not its line's end, as a JSON
-    string's escape is: a red-team pass found such secrets kept), so there it reads as one the rules take as such."""
-    if "\\" not in views.folded or _JSON_STRINGS.search(views.text):
-        return views.folded
-    return views.folded.replace("\\", "\x7f")
+    """The view the ``key: value`` rules read: the folded one. On a line holding no JSON string a backslash is a
+    character like another (a password's literal ``\\n`` or ``\\t`` in a user's message or a pasted file is not its
+    line's end, as a JSON string's escape is: a red-team pass found such secrets kept), so there it reads as one the
+    rules take as such. Line by line: a config snippet elsewhere in a message does not make its password JSON."""
+    folded = views.folded
+    if "\\" not in folded:
+        return folded
+    return _PHYSICAL_LINE.sub(lambda m: m[0] if "\\" not in m[0] or _JSON_STRINGS.search(m[0])
+                              else m[0].replace("\\", "\x7f"), folded)
+
+
+_PHYSICAL_LINE = lazy(r"[^\n]+")
 
 
 @functools.cache

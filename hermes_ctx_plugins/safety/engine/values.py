@@ -222,18 +222,21 @@ _NAMED_SO = lazy(r"(?i)(?:get|read|load|fetch|user|db|new|old|current|input|plai
                  r"key|aws|azure|gcp)?(?:pass(?:word|wd)?|pwd|secrets?|token|vault|credentials?|getpass|keychain|"
                  r"secretsmanager|secretmanager|field|input|config|settings?|options?|request|session|environ|getenv|"
                  r"prompt|params?|kwargs|args|username|encoded|encrypted|decrypted|salted|hashed|readline)s?")
-#: a word of letters written as a constant or as a name in code, not typed as a password: ``PASSWORD``,
-#: ``PasswordField``, ``SecretStr``, ``userPassword`` (a name's humps are words: ``CorrectHorseBattery`` is not one)
-_CODE_CASE = lazy(r"[A-Z]{2,16}|(?:[a-z]{2,}|[A-Z][a-z]{2,})?(?:[A-Z][a-z]+)*(?:Field|Str|String|Type|Input|Manager|"
-                  r"Config|Value|Name|Provider|Service|Store|Form|Hash|Policy|Prompt|Secret|Password|Passwd|Pwd|Token|"
-                  r"Key|Var|Env)")
+#: a word of letters written as a name in code, not typed as a password: a variable's camel case (``userPassword``,
+#: ``readPasswordFile``), or a class whose last word is a thing of code (``PasswordField``, ``SecretStr``,
+#: ``TokenBucket``) or that starts with what it names (``AccessToken``, ``PasswordChanged``); a title-case name only
+#: ending in Secret, Key or Password is taken for a password (``MasterKey``, ``SuperSecret``)
+_CODE_CASE = lazy(r"[a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}|(?:Password|Passwd|Secret|Token|Key|Hashed|Access|Refresh|Api)"
+                  r"(?:[A-Z][a-z]+){1,3}|(?:[A-Z][a-z]+){1,4}(?:Field|Str|String|Type|Input|Manager|Config|"
+                  r"Value|Provider|Service|Form|Hash|Hasher|Policy|Prompt|Var|Env|Spec|Encoder|Request|File|Bucket|"
+                  r"Volume|Auth|Reset|Handler|Factory|Helper|Class|Model|Schema|Validator|Error|Exception)")
 #: a word cased as a label a UI writes after 密码: (``Settings``, ``Recovery``, ``Google``)
 _LABEL_CASE = lazy(r"[A-Z][a-z]{1,15}")
 
 
 def cased_word(value: str, *, chinese_key: bool) -> bool:
     """Whether a value as written (the rules read a folded, lower-case view) is a word of letters cased as a name of
-    code or a constant (:data:`_CODE_CASE`), or after a Chinese key as a UI's label (:data:`_LABEL_CASE`: "密码:
+    code (:data:`_CODE_CASE`), or after a Chinese key as a UI's label (:data:`_LABEL_CASE`: "密码:
     Settings"; a password of letters in title case there, ``Sunflower``, is taken for one too)."""
     v = value.strip("'\"").rstrip(".,;:!?)")
     return v.isascii() and v.isalpha() and bool(
