@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ from . import checked, commands
 from .deferred import DeferredEngine
 from .memory_gate import defer_reviews_to_hermes, install
 from .runtime import Runtime, manager_sessions
-from .shims import BUNDLED_MEMORY_PROVIDERS, holds_shim, lazy_register, shim_path, write_shims
+from .shims import BUNDLED_MEMORY_PROVIDERS, holds_shim, shim_path, write_shims
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -110,6 +110,18 @@ def _load_shims(home: Path, names: Iterable[str]) -> None:
         module.__file__, module.__path__ = str(path), [str(path.parent)]
         module.register = lazy_register(chosen)  # type: ignore[attr-defined]
         sys.modules[module_name] = module
+
+
+def lazy_register(name: str) -> Callable[[Any], None]:
+    """What the shim's ``register`` is (:func:`~hermes_ctx_plugins.hermes.memory.shim_register`), importing our
+    adapter only when hermes calls it (light to hold: see :func:`_load_shims`)."""
+
+    def register(ctx: Any) -> None:
+        from .memory import shim_register
+
+        shim_register(name)(ctx)
+
+    return register
 
 
 def _memory_lost(host: Host) -> list[str]:

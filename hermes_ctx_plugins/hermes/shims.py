@@ -10,10 +10,9 @@ be written.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -83,18 +82,6 @@ def _write_if_missing(path: Path, text: str) -> str | None:
         if existing is None:
             atomic_write(path, text.encode("utf-8"))
     return existing
-
-
-def lazy_register(name: str) -> Callable[[Any], None]:
-    """What the shim's ``register`` is (:func:`~hermes_ctx_plugins.hermes.memory.shim_register`), importing our
-    adapter only when hermes calls it (light to hold: see ``plugin._load_shims``)."""
-
-    def register(ctx: Any) -> None:
-        from .memory import shim_register
-
-        shim_register(name)(ctx)
-
-    return register
 
 
 def shim_path(hermes_home: Path, name: str) -> Path:

@@ -29,7 +29,7 @@ from .layouts import (
     table_spans,
 )
 from .values import cased_word, password_key, rule_key, value_span
-from .views import Kept, Normalised, Origin, Span, Unescaped, Views, lower, plain_ascii
+from .views import Kept, Normalised, Origin, Span, Unescaped, Views, keyed_view_of, lower, plain_ascii
 
 _MAX_SECRET_DEPTH = 2  # base64 inside base64: a registry login inside a Kubernetes .dockerconfigjson
 
@@ -91,25 +91,6 @@ def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]],
     return tokens, found, keyed
 
 
-#: a JSON string's key and value, or an escaped quote: the text holds JSON strings, whose escapes end a value's line
-_JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"')
-
-
-def _keyed_view(views: Views) -> str:
-    """The view the ``key: value`` rules read: the folded one. On a line holding no JSON string a backslash is a
-    character like another (a password's literal ``\\n`` or ``\\t`` in a user's message or a pasted file is not its
-    line's end, as a JSON string's escape is: a red-team pass found such secrets kept), so there it reads as one the
-    rules take as such. Line by line: a config snippet elsewhere in a message does not make its password JSON."""
-    folded = views.folded
-    if "\\" not in folded:
-        return folded
-    return _PHYSICAL_LINE.sub(lambda m: m[0] if "\\" not in m[0] or _JSON_STRINGS.search(m[0])
-                              else m[0].replace("\\", "\x7f"), folded)
-
-
-_PHYSICAL_LINE = lazy(r"[^\n]+")
-
-
 @functools.cache
 def _glued_token() -> re.Pattern[str]:
     """A white-space escape (``\\n``, ``\\\\t``, ...) right before where a token format starts (its anchors)."""
@@ -134,7 +115,7 @@ def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]], 
         if (keys_only and rule.view == "normalised") or (tokens_only and rule.view != "normalised"):
             continue
         if rule.view != "normalised" and keyed_view is None:
-            keyed_view = _keyed_view(views)
+            keyed_view = keyed_view_of(views)
         view = norm.text if rule.view == "normalised" else keyed_view or views.folded
         tried = _Tried()
         near = match.near(rule, view, None, present if secrets.index.own[number] else None, tried.skip)

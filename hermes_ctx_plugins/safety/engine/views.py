@@ -268,3 +268,22 @@ class Unescaped:
     def span(self, span: Span) -> Span:
         start, end, label = span
         return self._original(start), self._original(end), label
+
+
+#: a JSON string's key and value, or an escaped quote: the text holds JSON strings, whose escapes end a value's line
+_JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"')
+
+
+def keyed_view_of(views: Views) -> str:
+    """The view the ``key: value`` rules read: the folded one. On a line holding no JSON string a backslash is a
+    character like another (a password's literal ``\\n`` or ``\\t`` in a user's message or a pasted file is not its
+    line's end, as a JSON string's escape is: a red-team pass found such secrets kept), so there it reads as one the
+    rules take as such. Line by line: a config snippet elsewhere in a message does not make its password JSON."""
+    folded = views.folded
+    if "\\" not in folded:
+        return folded
+    return _PHYSICAL_LINE.sub(lambda m: m[0] if "\\" not in m[0] or _JSON_STRINGS.search(m[0])
+                              else m[0].replace("\\", "\x7f"), folded)
+
+
+_PHYSICAL_LINE = lazy(r"[^\n]+")
