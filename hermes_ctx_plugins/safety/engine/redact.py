@@ -135,7 +135,7 @@ def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]], 
                 (start, end), whole = ((origin[start], origin[end - 1] + 1),
                                        (origin[m.start()], origin[m.end() - 1] + 1, label))
                 if cased_word(views.text[start:end], chinese_key=bool("zh" in m.re.groupindex and m["zh"])):
-                    # "密码: Settings", "password=PasswordField", "PASSWORD=PASSWORD": a label, a class, a constant
+                    # "密码: Settings", "password=PasswordField", "password=userPassword": a label, a name of code
                     tried.rejected(m.start(), m.end())
                     continue
             if markers and _overlaps(markers, whole):
