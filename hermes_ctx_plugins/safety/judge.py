@@ -87,6 +87,7 @@ class ModelJudge(FocusedJudge):
         self._verdicts: OrderedDict[str, tuple[bool, str]] = OrderedDict()
         self._failed_until = 0.0
         self._asking: dict[object, float] = {}  # the calls in flight: when each started
+        self._stuck_said = False
 
     def within(self, seconds: float) -> FocusedJudge:
         """This judge, waiting at most ``seconds`` for an answer (what is left of a write's budget); giving up
@@ -111,6 +112,10 @@ class ModelJudge(FocusedJudge):
         call = object()
         with self._lock:
             live = [since for since in self._asking.values() if started - since < self.timeout * 2]
+            if len(self._asking) >= _STUCK and not self._stuck_said:
+                self._stuck_said = True
+                log.warning("memory judge: %d calls never returned; it is not asked again in this process (layers "
+                            "1-2 decide)", len(self._asking))
             if any(started - since >= self.timeout * HUNG_SHARE for since in live) or len(live) >= _IN_FLIGHT or (
                     len(self._asking) >= _STUCK):
                 # a call has had most of the timeout and no answer: the judge may hang. Nobody waits for another
