@@ -860,3 +860,21 @@ def test_what_the_json_and_code_readings_still_must_redact(text: str, secret: st
 def test_a_class_or_variable_named_as_the_value_is_kept(value: str) -> None:
     text = f"password={value}"
     assert redact_secrets(text) == text
+
+
+def test_a_json_string_printed_with_indentation_keeps_what_follows_the_secret() -> None:
+    """JSON printed with indent puts an array's strings on lines of their own, with no key on them: the escapes
+    there were read as characters and the redaction took the rest of the string (a red-team pass)."""
+    for entry, kept in [("export PASSWORD=Zx9kLm2q!\nls -la /srv", "ls -la /srv"),
+                        ("DB_PASSWORD: x9fAb7Kq2pL\nHOST=db", "HOST=db")]:
+        text = json.dumps({"history": [entry]}, indent=2)
+        redacted = redact_secrets(text)
+        [out] = json.loads(redacted)["history"]
+        assert out.endswith("\n" + kept) and "[REDACTED:" in out, redacted
+    code = json.dumps({"output": 'print("login: carol / Zx9kLm2q!")\nHOST=db', "exit_code": 0, "error": None})
+    assert json.loads(redact_secrets(code))["output"].endswith('")\nHOST=db')
+
+
+@pytest.mark.parametrize("value", ["helloWorld", "monkeyBusiness", "SecretGarden", "AccessGranted"])
+def test_a_phrase_cased_like_code_is_still_a_password(value: str) -> None:
+    assert value not in redact_secrets(f"password={value}")

@@ -222,14 +222,19 @@ _NAMED_SO = lazy(r"(?i)(?:get|read|load|fetch|user|db|new|old|current|input|plai
                  r"key|aws|azure|gcp)?(?:pass(?:word|wd)?|pwd|secrets?|token|vault|credentials?|getpass|keychain|"
                  r"secretsmanager|secretmanager|field|input|config|settings?|options?|request|session|environ|getenv|"
                  r"prompt|params?|kwargs|args|username|encoded|encrypted|decrypted|salted|hashed|readline)s?")
-#: a word of letters written as a name in code, not typed as a password: a variable's camel case (``userPassword``,
-#: ``readPasswordFile``), or a class whose last word is a thing of code (``PasswordField``, ``SecretStr``,
-#: ``TokenBucket``) or that starts with what it names (``AccessToken``, ``PasswordChanged``); a title-case name only
-#: ending in Secret, Key or Password is taken for a password (``MasterKey``, ``SuperSecret``)
-_CODE_CASE = lazy(r"[a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}|(?:Password|Passwd|Secret|Token|Key|Hashed|Access|Refresh|Api)"
-                  r"(?:[A-Z][a-z]+){1,3}|(?:[A-Z][a-z]+){1,4}(?:Field|Str|String|Type|Input|Manager|Config|"
-                  r"Value|Provider|Service|Form|Hash|Hasher|Policy|Prompt|Var|Env|Spec|Encoder|Request|File|Bucket|"
-                  r"Volume|Auth|Reset|Handler|Factory|Helper|Class|Model|Schema|Validator|Error|Exception)")
+#: a word of letters written as a name in code, not typed as a password: a variable's camel case with a word of code
+#: in it (``userPassword``, ``readPasswordFile``; ``helloWorld`` is a password), or a class whose last word is a
+#: thing of code (``PasswordField``, ``SecretStr``, ``TokenBucket``) or whose words all are (``AccessToken``,
+#: ``PasswordChanged``; ``SecretGarden``, ``MasterKey``, ``SuperSecret`` are passwords)
+_CODE_WORDS = (r"Password|Passwd|Pwd|Pass|Secret|Token|Key|Access|Refresh|Api|Hashed|Ref|Changed|Strength|Refresher|"
+               r"Spec|Id|Client|Credential|Store|Provider|Manager|Hasher|Encoder|Reset|Request|Response|Field|Policy|"
+               r"Value|Name|Type|File|Path|Data|Info|Config|Bucket|Auth|Handler|Generator|Validator|Helper|Util|Service|"
+               r"Str|String|Input|Hash|Form|Prompt|Var|Env|Volume|Factory|Class|Model|Schema|Error|Exception")
+_CODE_CASE = lazy(rf"(?:get|set|read|load|fetch|user|db|new|old|current|admin|root|default|input|raw|plain|hashed|"
+                  rf"encrypted|stored|my|the|is|has)(?:[A-Z][a-z]{{2,}}){{1,3}}|[a-z]{{2,}}(?:[A-Z][a-z]+){{0,2}}"
+                  rf"(?:{_CODE_WORDS})|(?:{_CODE_WORDS}){{2,4}}|(?:[A-Z][a-z]+){{1,4}}(?:Field|Str|String|Type|Input|"
+                  rf"Manager|Config|Value|Provider|Service|Form|Hash|Hasher|Policy|Prompt|Var|Env|Spec|Encoder|Request|"
+                  rf"File|Bucket|Volume|Auth|Reset|Handler|Factory|Helper|Class|Model|Schema|Validator|Error|Exception)")
 #: a word cased as a label a UI writes after 密码: (``Settings``, ``Recovery``, ``Google``)
 _LABEL_CASE = lazy(r"[A-Z][a-z]{1,15}")
 

@@ -270,8 +270,9 @@ class Unescaped:
         return self._original(start), self._original(end), label
 
 
-#: a JSON string's key and value, or an escaped quote: the text holds JSON strings, whose escapes end a value's line
-_JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"')
+#: a line holding a JSON string, whose escapes end a value's line: a key and its value, an escaped quote, or a line
+#: a string starts or ends (an array's element in JSON printed with indentation)
+_JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"|^\s*"|"\s*[,\]}]*\s*$')
 
 
 def keyed_view_of(views: Views) -> str:
