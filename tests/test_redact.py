@@ -878,3 +878,15 @@ def test_a_json_string_printed_with_indentation_keeps_what_follows_the_secret() 
 @pytest.mark.parametrize("value", ["helloWorld", "monkeyBusiness", "SecretGarden", "AccessGranted"])
 def test_a_phrase_cased_like_code_is_still_a_password(value: str) -> None:
     assert value not in redact_secrets(f"password={value}")
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ('echo "password=Zx9\\tkLm2q!"', "kLm2q!"), ('alice,42,"DB_PASSWORD=Zx9k\\nLm2q"', "Lm2q"),
+    ('> "the password is 1#2k7\\n03Yb18\\n9d78mX"', "03Yb18"), ('password=Zx9\\tkLm2qQ "', "kLm2qQ"),
+    ("login: bob / Zx9kLm2q\":x", "Zx9kLm2q"),
+])
+def test_a_line_that_only_starts_or_ends_with_a_quote_is_not_json(text: str, secret: str) -> None:
+    """A red-team pass of the reading of indented JSON: a shell's echo "...", a CSV row, a quoted sentence were taken
+    for JSON lines, and a password's literal backslash-t ended it (the rest kept); a login pair's password holding
+    '":' was cut there and kept."""
+    assert secret not in redact_secrets(text)

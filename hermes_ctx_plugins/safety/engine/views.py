@@ -271,8 +271,9 @@ class Unescaped:
 
 
 #: a line holding a JSON string, whose escapes end a value's line: a key and its value, an escaped quote, or a line
-#: a string starts or ends (an array's element in JSON printed with indentation)
-_JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"|^\s*"|"\s*[,\]}]*\s*$')
+#: that is one string (an array's element in JSON printed with indentation; not a line that only starts or ends with a
+#: quote, as a shell's echo "...", a CSV row or a quoted sentence does: their passwords' backslashes are characters)
+_JSON_STRINGS = lazy(r'"\s*:\s*["\[{]|\\"|^\s*"[^"]*"\s*,?\s*$')
 
 
 def keyed_view_of(views: Views) -> str:

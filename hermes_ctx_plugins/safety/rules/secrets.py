@@ -186,7 +186,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     Rule("secrets/login-pair", "secret", "password", (0, 0),
          "login,credential,creds,account,sign,username",
          r"(?:login|credentials?|creds|account|sign[\s-]?in|username\s*/\s*password)\b[^\n:]{0,30}[:=]\s*"
-         r"(?P<user>[\w.@+-]{2,40})\s*(?:/|\||,|:)\s*(?P<value>(?:[^\s,;\\\"]|\\\\|\\(?![nrt])|\"(?![\s,;:)}\]]|$)){6,64})",
+         r"(?P<user>[\w.@+-]{2,40})\s*(?:/|\||,|:)\s*(?P<value>(?:[^\s,;\\\"]|\\\\|\\(?![nrt])|\"(?![\s,;)}\]]|$)){6,64})",
          context=("login pair",), languages=("en",)),
     # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
     Rule("secrets/pin-or-door-code", "secret", "password", (0, 0),
