@@ -120,8 +120,8 @@ class DeploymentPlan:
         _refuse_hermes_manager_of_ours(agent)
         session = self.host.scoped(SessionInfo(
             session_id=agent.session_id, user_id=user_id, platform=str(getattr(agent, "platform", "") or ""),
-            chat_id=chat_of({"chat_id": getattr(agent, "_chat_id", None), "platform": getattr(agent, "platform", ""),
-                             "gateway_session_key": getattr(agent, "_gateway_session_key", None)}, agent.session_id),
+            chat_id=chat_of(getattr(agent, "_chat_id", None), getattr(agent, "_gateway_session_key", None),
+                            getattr(agent, "platform", ""), agent.session_id),
             model=str(getattr(agent, "model", "") or "")))
         runtime = hermes_runtime()
         # first: a session id in use refuses here; and hermes may compact (and archive) before its

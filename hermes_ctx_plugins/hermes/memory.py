@@ -203,7 +203,9 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         known = {"user_id", "chat_id", "platform", "hermes_home", "parent_session_id"}
         self._session = SessionInfo(
             session_id=str(session_id or ""), user_id=_given(kwargs.get("user_id")),
-            chat_id=chat_of(kwargs, session_id), platform=_given(kwargs.get("platform")),
+            chat_id=chat_of(kwargs.get("chat_id"), kwargs.get("gateway_session_key"), kwargs.get("platform"),
+                            session_id),
+            platform=_given(kwargs.get("platform")),
             hermes_home=Path(home) if home else None,
             parent_session_id=_given(kwargs.get("parent_session_id")),
             extra={k: v for k, v in kwargs.items() if k not in known and isinstance(v, (str, int, float, bool))},
@@ -270,14 +272,14 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 _SWITCH_ONLY = frozenset({"reason", "rewound"})
 
 
-def chat_of(kwargs: Mapping[str, Any], session_id: Any) -> str:
+def chat_of(chat_id: Any, gateway_session_key: Any, platform: Any, session_id: Any) -> str:
     """The chat a session of hermes belongs to: the chat id hermes names. Its API server (the gateway's
     OpenAI-compatible platform) names none, nor a user: a client's channel is its session key
     (X-Hermes-Session-Key, "a stable per-channel identifier that scopes long-term memory"; ctx-mem0/ctx-honcho read
     it so too), and a client sending none is its conversation (its session id: a red-team pass found every such
     client sharing one chat, and recalling the others' turns)."""
-    chat = _given(kwargs.get("chat_id")) or _given(kwargs.get("gateway_session_key"))
-    if not chat and kwargs.get("platform") == "api_server":
+    chat = _given(chat_id) or _given(gateway_session_key)
+    if not chat and platform == "api_server":
         return _given(session_id)
     return chat
 

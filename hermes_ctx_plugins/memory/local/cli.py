@@ -78,9 +78,7 @@ def add_parsers(commands: Any) -> None:
 def _elsewhere(config: Config) -> str:
     """Where this config's memories are when ctx-local is not one of its providers (an operator exporting a Mem0
     deployment's user read "no ctx-local memory yet" and ``[]`` as "nothing held"; a red-team pass); else ``""``."""
-    chosen = config.plugins.memory.providers
-    providers = [*(chosen if chosen is not None else ("file",)), *([config.memory.provider] if config.memory.provider
-                                                                   else [])]
+    providers = [*config.provider_names, *([config.memory.provider] if config.memory.provider else [])]
     if NAME in providers:
         return ""
     where = f"deployment {config.deployment!r}" if config.deployment else "this config"
