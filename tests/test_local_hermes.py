@@ -79,6 +79,11 @@ def test_the_api_servers_clients_are_kept_apart_by_their_session_keys(stub: Stub
         other.shutdown_memory_provider([])
         sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
         assert ("4711-alice" in sent) is recalled and "2-7-1-8" not in sent, (key, sent)
+    stub.reply("I see.")  # the keyless client's own conversation, continued, does recall what it said
+    again = new_agent(stub, platform="api_server", session_id=keyless.session_id)
+    again.run_conversation("and my bike lock?", conversation_history=[])
+    again.shutdown_memory_provider([])
+    assert "2-7-1-8" in stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
 
 
 def test_a_damaged_database_leaves_the_turn_alone(stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
