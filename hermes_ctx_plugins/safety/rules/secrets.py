@@ -68,6 +68,22 @@ def _value_char(quote: str) -> str:
 
 
 
+# A private key: its BEGIN line, then what a key's body holds (base64, header fields such as Proc-Type, line breaks
+# raw or as a JSON string's escapes) up to its END line; cut short (a `head` of the file, a paste in part, hermes'
+# truncation notice in its middle), the body's whole lines of base64 after the BEGIN line, at least one of 16
+# characters. A BEGIN line alone (code testing for one, docs naming it) is no key: read to the end of the text, its
+# redaction took everything after the line, closing quotes of a tool's JSON answer included (a red-team pass).
+_PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"[ \t]*+-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_BREAKS = r"(?:[ \t]*+(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n))++"  # line breaks, raw or escaped once to thrice
+_PEM_LINE = r"[ \t]*+[A-Za-z0-9+/=]{1,200}+(?=[ \t]*+(?:\r?\n|\\|\Z|[\"'\]]|-----))"  # a whole line of base64
+_PEM_FIELD = r"[ \t]*+[A-Z][A-Za-z-]{1,20}:[^\n\\\"]{0,200}+"  # Proc-Type: 4,ENCRYPTED / Version: GnuPG v2
+_PEM_NOTICE = r"[ \t]*+\.\.\. \[OUTPUT TRUNCATED[^\]\n\\]{0,200}\](?: \.\.\.)?"  # hermes' terminal tool cut it
+_PEM_KEY = (rf"{_PEM_BEGIN}(?:(?:[A-Za-z0-9+/=\s,:.()@_-]|\\{{1,3}}[nrt]){{0,40000}}?{_PEM_END}|"
+            rf"(?:{_PEM_BREAKS}{_PEM_FIELD})*?{_PEM_BREAKS}(?=[ \t]*+[A-Za-z0-9+/=]{{16}}){_PEM_LINE}"
+            rf"(?:{_PEM_BREAKS}(?:{_PEM_LINE}|{_PEM_FIELD}|{_PEM_NOTICE}))*+(?:{_PEM_BREAKS}{_PEM_END})?)")
+
+
 # what makes "token 4dc193bc..." a credential: the kind of token named just before it ("auth token", "access key")
 _CREDENTIAL_QUALIFIER = lazy(r"(?<![a-z])(?:auth|access|api|secret|bearer|bot|refresh|session|app|client|master|"
                              r"private|signing|personal|deploy|admin|service|webhook|integration|account|license|"
@@ -76,13 +92,11 @@ _CREDENTIAL_QUALIFIER = lazy(r"(?<![a-z])(?:auth|access|api|secret|bearer|bot|re
 _PARAMETER_START = lazy(r"[?&-]")
 
 RULES = (  # most specific first (joined overlapping spans take the earlier's label); matches start at anchors
-    # the big few, known by their prefix; a private key runs to its END line, or, cut short (pasted in part), to the
-    # next BEGIN or the end of the text
+    # the big few, known by their prefix; a private key as _PEM_KEY says
     Rule("secrets/token-formats", "secret", "token", (0, 0),
          "-----BEGIN,sk-,ghp_,gho_,ghu_,ghs_,ghr_,github_pat_,glpat-,xox,xapp-,hooks.slack.com,discord,AKIA,ASIA,ABIA,"
          "ACCA,AIza,ya29.,sk_live_,sk_test_,rk_live_,rk_test_,hf_,npm_,pypi-,SG.,:AA,eyJ",
-         r"(?P<private_key>-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]{0,40}"
-         r"PRIVATE KEY(?: BLOCK)?-----|(?=-----BEGIN)|\Z))|\b(?:(?P<anthropic_key>sk-ant-[\w-]{20,})|"
+         rf"(?P<private_key>{_PEM_KEY})|" r"\b(?:(?P<anthropic_key>sk-ant-[\w-]{20,})|"
          r"(?P<openai_key>sk-(?:proj-|svcacct-|admin-)?[\w-]{20,})|(?P<github_token>gh[pousr]_[A-Za-z0-9]{30,}|"
          r"github_pat_\w{22,})|(?P<gitlab_token>glpat-[\w-]{20,})|(?P<slack_token>xox[abposr]-[A-Za-z0-9-]{10,}|"
          r"xapp-\d-[A-Za-z0-9-]{10,})|(?P<aws_access_key>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b)|"
