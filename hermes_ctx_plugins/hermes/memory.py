@@ -14,6 +14,7 @@ import functools
 import json
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -38,6 +39,12 @@ from .shims import write_shims as write_shims
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 #: the most characters of a tool result a memory provider that is not built in hands the model
 MAX_TOOL_RESULT_CHARS = 64_000
+
+#: the adapters (one per hermes agent) using each of our providers, by the provider's id: hermes shuts an agent's
+#: memory down when it drops the agent (its gateway at /new, /reset, idle expiry, its cache's cap), while other agents
+#: of the process go on with the one provider they share; only the last one's shutdown reaches the provider
+_USERS: dict[int, weakref.WeakSet[HermesMemoryAdapter]] = {}
+_USERS_LOCK = threading.Lock()
 
 #: What ``hermes memory status`` / ``hermes memory setup NAME`` show and ask for our built-in remote
 #: providers (hermes' ``get_config_schema``): the API key, kept as hermes keeps secrets, in
@@ -109,7 +116,20 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if provider is not self._provider:
             provider.attach(status_callback=self._status)  # outages and recoveries, shown to the user once each
         self._host, self._provider = host, provider
+        with _USERS_LOCK:
+            _USERS.setdefault(id(provider), weakref.WeakSet()).add(self)
         return host, provider
+
+    def _release(self) -> bool:
+        """This agent is done with its provider; whether other agents of this process still use it."""
+        provider = self._provider
+        if provider is None:
+            return False
+        with _USERS_LOCK:
+            users = _USERS.get(id(provider))
+            if users is not None:
+                users.discard(self)
+            return bool(users)
 
     def _status(self, event: StatusEvent) -> None:
         if self._host is not None:
@@ -241,7 +261,12 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             or error
 
     def shutdown(self) -> None:
+        # another agent's turns may be in the provider's queue and reader right now: shutting it down under them
+        # lost their turns (a red-team pass: 16-28 of 600 turns of four gateway users while agents were evicted)
+        if self._release():
+            return
         self._call("shutdown")
+        self._release()  # _call found the provider again
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         self._turn_number = turn_number

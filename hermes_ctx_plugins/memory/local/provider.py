@@ -23,6 +23,7 @@ from ...safety.policy import Decision, Policy
 from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json_text, memory_exists, open_memory
 from ...storage import memory_problem as store_problem
 from ...storage import text as query
+from ...storage.queue import QueueClosedError
 from ...tokens import get_counter
 from ..base import MemoryProvider
 from . import arguments, dense, recall
@@ -250,11 +251,15 @@ class LocalProvider(MemoryProvider):
             return
         session = turn.session
         # put() redacts the texts and cuts them to max_turn_chars before they reach the queue file
-        self._writer().put(Record(
+        record = Record(
             key=turn_key(turn), kind="turn", namespace=session.deployment, user_id=session.user_id,
             chat_id=session.chat_id, session_id=session.session_id, user_text=turn.user_text,
             assistant_text=turn.assistant_text, source=f"turn:{session.platform or 'cli'}",
-            created_at=time.time()))
+            created_at=time.time())
+        try:
+            self._writer().put(record)
+        except QueueClosedError:  # a shutdown on another thread closed it between _writer() and put(): a new one
+            self._writer().put(record)
         self._in_context.update(session, turn.messages)  # after: what recall leaves out never costs a turn
 
     def prefetch(self, query_text: str, *, session: SessionInfo) -> str:
