@@ -71,6 +71,13 @@ _TEXT_FIELDS = ("session_id", "user_id", "chat_id", "platform", "model", "parent
 _ID_FIELDS = frozenset({"session_id", "user_id", "chat_id", "parent_session_id"})
 
 
+def id_text(value: object, field: str = "user_id") -> str:
+    """An id hermes or a Bridge's caller gave, as :class:`SessionInfo` keeps it: a ``str``, or an integer's text;
+    anything else (bytes from a database driver, a bool, a float) raises :class:`InvalidSession` naming it. ``str()``
+    would alias it with another user's id (``b"zed"`` is not the user ``"b'zed'"``; a red-team pass)."""
+    return _text(field, value, number=True)
+
+
 def _text(name: str, value: object, *, number: bool) -> str:
     """``value`` of the field ``name`` as text: a ``str`` (a subclass made plain), an integer for an id, else an
     error."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from hermes_helpers import configure_hermes, new_agent
 
 from hermes_ctx_plugins import ConfigError, SessionInfo, load_config
+from hermes_ctx_plugins.errors import InvalidSession
 from hermes_ctx_plugins.testing import StubOpenAIServer, make_transcript
 
 pytest.importorskip("run_agent", reason="the hermes extra is not installed")
@@ -124,6 +126,30 @@ def test_an_integer_user_id_is_its_text(stub: StubOpenAIServer) -> None:
         "what is my codeword? codeword", conversation_history=[])
     assert "INTCODE77" in json.dumps(stub.chat_requests[-1].body)
     assert plan.host.isolator.status("memory:ctx-local") == "ok"
+    bridge.shutdown()
+
+
+@pytest.mark.parametrize(("given", "alias"), [(b"zed", "b'zed'"), (True, "True"), (1.0, "1.0")])
+def test_a_user_id_neither_text_nor_an_integer_is_refused_not_read_as_another_users(
+        stub: StubOpenAIServer, given: object, alias: str) -> None:
+    """Bytes from a database driver, a bool, a float: ``str()`` made them the users ``"b'zed'"``, ``"True"``,
+    ``"1.0"``, who then recalled their memories (a red-team pass). Refused, naming the value; the user whose id is
+    that text keeps their memory to themselves and still recalls it."""
+    configure_hermes(stub)
+    bridge = Bridge({"ctx_plugins": {"memory": {"providers": []},
+                                     "deployments": {"d": {"memory": {"providers": ["ctx-local"]}}}}})
+    plan = bridge.deployment("d")
+    stub.responder = lambda body: "noted"
+    plan.apply(new_agent(stub, session_id="s-alias", user_id=alias)).run_conversation(
+        "my codeword is ALIASCODE31", conversation_history=[])
+    [local] = plan.host.memory_providers
+    assert local.flush(10)
+    with pytest.raises(InvalidSession, match=re.escape(f"got {given!r}")):
+        plan.apply(new_agent(stub, session_id="s-given", user_id=given))
+    assert bound_session("s-given") is None
+    plan.apply(new_agent(stub, session_id="s-alias-2", user_id=alias)).run_conversation(
+        "what is my codeword? codeword", conversation_history=[])
+    assert "ALIASCODE31" in json.dumps(stub.chat_requests[-1].body)  # the text id's own memory, still there
     bridge.shutdown()
 
 

@@ -46,7 +46,7 @@ from typing import Any
 
 from ..config import Config, hermes_home, load_config
 from ..errors import ConfigError, HermesCtxError, PluginLoadError
-from ..events import SessionInfo
+from ..events import SessionInfo, id_text
 from ..isolation import StatusEvent
 from ..manager import Host, load_host
 from ..memory.file.provider import memory_folder
@@ -107,6 +107,7 @@ class DeploymentPlan:
         :param anonymous: allow an agent without ``user_id`` in a deployment that keeps memories
             (it then shares this deployment's anonymous memory with every other such agent).
         :raises AnonymousAgentError: no user id, memory on, ``anonymous`` not given.
+        :raises InvalidSession: the agent's user id is neither text nor an integer (bytes, a bool, a float), named.
         :raises ConfigError: the agent was built with hermes' memory manager driving one of our
             providers (build it with :meth:`agent_kwargs`).
         :raises SessionInUseError: another live agent of another owner holds the agent's session id.
@@ -114,7 +115,7 @@ class DeploymentPlan:
             this agent would reach the deployment.
         """
         raw_user = getattr(agent, "_user_id", None)
-        user_id = "" if raw_user in (None, "") else str(raw_user)
+        user_id = "" if raw_user is None else id_text(raw_user)
         if not user_id and self.memory_providers and not anonymous:
             raise AnonymousAgentError(self.name, agent.session_id, self.memory_providers)
         _refuse_hermes_manager_of_ours(agent)

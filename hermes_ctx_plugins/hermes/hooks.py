@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..events import Request, Response, SessionInfo, Turn, Usage, tool_calls_since_last_user
+from ..events import Request, Response, SessionInfo, Turn, Usage, id_text, tool_calls_since_last_user
 from . import sendable
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class HookDispatcher:
         without ``sender_id`` does not say who the user is; ``""`` says: the anonymous user)."""
         self.runtime.serving()
         # hermes passes platform user ids as ints too: a user id is text, compared exactly
-        user_id = None if sender_id is None else str(sender_id)
+        user_id = None if sender_id is None else id_text(sender_id)
         return self.runtime.sessions.observe(session_id or "", user_id=user_id, platform=platform or "",
                                              model=model or "")
 
