@@ -124,6 +124,18 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          "bearer,basic,digest",
          r"(?:bearer|basic|digest)\s+(?!\[redacted)(?P<value>[a-z0-9._~+/-]{12,}=*)",
          context=("secret value",), languages=()),
+    # an Authorization header of any scheme ("token <hex>" is GitHub's, Gitea's, Django REST framework's), or none
+    Rule("secrets/authorization-header", "secret", "auth-header", (0, 0),
+         "authorization",
+         r"authorization[\"']?\s*[:=]\s*[\"']?(?:[a-z][\w-]{1,20}[ \t]+)?(?!\[redacted)(?P<value>[\w.~+/-]{12,}=*)",
+         context=("secret value",), languages=()),
+    # a credential given to a command as a flag and its own argument: --token X, --db-password X, keytool -storepass X
+    Rule("secrets/credential-flag", "secret", "password", (0, 0),
+         "--,-storepass,-keypass,-srcstorepass,-deststorepass&password,passwd,pass,token,secret,apikey,api,"
+         "storepass,keypass,srcstorepass,deststorepass",
+         r"--?(?P<key>(?:[a-z0-9]+[-_])*(?:password|passwd|pass|token|secret|api[-_]?key|(?:src|dest)?storepass|"
+         r"keypass))[ \t]+(?!-)(?P<q>[\"'])?(?!\[redacted)(?P<value>" + _value_char("q") + r"{6,200})",
+         context=("password value",), languages=()),
     Rule("secrets/url-password", "secret", "url-password", (0, 0),
          "://&@",
          r"://(?P<user>[^\s:/@'\"<>]{0,64}):(?!\[redacted)(?P<value>[^\s@/'\"<>]{1,128})@(?=[\w.\[-])",
@@ -196,11 +208,13 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          "ak,sk,akid",
          r"(?<![\w-])(?P<key>ak|sk|akid|ak_?id|sk_?secret)\s*[:=]\s*[\"']?(?P<value>[a-z0-9+/_=-]{16,200})",
          context=("secret value",), languages=("en",)),
-    # a login written as a pair ("login for the staging admin: admin / Sp4rrow!Staging")
+    # a login written as a pair ("login for the staging admin: admin / Sp4rrow!Staging") on one line; what follows
+    # the user is no JSON key ({"account": 12345, "region": ...}: the key went, and the JSON with it; a red-team pass)
     Rule("secrets/login-pair", "secret", "password", (0, 0),
          "login,credential,creds,account,sign,username",
          r"(?:login|credentials?|creds|account|sign[\s-]?in|username\s*/\s*password)\b[^\n:]{0,30}[:=]\s*"
-         r"(?P<user>[\w.@+-]{2,40})\s*(?:/|\||,|:)\s*(?P<value>(?:[^\s,;\\\"]|\\\\|\\(?![nrt])|\"(?![\s,;)}\]]|$)){6,64})",
+         r"(?P<user>[\w.@+-]{2,40})[ \t]*(?:/|\||,|:)[ \t]*(?!\\{0,3}\"[^\"\\\n]{0,64}\\{0,3}\"\s*:)"
+         r"(?P<value>(?:[^\s,;\\\"]|\\\\|\\(?![nrt])|\"(?![\s,;)}\]]|$)){6,64})",
          context=("login pair",), languages=("en",)),
     # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
     Rule("secrets/pin-or-door-code", "secret", "password", (0, 0),
