@@ -42,7 +42,8 @@ def test_the_demo_shows_every_part_and_leaves_no_home_behind(capsys: pytest.Capt
     # one summary request per compaction: the summary model answered the first time
     assert report.summary_requests == report.compactions
     assert report.compacted_away and report.archive_round_trip
-    assert report.recall_file and report.recall_ctx_local
+    assert report.recall_file and report.recall_ctx_local and report.file_gate
+    assert "hostile note refused:      yes" in printed
     # hermes' own compaction notice came through the status_callback the demo gave the agent
     assert any(kind == "lifecycle" and "Compacting context" in message for kind, message in report.status_events)
     assert "<- compacted" in printed
@@ -50,7 +51,9 @@ def test_the_demo_shows_every_part_and_leaves_no_home_behind(capsys: pytest.Capt
     assert f"file (MEMORY.md) -> system prompt: {demo.NOTE}" in printed
     assert "archive round trip:        yes" in printed and "recalled from ctx-local:   yes" in printed
     assert failure_lines(printed) == []
-    assert caplog.records == []  # no warning of ours either (the CLI prints them on stderr)
+    # no warning of ours either (the CLI prints them on stderr); hermes logs the memory tool's refusal of the hostile
+    # note as a tool error
+    assert [r for r in caplog.records if r.name.startswith("hermes_ctx_plugins")] == []
     # the temporary home is gone, and the caller's HERMES_HOME is back
     assert not report.home.exists() and report.home.name.startswith("hermes-ctx-demo-")
     assert os.environ["HERMES_HOME"] == own_home
@@ -96,6 +99,20 @@ def test_a_model_that_never_searches_the_archive_fails_the_demo(capsys: pytest.C
     shown = capsys.readouterr()
     assert json.loads(shown.out)["missing"] == ["archive round trip"]
     assert "hermes-ctx demo: did not happen: archive round trip" in shown.err
+
+
+def test_without_our_file_provider_the_demo_says_the_gate_did_not_happen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MEMORY.md's recall is hermes' own: it happens with our ``file`` provider switched off too, so the demo said
+    "recalled from MEMORY.md: yes" of a provider it never built (a newcomer walk). What only our provider does is
+    refuse a hostile note hermes' own filter lets through; without it the demo names that part as not happening."""
+    config = demo._config
+    monkeypatch.setattr(demo, "_config", lambda *urls: config(*urls).replace("providers: [file]", "providers: []"))
+    out = io.StringIO()
+    report = demo.run(out=out)
+    assert report.missing == ["file gate (a hostile note refused)"]
+    assert report.recall_file  # hermes' memory tool wrote the note and hermes' prompt showed it: not ours
+    assert "hostile note refused:      NO" in out.getvalue()
+    assert "a hostile note -> WRITTEN" in out.getvalue()
 
 
 def test_a_demo_too_short_to_compact_shows_no_compaction_figures() -> None:
