@@ -14,6 +14,7 @@ as hermes' ``memory.provider``, through hermes' own memory manager — the ``her
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import subprocess
@@ -279,3 +280,16 @@ def test_hermes_agents_without_a_user_keep_the_anonymous_memory_across_dropped_s
     new_agent(stub).run_conversation(QUERY, conversation_history=[])
     sent = stub.chat_requests[-1].body["messages"][-1]["content"]  # type: ignore[index]
     assert "my locker combination is 4-8-15-16" in sent  # recalled on the wire, for the anonymous user
+
+
+def test_owners_whose_namespace_and_user_split_a_nul_differently_are_two() -> None:
+    """The record keyed ``namespace NUL user``: the namespace ``sup\\0x`` with user ``bob`` and the namespace ``sup``
+    with user ``x\\0bob`` were one owner, and a reused session's stored prompt (the other owner's MEMORY.md in it) was
+    trusted (a red-team pass). Owners without a NUL keep the digest their records hold."""
+    from hermes_ctx_plugins.hermes.prompt_owners import owner_digest
+
+    first = owner_digest(SessionInfo(session_id="s", deployment="sup\0x", user_id="bob"))
+    second = owner_digest(SessionInfo(session_id="s", deployment="sup", user_id="x\0bob"))
+    assert first != second
+    assert owner_digest(SessionInfo(session_id="s", deployment="sup", user_id="bob")) == \
+        hashlib.sha256(b"sup\0bob").hexdigest()

@@ -45,7 +45,12 @@ _SCHEMA = ("CREATE TABLE IF NOT EXISTS owners (state_db TEXT NOT NULL, session_i
 def owner_digest(session: SessionInfo) -> str:
     """The owner of ``session`` as the record keeps it: the deployment's namespace and the user id, exactly (a lone
     surrogate included), in one digest."""
-    raw = f"{session.deployment}\0{session.user_id}".encode("utf-8", "surrogatepass")
+    namespace, user = (part.encode("utf-8", "surrogatepass") for part in (session.deployment, session.user_id))
+    if b"\0" not in namespace and b"\0" not in user:
+        raw = namespace + b"\0" + user  # the record's form since it was made
+    else:  # ("sup\0x", "bob") and ("sup", "x\0bob") were one owner (a red-team pass): the namespace's length parts
+        # them, after two NULs no NUL-free owner's form starts with
+        raw = b"\0\0" + len(namespace).to_bytes(8, "big") + namespace + user
     return hashlib.sha256(raw).hexdigest()
 
 
