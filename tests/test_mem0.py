@@ -229,6 +229,26 @@ def test_with_recall_scope_run_one_chat_cannot_change_anothers_memory_by_id(
     assert updated.get("success") is not False, updated  # its own chat may
 
 
+def test_with_recall_scope_run_a_chat_named_like_a_long_ids_hash_is_another_run(
+        make: Callable[..., Mem0Provider], stub: Mem0StubServer) -> None:
+    """A run id of over 100 characters is sent as "h" and 48 hex digits of its hash; a chat named so was sent as it
+    is, the same run: it recalled the long-named chat's memories (a red-team pass). The long chat still does."""
+    import dataclasses
+    import hashlib
+
+    from hermes_ctx_plugins.scope import to_stored
+
+    provider = make(stub.base_url, run_id="chat", recall_scope="run", infer=False)
+    long_chat = "team-channel-" + "x" * 120
+    twin = "h" + hashlib.sha256(to_stored(long_chat).encode()).hexdigest()[:48]
+    provider.sync_turn(turn(dataclasses.replace(ALICE, chat_id=long_chat), "the vault combination is 31-7-44"))
+    assert provider.flush(10)
+    recalled = {chat: "31-7-44" in (provider.prefetch("vault combination",
+                                                      session=dataclasses.replace(ALICE, chat_id=chat)) or "")
+                for chat in (long_chat, twin)}
+    assert recalled == {long_chat: True, twin: False}
+
+
 def test_secrets_are_redacted_from_everything_sent(make: Callable[..., Mem0Provider], stub: Mem0StubServer) -> None:
     provider = make(stub.base_url, include_tool_results=True, infer=False)
     tool_output = (f"export OPENAI_API_KEY={SECRETS['openai']}\n-----BEGIN RSA PRIVATE KEY-----\n"

@@ -132,12 +132,16 @@ def _cut_marker(dropped: int) -> str:
     return f" …[{dropped:,} more characters cut]"
 
 
+_HASHED = re.compile(r"h[0-9a-f]{48}")
+
+
 def short_id(value: str) -> str:
     """An id sent as metadata or a tag (a session id, a platform): itself as UTF-8-safe text
     (:func:`~hermes_ctx_plugins.scope.to_stored`) when at most :data:`ID_CHARS` characters, else
-    ``h`` and 48 hex digits of its hash."""
+    ``h`` and 48 hex digits of its hash. An id already of that form is hashed too: kept as it was, a chat so named
+    shared ctx-mem0's run (``recall_scope: run``) with the long id hashing to it (a red-team pass)."""
     stored = to_stored(value)
-    if len(stored) <= ID_CHARS:
+    if len(stored) <= ID_CHARS and not _HASHED.fullmatch(stored):
         return stored
     return f"h{hashlib.sha256(stored.encode('utf-8')).hexdigest()[:48]}"
 
