@@ -134,7 +134,8 @@ def test_compress_names_a_misspelt_strategy_as_bad_input_and_says_what_a_replay_
 @pytest.mark.parametrize(
     ("content", "words"),
     [(b"{not json", "neither JSON nor a hermes state.db"), (b'{"a": 1}', "JSON list of chat messages"),
-     (b'[{"content": "no role"}]', "JSON list of chat messages")],
+     (b'[{"content": "no role"}]', "JSON list of chat messages"),
+     (b"[" * 200_000 + b"]" * 200_000, "JSON nested too deep to read")],  # was a RecursionError's traceback
 )
 def test_compress_rejects_bad_input_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             content: bytes, words: str) -> None:

@@ -135,7 +135,7 @@ def test_the_cli_refuses_a_control_character_too(capsys: pytest.CaptureFixture[s
     assert not (memories() / "MEMORY.md").exists()
 
 
-@pytest.mark.parametrize("content", ["[1]", '[{"id": "a"}]', '{"id": 1}'])
+@pytest.mark.parametrize("content", ["[1]", '[{"id": "a"}]', '{"id": 1}', "[" * 200_000 + "]" * 200_000])
 def test_a_pending_file_of_another_shape_is_a_clear_error_not_a_traceback(
         content: str, capsys: pytest.CaptureFixture[str]) -> None:
     """pending.json edited by hand (or written by something else): the memory tool raised TypeError / KeyError and

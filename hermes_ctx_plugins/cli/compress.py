@@ -137,6 +137,8 @@ def _load_messages(path: Path, session: str | None) -> tuple[str, list[dict[str,
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is neither JSON nor a hermes state.db: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{path} holds JSON nested too deep to read (not a list of chat messages)") from None
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         data = data["messages"]
     if not isinstance(data, list) or not all(isinstance(m, dict) and "role" in m for m in data):

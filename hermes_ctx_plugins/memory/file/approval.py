@@ -148,7 +148,8 @@ class Approved:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return []
-        except (OSError, ValueError) as exc:  # nothing counts as approved (safe); the next write keeps a copy
+        except (OSError, ValueError, RecursionError) as exc:  # nothing counts as approved (safe); the next write keeps
+            # a copy (RecursionError: JSON nested deeper than Python's parser goes)
             log.error("the approved memory texts in %s cannot be read (%s); entries the scanner's layers disagree "
                       "on stay withheld until they are approved again", self.path, exc)
             return []
@@ -191,6 +192,9 @@ class PendingWrites:
             return []
         except (OSError, ValueError) as exc:
             raise StoreUnavailable(self.path, "read the pending writes in", OSError(str(exc))) from exc
+        except RecursionError:  # nested deeper than Python's parser goes: named like any damaged file
+            raise StoreUnavailable(self.path, "read the pending writes in", OSError(
+                "its JSON is nested too deep to read; move it aside to start over")) from None
         try:
             items = [PendingWrite(id=item["id"], target=item["target"], created=item["created"],
                                   session_id=item.get("session_id", ""),
