@@ -66,6 +66,8 @@ class Evil(CompressorStrategy):
                 for call in message.get("tool_calls") or ():
                     call["function"]["arguments"] = "{}"
             raise RuntimeError("changed my mind")
+        if self.mode == "minimal":  # PLUGINS.md's example and the scaffold's: no token counts given
+            return CompressionResult(messages=[messages[0], *messages[-len(messages) // 3:]], compressed=True)
         return CompressionResult.unchanged(messages)
 
 
@@ -654,3 +656,33 @@ def test_a_plugin_past_its_room_that_returns_odd_text_fails_alone() -> None:
     assert "the other plugin's note" in request.context and len(request.context) < 16_100
     [owner] = [o for o, h in host.isolator._health.items() if h.last_error]
     assert "Full" in owner and "not text" in host.isolator.health(owner).last_error
+
+
+def test_a_strategy_giving_no_token_counts_gets_ours() -> None:
+    """A strategy that fills in no ``tokens_before`` (the scaffold's, PLUGINS.md's example) had hermes' /ctx and
+    ``hermes-ctx compress`` report "0 -> 5,030 tokens (0% saved)" (a newcomer walk): the host counts both itself."""
+    from hermes_ctx_plugins.tokens import get_counter
+
+    host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
+                      "ctx_plugins": {"compressor": "evil", "archive": {"enabled": False}, **LIMITS}},
+                     plugins=[EvilPlugin()])
+    Evil.mode = "minimal"
+    try:
+        messages = history()
+        result = host.compress(messages, session=ALICE, force=True)
+    finally:
+        Evil.mode = ""
+    counter = get_counter("gpt-4o")
+    assert result.compressed
+    assert result.tokens_before == counter.count_messages(messages) > result.tokens_after
+    assert result.tokens_after == counter.count_messages(result.messages)
+
+
+def test_the_compress_commands_kept_verbatim_counts_a_copys_messages_too() -> None:
+    """Another plugin's strategy works on a copy: counted by identity, ``hermes-ctx compress`` said it kept none."""
+    from hermes_ctx_plugins.cli.compress import _kept_verbatim
+
+    messages = history(3)
+    kept = copy.deepcopy([messages[0], *messages[-4:]])
+    assert _kept_verbatim(messages, [*kept, {"role": "user", "content": "a summary"}]) == 5
+    assert _kept_verbatim(messages, [messages[0], *copy.deepcopy(messages[:1])]) == 2 - 1  # one message, one copy

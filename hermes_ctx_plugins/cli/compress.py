@@ -7,6 +7,7 @@ import argparse
 import json
 import sqlite3
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         host.compressor.status_callback = on_event
         result = host.compress(messages, force=True)
     host.shutdown()
-    kept = sum(1 for m in result.messages if any(m is o for o in messages))
+    kept = _kept_verbatim(messages, result.messages)
     # the archive of a replay keeps nothing (above): what it would have kept
     notes = [f"would archive {note.removeprefix('archived ')} (a replay keeps nothing)" if note.startswith("archived ")
              else note for note in result.notes]
@@ -144,3 +145,24 @@ def _load_messages(path: Path, session: str | None) -> tuple[str, list[dict[str,
     if not isinstance(data, list) or not all(isinstance(m, dict) and "role" in m for m in data):
         raise ValueError(f"{path} must hold a JSON list of chat messages (objects with a 'role')")
     return str(path), data
+
+
+def _kept_verbatim(messages: list[dict[str, Any]], after: list[dict[str, Any]]) -> int:
+    """How many of ``after`` are messages of ``messages`` as they were: the same object (ours keep them), or equal
+    (another plugin's strategy works on a copy: counted by identity, it kept none; a newcomer walk)."""
+    same = {id(m) for m in messages}
+    left = Counter(_key(m) for m in messages)
+    kept = 0
+    for message in after:
+        key = _key(message)
+        if id(message) in same or left[key] > 0:
+            left[key] -= 1
+            kept += 1
+    return kept
+
+
+def _key(message: Any) -> str:
+    try:
+        return json.dumps(message, sort_keys=True, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return f"unreadable:{id(message)}"
