@@ -332,6 +332,22 @@ def test_a_memory_provider_a_broken_plugin_held_is_said_when_hermes_starts(
     assert "failed to load (broken)" in said and "no turn is stored" in said
 
 
+@pytest.mark.parametrize(("memory", "warned"), [("", True), ("memory: {provider: ''}\n", True),
+                                               ("memory: {provider: ctx-mem0}\n", False)])
+def test_an_external_provider_listed_only_in_ours_is_said_to_do_nothing_in_hermes(
+        stub: StubOpenAIServer, capsys: pytest.CaptureFixture[str], memory: str, warned: bool) -> None:
+    """ctx_plugins.memory.providers listing ctx-mem0: inside hermes it stored and recalled nothing, and neither the
+    terminal nor agent.log said so (a newcomer walk); selected as hermes' memory.provider it runs, and nothing is
+    said."""
+    configure_hermes(stub, memory + "ctx_plugins:\n  memory: {providers: [file, ctx-mem0]}\n"
+                     "  options: {ctx-mem0: {api_key: m0-test-key, host: 'http://127.0.0.1:9'}}\n")
+    new_agent(stub)
+    said = capsys.readouterr().err
+    assert ("ctx_plugins.memory.providers lists 'ctx-mem0'" in said) is warned
+    if warned:
+        assert "stores and recalls nothing here; set memory.provider: ctx-mem0" in said
+
+
 def test_hermes_own_memory_provider_is_no_lost_one_when_a_plugin_failed_to_load(
         stub: StubOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
