@@ -106,3 +106,37 @@ def test_a_login_key_followed_by_another_key_is_no_login_pair(text: str) -> None
     it (a red-team pass: 6 of 18 shapes of ordinary JSON left invalid)."""
     for form, redacted in both_forms(text):
         assert redacted == text, form
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("machine github.com\n  login octocat\n  password Gh0stPass2024", "Gh0stPass2024"),  # ~/.netrc
+    ("machine github.com login octocat password Gh0stPass2024", "Gh0stPass2024"),
+    ("Staging creds: user admin, password B3pUcUqWmuwwDW37Q3 - ask Bob", "B3pUcUqWmuwwDW37Q3"),
+    ('SMTP_PASSWORD="abcd efgh ijkl mnop"', "abcd efgh ijkl mnop"),  # an app password as Google prints it
+    ('connect(user="app", password="r3d!s p@ss w0rd")', "r3d!s p@ss w0rd"),
+])
+def test_a_netrc_entry_a_password_in_prose_and_a_quoted_passphrase_are_redacted(text: str, secret: str) -> None:
+    """Each left whole before (a red-team fuzzer): a .netrc password without a symbol, a prose "password X" of
+    letters and digits with no colon, a quoted value with spaces (a value's character was never white space)."""
+    for form, redacted in both_forms(text):
+        assert secret not in redacted, form
+
+
+@pytest.mark.parametrize("text", [
+    '{"password": "Enter your password"}', 'PASSWORD_HINT="at least 8 characters"', 'password = "${SMTP_PASSWORD}"',
+    "Forgot your password? Reset it in 2 minutes.", "the password hashing uses argon2id by default",
+    "log in with your account, then enter the password shown on screen",
+])
+def test_sentences_about_passwords_stay(text: str) -> None:
+    for form, redacted in both_forms(text):
+        assert redacted == text, form
+
+
+def test_a_heredoc_writing_an_env_file_is_redacted_in_its_summary_line() -> None:
+    """The one-line summary of a tool call joined the command's lines before the summary request's redaction read
+    them: an .env written by a heredoc went out in the request (a red-team pass)."""
+    from hermes_ctx_plugins.compression.tool_summary import summarize_tool_result
+
+    command = "cat > .env <<'EOF'\nDB_PASSWORD=sunshine\nDB_USER=app\nEOF"
+    line = redact_secrets(summarize_tool_result("terminal", {"command": command}, '{"output": "", "exit_code": 0}'))
+    assert "sunshine" not in line and "DB_USER=app" in line

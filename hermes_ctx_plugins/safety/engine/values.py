@@ -257,6 +257,21 @@ def _url_password(view: str, m: re.Match[str]) -> bool:
     return m["value"] != m["user"] and not _NOT_A_VALUE.fullmatch(m["value"])
 
 
+#: an app password as Google and Apple print it (``abcd efgh ijkl mnop``)
+_APP_PASSWORD = lazy(r"[a-z]{4}(?: [a-z]{4}){3}")
+#: a word mixing letters with digits or symbols (``r3d!s``, ``p@ss``, ``w0rd``): no word of prose or a UI's label
+_MIXED_WORD = lazy(r"(?:^|\s)(?=\S*[a-z])(?=\S*[0-9!@#$%^&*+=?~])[^\s]{3,}")
+
+
+def _passphrase(view: str, m: re.Match[str]) -> bool:
+    """A quoted value with spaces after a credential's name: an app password, or words one of which mixes letters
+    with digits or symbols ("r3d!s p@ss w0rd"). A sentence ("Enter your password", "at least 8 characters") is not
+    one, nor a placeholder; passphrases of plain words ("correct horse battery staple") are left (as prose is)."""
+    value = m["value"].strip()
+    return " " in value and not _NOT_A_VALUE.fullmatch(value) and bool(
+        _APP_PASSWORD.fullmatch(value) or _MIXED_WORD.search(value))
+
+
 def _login_pair(view: str, m: re.Match[str]) -> bool:
     """``login: admin / Sp4rrow!Staging``: a password with more than letters and digits, not a URL's path."""
     return "://" not in m[0] and real_value(m["value"], password=True) and not m["value"].isalnum()
@@ -275,4 +290,5 @@ SECRET_CHECKS: dict[str, Callable[[str, re.Match[str]], bool]] = {
     "quoted credential name": partial(_named, "'\""),
     "credential element": partial(_named, "<"),
     "login pair": _login_pair,
+    "passphrase": _passphrase,
 }

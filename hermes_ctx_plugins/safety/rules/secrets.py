@@ -147,7 +147,8 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*(?P<q1>[\"'])?(?!\[redacted)(?P<value>"
          + _value_char("q1") + r"{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)"
          r"(?:\s+(?:for|of|on|to)\s+[^\n:=]"
-         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s]))\s*:?\s*(?P<q2>[\"'])?"
+         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])|"
+         r"\s+(?=[a-z0-9]{12,}\b)(?=[a-z]*\d)(?=\d*[a-z]))\s*:?\s*(?P<q2>[\"'])?"
          r"(?P<said>" + _value_char("q2") + r"{6,200})|"
          r"(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为|\s(?=\S*\d)(?=\S*[a-z]))\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})",
@@ -216,6 +217,18 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"(?P<user>[\w.@+-]{2,40})[ \t]*(?:/|\||,|:)[ \t]*(?!\\{0,3}\"[^\"\\\n]{0,64}\\{0,3}\"\s*:)"
          r"(?P<value>(?:[^\s,;\\\"]|\\\\|\\(?![nrt])|\"(?![\s,;)}\]]|$)){6,64})",
          context=("login pair",), languages=("en",)),
+    # a quoted value with spaces after a credential's name: an app password, a passphrase mixing in digits or symbols
+    Rule("secrets/quoted-passphrase", "secret", "password", (0, 0),
+         "password,passwd,passphrase,pwd,secret&=,:",
+         r"(?P<key>password|passwd|passphrase|pwd|secret)(?:[_.-][a-z0-9]+)*[\"']?\s*(?::=|=>|[:=])\s*"
+         r"(?P<q>\\?[\"'])(?!\[redacted)(?P<value>[^\"'\n\\]{6,100})(?P=q)",
+         context=("passphrase",), languages=()),
+    # a .netrc's machine entry ("machine github.com login octocat password Gh0stPass2024"), on one line or several
+    Rule("secrets/netrc-password", "secret", "password", (0, 0),
+         "login&password",
+         r"login(?:\s|\\[nrt])+[^\s\\]{1,100}(?:\s|\\[nrt])+password(?:\s|\\[nrt])+(?!\[redacted)"
+         r"(?P<value>[^\s\\\"'`]{4,200})",
+         context=("password value",), languages=()),
     # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
     Rule("secrets/pin-or-door-code", "secret", "password", (0, 0),
          "pin,passcode,door,alarm,gate,safe,lock,garage,entry,security",
