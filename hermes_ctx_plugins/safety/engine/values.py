@@ -22,7 +22,7 @@ _NOT_A_VALUE = lazy(
     r"(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*|"
     r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
     r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+(?:\(.*)?|"
-    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|"
+    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|[a-z_][\w.]*\[.*|"  # [: Optional[str], form['password']
     r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*|"
     # documentation's own example values (AKIAIOSFODNN7EXAMPLE), and a word of another script standing for the value
     # ("postgresql://用户名:密码@主机")
