@@ -126,6 +126,14 @@ def test_a_demo_too_short_to_compact_shows_no_compaction_figures() -> None:
     assert f"no compaction: the largest request held {largest:,} tokens" in out.getvalue()
 
 
+@pytest.mark.parametrize("given", [["--config", "/srv/hermes/config.yaml"], ["--deployment", "support"]])
+def test_demo_refuses_a_config_it_would_not_use(given: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo writes its own config in its own home: --config and --deployment were accepted and ignored (a newcomer
+    walk), so a user thought their config was demonstrated."""
+    assert main(["demo", *given]) == 4
+    assert f"{given[0]} does not apply" in capsys.readouterr().err
+
+
 def test_demo_keep_refuses_a_folder_with_files_in_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "my-hermes"
     home.mkdir()

@@ -39,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print("hermes-ctx: the demo needs hermes-agent: pip install 'hermes-ctx-plugins[hermes]'", file=sys.stderr)
         return EXIT_INPUT
+    ignored = [flag for flag, value in (("--config", getattr(args, "config", None)),
+                                        ("--deployment", getattr(args, "deployment", None)),
+                                        ("--profile", getattr(args, "profile", None))) if value]
+    if ignored:  # they were accepted and ignored (a newcomer walk): the demo writes its own config in its own home
+        print(f"hermes-ctx: demo runs on a config and hermes home of its own; {', '.join(ignored)} does not apply "
+              "(--keep DIR keeps that home)", file=sys.stderr)
+        return EXIT_INPUT
     if args.keep is not None and args.keep.exists() and (not args.keep.is_dir() or any(args.keep.iterdir())):
         # the demo writes its own config.yaml and memories there: never over a real hermes home
         print(f"hermes-ctx: demo --keep needs a new or empty folder: {args.keep} is not one", file=sys.stderr)
