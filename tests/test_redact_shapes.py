@@ -162,3 +162,66 @@ def test_a_credential_table_still_goes() -> None:
     text = "username,password,role\nalice,Tr0ub4dor&3,admin\nbob,c0rrect-h0rse,dev"
     for form, redacted in both_forms(text):
         assert "Tr0ub4dor&3" not in redacted and "c0rrect-h0rse" not in redacted and "alice" in redacted, form
+
+
+def _key_lines(count: int = 6) -> list[str]:
+    return [(KEY_LINES[i % 2][i:] + KEY_LINES[(i + 1) % 2])[:64] for i in range(count)]
+
+
+@pytest.mark.parametrize("cut", [False, True])
+@pytest.mark.parametrize("layout", ["read_file", "cat -n", "markdown", "js array", "cat -A", "html"])
+def test_a_key_behind_a_gutter_or_a_quote_per_line_goes(layout: str, cut: bool) -> None:
+    """hermes' own read_file answer puts "12|" before every line: a key there, whole or cut short, was kept whole
+    after the previous round (it needed bare base64 lines; a red-team pass: 100 of 100 in each layout)."""
+    body = _key_lines()
+    lines = ["-----BEGIN RSA PRIVATE KEY-----", *body, *([] if cut else ["-----END RSA PRIVATE KEY-----"])]
+    text = {"read_file": "\n".join(f"{n + 1}|{line}" for n, line in enumerate(lines)),
+            "cat -n": "\n".join(f"{n + 1:6d}\t{line}" for n, line in enumerate(lines)),
+            "markdown": "\n".join(f"> {line}" for line in lines),
+            "js array": "const KEY = [\n" + "\n".join(f"  '{line}'," for line in lines) + "\n].join('\\n');",
+            "cat -A": "$\n".join(lines) + "$",
+            "html": "<br>".join(lines)}[layout]
+    for form, redacted in both_forms(text + "\nnext command output"):
+        assert not any(line[8:40] in redacted for line in body), form
+        assert redacted.endswith("next command output"), form
+
+
+def test_a_key_in_json_inside_a_tool_answer_goes() -> None:
+    """aws secretsmanager get-secret-value: the key is a string of a JSON string of the terminal's JSON answer."""
+    body = _key_lines()
+    pem = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"])
+    for form, redacted in both_forms(json.dumps({"SecretString": json.dumps({"private_key": pem})})):
+        assert not any(line[8:40] in redacted for line in body), form
+
+
+def test_grep_output_of_thousands_of_begin_lines_is_redacted_in_linear_work() -> None:
+    """Each BEGIN line without an END scanned up to 40,000 characters ahead, past the other BEGIN lines: 4,000 grep
+    hits took 9.5 s (a red-team pass). Here 20,000 (1.2 MB) would have taken minutes, past the test's time limit."""
+    text = "\n".join(f"/home/u{i % 50}/certs/site{i}.key:1:-----BEGIN RSA PRIVATE KEY-----" for i in range(20_000))
+    assert redact_secrets(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "docker build --secret id=npmrc,src=$HOME/.npmrc -t app .", "ansible-playbook --ask-vault-pass site-prod.yml",
+    'usage = "prog --token TOKEN"', 'password_mismatch: "Passwords do not match!"',
+    'pwd_prompt = "Password for %s@%s: "',
+    "DB_PASSWORD=your-password-1", "password = *(char **)argv[2];", "password: *db-pass",
+    "DB_PASSWORD=/run/secrets/db_password:ro", "password=*Required*", "default login anonymous password user@site",
+    "store the password base64encoded in the header", "_assertion_pass: Callable[[int, str, str], None] | None = None",
+    '_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\n_SK_END = b"-----END OPENSSH PRIVATE KEY-----"',
+])
+def test_what_the_previous_round_took_for_a_secret_stays(text: str) -> None:
+    """False alarms the second red-team pass found in the first round's rules (or that its fixes brought back)."""
+    for form, redacted in both_forms(text):
+        assert redacted == text, form
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ('$ mycli deploy --token "Xk9qL2zPw1abcdEF" --region eu', "Xk9qL2zPw1abcdEF"),
+    ("$ mycli --password\tXk9qL2zPw1abcdEF", "Xk9qL2zPw1abcdEF"),
+    ("gpg --batch --passphrase Xk9qL2zPw1 -d f", "Xk9qL2zPw1"),
+    ("DB_PASSWORD=Tr0ub4dor[3x", "Tr0ub4dor[3x"), ("DB_PASSWORD=*Xk9qL2zPw1", "*Xk9qL2zPw1"),
+])
+def test_what_the_previous_round_still_left_goes(text: str, secret: str) -> None:
+    for form, redacted in both_forms(text):
+        assert secret not in redacted, form

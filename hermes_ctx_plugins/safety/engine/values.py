@@ -18,15 +18,16 @@ _NOT_A_VALUE = lazy(
     # a variable, a format's field, a template's, a mask, *args, a path; a value merely starting with "*", "/" or "~"
     # is not one (*Hx82kQ!mz, an AWS secret key /k3Rz9+Yw8/...: a red-team pass), nor one that only starts with a
     # placeholder's word (My_Passw0rd!, Example@2024: "my_password", "example-token" are placeholders)
-    r"(?i)[$%{<\[#(].*|\*+(?:[a-z_]\w*)?|(?:~|\.{1,2})?/[\w.@/-]*|.*(?:\.\.\.|…|xxx|\*\*\*).*|"
-    r"(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*|"
+    r"(?i)[$%{<\[#(].*|\*+(?:[a-z_][a-z_-]*\*?|\(.*|[a-z_]\w*\(.*)?|(?:~[\w.-]*|\.{1,2})?/[\w.@:/-]*|"
+    r".*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*\d{0,3}|"
     r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
     r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+(?:\(.*)?|"
-    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|[a-z_][\w.]*\[.*|"  # [: Optional[str], form['password']
+    # name[: Optional[str, form['password', auth[1 (a password's letters and digits before "[" are no name)
+    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|[a-z_][a-z_.]*\[.*|"
     r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*|"
     # documentation's own example values (AKIAIOSFODNN7EXAMPLE), and a word of another script standing for the value
     # ("postgresql://用户名:密码@主机")
-    r".+example.*|example(?:[-_.][a-z]+)*|[^\x00-\x7f]{1,12}")
+    r".+example.*|example(?:[-_.][a-z]+)*\d{0,3}|[^\x00-\x7f]{1,12}")
 _NOT_A_SECRET_KEY = lazy(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|"
                          r"expiry|expires|ttl|header|field|env|var|id|policy|rotation|hint)")
 
@@ -259,8 +260,19 @@ def _url_password(view: str, m: re.Match[str]) -> bool:
 
 #: an app password as Google and Apple print it (``abcd efgh ijkl mnop``)
 _APP_PASSWORD = lazy(r"[a-z]{4}(?: [a-z]{4}){3}")
-#: a word mixing letters with digits or symbols (``r3d!s``, ``p@ss``, ``w0rd``): no word of prose or a UI's label
-_MIXED_WORD = lazy(r"(?:^|\s)(?=\S*[a-z])(?=\S*[0-9!@#$%^&*+=?~])[^\s]{3,}")
+#: what mixed into a word's letters makes it no word of prose or a UI's label (``r3d!s``, ``p@ss``, ``w0rd``)
+_MIXED = frozenset("0123456789!@#$^&*+=~")
+
+
+def _mixed_word(value: str) -> bool:
+    """Whether a word of ``value`` mixes letters with digits or symbols inside it: a sentence's closing "!" or "?"
+    and a format's field (``%s@%s``, ``{user}``) do not count (a red-team pass: "Passwords do not match!")."""
+    for word in value.split():
+        word = word.rstrip("!?.,:;")
+        if len(word) >= 3 and "%" not in word and "{" not in word and any(c.isalpha() for c in word) and any(
+                c in _MIXED for c in word):
+            return True
+    return False
 
 
 def _passphrase(view: str, m: re.Match[str]) -> bool:
@@ -269,7 +281,7 @@ def _passphrase(view: str, m: re.Match[str]) -> bool:
     one, nor a placeholder; passphrases of plain words ("correct horse battery staple") are left (as prose is)."""
     value = m["value"].strip()
     return " " in value and not _NOT_A_VALUE.fullmatch(value) and bool(
-        _APP_PASSWORD.fullmatch(value) or _MIXED_WORD.search(value))
+        _APP_PASSWORD.fullmatch(value) or _mixed_word(value))
 
 
 def _login_pair(view: str, m: re.Match[str]) -> bool:

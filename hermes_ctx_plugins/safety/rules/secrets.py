@@ -68,20 +68,28 @@ def _value_char(quote: str) -> str:
 
 
 
-# A private key: its BEGIN line, then what a key's body holds (base64, header fields such as Proc-Type, line breaks
-# raw or as a JSON string's escapes) up to its END line; cut short (a `head` of the file, a paste in part, hermes'
-# truncation notice in its middle), the body's whole lines of base64 after the BEGIN line, at least one of 16
-# characters. A BEGIN line alone (code testing for one, docs naming it) is no key: read to the end of the text, its
-# redaction took everything after the line, closing quotes of a tool's JSON answer included (a red-team pass).
+# A private key: its BEGIN line, then anything but another BEGIN line or a JSON string's end (an escaped quote, a
+# line-number gutter, a quote per line are part of it) up to its END line; cut short (a `head` of the file, a
+# read_file limit, hermes' truncation notice in its middle), the body's lines after the BEGIN line: base64 (16 or more,
+# or ending in "="), behind a gutter (read_file's "12|", `cat -n`), a quote or "> ", header fields (Proc-Type), the
+# notice. A BEGIN line alone (code testing for one, docs naming it) is no key: read to the end of the text, its
+# redaction took everything after the line, closing quotes of a tool's JSON answer included; a scan past other BEGIN
+# lines made grep's output of them 100x slower (red-team passes).
 _PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-_PEM_END = r"[ \t]*+-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-_PEM_BREAKS = r"(?:[ \t]*+(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n))++"  # line breaks, raw or escaped once to thrice
-_PEM_LINE = r"[ \t]*+[A-Za-z0-9+/=]{1,200}+(?=[ \t]*+(?:\r?\n|\\|\Z|[\"'\]]|-----))"  # a whole line of base64
+_PEM_GUTTER = r"[ \t]*+(?:\d{1,7}(?:[|:\t]|\\t) ?|> ?|(?:\\{1,7}\"|['`]) ?)?"  # read_file's "12|", cat -n, a quote
+_PEM_END = rf"{_PEM_GUTTER}-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_BREAKS = r"(?:[ \t]*+(?:\r?\n|(?:\\{1,7}r)?\\{1,7}n|<br ?/?>))++"  # line breaks: raw, escaped (JSON in JSON), <br>
+_PEM_EOL = r"(?:(?:\\{1,7}\"|['`]),?|\$)?"  # a line's quote (not a JSON string's own end), cat -A's $
+_PEM_TAIL = rf"{_PEM_EOL}(?=[ \t]*+(?:\r?\n|[\\\"<\]]|\Z|-----))"
+_PEM_FIRST = rf"{_PEM_GUTTER}(?:[A-Za-z0-9+/=]|\\/){{16,200}}+{_PEM_TAIL}"  # \/: PHP's JSON
+_PEM_LINE = rf"{_PEM_GUTTER}(?:(?:[A-Za-z0-9+/]|\\/){{16,200}}+=*+|[A-Za-z0-9+/]{{2,15}}+=++){_PEM_TAIL}"
 _PEM_FIELD = r"[ \t]*+[A-Z][A-Za-z-]{1,20}:[^\n\\\"]{0,200}+"  # Proc-Type: 4,ENCRYPTED / Version: GnuPG v2
 _PEM_NOTICE = r"[ \t]*+\.\.\. \[OUTPUT TRUNCATED[^\]\n\\]{0,200}\](?: \.\.\.)?"  # hermes' terminal tool cut it
-_PEM_KEY = (rf"{_PEM_BEGIN}(?:(?:[A-Za-z0-9+/=\s,:.()@_-]|\\{{1,3}}[nrt]){{0,40000}}?{_PEM_END}|"
-            rf"(?:{_PEM_BREAKS}{_PEM_FIELD})*?{_PEM_BREAKS}(?=[ \t]*+[A-Za-z0-9+/=]{{16}}){_PEM_LINE}"
-            rf"(?:{_PEM_BREAKS}(?:{_PEM_LINE}|{_PEM_FIELD}|{_PEM_NOTICE}))*+(?:{_PEM_BREAKS}{_PEM_END})?)")
+_PEM_BODY = r"(?:(?!-----BEGIN)(?:[^\"\\]|\\[\s\S]|\"(?![ \t]*[,:}\]])))"  # not a JSON string's end: no ", or ":
+_PEM_KEY = (rf"{_PEM_BEGIN}(?=(?:(?!-----END){_PEM_BODY}){{0,300}}?[A-Za-z0-9+/]{{16}})"  # a body, not code between
+            rf"{_PEM_BODY}{{0,20000}}?-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY"
+            rf"(?: BLOCK)?-----|{_PEM_BEGIN}{_PEM_EOL}(?:{_PEM_BREAKS}{_PEM_FIELD})*?{_PEM_BREAKS}{_PEM_FIRST}"
+            rf"(?:{_PEM_BREAKS}(?:{_PEM_LINE}|{_PEM_FIELD}|{_PEM_NOTICE}))*+(?:{_PEM_BREAKS}{_PEM_END})?")
 
 
 # what makes "token 4dc193bc..." a credential: the kind of token named just before it ("auth token", "access key")
@@ -130,11 +138,15 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"authorization[\"']?\s*[:=]\s*[\"']?(?:[a-z][\w-]{1,20}[ \t]+)?(?!\[redacted)(?P<value>[\w.~+/-]{12,}=*)",
          context=("secret value",), languages=()),
     # a credential given to a command as a flag and its own argument: --token X, --db-password X, keytool -storepass X
+    # (not a flag asking for one, skipping or matching one: --ask-vault-pass site.yml, --skip-password db2; nor one
+    # whose argument is settings: docker build --secret id=npmrc,src=...; a red-team pass)
     Rule("secrets/credential-flag", "secret", "password", (0, 0),
-         "--,-storepass,-keypass,-srcstorepass,-deststorepass&password,passwd,pass,token,secret,apikey,api,"
-         "storepass,keypass,srcstorepass,deststorepass",
-         r"--?(?P<key>(?:[a-z0-9]+[-_])*(?:password|passwd|pass|token|secret|api[-_]?key|(?:src|dest)?storepass|"
-         r"keypass))[ \t]+(?!-)(?P<q>[\"'])?(?!\[redacted)(?P<value>" + _value_char("q") + r"{6,200})",
+         "--,-storepass,-keypass,-srcstorepass,-deststorepass&password,passwd,pass,passphrase,pwd,token,secret,apikey,"
+         "api,storepass,keypass,srcstorepass,deststorepass",
+         r"--?(?!(?:ask|skip|no|match|show|print|prompt|require|requires|use|with|hide|check|reset)[-_])"
+         r"(?P<key>(?:[a-z0-9]+[-_])*(?:password|passwd|pass|passphrase|pwd|token|secret|secret[-_]key|api[-_]?key|"
+         r"(?:src|dest)?storepass|keypass))(?:[ \t]|\\t)+(?!-)(?P<q>\\?[\"'])?(?!\[redacted)"
+         r"(?P<value>[^\s\"'`,;)\]}<>\\=]{6,200})(?![=\w])",
          context=("password value",), languages=()),
     Rule("secrets/url-password", "secret", "url-password", (0, 0),
          "://&@",
@@ -148,7 +160,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          + _value_char("q1") + r"{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)"
          r"(?:\s+(?:for|of|on|to)\s+[^\n:=]"
          r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])|"
-         r"\s+(?=[a-z0-9]{12,}\b)(?=[a-z]*\d)(?=\d*[a-z]))\s*:?\s*(?P<q2>[\"'])?"
+         r"\s+(?=[a-z0-9]{12,}\b)(?=[a-z]*\d+[a-z]+\d)(?=\d*[a-z]))\s*:?\s*(?P<q2>[\"'])?"
          r"(?P<said>" + _value_char("q2") + r"{6,200})|"
          r"(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为|\s(?=\S*\d)(?=\S*[a-z]))\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})",
@@ -226,7 +238,8 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     # a .netrc's machine entry ("machine github.com login octocat password Gh0stPass2024"), on one line or several
     Rule("secrets/netrc-password", "secret", "password", (0, 0),
          "login&password",
-         r"login(?:\s|\\[nrt])+[^\s\\]{1,100}(?:\s|\\[nrt])+password(?:\s|\\[nrt])+(?!\[redacted)"
+         r"login(?:\s|\\[nrt])+(?!(?:anonymous|ftp)\b)[^\s\\]{1,100}(?:\s|\\[nrt])+password(?:\s|\\[nrt])+"
+         r"(?!\[redacted)"
          r"(?P<value>[^\s\\\"'`]{4,200})",
          context=("password value",), languages=()),
     # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
