@@ -356,7 +356,7 @@ class SummaryClient:
     def _message(self, content: bytes, status: int) -> dict[str, Any]:
         try:
             data = json.loads(content)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than Python's parser goes
             raise self._error(SummaryBadResponse, f"malformed JSON: {_snippet(content)}", status) from exc
         choices = data.get("choices") if isinstance(data, dict) else None
         if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import operator
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,9 +73,9 @@ _ID_FIELDS = frozenset({"session_id", "user_id", "chat_id", "parent_session_id"}
 
 
 def id_text(value: object, field: str = "user_id") -> str:
-    """An id hermes or a Bridge's caller gave, as :class:`SessionInfo` keeps it: a ``str``, or an integer's text;
-    anything else (bytes from a database driver, a bool, a float) raises :class:`InvalidSession` naming it. ``str()``
-    would alias it with another user's id (``b"zed"`` is not the user ``"b'zed'"``; a red-team pass)."""
+    """An id hermes or a Bridge's caller gave, as :class:`SessionInfo` keeps it: a ``str``, an integer's or a UUID's
+    text; anything else (bytes from a database driver, a bool, a float) raises :class:`InvalidSession` naming it.
+    ``str()`` would alias it with another user's id (``b"zed"`` is not the user ``"b'zed'"``; a red-team pass)."""
     return _text(field, value, number=True)
 
 
@@ -83,6 +84,8 @@ def _text(name: str, value: object, *, number: bool) -> str:
     error."""
     if isinstance(value, str):
         return str.__str__(value)
+    if number and isinstance(value, uuid.UUID):  # what database drivers return for a uuid column: its text
+        return str(value)
     if number and not isinstance(value, (bool, float)) and isinstance(value, SupportsIndex):  # numpy's too
         whole = operator.index(value)
         try:
@@ -90,7 +93,7 @@ def _text(name: str, value: object, *, number: bool) -> str:
         except ValueError:  # past Python's digits limit for str(): no platform's id
             raise InvalidSession(f"SessionInfo.{name}: an integer of {whole.bit_length():,} bits is no id",
                                  field=name, value=value) from None
-    what = "a str, or an int read as its text" if number else "a str"
+    what = "a str, or an int or UUID read as its text" if number else "a str"
     raise InvalidSession(f"SessionInfo.{name} must be {what}, got {short_repr(value)}", field=name, value=value)
 
 

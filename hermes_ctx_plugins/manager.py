@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping
@@ -92,6 +93,10 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
     ) -> None:
         self.config = config
         self.status_callback = status_callback
+        #: the hermes agents (by id) using each active memory provider, by name: hermes shuts an agent's memory down
+        #: when it drops that agent while others share the provider (``hermes.memory``: only the last closes it)
+        self.provider_users: dict[str, set[int]] = {}
+        self.provider_users_lock = threading.Lock()
         settings = config.plugins
         self.isolator = FaultIsolator(
             threshold=settings.failure_threshold, cooldown=settings.cooldown_seconds,

@@ -159,7 +159,7 @@ def from_typed_json(text: str) -> str:
     body = text[len(JSON_MARK):] if text.startswith(JSON_MARK) else text
     try:
         value = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's parser goes
         value = None
     if not isinstance(value, str):
         raise ValueError(f"{text!r} is not a JSON string; give the id in double quotes with JSON escapes, "

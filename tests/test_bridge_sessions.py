@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_helpers import configure_hermes, new_agent
+from hermes_helpers import configure_hermes, hermes_home, new_agent
 
 from hermes_ctx_plugins import ConfigError, SessionInfo, load_config
 from hermes_ctx_plugins.errors import InvalidSession
@@ -468,3 +468,25 @@ def test_a_release_during_a_real_hermes_turn_keeps_the_binding_until_it_ends(
         agent.step_callback = released_mid_turn
     agent.run_conversation("hello", conversation_history=[])
     assert seen and all(seen) and "S" not in runtime.sessions._entries
+
+
+def test_a_bridge_running_the_configs_providers_is_not_told_they_do_nothing(
+        stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
+    """hermes' start said ctx_plugins.memory.providers' ctx-local 'stores and recalls nothing here' in a Bridge's
+    process, where the Bridge runs that list (a review): said only to an agent no Bridge bound."""
+    import logging
+
+    configure_hermes(stub, "ctx_plugins: {memory: {providers: [ctx-local]}}\n")
+    bridge = Bridge(hermes_home() / "config.yaml")
+    plan = bridge.deployment("")
+    stub.responder = lambda body: "noted"
+    caplog.set_level(logging.WARNING, logger="hermes_ctx_plugins")
+    plan.apply(new_agent(stub, session_id="s-listed", user_id="alice")).run_conversation(
+        "my codeword is LISTEDCODE4", conversation_history=[])
+    [local] = plan.host.memory_providers
+    assert local.flush(10)
+    plan.apply(new_agent(stub, session_id="s-listed-2", user_id="alice")).run_conversation(
+        "what is my codeword? codeword", conversation_history=[])
+    assert "LISTEDCODE4" in json.dumps(stub.chat_requests[-1].body)  # the list runs
+    assert not any("stores and recalls nothing" in r.getMessage() for r in caplog.records)
+    bridge.shutdown()

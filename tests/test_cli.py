@@ -290,3 +290,12 @@ def test_an_unknown_name_is_reported_with_file_and_line(tmp_path: Path, capsys: 
     assert main(["check", "--config", str(path)]) == EXIT_CONFIG
     err = capsys.readouterr().err
     assert f"{path}:{line}: unknown " in err and f"({key})" in err and "did you mean" in err
+
+
+def test_a_user_json_nested_too_deep_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--user-json`` of JSON nested deeper than Python's parser goes printed a RecursionError's traceback (a
+    review): it is refused like any value that is not a JSON string."""
+    from hermes_ctx_plugins.scope import from_typed_json
+
+    with pytest.raises(ValueError, match="is not a JSON string"):
+        from_typed_json("[" * 100_000 + "]" * 100_000)

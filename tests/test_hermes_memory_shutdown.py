@@ -81,3 +81,56 @@ def test_a_turn_put_as_another_agents_shutdown_closes_the_queue_is_stored(stub: 
     monkeypatch.undo()
     writer.shutdown()
     assert stored_turns(provider) == {"alice": 1}
+
+
+def test_the_exits_shutdown_delivers_the_queue_while_a_dropped_agent_lingers(stub: StubOpenAIServer,
+                                                                            mem0: Any) -> None:
+    """hermes drops an agent without shutting its memory down (/reasoning, /personality, a model or route change; its
+    API server's agent per request), and its one-shot mode exits without atexit. Waiting for the last agent's
+    shutdown, the exit's shutdown reached nothing while the dropped one lingered: ctx-mem0's last write, queued
+    behind a slow service, was never sent (a review). Now every shutdown delivers what is queued."""
+    import json
+    import time
+
+    from hermes_helpers import new_agent
+
+    options = {"api_key": "m0-test-key", "host": mem0.base_url, "timeout": 5.0, "prefetch_wait": 2.0}
+    configure_hermes(stub, f"memory: {{provider: ctx-mem0}}\nctx_plugins: {{options: {{ctx-mem0: "
+                           f"{json.dumps(options)}}}}}\n", engine=False)
+    stub.reply("Noted.")
+    dropped = new_agent(stub, platform="cli")
+    dropped.run_conversation("my locker code is 3318", conversation_history=[])
+    time.sleep(0.5)
+    stub.reply("Noted too.")
+    last = new_agent(stub, platform="cli")
+    mem0.delay(1.0, times=5)
+    last.run_conversation("my bike is blue and named Rosinante", conversation_history=[])
+    last.shutdown_memory_provider([])  # the exit's
+    sent = [m["content"] for r in mem0.add_requests for m in r.body["messages"] if m["role"] == "user"]
+    assert "my bike is blue and named Rosinante" in sent
+    assert dropped is not None  # lingering, as hermes' dropped agent does until a full collection
+
+
+def test_hermes_initialising_a_provider_with_an_id_of_no_text_is_refused_and_a_uuid_is_its_text(
+        stub: StubOpenAIServer) -> None:
+    """hermes' memory manager hands initialize what its caller gave as user_id: ``str()`` made b"zed" the user
+    "b'zed'", who recalled that user's memories (a review); a UUID (what database drivers return) is its text."""
+    import uuid
+
+    from plugins.memory import load_memory_provider
+
+    from hermes_ctx_plugins.errors import InvalidSession
+
+    configure_hermes(stub, "memory: {provider: ctx-local}\n", engine=False)
+    for given in (b"zed", True, 1.0):
+        with pytest.raises(InvalidSession, match="user_id"):
+            load_memory_provider("ctx-local").initialize("s-bad", user_id=given, hermes_home=str(home()))
+    owner = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    by_uuid = load_memory_provider("ctx-local")
+    by_uuid.initialize("s-uuid", user_id=owner, hermes_home=str(home()))
+    by_uuid.sync_turn("my locker code is 7781", "noted", session_id="s-uuid")
+    by_uuid.shutdown()
+    by_text = load_memory_provider("ctx-local")
+    by_text.initialize("s-text", user_id=str(owner), hermes_home=str(home()))
+    assert "7781" in by_text.prefetch("what is my locker code?")
+    by_text.shutdown()

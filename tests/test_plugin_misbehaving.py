@@ -68,6 +68,9 @@ class Evil(CompressorStrategy):
             raise RuntimeError("changed my mind")
         if self.mode == "minimal":  # PLUGINS.md's example and the scaffold's: no token counts given
             return CompressionResult(messages=[messages[0], *messages[-len(messages) // 3:]], compressed=True)
+        if self.mode == "boasting":  # counts it made up
+            return CompressionResult(messages=[messages[0], *messages[-len(messages) // 3:]], compressed=True,
+                                     tokens_before=9_999_999, tokens_after=1)
         return CompressionResult.unchanged(messages)
 
 
@@ -658,15 +661,17 @@ def test_a_plugin_past_its_room_that_returns_odd_text_fails_alone() -> None:
     assert "Full" in owner and "not text" in host.isolator.health(owner).last_error
 
 
-def test_a_strategy_giving_no_token_counts_gets_ours() -> None:
+@pytest.mark.parametrize("mode", ["minimal", "boasting"])
+def test_a_strategy_giving_no_token_counts_or_made_up_ones_gets_ours(mode: str) -> None:
     """A strategy that fills in no ``tokens_before`` (the scaffold's, PLUGINS.md's example) had hermes' /ctx and
-    ``hermes-ctx compress`` report "0 -> 5,030 tokens (0% saved)" (a newcomer walk): the host counts both itself."""
+    ``hermes-ctx compress`` report "0 -> 5,030 tokens (0% saved)" (a newcomer walk), one claiming 9,999,999 -> 1
+    "100% saved" (a review): the host counts both itself."""
     from hermes_ctx_plugins.tokens import get_counter
 
     host = load_host({"model": {"default": "gpt-4o", "context_length": 128_000},
                       "ctx_plugins": {"compressor": "evil", "archive": {"enabled": False}, **LIMITS}},
                      plugins=[EvilPlugin()])
-    Evil.mode = "minimal"
+    Evil.mode = mode
     try:
         messages = history()
         result = host.compress(messages, session=ALICE, force=True)

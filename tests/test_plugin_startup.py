@@ -7,6 +7,7 @@ the first real use builds it and works, and a broken config is still said when h
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -335,17 +336,20 @@ def test_a_memory_provider_a_broken_plugin_held_is_said_when_hermes_starts(
 @pytest.mark.parametrize(("memory", "warned"), [("", True), ("memory: {provider: ''}\n", True),
                                                ("memory: {provider: ctx-mem0}\n", False)])
 def test_an_external_provider_listed_only_in_ours_is_said_to_do_nothing_in_hermes(
-        stub: StubOpenAIServer, capsys: pytest.CaptureFixture[str], memory: str, warned: bool) -> None:
-    """ctx_plugins.memory.providers listing ctx-mem0: inside hermes it stored and recalled nothing, and neither the
-    terminal nor agent.log said so (a newcomer walk); selected as hermes' memory.provider it runs, and nothing is
-    said."""
+        stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture, memory: str, warned: bool) -> None:
+    """ctx_plugins.memory.providers listing ctx-mem0: for hermes' own agents it stored and recalled nothing, and neither
+    the terminal nor agent.log said so (a newcomer walk). Said at the first turn of an agent no Bridge bound, on its
+    status line and in the log (at hermes' start it was a false alarm in a Bridge's process, which runs the list: a
+    review); selected as hermes' memory.provider it runs, and nothing is said."""
     configure_hermes(stub, memory + "ctx_plugins:\n  memory: {providers: [file, ctx-mem0]}\n"
                      "  options: {ctx-mem0: {api_key: m0-test-key, host: 'http://127.0.0.1:9'}}\n")
-    new_agent(stub)
-    said = capsys.readouterr().err
-    assert ("ctx_plugins.memory.providers lists 'ctx-mem0'" in said) is warned
-    if warned:
-        assert "stores and recalls nothing here; set memory.provider: ctx-mem0" in said
+    shown: list[str] = []
+    agent = new_agent(stub, status_callback=lambda kind, message: shown.append(message))
+    caplog.set_level(logging.WARNING, logger="hermes_ctx_plugins")
+    agent.run_conversation("hello", conversation_history=[])
+    said = "ctx_plugins.memory.providers lists 'ctx-mem0'"
+    assert any(said in r.getMessage() for r in caplog.records) is warned
+    assert any(said in message and "set memory.provider: ctx-mem0" in message for message in shown) is warned
 
 
 def test_hermes_own_memory_provider_is_no_lost_one_when_a_plugin_failed_to_load(

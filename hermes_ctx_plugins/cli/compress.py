@@ -151,11 +151,15 @@ def _kept_verbatim(messages: list[dict[str, Any]], after: list[dict[str, Any]]) 
     """How many of ``after`` are messages of ``messages`` as they were: the same object (ours keep them), or equal
     (another plugin's strategy works on a copy: counted by identity, it kept none; a newcomer walk)."""
     same = {id(m) for m in messages}
-    left = Counter(_key(m) for m in messages)
-    kept = 0
-    for message in after:
+    kept = sum(1 for message in after if id(message) in same)  # ours keep the objects: no message read (a review:
+    copies = [message for message in after if id(message) not in same]  # 1.5 s at 20k messages, reading them all)
+    if not copies:
+        return kept
+    kept_ids = {id(message) for message in after}
+    left = Counter(_key(m) for m in messages if id(m) not in kept_ids)
+    for message in copies:
         key = _key(message)
-        if id(message) in same or left[key] > 0:
+        if left[key] > 0:
             left[key] -= 1
             kept += 1
     return kept

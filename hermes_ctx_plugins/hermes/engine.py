@@ -21,7 +21,7 @@ from agent.context_engine import ContextEngine
 
 from ..archive import tools as archive_tools
 from ..compression.base import CompressionResult, CompressorStrategy, Cooldown, provider_count
-from ..events import SessionInfo, Usage
+from ..events import SessionInfo, Usage, id_text
 from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas, sendable
@@ -377,7 +377,8 @@ class HermesCtxEngine(ContextEngine):
         agent = self.agent()
         if agent is None or self._holder is not None or not self.session_id:
             return
-        self._runtime.sessions.observe(self.session_id, user_id=str(getattr(agent, "_user_id", None) or ""))
+        owner = getattr(agent, "_user_id", None)
+        self._runtime.sessions.observe(self.session_id, user_id="" if owner in (None, "") else id_text(owner))
 
     def bind_session_state(self, session_db: Any = None, session_id: str = "", **kwargs: Any) -> None:
         """hermes hands its session database when it builds an agent or moves it to a session: the ids the

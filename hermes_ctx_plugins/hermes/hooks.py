@@ -20,9 +20,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..events import Request, Response, SessionInfo, Turn, Usage, id_text, tool_calls_since_last_user
+from ..isolation import StatusEvent
 from . import sendable
 
 if TYPE_CHECKING:
+    from ..manager import Host
     from .runtime import Runtime
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -57,6 +59,8 @@ class HookDispatcher:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+        #: whether the first turn of an agent no Bridge bound was looked at for providers listed but not run
+        self._unrun_said = False
 
     def callbacks(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -109,6 +113,11 @@ class HookDispatcher:
         """Collect context from our plugins and memory providers for the outgoing user message."""
         session = self.session_for(**kwargs)
         host, driven = self.runtime.route(session.session_id)
+        if not self._unrun_said and self.runtime.sessions.binding(session.session_id) is None and \
+                self.runtime.agent_for(session.session_id) is not None:
+            self._unrun_said = True  # hermes' own agent (a Bridge's runs the list): said once, to its status line
+            for message in unrun_memory(host):
+                host.forward_status(StatusEvent(kind="plugin-failed", source="memory", message=message))
         history = conversation_history or []
         turn = self.runtime.sessions.start_turn(session.session_id)
         # no token_estimate: counted only if a plugin reads it (the history grows every turn, and
@@ -157,3 +166,20 @@ class HookDispatcher:
             host, driven = self.runtime.route(session.session_id)
             host.session_end(session, kwargs.get("messages") or (), exclude=driven)
         self.runtime.sessions.end(session.session_id)
+
+
+def unrun_memory(host: Host) -> list[str]:
+    """External providers of ours that ``ctx_plugins.memory.providers`` lists but hermes' ``memory.provider`` does
+    not select: for hermes' own agents they store and recall nothing (README), and nothing said so (a newcomer walk:
+    Mem0 listed there, no memory sent, no word on the terminal or in the log). Logged too. Asked at the first turn of
+    an agent no Bridge bound: a Bridge runs that list (at hermes' start it was a false alarm there; a review)."""
+    external = {r.name for r in host.registry if r.kind == "memory" and r.external}
+    chosen = host.config.memory.provider
+    unrun = [name for name in host.config.provider_names if name in external and name != chosen]
+    if not unrun:
+        return []
+    message = (f"ctx_plugins.memory.providers lists {', '.join(map(repr, unrun))}, which inside hermes runs only as "
+               f"hermes' memory.provider (now {chosen or 'none'!r}): it stores and recalls nothing for this agent; "
+               f"set memory.provider: {unrun[0]} (one at most), or leave the list to a Bridge")
+    log.warning("%s", message)
+    return [message]

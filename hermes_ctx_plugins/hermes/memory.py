@@ -14,7 +14,6 @@ import functools
 import json
 import logging
 import threading
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -23,7 +22,7 @@ from typing import Any
 from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
 from ..errors import HermesCtxError
-from ..events import SessionInfo, Turn, tool_calls_since_last_user
+from ..events import SessionInfo, Turn, id_text, tool_calls_since_last_user
 from ..host import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code, read_only
 from ..isolation import StatusEvent, error_text, party_of
 from ..manager import Host, load_host
@@ -39,12 +38,6 @@ from .shims import write_shims as write_shims
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 #: the most characters of a tool result a memory provider that is not built in hands the model
 MAX_TOOL_RESULT_CHARS = 64_000
-
-#: the adapters (one per hermes agent) using each of our providers, by the provider's id: hermes shuts an agent's
-#: memory down when it drops the agent (its gateway at /new, /reset, idle expiry, its cache's cap), while other agents
-#: of the process go on with the one provider they share; only the last one's shutdown reaches the provider
-_USERS: dict[int, weakref.WeakSet[HermesMemoryAdapter]] = {}
-_USERS_LOCK = threading.Lock()
 
 #: What ``hermes memory status`` / ``hermes memory setup NAME`` show and ask for our built-in remote
 #: providers (hermes' ``get_config_schema``): the API key, kept as hermes keeps secrets, in
@@ -116,19 +109,18 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if provider is not self._provider:
             provider.attach(status_callback=self._status)  # outages and recoveries, shown to the user once each
         self._host, self._provider = host, provider
-        with _USERS_LOCK:
-            _USERS.setdefault(id(provider), weakref.WeakSet()).add(self)
+        with host.provider_users_lock:
+            host.provider_users.setdefault(provider.name, set()).add(id(self))
         return host, provider
 
     def _release(self) -> bool:
-        """This agent is done with its provider; whether other agents of this process still use it."""
-        provider = self._provider
-        if provider is None:
+        """This agent is done with its provider; whether other agents of this process may still use it."""
+        host, provider = self._host, self._provider
+        if host is None or provider is None:
             return False
-        with _USERS_LOCK:
-            users = _USERS.get(id(provider))
-            if users is not None:
-                users.discard(self)
+        with host.provider_users_lock:
+            users = host.provider_users.get(provider.name, set())
+            users.discard(id(self))
             return bool(users)
 
     def _status(self, event: StatusEvent) -> None:
@@ -222,12 +214,12 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         home = kwargs.get("hermes_home")
         known = {"user_id", "chat_id", "platform", "hermes_home", "parent_session_id"}
         self._session = SessionInfo(
-            session_id=str(session_id or ""), user_id=_given(kwargs.get("user_id")),
+            session_id=str(session_id or ""), user_id=_given(kwargs.get("user_id"), "user_id"),
             chat_id=chat_of(kwargs.get("chat_id"), kwargs.get("gateway_session_key"), kwargs.get("platform"),
                             session_id),
-            platform=_given(kwargs.get("platform")),
+            platform=_given(kwargs.get("platform"), "platform"),
             hermes_home=Path(home) if home else None,
-            parent_session_id=_given(kwargs.get("parent_session_id")),
+            parent_session_id=_given(kwargs.get("parent_session_id"), "parent_session_id"),
             extra={k: v for k, v in kwargs.items() if k not in known and isinstance(v, (str, int, float, bool))},
         )
         resolved = self._resolve()
@@ -261,9 +253,19 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             or error
 
     def shutdown(self) -> None:
-        # another agent's turns may be in the provider's queue and reader right now: shutting it down under them
-        # lost their turns (a red-team pass: 16-28 of 600 turns of four gateway users while agents were evicted)
+        # Other agents' turns may be in the provider's queue and reader right now: shutting it down under them lost
+        # their turns (a red-team pass: 16-28 of 600 turns of four gateway users while agents were evicted). While
+        # other agents may use it, what is queued is delivered and the provider stays open: hermes drops agents without
+        # shutting their memory down (a model or route change, the API server's per-request agents), and its one-shot
+        # mode ends the process without atexit, so waiting for the last shutdown lost the queue at exit (a review).
         if self._release():
+            provider = self._provider
+            try:
+                if provider is not None and not provider.flush():
+                    log.warning("memory provider %r: writes are still queued after 5 s; they are sent later, or at "
+                                "its next start", self._name)
+            except Exception:  # never hermes' teardown
+                log.exception("memory provider %r could not deliver its queued writes", self._name)
             return
         self._call("shutdown")
         self._release()  # _call found the provider again
@@ -303,13 +305,14 @@ def chat_of(chat_id: Any, gateway_session_key: Any, platform: Any, session_id: A
     (X-Hermes-Session-Key, "a stable per-channel identifier that scopes long-term memory"; ctx-mem0/ctx-honcho read
     it so too), and a client sending none is its conversation (its session id: a red-team pass found every such
     client sharing one chat, and recalling the others' turns)."""
-    chat = _given(chat_id) or _given(gateway_session_key)
+    chat = _given(chat_id, "chat_id") or _given(gateway_session_key, "chat_id")
     if not chat and platform == "api_server":
-        return _given(session_id)
+        return _given(session_id, "session_id")
     return chat
 
 
-def _given(value: Any) -> str:
-    """A session field hermes passes to ``initialize``, as text: ``None`` and ``""`` are none given, anything else its
-    text (a platform's user id ``0`` is a user, not the anonymous one ``str(value or "")`` made it)."""
-    return "" if value is None else str(value)
+def _given(value: Any, field: str) -> str:
+    """A session field hermes passes to ``initialize``, as text: ``None`` and ``""`` are none given, an int or a UUID
+    its text (a platform's user id ``0`` is a user, not the anonymous one ``str(value or "")`` made it), anything else
+    refused (:func:`~hermes_ctx_plugins.events.id_text`: ``str(b"zed")`` is the user ``"b'zed'"``)."""
+    return "" if value is None else id_text(value, field)

@@ -140,21 +140,6 @@ def _memory_lost(host: Host) -> list[str]:
     return [message]
 
 
-def _memory_unrun(host: Host) -> list[str]:
-    """External providers of ours that ``ctx_plugins.memory.providers`` lists but hermes' ``memory.provider`` does
-    not select: inside hermes they store and recall nothing (README), and nothing said so (a newcomer walk: Mem0
-    listed there, no memory sent, no word in the terminal or the log)."""
-    external = {r.name for r in host.registry if r.kind == "memory" and r.external}
-    unrun = [name for name in host.config.provider_names if name in external and name != host.config.memory.provider]
-    if not unrun:
-        return []
-    message = (f"ctx_plugins.memory.providers lists {', '.join(map(repr, unrun))}, which inside hermes runs only as "
-               f"hermes' memory.provider (now {host.config.memory.provider or 'none'!r}): it stores and recalls "
-               f"nothing here; set memory.provider: {unrun[0]} (one at most), or leave the list to a Bridge")
-    log.warning("%s", message)
-    return [message]
-
-
 def _hermes_own(name: str) -> bool:
     """Whether hermes finds a memory provider ``name`` of its own (bundled, or in ``$HERMES_HOME/plugins``), not a
     shim of ours: then it is none of our business (a red-team pass: a false alarm for a user's own provider)."""
@@ -201,8 +186,7 @@ class _Start:
                   file=sys.stderr)
             checked.forget(self.home)  # found broken: the next start checks before registering
             raise
-        # no agent's status line exists yet: the terminal
-        for fallback in [*host.fallbacks, *_memory_lost(host), *_memory_unrun(host)]:
+        for fallback in [*host.fallbacks, *_memory_lost(host)]:  # no agent's status line exists yet: the terminal
             print(f"hermes-ctx-plugins: {fallback}\n  `hermes ctx doctor` says more", file=sys.stderr)
         state.host = host
         assert self.runtime is not None  # set as soon as the runtime exists, before anything asks for its host

@@ -387,7 +387,7 @@ class Reviewer:
                                                       f"only {', '.join(sorted(allowed))}"})
         try:
             args = json.loads(raw) if isinstance(raw, str) else raw
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's parser goes
             args = None
         if not isinstance(args, dict):
             outcome.malformed += 1

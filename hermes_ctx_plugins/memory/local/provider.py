@@ -249,16 +249,14 @@ class LocalProvider(MemoryProvider):
     def sync_turn(self, turn: Turn) -> None:
         if not (turn.user_text.strip() or turn.assistant_text.strip()):
             return
-        session = turn.session
-        # put() redacts the texts and cuts them to max_turn_chars before they reach the queue file
-        record = Record(
-            key=turn_key(turn), kind="turn", namespace=session.deployment, user_id=session.user_id,
-            chat_id=session.chat_id, session_id=session.session_id, user_text=turn.user_text,
-            assistant_text=turn.assistant_text, source=f"turn:{session.platform or 'cli'}",
-            created_at=time.time())
+        session = turn.session  # put() redacts the texts and cuts them to max_turn_chars before the queue file
+        record = Record(key=turn_key(turn), kind="turn", namespace=session.deployment, user_id=session.user_id,
+                        chat_id=session.chat_id, session_id=session.session_id, user_text=turn.user_text,
+                        assistant_text=turn.assistant_text, source=f"turn:{session.platform or 'cli'}",
+                        created_at=time.time())
         try:
             self._writer().put(record)
-        except QueueClosedError:  # a shutdown on another thread closed it between _writer() and put(): a new one
+        except QueueClosedError:  # the last agent's shutdown closed it between _writer() and put(): a new one
             self._writer().put(record)
         self._in_context.update(session, turn.messages)  # after: what recall leaves out never costs a turn
 
