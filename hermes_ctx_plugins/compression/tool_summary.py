@@ -58,11 +58,11 @@ def _clip(value: object, limit: int) -> str:
     than the limit is cut inside it once redacted."""
     text = as_text(value)
     prefix = 4 * limit + 64
-    head = text[:prefix]
-    if "\n" in head or "\r" in head:  # read as lines first: joined, a heredoc's .env or .netrc lines no longer read
-        text = redact_secrets(head) + text[prefix:]  # as such, and their secrets went out (a red-team pass)
     while True:  # the collapsed prefix is a prefix of the collapsed whole
-        line = " ".join(text[:prefix].split())
+        head = text[:prefix]
+        if "\n" in head or "\r" in head:  # read as lines first: joined, a heredoc's .env or .netrc lines no longer
+            head = redact_secrets(head)  # read as such, and their secrets went out (a red-team pass)
+        line = " ".join(head.split())
         if len(line) > limit or prefix >= len(text):
             break
         prefix *= 4

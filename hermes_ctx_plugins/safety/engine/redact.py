@@ -95,7 +95,8 @@ def _rule_spans(views: Views, norm: Normalised, markers: list[tuple[int, int]],
 def _glued_token() -> re.Pattern[str]:
     """A white-space escape (``\\n``, ``\\\\t``, ...) right before where a token format starts (its anchors)."""
     anchors = {anchor for rule in match.table("secrets").rules if rule.view == "normalised" for anchor in rule.anchors}
-    return re.compile(r"\\+[nrtbf](?:" + "|".join(map(re.escape, sorted(anchors))) + ")", re.IGNORECASE)
+    # (?<!\\): a run of backslashes is tried once, from its first, not from each (quadratic: a red-team pass)
+    return re.compile(r"(?<!\\)\\+[nrtbf](?:" + "|".join(map(re.escape, sorted(anchors))) + ")", re.IGNORECASE)
 
 
 def _rules_read(views: Views, norm: Normalised, markers: list[tuple[int, int]], keys_only: bool,
@@ -274,7 +275,7 @@ def _spaced_escapes(text: str) -> str | None:
     return None if spaced == text else spaced
 
 
-_DEEP_ESCAPE, _ESCAPE_RUN = lazy(r"\\{2,}[nrtbf]"), lazy(r"\\+[nrtbf]")
+_DEEP_ESCAPE, _ESCAPE_RUN = lazy(r"(?<!\\)\\{2,}[nrtbf]"), lazy(r"(?<!\\)\\+[nrtbf]")
 _WHITE = {"n": "\n", "r": "\r", "t": "\t", "b": " ", "f": " "}
 
 

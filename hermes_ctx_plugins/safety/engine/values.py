@@ -18,16 +18,16 @@ _NOT_A_VALUE = lazy(
     # a variable, a format's field, a template's, a mask, *args, a path; a value merely starting with "*", "/" or "~"
     # is not one (*Hx82kQ!mz, an AWS secret key /k3Rz9+Yw8/...: a red-team pass), nor one that only starts with a
     # placeholder's word (My_Passw0rd!, Example@2024: "my_password", "example-token" are placeholders)
-    r"(?i)[$%{<\[#(].*|\*+(?:[a-z_][a-z_-]*\*?|\(.*|[a-z_]\w*\(.*)?|(?:~[\w.-]*|\.{1,2})?/[\w.@:/-]*|"
-    r".*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*\d{0,3}|"
+    r"(?i)[$%{<\[#(].*|\*+(?:[a-z_][a-z_-]*\d{0,2}\*?|\(.*|[a-z_]\w*\(.*)?|(?:~[\w.-]*|\.{1,2})?/[\w.@:/-]*|"
+    r".*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*|"
     r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
     r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+(?:\(.*)?|"
     # name[: Optional[str, form['password', auth[1 (a password's letters and digits before "[" are no name)
-    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|[a-z_][a-z_.]*\[.*|"
+    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|[a-z_][a-z_.]*\d{0,2}\[.*|"
     r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*|"
     # documentation's own example values (AKIAIOSFODNN7EXAMPLE), and a word of another script standing for the value
     # ("postgresql://用户名:密码@主机")
-    r".+example.*|example(?:[-_.][a-z]+)*\d{0,3}|[^\x00-\x7f]{1,12}")
+    r".+example.*|example(?:[-_.][a-z]+)*|[^\x00-\x7f]{1,12}")
 _NOT_A_SECRET_KEY = lazy(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|"
                          r"expiry|expires|ttl|header|field|env|var|id|policy|rotation|hint)")
 

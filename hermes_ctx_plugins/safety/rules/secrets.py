@@ -68,27 +68,31 @@ def _value_char(quote: str) -> str:
 
 
 
-# A private key: its BEGIN line, then anything but another BEGIN line or a JSON string's end (an escaped quote, a
-# line-number gutter, a quote per line are part of it) up to its END line; cut short (a `head` of the file, a
-# read_file limit, hermes' truncation notice in its middle), the body's lines after the BEGIN line: base64 (16 or more,
-# or ending in "="), behind a gutter (read_file's "12|", `cat -n`), a quote or "> ", header fields (Proc-Type), the
-# notice. A BEGIN line alone (code testing for one, docs naming it) is no key: read to the end of the text, its
-# redaction took everything after the line, closing quotes of a tool's JSON answer included; a scan past other BEGIN
-# lines made grep's output of them 100x slower (red-team passes).
+# A private key: its BEGIN line, then base64 and white space (a key on one line, or its lines) up to its END line; or
+# the body's lines after the BEGIN line, to its END line if there is one (else cut short: a `head` of the file, a
+# read_file limit, hermes' truncation notice in its middle): base64 (16 or more, or ending in "="), behind a gutter
+# (read_file's "12|", `cat -n`), a quote or "> ", header fields (Proc-Type), the notice. Code or prose between a BEGIN
+# and an END (constants naming both) is no key: read as one, it was taken. Nor a BEGIN line alone (code testing for
+# one, docs naming it): read to the end of the text, its redaction took everything after the line, closing quotes of
+# a tool's JSON answer included; a scan past other BEGIN lines made grep's output of them 100x slower (red-team passes).
 _PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-_PEM_GUTTER = r"[ \t]*+(?:\d{1,7}(?:[|:\t]|\\t) ?|> ?|(?:\\{1,7}\"|['`]) ?)?"  # read_file's "12|", cat -n, a quote
+# read_file's "12|", cat -n, "> ", a quote
+_PEM_GUTTER = r"[ \t]*+(?:\d{1,7}(?:[|:\t]|\\t)[ \t]*+|> ?|(?:\\{1,15}\"|['`]) ?)?"
 _PEM_END = rf"{_PEM_GUTTER}-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
-_PEM_BREAKS = r"(?:[ \t]*+(?:\r?\n|(?:\\{1,7}r)?\\{1,7}n|<br ?/?>))++"  # line breaks: raw, escaped (JSON in JSON), <br>
-_PEM_EOL = r"(?:(?:\\{1,7}\"|['`]),?|\$)?"  # a line's quote (not a JSON string's own end), cat -A's $
+# line breaks: raw, escaped (JSON in JSON in JSON), <br>
+_PEM_BREAKS = r"(?:[ \t]*+(?:\r?\n|(?:\\{1,15}r)?\\{1,15}n|<br ?/?>))++"
+_PEM_EOL = r"(?:(?:\\{1,15}\"|['`]),?|\$)?"  # a line's quote (not a JSON string's own end), cat -A's $
 _PEM_TAIL = rf"{_PEM_EOL}(?=[ \t]*+(?:\r?\n|[\\\"<\]]|\Z|-----))"
 _PEM_FIRST = rf"{_PEM_GUTTER}(?:[A-Za-z0-9+/=]|\\/){{16,200}}+{_PEM_TAIL}"  # \/: PHP's JSON
 _PEM_LINE = rf"{_PEM_GUTTER}(?:(?:[A-Za-z0-9+/]|\\/){{16,200}}+=*+|[A-Za-z0-9+/]{{2,15}}+=++){_PEM_TAIL}"
-_PEM_FIELD = r"[ \t]*+[A-Z][A-Za-z-]{1,20}:[^\n\\\"]{0,200}+"  # Proc-Type: 4,ENCRYPTED / Version: GnuPG v2
+_PEM_FIELD = r"[ \t]*+[A-Z][A-Za-z-]{1,20}:(?:(?!-----)[^\n\\\"]){0,200}+"  # Proc-Type: 4,ENCRYPTED / Version: GnuPG
 _PEM_NOTICE = r"[ \t]*+\.\.\. \[OUTPUT TRUNCATED[^\]\n\\]{0,200}\](?: \.\.\.)?"  # hermes' terminal tool cut it
-_PEM_BODY = r"(?:(?!-----BEGIN)(?:[^\"\\]|\\[\s\S]|\"(?![ \t]*[,:}\]])))"  # not a JSON string's end: no ", or ":
-_PEM_KEY = (rf"{_PEM_BEGIN}(?=(?:(?!-----END){_PEM_BODY}){{0,300}}?[A-Za-z0-9+/]{{16}})"  # a body, not code between
-            rf"{_PEM_BODY}{{0,20000}}?-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY"
-            rf"(?: BLOCK)?-----|{_PEM_BEGIN}{_PEM_EOL}(?:{_PEM_BREAKS}{_PEM_FIELD})*?{_PEM_BREAKS}{_PEM_FIRST}"
+# base64, white space, escaped breaks and quotes, a line's quotes, commas, "+", XML's &#13;, read_file's "12|" (a key
+# as a string per line of source code, or in JSON): no code's names or calls, no prose's punctuation
+_PEM_BODY = r"(?:[A-Za-z0-9+/=\s\"',&#;|]|\\{1,15}[nrt\"/]|\\\r?\n)"
+_PEM_KEY = (rf"{_PEM_BEGIN}(?={_PEM_BODY}{{0,300}}?[A-Za-z0-9+/]{{16}}){_PEM_BODY}{{0,20000}}?"
+            rf"-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----|"
+            rf"{_PEM_BEGIN}{_PEM_EOL}(?:{_PEM_BREAKS}{_PEM_FIELD}){{0,8}}?{_PEM_BREAKS}{_PEM_FIRST}"
             rf"(?:{_PEM_BREAKS}(?:{_PEM_LINE}|{_PEM_FIELD}|{_PEM_NOTICE}))*+(?:{_PEM_BREAKS}{_PEM_END})?")
 
 
@@ -143,10 +147,10 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     Rule("secrets/credential-flag", "secret", "password", (0, 0),
          "--,-storepass,-keypass,-srcstorepass,-deststorepass&password,passwd,pass,passphrase,pwd,token,secret,apikey,"
          "api,storepass,keypass,srcstorepass,deststorepass",
-         r"--?(?!(?:ask|skip|no|match|show|print|prompt|require|requires|use|with|hide|check|reset)[-_])"
-         r"(?P<key>(?:[a-z0-9]+[-_])*(?:password|passwd|pass|passphrase|pwd|token|secret|secret[-_]key|api[-_]?key|"
+         r"--?(?!(?:ask|skip|no|match|show|print|prompt|require|requires|hide|check|reset)[-_])"
+         r"(?P<key>(?:[a-z0-9]+[-_]){0,4}(?:password|passwd|pass|passphrase|pwd|token|secret|secret[-_]key|api[-_]?key|"
          r"(?:src|dest)?storepass|keypass))(?:[ \t]|\\t)+(?!-)(?P<q>\\?[\"'])?(?!\[redacted)"
-         r"(?P<value>[^\s\"'`,;)\]}<>\\=]{6,200})(?![=\w])",
+         r"(?P<value>[^\s\"'`,;)\]}<>\\=]{6,200}={0,2})(?![=\w])",
          context=("password value",), languages=()),
     Rule("secrets/url-password", "secret", "url-password", (0, 0),
          "://&@",
@@ -160,7 +164,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          + _value_char("q1") + r"{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)"
          r"(?:\s+(?:for|of|on|to)\s+[^\n:=]"
          r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])|"
-         r"\s+(?=[a-z0-9]{12,}\b)(?=[a-z]*\d+[a-z]+\d)(?=\d*[a-z]))\s*:?\s*(?P<q2>[\"'])?"
+         r"\s+(?=[a-z0-9]{12,}\b)(?=[a-z]*\d)(?=\d*[a-z]))\s*:?\s*(?P<q2>[\"'])?"
          r"(?P<said>" + _value_char("q2") + r"{6,200})|"
          r"(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为|\s(?=\S*\d)(?=\S*[a-z]))\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})",
