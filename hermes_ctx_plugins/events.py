@@ -93,7 +93,7 @@ def _text(name: str, value: object, *, number: bool) -> str:
         except ValueError:  # past Python's digits limit for str(): no platform's id
             raise InvalidSession(f"SessionInfo.{name}: an integer of {whole.bit_length():,} bits is no id",
                                  field=name, value=value) from None
-    what = "a str, or an int or UUID read as its text" if number else "a str"
+    what = "a str, or an int read as its text" if number else "a str"  # (or a UUID: see above)
     raise InvalidSession(f"SessionInfo.{name} must be {what}, got {short_repr(value)}", field=name, value=value)
 
 

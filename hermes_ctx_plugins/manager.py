@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
@@ -93,10 +94,12 @@ class Host(PluginLoading, MemoryFanOut, Compaction):
     ) -> None:
         self.config = config
         self.status_callback = status_callback
-        #: the hermes agents (by id) using each active memory provider, by name: hermes shuts an agent's memory down
-        #: when it drops that agent while others share the provider (``hermes.memory``: only the last closes it)
-        self.provider_users: dict[str, set[int]] = {}
+        #: the hermes agents (our adapters, held weakly) using each active memory provider, by name: hermes shuts an
+        #: agent's memory down when it drops that agent while others share the provider (``hermes.memory``: only the
+        #: last closes it); and until when a provider whose queue did not drain is not waited for at such a shutdown
+        self.provider_users: dict[str, weakref.WeakSet[Any]] = {}
         self.provider_users_lock = threading.Lock()
+        self.provider_stalled: dict[str, float] = {}
         settings = config.plugins
         self.isolator = FaultIsolator(
             threshold=settings.failure_threshold, cooldown=settings.cooldown_seconds,

@@ -108,23 +108,27 @@ def test_the_exits_shutdown_delivers_the_queue_while_a_dropped_agent_lingers(stu
     last.shutdown_memory_provider([])  # the exit's
     sent = [m["content"] for r in mem0.add_requests for m in r.body["messages"] if m["role"] == "user"]
     assert "my bike is blue and named Rosinante" in sent
-    assert dropped is not None  # lingering, as hermes' dropped agent does until a full collection
+    dropped.shutdown_memory_provider([])  # lingering until now, as hermes' dropped agent does until a collection
 
 
-def test_hermes_initialising_a_provider_with_an_id_of_no_text_is_refused_and_a_uuid_is_its_text(
+def test_hermes_initialising_a_provider_with_an_id_of_no_text_switches_its_memory_off_and_a_uuid_is_its_text(
         stub: StubOpenAIServer) -> None:
     """hermes' memory manager hands initialize what its caller gave as user_id: ``str()`` made b"zed" the user
-    "b'zed'", who recalled that user's memories (a review); a UUID (what database drivers return) is its text."""
+    "b'zed'", who recalled that user's memories (a review); refused, hermes kept the provider and its calls ran as the
+    anonymous user every such agent shared (a second review): now that agent's memory is off. A UUID (what database
+    drivers return) is its text."""
     import uuid
 
     from plugins.memory import load_memory_provider
 
-    from hermes_ctx_plugins.errors import InvalidSession
-
     configure_hermes(stub, "memory: {provider: ctx-local}\n", engine=False)
-    for given in (b"zed", True, 1.0):
-        with pytest.raises(InvalidSession, match="user_id"):
-            load_memory_provider("ctx-local").initialize("s-bad", user_id=given, hermes_home=str(home()))
+    first = load_memory_provider("ctx-local")
+    first.initialize("s-bytes", user_id=b"zed", hermes_home=str(home()))
+    first.sync_turn("my codeword is BYTESCODE11", "noted", session_id="s-bytes")
+    for given in (True, 1.0, None):
+        other = load_memory_provider("ctx-local")
+        other.initialize(f"s-{given}", user_id=given, hermes_home=str(home()))
+        assert "BYTESCODE11" not in other.prefetch("what is my codeword? codeword"), given
     owner = uuid.UUID("12345678-1234-5678-1234-567812345678")
     by_uuid = load_memory_provider("ctx-local")
     by_uuid.initialize("s-uuid", user_id=owner, hermes_home=str(home()))

@@ -189,6 +189,7 @@ def test_a_session_no_hook_named_is_skipped_quietly_once_a_named_user_was_seen(
     nothing is stored in an unknown owner's name, and it is not worth a warning."""
     rt = runtime()
     start(rt, "s-alice", "alice")
+    caplog.clear()  # the first turn says that CONFIG's ctx-local runs for no hermes agent (true, and not this test's)
     with caplog.at_level(logging.INFO, logger=LOG):
         fire(rt, "on_session_reset", session_id="s-new", platform="telegram", reason="new_session")
     assert ("s-new", "") not in ends(rt.host)

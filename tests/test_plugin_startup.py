@@ -333,23 +333,28 @@ def test_a_memory_provider_a_broken_plugin_held_is_said_when_hermes_starts(
     assert "failed to load (broken)" in said and "no turn is stored" in said
 
 
-@pytest.mark.parametrize(("memory", "warned"), [("", True), ("memory: {provider: ''}\n", True),
-                                               ("memory: {provider: ctx-mem0}\n", False)])
+@pytest.mark.parametrize(("memory", "engine", "warned"), [
+    ("", True, True), ("memory: {provider: ''}\n", True, True), ("", False, True),
+    ("memory: {provider: ctx-mem0}\n", True, False)])
 def test_an_external_provider_listed_only_in_ours_is_said_to_do_nothing_in_hermes(
-        stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture, memory: str, warned: bool) -> None:
+        stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str], memory: str,
+        engine: bool, warned: bool) -> None:
     """ctx_plugins.memory.providers listing ctx-mem0: for hermes' own agents it stored and recalled nothing, and neither
-    the terminal nor agent.log said so (a newcomer walk). Said at the first turn of an agent no Bridge bound, on its
-    status line and in the log (at hermes' start it was a false alarm in a Bridge's process, which runs the list: a
-    review); selected as hermes' memory.provider it runs, and nothing is said."""
+    the terminal nor agent.log said so (a newcomer walk). Said at the first turn of an agent no Bridge bound, with or
+    without our engine, on stderr (the operator's: a gateway's status line is its first user's chat) and in the log;
+    at hermes' start it was a false alarm in a Bridge's process, which runs the list (reviews). Selected as hermes'
+    memory.provider it runs, and nothing is said."""
     configure_hermes(stub, memory + "ctx_plugins:\n  memory: {providers: [file, ctx-mem0]}\n"
-                     "  options: {ctx-mem0: {api_key: m0-test-key, host: 'http://127.0.0.1:9'}}\n")
+                     "  options: {ctx-mem0: {api_key: m0-test-key, host: 'http://127.0.0.1:9'}}\n", engine=engine)
     shown: list[str] = []
     agent = new_agent(stub, status_callback=lambda kind, message: shown.append(message))
     caplog.set_level(logging.WARNING, logger="hermes_ctx_plugins")
+    capsys.readouterr()
     agent.run_conversation("hello", conversation_history=[])
     said = "ctx_plugins.memory.providers lists 'ctx-mem0'"
     assert any(said in r.getMessage() for r in caplog.records) is warned
-    assert any(said in message and "set memory.provider: ctx-mem0" in message for message in shown) is warned
+    assert (said in capsys.readouterr().err) is warned
+    assert not any(said in message for message in shown)  # never to the user's status line
 
 
 def test_hermes_own_memory_provider_is_no_lost_one_when_a_plugin_failed_to_load(

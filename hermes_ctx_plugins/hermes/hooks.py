@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..events import Request, Response, SessionInfo, Turn, Usage, id_text, tool_calls_since_last_user
-from ..isolation import StatusEvent
 from . import sendable
 
 if TYPE_CHECKING:
@@ -113,11 +113,10 @@ class HookDispatcher:
         """Collect context from our plugins and memory providers for the outgoing user message."""
         session = self.session_for(**kwargs)
         host, driven = self.runtime.route(session.session_id)
-        if not self._unrun_said and self.runtime.sessions.binding(session.session_id) is None and \
-                self.runtime.agent_for(session.session_id) is not None:
-            self._unrun_said = True  # hermes' own agent (a Bridge's runs the list): said once, to its status line
-            for message in unrun_memory(host):
-                host.forward_status(StatusEvent(kind="plugin-failed", source="memory", message=message))
+        if not self._unrun_said and self.runtime.sessions.binding(session.session_id) is None:
+            self._unrun_said = True  # hermes' own agent (a Bridge's runs the list): said once, to the operator (stderr:
+            for message in unrun_memory(host):  # a gateway's status line is its first user's chat; a review)
+                print(f"hermes-ctx-plugins: {message}", file=sys.stderr)
         history = conversation_history or []
         turn = self.runtime.sessions.start_turn(session.session_id)
         # no token_estimate: counted only if a plugin reads it (the history grows every turn, and
@@ -172,7 +171,8 @@ def unrun_memory(host: Host) -> list[str]:
     """External providers of ours that ``ctx_plugins.memory.providers`` lists but hermes' ``memory.provider`` does
     not select: for hermes' own agents they store and recall nothing (README), and nothing said so (a newcomer walk:
     Mem0 listed there, no memory sent, no word on the terminal or in the log). Logged too. Asked at the first turn of
-    an agent no Bridge bound: a Bridge runs that list (at hermes' start it was a false alarm there; a review)."""
+    an agent no Bridge bound: a Bridge runs that list (at hermes' start it was a false alarm there; a review), with or
+    without our context engine."""
     external = {r.name for r in host.registry if r.kind == "memory" and r.external}
     chosen = host.config.memory.provider
     unrun = [name for name in host.config.provider_names if name in external and name != chosen]

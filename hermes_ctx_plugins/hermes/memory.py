@@ -14,6 +14,8 @@ import functools
 import json
 import logging
 import threading
+import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -21,7 +23,7 @@ from typing import Any
 
 from agent.memory_provider import MemoryProvider as HermesMemoryProvider
 
-from ..errors import HermesCtxError
+from ..errors import HermesCtxError, InvalidSession
 from ..events import SessionInfo, Turn, id_text, tool_calls_since_last_user
 from ..host import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code, read_only
 from ..isolation import StatusEvent, error_text, party_of
@@ -74,6 +76,8 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         self._turn_number = 0
         #: hermes' way to show a warning to the user (its CLI passes one to initialize)
         self._warn: Callable[[str], Any] | None = None
+        #: why this agent's memory is off: hermes gave initialize an id that is no id (its calls answer nothing)
+        self._refused = ""
 
     @property
     def name(self) -> str:
@@ -98,7 +102,7 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     def _resolve(self) -> tuple[Host, MemoryProvider] | None:
         """Host and provider, activating the provider: only for hermes really using it."""
-        host = self._find_host()
+        host = None if self._refused else self._find_host()
         if host is None:
             return None
         try:
@@ -106,11 +110,11 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         except HermesCtxError as exc:
             log.error("memory provider %r is not usable: %s", self._name, exc)
             return None
-        if provider is not self._provider:
-            provider.attach(status_callback=self._status)  # outages and recoveries, shown to the user once each
+        if provider is not self._provider:  # outages and recoveries, shown to the user once each; held weakly: the
+            provider.attach(status_callback=_status_of(weakref.ref(self)))  # provider must not keep a dropped agent
         self._host, self._provider = host, provider
         with host.provider_users_lock:
-            host.provider_users.setdefault(provider.name, set()).add(id(self))
+            host.provider_users.setdefault(provider.name, weakref.WeakSet()).add(self)
         return host, provider
 
     def _release(self) -> bool:
@@ -119,8 +123,10 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         if host is None or provider is None:
             return False
         with host.provider_users_lock:
-            users = host.provider_users.get(provider.name, set())
-            users.discard(id(self))
+            users = host.provider_users.get(provider.name)
+            if users is None:
+                return False
+            users.discard(self)
             return bool(users)
 
     def _status(self, event: StatusEvent) -> None:
@@ -213,15 +219,22 @@ class HermesMemoryAdapter(HermesMemoryProvider):
             self._warn = warn
         home = kwargs.get("hermes_home")
         known = {"user_id", "chat_id", "platform", "hermes_home", "parent_session_id"}
-        self._session = SessionInfo(
-            session_id=str(session_id or ""), user_id=_given(kwargs.get("user_id"), "user_id"),
-            chat_id=chat_of(kwargs.get("chat_id"), kwargs.get("gateway_session_key"), kwargs.get("platform"),
-                            session_id),
-            platform=_given(kwargs.get("platform"), "platform"),
-            hermes_home=Path(home) if home else None,
-            parent_session_id=_given(kwargs.get("parent_session_id"), "parent_session_id"),
-            extra={k: v for k, v in kwargs.items() if k not in known and isinstance(v, (str, int, float, bool))},
-        )
+        try:
+            self._session = SessionInfo(
+                session_id=str(session_id or ""), user_id=_given(kwargs.get("user_id"), "user_id"),
+                chat_id=chat_of(kwargs.get("chat_id"), kwargs.get("gateway_session_key"), kwargs.get("platform"),
+                                session_id),
+                platform=_given(kwargs.get("platform"), "platform"),
+                hermes_home=Path(home) if home else None,
+                parent_session_id=_given(kwargs.get("parent_session_id"), "parent_session_id"),
+                extra={k: v for k, v in kwargs.items() if k not in known and isinstance(v, (str, int, float, bool))},
+            )
+        except InvalidSession as exc:  # memory off for this agent: hermes keeps the provider after a failed
+            # initialize, and its calls ran as the anonymous user every such agent shared (a review)
+            self._refused = str(exc)
+            log.error("memory provider %r is off for this agent: %s", self._name, exc)
+            return
+        self._refused = ""
         resolved = self._resolve()
         if resolved is not None:  # the host's namespace, like every session a provider gets from it
             self._session = resolved[0].scoped(self._session)
@@ -258,12 +271,17 @@ class HermesMemoryAdapter(HermesMemoryProvider):
         # other agents may use it, what is queued is delivered and the provider stays open: hermes drops agents without
         # shutting their memory down (a model or route change, the API server's per-request agents), and its one-shot
         # mode ends the process without atexit, so waiting for the last shutdown lost the queue at exit (a review).
+        # A flush that timed out (a service down) is not waited for again for a minute: hermes' gateway stops its cached
+        # agents one after another, and 5 s each passed systemd's stop timeout (a review: 55 s for 12 agents).
         if self._release():
-            provider = self._provider
+            host, provider = self._host, self._provider
+            if host is None or provider is None or time.monotonic() < host.provider_stalled.get(provider.name, 0.0):
+                return
             try:
-                if provider is not None and not provider.flush():
-                    log.warning("memory provider %r: writes are still queued after 5 s; they are sent later, or at "
-                                "its next start", self._name)
+                if not provider.flush(_FLUSH_SECONDS):
+                    host.provider_stalled[provider.name] = time.monotonic() + 60.0
+                    log.warning("memory provider %r: writes are still queued after %g s; they are sent later, or at "
+                                "its next start", self._name, _FLUSH_SECONDS)
             except Exception:  # never hermes' teardown
                 log.exception("memory provider %r could not deliver its queued writes", self._name)
             return
@@ -293,6 +311,21 @@ class HermesMemoryAdapter(HermesMemoryProvider):
 
     def on_memory_write(self, action: str, target: str, content: str, metadata: Any = None) -> None:
         self._call("on_memory_write", action, target, content)
+
+
+#: how long an agent's memory shutdown waits for the queue while other agents use the provider
+_FLUSH_SECONDS = 2.0
+
+
+def _status_of(adapter: weakref.ref[HermesMemoryAdapter]) -> Callable[[StatusEvent], None]:
+    """The status callback a provider keeps: the adapter's, held weakly."""
+
+    def status(event: StatusEvent) -> None:
+        held = adapter()
+        if held is not None:
+            held._status(event)
+
+    return status
 
 
 #: what hermes says of one session switch, not of the session (not carried to the next switch)
