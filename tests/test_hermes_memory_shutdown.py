@@ -138,3 +138,20 @@ def test_hermes_initialising_a_provider_with_an_id_of_no_text_switches_its_memor
     by_text.initialize("s-text", user_id=str(owner), hermes_home=str(home()))
     assert "7781" in by_text.prefetch("what is my locker code?")
     by_text.shutdown()
+
+
+def test_agents_dropped_without_a_shutdown_are_not_counted_for_ever(stub: StubOpenAIServer) -> None:
+    """hermes' API server builds an agent per request and never shuts its memory down: the ids of every such agent
+    stayed among the provider's users (3,418 after 10,000 requests), so the last real shutdown never closed it (a
+    review). The users are held weakly: dropped agents leave; the one still held closes the provider at its end."""
+    import gc
+
+    configure_hermes(stub, "memory: {provider: ctx-local}\n", engine=False)
+    kept = adapter("alice")
+    for number in range(40):
+        adapter(f"request-{number}").sync_turn("hello", "hi", session_id=f"session-request-{number}")
+    gc.collect()
+    host, provider = kept._host, kept._provider
+    assert len(host.provider_users[provider.name]) == 1  # alice's agent only
+    kept.shutdown()
+    assert provider._queue is None  # closed: the last user's shutdown reached it
