@@ -298,6 +298,8 @@ class HermesMemoryAdapter(HermesMemoryProvider):
                           **kwargs: Any) -> None:
         # hermes names the switch (reason, rewound) but not the session's other fields: what initialize was given
         # stays (the API server's gateway_session_key is its channel: a compaction must not move the channel's memory)
+        if self._refused:  # its memory stays off (the id it would carry over is none: the anonymous user's)
+            return
         carried = {key: value for key, value in self._session.extra.items() if key not in _SWITCH_ONLY}
         self.initialize(new_session_id, parent_session_id=parent_session_id, user_id=self._session.user_id,
                         chat_id=self._session.chat_id, platform=self._session.platform,
