@@ -252,3 +252,25 @@ def test_what_the_previous_round_took_for_a_secret_stays(text: str) -> None:
 def test_what_the_previous_round_still_left_goes(text: str, secret: str) -> None:
     for form, redacted in both_forms(text):
         assert secret not in redacted, form
+
+
+@pytest.mark.parametrize("prefix", ["-", "< ", "certs/k.pem:", "Dec 07 02:00:00 host app[1]: ", "  - "])
+def test_a_whole_key_whose_lines_carry_a_prefix_goes(prefix: str) -> None:
+    """git show of a deleted key, diff's old side, grep -r, a log, a YAML list: the third round read only base64 and
+    white space between BEGIN and END, and left such keys whole (a fourth pass: 60 of 120; the session's start
+    read anything between them and caught them, with code between two constants)."""
+    body = _key_lines()
+    lines = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
+    text = "\n".join(prefix + line for line in lines) + "\nafter the key"
+    for form, redacted in both_forms(text):
+        assert not any(line[8:40] in redacted for line in body), form
+        assert redacted.endswith("after the key"), form
+
+
+@pytest.mark.parametrize("text", ['secret_desc: "AES-256 key used to sign JWTs"', '"secret_label": "2FA secret"',
+                                  '"password_reset_subject": "Reset your password in 24h"'])
+def test_a_ui_string_with_a_number_is_no_passphrase(text: str) -> None:
+    """Digits before or after a word's letters ("24h", "2FA", "AES-256") read as a password mixing them in (a fourth
+    pass); between letters (r3d!s, w0rd) they still do."""
+    for form, redacted in both_forms(text):
+        assert redacted == text, form

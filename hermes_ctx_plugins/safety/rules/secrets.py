@@ -90,8 +90,15 @@ _PEM_NOTICE = r"[ \t]*+\.\.\. \[OUTPUT TRUNCATED[^\]\n\\]{0,200}\](?: \.\.\.)?" 
 # base64, white space, escaped breaks and quotes, a line's quotes, commas, "+", XML's &#13;, read_file's "12|" (a key
 # as a string per line of source code, or in JSON): no code's names or calls, no prose's punctuation
 _PEM_BODY = r"(?:[A-Za-z0-9+/=\s\"',&#;|]|\\{1,15}[nrt\"/]|\\\r?\n)"
+# A whole key whose every line carries some prefix (git's "-", diff's "< ", grep's "file:", a log's timestamp, YAML's
+# "- "): BEGIN, lines each ending in base64 after at most 80 characters, END (a fourth red-team pass: all left)
+_PEM_NL = r"(?:\r?\n|(?:\\{1,15}r)?\\{1,15}n)"
+_PEM_PREFIX = r"(?:(?!\\{1,15}n)[^\n]){0,80}?"
+_PEM_RUN = r"(?:[A-Za-z0-9+/]{16,200}=*|[A-Za-z0-9+/]{2,15}=+)(?:\\{1,15}\"|[\"'`])?,?[ \t]*"
+_PEM_PREFIXED = (rf"{_PEM_BEGIN}[^\n\\]{{0,8}}(?>{_PEM_NL}{_PEM_PREFIX}{_PEM_RUN}(?={_PEM_NL})){{1,400}}+{_PEM_NL}"
+                 rf"{_PEM_PREFIX}-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----")  # a line once: no backtracking
 _PEM_KEY = (rf"{_PEM_BEGIN}(?={_PEM_BODY}{{0,300}}?[A-Za-z0-9+/]{{16}}){_PEM_BODY}{{0,20000}}?"
-            rf"-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----|"
+            rf"-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----|{_PEM_PREFIXED}|"
             rf"{_PEM_BEGIN}{_PEM_EOL}(?:{_PEM_BREAKS}{_PEM_FIELD}){{0,8}}?{_PEM_BREAKS}{_PEM_FIRST}"
             rf"(?:{_PEM_BREAKS}(?:{_PEM_LINE}|{_PEM_FIELD}|{_PEM_NOTICE}))*+(?:{_PEM_BREAKS}{_PEM_END})?")
 
