@@ -262,13 +262,13 @@ def _url_password(view: str, m: re.Match[str]) -> bool:
 _APP_PASSWORD = lazy(r"[a-z]{4}(?: [a-z]{4}){3}")
 #: digits or symbols between two letters of a word (``r3d!s``, ``p@ss``, ``w0rd``): no word of prose or a UI's label
 #: ("24h", "2FA", "AES-256" put them before or after the letters: red-team passes)
-_MIXED = lazy(r"[A-Za-z][0-9!@#$^&*+=~]+[A-Za-z]")
+_MIXED = lazy(r"[A-Za-z][0-9!@#$^&*+=~]+[A-Za-z]|[A-Za-z]{2}[0-9@#$^&*+=~]+$")  # or ending a word: horse42
 
 
 def _mixed_word(value: str) -> bool:
     """Whether a word of ``value`` mixes digits or symbols between its letters: a sentence's closing "!" or "?"
     and a format's field (``%s@%s``, ``{user}``) do not count (a red-team pass: "Passwords do not match!")."""
-    return any("%" not in word and "{" not in word and _MIXED.search(word) for word in value.split())
+    return any("%" not in word and "{" not in word and _MIXED.search(word.rstrip("!?.,:;")) for word in value.split())
 
 
 def _passphrase(view: str, m: re.Match[str]) -> bool:
