@@ -160,3 +160,18 @@ def test_agents_dropped_without_a_shutdown_are_not_counted_for_ever(stub: StubOp
     assert len(host.provider_users[provider.name]) == 1  # alice's agent only
     kept.shutdown()
     assert provider._queue is None  # closed: the last user's shutdown reached it
+
+
+def test_a_compaction_of_an_agent_whose_user_id_is_no_id_still_compacts(stub: StubOpenAIServer) -> None:
+    """Refusing such an id (bytes here) inside our engine raised out of hermes' compaction: the conversation could no
+    longer be compacted (found in the final read). The compaction runs; the owner stays untold."""
+    from hermes_helpers import new_agent
+
+    from hermes_ctx_plugins.testing import make_transcript
+
+    configure_hermes(stub)
+    stub.responder = lambda body: "noted"
+    agent = new_agent(stub, user_id=b"zed")
+    agent.run_conversation("hello", conversation_history=[])
+    messages = make_transcript(40)
+    assert len(agent.context_compressor.compress(messages, current_tokens=None, focus_topic=None)) < len(messages)

@@ -21,6 +21,7 @@ from agent.context_engine import ContextEngine
 
 from ..archive import tools as archive_tools
 from ..compression.base import CompressionResult, CompressorStrategy, Cooldown, provider_count
+from ..errors import InvalidSession
 from ..events import SessionInfo, Usage, id_text
 from ..manager import Host
 from ..tokens import get_counter
@@ -378,7 +379,12 @@ class HermesCtxEngine(ContextEngine):
         if agent is None or self._holder is not None or not self.session_id:
             return
         owner = getattr(agent, "_user_id", None)
-        self._runtime.sessions.observe(self.session_id, user_id="" if owner in (None, "") else id_text(owner))
+        try:
+            user_id = "" if owner is None else id_text(owner)
+        except InvalidSession as exc:  # never the compaction's failure: the session's owner stays untold
+            log.error("the agent of session %r names no user hermes-ctx can keep: %s", self.session_id, exc)
+            return
+        self._runtime.sessions.observe(self.session_id, user_id=user_id)
 
     def bind_session_state(self, session_db: Any = None, session_id: str = "", **kwargs: Any) -> None:
         """hermes hands its session database when it builds an agent or moves it to a session: the ids the
