@@ -186,11 +186,10 @@ class Compaction:
                 "the result was discarded"))
             return None, given
         self.isolator.record_success(owner)
-        if others or result.tokens_after != after or result.tokens_before <= after:  # our counts, not the claim: a
-            # strategy leaving tokens_before 0 (the scaffold's, PLUGINS.md's) had /ctx show "0 -> 35,865 tokens"; one
-            # claiming 9,999,999 "100% saved" (a review). Ours count exactly (checked()): their before is kept
-            before = counter.count_messages(messages) if others or result.tokens_before <= after else \
-                result.tokens_before
+        # our counts, not the claim: a strategy leaving tokens_before 0 (the scaffold's, PLUGINS.md's) had /ctx show
+        # "0 -> 35,865 tokens"; one claiming 9,999,999 "100% saved" (a review). Ours count exactly (checked()).
+        before = counter.count_messages(messages) if others or result.tokens_before <= after else result.tokens_before
+        if (before, after) != (result.tokens_before, result.tokens_after):
             result = dataclasses.replace(result, tokens_before=before, tokens_after=after)
         if strategy.compression_count == count_before:
             strategy.compression_count += 1  # for strategies that do not count themselves
