@@ -266,7 +266,8 @@ _MIXED = lazy(r"[A-Za-z][0-9!@#$^&*+=~]+[A-Za-z]|[A-Za-z]{2}[0-9@#$^&*+=~]+$")  
 
 
 def _mixed_word(value: str) -> bool:
-    """Whether a word of ``value`` mixes digits or symbols between its letters: a sentence's closing "!" or "?"
+    """Whether a word of ``value`` mixes digits or symbols between its letters or ends in them (``horse42``), after
+    no more than its closing punctuation is set aside: a sentence's closing "!" or "?"
     and a format's field (``%s@%s``, ``{user}``) do not count (a red-team pass: "Passwords do not match!")."""
     return any("%" not in word and "{" not in word and _MIXED.search(word.rstrip("!?.,:;")) for word in value.split())
 
