@@ -76,9 +76,10 @@ def _value_char(quote: str) -> str:
 # one, docs naming it): read to the end of the text, its redaction took everything after the line, closing quotes of
 # a tool's JSON answer included; a scan past other BEGIN lines made grep's output of them 100x slower (red-team passes).
 _PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END_LINE = r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 # read_file's "12|", cat -n, "> ", a quote
 _PEM_GUTTER = r"[ \t]*+(?:\d{1,7}(?:[|:\t]|\\t)[ \t]*+|> ?|(?:\\{1,15}\"|['`]) ?)?"
-_PEM_END = rf"{_PEM_GUTTER}-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = rf"{_PEM_GUTTER}{_PEM_END_LINE}"
 # line breaks: raw, escaped (JSON in JSON in JSON), <br>
 _PEM_BREAKS = r"(?:[ \t]*+(?:\r?\n|(?:\\{1,15}r)?\\{1,15}n|<br ?/?>))++"
 _PEM_EOL = r"(?:(?:\\{1,15}\"|['`]),?|\$)?"  # a line's quote (not a JSON string's own end), cat -A's $
@@ -96,9 +97,9 @@ _PEM_NL = r"(?:\r?\n|(?:\\{1,15}r)?\\{1,15}n)"
 _PEM_PREFIX = r"(?:(?!\\{1,15}n)[^\n]){0,80}?"
 _PEM_RUN = r"(?:[A-Za-z0-9+/]{16,200}=*|[A-Za-z0-9+/]{2,15}=+)(?:\\{1,15}\"|[\"'`])?,?[ \t]*"
 _PEM_PREFIXED = (rf"{_PEM_BEGIN}[^\n\\]{{0,8}}(?>{_PEM_NL}{_PEM_PREFIX}{_PEM_RUN}(?={_PEM_NL})){{1,400}}+{_PEM_NL}"
-                 rf"{_PEM_PREFIX}-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----")  # a line once: no backtracking
-_PEM_KEY = (rf"{_PEM_BEGIN}(?={_PEM_BODY}{{0,300}}?[A-Za-z0-9+/]{{16}}){_PEM_BODY}{{0,20000}}?"
-            rf"-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----|{_PEM_PREFIXED}|"
+                 rf"{_PEM_PREFIX}{_PEM_END_LINE}")  # each line matched once: no backtracking
+_PEM_KEY = (rf"{_PEM_BEGIN}(?={_PEM_BODY}{{0,300}}?[A-Za-z0-9+/]{{16}}){_PEM_BODY}{{0,20000}}?{_PEM_END_LINE}|"
+            rf"{_PEM_PREFIXED}|"
             rf"{_PEM_BEGIN}{_PEM_EOL}(?:{_PEM_BREAKS}{_PEM_FIELD}){{0,8}}?{_PEM_BREAKS}{_PEM_FIRST}"
             rf"(?:{_PEM_BREAKS}(?:{_PEM_LINE}|{_PEM_FIELD}|{_PEM_NOTICE}))*+(?:{_PEM_BREAKS}{_PEM_END})?")
 
