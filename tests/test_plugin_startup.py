@@ -355,6 +355,7 @@ def test_an_external_provider_listed_only_in_ours_is_said_to_do_nothing_in_herme
     assert any(said in r.getMessage() for r in caplog.records) is warned
     assert (said in capsys.readouterr().err) is warned
     assert not any(said in message for message in shown)  # never to the user's status line
+    agent.shutdown_memory_provider([])  # hermes' exit: ctx-mem0's writer thread ends (later tests count threads)
 
 
 def test_hermes_own_memory_provider_is_no_lost_one_when_a_plugin_failed_to_load(
