@@ -200,6 +200,36 @@ def test_any_text_survives_the_spool() -> None:
     assert f"{odd}." in tool(again, "ctx_expand", "s-1", id=hit["id"])["messages"][0]["content"]
 
 
+def test_a_shared_threads_spooled_compaction_keeps_each_speaker_and_goes_with_a_forgotten_one(
+        tmp_path: Path) -> None:
+    """A compaction of a thread several users speak in, spooled while the archive is locked, is imported with each
+    message its speaker's; one still in the spool goes whole when a user with a turn in it is forgotten."""
+    path = tmp_path / "a.db"
+    store = ArchiveStore(path)
+    store.record(session_id="x", user_id="u", strategy="window", removed=[(0, {"role": "user", "content": "x"})])
+    turns = [(0, {"role": "user", "content": "[alice] heron 1"}), (1, {"role": "user", "content": "[bob] heron 2"})]
+    holder = sqlite3.connect(path, timeout=0.1)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        store._timeout = 0.2
+        store.close()
+        assert store.record(session_id="t1", user_id="bob", strategy="window", removed=turns,
+                            owners=["alice", "bob"]) == []
+        assert store.record(session_id="t2", user_id="bob", strategy="window", removed=turns,
+                            owners=["carol", "bob"]) == []
+        assert store.stats()["spooled"] == 2
+        [report] = store.forget_user("carol")
+        assert report.removed == 2 and store.stats()["spooled"] == 1
+    finally:
+        holder.rollback()
+        holder.close()
+    store.record(session_id="y", user_id="u", strategy="window", removed=[(0, {"role": "user", "content": "y"})])
+    everything = Scope(session_id="", everything=True)
+    found = store.get([h.id for h in store.search("heron", everything, limit=10)], everything)
+    assert sorted((s.session_id, s.user_id) for s in found) == [("t1", "alice"), ("t1", "bob")]
+    store.close()
+
+
 def test_a_spool_line_written_before_the_stored_form_is_imported_exactly(tmp_path: Path) -> None:
     store = ArchiveStore(tmp_path / "archive.db")
     old = {"session_id": "s\\1", "user_id": "dom\\ain", "strategy": "window", "created": time.time(),

@@ -179,6 +179,31 @@ def test_an_archive_forget_holds_against_another_workers_spool(
     assert a.search("safe code 4471", alice) == [], "alice's forgotten messages came back from B's spool"
 
 
+def test_a_forget_holds_against_a_shared_threads_compaction_in_another_workers_spool(
+        postgres: EmbeddedPostgres, postgres_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same with a thread several users speak in: the compaction waiting in B's spool is bob's, alice's turns
+    in it are hers (each message its speaker's); forgetting alice through A must drop it when B imports it."""
+    config = on_postgres(postgres_dsn, connect_timeout=1)
+    workers = {}
+    for name in ("a", "b"):
+        monkeypatch.setenv("HERMES_HOME", str(tmp_path / name))
+        workers[name] = storage.open_archive(config)
+    a, b = workers["a"], workers["b"]
+    turns = [(0, {"role": "user", "content": "[alice] the safe code is 4471"}),
+             (1, {"role": "user", "content": "[bob] noted, the safe"})]
+    with postgres.down():
+        b.record(session_id="thread", user_id="bob", strategy="window", removed=turns, owners=["alice", "bob"])
+    a.record(session_id="thread", user_id="alice", strategy="window",
+             removed=[(2, {"role": "user", "content": "[alice] the safe is behind the painting"})])
+    [report] = a.forget_user("alice")
+    assert report.removed == 1 and not report.error
+    b.record(session_id="s-bob", user_id="bob", strategy="window",
+             removed=[(0, {"role": "user", "content": "bob likes kettles"})])
+    assert a.search("kettles", Scope(session_id="s-bob", user_id="bob"))  # B's spool was imported
+    everything = Scope(session_id="", everything=True)
+    assert a.search("4471", everything) == [], "alice's forgotten turn came back from B's spool"
+
+
 def test_a_quarantined_line_of_a_forgotten_user_is_not_kept(memory: MemoryBackend) -> None:
     """Found in review (fixed) (privacy): the tombstone a ``forget_user`` leaves skips a forgotten user's late write
     from another worker's queue — but not the same line arriving as a quarantine (another worker

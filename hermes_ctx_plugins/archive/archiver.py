@@ -85,7 +85,8 @@ class Archiver:
 
     def apply(self, changes: Changes, result: CompressionResult, *, session: SessionInfo, strategy: str,
               counter: TokenCounter, ceiling: int | None = None,
-              smaller: Callable[[int], bool] | None = None) -> CompressionResult:
+              smaller: Callable[[int], bool] | None = None,
+              owner_at: Callable[[int], str] | None = None) -> CompressionResult:
         """``result`` with the index attached, after the removed originals were archived.
 
         :param changes: what the compaction removed and where its summary is (see :mod:`.changes`).
@@ -95,6 +96,9 @@ class Archiver:
             would make it no smaller gives way to the pointer alone, and that to no index (the originals stay
             archived, found by ``ctx_search``): a compaction never grows the prompt (a red-team pass: dropping a
             few short messages and adding the index did, 22 of 120 small forced compactions).
+        :param owner_at: whose turn the message at a position of the conversation is (a session several users
+            speak in; see :meth:`ArchiveBackend.record <hermes_ctx_plugins.storage.base.ArchiveBackend.record>`);
+            ``None``: every one is the session's owner's.
         """
         # a compaction's bridge (the assistant's note beside a summary) is not the assistant's words
         removed = [(p, m) for p, m in changes.removed if not is_bridge(m)]
@@ -106,7 +110,8 @@ class Archiver:
         ids = self.store.record(session_id=session.session_id, user_id=session.user_id,
                                 namespace=session.deployment, strategy=strategy, removed=clean,
                                 tokens_before=result.tokens_before, tokens_after=result.tokens_after,
-                                cited=_cited([*result.messages, *(m for _, m in removed)]))
+                                cited=_cited([*result.messages, *(m for _, m in removed)]),
+                                owners=None if owner_at is None else [owner_at(p) for p, _ in removed])
         if self.hybrid is not None:  # embedded on a thread of its own: the compaction does not wait for it
             self.hybrid.recorded(ids, imported=self.store.spool_imports != imports)
         budget = self.settings.index_max_tokens

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..events import Request, Response, SessionInfo, Turn, Usage, id_text, tool_calls_since_last_user
 from . import sendable
+from .speakers import said
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -118,6 +119,11 @@ class HookDispatcher:
             for message in unrun_memory(host):  # a gateway's status line is its first user's chat; a review)
                 print(f"hermes-ctx-plugins: {message}", file=sys.stderr)
         history = conversation_history or []
+        if kwargs.get("sender_id") is not None:  # who sent this turn's message (hermes keeps it last in the history)
+            last = history[-1] if history and isinstance(history[-1], dict) else {}
+            stored = said(last) if last.get("role") == "user" else None
+            self.runtime.sessions.heard(session.session_id, session.user_id,
+                                        [t for t in (user_message, stored) if isinstance(t, str)])
         turn = self.runtime.sessions.start_turn(session.session_id)
         # no token_estimate: counted only if a plugin reads it (the history grows every turn, and
         # looking at all of it each turn would cost time that grows with it)

@@ -23,16 +23,17 @@ import sys
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HermesCtxError
-from ..events import SessionInfo
+from ..events import Message, SessionInfo
 from ..scope import describe
 from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
 from .memory_switches import left_to_hermes
 from .prompt_owners import PromptOwnerRecords
+from .speakers import Speakers
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -68,6 +69,8 @@ class _Entry:
     released: bool = False
     #: the thread running the turn (hermes calls the hooks of a turn on the thread that runs it)
     turn_thread: threading.Thread | None = None
+    #: who sent each user message hooks told of (a session several users speak in: see :mod:`.speakers`)
+    speakers: Speakers | None = None
 
     def held_by(self) -> Any:
         """The live agent holding this entry, or ``None``."""
@@ -274,6 +277,24 @@ class SessionTable:
                 self._told(known, session_id, user_id)
             return known.session
 
+    def heard(self, session_id: str, user_id: str, texts: Iterable[str]) -> None:
+        """``user_id`` sent ``session_id``'s current user message (its text in each of ``texts``' forms); a bound
+        session's every message is its owner's."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            if known is not None and known.host is None:
+                if known.speakers is None:
+                    known.speakers = Speakers()
+                known.speakers.heard(user_id, texts)
+
+    def speakers(self, session_id: str) -> Callable[[Message], str | None] | None:
+        """Who sent a user message of ``session_id``, when more than one user spoke in it (``None``: every
+        message is the owner's, or nobody was heard)."""
+        with self._lock:
+            known = self._entries.get(session_id)
+            heard = known.speakers if known is not None else None
+            return heard.copy().of if heard is not None and heard.several() else None
+
     def knows_owner(self, session_id: str) -> bool:
         """Whether what ``session_id``'s hooks store may be stored as the owner's :meth:`observe`
         returns: a Bridge bound the session or a hook said who it is, or this table has never met a
@@ -322,7 +343,8 @@ class SessionTable:
             if old is None or old.host is not None or (new is not None and new.told):
                 return
             moved = _moved(old.session, session_id, old_id)
-            self._store(session_id, _Entry(moved, turns=old.turns, told=old.told, in_turn=old.in_turn))
+            self._store(session_id, _Entry(moved, turns=old.turns, told=old.told, in_turn=old.in_turn,
+                                           speakers=old.speakers))
             old.in_turn = False
 
     def turn(self, session_id: str) -> int:

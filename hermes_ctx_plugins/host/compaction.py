@@ -29,6 +29,7 @@ from ..compression.base import (
     reports_removals,
     shrinks,
 )
+from ..compression.messages import is_real_user
 from ..config import DEFAULT_COMPRESSOR, Config
 from ..events import Message, SessionInfo
 from ..isolation import FaultIsolator
@@ -77,7 +78,8 @@ class Compaction:
     def run_compression(self, strategy: CompressorStrategy, messages: list[Message], *,
                         session: SessionInfo | None = None,
                         fallback: Callable[[], CompressorStrategy | None] | None = None,
-                        prompt_floor: int | None = None, **kwargs: Any) -> CompressionResult:
+                        prompt_floor: int | None = None, speaker: Callable[[Message], str | None] | None = None,
+                        **kwargs: Any) -> CompressionResult:
         """Run ``strategy`` (the host's, or an agent's copy of it) with the archive around it.
 
         Whatever the strategy removes or rewrites is archived first (see :mod:`.archive`) and the
@@ -87,7 +89,8 @@ class Compaction:
         one, see :meth:`fallback_strategy`) then runs instead, and without one ``messages`` stay as
         they were. ``prompt_floor``: the prompt's part outside ``messages`` (system prompt, tool schemas),
         when the caller knows it (hermes' engine counts it off its agent); else it is measured
-        (:func:`.compression.floor.measure`).
+        (:func:`.compression.floor.measure`). ``speaker``: who sent a user message, in a session several users
+        speak in (``None`` or unknown: the session's owner); each archived message is then its turn's speaker's.
         """
         # taken before any strategy runs: one that edits the messages in place cannot hide the originals
         snapshot = self._snapshot(strategy, messages)
@@ -110,7 +113,7 @@ class Compaction:
             elif not session.user_id:
                 session = self.session(session.session_id)
             result = self.isolator.call("archive", self._archive, self.archive, strategy, messages, given,
-                                        snapshot, result, self.scoped(session), default=result)
+                                        snapshot, result, self.scoped(session), speaker, default=result)
         return result
 
     def _snapshot(self, strategy: CompressorStrategy, messages: list[Message]) -> Snapshot | None:
@@ -123,7 +126,7 @@ class Compaction:
 
     def _archive(self, archive: Archiver, strategy: CompressorStrategy, messages: list[Message],
                  given: list[Message], snapshot: Snapshot | None, result: CompressionResult,
-                 session: SessionInfo) -> CompressionResult:
+                 session: SessionInfo, speaker: Callable[[Message], str | None] | None = None) -> CompressionResult:
         """``result`` with what it removed archived and the anchor index attached. ``given``: what the
         strategy worked on (``messages``, or a copy of them for another plugin's strategy)."""
         changes: Changes
@@ -140,8 +143,10 @@ class Compaction:
                 changes = dataclasses.replace(changes, removed=[(p, messages[p]) for p, _ in changes.removed])
         ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
         counter = get_counter(strategy.model)
+        owners = None if speaker is None else turn_owners(messages, speaker, session.user_id)
         return archive.apply(changes, result, session=session, strategy=strategy.name, counter=counter,
-                             ceiling=ceiling, smaller=lambda tokens: shrinks(messages, tokens, counter))
+                             ceiling=ceiling, smaller=lambda tokens: shrinks(messages, tokens, counter),
+                             owner_at=None if owners is None else owners.__getitem__)
 
     def _attempt(self, strategy: CompressorStrategy, messages: list[Message], kwargs: dict[str, Any],
                  prompt_floor: int | None = None) -> tuple[CompressionResult | None, list[Message]]:
@@ -254,3 +259,15 @@ def _shown(value: object) -> str:
     except Exception:  # whatever a foreign object does
         return f"<{type(value).__name__}>"
     return shown if len(shown) <= 120 else f"{shown[:117]}..."  # a cut said as one, not a repr ending mid-field
+
+
+def turn_owners(messages: list[Message], speaker: Callable[[Message], str | None], owner: str) -> list[str]:
+    """Whose turn each of ``messages`` is: the sender of the user message opening it (``speaker``; a message
+    before any, or one ``speaker`` does not know, is ``owner``'s)."""
+    owners, current = [], owner
+    for message in messages:
+        if is_real_user(message):
+            heard = speaker(message)
+            current = owner if heard is None else heard
+        owners.append(current)
+    return owners

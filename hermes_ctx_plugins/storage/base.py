@@ -374,9 +374,14 @@ class ArchiveBackend(abc.ABC):
     @abc.abstractmethod
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
-               cited: Callable[[int], bool] | None = None) -> list[int]:
+               cited: Callable[[int], bool] | None = None, owners: Sequence[str] | None = None) -> list[int]:
         """Archive one compaction's removed messages (``(position in the conversation, message)``),
         secrets redacted from every string in them; returns their ids, in order.
+
+        ``owners``: whose turn each message is, in a session several users speak in (a chat platform's shared
+        thread): each message is then archived as its own speaker's — read by their scope, gone with their
+        :meth:`forget_user` — while the compaction is ``user_id``'s (``None``: every message is ``user_id``'s).
+        :raises ValueError: ``owners`` has not one owner per message.
 
         The session's latest compaction made again (its messages opening ``removed`` in order: a process killed
         before hermes saved the compacted session compacts the same history again) is not stored again: its ids
@@ -464,9 +469,11 @@ class ArchiveBackend(abc.ABC):
         before anything is removed (:class:`~hermes_ctx_plugins.storage.records.ForgetScope` and
         :func:`~hermes_ctx_plugins.storage.records.namespaces_asked` check it).
 
-        Messages with an empty user id (the anonymous user's; before 0.2, also what a gateway archived
-        before hermes named the session's user) go with the user when the user's own messages are in the
-        same session (forgetting errs toward removing); any others are kept
+        A compaction holding any message of the user (a session several users speak in, see :meth:`record`)
+        goes whole: the others' turns in it answer or quote theirs. Messages with an empty user id (the
+        anonymous user's; before 0.2, also what a gateway archived before hermes named the session's user) go
+        with the user when the user's own messages are in the same session (forgetting errs toward removing);
+        any others are kept
         and counted in ``detail``. Never raises for a store failure: the one :class:`Forgotten`
         returned says what was removed and, in ``error``, what could not be. Forgetting never
         creates an archive.

@@ -34,7 +34,7 @@ from ..errors import HermesCtxError
 from ..events import Message
 from ..scope import to_stored
 from .files import atomic_write, locked
-from .records import redacted_message
+from .records import ForgetScope, redacted_message
 
 log = logging.getLogger("hermes_ctx_plugins.archive")
 
@@ -70,24 +70,61 @@ def redacted(message: Message) -> Redacted:
 
 
 def make_entry(*, namespace: str, session_id: str, user_id: str, strategy: str,
-               removed: Sequence[tuple[int, Message]], tokens_before: int, tokens_after: int) -> Entry:
+               removed: Sequence[tuple[int, Message]], tokens_before: int, tokens_after: int,
+               owners: Sequence[str] | None = None) -> Entry:
     """One compaction as the spool keeps it: archived now, secrets redacted from its messages
-    (:func:`redacted`), everything in stored form."""
+    (:func:`redacted`), everything in stored form. ``owners``: whose turn each removed message is
+    (see :meth:`ArchiveBackend.record <hermes_ctx_plugins.storage.base.ArchiveBackend.record>`)."""
     return entry_of(namespace=to_stored(namespace), session_id=to_stored(session_id), user_id=to_stored(user_id),
                     strategy=to_stored(strategy), created=time.time(), tokens_before=tokens_before,
                     tokens_after=tokens_after,
                     removed=[(position, to_stored(json.dumps(redacted(message), ensure_ascii=False)))
-                             for position, message in removed])
+                             for position, message in removed],
+                    owners=None if owners is None else [to_stored(owner) for owner in owners])
 
 
 def entry_of(*, namespace: str, session_id: str, user_id: str, strategy: str, created: float, tokens_before: int,
-             tokens_after: int, removed: Sequence[tuple[int, str]]) -> Entry:
-    """An entry from values already in stored form (``removed``: each position and message JSON):
-    how a backend gives back a compaction it holds (:meth:`ArchiveBackend.compactions
+             tokens_after: int, removed: Sequence[tuple[int, str]], owners: Sequence[str] | None = None) -> Entry:
+    """An entry from values already in stored form (``removed``: each position and message JSON;
+    ``owners``: each one's user, when not every one is ``user_id``'s): how a backend gives back a
+    compaction it holds (:meth:`ArchiveBackend.compactions
     <hermes_ctx_plugins.storage.base.ArchiveBackend.compactions>`)."""
-    return {"v": VERSION, "namespace": namespace, "session_id": session_id, "user_id": user_id, "strategy": strategy,
-            "created": created, "tokens_before": tokens_before, "tokens_after": tokens_after,
-            "removed": [[position, message] for position, message in removed]}
+    entry = {"v": VERSION, "namespace": namespace, "session_id": session_id, "user_id": user_id, "strategy": strategy,
+             "created": created, "tokens_before": tokens_before, "tokens_after": tokens_after,
+             "removed": [[position, message] for position, message in removed]}
+    if owners is not None and len(owners) != len(removed):
+        raise ValueError(f"a compaction of {len(removed)} messages was given {len(owners)} owners")
+    if owners is not None and any(owner != user_id for owner in owners):  # a session several users speak in
+        entry["owners"] = list(owners)
+    return entry
+
+
+def owners_of(entry: Entry) -> list[str]:
+    """Whose turn each of ``entry``'s messages is, in stored form: the entry's ``owners`` (a session several
+    users speak in: each message its speaker's), else its user's."""
+    owners = entry.get("owners")
+    if isinstance(owners, list) and len(owners) == len(entry["removed"]) and all(isinstance(o, str) for o in owners):
+        return owners
+    return [entry["user_id"]] * len(entry["removed"])
+
+
+def tail_of(entry: Entry, kept: int) -> Entry:
+    """``entry`` without its first ``kept`` messages (stored already), their owners with them."""
+    owners = owners_of(entry)[kept:]
+    shorter = {**entry, "removed": entry["removed"][kept:]}
+    shorter.pop("owners", None)
+    if any(owner != entry["user_id"] for owner in owners):
+        shorter["owners"] = owners
+    return shorter
+
+
+def forgets(entry: Entry, owner: ForgetScope, written: Callable[[str], str] = str) -> bool:
+    """Whether forgetting ``owner`` removes ``entry``: its owner's (:meth:`ForgetScope.owns`), or holding a turn
+    of the user in a session several users speak in (the whole compaction goes: its other turns answer or quote
+    theirs). ``written``: the ids as the caller's store compares them."""
+    namespace = written(entry["namespace"])
+    return owner.owns(namespace, written(entry["session_id"]), written(entry["user_id"])) or any(
+        owner.spoke_in(namespace, written(user)) for user in set(owners_of(entry)))
 
 
 def repeated(latest: Sequence[str], removed: Sequence[Sequence[Any]]) -> int:

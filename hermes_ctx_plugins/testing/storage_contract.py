@@ -357,6 +357,35 @@ class StorageContract:
         assert seen(Scope(session_id="s9", earlier_sessions=("s1",))) == {early}
         assert seen(Scope(session_id="s9", user_id="alice")) == set()
 
+    def test_a_shared_sessions_messages_are_each_their_speakers(self, archive: ArchiveBackend) -> None:
+        """A thread several users speak in, compacted in bob's turn: alice's turns are hers (her search finds them,
+        bob's every-session scope does not), and forgetting her takes the compaction holding them, not bob's
+        other sessions or anyone else's."""
+        removed = [(n, said(f"heron {who} {n}", role=role)) for n, (who, role) in enumerate(
+            [("alice", "user"), ("alice", "assistant"), ("bob", "user"), ("bob", "assistant")], 1)]
+        shared = archive.record(session_id="t", user_id="bob", strategy="prune", removed=removed,
+                                owners=["alice", "alice", "bob", "bob"])
+        [own] = archive.record(session_id="dm", user_id="bob", strategy="prune", removed=[(1, said("heron bob dm"))])
+        [carol] = archive.record(session_id="t2", user_id="carol", strategy="prune", removed=[(1, said("heron c"))])
+
+        def found(scope: Scope) -> list[str]:
+            return sorted(hit.snippet.replace("«", "").replace("»", "") for hit in archive.search("heron", scope,
+                                                                                                 limit=20))
+
+        assert found(Scope(session_id="t", user_id="alice")) == ["heron alice 1", "heron alice 2"]
+        assert found(Scope(session_id="t", user_id="bob")) == ["heron bob 3", "heron bob 4"]
+        assert found(Scope(session_id="dm", user_id="bob", all_sessions=True)) == [
+            "heron bob 3", "heron bob 4", "heron bob dm"]  # never alice's words, from bob's own DM
+        assert [s.user_id for s in archive.get(shared, Scope(session_id="t", user_id=None))] == [
+            "alice", "alice", "bob", "bob"]
+        [entry] = [e for e in archive.compactions() if e["session_id"] == "t"]
+        assert entry["owners"] == ["alice", "alice", "bob", "bob"] and entry["user_id"] == "bob"
+        with pytest.raises(ValueError, match="2 messages was given 1 owners"):
+            archive.record(session_id="t", user_id="bob", strategy="prune", removed=removed[:2], owners=["bob"])
+        assert archive.forget_user("alice")[0].removed == 4
+        assert found(Scope(session_id="t", user_id="bob")) == []  # the compaction holding her turns went whole
+        assert [s.id for s in archive.get([own, carol], Scope(session_id="", everything=True))] == [own, carol]
+
     def test_the_same_compaction_made_again_is_stored_once(self, archive: ArchiveBackend) -> None:
         """A process killed after the archive stored a compaction, before hermes saved the compacted session,
         compacts the same history again at its restart: one copy, the same ids; what it removes beyond is added."""

@@ -33,7 +33,7 @@ from ..records import (
     pairs_with,
     searchable,
 )
-from ..spool import Entry, make_entry, repeated
+from ..spool import Entry, make_entry, owners_of, repeated, tail_of
 from .shared import Shared, utf8_size
 
 
@@ -85,10 +85,10 @@ class InMemoryArchive(ArchiveBackend):
 
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
-               cited: Callable[[int], bool] | None = None) -> list[int]:
+               cited: Callable[[int], bool] | None = None, owners: Sequence[str] | None = None) -> list[int]:
         return self._insert(make_entry(namespace=namespace, session_id=session_id, user_id=user_id,
                                        strategy=strategy, removed=removed, tokens_before=tokens_before,
-                                       tokens_after=tokens_after), limits=True, cited=cited)
+                                       tokens_after=tokens_after, owners=owners), limits=True, cited=cited)
 
     def restore(self, entry: Entry) -> list[int]:
         return self._insert(entry, limits=False, once=False)
@@ -97,7 +97,8 @@ class InMemoryArchive(ArchiveBackend):
         with self._data.lock:
             entries = [self._data.entries[c] for c in sorted(self._data.entries)]
         for entry in entries:  # copies: the caller cannot change what is archived
-            yield {**entry, "removed": [list(item) for item in entry["removed"]]}
+            yield {**entry, "removed": [list(item) for item in entry["removed"]],
+                   **({"owners": list(entry["owners"])} if "owners" in entry else {})}
 
     def _insert(self, entry: Entry, *, limits: bool, once: bool = True,
                 cited: Callable[[int], bool] | None = None) -> list[int]:
@@ -117,7 +118,8 @@ class InMemoryArchive(ArchiveBackend):
             if kept and kept == len(entry["removed"]):
                 return [id_ for _, id_ in again]  # the same compaction again: nothing new to store
             reused = [id_ for _, id_ in again[:kept]]
-            entry = {**entry, "removed": entry["removed"][kept:]}
+            entry = tail_of(entry, kept)
+            speakers = [from_stored(owner) for owner in owners_of(entry)]
             data.written = True
             compaction = next(data.compaction_ids)
             data.compactions[compaction] = (namespace, session_id, user_id, created)
@@ -125,11 +127,11 @@ class InMemoryArchive(ArchiveBackend):
             last = max((a.stored.seq for a in data.messages.values()
                         if (a.stored.namespace, a.stored.session_id) == (namespace, session_id)), default=0)
             ids = reused
-            for seq, (_, text) in enumerate(entry["removed"], last + 1):
+            for seq, (_, text), speaker in zip(itertools.count(last + 1), entry["removed"], speakers):
                 encoded = from_stored(text)
                 message = json.loads(encoded)  # a copy the caller cannot change, as a store's would be
                 text = searchable(message_text(message))
-                stored = Stored(next(data.ids), session_id, user_id, namespace, compaction, seq,
+                stored = Stored(next(data.ids), session_id, speaker, namespace, compaction, seq,
                                 str(message.get("role") or ""), message, created)
                 data.messages[stored.id] = _Archived(stored, created, text, folded(text), utf8_size(encoded, text))
                 ids.append(stored.id)
@@ -184,10 +186,14 @@ class InMemoryArchive(ArchiveBackend):
         owner = ForgetScope.of(user_id, namespaces)
         data = self._data
         with data.lock:
-            owner.sessions = {(ns, session) for ns, session, user, _ in data.compactions.values()
-                              if owner.spoke_in(ns, user)}
+            owner.sessions = {(a.stored.namespace, a.stored.session_id) for a in data.messages.values()
+                              if owner.spoke_in(a.stored.namespace, a.stored.user_id)}
+            owner.sessions |= {(ns, session) for ns, session, user, _ in data.compactions.values()
+                               if owner.spoke_in(ns, user)}
+            holding = {a.stored.compaction_id for a in data.messages.values()
+                       if owner.spoke_in(a.stored.namespace, a.stored.user_id)}  # a shared session's: see record
             removed = self._delete_compactions([c for c, (ns, session, user, _) in data.compactions.items()
-                                                if owner.owns(ns, session, user)])
+                                                if owner.owns(ns, session, user) or c in holding])
             kept = sum(1 for a in data.messages.values() if a.stored.user_id == "" and owner.user
                        and (owner.spaces is None or a.stored.namespace in owner.spaces))
         return [Forgotten(store=f"archive (in memory) {self.path}", removed=removed,

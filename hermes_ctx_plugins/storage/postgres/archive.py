@@ -27,7 +27,18 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS, bm25, folded, snippet, substring_count
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, UnstorableEntry, entry_of, make_entry, redacted, repeated, spool_path
+from ..spool import (
+    Entry,
+    Spool,
+    UnstorableEntry,
+    entry_of,
+    forgets,
+    make_entry,
+    owners_of,
+    redacted,
+    repeated,
+    spool_path,
+)
 from .connection import Server, fail, location_key, reason_of, unbounded
 from .schema import lock_id
 from .text import stored
@@ -103,10 +114,10 @@ class PostgresArchive(ArchiveBackend):
     # -- writing ------------------------------------------------------------------------------------
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
-               cited: Callable[[int], bool] | None = None) -> list[int]:
+               cited: Callable[[int], bool] | None = None, owners: Sequence[str] | None = None) -> list[int]:
         clean = [(position, redacted(message)) for position, message in removed]
         compaction = make_entry(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
-                                removed=clean, tokens_before=tokens_before, tokens_after=tokens_after)
+                                removed=clean, tokens_before=tokens_before, tokens_after=tokens_after, owners=owners)
         messages = [message for _, message in clean]
 
         def insert(entry: Entry) -> list[int]:  # this compaction's messages are at hand: not decoded again
@@ -130,14 +141,17 @@ class PostgresArchive(ArchiveBackend):
             if not rows:
                 return
             removed: dict[int, list[tuple[int, str]]] = {row[0]: [] for row in rows}
-            for compaction, position, message in self._fetch(
-                    "SELECT compaction_id, position, message FROM messages WHERE compaction_id = ANY(%s) "
+            owners: dict[int, list[str]] = {row[0]: [] for row in rows}
+            for compaction, position, message, user in self._fetch(
+                    "SELECT compaction_id, position, message, user_id FROM messages WHERE compaction_id = ANY(%s) "
                     "ORDER BY compaction_id, seq", ([row[0] for row in rows],)):
                 removed[compaction].append((position, _spooled(message)))
+                owners[compaction].append(_spooled(user))
             for id_, namespace, session_id, user_id, strategy, created, before, after_tokens in rows:
                 yield entry_of(namespace=_spooled(namespace), session_id=_spooled(session_id),
                                user_id=_spooled(user_id), strategy=_spooled(strategy), created=created,
-                               tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
+                               tokens_before=before, tokens_after=after_tokens, removed=removed[id_],
+                               owners=owners[id_])
             after = rows[-1][0]
 
     def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None,
@@ -147,15 +161,17 @@ class PostgresArchive(ArchiveBackend):
         compaction made again is not stored again (:func:`~hermes_ctx_plugins.storage.spool.repeated`)."""
         owner = (_pg(entry["namespace"]), _pg(entry["session_id"]), _pg(entry["user_id"]))
         rows = []
+        speakers = [_pg(user) for user in owners_of(entry)]
         for n, (position, text) in enumerate(entry["removed"]):
             message = messages[n] if messages is not None else json.loads(from_stored(text))
             body = searchable(message_text(message))
             role, call = str(message.get("role") or ""), str(message.get("tool_call_id") or "")
             rows.append((position, stored(role), stored(call), [stored(i) for i in call_ids(message)], _pg(text), body,
-                         folded(body)))
+                         folded(body), speakers[n]))
         try:
             with self._server.transaction(lock=self._lock_id(), lock_timeout=5.0) as conn:
-                if self._forgotten(conn, owner, entry["created"]):
+                if any(self._forgotten(conn, (*owner[:2], user), entry["created"])  # any speaker's: see forget_user
+                       for user in dict.fromkeys((owner[2], *speakers))):
                     log.info("archive %s: a compaction of a user forgotten since it was made is dropped", self._where)
                     return []
                 conn.execute("INSERT INTO stores (location, kind, created) VALUES (%s, 'archive', %s) "
@@ -163,7 +179,7 @@ class PostgresArchive(ArchiveBackend):
                 again = self._latest_again(conn, owner, rows[0][4] if rows else None) if once else []
                 if again and cited is not None and cited(int(again[0][0])):
                     again = []  # the conversation cites that compaction: a later one, which repeats its messages
-                kept = repeated([message for _, message in again], [(p, text) for p, _, _, _, text, _, _ in rows])
+                kept = repeated([message for _, message in again], [(p, text) for p, _, _, _, text, _, _, _ in rows])
                 if kept and kept == len(rows):
                     return [int(id_) for id_, _ in again]  # the same compaction again: nothing new to store
                 rows = rows[kept:]
@@ -176,15 +192,15 @@ class PostgresArchive(ArchiveBackend):
                                    "AND session_id = %s", (self.location, *owner[:2])).fetchone()[0]  # type: ignore[index]
                 ids = [int(id_) for id_, _ in again[:kept]]
                 with conn.cursor() as cursor:
-                    for position, role, tool_call_id, calls, text, body, fold in rows:
+                    for position, role, tool_call_id, calls, text, body, fold, speaker in rows:
                         seq += 1
                         cursor.execute(
                             "INSERT INTO messages (location, compaction_id, namespace, session_id, user_id, seq, "
                             "position, role, tool_call_id, call_ids, message, text, folded, length, size, created) "
                             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                            (self.location, compaction, *owner, seq, position, role, tool_call_id, calls, text, body,
-                             fold, max(len(fold) - 2, 0), len(text.encode("utf-8")) + len(body.encode("utf-8")),
-                             entry["created"]))
+                            (self.location, compaction, *owner[:2], speaker, seq, position, role, tool_call_id, calls,
+                             text, body, fold, max(len(fold) - 2, 0),
+                             len(text.encode("utf-8")) + len(body.encode("utf-8")), entry["created"]))
                         ids.append(int(cursor.fetchone()[0]))  # type: ignore[index]
         except Exception as exc:
             if reason_of(exc) is None:  # a value the server refuses: it would refuse it forever
@@ -272,17 +288,18 @@ class PostgresArchive(ArchiveBackend):
             exists = bool(self._fetch("SELECT 1 FROM stores WHERE location = %s AND kind = 'archive'",
                                       (self.location,)))
             if exists:
-                rows = self._fetch("SELECT DISTINCT namespace, session_id FROM compactions WHERE location = %s "
-                                   "AND user_id = %s", (self.location, owner.user))
+                rows = self._fetch(  # a shared session's messages are each their speaker's: see record
+                    "SELECT DISTINCT namespace, session_id FROM compactions WHERE location = %s AND user_id = %s UNION "
+                    "SELECT DISTINCT namespace, session_id FROM messages WHERE location = %s AND user_id = %s",
+                    (self.location, owner.user) * 2)
                 owner.sessions |= {(ns, s) for ns, s in rows if owner.spoke_in(ns, owner.user)}
         except ArchiveError as exc:
             errors.append(f"the archive could not be read: {exc}")
             exists = False
         try:
             owner.sessions |= {(_pg(e["namespace"]), _pg(e["session_id"])) for e in self.spool.entries()
-                               if owner.spoke_in(_pg(e["namespace"]), _pg(e["user_id"]))}
-            spooled = self.spool.forget(lambda e: owner.owns(_pg(e["namespace"]), _pg(e["session_id"]),
-                                                             _pg(e["user_id"])))
+                               if any(owner.spoke_in(_pg(e["namespace"]), _pg(user)) for user in set(owners_of(e)))}
+            spooled = self.spool.forget(lambda e: forgets(e, owner, _pg))
         except OSError as exc:
             errors.append(f"the spool {self.spool.path} could not be cleared: {exc}")
         else:
@@ -298,7 +315,10 @@ class PostgresArchive(ArchiveBackend):
             try:
                 rows = self._fetch("SELECT id, namespace, session_id, user_id FROM compactions WHERE location = %s "
                                    "AND user_id IN (%s, '')", (self.location, owner.user))
-                chosen = [row[0] for row in rows if owner.owns(*row[1:])]
+                chosen = sorted({row[0] for row in rows if owner.owns(*row[1:])} | {
+                    compaction for compaction, namespace in self._fetch(  # holding a turn of theirs: see record
+                        "SELECT DISTINCT compaction_id, namespace FROM messages WHERE location = %s AND user_id = %s",
+                        (self.location, owner.user)) if owner.spoke_in(namespace, owner.user)})
                 if chosen:
                     removed += self._delete("id = ANY(%s)", [chosen])[1]
                 if owner.user:

@@ -8,6 +8,10 @@ FTS5 over the trigram index, ranked by BM25. Every row belongs to one deployment
 If the database cannot be written (locked past the timeout, corrupt, disk full), the removed
 messages go to a JSON-lines spool next to it (see :mod:`hermes_ctx_plugins.storage.spool`) and are
 imported at the next successful write: a compaction never loses what it removed.
+
+Over 500 lines because it is one class, the SQLite side of the whole archive contract (writing through the
+spool, the limits, forgetting with erasure, search, the embeddings, stats), every part on one connection and
+its lock.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, entry_of, make_entry, redacted, repeated, spool_path
+from ..spool import Entry, Spool, entry_of, forgets, make_entry, owners_of, redacted, repeated, spool_path, tail_of
 from . import fts
 from .archive_schema import connect
 from .opening import OpenedFile
@@ -100,12 +104,12 @@ class ArchiveStore(ArchiveBackend):
     # -- writing ------------------------------------------------------------------------------
     def record(self, *, session_id: str, user_id: str, strategy: str, removed: Sequence[tuple[int, Message]],
                tokens_before: int = 0, tokens_after: int = 0, namespace: str = "",
-               cited: Callable[[int], bool] | None = None) -> list[int]:
+               cited: Callable[[int], bool] | None = None, owners: Sequence[str] | None = None) -> list[int]:
         """Before anything else, what the spool holds is imported; when the database cannot take
         these, they are spooled (fsynced) instead."""
         clean = [(position, redacted(message)) for position, message in removed]
         compaction = make_entry(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
-                                removed=clean, tokens_before=tokens_before, tokens_after=tokens_after)
+                                removed=clean, tokens_before=tokens_before, tokens_after=tokens_after, owners=owners)
         messages = [message for _, message in clean]
 
         def insert(entry: Entry) -> list[int]:  # this compaction's messages are at hand: not decoded again
@@ -133,17 +137,20 @@ class ArchiveStore(ArchiveBackend):
                                       "tokens_after FROM compactions WHERE id > ? ORDER BY id LIMIT 200",
                                       (after,)).fetchall()
                     removed: dict[int, list[tuple[int, str]]] = {row[0]: [] for row in rows}
-                    for compaction, position, message in db.execute(
-                            "SELECT compaction_id, position, message FROM messages WHERE compaction_id > ? AND "
-                            "compaction_id <= ? ORDER BY compaction_id, seq", (after, rows[-1][0] if rows else 0)):
+                    owners: dict[int, list[str]] = {row[0]: [] for row in rows}
+                    for compaction, position, message, user in db.execute(
+                            "SELECT compaction_id, position, message, user_id FROM messages WHERE compaction_id > ? "
+                            "AND compaction_id <= ? ORDER BY compaction_id, seq", (after, rows[-1][0] if rows else 0)):
                         removed[compaction].append((position, message))
+                        owners[compaction].append(user)
                 except sqlite3.Error as exc:
                     raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
             if not rows:
                 return
             for id_, namespace, session_id, user_id, strategy, created, before, after_tokens in rows:
                 yield entry_of(namespace=namespace, session_id=session_id, user_id=user_id, strategy=strategy,
-                               created=created, tokens_before=before, tokens_after=after_tokens, removed=removed[id_])
+                               created=created, tokens_before=before, tokens_after=after_tokens, removed=removed[id_],
+                               owners=owners[id_])
             after = rows[-1][0]
 
     def _insert(self, entry: Entry, *, limits: bool = True, messages: Sequence[Message] | None = None,
@@ -160,7 +167,7 @@ class ArchiveStore(ArchiveBackend):
             kept = repeated([message for _, message in again], entry["removed"])
             if kept and kept == len(entry["removed"]):
                 return [id_ for id_, _ in again]  # the same compaction again: nothing new to store
-            entry = {**entry, "removed": entry["removed"][kept:]}
+            entry = tail_of(entry, kept)
             messages = messages[kept:] if messages is not None else None
             cursor = db.execute(
                 "INSERT INTO compactions (namespace, session_id, user_id, strategy, created, removed, tokens_before, "
@@ -175,14 +182,14 @@ class ArchiveStore(ArchiveBackend):
             last = db.execute("SELECT max(coalesce((SELECT max(id) FROM messages), 0), coalesce((SELECT value FROM "
                               "archive_meta WHERE key = 'last_message_id'), 0))").fetchone()[0]
             ids = [id_ for id_, _ in again[:kept]]
-            for n, (position, stored) in enumerate(entry["removed"]):
+            for n, ((position, stored), speaker) in enumerate(zip(entry["removed"], owners_of(entry), strict=True)):
                 message = messages[n] if messages is not None else json.loads(from_stored(stored))
                 seq += 1
                 last += 1
                 db.execute(
                     "INSERT INTO messages (id, namespace, session_id, user_id, compaction_id, seq, position, role, "
                     "tool_call_id, call_ids, text, message, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (last, *owner, compaction, seq, position, to_stored(str(message.get("role") or "")),
+                    (last, *owner[:2], speaker, compaction, seq, position, to_stored(str(message.get("role") or "")),
                      to_stored(str(message.get("tool_call_id") or "")), to_stored(" ".join(call_ids(message))),
                      searchable(message_text(message)), stored, entry["created"]))
                 ids.append(last)
@@ -290,8 +297,8 @@ class ArchiveStore(ArchiveBackend):
                 exists = False
         try:
             owner.sessions |= {(e["namespace"], e["session_id"]) for e in self.spool.entries()
-                               if owner.spoke_in(e["namespace"], e["user_id"])}
-            spooled = self.spool.forget(lambda e: owner.owns(e["namespace"], e["session_id"], e["user_id"]))
+                               if any(owner.spoke_in(e["namespace"], user) for user in set(owners_of(e)))}
+            spooled = self.spool.forget(lambda e: forgets(e, owner))
         except OSError as exc:
             errors.append(f"the spool {self.spool.path} could not be cleared: {exc}")
         else:
@@ -314,8 +321,9 @@ class ArchiveStore(ArchiveBackend):
     def _sessions_of(self, owner: ForgetScope) -> set[tuple[str, str]]:
         """The (namespace, session) pairs in which the user has archived messages of their own."""
         with self._lock:
-            rows = self._connect().execute(
-                "SELECT DISTINCT namespace, session_id FROM compactions WHERE user_id = ?", (owner.user,)).fetchall()
+            rows = self._connect().execute(  # a shared session's messages are each their speaker's: see record
+                "SELECT DISTINCT namespace, session_id FROM compactions WHERE user_id = ? UNION "
+                "SELECT DISTINCT namespace, session_id FROM messages WHERE user_id = ?", (owner.user,) * 2).fetchall()
         return {(namespace, session) for namespace, session in rows if owner.spoke_in(namespace, owner.user)}
 
     def _forget_archived(self, owner: ForgetScope) -> tuple[int, int]:
@@ -323,7 +331,11 @@ class ArchiveStore(ArchiveBackend):
         with self._transaction() as db:
             rows = db.execute("SELECT id, namespace, session_id, user_id FROM compactions WHERE user_id IN (?, '')",
                               (owner.user,)).fetchall()
-            removed = self._delete_compactions(db, [row[0] for row in rows if owner.owns(*row[1:])])
+            chosen = {row[0] for row in rows if owner.owns(*row[1:])}
+            chosen |= {compaction for compaction, namespace in db.execute(  # holding a turn of theirs: see record
+                "SELECT DISTINCT compaction_id, namespace FROM messages WHERE user_id = ?", (owner.user,))
+                if owner.spoke_in(namespace, owner.user)}
+            removed = self._delete_compactions(db, sorted(chosen))
             kept = 0
             if owner.user:
                 kept = sum(count for namespace, count in db.execute(
