@@ -293,7 +293,7 @@ class SessionTable:
         with self._lock:
             known = self._entries.get(session_id)
             heard = known.speakers if known is not None else None
-            return heard.copy().of if heard is not None and heard.several() else None
+            return heard.copy().of if heard is not None and heard.shared else None
 
     def knows_owner(self, session_id: str) -> bool:
         """Whether what ``session_id``'s hooks store may be stored as the owner's :meth:`observe`

@@ -1,4 +1,4 @@
-"""Who said each user message of a session several users speak in.
+"""Who sent each user message of a session several users speak in.
 
 hermes' gateway gives a chat platform's shared thread (or a group with ``group_sessions_per_user: false``)
 one session and one agent; each turn's ``pre_llm_call`` names that turn's sender, so the session's owner
@@ -9,24 +9,31 @@ them left their words in someone else's archive — readable from that person's 
 per session, which user sent each user message it heard (a digest of its text, as hermes stores it), and
 the archive keeps each removed message as the speaker of the turn it belongs to.
 
-Only what this process heard: a user message from before a restart, or from a session the table dropped,
-is the compaction's owner's, as before.
+A turn no sender can be told for — not heard by this process (a restart, a session the table dropped, more
+turns than it keeps), or a text more than one user sent ("ok", the same display name twice: hermes' only mark
+of the sender in the text) — is nobody's in a session known to be shared: archived as the anonymous user's,
+which no named user's scope reads (a review: given to the user compacting, it handed one user's turn, tool
+results and all, to another). A session one user spoke in keeps a few digests only (a DM is most sessions).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Iterable
 
 from ..events import Message
 
-#: user messages remembered per session (the oldest are forgotten first)
-MAX_HEARD = 512
+#: user messages remembered per session, once a second user spoke in it (the oldest are forgotten first:
+#: their turns are then nobody's)
+MAX_HEARD = 4096
+#: ... and while one user alone did (the turns a second user's arrival finds: older ones are nobody's then)
+MAX_HEARD_ALONE = 16
+#: a text more than one user sent: nobody's (the anonymous user's id, which a turn of nobody's is archived as)
+_AMBIGUOUS = ""
 
 
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
 
 
 def said(message: Message) -> str | None:
@@ -44,29 +51,31 @@ class Speakers:
     """The senders of one session's user messages, by their text's digest (bounded)."""
 
     def __init__(self) -> None:
-        self._by_text: OrderedDict[str, str] = OrderedDict()
+        self._by_text: dict[int, str] = {}  # in the order last heard (a dict keeps it, at half an OrderedDict's size)
+        #: the user heard first; a second one makes the session shared, for good
+        self._first: str | None = None
+        self.shared = False
 
     def heard(self, user_id: str, texts: Iterable[str]) -> None:
         """``user_id`` sent the user message whose text is each of ``texts`` (forms of one message)."""
-        for text in dict.fromkeys(texts):
-            key = _digest(text)
-            self._by_text[key] = user_id
-            self._by_text.move_to_end(key)
-        while len(self._by_text) > MAX_HEARD:
-            self._by_text.popitem(last=False)
-
-    def several(self) -> bool:
-        """Whether more than one user spoke (else the session's owner is every turn's)."""
-        users = iter(self._by_text.values())
-        first = next(users, None)
-        return any(user != first for user in users)
+        if self._first is None:
+            self._first = user_id
+        elif user_id != self._first:
+            self.shared = True
+        for key in {_digest(text) for text in texts}:
+            before = self._by_text.pop(key, None)
+            self._by_text[key] = user_id if before is None or before == user_id else _AMBIGUOUS
+        bound = MAX_HEARD if self.shared else MAX_HEARD_ALONE
+        while len(self._by_text) > bound:
+            del self._by_text[next(iter(self._by_text))]
 
     def of(self, message: Message) -> str | None:
-        """Who sent ``message`` (a user message), ``None``: not heard here."""
+        """Who sent ``message`` (a user message); ``None``: not heard here, sent by more than one user, or by the
+        anonymous user."""
         text = said(message)
-        return None if text is None else self._by_text.get(_digest(text))
+        return (self._by_text.get(_digest(text)) if text is not None else None) or None
 
     def copy(self) -> Speakers:
         other = Speakers()
-        other._by_text = OrderedDict(self._by_text)
+        other._by_text, other._first, other.shared = dict(self._by_text), self._first, self.shared
         return other

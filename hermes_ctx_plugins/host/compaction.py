@@ -29,7 +29,7 @@ from ..compression.base import (
     reports_removals,
     shrinks,
 )
-from ..compression.messages import is_real_user
+from ..compression.messages import is_real_user, is_summary
 from ..config import DEFAULT_COMPRESSOR, Config
 from ..events import Message, SessionInfo
 from ..isolation import FaultIsolator
@@ -90,7 +90,7 @@ class Compaction:
         they were. ``prompt_floor``: the prompt's part outside ``messages`` (system prompt, tool schemas),
         when the caller knows it (hermes' engine counts it off its agent); else it is measured
         (:func:`.compression.floor.measure`). ``speaker``: who sent a user message, in a session several users
-        speak in (``None`` or unknown: the session's owner); each archived message is then its turn's speaker's.
+        speak in; each archived message is then its turn's speaker's (see :func:`turn_owners`).
         """
         # taken before any strategy runs: one that edits the messages in place cannot hide the originals
         snapshot = self._snapshot(strategy, messages)
@@ -143,7 +143,7 @@ class Compaction:
                 changes = dataclasses.replace(changes, removed=[(p, messages[p]) for p, _ in changes.removed])
         ceiling = int((strategy.threshold_tokens or result.tokens_before) * RESERVE_SHARE)
         counter = get_counter(strategy.model)
-        owners = None if speaker is None else turn_owners(messages, speaker, session.user_id)
+        owners = None if speaker is None else turn_owners(messages, speaker)
         return archive.apply(changes, result, session=session, strategy=strategy.name, counter=counter,
                              ceiling=ceiling, smaller=lambda tokens: shrinks(messages, tokens, counter),
                              owner_at=None if owners is None else owners.__getitem__)
@@ -261,13 +261,14 @@ def _shown(value: object) -> str:
     return shown if len(shown) <= 120 else f"{shown[:117]}..."  # a cut said as one, not a repr ending mid-field
 
 
-def turn_owners(messages: list[Message], speaker: Callable[[Message], str | None], owner: str) -> list[str]:
-    """Whose turn each of ``messages`` is: the sender of the user message opening it (``speaker``; a message
-    before any, or one ``speaker`` does not know, is ``owner``'s)."""
-    owners, current = [], owner
+def turn_owners(messages: list[Message], speaker: Callable[[Message], str | None]) -> list[str]:
+    """Whose turn each of ``messages`` is, in a session several users speak in: the sender of the user message
+    opening it (``speaker``). A turn whose sender ``speaker`` cannot tell, a summary of earlier turns (everyone's)
+    and what comes before the first user message are nobody's: the anonymous user's, which no named user's scope
+    reads -- never the user compacting, who would read another's turn as theirs."""
+    owners, current = [], ""
     for message in messages:
         if is_real_user(message):
-            heard = speaker(message)
-            current = owner if heard is None else heard
-        owners.append(current)
+            current = speaker(message) or ""
+        owners.append("" if is_summary(message) else current)
     return owners
