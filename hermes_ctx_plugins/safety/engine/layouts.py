@@ -239,7 +239,8 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
         i = lowered.find(name) if present.issuperset(needs) else -1
         while i >= 0:
             if _delimited(lowered, i, i + len(name)) or _delimited(lowered, _prefixed(lowered, i), i + len(name)):
-                headers.add(lowered.rfind("\n", 0, i) + 1)
+                if not _GUTTER_ONLY.fullmatch(lowered, start := lowered.rfind("\n", 0, i) + 1, _line(lowered, i)):
+                    headers.add(start)
             i = lowered.find(name, i + len(name))
     found: list[Span] = []
     lines_read = 0  # a table's rows are read once, even where a row names a credential column too
@@ -248,6 +249,9 @@ def table_spans(text: str, lowered: str, present: frozenset[str]) -> list[Span]:
             lines_read, spans = _table_rows(text, lowered, first)
             found += spans
     return found
+
+
+_GUTTER_ONLY = lazy(r"[ \t]*\d+\|[^|,\t\u2502\r\n]*\r?")  # read_file's gutter alone (7|password): no header
 
 
 def _prefixed(text: str, at: int) -> int:

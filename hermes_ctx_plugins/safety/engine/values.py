@@ -128,7 +128,23 @@ def _assignment(view: str, m: re.Match[str]) -> bool:
         return False
     value, key = view[slice(*value_span(m))], rule_key(m)
     return real_value(value, password=password_key(key), key=key) or (
-        password_key(key) and _assigned(view, m) and _letters_password(value))
+        password_key(key) and _assigned(view, m) and _letters_password(value)) or (
+        _SECRET_NAME.fullmatch(key) is not None and _chosen_secret(value))
+
+
+#: a name whose value is a secret someone may have typed, not generated (``SECRET_KEY``, ``JWT_SECRET``,
+#: ``STRIPE_API_KEY``, ``auth_token``): its value is held to a password's shape, not a random token's (a red-team
+#: pass: ``SECRET_KEY = "kestrel5655"``, ``JWT_SECRET=Orchid_42!``, ``API_KEY: indigo15259`` kept, 18 of 18)
+_SECRET_NAME = lazy(r"(?:[a-z0-9]+[_.-])*(?:secret(?:[_.-]?key)?|api[_.-]?key|apikey|(?:auth|access)[_.-]?token)")
+
+
+def _chosen_secret(value: str) -> bool:
+    """A typed secret: 8 to 64 characters, letters and digits, not a placeholder, a path or words and numbers joined
+    (``dev-key-2``, ``v1.2.3``, ``sk_test_123``)."""
+    v = value.strip("'\"").rstrip(".,;:)")  # a "!" or "?" ending it is the secret's, not prose's: Kestrel-5655!
+    return (8 <= len(v) <= 64 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+            and not _NOT_A_VALUE.fullmatch(v) and not _STRUCTURED.fullmatch(v) and "://" not in v
+            and "\\u" not in v.lower())  # a JSON string's escaped Chinese: "secret_key: \\u4e34\\u65f6" is a word
 
 
 #: words a schema, a form, a log line or a setting gives a password field (``password: string``,
@@ -254,8 +270,17 @@ def cased_word(value: str, *, chinese_key: bool) -> bool:
 
 
 def _url_password(view: str, m: re.Match[str]) -> bool:
-    """``://user:password@``: a password that is neither the user name again nor a placeholder."""
-    return m["value"] != m["user"] and not _NOT_A_VALUE.fullmatch(m["value"])
+    """``://user:password@``: a password that is neither the user name again nor a placeholder. Dotted, it is code's
+    name only when it names where a password is (``config.db_pass``, ``settings.DB_PASSWORD``): else it is one (a
+    red-team pass: ``Qx7.mZ2.pL9``, ``ObUCikNAghy4.QFZRjXLCtzy`` kept; the rules read lower case, so the parts'
+    case cannot tell)."""
+    value = m["value"]
+    return value != m["user"] and (not _NOT_A_VALUE.fullmatch(value) or (
+        "." in value and any(c.isdigit() for c in value) and not _NAMES_A_PASSWORD.search(value)))
+
+
+#: a dotted name's part that says where a password comes from
+_NAMES_A_PASSWORD = lazy(r"pass|pwd|secret|token|cred|key|auth|env|conf|setting|option|param|args|self|this")
 
 
 #: an app password as Google and Apple print it (``abcd efgh ijkl mnop``)

@@ -63,8 +63,9 @@ def _value_char(quote: str) -> str:
     the group ``quote`` opened a quoted value, not a JSON string's escape of a line break or tab either (an env
     line's ``DB_PASSWORD=x\\nDB_USER=app`` in a tool's JSON answer: the value is ``x``; read on, its redaction took
     the lines after it, a red-team pass; a quoted ``"password": "ab\\tcd"`` is one value; an escaped backslash is a
-    character of it)."""
-    return rf"(?({quote})[^\s\"'`,;)\]}}<>]|(?:[^\s\"'`,;)\]}}<>\\]|\\\\|\\(?![nrt])))"
+    character of it). A quoted value may hold ")" (Django's generated keys do: cut there, 40 characters of it were
+    kept; a red-team pass); its quote ends it."""
+    return rf"(?({quote})[^\s\"'`,;\]}}<>]|(?:[^\s\"'`,;)\]}}<>\\]|\\\\|\\(?![nrt])))"
 
 
 
@@ -108,6 +109,8 @@ _PEM_KEY = (rf"{_PEM_BEGIN}(?={_PEM_BODY}{{0,300}}?[A-Za-z0-9+/]{{16}}){_PEM_BOD
 _CREDENTIAL_QUALIFIER = lazy(r"(?<![a-z])(?:auth|access|api|secret|bearer|bot|refresh|session|app|client|master|"
                              r"private|signing|personal|deploy|admin|service|webhook|integration|account|license|"
                              r"unseal|recovery|root|encryption|decryption|wallet)[\s_-]$")
+#: a Cookie or Set-Cookie header's name
+_COOKIE_HEADER = lazy(r"cookie[\"']?[ \t]*:")  # a literal first: searched fast, once per candidate
 # a signed URL's parameter follows "?" or "&" (or "-" inside a name: X-Amz-Security-Token)
 _PARAMETER_START = lazy(r"[?&-]")
 
@@ -149,6 +152,22 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          "authorization",
          r"authorization[\"']?\s*[:=]\s*[\"']?(?:[a-z][\w-]{1,20}[ \t]+)?(?!\[redacted)(?P<value>[\w.~+/-]{12,}=*)",
          context=("secret value",), languages=()),
+    # a session cookie in a Cookie or Set-Cookie header (curl -v, an HTTP log, a browser's copy as cURL): whoever holds
+    # it is logged in (a red-team pass: connect.sid, sessionid, PHPSESSID, 200 of 200 kept); its name says so; the
+    # header is looked for in the 2 kB before it, not on its whole line (one line: a JSON answer, a HAR file's)
+    Rule("secrets/session-cookie", "secret", "cookie", (0, 0),
+         "sess,sid,token,auth,jwt,remember,csrf,xsrf,login&cookie",
+         r"(?:sess(?:ion)?|sid|token|auth|jwt|remember|csrf|xsrf|login)[\w.$-]{0,40}=(?!\[redacted)"
+         r"(?P<value>[a-z0-9%._~+/:=-]{16,1200})(?![\w%.~+/:=-])",
+         context=(Near(_COOKIE_HEADER, "before", 2048), "secret value"),
+         triggers="SESS,SID,TOKEN,AUTH,JWT,REMEMBER,CSRF,XSRF,LOGIN", languages=()),
+    # Redis's password: redis.conf's or CONFIG SET's "requirepass X", and CONFIG GET's answer, the name and the value on
+    # numbered lines (1) "requirepass" / 2) "X"; a red-team pass: 54 of 54 kept), raw or in a JSON answer's string
+    Rule("secrets/redis-password", "secret", "password", (0, 0),
+         "requirepass,masterauth",
+         r"(?:requirepass|masterauth)\\?[\"']?(?:[ \t]*+(?:\r?\n|\\n)[ \t]*+\d{1,3}\)[ \t]*+|[ \t]++)"
+         r"(?P<q>\\?[\"'])?(?!\[redacted)(?P<value>[^\s\"'\\]{6,200})",
+         context=("password value",), triggers="REQUIREPASS,MASTERAUTH", languages=()),  # "\nrequirepass" too
     # a credential given to a command as a flag and its own argument: --token X, --db-password X, keytool -storepass X
     # (not a flag asking for one, skipping or matching one: --ask-vault-pass site.yml, --skip-password db2; nor one
     # whose argument is settings: docker build --secret id=npmrc,src=...; a red-team pass)
@@ -171,8 +190,8 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"credentials?)(?:[_.-][a-z0-9]+)*)[\"']?\s*(?::=|=>|[:=])\s*(?P<q1>[\"'])?(?!\[redacted)(?P<value>"
          + _value_char("q1") + r"{6,200})|(?P<is>password|passwd|passphrase|passcode|pwd|pw)"
          r"(?:\s+(?:for|of|on|to)\s+[^\n:=]"
-         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|\s+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])|"
-         r"\s+(?=[a-z0-9]{12,}\b)(?=[a-z]*\d)(?=\d*[a-z]))\s*:?\s*(?P<q2>[\"'])?"
+         r"{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为)|[ \t]+(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])|"
+         r"[ \t]+(?=[a-z0-9]{12,}\b)(?=[a-z]*\d)(?=\d*[a-z]))\s*:?\s*(?P<q2>[\"'])?"
          r"(?P<said>" + _value_char("q2") + r"{6,200})|"
          r"(?P<zh>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:[:：=]|是|为|\s(?=\S*\d)(?=\S*[a-z]))\s*[\"'“]?(?P<zh_value>"  # noqa: RUF001
          r"[a-z0-9!@#$%^&*_+=./~-]{6,200})",
