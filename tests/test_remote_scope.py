@@ -276,6 +276,27 @@ def test_forget_user_without_namespaces_clears_every_namespace_of_the_config(rem
     assert any("ember" in t for t in held[provider.owner_id(session("team-a", "bob"))])
 
 
+def test_forget_user_reaches_a_namespace_an_earlier_config_wrote_under(remote: Remote) -> None:
+    """A deployment renamed (or removed) since: its memories stay at the service under the old namespace, which the
+    config no longer names; ``forget --user`` must still reach them (a red-team pass: they stayed)."""
+    before = load_config({"ctx_plugins": {"deployments": {"team-old": {}}}})
+    first = remote.make(config=before)
+    tell(first, session("team-old", "alice"), "amber")
+    tell(first, session("team-old", "bob"), "birch")
+    assert first.flush(10)
+    first.shutdown()
+    after = load_config({"ctx_plugins": {"deployments": {"team-new": {}}}})
+    provider = remote.make(config=after)
+    assert "team-old" not in after.memory_namespaces()
+    assert provider.owner_id(session("team-old", "alice")) in remote.held()  # the positive control
+    report = provider.forget_user("alice")
+    assert all(entry.ok for entry in report), report
+    held = remote.held()
+    assert provider.owner_id(session("team-old", "alice")) not in held
+    assert any("birch" in t for t in held[provider.owner_id(session("team-old", "bob"))])
+    provider.shutdown()
+
+
 def test_forget_user_takes_their_queued_and_spooled_writes_out_and_reports_the_service_down(
         remote: Remote, tmp_path: Path) -> None:
     alice, bob = session("", "alice"), session("", "bob")

@@ -20,7 +20,10 @@ bounded waits, one id per owner, fitted texts), makes them safe to run beside a 
 * **tools answer, never raise**: a refused argument, an open breaker, a slow or failing service is
   an error the model reads;
 * **forgetting**: :meth:`RemoteProvider.forget_user` removes an owner's queued writes — in this
-  process and in the files stopped processes left — and asks the service to delete its copy.
+  process and in the files stopped processes left — and asks the service to delete its copy, in every
+  namespace a config this provider wrote under named (``namespaces.json`` beside the queue).
+
+Over 500 lines because the queue, the bounded calls and forgetting are one object's state under one lock.
 """
 
 from __future__ import annotations
@@ -166,6 +169,7 @@ class RemoteProvider(ServiceProvider):
         """This process's write queue, started on first use (and again after a shutdown)."""
         with self._lock:
             if self._queue is None:
+                self._note_namespaces()
                 self._queue = DurableQueue(self.queue_dir, self._writes, batch_size=1, fsync=True,
                                            rotate_bytes=ROTATE_BYTES, limit=self.options.queue_limit,
                                            backlog=self.backlog, stats=self.stats, ordered=True)
@@ -281,7 +285,8 @@ class RemoteProvider(ServiceProvider):
         seconds; one that fails is reported in its entry's ``error``, never raised. Writes still
         queued in *another* running process are out of reach: stop serving the user first.
         """
-        spaces = tuple(dict.fromkeys(self.config.memory_namespaces() if namespaces is None else namespaces))
+        spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(self._noted_namespaces()))
+                                     if namespaces is None else namespaces))
         owners = {space: self.owner_for(space, user_id) for space in spaces}
         report = [self._forget_queued(set(owners.values()))]
         usable, why = self.availability()
@@ -292,6 +297,32 @@ class RemoteProvider(ServiceProvider):
                 continue
             report.append(self._forget_at_service(store, space, owner))
         return report
+
+    @property
+    def _namespaces_file(self) -> Path:
+        return self.state_dir / "namespaces.json"
+
+    def _noted_namespaces(self) -> set[str]:
+        """Every namespace a config this provider wrote under named (see :meth:`_note_namespaces`)."""
+        try:
+            noted = json.loads(self._namespaces_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return set()
+        return {n for n in noted if isinstance(n, str)} if isinstance(noted, list) else set()
+
+    def _note_namespaces(self) -> None:
+        """Note the config's namespaces before the first write of a queue: a deployment renamed since keeps its
+        memories at the service under its old namespace, which a later ``forget --user`` must still reach (a
+        red-team pass: they stayed there). Never fails a write."""
+        try:
+            with locked(self._namespaces_file):
+                noted = self._noted_namespaces()
+                if not noted.issuperset(self.config.memory_namespaces()):
+                    names = sorted(noted.union(self.config.memory_namespaces()))
+                    atomic_write(self._namespaces_file, json.dumps(names).encode("utf-8"))
+        except OSError as exc:
+            log.warning("%s: could not note the namespaces written under in %s (%s); forget --user reaches the "
+                        "config's own", self.name, self._namespaces_file, exc)
 
     def _forget_queued(self, owners: set[str]) -> Forgotten:
         store = f"{self.name} write queue {self.queue_dir}"
