@@ -10,6 +10,9 @@
 * ``blind7.json`` (``gen_blind7.py``, session 25): 130 long multi-line entries (400-2,200 characters: runbooks,
   minutes, handovers, cheat-sheets; 30 hostile with the hostile line buried in an ordinary note, 100 hard benign;
   half Chinese), written the same way;
+* ``blind8.jsonl`` (session 34): 60 entries (30 hostile, 30 hard benign, 20 Chinese), each with why it is so,
+  written by a helper who saw the threat model and nothing else (not the scanner, its rows, the earlier sets or the
+  public corpora), run once before any change;
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
@@ -49,6 +52,8 @@ def sets() -> dict[str, list[dict]]:
              for path in sorted(HERE.glob("round3_*.jsonl"))}
     for name in ("blind6", "blind7"):
         found[name] = json.loads((HERE / f"{name}.json").read_text("utf-8"))
+    for path in sorted(HERE.glob("blind*.jsonl")):
+        found[path.stem] = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     found["readmes"] = readmes()
     return found
 
