@@ -178,6 +178,39 @@ def test_a_second_run_copies_nothing_twice(settings: dict[str, Any], capsys: pyt
     assert len(held(on(settings, "postgres"))[0]) == len(after_first[0]) + 1
 
 
+def test_what_was_deleted_in_the_target_since_is_not_copied_again(settings: dict[str, Any],
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A newcomer walk: a memory forgotten in the target (``memory forget <id>``) and a compaction purged there came
+    back from the SQLite files, which still hold them, at the next run. Whatever the target lacks and was never
+    copied still is (the positive control), and a run into another server copies everything."""
+    install()
+    assert migrate(capsys)[0] == 0
+    path = LocalProvider({}, hermes_home=home()).path
+    target = storage.open_memory(on(settings, "postgres"), path)
+    archive = storage.open_archive(on(settings, "postgres"))
+    try:
+        [carrots] = [m for m in target.memories() if "carrots" in (m.fact_text + m.user_text)]
+        assert target.forget([carrots.id]) == [carrots.id]
+        assert archive.purge(session_id="s-alice") > 0
+    finally:
+        target.close()
+        archive.close()
+    late = storage.open_memory(on(settings, "sqlite"), path)
+    late.write([Record(key="late", kind="fact", user_id="alice", chat_id="dm", session_id="s9", fact_text="late owl",
+                       created_at=1_800_000_000.0)])
+    late.close()
+    code, report, err = migrate(capsys)
+    assert code == 0 and report["ok"], (report, err)
+    memories, archived = by_kind(report)["ctx-local memories"], by_kind(report)["archive compactions"]
+    assert memories["written"] == 1 and "1 copied by an earlier run and deleted in the target since" in " ".join(
+        memories["notes"])
+    assert archived["written"] == 0 and "deleted in the target since" in " ".join(archived["notes"])
+    after = held(on(settings, "postgres"))
+    texts = " ".join(str(m) for m in after[0])
+    assert "carrots" not in texts and "late owl" in texts
+    assert not [e for e in after[3] if e["session_id"] == "s-alice"]
+
+
 def test_it_moves_back_from_postgres_to_sqlite_as_well(settings: dict[str, Any],
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     install()

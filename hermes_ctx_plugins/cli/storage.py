@@ -12,7 +12,8 @@ one imports it at its next write.
 
 Running it again copies nothing twice: a memory, a quarantined record or a compaction already in the
 target is recognised by its content (memories by their key too) and skipped, so an interrupted run is
-finished by running it again. The ids the stores give change (a memory's ``#id``, an archived message's
+finished by running it again; one an earlier run copied and the target deleted since is not copied back
+(:class:`_Ledger`, beside the source store: the only file it writes there). The ids the stores give change (a memory's ``#id``, an archived message's
 ``ctx_expand`` id); order, owners, texts and times do not. Run it with hermes stopped: it refuses while
 a process is writing to the memory's queue.
 
@@ -28,6 +29,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -43,6 +45,7 @@ from ..memory.local import LocalProvider
 from ..memory.local.options import NAME
 from ..memory.local.queue import inspect
 from ..storage import ArchiveError, LocalStoreError, Memory, MemoryBackend, Quarantined, Record
+from ..storage.files import atomic_write, locked
 from ..storage.segments import SegmentState
 from ..storage.spool import Entry
 from .common import load_failed
@@ -150,19 +153,24 @@ def _digest(*values: Any) -> bytes:
 
 
 def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]], fingerprint: Callable[[_T], bytes],
-          write: Callable[[list[_T]], int], bars: Progress, *, batch: int = 1, why: str = "") -> Copied:
+          write: Callable[[list[_T]], int], bars: Progress, *, batch: int = 1, why: str = "",
+          ledger: _Ledger | None = None) -> Copied:
     """Write each of ``items`` the target does not hold yet (``held``, compared by ``fingerprint``,
     as many times as the source has it), then count how many of them it holds; ``why`` says what
-    may keep one out."""
+    may keep one out. ``ledger``: what earlier runs copied into this target; one of those it lacks now
+    was deleted there since (``memory forget``, retention) and is not copied again."""
     there = Counter(fingerprint(item) for item in held())
     wanted: Counter[bytes] = Counter()
+    gone: Counter[bytes] = Counter()
     pending: list[_T] = []
     step = bars.step(copied.store)
     for item in items:
         step.advance()
         mark = fingerprint(item)
         wanted[mark] += 1
-        if wanted[mark] > there[mark]:
+        if wanted[mark] > there[mark] and ledger is not None and mark in ledger.marks:
+            gone[mark] += 1
+        elif wanted[mark] > there[mark]:
             pending.append(item)
         if len(pending) >= batch:
             copied.written += write(pending)
@@ -170,11 +178,48 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
     if pending:
         copied.written += write(pending)
     copied.source = sum(wanted.values())
-    missing = sum((wanted - Counter(fingerprint(item) for item in held())).values())
+    now = Counter(fingerprint(item) for item in held())
+    missing = sum((wanted - now - gone).values())
     copied.verified = copied.source - missing
+    if gone:
+        copied.notes.append(f"{sum(gone.values()):,} copied by an earlier run and deleted in the target since: not "
+                            "copied again")
     if missing:
         copied.problems.append(f"{missing} of them are not in the target after copying{why}")
+    if ledger is not None:
+        ledger.save({mark for mark in wanted if now[mark]})
     return copied
+
+
+class _Ledger:
+    """What ``storage migrate`` copied from the store at ``path`` into one target (by its
+    :func:`~hermes_ctx_plugins.storage.identity`), kept beside the store (``<path>.migrated.json``): a second
+    run told an item the target lacks from one deleted there since (a newcomer walk: a memory forgotten in the
+    target came back from the SQLite files at the next run). Unreadable, it is empty: items are copied again."""
+
+    def __init__(self, path: Path, key: str) -> None:
+        self.path, self.key = path.with_name(f"{path.name}.migrated.json"), key
+        self.marks = {bytes.fromhex(m) for m in self._read().get(key, []) if isinstance(m, str) and _HEX.fullmatch(m)}
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            found = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        return found if isinstance(found, dict) else {}
+
+    def save(self, marks: set[bytes]) -> None:
+        try:
+            with locked(self.path):
+                every = self._read()
+                every[self.key] = sorted({*every.get(self.key, []), *(m.hex() for m in marks)})
+                atomic_write(self.path, json.dumps(every).encode("utf-8"))
+        except OSError as exc:
+            print(f"hermes-ctx: could not note what was copied in {self.path} ({exc}): a later run copies again what "
+                  "is deleted in the target meanwhile", file=sys.stderr)
+
+
+_HEX = re.compile(r"[0-9a-f]{32}")
 
 
 def _memory_mark(memory: Memory) -> bytes:
@@ -205,7 +250,7 @@ def _memory(source: Config, target: Config, path: Path, bars: Progress) -> list[
         memories = _copy(Copied(label), old.memories(), new.memories, _memory_mark,
                          lambda batch: new.write([_record(m) for m in batch]), bars, batch=BATCH,
                          why=" (the target holds another memory under the same key, or their owner was forgotten "
-                             "there)")
+                             "there)", ledger=_Ledger(path, f"memories {storage.identity(target)}"))
 
         progress = new.progress()  # before quarantine() moves it: a target ahead must stay ahead
 
@@ -253,7 +298,8 @@ def _archive(source: Config, target: Config, bars: Progress) -> Copied:
                 messages += len(entry["removed"])
             return len(batch)
 
-        _copy(copied, old.compactions(), new.compactions, _entry_mark, restore, bars)
+        _copy(copied, old.compactions(), new.compactions, _entry_mark, restore, bars,
+              ledger=_Ledger(storage.archive_path(source), f"archive {storage.identity(target, 'archive')}"))
         if messages:
             copied.notes.append(f"the compactions written held {messages:,} messages")
         stats = old.stats()

@@ -129,6 +129,15 @@ def _asked(config: Config, function: str) -> list[tuple[str, bool, str]]:
     return lines
 
 
+def identity(config: Config, store: str = "memory") -> str:
+    """Which store ``config`` chooses for ``store``, as text equal exactly for the same one: the backend's name and,
+    for a server backend (its module's ``identity(config)``), a digest of the server and schema it names (never the
+    connection string itself, which may hold a password). What ``storage migrate`` keys what it copied by."""
+    name = getattr(config.plugins.storage, store, "") or config.plugins.storage.backend
+    told = getattr(backend(config, name), "identity", None)
+    return f"{name}:{told(config)}" if told is not None else name
+
+
 def memory_exists(config: Config, path: Path) -> bool:
     """Whether a memory store was ever created at ``path`` — :func:`open_memory` creates one, even
     if nothing is written to it (checking creates nothing)."""

@@ -14,6 +14,7 @@ location, as with SQLite), and the queue's id (``<path>.pg-queue``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ...config import Config
@@ -45,6 +46,15 @@ def open_archive(path: Path, *, config: Config) -> PostgresArchive:
     settings = config.plugins.archive
     return PostgresArchive(path, lambda: Server.of(config), retention_days=settings.retention_days,
                            max_megabytes=settings.max_megabytes)
+
+
+def identity(config: Config) -> str:
+    """The server and schema ``config`` names, as a digest (see :func:`hermes_ctx_plugins.storage.identity`)."""
+    import hashlib
+
+    named = config.plugins.storage.dsn or os.environ.get(DSN_ENV, "")
+    return hashlib.blake2b(repr((named, config.plugins.storage.schema)).encode("utf-8", "surrogatepass"),
+                           digest_size=16).hexdigest()
 
 
 def configured(config: Config) -> list[tuple[str, bool, str]]:
