@@ -145,6 +145,7 @@ def test_archive_search_show_stats_purge(archived: list[int], capsys: pytest.Cap
     assert "(result of call_9)" in out and "port 8443 refused" in out
     code, out, _ = run(capsys, "archive", "stats")
     assert code == 0 and "4 messages from 2 compactions, 2 sessions, 2 users" in out
+    assert "archive     PostgreSQL, the rows of " in out  # not a local SQLite file's path alone (a newcomer walk)
     code, out, _ = run(capsys, "archive", "purge", "--user", "alice", "--yes")
     assert code == 0 and "forgot user 'alice': removed 3 archived messages" in out
     code, out, _ = run(capsys, "archive", "search", "3f9a2c1e7b", "--json")

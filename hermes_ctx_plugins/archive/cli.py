@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not store.exists() and args.archive_command != "purge":
             return _no_archive(args, store)
-        return _run(args, store, config.memory_namespace)
+        on_server = (config.plugins.storage.archive or config.plugins.storage.backend) == "postgres"
+        return _run(args, store, config.memory_namespace,
+                    f"PostgreSQL, the rows of {store.path}" if on_server else str(store.path))
     except (ArchiveError, LocalStoreError) as exc:  # LocalStoreError: a server backend with no server named
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
@@ -106,7 +108,9 @@ def _when(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int:
+def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str, where: str) -> int:
+    """One command on an archive that exists; ``where``: the archive as the user knows it (a server's: its rows, not
+    a local file of that name; a newcomer walk)."""
     command = args.archive_command
     if command == "search":
         if not 1 <= args.limit <= tools.MAX_ID:
@@ -153,7 +157,7 @@ def _run(args: argparse.Namespace, store: ArchiveBackend, namespace: str) -> int
         if wants_json(args):
             print_json({**stats, "exists": True})
             return 0
-        print(f"archive     {stats['path']}")
+        print(f"archive     {where}")
         print(f"size        {stats['bytes'] / 1_000_000:.1f} MB (bound {stats['max_megabytes']:g} MB, "
               f"retention {stats['retention_days']:g} days)")
         print(f"holds       {stats['messages']:,} messages from {stats['compactions']:,} compactions, "
