@@ -117,3 +117,27 @@ def test_compress_names_a_disabled_strategy_given_on_the_command_line(tmp_path: 
     assert main(["--config", str(config), "compress", str(transcript), "--strategy", "window"]) == 4
     err = capsys.readouterr().err
     assert "--strategy" in err and "'window' is disabled" in err
+
+
+def test_check_does_not_call_a_third_partys_provider_ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: "hermes' memory.provider: tp-notes (ours)" for a provider another package registered through our
+    hooks (a newcomer walk); a support question would go to the wrong people."""
+    (tmp_path / "tp_working.py").write_text(
+        "from hermes_ctx_plugins import hookimpl\nfrom hermes_ctx_plugins.memory.base import MemoryProvider\n"
+        "class Notes(MemoryProvider):\n    name = 'tp-notes'\n    external = True\n"
+        "@hookimpl\ndef register_memory_providers(register):\n    register(Notes)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(host_plugins, "_entry_points",
+                        lambda: [importlib.metadata.EntryPoint("tp", "tp_working", "hermes_ctx_plugins")])
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home"))
+    try:
+        for provider, whose in (("tp-notes", "(a hermes-ctx plugin from "), ("ctx-local", "(ours)")):
+            config = tmp_path / "config.yaml"
+            config.write_text(f"memory:\n  provider: {provider}\nctx_plugins:\n  memory: {{providers: [file]}}\n")
+            assert main(["--config", str(config), "check"]) == 0
+            line = next(line for line in capsys.readouterr().out.splitlines() if "memory.provider:" in line)
+            assert line.startswith(f"hermes' memory.provider: {provider} {whose}"), line
+            assert provider == "ctx-local" or "(ours" not in line
+    finally:
+        sys.modules.pop("tp_working", None)

@@ -23,10 +23,12 @@ SECRETS = [
      "c4zzHzLcciTA1bHTuOTNnfwT1d6nRntU8"),
     ("< HTTP/2 200\n< set-cookie: sessionid=9f2c7a1e5b3d4c6f8a0e2b4d6f8a1c3e; Path=/; Secure",
      "9f2c7a1e5b3d4c6f8a0e2b4d6f8a1c3e"),
-    ("> GET / HTTP/1.1\n> Cookie: _ga=GA1.2.217212144.1160723294; sessionid=R7HutayAC-D9xgkkpFGwIWI4x-mkYf12f; theme=dark",
+    ("> GET / HTTP/1.1\n> Cookie: _ga=GA1.2.217212144.1160723294; sessionid=R7HutayAC-D9xgkkpFGwIWI4x-mkYf12f; "
+     "theme=dark",
      "R7HutayAC-D9xgkkpFGwIWI4x-mkYf12f"),
     # Redis's password as CONFIG GET answers it, and as redis.conf sets it
-    ('$ redis-cli CONFIG GET requirepass\n1) "requirepass"\n2) "CQdHy1CwVWgHo9RV7jAvQwiRmNN"', "CQdHy1CwVWgHo9RV7jAvQwiRmNN"),
+    ('$ redis-cli CONFIG GET requirepass\n1) "requirepass"\n2) "CQdHy1CwVWgHo9RV7jAvQwiRmNN"',
+     "CQdHy1CwVWgHo9RV7jAvQwiRmNN"),
     ("bind 0.0.0.0\nrequirepass Xk8pQ2mVt7wL\nport 6379", "Xk8pQ2mVt7wL"),
     # a quoted value holding ")" (Django's generated keys do)
     ('SECRET_KEY = "django-insecure-4uZD!bSc1M)1aUTu44HVCTViO0=NsG-0yLAybw0p!9E_fd7O6)"', "1aUTu44HVCTViO0"),

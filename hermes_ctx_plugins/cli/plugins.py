@@ -56,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     except HermesCtxError as exc:
         host.shutdown()
         return load_failed(exc)
-    said = "(ours)" if runs else "(ours, but hermes runs without it: `hermes-ctx doctor` says why)"
+    source = next((r.source for r in host.registry if r.kind == "memory" and r.name == hermes_provider), "")
+    whose = "ours" if source == "built-in" else f"a hermes-ctx plugin from {source}"  # a third party's is not ours
+    said = f"({whose})" if runs else f"({whose}, but hermes runs without it: `hermes-ctx doctor` says why)"
     # listed, but inside hermes an external provider runs only as its memory.provider (hermes' own rule)
     idle = [p.name for p in host.memory_providers if p.external and p.name != hermes_provider]
     emit(args, {"ok": True, "config": host.config.source, "deployment": host.config.deployment,

@@ -13,9 +13,9 @@ one imports it at its next write.
 Running it again copies nothing twice: a memory, a quarantined record or a compaction already in the
 target is recognised by its content (memories by their key too) and skipped, so an interrupted run is
 finished by running it again; one an earlier run copied and the target deleted since is not copied back
-(:class:`_Ledger`, beside the source store: the only file it writes there). The ids the stores give change (a memory's ``#id``, an archived message's
-``ctx_expand`` id); order, owners, texts and times do not. Run it with hermes stopped: it refuses while
-a process is writing to the memory's queue.
+(:class:`_Ledger`, beside the source store: the only file it writes there). The ids the stores give
+change (a memory's ``#id``, an archived message's ``ctx_expand`` id); order, owners, texts and times do
+not. Run it with hermes stopped: it refuses while a process is writing to the memory's queue.
 
 Exit codes: 0 every item verified in the target; 1 an item is missing or differs there, or hermes is
 running; 2 the config is invalid; 3 a store cannot be used (the server is down: nothing was changed
