@@ -111,6 +111,18 @@ def test_slash_ctx_names_hermes_memory_provider_before_hermes_starts_it(stub: St
     assert "  holographic: hermes' memory.provider, hermes' own (not one of ours" in _slash("")
 
 
+def test_slash_ctx_shows_the_whole_status_when_a_store_cannot_be_used(stub: StubOpenAIServer,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer walk: with the PostgreSQL backend and no server named, ``/ctx`` printed one error line and nothing
+    else, when the strategy and the providers' health are what one looks for."""
+    monkeypatch.delenv("HERMES_CTX_POSTGRES_DSN", raising=False)
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize, storage: {backend: postgres}}\n")
+    status = _slash("")
+    assert "strategy      summarize" in status and "compactions   none yet" in status
+    assert "archive       unusable: LocalStoreError" in status and "HERMES_CTX_POSTGRES_DSN" in status
+    assert "memory\n  file: ok" in status
+
+
 def test_our_status_events_reach_hermes_status_callback_not_the_model(stub: StubOpenAIServer) -> None:
     # progress notices are opt-in (hermes shows its own "compacting" line); warnings always arrive
     configure_hermes(stub, "ctx_plugins: {compressor: summarize}\ncompression: {progress_notices: true}\n")

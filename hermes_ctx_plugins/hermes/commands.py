@@ -29,6 +29,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..manager import Host
     from .runtime import Runtime
 
 NAME = "ctx"
@@ -135,14 +136,8 @@ def status(runtime: Runtime) -> str:
                      + (" (static fallback summary)" if last.fallback else ""))
     if host.archive is None:
         lines.append("archive       off (ctx_plugins.archive.enabled)")
-    else:
-        stats = host.archive.store.stats()
-        storage = host.config.plugins.storage
-        where = (f"PostgreSQL, the rows of {stats['path']}" if (storage.archive or storage.backend) == "postgres"
-                 else stats["path"])
-        lines.append(f"archive       {_count(stats['messages'], 'message')} from "
-                     f"{_count(stats['compactions'], 'compaction')}, "
-                     f"{stats['bytes'] / 1e6:.1f} MB ({where})")
+    else:  # a store that cannot be read is one line of the status, not all of it (a newcomer walk: the DSN unset)
+        lines.append(f"archive       {_archive_line(host)}")
     lines.append("memory")
     providers = host.memory_providers
     if not providers:
@@ -150,7 +145,10 @@ def status(runtime: Runtime) -> str:
     for provider in providers:
         health = host.isolator.status(f"memory:{provider.name}")
         extra = getattr(provider, "status", None)
-        state = extra() if callable(extra) else {}
+        try:
+            state = extra() if callable(extra) else {}
+        except Exception as exc:  # another plugin's, or a store that cannot be read
+            state, health = {}, f"{health}; its status could not be read: {type(exc).__name__}: {exc}"
         if isinstance(state, dict) and "breaker" in state:
             health += f"; breaker {state['breaker']}, {state.get('queued', 0)} writes queued"
         lines.append(f"  {provider.name}: {health}")
@@ -166,6 +164,20 @@ def status(runtime: Runtime) -> str:
     for plugin in troubled:
         lines.append(f"plugin {plugin.name}: {plugin.status}")
     return "\n".join(lines)
+
+
+def _archive_line(host: Host) -> str:
+    """What ``/ctx`` says of the archive: its size and where it is, or why it cannot be read."""
+    assert host.archive is not None
+    storage = host.config.plugins.storage
+    try:
+        stats = host.archive.store.stats()
+    except Exception as exc:
+        return f"unusable: {type(exc).__name__}: {exc}"
+    where = (f"PostgreSQL, the rows of {stats['path']}" if (storage.archive or storage.backend) == "postgres"
+             else stats["path"])
+    return (f"{_count(stats['messages'], 'message')} from {_count(stats['compactions'], 'compaction')}, "
+            f"{stats['bytes'] / 1e6:.1f} MB ({where})")
 
 
 def _archive(runtime: Runtime, command: str, text: str) -> str:
