@@ -39,6 +39,11 @@ SECRETS = [
     # a URL's password with dots in it
     ("BROKER_URL=amqp://celery:hcPyho0.KpOUQ8@rabbitmq:5672/", "hcPyho0.KpOUQ8"),
     ("postgresql://svc:Qx7.mZ2.pL9@10.0.3.7:5432/db", "Qx7.mZ2.pL9"),
+    # a value starting with "#" (no comment, no Ruby interpolation, no colour)
+    ("define('DB_PASSWORD', '#3wD80HOYt6Dm');", "3wD80HOYt6Dm"),
+    ("/usr/bin/java -Dspring.datasource.password=#2U3g7EaPi-uwL87O!J -jar app.jar", "2U3g7EaPi-uwL87O"),
+    # a Chinese mail service's SMTP app code (授权码): 16 letters no word is made of, in an INI file
+    ("[smtp]\n; 授权码（不是登录密码）\nserver = smtp.qq.com\npass = xclplduccmycljlq\n", "xclplduccmycljlq"),
 ]
 
 
@@ -61,6 +66,29 @@ KEPT = [
     ('SECRET_KEY = "dev-key-2"', "dev-key-2"),
     ("api_key: sk_test_123", "sk_test_123"),
     ("DATABASE_URL = f'postgresql://user:settings.DB_PASS@host/db'", "settings.DB_PASS"),
+    ('password: "#{ENV[\'SMTP_PASSWORD\']}"', "#{ENV['SMTP_PASSWORD']}"),
+    ("password: # set below", "# set below"),
+    ("password_color: #ff00ff", "#ff00ff"),
+    ("password: internationalization", "internationalization"),  # a long word, its vowels in place
+    # a review of the rules above: a cookie's name in another line than the Cookie header, code's names, times,
+    # placeholders in a URL, Redis named in code or in Chinese prose
+    ('> Cookie: lang=en\n<\n{"next": "https://api.example.com/v1/items?pageToken=CiAKGjBpNDd2Nmp2ZzU4"}',
+     "CiAKGjBpNDd2Nmp2ZzU4"),
+    ("fix: Cookie: header parsing\n    auth_commit=8f7e6d5c4b3a29180716253443526170819aabb\n",
+     "8f7e6d5c4b3a29180716253443526170819aabb"),
+    ("tests/test_http.py::test_cookie: PASSED\nCOMMIT_AUTHOR_SHA=e83c5163316f89bfbde7d9ab23ca2e25\n",
+     "e83c5163316f89bfbde7d9ab23ca2e25"),
+    ("Cookie: lang=en\nGET /ncbi?pmcsid=PMC1234567890123456 HTTP/1.1", "PMC1234567890123456"),
+    ("const client = new OpenAI({ apiKey: openaiKey2 });\n", "openaiKey2"),
+    ("this.secret = jwtSecretV2;\n", "jwtSecretV2"),
+    ("secret: 1h30m45s\n", "1h30m45s"),
+    ('{"access_token": "expired", "api_key": "2024-05-01T12:00:00Z"}', "2024-05-01T12:00:00Z"),
+    ("DATABASE_URL=postgres://app:{{.Values.db2.pw}}@db:5432/app\n", "{{.Values.db2.pw}}"),
+    ("url: mysql://root:${db.root_pw1}@mysql:3306/app\n", "${db.root_pw1}"),
+    ("redis://default:abc...xyz1@redis:6379\n", "abc...xyz1"),
+    ("sed -i 's/^# requirepass .*/requirepass ${REDIS_PASS}/' /etc/redis/redis.conf\n", "requirepass .*/requirepass"),
+    ("配置 requirepass 后，客户端需要 AUTH 认证。", "后，客户端需要"),
+    ("api_key: 在控制台获取v2版本", "在控制台获取v2版本"),
 ]
 
 

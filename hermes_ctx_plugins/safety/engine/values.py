@@ -18,7 +18,7 @@ _NOT_A_VALUE = lazy(
     # a variable, a format's field, a template's, a mask, *args, a path; a value merely starting with "*", "/" or "~"
     # is not one (*Hx82kQ!mz, an AWS secret key /k3Rz9+Yw8/...: a red-team pass), nor one that only starts with a
     # placeholder's word (My_Passw0rd!, Example@2024: "my_password", "example-token" are placeholders)
-    r"(?i)[$%{<\[#(].*|\*+(?:[a-z_][a-z_-]*\d{0,2}\*?|\(.*|[a-z_]\w*\(.*)?|(?:~[\w.-]*|\.{1,2})?/[\w.@:/-]*|"
+    r"(?i)[$%{<\[(].*|#(?:[{\s]|[0-9a-f]{3,8}$).*|\*+(?:[a-z_][a-z_-]*\d{0,2}\*?|\(.*|[a-z_]\w*\(.*)?|(?:~[\w.-]*|\.{1,2})?/[\w.@:/-]*|"
     r".*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*|"
     r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
     r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+(?:\(.*)?|"
@@ -128,8 +128,23 @@ def _assignment(view: str, m: re.Match[str]) -> bool:
         return False
     value, key = view[slice(*value_span(m))], rule_key(m)
     return real_value(value, password=password_key(key), key=key) or (
-        password_key(key) and _assigned(view, m) and _letters_password(value)) or (
+        password_key(key) and ((_assigned(view, m) and _letters_password(value)) or _random_letters(value))) or (
         _SECRET_NAME.fullmatch(key) is not None and _chosen_secret(value))
+
+
+def _random_letters(value: str) -> bool:
+    """Letters no word is made of: 12 or more, eight of them different, at most three in ten vowels, no placeholder
+    (the 16-letter app codes Chinese mail services give for SMTP, ``xclplduccmycljlq``: a red-team pass found them
+    kept in INI files, where a password of letters is read only on an env line)."""
+    v = value.strip("'\"")
+    code = len(v) == 16 and v.islower() and len(set(v)) >= 10  # those codes' own shape
+    return (len(v) >= 12 and v.isascii() and v.isalpha() and len(set(v.lower())) >= 8
+            and (code or sum(c in "aeiouyAEIOUY" for c in v) * 10 <= len(v) * 3) and not _NOT_A_VALUE.fullmatch(v)
+            and v.lower() not in _FIELD_WORDS and not _NAMED_SO.fullmatch(v) and not _PLACEHOLDER_WORD.search(v))
+
+
+#: a word a placeholder of letters is made of (``yourpasswordhere``, ``changemechangeme``)
+_PLACEHOLDER_WORD = lazy(r"(?i)pass|word|secret|token|your|here|example|change|sample|dummy|default")
 
 
 #: a name whose value is a secret someone may have typed, not generated (``SECRET_KEY``, ``JWT_SECRET``,
@@ -142,9 +157,16 @@ def _chosen_secret(value: str) -> bool:
     """A typed secret: 8 to 64 characters, letters and digits, not a placeholder, a path or words and numbers joined
     (``dev-key-2``, ``v1.2.3``, ``sk_test_123``)."""
     v = value.strip("'\"").rstrip(".,;:)")  # a "!" or "?" ending it is the secret's, not prose's: Kestrel-5655!
-    return (8 <= len(v) <= 64 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+    symbols = any(not c.isalnum() and c not in "-_.:/" for c in v)
+    return (8 <= len(v) <= 64 and v.isascii() and any(c.isalpha() for c in v)
+            and (symbols or sum(c.isdigit() for c in v) >= 3)  # a name of code holds one or two: openaiKey2, dev1
             and not _NOT_A_VALUE.fullmatch(v) and not _STRUCTURED.fullmatch(v) and "://" not in v
+            and not _TIME_VALUE.fullmatch(v)
             and "\\u" not in v.lower())  # a JSON string's escaped Chinese: "secret_key: \\u4e34\\u65f6" is a word
+
+
+#: a time, a date or a duration (``1h30m45s``, ``2024-05-01T12:00:00Z``)
+_TIME_VALUE = lazy(r"(?i)(?:\d+(?:ms|[wdhms]))+|\d{4}-\d\d-\d\d(?:t[\d:.]+z?)?")
 
 
 #: words a schema, a form, a log line or a setting gives a password field (``password: string``,
@@ -276,7 +298,12 @@ def _url_password(view: str, m: re.Match[str]) -> bool:
     case cannot tell)."""
     value = m["value"]
     return value != m["user"] and (not _NOT_A_VALUE.fullmatch(value) or (
-        "." in value and any(c.isdigit() for c in value) and not _NAMES_A_PASSWORD.search(value)))
+        _DOTTED_NAME.fullmatch(value) is not None and any(c.isdigit() for c in value)
+        and not _NAMES_A_PASSWORD.search(value)))  # only a dotted name's reading is set aside: a review
+
+
+#: what the not-a-value list reads as code's dotted name (the rest of that list still holds in a URL)
+_DOTTED_NAME = lazy(r"(?i)[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+")
 
 
 #: a dotted name's part that says where a password comes from

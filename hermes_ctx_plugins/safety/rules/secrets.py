@@ -110,7 +110,11 @@ _CREDENTIAL_QUALIFIER = lazy(r"(?<![a-z])(?:auth|access|api|secret|bearer|bot|re
                              r"private|signing|personal|deploy|admin|service|webhook|integration|account|license|"
                              r"unseal|recovery|root|encryption|decryption|wallet)[\s_-]$")
 #: a Cookie or Set-Cookie header's name
-_COOKIE_HEADER = lazy(r"cookie[\"']?[ \t]*:")  # a literal first: searched fast, once per candidate
+#: a Cookie or Set-Cookie header's name, and nothing but its line up to the cookie (a review: a "cookie:" anywhere in
+#: the 2 kB before took an AUTHOR_SHA, a pageToken, a session_state of other lines); a literal first: searched fast
+_COOKIE_HEADER = lazy(r"cookie[\"']?[ \t]*:(?:(?!\\[nr])[^\n\r]){0,2000}\Z")
+#: where the cookie's name starts: after the header's colon, a "; " or a space, the name's characters alone since
+_COOKIE_NAME = lazy(r"[:;\s][\w.$-]{0,40}\Z")
 # a signed URL's parameter follows "?" or "&" (or "-" inside a name: X-Amz-Security-Token)
 _PARAMETER_START = lazy(r"[?&-]")
 
@@ -158,15 +162,15 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
     Rule("secrets/session-cookie", "secret", "cookie", (0, 0),
          "sess,sid,token,auth,jwt,remember,csrf,xsrf,login&cookie",
          r"(?:sess(?:ion)?|sid|token|auth|jwt|remember|csrf|xsrf|login)[\w.$-]{0,40}=(?!\[redacted)"
-         r"(?P<value>[a-z0-9%._~+/:=-]{16,1200})(?![\w%.~+/:=-])",
-         context=(Near(_COOKIE_HEADER, "before", 2048), "secret value"),
+         r"(?P<value>[a-z0-9%._~+/:=-]{16,512}+)(?![\w%.~+/:=-])",  # possessive: a long run is not backtracked
+         context=(Near(_COOKIE_NAME, "before", 48), Near(_COOKIE_HEADER, "before", 2048), "secret value"),
          triggers="SESS,SID,TOKEN,AUTH,JWT,REMEMBER,CSRF,XSRF,LOGIN", languages=()),
     # Redis's password: redis.conf's or CONFIG SET's "requirepass X", and CONFIG GET's answer, the name and the value on
     # numbered lines (1) "requirepass" / 2) "X"; a red-team pass: 54 of 54 kept), raw or in a JSON answer's string
     Rule("secrets/redis-password", "secret", "password", (0, 0),
          "requirepass,masterauth",
          r"(?:requirepass|masterauth)\\?[\"']?(?:[ \t]*+(?:\r?\n|\\n)[ \t]*+\d{1,3}\)[ \t]*+|[ \t]++)"
-         r"(?P<q>\\?[\"'])?(?!\[redacted)(?P<value>[^\s\"'\\]{6,200})",
+         r"(?P<q>\\?[\"'])?(?!\[redacted|[.*^$])(?P<value>(?:(?![\"'\\])[!-~]){6,200})",  # ASCII: not Chinese
          context=("password value",), triggers="REQUIREPASS,MASTERAUTH", languages=()),  # "\nrequirepass" too
     # a credential given to a command as a flag and its own argument: --token X, --db-password X, keytool -storepass X
     # (not a flag asking for one, skipping or matching one: --ask-vault-pass site.yml, --skip-password db2; nor one
