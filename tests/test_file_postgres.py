@@ -372,3 +372,29 @@ def test_a_new_session_waits_for_a_locked_table_no_longer_than_a_read_may(worker
         locker.close()
     assert "kiln key" in block  # this machine's copy, the last it saw
     assert took < 5 + 3, f"a new session's prompt waited {took:.1f} s on a locked table"
+
+
+def test_hermes_own_memory_tool_answers_a_server_down_with_its_result_not_an_exception(
+        worker: Worker, postgres: EmbeddedPostgres, postgres_dsn: str, schema: str) -> None:
+    """A fleet pass: in a Bridge, hermes' memory tool (hermes' store on our shared documents) raised the server's
+    error out of the tool; hermes' loop then answered every tool call of the model's message with it, so a todo
+    made beside the memory add never ran. hermes' own tool function, as the model calls it, must answer instead."""
+    pytest.importorskip("tools.memory_tool", reason="the hermes extra is not installed")
+    from tools.memory_tool import memory_tool
+
+    from hermes_ctx_plugins.hermes.scoped_memory import ScopedMemoryStore
+
+    second = worker("w2")
+    hermes = ScopedMemoryStore(memory_file(second, ALICE).parent, second.documents, memory_char_limit=2200,
+                               user_char_limit=1375)
+    hermes.load_from_disk()
+    assert json.loads(memory_tool(action="add", content="before the outage", store=hermes))["success"]
+    with postgres.down():
+        for call in ({"action": "add", "content": "during the outage"},
+                     {"action": "replace", "old_text": "before", "content": "changed during the outage"},
+                     {"action": "remove", "old_text": "before"},
+                     {"operations": [{"action": "add", "content": "batched during the outage"}]}):
+            answer = json.loads(memory_tool(store=hermes, **call))
+            assert answer["success"] is False and "memory store unavailable" in answer["error"], (call, answer)
+    assert server_copy(postgres_dsn, schema, ALICE) == b"before the outage"  # nothing half-written
+    assert hermes.memory_entries == ["before the outage"]

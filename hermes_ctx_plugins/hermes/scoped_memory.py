@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tools.memory_tool import MemoryStore as HermesMemoryStore
 
+from ..errors import HermesCtxError
 from ..storage.documents import Documents, FileDocuments
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
@@ -33,6 +35,31 @@ class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
         super().__init__(**limits)
         self.folder = Path(folder)
         self.documents = documents if documents is not None else FileDocuments()
+
+    # hermes' memory tool calls these and lets what they raise through: to its conversation loop, which then answers
+    # every tool call of the model's message with the error, the others' too (a red-team pass: a shared copy whose
+    # server was down, or a table locked past 5 s, cost a todo call made beside a memory add). A store that cannot
+    # be reached is this tool's answer, as our own memory tool gives it.
+    def add(self, target: str, content: str) -> dict[str, Any]:
+        return self._answered(target, lambda: super(ScopedMemoryStore, self).add(target, content))
+
+    def replace(self, target: str, old_text: str, new_content: str) -> dict[str, Any]:
+        return self._answered(target, lambda: super(ScopedMemoryStore, self).replace(target, old_text, new_content))
+
+    def remove(self, target: str, old_text: str) -> dict[str, Any]:
+        return self._answered(target, lambda: super(ScopedMemoryStore, self).remove(target, old_text))
+
+    def apply_batch(self, target: str, operations: list[dict[str, Any]]) -> dict[str, Any]:
+        return self._answered(target, lambda: super(ScopedMemoryStore, self).apply_batch(target, operations))
+
+    def _answered(self, target: str, change: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        try:
+            return change()
+        except (OSError, HermesCtxError) as exc:  # FileUnavailable / StoreUnavailable, a server backend's errors
+            log.warning("hermes' memory tool could not change %s: %s", self._path_for(target), exc)
+            with contextlib.suppress(Exception):  # what it holds again as the store has it (nothing was saved)
+                self._reload_target(target, skip_drift=True)
+            return {"success": False, "error": f"{exc}; nothing was changed, try again later"}
 
     def _file_lock(self, path: Path) -> contextlib.AbstractContextManager[None]:
         """hermes' lock around reload-change-save, held on the document (a file: hermes' own lock)."""
