@@ -70,6 +70,32 @@ def test_what_a_bridge_agent_compacts_is_archived_as_its_owners(stub: StubOpenAI
     assert "3f9a2c1e7b" in alice.context_compressor.handle_tool_call("ctx_search", {"query": "ALICE SECRET"})
 
 
+def test_a_bridge_agent_is_offered_the_archive_tools_without_our_engine_in_hermes_config(
+        stub: StubOpenAIServer) -> None:
+    """A fleet pass: with hermes' config naming no context engine (README: not needed), hermes built the agent with
+    its own compressor, whose tool list has no ``ctx_search``; ``apply()`` swapped our engine in but the model was
+    never offered its tools, while the summary's index pointed it at ``ctx_expand``."""
+    configure_hermes(stub, engine=False)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": []}, "deployments": {"d": {"compressor": "summarize"}}}
+                   }).deployment("d")
+    summarising(stub)
+    alice = plan.apply(new_agent(stub, toolsets=["context_engine", "todo"], session_id="alice-t1", user_id="alice",
+                                 **plan.agent_kwargs()))
+    alice.run_conversation("please continue", conversation_history=long_history())  # hermes' preflight compacts
+    stub.responder = None
+    stub.tool_call("ctx_search", {"query": "ALICE SECRET"})
+    stub.reply("done")
+    asked = len(stub.chat_requests)
+    out = alice.run_conversation("search the archive", conversation_history=[])
+    offered = [t["function"]["name"] for t in stub.chat_requests[asked].body["tools"]]
+    assert {"ctx_search", "ctx_expand", "todo"} <= set(offered) and len(offered) == len(set(offered))
+    results = [str(m.get("content")) for m in out["messages"] if m.get("role") == "tool"]
+    assert any("3f9a2c1e7b" in r for r in results), results  # hermes ran it through our engine: her archive
+    bare = plan.apply(new_agent(stub, toolsets=["todo"], session_id="alice-t2", user_id="alice",
+                                **plan.agent_kwargs()))
+    assert "ctx_search" not in {t["function"]["name"] for t in bare.tools}  # its toolsets leave the engine's out
+
+
 def test_a_new_session_id_keeps_the_agents_deployment(stub: StubOpenAIServer) -> None:
     """``compression.in_place: false`` moves the agent to a child session (so do /new and /resume)."""
     word = "DEPLOYD-ALICE-CODE-8812"

@@ -143,6 +143,7 @@ class DeploymentPlan:
             # conversation's earlier ids)
             engine.bind_session_state(getattr(agent, "_session_db", None), session.session_id)
             agent.context_compressor = engine
+            _offer_engine_tools(agent, engine)
         elif isinstance(current, HermesCtxEngine):  # another deployment's engine must not stay on it
             runtime.sessions.unbind(session.session_id, holder=agent)
             raise ConfigError(
@@ -313,3 +314,32 @@ def _require_hermes_loads_us() -> None:
             f"`plugins: {{enabled: [{PLUGIN_NAME}]}}` to {path} (or run `hermes-ctx install`)",
             path="plugins.enabled", value=sorted(enabled), expected=f"a list containing {PLUGIN_NAME!r}",
             source=str(path))
+
+
+def _offer_engine_tools(agent: Any, engine: HermesCtxEngine) -> None:
+    """The engine's tools (``ctx_search``, ``ctx_expand``) on ``agent``'s tool list, as hermes offers a context
+    engine's when it builds an agent with one (``agent_init``: where its toolsets allow ``context_engine``): the
+    agent was built with hermes' own compressor, which has none, so without this a Bridge agent never saw them
+    unless hermes' config also named our engine, while its summaries pointed the model at ``ctx_expand`` (a fleet
+    pass)."""
+    tools = getattr(agent, "tools", None)
+    enabled = getattr(agent, "enabled_toolsets", None)
+    if not isinstance(tools, list) or (enabled is not None and "context_engine" not in enabled):
+        return
+    from agent.memory_manager import normalize_tool_schema  # hermes' own: the shape it gives a context engine's
+
+    names = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
+    valid = getattr(agent, "valid_tool_names", None)
+    engine_names = getattr(agent, "_context_engine_tool_names", None)
+    for raw in engine.get_tool_schemas():
+        schema = normalize_tool_schema(raw)
+        if schema is None or schema["name"] in names:
+            continue
+        tools.append({"type": "function", "function": schema})
+        names.add(schema["name"])
+        if isinstance(valid, set):
+            valid.add(schema["name"])
+        if isinstance(engine_names, set):
+            engine_names.add(schema["name"])
+        else:
+            agent._context_engine_tool_names = engine_names = {schema["name"]}
