@@ -30,7 +30,15 @@ import pytest
 from hermes_ctx_plugins import SessionInfo, Turn, storage
 from hermes_ctx_plugins.config import Config, load_config
 from hermes_ctx_plugins.memory.local import LocalProvider
-from hermes_ctx_plugins.storage import ArchiveBackend, MemoryBackend, Record, Scope, is_store_failure, json_text
+from hermes_ctx_plugins.storage import (
+    ArchiveBackend,
+    LocalStoreError,
+    MemoryBackend,
+    Record,
+    Scope,
+    is_store_failure,
+    json_text,
+)
 from hermes_ctx_plugins.storage import text as memory_query
 from hermes_ctx_plugins.testing.postgres import EmbeddedPostgres
 
@@ -144,6 +152,27 @@ def test_one_compaction_the_server_refuses_does_not_spool_every_later_one(archiv
     hits = archive.search("Porto", Scope(session_id="s-bob", user_id="bob"))
     assert [h.session_id for h in hits] == ["s-bob"]
     assert archive.search("Porto", Scope(session_id="s-eve", user_id="eve")) == []
+
+
+def test_a_pool_every_connection_of_which_is_in_use_is_not_called_the_server_down(
+        postgres_dsn: str, tmp_path: Path) -> None:
+    """A fleet pass: 24 users' turns at once in one Bridge process, pool_size 4; recall was skipped for some and the
+    log said "no connection to the server", the server answering all along. The error says what happened."""
+    from hermes_ctx_plugins.storage.postgres.connection import Server
+
+    config = on_postgres(postgres_dsn, pool_size=1, connect_timeout=1, schema="rt_pool_busy")  # its own pool
+    store = storage.open_memory(config, tmp_path / "memory.db")
+    store.write([fact("the kiln key is in the blue tin")])
+    try:
+        with Server.of(config).connection():  # the one connection, lent out
+            with pytest.raises(LocalStoreError) as busy:
+                found(store, "kiln key")
+        assert "all 1 connections of this process's pool were in use" in str(busy.value)
+        assert "pool_size" in str(busy.value) and "no connection to the server" not in str(busy.value)
+        assert "until the server answers again" not in str(busy.value)
+        assert found(store, "kiln key") == ["the kiln key is in the blue tin"]  # lent back: it answers
+    finally:
+        store.close()
 
 
 # == defects: a forget that does not hold ==============================================================

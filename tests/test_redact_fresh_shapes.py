@@ -43,7 +43,7 @@ SECRETS = [
     ("define('DB_PASSWORD', '#3wD80HOYt6Dm');", "3wD80HOYt6Dm"),
     ("/usr/bin/java -Dspring.datasource.password=#2U3g7EaPi-uwL87O!J -jar app.jar", "2U3g7EaPi-uwL87O"),
     # a Chinese mail service's SMTP app code (授权码): 16 letters no word is made of, in an INI file
-    ("[smtp]\n; 授权码（不是登录密码）\nserver = smtp.qq.com\npass = xclplduccmycljlq\n", "xclplduccmycljlq"),
+    ("[smtp]\n; 授权码（不是登录密码）\nserver = smtp.qq.com\npass = xclplduccmycljlq\n", "xclplduccmycljlq"),  # noqa: RUF001
 ]
 
 
@@ -87,7 +87,7 @@ KEPT = [
     ("url: mysql://root:${db.root_pw1}@mysql:3306/app\n", "${db.root_pw1}"),
     ("redis://default:abc...xyz1@redis:6379\n", "abc...xyz1"),
     ("sed -i 's/^# requirepass .*/requirepass ${REDIS_PASS}/' /etc/redis/redis.conf\n", "requirepass .*/requirepass"),
-    ("配置 requirepass 后，客户端需要 AUTH 认证。", "后，客户端需要"),
+    ("配置 requirepass 后，客户端需要 AUTH 认证。", "后，客户端需要"),  # noqa: RUF001
     ("api_key: 在控制台获取v2版本", "在控制台获取v2版本"),
 ]
 

@@ -60,6 +60,14 @@ except ImportError as missing:  # pragma: no cover - exercised where the extra i
 else:
     _MISSING = None
 
+if psycopg is not None:
+    class PoolBusy(PoolTimeout):
+        """The pool waited in vain because every connection of this process's pool was lent out (the server
+        answers): more turns at once than ``pool_size``."""
+else:  # pragma: no cover - without the extra nothing connects
+    class PoolBusy(Exception):  # type: ignore[no-redef]
+        """See above."""
+
 
 def dsn_of(config: Config) -> str:
     """The server ``config`` names. :raises LocalStoreError: none is named (reason ``unsupported``)."""
@@ -199,9 +207,10 @@ _HINTS = {
 def memory_error(where: str, exc: BaseException) -> LocalStoreError:
     reason = reason_of(exc) or "unavailable"
     detail = " ".join(str(exc).split()) or type(exc).__name__
-    if psycopg is not None and isinstance(exc, PoolTimeout):  # the pool says only that it waited
+    if psycopg is not None and isinstance(exc, PoolTimeout) and not isinstance(exc, PoolBusy):  # it only waited
         detail = f"no connection to the server within the wait ({detail}); `hermes-ctx doctor` says why"
-    return LocalStoreError(where, reason, f"PostgreSQL: {detail}", _HINTS[reason])
+    hint = "this use is skipped; queued turns are kept" if isinstance(exc, PoolBusy) else _HINTS[reason]
+    return LocalStoreError(where, reason, f"PostgreSQL: {detail}", hint)
 
 
 def archive_error(where: str, exc: BaseException) -> ArchiveError:
@@ -292,6 +301,19 @@ class Server:
         except pg_errors.UndefinedTable:
             self._migrated = False  # the tables were dropped under us: made again at the next use
             raise
+        except PoolTimeout as exc:
+            raise self._timed_out(exc) from exc
+
+    def _timed_out(self, exc: Exception) -> Exception:
+        """``exc`` (the pool waited in vain) saying why when it knows: every connection of this process's pool was
+        lent out, the server answering (a fleet pass: 24 turns at once in one Bridge, recall skipped and the log
+        blaming the server); else as it is (the server did not answer)."""
+        with contextlib.suppress(Exception):
+            stats = self.pool.get_stats()
+            if stats.get("pool_size", 0) >= self.pool.max_size and not stats.get("pool_available", 0):
+                return PoolBusy(f"all {self.pool.max_size} connections of this process's pool were in use "
+                                "(ctx_plugins.storage.pool_size: make it the turns a process runs at once)")
+        return exc
 
     @contextlib.contextmanager
     def transaction(self, *, lock: int | None = None, lock_timeout: float,
