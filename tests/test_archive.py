@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -444,6 +445,57 @@ def test_a_locked_archive_spools_and_imports_later() -> None:
         holder.close()
     host.compress(transcript(seed=4), session=ALICE, force=True)
     assert tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]
+
+
+def test_a_spooled_compaction_is_searchable_without_waiting_for_the_next_compaction() -> None:
+    """A fleet pass: a compaction spooled in an outage stayed on that worker's disk, unsearchable from any worker,
+    until that very worker compacted again (a restart did not import it, nor did a search)."""
+    path = home() / "ctx_archive.db"
+    host = host_for("window")
+    host.compress(transcript(seed=8), session=BOB, force=True)  # creates the file
+    holder = sqlite3.connect(path, timeout=0.1)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert host.archive is not None
+        host.archive.store._timeout = 0.2
+        host.archive.store.close()
+        assert host.compress(transcript(), session=ALICE, force=True).compressed  # spooled: the file is locked
+    finally:
+        holder.rollback()
+        holder.close()
+    assert host.archive.store.stats()["spooled"] == 1
+    assert tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]  # the search imported it first
+    assert host.archive.store.stats()["spooled"] == 0
+
+
+def test_a_process_starting_imports_what_an_outage_spooled_there() -> None:
+    """The restart half of the above: hermes' runtime, building its host, imports the spool (on a thread of its own:
+    a server still down must not hold hermes' start)."""
+    from hermes_ctx_plugins.hermes.runtime import Runtime
+
+    path = home() / "ctx_archive.db"
+    first = host_for("window")
+    first.compress(transcript(seed=8), session=BOB, force=True)
+    holder = sqlite3.connect(path, timeout=0.1)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert first.archive is not None
+        first.archive.store._timeout = 0.2
+        first.archive.store.close()
+        first.compress(transcript(), session=ALICE, force=True)
+    finally:
+        holder.rollback()
+        holder.close()
+    first.shutdown()
+    restarted = Runtime(build=lambda: host_for("window"))
+    archive = restarted.host.archive
+    assert archive is not None
+    deadline = time.monotonic() + 10
+    while archive.store.stats()["spooled"] and time.monotonic() < deadline:  # the import runs on its own thread
+        time.sleep(0.05)
+    assert archive.store.stats()["spooled"] == 0
+    hits = archive.store.search("3f9a2c1e7b", Scope(session_id=ALICE.session_id, user_id=ALICE.user_id))
+    assert hits
 
 
 def test_retention_and_size_bound(tmp_path: Path) -> None:

@@ -57,6 +57,14 @@ class Archiver:
         self.hybrid = None if embedder is None else dense.Hybrid(
             embedder, open_store or (lambda: store), weight=settings.dense_weight)
 
+    def import_spooled(self) -> int:
+        """Import what the archive's spool holds (see :meth:`ArchiveBackend.import_spooled
+        <hermes_ctx_plugins.storage.base.ArchiveBackend.import_spooled>`), and embed it; how many compactions."""
+        imported = self.store.import_spooled()
+        if imported and self.hybrid is not None:
+            self.hybrid.imported()
+        return imported
+
     def close(self) -> None:
         """Stop the embedding thread (what it has not embedded is embedded at the next start) and
         release the store's connection."""
@@ -80,6 +88,7 @@ class Archiver:
 
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo,
                          counter: TokenCounter) -> str:
+        self.import_spooled()  # what an outage spooled here: searchable now, not after this worker's next compaction
         return tools.handle(name, args, store=self.store, scope=self.scope(session), counter=counter,
                             max_tokens=self.settings.expand_max_tokens, hybrid=self.hybrid)
 

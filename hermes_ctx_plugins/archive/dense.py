@@ -187,6 +187,10 @@ class Hybrid:
                 self._backfill.start()
             return self._backfill
 
+    def imported(self) -> None:
+        """Spooled compactions were imported outside a compaction (a search): walk the backlog for them."""
+        self._started().walk_again()
+
     def recorded(self, ids: Sequence[int], *, imported: bool = False) -> None:
         """A compaction was archived as ``ids`` (``[]``: it went to the spool): embed them next.
         ``imported``: spooled compactions were imported first (maybe another host's): walk the backlog."""

@@ -478,6 +478,9 @@ class Runtime:
                 except HermesCtxError as exc:
                     self._failure = exc
                     raise
+                if self._host.archive is not None:  # what an outage spooled here before a restart (a fleet pass)
+                    threading.Thread(target=self._host.archive.import_spooled, name="ctx-archive-import",
+                                     daemon=True).start()
             return self._host
 
     def usable(self) -> bool:

@@ -479,6 +479,12 @@ class ArchiveBackend(abc.ABC):
         creates an archive.
         """
 
+    def import_spooled(self) -> int:
+        """Import what the spool holds now, not waiting for the next :meth:`record` (a process that started, a
+        search: a compaction spooled in an outage was out of every worker's reach until this one compacted
+        again); how many compactions. Never raises: what the store refuses stays spooled. 0 without a spool."""
+        return 0
+
     @property
     def spool_imports(self) -> int:
         """How many spooled compactions (another process's or host's, maybe) this store has imported so

@@ -129,6 +129,15 @@ class PostgresArchive(ArchiveBackend):
 
         return self.spool.deliver(compaction, insert, store=self.path)
 
+    def import_spooled(self) -> int:
+        if not self.spool.pending():
+            return 0
+        try:
+            return self.spool.import_into(lambda entry: self._insert(entry, once=False))
+        except Exception as exc:  # the store still refuses: they wait for the next write or search
+            log.info("archive %s: the spooled compactions are not imported yet (%s)", self.path, exc)
+            return 0
+
     def restore(self, entry: Entry) -> list[int]:
         return self._insert(entry, limits=False, once=False)
 
