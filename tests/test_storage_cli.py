@@ -211,6 +211,30 @@ def test_what_was_deleted_in_the_target_since_is_not_copied_again(settings: dict
     assert not [e for e in after[3] if e["session_id"] == "s-alice"]
 
 
+def test_the_same_turn_stored_by_two_machines_verifies(settings: dict[str, Any],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A fleet pass: two machines that stored the same turn (the same owner, session, turn number and texts: the
+    same key, another time) migrate one after the other; the server keeps one row per key, so the second never
+    verified (DIFFERS, exit 1 at every run)."""
+    path = LocalProvider({}, hermes_home=home()).path
+    for machine, when in (("one", 1_800_000_000.0), ("two", 1_800_000_555.0)):
+        for made in home().glob("ctx-local/memory.db*"):
+            if made.is_file() and not made.name.endswith(".pg-queue"):
+                made.unlink()  # this machine's own SQLite files
+        store = storage.open_memory(on(settings, "sqlite"), path)
+        store.write([Record(key="turn:s1:3", kind="turn", user_id="alice", chat_id="dm", session_id="s1",
+                            user_text="is the kiln hot?", assistant_text="yes", created_at=when),
+                     Record(key=f"fact:{machine}", kind="fact", user_id="alice", chat_id="dm", session_id="s1",
+                            fact_text=f"machine {machine}'s own fact", created_at=when)])
+        store.close()
+        code, report, err = migrate(capsys)
+        assert code == 0 and report["ok"], (machine, report, err)
+    memories = by_kind(report)["ctx-local memories"]
+    assert memories["written"] == 1 and "1 held by the target under their key already" in " ".join(memories["notes"])
+    texts = " ".join(str(m) for m in held(on(settings, "postgres"))[0])
+    assert texts.count("is the kiln hot?") == 1 and "machine one's own fact" in texts and "machine two's" in texts
+
+
 def test_it_moves_back_from_postgres_to_sqlite_as_well(settings: dict[str, Any],
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     install()

@@ -154,20 +154,24 @@ def _digest(*values: Any) -> bytes:
 
 def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]], fingerprint: Callable[[_T], bytes],
           write: Callable[[list[_T]], int], bars: Progress, *, batch: int = 1, why: str = "",
-          ledger: _Ledger | None = None) -> Copied:
+          ledger: _Ledger | None = None, same: Callable[[_T], Any] | None = None) -> Copied:
     """Write each of ``items`` the target does not hold yet (``held``, compared by ``fingerprint``,
     as many times as the source has it), then count how many of them it holds; ``why`` says what
     may keep one out. ``ledger``: what earlier runs copied into this target; one of those it lacks now
-    was deleted there since (``memory forget``, retention) and is not copied again."""
+    was deleted there since (``memory forget``, retention) and is not copied again. ``same``: what makes two
+    items one for the target (a memory's key): one the target holds another of is held (a note says so)."""
     there = Counter(fingerprint(item) for item in held())
     wanted: Counter[bytes] = Counter()
     gone: Counter[bytes] = Counter()
+    keys: dict[bytes, Any] = {}
     pending: list[_T] = []
     step = bars.step(copied.store)
     for item in items:
         step.advance()
         mark = fingerprint(item)
         wanted[mark] += 1
+        if same is not None:
+            keys[mark] = same(item)
         if wanted[mark] > there[mark] and ledger is not None and mark in ledger.marks:
             gone[mark] += 1
         elif wanted[mark] > there[mark]:
@@ -179,7 +183,15 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
         copied.written += write(pending)
     copied.source = sum(wanted.values())
     now = Counter(fingerprint(item) for item in held())
-    missing = sum((wanted - now - gone).values())
+    lacking = wanted - now - gone
+    if same is not None and lacking:  # another copy of the same item (the same turn, another machine's time)
+        there_keys = {same(item) for item in held()}
+        held_so = {mark: count for mark, count in lacking.items() if keys[mark] in there_keys}
+        if held_so:
+            lacking -= Counter(held_so)
+            copied.notes.append(f"{sum(held_so.values()):,} held by the target under their key already (the same "
+                                "turn stored by another machine or run): the target's copy is kept")
+    missing = sum(lacking.values())
     copied.verified = copied.source - missing
     if gone:
         copied.notes.append(f"{sum(gone.values()):,} copied by an earlier run and deleted in the target since: not "
@@ -249,8 +261,9 @@ def _memory(source: Config, target: Config, path: Path, bars: Progress) -> list[
         opened.callback(old.close)
         memories = _copy(Copied(label), old.memories(), new.memories, _memory_mark,
                          lambda batch: new.write([_record(m) for m in batch]), bars, batch=BATCH,
-                         why=" (the target holds another memory under the same key, or their owner was forgotten "
-                             "there)", ledger=_Ledger(path, f"memories {storage.identity(target)}"))
+                         why=" (their owner was forgotten there)",
+                         ledger=_Ledger(path, f"memories {storage.identity(target)}"),
+                         same=lambda memory: (memory.namespace, memory.key))
 
         progress = new.progress()  # before quarantine() moves it: a target ahead must stay ahead
 
