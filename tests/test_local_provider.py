@@ -86,6 +86,20 @@ def test_a_turn_is_recalled_in_a_later_session_with_provenance(provider: LocalPr
     assert provider.path.is_file() and provider.path == provider.hermes_home / "ctx-local" / "memory.db"  # type: ignore[operator]
 
 
+def test_the_same_question_asked_again_still_recalls_what_answers_it(provider: LocalProvider) -> None:
+    """A fleet pass: the turn where the user asked the very question before scored every word of it, and the floor,
+    a share of the best, cut the memory holding the answer; relevance feedback from that echo then brought in an
+    unrelated turn. The second ask showed the earlier question and "please continue", not the locker code."""
+    question = "what is my locker code? and where do I park my car bay"
+    stored(provider, turn(ALICE, 1, "remember: my locker code is LOCKR00QZ", "done"),
+           turn(ALICE, 2, "please continue", "continuing"))
+    first = provider.prefetch(question, session=ALICE_LATER)
+    assert "LOCKR00QZ" in first  # the positive control: the first ask
+    stored(provider, turn(ALICE_LATER, 1, question, "continuing"))  # asked, and not answered then
+    again = provider.prefetch(question, session=SessionInfo(session_id="a-9", user_id="alice", chat_id="dm"))
+    assert "LOCKR00QZ" in again and "please continue" not in again, again
+
+
 def test_a_chinese_question_with_an_acronym_or_number_in_it_is_recalled(provider: LocalProvider) -> None:
     """Chinese glues acronyms and numbers to the words around them ("SSH端口"): the question's terms
     are cut as the stored turn's are, so the lexical path finds it (no embedder here)."""

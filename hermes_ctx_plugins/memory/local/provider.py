@@ -304,10 +304,10 @@ class LocalProvider(MemoryProvider):
         feedback, see :mod:`.recall`): a second search, in the same scope, made only when the
         relevant memories cannot fill the block."""
         options = self.options
-        chosen = recall.relevant(ranked, options.max_results)
+        chosen = recall.relevant(ranked, options.max_results, terms)
         if not chosen or recall.fills(chosen, budget_tokens=options.budget_tokens, max_results=options.max_results):
             return []
-        extra = recall.feedback_terms(chosen[0].memory, terms)
+        extra = recall.feedback_terms(recall.leading(chosen, terms).memory, terms)
         # no more candidates than the block can still show (those already chosen may come back)
         # lexical only: the dense candidates of the question were in the first search already
         return (self._searched(question, extra, session, options.max_results, hybrid=False) or []) if extra else []

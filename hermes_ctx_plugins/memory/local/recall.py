@@ -234,13 +234,27 @@ def _withheld(excerpt: str, policy: Policy = DEFAULT_POLICY) -> str | None:
     return placeholder(findings) if findings else None
 
 
-def relevant(ranked: Sequence[Ranked], max_results: int) -> list[Ranked]:
+def relevant(ranked: Sequence[Ranked], max_results: int, terms: Sequence[str] = ()) -> list[Ranked]:
     """The candidates worth showing, best first: at most ``max_results``, none below
-    :data:`MIN_RELATIVE_SCORE` of the best."""
+    :data:`MIN_RELATIVE_SCORE` of the best -- the best that is not the question asked again (``terms``: its
+    words; :func:`echo`), when there is one: a turn asking the very same scores every word of it, and set the
+    floor that cut the memory answering it (a fleet pass: the second time a user asked, the fact was gone)."""
     if not ranked:
         return []
-    floor = ranked[0].score * MIN_RELATIVE_SCORE
+    floor = leading(ranked, terms).score * MIN_RELATIVE_SCORE
     return [r for r in ranked if r.score >= floor][:max_results]
+
+
+def leading(ranked: Sequence[Ranked], terms: Sequence[str]) -> Ranked:
+    """The best of ``ranked`` (not empty) that is not the question asked again (:func:`echo`), else the best: what
+    the floor is a share of, and what relevance feedback reads (an echo's words are the question's)."""
+    return next((r for r in ranked if not echo(r.memory, terms)), ranked[0])
+
+
+def echo(memory: Memory, terms: Sequence[str]) -> bool:
+    """Whether ``memory`` is a turn whose user asked exactly the question of ``terms`` (its words: no more, no
+    fewer): what it adds is its answer, not its match."""
+    return bool(terms) and memory.kind == "turn" and set(query.query_terms(memory.user_text)) == set(terms)
 
 
 def fills(chosen: Sequence[Ranked], *, budget_tokens: int, max_results: int) -> bool:
@@ -303,7 +317,7 @@ def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int,
     fewer than ``max_results`` are; each memory is shown once. ``order``: puts the memories shown in the order
     shown (:func:`newest_first`), once the block is made by relevance: which are shown, and how much of each, does
     not change (the lines are only moved, and left as they were if moving them would cost a token more)."""
-    chosen = relevant(ranked, max_results)
+    chosen = relevant(ranked, max_results, terms)
     if not chosen:  # nothing, or scores that compare with nothing (NaN)
         return ""
     shown = {r.memory.id for r in chosen}
