@@ -175,6 +175,31 @@ def test_a_pool_every_connection_of_which_is_in_use_is_not_called_the_server_dow
         store.close()
 
 
+@pytest.mark.parametrize("backend", ["postgres", "sqlite"])
+def test_forget_on_a_live_worker_reports_success_where_the_store_drops_late_writes(
+        backend: str, postgres_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fleet pass: ``forget --user`` on a worker that is serving (its queue file is being written) exited 1,
+    "forget again once the processes writing them have stopped" -- on a fleet they never stop. PostgreSQL drops
+    such a late write when it arrives (its tombstone), so that is a note there; SQLite stores it: still an error."""
+    from hermes_ctx_plugins.memory.local import provider as local_provider
+
+    config = on_postgres(postgres_dsn, schema=f"rt_live_{backend}") if backend == "postgres" else load_config({})
+    provider = LocalProvider({}, hermes_home=tmp_path, config=config)
+    try:
+        provider.sync_turn(Turn(session=EVE, turn_number=1, user_text="eve's locker is 4471", assistant_text="ok"))
+        assert provider.flush(10)
+        live = tmp_path / "ctx-local" / "memory.db.queue" / "another-process.seg"
+        monkeypatch.setattr(local_provider, "held_records", lambda *a: {live: 2})  # a running worker's segment
+        [report] = provider.forget_user("eve")
+        assert report.removed == 1
+        if backend == "postgres":
+            assert report.ok and "2 more in queue files running processes write" in report.detail, report
+        else:
+            assert not report.ok and "forget again once the processes writing them have stopped" in report.error
+    finally:
+        provider.shutdown()
+
+
 # == defects: a forget that does not hold ==============================================================
 
 

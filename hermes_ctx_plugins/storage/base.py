@@ -241,6 +241,10 @@ class MemoryBackend(abc.ABC):
             deleted by accident).
         """
 
+    #: whether a write of a user forgotten since, made before the forget (another process's queue), is dropped when
+    #: it arrives (a tombstone); without it such a write is stored, and forgetting must wait for the writers
+    drops_late_writes: bool = False
+
     @abc.abstractmethod
     def forget_user(self, user_id: str, namespaces: Collection[str] | None = None) -> tuple[int, int]:
         """Delete ``user_id``'s memories and the quarantined records known to be theirs, in

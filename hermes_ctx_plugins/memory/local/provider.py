@@ -1,5 +1,8 @@
 """``ctx-local``: the provider hermes talks to — the write path, prefetch and the tools (its options:
-:mod:`.options`)."""
+:mod:`.options`).
+
+Over 500 lines because the write path, recall and forgetting share the queue, the store and their lock.
+"""
 
 from __future__ import annotations
 
@@ -190,7 +193,7 @@ class LocalProvider(MemoryProvider):
         if not memory_exists(self.config, self.path) and not self.queue_dir.is_dir():
             return [Forgotten(store=label, removed=0, detail="nothing stored yet")]
         try:
-            memories, quarantined, compacted = self._forget(user_id, namespaces)
+            memories, quarantined, compacted, late_dropped = self._forget(user_id, namespaces)
             held = held_records(self.queue_dir, user_id, namespaces)
         except Exception as exc:  # a report, never a raise: the caller goes on with other stores
             return [Forgotten(store=label, removed=None, error=str(exc) or type(exc).__name__)]
@@ -200,14 +203,18 @@ class LocalProvider(MemoryProvider):
         errors = [] if compacted is None else [
             f"deleted, but the file could not be compacted now ({compacted}); their text can linger in free pages "
             "and the search index until it is (`hermes-ctx memory forget` compacts it)"]
-        if held:
-            files = ", ".join(f"{path} ({count})" for path, count in held.items())
+        files = ", ".join(f"{path} ({count})" for path, count in held.items())
+        if held and late_dropped:  # a fleet pass: on a worker that never stops, forget never reported success
+            detail += f"; {sum(held.values())} more in queue files running processes write ({files}): the store " \
+                      "drops them when they arrive (it remembers the forget)"
+        elif held:
             errors.append(f"queue files still being written to hold records of this user: {files}; those may "
                           "still be stored — forget again once the processes writing them have stopped")
         return [Forgotten(store=label, removed=memories + quarantined, detail=detail, error="; ".join(errors))]
 
-    def _forget(self, user_id: str, namespaces: Collection[str] | None) -> tuple[int, int, str | None]:
-        """:meth:`forget_user`'s work: (memories, quarantined records, why compaction failed or None)."""
+    def _forget(self, user_id: str, namespaces: Collection[str] | None) -> tuple[int, int, str | None, bool]:
+        """:meth:`forget_user`'s work: (memories, quarantined records, why compaction failed or None, whether the
+        store drops the user's late writes)."""
         with self._lock:
             own = self._queue if self._pid == os.getpid() else None
         store = self._open(5.0)
@@ -219,8 +226,8 @@ class LocalProvider(MemoryProvider):
             try:
                 store.compact()
             except LocalStoreError as exc:
-                return memories, quarantined, str(exc)
-            return memories, quarantined, None
+                return memories, quarantined, str(exc), store.drops_late_writes
+            return memories, quarantined, None, store.drops_late_writes
         finally:
             store.close()
 

@@ -10,6 +10,8 @@ write that works (:meth:`Spool.deliver <hermes_ctx_plugins.storage.spool.Spool.d
 one location are serialised by an advisory lock, so each session's ``seq`` grows without gaps or
 doubles whichever worker archives. ``size_bytes`` counts the live rows of the location (the byte
 length of each message's JSON and text), never the table's size on disk.
+
+Over 500 lines for the reason its SQLite twin is: one class, the whole archive contract, on one server's rows.
 """
 
 from __future__ import annotations

@@ -122,6 +122,8 @@ def _row(record: Record) -> dict[str, Any]:
 class PostgresMemory(MemoryBackend):
     """ctx-local's memories of one location on a PostgreSQL server; any thread may call it."""
 
+    drops_late_writes = True  # a forget leaves a tombstone (see _delete)
+
     def __init__(self, path: Path, server: Server, *, busy_timeout: float = 2.0) -> None:
         self.path = Path(path)
         self.location = location_key(self.path)
