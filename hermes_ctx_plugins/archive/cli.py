@@ -67,12 +67,12 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return load_failed(exc)
     store = open_archive(config)
+    on_server = (config.plugins.storage.archive or config.plugins.storage.backend) == "postgres"
+    where = f"PostgreSQL, the rows of {store.path}" if on_server else str(store.path)
     try:
         if not store.exists() and args.archive_command != "purge":
-            return _no_archive(args, store)
-        on_server = (config.plugins.storage.archive or config.plugins.storage.backend) == "postgres"
-        return _run(args, store, config.memory_namespace,
-                    f"PostgreSQL, the rows of {store.path}" if on_server else str(store.path))
+            return _no_archive(args, store, where)
+        return _run(args, store, config.memory_namespace, where)
     except (ArchiveError, LocalStoreError) as exc:  # LocalStoreError: a server backend with no server named
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
@@ -88,11 +88,11 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
-def _no_archive(args: argparse.Namespace, store: ArchiveBackend) -> int:
+def _no_archive(args: argparse.Namespace, store: ArchiveBackend, where: str) -> int:
     """What each command finds where nothing was archived yet: nothing (exit 0)."""
     nothing: dict[str, Any] = {"search": [], "show": {"messages": [], "note": "no archive yet"},
                                "stats": {"path": str(store.path), "exists": False}}
-    emit(args, nothing[args.archive_command], f"no archive yet at {store.path} (nothing has been compacted)")
+    emit(args, nothing[args.archive_command], f"no archive yet in {where} (nothing has been compacted)")
     return 0
 
 
