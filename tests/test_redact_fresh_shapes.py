@@ -89,6 +89,7 @@ KEPT = [
     ("sed -i 's/^# requirepass .*/requirepass ${REDIS_PASS}/' /etc/redis/redis.conf\n", "requirepass .*/requirepass"),
     ("配置 requirepass 后，客户端需要 AUTH 认证。", "后，客户端需要"),  # noqa: RUF001
     ("api_key: 在控制台获取v2版本", "在控制台获取v2版本"),
+    ('{"secret_key": "with\\nnewline"}', "with\\nnewline"),  # a test's value written on two lines, in JSON
 ]
 
 

@@ -162,7 +162,11 @@ def _chosen_secret(value: str) -> bool:
             and (symbols or sum(c.isdigit() for c in v) >= 3)  # a name of code holds one or two: openaiKey2, dev1
             and not _NOT_A_VALUE.fullmatch(v) and not _STRUCTURED.fullmatch(v) and "://" not in v
             and not _TIME_VALUE.fullmatch(v)
-            and "\\u" not in v.lower())  # a JSON string's escaped Chinese: "secret_key: \\u4e34\\u65f6" is a word
+            and "\\u" not in v.lower()  # a JSON string's escaped Chinese: "secret_key: \\u4e34\\u65f6" is a word
+            and not _WHITE_ESCAPE.search(v))  # nor a text written on two lines ("with\\nnewline": a test's value)
+
+
+_WHITE_ESCAPE = lazy(r"\\[nrt]")
 
 
 #: a time, a date or a duration (``1h30m45s``, ``2024-05-01T12:00:00Z``)
