@@ -428,21 +428,27 @@ def test_a_corrupt_archive_never_breaks_compaction_and_nothing_is_lost(caplog: p
     assert tool(again, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]
 
 
-def test_a_locked_archive_spools_and_imports_later() -> None:
-    path = home() / "ctx_archive.db"
+def spooled_while_locked() -> Host:
+    """A host whose compaction of alice's conversation (holding 3f9a2c1e7b) went to the spool: the archive file,
+    made by a compaction of bob's before, was locked by another connection."""
     host = host_for("window")
     host.compress(transcript(seed=8), session=BOB, force=True)  # creates the file
-    holder = sqlite3.connect(path, timeout=0.1)
+    holder = sqlite3.connect(home() / "ctx_archive.db", timeout=0.1)
     holder.execute("BEGIN EXCLUSIVE")
     try:
         assert host.archive is not None
         host.archive.store._timeout = 0.2
         host.archive.store.close()
-        result = host.compress(transcript(), session=ALICE, force=True)
-        assert result.compressed
+        assert host.compress(transcript(), session=ALICE, force=True).compressed
     finally:
         holder.rollback()
         holder.close()
+    assert host.archive.store.stats()["spooled"] == 1
+    return host
+
+
+def test_a_locked_archive_spools_and_imports_later() -> None:
+    host = spooled_while_locked()
     host.compress(transcript(seed=4), session=ALICE, force=True)
     assert tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]
 
@@ -450,22 +456,9 @@ def test_a_locked_archive_spools_and_imports_later() -> None:
 def test_a_spooled_compaction_is_searchable_without_waiting_for_the_next_compaction() -> None:
     """A fleet pass: a compaction spooled in an outage stayed on that worker's disk, unsearchable from any worker,
     until that very worker compacted again (a restart did not import it, nor did a search)."""
-    path = home() / "ctx_archive.db"
-    host = host_for("window")
-    host.compress(transcript(seed=8), session=BOB, force=True)  # creates the file
-    holder = sqlite3.connect(path, timeout=0.1)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        assert host.archive is not None
-        host.archive.store._timeout = 0.2
-        host.archive.store.close()
-        assert host.compress(transcript(), session=ALICE, force=True).compressed  # spooled: the file is locked
-    finally:
-        holder.rollback()
-        holder.close()
-    assert host.archive.store.stats()["spooled"] == 1
+    host = spooled_while_locked()
     assert tool(host, "ctx_search", ALICE, query="3f9a2c1e7b")["results"]  # the search imported it first
-    assert host.archive.store.stats()["spooled"] == 0
+    assert host.archive is not None and host.archive.store.stats()["spooled"] == 0
 
 
 def test_a_process_starting_imports_what_an_outage_spooled_there() -> None:
@@ -473,20 +466,7 @@ def test_a_process_starting_imports_what_an_outage_spooled_there() -> None:
     a server still down must not hold hermes' start)."""
     from hermes_ctx_plugins.hermes.runtime import Runtime
 
-    path = home() / "ctx_archive.db"
-    first = host_for("window")
-    first.compress(transcript(seed=8), session=BOB, force=True)
-    holder = sqlite3.connect(path, timeout=0.1)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        assert first.archive is not None
-        first.archive.store._timeout = 0.2
-        first.archive.store.close()
-        first.compress(transcript(), session=ALICE, force=True)
-    finally:
-        holder.rollback()
-        holder.close()
-    first.shutdown()
+    spooled_while_locked().shutdown()
     restarted = Runtime(build=lambda: host_for("window"))
     archive = restarted.host.archive
     assert archive is not None

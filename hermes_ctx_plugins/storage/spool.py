@@ -155,6 +155,19 @@ def _lines(path: Path) -> list[str]:
     return [line for line in path.read_text(encoding="utf-8", errors="replace").split("\n") if line]
 
 
+def import_pending(spool: Spool, insert: Callable[[Entry], object], store: object) -> int:
+    """What ``spool`` holds, imported by ``insert`` (see :meth:`ArchiveBackend.import_spooled
+    <hermes_ctx_plugins.storage.base.ArchiveBackend.import_spooled>`): how many; never raises (what the ``store``
+    refuses stays spooled)."""
+    if not spool.pending():
+        return 0
+    try:
+        return spool.import_into(insert)
+    except Exception as exc:  # the store still refuses: they wait for the next write or search
+        log.info("archive %s: the spooled compactions are not imported yet (%s)", store, exc)
+        return 0
+
+
 class Spool:
     """The spool file next to the archive, and the file an interrupted import left behind."""
 

@@ -35,6 +35,7 @@ from ..spool import (
     UnstorableEntry,
     entry_of,
     forgets,
+    import_pending,
     make_entry,
     owners_of,
     redacted,
@@ -132,13 +133,7 @@ class PostgresArchive(ArchiveBackend):
         return self.spool.deliver(compaction, insert, store=self.path)
 
     def import_spooled(self) -> int:
-        if not self.spool.pending():
-            return 0
-        try:
-            return self.spool.import_into(lambda entry: self._insert(entry, once=False))
-        except Exception as exc:  # the store still refuses: they wait for the next write or search
-            log.info("archive %s: the spooled compactions are not imported yet (%s)", self.path, exc)
-            return 0
+        return import_pending(self.spool, lambda entry: self._insert(entry, once=False), self.path)
 
     def restore(self, entry: Entry) -> list[int]:
         return self._insert(entry, limits=False, once=False)

@@ -31,7 +31,19 @@ from .. import archive_text
 from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
-from ..spool import Entry, Spool, entry_of, forgets, make_entry, owners_of, redacted, repeated, spool_path, tail_of
+from ..spool import (
+    Entry,
+    Spool,
+    entry_of,
+    forgets,
+    import_pending,
+    make_entry,
+    owners_of,
+    redacted,
+    repeated,
+    spool_path,
+    tail_of,
+)
 from . import fts
 from .archive_schema import connect
 from .opening import OpenedFile
@@ -122,13 +134,7 @@ class ArchiveStore(ArchiveBackend):
         return self.spool.deliver(compaction, insert, store=self.path)
 
     def import_spooled(self) -> int:
-        if not self.spool.pending():
-            return 0
-        try:
-            return self.spool.import_into(lambda entry: self._insert(entry, once=False))
-        except Exception as exc:  # the store still refuses: they wait for the next write or search
-            log.info("archive %s: the spooled compactions are not imported yet (%s)", self.path, exc)
-            return 0
+        return import_pending(self.spool, lambda entry: self._insert(entry, once=False), self.path)
 
     def restore(self, entry: Entry) -> list[int]:
         try:
