@@ -192,27 +192,6 @@ def test_a_single_machine_install_becomes_the_shared_copy_at_its_first_read(
     assert "before the fleet" in prompt(second, ALICE, 2)
 
 
-def test_two_machines_own_files_are_merged_when_both_switch_to_one_server(
-        worker: Worker, postgres_dsn: str, schema: str, tmp_path: Path) -> None:
-    """A fleet pass: each machine kept alice's MEMORY.md before the fleet; the first to read took the server, the
-    second's entries went to a ``.bak`` file on its disk alone, and her prompt lost them everywhere."""
-    for home, entries in (("w1", ["from machine one", "said on both"]), ("w2", ["from machine two", "said on both"])):
-        before = FileProvider({"review": "off"}, hermes_home=tmp_path / home)  # the default: plain files
-        for entry in entries:
-            assert add(before, ALICE, entry)["success"]
-        before.shutdown()
-    first, second = worker("w1"), worker("w2")
-    assert "from machine one" in prompt(first, ALICE)  # the first to read: its file is the server's
-    seen = prompt(second, ALICE)
-    assert "from machine one" in seen and "from machine two" in seen and seen.count("said on both") == 1
-    assert server_copy(postgres_dsn, schema, ALICE) == "from machine one\n§\nsaid on both\n§\nfrom machine two".encode()
-    assert "from machine two" in prompt(first, ALICE, 2)
-    assert not list((tmp_path / "w2").rglob("MEMORY.md.bak.*"))  # nothing set aside: nothing lost
-    # once mirrored, a file is no longer merged: an edit racing another worker's is set aside, as before
-    assert add(first, ALICE, "after the merge")["success"]
-    assert "after the merge" in prompt(second, ALICE, 3)
-
-
 def test_hermes_own_memory_tool_in_a_bridge_reads_and_writes_the_shared_copy(
         worker: Worker, postgres_dsn: str, schema: str) -> None:
     pytest.importorskip("tools.memory_tool", reason="the hermes extra is not installed")

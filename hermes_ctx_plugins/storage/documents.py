@@ -122,21 +122,6 @@ class FileDocuments(Documents):
         return files.locked(path, error=self.error)  # hermes' own lock: the file is the document
 
 
-#: what separates two entries of MEMORY.md / USER.md (hermes' ``ENTRY_DELIMITER``)
-ENTRY_DELIMITER = "\n§\n"
-
-
-def merged_entries(first: bytes, then: bytes) -> bytes | None:
-    """The entries of ``first`` (MEMORY.md / USER.md bytes) in order, then those of ``then`` that ``first`` lacks,
-    as hermes writes them; ``None`` when either is not UTF-8 (no entries to read)."""
-    try:
-        texts = [raw.decode("utf-8") for raw in (first, then)]
-    except UnicodeDecodeError:
-        return None
-    entries = [[e.strip() for e in text.split(ENTRY_DELIMITER) if e.strip()] for text in texts]
-    return ENTRY_DELIMITER.join(dict.fromkeys([*entries[0], *entries[1]])).encode("utf-8")
-
-
 def keep_copy(path: Path, raw: bytes, *, stamp: str, doing: str,
               error: type[FileUnavailable] = FileUnavailable) -> Path:
     """Save ``raw`` beside ``path`` as ``<name>.bak.<stamp>`` (then ``-1``, ``-2``, ...: an earlier copy

@@ -20,9 +20,6 @@ Such an edit is never dropped:
   or a new database) → the edit is pushed to the server as the new revision;
 * the server copy changed meanwhile by another worker → the server wins and the edit is saved
   beside the file as ``<name>.bak.<UTC time>`` (a warning says where);
-* a file this worker never mirrored (its own, from before it shared the server) meeting another worker's
-  copy → their entries are merged: the server's, then this file's it lacks, as the next revision (a fleet
-  pass: two machines switching to one server, the second one's entries went to a ``.bak`` file alone);
 * the document forgotten meanwhile → the file goes too (forgetting wins).
 
 An edit made here reaches other workers at this worker's next read or update of that file.
@@ -58,7 +55,7 @@ from typing import Any
 from ...config import Config
 from .. import files
 from ..base import LocalStoreError
-from ..documents import Change, Documents, keep_copy, merged_entries
+from ..documents import Change, Documents, keep_copy
 from ..files import FileUnavailable
 from .connection import LOCK_SECONDS, Server, location_key, reason_of
 
@@ -105,8 +102,7 @@ class _Local:
 def _plan(local: _Local, content: bytes | None, revision: int) -> str:
     """What to do about the file given the server's row (``revision`` 0: never written):
     ``same`` / ``mirror`` (the server's bytes win, the file had no edit) / ``push`` (the file's edit
-    becomes the server's) / ``merge`` (a file never mirrored here and the server's: both entries' become the
-    server's) / ``drop`` (forgotten: the file goes) / ``conflict`` (both changed)."""
+    becomes the server's) / ``drop`` (forgotten: the file goes) / ``conflict`` (both changed)."""
     if revision == 0:  # the server never had it: a first worker's files, a new database
         return "push" if local.data is not None else "same"
     if local.data == content:
@@ -117,8 +113,6 @@ def _plan(local: _Local, content: bytes | None, revision: int) -> str:
         return "drop"
     if local.record is not None and local.record[0] == revision:
         return "push"
-    if local.record is None and merged_entries(content, local.data or b"") is not None:
-        return "merge"  # never mirrored here: a machine's own file from before it shared the server
     return "conflict"
 
 
@@ -149,7 +143,7 @@ class PostgresDocuments(Documents):
                     self._unanswered = time.monotonic()
                     raise
                 plan = _plan(local, content, revision)
-                if plan in ("push", "merge"):  # this machine's edit goes to the server, under the row's lock
+                if plan == "push":  # this machine's edit goes to the server, under the row's lock
                     return self._update(path, None)
             except FileUnavailable as exc:
                 if path not in self._offline:  # once per outage and file, not at every prompt
@@ -170,15 +164,13 @@ class PostgresDocuments(Documents):
         with files.locked(path, error=self.error):
             with self._transaction(path, "update the shared copy of") as conn:
                 local, plan, content, revision = self._lock_row(conn, path)
-                if plan in ("push", "merge"):  # the file's edit (with the server's entries) is the current document
-                    content = local.data if plan == "push" else merged_entries(content or b"", local.data or b"")
+                if plan == "push":  # the file's edit is the current document
+                    content = local.data
                 else:  # the writer reads the file next: it must be the server's copy now, or nothing goes on
                     self._settle(path, local, plan, content, revision, strict=True)
-                if plan == "merge":  # the writer reads the file next: the merged entries
-                    self._settle(path, local, "mirror", content, 0, strict=True)
                 yield
                 written = self._local(path).data
-                if written is not None and (written != content or plan in ("push", "merge")):  # no file: nothing
+                if written is not None and (written != content or plan == "push"):  # no file: nothing written
                     revision, content = self._set(conn, path, written), written
             self._settle(path, self._local(path), "mirror", content, revision)
 
@@ -250,16 +242,13 @@ class PostgresDocuments(Documents):
         """The read-modify-write, ``path``'s file lock held; ``change`` ``None``: only sync the file."""
         with self._transaction(path, "update the shared copy of") as conn:
             local, plan, content, revision = self._lock_row(conn, path)
-            current = {"push": local.data, "merge": merged_entries(content or b"", local.data or b"")}.get(
-                plan, content)
+            current = local.data if plan == "push" else content
             new = change(current or b"") if change is not None else None
-            if new is None and plan in ("push", "merge") and current != content:
+            if new is None and plan == "push":
                 new = current
-            if plan == "merge":
-                log.info("%s: this machine's entries merged into the shared copy (first read since sharing)", path)
             if new is not None:
                 revision, content = self._set(conn, path, new), new
-        self._settle(path, local, "mirror" if plan in ("push", "merge") else plan, content, revision)
+        self._settle(path, local, "mirror" if plan == "push" else plan, content, revision)
         return content or b""
 
     # -- the mirror ---------------------------------------------------------------------------------
