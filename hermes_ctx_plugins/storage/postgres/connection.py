@@ -60,13 +60,9 @@ except ImportError as missing:  # pragma: no cover - exercised where the extra i
 else:
     _MISSING = None
 
-if psycopg is not None:
-    class PoolBusy(PoolTimeout):
-        """The pool waited in vain because every connection of this process's pool was lent out (the server
-        answers): more turns at once than ``pool_size``."""
-else:  # pragma: no cover - without the extra nothing connects
-    class PoolBusy(Exception):  # type: ignore[no-redef]
-        """See above."""
+#: how a pool's wait in vain starts when every connection of this process's pool was lent out, the server answering
+#: (more turns at once than ``pool_size``): :meth:`Server._timed_out`
+POOL_BUSY = "every connection of this process's pool was in use"
 
 
 def dsn_of(config: Config) -> str:
@@ -207,9 +203,10 @@ _HINTS = {
 def memory_error(where: str, exc: BaseException) -> LocalStoreError:
     reason = reason_of(exc) or "unavailable"
     detail = " ".join(str(exc).split()) or type(exc).__name__
-    if psycopg is not None and isinstance(exc, PoolTimeout) and not isinstance(exc, PoolBusy):  # it only waited
+    busy = str(exc).startswith(POOL_BUSY)
+    if psycopg is not None and isinstance(exc, PoolTimeout) and not busy:  # the pool says only that it waited
         detail = f"no connection to the server within the wait ({detail}); `hermes-ctx doctor` says why"
-    hint = "this use is skipped; queued turns are kept" if isinstance(exc, PoolBusy) else _HINTS[reason]
+    hint = "this use is skipped; queued turns are kept" if busy else _HINTS[reason]
     return LocalStoreError(where, reason, f"PostgreSQL: {detail}", hint)
 
 
@@ -311,8 +308,8 @@ class Server:
         with contextlib.suppress(Exception):
             stats = self.pool.get_stats()
             if stats.get("pool_size", 0) >= self.pool.max_size and not stats.get("pool_available", 0):
-                return PoolBusy(f"all {self.pool.max_size} connections of this process's pool were in use "
-                                "(ctx_plugins.storage.pool_size: make it the turns a process runs at once)")
+                return PoolTimeout(f"{POOL_BUSY} ({self.pool.max_size}; ctx_plugins.storage.pool_size: make it the "
+                                   "turns a process runs at once)")
         return exc
 
     @contextlib.contextmanager
