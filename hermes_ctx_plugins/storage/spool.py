@@ -120,11 +120,11 @@ def tail_of(entry: Entry, kept: int) -> Entry:
 
 def forgets(entry: Entry, owner: ForgetScope, written: Callable[[str], str] = str) -> bool:
     """Whether forgetting ``owner`` removes ``entry``: its owner's (:meth:`ForgetScope.owns`), or holding a turn
-    of the user in a session several users speak in (the whole compaction goes: its other turns answer or quote
-    theirs). ``written``: the ids as the caller's store compares them."""
-    namespace = written(entry["namespace"])
-    return owner.owns(namespace, written(entry["session_id"]), written(entry["user_id"])) or any(
-        owner.spoke_in(namespace, written(user)) for user in set(owners_of(entry)))
+    of the user, or a turn of nobody's in one of the user's sessions, in a session several users speak in (the whole
+    compaction goes: its other turns answer or quote theirs). ``written``: the ids as the caller's store compares
+    them."""
+    namespace, session = written(entry["namespace"]), written(entry["session_id"])
+    return any(owner.owns(namespace, session, written(user)) for user in {entry["user_id"], *owners_of(entry)})
 
 
 def repeated(latest: Sequence[str], removed: Sequence[Sequence[Any]]) -> int:

@@ -367,24 +367,30 @@ class StorageContract:
                                 owners=["alice", "alice", "bob", "bob"])
         [own] = archive.record(session_id="dm", user_id="bob", strategy="prune", removed=[(1, said("heron bob dm"))])
         [carol] = archive.record(session_id="t2", user_id="carol", strategy="prune", removed=[(1, said("heron c"))])
+        # a later compaction of the thread: a turn nobody can be told the sender of (hers, maybe), then bob's
+        later = archive.record(session_id="t", user_id="bob", strategy="prune", owners=["", "bob"],
+                               removed=[(5, said("heron nobody 5")), (6, said("heron bob 6"))])
+        elsewhere = archive.record(session_id="t3", user_id="bob", strategy="prune", owners=["", "bob"],
+                                   removed=[(1, said("heron nobody t3")), (2, said("heron bob t3"))])
 
         def found(scope: Scope) -> list[str]:
             return sorted(hit.snippet.replace("«", "").replace("»", "") for hit in archive.search("heron", scope,
                                                                                                  limit=20))
 
         assert found(Scope(session_id="t", user_id="alice")) == ["heron alice 1", "heron alice 2"]
-        assert found(Scope(session_id="t", user_id="bob")) == ["heron bob 3", "heron bob 4"]
+        assert found(Scope(session_id="t", user_id="bob")) == ["heron bob 3", "heron bob 4", "heron bob 6"]
         assert found(Scope(session_id="dm", user_id="bob", all_sessions=True)) == [
-            "heron bob 3", "heron bob 4", "heron bob dm"]  # never alice's words, from bob's own DM
+            "heron bob 3", "heron bob 4", "heron bob 6", "heron bob dm", "heron bob t3"]  # never alice's, nor nobody's
         assert [s.user_id for s in archive.get(shared, Scope(session_id="t", user_id=None))] == [
             "alice", "alice", "bob", "bob"]
-        [entry] = [e for e in archive.compactions() if e["session_id"] == "t"]
+        entry = next(e for e in archive.compactions() if e["session_id"] == "t")
         assert entry["owners"] == ["alice", "alice", "bob", "bob"] and entry["user_id"] == "bob"
         with pytest.raises(ValueError, match="2 messages was given 1 owners"):
             archive.record(session_id="t", user_id="bob", strategy="prune", removed=removed[:2], owners=["bob"])
-        assert archive.forget_user("alice")[0].removed == 4
+        assert archive.forget_user("alice")[0].removed == 6  # and nobody's turn in her thread, with its compaction
         assert found(Scope(session_id="t", user_id="bob")) == []  # the compaction holding her turns went whole
-        assert [s.id for s in archive.get([own, carol], Scope(session_id="", everything=True))] == [own, carol]
+        everything = Scope(session_id="", everything=True)
+        assert [s.id for s in archive.get([own, carol, *elsewhere, *later], everything)] == [own, carol, *elsewhere]
 
     def test_the_same_compaction_made_again_is_stored_once(self, archive: ArchiveBackend) -> None:
         """A process killed after the archive stored a compaction, before hermes saved the compacted session,

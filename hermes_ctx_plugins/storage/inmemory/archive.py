@@ -190,8 +190,8 @@ class InMemoryArchive(ArchiveBackend):
                               if owner.spoke_in(a.stored.namespace, a.stored.user_id)}
             owner.sessions |= {(ns, session) for ns, session, user, _ in data.compactions.values()
                                if owner.spoke_in(ns, user)}
-            holding = {a.stored.compaction_id for a in data.messages.values()
-                       if owner.spoke_in(a.stored.namespace, a.stored.user_id)}  # a shared session's: see record
+            holding = {a.stored.compaction_id for a in data.messages.values()  # a shared session's: see record
+                       if owner.owns(a.stored.namespace, a.stored.session_id, a.stored.user_id)}
             removed = self._delete_compactions([c for c, (ns, session, user, _) in data.compactions.items()
                                                 if owner.owns(ns, session, user) or c in holding])
             kept = sum(1 for a in data.messages.values() if a.stored.user_id == "" and owner.user

@@ -322,9 +322,10 @@ class PostgresArchive(ArchiveBackend):
                 rows = self._fetch("SELECT id, namespace, session_id, user_id FROM compactions WHERE location = %s "
                                    "AND user_id IN (%s, '')", (self.location, owner.user))
                 chosen = sorted({row[0] for row in rows if owner.owns(*row[1:])} | {
-                    compaction for compaction, namespace in self._fetch(  # holding a turn of theirs: see record
-                        "SELECT DISTINCT compaction_id, namespace FROM messages WHERE location = %s AND user_id = %s",
-                        (self.location, owner.user)) if owner.spoke_in(namespace, owner.user)})
+                    compaction for compaction, namespace, session, user in self._fetch(  # holding a turn of theirs,
+                        "SELECT DISTINCT compaction_id, namespace, session_id, user_id FROM messages "
+                        "WHERE location = %s AND user_id IN (%s, '')", (self.location, owner.user))
+                    if owner.owns(namespace, session, user)})  # or nobody's in a session of theirs
                 if chosen:
                     removed += self._delete("id = ANY(%s)", [chosen])[1]
                 if owner.user:

@@ -347,9 +347,9 @@ class ArchiveStore(ArchiveBackend):
             rows = db.execute("SELECT id, namespace, session_id, user_id FROM compactions WHERE user_id IN (?, '')",
                               (owner.user,)).fetchall()
             chosen = {row[0] for row in rows if owner.owns(*row[1:])}
-            chosen |= {compaction for compaction, namespace in db.execute(  # holding a turn of theirs: see record
-                "SELECT DISTINCT compaction_id, namespace FROM messages WHERE user_id = ?", (owner.user,))
-                if owner.spoke_in(namespace, owner.user)}
+            chosen |= {compaction for compaction, namespace, session, user in db.execute(  # holding a turn of theirs,
+                "SELECT DISTINCT compaction_id, namespace, session_id, user_id FROM messages WHERE user_id IN (?, '')",
+                (owner.user,)) if owner.owns(namespace, session, user)}  # or nobody's in a session of theirs
             removed = self._delete_compactions(db, sorted(chosen))
             kept = 0
             if owner.user:
