@@ -122,7 +122,7 @@ class HookDispatcher:
         if kwargs.get("sender_id") is not None:  # who sent this turn's message (hermes keeps it last in the history)
             last = history[-1] if history and isinstance(history[-1], dict) else {}
             stored = said(last) if last.get("role") == "user" else None
-            self.runtime.sessions.heard(session.session_id, session.user_id,
+            self.runtime.sessions.heard(session.session_id, id_text(kwargs["sender_id"]),  # as told: "" is nobody's
                                         [t for t in (user_message, stored) if isinstance(t, str)])
         turn = self.runtime.sessions.start_turn(session.session_id)
         # no token_estimate: counted only if a plugin reads it (the history grows every turn, and

@@ -57,9 +57,9 @@ class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
             return change()
         except (OSError, HermesCtxError) as exc:  # FileUnavailable / StoreUnavailable, a server backend's errors
             log.warning("hermes' memory tool could not change %s: %s", self._path_for(target), exc)
-            with contextlib.suppress(Exception):  # what it holds again as the store has it (nothing was saved)
+            with contextlib.suppress(Exception):  # what it holds again as the files have it
                 self._reload_target(target, skip_drift=True)
-            return {"success": False, "error": f"{exc}; nothing was changed, try again later"}
+            return {"success": False, "error": str(exc)}  # it says what became of the shared copy, and to retry
 
     def _file_lock(self, path: Path) -> contextlib.AbstractContextManager[None]:
         """hermes' lock around reload-change-save, held on the document (a file: hermes' own lock)."""
