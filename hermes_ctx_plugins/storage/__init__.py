@@ -11,8 +11,9 @@ busy_timeout)``, ``memory_exists(path, *, config)`` and ``open_archive(path, *, 
 implementations of the interfaces in :mod:`.base` (whose docstrings are the contract, and say what
 ``path`` means to a backend that keeps no files). A backend with connections beyond a store's own
 adds ``release()``; one with a server to reach adds ``check(config)``, the ``(what, ok, detail)``
-lines :func:`check` collects. Backends are imported when first chosen, so a backend's own
-dependencies (a database driver) are needed only by those who choose it.
+lines :func:`check` collects, and ``identity(config)``, which server :func:`identity` names. Backends
+are imported when first chosen, so a backend's own dependencies (a database driver) are needed only by
+those who choose it.
 
 A new backend is a package ``storage/<name>/`` with those three functions, its name here and in
 :data:`hermes_ctx_plugins.config.STORAGE_BACKENDS`, and a test class subclassing
