@@ -110,3 +110,27 @@ def test_a_one_user_session_keeps_a_few_of_its_messages_and_a_shared_one_many() 
     assert len(shared._by_text) == MAX_HEARD and shared.shared
     assert shared.of({"role": "user", "content": f"message {MAX_HEARD + 99}"}) == "alice"
     assert shared.of({"role": "user", "content": "message 0"}) is None  # forgotten: nobody's, not a guess
+
+
+def test_a_thread_only_one_participant_spoke_in_since_a_restart_is_still_shared(stub: StubOpenAIServer) -> None:
+    """A review: after a restart (or once the session table dropped the thread), the one participant heard since
+    was given every earlier turn, the others' too -- readable from his DM with scope user. hermes' sender prefixes
+    in the history (two names) say the thread is shared: the turns this process did not hear are nobody's."""
+    configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, archive: {scope: user}}\n")
+    stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
+    earlier: list[dict[str, Any]] = []  # what hermes' session database holds from before the restart
+    for n in range(3):
+        for user in ("alice", "bob"):
+            earlier += [{"role": "user", "content": f"[{user}] before: {user}'s code TOK{user.upper()}{n}\n{PADDING}"},
+                        {"role": "assistant", "content": "noted"}]
+    history = earlier
+    for n in range(4):  # only bob speaks in this process
+        bob = new_agent(stub, toolsets=["context_engine"], session_id="thread-3", user_id="bob")
+        bob.run_conversation(f"[bob] after: TOKAFTER{n}\n{PADDING}", conversation_history=history)
+        history = [m for m in bob._session_messages if m.get("role") != "system"]
+    assert len(bob.context_compressor.compress(history, force=True)) < len(history)
+    rows = archived()
+    assert {owner for owner, text in rows if "TOKALICE" in text} == {""}  # nobody's: not bob's
+    assert {owner for owner, text in rows if "TOKAFTER" in text} == {"bob"}  # what he said here: his (the control)
+    bob_dm = new_agent(stub, toolsets=["context_engine"], session_id="bob-dm-3", user_id="bob")
+    assert search(bob_dm, "TOKAFTER") and not search(bob_dm, "TOKALICE")

@@ -23,7 +23,7 @@ import sys
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HermesCtxError
@@ -33,7 +33,7 @@ from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
 from .memory_switches import left_to_hermes
 from .prompt_owners import PromptOwnerRecords
-from .speakers import Speakers
+from .speakers import Speakers, names_several
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -287,13 +287,18 @@ class SessionTable:
                     known.speakers = Speakers()
                 known.speakers.heard(user_id, texts)
 
-    def speakers(self, session_id: str) -> Callable[[Message], str | None] | None:
-        """Who sent a user message of ``session_id``, when more than one user spoke in it (``None``: every
-        message is the owner's, or nobody was heard)."""
+    def speakers(self, session_id: str, messages: Sequence[Message] = ()) -> Callable[[Message], str | None] | None:
+        """Who sent a user message of ``session_id``, when more than one user spoke in it -- heard here, or named in
+        the sender prefixes of its ``messages`` (see :mod:`.speakers`; unheard: ``None`` from the callable, nobody's);
+        ``None``: every message is the owner's."""
         with self._lock:
             known = self._entries.get(session_id)
-            heard = known.speakers if known is not None else None
-            return heard.copy().of if heard is not None and heard.shared else None
+            heard = known.speakers.copy() if known is not None and known.speakers is not None else None
+        if heard is not None and heard.shared:
+            return heard.of
+        if not names_several(messages):
+            return None
+        return heard.of if heard is not None else (lambda message: None)
 
     def knows_owner(self, session_id: str) -> bool:
         """Whether what ``session_id``'s hooks store may be stored as the owner's :meth:`observe`

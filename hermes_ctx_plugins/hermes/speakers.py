@@ -14,11 +14,17 @@ turns than it keeps), or a text more than one user sent ("ok", the same display 
 of the sender in the text) — is nobody's in a session known to be shared: archived as the anonymous user's,
 which no named user's scope reads (a review: given to the user compacting, it handed one user's turn, tool
 results and all, to another). A session one user spoke in keeps a few digests only (a DM is most sessions).
+
+A session is known to be shared when this process heard two users in it, or when its user messages carry two
+display names in hermes' sender prefix (``[alice] ...``: the gateway writes it in a shared session only) — what a
+restarted process, or one whose table dropped the session, still sees (a review: there, the one user heard since
+got every earlier turn, the others' too).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 
 from ..events import Message
@@ -34,6 +40,23 @@ _AMBIGUOUS = ""
 
 def _digest(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+
+
+#: hermes' sender prefix of a user message in a shared session (``gateway/run.py``: ``f"[{name}] {text}"``)
+_SENDER = re.compile(r"\[([^\]\n]{1,100})\] ")
+
+
+def names_several(messages: Iterable[Message]) -> bool:
+    """Whether the user messages of ``messages`` carry more than one sender name in hermes' prefix."""
+    names: set[str] = set()
+    for message in messages:
+        text = said(message) if message.get("role") == "user" else None
+        found = _SENDER.match(text) if text else None
+        if found is not None:
+            names.add(found[1])
+            if len(names) > 1:
+                return True
+    return False
 
 
 def said(message: Message) -> str | None:
