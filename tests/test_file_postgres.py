@@ -398,3 +398,27 @@ def test_hermes_own_memory_tool_answers_a_server_down_with_its_result_not_an_exc
             assert answer["success"] is False and "memory store unavailable" in answer["error"], (call, answer)
     assert server_copy(postgres_dsn, schema, ALICE) == b"before the outage"  # nothing half-written
     assert hermes.memory_entries == ["before the outage"]
+
+
+def test_a_plain_hermes_worker_starts_a_conversation_with_the_shared_copy_not_its_stale_file(
+        stub: Any, postgres_dsn: str, schema: str, tmp_path: Path) -> None:
+    """A fleet pass: a plain hermes worker (`hermes chat`, the gateway; not a Bridge) snapshots its MEMORY.md when it
+    builds an agent, before any hook of ours refreshes the file from the server: an entry another worker added showed
+    a conversation later, one it removed was shown once more. Our engine, told of the session at the agent's build,
+    brings the file up to date and has hermes' store read it again."""
+    pytest.importorskip("run_agent", reason="the hermes extra is not installed")
+    from hermes_helpers import configure_hermes, hermes_home, new_agent
+
+    storage_yaml = (f"ctx_plugins: {{memory: {{providers: [file]}}, storage: {{backend: postgres, "
+                    f"dsn: '{postgres_dsn}', schema: {schema}, connect_timeout: 2}}}}\n"
+                    "memory: {memory_enabled: true}\n")
+    configure_hermes(stub, storage_yaml)
+    elsewhere = FileProvider({"review": "off"}, hermes_home=tmp_path / "other-worker",
+                             config=on_postgres(postgres_dsn, schema))
+    anonymous = SessionInfo(session_id="s-cli", user_id="")
+    assert add(elsewhere, anonymous, "the deploy port is 8443, said on another worker")["success"]
+    local = hermes_home() / "memories" / "MEMORY.md"
+    assert not local.exists() or b"8443" not in local.read_bytes()  # this worker's file is stale (the control)
+    agent = new_agent(stub, toolsets=["memory", "context_engine"])
+    assert any("8443" in entry for entry in agent._memory_store.memory_entries), agent._memory_store.memory_entries
+    elsewhere.shutdown()

@@ -15,6 +15,7 @@ import logging
 import math
 import time
 import weakref
+from pathlib import Path
 from typing import Any
 
 from agent.context_engine import ContextEngine
@@ -27,8 +28,10 @@ from ..manager import Host
 from ..tokens import get_counter
 from . import ENGINE_NAME, bare_schemas, sendable
 from .agents import Compaction, find_caller_agent
+from .memory_gate import file_provider
 from .prompt_floor import PromptFloor
 from .runtime import Runtime, SessionInUseError, compaction_ancestors
+from .scoped_memory import ScopedMemoryStore
 
 log = logging.getLogger("hermes_ctx_plugins.hermes")
 
@@ -419,6 +422,8 @@ class HermesCtxEngine(ContextEngine):
         if not self.session_id:
             return
         if agent is None:  # hermes' own agent: its owner, named by pre_llm_call, goes along (see follow)
+            if owner is not None:
+                self._fresh_memory_files(owner)
             if self._delegated is None and owner is not None:
                 self._adopt_delegated(owner)
             if self._delegated is None:
@@ -428,6 +433,22 @@ class HermesCtxEngine(ContextEngine):
             self._runtime.sessions.move(agent, self.session_id)
         except SessionInUseError as exc:  # never the user's turn; the hooks then use another host
             log.error("hermes-ctx could not keep session %r in its deployment: %s", self.session_id, exc)
+
+    def _fresh_memory_files(self, agent: Any) -> None:
+        """hermes' own memory store (not a Bridge's) read its MEMORY.md / USER.md when it built ``agent``, before any
+        hook of ours: where the files are mirrors of a shared copy (PostgreSQL), bring them up to date and let it
+        read them again, or the conversation is one behind the other workers' (a fleet pass: an entry added on
+        another worker appeared a conversation later, one removed there was shown once more)."""
+        store: Any = getattr(agent, "_memory_store", None)
+        files = file_provider(self._host) if store is not None and not isinstance(store, ScopedMemoryStore) else None
+        if files is None or not files.documents.shared:
+            return
+        try:
+            for target in ("memory", "user"):
+                files.documents.read(Path(store._path_for(target)))
+            store.load_from_disk()
+        except Exception as exc:  # the snapshot hermes took stands
+            log.warning("hermes-ctx: hermes' memory files were not brought up to date from the shared copy: %s", exc)
 
     def _adopt_delegated(self, agent: Any) -> None:
         """``agent`` is a subagent hermes built (``delegate_task``: ``platform="subagent"``, its parent's session id,
