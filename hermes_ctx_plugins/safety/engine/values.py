@@ -14,6 +14,8 @@ from functools import partial
 
 from ..rules.record import lazy
 
+#: code's dotted name (``settings.db_pass``, ``config.password1``): a value in most places, not in a URL's password
+_DOTTED = r"[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+"
 _NOT_A_VALUE = lazy(
     # a variable, a format's field, a template's, a mask, *args, a path; a value merely starting with "*", "/" or "~"
     # is not one (*Hx82kQ!mz, an AWS secret key /k3Rz9+Yw8/...: a red-team pass), nor one that only starts with a
@@ -21,7 +23,7 @@ _NOT_A_VALUE = lazy(
     r"(?i)[$%{<\[(].*|#(?:[{\s]|[0-9a-f]{3,8}$).*|\*+(?:[a-z_][a-z_-]*\d{0,2}\*?|\(.*|[a-z_]\w*\(.*)?|(?:~[\w.-]*|\.{1,2})?/[\w.@:/-]*|"
     r".*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*|"
     r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
-    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+(?:\(.*)?|"
+    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|" + _DOTTED + r"(?:\(.*)?|"
     # name[: Optional[str, form['password', auth[1 (a password's letters and digits before "[" are no name)
     r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|[a-z_][a-z_.]*\d{0,2}\[.*|"
     r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*|"
@@ -163,10 +165,7 @@ def _chosen_secret(value: str) -> bool:
             and not _NOT_A_VALUE.fullmatch(v) and not _STRUCTURED.fullmatch(v) and "://" not in v
             and not _TIME_VALUE.fullmatch(v)
             and "\\u" not in v.lower()  # a JSON string's escaped Chinese: "secret_key: \\u4e34\\u65f6" is a word
-            and not _WHITE_ESCAPE.search(v))  # nor a text written on two lines ("with\\nnewline": a test's value)
-
-
-_WHITE_ESCAPE = lazy(r"\\[nrt]")
+            and not _LINE_BREAKS.search(v))  # nor a text written on two lines ("with\\nnewline": a test's value)
 
 
 #: a time, a date or a duration (``1h30m45s``, ``2024-05-01T12:00:00Z``)
@@ -307,7 +306,7 @@ def _url_password(view: str, m: re.Match[str]) -> bool:
 
 
 #: what the not-a-value list reads as code's dotted name (the rest of that list still holds in a URL)
-_DOTTED_NAME = lazy(r"(?i)[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+")
+_DOTTED_NAME = lazy("(?i)" + _DOTTED)
 
 
 #: a dotted name's part that says where a password comes from
