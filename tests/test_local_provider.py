@@ -100,6 +100,25 @@ def test_the_same_question_asked_again_still_recalls_what_answers_it(provider: L
     assert "LOCKR00QZ" in again and "please continue" not in again, again
 
 
+@pytest.mark.parametrize(("fact", "earlier", "asked", "needle"), [
+    ("remember: my locker code is LOCKR00QZ", "what is my locker code? and where do I park my car bay",
+     "I forgot, what is my locker code? and where do I park my car bay", "LOCKR00QZ"),
+    ("remember: my locker code is LOCKR00QZ", "quick question: what is my locker code? and where do I park my car bay",
+     "what is my locker code? and where do I park my car bay", "LOCKR00QZ"),
+    ("记住：我的储物柜编号是 LKR4471QZ", "我的储物柜编号是多少？我把车停在哪个车位",  # noqa: RUF001
+     "再问一次：我的储物柜编号是多少？我把车停在哪个车位", "LKR4471QZ"),  # noqa: RUF001
+], ids=["re-ask-prefixed", "earlier-ask-prefixed", "chinese-re-ask-prefixed"])
+def test_the_question_asked_again_in_other_words_around_it_still_recalls_the_answer(
+        provider: LocalProvider, fact: str, earlier: str, asked: str, needle: str) -> None:
+    """A review of the exact re-ask's fix: asked again with a word or two around the same question ("I forgot,", an
+    earlier "quick question:", Chinese "再问一次"), the earlier ask still set the floor and the answer was cut."""
+    stored(provider, turn(ALICE, 1, fact, "done"), turn(ALICE, 2, "please continue", "continuing"))
+    assert needle in provider.prefetch(asked, session=ALICE_LATER)  # the positive control: the first ask
+    stored(provider, turn(ALICE_LATER, 1, earlier, "continuing"))  # asked, and not answered then
+    again = provider.prefetch(asked, session=SessionInfo(session_id="a-9", user_id="alice", chat_id="dm"))
+    assert needle in again and "please continue" not in again, again
+
+
 def test_a_chinese_question_with_an_acronym_or_number_in_it_is_recalled(provider: LocalProvider) -> None:
     """Chinese glues acronyms and numbers to the words around them ("SSH端口"): the question's terms
     are cut as the stored turn's are, so the lexical path finds it (no embedder here)."""

@@ -46,6 +46,9 @@ MIN_RELATIVE_SCORE = 0.3
 #: the most words of the best match asked for memories like it: its longest (the more specific), each
 #: asked word costing the store a little (see :func:`feedback_terms`)
 FEEDBACK_TERMS = 12
+#: a turn whose question holds the one asked (or is held by it) with at least this share of the words is it asked
+#: again (:func:`echo`): "I forgot, <it>" is 5 of 6, "quick question: <it>" 5 of 7, "再问一次" + it 16 of 19
+ECHO_SHARE = 0.7
 #: about this many characters make a token (to tell, without counting, whether memories fill a budget)
 CHARS_PER_TOKEN = 4
 #: when the chosen memories do not all fit whole, each line gets its share of the budget, at least this many
@@ -252,9 +255,18 @@ def leading(ranked: Sequence[Ranked], terms: Sequence[str]) -> Ranked:
 
 
 def echo(memory: Memory, terms: Sequence[str]) -> bool:
-    """Whether ``memory`` is a turn whose user asked exactly the question of ``terms`` (its words: no more, no
-    fewer): what it adds is its answer, not its match."""
-    return bool(terms) and memory.kind == "turn" and set(query.query_terms(memory.user_text)) == set(terms)
+    """Whether ``memory`` is a turn whose user asked the question of ``terms`` again: its words hold the question's
+    or are held by them, the fewer at least :data:`ECHO_SHARE` of the more, and the words one has beyond the other
+    hold no digit (an id, a code, a port: a value the user told, not a re-wording). What it adds is its answer, not
+    its match. A review: "I forgot, <the question>", "quick question: <it>", "再问一次" + it were not echoes when
+    only the very same words were, and the floor cut the answer again."""
+    if not terms or memory.kind != "turn":
+        return False
+    asked, said = set(terms), set(query.query_terms(memory.user_text))
+    if not (asked <= said or said <= asked):
+        return False
+    fewer, more = sorted((len(asked), len(said)))
+    return fewer >= more * ECHO_SHARE and not any(ch.isdigit() for word in asked ^ said for ch in word)
 
 
 def fills(chosen: Sequence[Ranked], *, budget_tokens: int, max_results: int) -> bool:
