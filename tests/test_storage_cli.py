@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from hermes_ctx_plugins import SessionInfo, Turn, storage
@@ -209,6 +210,61 @@ def test_what_was_deleted_in_the_target_since_is_not_copied_again(settings: dict
     texts = " ".join(str(m) for m in after[0])
     assert "carrots" not in texts and "late owl" in texts
     assert not [e for e in after[3] if e["session_id"] == "s-alice"]
+
+
+def test_a_target_emptied_since_an_earlier_run_is_copied_into_whole(settings: dict[str, Any], postgres_dsn: str,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A hostile-values pass: the target's schema dropped (a restore gone wrong, a database made anew at the same
+    address) after a first run, the second said "3 there already, 3 verified: OK" and copied nothing: what the first
+    run noted was taken for deletions in the target. The same back the other way, the SQLite files deleted."""
+    install()
+    assert migrate(capsys)[0] == 0
+    first = held(on(settings, "postgres"))
+    assert first[0] and first[3]  # the positive control: the first run copied memories and compactions
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{settings["schema"]}" CASCADE')
+    storage.release()
+    code, report, err = migrate(capsys)
+    assert code == 0 and report["ok"], (report, err)
+    memories, archived = by_kind(report)["ctx-local memories"], by_kind(report)["archive compactions"]
+    assert memories["written"] == memories["source"] == len(first[0]) and not memories["notes"], memories
+    assert archived["written"] == archived["source"] == len(first[3]), archived
+    assert held(on(settings, "postgres")) == first
+
+    back = ["storage", "migrate", "--from", "postgres", "--to", "sqlite", "--json"]
+    assert main(back) == 0
+    capsys.readouterr()
+    for made in [*home().glob("ctx-local/memory.db*"), *home().glob("ctx_archive.db*")]:
+        if made.is_file() and not made.name.endswith((".pg-queue", ".json")):
+            made.unlink()  # the SQLite files gone since
+    assert main(back) == 0, capsys.readouterr()
+    assert json.loads(capsys.readouterr().out)["ok"]
+    assert held(on(settings, "sqlite")) == first
+
+
+@pytest.mark.parametrize("damage", [b"[1, 2]", b'{"memories x": 7', b"\xff\xfe", b"7 under each key"])
+def test_a_damaged_note_of_earlier_runs_is_said_and_set_aside(settings: dict[str, Any], damage: bytes,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A hostile-values pass: a ledger cut short, of another JSON type or holding other values raised a TypeError
+    traceback (after copying) or was silently rewritten without the other targets' notes. Now it is read as noting
+    nothing (everything is copied: nothing can be lost), said when unreadable, and kept aside for whoever looks."""
+    install()
+    ledger = LocalProvider({}, hermes_home=home()).path.with_name("memory.db.migrated.json")
+    readable = damage == b"7 under each key"
+    if readable:  # a first run's note, each target's value then of the wrong type
+        assert migrate(capsys)[0] == 0
+        ledger.write_text(json.dumps(dict.fromkeys(json.loads(ledger.read_text(encoding="utf-8")), 7)))
+    else:
+        ledger.write_bytes(damage)
+    code, report, err = migrate(capsys)
+    assert code == 0 and report["ok"], (report, err)
+    memories = by_kind(report)["ctx-local memories"]
+    assert memories["verified"] == memories["source"] > 0 and memories["written"] == (0 if readable else
+                                                                                       memories["source"])
+    assert ("cannot be read" in err) is not readable, err
+    assert ledger.with_name("memory.db.migrated.json.damaged").exists() is not readable
+    assert json.loads(ledger.read_text(encoding="utf-8"))  # a fresh note: the next run knows what it copied
+    assert migrate(capsys)[1]["ok"]
 
 
 def test_the_same_turn_stored_by_two_machines_verifies(settings: dict[str, Any],

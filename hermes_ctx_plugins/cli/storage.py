@@ -207,24 +207,45 @@ class _Ledger:
     """What ``storage migrate`` copied from the store at ``path`` into one target (by its
     :func:`~hermes_ctx_plugins.storage.identity`), kept beside the store (``<path>.migrated.json``): a second
     run told an item the target lacks from one deleted there since (a newcomer walk: a memory forgotten in the
-    target came back from the SQLite files at the next run). Unreadable, it is empty: items are copied again."""
+    target came back from the SQLite files at the next run). What was noted counts only for the same making of the
+    target (``incarnation``, the backend's :meth:`~hermes_ctx_plugins.storage.MemoryBackend.incarnation`): a target
+    emptied and made again since is copied into whole (a hostile-values pass: it was "verified", nothing copied).
+    Unreadable, nothing was noted (items are copied again, a deleted one too: said) and the file is kept aside."""
 
-    def __init__(self, path: Path, key: str) -> None:
-        self.path, self.key = path.with_name(f"{path.name}.migrated.json"), key
-        self.marks = {bytes.fromhex(m) for m in self._read().get(key, []) if isinstance(m, str) and _HEX.fullmatch(m)}
+    def __init__(self, path: Path, key: str, incarnation: Callable[[], str | None]) -> None:
+        self.path, self.key, self._incarnation = path.with_name(f"{path.name}.migrated.json"), key, incarnation
+        (every, why), told = self._load(), incarnation()
+        if why is not None:
+            print(f"hermes-ctx: the note of what earlier runs copied, {self.path}, cannot be read ({why}): what was "
+                  "deleted in the target since may be copied again; the file is set aside as "
+                  f"{self.path.name}.damaged", file=sys.stderr)
+        self.marks = {bytes.fromhex(m) for m in self._marks(every.get(key), told)} if told != "" else set()
 
-    def _read(self) -> dict[str, Any]:
+    def _load(self) -> tuple[dict[str, Any], str | None]:
+        """What the file notes, and why it cannot be read (``None``: it can, or there is none)."""
         try:
             found = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            return {}
-        return found if isinstance(found, dict) else {}
+        except FileNotFoundError:
+            return {}, None
+        except (OSError, ValueError, RecursionError) as exc:
+            return {}, str(exc)
+        return (found, None) if isinstance(found, dict) else ({}, f"a JSON {type(found).__name__}, not an object")
+
+    @staticmethod
+    def _marks(noted: Any, told: str | None) -> list[str]:
+        """The marks ``noted`` (a target's entry) holds for the target's making ``told``; none for another's."""
+        marks = noted.get("marks") if isinstance(noted, dict) and noted.get("incarnation") == told else []
+        return [m for m in marks if isinstance(m, str) and _HEX.fullmatch(m)] if isinstance(marks, list) else []
 
     def save(self, marks: set[bytes]) -> None:
         try:
+            told = self._incarnation()
             with locked(self.path):
-                every = self._read()
-                every[self.key] = sorted({*every.get(self.key, []), *(m.hex() for m in marks)})
+                every, why = self._load()
+                if why is not None:  # damaged: kept for whoever looks, the other targets' notes with it
+                    self.path.replace(self.path.with_name(f"{self.path.name}.damaged"))
+                kept = self._marks(every.get(self.key), told)
+                every[self.key] = {"incarnation": told, "marks": sorted({*kept, *(m.hex() for m in marks)})}
                 atomic_write(self.path, json.dumps(every).encode("utf-8"))
         except OSError as exc:
             print(f"hermes-ctx: could not note what was copied in {self.path} ({exc}): a later run copies again what "
@@ -262,7 +283,7 @@ def _memory(source: Config, target: Config, path: Path, bars: Progress) -> list[
         memories = _copy(Copied(label), old.memories(), new.memories, _memory_mark,
                          lambda batch: new.write([_record(m) for m in batch]), bars, batch=BATCH,
                          why=" (their owner was forgotten there)",
-                         ledger=_Ledger(path, f"memories {storage.identity(target)}"),
+                         ledger=_Ledger(path, f"memories {storage.identity(target)}", new.incarnation),
                          same=lambda memory: (memory.namespace, memory.key))
 
         progress = new.progress()  # before quarantine() moves it: a target ahead must stay ahead
@@ -312,7 +333,8 @@ def _archive(source: Config, target: Config, bars: Progress) -> Copied:
             return len(batch)
 
         _copy(copied, old.compactions(), new.compactions, _entry_mark, restore, bars,
-              ledger=_Ledger(storage.archive_path(source), f"archive {storage.identity(target, 'archive')}"))
+              ledger=_Ledger(storage.archive_path(source), f"archive {storage.identity(target, 'archive')}",
+                             new.incarnation))
         if messages:
             copied.notes.append(f"the compactions written held {messages:,} messages")
         stats = old.stats()

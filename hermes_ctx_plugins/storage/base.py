@@ -304,6 +304,13 @@ class MemoryBackend(abc.ABC):
                                "ctx-local recalls lexically (set ctx_plugins.options.ctx-local.embedder to '' "
                                "to say so, or use the sqlite backend for dense recall)")
 
+    def incarnation(self) -> str | None:
+        """What names this store's making at its location: another text once it was made anew there (a schema
+        dropped and created again, a file deleted), ``""`` while none is there, ``None`` from a backend that cannot
+        tell. ``storage migrate`` trusts what it noted of a target only while it is the same one (a hostile-values
+        pass: a target emptied since an earlier run was "verified", nothing copied). Asking creates no store."""
+        return None
+
     @abc.abstractmethod
     def compact(self) -> None:
         """Make deleted memories unrecoverable from what the store keeps (rewrite files, indexes).
@@ -560,6 +567,13 @@ class ArchiveBackend(abc.ABC):
     def _no_vectors(self) -> ArchiveError:
         return ArchiveError(f"the {type(self).__name__} archive backend keeps no embeddings; ctx_search stays "
                             "lexical (set ctx_plugins.archive.embedder to '' to say so)")
+
+    def incarnation(self) -> str | None:
+        """What names this store's making at its location: another text once it was made anew there (a schema
+        dropped and created again, a file deleted), ``""`` while none is there, ``None`` from a backend that cannot
+        tell. ``storage migrate`` trusts what it noted of a target only while it is the same one (a hostile-values
+        pass: a target emptied since an earlier run was "verified", nothing copied). Asking creates no store."""
+        return None
 
     @abc.abstractmethod
     def exists(self) -> bool:

@@ -106,6 +106,11 @@ class PostgresArchive(ArchiveBackend):
     def close(self) -> None:
         """Nothing of its own to release: the connections belong to the process's pool."""
 
+    def incarnation(self) -> str:
+        """When the server's row naming this archive was made (at its first compaction): "" before."""
+        rows = self._fetch("SELECT created FROM stores WHERE location = %s AND kind = 'archive'", (self.location,))
+        return repr(float(rows[0][0])) if rows else ""
+
     def exists(self) -> bool:
         try:
             return bool(self._fetch("SELECT 1 FROM stores WHERE location = %s AND kind = 'archive'", (self.location,)))

@@ -145,6 +145,12 @@ class PostgresMemory(MemoryBackend):
     def close(self) -> None:
         """Nothing of its own to release: the connections belong to the process's pool."""
 
+    def incarnation(self) -> str:
+        """When the server's row naming this store was made (at its first opening): a dropped schema's successor
+        has another."""
+        rows = self._fetch("SELECT created FROM stores WHERE location = %s AND kind = 'memory'", (self.location,))
+        return repr(float(rows[0][0])) if rows else ""
+
     # -- writing ------------------------------------------------------------------------------------
     def write(self, records: Sequence[Record], *, segment: str = "", offset: int = 0) -> int:
         for record in records:

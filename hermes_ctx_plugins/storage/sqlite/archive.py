@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import secrets
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -89,6 +90,18 @@ class ArchiveStore(ArchiveBackend):
 
     def exists(self) -> bool:
         return self._db is not None or self.path.exists()
+
+    def incarnation(self) -> str:
+        """A random number the file keeps from the first time it is asked; "" while there is no file."""
+        if not self.exists():
+            return ""
+        try:
+            with self._transaction() as db:
+                db.execute("INSERT OR IGNORE INTO archive_meta (key, value) VALUES ('incarnation', ?)",
+                           (secrets.randbits(62),))
+                return str(db.execute("SELECT value FROM archive_meta WHERE key = 'incarnation'").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import secrets
 import sqlite3
 import threading
 import time
@@ -193,6 +194,14 @@ class LocalStore(MemoryBackend):
     def progress(self) -> dict[str, int]:
         rows = self._run(lambda conn: conn.execute("SELECT segment, offset FROM queue_progress").fetchall())
         return {segment: int(offset) for segment, offset in rows}
+
+    def incarnation(self) -> str:
+        """A random text the file keeps from the first time it is asked (a deleted file's successor draws anew)."""
+        def read(conn: sqlite3.Connection) -> str:
+            conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('incarnation', ?)", (secrets.token_hex(16),))
+            return str(conn.execute("SELECT value FROM meta WHERE key = 'incarnation'").fetchone()[0])
+
+        return str(self._run(read))
 
     def drop_progress(self, segments: Iterable[str]) -> None:
         names = [(s,) for s in segments]
