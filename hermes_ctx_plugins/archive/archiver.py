@@ -57,10 +57,10 @@ class Archiver:
         self.hybrid = None if embedder is None else dense.Hybrid(
             embedder, open_store or (lambda: store), weight=settings.dense_weight)
 
-    def import_spooled(self) -> int:
+    def import_spooled(self, *, wait: bool = True) -> int:
         """Import what the archive's spool holds (see :meth:`ArchiveBackend.import_spooled
         <hermes_ctx_plugins.storage.base.ArchiveBackend.import_spooled>`), and embed it; how many compactions."""
-        imported = self.store.import_spooled()
+        imported = self.store.import_spooled(wait=wait)
         if imported and self.hybrid is not None:
             self.hybrid.imported()
         return imported
@@ -88,7 +88,9 @@ class Archiver:
 
     def handle_tool_call(self, name: str, args: dict[str, Any], *, session: SessionInfo,
                          counter: TokenCounter) -> str:
-        self.import_spooled()  # what an outage spooled here: searchable now, not after this worker's next compaction
+        # what an outage spooled here: searchable now, not after this worker's next compaction -- unless another
+        # process imports it, or it is long: the user's turn waits a second for it at most
+        self.import_spooled(wait=False)
         return tools.handle(name, args, store=self.store, scope=self.scope(session), counter=counter,
                             max_tokens=self.settings.expand_max_tokens, hybrid=self.hybrid)
 

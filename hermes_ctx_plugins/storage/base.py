@@ -490,10 +490,12 @@ class ArchiveBackend(abc.ABC):
         creates an archive.
         """
 
-    def import_spooled(self) -> int:
+    def import_spooled(self, *, wait: bool = True) -> int:
         """Import what the spool holds now, not waiting for the next :meth:`record` (a process that started, a
         search: a compaction spooled in an outage was out of every worker's reach until this one compacted
-        again); how many compactions. Never raises: what the store refuses stays spooled. 0 without a spool."""
+        again); how many compactions. Never raises: what the store refuses stays spooled. 0 without a spool.
+        ``wait`` False (a search): nothing while another process imports the spool, and about a second of it at
+        most (the rest at the next import)."""
         return 0
 
     @property

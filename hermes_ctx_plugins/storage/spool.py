@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import HermesCtxError
 from ..events import Message
-from ..scope import to_stored
+from ..scope import from_stored, to_stored
 from .files import atomic_write, locked
 from .records import ForgetScope, redacted_message
 
@@ -43,6 +43,9 @@ VERSION = 2
 #: when neither the store nor the spool file takes a compaction (a full or read-only disk), a process holds
 #: up to this many characters of them in memory and writes them out as soon as either works again
 MAX_HELD_CHARS = 64_000_000
+
+#: how long an import that must not keep its caller waiting (a search) goes on at most, in seconds
+BRIEF_IMPORT = 1.0
 
 Entry = dict[str, Any]
 
@@ -103,9 +106,13 @@ def owners_of(entry: Entry) -> list[str]:
     """Whose turn each of ``entry``'s messages is, in stored form: the entry's ``owners`` (a session several
     users speak in: each message its speaker's), else its user's."""
     owners = entry.get("owners")
+    if owners is None:
+        return [entry["user_id"]] * len(entry["removed"])
     if isinstance(owners, list) and len(owners) == len(entry["removed"]) and all(isinstance(o, str) for o in owners):
         return owners
-    return [entry["user_id"]] * len(entry["removed"])
+    # damaged (a wrong length or type): whose each turn is cannot be told, so it is nobody's -- never the compacting
+    # user's (a hostile-values pass: alice's words went to bob's scope, and forgetting alice left them)
+    return [""] * len(entry["removed"])
 
 
 def tail_of(entry: Entry, kept: int) -> Entry:
@@ -149,20 +156,51 @@ def _upgraded(entry: Entry) -> Entry:
                         for position, message in entry["removed"]]}
 
 
+_TEXTS = ("namespace", "session_id", "user_id", "strategy")
+_COUNTS = ("tokens_before", "tokens_after")
+
+
+def problem_of(entry: Any, *, messages: bool = False) -> str | None:
+    """What makes ``entry`` (a spool line read) no compaction a store could take, ``None`` when nothing does; with
+    ``messages``, each message's JSON is read too (an import's check: a store decodes them). A hostile-values pass:
+    one line of valid JSON with a field of another type raised a plain ValueError or KeyError at every import, which
+    read as an outage, and every compaction after it waited behind it for good."""
+    if not isinstance(entry, dict):
+        return f"a JSON {type(entry).__name__}, not an object"
+    wrong = [key for key in _TEXTS if not isinstance(entry.get(key), str)]
+    wrong += [key for key in _COUNTS if type(entry.get(key)) is not int]
+    wrong += [] if type(entry.get("created")) in (int, float) else ["created"]
+    if wrong:
+        return f"its {', '.join(wrong)} missing or of another type"
+    removed = entry.get("removed")
+    if not isinstance(removed, list) or not all(
+            isinstance(item, list) and len(item) == 2 and type(item[0]) is int and isinstance(item[1], str)
+            for item in removed):
+        return "its removed messages are not [position, message] pairs"
+    for n, (_, text) in enumerate(removed if messages else ()):
+        try:
+            message = json.loads(from_stored(text))
+        except (ValueError, RecursionError) as exc:
+            return f"its message {n} is not JSON ({exc})"
+        if not isinstance(message, dict):
+            return f"its message {n} is a JSON {type(message).__name__}, not an object"
+    return None
+
+
 def _lines(path: Path) -> list[str]:
     """The file's lines. Only ``\\n`` ends one (JSON leaves U+2028 and U+0085 unescaped, which
     ``splitlines`` would split at), and a torn multi-byte character cannot make the rest unreadable."""
     return [line for line in path.read_text(encoding="utf-8", errors="replace").split("\n") if line]
 
 
-def import_pending(spool: Spool, insert: Callable[[Entry], object], store: object) -> int:
+def import_pending(spool: Spool, insert: Callable[[Entry], object], store: object, *, wait: bool = True) -> int:
     """What ``spool`` holds, imported by ``insert`` (see :meth:`ArchiveBackend.import_spooled
     <hermes_ctx_plugins.storage.base.ArchiveBackend.import_spooled>`): how many; never raises (what the ``store``
-    refuses stays spooled)."""
+    refuses stays spooled). ``wait`` False: not while another process imports, and for :data:`BRIEF_IMPORT` at most."""
     if not spool.pending():
         return 0
     try:
-        return spool.import_into(insert)
+        return spool.import_into(insert, wait=wait, seconds=None if wait else BRIEF_IMPORT)
     except Exception as exc:  # the store still refuses: they wait for the next write or search
         log.info("archive %s: the spooled compactions are not imported yet (%s)", store, exc)
         return 0
@@ -290,41 +328,77 @@ class Spool:
             log.critical("a compaction could be neither archived nor set aside in %s (%s): it is lost from "
                          "the archive", self.rejected, error)
 
-    def import_into(self, insert: Callable[[Entry], object]) -> int:
+    def _set_aside(self, line: str) -> None:
+        """A line no import can read, to :attr:`rejected` as it is (the spool's lock held)."""
+        log.error("a line of the archive's spool %s is no compaction a store could take; set aside in %s",
+                  self.working, self.rejected)
+        try:
+            self._append_locked(line + "\n", self.rejected)
+        except OSError as error:
+            log.critical("an unreadable line of the spool could not be set aside in %s (%s): dropped", self.rejected,
+                         error)
+
+    def import_into(self, insert: Callable[[Entry], object], *, wait: bool = True,
+                    seconds: float | None = None) -> int:
         """Hand every spooled compaction to ``insert`` (oldest first) and empty the spool; returns
         how many. If ``insert`` raises, what it did not take stays spooled for the next import.
 
         Each entry stored is counted in :attr:`progress` (fsynced) before the next is tried, so an import
         killed half-way resumes after what it stored (at most the one entry stored but not yet counted
         is stored again) rather than storing everything twice. What was spooled while an earlier import's
-        file waited is imported in the same call."""
+        file waited is imported in the same call. ``wait`` False: nothing while another process imports;
+        ``seconds``: stop after about that long, the rest left for the next import (a search waited 20 s on
+        another process holding the spool, and 5 s on another's import of a long outage's spool)."""
         if not self.pending():
             return 0
-        count = 0
-        with locked(self.path):
+        count, until = 0, None if seconds is None else time.monotonic() + seconds
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(locked(self.path, wait=wait))
+            except BlockingIOError:
+                log.info("the archive's spool %s is being imported by another process", self.path)
+                return 0
             while True:
                 if self.path.exists() and not self.working.exists():
                     self.progress.unlink(missing_ok=True)  # an old count never names a new file (inodes are reused)
                     os.replace(self.path, self.working)
                 if not self.working.exists():  # nothing left (or another process imported it meanwhile)
                     break
-                lines = _lines(self.working)
-                stored = self._stored(len(lines))
-                for done, entry in enumerate(self._entries(self.working, lines)):
-                    if done < stored or entry is None:
-                        continue
-                    try:
-                        insert(entry)
-                    except UnstorableEntry as exc:  # never first in line for good: the others go on
-                        self._reject(entry, exc, locked_already=True)
-                    else:
-                        count += 1
-                    self._count_stored(done + 1)  # a failure above raises past this: that entry is next
-                self.working.unlink()
-                self.progress.unlink(missing_ok=True)
+                stored, finished = self._import_working(insert, until)
+                count += stored
+                if not finished:
+                    break
         self.imported += count
         log.info("imported %d spooled compactions", count)
         return count
+
+    def _import_working(self, insert: Callable[[Entry], object], until: float | None) -> tuple[int, bool]:
+        """:meth:`import_into` of :attr:`working` (the lock held): how many were stored, and whether all were
+        (else the time ``until`` ran out first: the rest is the next import's)."""
+        count, lines = 0, _lines(self.working)
+        stored = self._stored(len(lines))
+        for done, (line, entry) in enumerate(zip(lines, self._entries(self.working, lines), strict=True)):
+            if done < stored:
+                continue
+            if until is not None and time.monotonic() > until:
+                return count, False
+            if entry is None:  # kept for whoever looks, never first in line (nor dropped unseen)
+                self._set_aside(line)
+                self._count_stored(done + 1)
+                continue
+            try:
+                problem = problem_of(entry, messages=True)
+                if problem is not None:
+                    raise UnstorableEntry(f"a spooled compaction that cannot be read: {problem}")
+                insert(entry)
+            except UnstorableEntry as exc:  # never first in line for good: the others go on
+                self._reject(entry, exc, locked_already=True)
+            else:
+                count += 1
+            self._count_stored(done + 1)  # a failure above raises past this: that entry is next
+        self.working.unlink()
+        self.progress.unlink(missing_ok=True)
+        return count, True
 
     def _stored(self, lines: int) -> int:
         """How many of the import file's first entries are stored already: 0 unless :attr:`progress`
@@ -398,7 +472,12 @@ class Spool:
         """Each line's entry, ``None`` for a line that cannot be read."""
         for line in lines:
             try:
-                yield _upgraded(json.loads(line))
-            except (ValueError, KeyError, TypeError, AttributeError):  # a torn line of a process killed mid-append
-                log.warning("skipping an unreadable line in %s", path)
+                entry = _upgraded(json.loads(line))
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError):  # a torn line of a process
+                log.warning("skipping an unreadable line in %s", path)  # killed mid-append
                 yield None
+                continue
+            problem = problem_of(entry)
+            if problem is not None:
+                log.warning("skipping a line of %s that is no compaction: %s", path, problem)
+            yield None if problem is not None else entry

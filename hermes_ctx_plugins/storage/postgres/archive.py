@@ -137,8 +137,8 @@ class PostgresArchive(ArchiveBackend):
 
         return self.spool.deliver(compaction, insert, store=self.path)
 
-    def import_spooled(self) -> int:
-        return import_pending(self.spool, lambda entry: self._insert(entry, once=False), self.path)
+    def import_spooled(self, *, wait: bool = True) -> int:
+        return import_pending(self.spool, lambda entry: self._insert(entry, once=False), self.path, wait=wait)
 
     def restore(self, entry: Entry) -> list[int]:
         return self._insert(entry, limits=False, once=False)

@@ -146,8 +146,8 @@ class ArchiveStore(ArchiveBackend):
 
         return self.spool.deliver(compaction, insert, store=self.path)
 
-    def import_spooled(self) -> int:
-        return import_pending(self.spool, lambda entry: self._insert(entry, once=False), self.path)
+    def import_spooled(self, *, wait: bool = True) -> int:
+        return import_pending(self.spool, lambda entry: self._insert(entry, once=False), self.path, wait=wait)
 
     def restore(self, entry: Entry) -> list[int]:
         try:
