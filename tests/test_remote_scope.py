@@ -297,6 +297,53 @@ def test_forget_user_reaches_a_namespace_an_earlier_config_wrote_under(remote: R
     provider.shutdown()
 
 
+@pytest.mark.parametrize(("damage", "salvaged"), [
+    (b'["", "team-o', False), (b'{"names": ["", "team-old"]}', True), (b'["", "team-old"', True), (b"7", False),
+    (b"\xff\xfe[", False)], ids=["cut-short", "an-object", "cut-after-the-name", "a-number", "not-utf8"])
+def test_a_damaged_note_of_namespaces_is_kept_aside_and_forget_says_so(remote: Remote, damage: bytes,
+                                                                        salvaged: bool) -> None:
+    """A hostile-values pass: a damaged ``namespaces.json`` was replaced by the new config's namespaces without a word,
+    and ``forget --user`` then reported success with the old deployment's memories still at the service. Now the
+    file is kept aside, the names its text still holds are reached, and the report says what may remain."""
+    first = remote.make(config=load_config({"ctx_plugins": {"deployments": {"team-old": {}}}}))
+    tell(first, session("team-old", "alice"), "amber")
+    assert first.flush(10)
+    first.shutdown()
+    noted = first.state_dir / "namespaces.json"
+    assert json.loads(noted.read_text(encoding="utf-8")) == ["", "team-old"]  # the positive control: it was noted
+    noted.write_bytes(damage)
+    provider = remote.make(config=load_config({"ctx_plugins": {"deployments": {"team-new": {}}}}))
+    tell(provider, session("team-new", "bob"), "birch")  # a write: the new config's namespaces are noted
+    assert provider.flush(10)
+    assert noted.with_name("namespaces.json.damaged").read_bytes() == damage
+    report = provider.forget_user("alice")
+    [doubt] = [entry for entry in report if not entry.ok]
+    assert "namespaces.json" in str(doubt.error) and "--deployment" in str(doubt.error), doubt
+    assert (provider.owner_id(session("team-old", "alice")) not in remote.held()) is salvaged
+    provider.shutdown()
+
+
+def test_a_fact_saved_by_the_tool_notes_its_namespace(remote: Remote) -> None:
+    """A hostile-values pass: a memory saved with the provider's own tool was sent without the write queue, which
+    is where the namespace was noted; a process that stopped before any turn was synced left it out of reach of a
+    forget after the deployment was renamed."""
+    first = remote.make(config=load_config({"ctx_plugins": {"deployments": {"team-old": {}}}}))
+    alice = session("team-old", "alice")
+    name, args = (("ctx_mem0_add", {"content": fact("amber")}) if remote.name == "ctx-mem0" else
+                  ("ctx_honcho_conclude", {"conclusion": fact("amber")}))
+    assert json.loads(first.handle_tool_call(name, args, session=alice))["success"]
+    first.shutdown()
+    assert provider_owner_held(remote, first, alice)  # the positive control: the service holds it
+    provider = remote.make(config=load_config({"ctx_plugins": {"deployments": {"team-new": {}}}}))
+    assert all(entry.ok for entry in provider.forget_user("alice"))
+    assert not provider_owner_held(remote, provider, alice)
+    provider.shutdown()
+
+
+def provider_owner_held(remote: Remote, provider: RemoteProvider, owner: SessionInfo) -> bool:
+    return any("amber" in text for text in remote.held().get(provider.owner_id(owner), []))
+
+
 def test_forget_user_takes_their_queued_and_spooled_writes_out_and_reports_the_service_down(
         remote: Remote, tmp_path: Path) -> None:
     alice, bob = session("", "alice"), session("", "bob")

@@ -28,9 +28,11 @@ Over 500 lines because the queue, the bounded calls and forgetting are one objec
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -112,6 +114,8 @@ class RemoteProvider(ServiceProvider):
         #: queues a shutdown is closing: still delivering, then handing over; a forget reaches them too
         self._closing: list[DurableQueue[Write]] = []
         self._lock = threading.Lock()  # guards _queue, _closing and _fetches
+        #: whether this process noted the config's namespaces (:meth:`_note_namespaces`)
+        self._namespaces_noted = False
         self._fetches: list[tuple[str | None, threading.Thread]] = []  # (the user's breaker party, its thread)
         self._outage_reported = False
 
@@ -149,6 +153,8 @@ class RemoteProvider(ServiceProvider):
         problem = unsendable(write, local=self.local_keys)
         if problem:
             raise ToolError(f"refused: {what} cannot be sent ({problem})")
+        if not self._namespaces_noted:  # sent without the queue: a forget must still find its namespace
+            self._note_namespaces()
         try:
             self.call(self.send_write, write)
         except ServiceUnavailable:
@@ -289,6 +295,9 @@ class RemoteProvider(ServiceProvider):
                                      if namespaces is None else namespaces))
         owners = {space: self.owner_for(space, user_id) for space in spaces}
         report = [self._forget_queued(set(owners.values()))]
+        doubt = self._namespaces_doubt() if namespaces is None else None
+        if doubt is not None:
+            report.append(doubt)
         usable, why = self.availability()
         for space, owner in owners.items():
             store = f"{self.name} {self.target()}: {owner}"
@@ -304,25 +313,47 @@ class RemoteProvider(ServiceProvider):
 
     def _noted_namespaces(self) -> set[str]:
         """Every namespace a config this provider wrote under named (see :meth:`_note_namespaces`)."""
-        try:
-            noted = json.loads(self._namespaces_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            return set()
-        return {n for n in noted if isinstance(n, str)} if isinstance(noted, list) else set()
+        return _read_noted(self._namespaces_file)[0]
+
+    @property
+    def _damaged_namespaces(self) -> Path:
+        return self._namespaces_file.with_name("namespaces.json.damaged")
 
     def _note_namespaces(self) -> None:
         """Note the config's namespaces before the first write of a queue: a deployment renamed since keeps its
         memories at the service under its old namespace, which a later ``forget --user`` must still reach (a
-        red-team pass: they stayed there). Never fails a write."""
+        red-team pass: they stayed there). A note that cannot be read is kept aside (``namespaces.json.damaged``),
+        what its text still names noted again, and said (a hostile-values pass: it was replaced without a word and
+        ``forget --user`` reported success with the memories still there). Never fails a write."""
         try:
             with locked(self._namespaces_file):
-                noted = self._noted_namespaces()
-                if not noted.issuperset(self.config.memory_namespaces()):
+                noted, problem = _read_noted(self._namespaces_file)
+                if problem is not None:
+                    noted = _salvaged(self._namespaces_file)
+                    self._namespaces_file.replace(self._damaged_namespaces)
+                    log.warning("%s: the note of the namespaces written under, %s, cannot be read (%s): kept as %s; "
+                                "the %d names its text still holds are noted again, forget --user says so",
+                                self.name, self._namespaces_file, problem, self._damaged_namespaces.name, len(noted))
+                if problem is not None or not noted.issuperset(self.config.memory_namespaces()):
                     names = sorted(noted.union(self.config.memory_namespaces()))
                     atomic_write(self._namespaces_file, json.dumps(names).encode("utf-8"))
+            self._namespaces_noted = True
         except OSError as exc:
             log.warning("%s: could not note the namespaces written under in %s (%s); forget --user reaches the "
                         "config's own", self.name, self._namespaces_file, exc)
+
+    def _namespaces_doubt(self) -> Forgotten | None:
+        """The report's entry saying the noted namespaces may be incomplete (a note found damaged, or unreadable
+        now), else ``None``."""
+        problem = _read_noted(self._namespaces_file)[1]
+        if problem is None and not self._damaged_namespaces.exists():
+            return None
+        why = (f"{self._namespaces_file} cannot be read ({problem})" if problem is not None else
+               f"{self._namespaces_file} was found damaged (kept as {self._damaged_namespaces})")
+        return Forgotten(store=f"{self.name} namespaces written under", removed=None, error=(
+            f"{why}: this user's memories in a namespace it named that the config names no longer may remain at "
+            f"{self.name}; forget again with --deployment naming each such deployment, then delete "
+            f"{self._damaged_namespaces.name}"))
 
     def _forget_queued(self, owners: set[str]) -> Forgotten:
         store = f"{self.name} write queue {self.queue_dir}"
@@ -536,3 +567,33 @@ def _cut_to_tokens(line: str, budget: int) -> str:
     while len(text) > 16 and count_text(text + " …") > budget:
         text = text[: int(len(text) * 0.8)]
     return text.rstrip() + " …"
+
+
+def _read_noted(path: Path) -> tuple[set[str], str | None]:
+    """The namespaces the note at ``path`` names, and why it cannot be read (``None``: it can, or there is none)."""
+    try:
+        noted = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return set(), None
+    except (OSError, ValueError, RecursionError) as exc:
+        return set(), str(exc)
+    if not isinstance(noted, list):
+        return set(), f"a JSON {type(noted).__name__}, not a list"
+    return {n for n in noted if isinstance(n, str)}, None
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _salvaged(path: Path) -> set[str]:
+    """Every JSON string a damaged note's text still holds (a forget in a namespace nobody wrote under removes
+    nothing: one too many costs a request, one missed leaves a user's memories at the service)."""
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return set()
+    found = set()
+    for literal in _STRING.findall(text):
+        with contextlib.suppress(ValueError, RecursionError):
+            found.add(json.loads(literal))
+    return found
