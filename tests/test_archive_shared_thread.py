@@ -134,3 +134,75 @@ def test_a_thread_only_one_participant_spoke_in_since_a_restart_is_still_shared(
     assert {owner for owner, text in rows if "TOKAFTER" in text} == {"bob"}  # what he said here: his (the control)
     bob_dm = new_agent(stub, toolsets=["context_engine"], session_id="bob-dm-3", user_id="bob")
     assert search(bob_dm, "TOKAFTER") and not search(bob_dm, "TOKALICE")
+
+
+def gateway_agent(stub: StubOpenAIServer, session_id: str, user: str, *, chat_type: str, chat_id: str,
+                  thread_id: str | None = None, per_user: bool = True) -> Any:
+    """An agent as hermes' gateway builds one: its chat, and the session key hermes' ``build_session_key`` makes."""
+    from gateway.config import Platform
+    from gateway.session import SessionSource, build_session_key
+
+    source = SessionSource(platform=Platform.TELEGRAM, chat_id=chat_id, chat_type=chat_type, user_id=user,
+                           user_name=user, thread_id=thread_id)
+    key = build_session_key(source, group_sessions_per_user=per_user)
+    return new_agent(stub, toolsets=["context_engine"], session_id=session_id, user_id=user, platform="telegram",
+                     chat_id=chat_id, chat_type=chat_type, thread_id=thread_id, gateway_session_key=key)
+
+
+@pytest.mark.parametrize("first_words", ["[WARN] disk at 91%", "[x] done: the deploy", "[Replying to: \"hi\"] ok",
+                                         "[bob] hi (a chat line pasted)"])
+def test_a_dm_is_its_users_whatever_its_messages_start_with_and_hermes_review_says(stub: StubOpenAIServer,
+                                                                                     first_words: str) -> None:
+    """A review: read from the text alone, a DM whose user pasted lines starting with two bracketed words was taken
+    for shared, and hermes' background review (which runs with no sender) made every DM shared: after a restart the
+    DM's earlier turns were nobody's, and their user could not search them. hermes' own agent says it is a DM."""
+    configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, archive: {scope: user}}\n")
+    stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
+    earlier: list[dict[str, Any]] = []  # before a restart: never heard by this process
+    for n in range(3):
+        earlier += [{"role": "user", "content": f"[{'ERROR' if n else first_words.strip('[').split(']')[0]}] "
+                                                f"TOKDM{n}\n{PADDING}"}, {"role": "assistant", "content": "noted"}]
+    history = earlier
+    for n in range(3):
+        agent = gateway_agent(stub, "dm-1", "carol", chat_type="dm", chat_id="carol-chat")
+        agent.run_conversation(f"{first_words} TOKNOW{n}\n{PADDING}", conversation_history=history)
+        history = [m for m in agent._session_messages if m.get("role") != "system"]
+    # hermes' background review: the DM's session, no sender
+    new_agent(stub, toolsets=["context_engine"], session_id="dm-1").run_conversation(
+        "review the conversation", conversation_history=history)
+    assert len(agent.context_compressor.compress(history, force=True)) < len(history)
+    rows = archived()
+    assert {owner for owner, text in rows if "TOKDM" in text or "TOKNOW" in text} == {"carol"}
+    unheard = sorted({word for _, text in rows for word in text.split() if word.startswith("TOKDM")})
+    assert unheard  # turns from before the restart were compacted away (the positive control)
+    assert search(gateway_agent(stub, "dm-2", "carol", chat_type="dm", chat_id="carol-chat"), unheard[0])
+
+
+@pytest.mark.parametrize(("alice", "bob", "thread"), [("[AFK] Alice", "[AFK] Bob", "t1"), ("alice]", "bob", "t1"),
+                                                       ("alice", "bob", None)],
+                         ids=["clan-tags", "a-bracket-in-a-name", "a-group-kept-whole"])
+def test_a_shared_thread_after_a_restart_is_shared_whatever_its_names(stub: StubOpenAIServer, alice: str, bob: str,
+                                                                      thread: str | None) -> None:
+    """A review: display names with a ``]`` or a clan tag (``[AFK] Alice``), or messages starting with a reply quote,
+    hid a shared thread from the prefix rule; after a restart the one participant heard since got the others' earlier
+    turns (readable from his DM) and they outlived their author's forget. hermes' own agent says it is shared."""
+    configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, archive: {scope: user}}\n")
+    stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
+    history: list[dict[str, Any]] = []
+    for n in range(3):  # before a restart, as hermes' session database holds it
+        history += [{"role": "user", "content": f"[{alice}] TOKALICE{n}\n{PADDING}"},
+                    {"role": "assistant", "content": "noted"}]
+    for n in range(3):  # only bob speaks in this process
+        agent = gateway_agent(stub, "thread-9", "bob", chat_type="group", chat_id="g1", thread_id=thread,
+                              per_user=thread is not None)
+        agent.run_conversation(f"[{bob}] TOKBOB{n}\n{PADDING}", conversation_history=history)
+        history = [m for m in agent._session_messages if m.get("role") != "system"]
+    # hermes' /compress compacts with an agent it builds from the session key alone (no chat, no sender)
+    compress = new_agent(stub, toolsets=["context_engine"], session_id="thread-9", platform="telegram",
+                         gateway_session_key=agent._gateway_session_key)
+    assert len(compress.context_compressor.compress(history, force=True)) < len(history)
+    rows = archived()
+    assert {owner for owner, text in rows if "TOKALICE" in text} == {""}  # nobody's: never bob's
+    assert {owner for owner, text in rows if "TOKBOB" in text} == {"bob"}  # his, heard here (the positive control)
+    bob_dm = gateway_agent(stub, "bob-dm", "bob", chat_type="dm", chat_id="bob-chat")
+    assert search(bob_dm, "TOKBOB") and not search(bob_dm, "TOKALICE")

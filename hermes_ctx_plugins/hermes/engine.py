@@ -268,7 +268,8 @@ class HermesCtxEngine(ContextEngine):
             result = self._host.run_compression(
                 self._strategy, list(messages), session=self._session(), fallback=self._fallback,
                 prompt_floor=self._floor(), current_tokens=current_tokens, focus_topic=focus_topic, force=force,
-                memory_context=memory_context, speaker=self._runtime.sessions.speakers(self.session_id, messages))
+                memory_context=memory_context, speaker=self._runtime.sessions.speakers(
+                    self.session_id, messages, shared=self._runtime.origins.of(self.agent())))
         self._report(result)
         if not result.messages:
             return messages
@@ -419,6 +420,7 @@ class HermesCtxEngine(ContextEngine):
         if owner is not None:
             self._agent = weakref.ref(owner)
             self._runtime.agents.remember(self.session_id, owner)
+            self._runtime.origins.of(owner)  # noted for its key: hermes' /compress agent tells the key alone
         if not self.session_id:
             return
         if agent is None:  # hermes' own agent: its owner, named by pre_llm_call, goes along (see follow)

@@ -33,7 +33,7 @@ from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
 from .memory_switches import left_to_hermes
 from .prompt_owners import PromptOwnerRecords
-from .speakers import Speakers, names_several
+from .speakers import Origins, Speakers, names_several
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -287,13 +287,19 @@ class SessionTable:
                     known.speakers = Speakers()
                 known.speakers.heard(user_id, texts)
 
-    def speakers(self, session_id: str, messages: Sequence[Message] = ()) -> Callable[[Message], str | None] | None:
+    def speakers(self, session_id: str, messages: Sequence[Message] = (), *,
+                 shared: bool | None = None) -> Callable[[Message], str | None] | None:
         """Who sent a user message of ``session_id``, when more than one user spoke in it -- heard here, or named in
         the sender prefixes of its ``messages`` (see :mod:`.speakers`; unheard: ``None`` from the callable, nobody's);
-        ``None``: every message is the owner's."""
+        ``None``: every message is the owner's. ``shared``: hermes' own answer, when its agent tells it
+        (:func:`.speakers.shared_origin`), which the text is not asked for."""
+        if shared is False:
+            return None
         with self._lock:
             known = self._entries.get(session_id)
             heard = known.speakers.copy() if known is not None and known.speakers is not None else None
+        if shared:
+            return heard.of if heard is not None else (lambda message: None)
         if heard is not None and heard.shared:
             return heard.of
         if not names_several(messages):
@@ -458,6 +464,8 @@ class Runtime:
         self.sessions = sessions if sessions is not None else SessionTable(max_sessions)
         self.hooks = HookDispatcher(self)
         self.agents = Agents()
+        #: whether each gateway conversation is shared, as hermes' agents told it (see :mod:`.speakers`)
+        self.origins = Origins()
         self._publish = publish
         #: per hermes home, whose memory each session's stored system prompt holds (a Bridge's hand-overs)
         self.prompt_owners = PromptOwnerRecords()

@@ -15,16 +15,21 @@ of the sender in the text) — is nobody's in a session known to be shared: arch
 which no named user's scope reads (a review: given to the user compacting, it handed one user's turn, tool
 results and all, to another). A session one user spoke in keeps a few digests only (a DM is most sessions).
 
-A session is known to be shared when this process heard two users in it, or when its user messages carry two
-display names in hermes' sender prefix (``[alice] ...``: the gateway writes it in a shared session only) — what a
-restarted process, or one whose table dropped the session, still sees (a review: there, the one user heard since
-got every earlier turn, the others' too).
+Whether a session is shared is hermes' own answer where its agent tells it (:func:`shared_origin`: a gateway
+agent's chat type and session key, which hermes builds per user unless the chat is shared) — the same after a
+restart, whatever the text holds. Elsewhere (an agent that tells nothing), a session is known to be shared when this
+process heard two users in it, or when its user messages carry two display names in hermes' sender prefix
+(``[alice] ...``: the gateway writes it in a shared session only). A review: read from the text alone, a DM whose
+user pasted two log lines (``[WARN] ...``, ``[ERROR] ...``) was shared, and after a restart its earlier turns were
+nobody's; hermes' background review (no sender) made every DM shared; a thread whose names hold a ``]`` or whose
+messages start with a reply quote was not, and after a restart the one participant heard since got the others' turns.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Iterable
 
 from ..events import Message
@@ -34,6 +39,8 @@ from ..events import Message
 MAX_HEARD = 4096
 #: ... and while one user alone did (the turns a second user's arrival finds: older ones are nobody's then)
 MAX_HEARD_ALONE = 16
+#: gateway session keys whose sharing :class:`Origins` remembers
+MAX_ORIGINS = 4096
 #: a text more than one user sent: nobody's (the anonymous user's id, which a turn of nobody's is archived as)
 _AMBIGUOUS = ""
 
@@ -44,6 +51,53 @@ def _digest(text: str) -> int:
 
 #: hermes' sender prefix of a user message in a shared session (``gateway/run.py``: ``f"[{name}] {text}"``)
 _SENDER = re.compile(r"\[([^\]\n]{1,100})\] ")
+
+
+def shared_origin(agent: object) -> bool | None:
+    """Whether hermes' gateway gives ``agent``'s conversation to several users, as its session key says
+    (``gateway/session.py``, ``build_session_key``: a DM is never shared; a group's or a thread's key ends with the
+    sender's id when it is kept per user, else with the chat's and thread's ids); ``None`` when the agent tells
+    nothing (not a gateway's: the CLI, a Bridge, hermes' background review)."""
+    chat_type, key = getattr(agent, "_chat_type", None), getattr(agent, "_gateway_session_key", None)
+    if not isinstance(chat_type, str) or not chat_type:
+        return None
+    if chat_type == "dm":
+        return False
+    if not isinstance(key, str) or not key:
+        return None
+    place = [str(part) for part in (chat_type, getattr(agent, "_chat_id", None), getattr(agent, "_thread_id", None))
+             if part not in (None, "")]
+    return key.endswith(":" + ":".join(place))
+
+
+class Origins:
+    """What :func:`shared_origin` said of each gateway session key lately (bounded), for an agent that tells the
+    key alone: hermes' ``/compress`` compacts with a temporary agent built with the key, not the chat (a review: a
+    shared thread compacted so was read from its text again). A key not met yet says a DM by its form (hermes reads
+    its parts by position too: ``agent:<profile>:<platform>:<chat type>:...``). Thread-safe."""
+
+    def __init__(self, size: int = MAX_ORIGINS) -> None:
+        self._by_key: dict[str, bool] = {}
+        self._size = size
+        self._lock = threading.Lock()
+
+    def of(self, agent: object) -> bool | None:
+        """Whether ``agent``'s conversation is shared (see :func:`shared_origin`), noted for its key; ``None``:
+        neither the agent nor its key tells."""
+        told, key = shared_origin(agent), getattr(agent, "_gateway_session_key", None)
+        if not isinstance(key, str) or not key:
+            return told
+        with self._lock:
+            if told is None:
+                told = self._by_key.get(key)
+            else:
+                self._by_key.pop(key, None)
+                self._by_key[key] = told
+                while len(self._by_key) > self._size:
+                    del self._by_key[next(iter(self._by_key))]
+        if told is None and key.startswith("agent:") and key.split(":")[3:4] == ["dm"]:
+            return False
+        return told
 
 
 def names_several(messages: Iterable[Message]) -> bool:
