@@ -5,10 +5,12 @@ hermes and a server that is down are refused with the source left as it was."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import json
 import os
+import random
 import re
 import socket
 from collections.abc import Iterator
@@ -265,6 +267,36 @@ def test_a_damaged_note_of_earlier_runs_is_said_and_set_aside(settings: dict[str
     assert ledger.with_name("memory.db.migrated.json.damaged").exists() is not readable
     assert json.loads(ledger.read_text(encoding="utf-8"))  # a fresh note: the next run knows what it copied
     assert migrate(capsys)[1]["ok"]
+
+
+def test_an_item_the_target_refuses_is_named_and_the_rest_copied(settings: dict[str, Any],
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A hostile-values pass: a user id past PostgreSQL's index entry limit (~2.7 kB of random text: a signed token)
+    stopped the run with a traceback at that item, every run, naming nothing, and what came after it was never
+    copied. Now the item is a problem naming its owner (cut short), and everything else is copied and verified."""
+    token = base64.b64encode(random.Random(7).randbytes(2400)).decode()
+    path = LocalProvider({}, hermes_home=home()).path
+    store = storage.open_memory(on(settings, "sqlite"), path)
+    store.write([Record(key=f"k{n}", kind="fact", user_id=user, chat_id="dm", session_id="s1", fact_text=text,
+                        created_at=1_800_000_000.0 + n)
+                 for n, (user, text) in enumerate([("alice", "alice's owl"), (token, "the token's owl"),
+                                                   ("bob", "bob's owl")])])
+    store.close()
+    archive = storage.open_archive(on(settings, "sqlite"))
+    for session, owners in (("t1", ["alice", token]), ("t2", ["bob", "bob"])):
+        archive.record(session_id=session, user_id=owners[0], strategy="window", owners=owners,
+                       removed=[(n, {"role": "user", "content": f"heron {session} {n}"}) for n in range(2)])
+    archive.close()
+    for _ in range(2):  # a second run: the same, no traceback
+        code, report, err = migrate(capsys)
+        assert code == EXIT_PROBLEM and not report["ok"] and "Traceback" not in err, err
+        memories, archived = by_kind(report)["ctx-local memories"], by_kind(report)["archive compactions"]
+        assert memories["verified"] == 2 and archived["verified"] == 1, report
+        for item in (memories, archived):
+            [problem] = item["problems"]
+            assert problem.startswith("the target refused a ") and token[:60] in problem and "cut from 3,200" in problem
+    texts = " ".join(str(m) for m in held(on(settings, "postgres"))[0])
+    assert "alice's owl" in texts and "bob's owl" in texts and "token's owl" not in texts
 
 
 def test_the_same_turn_stored_by_two_machines_verifies(settings: dict[str, Any],

@@ -38,12 +38,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import storage
-from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, Progress, emit
+from ..cliutil import EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, Progress, emit, shown
 from ..config import Config, hermes_home, load_config
 from ..errors import HermesCtxError
 from ..memory.local import LocalProvider
 from ..memory.local.options import NAME
 from ..memory.local.queue import inspect
+from ..scope import from_stored
 from ..storage import ArchiveError, LocalStoreError, Memory, MemoryBackend, Quarantined, Record
 from ..storage.files import atomic_write, locked
 from ..storage.segments import SegmentState
@@ -76,6 +77,8 @@ class Copied:
     verified: int = 0
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: items the target refused for their own value (each a problem of its own)
+    refused: int = field(default=0, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -154,12 +157,14 @@ def _digest(*values: Any) -> bytes:
 
 def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]], fingerprint: Callable[[_T], bytes],
           write: Callable[[list[_T]], int], bars: Progress, *, batch: int = 1, why: str = "",
-          ledger: _Ledger | None = None, same: Callable[[_T], Any] | None = None) -> Copied:
+          ledger: _Ledger | None = None, same: Callable[[_T], Any] | None = None,
+          named: Callable[[_T], str] = lambda item: "an item") -> Copied:
     """Write each of ``items`` the target does not hold yet (``held``, compared by ``fingerprint``,
     as many times as the source has it), then count how many of them it holds; ``why`` says what
     may keep one out. ``ledger``: what earlier runs copied into this target; one of those it lacks now
     was deleted there since (``memory forget``, retention) and is not copied again. ``same``: what makes two
-    items one for the target (a memory's key): one the target holds another of is held (a note says so)."""
+    items one for the target (a memory's key): one the target holds another of is held (a note says so). ``named``: what
+    a problem calls an item the target refuses (its own value: the rest is copied, see :func:`_write`)."""
     there = Counter(fingerprint(item) for item in held())
     wanted: Counter[bytes] = Counter()
     gone: Counter[bytes] = Counter()
@@ -177,10 +182,10 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
         elif wanted[mark] > there[mark]:
             pending.append(item)
         if len(pending) >= batch:
-            copied.written += write(pending)
+            _write(copied, pending, write, named)
             pending = []
     if pending:
-        copied.written += write(pending)
+        _write(copied, pending, write, named)
     copied.source = sum(wanted.values())
     now = Counter(fingerprint(item) for item in held())
     lacking = wanted - now - gone
@@ -196,11 +201,39 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
     if gone:
         copied.notes.append(f"{sum(gone.values()):,} copied by an earlier run and deleted in the target since: not "
                             "copied again")
-    if missing:
-        copied.problems.append(f"{missing} of them are not in the target after copying{why}")
+    if missing > copied.refused:
+        copied.problems.append(f"{missing - copied.refused} of them are not in the target after copying{why}")
     if ledger is not None:
         ledger.save({mark for mark in wanted if now[mark]})
     return copied
+
+
+def _write(copied: Copied, batch: list[_T], write: Callable[[list[_T]], int], named: Callable[[_T], str]) -> None:
+    """``write(batch)``; when the target refuses one of it for its own value (not the store: a user id past
+    PostgreSQL's index entry limit), each alone, and each refused a problem naming it (a hostile-values pass: the
+    whole run stopped with a traceback at that item, at every run, naming nothing)."""
+    try:
+        copied.written += write(batch)
+        return
+    except (LocalStoreError, ArchiveError):
+        raise
+    except Exception:
+        if len(batch) > 1:
+            for item in batch:
+                _write(copied, [item], write, named)
+            return
+        exc = sys.exc_info()[1]
+    reason = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+    copied.problems.append(f"the target refused {named(batch[0])}: {reason[:300]}")
+    copied.refused += 1
+
+
+def _owner(user_id: str, namespace: str) -> str:
+    """A store's owner as a report names one: its ids cut to 60 characters, as a terminal shows them."""
+    def cut(text: str) -> str:
+        return repr(shown(text[:60])) + (f" (cut from {len(text):,} characters)" if len(text) > 60 else "")
+
+    return f"user {cut(user_id)}" + (f" of deployment {cut(namespace)}" if namespace else "")
 
 
 class _Ledger:
@@ -284,7 +317,8 @@ def _memory(source: Config, target: Config, path: Path, bars: Progress) -> list[
                          lambda batch: new.write([_record(m) for m in batch]), bars, batch=BATCH,
                          why=" (their owner was forgotten there)",
                          ledger=_Ledger(path, f"memories {storage.identity(target)}", new.incarnation),
-                         same=lambda memory: (memory.namespace, memory.key))
+                         same=lambda memory: (memory.namespace, memory.key),
+                         named=lambda memory: f"a memory of {_owner(memory.user_id, memory.namespace)}")
 
         progress = new.progress()  # before quarantine() moves it: a target ahead must stay ahead
 
@@ -332,7 +366,7 @@ def _archive(source: Config, target: Config, bars: Progress) -> Copied:
                 messages += len(entry["removed"])
             return len(batch)
 
-        _copy(copied, old.compactions(), new.compactions, _entry_mark, restore, bars,
+        _copy(copied, old.compactions(), new.compactions, _entry_mark, restore, bars, named=_compaction,
               ledger=_Ledger(storage.archive_path(source), f"archive {storage.identity(target, 'archive')}",
                              new.incarnation))
         if messages:
@@ -362,3 +396,10 @@ def _as_text(report: list[Copied], source: str, target: str, ok: bool) -> str:
     lines.append(f"result: every item of {source} is in {target}; set ctx_plugins.storage.backend: {target} and "
                  "restart hermes" if ok else f"result: PROBLEMS: {target} does not hold everything {source} does")
     return "\n".join(lines)
+
+
+def _compaction(entry: Entry) -> str:
+    """An archived compaction as a report names one: its session and owners."""
+    owners = dict.fromkeys([entry.get("user_id", ""), *(entry.get("owners") or [])])
+    return (f"a compaction of session {shown(str(entry.get('session_id', ''))[:60])!r}, of "
+            + ", ".join(_owner(from_stored(str(user)), "") for user in owners))
