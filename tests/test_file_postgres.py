@@ -422,3 +422,23 @@ def test_a_plain_hermes_worker_starts_a_conversation_with_the_shared_copy_not_it
     agent = new_agent(stub, toolsets=["memory", "context_engine"])
     assert any("8443" in entry for entry in agent._memory_store.memory_entries), agent._memory_store.memory_entries
     elsewhere.shutdown()
+
+
+def test_hermes_own_memory_tool_answers_a_text_the_store_cannot_hold_with_its_result(worker: Worker,
+                                                                                     postgres_dsn: str,
+                                                                                     schema: str) -> None:
+    """A hostile-values pass: a lone surrogate reaching the store by a path that skips our gate (hermes' tool function
+    called on it) raised UnicodeEncodeError out of the tool, the failure the server-down fix above closed."""
+    pytest.importorskip("tools.memory_tool", reason="the hermes extra is not installed")
+    from tools.memory_tool import memory_tool
+
+    from hermes_ctx_plugins.hermes.scoped_memory import ScopedMemoryStore
+
+    third = worker("w3")
+    hermes = ScopedMemoryStore(memory_file(third, ALICE).parent, third.documents, memory_char_limit=2200,
+                               user_char_limit=1375)
+    hermes.load_from_disk()
+    assert json.loads(memory_tool(action="add", content="a plain note", store=hermes))["success"]  # the control
+    answer = json.loads(memory_tool(action="add", content="a lone \ud800 surrogate", store=hermes))
+    assert answer["success"] is False and "surrogate" in answer["error"], answer
+    assert server_copy(postgres_dsn, schema, ALICE) == b"a plain note" and hermes.memory_entries == ["a plain note"]

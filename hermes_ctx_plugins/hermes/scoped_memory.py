@@ -55,7 +55,9 @@ class ScopedMemoryStore(HermesMemoryStore):  # type: ignore[misc]
     def _answered(self, target: str, change: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         try:
             return change()
-        except (OSError, HermesCtxError) as exc:  # FileUnavailable / StoreUnavailable, a server backend's errors
+        except (OSError, HermesCtxError, ValueError) as exc:  # FileUnavailable / StoreUnavailable, a server
+            # backend's errors; a text the file cannot hold (a lone surrogate: UnicodeEncodeError), by a path that
+            # skipped our gate (a hostile-values pass: it went out of the tool)
             log.warning("hermes' memory tool could not change %s: %s", self._path_for(target), exc)
             with contextlib.suppress(Exception):  # what it holds again as the files have it
                 self._reload_target(target, skip_drift=True)
