@@ -628,26 +628,34 @@ def _rough_tokens(message: Mapping[str, Any]) -> int:
     content = message.get("api_content")
     if not (isinstance(content, str) and content and message.get("role") in ("user", "assistant")):
         content = message.get("content")
-    if isinstance(content, Mapping):  # hermes' {"_multimodal": True, "content": [parts]}
-        content = content.get("content")
     chars, images = 0, 0
-    if isinstance(content, str):
+    if type(content) is str:  # the usual message, settled before the (slow) ABC checks below
         chars = len(content)
-    elif isinstance(content, list):
-        for part in content:
-            if isinstance(part, Mapping) and part.get("type") in _IMAGE_PART_TYPES:
-                images += 1
-            else:
-                chars += len(part) if isinstance(part, str) else len(json.dumps(part, ensure_ascii=False, default=str))
-    elif content is not None:
-        chars = len(json.dumps(content, ensure_ascii=False, default=str))
-    for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping):
-            chars += len(str((call.get("function") or {}).get("arguments") or "")) + 16
+    else:
+        if isinstance(content, Mapping):  # hermes' {"_multimodal": True, "content": [parts]}
+            content = content.get("content")
+        if isinstance(content, str):
+            chars = len(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, Mapping) and part.get("type") in _IMAGE_PART_TYPES:
+                    images += 1
+                else:
+                    chars += len(part) if isinstance(part, str) else len(
+                        json.dumps(part, ensure_ascii=False, default=str))
+        elif content is not None:
+            chars = len(json.dumps(content, ensure_ascii=False, default=str))
+    calls = message.get("tool_calls")
+    if calls:
+        for call in calls:
+            if isinstance(call, Mapping):
+                chars += len(str((call.get("function") or {}).get("arguments") or "")) + 16
     # the other string fields, as :meth:`TokenCounter._count_message` counts them (``reasoning`` above all:
-    # a resumed reasoning model's history holds as much of it as of content)
-    chars += sum(len(value) for key, value in message.items() if isinstance(value, str) and key not in _ROUGH_SKIP
-                 and not key.startswith("_"))
+    # a resumed reasoning model's history holds as much of it as of content); a loop, not a generator: this runs
+    # for every message of a history nobody counted, two or three times per compaction
+    for key, value in message.items():
+        if isinstance(value, str) and key not in _ROUGH_SKIP and not key.startswith("_"):
+            chars += len(value)
     return MESSAGE_OVERHEAD + chars // 4 + images * IMAGE_TOKENS_DEFAULT
 
 

@@ -114,7 +114,7 @@ def nothing_new_since_compaction(messages: Sequence[Message]) -> bool:
     """
     for i in range(len(messages) - 1, -1, -1):
         count = messages[i].get(TAIL_COUNT_KEY)
-        if is_summary(messages[i]) and isinstance(count, int):
+        if isinstance(count, int) and is_summary(messages[i]):  # the cheap test first: most messages have no count
             last = messages[i].get(TAIL_LAST_KEY)
             return len(messages) - i - 1 <= count and (last is None or last == last_mark(messages[-1]))
     return False

@@ -575,6 +575,8 @@ def _latest_summary(messages: Sequence[Message]) -> int | None:
     a request is the user's)."""
     for i in range(len(messages) - 1, -1, -1):
         content = messages[i].get("content")
+        if type(content) is str and content[:1] != "[" and not messages[i].get(SUMMARY_KEY):
+            continue  # no summary by its key, and text that opens as neither shape does (the usual message)
         if is_summary(messages[i]) or (isinstance(content, str) and content.startswith("[CONTEXT COMPACTION")
                                        and SUMMARY_END_MARKER not in content):
             return i
