@@ -171,10 +171,13 @@ class PipelineStrategy(CompressorStrategy):
         summary_message: Message | None = None  # the latest step's summary or marker
         notes: list[str] = []
         unchanged: list[str] = []  # what the steps that changed nothing said
+        # (the messages, and estimate_messages of them) when the step before made it, nothing counted since
+        estimate: tuple[list[Message], int, int] | None = None
         for number, step in enumerate(self.steps):
             # the first step always runs, the others while over budget, or all of them when forced
             if number and not force and tokens <= budget:
                 break
+            handed, estimate = estimate, None  # for this step alone
             step.reserved_tokens = self.reserved_tokens  # the host's index comes once, after the last step
             step.floor_tokens = self.floor_tokens
             if type(step) is PruneStrategy:  # a built-in step after it cuts what is still too big
@@ -186,6 +189,12 @@ class PipelineStrategy(CompressorStrategy):
                 result = step.compact(current, force=True, exact=False,
                                       size=(tokens_before, estimated) if number == 0 else None)
                 step.compression_count += int(result.compressed)
+                made, step.estimated = step.estimated, None
+                estimate = made if made is not None and made[0] is result.messages else None
+            elif type(step) is SummarizeStrategy and handed is not None and handed[0] is current:
+                # its first act is estimating the messages the step before has just estimated
+                result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context,
+                                       estimate=(handed[1], handed[2]))
             else:
                 result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context)
             if number == 0 and result.tokens_before != tokens_before:  # the first step counted exactly

@@ -481,6 +481,9 @@ class PruneStrategy(ModelFreeStrategy):
     #: set by a pipeline whose later step compacts and cuts what is still too big itself: cutting here
     #: first would cut messages that step keeps whole (the latest rounds of a long turn)
     leaves_cutting: bool = False
+    #: after ``compact(exact=False)`` made a result: its messages and ``estimate_messages`` of them, for a
+    #: pipeline handing them on (taken, and so let go, at once)
+    estimated: tuple[list[Message], int, int] | None = None
 
     @property
     def reports_removals(self) -> bool:
@@ -513,8 +516,10 @@ class PruneStrategy(ModelFreeStrategy):
             return CompressionResult.unchanged(messages, report.tokens_before, note=(
                 "no tool output before the turn in progress is left to shrink" if force else "nothing to prune"))
         if not exact:
+            estimate = counter.estimate_messages(pruned)
+            self.estimated = (pruned, *estimate)  # for the pipeline's next step, which estimates the same
             return CompressionResult.replacing(
-                messages, pruned, tokens_before=report.tokens_before, tokens_after=counter.estimate_messages(pruned)[0],
+                messages, pruned, tokens_before=report.tokens_before, tokens_after=estimate[0],
                 new_session=not self.settings.in_place, notes=tuple(notes))
         return self.checked(messages, CompressionResult.replacing(  # the result is counted here, exactly
             messages, pruned, tokens_before=report.tokens_before, new_session=not self.settings.in_place,

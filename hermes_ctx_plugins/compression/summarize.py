@@ -209,7 +209,10 @@ class SummarizeStrategy(CompressorStrategy):
         focus_topic: str | None = None,
         force: bool = False,
         memory_context: str = "",
+        estimate: tuple[int, int] | None = None,
     ) -> CompressionResult:
+        """``estimate``: ``counter.estimate_messages(messages)``, when the caller has just made it (a pipeline's
+        prune step, whose result this is)."""
         mode, self._pending_mode = ("full" if force else self._pending_mode), "full"
         asked, self._asked_at = self._asked_at, None
         if force:
@@ -220,7 +223,7 @@ class SummarizeStrategy(CompressorStrategy):
             return self._prune_only(messages, counter.count_messages(messages))
         # Most of a never-seen history (a resumed session) is about to be summarised away:
         # estimate it rather than tokenise it; _compress counts exactly if the margin is thin.
-        tokens_before, unseen = counter.estimate_messages(messages)
+        tokens_before, unseen = counter.estimate_messages(messages) if estimate is None else estimate
         if self.settings.progress_notices:
             self.emit("compressing", f"compressing {len(messages)} messages ({tokens_before:,} tokens)")
         try:
