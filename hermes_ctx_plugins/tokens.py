@@ -64,8 +64,10 @@ MEMO_SIZE = 65_536
 #: alone let a gateway keep 65,536 messages of sessions long ended, however big (tool output, pasted files, base64
 #: images: gigabytes). 32 M characters hold eight 1M-token prompts, with a compaction's copies.
 MEMO_CHARS = 32_000_000
-#: the most role and tool names a counter remembers (:meth:`TokenCounter._label`)
+#: the most role and tool names a counter remembers (:meth:`TokenCounter._label`), and the most tool-call arguments
 LABELS = 4_096
+#: tool-call arguments up to this long are remembered (:meth:`TokenCounter._argument_tokens`)
+ARGUMENTS_REMEMBERED = 256
 
 # Models on cl100k_base; everything else gets o200k_base, which covers gpt-4o/4.1/4.5/5 and the
 # o-series exactly, and is the closest public proxy for claude/glm/qwen/llama tokenizers.
@@ -247,6 +249,10 @@ class TokenCounter:
         self._labels: dict[str, int] = {}
         # tool-call ids -> tokens: each is counted in its call and again in its result (the newest LABELS)
         self._ids: dict[str, int] = {}
+        # short tool-call arguments -> tokens: an agent runs the same command, reads the same file, again and again
+        # (a quarter of the tokeniser's time in a cold count of a coding agent's history); the newest LABELS of
+        # them, forgotten with the message counts (:meth:`clear`)
+        self._arguments: dict[str, int] = {}
 
     def count_text(self, text: str) -> int:
         """Tokens in ``text``; special-token markup such as ``<|endoftext|>`` counts as plain text."""
@@ -276,6 +282,18 @@ class TokenCounter:
                 if len(self._ids) >= LABELS:
                     self._ids.clear()
                 self._ids[call_id] = tokens
+        return tokens
+
+    def _argument_tokens(self, arguments: str) -> int:
+        """``count_text`` of a tool call's arguments, remembered when they are short (see ``_arguments``)."""
+        if len(arguments) > ARGUMENTS_REMEMBERED:
+            return self.count_text(arguments)
+        tokens = self._arguments.get(arguments)
+        if tokens is None:
+            tokens = self.count_text(arguments)
+            if len(self._arguments) >= LABELS:
+                self._arguments.clear()
+            self._arguments[arguments] = tokens
         return tokens
 
     def count_message(self, message: Mapping[str, Any]) -> int:
@@ -457,6 +475,7 @@ class TokenCounter:
         with self._lock:
             self._memo.clear()
             self._memo_chars = 0
+            self._arguments.clear()
 
     def _remember(self, message: Mapping[str, Any]) -> int:
         """Count ``message`` and memoise it, evicting the least recently used entry if full."""
@@ -549,7 +568,7 @@ class TokenCounter:
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments, ensure_ascii=False)
         name, call_id = function.get("name"), call.get("id")
-        tokens = TOOL_CALL_OVERHEAD + self.count_text(arguments)
+        tokens = TOOL_CALL_OVERHEAD + self._argument_tokens(arguments)
         if isinstance(name, str):
             tokens += self._label(name)
         if isinstance(call_id, str):
