@@ -613,8 +613,13 @@ def _chars(shape: tuple[Any, ...]) -> int:
     return total
 
 
-def _utf8_length(text: str) -> int:
+def utf8_length(text: str) -> int:
+    """The UTF-8 bytes of ``text``, a lone surrogate as three (as the tokeniser reads it: U+FFFD): no BPE token stands
+    for less than one byte, so no text holds more tokens than this."""
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+_utf8_length = utf8_length
 
 
 def _calls_bytes(calls: Any) -> int | None:

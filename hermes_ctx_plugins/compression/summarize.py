@@ -32,7 +32,7 @@ from ..options import option
 from ..safety import redact_secrets
 from ..safety.engine.tables import LETTER_LOOKALIKES
 from ..safety.rules.record import lazy
-from ..tokens import TokenCounter, get_counter
+from ..tokens import TokenCounter, get_counter, utf8_length
 from . import fallback, floor, oversize, prompt
 from .base import NOTHING_NEW, CompressionResult, CompressorStrategy, Cooldown
 from .messages import (
@@ -561,6 +561,8 @@ class SummarizeStrategy(CompressorStrategy):
         encoding = self.counter.tiktoken_encoding
         if encoding is None:
             return text[: limit * 4]
+        if utf8_length(text) <= limit:  # every token stands for a byte at least: within the budget, untokenised
+            return text
         tokens = encoding.encode_ordinary(text)
         return text if len(tokens) <= limit else encoding.decode(tokens[:limit])
 
