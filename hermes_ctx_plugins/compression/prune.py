@@ -33,7 +33,7 @@ from . import floor
 from .base import CompressionResult, ModelFreeStrategy, size_before
 from .messages import last_real_user_index, truncate_tool_arguments
 from .selection import turn_over, walk_back
-from .tool_summary import SUMMARY_MAX_CHARS, as_text, label, summarize_tool_result
+from .tool_summary import SUMMARY_MAX_CHARS, as_text, label, redacting_once, summarize_tool_result
 
 DUPLICATE_PLACEHOLDER = "[Duplicate tool output — same content as a more recent call]"
 IMAGE_PLACEHOLDER = "[image removed to save context]"
@@ -277,6 +277,7 @@ def _truncated_calls(calls: list[Any], max_chars: int) -> tuple[list[Any], int]:
     return result, changed
 
 
+@redacting_once  # one pass summarises every old result: a text repeated in their calls is redacted once
 def prune_tool_results(
     messages: Sequence[Message],
     *,
@@ -408,6 +409,7 @@ def prune_tool_results(
     )
 
 
+@redacting_once
 def summarised(pruned: Sequence[Message], originals: Sequence[Message], indices: range, *,
                min_prune_chars: int = 200) -> list[Message]:
     """``pruned`` (what :func:`prune_tool_results` made of ``originals``) with the tool results at

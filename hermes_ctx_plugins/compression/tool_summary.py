@@ -7,10 +7,12 @@ of the text, and a long argument is read only as far as the line needs.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ParamSpec, TypeVar
 
 from ..safety.engine.redact import redact_secrets
 
@@ -40,6 +42,40 @@ _ASCII_BREAKS = "".join(c for c in _BREAKS if c.isascii())
 _EXECUTING_TOOLS = frozenset({"terminal", "execute_code"})
 
 
+#: within :func:`redacting_once`: each text :func:`_clip` redacted -> that text redacted
+_REDACTED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("redacted_heads", default=None)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def redacting_once(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function``, during which :func:`_clip` redacts each distinct text once: one pruning pass summarises hundreds
+    of results whose calls repeat (the same script, the same traceback), and redacting a few hundred characters
+    costs tens of microseconds. The texts are forgotten when it returns (``redact_secrets`` depends on the text
+    alone)."""
+    @functools.wraps(function)
+    def once(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        token = _REDACTED.set({})
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _REDACTED.reset(token)
+
+    return once
+
+
+def _redact(text: str) -> str:
+    """``redact_secrets(text)``, remembered within :func:`redacting_once`."""
+    seen = _REDACTED.get()
+    if seen is None:
+        return redact_secrets(text)
+    found = seen.get(text)
+    if found is None:
+        found = seen[text] = redact_secrets(text)
+    return found
+
+
 def as_text(value: object) -> str:
     """``value`` as text: strings as they are, anything else as JSON (as the model wrote it)."""
     if isinstance(value, str):
@@ -61,7 +97,7 @@ def _clip(value: object, limit: int) -> str:
     while True:  # the collapsed prefix is a prefix of the collapsed whole
         head = text[:prefix]
         if "\n" in head or "\r" in head:  # read as lines first: joined, a heredoc's .env or .netrc lines no longer
-            head = redact_secrets(head)  # read as such, and their secrets went out (a red-team pass)
+            head = _redact(head)  # read as such, and their secrets went out (a red-team pass)
         line = " ".join(head.split())
         if len(line) > limit or prefix >= len(text):
             break
@@ -70,7 +106,7 @@ def _clip(value: object, limit: int) -> str:
         return line
     keep = max(limit - 3, 0)
     if _in_quote(line, keep):  # the cut falls inside a quoted value ("-p'correct horse battery ..."): what is
-        line = redact_secrets(line)  # kept of it would no longer read as a password; redacted whole first
+        line = _redact(line)  # kept of it would no longer read as a password; redacted whole first
         if len(line) <= limit:
             return line
     if line[keep] != " ":  # the cut falls inside a word
@@ -82,7 +118,7 @@ def _clip(value: object, limit: int) -> str:
             if end is None and prefix + _WORD_MAX < len(text):
                 return "..."  # a blob longer than any secret redaction reads whole: none of it is shown
             line = " ".join(text[:end.start() if end else len(text)].split())
-        line = redact_secrets(line)  # one long word: a URL, a blob (seldom)
+        line = _redact(line)  # one long word: a URL, a blob (seldom)
         if len(line) <= limit:
             return line
     else:  # the cut falls after a whole word, left out too: "..." glued to it would read as a placeholder
