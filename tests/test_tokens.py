@@ -37,6 +37,7 @@ from hermes_ctx_plugins.tokens import (
     TokenCounter,
     TokenEstimateWarning,
     encoding_for_model,
+    utf8_length,
 )
 
 # Written out here on purpose (the module reads them from tiktoken_ext by introspection).
@@ -230,6 +231,18 @@ def test_property_count_equals_reference(
     text: str, name: str, reference: Callable[[str], tiktoken.Encoding]
 ) -> None:
     assert TokenCounter(encoding=name).count_text(text) == len(reference(name).encode_ordinary(text))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.one_of(st.text(), st.text(alphabet="ab 中文🚀\ud800\udfff\x00\n\u0301"),
+                   st.lists(st.sampled_from([*CORPUS.values(), "\ud83d", "é"])).map("".join)),
+    name=st.sampled_from(ENCODINGS),
+)
+def test_no_text_holds_more_tokens_than_utf8_bytes(text: str, name: str) -> None:
+    """What lets a summary reply within its ceiling in bytes go uncounted (``summarize._clip``): no token stands for
+    less than a byte, a lone surrogate counted as the three bytes the tokeniser reads in its place."""
+    assert TokenCounter(encoding=name).count_text(text) <= utf8_length(text)
 
 
 # --- where the ranks come from ----------------------------------------------------------------
