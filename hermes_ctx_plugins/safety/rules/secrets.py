@@ -132,7 +132,7 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"(?P<pypi_token>pypi-AgE[\w-]{30,})|(?P<sendgrid_key>SG\.[\w-]{16,}\.[\w-]{16,})|"
          r"(?P<jwt>eyJ[\w-]{8,1024}+\.eyJ[\w-]{8,}+\.[\w-]{8,}))|(?P<slack_webhook>hooks\.slack\.com/(?:services|workflows|"
          r"triggers)/[\w/-]{20,})|(?P<discord_webhook>discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,})|"
-         r"(?<=\d{8})(?P<telegram_bot_token>:AA[\w-]{33}\b)",
+         r"(?<=\d{8})(?P<telegram_bot_token>:AA[\w-]{33}(?![\w-]))",
          view="normalised", context=("random token",),
          triggers="begin,sk,rk,ghp,gho,ghu,ghs,ghr,github,glpat,xoxa,xoxb,xoxp,xoxo,xoxs,xoxr,xapp,slack,discord,"
                   "discordapp,ya29,hf,npm,pypi,sg,AKIA,ASIA,ABIA,ACCA,AIza,eyJ,:AA",
