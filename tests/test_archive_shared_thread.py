@@ -206,3 +206,87 @@ def test_a_shared_thread_after_a_restart_is_shared_whatever_its_names(stub: Stub
     assert {owner for owner, text in rows if "TOKBOB" in text} == {"bob"}  # his, heard here (the positive control)
     bob_dm = gateway_agent(stub, "bob-dm", "bob", chat_type="dm", chat_id="bob-chat")
     assert search(bob_dm, "TOKBOB") and not search(bob_dm, "TOKALICE")
+
+
+def hermes_sessions(session_id: str, agent: Any) -> Any:
+    """hermes' own session database with the row the gateway keeps of ``agent``'s session (its chat, its key)."""
+    from hermes_state import SessionDB
+
+    db = SessionDB(Path(os.environ["HERMES_HOME"]) / "state.db")
+    if db.get_session(session_id) is None:
+        db.create_session(session_id, "telegram")
+    db.record_gateway_session_peer(session_id, source="telegram", user_id=agent._user_id,
+                                   session_key=agent._gateway_session_key, chat_id=agent._chat_id,
+                                   chat_type=agent._chat_type, thread_id=agent._thread_id)
+    return db
+
+
+def test_hermes_hygiene_agent_reads_whether_a_thread_is_shared_from_hermes_own_record(stub: StubOpenAIServer) -> None:
+    """A review: hermes' session hygiene (a transcript past 85 % of the window, before a turn) compacts with an agent
+    built with the session id alone -- no chat, no key -- so the text was read again: after a restart, clan-tag names
+    hid the thread and bob got alice's turns. hermes' own row of the session says where it was started."""
+    configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, archive: {scope: user}}\n")
+    stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
+    history: list[dict[str, Any]] = []
+    for n in range(3):  # before a restart
+        history += [{"role": "user", "content": f"[[AFK] Alice] TOKALICE{n}\n{PADDING}"},
+                    {"role": "assistant", "content": "noted"}]
+    db = None
+    for n in range(3):  # only bob speaks in this process
+        bob = gateway_agent(stub, "thread-h", "bob", chat_type="group", chat_id="g1", thread_id="t1")
+        db = db or hermes_sessions("thread-h", bob)
+        bob.run_conversation(f"[[AFK] Bob] TOKBOB{n}\n{PADDING}", conversation_history=history)
+        history = [m for m in bob._session_messages if m.get("role") != "system"]
+    hygiene = new_agent(stub, toolsets=["context_engine"], session_id="thread-h", session_db=db)
+    assert len(hygiene.context_compressor.compress(history, force=True)) < len(history)
+    rows = archived()
+    assert {owner for owner, text in rows if "TOKALICE" in text} == {""}  # nobody's: never bob's
+    assert {owner for owner, text in rows if "TOKBOB" in text} == {"bob"}  # heard here: his (the positive control)
+    bob_dm = gateway_agent(stub, "bob-dm-h", "bob", chat_type="dm", chat_id="bob-chat")
+    assert not search(bob_dm, "TOKALICE")
+
+
+def test_a_chat_hermes_calls_a_dm_that_several_users_share_keeps_each_ones_turns(stub: StubOpenAIServer) -> None:
+    """A review: hermes' Slack adapter gives a group DM the chat type "dm", and its members share one session; read
+    as a DM, every member's turns were the compacting member's, and outlived their author's forget."""
+    path = configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, "
+                                  "archive: {scope: user}}\n")
+    stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
+    history: list[dict[str, Any]] = []
+    agents = {}
+    for n in range(4):
+        for user in ("alice", "bob"):
+            agent = gateway_agent(stub, "mpim-1", user, chat_type="dm", chat_id="G-mpim")
+            agent.run_conversation(f"{user}: TOK{user.upper()}{n}\n{PADDING}", conversation_history=history)
+            history = [m for m in agent._session_messages if m.get("role") != "system"]
+            agents[user] = agent
+    assert len(agents["bob"].context_compressor.compress(history, force=True)) < len(history)
+    rows = archived()
+    assert {owner for owner, text in rows if "TOKALICE" in text} == {"alice"}
+    assert {owner for owner, text in rows if "TOKBOB" in text} == {"bob"}
+    assert main(["--config", str(path / "config.yaml"), "forget", "--user", "alice", "--yes", "--json"]) == 0
+    assert not any("TOKALICE" in text for _, text in archived())
+
+
+def test_a_shared_session_hermes_hands_a_per_user_key_after_a_config_change_stays_shared(
+        stub: StubOpenAIServer) -> None:
+    """A review: switched to ``group_sessions_per_user: true``, hermes hands bob's new per-user key the group's older
+    shared session; read from the agent's key, it was bob's alone and alice's turns became his. hermes' row keeps the
+    key the session was started under."""
+    configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, archive: {scope: user}}\n")
+    stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
+    started = gateway_agent(stub, "group-s", "alice", chat_type="group", chat_id="g7", per_user=False)
+    db = hermes_sessions("group-s", started)
+    history: list[dict[str, Any]] = []
+    for n in range(3):  # before the restart, shared: alice spoke
+        history += [{"role": "user", "content": f"[alice] TOKALICE{n}\n{PADDING}"},
+                    {"role": "assistant", "content": "noted"}]
+    for n in range(3):  # after: bob's per-user key, the same session
+        bob = gateway_agent(stub, "group-s", "bob", chat_type="group", chat_id="g7", per_user=True)
+        bob._session_db = db
+        bob.run_conversation(f"TOKBOB{n}\n{PADDING}", conversation_history=history)
+        history = [m for m in bob._session_messages if m.get("role") != "system"]
+    assert len(bob.context_compressor.compress(history, force=True)) < len(history)
+    rows = archived()
+    assert {owner for owner, text in rows if "TOKALICE" in text} == {""}
+    assert {owner for owner, text in rows if "TOKBOB" in text} == {"bob"}

@@ -292,12 +292,13 @@ class SessionTable:
         """Who sent a user message of ``session_id``, when more than one user spoke in it -- heard here, or named in
         the sender prefixes of its ``messages`` (see :mod:`.speakers`; unheard: ``None`` from the callable, nobody's);
         ``None``: every message is the owner's. ``shared``: hermes' own answer, when its agent tells it
-        (:func:`.speakers.shared_origin`), which the text is not asked for."""
-        if shared is False:
-            return None
+        (:func:`.speakers.shared_origin`), which the text is not asked for; two named users heard in a session hermes
+        calls unshared make it shared still."""
         with self._lock:
             known = self._entries.get(session_id)
             heard = known.speakers.copy() if known is not None and known.speakers is not None else None
+        if shared is False:  # unless two named users were heard in it (a chat hermes calls a DM that several share)
+            return heard.of if heard is not None and heard.named_several else None
         if shared:
             return heard.of if heard is not None else (lambda message: None)
         if heard is not None and heard.shared:

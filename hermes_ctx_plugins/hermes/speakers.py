@@ -54,27 +54,48 @@ _SENDER = re.compile(r"\[([^\]\n]{1,100})\] ")
 
 
 def shared_origin(agent: object) -> bool | None:
-    """Whether hermes' gateway gives ``agent``'s conversation to several users, as its session key says
-    (``gateway/session.py``, ``build_session_key``: a DM is never shared; a group's or a thread's key ends with the
-    sender's id when it is kept per user, else with the chat's and thread's ids); ``None`` when the agent tells
-    nothing (not a gateway's: the CLI, a Bridge, hermes' background review)."""
-    chat_type, key = getattr(agent, "_chat_type", None), getattr(agent, "_gateway_session_key", None)
+    """Whether hermes' gateway gives ``agent``'s conversation to several users: hermes' own record of the session
+    (``state.db``'s row, the chat it was started in: hermes hands a per-user key an older shared session after a
+    config change, and builds its hygiene and ``/compress`` agents with neither chat nor key), else the agent's chat
+    and key; ``None`` when neither tells (not a gateway's: the CLI, a Bridge, hermes' background review)."""
+    stored = _stored(agent)
+    if stored is not None:
+        return _shared_by(stored.get("chat_type"), stored.get("chat_id"), stored.get("thread_id"),
+                          stored.get("session_key"))
+    return _shared_by(getattr(agent, "_chat_type", None), getattr(agent, "_chat_id", None),
+                      getattr(agent, "_thread_id", None), getattr(agent, "_gateway_session_key", None))
+
+
+def _stored(agent: object) -> dict[str, object] | None:
+    """hermes' row of ``agent``'s session (``SessionDB.get_session``), when it names the session's chat."""
+    db, session_id = getattr(agent, "_session_db", None), getattr(agent, "session_id", None)
+    get = getattr(db, "get_session", None)
+    if not callable(get) or not isinstance(session_id, str) or not session_id:
+        return None
+    try:
+        row = get(session_id)
+    except Exception:  # hermes' database: never our turn's failure
+        return None
+    return row if isinstance(row, dict) and isinstance(row.get("chat_type"), str) and row["chat_type"] else None
+
+
+def _shared_by(chat_type: object, chat_id: object, thread_id: object, key: object) -> bool | None:
+    """The session key's answer (``gateway/session.py``, ``build_session_key``): a DM is never shared; a group's or a
+    thread's key ends with the sender's id when it is kept per user, else with the chat's and thread's ids."""
     if not isinstance(chat_type, str) or not chat_type:
         return None
     if chat_type == "dm":
         return False
     if not isinstance(key, str) or not key:
         return None
-    place = [str(part) for part in (chat_type, getattr(agent, "_chat_id", None), getattr(agent, "_thread_id", None))
-             if part not in (None, "")]
+    place = [str(part) for part in (chat_type, chat_id, thread_id) if part not in (None, "")]
     return key.endswith(":" + ":".join(place))
 
 
 class Origins:
     """What :func:`shared_origin` said of each gateway session key lately (bounded), for an agent that tells the
-    key alone: hermes' ``/compress`` compacts with a temporary agent built with the key, not the chat (a review: a
-    shared thread compacted so was read from its text again). A key not met yet says a DM by its form (hermes reads
-    its parts by position too: ``agent:<profile>:<platform>:<chat type>:...``). Thread-safe."""
+    key alone and whose session hermes has no row of. A key not met yet says a DM by its form (hermes reads its parts
+    by position too: ``agent:<profile>:<platform>:<chat type>:...``). Thread-safe."""
 
     def __init__(self, size: int = MAX_ORIGINS) -> None:
         self._by_key: dict[str, bool] = {}
@@ -83,21 +104,20 @@ class Origins:
 
     def of(self, agent: object) -> bool | None:
         """Whether ``agent``'s conversation is shared (see :func:`shared_origin`), noted for its key; ``None``:
-        neither the agent nor its key tells."""
+        neither the agent, hermes' record nor its key tells."""
         told, key = shared_origin(agent), getattr(agent, "_gateway_session_key", None)
         if not isinstance(key, str) or not key:
             return told
+        dm_form = key.startswith("agent:") and key.split(":")[3:4] == ["dm"]
         with self._lock:
             if told is None:
                 told = self._by_key.get(key)
-            else:
+            elif not dm_form:  # a DM's key says so itself
                 self._by_key.pop(key, None)
                 self._by_key[key] = told
                 while len(self._by_key) > self._size:
                     del self._by_key[next(iter(self._by_key))]
-        if told is None and key.startswith("agent:") and key.split(":")[3:4] == ["dm"]:
-            return False
-        return told
+        return False if told is None and dm_form else told
 
 
 def names_several(messages: Iterable[Message]) -> bool:
@@ -132,6 +152,10 @@ class Speakers:
         #: the user heard first; a second one makes the session shared, for good
         self._first: str | None = None
         self.shared = False
+        #: a second named user was heard (hermes' background review names none): shared whatever hermes' chat type
+        #: says (Slack's group DMs are "dm" to hermes, and their members share one session: a review)
+        self.named_several = False
+        self._first_named: str | None = None
 
     def heard(self, user_id: str, texts: Iterable[str]) -> None:
         """``user_id`` sent the user message whose text is each of ``texts`` (forms of one message)."""
@@ -139,6 +163,10 @@ class Speakers:
             self._first = user_id
         elif user_id != self._first:
             self.shared = True
+        if user_id and self._first_named is None:
+            self._first_named = user_id
+        elif user_id and user_id != self._first_named:
+            self.named_several = True
         for key in {_digest(text) for text in texts}:
             before = self._by_text.pop(key, None)
             self._by_text[key] = user_id if before is None or before == user_id else _AMBIGUOUS
@@ -155,4 +183,5 @@ class Speakers:
     def copy(self) -> Speakers:
         other = Speakers()
         other._by_text, other._first, other.shared = dict(self._by_text), self._first, self.shared
+        other.named_several, other._first_named = self.named_several, self._first_named
         return other
