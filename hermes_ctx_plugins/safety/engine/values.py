@@ -16,20 +16,43 @@ from ..rules.record import lazy
 
 #: code's dotted name (``settings.db_pass``, ``config.password1``): a value in most places, not in a URL's password
 _DOTTED = r"[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+"
-_NOT_A_VALUE = lazy(
+#: a call of code (``get_secret(...)``, ``os.getenv(...)``): no value where written bare; a quoted one is a string,
+#: and a Django key holds "(" (a red-team generator: ``SECRET_KEY = "k(9x)2m#v!q..."`` was kept)
+_CALLS = _DOTTED + r"\(.*|[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z_]\w*\(.*"
+_NOT_A_STRING = (
     # a variable, a format's field, a template's, a mask, *args, a path; a value merely starting with "*", "/" or "~"
     # is not one (*Hx82kQ!mz, an AWS secret key /k3Rz9+Yw8/...: a red-team pass), nor one that only starts with a
     # placeholder's word (My_Passw0rd!, Example@2024: "my_password", "example-token" are placeholders)
     r"(?i)[$%{<\[(].*|#(?:[{\s]|[0-9a-f]{3,8}$).*|\*+(?:[a-z_][a-z_-]*\d{0,2}\*?|\(.*|[a-z_]\w*\(.*)?|(?:~[\w.-]*|\.{1,2})?/[\w.@:/-]*|"
     r".*(?:\.\.\.|…|xxx|\*\*\*).*|(?:your|my|some|an?|the|example|sample|dummy|fake)[-_ ][a-z_ -]*|"
     r"(?:change_?me|pass(?:word|wd)?|pwd|secret|token|placeholder|redacted|none|null|nil|true|false|undefined|required|"
-    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|" + _DOTTED + r"(?:\(.*)?|"
+    r"optional|hidden|masked|empty|unset|todo|tbd|n/?a)|" + _DOTTED + r"|"
     # name[: Optional[str, form['password', auth[1 (a password's letters and digits before "[" are no name)
-    r"[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z]+(?:_[a-z]+)+|[a-z_][a-z_.]*\d{0,2}\[.*|"
-    r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|[a-z_]\w*\(.*|"
+    r"[a-z]+(?:_[a-z]+)+|[a-z_][a-z_.]*\d{0,2}\[.*|"
+    r"(?:[\w.-]+/)+[\w-]+\.[a-z]{1,5}|"
     # documentation's own example values (AKIAIOSFODNN7EXAMPLE), and a word of another script standing for the value
     # ("postgresql://用户名:密码@主机")
     r".+example.*|example(?:[-_.][a-z]+)*|[^\x00-\x7f]{1,12}")
+_NOT_A_VALUE = lazy(_NOT_A_STRING + "|" + _CALLS)
+#: what a whole quoted value is not: a dotted call stays code's (``"os.getenv(X)"`` in a JSON of code), a plain one
+#: only while it holds none of a generated key's symbols (``"getKey()"``; ``"k(9x)2m#v!q..."`` is a key)
+_NOT_A_QUOTED_VALUE = lazy(_NOT_A_STRING + "|" + _DOTTED + r"\(.*|[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|"
+                           r"[a-z_]\w*\([^!@#$%^&*+=~]*")
+
+
+def _not_a_value(v: str, *, quoted: bool = False) -> bool:
+    """Whether ``v`` (quotes and closing punctuation set aside) stands for no value (:data:`_NOT_A_VALUE`); written in
+    quotes (``quoted``), a call of code's shape is a string like any other."""
+    return bool((_NOT_A_QUOTED_VALUE if quoted else _NOT_A_VALUE).fullmatch(v))
+
+
+def _quoted(view: str, m: re.Match[str]) -> bool:
+    """Whether the value of ``m`` is the whole of a quoted string in ``view`` (the same quote before and after it:
+    ``"os.getenv('X')"`` holds another)."""
+    start, end = value_span(m)
+    return start > 0 and view[start - 1] in "'\"" and view[end:end + 1] == view[start - 1]
+
+
 _NOT_A_SECRET_KEY = lazy(r"(?i).*[_.-](?:url|uri|endpoint|file|path|dir|name|type|len|length|limit|count|size|"
                          r"expiry|expires|ttl|header|field|env|var|id|policy|rotation|hint)")
 
@@ -61,7 +84,7 @@ def _compound_assignment(view: str, m: re.Match[str]) -> bool:
     if not head or not _SECRET_KEY_NAME.search(name) or _PUBLISHED_KEY.search(name) or _in_user_info(view, m.start()):
         return False
     value = view[slice(*value_span(m))]
-    return real_value(value, password=password_key(m["key"]), key=name) or (
+    return real_value(value, password=password_key(m["key"]), key=name, quoted=_quoted(view, m)) or (
         password_key(m["key"]) and _assigned(view, m) and _letters_password(value))  # PGPASSWORD=letmeinnow
 
 
@@ -72,7 +95,7 @@ def _named(before: str, view: str, m: re.Match[str]) -> bool:
     start, name = (head.start(), head[0] + m["key"]) if head else (m.start(), m["key"])
     preceded = view[start - 1] if start else ""
     return (preceded in before if before else not preceded.isalnum()) and real_value(
-        view[slice(*value_span(m))], password=password_key(name), key=name)
+        view[slice(*value_span(m))], password=password_key(name), key=name, quoted=_quoted(view, m))
 
 
 _STRUCTURED = lazy(r"(?i)(?:[a-z]+\d{0,3}|\d+)(?:[:/._-](?:[a-z]+\d{0,3}|\d+))+")
@@ -82,9 +105,9 @@ def _entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in map(value.count, set(value)))
 
 
-def real_value(value: str, *, password: bool, key: str = "") -> bool:
+def real_value(value: str, *, password: bool, key: str = "", quoted: bool = False) -> bool:
     v = value.strip("'\"").rstrip(".,;:!?)")
-    if len(v) < 6 or "://" in v or _NOT_A_VALUE.fullmatch(v) or _NOT_A_SECRET_KEY.fullmatch(key):
+    if len(v) < 6 or "://" in v or _not_a_value(v, quoted=quoted) or _NOT_A_SECRET_KEY.fullmatch(key):
         return False
     if password:  # a bare word ("required", "none") is prose, not a password
         return not v.isalpha()
@@ -128,10 +151,10 @@ def _assignment(view: str, m: re.Match[str]) -> bool:
         m["zh"] if "zh" in m.re.groupindex else None) and not (named and start >= 2 and view[start - 2] == "\\")
     if glued or _in_user_info(view, start):
         return False
-    value, key = view[slice(*value_span(m))], rule_key(m)
-    return real_value(value, password=password_key(key), key=key) or (
+    value, key, quoted = view[slice(*value_span(m))], rule_key(m), _quoted(view, m)
+    return real_value(value, password=password_key(key), key=key, quoted=quoted) or (
         password_key(key) and ((_assigned(view, m) and _letters_password(value)) or _random_letters(value))) or (
-        _SECRET_NAME.fullmatch(key) is not None and _chosen_secret(value))
+        _SECRET_NAME.fullmatch(key) is not None and _chosen_secret(value, quoted=quoted))
 
 
 def _random_letters(value: str) -> bool:
@@ -155,14 +178,14 @@ _PLACEHOLDER_WORD = lazy(r"(?i)pass|word|secret|token|your|here|example|change|s
 _SECRET_NAME = lazy(r"(?:[a-z0-9]+[_.-])*(?:secret(?:[_.-]?key)?|api[_.-]?key|apikey|(?:auth|access)[_.-]?token)")
 
 
-def _chosen_secret(value: str) -> bool:
+def _chosen_secret(value: str, *, quoted: bool = False) -> bool:
     """A typed secret: 8 to 64 characters, letters and digits, not a placeholder, a path or words and numbers joined
     (``dev-key-2``, ``v1.2.3``, ``sk_test_123``)."""
     v = value.strip("'\"").rstrip(".,;:)")  # a "!" or "?" ending it is the secret's, not prose's: Kestrel-5655!
     symbols = any(not c.isalnum() and c not in "-_.:/" for c in v)
     return (8 <= len(v) <= 64 and v.isascii() and any(c.isalpha() for c in v)
             and (symbols or sum(c.isdigit() for c in v) >= 3)  # a name of code holds one or two: openaiKey2, dev1
-            and not _NOT_A_VALUE.fullmatch(v) and not _STRUCTURED.fullmatch(v) and "://" not in v
+            and not _not_a_value(v, quoted=quoted) and not _STRUCTURED.fullmatch(v) and "://" not in v
             and not _TIME_VALUE.fullmatch(v)
             and "\\u" not in v.lower()  # a JSON string's escaped Chinese: "secret_key: \\u4e34\\u65f6" is a word
             and not _LINE_BREAKS.search(v))  # nor a text written on two lines ("with\\nnewline": a test's value)
