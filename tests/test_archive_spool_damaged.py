@@ -135,3 +135,61 @@ def test_an_import_cut_short_by_its_time_leaves_the_rest_for_the_next(tmp_path: 
     assert stored == ["s0", "s1", "s2"] and queue.pending()
     assert queue.import_into(lambda entry: stored.append(entry["session_id"])) == 4
     assert stored == [f"s{n}" for n in range(7)] and not queue.pending()
+
+
+def test_a_store_a_newer_worker_migrated_spools_the_compaction_never_sets_it_aside(postgres_dsn: str,
+                                                                                   tmp_path: Path) -> None:
+    """A review: the package's own error for a schema a newer worker migrated (a rolling upgrade), met inside the
+    write's transaction, was taken for the server refusing the record: every compaction went to .rejected for good,
+    and an import moved the spooled ones there too. The store's failure spools it; it is stored once the store works."""
+    import psycopg
+
+    from hermes_ctx_plugins.storage.postgres.schema import SCHEMA_VERSION
+
+    config = load_config({"ctx_plugins": {"storage": {"backend": "postgres", "dsn": postgres_dsn, "schema": "rolling",
+                                                      "connect_timeout": 2},
+                                          "archive": {"path": str(tmp_path / "archive.db")}}})
+    first = storage.open_archive(config)
+    assert first.record(session_id="dm", user_id="alice", strategy="window",
+                        removed=[(0, {"role": "user", "content": "alice's HERON1"})])
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute("INSERT INTO rolling.schema_version (version) VALUES (%s)", (SCHEMA_VERSION + 1,))
+    storage.release()
+    old_worker = storage.open_archive(config)
+    assert old_worker.record(session_id="dm", user_id="alice", strategy="window",
+                             removed=[(0, {"role": "user", "content": "alice's HERON2"})]) == []
+    assert spool_path(old_worker.path).exists() and not spool_path(old_worker.path).with_suffix(".rejected").exists()
+    assert old_worker.import_spooled() == 0 and Spool(spool_path(old_worker.path)).count() == 1  # the store's: waits
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute("DELETE FROM rolling.schema_version WHERE version = %s", (SCHEMA_VERSION + 1,))
+    storage.release()
+    upgraded = storage.open_archive(config)
+    assert upgraded.import_spooled() == 1
+    assert upgraded.search("HERON2", Scope(session_id="dm", user_id="alice"))
+
+
+def test_a_line_a_killed_process_left_unfinished_never_takes_the_next_one_with_it(tmp_path: Path) -> None:
+    """A review: a process killed mid-append leaves a line with no line break; the next compaction was written on
+    the same line and set aside with it."""
+    queue = Spool(tmp_path / "archive.db.spool.jsonl")
+    queue.path.write_text(json.dumps(thread(session_id="torn"))[:80], encoding="utf-8")  # cut short, no "\n"
+    queue.append(thread(session_id="whole"))
+    stored: list[str] = []
+    assert queue.import_into(lambda entry: stored.append(entry["session_id"])) == 1 and stored == ["whole"]
+    assert len(queue.rejected.read_text(encoding="utf-8").splitlines()) == 1  # the cut line alone, kept
+
+
+def test_counts_of_any_number_are_a_compaction_and_a_forget_keeps_others_unreadable_lines(tmp_path: Path) -> None:
+    """A review: a strategy reporting a float token count was stored with the server up, but set aside once spooled;
+    and any user's forget dropped every unreadable line kept in .rejected (kept for whoever looks, until a forget
+    of a user it names)."""
+    queue = Spool(tmp_path / "archive.db.spool.jsonl")
+    queue.append(thread(session_id="floats", tokens_before=9.5, tokens_after=3.0))
+    stored: list[str] = []
+    assert queue.import_into(lambda entry: stored.append(entry["session_id"])) == 1 and stored == ["floats"]
+    queue.rejected.write_text('{"user_id": "alice", "torn\n{"user_id": "carol", "torn\n', encoding="utf-8")
+    queue.append(thread(user_id="dave", owners=None))
+    assert queue.forget(lambda entry: entry["user_id"] == "bob", user="bob") == 0
+    assert queue.rejected.read_text(encoding="utf-8").count("torn") == 2  # bob's forget: none of those is his
+    queue.forget(lambda entry: entry["user_id"] == "alice", user="alice")
+    assert queue.rejected.read_text(encoding="utf-8").splitlines() == ['{"user_id": "carol", "torn']

@@ -42,7 +42,7 @@ from ..spool import (
     repeated,
     spool_path,
 )
-from .connection import Server, fail, location_key, reason_of, unbounded
+from .connection import Server, fail, location_key, refused, unbounded
 from .schema import lock_id
 from .text import stored
 
@@ -214,9 +214,9 @@ class PostgresArchive(ArchiveBackend):
                              len(text.encode("utf-8")) + len(body.encode("utf-8")), entry["created"]))
                         ids.append(int(cursor.fetchone()[0]))  # type: ignore[index]
         except Exception as exc:
-            if reason_of(exc) is None:  # a value the server refuses: it would refuse it forever
+            if refused(exc):  # a value the server refuses: it would refuse it forever
                 raise UnstorableEntry(f"the archive {self._where} refuses it: {' '.join(str(exc).split())}") from exc
-            fail(self._where, exc, archive=True)
+            fail(self._where, exc, archive=True)  # the store's (a newer schema, another encoding): spooled, retried
         if limits:
             self._enforce_limits(compaction)
         return ids
@@ -310,7 +310,7 @@ class PostgresArchive(ArchiveBackend):
         try:
             owner.sessions |= {(_pg(e["namespace"]), _pg(e["session_id"])) for e in self.spool.entries()
                                if any(owner.spoke_in(_pg(e["namespace"]), _pg(user)) for user in set(owners_of(e)))}
-            spooled = self.spool.forget(lambda e: forgets(e, owner, _pg))
+            spooled = self.spool.forget(lambda e: forgets(e, owner, _pg), user=user_id)
         except OSError as exc:
             errors.append(f"the spool {self.spool.path} could not be cleared: {exc}")
         else:
@@ -522,3 +522,4 @@ class PostgresArchive(ArchiveBackend):
                 "sessions": int(row[1]), "users": int(row[2]), "namespaces": int(row[3]), "oldest": oldest,
                 "newest": newest, "bytes": size, "spooled": self.spool.count(), "spool": str(self.spool.path),
                 "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}
+

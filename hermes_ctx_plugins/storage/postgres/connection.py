@@ -168,6 +168,13 @@ def _new_queue_id(marker: Path) -> str:
 
 # -- failures ----------------------------------------------------------------------------------------
 
+def refused(exc: BaseException) -> bool:
+    """Whether the server refused the record itself (a value, a key no index entry holds), not the store as a whole:
+    only the driver's own errors say so (a review: the package's error for a schema a newer worker migrated, met
+    inside a transaction, set every compaction aside for good instead of spooling it)."""
+    return psycopg is not None and isinstance(exc, psycopg.Error) and reason_of(exc) is None
+
+
 def reason_of(exc: BaseException) -> str | None:
     """The :class:`LocalStoreError` reason for a driver failure of the store as a whole, or ``None``
     when ``exc`` is about the record at hand (data or integrity) and not the store."""

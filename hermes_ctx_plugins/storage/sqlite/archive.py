@@ -326,7 +326,7 @@ class ArchiveStore(ArchiveBackend):
         try:
             owner.sessions |= {(e["namespace"], e["session_id"]) for e in self.spool.entries()
                                if any(owner.spoke_in(e["namespace"], user) for user in set(owners_of(e)))}
-            spooled = self.spool.forget(lambda e: forgets(e, owner))
+            spooled = self.spool.forget(lambda e: forgets(e, owner), user=user_id)
         except OSError as exc:
             errors.append(f"the spool {self.spool.path} could not be cleared: {exc}")
         else:
