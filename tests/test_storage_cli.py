@@ -244,6 +244,42 @@ def test_a_target_emptied_since_an_earlier_run_is_copied_into_whole(settings: di
     assert held(on(settings, "sqlite")) == first
 
 
+def test_a_target_emptied_in_place_is_copied_into_and_a_partial_loss_is_said_with_the_way_back(
+        settings: dict[str, Any], postgres_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A review: TRUNCATE (or DELETE, or a restore from a backup) kept the store's row, so the target was the same one
+    and the second run said "verified: OK" for items it did not hold. A target holding none of what earlier runs
+    copied is taken for emptied; one that lost only some says how many it lacks, verifies only what it holds, and
+    ``--again`` copies them."""
+    install()
+    assert migrate(capsys)[0] == 0
+    first = held(on(settings, "postgres"))
+    schema = settings["schema"]
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'TRUNCATE "{schema}".memories CASCADE')
+    code, report, err = migrate(capsys)
+    memories = by_kind(report)["ctx-local memories"]
+    assert code == 0 and memories["written"] == memories["verified"] == memories["source"] > 0, (report, err)
+    assert any("taken for emptied" in note for note in memories["notes"])
+
+    def by_key(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:  # the target renumbers what it is given again
+        return sorted(rows, key=lambda row: (row["namespace"], row["key"]))
+
+    assert by_key(held(on(settings, "postgres"))[0]) == by_key(first[0])
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # a restore from an older backup: two are gone
+        conn.execute(f'DELETE FROM "{schema}".memories WHERE id IN (SELECT id FROM "{schema}".memories LIMIT 2)')
+    code, report, _ = migrate(capsys)
+    memories = by_kind(report)["ctx-local memories"]
+    assert memories["written"] == 0 and memories["deleted_there"] == 2
+    assert memories["verified"] == memories["source"] - 2 and "--again" in " ".join(memories["notes"])
+    assert main(["storage", "migrate", "--from", "sqlite", "--to", "postgres"]) == 0
+    assert "but 2 deleted there since" in capsys.readouterr().out
+    code, report, _ = migrate(capsys, "--again")
+    memories = by_kind(report)["ctx-local memories"]
+    assert code == 0 and memories["written"] == 2 and memories["verified"] == memories["source"]
+    assert by_key(held(on(settings, "postgres"))[0]) == by_key(first[0])
+
+
 @pytest.mark.parametrize("damage", [b"[1, 2]", b'{"memories x": 7', b"\xff\xfe", b"7 under each key"])
 def test_a_damaged_note_of_earlier_runs_is_said_and_set_aside(settings: dict[str, Any], damage: bytes,
                                                               capsys: pytest.CaptureFixture[str]) -> None:

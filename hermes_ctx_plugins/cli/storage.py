@@ -65,6 +65,9 @@ def add_parser(commands: Any) -> None:
                                              "verified item by item (hermes stopped; safe to run again)")
     migrate.add_argument("--from", dest="source", required=True, metavar="BACKEND", help=f"one of: {names}")
     migrate.add_argument("--to", dest="target", required=True, metavar="BACKEND", help=f"one of: {names}")
+    migrate.add_argument("--again", action="store_true",
+                         help="copy again what earlier runs copied and the target lacks now (a target emptied or "
+                              "restored from a backup since); without it, that is taken for deleted there")
 
 
 @dataclass
@@ -79,10 +82,12 @@ class Copied:
     notes: list[str] = field(default_factory=list)
     #: items the target refused for their own value (each a problem of its own)
     refused: int = field(default=0, repr=False)
+    #: items an earlier run copied and the target deleted since: not copied again, not verified either
+    deleted_there: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.problems and self.verified == self.source
+        return not self.problems and self.verified + self.deleted_there == self.source
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PROBLEM
     try:
         with Progress() as bars:
-            report = [item for path in paths for item in _memory(source, target, path, bars)]
-            report.append(_archive(source, target, bars))
+            report = [item for path in paths for item in _memory(source, target, path, bars, again=args.again)]
+            report.append(_archive(source, target, bars, again=args.again))
     except (LocalStoreError, ArchiveError) as exc:
         print(f"hermes-ctx: migration from {args.source} to {args.target} stopped: {exc}. Nothing was changed in "
               f"{args.source}; run the command again once both stores can be used (what was copied is not copied "
@@ -166,6 +171,10 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
     items one for the target (a memory's key): one the target holds another of is held (a note says so). ``named``: what
     a problem calls an item the target refuses (its own value: the rest is copied, see :func:`_write`)."""
     there = Counter(fingerprint(item) for item in held())
+    if ledger is not None and ledger.marks and not ledger.marks.intersection(there):
+        ledger.marks = set()  # none of it left: emptied (TRUNCATE, DELETE, a restore), not each item forgotten
+        copied.notes.append("the target holds none of what earlier runs copied into it: taken for emptied since, "
+                            "copied again")
     wanted: Counter[bytes] = Counter()
     gone: Counter[bytes] = Counter()
     keys: dict[bytes, Any] = {}
@@ -197,10 +206,11 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
             copied.notes.append(f"{sum(held_so.values()):,} held by the target under their key already (the same "
                                 "turn stored by another machine or run): the target's copy is kept")
     missing = sum(lacking.values())
-    copied.verified = copied.source - missing
+    copied.deleted_there = sum(gone.values())
+    copied.verified = copied.source - missing - copied.deleted_there
     if gone:
-        copied.notes.append(f"{sum(gone.values()):,} copied by an earlier run and deleted in the target since: not "
-                            "copied again")
+        copied.notes.append(f"{copied.deleted_there:,} copied by an earlier run and deleted in the target since: not "
+                            "copied again (a target emptied or restored from a backup since: run with --again)")
     if missing > copied.refused:
         copied.problems.append(f"{missing - copied.refused} of them are not in the target after copying{why}")
     if ledger is not None:
@@ -245,14 +255,16 @@ class _Ledger:
     emptied and made again since is copied into whole (a hostile-values pass: it was "verified", nothing copied).
     Unreadable, nothing was noted (items are copied again, a deleted one too: said) and the file is kept aside."""
 
-    def __init__(self, path: Path, key: str, incarnation: Callable[[], str | None]) -> None:
+    def __init__(self, path: Path, key: str, incarnation: Callable[[], str | None], *, again: bool = False) -> None:
+        """``again``: what was noted is not read (``--again``), only added to."""
         self.path, self.key, self._incarnation = path.with_name(f"{path.name}.migrated.json"), key, incarnation
         (every, why), told = self._load(), incarnation()
         if why is not None:
             print(f"hermes-ctx: the note of what earlier runs copied, {self.path}, cannot be read ({why}): what was "
                   "deleted in the target since may be copied again; the file is set aside as "
                   f"{self.path.name}.damaged", file=sys.stderr)
-        self.marks = {bytes.fromhex(m) for m in self._marks(every.get(key), told)} if told != "" else set()
+        noted = self._marks(every.get(key), told) if told != "" and not again else []
+        self.marks = {bytes.fromhex(m) for m in noted}
 
     def _load(self) -> tuple[dict[str, Any], str | None]:
         """What the file notes, and why it cannot be read (``None``: it can, or there is none)."""
@@ -303,7 +315,7 @@ def _quarantine_mark(item: Quarantined) -> bytes:
     return _digest(item.segment, item.offset, item.record, item.error, item.attempts)
 
 
-def _memory(source: Config, target: Config, path: Path, bars: Progress) -> list[Copied]:
+def _memory(source: Config, target: Config, path: Path, bars: Progress, *, again: bool = False) -> list[Copied]:
     """ctx-local's store at ``path``: memories, quarantined records, queue progress."""
     label = f"ctx-local memories {path}"
     if not storage.memory_exists(source, path):
@@ -316,7 +328,7 @@ def _memory(source: Config, target: Config, path: Path, bars: Progress) -> list[
         memories = _copy(Copied(label), old.memories(), new.memories, _memory_mark,
                          lambda batch: new.write([_record(m) for m in batch]), bars, batch=BATCH,
                          why=" (their owner was forgotten there)",
-                         ledger=_Ledger(path, f"memories {storage.identity(target)}", new.incarnation),
+                         ledger=_Ledger(path, f"memories {storage.identity(target)}", new.incarnation, again=again),
                          same=lambda memory: (memory.namespace, memory.key),
                          named=lambda memory: f"a memory of {_owner(memory.user_id, memory.namespace)}")
 
@@ -350,7 +362,7 @@ def _progress(old: MemoryBackend, new: MemoryBackend, path: Path, before: dict[s
     return copied
 
 
-def _archive(source: Config, target: Config, bars: Progress) -> Copied:
+def _archive(source: Config, target: Config, bars: Progress, *, again: bool = False) -> Copied:
     old, new = storage.open_archive(source), storage.open_archive(target)
     copied = Copied(f"archive compactions {old.path}")
     try:
@@ -368,7 +380,7 @@ def _archive(source: Config, target: Config, bars: Progress) -> Copied:
 
         _copy(copied, old.compactions(), new.compactions, _entry_mark, restore, bars, named=_compaction,
               ledger=_Ledger(storage.archive_path(source), f"archive {storage.identity(target, 'archive')}",
-                             new.incarnation))
+                             new.incarnation, again=again))
         if messages:
             copied.notes.append(f"the compactions written held {messages:,} messages")
         stats = old.stats()
@@ -389,12 +401,16 @@ def _as_text(report: list[Copied], source: str, target: str, ok: bool) -> str:
     lines = []
     for item in report:
         state = "OK" if item.ok else "DIFFERS"
+        since = f", {item.deleted_there:,} deleted there since" if item.deleted_there else ""
         lines.append(f"{item.store}: {item.source:,} in {source}, {item.written:,} written to {target} "
-                     f"({item.source - item.written:,} there already), {item.verified:,} verified: {state}")
+                     f"({item.source - item.written - item.deleted_there:,} there already{since}), "
+                     f"{item.verified:,} verified: {state}")
         lines += [f"  {note}" for note in item.notes]
         lines += [f"  ! {problem}" for problem in item.problems]
-    lines.append(f"result: every item of {source} is in {target}; set ctx_plugins.storage.backend: {target} and "
-                 "restart hermes" if ok else f"result: PROBLEMS: {target} does not hold everything {source} does")
+    deleted = sum(item.deleted_there for item in report)
+    lines.append((f"result: every item of {source} is in {target}" + (
+        f" but {deleted:,} deleted there since" if deleted else "") + f"; set ctx_plugins.storage.backend: {target} "
+        "and restart hermes") if ok else f"result: PROBLEMS: {target} does not hold everything {source} does")
     return "\n".join(lines)
 
 
