@@ -263,7 +263,12 @@ class _Ledger:
             print(f"hermes-ctx: the note of what earlier runs copied, {self.path}, cannot be read ({why}): what was "
                   "deleted in the target since may be copied again; the file is set aside as "
                   f"{self.path.name}.damaged", file=sys.stderr)
-        noted = self._marks(every.get(key), told) if told != "" and not again else []
+        entry = every.get(key)
+        if why is None and entry is not None and not (isinstance(entry, dict) and isinstance(entry.get("marks"), list)):
+            print(f"hermes-ctx: the note of what earlier runs copied into this target, in {self.path}, is of another "
+                  "form: read as noting nothing (what was deleted in the target since may be copied again)",
+                  file=sys.stderr)
+        noted = self._marks(entry, told) if told != "" and not again else []
         self.marks = {bytes.fromhex(m) for m in noted}
 
     def _load(self) -> tuple[dict[str, Any], str | None]:
