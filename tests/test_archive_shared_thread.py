@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +40,28 @@ def search(agent: Any, word: str) -> list[str]:
     return [hit["snippet"] for hit in answer["results"]]
 
 
-def test_a_shared_threads_compaction_is_archived_turn_by_turn_as_each_speakers(stub: StubOpenAIServer) -> None:
-    path = configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, "
-                                  "archive: {scope: user}}\n")
+def alice_and_bob(stub: StubOpenAIServer, rounds: int, agent_for: Callable[[str], Any],
+                  said: Callable[[str, int], str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``rounds`` turns of alice then bob in one session, each through a fresh agent (as the gateway builds one per
+    turn's sender): the history after, and each one's last agent. The summary model answers a summary."""
     stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
     history: list[dict[str, Any]] = []
     agents = {}
-    for n in range(6):
+    for n in range(rounds):
         for user in ("alice", "bob"):
-            agent = new_agent(stub, toolsets=["context_engine"], session_id="thread-1", user_id=user)
-            agent.run_conversation(f"[{user}] turn {n}: {user}'s code is TOK{user.upper()}{n}\n{PADDING}",
-                                   conversation_history=history)
+            agent = agent_for(user)
+            agent.run_conversation(said(user, n), conversation_history=history)
             history = [m for m in agent._session_messages if m.get("role") != "system"]
             agents[user] = agent
+    return history, agents
+
+
+def test_a_shared_threads_compaction_is_archived_turn_by_turn_as_each_speakers(stub: StubOpenAIServer) -> None:
+    path = configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, "
+                                  "archive: {scope: user}}\n")
+    history, agents = alice_and_bob(
+        stub, 6, lambda user: new_agent(stub, toolsets=["context_engine"], session_id="thread-1", user_id=user),
+        lambda user, n: f"[{user}] turn {n}: {user}'s code is TOK{user.upper()}{n}\n{PADDING}")
     bob = agents["bob"]  # the last speaker compacts (hermes' /compress, or its threshold)
     compacted = bob.context_compressor.compress(history, force=True)
     assert len(compacted) < len(history)
@@ -251,15 +261,9 @@ def test_a_chat_hermes_calls_a_dm_that_several_users_share_keeps_each_ones_turns
     as a DM, every member's turns were the compacting member's, and outlived their author's forget."""
     path = configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, "
                                   "archive: {scope: user}}\n")
-    stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
-    history: list[dict[str, Any]] = []
-    agents = {}
-    for n in range(4):
-        for user in ("alice", "bob"):
-            agent = gateway_agent(stub, "mpim-1", user, chat_type="dm", chat_id="G-mpim")
-            agent.run_conversation(f"{user}: TOK{user.upper()}{n}\n{PADDING}", conversation_history=history)
-            history = [m for m in agent._session_messages if m.get("role") != "system"]
-            agents[user] = agent
+    history, agents = alice_and_bob(stub, 4, lambda user: gateway_agent(stub, "mpim-1", user, chat_type="dm",
+                                                                        chat_id="G-mpim"),
+                                    lambda user, n: f"{user}: TOK{user.upper()}{n}\n{PADDING}")
     assert len(agents["bob"].context_compressor.compress(history, force=True)) < len(history)
     rows = archived()
     assert {owner for owner, text in rows if "TOKALICE" in text} == {"alice"}
