@@ -171,10 +171,7 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
     items one for the target (a memory's key): one the target holds another of is held (a note says so). ``named``: what
     a problem calls an item the target refuses (its own value: the rest is copied, see :func:`_write`)."""
     there = Counter(fingerprint(item) for item in held())
-    if ledger is not None and ledger.marks and not ledger.marks.intersection(there):
-        ledger.marks = set()  # none of it left: emptied (TRUNCATE, DELETE, a restore), not each item forgotten
-        copied.notes.append("the target holds none of what earlier runs copied into it: taken for emptied since, "
-                            "copied again")
+    wiped = ledger is not None and bool(ledger.marks) and not ledger.marks.intersection(there)
     wanted: Counter[bytes] = Counter()
     gone: Counter[bytes] = Counter()
     keys: dict[bytes, Any] = {}
@@ -208,7 +205,12 @@ def _copy(copied: Copied, items: Iterable[_T], held: Callable[[], Iterable[_T]],
     missing = sum(lacking.values())
     copied.deleted_there = sum(gone.values())
     copied.verified = copied.source - missing - copied.deleted_there
-    if gone:
+    if gone and wiped:  # TRUNCATE, DELETE, a restore -- or each deleted there: the operator tells (a review: taken
+        # for emptied, what a user had deleted there came back)
+        copied.problems.append(f"the target holds none of the {copied.deleted_there:,} items earlier runs copied "
+                               "into it: emptied since (a TRUNCATE, a restore from a backup: run again with --again "
+                               "to copy them) or each deleted there (then leave them so)")
+    elif gone:
         copied.notes.append(f"{copied.deleted_there:,} copied by an earlier run and deleted in the target since: not "
                             "copied again (a target emptied or restored from a backup since: run with --again)")
     if missing > copied.refused:
