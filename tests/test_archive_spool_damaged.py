@@ -193,3 +193,17 @@ def test_counts_of_any_number_are_a_compaction_and_a_forget_keeps_others_unreada
     assert queue.rejected.read_text(encoding="utf-8").count("torn") == 2  # bob's forget: none of those is his
     queue.forget(lambda entry: entry["user_id"] == "alice", user="alice")
     assert queue.rejected.read_text(encoding="utf-8").splitlines() == ['{"user_id": "carol", "torn']
+
+
+def test_a_shared_threads_line_cut_short_in_its_messages_still_names_every_speaker(tmp_path: Path) -> None:
+    """A review: a shared thread's compaction spooled in bob's turn named its speakers after its messages, so a line a
+    killed process cut short inside them held alice's words but not her id, and her forget kept it in .rejected."""
+    queue = Spool(tmp_path / "archive.db.spool.jsonl")
+    line = json.dumps(thread(), ensure_ascii=False)
+    cut = line[:line.index("ZEBRA77") + 10]  # killed mid-append, inside the messages
+    queue.path.write_text(cut, encoding="utf-8")
+    assert queue.import_into(lambda entry: None) == 0 and "ZEBRA77" in queue.rejected.read_text(encoding="utf-8")
+    queue.forget(lambda entry: False, user="carol")
+    assert "ZEBRA77" in queue.rejected.read_text(encoding="utf-8")  # not carol's: kept (the positive control)
+    queue.forget(lambda entry: False, user="alice")
+    assert not queue.rejected.exists() or "ZEBRA77" not in queue.rejected.read_text(encoding="utf-8")

@@ -92,13 +92,14 @@ def entry_of(*, namespace: str, session_id: str, user_id: str, strategy: str, cr
     ``owners``: each one's user, when not every one is ``user_id``'s): how a backend gives back a
     compaction it holds (:meth:`ArchiveBackend.compactions
     <hermes_ctx_plugins.storage.base.ArchiveBackend.compactions>`)."""
-    entry = {"v": VERSION, "namespace": namespace, "session_id": session_id, "user_id": user_id, "strategy": strategy,
-             "created": created, "tokens_before": tokens_before, "tokens_after": tokens_after,
-             "removed": [[position, message] for position, message in removed]}
+    entry: Entry = {"v": VERSION, "namespace": namespace, "session_id": session_id, "user_id": user_id,
+                    "strategy": strategy, "created": created, "tokens_before": tokens_before,
+                    "tokens_after": tokens_after}
     if owners is not None and len(owners) != len(removed):
         raise ValueError(f"a compaction of {len(removed)} messages was given {len(owners)} owners")
     if owners is not None and any(owner != user_id for owner in owners):  # a session several users speak in
-        entry["owners"] = list(owners)
+        entry["owners"] = list(owners)  # before the messages: a line cut short in them still names every speaker
+    entry["removed"] = [[position, message] for position, message in removed]
     return entry
 
 
@@ -118,10 +119,10 @@ def owners_of(entry: Entry) -> list[str]:
 def tail_of(entry: Entry, kept: int) -> Entry:
     """``entry`` without its first ``kept`` messages (stored already), their owners with them."""
     owners = owners_of(entry)[kept:]
-    shorter = {**entry, "removed": entry["removed"][kept:]}
-    shorter.pop("owners", None)
+    shorter = {key: value for key, value in entry.items() if key not in ("owners", "removed")}
     if any(owner != entry["user_id"] for owner in owners):
-        shorter["owners"] = owners
+        shorter["owners"] = owners  # before the messages, as entry_of writes them
+    shorter["removed"] = entry["removed"][kept:]
     return shorter
 
 
