@@ -275,8 +275,9 @@ def test_a_chat_hermes_calls_a_dm_that_several_users_share_keeps_each_ones_turns
 def test_a_shared_session_hermes_hands_a_per_user_key_after_a_config_change_stays_shared(
         stub: StubOpenAIServer) -> None:
     """A review: switched to ``group_sessions_per_user: true``, hermes hands bob's new per-user key the group's older
-    shared session; read from the agent's key, it was bob's alone and alice's turns became his. hermes' row keeps the
-    key the session was started under."""
+    shared session, and rewrites its row under that key at every turn; read from the agent's key (or the row), it was
+    bob's alone and alice's turns became his. The history's sender prefixes, written while it was shared and never
+    heard by this process, say it was."""
     configure_hermes(stub, "ctx_plugins: {memory: {providers: []}, compressor: summarize, archive: {scope: user}}\n")
     stub.responder = lambda body: "noted" if body.get("stream") else "## Goal\nsummary"
     started = gateway_agent(stub, "group-s", "alice", chat_type="group", chat_id="g7", per_user=False)
@@ -287,9 +288,10 @@ def test_a_shared_session_hermes_hands_a_per_user_key_after_a_config_change_stay
                     {"role": "assistant", "content": "noted"}]
     for n in range(3):  # after: bob's per-user key, the same session
         bob = gateway_agent(stub, "group-s", "bob", chat_type="group", chat_id="g7", per_user=True)
-        bob._session_db = db
+        bob._session_db = hermes_sessions("group-s", bob)  # hermes rewrites the row under bob's key
         bob.run_conversation(f"TOKBOB{n}\n{PADDING}", conversation_history=history)
         history = [m for m in bob._session_messages if m.get("role") != "system"]
+    assert db.get_session("group-s")["session_key"].endswith(":bob")
     assert len(bob.context_compressor.compress(history, force=True)) < len(history)
     rows = archived()
     assert {owner for owner, text in rows if "TOKALICE" in text} == {""}

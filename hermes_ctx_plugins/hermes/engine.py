@@ -269,7 +269,7 @@ class HermesCtxEngine(ContextEngine):
                 self._strategy, list(messages), session=self._session(), fallback=self._fallback,
                 prompt_floor=self._floor(), current_tokens=current_tokens, focus_topic=focus_topic, force=force,
                 memory_context=memory_context, speaker=self._runtime.sessions.speakers(
-                    self.session_id, messages, shared=self._runtime.origins.of(self.agent())))
+                    self.session_id, messages, origin=self._runtime.origins.of(self.agent())))
         self._report(result)
         if not result.messages:
             return messages

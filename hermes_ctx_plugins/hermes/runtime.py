@@ -33,7 +33,7 @@ from .agents import Agents
 from .hooks import ANCHOR_HOOK, HookDispatcher
 from .memory_switches import left_to_hermes
 from .prompt_owners import PromptOwnerRecords
-from .speakers import Origins, Speakers, names_several
+from .speakers import DM, OWN, SHARED, Origins, Speakers, names_several, prefixed_unheard
 
 if TYPE_CHECKING:
     from ..manager import Host
@@ -288,19 +288,22 @@ class SessionTable:
                 known.speakers.heard(user_id, texts)
 
     def speakers(self, session_id: str, messages: Sequence[Message] = (), *,
-                 shared: bool | None = None) -> Callable[[Message], str | None] | None:
+                 origin: str | None = None) -> Callable[[Message], str | None] | None:
         """Who sent a user message of ``session_id``, when more than one user spoke in it -- heard here, or named in
         the sender prefixes of its ``messages`` (see :mod:`.speakers`; unheard: ``None`` from the callable, nobody's);
-        ``None``: every message is the owner's. ``shared``: hermes' own answer, when its agent tells it
-        (:func:`.speakers.shared_origin`), which the text is not asked for; two named users heard in a session hermes
-        calls unshared make it shared still."""
+        ``None``: every message is the owner's. ``origin``: hermes' own answer, when its agent tells it
+        (:func:`.speakers.origin`): shared, it is; a DM is not unless two named users were heard in it (a chat hermes
+        calls a DM that several share: Slack's group DMs); a per-user group's session is not unless two were heard or
+        a message this process did not hear carries a sender prefix (a session shared before a config change, now
+        under one user's key)."""
         with self._lock:
             known = self._entries.get(session_id)
             heard = known.speakers.copy() if known is not None and known.speakers is not None else None
-        if shared is False:  # unless two named users were heard in it (a chat hermes calls a DM that several share)
-            return heard.of if heard is not None and heard.named_several else None
-        if shared:
+        several = heard is not None and heard.named_several
+        if origin == SHARED or (origin == OWN and (several or prefixed_unheard(messages, heard))):
             return heard.of if heard is not None else (lambda message: None)
+        if origin in (DM, OWN):
+            return heard.of if heard is not None and several else None
         if heard is not None and heard.shared:
             return heard.of
         if not names_several(messages):

@@ -31,6 +31,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Iterable
+from typing import TypeVar
 
 from ..events import Message
 
@@ -53,16 +54,22 @@ def _digest(text: str) -> int:
 _SENDER = re.compile(r"\[([^\]\n]{1,100})\] ")
 
 
-def shared_origin(agent: object) -> bool | None:
-    """Whether hermes' gateway gives ``agent``'s conversation to several users: hermes' own record of the session
-    (``state.db``'s row, the chat it was started in: hermes hands a per-user key an older shared session after a
-    config change, and builds its hygiene and ``/compress`` agents with neither chat nor key), else the agent's chat
-    and key; ``None`` when neither tells (not a gateway's: the CLI, a Bridge, hermes' background review)."""
+#: what hermes' gateway makes of a conversation (:func:`origin`): a DM, a group's or thread's kept per user, shared
+DM, OWN, SHARED = "dm", "own", "shared"
+
+
+def origin(agent: object) -> str | None:
+    """What hermes' gateway makes of ``agent``'s conversation (:data:`DM`, :data:`OWN`, :data:`SHARED`): hermes' own
+    row of the session (``state.db``: its hygiene and ``/compress`` agents carry neither chat nor key), else the
+    agent's chat and key; ``None`` when neither tells (not a gateway's: the CLI, a Bridge, hermes' background
+    review). hermes rewrites the row at every turn (its current chat and key), so a session that was shared and is
+    now under a per-user key (a config change, hermes handing the new key the older session) reads as OWN: the
+    caller still reads the history's sender prefixes then (:class:`Origins` keeps what it saw)."""
     stored = _stored(agent)
     if stored is not None:
-        return _shared_by(stored.get("chat_type"), stored.get("chat_id"), stored.get("thread_id"),
+        return _origin_of(stored.get("chat_type"), stored.get("chat_id"), stored.get("thread_id"),
                           stored.get("session_key"))
-    return _shared_by(getattr(agent, "_chat_type", None), getattr(agent, "_chat_id", None),
+    return _origin_of(getattr(agent, "_chat_type", None), getattr(agent, "_chat_id", None),
                       getattr(agent, "_thread_id", None), getattr(agent, "_gateway_session_key", None))
 
 
@@ -79,45 +86,70 @@ def _stored(agent: object) -> dict[str, object] | None:
     return row if isinstance(row, dict) and isinstance(row.get("chat_type"), str) and row["chat_type"] else None
 
 
-def _shared_by(chat_type: object, chat_id: object, thread_id: object, key: object) -> bool | None:
+def _origin_of(chat_type: object, chat_id: object, thread_id: object, key: object) -> str | None:
     """The session key's answer (``gateway/session.py``, ``build_session_key``): a DM is never shared; a group's or a
     thread's key ends with the sender's id when it is kept per user, else with the chat's and thread's ids."""
     if not isinstance(chat_type, str) or not chat_type:
         return None
     if chat_type == "dm":
-        return False
+        return DM
     if not isinstance(key, str) or not key:
         return None
     place = [str(part) for part in (chat_type, chat_id, thread_id) if part not in (None, "")]
-    return key.endswith(":" + ":".join(place))
+    return SHARED if key.endswith(":" + ":".join(place)) else OWN
 
 
 class Origins:
-    """What :func:`shared_origin` said of each gateway session key lately (bounded), for an agent that tells the
-    key alone and whose session hermes has no row of. A key not met yet says a DM by its form (hermes reads its parts
-    by position too: ``agent:<profile>:<platform>:<chat type>:...``). Thread-safe."""
+    """What :func:`origin` said of each gateway session key lately (bounded), for an agent that tells the key alone
+    and whose session hermes has no row of, and the sessions it said were shared: shared they stay, whatever a later
+    agent says (a review: after a config change hermes rewrote the row under bob's per-user key). A key not met yet
+    says a DM by its form (hermes reads its parts by position too: ``agent:<profile>:<platform>:<chat type>:...``).
+    Thread-safe."""
 
     def __init__(self, size: int = MAX_ORIGINS) -> None:
-        self._by_key: dict[str, bool] = {}
+        self._by_key: dict[str, str] = {}
+        self._shared: dict[str, None] = {}  # session ids
         self._size = size
         self._lock = threading.Lock()
 
-    def of(self, agent: object) -> bool | None:
-        """Whether ``agent``'s conversation is shared (see :func:`shared_origin`), noted for its key; ``None``:
-        neither the agent, hermes' record nor its key tells."""
-        told, key = shared_origin(agent), getattr(agent, "_gateway_session_key", None)
-        if not isinstance(key, str) or not key:
-            return told
-        dm_form = key.startswith("agent:") and key.split(":")[3:4] == ["dm"]
+    def of(self, agent: object) -> str | None:
+        """What ``agent``'s conversation is (see :func:`origin`), noted for its key and session."""
+        told, key = origin(agent), getattr(agent, "_gateway_session_key", None)
+        session = getattr(agent, "session_id", None)
+        dm_form = isinstance(key, str) and key.startswith("agent:") and key.split(":")[3:4] == [DM]
         with self._lock:
-            if told is None:
+            if told is None and isinstance(key, str):
                 told = self._by_key.get(key)
-            elif not dm_form:  # a DM's key says so itself
-                self._by_key.pop(key, None)
-                self._by_key[key] = told
-                while len(self._by_key) > self._size:
-                    del self._by_key[next(iter(self._by_key))]
-        return False if told is None and dm_form else told
+            elif told is not None and isinstance(key, str) and key and not dm_form:  # a DM's key says so itself
+                _bounded(self._by_key, key, told, self._size)
+            if isinstance(session, str) and session:
+                if told == SHARED:
+                    _bounded(self._shared, session, None, self._size)
+                elif session in self._shared:
+                    told = SHARED
+        return DM if told is None and dm_form else told
+
+
+_V = TypeVar("_V")
+
+
+def _bounded(table: dict[str, _V], key: str, value: _V, size: int) -> None:
+    """``table[key] = value`` as its newest, the oldest dropped past ``size``."""
+    table.pop(key, None)
+    table[key] = value
+    while len(table) > size:
+        del table[next(iter(table))]
+
+
+def prefixed_unheard(messages: Iterable[Message], heard: Speakers | None) -> bool:
+    """Whether a user message of ``messages`` that this process did not hear carries hermes' sender prefix: written
+    while the session was shared (a per-user key's session hermes handed over after a config change: a review found
+    the one name before the change, alice's, and bob's turns since without one)."""
+    for message in messages:
+        text = said(message) if message.get("role") == "user" else None
+        if text and _SENDER.match(text) and (heard is None or heard.of(message) is None):
+            return True
+    return False
 
 
 def names_several(messages: Iterable[Message]) -> bool:
