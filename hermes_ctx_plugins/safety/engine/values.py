@@ -34,16 +34,21 @@ _NOT_A_STRING = (
     # ("postgresql://用户名:密码@主机")
     r".+example.*|example(?:[-_.][a-z]+)*|[^\x00-\x7f]{1,12}")
 _NOT_A_VALUE = lazy(_NOT_A_STRING + "|" + _CALLS)
-#: what a whole quoted value is not: a dotted call stays code's (``"os.getenv(X)"`` in a JSON of code), a plain one
-#: only while it holds none of a generated key's symbols (``"getKey()"``; ``"k(9x)2m#v!q..."`` is a key)
-_NOT_A_QUOTED_VALUE = lazy(_NOT_A_STRING + "|" + _DOTTED + r"\(.*|[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|"
-                           r"[a-z_]\w*\([^!@#$%^&*+=~]*")
+#: what a whole quoted value is not, but for a plain call's shape (a dotted call stays code's: ``"os.getenv(X)"`` in
+#: a JSON of code)
+_NOT_A_QUOTED_VALUE = lazy(_NOT_A_STRING + "|" + _DOTTED + r"\(.*|[a-z_]\w*(?:\.[a-z_]\w*)+\(.*")
+#: a generated key's symbols (Django's ``get_random_secret_key`` alphabet, less what code's arguments hold: ``=+``)
+_KEY_SYMBOLS = frozenset("!@#$%^&*")
 
 
 def _not_a_value(v: str, *, quoted: bool = False) -> bool:
-    """Whether ``v`` (quotes and closing punctuation set aside) stands for no value (:data:`_NOT_A_VALUE`); written in
-    quotes (``quoted``), a call of code's shape is a string like any other."""
-    return bool((_NOT_A_QUOTED_VALUE if quoted else _NOT_A_VALUE).fullmatch(v))
+    """Whether ``v`` (quotes and closing punctuation set aside) stands for no value (:data:`_NOT_A_VALUE`); the whole of
+    a quoted string shaped like a plain call but holding two or more of a generated key's symbols is a value
+    (``"k(9x)2m#v!q..."``: a review found ``"get_random_string(length=50)"``, ``"bcrypt(password+salt)"``,
+    ``"vault(secret/data/app#key)"`` taken for keys when one symbol was enough)."""
+    if quoted and len(_KEY_SYMBOLS.intersection(v)) >= 2 and not _NOT_A_QUOTED_VALUE.fullmatch(v):
+        return False
+    return bool(_NOT_A_VALUE.fullmatch(v))
 
 
 def _quoted(view: str, m: re.Match[str]) -> bool:
