@@ -139,3 +139,29 @@ def test_forget_reaches_the_provider_hermes_runs_in_the_layout_install_writes(
     assert any(str(row.get("store", "")).startswith("ctx-local") for row in report["stores"]), report
     assert not found("alice", "ALICEWORD")
     assert found("bob", "BOBWORD")
+
+
+def test_forget_reaches_ctx_local_after_a_switch_to_another_provider(capsys: Any) -> None:
+    """A review: an install that used ctx-local and switched hermes' ``memory.provider`` away from it (or never named
+    it: its store on a server) kept the user's memories in ctx-local's store after ``forget --user``."""
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "config.yaml"
+    path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ctx-local}\n"
+                    "ctx_plugins: {memory: {providers: []}}\n", encoding="utf-8")
+    host = load_host(path)
+    local = host.activate_provider("ctx-local")
+    for user, word in USERS.items():
+        session = SessionInfo(session_id=f"s-{user}", user_id=user)
+        local.on_session_start(session)
+        local.sync_turn(Turn(session=session, turn_number=1, user_text=f"my codeword is {word}-turn",
+                             assistant_text="noted"))
+    host.shutdown()
+    path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ''}\n"
+                    "ctx_plugins: {memory: {providers: [file]}}\n", encoding="utf-8")  # switched away since
+    assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert any(str(row.get("store", "")).startswith("ctx-local") and row.get("removed") for row in report["stores"])
+    words = scan(home, ["ALICEWORD", "BOBWORD"])
+    assert not any("ALICEWORD" in hits for hits in words.values()), words
+    assert any("BOBWORD" in hits for hits in words.values()), words  # bob's stay (the positive control)

@@ -18,6 +18,7 @@ from ..errors import ConfigError, PluginError, PluginLoadError, ProviderLimitErr
 from ..events import Forgotten, Message, SessionInfo
 from ..isolation import FaultIsolator, party_of
 from ..memory.base import MemoryProvider
+from ..memory.local.options import NAME as LOCAL
 from ..registry import Registration, Registry
 from ..storage import open_archive
 from . import MAX_RECALL_CHARS, UNBOUNDED_METHODS, bounded_text, foreign_code, owner_key, read_only
@@ -164,6 +165,12 @@ class MemoryFanOut:
         if hermes_choice and hermes_choice not in {p.name for p in self.memory_providers} and any(
                 r.kind == "memory" and r.name == hermes_choice for r in self.registry):
             stores.append((hermes_choice, functools.partial(self._forget_detached, hermes_choice)))
+        # ctx-local's store outlives its choice (a switch to another provider, a store on a server hermes' config
+        # does not name): what it holds is ours alone, and it says "nothing stored yet" where there is none (a
+        # review: the user's memories stayed after forget --user)
+        if LOCAL not in {name for name, _ in stores} and any(
+                r.kind == "memory" and r.name == LOCAL for r in self.registry):
+            stores.append((LOCAL, functools.partial(self._forget_detached, LOCAL)))
         # a disabled archive may still hold what it archived while it was on
         archive = self.archive.store if self.archive is not None else open_archive(self.config)
         stores.append(("archive", archive.forget_user))
