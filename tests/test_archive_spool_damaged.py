@@ -133,8 +133,11 @@ def test_an_import_cut_short_by_its_time_leaves_the_rest_for_the_next(tmp_path: 
     stored: list[str] = []
     assert queue.import_into(lambda entry: stored.append(entry["session_id"]), seconds=3.5) == 3
     assert stored == ["s0", "s1", "s2"] and queue.pending()
+    read = []  # what the next import reads: not again what the first stored (a review: a long spool's brief
+    upgraded = spool_module._upgraded  # imports re-read it all, and past ~150 MB stored nothing in their second)
+    monkeypatch.setattr(spool_module, "_upgraded", lambda entry: read.append(entry) or upgraded(entry))
     assert queue.import_into(lambda entry: stored.append(entry["session_id"])) == 4
-    assert stored == [f"s{n}" for n in range(7)] and not queue.pending()
+    assert stored == [f"s{n}" for n in range(7)] and not queue.pending() and len(read) == 4
 
 
 def test_a_store_a_newer_worker_migrated_spools_the_compaction_never_sets_it_aside(postgres_dsn: str,

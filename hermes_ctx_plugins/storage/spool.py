@@ -387,9 +387,9 @@ class Spool:
         (else the time ``until`` ran out first: the rest is the next import's)."""
         count, lines = 0, _lines(self.working)
         stored = self._stored(len(lines))
-        for done, (line, entry) in enumerate(zip(lines, self._entries(self.working, lines), strict=True)):
-            if done < stored:
-                continue
+        rest = lines[stored:]  # what an earlier import stored is not read again (a review: a search's brief import
+        # re-read a long outage's whole spool each time, and past ~150 MB imported nothing in its second)
+        for done, (line, entry) in enumerate(zip(rest, self._entries(self.working, rest), strict=True), stored):
             if until is not None and time.monotonic() > until:
                 return count, False
             if entry is None:  # kept for whoever looks, never first in line (nor dropped unseen)
