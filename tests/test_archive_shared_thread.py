@@ -296,3 +296,22 @@ def test_a_shared_session_hermes_hands_a_per_user_key_after_a_config_change_stay
     rows = archived()
     assert {owner for owner, text in rows if "TOKALICE" in text} == {""}
     assert {owner for owner, text in rows if "TOKBOB" in text} == {"bob"}
+
+
+def test_a_summary_in_the_user_role_is_no_sender_of_a_per_user_session() -> None:
+    """A review: in a group's session kept per user, after a restart, a compaction's summary in the user role opens
+    with a bracket like hermes' sender prefix, and its words were taken for another sender's: every turn became
+    nobody's and the user could not search them. A summary is nobody's words, and no sign of sharing."""
+    from hermes_ctx_plugins.compression.messages import SUMMARY_KEY
+    from hermes_ctx_plugins.compression.summarize import _framed
+    from hermes_ctx_plugins.hermes.runtime import SessionTable
+    from hermes_ctx_plugins.hermes.speakers import OWN
+
+    for summary in ({"role": "user", "content": _framed("what was done")},  # its shape (after a resume)
+                    {"role": "user", "content": _framed("what was done"), SUMMARY_KEY: True}):
+        table = SessionTable()
+        table.observe("s1", user_id="alice")
+        history = [summary, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "my code is 4411"}]
+        assert table.speakers("s1", history, origin=OWN) is None  # every message the owner's
+        typed = [{"role": "user", "content": "[alice] hi"}, *history]  # the positive control: a sender prefix
+        assert table.speakers("s1", typed, origin=OWN) is not None

@@ -33,6 +33,7 @@ import threading
 from collections.abc import Iterable
 from typing import TypeVar
 
+from ..compression.messages import is_real_user
 from ..events import Message
 
 #: user messages remembered per session, once a second user spoke in it (the oldest are forgotten first:
@@ -146,7 +147,7 @@ def prefixed_unheard(messages: Iterable[Message], heard: Speakers | None) -> boo
     while the session was shared (a per-user key's session hermes handed over after a config change: a review found
     the one name before the change, alice's, and bob's turns since without one)."""
     for message in messages:
-        text = said(message) if message.get("role") == "user" else None
+        text = said(message) if is_real_user(message) else None  # a summary in the user role is nobody's words
         if text and _SENDER.match(text) and (heard is None or heard.of(message) is None):
             return True
     return False
@@ -156,7 +157,7 @@ def names_several(messages: Iterable[Message]) -> bool:
     """Whether the user messages of ``messages`` carry more than one sender name in hermes' prefix."""
     names: set[str] = set()
     for message in messages:
-        text = said(message) if message.get("role") == "user" else None
+        text = said(message) if is_real_user(message) else None  # a summary in the user role is nobody's words
         found = _SENDER.match(text) if text else None
         if found is not None:
             names.add(found[1])
