@@ -110,16 +110,14 @@ def test_forget_user_leaves_no_trace_in_any_store_and_keeps_everyone_else(
     assert any("BOBWORD" in m for m in mem0.memories_of())
 
 
-def test_forget_reaches_the_provider_hermes_runs_in_the_layout_install_writes(
-        capsys: Any) -> None:
-    """``hermes-ctx install`` selects ctx-local as hermes' ``memory.provider`` and lists only ``file`` in
-    ``ctx_plugins.memory.providers``: inside hermes ctx-local runs through hermes' memory manager, so
-    that is where the user's memories are — ``forget --user`` must reach it there too."""
+def ctx_local_install(providers: str) -> Path:
+    """An install whose hermes runs ctx-local as its ``memory.provider`` (``ctx_plugins.memory.providers``: the YAML
+    list ``providers``), each of :data:`USERS` with a turn stored: its config file."""
     home = Path(os.environ["HERMES_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     path = home / "config.yaml"
     path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ctx-local}\n"
-                    "ctx_plugins: {memory: {providers: [file]}}\n", encoding="utf-8")
+                    f"ctx_plugins: {{memory: {{providers: {providers}}}}}\n", encoding="utf-8")
     host = load_host(path)
     local = host.activate_provider("ctx-local")  # what hermes' shim does at an agent's first use
     for user, word in USERS.items():
@@ -128,6 +126,15 @@ def test_forget_reaches_the_provider_hermes_runs_in_the_layout_install_writes(
         local.sync_turn(Turn(session=session, turn_number=1, user_text=f"my codeword is {word}-turn",
                              assistant_text="noted"))
     host.shutdown()  # drains the write-behind queue
+    return path
+
+
+def test_forget_reaches_the_provider_hermes_runs_in_the_layout_install_writes(
+        capsys: Any) -> None:
+    """``hermes-ctx install`` selects ctx-local as hermes' ``memory.provider`` and lists only ``file`` in
+    ``ctx_plugins.memory.providers``: inside hermes ctx-local runs through hermes' memory manager, so
+    that is where the user's memories are — ``forget --user`` must reach it there too."""
+    path = ctx_local_install("[file]")
 
     def found(user: str, word: str) -> bool:
         assert main(["memory", "search", word, "--user", user, "--json", "--config", str(path)]) == 0
@@ -144,19 +151,8 @@ def test_forget_reaches_the_provider_hermes_runs_in_the_layout_install_writes(
 def test_forget_reaches_ctx_local_after_a_switch_to_another_provider(capsys: Any) -> None:
     """A review: an install that used ctx-local and switched hermes' ``memory.provider`` away from it (or never named
     it: its store on a server) kept the user's memories in ctx-local's store after ``forget --user``."""
-    home = Path(os.environ["HERMES_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / "config.yaml"
-    path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ctx-local}\n"
-                    "ctx_plugins: {memory: {providers: []}}\n", encoding="utf-8")
-    host = load_host(path)
-    local = host.activate_provider("ctx-local")
-    for user, word in USERS.items():
-        session = SessionInfo(session_id=f"s-{user}", user_id=user)
-        local.on_session_start(session)
-        local.sync_turn(Turn(session=session, turn_number=1, user_text=f"my codeword is {word}-turn",
-                             assistant_text="noted"))
-    host.shutdown()
+    path = ctx_local_install("[]")
+    home = path.parent
     path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ''}\n"
                     "ctx_plugins: {memory: {providers: [file]}}\n", encoding="utf-8")  # switched away since
     assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 0
