@@ -33,7 +33,6 @@ import threading
 from collections.abc import Iterable
 from typing import TypeVar
 
-from ..compression.messages import is_real_user
 from ..events import Message
 
 #: user messages remembered per session, once a second user spoke in it (the oldest are forgotten first:
@@ -142,12 +141,20 @@ def _bounded(table: dict[str, _V], key: str, value: _V, size: int) -> None:
         del table[next(iter(table))]
 
 
+def _is_real_user(message: Message) -> bool:
+    """A message the user wrote (a compaction's summary in the user role is nobody's words); imported when first asked:
+    registering with hermes imports this module, and must not import the compression package (its start-up cost)."""
+    from ..compression.messages import is_real_user
+
+    return is_real_user(message)
+
+
 def prefixed_unheard(messages: Iterable[Message], heard: Speakers | None) -> bool:
     """Whether a user message of ``messages`` that this process did not hear carries hermes' sender prefix: written
     while the session was shared (a per-user key's session hermes handed over after a config change: a review found
     the one name before the change, alice's, and bob's turns since without one)."""
     for message in messages:
-        text = said(message) if is_real_user(message) else None  # a summary in the user role is nobody's words
+        text = said(message) if _is_real_user(message) else None  # a summary in the user role is nobody's words
         if text and _SENDER.match(text) and (heard is None or heard.of(message) is None):
             return True
     return False
@@ -157,7 +164,7 @@ def names_several(messages: Iterable[Message]) -> bool:
     """Whether the user messages of ``messages`` carry more than one sender name in hermes' prefix."""
     names: set[str] = set()
     for message in messages:
-        text = said(message) if is_real_user(message) else None  # a summary in the user role is nobody's words
+        text = said(message) if _is_real_user(message) else None  # a summary in the user role is nobody's words
         found = _SENDER.match(text) if text else None
         if found is not None:
             names.add(found[1])
