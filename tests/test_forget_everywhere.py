@@ -161,3 +161,20 @@ def test_forget_reaches_ctx_local_after_a_switch_to_another_provider(capsys: Any
     words = scan(home, ["ALICEWORD", "BOBWORD"])
     assert not any("ALICEWORD" in hits for hits in words.values()), words
     assert any("BOBWORD" in hits for hits in words.values()), words  # bob's stay (the positive control)
+
+
+def test_forget_on_a_server_names_the_server_and_a_sqlite_file_left_from_before(
+        capsys: Any, postgres_dsn: str, monkeypatch: Any) -> None:
+    """A review: on PostgreSQL, the forget report's ctx-local line named the local ``memory.db`` path although it had
+    searched the server, and a SQLite file left from before the switch (no ``storage migrate``) kept the user's
+    memories with the report saying nothing of it."""
+    path = ctx_local_install("[]")  # on SQLite
+    monkeypatch.setenv("HERMES_CTX_POSTGRES_DSN", postgres_dsn)
+    path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ctx-local}\n"
+                    "ctx_plugins: {memory: {providers: []}, storage: {backend: postgres, schema: switched}}\n",
+                    encoding="utf-8")  # switched to the server, nothing migrated
+    assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 1
+    rows = [row for row in json.loads(capsys.readouterr().out)["stores"] if str(row["store"]).startswith("ctx-local")]
+    assert any(str(row["store"]).startswith("ctx-local postgres, the rows of ") for row in rows), rows
+    [left] = [row for row in rows if row["error"]]
+    assert "SQLite file" in left["error"] and "storage migrate" in left["error"], left

@@ -55,8 +55,9 @@ BACKENDS = {
 
 __all__ = [
     "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
-    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "check", "is_store_failure", "json_text",
-    "memory_exists", "message_text", "open_archive", "open_documents", "open_memory", "owner_of", "release",
+    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "check", "identity", "is_store_failure",
+    "json_text", "memory_exists", "message_text", "open_archive", "open_documents", "open_memory", "owner_of",
+    "release",
 ]
 
 

@@ -23,7 +23,17 @@ from ...config import Config, hermes_home
 from ...events import Forgotten, SessionInfo, Turn
 from ...safety.judge import policy_for
 from ...safety.policy import Decision, Policy
-from ...storage import Hit, LocalStoreError, Memory, MemoryBackend, Record, json_text, memory_exists, open_memory
+from ...storage import (
+    Hit,
+    LocalStoreError,
+    Memory,
+    MemoryBackend,
+    Record,
+    identity,
+    json_text,
+    memory_exists,
+    open_memory,
+)
 from ...storage import memory_problem as store_problem
 from ...storage import text as query
 from ...storage.queue import QueueClosedError
@@ -189,14 +199,21 @@ class LocalProvider(MemoryProvider):
         until that process stops. The returned entry's ``error`` names such files, so run it again
         once those processes have stopped (or the user's sessions have ended).
         """
-        label = f"{NAME} {self.path}"
+        backend = identity(self.config).split(":", 1)[0]
+        on_server = backend != "sqlite" and backend != "memory"
+        # a server's rows are named by the path, which is no file there (a review: the report named a local file)
+        label = f"{NAME} {f'{backend}, the rows of {self.path}' if on_server else self.path}"
+        left = [Forgotten(store=f"{NAME} {self.path}", removed=None, error=(
+            "a SQLite file from before the switch to the server is still there and holds memories this forget did "
+            "not reach: `hermes-ctx storage migrate --from sqlite --to " + backend + "` then forget again, or delete "
+            "it"))] if on_server and self.path.is_file() else []
         if not memory_exists(self.config, self.path) and not self.queue_dir.is_dir():
-            return [Forgotten(store=label, removed=0, detail="nothing stored yet")]
+            return [Forgotten(store=label, removed=0, detail="nothing stored yet"), *left]
         try:
             memories, quarantined, compacted, late_dropped = self._forget(user_id, namespaces)
             held = held_records(self.queue_dir, user_id, namespaces)
         except Exception as exc:  # a report, never a raise: the caller goes on with other stores
-            return [Forgotten(store=label, removed=None, error=str(exc) or type(exc).__name__)]
+            return [Forgotten(store=label, removed=None, error=str(exc) or type(exc).__name__), *left]
         where = "every namespace" if namespaces is None else f"namespace(s) {', '.join(map(repr, sorted(namespaces)))}"
         who = scope.describe("", user_id)
         detail = f"{memories} memories and {quarantined} quarantined records of {who} in {where}"
@@ -210,7 +227,7 @@ class LocalProvider(MemoryProvider):
         elif held:
             errors.append(f"queue files still being written to hold records of this user: {files}; those may "
                           "still be stored — forget again once the processes writing them have stopped")
-        return [Forgotten(store=label, removed=memories + quarantined, detail=detail, error="; ".join(errors))]
+        return [Forgotten(store=label, removed=memories + quarantined, detail=detail, error="; ".join(errors)), *left]
 
     def _forget(self, user_id: str, namespaces: Collection[str] | None) -> tuple[int, int, str | None, bool]:
         """:meth:`forget_user`'s work: (memories, quarantined records, why compaction failed or None, whether the
