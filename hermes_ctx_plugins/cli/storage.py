@@ -226,18 +226,16 @@ def _write(copied: Copied, batch: list[_T], write: Callable[[list[_T]], int], na
     whole run stopped with a traceback at that item, at every run, naming nothing)."""
     try:
         copied.written += write(batch)
-        return
     except (LocalStoreError, ArchiveError):
         raise
-    except Exception:
+    except Exception as exc:
         if len(batch) > 1:
             for item in batch:
                 _write(copied, [item], write, named)
             return
-        exc = sys.exc_info()[1]
-    reason = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
-    copied.problems.append(f"the target refused {named(batch[0])}: {reason[:300]}")
-    copied.refused += 1
+        reason = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+        copied.problems.append(f"the target refused {named(batch[0])}: {reason[:300]}")
+        copied.refused += 1
 
 
 def _owner(user_id: str, namespace: str) -> str:

@@ -15,8 +15,9 @@ of the sender in the text) — is nobody's in a session known to be shared: arch
 which no named user's scope reads (a review: given to the user compacting, it handed one user's turn, tool
 results and all, to another). A session one user spoke in keeps a few digests only (a DM is most sessions).
 
-Whether a session is shared is hermes' own answer where its agent tells it (:func:`shared_origin`: a gateway
-agent's chat type and session key, which hermes builds per user unless the chat is shared) — the same after a
+Whether a session is shared is hermes' own answer where its agent tells it (:func:`origin`: hermes'
+row of the session, else a gateway agent's chat type and session key, which hermes builds per user unless the chat is
+shared) — the same after a
 restart, whatever the text holds. Elsewhere (an agent that tells nothing), a session is known to be shared when this
 process heard two users in it, or when its user messages carry two display names in hermes' sender prefix
 (``[alice] ...``: the gateway writes it in a shared session only). A review: read from the text alone, a DM whose

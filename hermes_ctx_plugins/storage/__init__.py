@@ -55,19 +55,29 @@ BACKENDS = {
 
 __all__ = [
     "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
-    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "check", "identity", "is_store_failure",
-    "json_text", "memory_exists", "message_text", "open_archive", "open_documents", "open_memory", "owner_of",
-    "release",
+    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "backend_name", "check", "identity",
+    "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive", "open_documents",
+    "open_memory", "owner_of", "release",
 ]
 
 
-def backend(config: Config, name: str | None = None, *, store: str = "") -> ModuleType:
-    """The module of backend ``name``, by default the one ``config`` chooses for ``store``
-    (``memory``, ``archive`` or ``documents``: ``ctx_plugins.storage.<store>``, else ``.backend``); config
-    validation already checked the name."""
+def backend_name(config: Config, store: str = "") -> str:
+    """The backend ``config`` chooses for ``store`` (``memory``, ``archive`` or ``documents``:
+    ``ctx_plugins.storage.<store>``, else ``.backend``)."""
     settings = config.plugins.storage
-    chosen = name or (getattr(settings, store) if store else "") or settings.backend
-    return importlib.import_module(BACKENDS[chosen])
+    return (getattr(settings, store) if store else "") or settings.backend
+
+
+def backend(config: Config, name: str | None = None, *, store: str = "") -> ModuleType:
+    """The module of backend ``name``, by default the one ``config`` chooses for ``store`` (:func:`backend_name`);
+    config validation already checked the name."""
+    return importlib.import_module(BACKENDS[name or backend_name(config, store)])
+
+
+def on_server(config: Config, store: str = "memory") -> bool:
+    """Whether the backend ``config`` chooses for ``store`` keeps it on a server (its module tells an
+    ``identity(config)``: :func:`identity`)."""
+    return getattr(backend(config, store=store), "identity", None) is not None
 
 
 def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> MemoryBackend:
@@ -135,7 +145,7 @@ def identity(config: Config, store: str = "memory") -> str:
     """Which store ``config`` chooses for ``store``, as text equal exactly for the same one: the backend's name and,
     for a server backend (its module's ``identity(config)``), a digest of the server and schema it names (never the
     connection string itself, which may hold a password). What ``storage migrate`` keys what it copied by."""
-    name = getattr(config.plugins.storage, store, "") or config.plugins.storage.backend
+    name = backend_name(config, store)
     told = getattr(backend(config, name), "identity", None)
     return f"{name}:{told(config)}" if told is not None else name
 

@@ -29,9 +29,10 @@ from ...storage import (
     Memory,
     MemoryBackend,
     Record,
-    identity,
+    backend_name,
     json_text,
     memory_exists,
+    on_server,
     open_memory,
 )
 from ...storage import memory_problem as store_problem
@@ -199,14 +200,13 @@ class LocalProvider(MemoryProvider):
         until that process stops. The returned entry's ``error`` names such files, so run it again
         once those processes have stopped (or the user's sessions have ended).
         """
-        backend = identity(self.config).split(":", 1)[0]
-        on_server = backend != "sqlite" and backend != "memory"
+        backend, server = backend_name(self.config, "memory"), on_server(self.config)
         # a server's rows are named by the path, which is no file there (a review: the report named a local file)
-        label = f"{NAME} {f'{backend}, the rows of {self.path}' if on_server else self.path}"
+        label = f"{NAME} {f'{backend}, the rows of {self.path}' if server else self.path}"
         left = [Forgotten(store=f"{NAME} {self.path}", removed=None, error=(
             "a SQLite file from before the switch to the server is still there and holds memories this forget did "
             "not reach: `hermes-ctx storage migrate --from sqlite --to " + backend + "` then forget again, or delete "
-            "it"))] if on_server and self.path.is_file() else []
+            "it"))] if server and self.path.is_file() else []
         if not memory_exists(self.config, self.path) and not self.queue_dir.is_dir():
             return [Forgotten(store=label, removed=0, detail="nothing stored yet"), *left]
         try:

@@ -291,11 +291,12 @@ class RemoteProvider(ServiceProvider):
         seconds; one that fails is reported in its entry's ``error``, never raised. Writes still
         queued in *another* running process are out of reach: stop serving the user first.
         """
-        spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(self._noted_namespaces()))
+        noted, problem = _read_noted(self._namespaces_file) if namespaces is None else (set(), None)
+        spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(noted))
                                      if namespaces is None else namespaces))
         owners = {space: self.owner_for(space, user_id) for space in spaces}
         report = [self._forget_queued(set(owners.values()))]
-        doubt = self._namespaces_doubt() if namespaces is None else None
+        doubt = self._namespaces_doubt(problem) if namespaces is None else None
         if doubt is not None:
             report.append(doubt)
         usable, why = self.availability()
@@ -310,10 +311,6 @@ class RemoteProvider(ServiceProvider):
     @property
     def _namespaces_file(self) -> Path:
         return self.state_dir / "namespaces.json"
-
-    def _noted_namespaces(self) -> set[str]:
-        """Every namespace a config this provider wrote under named (see :meth:`_note_namespaces`)."""
-        return _read_noted(self._namespaces_file)[0]
 
     @property
     def _damaged_namespaces(self) -> Path:
@@ -342,10 +339,9 @@ class RemoteProvider(ServiceProvider):
             log.warning("%s: could not note the namespaces written under in %s (%s); forget --user reaches the "
                         "config's own", self.name, self._namespaces_file, exc)
 
-    def _namespaces_doubt(self) -> Forgotten | None:
+    def _namespaces_doubt(self, problem: str | None) -> Forgotten | None:
         """The report's entry saying the noted namespaces may be incomplete (a note found damaged, or unreadable
-        now), else ``None``."""
-        problem = _read_noted(self._namespaces_file)[1]
+        now: ``problem``), else ``None``."""
         if problem is None and not self._damaged_namespaces.exists():
             return None
         why = (f"{self._namespaces_file} cannot be read ({problem})" if problem is not None else

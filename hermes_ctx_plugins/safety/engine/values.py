@@ -18,7 +18,8 @@ from ..rules.record import lazy
 _DOTTED = r"[a-z_][a-z_]*\d{0,3}(?:\.[a-z_][a-z_]*\d{0,3})+"
 #: a call of code (``get_secret(...)``, ``os.getenv(...)``): no value where written bare; a quoted one is a string,
 #: and a Django key holds "(" (a red-team generator: ``SECRET_KEY = "k(9x)2m#v!q..."`` was kept)
-_CALLS = _DOTTED + r"\(.*|[a-z_]\w*(?:\.[a-z_]\w*)+\(.*|[a-z_]\w*\(.*"
+_DOTTED_CALLS = _DOTTED + r"\(.*|[a-z_]\w*(?:\.[a-z_]\w*)+\(.*"
+_CALLS = _DOTTED_CALLS + r"|[a-z_]\w*\(.*"
 _NOT_A_STRING = (
     # a variable, a format's field, a template's, a mask, *args, a path; a value merely starting with "*", "/" or "~"
     # is not one (*Hx82kQ!mz, an AWS secret key /k3Rz9+Yw8/...: a red-team pass), nor one that only starts with a
@@ -36,7 +37,7 @@ _NOT_A_STRING = (
 _NOT_A_VALUE = lazy(_NOT_A_STRING + "|" + _CALLS)
 #: what a whole quoted value is not, but for a plain call's shape (a dotted call stays code's: ``"os.getenv(X)"`` in
 #: a JSON of code)
-_NOT_A_QUOTED_VALUE = lazy(_NOT_A_STRING + "|" + _DOTTED + r"\(.*|[a-z_]\w*(?:\.[a-z_]\w*)+\(.*")
+_NOT_A_QUOTED_VALUE = lazy(_NOT_A_STRING + "|" + _DOTTED_CALLS)
 #: a generated key's symbols (Django's ``get_random_secret_key`` alphabet, less what code's arguments hold: ``=+``)
 _KEY_SYMBOLS = frozenset("!@#$%^&*")
 
