@@ -151,6 +151,17 @@ class PipelineStrategy(CompressorStrategy):
             reasons.append(f"{step.name}: {reason}")
         return "; ".join(reasons)
 
+    @staticmethod
+    def _unleft(left: tuple[PruneStrategy, list[Message], tuple[int, str] | None, range],
+                notes: list[str]) -> tuple[list[Message], int, list[str]]:
+        """The prune step's result made again without leaving anything to the next step (which did not
+        compact): what it would have made alone, its notes in place of the first run's."""
+        step, given, size, at = left
+        result = step.compact(given, force=True, exact=False, size=size)
+        step.estimated, step.deferred = None, range(0)
+        return result.messages, result.tokens_after, [
+            *notes[:at.start], *(f"{step.name}: {n}" for n in result.notes), *notes[at.stop:]]
+
     def compress(
         self,
         messages: list[Message],
@@ -173,6 +184,9 @@ class PipelineStrategy(CompressorStrategy):
         unchanged: list[str] = []  # what the steps that changed nothing said
         # (the messages, and estimate_messages of them) when the step before made it, nothing counted since
         estimate: tuple[list[Message], int, int] | None = None
+        # (the prune step, its input, its size_before, where its notes start) when it left tool results to
+        # the summarize step after it (see PruneStrategy.compact's ``ahead``)
+        left: tuple[PruneStrategy, list[Message], tuple[int, str] | None, range] | None = None
         for number, step in enumerate(self.steps):
             # the first step always runs, the others while over budget, or all of them when forced
             if number and not force and tokens <= budget:
@@ -185,12 +199,18 @@ class PipelineStrategy(CompressorStrategy):
                                           for later in self.steps[number + 1:])
             if force and number + 1 < len(self.steps) and type(step) is PruneStrategy:
                 # every later step runs on what it returns (forced), the last result is counted and
-                # checked below: the built-in prune step need not count its own
-                result = step.compact(current, force=True, exact=False,
+                # checked below: the built-in prune step need not count its own; a built-in summarize
+                # step right after it summarises the tool results its request will not show away unread
+                after = self.steps[number + 1]
+                ahead = after.ahead(current, tokens) if type(after) is SummarizeStrategy else None
+                result = step.compact(current, force=True, exact=False, ahead=ahead,
                                       size=(tokens_before, estimated) if number == 0 else None)
                 step.compression_count += int(result.compressed)
                 made, step.estimated = step.estimated, None
                 estimate = made if made is not None and made[0] is result.messages else None
+                if step.deferred and result.compressed:
+                    left = (step, current, (tokens_before, estimated) if number == 0 else None,
+                            range(len(notes), len(notes) + len(result.notes)))
             elif type(step) is SummarizeStrategy and handed is not None and handed[0] is current:
                 # its first act is estimating the messages the step before has just estimated
                 result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context,
@@ -200,6 +220,11 @@ class PipelineStrategy(CompressorStrategy):
             if number == 0 and result.tokens_before != tokens_before:  # the first step counted exactly
                 tokens_before, estimated = result.tokens_before, ""
             step_notes = [f"{step.name}: {n}" for n in result.notes]
+            if left is not None and left[0] is not step:
+                if not result.compressed and not (result.aborted and self.settings.abort_on_summary_failure):
+                    # the step that was to summarise away what the prune step left did not: prune it all now
+                    current, tokens, notes = self._unleft(left, notes)
+                left = None
             if result.aborted:
                 if self.settings.abort_on_summary_failure:  # the operator wants no compaction without a summary
                     return CompressionResult.unchanged(messages, tokens_before, aborted_by=result.summary_error,

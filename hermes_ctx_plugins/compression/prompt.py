@@ -126,13 +126,26 @@ def serialize(messages: Sequence[Message], *, char_cap: int = INPUT_CHAR_CAP,
             done.update(todo)
     if unsummarised and any(id(messages[i]) in unsummarised for i in _kept(blocks, char_cap)):
         raise _ShowsUnsummarised
-    text = "\n\n".join(blocks)
-    if len(text) <= char_cap:
-        return text
+    total = sum(map(len, blocks)) + 2 * max(0, len(blocks) - 1)
+    if total <= char_cap:
+        return "\n\n".join(blocks)
     keep_head = char_cap * 2 // 3
     keep_tail = char_cap - keep_head
-    elided = len(text) - keep_head - keep_tail
-    return f"{text[:keep_head]}\n\n[... {elided:,} characters elided ...]\n\n{text[-keep_tail:]}"
+    elided = total - keep_head - keep_tail
+    # the kept ends of the joined text, joined from the blocks they reach (a long middle's text is megabytes)
+    head = "\n\n".join(blocks[:_reach(blocks, keep_head)])[:keep_head]
+    tail = "\n\n".join(blocks[len(blocks) - _reach(blocks[::-1], keep_tail):])[-keep_tail:] if keep_tail else ""
+    return f"{head}\n\n[... {elided:,} characters elided ...]\n\n{tail}"
+
+
+def _reach(blocks: Sequence[str], chars: int) -> int:
+    """How many of ``blocks`` (joined by a blank line) the first ``chars`` characters of their joined text reach."""
+    joined = 0
+    for count, block in enumerate(blocks, 1):
+        joined += len(block) + (2 if count > 1 else 0)
+        if joined >= chars:
+            return count
+    return len(blocks)
 
 
 def _looked_up(cleaned: dict[str, str], redact: Redactor) -> Redactor:
@@ -213,6 +226,8 @@ def _clip(text: str, redact: Redactor) -> str:
 def redacted_head(text: str, chars: int, redact: Redactor) -> str:
     """The first ``chars`` characters of ``text`` once redacted (a bounded amount is scanned); fewer when redacting
     shortened what came before the cut."""
+    if redact is unredacted:  # what the code below gives then, without reading the window
+        return text[:chars]
     window = text[:chars + REDACT_SLACK]
     cleaned = redact(window)
     if len(window) < len(text):  # nothing was read past the text's end: nothing there was cut
@@ -223,6 +238,8 @@ def redacted_head(text: str, chars: int, redact: Redactor) -> str:
 def redacted_tail(text: str, chars: int, redact: Redactor) -> str:
     """The last ``chars`` characters of ``text`` once redacted; fewer when redacting shortened what came after the
     cut."""
+    if redact is unredacted:  # what the code below gives then, without looking for a table's header
+        return text[-chars:] if chars else ""
     window = text[-(chars + REDACT_SLACK):]
     if len(window) == len(text):
         cleaned = redact(window)

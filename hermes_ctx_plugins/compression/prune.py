@@ -291,6 +291,7 @@ def prune_tool_results(
     deferral: Deferral | None = None,
     count_after: bool = True,
     turn_limit: int | None = None,
+    by_chars: bool = True,
 ) -> PruneReport:
     """Run the four pruning passes (see the module docstring) and report what changed.
 
@@ -306,6 +307,9 @@ def prune_tool_results(
     (``tokens_after`` is ``None``), for a caller that does not need it. ``turn_limit``: a turn in
     progress that alone costs more (the trigger) is not kept whole: its tool results before the
     protected tail are pruned too (see :func:`.selection.turn_over`; its user message is never touched).
+    ``by_chars=False``: every rewrite is weighed in tokens, ``exact_head`` only says where ``deferral``'s
+    range begins (for a pipeline's prune step, whose result the summarize step after it reads: what that
+    step keeps was weighed as it always is, what it summarises away unread is not summarised twice).
     """
     result = list(messages)
     calls = _calls_of_results(messages)
@@ -323,7 +327,7 @@ def prune_tool_results(
     def replace(index: int, message: Message) -> bool:
         """Keep ``message`` at ``index`` only if it is cheaper, so no rewrite grows the prompt."""
         original = result[index]
-        if index in cheap:
+        if by_chars and index in cheap:
             if _size(message) >= _size(original):
                 return False
         elif ((most := counter.at_most(message)) is None or counter.at_least(original, enough=most + 1) <= most) and (
@@ -486,16 +490,21 @@ class PruneStrategy(ModelFreeStrategy):
     #: after ``compact(exact=False)`` made a result: its messages and ``estimate_messages`` of them, for a
     #: pipeline handing them on (taken, and so let go, at once)
     estimated: tuple[list[Message], int, int] | None = None
+    #: the tool results the latest ``compact`` left unsummarised for the step after it (see its ``ahead``)
+    deferred: range = range(0)
 
     @property
     def reports_removals(self) -> bool:
         return True
 
     def compact(self, messages: list[Message], *, force: bool, exact: bool = True,
-                size: tuple[int, str] | None = None) -> CompressionResult:
+                size: tuple[int, str] | None = None, ahead: tuple[int, Deferral] | None = None) -> CompressionResult:
         """``exact=False``: for a pipeline handing the result to its next step, which counts what it keeps
         (and the pipeline its last result): the result is cut to fit as always, but neither counted
-        (``tokens_after`` is an estimate) nor checked. ``size``: ``size_before`` of ``messages``, if known."""
+        (``tokens_after`` is an estimate) nor checked. ``size``: ``size_before`` of ``messages``, if known.
+        ``ahead`` (with ``exact=False``): the head's end and the :class:`Deferral` of the summarising step
+        after this one: the tool results its summary request will not show are left to it (it summarises them
+        away unread; :attr:`deferred` says which were, for a pipeline whose next step then compacts nothing)."""
         counter = get_counter(self.model)
         tokens_before, estimated = size if size is not None else size_before(counter, messages)
         if force:  # the turn in progress alone (see the class docstring)
@@ -507,7 +516,10 @@ class PruneStrategy(ModelFreeStrategy):
         report = prune_tool_results(
             messages, counter=counter, protect_tail_tokens=tail_tokens, protect_tail_count=tail_count,
             min_prune_chars=self.options.min_prune_chars, max_argument_chars=self.options.max_argument_chars,
-            tokens_before=tokens_before, count_after=exact, turn_limit=self.threshold_tokens)
+            tokens_before=tokens_before, count_after=exact, turn_limit=self.threshold_tokens,
+            exact_head=ahead[0] if ahead is not None and not exact else None,
+            deferral=ahead[1] if ahead is not None and not exact else None, by_chars=False)
+        self.deferred = report.deferred
         notes = [f"deduplicated {report.deduplicated}, summarised {report.summarized}, "
                  f"truncated {report.arguments_truncated} arguments, demoted {report.demoted}{estimated}"]
         pruned, cut = (report.messages, 0) if self.leaves_cutting else self.fit_oversized(

@@ -313,11 +313,7 @@ class SummarizeStrategy(CompressorStrategy):
             new_session=not self.settings.in_place, notes=(f"pruned {len(report.replaced)} tool messages",),
         ), self.counter, counted=True)
 
-    def _plan(self, messages: list[Message], tokens_before: int, *, force: bool, defer: bool = True) -> _Plan:
-        """Stages 1-3: prune, then protect the head and the tail (see :func:`.selection.place`).
-        ``defer``: leave the tool results the summary request will not show unsummarised (checked here
-        against what the tail and the placing of the summary read; the request itself is checked when
-        it is built, see :meth:`_compress`)."""
+    def _protect_first_n(self, messages: list[Message], tokens_before: int) -> int:
         # protect_first_n decays once a summary holds the early turns (a prune-only pass does not
         # count: it summarised nothing, and decaying after it would re-cut an unchanged history).
         protect_first_n = 0 if _latest_summary(messages) is not None else self.settings.protect_first_n
@@ -325,6 +321,25 @@ class SummarizeStrategy(CompressorStrategy):
                 messages[:head_end(messages, protect_first_n)], self._tail_budget(tokens_before, squeezed=False),
                 threshold=self.threshold_tokens, floor=self.floor_tokens, counter=self.counter):
             protect_first_n = 0  # the prompt's floor leaves no room for it (see floor.holds_head)
+        return protect_first_n
+
+    def ahead(self, messages: list[Message], tokens_before: int) -> tuple[int, Deferral] | None:
+        """For a pipeline's prune step before this one (both forced): where the head of ``messages`` ends and
+        what of the middle this step's summary request will show (:meth:`_deferral`), so that step leaves the
+        tool results nobody reads to this one (which summarises them away unread, or summarises them itself
+        where its own plan reads them). ``None`` when this step would defer nothing (a turn in progress over
+        the trigger). The head is counted on ``messages`` as they are, before that step prunes them: where
+        the two differ, this step's own plan decides, at the cost of a few results summarised here."""
+        if turn_over(messages, counter=self.counter, limit=self.threshold_tokens):
+            return None
+        return head_end(messages, self._protect_first_n(messages, tokens_before)), self._deferral(tokens_before)
+
+    def _plan(self, messages: list[Message], tokens_before: int, *, force: bool, defer: bool = True) -> _Plan:
+        """Stages 1-3: prune, then protect the head and the tail (see :func:`.selection.place`).
+        ``defer``: leave the tool results the summary request will not show unsummarised (checked here
+        against what the tail and the placing of the summary read; the request itself is checked when
+        it is built, see :meth:`_compress`)."""
+        protect_first_n = self._protect_first_n(messages, tokens_before)
         # The middle is about to be summarised away: weigh its pruning by characters, not tokens, and
         # leave alone the tool results the summary request will not show (a long middle's middle).
         head, deferral = head_end(messages, protect_first_n), self._deferral(tokens_before)
