@@ -195,6 +195,47 @@ def test_hermes_skill_review_is_off_for_a_users_agent(stub: StubOpenAIServer) ->
     assert agent._skill_nudge_interval == 0
 
 
+def test_a_users_agent_cannot_read_another_users_conversations_through_hermes_session_search(
+        stub: StubOpenAIServer) -> None:
+    """hermes' ``session_search`` reads every session of hermes' one state.db, whoever's (a red-team pass: bob's agent
+    read alice's conversation word for word, by query, browsing, and by her session id). Agents built as README's
+    example, with hermes' default toolsets and the session database a resuming service passes."""
+    import run_agent
+
+    configure_hermes(stub, engine=False)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": []},
+                                   "deployments": {"d": {"compressor": "summarize"}}}}).deployment("d")
+    database = SessionDB()
+
+    def agent(session_id: str, user_id: str) -> Any:
+        return plan.apply(run_agent.AIAgent(
+            base_url=stub.base_url, api_key="k", provider="custom", model="stub-model", quiet_mode=True,
+            skip_context_files=True, session_id=session_id, user_id=user_id, session_db=database,
+            **plan.agent_kwargs()))
+
+    stub.reply("Noted.")
+    alice = agent("ss-alice", "alice")
+    alice.run_conversation(f"my bank PIN is {SECRET}, keep it private", conversation_history=[])
+    plan.release(alice)
+    assert database.get_messages("ss-alice"), "positive control: hermes kept alice's conversation"
+    bob = agent("ss-bob", "bob")
+    assert "session_search" not in {t["function"]["name"] for t in bob.tools or []}
+    assert "session_search" in (bob.disabled_toolsets or ()), "hermes hands disabled toolsets on to subagents"
+    for arguments in ({"query": SECRET}, {"query": "PIN"}, {}, {"session_id": "ss-alice"}):
+        stub.tool_call("session_search", arguments)
+    stub.reply("done")
+    result = bob.run_conversation("find the PIN", conversation_history=[])
+    answers = [str(m.get("content")) for m in result["messages"] if m.get("role") == "tool"]
+    assert answers and not any(SECRET in answer for answer in answers), answers
+    assert all("session_search' does not exist" in answer for answer in answers)
+    from tools.delegate_tool import _build_child_agent  # hermes' own subagent builder (delegate_task)
+
+    for asked in (None, ["session_search"]):
+        child = _build_child_agent(0, "find the PIN", None, asked, None, 5, 1, bob)
+        assert "session_search" not in child.valid_tool_names, asked
+    plan.release(bob)
+
+
 def test_a_deployment_needs_a_name() -> None:
     with pytest.raises(ConfigError, match="a deployment needs a name"):
         load_config({"ctx_plugins": {"deployments": {"": {"compressor": "window"}}}})

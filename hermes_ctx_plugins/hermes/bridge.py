@@ -154,6 +154,8 @@ class DeploymentPlan:
                 path=f"ctx_plugins.deployments.{self.name}.compressor", value=None,
                 expected="a compressor, since hermes runs our engine")
         self._give_owner_files(agent, session)
+        if session.user_id or session.deployment:
+            _withhold_session_search(agent)
         # hermes resends a continued session's stored system prompt, its owner's memory snapshot in it: not another's
         forget_foreign_prompt(runtime.prompt_owners, agent, session)
         return agent
@@ -314,6 +316,31 @@ def _require_hermes_loads_us() -> None:
             f"`plugins: {{enabled: [{PLUGIN_NAME}]}}` to {path} (or run `hermes-ctx install`)",
             path="plugins.enabled", value=sorted(enabled), expected=f"a list containing {PLUGIN_NAME!r}",
             source=str(path))
+
+
+#: hermes' tool (and its toolset, of the same name) reading every session of hermes' state.db, whoever's
+HERMES_SESSION_SEARCH = "session_search"
+
+
+def _withhold_session_search(agent: Any) -> None:
+    """hermes' ``session_search`` off ``agent``: it reads every conversation in hermes' session database, every
+    user's and every deployment's alike (hermes keeps one per home and filters by no user), so bob's agent could
+    search and read alice's conversations word for word (a red-team pass). Taken off the tools the model is offered
+    and the names hermes accepts a call by; its toolset disabled, which hermes hands on to subagents. The archive's
+    ``ctx_search`` / ``ctx_expand`` search the owner's own compacted turns."""
+    tools = getattr(agent, "tools", None)
+    if isinstance(tools, list):
+        tools[:] = [t for t in tools if not (isinstance(t, dict) and isinstance(t.get("function"), dict)
+                                             and t["function"].get("name") == HERMES_SESSION_SEARCH)]
+    valid = getattr(agent, "valid_tool_names", None)
+    if isinstance(valid, set):
+        valid.discard(HERMES_SESSION_SEARCH)
+    disabled = getattr(agent, "disabled_toolsets", None)
+    if isinstance(disabled, list):
+        if HERMES_SESSION_SEARCH not in disabled:
+            disabled.append(HERMES_SESSION_SEARCH)
+    else:
+        agent.disabled_toolsets = [*(disabled or ()), HERMES_SESSION_SEARCH]
 
 
 def _offer_engine_tools(agent: Any, engine: HermesCtxEngine) -> None:
