@@ -7,7 +7,9 @@ Each owner tells a fact with a codeword of its own; the service's stored state i
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -476,3 +478,58 @@ def test_a_honcho_search_answered_with_another_peers_messages_shows_them_to_nobo
         swapped = json.loads(provider.handle_tool_call("ctx_honcho_search", {"query": "kumquat"}, session=bob))
         assert swapped == {"results": [], "count": 0}
         provider.shutdown()
+
+
+# ---------------------------------------------------------------- deployments with services of their own
+
+
+def test_a_write_one_deployment_could_not_send_never_reaches_another_deployments_service(
+        remote: Remote, tmp_path: Path) -> None:
+    """Two deployments of one home, each with its own service (a tenant's account: its host and key). Tenant one's
+    service is down at its write and the process stops; the next process serves tenant two only. Before, one queue
+    folder held both: tenant two's queue took the write over and sent it to tenant two's service with tenant two's
+    key (a red-team pass). Now it waits for tenant one's queue, and a forget reaches it there."""
+    config = {"ctx_plugins": {"deployments": {"one": {}, "two": {}}}}
+    one, two = load_config(config, deployment="one"), load_config(config, deployment="two")
+    alice, bob = session("one", "alice"), session("two", "bob")
+    with type(remote.stub)() as other:
+        tenant_two = dataclasses.replace(remote, stub=other)
+        remote.stub.stop()
+        first = remote.make(config=one, failure_threshold=1, cooldown_seconds=30)
+        tell(first, alice, "amber")
+        assert wait_until(lambda: "suspended" in first.breaker.status(remote.name))
+        first.shutdown()
+        assert first.spooled() == 1
+
+        second = tenant_two.make(config=two)  # the next process: tenant two's users only
+        second.on_session_start(bob)
+        tell(second, bob, "birch")
+        second.shutdown()
+        assert any("birch" in text for text in itertools.chain(*tenant_two.held().values())), "positive control"
+        assert not any("amber" in text for text in itertools.chain(*tenant_two.held().values())), tenant_two.held()
+        assert first.spooled() == 1, "tenant one's write waits for tenant one's queue"
+
+        remote.stub.start()
+        later = remote.make(config=one)
+        later.on_session_start(alice)
+        assert wait_until(lambda: any("amber" in text for text in itertools.chain(*remote.held().values())))
+        assert later.spooled() == 0
+
+
+def test_forget_reaches_the_writes_another_deployment_left_queued(remote: Remote) -> None:
+    """A deployment the config no longer names has no provider to reach its queue folder: any provider's forget does
+    (the top-level settings' here), removing only the forgotten user's writes."""
+    one = load_config({"ctx_plugins": {"deployments": {"one": {}}}}, deployment="one")
+    remote.stub.stop()
+    first = remote.make(config=one, failure_threshold=1, cooldown_seconds=30)
+    tell(first, session("one", "alice"), "amber")
+    tell(first, session("one", "bob"), "birch")
+    assert wait_until(lambda: "suspended" in first.breaker.status(remote.name))
+    first.shutdown()
+    assert first.spooled() == 2
+    remote.stub.start()
+    top = remote.make(config=load_config({}))  # deployment "one" removed from the config since
+    report = top.forget_user("alice", namespaces=["one"])
+    queued = next(item for item in report if "write queue" in item.store)
+    assert queued.ok and queued.removed == 1, report
+    assert first.spooled() == 1, "bob's write stays for his deployment's queue"

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 from ...events import Forgotten, SessionInfo, Turn
 from ...isolation import StatusEvent, error_text
 from ...safety.judge import policy_for
+from ...scope import path_segment
 from ...storage.files import atomic_write, locked
 from ...storage.queue import DurableQueue, ProgressFiles, QueueClosedError, forget_queued, left_behind
 from ...tokens import count_text
@@ -77,6 +78,15 @@ class _Fetch:
     text: str = ""
 
 
+def queue_root(state_dir: Path, deployment: str | None) -> Path:
+    """Where the write queue of a provider of ``deployment`` lives (its ``queue/`` folder and ``queue.jsonl``): the
+    provider's folder for the top-level settings, ``deployments/d<name>/`` in it for a named deployment. Each
+    deployment may send to a service of its own (its own host, key, workspace: a tenant's account), and a queue
+    delivers what stopped queues of its folder left with its own client: with one folder for all, a write one
+    deployment could not send went to another's service after a restart, with that one's key (a red-team pass)."""
+    return state_dir / "deployments" / path_segment(deployment, prefix="d") if deployment else state_dir
+
+
 class RemoteProvider(ServiceProvider):
     """Base of the providers that keep memory in a remote service (see the module docs).
 
@@ -86,9 +96,10 @@ class RemoteProvider(ServiceProvider):
 
     def __init__(self, options: Any = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
-        self.queue_dir = self.state_dir / "queue"
+        #: the writes of this deployment's provider: a folder of its own (see :func:`queue_root`)
+        self.queue_dir = queue_root(self.state_dir, self.config.deployment) / "queue"
         #: where a stopping queue hands over the writes it could not deliver
-        self.backlog = self.state_dir / "queue.jsonl"
+        self.backlog = self.queue_dir.with_name("queue.jsonl")
         #: what the write queues did since the provider started
         self.stats = WriteStats()
         # a write's success and failure are its owner's (the service failing one user's data fails their writes
@@ -366,10 +377,30 @@ class RemoteProvider(ServiceProvider):
             with self._writes.forgetting(match, wait=self.options.timeout):
                 queued, spooled = forget_queued(self.queue_dir, self._writes, match, queues=queues,
                                                 backlog=self.backlog, wait=self.options.timeout)
+            # what other deployments' queues left on disk (a deployment the config no longer names has no provider
+            # to reach its folder); their live queues in this process are their own providers' to clear
+            for folder in self._other_queues():
+                spooled += forget_queued(folder, self._reader(folder), match, queues=list,
+                                         backlog=folder.with_name("queue.jsonl"), wait=self.options.timeout)[1]
         except OSError as exc:
             return Forgotten(store=store, removed=None, error=f"the queued writes could not be cleared: {exc}")
         return Forgotten(store=store, removed=queued + spooled,
                          detail=f"{queued} queued in this process, {spooled} spooled on disk")
+
+    def _other_queues(self) -> list[Path]:
+        """The write-queue folders of this provider's other deployments found on disk (see :func:`queue_root`)."""
+        roots = [self.state_dir, *sorted(p for p in (self.state_dir / "deployments").glob("d*") if p.is_dir())]
+        return [root / "queue" for root in roots if root / "queue" != self.queue_dir
+                and ((root / "queue").is_dir() or (root / "queue.jsonl").exists())]
+
+    def _reader(self, folder: Path) -> ServiceWrites:
+        """What reads (and forgets in) the queue folder ``folder`` of another deployment: it sends nothing."""
+        def never(write: Write) -> None:
+            raise ServiceUnavailable(f"{self.name}: a folder of another deployment is only read here")
+
+        return ServiceWrites(self.name, folder, send=never, is_client_error=self.is_client_error,
+                             retry_after=self.retry_after, paused_for=lambda: 0.0, on_overflow=lambda: None,
+                             retry_after_cap=self.options.retry_after_cap, cooldown=self.options.cooldown_seconds)
 
     def _forget_at_service(self, store: str, space: str, owner: str) -> Forgotten:
         where = f"namespace {space!r}" if space else "the top-level namespace"
