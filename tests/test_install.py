@@ -130,6 +130,27 @@ def test_readmes_way_to_try_hermes_without_a_model(tmp_path: Path) -> None:
             server.stdout.close()
 
 
+def test_the_model_stub_serves_on_the_port_asked_for(tmp_path: Path) -> None:
+    """`--port` was ignored (a newcomer walk: config.yaml named the port, the stub listened on another)."""
+    import socket
+
+    with socket.socket() as probe:  # a port free now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "hermes_ctx_plugins.testing", "--port", str(port),
+                               "--seconds", "30"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().strip() == f"http://127.0.0.1:{port}/v1"
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+    finally:
+        server.terminate()
+        server.wait(10)
+        if server.stdout is not None:
+            server.stdout.close()
+
+
 # ------------------------------------------------------------------ idempotent, dry run, backup
 def test_a_second_run_changes_nothing_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     write(HANDWRITTEN)

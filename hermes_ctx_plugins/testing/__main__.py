@@ -22,10 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context-length", type=int, default=128_000, help="the window it says and enforces")
     parser.add_argument("--seconds", type=float, default=0.0, help="stop after this long (default: at Ctrl-C)")
     args = parser.parse_args(argv)
-    stub = StubOpenAIServer(context_length=args.context_length)
-    stub.port = args.port
     try:
-        stub.start()
+        stub = StubOpenAIServer(context_length=args.context_length, port=args.port)
     except OSError as exc:
         print(f"cannot serve on 127.0.0.1:{args.port}: {exc}", file=sys.stderr)
         return 1

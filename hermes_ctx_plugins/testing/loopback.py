@@ -104,7 +104,7 @@ class LoopbackService:
     script_path: str | None = None
 
     def __init__(self, *, api_keys: tuple[str, ...] | None = ("test-key",), auth_scheme: str = "Bearer",
-                 hang_limit: float = 30.0) -> None:
+                 hang_limit: float = 30.0, port: int = 0) -> None:
         self.api_keys = api_keys
         self.auth_scheme = auth_scheme
         self.hang_limit = hang_limit
@@ -113,7 +113,7 @@ class LoopbackService:
         self._requests: list[ServiceRequest] = []
         self._busy = 0.0
         self._closed = False
-        self.port = 0
+        self.port = port  # 0: a free one, which the OS picks
         self._server: LoopbackServer | None = None
         self.start()
         self.base_url = f"http://{self.host}:{self.port}{self.base_path}"

@@ -105,13 +105,14 @@ class StubOpenAIServer(LoopbackService):
         api_keys: tuple[str, ...] | None = None,
         hang_limit: float = 30.0,
         context_length: int | None = None,
+        port: int = 0,
     ) -> None:
         self.model = model
         self.context_length = context_length
         self.responder = responder
         self.prompt_tokens = prompt_tokens
         self._ids = itertools.count(1)
-        super().__init__(api_keys=api_keys, auth_scheme="Bearer", hang_limit=hang_limit)
+        super().__init__(api_keys=api_keys, auth_scheme="Bearer", hang_limit=hang_limit, port=port)
 
     # -- scripting --------------------------------------------------------------------------------
 
