@@ -6,13 +6,16 @@ archived."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 from archive_helpers import compact, host_for, search
 
 from hermes_ctx_plugins import SessionInfo
+from hermes_ctx_plugins.storage import archive_unusable
 
 SESSION = SessionInfo(session_id="s1", user_id="alice")
 
@@ -46,3 +49,26 @@ def test_hermes_home_in_the_archive_path_is_the_hermes_home(monkeypatch: pytest.
     for raw in ("$HERMES_HOME/a/ctx.db", "${HERMES_HOME}/a/ctx.db", "a/ctx.db"):
         config = load_config({"ctx_plugins": {"archive": {"path": raw}}})
         assert archive_path(config) == home / "a" / "ctx.db", raw
+
+
+def _sqlite_error(path: Path, statement: str, *, mode: str = "rw") -> sqlite3.Error:
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode={mode}", uri=True)) as db:
+            db.execute(statement)
+    except sqlite3.Error as exc:
+        return exc
+    raise AssertionError(f"{statement} did not fail")
+
+
+def test_an_archive_this_user_cannot_write_is_not_called_damaged(tmp_path: Path) -> None:
+    """Told to "move it away to start a new one" for an archive it could not write, an operator left a user's
+    messages in a file they took for purged (a newcomer walk): a read-only archive is said to be one."""
+    path = tmp_path / "ctx_archive.db"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE t (x)")
+    read_only = archive_unusable(path, _sqlite_error(path, "INSERT INTO t VALUES (1)", mode="ro"))
+    assert "cannot be written by this user" in read_only and "nothing in it was changed" in read_only
+    assert "move it away" not in read_only and ".recover" not in read_only
+    path.write_bytes(b"not a database, not at all " * 100)
+    damaged = archive_unusable(path, _sqlite_error(path, "SELECT * FROM sqlite_master"))
+    assert ".recover" in damaged and "its messages stay in the file moved away" in damaged

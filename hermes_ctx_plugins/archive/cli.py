@@ -33,7 +33,7 @@ from ..cliutil import (
 from ..config import load_config
 from ..errors import ConfigError
 from ..scope import describe, typed
-from ..storage import ArchiveBackend, ArchiveError, LocalStoreError, Scope, open_archive
+from ..storage import ArchiveBackend, ArchiveError, LocalStoreError, Scope, archive_unusable, open_archive
 from ..tokens import get_counter
 from . import tools
 
@@ -81,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"hermes-ctx: the archive {store.path} stayed locked by another process ({exc}); nothing in it "
                   "was changed: run the command again", file=sys.stderr)
         else:
-            print(f"hermes-ctx: the archive {store.path} is not usable ({exc}); move it away to start a new one, "
-                  "or repair it with `sqlite3 <file> .recover`", file=sys.stderr)
+            print(f"hermes-ctx: {archive_unusable(store.path, exc)}", file=sys.stderr)
         return EXIT_PLUGIN
     finally:
         store.close()

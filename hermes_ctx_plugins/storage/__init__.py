@@ -30,7 +30,7 @@ from typing import cast
 
 from ..config import Config, hermes_home
 from ..environment import under_home
-from .base import ArchiveBackend, ArchiveError, LocalStoreError, MemoryBackend, is_store_failure
+from .base import ArchiveBackend, ArchiveError, LocalStoreError, MemoryBackend, archive_unusable, is_store_failure
 from .documents import Documents, FileDocuments
 from .files import FileUnavailable
 from .records import (
@@ -55,9 +55,9 @@ BACKENDS = {
 
 __all__ = [
     "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
-    "Quarantined", "Record", "Scope", "Stored", "archive_path", "backend", "backend_name", "check", "identity",
-    "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive", "open_documents",
-    "open_memory", "owner_of", "release",
+    "Quarantined", "Record", "Scope", "Stored", "archive_path", "archive_unusable", "backend", "backend_name", "check",
+    "identity", "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive",
+    "open_documents", "open_memory", "owner_of", "release",
 ]
 
 

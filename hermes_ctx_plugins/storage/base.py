@@ -589,3 +589,18 @@ class ArchiveBackend(abc.ABC):
     def close(self) -> None:
         """Release the connection (closing it again does nothing); what is archived stays, for the
         next connection opened at the location (for the in-memory backend: until the process exits)."""
+
+
+def archive_unusable(path: Path, exc: BaseException) -> str:
+    """Why the archive at ``path`` cannot be used, and what to do: a file this user may not write is not damaged
+    (moving it away, as for a damaged one, left a user's messages in a file the operator took for purged: a newcomer
+    walk)."""
+    detail = str(exc) or type(exc).__name__
+    text = detail.lower()
+    if "readonly" in text or "read-only" in text or "permission" in text or "unable to open" in text:
+        return (f"the archive {path} cannot be written by this user ({detail}); nothing in it was changed: check "
+                "that the file and its folder are writable (run the command as the user hermes runs as)")
+    if "full" in text:
+        return f"the archive {path} cannot be written: the disk is full ({detail}); free some space"
+    return (f"the archive {path} is not usable ({detail}); if it is damaged, repair it with `sqlite3 <file> "
+            ".recover`, or move it away to start a new one (its messages stay in the file moved away)")

@@ -23,7 +23,7 @@ import sqlite3
 from pathlib import Path
 
 from ...scope import to_stored
-from ..base import ArchiveError
+from ..base import ArchiveError, archive_unusable
 from .opening import retry_locked
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
@@ -117,8 +117,7 @@ def connect(path: Path, timeout: float) -> sqlite3.Connection:
         if "locked" in str(exc).lower() or "busy" in str(exc).lower():
             raise ArchiveError(f"the archive {path} stayed locked by another process for {timeout:g} s "
                                "(a long maintenance job?); nothing in it was changed") from exc
-        raise ArchiveError(f"the archive {path} is not usable ({exc}); move it away to start a new "
-                           "one, or repair it with `sqlite3 <file> .recover`") from exc
+        raise ArchiveError(archive_unusable(path, exc)) from exc
     except BaseException:
         db.close()
         raise
