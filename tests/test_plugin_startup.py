@@ -333,6 +333,20 @@ def test_a_memory_provider_a_broken_plugin_held_is_said_when_hermes_starts(
     assert "failed to load (broken)" in said and "no turn is stored" in said
 
 
+@pytest.mark.parametrize("options", ["", "ctx_plugins: {options: {ctx-mem0: {api_key: m0-test-key}}}\n"])
+def test_hermes_memory_provider_of_ours_that_cannot_run_is_said_when_hermes_starts(
+        stub: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        options: str) -> None:
+    """hermes' memory.provider naming ctx-mem0 with no API key (or without the mem0 extra): hermes asked
+    is_available(), left it out, and ran with no memory, nothing said in the terminal or its log (a newcomer walk)."""
+    monkeypatch.delenv("MEM0_API_KEY", raising=False)
+    configure_hermes(stub, "memory: {provider: ctx-mem0}\n" + options)
+    agent = new_agent(stub)
+    said = capsys.readouterr().err
+    assert ("memory.provider 'ctx-mem0' cannot run here" in said and "no turn is stored" in said) is (not options)
+    agent.shutdown_memory_provider([])
+
+
 @pytest.mark.parametrize(("memory", "engine", "warned"), [
     ("", True, True), ("memory: {provider: ''}\n", True, True), ("", False, True),
     ("memory: {provider: ctx-mem0}\n", True, False)])

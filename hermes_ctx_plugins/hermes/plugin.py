@@ -140,6 +140,33 @@ def _memory_lost(host: Host) -> list[str]:
     return [message]
 
 
+def _memory_unavailable(host: Host) -> list[str]:
+    """hermes' ``memory.provider`` naming one of our providers that cannot run here (its package not installed, no
+    key): hermes asks ``is_available()`` and silently leaves it out, so memory was off and no turn stored with
+    nothing said in the terminal or hermes' log (a newcomer walk). Said once, at the start, as a config error is.
+    Another plugin's provider is its own to explain (and its check may not be bounded here)."""
+    from ..host import foreign_code
+
+    chosen = host.config.memory.provider
+    if not chosen or not any(r.kind == "memory" and r.name == chosen and r.enabled for r in host.plugins()):
+        return []
+    try:
+        provider = host.provider_instance(chosen)
+        if foreign_code(provider):
+            return []
+        explained = getattr(provider, "availability", None)
+        usable, why = explained() if callable(explained) else (bool(provider.is_available()), "")
+    except HermesCtxError as exc:  # its options are invalid: unavailable, said why
+        usable, why = False, str(exc)
+    if usable:
+        return []
+    message = (f"hermes' memory.provider {chosen!r} cannot run here{': ' + why if why else ''}; hermes runs "
+               "without it, and no turn is stored, until that is fixed")
+    log.error("%s", message)
+    host.forward_status(StatusEvent(kind="plugin-failed", source=f"memory:{chosen}", message=message))
+    return [message]
+
+
 def _hermes_own(name: str) -> bool:
     """Whether hermes finds a memory provider ``name`` of its own (bundled, or in ``$HERMES_HOME/plugins``), not a
     shim of ours: then it is none of our business (a red-team pass: a false alarm for a user's own provider)."""
@@ -186,7 +213,8 @@ class _Start:
                   file=sys.stderr)
             checked.forget(self.home)  # found broken: the next start checks before registering
             raise
-        for fallback in [*host.fallbacks, *_memory_lost(host)]:  # no agent's status line exists yet: the terminal
+        # no agent's status line exists yet: the terminal
+        for fallback in [*host.fallbacks, *_memory_lost(host), *_memory_unavailable(host)]:
             print(f"hermes-ctx-plugins: {fallback}\n  `hermes ctx doctor` says more", file=sys.stderr)
         state.host = host
         assert self.runtime is not None  # set as soon as the runtime exists, before anything asks for its host
