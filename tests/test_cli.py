@@ -72,6 +72,28 @@ def test_check_says_when_hermes_will_not_run_a_listed_provider(tmp_path: Path,
     assert "will not run" not in capsys.readouterr().out
 
 
+def test_check_says_what_in_hermes_config_keeps_hermes_from_running_us(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped memory.provider, context.engine or plugins.enabled: check said "config OK" and only doctor said
+    hermes would run none of it (a newcomer walk)."""
+    path = tmp_path / "config.yaml"
+    good = "plugins: {enabled: [hermes-ctx]}\ncontext: {engine: hermes-ctx}\nmemory: {provider: ctx-local}\n"
+    path.write_text(good)
+    assert main(["--config", str(path), "check"]) == 0
+    assert "warning:" not in capsys.readouterr().out, "positive control: nothing to say of a right config"
+    for typo, said in (("ctx-locl", "did you mean 'ctx-local'"), ("hermes_ctx", "context.engine is 'hermes_ctx'"),
+                       ("[hermes_ctx]", "plugins.enabled does not list hermes-ctx")):
+        wrong = {"ctx-locl": good.replace("provider: ctx-local", "provider: ctx-locl"),
+                 "hermes_ctx": good.replace("engine: hermes-ctx", "engine: hermes_ctx"),
+                 "[hermes_ctx]": good.replace("enabled: [hermes-ctx]", "enabled: [hermes_ctx]")}[typo]
+        path.write_text(wrong)
+        assert main(["--config", str(path), "check"]) == 0
+        out = capsys.readouterr().out
+        assert "config OK" in out and "warning:" in out and said in out and "hermes-ctx doctor" in out, out
+        assert main(["--config", str(path), "check", "--json"]) == 0
+        assert any(said in problem for problem in json.loads(capsys.readouterr().out)["hermes_wiring_problems"])
+
+
 def test_plugins_lists_hermes_memory_provider_as_active_and_the_rest_as_not_selected(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The newcomer walk (and a session-21 doubt): ctx-mem0 without a key was "available" here and "unavailable: no

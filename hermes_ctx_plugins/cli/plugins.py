@@ -61,18 +61,35 @@ def run(args: argparse.Namespace) -> int:
     said = f"({whose})" if runs else f"({whose}, but hermes runs without it: `hermes-ctx doctor` says why)"
     # listed, but inside hermes an external provider runs only as its memory.provider (hermes' own rule)
     idle = [p.name for p in host.memory_providers if p.external and p.name != hermes_provider]
+    wiring = _wiring_problems(args, host)
     emit(args, {"ok": True, "config": host.config.source, "deployment": host.config.deployment,
                 "deployments": sorted(host.config.plugins.deployments), "compressor": compressor,
                 "memory_providers": providers, "hermes_memory_provider": hermes_provider if ours else None,
-                "not_run_by_hermes": idle},
+                "not_run_by_hermes": idle, "hermes_wiring_problems": wiring},
          lambda: "\n".join([f"config OK: {host.config.source}"
                             + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""),
                             f"compressor: {compressor or '(none: hermes built-in)'}",
                             f"memory providers: {', '.join(providers) or '(none)'}"]
                            + ([f"hermes' memory.provider: {hermes_provider} {said}"] if ours else [])
                            + ([_idle_note(idle, hermes_provider, host.config.line_of("memory.provider") is not None)]
-                              if idle else [])))
+                              if idle else [])
+                           + [f"warning: {problem}" for problem in wiring]
+                           + (["hermes-ctx check validates our config; `hermes-ctx doctor` checks hermes' wiring "
+                               "too"] if wiring else [])))
     return 0
+
+
+def _wiring_problems(args: argparse.Namespace, host: Host) -> list[str]:
+    """What in hermes' own config keeps hermes from running us as configured (a mistyped ``memory.provider``,
+    ``context.engine`` or ``plugins.enabled``): ``check`` said "config OK" and only ``doctor`` said these (a newcomer
+    walk). Each with its fix, as ``doctor`` says it; nothing when hermes' config cannot be read here."""
+    from .doctor import hermes_config_path, hermes_wiring, read_hermes_config
+
+    try:
+        raw = read_hermes_config(hermes_config_path(args))
+    except HermesCtxError:
+        return []
+    return [f"{w.detail} (fix: {w.fix})" for w in hermes_wiring(raw, hermes_home(), host.plugins()) if not w.ok]
 
 
 def _idle_note(idle: list[str], hermes_provider: str, written: bool) -> str:
