@@ -85,6 +85,10 @@ def _other_engine(data: dict[str, Any]) -> None:
     data["context"]["engine"] = "lcm"
 
 
+def _misspelt_engine(data: dict[str, Any]) -> None:
+    data["context"]["engine"] = "hermes_ctx"
+
+
 def _file_as_hermes_provider(data: dict[str, Any]) -> None:
     data["memory"]["provider"] = "file"
 
@@ -146,6 +150,9 @@ BROKEN: list[tuple[str, Callable[[], None], str, str, Callable[[], None]]] = [
      "hermes-ctx install", lambda: _ok(main(["install"]))),
     ("context.engine", lambda: rewrite(_other_engine), "context.engine is 'lcm': hermes runs that engine, not ours",
      "hermes-ctx install --yes", lambda: _ok(main(["install", "--yes"]))),
+    ("context.engine", lambda: rewrite(_misspelt_engine), "context.engine is 'hermes_ctx' (did you mean "
+     "'hermes-ctx'?): hermes finds no engine of that name", "hermes-ctx install --yes",
+     lambda: _ok(main(["install", "--yes"]))),
     ("memory.provider", _broken_shim, "is not the shim hermes-ctx writes", "mv {shim} {shim}.bak && hermes-ctx install",
      lambda: (shim_path(home(), "ctx-local").rename(f"{shim_path(home(), 'ctx-local')}.bak"), _ok(main(["install"])))),
     ("memory.provider", lambda: rewrite(_file_as_hermes_provider), "memory.provider is 'file', which hermes cannot",
@@ -166,7 +173,7 @@ def _ok(code: int) -> None:
 
 
 @pytest.mark.parametrize(("check", "breaks", "says", "fix", "fixing"), BROKEN,
-                         ids=["not-enabled", "disabled", "no-engine", "other-engine", "broken-shim",
+                         ids=["not-enabled", "disabled", "no-engine", "other-engine", "misspelt-engine", "broken-shim",
                               "file-as-hermes-provider", "provider-disabled", "misspelt-provider", "listed-not-run"])
 def test_each_broken_wiring_is_exit_1_with_the_command_that_fixes_it(
         installed: Path, capsys: pytest.CaptureFixture[str], check: str, breaks: Callable[[], None], says: str,

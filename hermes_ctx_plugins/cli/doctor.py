@@ -346,6 +346,11 @@ def _engine(data: Mapping[str, Any]) -> Wiring:
         said = "not set" if engine in (None, "") else f"{BUILTIN_ENGINE!r}"
         return Wiring("context.engine", False, f"context.engine is {said}: hermes compacts with its built-in "
                       "compressor, not ours (it says so only in agent.log)", INSTALL)
+    if isinstance(engine, str) and difflib.get_close_matches(engine, [PLUGIN_NAME], n=1, cutoff=0.75):
+        # a typo of ours: hermes finds no such engine and falls back (a newcomer walk: "runs that engine" misled)
+        return Wiring("context.engine", False, f"context.engine is {engine!r} (did you mean {PLUGIN_NAME!r}?): "
+                      "hermes finds no engine of that name and compacts with its built-in compressor, not ours "
+                      "(agent.log: 'not found')", f"{INSTALL} --yes")
     return Wiring("context.engine", False, f"context.engine is {engine!r}: hermes runs that engine, not ours",
                   f"{INSTALL} --yes")
 
