@@ -251,6 +251,22 @@ def test_forgetting_a_scope_without_a_terminal_refuses_instead_of_crashing(
     assert "keep me" in capsys.readouterr().out  # nothing was deleted
 
 
+def test_forgetting_a_scope_that_holds_nothing_is_no_error(make: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """`memory forget --user nosuch -y` exited 4 ("bad input or not confirmed") where `hermes-ctx forget --user`
+    exits 0: a deletion script read a user with nothing left as a failure (a newcomer walk)."""
+    from local_helpers import say
+
+    provider = make()
+    say(provider, SessionInfo(session_id="s", user_id="alice"), "keep me")
+    assert provider.flush(10)
+    for scope in (["--user", "nosuch"], ["--session", "nosuch"], ["--user", "alice", "--chat", "nosuch"]):
+        assert main(["memory", "forget", *scope, "-y"]) == 0
+        assert "forgot 0 memories" in capsys.readouterr().out
+    assert main(["memory", "forget", "--user", "alice", "-y"]) == 0
+    assert "forgot 1 memories" in capsys.readouterr().out
+    assert main(["memory", "forget", "--user", "alice", "-y"]) == 0, "again: nothing left, still no error"
+
+
 def test_a_listed_user_id_typed_back_forgets_that_user_and_no_other(tmp_path: Path) -> None:
     """Real processes, so ids pass through argv as an operator's would. A lone surrogate or a NUL cannot be
     typed at all; the listing showed the surrogate user as 's\\ud800' — typed back, those characters named
