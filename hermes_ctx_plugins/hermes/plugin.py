@@ -152,10 +152,12 @@ def _memory_unavailable(host: Host) -> list[str]:
         return []
     try:
         provider = host.provider_instance(chosen)
-        if foreign_code(provider):
+        # what hermes asks (cheap: packages, keys); why, only then: ctx-local's availability() reads its store's
+        # pages for up to 2 s, and it is always available to hermes (turns queue while the store is broken)
+        if foreign_code(provider) or provider.is_available():
             return []
         explained = getattr(provider, "availability", None)
-        usable, why = explained() if callable(explained) else (bool(provider.is_available()), "")
+        usable, why = explained() if callable(explained) else (False, "")
     except HermesCtxError as exc:  # its options are invalid: unavailable, said why
         usable, why = False, str(exc)
     if usable:
