@@ -31,6 +31,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import contextvars
+import errno
 import functools
 import logging
 import queue
@@ -167,6 +168,10 @@ _LAST_WORD = re.compile(r"\S+\Z")
 def _chained(exc: BaseException) -> bool:
     """Whether ``exc`` carries a cause or context of its own (whose text a traceback shows too, unread here)."""
     return exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__)
+
+
+#: the errors of an operating system refusing a file operation for what the machine is, not for a bug
+_REFUSALS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
 
 
 def error_text(exc: BaseException, limit: int = ERROR_TEXT_CHARS) -> tuple[str, bool]:
@@ -424,8 +429,11 @@ class FaultIsolator:
                 # a new run: another user's failures need the whole threshold (with this one's calls held, one
                 # timeout of anyone else's would suspend it for everyone), a real outage reaches it soon enough
                 health.consecutive_failures, health.party, health.mixed = 0, None, False
-        # the traceback repeats the message: only when it is the message as it came (no secret in it, not huge)
-        log.warning("%s failed (%d in a row): %s", owner, in_a_row, error, exc_info=exc if whole else None)
+        # the traceback repeats the message: only when it is the message as it came (no secret in it, not huge), and
+        # not for the machine's refusals (a folder this user may not write, a full disk: the message says it all, and
+        # a newcomer took eight lines of traceback for a bug of ours)
+        traced = whole and not (isinstance(exc, OSError) and exc.errno in _REFUSALS)
+        log.warning("%s failed (%d in a row): %s", owner, in_a_row, error, exc_info=exc if traced else None)
         if alone is not None:
             self._emit("suspended", owner,
                        f"{owner} suspended for this user for {self.cooldown:g}s after {in_a_row} "

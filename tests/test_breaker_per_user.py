@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from hermes_ctx_plugins import SessionInfo, Turn, hookimpl, load_host
 from hermes_ctx_plugins.isolation import FaultIsolator, StatusEvent, party_of
 from hermes_ctx_plugins.testing import FakeMemoryProvider
@@ -287,3 +289,21 @@ def test_a_user_told_of_their_suspension_is_told_when_it_ends() -> None:
     isolator.call("memory:x", call, default="", party=mallory)
     isolator.call("memory:x", lambda: "ok", default="", party=bob)
     assert len(events) == 2  # said once
+
+
+def test_a_machine_refusal_is_logged_without_a_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    """A folder this user may not write, a full disk: the message says it all, and its eight lines of traceback
+    read as a bug of ours (a newcomer walk). Anything else keeps its traceback."""
+    import errno
+    import logging
+
+    isolator = FaultIsolator(threshold=5)
+    caplog.set_level(logging.WARNING, logger="hermes_ctx_plugins")
+    for exc in (PermissionError(errno.EACCES, "Permission denied", "/srv/h/ctx-local/memory.db.queue/x.seg.tmp"),
+                OSError(errno.ENOSPC, "No space left on device"), ValueError("a bug of ours")):
+        try:
+            raise exc
+        except Exception as raised:
+            isolator.record_failure("memory:ctx-local", raised)
+    traced = {r.getMessage().split(": ", 1)[1].split(":")[0]: r.exc_info is not None for r in caplog.records}
+    assert traced == {"PermissionError": False, "OSError": False, "ValueError": True}, traced

@@ -276,3 +276,28 @@ def _progress(home: Path) -> dict[str, int]:
         return {segment: offset for segment, offset in conn.execute("SELECT segment, offset FROM queue_progress")}
     finally:
         conn.close()
+
+
+def test_a_queue_that_could_not_start_says_why_each_time_and_memory_resumes_once_fixed(home: Path) -> None:
+    """The queue's folder could not be written (here: a file stands where it goes; for an operator, a folder a first
+    run as root left): the first turn failed saying why, every later one said "the ctx-local write queue is closed",
+    and memory stayed off for the life of the process after the folder was fixed (a newcomer walk)."""
+    from hermes_ctx_plugins.storage.queue import QueueClosedError
+
+    provider = LocalProvider({}, hermes_home=home)
+    try:
+        provider.queue_dir.parent.mkdir(parents=True, exist_ok=True)
+        provider.queue_dir.write_text("in the way")
+        session = SessionInfo(session_id="s", user_id="alice")
+        for attempt in range(2):
+            with pytest.raises(OSError) as failed:
+                provider.sync_turn(Turn(session=session, turn_number=attempt + 1, user_text=f"turn {attempt}",
+                                        assistant_text="noted"))
+            assert not isinstance(failed.value, QueueClosedError), failed.value
+        provider.queue_dir.unlink()  # fixed
+        provider.sync_turn(Turn(session=session, turn_number=3, user_text="the deploy port is 8443",
+                                assistant_text="noted"))
+        assert provider.flush(10)
+        assert "8443" in provider.prefetch("which deploy port?", session=session)
+    finally:
+        provider.shutdown()

@@ -533,3 +533,21 @@ def test_forget_reaches_the_writes_another_deployment_left_queued(remote: Remote
     queued = next(item for item in report if "write queue" in item.store)
     assert queued.ok and queued.removed == 1, report
     assert first.spooled() == 1, "bob's write stays for his deployment's queue"
+
+
+def test_a_write_queue_that_could_not_start_is_made_again_once_its_folder_is_fixed(remote: Remote) -> None:
+    """A queue that could not start (its folder not writable) stayed this process's queue: every later write said
+    "the write queue is closed", and none was sent after the folder was fixed (a newcomer walk, ctx-local's twin)."""
+    from hermes_ctx_plugins.storage.queue import QueueClosedError
+
+    provider = remote.make()
+    provider.queue_dir.parent.mkdir(parents=True, exist_ok=True)
+    provider.queue_dir.write_text("in the way")
+    alice = session("", "alice")
+    for word in ("amber", "birch"):
+        with pytest.raises(OSError) as failed:
+            tell(provider, alice, word)
+        assert not isinstance(failed.value, QueueClosedError), failed.value
+    provider.queue_dir.unlink()
+    tell(provider, alice, "cedar")
+    assert wait_until(lambda: any("cedar" in text for text in itertools.chain(*remote.held().values())))

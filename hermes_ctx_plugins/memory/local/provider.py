@@ -143,8 +143,9 @@ class LocalProvider(MemoryProvider):
                 if self._embedder is not None:  # before the queue, which hands it what it stores
                     self._backfill = dense.Backfill(self._embedder, lambda: self._open(WRITER_BUSY_SECONDS))
                     self._backfill.start()
-                self._queue = self._new_queue()
-                self._queue.start()
+                queue = self._new_queue()
+                queue.start()  # kept once started: one that could not start (a folder this user may not write)
+                self._queue = queue  # said "the write queue is closed" at every later turn, not why
             return self._queue
 
     def _new_queue(self) -> WriteBehindQueue:

@@ -187,10 +187,11 @@ class RemoteProvider(ServiceProvider):
         with self._lock:
             if self._queue is None:
                 self._note_namespaces()
-                self._queue = DurableQueue(self.queue_dir, self._writes, batch_size=1, fsync=True,
-                                           rotate_bytes=ROTATE_BYTES, limit=self.options.queue_limit,
-                                           backlog=self.backlog, stats=self.stats, ordered=True)
-                self._queue.start()
+                queue = DurableQueue(self.queue_dir, self._writes, batch_size=1, fsync=True,
+                                     rotate_bytes=ROTATE_BYTES, limit=self.options.queue_limit,
+                                     backlog=self.backlog, stats=self.stats, ordered=True)
+                queue.start()  # kept once started: one that could not start is made again next time, saying why
+                self._queue = queue
             return self._queue
 
     def _following(self, count: int) -> list[Write]:
