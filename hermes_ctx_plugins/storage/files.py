@@ -35,14 +35,15 @@ class FileUnavailable(HermesCtxError, OSError):
     :ivar error: the underlying :class:`OSError`
     """
 
-    #: the start of the message, naming what became unavailable
-    prefix = "file unavailable"
+    #: the start of the message, naming what became unavailable (a store's subclass: "memory store unavailable");
+    #: none here: "file unavailable: " was read as the `file` memory provider's (a newcomer walk)
+    prefix = ""
 
     def __init__(self, path: Path, doing: str, error: OSError) -> None:
         self.path = path
         self.doing = doing
         self.error = error
-        super().__init__(f"{self.prefix}: cannot {doing} {path}: {error}")
+        super().__init__(f"{self.prefix}: " * bool(self.prefix) + f"cannot {doing} {path}: {error}")
 
     def __str__(self) -> str:  # OSError would format its args tuple
         return str(self.args[0])
