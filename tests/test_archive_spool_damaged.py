@@ -210,3 +210,16 @@ def test_a_shared_threads_line_cut_short_in_its_messages_still_names_every_speak
     assert "ZEBRA77" in queue.rejected.read_text(encoding="utf-8")  # not carol's: kept (the positive control)
     queue.forget(lambda entry: False, user="alice")
     assert not queue.rejected.exists() or "ZEBRA77" not in queue.rejected.read_text(encoding="utf-8")
+
+
+def test_what_waits_is_named_by_the_files_that_hold_it(tmp_path: Path) -> None:
+    """`archive stats` named the spool file while only an interrupted import's file held what waited (a newcomer
+    walk)."""
+    from hermes_ctx_plugins.storage.spool import Spool
+
+    spool = Spool(tmp_path / "ctx_archive.db.spool.jsonl")
+    assert spool.where() == str(spool.path)
+    spool.working.write_text("{}\n")
+    assert spool.where() == str(spool.working)
+    spool.path.write_text("{}\n")
+    assert spool.where() == f"{spool.path} and {spool.working}"

@@ -232,6 +232,12 @@ class Spool:
     def pending(self) -> bool:
         return self.path.exists() or self.working.exists()
 
+    def where(self) -> str:
+        """The files holding what waits, for a reader: the spool file and what an interrupted import left (the spool
+        file alone once neither exists). ``archive stats`` named the spool file where only the other was (a newcomer
+        walk)."""
+        return " and ".join(str(p) for p in (self.path, self.working) if p.exists()) or str(self.path)
+
     def count(self) -> int:
         """How many readable compactions wait to be imported (those this process holds included)."""
         return len(self.entries())
