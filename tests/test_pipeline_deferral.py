@@ -135,3 +135,36 @@ def test_the_capped_request_is_the_joined_text_cut(bodies: list[str], cap: int) 
 def test_excerpts_of_an_unredacted_text_are_its_ends(text: str, chars: int) -> None:
     assert prompt.redacted_head(text, chars, prompt.unredacted) == text[:chars]
     assert prompt.redacted_tail(text, chars, prompt.unredacted) == (text[-chars:] if chars else "")
+
+
+def test_a_prune_step_that_left_every_result_to_a_failed_summary_still_prunes_them(
+        server: StubOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tool result in the unread middle, nothing else for the prune step to do: its result was "unchanged", so
+    the pipeline did not know it had left them; the summary failing, the conversation was left uncompacted with all
+    of them raw (a review: the code before pruned all 30)."""
+    filler = "early words of a long plain conversation that holds no tool output at all " * 6
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful agent."}]
+    for i in range(60):
+        messages += [{"role": "user", "content": f"early question {i} {filler}"},
+                     {"role": "assistant", "content": f"early answer {i} {filler}"}]
+    for i in range(30):
+        call = {"name": "terminal", "arguments": json.dumps({"command": f"make step{i}"})}
+        output = f"RAW{i} " + f"build output line {i}\n" * 120
+        messages += [{"role": "user", "content": f"run step {i}"},
+                     {"role": "assistant", "content": "",
+                      "tool_calls": [{"id": f"c{i}", "type": "function", "function": call}]},
+                     {"role": "tool", "tool_call_id": f"c{i}", "content": output},
+                     {"role": "assistant", "content": f"step {i} done"}]
+    for i in range(400):
+        messages += [{"role": "user", "content": f"late question {i} {filler}"},
+                     {"role": "assistant", "content": f"late answer {i} {filler}"}]
+    messages.append({"role": "user", "content": "what next?"})
+    server.fail(401, "bad key", times=2)
+    before, _, _ = compact(server, messages, monkeypatch, leave=False)
+    server.fail(401, "bad key", times=2)
+    after, _, _ = compact(server, messages, monkeypatch, leave=True)
+    assert before.compressed, "positive control: the code before pruned them"
+    assert after.compressed and not after.aborted, after.notes
+    assert not [m for m in after.messages if m.get("role") == "tool" and m["content"].startswith("RAW")]
+    assert json.dumps(after.messages, sort_keys=True) == json.dumps(before.messages, sort_keys=True)
+    assert after.notes == before.notes

@@ -208,9 +208,9 @@ class PipelineStrategy(CompressorStrategy):
                 step.compression_count += int(result.compressed)
                 made, step.estimated = step.estimated, None
                 estimate = made if made is not None and made[0] is result.messages else None
-                if step.deferred and result.compressed:
+                if step.deferred:  # (its result may be "unchanged": it left every result it would have pruned)
                     left = (step, current, (tokens_before, estimated) if number == 0 else None,
-                            range(len(notes), len(notes) + len(result.notes)))
+                            range(len(notes), len(notes) + (len(result.notes) if result.compressed else 0)))
             elif type(step) is SummarizeStrategy and handed is not None and handed[0] is current:
                 # its first act is estimating the messages the step before has just estimated
                 result = step.compress(current, focus_topic=focus_topic, force=force, memory_context=memory_context,
