@@ -236,6 +236,32 @@ def test_a_users_agent_cannot_read_another_users_conversations_through_hermes_se
     plan.release(bob)
 
 
+@pytest.mark.parametrize("toolsets", [None, ["memory", "todo", "web"]])
+def test_agents_with_hermes_host_tools_are_said_to_reach_every_users_files(
+        stub: StubOpenAIServer, caplog: pytest.LogCaptureFixture, toolsets: list[str] | None) -> None:
+    """hermes' read_file / terminal read any file of the hermes home: bob's agent read alice's USER.md and grep'd her
+    PIN out of hermes' logs and sessions (a red-team pass). hermes' tools, not ours to take away (a sandboxed terminal
+    backend is the operator's answer): said once per deployment, for agents built with them."""
+    import logging
+
+    import run_agent
+
+    configure_hermes(stub, engine=False)
+    plan = Bridge({"ctx_plugins": {"memory": {"providers": ["file"]},
+                                   "deployments": {"d": {"compressor": "summarize"}}}}).deployment("d")
+    caplog.set_level(logging.WARNING, logger="hermes_ctx_plugins")
+    for user in ("alice", "bob"):
+        kwargs = {} if toolsets is None else {"enabled_toolsets": toolsets}
+        plan.release(plan.apply(run_agent.AIAgent(
+            base_url=stub.base_url, api_key="k", provider="custom", model="stub-model", quiet_mode=True,
+            skip_context_files=True, session_id=f"ht-{user}", user_id=user, **kwargs, **plan.agent_kwargs())))
+    said = [r.getMessage() for r in caplog.records if "hermes' tools" in r.getMessage()]
+    if toolsets is None:  # hermes' defaults
+        assert len(said) == 1 and "terminal" in said[0] and "read_file" in said[0] and "enabled_toolsets" in said[0]
+    else:
+        assert said == []
+
+
 def test_a_deployment_needs_a_name() -> None:
     with pytest.raises(ConfigError, match="a deployment needs a name"):
         load_config({"ctx_plugins": {"deployments": {"": {"compressor": "window"}}}})

@@ -41,7 +41,7 @@ import copy
 import logging
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Config, hermes_home, load_config
@@ -57,6 +57,8 @@ from .memory_gate import HERMES_STAGES, defer_reviews_to_hermes, file_provider, 
 from .prompt_owners import forget_foreign_prompt
 from .runtime import Runtime, installed
 from .scoped_memory import ScopedMemoryStore
+
+log = logging.getLogger("hermes_ctx_plugins.hermes")
 
 #: the name hermes knows our plugin by (the entry point in ``hermes_agent.plugins``)
 PLUGIN_NAME = "hermes-ctx"
@@ -84,6 +86,8 @@ class DeploymentPlan:
 
     name: str | None
     host: Host
+    #: whether this deployment's agents were said to hold hermes' host tools (:func:`_host_tools`), once
+    warned_host_tools: bool = field(default=False, init=False, repr=False, compare=False)
 
     @property
     def compressor(self) -> str | None:
@@ -156,6 +160,15 @@ class DeploymentPlan:
         self._give_owner_files(agent, session)
         if session.user_id or session.deployment:
             _withhold_session_search(agent)
+            tools = _host_tools(agent)
+            if tools and not self.warned_host_tools:
+                self.warned_host_tools = True
+                log.warning(
+                    "Bridge deployment %r: its agents have hermes' tools %s, which read and run anything on this "
+                    "machine that this process may: every user's files under %s (memories, ctx-local's store, "
+                    "hermes' own sessions and logs) unless hermes' terminal backend is a sandbox; build Bridge "
+                    "agents with enabled_toolsets that leave out terminal, file and code_execution", self.name or "",
+                    ", ".join(tools), hermes_home())
         # hermes resends a continued session's stored system prompt, its owner's memory snapshot in it: not another's
         forget_foreign_prompt(runtime.prompt_owners, agent, session)
         return agent
@@ -316,6 +329,15 @@ def _require_hermes_loads_us() -> None:
             f"`plugins: {{enabled: [{PLUGIN_NAME}]}}` to {path} (or run `hermes-ctx install`)",
             path="plugins.enabled", value=sorted(enabled), expected=f"a list containing {PLUGIN_NAME!r}",
             source=str(path))
+
+
+#: hermes' tools that read, write or run anything this process may on this machine (its home, every user's files)
+HOST_TOOLS = ("terminal", "process", "read_file", "write_file", "patch", "search_files", "execute_code")
+
+
+def _host_tools(agent: Any) -> list[str]:
+    valid = getattr(agent, "valid_tool_names", None)
+    return [name for name in HOST_TOOLS if isinstance(valid, (set, frozenset, list)) and name in valid]
 
 
 #: hermes' tool (and its toolset, of the same name) reading every session of hermes' state.db, whoever's
