@@ -75,6 +75,18 @@ def service_id(deployment: str, user_id: str, *, max_chars: int = 100) -> str:
     return f"h{digest[:48]}"
 
 
+def namespace_of(owner: str) -> str | None:
+    """The namespace of the owner id ``owner`` (:func:`service_id`'s, or a verbatim id of the top level, which is
+    never one): ``""`` at the top level, the deployment's for ``d<deployment>-…``; ``None`` when it cannot be told
+    (a hashed one)."""
+    if _HASHED.fullmatch(owner):
+        return None
+    head, sep, _ = owner.partition("-")
+    if sep and is_service_id(owner):
+        return unescape_id(head[1:])
+    return ""
+
+
 def is_service_id(name: str) -> bool:
     """Whether :func:`service_id` could return ``name`` for some owner (so a configured fixed id
     that is one would alias that owner)."""

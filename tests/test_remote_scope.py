@@ -551,3 +551,51 @@ def test_a_write_queue_that_could_not_start_is_made_again_once_its_folder_is_fix
     provider.queue_dir.unlink()
     tell(provider, alice, "cedar")
     assert wait_until(lambda: any("cedar" in text for text in itertools.chain(*remote.held().values())))
+
+
+def test_a_write_queued_before_deployments_had_folders_goes_to_its_own_deployments_service(
+        remote: Remote) -> None:
+    """Writes a named deployment queued before each deployment had a folder of its own sit in the provider's folder,
+    which the top-level settings' queue reads: it sent tenant one's write to the top-level service with its key (a
+    review). It hands such a write to its deployment's folder, whose queue sends it to that deployment's service."""
+    config = {"ctx_plugins": {"deployments": {"one": {}}}}
+    one, top = load_config(config, deployment="one"), load_config(config)
+    alice = session("one", "alice")
+    with type(remote.stub)() as top_service:
+        the_top = dataclasses.replace(remote, stub=top_service)
+        remote.stub.stop()
+        first = remote.make(config=one, failure_threshold=1, cooldown_seconds=30)
+        tell(first, alice, "amber")
+        assert wait_until(lambda: "suspended" in first.breaker.status(remote.name))
+        first.shutdown()
+        assert first.backlog.exists()
+        legacy = first.state_dir / "queue.jsonl"  # where the code before kept it, as it wrote it
+        lines = [json.loads(line) for line in first.backlog.read_text().splitlines()]
+        assert all(line.pop("queued_in") == "one" for line in lines)
+        legacy.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        first.backlog.unlink()
+
+        upgraded = the_top.make(config=top)  # the next process: the top-level settings only
+        upgraded.on_session_start(session("", "bob"))
+        tell(upgraded, session("", "bob"), "birch")
+        upgraded.shutdown()
+        held = list(itertools.chain(*the_top.held().values()))
+        assert any("birch" in text for text in held), "positive control"
+        assert not any("amber" in text for text in held), the_top.held()
+        assert not legacy.exists() and first.backlog.exists(), "handed to tenant one's folder"
+
+        remote.stub.start()
+        later = remote.make(config=one)
+        later.on_session_start(alice)
+        assert wait_until(lambda: any("amber" in text for text in itertools.chain(*remote.held().values())))
+
+
+@pytest.mark.parametrize(("deployment", "user"), [
+    ("", "alice"), ("", ""), ("one", "alice"), ("one", ""), ("a-b", "c-d"), ("d-x", "u"), ("m\ud800", "é"),
+    ("", "x" * 200), ("team", "hermes-user")])
+def test_the_namespace_of_an_owner_id_is_the_one_it_was_made_in(deployment: str, user: str) -> None:
+    from hermes_ctx_plugins.scope import namespace_of
+
+    owner = service_id(deployment, user)
+    assert namespace_of(owner) == (None if owner.startswith("h") and len(owner) == 49 else deployment)
+    assert namespace_of("hermes-user") == "" and namespace_of("dave-smith") == "", "verbatim top-level ids"

@@ -105,6 +105,14 @@ def run(args: argparse.Namespace) -> int:
                 provider.close_client()
         row.update({k: v for k, v in provider.status().items() if k in (
             "breaker", "queued", "spooled", "sent", "dropped", "rejected")})
+        elsewhere = provider.waiting_elsewhere()
+        if elsewhere:
+            row["spooled_elsewhere"] = {folder: count for folder, (count, _) in elsewhere.items()}
+        for folder, (count, sent) in elsewhere.items():
+            if not sent:
+                problems.append(f"{entry.name}: {count} writes wait in {folder}, the queue folder of a deployment the "
+                                "config no longer names: no queue sends them until a deployment of that name runs "
+                                "again (rename it back for a while, or delete the folder to drop them)")
     # --no-probe: what needs no server still said (a server backend naming no server: the newcomer walk)
     stores = [{"check": what, "ok": ok, "detail": detail}
               for what, ok, detail in (storage.configured(config) if args.no_probe else storage.check(config))]
@@ -154,6 +162,8 @@ def _as_text(report: dict[str, Any]) -> str:
             lines.append(f"{pad}breaker: {row['breaker']}" + (f"; probe: {row['probe']}" if "probe" in row else ""))
             lines.append(f"{pad}writes: {row['queued']} queued here, {row['spooled']} spooled on disk "
                          f"(sent {row['sent']}, dropped {row['dropped']}, rejected {row['rejected']})")
+        for folder, count in (row.get("spooled_elsewhere") or {}).items():
+            lines.append(f"{pad}writes: {count} spooled in {folder} (another deployment's)")
         last = row.get("last_reported")
         if last:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(last.get("updated") or 0)))

@@ -35,7 +35,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -43,8 +43,9 @@ from typing import Any, NamedTuple
 from ...events import Forgotten, SessionInfo, Turn
 from ...isolation import StatusEvent, error_text
 from ...safety.judge import policy_for
-from ...scope import path_segment
+from ...scope import namespace_of, path_segment
 from ...storage.files import atomic_write, locked
+from ...storage.leftovers import append_backlog
 from ...storage.queue import DurableQueue, ProgressFiles, QueueClosedError, forget_queued, left_behind
 from ...tokens import count_text
 from .queue import ServiceUnavailable, ServiceWrites, Write, WriteStats
@@ -78,6 +79,11 @@ class _Fetch:
     text: str = ""
 
 
+#: the key of a queued write naming the deployment whose queue it was put in (a write without it was queued before
+#: each deployment had a folder of its own: :meth:`RemoteProvider._routed`); never sent
+QUEUED_IN = "queued_in"
+
+
 def queue_root(state_dir: Path, deployment: str | None) -> Path:
     """Where the write queue of a provider of ``deployment`` lives (its ``queue/`` folder and ``queue.jsonl``): the
     provider's folder for the top-level settings, ``deployments/d<name>/`` in it for a named deployment. Each
@@ -107,18 +113,19 @@ class RemoteProvider(ServiceProvider):
         def write_party(write: Write) -> str | None:
             return self.party_for(self.write_owner(write))
 
-        self._writes = ServiceWrites(self.name, self.queue_dir,
-                                     send=lambda write: self.call(self.send_write, write,
-                                                                  counted_for=write_party(write)),
+        def sender(**how: Any) -> Callable[[Write], None]:
+            def send(write: Write) -> None:  # one of another deployment is that deployment's (see _routed)
+                if not self._routed(write):
+                    self.call(self.send_write, write, counted_for=write_party(write), **how)
+            return send
+
+        self._writes = ServiceWrites(self.name, self.queue_dir, send=sender(),
                                      is_client_error=self.is_client_error, retry_after=self.retry_after,
                                      paused_for=self.paused_for, on_overflow=self._queue_full,
                                      retry_after_cap=self.options.retry_after_cap,
                                      cooldown=self.options.cooldown_seconds,
-                                     send_ahead=lambda write: self.call(self.send_write, write, gate=False,
-                                                                        counted_for=write_party(write)),
-                                     send_quietly=lambda write: self.call(self.send_write, write, gate=False,
-                                                                          count_failure=False,
-                                                                          counted_for=write_party(write)),
+                                     send_ahead=sender(gate=False),
+                                     send_quietly=sender(gate=False, count_failure=False),
                                      following=self._following, backlog=self.backlog, stats=self.stats,
                                      owner_of=write_party)
         self._queue: DurableQueue[Write] | None = None
@@ -150,6 +157,10 @@ class RemoteProvider(ServiceProvider):
     def write_owner(self, write: Write) -> str:
         """The :meth:`owner_id` a queued write is stored under (``""`` when it cannot tell)."""
         return ""
+
+    def write_namespace(self, write: Write) -> str | None:
+        """The namespace a queued write was made in (``None`` when it cannot tell): its owner id's."""
+        return namespace_of(self.write_owner(write))
 
     def forget_owner(self, owner: str) -> tuple[int | None, str]:
         """Delete everything the service holds under ``owner`` (each call through :meth:`call`);
@@ -200,6 +211,7 @@ class RemoteProvider(ServiceProvider):
         return [] if queue is None else queue.following(count)
 
     def _put(self, write: Write) -> None:
+        write = {**write, QUEUED_IN: self.config.deployment or ""}  # read by _routed, never sent
         try:
             self._writer().put(write)
         except QueueClosedError:  # a shutdown closed it meanwhile; the next queue takes the write
@@ -215,6 +227,20 @@ class RemoteProvider(ServiceProvider):
     def spooled(self) -> int:
         """Writes stopped processes left on disk, not yet resent."""
         return left_behind(self.queue_dir, ProgressFiles(self.queue_dir).progress(), self.backlog)
+
+    def waiting_elsewhere(self) -> dict[str, tuple[int, bool]]:
+        """Writes stopped processes left in this provider's other deployments' queue folders (see :func:`queue_root`):
+        folder -> (how many, whether a deployment of the config still sends them). ``hermes-ctx doctor`` counted only
+        the folder of the deployment it was asked about, and a deployment renamed or removed since left its writes
+        where no queue reads them, unsaid (a review)."""
+        configured = {queue_root(self.state_dir, name) / "queue" for name in self.config.plugins.deployments}
+        configured.add(self.state_dir / "queue")
+        out: dict[str, tuple[int, bool]] = {}
+        for folder in self._other_queues():
+            count = left_behind(folder, ProgressFiles(folder).progress(), folder.with_name("queue.jsonl"))
+            if count:
+                out[str(folder.parent)] = (count, folder in configured)
+        return out
 
     def _queue_full(self) -> None:
         self._report("overflow", f"{self.name}: {self.options.queue_limit} writes are waiting for the memory "
@@ -387,6 +413,34 @@ class RemoteProvider(ServiceProvider):
             return Forgotten(store=store, removed=None, error=f"the queued writes could not be cleared: {exc}")
         return Forgotten(store=store, removed=queued + spooled,
                          detail=f"{queued} queued in this process, {spooled} spooled on disk")
+
+    def _routed(self, write: Write) -> bool:
+        """Whether ``write``, made in another deployment's namespace, was handed to that deployment's queue folder
+        instead of being sent with this one's client (to its service, with its key). Only writes queued before each
+        deployment had a folder of its own can be here (its provider's folder was shared then): sent by whichever
+        queue took them over, one tenant's went to another's service (a review). A namespace no deployment of the
+        config has any more (or one that cannot be told) is sent here, as before."""
+        if QUEUED_IN in write:  # queued in its deployment's own folder: whichever queue has it is that deployment's
+            return False
+        space = self.write_namespace(write)
+        if space is None or space == self.config.memory_namespace:
+            return False
+        theirs = sorted(name for name, deployment in self.config.plugins.deployments.items()
+                        if name != self.config.deployment and self._namespace_of(name, deployment) == space)
+        if not theirs:
+            return False
+        backlog = queue_root(self.state_dir, theirs[0]) / "queue.jsonl"
+        backlog.parent.mkdir(parents=True, exist_ok=True)
+        append_backlog(backlog, [self._writes.encode(write) + b"\n"])
+        log.warning("%s: a write of namespace %r queued before each deployment had a folder of its own is handed to "
+                    "deployment %r's queue (%s), which sends it to that deployment's service", self.name, space,
+                    theirs[0], backlog)
+        return True
+
+    def _namespace_of(self, name: str, deployment: Any) -> str:
+        """The namespace deployment ``name`` of this config writes under."""
+        chosen = deployment.memory.namespace if deployment.memory is not None else None
+        return next((n for n in (chosen, self.config.top_namespace) if n is not None), name)
 
     def _other_queues(self) -> list[Path]:
         """The write-queue folders of this provider's other deployments found on disk (see :func:`queue_root`)."""

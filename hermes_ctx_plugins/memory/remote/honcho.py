@@ -324,6 +324,9 @@ class HonchoProvider(RemoteProvider):
     def write_owner(self, write: dict[str, Any]) -> str:
         return self.owner_id(_session_of(write))
 
+    def write_namespace(self, write: dict[str, Any]) -> str | None:
+        return _session_of(write).deployment
+
     def forget_owner(self, owner: str) -> tuple[int | None, str]:
         from honcho import Peer
 
