@@ -81,6 +81,9 @@ def test_check_says_what_in_hermes_config_keeps_hermes_from_running_us(tmp_path:
     path.write_text(good)
     assert main(["--config", str(path), "check"]) == 0
     assert "warning:" not in capsys.readouterr().out, "positive control: nothing to say of a right config"
+    path.write_text("plugins: {enabled: [hermes-ctx]}\nctx_plugins: {memory: {providers: [ctx-local]}}\n")
+    assert main(["--config", str(path), "check"]) == 0  # README's Bridge config: no engine or memory.provider needed
+    assert "warning:" not in capsys.readouterr().out, "what a Bridge does without is no warning (a review)"
     for typo, said in (("ctx-locl", "did you mean 'ctx-local'"), ("hermes_ctx", "context.engine is 'hermes_ctx'"),
                        ("[hermes_ctx]", "plugins.enabled does not list hermes-ctx")):
         wrong = {"ctx-locl": good.replace("provider: ctx-local", "provider: ctx-locl"),

@@ -267,6 +267,30 @@ def test_forgetting_a_scope_that_holds_nothing_is_no_error(make: Any, capsys: py
     assert main(["memory", "forget", "--user", "alice", "-y"]) == 0, "again: nothing left, still no error"
 
 
+def test_forgetting_a_user_says_which_namespace_it_searched_and_which_others_hold_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --deployment, "forgot 0 memories of user 'alice'" and exit 0 read as done while her memories in a
+    deployment's namespace stayed (a review)."""
+    from local_helpers import say
+
+    from hermes_ctx_plugins.config import load_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text("ctx_plugins:\n  memory: {providers: [ctx-local]}\n  deployments: {support: {}}\n")
+    assert main(["--config", str(path), "memory", "forget", "--user", "alice", "-y"]) == 0, "no store yet: no error"
+    capsys.readouterr()
+    provider = LocalProvider({}, hermes_home=Path(os.environ["HERMES_HOME"]),
+                             config=load_config(str(path), deployment="support"))
+    say(provider, SessionInfo(session_id="s", user_id="alice", deployment="support"), "my PIN is 4471")
+    assert provider.flush(10)
+    provider.shutdown()
+    assert main(["--config", str(path), "memory", "forget", "--user", "alice", "-y"]) == 0
+    out = capsys.readouterr().out
+    assert "forgot 0 memories of user 'alice' in the top-level namespace; 'support' also holds some" in out, out
+    assert main(["--config", str(path), "--deployment", "support", "memory", "forget", "--user", "alice", "-y"]) == 0
+    assert "forgot 1 memories of user 'alice' in namespace 'support'" in capsys.readouterr().out
+
+
 def test_a_listed_user_id_typed_back_forgets_that_user_and_no_other(tmp_path: Path) -> None:
     """Real processes, so ids pass through argv as an operator's would. A lone surrogate or a NUL cannot be
     typed at all; the listing showed the surrogate user as 's\\ud800' — typed back, those characters named

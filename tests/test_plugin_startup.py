@@ -343,7 +343,8 @@ def test_hermes_memory_provider_of_ours_that_cannot_run_is_said_when_hermes_star
     configure_hermes(stub, "memory: {provider: ctx-mem0}\n" + options)
     agent = new_agent(stub)
     said = capsys.readouterr().err
-    assert ("memory.provider 'ctx-mem0' cannot run here" in said and "no turn is stored" in said) is (not options)
+    assert ("memory.provider 'ctx-mem0' cannot run here" in said and "no turn of theirs is stored" in said) is (
+        not options)
     agent.shutdown_memory_provider([])
 
 

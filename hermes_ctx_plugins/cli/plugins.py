@@ -89,7 +89,17 @@ def _wiring_problems(args: argparse.Namespace, host: Host) -> list[str]:
         raw = read_hermes_config(hermes_config_path(args))
     except HermesCtxError:
         return []
-    return [f"{w.detail} (fix: {w.fix})" for w in hermes_wiring(raw, hermes_home(), host.plugins()) if not w.ok]
+    def relevant(check: str) -> bool:
+        # what a Bridge does without (README: it installs the engine itself, drives the providers through our hooks)
+        # is no warning when left unset: only a value set wrong is (a review: check warned on README's Bridge config)
+        section, _, key = check.partition(".")
+        if check in ("context.engine", "memory.provider"):
+            value = raw.get(section, {}).get(key) if isinstance(raw.get(section), dict) else None
+            return bool(value) and value != "compressor"
+        return True
+
+    return [f"{w.detail} (fix: {w.fix})" for w in hermes_wiring(raw, hermes_home(), host.plugins())
+            if not w.ok and relevant(w.check)]
 
 
 def _idle_note(idle: list[str], hermes_provider: str, written: bool) -> str:

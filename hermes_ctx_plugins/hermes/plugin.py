@@ -162,8 +162,9 @@ def _memory_unavailable(host: Host) -> list[str]:
         usable, why = False, str(exc)
     if usable:
         return []
-    message = (f"hermes' memory.provider {chosen!r} cannot run here{': ' + why if why else ''}; hermes runs "
-               "without it, and no turn is stored, until that is fixed")
+    message = (f"hermes' memory.provider {chosen!r} cannot run here{': ' + why if why else ''}; hermes' own agents "
+               "run without it, and no turn of theirs is stored, until that is fixed (a Bridge's deployments run "
+               "the providers they select)")
     log.error("%s", message)
     host.forward_status(StatusEvent(kind="plugin-failed", source=f"memory:{chosen}", message=message))
     return [message]

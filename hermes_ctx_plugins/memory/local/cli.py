@@ -107,8 +107,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
             return _stats(provider, args)
         if not memory_exists(config, provider.path):
             print(f"hermes-ctx: no {NAME} memory yet at {provider.path}{_elsewhere(config)}", file=sys.stderr)
-            if command == "forget":
-                return EXIT_INPUT
+            if command == "forget":  # a whole user, chat or session with nothing stored is no error (ids are)
+                return EXIT_INPUT if args.ids else 0
             if wants_json(args):  # nothing found, nothing exported: still the command's document
                 print_json([] if command == "search" or args.output is None else _exported(0, args), indent=None)
             return 0
@@ -419,8 +419,17 @@ def _forget(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
         return refused
     count = store.forget_where(namespace=args.namespace, user_id=args.user, chat_id=args.chat,
                                session_id=args.session)
-    emit(args, {"forgotten": count, "user": args.user, "chat": args.chat, "session": args.session},
-         f"forgot {count:,} memories of {what}")
+    # the namespace searched, and the others holding what was asked (a review: "forgot 0 memories" and exit 0 read as
+    # done while her memories in a deployment's namespace stayed)
+    others = sorted({m.namespace for m in store.memories(user_id=args.user, chat_id=args.chat,
+                                                         session_id=args.session)} - {args.namespace})
+    where = f"namespace {args.namespace!r}" if args.namespace else "the top-level namespace"
+    also = (f"; {', '.join(repr(n) if n else 'the top level' for n in others)} also "
+            f"{'hold' if len(others) > 1 else 'holds'} some: hermes-ctx --deployment <its deployment> memory forget "
+            f"..., or hermes-ctx forget --user for every namespace and store") if others else ""
+    emit(args, {"forgotten": count, "user": args.user, "chat": args.chat, "session": args.session,
+                "namespace": args.namespace, "other_namespaces": others},
+         f"forgot {count:,} memories of {what} in {where}{also}")
     if count:
         _compact(store)
     return 0  # nothing of theirs is no error: a deletion script runs it again (as `hermes-ctx forget --user` says 0)
