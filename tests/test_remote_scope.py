@@ -483,6 +483,18 @@ def test_a_honcho_search_answered_with_another_peers_messages_shows_them_to_nobo
 # ---------------------------------------------------------------- deployments with services of their own
 
 
+def left_unsent(remote: Remote, config: Any, *told: tuple[SessionInfo, str]) -> RemoteProvider:
+    """A provider of ``config`` whose service is down while ``told`` owners tell their words, then shut down: what it
+    could not send is left on disk (its service stays stopped)."""
+    remote.stub.stop()
+    provider = remote.make(config=config, failure_threshold=1, cooldown_seconds=30)
+    for owner, word in told:
+        tell(provider, owner, word)
+    assert wait_until(lambda: "suspended" in provider.breaker.status(remote.name))
+    provider.shutdown()
+    return provider
+
+
 def test_a_write_one_deployment_could_not_send_never_reaches_another_deployments_service(
         remote: Remote, tmp_path: Path) -> None:
     """Two deployments of one home, each with its own service (a tenant's account: its host and key). Tenant one's
@@ -494,11 +506,7 @@ def test_a_write_one_deployment_could_not_send_never_reaches_another_deployments
     alice, bob = session("one", "alice"), session("two", "bob")
     with type(remote.stub)() as other:
         tenant_two = dataclasses.replace(remote, stub=other)
-        remote.stub.stop()
-        first = remote.make(config=one, failure_threshold=1, cooldown_seconds=30)
-        tell(first, alice, "amber")
-        assert wait_until(lambda: "suspended" in first.breaker.status(remote.name))
-        first.shutdown()
+        first = left_unsent(remote, one, (alice, "amber"))
         assert first.spooled() == 1
 
         second = tenant_two.make(config=two)  # the next process: tenant two's users only
@@ -520,12 +528,7 @@ def test_forget_reaches_the_writes_another_deployment_left_queued(remote: Remote
     """A deployment the config no longer names has no provider to reach its queue folder: any provider's forget does
     (the top-level settings' here), removing only the forgotten user's writes."""
     one = load_config({"ctx_plugins": {"deployments": {"one": {}}}}, deployment="one")
-    remote.stub.stop()
-    first = remote.make(config=one, failure_threshold=1, cooldown_seconds=30)
-    tell(first, session("one", "alice"), "amber")
-    tell(first, session("one", "bob"), "birch")
-    assert wait_until(lambda: "suspended" in first.breaker.status(remote.name))
-    first.shutdown()
+    first = left_unsent(remote, one, (session("one", "alice"), "amber"), (session("one", "bob"), "birch"))
     assert first.spooled() == 2
     remote.stub.start()
     top = remote.make(config=load_config({}))  # deployment "one" removed from the config since
@@ -563,11 +566,7 @@ def test_a_write_queued_before_deployments_had_folders_goes_to_its_own_deploymen
     alice = session("one", "alice")
     with type(remote.stub)() as top_service:
         the_top = dataclasses.replace(remote, stub=top_service)
-        remote.stub.stop()
-        first = remote.make(config=one, failure_threshold=1, cooldown_seconds=30)
-        tell(first, alice, "amber")
-        assert wait_until(lambda: "suspended" in first.breaker.status(remote.name))
-        first.shutdown()
+        first = left_unsent(remote, one, (alice, "amber"))
         assert first.backlog.exists()
         legacy = first.state_dir / "queue.jsonl"  # where the code before kept it, as it wrote it
         lines = [json.loads(line) for line in first.backlog.read_text().splitlines()]
