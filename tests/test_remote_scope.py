@@ -556,23 +556,34 @@ def test_a_write_queue_that_could_not_start_is_made_again_once_its_folder_is_fix
     assert wait_until(lambda: any("cedar" in text for text in itertools.chain(*remote.held().values())))
 
 
-def test_a_write_queued_before_deployments_had_folders_goes_to_its_own_deployments_service(
-        remote: Remote) -> None:
+def legacy(provider: RemoteProvider) -> Path:
+    """``provider``'s unsent writes moved where the code before per-deployment folders kept them, as it wrote them."""
+    lines = [json.loads(line) for line in provider.backlog.read_text().splitlines()]
+    assert lines and all(line.pop("queued_in") == provider.config.deployment for line in lines)
+    path = provider.state_dir / "queue.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    provider.backlog.unlink()
+    return path
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_write_queued_before_deployments_had_folders_never_goes_to_another_tenants_service(
+        remote: Remote, shared: bool) -> None:
     """Writes a named deployment queued before each deployment had a folder of its own sit in the provider's folder,
     which the top-level settings' queue reads: it sent tenant one's write to the top-level service with its key (a
-    review). It hands such a write to its deployment's folder, whose queue sends it to that deployment's service."""
-    config = {"ctx_plugins": {"deployments": {"one": {}}}}
-    one, top = load_config(config, deployment="one"), load_config(config)
-    alice = session("one", "alice")
-    with type(remote.stub)() as top_service:
-        the_top = dataclasses.replace(remote, stub=top_service)
+    review). It hands such a write to its deployment's folder, whose queue sends it there; when two deployments with
+    services of their own share its namespace (the next review: the first by name got it), it is kept aside."""
+    url = "host" if remote.name == "ctx-mem0" else "base_url"
+    with type(remote.stub)() as top_service, type(remote.stub)() as two_service:
+        space = {"memory": {"namespace": "shared"}} if shared else {}
+        config = {"ctx_plugins": {"options": {remote.name: {url: top_service.base_url}}, "deployments": {
+            "one": {**space, "options": {remote.name: {url: remote.stub.base_url}}},
+            "two": {**space, "options": {remote.name: {url: two_service.base_url}}}}}}
+        one, top = load_config(config, deployment="one"), load_config(config)
+        alice = session(one.memory_namespace, "alice")
+        the_top, tenant_two = (dataclasses.replace(remote, stub=s) for s in (top_service, two_service))
         first = left_unsent(remote, one, (alice, "amber"))
-        assert first.backlog.exists()
-        legacy = first.state_dir / "queue.jsonl"  # where the code before kept it, as it wrote it
-        lines = [json.loads(line) for line in first.backlog.read_text().splitlines()]
-        assert all(line.pop("queued_in") == "one" for line in lines)
-        legacy.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        first.backlog.unlink()
+        old = legacy(first)
 
         upgraded = the_top.make(config=top)  # the next process: the top-level settings only
         upgraded.on_session_start(session("", "bob"))
@@ -581,12 +592,18 @@ def test_a_write_queued_before_deployments_had_folders_goes_to_its_own_deploymen
         held = list(itertools.chain(*the_top.held().values()))
         assert any("birch" in text for text in held), "positive control"
         assert not any("amber" in text for text in held), the_top.held()
-        assert not legacy.exists() and first.backlog.exists(), "handed to tenant one's folder"
-
+        assert not old.exists()
+        if shared:  # one's or two's: not guessed
+            assert not first.backlog.exists() and upgraded.held_count() == 1
+            report = upgraded.forget_user("alice", namespaces=["shared"])
+            assert report[0].ok and report[0].removed == 1 and upgraded.held_count() == 0, report
+            return
+        assert first.backlog.exists(), "handed to tenant one's folder"
         remote.stub.start()
         later = remote.make(config=one)
         later.on_session_start(alice)
         assert wait_until(lambda: any("amber" in text for text in itertools.chain(*remote.held().values())))
+        assert not any("amber" in text for text in itertools.chain(*tenant_two.held().values()))
 
 
 @pytest.mark.parametrize(("deployment", "user"), [

@@ -108,6 +108,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
         if not memory_exists(config, provider.path):
             print(f"hermes-ctx: no {NAME} memory yet at {provider.path}{_elsewhere(config)}", file=sys.stderr)
             if command == "forget":  # a whole user, chat or session with nothing stored is no error (ids are)
+                if not args.ids:  # a deployment may keep its store elsewhere (options.ctx-local.path): a review
+                    print("hermes-ctx: nothing forgotten here; another deployment's store (--deployment D), and every "
+                          "store of ours, are reached by hermes-ctx forget --user", file=sys.stderr)
                 return EXIT_INPUT if args.ids else 0
             if wants_json(args):  # nothing found, nothing exported: still the command's document
                 print_json([] if command == "search" or args.output is None else _exported(0, args), indent=None)

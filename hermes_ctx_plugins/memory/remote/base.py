@@ -409,33 +409,86 @@ class RemoteProvider(ServiceProvider):
             for folder in self._other_queues():
                 spooled += forget_queued(folder, self._reader(folder), match, queues=list,
                                          backlog=folder.with_name("queue.jsonl"), wait=self.options.timeout)[1]
+            spooled += self._forget_held(match)
         except OSError as exc:
             return Forgotten(store=store, removed=None, error=f"the queued writes could not be cleared: {exc}")
         return Forgotten(store=store, removed=queued + spooled,
                          detail=f"{queued} queued in this process, {spooled} spooled on disk")
 
     def _routed(self, write: Write) -> bool:
-        """Whether ``write``, made in another deployment's namespace, was handed to that deployment's queue folder
-        instead of being sent with this one's client (to its service, with its key). Only writes queued before each
-        deployment had a folder of its own can be here (its provider's folder was shared then): sent by whichever
-        queue took them over, one tenant's went to another's service (a review). A namespace no deployment of the
-        config has any more (or one that cannot be told) is sent here, as before."""
-        if QUEUED_IN in write:  # queued in its deployment's own folder: whichever queue has it is that deployment's
+        """Whether ``write`` was taken out of this queue instead of being sent with this provider's client (its service,
+        its key). Only a write queued before each deployment had a folder of its own can be (no :data:`QUEUED_IN`
+        mark; it is in the top-level settings' folder, which every deployment's provider shared then): sent by
+        whichever queue took it over, one tenant's went to another's service (reviews). The deployments that may have
+        queued it are those running this provider in its namespace (any, when its namespace cannot be told: a long
+        owner id is hashed), the top level too when the namespace is its own. All sending where this one does: it is
+        sent. One deployment alone, sending elsewhere: handed to that deployment's folder, whose queue sends it.
+        Several, not all sending to one place: kept aside in :attr:`held` (``hermes-ctx doctor`` says so; a forget
+        reaches it), never guessed."""
+        if QUEUED_IN in write or self.config.deployment:  # a named deployment's folder holds marked writes only
             return False
         space = self.write_namespace(write)
-        if space is None or space == self.config.memory_namespace:
+        here = self._destination({})
+        mine = space is None or space == self.config.memory_namespace
+        candidates = [name for name, deployment in sorted(self.config.plugins.deployments.items())
+                      if self._runs_here(deployment)
+                      and (space is None or self._namespace_of(name, deployment) == space)]
+        elsewhere = [name for name in candidates
+                     if self._destination(self.config.plugins.deployments[name].options.get(self.name) or {}) != here]
+        if not elsewhere:
             return False
-        theirs = sorted(name for name, deployment in self.config.plugins.deployments.items()
-                        if name != self.config.deployment and self._namespace_of(name, deployment) == space)
-        if not theirs:
-            return False
-        backlog = queue_root(self.state_dir, theirs[0]) / "queue.jsonl"
+        if not mine and elsewhere == candidates and len(candidates) == 1:
+            backlog = queue_root(self.state_dir, candidates[0]) / "queue.jsonl"
+            target = f"deployment {candidates[0]!r}'s queue ({backlog}), which sends it to that deployment's service"
+        else:
+            backlog, target = self.held, (f"{self.held}: it may be of {', '.join(map(repr, candidates))}"
+                                          f"{' or the top level' if mine else ''}, which send to different services")
         backlog.parent.mkdir(parents=True, exist_ok=True)
         append_backlog(backlog, [self._writes.encode(write) + b"\n"])
-        log.warning("%s: a write of namespace %r queued before each deployment had a folder of its own is handed to "
-                    "deployment %r's queue (%s), which sends it to that deployment's service", self.name, space,
-                    theirs[0], backlog)
+        log.warning("%s: a write queued before each deployment had a folder of its own is handed to %s", self.name,
+                    target)
         return True
+
+    @property
+    def held(self) -> Path:
+        """Where writes queued before per-deployment folders wait when which deployment's they are cannot be told."""
+        return self.state_dir / "queue.held.jsonl"
+
+    def held_count(self) -> int:
+        """How many writes wait in :attr:`held`."""
+        try:
+            return sum(1 for line in self.held.read_bytes().splitlines() if line.strip())
+        except OSError:
+            return 0
+
+    def _forget_held(self, match: Callable[[Write], bool]) -> int:
+        """Take the writes ``match`` selects out of :attr:`held`; how many."""
+        if not self.held.exists():
+            return 0
+        with locked(self.held):
+            lines = [line for line in self.held.read_bytes().splitlines(keepends=True) if line.strip()]
+            kept = []
+            for line in lines:
+                try:
+                    selected = match(self._writes.decode(line))
+                except ValueError:  # unreadable: it could be anyone's, and is no use to anyone
+                    selected = True
+                if not selected:
+                    kept.append(line)
+            if len(kept) < len(lines):
+                atomic_write(self.held, b"".join(kept))
+        return len(lines) - len(kept)
+
+    def _destination(self, overrides: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Where a deployment setting ``overrides`` (its ``options.<this provider>``) over the top-level settings sends
+        writes: its :attr:`destination_options` values (this provider is the top level's: its options are those)."""
+        top = self.config.options_for(self.name)
+        return tuple(overrides[key] if key in overrides else top.get(key) for key in self.destination_options)
+
+    def _runs_here(self, deployment: Any) -> bool:
+        """Whether ``deployment`` of this config runs this provider (it selects it, or selects nothing of its own)."""
+        chosen = deployment.memory.providers if deployment.memory is not None else None
+        return chosen is None or self.name in chosen
 
     def _namespace_of(self, name: str, deployment: Any) -> str:
         """The namespace deployment ``name`` of this config writes under."""
