@@ -226,3 +226,20 @@ def test_writes_waiting_in_another_deployments_folder_are_counted_and_a_removed_
     (home / "config.yaml").write_text((home / "config.yaml").read_text().replace("m1: {}", "m1b: {}"))
     code, out = doctor(capsys, "--no-probe")
     assert code == 1 and "1 writes wait in" in out and "a deployment the config no longer names" in out, out
+
+
+def test_a_bridges_config_is_no_problem_with_bridge_but_a_setting_set_wrong_still_is(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """README's Bridge config sets neither context.engine nor memory.provider (the Bridge installs the engine and drives
+    the providers): doctor said FAIL and exit 1 for every Bridge, so its exit code watched nothing (a review)."""
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    bridge = "plugins: {enabled: [hermes-ctx]}\nctx_plugins: {memory: {providers: [file]}, deployments: {support: {}}}\n"
+    (home / "config.yaml").write_text(bridge, encoding="utf-8")
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1 and "context.engine is not set" in out, "positive control: a plain hermes needs it"
+    code, out = doctor(capsys, "--no-probe", "--bridge")
+    assert code == 0 and out.rstrip().endswith("result: OK"), out
+    (home / "config.yaml").write_text(bridge + "context: {engine: hermes_ctx}\n", encoding="utf-8")
+    code, out = doctor(capsys, "--no-probe", "--bridge")
+    assert code == 1 and "context.engine is 'hermes_ctx' (did you mean 'hermes-ctx'?)" in out, out

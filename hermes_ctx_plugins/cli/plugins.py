@@ -83,23 +83,16 @@ def _wiring_problems(args: argparse.Namespace, host: Host) -> list[str]:
     """What in hermes' own config keeps hermes from running us as configured (a mistyped ``memory.provider``,
     ``context.engine`` or ``plugins.enabled``): ``check`` said "config OK" and only ``doctor`` said these (a newcomer
     walk). Each with its fix, as ``doctor`` says it; nothing when hermes' config cannot be read here."""
-    from .doctor import hermes_config_path, hermes_wiring, read_hermes_config
+    from .doctor import hermes_config_path, hermes_wiring, read_hermes_config, set_wrong
 
     try:
         raw = read_hermes_config(hermes_config_path(args))
     except HermesCtxError:
         return []
-    def relevant(check: str) -> bool:
-        # what a Bridge does without (README: it installs the engine itself, drives the providers through our hooks)
-        # is no warning when left unset: only a value set wrong is (a review: check warned on README's Bridge config)
-        section, _, key = check.partition(".")
-        if check in ("context.engine", "memory.provider"):
-            value = raw.get(section, {}).get(key) if isinstance(raw.get(section), dict) else None
-            return bool(value) and value != "compressor"
-        return True
-
+    # what a Bridge does without (README: it installs the engine itself, drives the providers through our hooks) is
+    # no warning when left unset: only a value set wrong is (a review: check warned on README's Bridge config)
     return [f"{w.detail} (fix: {w.fix})" for w in hermes_wiring(raw, hermes_home(), host.plugins())
-            if not w.ok and relevant(w.check)]
+            if not w.ok and set_wrong(raw, w.check)]
 
 
 def _idle_note(idle: list[str], hermes_provider: str, written: bool) -> str:
