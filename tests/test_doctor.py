@@ -234,7 +234,8 @@ def test_a_bridges_config_is_no_problem_with_bridge_but_a_setting_set_wrong_stil
     the providers): doctor said FAIL and exit 1 for every Bridge, so its exit code watched nothing (a review)."""
     home = Path(os.environ["HERMES_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    bridge = "plugins: {enabled: [hermes-ctx]}\nctx_plugins: {memory: {providers: [file]}, deployments: {support: {}}}\n"
+    bridge = ("plugins: {enabled: [hermes-ctx]}\n"
+              "ctx_plugins: {memory: {providers: [file]}, deployments: {support: {}}}\n")
     (home / "config.yaml").write_text(bridge, encoding="utf-8")
     code, out = doctor(capsys, "--no-probe")
     assert code == 1 and "context.engine is not set" in out, "positive control: a plain hermes needs it"

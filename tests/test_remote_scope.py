@@ -566,20 +566,25 @@ def legacy(provider: RemoteProvider) -> Path:
     return path
 
 
-@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize("case", ["own", "shared", "removed"])
 def test_a_write_queued_before_deployments_had_folders_never_goes_to_another_tenants_service(
-        remote: Remote, shared: bool) -> None:
+        remote: Remote, case: str) -> None:
     """Writes a named deployment queued before each deployment had a folder of its own sit in the provider's folder,
     which the top-level settings' queue reads: it sent tenant one's write to the top-level service with its key (a
-    review). It hands such a write to its deployment's folder, whose queue sends it there; when two deployments with
-    services of their own share its namespace (the next review: the first by name got it), it is kept aside."""
+    review). It hands such a write to its deployment's folder, whose queue sends it there; when two deployments share
+    its namespace (the next review: the first by name got it) or none has it any more (the one after: the top level
+    sent it), it is kept aside: who queued it cannot be told."""
     url = "host" if remote.name == "ctx-mem0" else "base_url"
+    shared = case == "shared"
     with type(remote.stub)() as top_service, type(remote.stub)() as two_service:
         space = {"memory": {"namespace": "shared"}} if shared else {}
         config = {"ctx_plugins": {"options": {remote.name: {url: top_service.base_url}}, "deployments": {
             "one": {**space, "options": {remote.name: {url: remote.stub.base_url}}},
             "two": {**space, "options": {remote.name: {url: two_service.base_url}}}}}}
-        one, top = load_config(config, deployment="one"), load_config(config)
+        one = load_config(config, deployment="one")
+        if case == "removed":  # renamed since
+            config["ctx_plugins"]["deployments"]["uno"] = config["ctx_plugins"]["deployments"].pop("one")
+        top = load_config(config)
         alice = session(one.memory_namespace, "alice")
         the_top, tenant_two = (dataclasses.replace(remote, stub=s) for s in (top_service, two_service))
         first = left_unsent(remote, one, (alice, "amber"))
@@ -593,9 +598,9 @@ def test_a_write_queued_before_deployments_had_folders_never_goes_to_another_ten
         assert any("birch" in text for text in held), "positive control"
         assert not any("amber" in text for text in held), the_top.held()
         assert not old.exists()
-        if shared:  # one's or two's: not guessed
+        if case != "own":  # one's or two's, or a deployment's no longer there: not guessed
             assert not first.backlog.exists() and upgraded.held_count() == 1
-            report = upgraded.forget_user("alice", namespaces=["shared"])
+            report = upgraded.forget_user("alice", namespaces=[one.memory_namespace])
             assert report[0].ok and report[0].removed == 1 and upgraded.held_count() == 0, report
             return
         assert first.backlog.exists(), "handed to tenant one's folder"

@@ -113,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
         elsewhere = provider.waiting_elsewhere()
         if elsewhere:
             row["spooled_elsewhere"] = {folder: count for folder, (count, _) in elsewhere.items()}
+        if not row["selected"] and row.get("spooled"):  # its folder is read by a queue of this very settings only
+            problems.append(f"{entry.name}: {row['spooled']} writes wait in {provider.queue_dir.parent}, but "
+                            f"{'deployment ' + repr(config.deployment) if config.deployment else 'the top level'} "
+                            f"does not run {entry.name}: no queue sends them (select it there for a while, or forget "
+                            "--user / delete the folder to drop them)")
         held = provider.held_count()
         if held:
             row["held"] = held

@@ -417,32 +417,32 @@ class RemoteProvider(ServiceProvider):
 
     def _routed(self, write: Write) -> bool:
         """Whether ``write`` was taken out of this queue instead of being sent with this provider's client (its service,
-        its key). Only a write queued before each deployment had a folder of its own can be (no :data:`QUEUED_IN`
-        mark; it is in the top-level settings' folder, which every deployment's provider shared then): sent by
-        whichever queue took it over, one tenant's went to another's service (reviews). The deployments that may have
-        queued it are those running this provider in its namespace (any, when its namespace cannot be told: a long
-        owner id is hashed), the top level too when the namespace is its own. All sending where this one does: it is
-        sent. One deployment alone, sending elsewhere: handed to that deployment's folder, whose queue sends it.
-        Several, not all sending to one place: kept aside in :attr:`held` (``hermes-ctx doctor`` says so; a forget
-        reaches it), never guessed."""
-        if QUEUED_IN in write or self.config.deployment:  # a named deployment's folder holds marked writes only
+        its key, its peers). Only a write queued before each deployment had a folder of its own can be (no
+        :data:`QUEUED_IN` mark; it is in the top-level settings' folder, which every deployment's provider shared
+        then): sent by whichever queue took it over, one tenant's went to another's service (reviews). Who queued it
+        is told by its namespace alone -- where each deployment sends can come from its process's environment, which
+        this process cannot see (a review): the top level's own namespace, no deployment sharing it: sent here; one
+        deployment's alone: handed to that deployment's folder, whose queue sends it with its own settings; anything
+        else (shared, a namespace no deployment has any more, one that cannot be told: a hashed long owner id): kept
+        aside in :attr:`held` (``hermes-ctx doctor`` says so, a forget reaches it), never guessed."""
+        deployments = self.config.plugins.deployments
+        if QUEUED_IN in write or self.config.deployment or not deployments:  # (nobody else could have queued it)
             return False
         space = self.write_namespace(write)
-        here = self._destination({})
-        mine = space is None or space == self.config.memory_namespace
-        candidates = [name for name, deployment in sorted(self.config.plugins.deployments.items())
-                      if self._runs_here(deployment)
-                      and (space is None or self._namespace_of(name, deployment) == space)]
-        elsewhere = [name for name in candidates
-                     if self._destination(self.config.plugins.deployments[name].options.get(self.name) or {}) != here]
-        if not elsewhere:
+        own = self.config.memory_namespace
+        claimants = [] if space is None else sorted(
+            name for name, deployment in deployments.items() if self._namespace_of(name, deployment) == space)
+        if space == own and not claimants:
             return False
-        if not mine and elsewhere == candidates and len(candidates) == 1:
-            backlog = queue_root(self.state_dir, candidates[0]) / "queue.jsonl"
-            target = f"deployment {candidates[0]!r}'s queue ({backlog}), which sends it to that deployment's service"
+        if space is not None and space != own and len(claimants) == 1:
+            backlog = queue_root(self.state_dir, claimants[0]) / "queue.jsonl"
+            target = f"deployment {claimants[0]!r}'s queue ({backlog}), which sends it with that deployment's settings"
         else:
-            backlog, target = self.held, (f"{self.held}: it may be of {', '.join(map(repr, candidates))}"
-                                          f"{' or the top level' if mine else ''}, which send to different services")
+            backlog = self.held
+            target = (f"{self.held}: which deployment queued it cannot be told "
+                      f"({'its namespace is hashed' if space is None else f'namespace {space!r}'}"
+                      f"{': ' + ', '.join(map(repr, claimants)) if claimants else ''}"
+                      f"{', the top level' if space == own else ''})")
         backlog.parent.mkdir(parents=True, exist_ok=True)
         append_backlog(backlog, [self._writes.encode(write) + b"\n"])
         log.warning("%s: a write queued before each deployment had a folder of its own is handed to %s", self.name,
@@ -478,17 +478,6 @@ class RemoteProvider(ServiceProvider):
             if len(kept) < len(lines):
                 atomic_write(self.held, b"".join(kept))
         return len(lines) - len(kept)
-
-    def _destination(self, overrides: Mapping[str, Any]) -> tuple[Any, ...]:
-        """Where a deployment setting ``overrides`` (its ``options.<this provider>``) over the top-level settings sends
-        writes: its :attr:`destination_options` values (this provider is the top level's: its options are those)."""
-        top = self.config.options_for(self.name)
-        return tuple(overrides[key] if key in overrides else top.get(key) for key in self.destination_options)
-
-    def _runs_here(self, deployment: Any) -> bool:
-        """Whether ``deployment`` of this config runs this provider (it selects it, or selects nothing of its own)."""
-        chosen = deployment.memory.providers if deployment.memory is not None else None
-        return chosen is None or self.name in chosen
 
     def _namespace_of(self, name: str, deployment: Any) -> str:
         """The namespace deployment ``name`` of this config writes under."""

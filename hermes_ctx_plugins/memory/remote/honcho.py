@@ -153,7 +153,6 @@ class HonchoProvider(RemoteProvider):
                                                 "card": "fact"}
     local_keys = ("scope",)
     url_options = ("base_url",)
-    destination_options = ("base_url", "api_key", "workspace_id")
     id_max_chars = ID_CHARS
     options: HonchoOptions
 

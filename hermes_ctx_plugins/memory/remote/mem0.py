@@ -135,7 +135,6 @@ class Mem0Provider(RemoteProvider):
     tools = TOOLS
     text_arguments: ClassVar[dict[str, str]] = {"query": "query", "content": "fact", "text": "fact"}
     url_options = ("host",)
-    destination_options = ("host", "api_key", "mode", "oss")
     refusal_reason = "stored memories are shown to future sessions, so they must not carry instructions"
     options: Mem0Options
 

@@ -145,9 +145,6 @@ class ServiceProvider(MemoryProvider):
     fixed_id_options: ClassVar[tuple[str, ...]] = ("user_id", "default_user_id")
     #: the options holding the service's address (empty: the default or an environment variable)
     url_options: ClassVar[tuple[str, ...]] = ()
-    #: the options that decide which service, account or workspace a write goes to (a deployment may set its own:
-    #: a tenant's account)
-    destination_options: ClassVar[tuple[str, ...]] = ()
     #: the text arguments of :attr:`tools` and their kind: ``fact`` (stored: cut to ``max_fact_chars``,
     #: marked, refused when hostile) or ``query`` (searched or asked: cut to ``max_query_chars``)
     text_arguments: ClassVar[Mapping[str, str]] = {}
