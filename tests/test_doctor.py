@@ -223,9 +223,16 @@ def test_writes_waiting_in_another_deployments_folder_are_counted_and_a_removed_
     mem0.start()
     code, out = doctor(capsys, "--no-probe")
     assert code == 0 and f"1 spooled in {m1.backlog.parent} (another deployment's)" in out, out
-    (home / "config.yaml").write_text((home / "config.yaml").read_text().replace("m1: {}", "m1b: {}"))
+    written = (home / "config.yaml").read_text()
+    (home / "config.yaml").write_text(written.replace("m1: {}", "m1b: {}"))
     code, out = doctor(capsys, "--no-probe")
     assert code == 1 and "1 writes wait in" in out and "a deployment the config no longer names" in out, out
+    # named still, but no longer running ctx-mem0 (a review): a Bridge's config, no hermes memory.provider
+    (home / "config.yaml").write_text(WIRED + "ctx_plugins: " + json.dumps({
+        "memory": {"providers": ["file", "ctx-mem0"]}, "options": {"ctx-mem0": options},
+        "deployments": {"m1": {"memory": {"providers": ["file"]}}}}) + "\n", encoding="utf-8")
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1 and "1 writes wait in" in out and "no longer runs ctx-mem0" in out, out
 
 
 def test_a_bridges_config_is_no_problem_with_bridge_but_a_setting_set_wrong_still_is(

@@ -566,7 +566,7 @@ def legacy(provider: RemoteProvider) -> Path:
     return path
 
 
-@pytest.mark.parametrize("case", ["own", "shared", "removed"])
+@pytest.mark.parametrize("case", ["own", "shared", "removed", "none left"])
 def test_a_write_queued_before_deployments_had_folders_never_goes_to_another_tenants_service(
         remote: Remote, case: str) -> None:
     """Writes a named deployment queued before each deployment had a folder of its own sit in the provider's folder,
@@ -584,6 +584,8 @@ def test_a_write_queued_before_deployments_had_folders_never_goes_to_another_ten
         one = load_config(config, deployment="one")
         if case == "removed":  # renamed since
             config["ctx_plugins"]["deployments"]["uno"] = config["ctx_plugins"]["deployments"].pop("one")
+        if case == "none left":  # every deployment removed since (a review: then every old write was sent here)
+            config["ctx_plugins"]["deployments"] = {}
         top = load_config(config)
         alice = session(one.memory_namespace, "alice")
         the_top, tenant_two = (dataclasses.replace(remote, stub=s) for s in (top_service, two_service))

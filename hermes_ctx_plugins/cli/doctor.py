@@ -127,8 +127,9 @@ def run(args: argparse.Namespace) -> int:
         for folder, (count, sent) in elsewhere.items():
             if not sent:
                 problems.append(f"{entry.name}: {count} writes wait in {folder}, the queue folder of a deployment the "
-                                "config no longer names: no queue sends them until a deployment of that name runs "
-                                "again (rename it back for a while, or delete the folder to drop them)")
+                                f"config no longer names or that no longer runs {entry.name}: no queue sends them "
+                                f"until a deployment of that name runs {entry.name} again (rename it back or select it "
+                                "there for a while, or forget --user / delete the folder to drop them)")
     # --no-probe: what needs no server still said (a server backend naming no server: the newcomer walk)
     stores = [{"check": what, "ok": ok, "detail": detail}
               for what, ok, detail in (storage.configured(config) if args.no_probe else storage.check(config))]

@@ -230,10 +230,11 @@ class RemoteProvider(ServiceProvider):
 
     def waiting_elsewhere(self) -> dict[str, tuple[int, bool]]:
         """Writes stopped processes left in this provider's other deployments' queue folders (see :func:`queue_root`):
-        folder -> (how many, whether a deployment of the config still sends them). ``hermes-ctx doctor`` counted only
-        the folder of the deployment it was asked about, and a deployment renamed or removed since left its writes
-        where no queue reads them, unsaid (a review)."""
-        configured = {queue_root(self.state_dir, name) / "queue" for name in self.config.plugins.deployments}
+        folder -> (how many, whether a deployment of the config that runs this provider still sends them).
+        ``hermes-ctx doctor`` counted only the folder of the deployment it was asked about, and a deployment renamed,
+        removed or no longer running the provider left its writes where no queue reads them, unsaid (reviews)."""
+        configured = {queue_root(self.state_dir, name) / "queue" for name, deployment
+                      in self.config.plugins.deployments.items() if self._runs_here(deployment)}
         configured.add(self.state_dir / "queue")
         out: dict[str, tuple[int, bool]] = {}
         for folder in self._other_queues():
@@ -426,8 +427,8 @@ class RemoteProvider(ServiceProvider):
         else (shared, a namespace no deployment has any more, one that cannot be told: a hashed long owner id): kept
         aside in :attr:`held` (``hermes-ctx doctor`` says so, a forget reaches it), never guessed."""
         deployments = self.config.plugins.deployments
-        if QUEUED_IN in write or self.config.deployment or not deployments:  # (nobody else could have queued it)
-            return False
+        if QUEUED_IN in write or self.config.deployment:
+            return False  # (with no deployment left in the config, another namespace's is a removed one's: held, below)
         space = self.write_namespace(write)
         own = self.config.memory_namespace
         claimants = [] if space is None else sorted(
@@ -478,6 +479,13 @@ class RemoteProvider(ServiceProvider):
             if len(kept) < len(lines):
                 atomic_write(self.held, b"".join(kept))
         return len(lines) - len(kept)
+
+    def _runs_here(self, deployment: Any) -> bool:
+        """Whether ``deployment`` of this config runs this provider: it selects it (its own list, else the top level's),
+        or hermes' ``memory.provider`` names it (hermes runs it for a deployment's process whatever the list says)."""
+        chosen = deployment.memory.providers if deployment.memory is not None else None
+        listed = self.config.provider_names if chosen is None else chosen
+        return self.name in listed or self.config.memory.provider == self.name
 
     def _namespace_of(self, name: str, deployment: Any) -> str:
         """The namespace deployment ``name`` of this config writes under."""
