@@ -122,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
         if held:
             row["held"] = held
             problems.append(f"{entry.name}: {held} writes queued before each deployment had a queue folder of its own "
-                            f"wait in {provider.held}: they may be of deployments sending to different services, so "
-                            "none was sent (forget --user reaches them; deleting the file drops them)")
+                            f"wait in {provider.held}: which deployment queued them cannot be told, so none was sent "
+                            "(forget --user reaches them; deleting the file drops them)")
         for folder, (count, sent) in elsewhere.items():
             if not sent:
                 problems.append(f"{entry.name}: {count} writes wait in {folder}, the queue folder of a deployment the "

@@ -262,11 +262,15 @@ class Config:
     def memory_namespaces(self) -> tuple[str, ...]:
         """Every namespace this config file's deployments use: the top level's and each
         deployment's (for stores that cannot list the namespaces they hold)."""
-        names = ["", self.memory_namespace]
-        for name, dep in self.plugins.deployments.items():
-            chosen = dep.memory.namespace if dep.memory is not None else None
-            names.append(next((n for n in (chosen, self.top_namespace) if n is not None), name))
+        names = ["", self.memory_namespace, *map(self.deployment_namespace, self.plugins.deployments)]
         return tuple(dict.fromkeys(names))
+
+    def deployment_namespace(self, name: str) -> str:
+        """The namespace deployment ``name`` of this config file writes under: its own ``memory.namespace``, else the
+        top level's, else its name."""
+        deployment = self.plugins.deployments[name]
+        chosen = deployment.memory.namespace if deployment.memory is not None else None
+        return next((n for n in (chosen, self.top_namespace) if n is not None), name)
 
     def options_for(self, name: str) -> Mapping[str, Any]:
         return self.plugins.options.get(name, _EMPTY)

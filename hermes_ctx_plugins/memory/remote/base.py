@@ -46,7 +46,14 @@ from ...safety.judge import policy_for
 from ...scope import namespace_of, path_segment
 from ...storage.files import atomic_write, locked
 from ...storage.leftovers import append_backlog
-from ...storage.queue import DurableQueue, ProgressFiles, QueueClosedError, forget_queued, left_behind
+from ...storage.queue import (
+    DurableQueue,
+    ProgressFiles,
+    QueueClosedError,
+    forget_left,
+    forget_queued,
+    left_behind,
+)
 from ...tokens import count_text
 from .queue import ServiceUnavailable, ServiceWrites, Write, WriteStats
 from .service import SDK_IMPORTS, ServiceProvider
@@ -432,7 +439,7 @@ class RemoteProvider(ServiceProvider):
         space = self.write_namespace(write)
         own = self.config.memory_namespace
         claimants = [] if space is None else sorted(
-            name for name, deployment in deployments.items() if self._namespace_of(name, deployment) == space)
+            name for name in deployments if self.config.deployment_namespace(name) == space)
         if space == own and not claimants:
             return False
         if space is not None and space != own and len(claimants) == 1:
@@ -456,29 +463,12 @@ class RemoteProvider(ServiceProvider):
         return self.state_dir / "queue.held.jsonl"
 
     def held_count(self) -> int:
-        """How many writes wait in :attr:`held`."""
-        try:
-            return sum(1 for line in self.held.read_bytes().splitlines() if line.strip())
-        except OSError:
-            return 0
+        """How many writes wait in :attr:`held` (a backlog file: a queue folder's, with no folder beside it)."""
+        return left_behind(self.held.with_suffix(""), {}, self.held)
 
     def _forget_held(self, match: Callable[[Write], bool]) -> int:
-        """Take the writes ``match`` selects out of :attr:`held`; how many."""
-        if not self.held.exists():
-            return 0
-        with locked(self.held):
-            lines = [line for line in self.held.read_bytes().splitlines(keepends=True) if line.strip()]
-            kept = []
-            for line in lines:
-                try:
-                    selected = match(self._writes.decode(line))
-                except ValueError:  # unreadable: it could be anyone's, and is no use to anyone
-                    selected = True
-                if not selected:
-                    kept.append(line)
-            if len(kept) < len(lines):
-                atomic_write(self.held, b"".join(kept))
-        return len(lines) - len(kept)
+        """Take the writes ``match`` selects out of :attr:`held` (and unreadable ones); how many."""
+        return forget_left(self.held.with_suffix(""), self._writes, match, backlog=self.held)
 
     def _runs_here(self, deployment: Any) -> bool:
         """Whether ``deployment`` of this config runs this provider: it selects it (its own list, else the top level's),
@@ -486,11 +476,6 @@ class RemoteProvider(ServiceProvider):
         chosen = deployment.memory.providers if deployment.memory is not None else None
         listed = self.config.provider_names if chosen is None else chosen
         return self.name in listed or self.config.memory.provider == self.name
-
-    def _namespace_of(self, name: str, deployment: Any) -> str:
-        """The namespace deployment ``name`` of this config writes under."""
-        chosen = deployment.memory.namespace if deployment.memory is not None else None
-        return next((n for n in (chosen, self.config.top_namespace) if n is not None), name)
 
     def _other_queues(self) -> list[Path]:
         """The write-queue folders of this provider's other deployments found on disk (see :func:`queue_root`)."""
