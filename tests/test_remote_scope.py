@@ -538,6 +538,48 @@ def test_forget_reaches_the_writes_another_deployment_left_queued(remote: Remote
     assert first.spooled() == 1, "bob's write stays for his deployment's queue"
 
 
+def test_forgetting_a_deployments_fixed_user_id_leaves_other_deployments_users_writes(remote: Remote) -> None:
+    """Deployment "kiosk" stores every session under one fixed id ("team"); deployment "two" stores per user. A plain
+    forget runs every deployment's provider over every queue folder: the kiosk's read alice's and bob's writes in
+    "two"'s folder with its own ``user_id`` -- as "team"'s -- and ``forget --user team`` deleted them (a review,
+    ctx-honcho). Each write keeps the owner it was queued for; the kiosk's own write is still "team"'s."""
+    config = {"ctx_plugins": {"deployments": {"two": {}, "kiosk": {}}}}
+    two, kiosk = load_config(config, deployment="two"), load_config(config, deployment="kiosk")
+    first = left_unsent(remote, two, (session("two", "alice"), "amber"), (session("two", "bob"), "birch"))
+    assert first.spooled() == 2
+    shared = remote.make(config=kiosk, user_id="team", failure_threshold=1, cooldown_seconds=30)
+    tell(shared, session("kiosk", "carol"), "cedar")
+    assert wait_until(lambda: "suspended" in shared.breaker.status(remote.name))
+    shared.shutdown()
+    assert shared.spooled() == 1
+    remote.stub.start()
+    later = remote.make(config=kiosk, user_id="team")
+    report = later.forget_user("team")
+    assert all(item.ok for item in report), report
+    assert shared.spooled() == 0, "the kiosk's own write was team's (positive control)"
+    assert first.spooled() == 2, "alice's and bob's writes in deployment two stay"
+    later.shutdown()
+
+
+def test_a_honcho_write_queued_before_owners_were_stamped_is_read_by_its_own_namespaces_settings_only(
+        honcho: HonchoStubServer, tmp_path: Path) -> None:
+    """A write queued before ctx-honcho stamped the owner (``scope`` alone): a provider reads it with its own fixed
+    ``user_id`` only when it is of its own namespace; another namespace's write is its session's user's."""
+    config = {"ctx_plugins": {"deployments": {"two": {}, "kiosk": {}}}}
+    for build in provider_factory(HonchoProvider, tmp_path, lambda url: {
+            "api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0}):
+        kiosk = build(honcho.base_url, config=load_config(config, deployment="kiosk"), user_id="team")
+
+        def unstamped(deployment: str, user: str) -> dict[str, Any]:
+            return {"kind": "messages", "messages": [], "scope": {"session_id": "s1", "user_id": user,
+                                                                  "chat_id": "", "deployment": deployment}}
+
+        assert kiosk.write_owner(unstamped("kiosk", "carol")) == kiosk.owner_for("kiosk", "team")
+        assert kiosk.write_owner(unstamped("two", "alice")) == kiosk.owner_for("two", "alice")
+        assert kiosk.write_owner({**unstamped("two", "alice"), "owner": "x"}) == "x"
+        kiosk.shutdown()
+
+
 def test_a_write_queue_that_could_not_start_is_made_again_once_its_folder_is_fixed(remote: Remote) -> None:
     """A queue that could not start (its folder not writable) stayed this process's queue: every later write said
     "the write queue is closed", and none was sent after the folder was fixed (a newcomer walk, ctx-local's twin)."""
@@ -556,6 +598,23 @@ def test_a_write_queue_that_could_not_start_is_made_again_once_its_folder_is_fix
     assert wait_until(lambda: any("cedar" in text for text in itertools.chain(*remote.held().values())))
 
 
+def test_a_queued_line_that_is_json_but_no_write_is_set_aside_not_retried_as_a_failing_service(
+        remote: Remote) -> None:
+    """A line of the backlog that parses but is no write (``{}``, ``{"ids": 5}``: a hand edit) failed in ``send_write``
+    like a service error at every start, was never set aside, and with a low ``failure_threshold`` paused memory for
+    everyone (a review). It is set aside at once; the writes around it are sent."""
+    first = left_unsent(remote, load_config({}), (session("", "alice"), "amber"))
+    assert first.spooled() == 1
+    first.backlog.write_text('{}\n{"ids": 5, "scope": 7}\n' + first.backlog.read_text())
+    remote.stub.start()
+    later = remote.make(config=load_config({}), failure_threshold=1)
+    later.on_session_start(session("", "bob"))
+    assert wait_until(lambda: any("amber" in text for text in itertools.chain(*remote.held().values())))
+    assert wait_until(lambda: later.spooled() == 0)
+    assert "suspended" not in later.breaker.status(remote.name)
+    later.shutdown()
+
+
 def legacy(provider: RemoteProvider) -> Path:
     """``provider``'s unsent writes moved where the code before per-deployment folders kept them, as it wrote them."""
     lines = [json.loads(line) for line in provider.backlog.read_text().splitlines()]
@@ -564,6 +623,28 @@ def legacy(provider: RemoteProvider) -> Path:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     provider.backlog.unlink()
     return path
+
+
+def test_a_plain_forget_reaches_a_held_write_of_a_namespace_nothing_names_any_more(remote: Remote) -> None:
+    """A write held aside (``queue.held.jsonl``) of a deployment removed before the namespaces written under were noted:
+    forget built its owner ids from the config's and the noted namespaces only, said "forget --user reaches them", and
+    left it (a review). A plain forget takes the user's write of any namespace; another user's stays."""
+    gone = load_config({"ctx_plugins": {"deployments": {"gone": {}}}}, deployment="gone")
+    first = left_unsent(remote, gone, (session("gone", "dave"), "delta"), (session("gone", "erin"), "ember"))
+    lines = [json.loads(line) for line in first.backlog.read_text().splitlines()]
+    assert len(lines) == 2 and all(line.pop("queued_in") == "gone" for line in lines)
+    first.backlog.unlink()
+    held = first.state_dir / "queue.held.jsonl"
+    held.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (first.state_dir / "namespaces.json").unlink(missing_ok=True)
+    remote.stub.start()
+    top = remote.make(config=load_config({}))
+    report = top.forget_user("dave")
+    queued = next(item for item in report if "write queue" in item.store)
+    assert queued.ok and queued.removed == 1, report
+    left = held.read_text()
+    assert "ember" in left and "delta" not in left
+    top.shutdown()
 
 
 @pytest.mark.parametrize("case", ["own", "shared", "removed", "none left"])

@@ -252,9 +252,10 @@ class HonchoProvider(RemoteProvider):
                 self._http = http
             return self._honcho
 
-    def _scope(self, session: SessionInfo) -> tuple[Any, Any, Any]:
-        """``(honcho session, user peer, AI peer)`` for ``session``, created on first use and cached."""
-        key = (self.session_key(session), self.owner_id(session))
+    def _scope(self, session: SessionInfo, owner: str | None = None) -> tuple[Any, Any, Any]:
+        """``(honcho session, user peer, AI peer)`` for ``session``, created on first use and cached; ``owner``: the
+        user peer's id when it is known already (a queued write's), else :meth:`owner_id`'s."""
+        key = (self.session_key(session), owner or self.owner_id(session))
         with self._client_lock:
             cached = self._scopes.get(key)
             if cached is not None:
@@ -309,12 +310,22 @@ class HonchoProvider(RemoteProvider):
                          for c in chunks(f"[{name} output] {result}", limit)]
         messages += [{"peer": "ai", "content": c, "metadata": meta}
                      for c in chunks(self.turn_text(turn.assistant_text), limit)]
-        scope = _scope_of(turn.session)
-        return [{"kind": "messages", "scope": scope, "messages": messages[i:i + BATCH_LIMIT]}
+        scope, owner = _scope_of(turn.session), self.owner_id(turn.session)
+        return [{"kind": "messages", "scope": scope, "owner": owner, "messages": messages[i:i + BATCH_LIMIT]}
                 for i in range(0, len(messages), BATCH_LIMIT)]
 
+    def write_problem(self, write: dict[str, Any]) -> str | None:
+        if write.get("kind") == "conclusion":
+            return None if isinstance(write.get("content"), str) else "a conclusion without its text"
+        messages = write.get("messages")
+        if not isinstance(messages, list) or not all(
+                isinstance(m, dict) and isinstance(m.get("content"), str) and isinstance(m.get("metadata"), dict)
+                and m.get("peer") in ("user", "ai") for m in messages):
+            return "'messages' is not a list of messages"
+        return None
+
     def send_write(self, write: dict[str, Any]) -> None:
-        honcho_session, user, ai = self._scope(_session_of(write))
+        honcho_session, user, ai = self._scope(_session_of(write), _stamped_owner(write))
         if write.get("kind") == "conclusion":
             ai.conclusions_of(user).create([{"content": write["content"], "session_id": honcho_session.id}])
             return
@@ -322,7 +333,18 @@ class HonchoProvider(RemoteProvider):
                                      for m in write["messages"]])
 
     def write_owner(self, write: dict[str, Any]) -> str:
-        return self.owner_id(_session_of(write))
+        """The owner the write was queued for (stamped by the provider that queued it, with that deployment's
+        ``user_id``: a review, a deployment storing every session under one fixed id read every other deployment's
+        writes as that id's, and ``forget --user <that id>`` deleted them). A write queued before owners were stamped:
+        by this provider's settings when it is of this provider's namespace, else by its session's own user id (the
+        settings of another namespace are not known here)."""
+        stamped = _stamped_owner(write)
+        if stamped is not None:
+            return stamped
+        session = _session_of(write)
+        if session.deployment == self.config.memory_namespace:
+            return self.owner_id(session)
+        return self.owner_for(session.deployment, session.user_id)
 
     def write_namespace(self, write: dict[str, Any]) -> str | None:
         return _session_of(write).deployment
@@ -419,7 +441,7 @@ class HonchoProvider(RemoteProvider):
             items = self.call(self._context_items, honcho_session, user, None)
             return {"context": [{"kind": item.label, "text": self.safe(item.text)} for item in items]}
         content = self.text_argument(args, "conclusion")  # ctx_honcho_conclude
-        write = {"kind": "conclusion", "content": content, "scope": _scope_of(session)}
+        write = {"kind": "conclusion", "content": content, "scope": _scope_of(session), "owner": self.owner_id(session)}
         return self.send_or_queue(write, what="the conclusion", sent="recorded")
 
     def _authored_by(self, message: Any, user: Any) -> bool:
@@ -447,6 +469,12 @@ def _scope_of(session: SessionInfo) -> dict[str, str]:
     return {"session_id": session.session_id, "user_id": session.user_id, "chat_id": session.chat_id,
             "gateway_session_key": str(session.extra.get("gateway_session_key") or ""),
             "deployment": session.deployment}
+
+
+def _stamped_owner(write: dict[str, Any]) -> str | None:
+    """The owner id a queued write was stamped with, if any (writes queued before stamping have none)."""
+    owner = write.get("owner")
+    return owner if isinstance(owner, str) and owner else None
 
 
 def _session_of(write: dict[str, Any]) -> SessionInfo:

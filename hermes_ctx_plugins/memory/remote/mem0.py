@@ -286,6 +286,12 @@ class Mem0Provider(RemoteProvider):
         ids = write.get("ids")
         return str(ids.get("user_id") or "") if isinstance(ids, dict) else ""
 
+    def write_problem(self, write: dict[str, Any]) -> str | None:
+        for key, kind in (("messages", list), ("ids", dict), ("infer", bool), ("metadata", dict)):
+            if not isinstance(write.get(key), kind):
+                return f"{key!r} is not a {kind.__name__}"
+        return None
+
     def send_write(self, write: dict[str, Any]) -> None:
         response = self._client().add(write["messages"], **write["ids"], infer=write["infer"],
                                       metadata=write["metadata"])

@@ -139,6 +139,7 @@ class ServiceWrites(Consumer[Write]):
         other owners', when there are any within :data:`SCAN_BEHIND`
     :param backlog: where a write set aside goes (``queue.jsonl``: the queue takes it over again)
     :param stats: counts the writes set aside
+    :param problem: what makes a decoded object no write of this provider (``None``: it is one)
     """
 
     quarantine_note = "the service refused it: it is dropped, not retried"
@@ -151,8 +152,10 @@ class ServiceWrites(Consumer[Write]):
                  send_quietly: Callable[[Write], None] | None = None,
                  following: Callable[[int], list[Write]] = lambda n: [], backlog: Path | None = None,
                  stats: WriteStats | None = None, clock: Callable[[], float] = time.time,
-                 owner_of: Callable[[Write], str | None] = lambda write: None) -> None:
+                 owner_of: Callable[[Write], str | None] = lambda write: None,
+                 problem: Callable[[Write], str | None] = lambda write: None) -> None:
         self.name = name
+        self._problem = problem
         self._owner_of = owner_of
         self.directory = directory
         self._send = send
@@ -200,6 +203,10 @@ class ServiceWrites(Consumer[Write]):
         write = json.loads(line)
         if not isinstance(write, dict):
             raise ValueError(f"a queued write must be a JSON object, not {type(write).__name__}")
+        # an object that is no write of this provider (``{}``, a damaged line that still parses) cannot be sent:
+        # undecodable, so set aside at once, not retried as a failing service at every start (a review)
+        if (problem := self._problem(write)) is not None:
+            raise ValueError(f"not a {self.name} write: {problem}")
         return write
 
     def open(self) -> _Delivery:
