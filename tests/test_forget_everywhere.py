@@ -178,3 +178,30 @@ def test_forget_on_a_server_names_the_server_and_a_sqlite_file_left_from_before(
     assert any(str(row["store"]).startswith("ctx-local postgres, the rows of ") for row in rows), rows
     [left] = [row for row in rows if row["error"]]
     assert "SQLite file" in left["error"] and "storage migrate" in left["error"], left
+
+
+def test_a_forget_scoped_to_a_deployment_reaches_the_writes_a_provider_it_no_longer_runs_left_queued(
+        mem0: Mem0StubServer, capsys: Any) -> None:
+    """Deployment ``cloud`` ran ctx-mem0 and left writes queued (its service down); it runs ``file`` alone since. A
+    forget scoped to it ran only the providers it runs, and alice's queued words stayed in its ctx-mem0 folder, to be
+    sent if it ran ctx-mem0 again (a review). They are taken; bob's stay."""
+    path = config_file(mem0)
+    home = path.parent
+    cloud = load_host(path, deployment="cloud")
+    mem0.stop()
+    for user, word in USERS.items():
+        session = SessionInfo(session_id=f"late-{user}", user_id=user)
+        cloud.session_start(session)
+        cloud.turn_finalized(Turn(session=session, turn_number=1, user_text=f"late {word}-spooled",
+                                  assistant_text="ok"))
+    cloud.shutdown()
+    before = scan(home, ["ALICEWORD-spooled", "BOBWORD-spooled"])
+    assert any("ALICEWORD-spooled" in hits for hits in before.values()), before  # the premise
+    path.write_text(path.read_text().replace("cloud: {memory: {providers: [file, ctx-mem0]}}",
+                                             "cloud: {memory: {providers: [file]}}"), encoding="utf-8")
+    assert main(["--config", str(path), "forget", "--user", "alice", "--deployment", "cloud", "--yes", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert any("ctx-mem0 write queue" in row["store"] and row.get("removed") == 1 for row in report["stores"]), report
+    after = scan(home, ["ALICEWORD-spooled", "BOBWORD-spooled"])
+    assert not any("ALICEWORD-spooled" in hits for hits in after.values()), after
+    assert any("BOBWORD-spooled" in hits for hits in after.values()), after

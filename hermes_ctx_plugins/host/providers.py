@@ -171,6 +171,12 @@ class MemoryFanOut:
         if LOCAL not in {name for name, _ in stores} and any(
                 r.kind == "memory" and r.name == LOCAL for r in self.registry):
             stores.append((LOCAL, functools.partial(self._forget_detached, LOCAL)))
+        # a memory service's provider the deployment no longer runs: its unsent writes wait in its queue folder until
+        # it runs again, and are the user's still (a review: a forget scoped to that deployment left them)
+        for entry in self.registry:
+            if entry.kind == "memory" and entry.name not in {name for name, _ in stores} and (
+                    hermes_home() / "ctx_plugins" / entry.name).is_dir():
+                stores.append((entry.name, functools.partial(self._forget_left_queued, entry.name)))
         # a disabled archive may still hold what it archived while it was on
         archive = self.archive.store if self.archive is not None else open_archive(self.config)
         stores.append(("archive", archive.forget_user))
@@ -181,6 +187,25 @@ class MemoryFanOut:
                 log.exception("%s could not forget a user", name)
                 report.append(Forgotten(store=name, removed=None, error=f"{type(exc).__name__}: {exc}"))
         return report
+
+    def _forget_left_queued(self, name: str, user_id: str, *,
+                            namespaces: Collection[str] | None) -> list[Forgotten]:
+        """``user_id``'s writes provider ``name`` (not run here) left queued on this machine, when it says what waits
+        (``forget_queued``, ``spooled``, ``waiting_elsewhere``: a memory service's provider) and any does; else
+        nothing (an empty report: a store it does not hold is not listed)."""
+        provider = self.provider_instance(name)
+        try:
+            forget = getattr(provider, "forget_queued", None)
+            spooled, elsewhere = getattr(provider, "spooled", None), getattr(provider, "waiting_elsewhere", None)
+            if forget is None or spooled is None:
+                return []
+            held = getattr(provider, "held_count", None)
+            waiting = spooled() > 0 or (held is not None and held() > 0) or (
+                namespaces is None and elsewhere is not None and any(count for count, _ in elsewhere().values()))
+            return list(forget(user_id, namespaces=namespaces)) if waiting else []
+        finally:
+            self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, resets=False,
+                               bounded=False)
 
     def _forget_detached(self, name: str, user_id: str, *, namespaces: Collection[str] | None) -> list[Forgotten]:
         """Forget ``user_id`` in provider ``name``'s store through a detached instance, closed after."""

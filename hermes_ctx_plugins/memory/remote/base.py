@@ -341,10 +341,7 @@ class RemoteProvider(ServiceProvider):
         seconds; one that fails is reported in its entry's ``error``, never raised. Writes still
         queued in *another* running process are out of reach: stop serving the user first.
         """
-        noted, problem = _read_noted(self._namespaces_file) if namespaces is None else (set(), None)
-        spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(noted))
-                                     if namespaces is None else namespaces))
-        owners = {space: self.owner_for(space, user_id) for space in spaces}
+        owners, problem = self._owners(user_id, namespaces)
         report = [self._forget_queued(set(owners.values()), user_id if namespaces is None else None)]
         doubt = self._namespaces_doubt(problem) if namespaces is None else None
         if doubt is not None:
@@ -357,6 +354,21 @@ class RemoteProvider(ServiceProvider):
                 continue
             report.append(self._forget_at_service(store, space, owner))
         return report
+
+    def forget_queued(self, user_id: str, *, namespaces: Collection[str] | None = None) -> list[Forgotten]:
+        """:meth:`forget_user`'s first part alone: ``user_id``'s writes waiting on this machine, in every queue folder;
+        nothing is asked of the service. For a provider the deployment does not run (any more): the writes it queued
+        while it did wait in its folder (a review: a forget scoped to that deployment did not reach them)."""
+        owners, _ = self._owners(user_id, namespaces)
+        return [self._forget_queued(set(owners.values()), user_id if namespaces is None else None)]
+
+    def _owners(self, user_id: str, namespaces: Collection[str] | None) -> tuple[dict[str, str], str | None]:
+        """Namespace -> ``user_id``'s owner id there, for ``namespaces`` (``None``: the config's and the noted ones),
+        and why the note could not be read (``None``: it could, or was not needed)."""
+        noted, problem = _read_noted(self._namespaces_file) if namespaces is None else (set(), None)
+        spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(noted))
+                                     if namespaces is None else namespaces))
+        return {space: self.owner_for(space, user_id) for space in spaces}, problem
 
     @property
     def _namespaces_file(self) -> Path:
