@@ -33,7 +33,15 @@ from ..cliutil import (
 from ..config import load_config
 from ..errors import ConfigError
 from ..scope import describe, typed
-from ..storage import ArchiveBackend, ArchiveError, LocalStoreError, Scope, archive_unusable, open_archive
+from ..storage import (
+    ArchiveBackend,
+    ArchiveError,
+    LocalStoreError,
+    Scope,
+    archive_unusable,
+    open_archive,
+    read_only_failure,
+)
 from ..tokens import get_counter
 from . import tools
 
@@ -72,7 +80,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not store.exists() and args.archive_command != "purge":
             return _no_archive(args, store, where)
-        return _run(args, store, config.memory_namespace, where)
+        try:
+            return _run(args, store, config.memory_namespace, where)
+        except (ArchiveError, sqlite3.Error) as exc:
+            # a command that only reads, on a copy this user cannot write (a mounted backup, another user's home): read
+            # without writing anything (a newcomer walk: it could not be searched at all)
+            if args.archive_command not in _READS or not read_only_failure(exc.__cause__ or exc):
+                raise
+            store.close()
+            store = open_archive(config, read_only=True)
+            print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
+            return _run(args, store, config.memory_namespace, where)
     except (ArchiveError, LocalStoreError) as exc:  # LocalStoreError: a server backend with no server named
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
@@ -85,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PLUGIN
     finally:
         store.close()
+
+
+#: the commands that only read the archive
+_READS = frozenset({"search", "show", "stats"})
 
 
 def _no_archive(args: argparse.Namespace, store: ArchiveBackend, where: str) -> int:

@@ -30,7 +30,15 @@ from typing import cast
 
 from ..config import Config, hermes_home
 from ..environment import under_home
-from .base import ArchiveBackend, ArchiveError, LocalStoreError, MemoryBackend, archive_unusable, is_store_failure
+from .base import (
+    ArchiveBackend,
+    ArchiveError,
+    LocalStoreError,
+    MemoryBackend,
+    archive_unusable,
+    is_store_failure,
+    read_only_failure,
+)
 from .documents import Documents, FileDocuments
 from .files import FileUnavailable
 from .records import (
@@ -57,7 +65,7 @@ __all__ = [
     "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
     "Quarantined", "Record", "Scope", "Stored", "archive_path", "archive_unusable", "backend", "backend_name", "check",
     "identity", "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive",
-    "open_documents", "open_memory", "owner_of", "release",
+    "open_documents", "open_memory", "owner_of", "read_only_failure", "release",
 ]
 
 
@@ -80,14 +88,19 @@ def on_server(config: Config, store: str = "memory") -> bool:
     return getattr(backend(config, store=store), "identity", None) is not None
 
 
-def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0) -> MemoryBackend:
+def open_memory(config: Config, path: Path, *, busy_timeout: float = 2.0, read_only: bool = False) -> MemoryBackend:
     """ctx-local's memory store at ``path`` — a file path, for SQLite the file itself — created if
     needed (see *Locations* in :mod:`.base`).
 
     :param busy_timeout: seconds a call waits for another writer before failing with reason ``locked``.
+    :param read_only: an existing store, read without writing anything, when the backend can (its optional
+        ``open_memory_read_only``; a copy the user cannot write, which the ordinary opening refuses with reason
+        ``read-only``); a backend without it opens it as usual.
     :raises LocalStoreError: the store cannot be opened.
     """
-    store: MemoryBackend = backend(config, store="memory").open_memory(path, config=config, busy_timeout=busy_timeout)
+    chosen = backend(config, store="memory")
+    opener = getattr(chosen, "open_memory_read_only", None) if read_only else None
+    store: MemoryBackend = (opener or chosen.open_memory)(path, config=config, busy_timeout=busy_timeout)
     return store
 
 
@@ -171,9 +184,11 @@ def archive_path(config: Config) -> Path:
     return under_home(path) if path else hermes_home() / "ctx_archive.db"
 
 
-def open_archive(config: Config, *, backend_name: str | None = None) -> ArchiveBackend:
+def open_archive(config: Config, *, backend_name: str | None = None, read_only: bool = False) -> ArchiveBackend:
     """The archive ``config`` names (opened on first use: opening it creates nothing), in the
-    backend ``config`` chooses or ``backend_name`` (``"memory"`` for one that keeps nothing)."""
+    backend ``config`` chooses or ``backend_name`` (``"memory"`` for one that keeps nothing); ``read_only``: an
+    existing one read without writing anything, when the backend can (its optional ``open_archive_read_only``)."""
     chosen = backend(config, backend_name, store="archive")
-    archive: ArchiveBackend = chosen.open_archive(archive_path(config), config=config)
+    opener = getattr(chosen, "open_archive_read_only", None) if read_only else None
+    archive: ArchiveBackend = (opener or chosen.open_archive)(archive_path(config), config=config)
     return archive

@@ -591,13 +591,20 @@ class ArchiveBackend(abc.ABC):
         next connection opened at the location (for the in-memory backend: until the process exits)."""
 
 
+def read_only_failure(exc: BaseException) -> bool:
+    """Whether a file store's failure ``exc`` (SQLite's, or the OS's) is that this user cannot write the file or its
+    folder (a copy: a backup, another user's home), which a store opened to read only need not."""
+    text = (str(exc) or type(exc).__name__).lower()
+    return "readonly" in text or "read-only" in text or "permission" in text or "unable to open" in text
+
+
 def archive_unusable(path: Path, exc: BaseException) -> str:
     """Why the archive at ``path`` cannot be used, and what to do: a file this user may not write is not damaged
     (moving it away, as for a damaged one, left a user's messages in a file the operator took for purged: a newcomer
     walk)."""
     detail = str(exc) or type(exc).__name__
     text = detail.lower()
-    if "readonly" in text or "read-only" in text or "permission" in text or "unable to open" in text:
+    if read_only_failure(exc):
         return (f"the archive {path} cannot be written by this user ({detail}); nothing in it was changed: check "
                 "that the file and its folder are writable (run the command as the user hermes runs as)")
     if "full" in text:

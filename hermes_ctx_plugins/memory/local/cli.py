@@ -121,7 +121,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
                 print(f"hermes-ctx: --output {args.output} is {ours}: exporting into it would destroy it; "
                       "write the export to a file of its own", file=sys.stderr)
                 return EXIT_INPUT
-        store = open_memory(config, provider.path)
+        store = open_memory(config, provider.path) if command == "forget" else _opened(config, provider.path)
         try:
             return {"search": _search, "export": _export, "forget": _forget}[command](provider, store, args)
         finally:
@@ -129,6 +129,20 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except LocalStoreError as exc:
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
+
+
+def _opened(config: Config, path: Path) -> MemoryBackend:
+    """The store at ``path`` for a command that only reads it: as usual, else -- when this user cannot write it (a
+    mounted backup, another user's home) -- read without writing anything, said on stderr (a newcomer walk: a
+    read-only copy could not be searched, counted or exported at all)."""
+    try:
+        return open_memory(config, path)
+    except LocalStoreError as exc:
+        if exc.reason != "read-only":
+            raise
+        store = open_memory(config, path, read_only=True)
+        print(f"hermes-ctx: {path} cannot be written by this user: read without writing", file=sys.stderr)
+        return store
 
 
 def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namespace) -> int:
@@ -181,7 +195,7 @@ def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
     try:
         report["exists"] = memory_exists(provider.config, provider.path)
         if report["exists"]:
-            store = open_memory(provider.config, provider.path)
+            store = _opened(provider.config, provider.path)
             try:
                 report.update(store.stats(args.namespace))
                 progress = store.progress()

@@ -22,6 +22,11 @@ def open_memory(path: Path, *, config: Config, busy_timeout: float) -> LocalStor
     return LocalStore(path, busy_timeout=busy_timeout)
 
 
+def open_memory_read_only(path: Path, *, config: Config, busy_timeout: float) -> LocalStore:
+    """The existing store at ``path``, read without writing anything (a copy this user cannot write)."""
+    return LocalStore(path, busy_timeout=busy_timeout, read_only=True)
+
+
 def memory_exists(path: Path, *, config: Config) -> bool:
     return path.exists()
 
@@ -87,3 +92,10 @@ def _read_problem(path: Path, *, immutable: bool) -> str | None:
 def open_archive(path: Path, *, config: Config) -> ArchiveStore:
     settings = config.plugins.archive
     return ArchiveStore(path, retention_days=settings.retention_days, max_megabytes=settings.max_megabytes)
+
+
+def open_archive_read_only(path: Path, *, config: Config) -> ArchiveStore:
+    """The existing archive at ``path``, read without writing anything (a copy this user cannot write)."""
+    settings = config.plugins.archive
+    return ArchiveStore(path, retention_days=settings.retention_days, max_megabytes=settings.max_megabytes,
+                        read_only=True)

@@ -68,8 +68,10 @@ class ArchiveStore(ArchiveBackend):
     """One archive file; safe to share between threads (one connection behind a lock, opened on first use)."""
 
     def __init__(self, path: Path, *, retention_days: float = 30.0, max_megabytes: float = 256.0,
-                 timeout: float = 5.0) -> None:
+                 timeout: float = 5.0, read_only: bool = False) -> None:
+        """:param read_only: an existing archive read without writing anything (:func:`~.archive_schema.connect`)."""
         self.path = Path(path)
+        self._read_only = read_only
         self.spool = Spool(spool_path(self.path))
         self.retention_days = retention_days
         self.max_megabytes = max_megabytes
@@ -84,7 +86,7 @@ class ArchiveStore(ArchiveBackend):
                         "goes into the file now at that path (a new one if none is)", self.path)
             self.close()
         if self._db is None:
-            self._db = connect(self.path, self._timeout)
+            self._db = connect(self.path, self._timeout, read_only=self._read_only)
             self._opened = OpenedFile(self.path)
         return self._db
 

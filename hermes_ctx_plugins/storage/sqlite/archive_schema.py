@@ -99,11 +99,15 @@ _RAW_COLUMNS = {"compactions": ("session_id", "user_id", "strategy"),
                 "messages": ("session_id", "user_id", "role", "tool_call_id", "call_ids", "text", "message")}
 
 
-def connect(path: Path, timeout: float) -> sqlite3.Connection:
-    """A connection to the archive at ``path`` (WAL, foreign keys on), created or brought up to date.
+def connect(path: Path, timeout: float, *, read_only: bool = False) -> sqlite3.Connection:
+    """A connection to the archive at ``path`` (WAL, foreign keys on), created or brought up to date; ``read_only``:
+    an existing one of the current layout, opened without writing anything (a copy this user cannot write), every
+    write failing.
 
     :raises ArchiveError: it cannot be opened, is damaged, or is of a newer layout.
     """
+    if read_only:
+        return _connect_read_only(path, timeout)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
@@ -121,6 +125,28 @@ def connect(path: Path, timeout: float) -> sqlite3.Connection:
     except BaseException:
         db.close()
         raise
+    return db
+
+
+def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
+    """:func:`connect` with ``read_only``: a file no process has open (no ``-wal`` or ``-shm`` beside it) is read as
+    immutable, so SQLite makes no ``-shm`` in a folder it cannot write."""
+    idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if idle else 'mode=ro'}", uri=True,
+                             timeout=timeout, check_same_thread=False, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise ArchiveError(archive_unusable(path, exc)) from exc
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error as exc:
+        db.close()
+        raise ArchiveError(archive_unusable(path, exc)) from exc
+    if version != SCHEMA_VERSION:
+        db.close()
+        raise ArchiveError(f"the archive {path} has layout {version} and this hermes-ctx-plugins reads {SCHEMA_VERSION}"
+                           "; it cannot be written by this user to bring it up to date: open it once as a user who "
+                           "can write it")
     return db
 
 

@@ -103,13 +103,15 @@ def _memory(values: Sequence[Any]) -> Memory:
 class LocalStore(MemoryBackend):
     """One connection to the memory database; every method is safe to call from any thread."""
 
-    def __init__(self, path: Path, *, busy_timeout: float = 2.0) -> None:
+    def __init__(self, path: Path, *, busy_timeout: float = 2.0, read_only: bool = False) -> None:
         """:param busy_timeout: seconds a call waits for another connection's write lock before it
-            fails with reason ``locked``."""
+            fails with reason ``locked``. :param read_only: an existing store read without writing anything
+            (:func:`~.memory_schema.connect`)."""
         self.path = path
         self._lock = threading.Lock()
         self._busy_timeout = busy_timeout
-        self._conn = connect(path, busy_timeout)
+        self._read_only = read_only
+        self._conn = connect(path, busy_timeout, read_only=read_only)
         self._opened = OpenedFile(path)
         #: the last search's ranking (:meth:`_search`)
         self._ranking: _Ranking | None = None
@@ -127,7 +129,8 @@ class LocalStore(MemoryBackend):
                                 "from now on goes into the file now at that path (a new one if none is)", self.path)
                     self._conn.close()  # first: its WAL is folded into the old file and removed, never read anew
                     self._ranking = None
-                    self._conn = connect(self.path, self._busy_timeout)  # failing, the next call tries again
+                    # failing, the next call tries again
+                    self._conn = connect(self.path, self._busy_timeout, read_only=self._read_only)
                     self._opened = OpenedFile(self.path)
                 return fn(self._conn, *args)
             except BaseException as exc:

@@ -155,14 +155,18 @@ def is_database_failure(exc: BaseException) -> bool:
         exc, (sqlite3.IntegrityError, sqlite3.DataError, sqlite3.InterfaceError, sqlite3.ProgrammingError))
 
 
-def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """A connection to the memory database at ``path``, created or brought up to date.
+def connect(path: Path, busy_timeout: float, *, read_only: bool = False) -> sqlite3.Connection:
+    """A connection to the memory database at ``path``, created or brought up to date; ``read_only``: an existing
+    one of the current layout, opened without writing anything (a copy the user cannot write: a backup, another
+    user's home), every write failing with reason ``read-only``.
 
     :raises LocalStoreError: the file cannot be opened, is damaged, or is of a newer layout.
     """
     if sqlite3.sqlite_version_info < (3, 35, 0):
         raise LocalStoreError(path, "unsupported", f"this Python's SQLite is {sqlite3.sqlite_version}",
                               "ctx-local needs SQLite 3.35 or newer (FTS5, RETURNING); use a newer Python")
+    if read_only:
+        return _connect_read_only(path, busy_timeout)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -180,6 +184,32 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
+    return conn
+
+
+def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """:func:`connect` with ``read_only``. A file no process has open (no ``-wal`` or ``-shm`` beside it) is read as
+    immutable: SQLite then makes no ``-shm`` in a folder it cannot write; one a process has open is read through its
+    ``-wal`` and ``-shm`` as they are."""
+    idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if idle else 'mode=ro'}", uri=True,
+                               timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise store_error(path, exc) from None
+    try:
+        version = _version(conn, path)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise store_error(path, exc) from None
+    except BaseException:
+        conn.close()
+        raise
+    if version != SCHEMA_VERSION:
+        conn.close()
+        raise LocalStoreError(path, "read-only", f"schema version {version}, older than this hermes-ctx-plugins "
+                              f"reads ({SCHEMA_VERSION}), and it cannot be written by this user to bring it up to date",
+                              "open it once as a user who can write it (any hermes-ctx memory command does)")
     return conn
 
 
