@@ -57,6 +57,7 @@ def test_healthy_setup(mem0: Mem0StubServer, capsys: pytest.CaptureFixture[str])
     assert "writes: 0 queued here, 0 spooled on disk (sent 0, dropped 0, rejected 0)" in out
     assert "ctx-honcho" in out and "unavailable: no Honcho API key" in out  # not selected: no problem
     assert out.rstrip().endswith("result: OK")
+    assert f"archive\n  ok    no archive yet at {home / 'ctx_archive.db'} (nothing compacted)" in out  # a newcomer walk
     assert [r.path for r in mem0.requests] == ["/v1/ping/"], "the probe is the client's ping"
 
     code, out = doctor(capsys, "--json", "--no-probe")

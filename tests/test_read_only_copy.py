@@ -80,3 +80,12 @@ def test_writing_to_a_read_only_copy_still_refuses_and_changes_nothing(copy: Pat
     forgot = reader(copy, "memory", "forget", "--user", "", "-y")
     assert forgot.returncode != 0, forgot.stdout + forgot.stderr
     assert {p: p.read_bytes() for p in before} == before
+
+
+def test_doctor_says_the_archive_cannot_be_written(copy: Path) -> None:
+    done = reader(copy, "doctor", "--no-probe")
+    assert done.returncode == 1, done.stdout[-2000:]
+    lines = done.stdout.splitlines()
+    line = lines[lines.index("archive") + 1]
+    assert line.strip().startswith("FAIL") and str(copy / "ctx_archive.db") in line, line
+    assert "cannot be written by this user" in line

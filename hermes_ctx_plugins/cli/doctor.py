@@ -134,11 +134,15 @@ def run(args: argparse.Namespace) -> int:
     stores = [{"check": what, "ok": ok, "detail": detail}
               for what, ok, detail in (storage.configured(config) if args.no_probe else storage.check(config))]
     problems += [f"{row['check']}: {row['detail']}" for row in stores if not row["ok"]]
+    archived, archive_detail = storage.archive_health(config)  # a newcomer walk: doctor had no word on it
+    if not archived:
+        problems.append(f"archive: {archive_detail}")
     report = {"config": config.source, "hermes_home": str(hermes_home()), "hermes_profile": profile_of(hermes_home()),
               "deployment": config.deployment,
               "compressor": host.compressor.name if host.compressor else None,
               "hermes_wiring": [asdict(w) for w in wiring],
               "plugins": [asdict(p) for p in host.loaded_plugins()], "memory_providers": rows, "storage": stores,
+              "archive": {"ok": archived, "detail": archive_detail},
               "ok": not problems, "problems": problems}
     if args.json:
         print_json(report)
@@ -191,6 +195,7 @@ def _as_text(report: dict[str, Any]) -> str:
     if report["storage"]:
         lines.append("storage")
         lines += [f"  {row['check']}: {'ok' if row['ok'] else 'FAIL'}: {row['detail']}" for row in report["storage"]]
+    lines.append(f"archive\n  {'ok' if report['archive']['ok'] else 'FAIL':<4}  {report['archive']['detail']}")
     lines.append("result: OK" if report["ok"] else "result: PROBLEMS\n" + "\n".join(
         f"  - {p}" for p in report["problems"]))
     return "\n".join(lines)

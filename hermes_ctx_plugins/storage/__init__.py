@@ -63,7 +63,8 @@ BACKENDS = {
 
 __all__ = [
     "BACKENDS", "ArchiveBackend", "ArchiveError", "ArchiveHit", "Hit", "LocalStoreError", "Memory", "MemoryBackend",
-    "Quarantined", "Record", "Scope", "Stored", "archive_path", "archive_unusable", "backend", "backend_name", "check",
+    "Quarantined", "Record", "Scope", "Stored", "archive_health", "archive_path", "archive_unusable", "backend",
+    "backend_name", "check",
     "identity", "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive",
     "open_documents", "open_memory", "owner_of", "read_only_failure", "release",
 ]
@@ -182,6 +183,41 @@ def archive_path(config: Config) -> Path:
     ``$HERMES_HOME/ctx_archive.db``."""
     path = config.plugins.archive.path
     return under_home(path) if path else hermes_home() / "ctx_archive.db"
+
+
+def archive_health(config: Config) -> tuple[bool, str]:
+    """What ``hermes-ctx doctor`` says of the archive ``config`` names: ``(ok, detail)``. Its file (a file backend):
+    there yet, its size, whether this user can write it; whether it is on; compactions waiting beside it in its spool
+    (the archive could not take them: a read-only or full disk) and any it set aside for good. Not ok: it is on and
+    this user cannot write it, or compactions wait while it cannot. Reads nothing of the store itself."""
+    import os
+
+    from .spool import Spool, spool_path
+
+    settings, path = config.plugins.archive, archive_path(config)
+    unwritable, parts = False, []
+    if on_server(config, "archive"):
+        parts.append(f"{backend_name(config, 'archive')}: the rows of {path}")
+    elif not path.exists():
+        parts.append(f"no archive yet at {path} (nothing compacted)")
+    else:
+        writable = os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+        size = sum(p.stat().st_size for p in path.parent.glob(f"{path.name}*") if p.is_file()) / 1e6
+        parts.append(f"{path}: {size:.1f} MB")
+        if not writable:
+            unwritable = True
+            parts.append("it cannot be written by this user: what compaction removes waits in its spool beside it, or "
+                         "in the process's memory (lost at exit) when that cannot be written either; check the file's "
+                         "and its folder's permissions (archive search/show/stats read it meanwhile)")
+    if not settings.enabled:
+        parts.append("off (ctx_plugins.archive.enabled: false): nothing more is archived")
+    spool = Spool(spool_path(path))
+    waiting = spool.count() if spool.pending() else 0
+    if waiting:
+        parts.append(f"{waiting} compaction(s) wait in {spool.where()}, imported at the archive's next write")
+    if spool.rejected.exists():
+        parts.append(f"compactions it could never take are set aside in {spool.rejected}")
+    return not (unwritable and (settings.enabled or waiting)), "; ".join(parts)
 
 
 def open_archive(config: Config, *, backend_name: str | None = None, read_only: bool = False) -> ArchiveBackend:
