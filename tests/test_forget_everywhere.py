@@ -205,3 +205,22 @@ def test_a_forget_scoped_to_a_deployment_reaches_the_writes_a_provider_it_no_lon
     after = scan(home, ["ALICEWORD-spooled", "BOBWORD-spooled"])
     assert not any("ALICEWORD-spooled" in hits for hits in after.values()), after
     assert any("BOBWORD-spooled" in hits for hits in after.values()), after
+
+
+def test_a_provider_switched_away_from_with_options_it_refuses_does_not_fail_a_forget_when_nothing_waits(
+        capsys: Any) -> None:
+    """An install that ran ctx-honcho and switched to ctx-local, leaving an option the provider refuses and an empty
+    queue folder: every ``forget --user`` reported "ctx-honcho FAILED" and exited 1 (a review). Nothing of the
+    user's waits there: no line for it. With a write of theirs waiting, the failure is said."""
+    path = ctx_local_install("[]")
+    home = path.parent
+    path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ctx-local}\n"
+                    "ctx_plugins: {options: {ctx-honcho: {workspace_id: 'bad id'}}}\n", encoding="utf-8")
+    (home / "ctx_plugins" / "ctx-honcho" / "queue").mkdir(parents=True)
+    assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] and not any("ctx-honcho" in row["store"] for row in report["stores"]), report
+    (home / "ctx_plugins" / "ctx-honcho" / "queue.jsonl").write_text('{"kind": "messages"}\n', encoding="utf-8")
+    assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert any(row["store"] == "ctx-honcho" and row.get("error") for row in report["stores"]), report

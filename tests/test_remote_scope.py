@@ -615,6 +615,81 @@ def test_a_queued_line_that_is_json_but_no_write_is_set_aside_not_retried_as_a_f
     later.shutdown()
 
 
+def test_a_honcho_write_queued_before_user_id_changed_is_sent_to_its_owners_own_session(
+        honcho: HonchoStubServer, tmp_path: Path) -> None:
+    """alice's turn waits (the service down); the operator sets ``user_id: team``; the write is sent, then bob's turn
+    is stored as team's. The write went under alice's stamped peer into the session of the settings of the time of
+    sending -- team's -- and ``forget --user alice`` deleted that session, bob's message with it (a review). It goes to
+    alice's own session: the forget leaves team's."""
+    config = {"ctx_plugins": {"deployments": {"kiosk": {}}}}
+    kiosk = load_config(config, deployment="kiosk")
+    alice, bob = session("kiosk", "alice"), session("kiosk", "bob", 2)
+    for build in provider_factory(HonchoProvider, tmp_path, lambda url: {
+            "api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0,
+            "session_strategy": "per-user"}):
+        honcho.stop()
+        before = build(honcho.base_url, config=kiosk, failure_threshold=1, cooldown_seconds=30)
+        tell(before, alice, "amber")
+        assert wait_until(lambda: "suspended" in before.breaker.status("ctx-honcho"))  # noqa: B023 (waited for here)
+        before.shutdown()
+        honcho.start()
+        after = build(honcho.base_url, config=kiosk, user_id="team")
+        after.on_session_start(bob)
+        assert wait_until(lambda: any("amber" in m["content"] for m in honcho.messages))
+        tell(after, bob, "birch")
+        assert wait_until(lambda: any("birch" in m["content"] for m in honcho.messages))
+        owner = after.owner_for("kiosk", "alice")
+        shared = [sid for sid, peers in honcho.sessions.items() if owner in peers and len(set(peers) - {"hermes"}) > 1]
+        assert not shared, honcho.sessions  # alice's peer joined nobody else's session
+        report = after.forget_user("alice")
+        assert all(item.ok for item in report), report
+        assert any("birch" in m["content"] for m in honcho.messages), "bob's message stays"
+        assert not any("amber" in m["content"] for m in honcho.messages), "alice's is forgotten"
+        after.shutdown()
+
+
+def test_a_deployments_fixed_user_id_equal_to_the_top_levels_default_user_id_is_not_the_anonymous_users(
+        remote: Remote) -> None:
+    """Deployment "lobby" stores everyone as ``hermes-user`` -- the top level's ``default_user_id``, its anonymous
+    user's id. lobby's provider made the top-level namespace's owners with its own settings: ``forget --user
+    hermes-user`` took the anonymous user's queued write (a review). It makes them with the top level's."""
+    lobby = load_config({"ctx_plugins": {"deployments": {"lobby": {}}}}, deployment="lobby")
+    top = left_unsent(remote, load_config({}), (session("", ""), "amber"))
+    assert top.spooled() == 1
+    remote.stub.start()
+    provider = remote.make(config=lobby, user_id="hermes-user")
+    assert provider.owner_for("", "") == "hermes-user" and provider.owner_for("", "hermes-user") != "hermes-user"
+    report = provider.forget_user("hermes-user")
+    assert all(item.ok for item in report), report
+    assert top.spooled() == 1, "the anonymous user's write stays"
+    provider.shutdown()
+
+
+def test_honcho_writes_queued_unstamped_in_a_namespace_two_deployments_share_are_their_users(
+        honcho: HonchoStubServer, tmp_path: Path) -> None:
+    """Deployments "two" (per user) and "kiosk" (everyone as "team") share a namespace; alice's and bob's writes,
+    queued in "two"'s folder before owners were stamped, were read by kiosk's forget as team's (its own namespace,
+    its own settings) and taken by ``forget --user team`` (a review). Another folder's write is read by its own user."""
+    config = {"ctx_plugins": {"deployments": {"two": {"memory": {"namespace": "shared"}},
+                                              "kiosk": {"memory": {"namespace": "shared"}}}}}
+    two, kiosk = load_config(config, deployment="two"), load_config(config, deployment="kiosk")
+    for build in provider_factory(HonchoProvider, tmp_path, lambda url: {
+            "api_key": HONCHO_KEY, "base_url": url, "workspace_id": "ws", "max_retries": 0}):
+        remote = Remote("ctx-honcho", honcho, build, "ctx_honcho_search", "/messages$")
+        first = left_unsent(remote, two, (session("shared", "alice"), "amber"), (session("shared", "bob"), "birch"))
+        lines = [json.loads(line) for line in first.backlog.read_text().splitlines()]
+        assert len(lines) == 2 and all(line.pop("owner") for line in lines)  # as the code before stamping wrote them
+        first.backlog.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        honcho.start()
+        shared = build(honcho.base_url, config=kiosk, user_id="team")
+        report = shared.forget_user("team")
+        assert all(item.ok for item in report), report
+        assert first.spooled() == 2, "alice's and bob's writes stay"
+        report = shared.forget_user("alice")
+        assert first.spooled() == 1 and "birch" in first.backlog.read_text()  # the positive control
+        shared.shutdown()
+
+
 def legacy(provider: RemoteProvider) -> Path:
     """``provider``'s unsent writes moved where the code before per-deployment folders kept them, as it wrote them."""
     lines = [json.loads(line) for line in provider.backlog.read_text().splitlines()]

@@ -95,7 +95,7 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
     if "" in plugins.deployments:  # it would be the top level's namespace, and no name to pick it by
         raise ConfigError("a deployment needs a name; '' is the top-level settings", path="ctx_plugins.deployments",
                           value="", expected="a non-empty deployment name")
-    top_namespace = plugins.memory.namespace
+    top_namespace, top_options = plugins.memory.namespace, plugins.options
     compression_raw = _section(data, "compression")
     compression = _lenient(CompressionSettings, compression_raw, "compression")
     if deployment is not None:
@@ -127,6 +127,7 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
         source=label,
         lines=lines,
         top_namespace=top_namespace,
+        top_options=top_options,
     )
 
 

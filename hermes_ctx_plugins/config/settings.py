@@ -243,6 +243,9 @@ class Config:
     lines: Mapping[str, int] = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
     #: ``ctx_plugins.memory.namespace`` at the top level (a deployment that sets none inherits it)
     top_namespace: str | None = None
+    #: ``ctx_plugins.options`` at the top level, before the active deployment's (what the top-level namespace's
+    #: owners are made with: a deployment's own ``user_id`` is not the top level's)
+    top_options: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
 
     @property
     def compressor_name(self) -> str:

@@ -165,6 +165,11 @@ class RemoteProvider(ServiceProvider):
         """The :meth:`owner_id` a queued write is stored under (``""`` when it cannot tell)."""
         return ""
 
+    def foreign_owner(self, write: Write) -> str:
+        """:meth:`write_owner` of a write another deployment's provider queued (in its folder, or held): one that does
+        not carry its owner is read without this provider's settings (``write_owner`` by default: the write says)."""
+        return self.write_owner(write)
+
     def write_problem(self, write: Write) -> str | None:
         """Why a decoded queued object is no write :meth:`send_write` can send (``None``: it is one)."""
         return None
@@ -419,12 +424,19 @@ class RemoteProvider(ServiceProvider):
         removed before namespaces were noted: a review found it held, said reachable, and left by the forget)."""
         store = f"{self.name} write queue {self.queue_dir}"
 
-        def match(write: Write) -> bool:
-            owner = self.write_owner(write)
-            if owner in owners:
-                return True
-            space = self.write_namespace(write) if user_id is not None else None
-            return space is not None and owner == self.owner_for(space, user_id or "")
+        def matching(owner_of: Callable[[Write], str]) -> Callable[[Write], bool]:
+            def match(write: Write) -> bool:
+                owner = owner_of(write)
+                if owner in owners:
+                    return True
+                space = self.write_namespace(write) if user_id is not None else None
+                return space is not None and owner == self.owner_for(space, user_id or "")
+            return match
+
+        # a write in another folder, or held, was queued by another deployment's provider: its settings are not this
+        # one's (a review: read with this deployment's fixed user_id, another deployment's users' writes in a namespace
+        # they shared were taken as that id's)
+        match, elsewhere = matching(self.write_owner), matching(self.foreign_owner)
 
         def queues() -> list[DurableQueue[Write]]:
             with self._lock:
@@ -438,9 +450,9 @@ class RemoteProvider(ServiceProvider):
             # what other deployments' queues left on disk (a deployment the config no longer names has no provider
             # to reach its folder); their live queues in this process are their own providers' to clear
             for folder in self._other_queues():
-                spooled += forget_queued(folder, self._reader(folder), match, queues=list,
+                spooled += forget_queued(folder, self._reader(folder), elsewhere, queues=list,
                                          backlog=folder.with_name("queue.jsonl"), wait=self.options.timeout)[1]
-            spooled += self._forget_held(match)
+            spooled += self._forget_held(elsewhere)
         except OSError as exc:
             return Forgotten(store=store, removed=None, error=f"the queued writes could not be cleared: {exc}")
         return Forgotten(store=store, removed=queued + spooled,

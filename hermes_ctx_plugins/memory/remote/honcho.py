@@ -151,7 +151,7 @@ class HonchoProvider(RemoteProvider):
     tools = TOOLS
     text_arguments: ClassVar[dict[str, str]] = {"query": "query", "question": "query", "conclusion": "fact",
                                                 "card": "fact"}
-    local_keys = ("scope",)
+    local_keys = ("scope", "owner")
     url_options = ("base_url",)
     id_max_chars = ID_CHARS
     options: HonchoOptions
@@ -212,7 +212,7 @@ class HonchoProvider(RemoteProvider):
     def id_problem(self, value: str) -> str:
         return "" if _ID_OK.fullmatch(value) else f"Honcho ids are 1-{ID_CHARS} letters, digits, '-' and '_'"
 
-    def session_key(self, session: SessionInfo) -> str:
+    def session_key(self, session: SessionInfo, owner: str | None = None) -> str:
         """The Honcho session of ``session``: ``<owner>-<which>``, which is ``user`` (per-user),
         ``c<chat>`` (per-chat) or ``s<session>`` (per-session, and per-chat without a chat), escaped.
 
@@ -222,7 +222,9 @@ class HonchoProvider(RemoteProvider):
         chat = self.chat_key(session) if self.options.session_strategy == "per-chat" else ""
         which = ("user" if self.options.session_strategy == "per-user"
                  else f"c{escape_id(chat)}" if chat else f"s{escape_id(session.session_id)}")
-        key = f"{self.owner_id(session)}-{which}"
+        # a queued write's stamped owner: its session is that owner's, whatever ``user_id`` says now (a review: sent
+        # after a change of ``user_id``, its peer joined the new owner's session, and a forget of either deleted both)
+        key = f"{owner or self.owner_id(session)}-{which}"
         if len(key) <= ID_CHARS:
             return key
         return f"k{hashlib.sha256(key.encode('ascii')).hexdigest()[:48]}"
@@ -255,7 +257,7 @@ class HonchoProvider(RemoteProvider):
     def _scope(self, session: SessionInfo, owner: str | None = None) -> tuple[Any, Any, Any]:
         """``(honcho session, user peer, AI peer)`` for ``session``, created on first use and cached; ``owner``: the
         user peer's id when it is known already (a queued write's), else :meth:`owner_id`'s."""
-        key = (self.session_key(session), owner or self.owner_id(session))
+        key = (self.session_key(session, owner), owner or self.owner_id(session))
         with self._client_lock:
             cached = self._scopes.get(key)
             if cached is not None:
@@ -344,6 +346,13 @@ class HonchoProvider(RemoteProvider):
         session = _session_of(write)
         if session.deployment == self.config.memory_namespace:
             return self.owner_id(session)
+        return self.owner_for(session.deployment, session.user_id)
+
+    def foreign_owner(self, write: dict[str, Any]) -> str:
+        stamped = _stamped_owner(write)
+        if stamped is not None:
+            return stamped
+        session = _session_of(write)
         return self.owner_for(session.deployment, session.user_id)
 
     def write_namespace(self, write: dict[str, Any]) -> str | None:

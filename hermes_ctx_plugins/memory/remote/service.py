@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ...config import hermes_home
+from ...config import hermes_home, plugin_options
 from ...errors import ConfigError
 from ...events import SessionInfo, Turn
 from ...isolation import FaultIsolator, StatusEvent, known_secret
@@ -166,6 +166,7 @@ class ServiceProvider(MemoryProvider):
                                      cooldown=self.options.cooldown_seconds, on_event=self.breaker_event)
         self._warned_unusable = False
         self._sdk_found: bool | None = None
+        self._top_ids: tuple[str, str] | None = None  # :meth:`_top_level_ids`
         # Calls in flight, and released clients waiting for them to finish before closing: hermes shuts
         # memory down at the end of every agent while other sessions of the process still use it.
         self._calls_lock = threading.Lock()
@@ -293,11 +294,28 @@ class ServiceProvider(MemoryProvider):
         be a ``service_id`` (checked at start), so no real user ever maps onto them.
         """
         if not deployment:
-            if not user_id and self.options.default_user_id:
-                return self.options.default_user_id
-            if user_id and user_id == self.options.user_id:
+            fixed, default = self._top_level_ids()
+            if not user_id and default:
+                return default
+            if user_id and user_id == fixed:
                 return user_id
         return service_id(deployment, user_id, max_chars=self.id_max_chars)
+
+    def _top_level_ids(self) -> tuple[str, str]:
+        """``(user_id, default_user_id)`` of the top-level namespace's settings: this provider's own, unless it is a
+        deployment's writing under a namespace of its own -- then the top level's (``ctx_plugins.options.<name>``
+        before the deployment's). A review: a deployment whose fixed ``user_id`` was the top level's
+        ``default_user_id`` made ``forget --user <that id>`` delete the top level's anonymous user's memories."""
+        config = self.config
+        if config.deployment is None or config.memory_namespace == "":
+            return self.options.user_id, self.options.default_user_id
+        if self._top_ids is None:
+            try:
+                top = plugin_options(self.name, type(self).options_class, dict(config.top_options.get(self.name) or {}))
+            except ConfigError:  # the top level's own options are refused (its provider says so): the defaults'
+                top = plugin_options(self.name, type(self).options_class, {})
+            self._top_ids = (top.user_id, top.default_user_id)
+        return self._top_ids
 
     @staticmethod
     def chat_key(session: SessionInfo) -> str:
