@@ -58,10 +58,16 @@ def run(args: argparse.Namespace) -> int:
         print_json({"user": args.user, "deployment": deployment, "ok": all(f.ok for f in report),
                     "stores": [asdict(f) for f in report]})
     else:
-        table(("STORE", "RESULT", "DETAIL"), [(item.store, _result(item), item.detail) for item in report])
+        # a failure's reason in DETAIL: in RESULT, a long error pushed every row's detail off to the right (a newcomer
+        # walk)
+        table(("STORE", "RESULT", "DETAIL"), [(item.store, _result(item), _detail(item)) for item in report])
     return 0 if all(f.ok for f in report) else EXIT_PROBLEM
 
 
 def _result(item: Forgotten) -> str:
     count = "?" if item.removed is None else f"{item.removed:,}"
-    return f"FAILED: {item.error}" if item.error else f"removed {count}"
+    return "FAILED" if item.error else f"removed {count}"
+
+
+def _detail(item: Forgotten) -> str:
+    return "; ".join(part for part in (item.error, item.detail) if part) if item.error else item.detail
