@@ -322,7 +322,10 @@ class ArchiveStore(ArchiveBackend):
         if exists:
             try:
                 owner.sessions |= self._sessions_of(owner)
-            except (ArchiveError, sqlite3.Error) as exc:
+            except ArchiveError as exc:  # its message says what (a file this user cannot write, a damaged one)
+                errors.append(str(exc))
+                exists = False
+            except sqlite3.Error as exc:
                 errors.append(f"the archive could not be read: {exc}")
                 exists = False
         try:
