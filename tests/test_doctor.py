@@ -252,3 +252,14 @@ def test_a_bridges_config_is_no_problem_with_bridge_but_a_setting_set_wrong_stil
     (home / "config.yaml").write_text(bridge + "context: {engine: hermes_ctx}\n", encoding="utf-8")
     code, out = doctor(capsys, "--no-probe", "--bridge")
     assert code == 1 and "context.engine is 'hermes_ctx' (did you mean 'hermes-ctx'?)" in out, out
+
+
+def test_the_archive_line_fails_for_an_archive_path_that_is_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: "ok ...: 0.0 MB", exit 0, and a spooled compaction "imported at the archive's next write", which never
+    comes (a review)."""
+    home = write_config("")
+    (home / "ctx_archive.db").mkdir()  # the default path (a path in the config naming a folder is refused there)
+    code, out = doctor(capsys, "--no-probe", "--json")
+    report = json.loads(out)
+    assert code == 1 and not report["archive"]["ok"], report["archive"]
+    assert f"{home / 'ctx_archive.db'} is a folder, not an archive file" in report["archive"]["detail"]

@@ -27,13 +27,36 @@ pytestmark = pytest.mark.skipif(ROOT and shutil.which("setpriv") is None,
                                 reason="running as root without setpriv: no user the copy is read-only for")
 
 
+def demo_home() -> Path:
+    """A fresh ``hermes-ctx demo`` home (ctx-local turns, an archived compaction), in a folder of its own under the
+    system's temporary one (pytest's is its user's alone)."""
+    home = Path(tempfile.mkdtemp(prefix="ctx-read-only-")) / "home"
+    made = subprocess.run([str(BIN), "demo", "--keep", str(home)], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr[-2000:]
+    return home
+
+
+def spool_one(home: Path) -> None:
+    """A compaction waiting in the archive's spool (the archive could not take it), as the archiver writes one."""
+    from hermes_ctx_plugins.storage.spool import Spool, make_entry, spool_path
+
+    Spool(spool_path(home / "ctx_archive.db")).append(make_entry(
+        namespace="", session_id="s-late", user_id="", strategy="window", tokens_before=10, tokens_after=5,
+        removed=[(0, {"role": "user", "content": "spooled 7c1e55aa90"})]))
+
+
+def reset(home: Path) -> None:
+    for path in [home.parent, *home.parent.rglob("*")]:
+        path.chmod(stat.S_IMODE(path.stat().st_mode) | stat.S_IWUSR)
+    shutil.rmtree(home.parent, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def copy() -> Iterator[Path]:
     """``hermes-ctx demo``'s home (ctx-local turns, an archived compaction), made read-only for the reader (in a
     folder of its own under the system's temporary one: pytest's is its user's alone)."""
-    home = Path(tempfile.mkdtemp(prefix="ctx-read-only-")) / "home"
-    made = subprocess.run([str(BIN), "demo", "--keep", str(home)], capture_output=True, text=True, timeout=300)
-    assert made.returncode == 0, made.stderr[-2000:]
+    home = demo_home()
+    spool_one(home)
     for path in [home.parent, *home.parent.rglob("*")]:
         mode = path.stat().st_mode
         keep = stat.S_IMODE(mode) | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
@@ -44,9 +67,7 @@ def copy() -> Iterator[Path]:
         path.chmod(keep)
     assert not Path(f"{home / 'ctx-local' / 'memory.db'}-shm").exists()  # idle: what SQLite would have to make
     yield home
-    for path in [home.parent, *home.parent.rglob("*")]:
-        path.chmod(stat.S_IMODE(path.stat().st_mode) | stat.S_IWUSR)
-    shutil.rmtree(home.parent, ignore_errors=True)
+    reset(home)
 
 
 def reader(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -62,7 +83,7 @@ def reader(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (("memory", "stats"), "6 turns"),
     (("memory", "export"), "release/2026.12"),
     (("archive", "search", "a9f3c27e51b8"), "a9f3c27e51b8"),
-    (("archive", "stats"), "from 1 compactions"),
+    (("archive", "stats"), "holds compactions waiting"),
     (("archive", "show", "4"), "--- #4 tool"),
 ])
 def test_a_read_only_copy_can_be_read(copy: Path, args: tuple[str, ...], expected: str) -> None:
@@ -89,3 +110,38 @@ def test_doctor_says_the_archive_cannot_be_written(copy: Path) -> None:
     line = lines[lines.index("archive") + 1]
     assert line.strip().startswith("FAIL") and str(copy / "ctx_archive.db") in line, line
     assert "cannot be written by this user" in line
+
+
+def test_doctor_and_archive_stats_count_a_waiting_compaction_without_taking_the_spools_lock(copy: Path) -> None:
+    """Counting the spool took its lock: in a home the user cannot write, doctor and archive stats ended in a
+    traceback (a review); for its owner, doctor made a lock file in a home it only reads."""
+    before = sorted(p.name for p in copy.rglob("*"))
+    done = reader(copy, "doctor", "--no-probe", "--json")
+    assert '"archive"' in done.stdout and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "1 compaction(s) wait" in done.stdout
+    assert sorted(p.name for p in copy.rglob("*")) == before
+
+
+@pytest.mark.skipif(not ROOT, reason="needs a second user: as root, the files root's and the folders everyone's")
+def test_a_user_who_may_write_the_folder_but_not_the_files_leaves_nothing_beside_them() -> None:
+    """A home shared through its folders (group- or world-writable) whose files are the service's: read the ordinary
+    way, SQLite opened them read-only without a word and left a -wal and -shm of the reader's beside them, which
+    failed every write of the service's from then on (a review). They are read without writing anything."""
+    home = demo_home()
+    try:
+        for path in [home.parent, *home.parent.rglob("*")]:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            path.chmod(mode | 0o777 if path.is_dir() else (mode | 0o444) & ~0o022)
+        before = sorted(p.name for p in home.rglob("*"))
+        for args in (("memory", "search", "8443"), ("archive", "search", "a9f3c27e51b8")):
+            done = reader(home, *args)
+            assert done.returncode == 0 and "read without writing" in done.stderr, done.stderr[-2000:]
+        assert sorted(p.name for p in home.rglob("*")) == before
+        import sqlite3
+
+        conn = sqlite3.connect(home / "ctx-local" / "memory.db")  # the owner still writes it
+        conn.execute("UPDATE memories SET source = source")
+        conn.commit()
+        conn.close()
+    finally:
+        reset(home)

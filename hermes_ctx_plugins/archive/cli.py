@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sqlite3
 import sys
 from dataclasses import asdict
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from ..cliutil import (
@@ -41,6 +43,7 @@ from ..storage import (
     archive_unusable,
     open_archive,
     read_only_failure,
+    sqlite_state,
 )
 from ..tokens import get_counter
 from . import tools
@@ -77,29 +80,43 @@ def run(args: argparse.Namespace) -> int:
     store = open_archive(config)
     on_server = (config.plugins.storage.archive or config.plugins.storage.backend) == "postgres"
     where = f"PostgreSQL, the rows of {store.path}" if on_server else str(store.path)
+    path, state = Path(store.path), None
     try:
         if not store.exists() and args.archive_command != "purge":
             return _no_archive(args, store, where)
-        try:
-            return _run(args, store, config.memory_namespace, where)
-        except (ArchiveError, sqlite3.Error) as exc:
-            # a command that only reads, on a copy this user cannot write (a mounted backup, another user's home): read
-            # without writing anything (a newcomer walk: it could not be searched at all)
-            if args.archive_command not in _READS or not read_only_failure(exc.__cause__ or exc):
-                raise
-            store.close()
-            store = open_archive(config, read_only=True)
-            print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
-            return _run(args, store, config.memory_namespace, where)
-    except (ArchiveError, LocalStoreError) as exc:  # LocalStoreError: a server backend with no server named
-        print(f"hermes-ctx: {exc}", file=sys.stderr)
-        return EXIT_PLUGIN
-    except sqlite3.Error as exc:  # a file whose header opens but whose pages are damaged fails only when read
+        # a command that only reads, on a file this user cannot write (a mounted backup, another user's home): read
+        # without writing anything (a newcomer walk: it could not be searched at all); read the ordinary way, SQLite
+        # leaves a -wal and -shm of this user's beside it, failing its owner's writes (a review)
+        unwritable = not on_server and path.is_file() and not os.access(path, os.W_OK)
+        if not (args.archive_command in _READS and unwritable):
+            try:
+                return _run(args, store, config.memory_namespace, where)
+            except (ArchiveError, sqlite3.Error) as exc:
+                if args.archive_command not in _READS or on_server or not path.is_file() or not read_only_failure(
+                        exc.__cause__ or exc):
+                    raise
+        store.close()
+        state = sqlite_state(path)
+        store = open_archive(config, read_only=True)
+        print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
+        return _run(args, store, config.memory_namespace, where)
+    except (ArchiveError, sqlite3.Error) as exc:
+        if state is not None and sqlite_state(path) != state:  # read without locks while a process wrote it: torn
+            print(f"hermes-ctx: the archive {path} changed while it was read (a process opened it to write): run the "
+                  "command again", file=sys.stderr)
+            return EXIT_PLUGIN
+        if isinstance(exc, ArchiveError):
+            print(f"hermes-ctx: {exc}", file=sys.stderr)
+            return EXIT_PLUGIN
+        # a file whose header opens but whose pages are damaged fails only when read
         if "locked" in str(exc).lower() or "busy" in str(exc).lower():
             print(f"hermes-ctx: the archive {store.path} stayed locked by another process ({exc}); nothing in it "
                   "was changed: run the command again", file=sys.stderr)
         else:
             print(f"hermes-ctx: {archive_unusable(store.path, exc)}", file=sys.stderr)
+        return EXIT_PLUGIN
+    except (LocalStoreError, OSError) as exc:  # LocalStoreError: a server backend with no server named
+        print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN
     finally:
         store.close()

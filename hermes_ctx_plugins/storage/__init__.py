@@ -38,6 +38,7 @@ from .base import (
     archive_unusable,
     is_store_failure,
     read_only_failure,
+    sqlite_state,
 )
 from .documents import Documents, FileDocuments
 from .files import FileUnavailable
@@ -66,7 +67,7 @@ __all__ = [
     "Quarantined", "Record", "Scope", "Stored", "archive_health", "archive_path", "archive_unusable", "backend",
     "backend_name", "check",
     "identity", "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive",
-    "open_documents", "open_memory", "owner_of", "read_only_failure", "release",
+    "open_documents", "open_memory", "owner_of", "read_only_failure", "release", "sqlite_state",
 ]
 
 
@@ -187,37 +188,57 @@ def archive_path(config: Config) -> Path:
 
 def archive_health(config: Config) -> tuple[bool, str]:
     """What ``hermes-ctx doctor`` says of the archive ``config`` names: ``(ok, detail)``. Its file (a file backend):
-    there yet, its size, whether this user can write it; whether it is on; compactions waiting beside it in its spool
-    (the archive could not take them: a read-only or full disk) and any it set aside for good. Not ok: it is on and
-    this user cannot write it, or compactions wait while it cannot. Reads nothing of the store itself."""
+    there yet, its size, whether this user can write it (and its ``-wal`` / ``-shm``: left by another user, they fail
+    every write), whether it is on; compactions waiting beside it in its spool (the archive could not take them: a
+    read-only or full disk) and any it set aside for good. Not ok: it is on and cannot be written or created, or
+    compactions wait while it cannot take them, or its spool cannot be read. Reads nothing of the store itself and
+    takes no lock (a home the user may only read)."""
     import os
 
     from .spool import Spool, spool_path
 
     settings, path = config.plugins.archive, archive_path(config)
-    unwritable, parts = False, []
+    stuck, parts = False, []  # stuck: nothing compaction removes can be stored there
     if on_server(config, "archive"):
         parts.append(f"{backend_name(config, 'archive')}: the rows of {path}")
+    elif path.is_dir():
+        stuck = True
+        parts.append(f"{path} is a folder, not an archive file: set ctx_plugins.archive.path to a file")
     elif not path.exists():
-        parts.append(f"no archive yet at {path} (nothing compacted)")
+        folder = next((p for p in path.parents if p.exists()), path.parent)
+        if os.access(folder, os.W_OK | os.X_OK):
+            parts.append(f"no archive yet at {path} (nothing compacted)")
+        else:
+            stuck = True
+            parts.append(f"no archive yet at {path}, and this user cannot create it ({folder} cannot be written)")
     else:
-        writable = os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
         size = sum(p.stat().st_size for p in path.parent.glob(f"{path.name}*") if p.is_file()) / 1e6
         parts.append(f"{path}: {size:.1f} MB")
-        if not writable:
-            unwritable = True
-            parts.append("it cannot be written by this user: what compaction removes waits in its spool beside it, or "
-                         "in the process's memory (lost at exit) when that cannot be written either; check the file's "
-                         "and its folder's permissions (archive search/show/stats read it meanwhile)")
+        others = [p.name for p in (Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists() and not os.access(
+            p, os.R_OK | os.W_OK)]
+        if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+            stuck = True
+            parts.append("it cannot be written by this user (check the file's and its folder's permissions; archive "
+                         "search/show/stats read it meanwhile)")
+        elif others:
+            stuck = True
+            parts.append(f"{' and '.join(others)} beside it cannot be written by this user (another user opened it): "
+                         "every write fails until they are removed, when no process has the archive open")
     if not settings.enabled:
         parts.append("off (ctx_plugins.archive.enabled: false): nothing more is archived")
     spool = Spool(spool_path(path))
-    waiting = spool.count() if spool.pending() else 0
+    unread = False
+    try:
+        waiting = spool.count(lock=False) if spool.pending() else 0
+    except OSError as exc:
+        unread, waiting = True, 0
+        parts.append(f"its spool {spool.where()} cannot be read ({exc})")
     if waiting:
-        parts.append(f"{waiting} compaction(s) wait in {spool.where()}, imported at the archive's next write")
+        parts.append(f"{waiting} compaction(s) wait in {spool.where()}, "
+                     + ("imported at the archive's next write" if not stuck else "until the archive can take them"))
     if spool.rejected.exists():
         parts.append(f"compactions it could never take are set aside in {spool.rejected}")
-    return not (unwritable and (settings.enabled or waiting)), "; ".join(parts)
+    return not ((stuck and (settings.enabled or waiting)) or unread), "; ".join(parts)
 
 
 def open_archive(config: Config, *, backend_name: str | None = None, read_only: bool = False) -> ArchiveBackend:

@@ -591,6 +591,31 @@ class ArchiveBackend(abc.ABC):
         next connection opened at the location (for the in-memory backend: until the process exits)."""
 
 
+def sqlite_state(path: Path) -> tuple[Any, ...]:
+    """What tells whether a SQLite file at ``path`` changed or a process opened it: its size and modification time,
+    and whether its ``-wal`` and ``-shm`` exist (a read of a file opened as immutable is torn when a writer starts
+    meanwhile: compared before and after, a failure is then said as such, not as damage)."""
+    try:
+        stat = path.stat()
+        size, modified = stat.st_size, stat.st_mtime_ns
+    except OSError:
+        size, modified = -1, -1
+    return size, modified, Path(f"{path}-wal").exists(), Path(f"{path}-shm").exists()
+
+
+def read_only_opening(path: Path) -> str | None:
+    """How a file store at ``path`` that this user cannot write is read without writing anything: ``immutable=1`` when
+    no process has it open (no ``-wal`` / ``-shm``: SQLite then makes none), ``mode=ro`` when one has (its ``-shm``
+    read as it is). ``None`` when it cannot be: a ``-wal`` without its ``-shm`` (a copy that left it out) holds writes
+    SQLite reads only by making a ``-shm`` -- beside a file another user owns, one that fails their writes."""
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if not wal.exists() and not shm.exists():
+        return "immutable=1"
+    if wal.exists() and not shm.exists() and wal.stat().st_size > 0:
+        return None
+    return "mode=ro"
+
+
 def read_only_failure(exc: BaseException) -> bool:
     """Whether a file store's failure ``exc`` (SQLite's, or the OS's) is that this user cannot write the file or its
     folder (a copy: a backup, another user's home), which a store opened to read only need not."""

@@ -238,9 +238,11 @@ class Spool:
         walk)."""
         return " and ".join(str(p) for p in (self.path, self.working) if p.exists()) or str(self.path)
 
-    def count(self) -> int:
-        """How many readable compactions wait to be imported (those this process holds included)."""
-        return len(self.entries())
+    def count(self, *, lock: bool = True) -> int:
+        """How many readable compactions wait to be imported (those this process holds included); ``lock=False``: read
+        without taking the spool's lock, for a reader that only looks (``archive stats``, ``doctor``: taking it made a
+        lock file in a home they may only read, and failed in one they cannot write -- a review)."""
+        return len(self.entries(lock=lock))
 
     @property
     def rejected(self) -> Path:
@@ -431,13 +433,14 @@ class Spool:
         stat = self.working.stat()
         atomic_write(self.progress, f"{done} {stat.st_ino} {stat.st_size}".encode("ascii"))
 
-    def entries(self) -> list[Entry]:
-        """Every readable spooled compaction not stored yet, oldest first, then those this process holds."""
+    def entries(self, *, lock: bool = True) -> list[Entry]:
+        """Every readable spooled compaction not stored yet, oldest first, then those this process holds (``lock``:
+        see :meth:`count`)."""
         with self._holding:
             held = list(self._held)
         if not self.pending():
             return held
-        with locked(self.path):
+        with locked(self.path) if lock else contextlib.nullcontext():
             found = []
             for path in (self.working, self.path):
                 if path.exists():

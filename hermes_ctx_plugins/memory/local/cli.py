@@ -135,14 +135,18 @@ def _opened(config: Config, path: Path) -> MemoryBackend:
     """The store at ``path`` for a command that only reads it: as usual, else -- when this user cannot write it (a
     mounted backup, another user's home) -- read without writing anything, said on stderr (a newcomer walk: a
     read-only copy could not be searched, counted or exported at all)."""
-    try:
-        return open_memory(config, path)
-    except LocalStoreError as exc:
-        if exc.reason != "read-only":
-            raise
-        store = open_memory(config, path, read_only=True)
-        print(f"hermes-ctx: {path} cannot be written by this user: read without writing", file=sys.stderr)
-        return store
+    # a file this user cannot write is read so from the start: opened the ordinary way, SQLite opens it read-only
+    # without a word and, in a folder this user can write, leaves a -wal and -shm of theirs beside it, which fail
+    # every write of its owner's from then on (a review)
+    if not (path.is_file() and not os.access(path, os.W_OK)):
+        try:
+            return open_memory(config, path)
+        except LocalStoreError as exc:
+            if exc.reason != "read-only" or not path.is_file():
+                raise
+    store = open_memory(config, path, read_only=True)
+    print(f"hermes-ctx: {path} cannot be written by this user: read without writing", file=sys.stderr)
+    return store
 
 
 def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namespace) -> int:

@@ -520,6 +520,6 @@ class PostgresArchive(ArchiveBackend):
             raise
         return {"path": str(self.path), "compactions": int(row[0]), "messages": int(messages),
                 "sessions": int(row[1]), "users": int(row[2]), "namespaces": int(row[3]), "oldest": oldest,
-                "newest": newest, "bytes": size, "spooled": self.spool.count(), "spool": self.spool.where(),
+                "newest": newest, "bytes": size, "spooled": self.spool.count(lock=False), "spool": self.spool.where(),
                 "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}
 

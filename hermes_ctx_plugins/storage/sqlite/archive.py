@@ -547,7 +547,7 @@ class ArchiveStore(ArchiveBackend):
                 "SELECT count(*), min(created), max(created) FROM messages").fetchone()
         return {"path": str(self.path), "compactions": compactions, "messages": messages, "sessions": sessions,
                 "users": users, "namespaces": namespaces, "oldest": oldest, "newest": newest,
-                "bytes": self.size_bytes(), "spooled": self.spool.count(), "spool": self.spool.where(),
+                "bytes": self.size_bytes(), "spooled": self.spool.count(lock=False), "spool": self.spool.where(),
                 "retention_days": self.retention_days, "max_megabytes": self.max_megabytes}
 
 

@@ -23,7 +23,7 @@ import sqlite3
 from pathlib import Path
 
 from ...scope import to_stored
-from ..base import ArchiveError, archive_unusable
+from ..base import ArchiveError, archive_unusable, read_only_opening
 from .opening import retry_locked
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
@@ -129,12 +129,15 @@ def connect(path: Path, timeout: float, *, read_only: bool = False) -> sqlite3.C
 
 
 def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    """:func:`connect` with ``read_only``: a file no process has open (no ``-wal`` or ``-shm`` beside it) is read as
-    immutable, so SQLite makes no ``-shm`` in a folder it cannot write."""
-    idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
+    """:func:`connect` with ``read_only`` (:func:`~hermes_ctx_plugins.storage.base.read_only_opening`)."""
+    how = read_only_opening(path)
+    if how is None:
+        raise ArchiveError(f"the archive {path} cannot be read by this user: its -wal holds writes and its -shm is "
+                           "missing, which SQLite would make beside it (failing its owner's writes); copy the file "
+                           "with its -shm, or read it as its owner")
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if idle else 'mode=ro'}", uri=True,
-                             timeout=timeout, check_same_thread=False, isolation_level=None)
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?{how}", uri=True, timeout=timeout, check_same_thread=False,
+                             isolation_level=None)
     except (OSError, sqlite3.Error) as exc:
         raise ArchiveError(archive_unusable(path, exc)) from exc
     try:
@@ -142,11 +145,15 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         db.close()
         raise ArchiveError(archive_unusable(path, exc)) from exc
+    if version > SCHEMA_VERSION:
+        db.close()
+        raise ArchiveError(f"the archive {path} has layout {version}, newer than this hermes-ctx-plugins reads (up to "
+                           f"{SCHEMA_VERSION}); upgrade hermes-ctx-plugins to read it")
     if version != SCHEMA_VERSION:
         db.close()
-        raise ArchiveError(f"the archive {path} has layout {version} and this hermes-ctx-plugins reads {SCHEMA_VERSION}"
-                           "; it cannot be written by this user to bring it up to date: open it once as a user who "
-                           "can write it")
+        raise ArchiveError(f"the archive {path} has layout {version}, older than this hermes-ctx-plugins reads "
+                           f"({SCHEMA_VERSION}), and it cannot be written by this user to bring it up to date: open it "
+                           "once as a user who can write it")
     return db
 
 

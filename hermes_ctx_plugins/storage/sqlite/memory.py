@@ -32,7 +32,7 @@ from typing import Any
 
 from ...scope import from_stored, to_stored
 from .. import text as query
-from ..base import LocalStoreError, MemoryBackend, Vector
+from ..base import LocalStoreError, MemoryBackend, Vector, sqlite_state
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import fts
 from .memory_schema import connect, is_database_failure, store_error
@@ -111,6 +111,8 @@ class LocalStore(MemoryBackend):
         self._lock = threading.Lock()
         self._busy_timeout = busy_timeout
         self._read_only = read_only
+        #: read-only: the file's state when opened (a read torn by a writer starting meanwhile is said as such)
+        self._state = sqlite_state(path) if read_only else None
         self._conn = connect(path, busy_timeout, read_only=read_only)
         self._opened = OpenedFile(path)
         #: the last search's ranking (:meth:`_search`)
@@ -140,7 +142,12 @@ class LocalStore(MemoryBackend):
                     if self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")
                 if is_database_failure(exc):
-                    raise store_error(self.path, exc) from None
+                    error = store_error(self.path, exc)
+                    if error.reason == "damaged" and self._state is not None and sqlite_state(self.path) != self._state:
+                        # read without locks (immutable), and a process wrote it meanwhile: a torn read, not damage
+                        raise LocalStoreError(self.path, "locked", f"{exc}: the file changed while it was read (a "
+                                              "process opened it to write)", "run the command again") from None
+                    raise error from None
                 raise
 
     # ---------------------------------------------------------------------------------- writing

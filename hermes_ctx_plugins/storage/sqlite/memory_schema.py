@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...scope import to_stored
-from ..base import LocalStoreError
+from ..base import LocalStoreError, read_only_opening
 from ..records import owner_of
 from . import fts
 from .opening import retry_locked
@@ -188,13 +188,15 @@ def connect(path: Path, busy_timeout: float, *, read_only: bool = False) -> sqli
 
 
 def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """:func:`connect` with ``read_only``. A file no process has open (no ``-wal`` or ``-shm`` beside it) is read as
-    immutable: SQLite then makes no ``-shm`` in a folder it cannot write; one a process has open is read through its
-    ``-wal`` and ``-shm`` as they are."""
-    idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
+    """:func:`connect` with ``read_only`` (:func:`~hermes_ctx_plugins.storage.base.read_only_opening`)."""
+    how = read_only_opening(path)
+    if how is None:
+        raise LocalStoreError(path, "read-only", "its -wal holds writes, and its -shm is missing",
+                              "SQLite reads them only by making a -shm beside it, which this user must not (it would "
+                              "fail the owner's writes): copy the file with its -shm, or read it as its owner")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if idle else 'mode=ro'}", uri=True,
-                               timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{how}", uri=True, timeout=busy_timeout,
+                               isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
         raise store_error(path, exc) from None
     try:
