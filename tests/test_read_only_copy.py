@@ -145,3 +145,36 @@ def test_a_user_who_may_write_the_folder_but_not_the_files_leaves_nothing_beside
         conn.close()
     finally:
         reset(home)
+
+
+@pytest.mark.skipif(not ROOT, reason="needs a second user: the -wal and -shm root's, the store another user's")
+def test_doctor_says_a_wal_and_shm_another_user_left_fail_the_stores_writes(tmp_path: Path) -> None:
+    """The store and its folder the service user's, its -wal and -shm another user's (a process of theirs has it
+    open, or left them): every write of the service's fails, and doctor said ok (a review)."""
+    import sqlite3
+
+    from hermes_ctx_plugins.events import SessionInfo, Turn
+    from hermes_ctx_plugins.memory.local import LocalProvider
+
+    home = Path(tempfile.mkdtemp(prefix="ctx-wal-owner-")) / "home"
+    try:
+        home.mkdir()
+        (home / "config.yaml").write_text("memory: {provider: ctx-local}\n", encoding="utf-8")
+        provider = LocalProvider({}, hermes_home=home)
+        provider.sync_turn(Turn(SessionInfo("s"), 1, "the deploy port is 8443", "noted"))
+        assert provider.flush(10)
+        provider.shutdown()
+        for path in [home.parent, *home.parent.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        holder = sqlite3.connect(home / "ctx-local" / "memory.db")  # another user's process has it open
+        holder.execute("SELECT count(*) FROM memories").fetchone()
+        try:
+            for side in ("-wal", "-shm"):  # SQLite as root gives them the file's owner: made another user's here
+                os.chown(f"{home / 'ctx-local' / 'memory.db'}{side}", 0, 0)
+            done = reader(home, "doctor", "--no-probe")
+            assert done.returncode == 1, done.stdout[-2000:]
+            assert "beside it cannot be written by this user" in done.stdout, done.stdout[-2000:]
+        finally:
+            holder.close()
+    finally:
+        shutil.rmtree(home.parent, ignore_errors=True)

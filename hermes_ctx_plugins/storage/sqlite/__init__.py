@@ -45,6 +45,12 @@ def memory_problem(path: Path, *, config: Config) -> str | None:
 
     if not os.access(path, os.R_OK | os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK):
         return str(store_error(path, PermissionError("the file or its folder is read-only for this user")))
+    others = [side.name for side in (Path(f"{path}-wal"), Path(f"{path}-shm"))
+              if side.exists() and not os.access(side, os.R_OK | os.W_OK)]
+    if others:  # left by a process of another user's: every write fails until they go (a review)
+        return str(store_error(path, PermissionError(
+            f"{' and '.join(others)} beside it cannot be written by this user (another user opened it): remove them "
+            "when no process has the store open")))
     idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
     problem = _read_problem(path, immutable=idle)
     if problem is not None and idle and (Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()):
