@@ -224,3 +224,23 @@ def test_a_provider_switched_away_from_with_options_it_refuses_does_not_fail_a_f
     assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 1
     report = json.loads(capsys.readouterr().out)
     assert any(row["store"] == "ctx-honcho" and row.get("error") for row in report["stores"]), report
+
+
+def test_a_segment_a_killed_process_had_delivered_is_no_write_waiting(capsys: Any) -> None:
+    """A queue segment a killed process left whole, its progress file saying every record was delivered, counted as a
+    write waiting: a provider switched away from with options it refuses failed every forget (a review)."""
+    from hermes_ctx_plugins.memory.remote.honcho import HonchoProvider
+
+    path = ctx_local_install("[]")
+    home = path.parent
+    path.write_text("model: {default: gpt-4o, context_length: 128000}\nmemory: {provider: ctx-local}\n"
+                    "ctx_plugins: {options: {ctx-honcho: {workspace_id: 'bad id'}}}\n", encoding="utf-8")
+    queue = home / "ctx_plugins" / "ctx-honcho" / "queue"
+    queue.mkdir(parents=True)
+    record = b'{"kind": "messages", "messages": []}\n'
+    (queue / "000001.seg").write_bytes(record)
+    assert HonchoProvider.writes_waiting(home)  # the premise: not delivered yet
+    (queue / "000001.seg.done").write_text(str(len(record)), encoding="utf-8")
+    assert not HonchoProvider.writes_waiting(home)
+    assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 0
+    assert not any("ctx-honcho" in row["store"] for row in json.loads(capsys.readouterr().out)["stores"])

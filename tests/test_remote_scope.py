@@ -690,6 +690,36 @@ def test_honcho_writes_queued_unstamped_in_a_namespace_two_deployments_share_are
         shared.shutdown()
 
 
+def test_forget_reaches_a_fixed_id_a_deployment_wrote_under_in_the_top_level_namespace_before_it_moved(
+        remote: Remote) -> None:
+    """Deployment "lobby" shared the top-level namespace with a fixed ``user_id`` ("team"), then got a namespace of its
+    own. Its memories stay at the service under "team" in the top-level namespace, which neither the top level's
+    settings nor lobby's current ones name: ``forget --user team`` left them and said it was done (a review). The ids
+    settings wrote under verbatim there are noted, and the forget reaches them."""
+    before = load_config({"ctx_plugins": {"deployments": {"lobby": {"memory": {"namespace": ""}}}}}, deployment="lobby")
+    lobby = remote.make(config=before, user_id="team")
+    tell(lobby, session("", "alice"), "amber")
+    assert lobby.flush(10)
+    lobby.shutdown()
+    assert any("amber" in text for text in remote.held().get("team", [])), remote.held()  # the premise
+    after = load_config({"ctx_plugins": {"deployments": {"lobby": {}}}}, deployment="lobby")
+    moved = remote.make(config=after, user_id="team")
+    report = moved.forget_user("team")
+    assert all(item.ok for item in report), report
+    assert not any("amber" in text for text in itertools.chain(*remote.held().values())), remote.held()
+    moved.shutdown()
+
+
+def test_a_deployment_sharing_the_top_level_namespace_cannot_take_the_top_levels_anonymous_id_as_its_fixed_one(
+        remote: Remote) -> None:
+    """Its users would be stored, recalled and forgotten as the top level's anonymous user (a review)."""
+    shared = load_config({"ctx_plugins": {"deployments": {"lobby": {"memory": {"namespace": ""}}}}}, deployment="lobby")
+    with pytest.raises(ConfigError, match="top level's default_user_id"):
+        remote.make(config=shared, user_id="hermes-user")
+    own = load_config({"ctx_plugins": {"deployments": {"lobby": {}}}}, deployment="lobby")
+    remote.make(config=own, user_id="hermes-user").shutdown()  # a namespace of its own: no one else's id
+
+
 def legacy(provider: RemoteProvider) -> Path:
     """``provider``'s unsent writes moved where the code before per-deployment folders kept them, as it wrote them."""
     lines = [json.loads(line) for line in provider.backlog.read_text().splitlines()]

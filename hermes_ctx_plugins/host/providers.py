@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Collection, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..archive.archiver import Archiver
@@ -197,9 +196,10 @@ class MemoryFanOut:
         try:
             provider = self.provider_instance(name)
         except Exception:  # options it refuses, left from when it ran (a review: every forget exited 1 for them)
-            if not _queue_files(hermes_home() / "ctx_plugins" / name):
+            waiting = getattr(self.registry.get("memory", name).factory, "writes_waiting", None)
+            if waiting is not None and not waiting(hermes_home()):
                 return []  # nothing waits: nothing of the user's to take
-            raise  # writes wait and cannot be read: the report says why
+            raise  # writes wait and cannot be read (or it cannot say): the report says why
         try:
             forget = getattr(provider, "forget_queued", None)
             spooled, elsewhere = getattr(provider, "spooled", None), getattr(provider, "waiting_elsewhere", None)
@@ -222,14 +222,3 @@ class MemoryFanOut:
             self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, resets=False,
                                bounded=False)
 
-
-def _queue_files(folder: Path) -> bool:
-    """Whether ``folder`` (a memory-service provider's, and its deployments' folders) holds any file a write may wait
-    in: a non-empty ``queue*.jsonl`` or a segment of a ``queue`` folder (its locks and progress files aside)."""
-    for path in folder.rglob("*"):
-        if not path.is_file() or path.name.endswith((".lock", ".progress", ".done")):
-            continue
-        if (path.parent.name == "queue" or path.name.startswith("queue")) and path.suffix != ".lock" \
-                and path.stat().st_size > 0:
-            return True
-    return False

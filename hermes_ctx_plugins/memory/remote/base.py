@@ -347,12 +347,12 @@ class RemoteProvider(ServiceProvider):
         queued in *another* running process are out of reach: stop serving the user first.
         """
         owners, problem = self._owners(user_id, namespaces)
-        report = [self._forget_queued(set(owners.values()), user_id if namespaces is None else None)]
+        report = [self._forget_queued({owner for _, owner in owners}, user_id if namespaces is None else None)]
         doubt = self._namespaces_doubt(problem) if namespaces is None else None
         if doubt is not None:
             report.append(doubt)
         usable, why = self.availability()
-        for space, owner in owners.items():
+        for space, owner in owners:
             store = f"{self.name} {self.target()}: {owner}"
             if not usable:
                 report.append(Forgotten(store=store, removed=None, error=f"{self.name} is not usable: {why}"))
@@ -365,15 +365,28 @@ class RemoteProvider(ServiceProvider):
         nothing is asked of the service. For a provider the deployment does not run (any more): the writes it queued
         while it did wait in its folder (a review: a forget scoped to that deployment did not reach them)."""
         owners, _ = self._owners(user_id, namespaces)
-        return [self._forget_queued(set(owners.values()), user_id if namespaces is None else None)]
+        return [self._forget_queued({owner for _, owner in owners}, user_id if namespaces is None else None)]
 
-    def _owners(self, user_id: str, namespaces: Collection[str] | None) -> tuple[dict[str, str], str | None]:
-        """Namespace -> ``user_id``'s owner id there, for ``namespaces`` (``None``: the config's and the noted ones),
-        and why the note could not be read (``None``: it could, or was not needed)."""
+    def _owners(self, user_id: str, namespaces: Collection[str] | None) -> tuple[list[tuple[str, str]], str | None]:
+        """``(namespace, owner id)`` of ``user_id`` in ``namespaces`` (``None``: the config's and the noted ones), and
+        why the note could not be read (``None``: it could, or was not needed). In the top-level namespace also the
+        ids settings of any deployment wrote under verbatim there (:meth:`_note_namespaces`): a deployment that shared
+        it with a fixed ``user_id`` and moved to a namespace of its own left that id's memories there (a review)."""
         noted, problem = _read_noted(self._namespaces_file) if namespaces is None else (set(), None)
         spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(noted))
                                      if namespaces is None else namespaces))
-        return {space: self.owner_for(space, user_id) for space in spaces}, problem
+        owners = [(space, self.owner_for(space, user_id)) for space in spaces]
+        if "" in spaces:
+            verbatim, _ = _read_noted(self._verbatim_file)
+            owners += [("", value) for kind, _, value in (entry.partition(":") for entry in sorted(verbatim))
+                       if (kind == "user_id" and value == user_id) or (kind == "default_user_id" and not user_id)]
+        return list(dict.fromkeys(owners)), problem
+
+    @property
+    def _verbatim_file(self) -> Path:
+        """The ids settings wrote under verbatim in the top-level namespace (``user_id:<id>``, ``default_user_id:<id>``:
+        :meth:`owner_for`)."""
+        return self.state_dir / "verbatim.json"
 
     @property
     def _namespaces_file(self) -> Path:
@@ -401,6 +414,13 @@ class RemoteProvider(ServiceProvider):
                 if problem is not None or not noted.issuperset(self.config.memory_namespaces()):
                     names = sorted(noted.union(self.config.memory_namespaces()))
                     atomic_write(self._namespaces_file, json.dumps(names).encode("utf-8"))
+                if self.config.memory_namespace == "":  # its fixed and anonymous ids are used there as they are
+                    ids = {f"{key}:{value}" for key in ("user_id", "default_user_id")
+                           if (value := getattr(self.options, key, ""))}
+                    known, damaged = _read_noted(self._verbatim_file)
+                    known = _salvaged(self._verbatim_file) if damaged is not None else known
+                    if damaged is not None or not known.issuperset(ids):
+                        atomic_write(self._verbatim_file, json.dumps(sorted(known | ids)).encode("utf-8"))
             self._namespaces_noted = True
         except OSError as exc:
             log.warning("%s: could not note the namespaces written under in %s (%s); forget --user reaches the "
@@ -511,6 +531,17 @@ class RemoteProvider(ServiceProvider):
         chosen = deployment.memory.providers if deployment.memory is not None else None
         listed = self.config.provider_names if chosen is None else chosen
         return self.name in listed or self.config.memory.provider == self.name
+
+    @classmethod
+    def writes_waiting(cls, home: Path) -> bool:
+        """Whether any write of this provider waits on disk under the hermes home ``home`` -- in any deployment's queue
+        folder, or held -- read from the files alone, the provider not built (a forget asks this of a provider it
+        cannot build: options it refuses, left from when it ran; a segment a killed process fully delivered waits
+        no more)."""
+        state = home / "ctx_plugins" / cls.name
+        roots = [state, *sorted(p for p in (state / "deployments").glob("d*") if p.is_dir())]
+        return any(left_behind(root / "queue", ProgressFiles(root / "queue").progress(), root / "queue.jsonl")
+                   for root in roots) or left_behind(state / "queue.held", {}, state / "queue.held.jsonl") > 0
 
     def _other_queues(self) -> list[Path]:
         """The write-queue folders of this provider's other deployments found on disk (see :func:`queue_root`)."""

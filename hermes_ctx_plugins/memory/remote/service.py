@@ -158,6 +158,8 @@ class ServiceProvider(MemoryProvider):
         super().__init__(options, **kwargs)
         for key in self.fixed_id_options:
             self.check_fixed_id(key)
+        self._top_ids: tuple[str, str] | None = None  # :meth:`_top_settings_ids`
+        self._check_shared_top_ids()
         for key in self.url_options:
             self.check_url(key)
         self.home = Path(self.hermes_home or hermes_home())
@@ -166,7 +168,6 @@ class ServiceProvider(MemoryProvider):
                                      cooldown=self.options.cooldown_seconds, on_event=self.breaker_event)
         self._warned_unusable = False
         self._sdk_found: bool | None = None
-        self._top_ids: tuple[str, str] | None = None  # :meth:`_top_level_ids`
         # Calls in flight, and released clients waiting for them to finish before closing: hermes shuts
         # memory down at the end of every agent while other sessions of the process still use it.
         self._calls_lock = threading.Lock()
@@ -309,13 +310,34 @@ class ServiceProvider(MemoryProvider):
         config = self.config
         if config.deployment is None or config.memory_namespace == "":
             return self.options.user_id, self.options.default_user_id
+        return self._top_settings_ids()
+
+    def _top_settings_ids(self) -> tuple[str, str]:
+        """``(user_id, default_user_id)`` of this provider's top-level settings (``ctx_plugins.options.<name>``)."""
         if self._top_ids is None:
+            raw = dict(self.config.top_options.get(self.name) or {})
             try:
-                top = plugin_options(self.name, type(self).options_class, dict(config.top_options.get(self.name) or {}))
+                top = plugin_options(self.name, type(self).options_class, raw)
             except ConfigError:  # the top level's own options are refused (its provider says so): the defaults'
                 top = plugin_options(self.name, type(self).options_class, {})
             self._top_ids = (top.user_id, top.default_user_id)
         return self._top_ids
+
+    def _check_shared_top_ids(self) -> None:
+        """A deployment writing in the top-level namespace must not use the top level's anonymous id as its fixed one,
+        or the top level's fixed id as its anonymous one: one's users would be stored, recalled and forgotten as the
+        other's (a review)."""
+        config = self.config
+        if config.deployment is None or config.memory_namespace != "":
+            return
+        fixed, default = self._top_settings_ids()
+        where = f"ctx_plugins.deployments.{config.deployment}.options.{self.name}"
+        for key, value, other, role in (("user_id", self.options.user_id, default, "default_user_id"),
+                                        ("default_user_id", self.options.default_user_id, fixed, "user_id")):
+            if value and value == other:
+                raise ConfigError(f"{value!r} is the top level's {role} in the namespace this deployment shares with it"
+                                  f" (memory.namespace ''): its users would be stored as the top level's", value=value,
+                                  path=f"{where}.{key}", expected=f"an id other than the top level's {role}")
 
     @staticmethod
     def chat_key(session: SessionInfo) -> str:
