@@ -14,14 +14,17 @@ store cannot hold those as they are), compared exactly in SQL.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from ...scope import to_stored
 from ..base import LocalStoreError, read_only_opening
 from ..records import owner_of
 from . import fts
 from .opening import retry_locked
+
+_T = TypeVar("_T")
 
 SCHEMA_VERSION = 4
 
@@ -176,15 +179,20 @@ def connect(path: Path, busy_timeout: float, *, read_only: bool = False) -> sqli
         conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
         raise store_error(path, exc) from None
+    _prepared(conn, path, lambda: retry_locked(lambda: _setup(conn, path), busy_timeout))
+    return conn
+
+
+def _prepared(conn: sqlite3.Connection, path: Path, prepare: Callable[[], _T]) -> _T:
+    """``prepare()`` on the new connection ``conn``, closed if it fails (a SQLite failure said as the store's)."""
     try:
-        retry_locked(lambda: _setup(conn, path), busy_timeout)
+        return prepare()
     except sqlite3.Error as exc:
         conn.close()
         raise store_error(path, exc) from None
     except BaseException:
         conn.close()
         raise
-    return conn
 
 
 def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
@@ -199,14 +207,7 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
                                isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
         raise store_error(path, exc) from None
-    try:
-        version = _version(conn, path)
-    except sqlite3.Error as exc:
-        conn.close()
-        raise store_error(path, exc) from None
-    except BaseException:
-        conn.close()
-        raise
+    version = _prepared(conn, path, lambda: _version(conn, path))
     if version != SCHEMA_VERSION:
         conn.close()
         raise LocalStoreError(path, "read-only", f"schema version {version}, older than this hermes-ctx-plugins "
