@@ -718,6 +718,45 @@ def test_a_deployment_sharing_the_top_level_namespace_cannot_take_the_top_levels
         remote.make(config=shared, user_id="hermes-user")
     own = load_config({"ctx_plugins": {"deployments": {"lobby": {}}}}, deployment="lobby")
     remote.make(config=own, user_id="hermes-user").shutdown()  # a namespace of its own: no one else's id
+    fixed = load_config({"ctx_plugins": {"options": {remote.name: {"user_id": "team", "default_user_id": "team"}},
+                                         "deployments": {"lobby": {"memory": {"namespace": ""}}}}}, deployment="lobby")
+    # a top level with a fixed id never uses its anonymous one: a deployment inheriting both is no clash (a review)
+    remote.make(config=fixed, user_id="team", default_user_id="team").shutdown()
+
+
+def test_a_forget_scoped_to_a_deployment_sharing_the_top_level_namespace_takes_only_its_own_ids(
+        remote: Remote) -> None:
+    """Deployment "lobby" shares the top-level namespace, its anonymous users stored as "lobbyanon"; the top level's
+    as "hermes-user". A forget of the anonymous user scoped to lobby took both: the note of ids used verbatim does not
+    say whose each is (a review). Scoped, it takes lobby's alone; every namespace, both."""
+    config = {"ctx_plugins": {"deployments": {"lobby": {"memory": {"namespace": ""}}}}}
+    top = remote.make(config=load_config(config))
+    lobby = remote.make(config=load_config(config, deployment="lobby"), default_user_id="lobbyanon")
+    tell(top, session("", ""), "amber")
+    tell(lobby, session("", ""), "birch")
+    assert top.flush(10) and lobby.flush(10)
+    assert remote.held().get("hermes-user") and remote.held().get("lobbyanon"), remote.held()  # the premise
+    report = lobby.forget_user("", namespaces=[""])
+    assert all(item.ok for item in report), report
+    assert "lobbyanon" not in remote.held() and any("amber" in t for t in remote.held()["hermes-user"])
+    report = top.forget_user("")
+    assert all(item.ok for item in report), report
+    assert "hermes-user" not in remote.held(), remote.held()
+
+
+def test_a_damaged_note_of_verbatim_ids_is_said_and_what_it_still_names_is_reached(remote: Remote) -> None:
+    """A damaged ``verbatim.json`` was dropped in silence: ``forget --user`` of a fixed id it named reported success
+    and left the memories (a review)."""
+    config = {"ctx_plugins": {"deployments": {"lobby": {"memory": {"namespace": ""}}}}}
+    lobby = remote.make(config=load_config(config, deployment="lobby"), user_id="team")
+    tell(lobby, session("", "alice"), "amber")
+    assert lobby.flush(10)
+    note = lobby.state_dir / "verbatim.json"
+    note.write_text(note.read_text().replace("[", "{", 1))
+    top = remote.make(config=load_config({"ctx_plugins": {"deployments": {"lobby": {}}}}))  # lobby moved since
+    report = top.forget_user("team")
+    assert any("used verbatim" in item.store and not item.ok for item in report), report
+    assert "team" not in remote.held(), remote.held()
 
 
 def legacy(provider: RemoteProvider) -> Path:

@@ -332,8 +332,11 @@ class ServiceProvider(MemoryProvider):
             return
         fixed, default = self._top_settings_ids()
         where = f"ctx_plugins.deployments.{config.deployment}.options.{self.name}"
-        for key, value, other, role in (("user_id", self.options.user_id, default, "default_user_id"),
-                                        ("default_user_id", self.options.default_user_id, fixed, "user_id")):
+        # an anonymous id is used only where no fixed one is (a review: a deployment inheriting a top level whose
+        # user_id and default_user_id were both "team" was refused)
+        own_fixed, own_default = self.options.user_id, "" if self.options.user_id else self.options.default_user_id
+        for key, value, other, role in (("user_id", own_fixed, "" if fixed else default, "default_user_id"),
+                                        ("default_user_id", own_default, fixed, "user_id")):
             if value and value == other:
                 raise ConfigError(f"{value!r} is the top level's {role} in the namespace this deployment shares with it"
                                   f" (memory.namespace ''): its users would be stored as the top level's", value=value,
