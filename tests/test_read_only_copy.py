@@ -178,3 +178,81 @@ def test_doctor_says_a_wal_and_shm_another_user_left_fail_the_stores_writes(tmp_
             holder.close()
     finally:
         shutil.rmtree(home.parent, ignore_errors=True)
+
+
+@pytest.mark.skipif(not ROOT, reason="needs a second user: as root, the files root's and the folders everyone's")
+@pytest.mark.parametrize("left", ["-wal", "-shm"])
+def test_a_read_makes_no_side_file_where_one_is_missing(left: str) -> None:
+    """With an empty -wal alone, or a -shm alone, beside a file the reader cannot write in a folder they can, a
+    read-only opening made the other one, the reader's, and the owner's writes failed from then on (a review)."""
+    home = demo_home()
+    try:
+        for path in [home.parent, *home.parent.rglob("*")]:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            path.chmod(mode | 0o777 if path.is_dir() else (mode | 0o444) & ~0o022)
+        for store in (home / "ctx-local" / "memory.db", home / "ctx_archive.db"):
+            Path(f"{store}{left}").write_bytes(b"" if left == "-wal" else b"\0" * 32768)
+            Path(f"{store}{left}").chmod(0o644)
+        before = sorted(p.name for p in home.rglob("*"))
+        for args in (("memory", "search", "8443"), ("archive", "search", "a9f3c27e51b8")):
+            done = reader(home, *args)
+            assert done.returncode == 0, done.stderr[-2000:]
+        assert sorted(p.name for p in home.rglob("*")) == before
+    finally:
+        reset(home)
+
+
+def test_a_copy_whose_wal_holds_writes_and_has_no_shm_is_read_with_them(tmp_path: Path) -> None:
+    """A copy a killed writer left: its -wal holds a turn not in the file yet, its -shm was left out. Reading it made a
+    -shm (refused since, then read from a private copy): the turn is found, nothing is made beside the file."""
+    import sqlite3
+
+    home = demo_home()
+    try:
+        database = home / "ctx-local" / "memory.db"
+        snapshot = tmp_path / "snapshot"
+        conn = sqlite3.connect(database, isolation_level=None)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+        conn.execute("UPDATE memories SET user_text = 'the pager code is 8871 zebrafish' WHERE id = 1")
+        snapshot.mkdir()
+        for side in ("", "-wal"):  # as the killed writer left them, its -shm not kept
+            Path(f"{snapshot / 'memory.db'}{side}").write_bytes(Path(f"{database}{side}").read_bytes())
+        conn.close()
+        for side in ("", "-wal"):
+            Path(f"{database}{side}").write_bytes(Path(f"{snapshot / 'memory.db'}{side}").read_bytes())
+        Path(f"{database}-shm").unlink(missing_ok=True)
+        assert Path(f"{database}-wal").stat().st_size > 0  # the premise: the turn is in the -wal alone
+        for path in [home.parent, *home.parent.rglob("*")]:
+            mode = stat.S_IMODE(path.stat().st_mode) | 0o444 | (0o111 if path.is_dir() else 0)
+            path.chmod(mode & ~(0o022 if ROOT else 0o222))
+        before = sorted(p.name for p in home.rglob("*"))
+        done = reader(home, "memory", "export")  # the UPDATE leaves the search index as it was: exported
+        assert done.returncode == 0 and "8871 zebrafish" in done.stdout, (done.stdout[-2000:], done.stderr)
+        assert sorted(p.name for p in home.rglob("*")) == before
+    finally:
+        reset(home)
+
+
+@pytest.mark.skipif(not ROOT, reason="needs a second user: a folder only root may enter")
+def test_a_store_folder_the_user_cannot_enter_is_said_not_a_traceback() -> None:
+    home = demo_home()
+    try:
+        for path in [home.parent, *home.parent.rglob("*")]:
+            path.chmod(stat.S_IMODE(path.stat().st_mode) | 0o444 | (0o111 if path.is_dir() else 0))
+        (home / "ctx-local").chmod(0o700)
+        for args in (("doctor", "--no-probe"), ("memory", "stats"), ("memory", "search", "8443")):
+            done = reader(home, *args)
+            assert "Traceback" not in done.stderr and done.returncode in (1, 3), (args, done.stderr[-2000:])
+        (home / "ctx-local").chmod(0o755)
+        (home / "archive").mkdir()
+        (home / "ctx_archive.db").rename(home / "archive" / "ctx_archive.db")
+        config = home / "config.yaml"
+        assert "archive: {enabled: true}" in config.read_text()
+        config.write_text(config.read_text().replace("archive: {enabled: true}",
+                                                     "archive: {enabled: true, path: archive/ctx_archive.db}"))
+        (home / "archive").chmod(0o700)
+        for args in (("doctor", "--no-probe"), ("archive", "stats")):
+            done = reader(home, *args)
+            assert "Traceback" not in done.stderr and done.returncode in (1, 3), (args, done.stderr[-2000:])
+    finally:
+        reset(home)

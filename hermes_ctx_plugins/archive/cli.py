@@ -12,6 +12,7 @@ import math
 import os
 import sqlite3
 import sys
+import time
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -87,23 +88,32 @@ def run(args: argparse.Namespace) -> int:
         # a command that only reads, on a file this user cannot write (a mounted backup, another user's home): read
         # without writing anything (a newcomer walk: it could not be searched at all); read the ordinary way, SQLite
         # leaves a -wal and -shm of this user's beside it, failing its owner's writes (a review)
-        unwritable = not on_server and path.is_file() and not os.access(path, os.W_OK)
+        unwritable = not on_server and _is_file(path) and not os.access(path, os.W_OK)
         if not (args.archive_command in _READS and unwritable):
             try:
                 return _run(args, store, config.memory_namespace, where)
             except (ArchiveError, sqlite3.Error) as exc:
-                if args.archive_command not in _READS or on_server or not path.is_file() or not read_only_failure(
+                if args.archive_command not in _READS or on_server or not _is_file(path) or not read_only_failure(
                         exc.__cause__ or exc):
                     raise
-        store.close()
-        state = sqlite_state(path)
-        store = open_archive(config, read_only=True)
-        print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
-        return _run(args, store, config.memory_namespace, where)
+        for attempt in range(_READS_TORN):  # a read torn by a process writing the file meanwhile (read without its
+            time.sleep(0.05 * attempt)  # locks): again, after a moment
+            store.close()
+            state = sqlite_state(path)
+            store = open_archive(config, read_only=True)
+            try:
+                code = _run(args, store, config.memory_namespace, where)
+            except (ArchiveError, sqlite3.Error):
+                if attempt + 1 < _READS_TORN and sqlite_state(path)[:2] != state[:2]:  # the file itself changed
+                    continue
+                raise
+            print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
+            return code
+        raise AssertionError("unreachable")  # the last try returns or raises
     except (ArchiveError, sqlite3.Error) as exc:
-        if state is not None and sqlite_state(path) != state:  # read without locks while a process wrote it: torn
-            print(f"hermes-ctx: the archive {path} changed while it was read (a process opened it to write): run the "
-                  "command again", file=sys.stderr)
+        if state is not None and sqlite_state(path)[:2] != state[:2]:  # read without locks while a process wrote it
+            print(f"hermes-ctx: the archive {path} kept changing while it was read (a process is writing it): run "
+                  "the command again", file=sys.stderr)
             return EXIT_PLUGIN
         if isinstance(exc, ArchiveError):
             print(f"hermes-ctx: {exc}", file=sys.stderr)
@@ -124,6 +134,16 @@ def run(args: argparse.Namespace) -> int:
 
 #: the commands that only read the archive
 _READS = frozenset({"search", "show", "stats"})
+#: how many times a read of a file this user cannot write is made when a process writing the file tears it
+_READS_TORN = 5
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file (``False`` when its folder cannot be entered: opening it says why)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _no_archive(args: argparse.Namespace, store: ArchiveBackend, where: str) -> int:

@@ -154,7 +154,7 @@ def _check_archive_path(raw: str) -> None:
     path = under_home(raw) if "\x00" not in raw else Path()
     problem = ("it holds a NUL character" if "\x00" in raw
                else "it names a folder, not a file"
-               if raw.rstrip().endswith(("/", "\\")) or Path(raw).name in ("", ".", "..") or path.is_dir() else "")
+               if raw.rstrip().endswith(("/", "\\")) or Path(raw).name in ("", ".", "..") or _is_dir(path) else "")
     if problem:
         raise ConfigError(f"{raw!r} cannot be the archive's file: {problem}", path="ctx_plugins.archive.path",
                           value=raw, expected="a file path such as ~/.hermes/ctx_archive.db (a relative one is under "
@@ -238,3 +238,12 @@ def _text(value: Any) -> str:
 def _lenient(cls: type[T], data: Mapping[str, Any], path: str) -> T:
     """A section hermes shares with us: keys we do not know are hermes' own, not errors."""
     return build_dataclass(cls, data, path, strict=False)
+
+
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder; ``False`` when its folder cannot be entered (opening it says why, where it is
+    opened: a config check raised a traceback for a store another user's folder holds, a review)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False

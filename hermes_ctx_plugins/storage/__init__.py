@@ -38,6 +38,7 @@ from .base import (
     archive_unusable,
     is_store_failure,
     read_only_failure,
+    side_files_advice,
     sqlite_state,
 )
 from .documents import Documents, FileDocuments
@@ -67,7 +68,7 @@ __all__ = [
     "Quarantined", "Record", "Scope", "Stored", "archive_health", "archive_path", "archive_unusable", "backend",
     "backend_name", "check",
     "identity", "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive",
-    "open_documents", "open_memory", "owner_of", "read_only_failure", "release", "sqlite_state",
+    "open_documents", "open_memory", "owner_of", "read_only_failure", "release", "side_files_advice", "sqlite_state",
 ]
 
 
@@ -193,15 +194,43 @@ def archive_health(config: Config) -> tuple[bool, str]:
     read-only or full disk) and any it set aside for good. Not ok: it is on and cannot be written or created, or
     compactions wait while it cannot take them, or its spool cannot be read. Reads nothing of the store itself and
     takes no lock (a home the user may only read)."""
-    import os
-
     from .spool import Spool, spool_path
 
     settings, path = config.plugins.archive, archive_path(config)
-    stuck, parts = False, []  # stuck: nothing compaction removes can be stored there
+    parts: list[str] = []
     if on_server(config, "archive"):
+        stuck = False
         parts.append(f"{backend_name(config, 'archive')}: the rows of {path}")
-    elif path.is_dir():
+    else:
+        try:
+            stuck = _archive_file(path, parts)
+        except OSError as exc:  # its folder cannot be entered
+            stuck = True
+            parts.append(f"{path} cannot be read by this user ({exc})")
+    if not settings.enabled:
+        parts.append("off (ctx_plugins.archive.enabled: false): nothing more is archived")
+    spool = Spool(spool_path(path))
+    unread = False
+    try:
+        waiting = spool.count(lock=False) if spool.pending() else 0
+        if waiting:
+            parts.append(f"{waiting} compaction(s) wait in {spool.where()}, "
+                         + ("imported at the archive's next write" if not stuck else "until the archive can take them"))
+        if spool.rejected.exists():
+            parts.append(f"compactions it could never take are set aside in {spool.rejected}")
+    except OSError as exc:
+        unread, waiting = True, 0
+        parts.append(f"its spool {spool.path} cannot be read ({exc})")
+    return not ((stuck and (settings.enabled or waiting)) or unread), "; ".join(parts)
+
+
+def _archive_file(path: Path, parts: list[str]) -> bool:
+    """:func:`archive_health` of an archive file at ``path``: what is said of it appended to ``parts``; whether nothing
+    compaction removes can be stored there."""
+    import os
+
+    stuck = False
+    if path.is_dir():
         stuck = True
         parts.append(f"{path} is a folder, not an archive file: set ctx_plugins.archive.path to a file")
     elif not path.exists():
@@ -222,23 +251,8 @@ def archive_health(config: Config) -> tuple[bool, str]:
                          "search/show/stats read it meanwhile)")
         elif others:
             stuck = True
-            parts.append(f"{' and '.join(others)} beside it cannot be written by this user (another user opened it): "
-                         "every write fails until they are removed, when no process has the archive open")
-    if not settings.enabled:
-        parts.append("off (ctx_plugins.archive.enabled: false): nothing more is archived")
-    spool = Spool(spool_path(path))
-    unread = False
-    try:
-        waiting = spool.count(lock=False) if spool.pending() else 0
-    except OSError as exc:
-        unread, waiting = True, 0
-        parts.append(f"its spool {spool.where()} cannot be read ({exc})")
-    if waiting:
-        parts.append(f"{waiting} compaction(s) wait in {spool.where()}, "
-                     + ("imported at the archive's next write" if not stuck else "until the archive can take them"))
-    if spool.rejected.exists():
-        parts.append(f"compactions it could never take are set aside in {spool.rejected}")
-    return not ((stuck and (settings.enabled or waiting)) or unread), "; ".join(parts)
+            parts.append(f"{side_files_advice(others)} (every write fails until then)")
+    return stuck
 
 
 def open_archive(config: Config, *, backend_name: str | None = None, read_only: bool = False) -> ArchiveBackend:

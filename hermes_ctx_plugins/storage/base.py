@@ -591,29 +591,29 @@ class ArchiveBackend(abc.ABC):
         next connection opened at the location (for the in-memory backend: until the process exits)."""
 
 
-def sqlite_state(path: Path) -> tuple[Any, ...]:
-    """What tells whether a SQLite file at ``path`` changed or a process opened it: its size and modification time,
-    and whether its ``-wal`` and ``-shm`` exist (a read of a file opened as immutable is torn when a writer starts
-    meanwhile: compared before and after, a failure is then said as such, not as damage)."""
-    try:
-        stat = path.stat()
-        size, modified = stat.st_size, stat.st_mtime_ns
-    except OSError:
-        size, modified = -1, -1
-    return size, modified, Path(f"{path}-wal").exists(), Path(f"{path}-shm").exists()
+def sqlite_state(path: Path) -> tuple[int, ...]:
+    """What tells whether a SQLite file at ``path`` changed or a process opened it: its size and modification time and
+    its ``-wal``'s, and whether its ``-shm`` exists. A read of a file opened as immutable is torn when a writer starts
+    meanwhile: compared before and after, a failure is then said (or retried) as such, not as damage."""
+    out: list[int] = []
+    for each in (path, Path(f"{path}-wal")):
+        try:
+            stat = each.stat()
+            out += [stat.st_size, stat.st_mtime_ns]
+        except OSError:
+            out += [-1, -1]
+    return (*out, int(Path(f"{path}-shm").exists()))
 
 
-def read_only_opening(path: Path) -> str | None:
-    """How a file store at ``path`` that this user cannot write is read without writing anything: ``immutable=1`` when
-    no process has it open (no ``-wal`` / ``-shm``: SQLite then makes none), ``mode=ro`` when one has (its ``-shm``
-    read as it is). ``None`` when it cannot be: a ``-wal`` without its ``-shm`` (a copy that left it out) holds writes
-    SQLite reads only by making a ``-shm`` -- beside a file another user owns, one that fails their writes."""
-    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
-    if not wal.exists() and not shm.exists():
-        return "immutable=1"
-    if wal.exists() and not shm.exists() and wal.stat().st_size > 0:
-        return None
-    return "mode=ro"
+def side_files_advice(names: list[str]) -> str:
+    """What to do about a store's ``-wal`` / ``-shm`` (``names``) that this user cannot write (another user's process
+    opened the store): its ``-wal`` may hold writes not in the file yet, so removing it loses them (a review: the
+    advice to remove them threw away a turn and a compaction)."""
+    them = " and ".join(names)
+    return (f"{them} beside it cannot be written by this user (another user's process opened it): let that user open "
+            f"the store once with no process holding it (any hermes-ctx memory or archive command does: it folds the "
+            f"-wal in and removes {'them' if len(names) > 1 else 'it'}), or give {'them' if len(names) > 1 else 'it'} "
+            "to this user (chown); removing a -wal that is not empty loses the writes it holds")
 
 
 def read_only_failure(exc: BaseException) -> bool:

@@ -138,11 +138,15 @@ def _opened(config: Config, path: Path) -> MemoryBackend:
     # a file this user cannot write is read so from the start: opened the ordinary way, SQLite opens it read-only
     # without a word and, in a folder this user can write, leaves a -wal and -shm of theirs beside it, which fail
     # every write of its owner's from then on (a review)
-    if not (path.is_file() and not os.access(path, os.W_OK)):
+    try:
+        is_file = path.is_file()
+    except OSError:  # its folder cannot be entered: opening it says so
+        is_file = False
+    if not (is_file and not os.access(path, os.W_OK)):
         try:
             return open_memory(config, path)
         except LocalStoreError as exc:
-            if exc.reason != "read-only" or not path.is_file():
+            if exc.reason != "read-only" or not is_file:
                 raise
     store = open_memory(config, path, read_only=True)
     print(f"hermes-ctx: {path} cannot be written by this user: read without writing", file=sys.stderr)
@@ -208,7 +212,10 @@ def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
                 store.close()
     except LocalStoreError as exc:
         report["error"], progress = str(exc), None  # how far the queue is applied is the store's to say
-    segments = inspect(provider.queue_dir, progress or {}) if provider.queue_dir.is_dir() else []
+    try:
+        segments = inspect(provider.queue_dir, progress or {}) if provider.queue_dir.is_dir() else []
+    except OSError as exc:  # its folder cannot be entered (a review: a traceback)
+        segments, report["error"] = [], report["error"] or f"the queue {provider.queue_dir} cannot be read: {exc}"
     report["waiting"] = sum(s.waiting for s in segments)
     report["waiting_known"] = progress is not None
     report["segments"] = [{"path": str(s.path), "waiting": s.waiting, "live": s.live} for s in segments]

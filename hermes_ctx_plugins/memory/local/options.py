@@ -68,7 +68,11 @@ def resolve_path(raw: str, home: Path) -> Path:
     text = text.replace("${HERMES_HOME}", str(home)).replace("$HERMES_HOME", str(home))
     path = Path(text).expanduser()
     path = path if path.is_absolute() else home / path
-    if path.is_dir():
+    try:
+        folder = path.is_dir()
+    except OSError:  # its folder cannot be entered: opening it says why (a review: a traceback here)
+        folder = False
+    if folder:
         raise ConfigError(f"{str(path)!r} is a directory", path=where, value=raw,
                           expected=f"a file path, e.g. {str(path / 'memory.db')!r}")
     return path

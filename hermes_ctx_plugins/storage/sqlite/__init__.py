@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import Config
+from ..base import side_files_advice
 from .archive import ArchiveStore
 from .memory import LocalStore
 
@@ -28,7 +29,12 @@ def open_memory_read_only(path: Path, *, config: Config, busy_timeout: float) ->
 
 
 def memory_exists(path: Path, *, config: Config) -> bool:
-    return path.exists()
+    try:
+        return path.exists()
+    except OSError as exc:  # its folder cannot be entered (a review: a traceback)
+        from .memory_schema import store_error
+
+        raise store_error(path, exc) from None
 
 
 def memory_problem(path: Path, *, config: Config) -> str | None:
@@ -48,9 +54,7 @@ def memory_problem(path: Path, *, config: Config) -> str | None:
     others = [side.name for side in (Path(f"{path}-wal"), Path(f"{path}-shm"))
               if side.exists() and not os.access(side, os.R_OK | os.W_OK)]
     if others:  # left by a process of another user's: every write fails until they go (a review)
-        return str(store_error(path, PermissionError(
-            f"{' and '.join(others)} beside it cannot be written by this user (another user opened it): remove them "
-            "when no process has the store open")))
+        return str(store_error(path, PermissionError(side_files_advice(others))))
     idle = not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
     problem = _read_problem(path, immutable=idle)
     if problem is not None and idle and (Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()):

@@ -23,8 +23,8 @@ import sqlite3
 from pathlib import Path
 
 from ...scope import to_stored
-from ..base import ArchiveError, archive_unusable, read_only_opening
-from .opening import retry_locked
+from ..base import ArchiveError, archive_unusable
+from .opening import read_only, retry_locked
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
 #: namespaced one, 3 adds the index on ``messages(compaction_id)`` (purging old compactions and the
@@ -129,15 +129,9 @@ def connect(path: Path, timeout: float, *, read_only: bool = False) -> sqlite3.C
 
 
 def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    """:func:`connect` with ``read_only`` (:func:`~hermes_ctx_plugins.storage.base.read_only_opening`)."""
-    how = read_only_opening(path)
-    if how is None:
-        raise ArchiveError(f"the archive {path} cannot be read by this user: its -wal holds writes and its -shm is "
-                           "missing, which SQLite would make beside it (failing its owner's writes); copy the file "
-                           "with its -shm, or read it as its owner")
+    """:func:`connect` with ``read_only`` (:func:`.opening.read_only`)."""
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?{how}", uri=True, timeout=timeout, check_same_thread=False,
-                             isolation_level=None)
+        db = read_only(path, timeout)
     except (OSError, sqlite3.Error) as exc:
         raise ArchiveError(archive_unusable(path, exc)) from exc
     try:

@@ -142,13 +142,35 @@ class LocalStore(MemoryBackend):
                     if self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")
                 if is_database_failure(exc):
-                    error = store_error(self.path, exc)
-                    if error.reason == "damaged" and self._state is not None and sqlite_state(self.path) != self._state:
-                        # read without locks (immutable), and a process wrote it meanwhile: a torn read, not damage
-                        raise LocalStoreError(self.path, "locked", f"{exc}: the file changed while it was read (a "
-                                              "process opened it to write)", "run the command again") from None
-                    raise error from None
+                    if self._read_only and store_error(self.path, exc).reason == "damaged":
+                        return self._read_again(fn, args, exc)
+                    raise store_error(self.path, exc) from None
                 raise
+
+    def _read_again(self, fn: Any, args: tuple[Any, ...], failed: BaseException) -> Any:
+        """A read of a file opened read-only that failed as damage: damage when the file did not change since it was
+        opened; else torn by a process writing it meanwhile (read without its locks), and read again from a new opening,
+        four times at most, then said as such (a review: such reads were "damaged ... move it aside", harmful
+        advice)."""
+        for attempt in range(4):
+            time.sleep(0.05 * attempt)  # a moment, for the process writing it to finish
+            # the file itself: a read as immutable reads it alone, and a process that only opens and closes the store
+            # changes its -wal and -shm, not it (a review: real damage was said as "kept changing")
+            if self._state is None or sqlite_state(self.path)[:2] == self._state[:2]:
+                raise store_error(self.path, failed) from None
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._state = sqlite_state(self.path)
+            self._ranking = None
+            self._conn = connect(self.path, self._busy_timeout, read_only=True)
+            try:
+                return fn(self._conn, *args)
+            except sqlite3.Error as exc:
+                if not is_database_failure(exc) or store_error(self.path, exc).reason != "damaged":
+                    raise store_error(self.path, exc) if is_database_failure(exc) else exc from None
+                failed = exc
+        raise LocalStoreError(self.path, "locked", f"{failed}: the file kept changing while it was read (a process "
+                              "is writing it)", "run the command again") from None
 
     # ---------------------------------------------------------------------------------- writing
 

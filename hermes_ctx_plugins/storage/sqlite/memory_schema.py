@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from ...scope import to_stored
-from ..base import LocalStoreError, read_only_opening
+from ..base import LocalStoreError
 from ..records import owner_of
 from . import fts
-from .opening import retry_locked
+from .opening import read_only, retry_locked
 
 _T = TypeVar("_T")
 
@@ -196,16 +196,10 @@ def _prepared(conn: sqlite3.Connection, path: Path, prepare: Callable[[], _T]) -
 
 
 def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """:func:`connect` with ``read_only`` (:func:`~hermes_ctx_plugins.storage.base.read_only_opening`)."""
-    how = read_only_opening(path)
-    if how is None:
-        raise LocalStoreError(path, "read-only", "its -wal holds writes, and its -shm is missing",
-                              "SQLite reads them only by making a -shm beside it, which this user must not (it would "
-                              "fail the owner's writes): copy the file with its -shm, or read it as its owner")
+    """:func:`connect` with ``read_only`` (:func:`.opening.read_only`)."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{how}", uri=True, timeout=busy_timeout,
-                               isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
+        conn = read_only(path, busy_timeout)
+    except (sqlite3.Error, OSError) as exc:
         raise store_error(path, exc) from None
     version = _prepared(conn, path, lambda: _version(conn, path))
     if version != SCHEMA_VERSION:

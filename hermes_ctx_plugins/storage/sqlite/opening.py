@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from ..base import sqlite_state
+
 T = TypeVar("T")
 
 
@@ -56,3 +58,73 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+#: how many times a read-only opening copies a file being written before it gives up (each copy is checked unchanged)
+SNAPSHOT_TRIES = 3
+
+
+class _Snapshot(sqlite3.Connection):
+    """A connection to a private copy of a store (:func:`read_only`); the copy goes when it closes."""
+
+    folder: str | None = None
+
+    def close(self) -> None:
+        super().close()
+        if self.folder is not None:
+            import shutil
+
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+
+def read_only(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection reading the SQLite file at ``path``, which this user cannot write, without making or changing
+    anything beside it. Opened the ordinary way (or ``mode=ro``) in a folder the user can write -- a home shared through
+    a group -- SQLite makes a ``-wal`` and ``-shm`` of this user's there, and every later write of the file's owner
+    fails (reviews). With nothing in its ``-wal`` (none, or empty: no process wrote since the last checkpoint) the file
+    itself is read as immutable (no side file made; a read a process starting to write tears is retried by the store);
+    with writes in its ``-wal`` (a process has it open, or one was killed), a private copy of the file and its ``-wal``
+    is read (the copy unchanged before and after it is made; :data:`SNAPSHOT_TRIES` tries), which folds the ``-wal``
+    in the way a recovery would.
+
+    :raises sqlite3.Error: it cannot be read; :raises OSError: a file cannot be copied.
+    """
+    import shutil
+    import tempfile
+
+    wal = Path(f"{path}-wal")
+    for attempt in range(SNAPSHOT_TRIES + 1):  # the last: the -wal went at each try, its writes in the file
+        last = attempt + 1 >= SNAPSHOT_TRIES
+        if not _size(wal) or attempt == SNAPSHOT_TRIES:
+            return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, timeout=timeout,
+                                   isolation_level=None, check_same_thread=False)
+        folder = tempfile.mkdtemp(prefix="hermes-ctx-read-")
+        try:
+            before = sqlite_state(path)
+            copy = Path(folder) / path.name
+            shutil.copyfile(path, copy)
+            try:
+                shutil.copyfile(wal, Path(f"{copy}-wal"))
+            except FileNotFoundError:  # its last connection folded it in and removed it meanwhile: read the file
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+            if sqlite_state(path) != before and not last:
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+            conn = sqlite3.connect(copy, timeout=timeout, isolation_level=None, check_same_thread=False,
+                                   factory=_Snapshot)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        conn.folder = folder
+        conn.execute("PRAGMA query_only = ON")
+        return conn
+    raise AssertionError("unreachable")  # the last try returns or raises
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
