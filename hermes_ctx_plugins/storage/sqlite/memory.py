@@ -142,7 +142,9 @@ class LocalStore(MemoryBackend):
                     if self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")
                 if is_database_failure(exc):
-                    if self._read_only and store_error(self.path, exc).reason == "damaged":
+                    # read-only: also SQLite finding the -shm it may not write in need of a writer (a moment, while the
+                    # owner's process folds its -wal in)
+                    if self._read_only and store_error(self.path, exc).reason in ("damaged", "read-only"):
                         return self._read_again(fn, args, exc)
                     raise store_error(self.path, exc) from None
                 raise
@@ -166,7 +168,7 @@ class LocalStore(MemoryBackend):
             try:
                 return fn(self._conn, *args)
             except sqlite3.Error as exc:
-                if not is_database_failure(exc) or store_error(self.path, exc).reason != "damaged":
+                if not is_database_failure(exc) or store_error(self.path, exc).reason not in ("damaged", "read-only"):
                     raise store_error(self.path, exc) if is_database_failure(exc) else exc from None
                 failed = exc
         raise LocalStoreError(self.path, "locked", f"{failed}: the file kept changing while it was read (a process "

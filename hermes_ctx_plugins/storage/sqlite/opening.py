@@ -79,39 +79,84 @@ class _Snapshot(sqlite3.Connection):
 
 
 def read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    """A connection reading the SQLite file at ``path``, which this user cannot write, without making or changing
-    anything beside it. Opened the ordinary way (or ``mode=ro``) in a folder the user can write -- a home shared through
-    a group -- SQLite makes a ``-wal`` and ``-shm`` of this user's there, and every later write of the file's owner
-    fails (reviews). With nothing in its ``-wal`` (none, or empty: no process wrote since the last checkpoint) the file
-    itself is read as immutable (no side file made; a read a process starting to write tears is retried by the store);
-    with writes in its ``-wal`` (a process has it open, or one was killed), a private copy of the file and its ``-wal``
-    is read (the copy unchanged before and after it is made; :data:`SNAPSHOT_TRIES` tries), which folds the ``-wal``
-    in the way a recovery would.
+    """A connection reading the SQLite file at ``path``, which this user cannot write, without leaving anything beside
+    it. Opened the ordinary way in a folder the user can write -- a home shared through a group -- SQLite leaves a
+    ``-wal`` and ``-shm`` of this user's there, and every later write of the file's owner fails (reviews). So:
+
+    - nothing in its ``-wal`` (none, or empty): the file itself, as immutable (no side file made; a read a process
+      writing the file meanwhile tears is retried by the store);
+    - writes in its ``-wal`` and its ``-shm`` there (a process has it open): through them, as SQLite reads a database
+      whose ``-shm`` it may not write (``readonly_shm``: consistent with the writer; a private copy of the two files
+      was torn half the time while a gateway wrote, a review). Should the writer close it between the look and the
+      opening, SQLite makes an empty ``-wal`` of this user's, which the owner could not write: it is removed at once;
+    - writes in its ``-wal`` and no ``-shm`` (a process was killed, or a copy left it out): nobody has it open, so a
+      private copy of the file and its ``-wal`` in a temporary folder is read (its ``-wal`` folded in as a recovery
+      would), checked unchanged after the copy, the copy removed when the connection closes.
 
     :raises sqlite3.Error: it cannot be read; :raises OSError: a file cannot be copied.
     """
+    path = path.resolve()  # a link's -wal and -shm are beside the file it names (a review)
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if not _size(wal):
+        return sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True, timeout=timeout, isolation_level=None,
+                               check_same_thread=False)
+    if shm.exists():
+        for attempt in range(SNAPSHOT_TRIES + 2):
+            time.sleep(0.05 * attempt)
+            conn = sqlite3.connect(f"{path.as_uri()}?mode=ro&readonly_shm=1", uri=True, timeout=timeout,
+                                   isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+                return conn
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                # its -shm needs a writer now (the owner's process folding the -wal in, or gone): a moment later
+                if "readonly" not in str(exc).lower() or attempt == SNAPSHOT_TRIES + 1:
+                    raise
+                if not shm.exists() or not _size(wal):
+                    return read_only(path, timeout)
+            finally:
+                _unmade(wal)
+    return _copied(path, wal, timeout)
+
+
+def _unmade(wal: Path) -> None:
+    """Remove ``wal`` when this process made it (empty, this user's): the owner cannot write it, so nothing is in it."""
+    try:
+        stat = wal.stat()
+        if stat.st_uid == os.geteuid() and stat.st_size == 0 and not os.access(wal.with_name(wal.name[:-4]), os.W_OK):
+            wal.unlink()
+    except OSError:
+        pass
+
+
+def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
+    """:func:`read_only` of a file whose ``-wal`` holds writes and no process has open: a private copy."""
     import shutil
     import tempfile
 
-    wal = Path(f"{path}-wal")
-    for attempt in range(SNAPSHOT_TRIES + 1):  # the last: the -wal went at each try, its writes in the file
-        last = attempt + 1 >= SNAPSHOT_TRIES
-        if not _size(wal) or attempt == SNAPSHOT_TRIES:
-            return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, timeout=timeout,
-                                   isolation_level=None, check_same_thread=False)
-        folder = tempfile.mkdtemp(prefix="hermes-ctx-read-")
+    _sweep()
+    for attempt in range(SNAPSHOT_TRIES):
+        folder = tempfile.mkdtemp(prefix=SNAPSHOT_PREFIX)
         try:
             before = sqlite_state(path)
             copy = Path(folder) / path.name
-            shutil.copyfile(path, copy)
             try:
+                shutil.copyfile(path, copy)
                 shutil.copyfile(wal, Path(f"{copy}-wal"))
-            except FileNotFoundError:  # its last connection folded it in and removed it meanwhile: read the file
+            except FileNotFoundError:  # a process opened it meanwhile and folded the -wal in: read as it is now
                 shutil.rmtree(folder, ignore_errors=True)
-                continue
-            if sqlite_state(path) != before and not last:
+                return read_only(path, timeout)
+            except OSError as exc:
+                need = (_size(path) + _size(wal)) / 1e6
+                raise OSError(exc.errno, f"{path} has writes in its -wal no process holds, so it is read from a copy "
+                                         f"in {tempfile.gettempdir()}, which needs {need:,.0f} MB there: "
+                                         f"{exc.strerror}") from None
+            if sqlite_state(path) != before:  # a process opened it meanwhile: the copy may pair two moments
                 shutil.rmtree(folder, ignore_errors=True)
-                continue
+                if attempt + 1 < SNAPSHOT_TRIES:
+                    continue
+                return read_only(path, timeout)  # then it has a -shm: read through it
             conn = sqlite3.connect(copy, timeout=timeout, isolation_level=None, check_same_thread=False,
                                    factory=_Snapshot)
         except BaseException:
@@ -121,6 +166,26 @@ def read_only(path: Path, timeout: float) -> sqlite3.Connection:
         conn.execute("PRAGMA query_only = ON")
         return conn
     raise AssertionError("unreachable")  # the last try returns or raises
+
+
+#: the private copies' folder names (:func:`_copied`), and how old an abandoned one is removed (a killed reader's)
+SNAPSHOT_PREFIX = "hermes-ctx-read-"
+SNAPSHOT_ABANDONED_SECONDS = 3_600.0
+
+
+def _sweep() -> None:
+    """Remove this user's private copies an earlier reader left (killed before it closed), an hour old or more."""
+    import shutil
+    import tempfile
+
+    now = time.time()
+    try:
+        for folder in Path(tempfile.gettempdir()).glob(f"{SNAPSHOT_PREFIX}*"):
+            stat = folder.stat()
+            if stat.st_uid == os.geteuid() and now - stat.st_mtime > SNAPSHOT_ABANDONED_SECONDS:
+                shutil.rmtree(folder, ignore_errors=True)
+    except OSError:
+        pass
 
 
 def _size(path: Path) -> int:
