@@ -759,6 +759,20 @@ def test_a_damaged_note_of_verbatim_ids_is_said_and_what_it_still_names_is_reach
     assert "team" not in remote.held(), remote.held()
 
 
+def test_a_noted_verbatim_id_shaped_like_a_users_stored_id_reaches_nobody(remote: Remote) -> None:
+    """A hand-edited note naming "user_id:ualice" made ``forget --user ualice`` delete alice's memories (her stored
+    id): no setting can hold such an id (refused), so the note's is ignored (a review)."""
+    top = remote.make(config=load_config({}))
+    tell(top, session("", "alice"), "amber")
+    assert top.flush(10)
+    stored = top.owner_for("", "alice")
+    (top.state_dir / "verbatim.json").write_text(json.dumps([f"user_id:{stored}"]))
+    report = top.forget_user(stored)
+    assert all(item.ok for item in report), report
+    assert any("amber" in text for text in remote.held().get(stored, [])), remote.held()
+    top.shutdown()
+
+
 def legacy(provider: RemoteProvider) -> Path:
     """``provider``'s unsent writes moved where the code before per-deployment folders kept them, as it wrote them."""
     lines = [json.loads(line) for line in provider.backlog.read_text().splitlines()]

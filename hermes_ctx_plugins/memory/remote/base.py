@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 from ...events import Forgotten, SessionInfo, Turn
 from ...isolation import StatusEvent, error_text
 from ...safety.judge import policy_for
-from ...scope import namespace_of, path_segment
+from ...scope import is_service_id, namespace_of, path_segment
 from ...storage.files import atomic_write, locked
 from ...storage.leftovers import append_backlog
 from ...storage.queue import (
@@ -383,9 +383,11 @@ class RemoteProvider(ServiceProvider):
             # a forget of one deployment took the top level's anonymous user's memories)
             verbatim, damaged = _read_noted(self._verbatim_file)
             verbatim = _salvaged(self._verbatim_file) if damaged is not None else verbatim
+            # a value shaped like a user's stored id is none a setting could hold (they are refused: a note edited
+            # by hand with "user_id:ualice" deleted alice's memories, a review)
             owners += [("", value) for kind, _, value in (entry.partition(":") for entry in sorted(verbatim))
-                       if value and ((kind == "user_id" and value == user_id) or (kind == "default_user_id" and
-                                                                                  not user_id))]
+                       if value and not is_service_id(value) and (
+                           (kind == "user_id" and value == user_id) or (kind == "default_user_id" and not user_id))]
         return list(dict.fromkeys(owners)), problem
 
     def _verbatim_doubt(self) -> Forgotten | None:

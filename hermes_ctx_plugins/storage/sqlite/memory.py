@@ -134,7 +134,10 @@ class LocalStore(MemoryBackend):
                     # failing, the next call tries again
                     self._conn = connect(self.path, self._busy_timeout, read_only=self._read_only)
                     self._opened = OpenedFile(self.path)
-                return fn(self._conn, *args)
+                result = fn(self._conn, *args)
+                if self._read_only and self._torn():  # read as immutable while a process wrote it: maybe two moments
+                    return self._read_again(fn, args, None)
+                return result
             except BaseException as exc:
                 # Whatever failed — a record SQLite cannot take included — no transaction may stay
                 # open: the next write would fail to begin, and so would every one after it.
@@ -149,30 +152,40 @@ class LocalStore(MemoryBackend):
                     raise store_error(self.path, exc) from None
                 raise
 
-    def _read_again(self, fn: Any, args: tuple[Any, ...], failed: BaseException) -> Any:
-        """A read of a file opened read-only that failed as damage: damage when the file did not change since it was
-        opened; else torn by a process writing it meanwhile (read without its locks), and read again from a new opening,
-        four times at most, then said as such (a review: such reads were "damaged ... move it aside", harmful
-        advice)."""
+    def _torn(self) -> bool:
+        """Whether the file itself changed since this read-only store opened it: a read as immutable reads it alone,
+        and a process that only opens and closes the store changes its -wal and -shm, not it (a review: real damage
+        was said as "kept changing")."""
+        return self._state is not None and sqlite_state(self.path)[:2] != self._state[:2]
+
+    def _read_again(self, fn: Any, args: tuple[Any, ...], failed: BaseException | None) -> Any:
+        """A read of a file opened read-only that failed as damage (``failed``) or succeeded while the file changed
+        (``None``): read again from a new opening, a moment apart, four times at most. Damage fails every time while the
+        file stays as it is; a read torn by a process writing it does not (reviews: torn reads were "damaged ... move it
+        aside", one in some thousands came back silently from two moments, and a write the file's timestamp did not
+        show yet was taken for damage)."""
+        changed = failed is None or self._torn()
         for attempt in range(4):
             time.sleep(0.05 * attempt)  # a moment, for the process writing it to finish
-            # the file itself: a read as immutable reads it alone, and a process that only opens and closes the store
-            # changes its -wal and -shm, not it (a review: real damage was said as "kept changing")
-            if self._state is None or sqlite_state(self.path)[:2] == self._state[:2]:
-                raise store_error(self.path, failed) from None
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._state = sqlite_state(self.path)
             self._ranking = None
             self._conn = connect(self.path, self._busy_timeout, read_only=True)
             try:
-                return fn(self._conn, *args)
+                result = fn(self._conn, *args)
             except sqlite3.Error as exc:
                 if not is_database_failure(exc) or store_error(self.path, exc).reason not in ("damaged", "read-only"):
                     raise store_error(self.path, exc) if is_database_failure(exc) else exc from None
-                failed = exc
-        raise LocalStoreError(self.path, "locked", f"{failed}: the file kept changing while it was read (a process "
-                              "is writing it)", "run the command again") from None
+                failed, changed = exc, changed or self._torn()
+                continue
+            if not self._torn():
+                return result
+            failed, changed = None, True
+        if failed is not None and not changed:
+            raise store_error(self.path, failed) from None
+        raise LocalStoreError(self.path, "locked", f"{failed or 'the file changed during every read'}: the file kept "
+                              "changing while it was read (a process is writing it)", "run the command again") from None
 
     # ---------------------------------------------------------------------------------- writing
 

@@ -14,6 +14,7 @@ store cannot hold those as they are), compared exactly in SQL.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -196,12 +197,20 @@ def _prepared(conn: sqlite3.Connection, path: Path, prepare: Callable[[], _T]) -
 
 
 def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """:func:`connect` with ``read_only`` (:func:`.opening.read_only`)."""
-    try:
-        conn = read_only(path, busy_timeout)
-    except (sqlite3.Error, OSError) as exc:
-        raise store_error(path, exc) from None
-    version = _prepared(conn, path, lambda: _version(conn, path))
+    """:func:`connect` with ``read_only`` (:func:`.opening.read_only`); its first read made again, a moment apart, when
+    it fails as damage (torn by a process writing the file, which damage never stops being; a review)."""
+    for attempt in range(4):
+        time.sleep(0.05 * attempt)
+        try:
+            conn = read_only(path, busy_timeout)
+        except (sqlite3.Error, OSError) as exc:
+            raise store_error(path, exc) from None
+        try:
+            version = _prepared(conn, path, lambda: _version(conn, path))  # noqa: B023 (called here)
+            break
+        except LocalStoreError as exc:
+            if exc.reason != "damaged" or attempt == 3:
+                raise
     if version != SCHEMA_VERSION:
         conn.close()
         raise LocalStoreError(path, "read-only", f"schema version {version}, older than this hermes-ctx-plugins "

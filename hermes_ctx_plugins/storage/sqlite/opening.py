@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
@@ -12,6 +13,7 @@ from typing import TypeVar
 from ..base import sqlite_state
 
 T = TypeVar("T")
+log = logging.getLogger("hermes_ctx_plugins")
 
 
 def retry_locked(step: Callable[[], T], timeout: float) -> T:
@@ -79,16 +81,15 @@ class _Snapshot(sqlite3.Connection):
 
 
 def read_only(path: Path, timeout: float) -> sqlite3.Connection:
-    """A connection reading the SQLite file at ``path``, which this user cannot write, without leaving anything beside
-    it. Opened the ordinary way in a folder the user can write -- a home shared through a group -- SQLite leaves a
-    ``-wal`` and ``-shm`` of this user's there, and every later write of the file's owner fails (reviews). So:
+    """A connection reading the SQLite file at ``path``, which this user cannot write, without SQLite ever opening it
+    the ordinary way: in a folder the user can write -- a home shared through a group -- that leaves a ``-wal`` of this
+    user's, which the owner's process opens read-only if it opens the store at that moment, every write of that
+    connection failing (reviews: the ordinary opening, ``mode=ro`` and ``readonly_shm`` all make one). So:
 
-    - nothing in its ``-wal`` (none, or empty): the file itself, as immutable (no side file made; a read a process
-      writing the file meanwhile tears is retried by the store);
-    - writes in its ``-wal`` and its ``-shm`` there (a process has it open): through them, as SQLite reads a database
-      whose ``-shm`` it may not write (``readonly_shm``: consistent with the writer; a private copy of the two files
-      was torn half the time while a gateway wrote, a review). Should the writer close it between the look and the
-      opening, SQLite makes an empty ``-wal`` of this user's, which the owner could not write: it is removed at once;
+    - nothing in its ``-wal``, or writes there and its ``-shm`` present (a process has it open): the file itself, as
+      immutable -- the writes that process has not folded into the file yet are not read, and said (a log line); a read
+      a process writing the file meanwhile tears is made again by the store (a private copy of a live file and its
+      ``-wal`` was torn half the time while a gateway wrote, a review);
     - writes in its ``-wal`` and no ``-shm`` (a process was killed, or a copy left it out): nobody has it open, so a
       private copy of the file and its ``-wal`` in a temporary folder is read (its ``-wal`` folded in as a recovery
       would), checked unchanged after the copy, the copy removed when the connection closes.
@@ -97,37 +98,13 @@ def read_only(path: Path, timeout: float) -> sqlite3.Connection:
     """
     path = path.resolve()  # a link's -wal and -shm are beside the file it names (a review)
     wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
-    if not _size(wal):
-        return sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True, timeout=timeout, isolation_level=None,
-                               check_same_thread=False)
-    if shm.exists():
-        for attempt in range(SNAPSHOT_TRIES + 2):
-            time.sleep(0.05 * attempt)
-            conn = sqlite3.connect(f"{path.as_uri()}?mode=ro&readonly_shm=1", uri=True, timeout=timeout,
-                                   isolation_level=None, check_same_thread=False)
-            try:
-                conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-                return conn
-            except sqlite3.OperationalError as exc:
-                conn.close()
-                # its -shm needs a writer now (the owner's process folding the -wal in, or gone): a moment later
-                if "readonly" not in str(exc).lower() or attempt == SNAPSHOT_TRIES + 1:
-                    raise
-                if not shm.exists() or not _size(wal):
-                    return read_only(path, timeout)
-            finally:
-                _unmade(wal)
-    return _copied(path, wal, timeout)
-
-
-def _unmade(wal: Path) -> None:
-    """Remove ``wal`` when this process made it (empty, this user's): the owner cannot write it, so nothing is in it."""
-    try:
-        stat = wal.stat()
-        if stat.st_uid == os.geteuid() and stat.st_size == 0 and not os.access(wal.with_name(wal.name[:-4]), os.W_OK):
-            wal.unlink()
-    except OSError:
-        pass
+    if _size(wal) and not shm.exists():
+        return _copied(path, wal, timeout)
+    if _size(wal):
+        log.warning("%s: %d kB of writes a running process has not folded into it yet are not read (this user cannot "
+                    "join its readers without leaving a file of theirs beside it)", path, _size(wal) // 1024)
+    return sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True, timeout=timeout, isolation_level=None,
+                           check_same_thread=False)
 
 
 def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
@@ -156,7 +133,7 @@ def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
                 shutil.rmtree(folder, ignore_errors=True)
                 if attempt + 1 < SNAPSHOT_TRIES:
                     continue
-                return read_only(path, timeout)  # then it has a -shm: read through it
+                return read_only(path, timeout)  # then it has a -shm: the file as it is
             conn = sqlite3.connect(copy, timeout=timeout, isolation_level=None, check_same_thread=False,
                                    factory=_Snapshot)
         except BaseException:
