@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sqlite3
 import sys
 import time
@@ -45,6 +44,7 @@ from ..storage import (
     open_archive,
     read_only_failure,
     sqlite_state,
+    writable_file,
 )
 from ..tokens import get_counter
 from . import tools
@@ -88,12 +88,12 @@ def run(args: argparse.Namespace) -> int:
         # a command that only reads, on a file this user cannot write (a mounted backup, another user's home): read
         # without writing anything (a newcomer walk: it could not be searched at all); read the ordinary way, SQLite
         # leaves a -wal and -shm of this user's beside it, failing its owner's writes (a review)
-        unwritable = not on_server and _is_file(path) and not os.access(path, os.W_OK)
-        if not (args.archive_command in _READS and unwritable):
+        writable = None if on_server else writable_file(path)
+        if not (args.archive_command in _READS and writable is False):
             try:
                 return _run(args, store, config.memory_namespace, where)
             except (ArchiveError, sqlite3.Error) as exc:
-                if args.archive_command not in _READS or on_server or not _is_file(path) or not read_only_failure(
+                if args.archive_command not in _READS or writable is None or not read_only_failure(
                         exc.__cause__ or exc):
                     raise
         for attempt in range(_READS_TORN):  # a read torn by a process writing the file meanwhile (read without its
@@ -137,13 +137,6 @@ _READS = frozenset({"search", "show", "stats"})
 #: how many times a read of a file this user cannot write is made when a process writing the file tears it
 _READS_TORN = 5
 
-
-def _is_file(path: Path) -> bool:
-    """Whether ``path`` is a file (``False`` when its folder cannot be entered: opening it says why)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
 
 
 def _no_archive(args: argparse.Namespace, store: ArchiveBackend, where: str) -> int:

@@ -174,8 +174,8 @@ class MemoryFanOut:
         # a memory service's provider the deployment no longer runs: its unsent writes wait in its queue folder until
         # it runs again, and are the user's still (a review: a forget scoped to that deployment left them)
         for entry in self.registry:
-            if entry.kind == "memory" and entry.name not in {name for name, _ in stores} and (
-                    hermes_home() / "ctx_plugins" / entry.name).is_dir():
+            waiting = getattr(entry.factory, "writes_waiting", None) if entry.kind == "memory" else None
+            if waiting is not None and entry.name not in {name for name, _ in stores} and waiting(hermes_home()):
                 stores.append((entry.name, functools.partial(self._forget_left_queued, entry.name)))
         # a disabled archive may still hold what it archived while it was on
         archive = self.archive.store if self.archive is not None else open_archive(self.config)
@@ -190,25 +190,14 @@ class MemoryFanOut:
 
     def _forget_left_queued(self, name: str, user_id: str, *,
                             namespaces: Collection[str] | None) -> list[Forgotten]:
-        """``user_id``'s writes provider ``name`` (not run here) left queued on this machine, when it says what waits
-        (``forget_queued``, ``spooled``, ``waiting_elsewhere``: a memory service's provider) and any does; else
-        nothing (an empty report: a store it does not hold is not listed)."""
-        try:
-            provider = self.provider_instance(name)
-        except Exception:  # options it refuses, left from when it ran (a review: every forget exited 1 for them)
-            waiting = getattr(self.registry.get("memory", name).factory, "writes_waiting", None)
-            if waiting is not None and not waiting(hermes_home()):
-                return []  # nothing waits: nothing of the user's to take
-            raise  # writes wait and cannot be read (or it cannot say): the report says why
+        """``user_id``'s writes provider ``name`` (not run here) left queued on this machine (its class's
+        ``writes_waiting`` said some wait, read from the files: a provider that cannot be built any more -- options it
+        refuses, left from when it ran -- fails a forget only then, a review), taken by a detached instance's
+        ``forget_queued`` (nothing asked of the service)."""
+        provider = self.provider_instance(name)
         try:
             forget = getattr(provider, "forget_queued", None)
-            spooled, elsewhere = getattr(provider, "spooled", None), getattr(provider, "waiting_elsewhere", None)
-            if forget is None or spooled is None:
-                return []
-            held = getattr(provider, "held_count", None)
-            waiting = spooled() > 0 or (held is not None and held() > 0) or (
-                namespaces is None and elsewhere is not None and any(count for count, _ in elsewhere().values()))
-            return list(forget(user_id, namespaces=namespaces)) if waiting else []
+            return list(forget(user_id, namespaces=namespaces)) if forget is not None else []
         finally:
             self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, resets=False,
                                bounded=False)
@@ -221,4 +210,3 @@ class MemoryFanOut:
         finally:
             self.isolator.call(owner_key("memory", name), provider.shutdown, default=None, resets=False,
                                bounded=False)
-

@@ -40,6 +40,7 @@ from .base import (
     read_only_failure,
     side_files_advice,
     sqlite_state,
+    writable_file,
 )
 from .documents import Documents, FileDocuments
 from .files import FileUnavailable
@@ -69,6 +70,7 @@ __all__ = [
     "backend_name", "check",
     "identity", "is_store_failure", "json_text", "memory_exists", "message_text", "on_server", "open_archive",
     "open_documents", "open_memory", "owner_of", "read_only_failure", "release", "side_files_advice", "sqlite_state",
+    "writable_file",
 ]
 
 

@@ -616,6 +616,17 @@ def side_files_advice(names: list[str]) -> str:
             "to this user (chown); removing a -wal that is not empty loses the writes it holds")
 
 
+def writable_file(path: Path) -> bool | None:
+    """Whether this user can write the file at ``path``; ``None`` when there is no file there (or its folder cannot be
+    entered: opening it says why). A store's read commands read one they cannot write without writing anything."""
+    import os
+
+    try:
+        return os.access(path, os.W_OK) if path.is_file() else None
+    except OSError:
+        return None
+
+
 def read_only_failure(exc: BaseException) -> bool:
     """Whether a file store's failure ``exc`` (SQLite's, or the OS's) is that this user cannot write the file or its
     folder (a copy: a backup, another user's home), which a store opened to read only need not."""

@@ -41,7 +41,7 @@ from ...config import Config, hermes_home
 from ...errors import ConfigError
 from ...options import short_repr
 from ...scope import typed
-from ...storage import LocalStoreError, MemoryBackend, memory_exists, open_memory
+from ...storage import LocalStoreError, MemoryBackend, memory_exists, open_memory, writable_file
 from ...storage import text as query
 from . import recall
 from .arguments import describe
@@ -138,15 +138,12 @@ def _opened(config: Config, path: Path) -> MemoryBackend:
     # a file this user cannot write is read so from the start: opened the ordinary way, SQLite opens it read-only
     # without a word and, in a folder this user can write, leaves a -wal and -shm of theirs beside it, which fail
     # every write of its owner's from then on (a review)
-    try:
-        is_file = path.is_file()
-    except OSError:  # its folder cannot be entered: opening it says so
-        is_file = False
-    if not (is_file and not os.access(path, os.W_OK)):
+    writable = writable_file(path)
+    if writable is not False:
         try:
             return open_memory(config, path)
         except LocalStoreError as exc:
-            if exc.reason != "read-only" or not is_file:
+            if exc.reason != "read-only" or writable is None:
                 raise
     store = open_memory(config, path, read_only=True)
     print(f"hermes-ctx: {path} cannot be written by this user: read without writing", file=sys.stderr)
