@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sqlite3
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from hermes_ctx_plugins.storage.base import sqlite_state
+import pytest
+
+from hermes_ctx_plugins.storage.base import file_changed, sqlite_state
 from hermes_ctx_plugins.storage.sqlite import opening
 from hermes_ctx_plugins.storage.sqlite.opening import read_only
 
@@ -58,11 +63,11 @@ def test_reads_while_a_process_writes_are_consistent_and_leave_nothing(tmp_path:
                 counter = conn.execute("SELECT n FROM c").fetchone()[0]
                 conn.execute("COMMIT")
             except sqlite3.DatabaseError:  # torn: the file changed meanwhile (LocalStore reads it again)
-                assert sqlite_state(path)[:2] != before[:2]
+                assert file_changed(before, sqlite_state(path))
                 continue
             finally:
                 conn.close()
-            if sqlite_state(path)[:2] != before[:2]:
+            if file_changed(before, sqlite_state(path)):
                 continue  # the file changed during the read: a store reads it again
             assert count == most == counter, (count, most, counter)
             kinds.add("copy" if getattr(conn, "folder", None) else "file")
@@ -110,3 +115,79 @@ def test_a_killed_readers_copies_are_removed_an_hour_later(tmp_path: Path, monke
         for folder in (old, new):
             if folder.exists():
                 os.rmdir(folder)
+
+
+def _checkpointer(path: str, records: int, ready: Any, go: Any) -> None:
+    """A store's owner with a large -wal (no automatic checkpoint) that copies it into the file when told."""
+    from hermes_ctx_plugins.storage.base import Record
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+    store = LocalStore(Path(path))
+    store._conn.execute("PRAGMA wal_autocheckpoint = 0")
+    for start in range(0, records, 500):
+        store.write([Record(key=f"k{n}", kind="turn", namespace="", user_id="alice", chat_id="c", session_id="s",
+                            user_text=f"remember k{n} " + os.urandom(300).hex(), assistant_text="ok", created_at=1.0)
+                     for n in range(start, start + 500)])
+    ready.set()
+    go.wait(60)
+    store._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    store.close()
+
+
+def _checkpointing(path: Path) -> bool:
+    """Whether a process holds the checkpointer's lock of the store at ``path`` (what SQLite takes while it copies)."""
+    import fcntl
+    import struct
+
+    fd = os.open(f"{path}-shm", os.O_RDONLY)
+    try:
+        query = struct.pack("hhqqi4x", fcntl.F_RDLCK, os.SEEK_SET, 121, 1, 0)
+        return struct.unpack("hhqqi4x", fcntl.fcntl(fd, fcntl.F_GETLK, query))[0] != fcntl.F_UNLCK
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SIGSTOP and the struct flock layout of Linux")
+@pytest.mark.parametrize("pause", [0.0, 0.01, 0.02, 0.03])
+def test_a_checkpoint_paused_in_the_middle_is_never_read_as_damage_or_as_a_store(tmp_path: Path, pause: float) -> None:
+    """The owner's process copies its -wal into the file and is paused part-way (descheduled on a loaded machine;
+    here SIGSTOP): the file holds some pages of after and some of before and does not change while paused, so its
+    size and time said nothing (CI: a torn read with the file unchanged, 'damaged' had it failed every retry). A
+    reader who cannot write it gets the store as it was or as it is after, or 'run the command again' -- never a
+    partial set, never 'damaged'."""
+    from hermes_ctx_plugins.storage.base import LocalStoreError
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+    path = tmp_path / "memory.db"
+    seed = LocalStore(path)
+    seed.close()  # the file holds the schema, no rows
+    spawn = multiprocessing.get_context("spawn")
+    ready, go = spawn.Event(), spawn.Event()
+    owner = spawn.Process(target=_checkpointer, args=(str(path), 6000, ready, go))
+    owner.start()
+    try:
+        assert ready.wait(120)
+        go.set()
+        deadline = time.monotonic() + 30
+        while not _checkpointing(path):
+            assert time.monotonic() < deadline and owner.is_alive()
+        time.sleep(pause)
+        os.kill(owner.pid, signal.SIGSTOP)
+        try:
+            reader = LocalStore(path, read_only=True)
+            try:
+                keys = {memory.key for memory in reader.memories()}
+            finally:
+                reader.close()
+        except LocalStoreError as exc:
+            assert exc.reason == "locked" and "run the command again" in str(exc), exc
+        else:
+            assert len(keys) in (0, 6000), len(keys)
+    finally:
+        os.kill(owner.pid, signal.SIGCONT)
+        owner.join(60)
+    reader = LocalStore(path, read_only=True)
+    try:
+        assert len(list(reader.memories())) == 6000
+    finally:
+        reader.close()

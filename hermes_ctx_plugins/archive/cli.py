@@ -7,6 +7,8 @@ global ``--deployment`` option (the top level's without it), as hermes-ctx's mem
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import math
 import sqlite3
@@ -41,6 +43,7 @@ from ..storage import (
     LocalStoreError,
     Scope,
     archive_unusable,
+    file_changed,
     open_archive,
     read_only_failure,
     sqlite_state,
@@ -101,17 +104,24 @@ def run(args: argparse.Namespace) -> int:
             store.close()
             state = sqlite_state(path)
             store = open_archive(config, read_only=True)
+            shown = io.StringIO()  # said once the read is known whole: a read a writer tore may succeed (a review)
             try:
-                code = _run(args, store, config.memory_namespace, where)
+                with contextlib.redirect_stdout(shown):
+                    code = _run(args, store, config.memory_namespace, where)
             except (ArchiveError, sqlite3.Error):
-                if attempt + 1 < _READS_TORN and sqlite_state(path)[:2] != state[:2]:  # the file itself changed
+                if attempt + 1 < _READS_TORN and file_changed(state, sqlite_state(path)):  # the file itself changed
                     continue
                 raise
+            if file_changed(state, sqlite_state(path)):
+                if attempt + 1 < _READS_TORN:
+                    continue
+                raise ArchiveError("the file changed during every read")
+            sys.stdout.write(shown.getvalue())
             print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
             return code
         raise AssertionError("unreachable")  # the last try returns or raises
     except (ArchiveError, sqlite3.Error) as exc:
-        if state is not None and sqlite_state(path)[:2] != state[:2]:  # read without locks while a process wrote it
+        if state is not None and file_changed(state, sqlite_state(path)):  # read without locks while a process wrote it
             print(f"hermes-ctx: the archive {path} kept changing while it was read (a process is writing it): run "
                   "the command again", file=sys.stderr)
             return EXIT_PLUGIN

@@ -592,9 +592,16 @@ class ArchiveBackend(abc.ABC):
 
 
 def sqlite_state(path: Path) -> tuple[int, ...]:
-    """What tells whether a SQLite file at ``path`` changed or a process opened it: its size and modification time and
-    its ``-wal``'s, and whether its ``-shm`` exists. A read of a file opened as immutable is torn when a writer starts
-    meanwhile: compared before and after, a failure is then said (or retried) as such, not as damage."""
+    """What tells whether a SQLite file at ``path`` changed or a process opened it: the file's size, modification time
+    and checkpoint mark (:func:`_checkpoint_mark`), its ``-wal``'s size and time, and whether its ``-shm`` exists. A
+    read of a file opened as immutable is torn when a process writes the file meanwhile: compared before and after
+    (:func:`file_changed`), a failure is then said (or retried) as such, not as damage.
+
+    Read only where this process has no ordinary SQLite connection to the file (a store this user cannot write): the
+    checkpoint mark opens and closes the ``-shm``, and closing a file drops every POSIX lock the process holds on it."""
+    import os
+
+    path = Path(os.path.realpath(path))  # a link's -wal and -shm are beside the file it names
     out: list[int] = []
     for each in (path, Path(f"{path}-wal")):
         try:
@@ -602,7 +609,52 @@ def sqlite_state(path: Path) -> tuple[int, ...]:
             out += [stat.st_size, stat.st_mtime_ns]
         except OSError:
             out += [-1, -1]
+        if not each.name.endswith("-wal"):
+            out.append(_checkpoint_mark(Path(f"{path}-shm")))
     return (*out, int(Path(f"{path}-shm").exists()))
+
+
+def file_changed(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+    """Whether the file itself changed between two :func:`sqlite_state` (its ``-wal`` and ``-shm`` aside: a read as
+    immutable reads the file alone, and a process that only commits or opens the store changes them, not it)."""
+    return before[:3] != after[:3]
+
+
+#: where the unix VFS locks a ``-shm``: byte 120 + n, n = 1 the checkpointer's lock (SQLite's os_unix.c UNIX_SHM_BASE,
+#: wal.c WAL_CKPT_LOCK); and where the -shm holds the count of -wal frames copied into the file (WalCkptInfo.nBackfill,
+#: after the two 48-byte copies of the WAL index header, in the machine's byte order)
+_SHM_CHECKPOINT_LOCK = 121
+_SHM_BACKFILL = 96
+
+
+def _checkpoint_mark(shm: Path) -> int:
+    """How far checkpoints have copied the ``-wal`` into the file (the ``-shm``'s nBackfill), or a value never given
+    twice while a process is copying (holds the checkpointer's lock): the file's time alone does not show a checkpoint
+    that began before a read and stayed paused through it (a process descheduled on a loaded machine), which tears the
+    read; ``0`` without a ``-shm`` that can be read, as in a new one (a process that only opens the store makes one:
+    a read is not made again for it, a review of this check)."""
+    import os
+    import sys
+    import time
+
+    try:
+        fd = os.open(shm, os.O_RDONLY)
+    except OSError:
+        return 0
+    try:
+        if sys.platform == "linux":
+            import fcntl
+            import struct
+
+            query = struct.pack("hhqqi4x", fcntl.F_RDLCK, os.SEEK_SET, _SHM_CHECKPOINT_LOCK, 1, 0)  # struct flock
+            if struct.unpack("hhqqi4x", fcntl.fcntl(fd, fcntl.F_GETLK, query))[0] != fcntl.F_UNLCK:
+                return -2 - time.monotonic_ns()
+        header = os.pread(fd, 4, _SHM_BACKFILL)
+        return int.from_bytes(header, sys.byteorder) if len(header) == 4 else 0
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
 
 
 def side_files_advice(names: list[str]) -> str:

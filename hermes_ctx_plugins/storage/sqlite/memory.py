@@ -32,10 +32,10 @@ from typing import Any
 
 from ...scope import from_stored, to_stored
 from .. import text as query
-from ..base import LocalStoreError, MemoryBackend, Vector, sqlite_state
+from ..base import LocalStoreError, MemoryBackend, Vector, file_changed, sqlite_state
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import fts
-from .memory_schema import connect, is_database_failure, store_error
+from .memory_schema import connect, is_database_failure, kept_changing, store_error
 from .opening import OpenedFile
 
 log = logging.getLogger("hermes_ctx_plugins")
@@ -156,7 +156,7 @@ class LocalStore(MemoryBackend):
         """Whether the file itself changed since this read-only store opened it: a read as immutable reads it alone,
         and a process that only opens and closes the store changes its -wal and -shm, not it (a review: real damage
         was said as "kept changing")."""
-        return self._state is not None and sqlite_state(self.path)[:2] != self._state[:2]
+        return self._state is not None and file_changed(self._state, sqlite_state(self.path))
 
     def _read_again(self, fn: Any, args: tuple[Any, ...], failed: BaseException | None) -> Any:
         """A read of a file opened read-only that failed as damage (``failed``) or succeeded while the file changed
@@ -184,8 +184,7 @@ class LocalStore(MemoryBackend):
             failed, changed = None, True
         if failed is not None and not changed:
             raise store_error(self.path, failed) from None
-        raise LocalStoreError(self.path, "locked", f"{failed or 'the file changed during every read'}: the file kept "
-                              "changing while it was read (a process is writing it)", "run the command again") from None
+        raise kept_changing(self.path, failed) from None
 
     # ---------------------------------------------------------------------------------- writing
 

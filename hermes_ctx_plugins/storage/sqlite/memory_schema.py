@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ...scope import to_stored
-from ..base import LocalStoreError
+from ..base import LocalStoreError, file_changed, sqlite_state
 from ..records import owner_of
 from . import fts
 from .opening import read_only, retry_locked
@@ -198,25 +198,43 @@ def _prepared(conn: sqlite3.Connection, path: Path, prepare: Callable[[], _T]) -
 
 def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
     """:func:`connect` with ``read_only`` (:func:`.opening.read_only`); its first read made again, a moment apart, when
-    it fails as damage (torn by a process writing the file, which damage never stops being; a review)."""
+    it fails as damage (torn by a process writing the file, which damage never stops being; a review): damage only
+    when the file stayed as it was through every try (a checkpoint paused part-way tore each try, CI)."""
+    changed = False
     for attempt in range(4):
         time.sleep(0.05 * attempt)
+        before = sqlite_state(path)
         try:
             conn = read_only(path, busy_timeout)
         except (sqlite3.Error, OSError) as exc:
             raise store_error(path, exc) from None
         try:
-            version = _prepared(conn, path, lambda: _version(conn, path))  # noqa: B023 (called here)
+            version = _version(conn, path)
             break
-        except LocalStoreError as exc:
-            if exc.reason != "damaged" or attempt == 3:
-                raise
+        except sqlite3.Error as exc:
+            conn.close()
+            error = store_error(path, exc)
+            if error.reason != "damaged":
+                raise error from None
+            changed = changed or file_changed(before, sqlite_state(path))
+            if attempt == 3:
+                raise (kept_changing(path, exc) if changed else error) from None
+        except BaseException:
+            conn.close()
+            raise
     if version != SCHEMA_VERSION:
         conn.close()
         raise LocalStoreError(path, "read-only", f"schema version {version}, older than this hermes-ctx-plugins "
                               f"reads ({SCHEMA_VERSION}), and it cannot be written by this user to bring it up to date",
                               "open it once as a user who can write it (any hermes-ctx memory command does)")
     return conn
+
+
+def kept_changing(path: Path, failed: object) -> LocalStoreError:
+    """A store read without its locks (this user cannot write it) whose reads ``failed`` or came back torn every time
+    while a process wrote the file."""
+    return LocalStoreError(path, "locked", f"{failed or 'the file changed during every read'}: the file kept changing "
+                           "while it was read (a process is writing it)", "run the command again")
 
 
 def _setup(conn: sqlite3.Connection, path: Path) -> None:
