@@ -242,6 +242,37 @@ def test_the_question_goes_to_stderr_so_json_stays_clean(seeded: Path, answer: b
         assert json.loads(out)["target"] == "memory"
 
 
+def test_ctrl_c_ends_a_command_with_one_line_and_130_and_changes_nothing(seeded: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C while a command asks (``memory reset`` at a terminal): a traceback before; now one line, exit 130 (as a
+    shell says of a process SIGINT ended), and nothing deleted."""
+    import select
+    import signal
+    import time
+
+    master, slave = pty.openpty()
+    child = subprocess.Popen([sys.executable, "-m", "hermes_ctx_plugins.cli", "memory", "reset"], stdin=slave,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(slave)
+    try:
+        assert child.stderr is not None
+        asked, deadline = b"", time.monotonic() + 60
+        while b"?" not in asked:  # the question is on stderr: the command now waits for the answer
+            assert time.monotonic() < deadline and child.poll() is None, asked
+            if select.select([child.stderr], [], [], 0.5)[0]:
+                asked += os.read(child.stderr.fileno(), 4096)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        os.close(master)
+    err = asked + err
+    assert child.returncode == 130, err
+    assert b"Traceback" not in err and err.rstrip().endswith(b"hermes-ctx: interrupted"), err
+    assert out == b""
+    code, held, _ = run(capsys, "memory", "show", "--json")
+    assert code == 0 and "the staging host is blue" in held, "nothing deleted"
+
+
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--version")
     assert code == 0 and re.fullmatch(r"hermes-ctx \d+\.\d+\.\d+\S* \(hermes-agent (0\.19\.0|not installed)\)\n", out)

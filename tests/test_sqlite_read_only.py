@@ -191,3 +191,58 @@ def test_a_checkpoint_paused_in_the_middle_is_never_read_as_damage_or_as_a_store
         assert len(list(reader.memories())) == 6000
     finally:
         reader.close()
+
+
+def _killed_writers_store(folder: Path) -> Path:
+    """A store whose -wal holds a committed row and no -shm is beside it (its writer was killed): read from a copy."""
+    path = _store(folder)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA wal_autocheckpoint = 0")
+    holder.execute("INSERT INTO t VALUES (1, ?)", ("x" * 50_000,))
+    kept = {side: Path(f"{path}{side}").read_bytes() for side in ("", "-wal")}
+    holder.close()
+    for side, data in kept.items():  # as a killed writer leaves them, its -shm not kept
+        Path(f"{path}{side}").write_bytes(data)
+    assert Path(f"{path}-wal").stat().st_size > 50_000 and not Path(f"{path}-shm").exists()  # the premise
+    return path
+
+
+class _Interrupted(sqlite3.Connection):
+    def close(self) -> None:
+        super().close()
+        raise KeyboardInterrupt
+
+
+def test_a_copy_closed_by_a_ctrl_c_is_removed_all_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C while the copy closed (the likeliest moment: closing folded its whole -wal into it) left the copy in
+    the temporary folder, hundreds of MB for an hour."""
+    class Copy(opening._Snapshot, _Interrupted):
+        pass
+
+    monkeypatch.setattr(opening, "_Snapshot", Copy)
+    conn = read_only(_killed_writers_store(tmp_path), 5.0)
+    folder = Path(conn.folder or "")
+    assert folder.is_dir() and conn.execute("SELECT count(*) FROM t").fetchone() == (1,)
+    with pytest.raises(KeyboardInterrupt):
+        conn.close()
+    assert not folder.exists()
+
+
+def test_closing_a_copy_folds_nothing_into_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy is opened read-only: closing it leaves its -wal unfolded (it wrote the whole -wal into a file about to
+    be removed: 0.6 s for a 100 MB -wal)."""
+    sizes: list[int] = []
+
+    class Copy(opening._Snapshot):
+        def close(self) -> None:
+            copy = Path(self.folder or "") / "s.db"
+            before = copy.stat().st_size
+            sqlite3.Connection.close(self)
+            sizes.extend([before, copy.stat().st_size])
+            super().close()
+
+    monkeypatch.setattr(opening, "_Snapshot", Copy)
+    conn = read_only(_killed_writers_store(tmp_path), 5.0)
+    assert conn.execute("SELECT length(v) FROM t").fetchall() == [(50_000,)]  # the -wal's row is read
+    conn.close()
+    assert sizes and sizes[0] == sizes[1], sizes

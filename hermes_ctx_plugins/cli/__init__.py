@@ -29,7 +29,16 @@ from importlib import metadata
 from typing import Any
 
 from ..archive import cli as archive_cli
-from ..cliutil import EXIT_CONFIG, EXIT_INPUT, EXIT_PLUGIN, EXIT_PROBLEM, CommandParser, emit, shown, stdout_closed
+from ..cliutil import (
+    EXIT_CONFIG,
+    EXIT_INPUT,
+    EXIT_PLUGIN,
+    EXIT_PROBLEM,
+    CommandParser,
+    emit,
+    shown,
+    stdout_closed,
+)
 from ..hermes.profile import follow as follow_profile
 from . import compress, demo, doctor, forget, install, memory, new_plugin, plugins, storage
 from .common import GLOBAL_OPTIONS, add_anywhere, parsers_below
@@ -68,6 +77,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hermes-ctx") -> int:
             sys.stdout.flush()
     except BrokenPipeError:
         return stdout_closed()
+    except KeyboardInterrupt:  # Ctrl-C: a line, not a traceback; every store is left as its last transaction left it
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130  # as a shell says of a process SIGINT ended (128 + 2): not one of the codes a command chooses
 
 
 def _run(argv: Sequence[str] | None, prog: str) -> int:
