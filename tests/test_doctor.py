@@ -263,3 +263,15 @@ def test_the_archive_line_fails_for_an_archive_path_that_is_a_folder(capsys: pyt
     report = json.loads(out)
     assert code == 1 and not report["archive"]["ok"], report["archive"]
     assert f"{home / 'ctx_archive.db'} is a folder, not an archive file" in report["archive"]["detail"]
+
+
+def test_a_queue_file_that_cannot_be_read_is_a_problem_naming_it_not_a_traceback(
+        mem0: Mem0StubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder where a memory service provider's ``queue.jsonl`` should be (a review: doctor ended in a traceback,
+    before the archive's line and the result)."""
+    home = write_config(mem0_config(mem0))
+    (home / "ctx_plugins" / "ctx-honcho" / "queue.jsonl").mkdir(parents=True)
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1, out
+    assert f"ctx-honcho: the writes it queued under {home / 'ctx_plugins' / 'ctx-honcho'} cannot be read" in out
+    assert "ctx-mem0" in out and "archive" in out and out.rstrip().splitlines()[-1].startswith("  - ")

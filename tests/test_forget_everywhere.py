@@ -244,3 +244,53 @@ def test_a_segment_a_killed_process_had_delivered_is_no_write_waiting(capsys: An
     assert not HonchoProvider.writes_waiting(home)
     assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 0
     assert not any("ctx-honcho" in row["store"] for row in json.loads(capsys.readouterr().out)["stores"])
+
+
+def test_a_queue_file_that_cannot_be_read_fails_its_providers_row_alone(capsys: Any) -> None:
+    """A provider the install no longer runs whose queue file cannot be read (a folder where ``queue.jsonl`` should be,
+    say): asking whether writes wait there stopped the whole forget with a traceback, before any store was cleared
+    (a review). Its row fails, saying why; alice is forgotten everywhere else, bob kept."""
+    path = ctx_local_install("[]")
+    home = path.parent
+    (home / "ctx_plugins" / "ctx-honcho" / "queue.jsonl").mkdir(parents=True)
+    assert main(["forget", "--user", "alice", "-y", "--json", "--config", str(path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    [failed] = [row for row in report["stores"] if row.get("error")]
+    assert failed["store"] == "ctx-honcho" and str(home / "ctx_plugins" / "ctx-honcho") in failed["error"], report
+    assert any(str(row["store"]).startswith("ctx-local") and row.get("removed") for row in report["stores"]), report
+    words = scan(home, ["ALICEWORD", "BOBWORD"])
+    assert not any("ALICEWORD" in hits for hits in words.values()), words
+    assert any("BOBWORD" in hits for hits in words.values()), words
+
+
+def test_a_forget_scoped_to_a_deployment_reaches_writes_another_deployment_of_its_namespace_left_queued(
+        mem0: Mem0StubServer, capsys: Any) -> None:
+    """Deployments ``one`` and ``two`` share the namespace ``shared``; ``two`` queued alice's and bob's turns with
+    ctx-mem0 (its service down) and runs ``file`` alone since. A forget scoped to ``one`` is a forget of the namespace
+    ``shared``: alice's queued write there is taken (it was left, to be sent into the namespace just forgotten, before
+    a change a review found; kept so), bob's stays."""
+    home = Path(os.environ["HERMES_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "config.yaml"
+    text = ("model: {default: gpt-4o, context_length: 128000}\n"
+            "ctx_plugins:\n"
+            "  memory: {providers: []}\n"
+            "  options:\n"
+            f"    ctx-mem0: {{api_key: {MEM0_KEY}, host: '{mem0.base_url}', timeout: 2, flush_timeout: 0.5}}\n"
+            "  deployments:\n"
+            "    one: {memory: {providers: [file], namespace: shared}}\n"
+            "    two: {memory: {providers: [file, ctx-mem0], namespace: shared}}\n")
+    path.write_text(text, encoding="utf-8")
+    two = load_host(path, deployment="two")
+    mem0.stop()
+    for user, word in USERS.items():
+        session = SessionInfo(session_id=f"late-{user}", user_id=user)
+        two.session_start(session)
+        two.turn_finalized(Turn(session=session, turn_number=1, user_text=f"late {word}-spooled", assistant_text="ok"))
+    two.shutdown()
+    assert any("ALICEWORD-spooled" in hits for hits in scan(home, ["ALICEWORD-spooled"]).values())  # the premise
+    path.write_text(text.replace("providers: [file, ctx-mem0]", "providers: [file]"), encoding="utf-8")
+    assert main(["--config", str(path), "forget", "--user", "alice", "--deployment", "one", "--yes", "--json"]) == 0
+    after = scan(home, ["ALICEWORD-spooled", "BOBWORD-spooled"])
+    assert not any("ALICEWORD-spooled" in hits for hits in after.values()), after
+    assert any("BOBWORD-spooled" in hits for hits in after.values()), after

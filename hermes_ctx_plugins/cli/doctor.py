@@ -108,9 +108,16 @@ def run(args: argparse.Namespace) -> int:
                 problems.append(f"{entry.name} probe {row['probe']}")
             finally:
                 provider.close_client()
-        row.update({k: v for k, v in provider.status().items() if k in (
-            "breaker", "queued", "spooled", "sent", "dropped", "rejected")})
-        elsewhere = provider.waiting_elsewhere()
+        try:  # its queue files, read (a file where a folder should be, one this user cannot read: said, not raised)
+            row.update({k: v for k, v in provider.status().items() if k in (
+                "breaker", "queued", "spooled", "sent", "dropped", "rejected")})
+            elsewhere = provider.waiting_elsewhere()
+            held = provider.held_count()
+        except OSError as exc:
+            row["queue_error"] = f"{type(exc).__name__}: {exc}"
+            problems.append(f"{entry.name}: the writes it queued under {provider.state_dir} cannot be read ({exc}): "
+                            "how many wait, and whose, cannot be told; fix the file's type or permissions")
+            continue
         if elsewhere:
             row["spooled_elsewhere"] = {folder: count for folder, (count, _) in elsewhere.items()}
         if not row["selected"] and row.get("spooled"):  # its folder is read by a queue of this very settings only
@@ -118,7 +125,6 @@ def run(args: argparse.Namespace) -> int:
                             f"{'deployment ' + repr(config.deployment) if config.deployment else 'the top level'} "
                             f"does not run {entry.name}: no queue sends them (select it there for a while, or forget "
                             "--user / delete the folder to drop them)")
-        held = provider.held_count()
         if held:
             row["held"] = held
             problems.append(f"{entry.name}: {held} writes queued before each deployment had a queue folder of its own "

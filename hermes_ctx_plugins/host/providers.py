@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..archive.archiver import Archiver
@@ -173,10 +174,12 @@ class MemoryFanOut:
             stores.append((LOCAL, functools.partial(self._forget_detached, LOCAL)))
         # a memory service's provider the deployment no longer runs: its unsent writes wait in its queue folder until
         # it runs again, and are the user's still (a review: a forget scoped to that deployment left them)
+        # (asked in its own turn below: a queue file that cannot be read fails that provider's row alone -- asked
+        # here, it stopped the whole forget with a traceback and nothing anywhere was forgotten, a review)
         for entry in self.registry:
             waiting = getattr(entry.factory, "writes_waiting", None) if entry.kind == "memory" else None
-            if waiting is not None and entry.name not in {name for name, _ in stores} and waiting(hermes_home()):
-                stores.append((entry.name, functools.partial(self._forget_left_queued, entry.name)))
+            if waiting is not None and entry.name not in {name for name, _ in stores}:
+                stores.append((entry.name, functools.partial(self._forget_left_queued, entry.name, waiting)))
         # a disabled archive may still hold what it archived while it was on
         archive = self.archive.store if self.archive is not None else open_archive(self.config)
         stores.append(("archive", archive.forget_user))
@@ -188,12 +191,18 @@ class MemoryFanOut:
                 report.append(Forgotten(store=name, removed=None, error=f"{type(exc).__name__}: {exc}"))
         return report
 
-    def _forget_left_queued(self, name: str, user_id: str, *,
+    def _forget_left_queued(self, name: str, waiting: Callable[[Path], bool], user_id: str, *,
                             namespaces: Collection[str] | None) -> list[Forgotten]:
-        """``user_id``'s writes provider ``name`` (not run here) left queued on this machine (its class's
-        ``writes_waiting`` said some wait, read from the files: a provider that cannot be built any more -- options it
-        refuses, left from when it ran -- fails a forget only then, a review), taken by a detached instance's
-        ``forget_queued`` (nothing asked of the service)."""
+        """``user_id``'s writes provider ``name`` (not run here) left queued on this machine, when its class's
+        ``waiting`` (``writes_waiting``, read from the files) says some wait -- a provider that cannot be built any
+        more (options it refuses, left from when it ran) fails a forget only then, a review -- taken by a detached
+        instance's ``forget_queued`` (nothing asked of the service)."""
+        try:
+            if not waiting(hermes_home()):
+                return []
+        except OSError as exc:  # the store's row says it, naming where (the error may name no file)
+            raise OSError(exc.errno, f"cannot read what {name} left queued under "
+                                     f"{hermes_home() / 'ctx_plugins' / name}: {exc.strerror or exc}") from exc
         provider = self.provider_instance(name)
         try:
             forget = getattr(provider, "forget_queued", None)
