@@ -295,9 +295,10 @@ class LocalProvider(MemoryProvider):
         # what is left is judged by itself: the prompt holding the best matches (this conversation's own turns, say)
         # is when the others are what the block is for
         options = self.options
+        chosen = recall.relevant(ranked, options.max_results, terms)  # found once: each reads the memories' words
         return recall.block(ranked, terms, budget_tokens=options.budget_tokens, max_results=options.max_results,
-                            count=self._line_tokens, more=self._like_best(query_text, ranked, terms, session),
-                            policy=self._recall_policy(),
+                            count=self._line_tokens, more=self._like_best(query_text, chosen, terms, session),
+                            policy=self._recall_policy(), chosen=chosen,
                             order=self._newest_first(query_text, terms, session))
 
     def _newest_first(self, question: str, terms: list[str],
@@ -323,13 +324,12 @@ class LocalProvider(MemoryProvider):
             self._policy = (self.config, policy_for(self.config).for_recall)
         return self._policy[1]
 
-    def _like_best(self, question: str, ranked: list[recall.Ranked], terms: list[str],
+    def _like_best(self, question: str, chosen: list[recall.Ranked], terms: list[str],
                    session: SessionInfo) -> list[recall.Ranked]:
-        """Memories like the best match, to spend the budget the relevant ones leave (relevance
-        feedback, see :mod:`.recall`): a second search, in the same scope, made only when the
+        """Memories like the best match, to spend the budget the relevant ones (``chosen``: :func:`.recall.relevant`)
+        leave (relevance feedback, see :mod:`.recall`): a second search, in the same scope, made only when the
         relevant memories cannot fill the block."""
         options = self.options
-        chosen = recall.relevant(ranked, options.max_results, terms)
         if not chosen or recall.fills(chosen, budget_tokens=options.budget_tokens, max_results=options.max_results):
             return []
         extra = recall.feedback_terms(recall.leading(chosen, terms).memory, terms)

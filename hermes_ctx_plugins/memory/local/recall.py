@@ -323,13 +323,15 @@ class LineCounts:
 
 def block(ranked: Sequence[Ranked], terms: Sequence[str], *, budget_tokens: int, max_results: int,
           count: Callable[[str], int], more: Sequence[Ranked] = (), policy: Policy = DEFAULT_POLICY,
-          order: Callable[[list[Ranked]], list[Ranked]] | None = None) -> str:
+          order: Callable[[list[Ranked]], list[Ranked]] | None = None,
+          chosen: Sequence[Ranked] | None = None) -> str:
     """The recall block: best memories first with provenance, never more than ``budget_tokens``.
     ``more``: memories like the best one (see the module docs), shown after the relevant ones while
     fewer than ``max_results`` are; each memory is shown once. ``order``: puts the memories shown in the order
     shown (:func:`newest_first`), once the block is made by relevance: which are shown, and how much of each, does
-    not change (the lines are only moved, and left as they were if moving them would cost a token more)."""
-    chosen = relevant(ranked, max_results, terms)
+    not change (the lines are only moved, and left as they were if moving them would cost a token more).
+    ``chosen``: :func:`relevant` of these, when the caller found it already."""
+    chosen = relevant(ranked, max_results, terms) if chosen is None else list(chosen)
     if not chosen:  # nothing, or scores that compare with nothing (NaN)
         return ""
     shown = {r.memory.id for r in chosen}
