@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import sqlite3
 import sys
 import tempfile
@@ -117,82 +116,6 @@ def test_a_killed_readers_copies_are_removed_an_hour_later(tmp_path: Path, monke
                 os.rmdir(folder)
 
 
-def _checkpointer(path: str, records: int, ready: Any, go: Any) -> None:
-    """A store's owner with a large -wal (no automatic checkpoint) that copies it into the file when told."""
-    from hermes_ctx_plugins.storage.base import Record
-    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
-
-    store = LocalStore(Path(path))
-    store._conn.execute("PRAGMA wal_autocheckpoint = 0")
-    for start in range(0, records, 500):
-        store.write([Record(key=f"k{n}", kind="turn", namespace="", user_id="alice", chat_id="c", session_id="s",
-                            user_text=f"remember k{n} " + os.urandom(300).hex(), assistant_text="ok", created_at=1.0)
-                     for n in range(start, start + 500)])
-    ready.set()
-    go.wait(60)
-    store._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-    store.close()
-
-
-def _checkpointing(path: Path) -> bool:
-    """Whether a process holds the checkpointer's lock of the store at ``path`` (what SQLite takes while it copies)."""
-    import fcntl
-    import struct
-
-    fd = os.open(f"{path}-shm", os.O_RDONLY)
-    try:
-        query = struct.pack("hhqqi4x", fcntl.F_RDLCK, os.SEEK_SET, 121, 1, 0)
-        return struct.unpack("hhqqi4x", fcntl.fcntl(fd, fcntl.F_GETLK, query))[0] != fcntl.F_UNLCK
-    finally:
-        os.close(fd)
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="SIGSTOP and the struct flock layout of Linux")
-@pytest.mark.parametrize("pause", [0.0, 0.01, 0.02, 0.03])
-def test_a_checkpoint_paused_in_the_middle_is_never_read_as_damage_or_as_a_store(tmp_path: Path, pause: float) -> None:
-    """The owner's process copies its -wal into the file and is paused part-way (descheduled on a loaded machine;
-    here SIGSTOP): the file holds some pages of after and some of before and does not change while paused, so its
-    size and time said nothing (CI: a torn read with the file unchanged, 'damaged' had it failed every retry). A
-    reader who cannot write it gets the store as it was or as it is after, or 'run the command again' -- never a
-    partial set, never 'damaged'."""
-    from hermes_ctx_plugins.storage.base import LocalStoreError
-    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
-
-    path = tmp_path / "memory.db"
-    seed = LocalStore(path)
-    seed.close()  # the file holds the schema, no rows
-    spawn = multiprocessing.get_context("spawn")
-    ready, go = spawn.Event(), spawn.Event()
-    owner = spawn.Process(target=_checkpointer, args=(str(path), 6000, ready, go))
-    owner.start()
-    try:
-        assert ready.wait(120)
-        go.set()
-        deadline = time.monotonic() + 30
-        while not _checkpointing(path):
-            assert time.monotonic() < deadline and owner.is_alive()
-        time.sleep(pause)
-        os.kill(owner.pid, signal.SIGSTOP)
-        try:
-            reader = LocalStore(path, read_only=True)
-            try:
-                keys = {memory.key for memory in reader.memories()}
-            finally:
-                reader.close()
-        except LocalStoreError as exc:
-            assert exc.reason == "locked" and "run the command again" in str(exc), exc
-        else:
-            assert len(keys) in (0, 6000), len(keys)
-    finally:
-        os.kill(owner.pid, signal.SIGCONT)
-        owner.join(60)
-    reader = LocalStore(path, read_only=True)
-    try:
-        assert len(list(reader.memories())) == 6000
-    finally:
-        reader.close()
-
-
 def _killed_writers_store(folder: Path) -> Path:
     """A store whose -wal holds a committed row and no -shm is beside it (its writer was killed): read from a copy."""
     path = _store(folder)
@@ -246,3 +169,44 @@ def test_closing_a_copy_folds_nothing_into_it(tmp_path: Path, monkeypatch: pytes
     assert conn.execute("SELECT length(v) FROM t").fetchall() == [(50_000,)]  # the -wal's row is read
     conn.close()
     assert sizes and sizes[0] == sizes[1], sizes
+
+
+_OWNER_WRITES = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("INSERT OR REPLACE INTO archive_meta (key, value) VALUES ('owner-wrote', ?)", (sys.argv[2],))
+conn.close()  # the last connection: its -wal is copied into the file
+"""
+
+
+def test_an_archive_read_is_not_undone_by_a_write_while_the_command_formats_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``archive show`` on an archive this user cannot write, its owner writing it while the command formats what it
+    read (tokens counted, lines made: ~1 s for 3 MB): the whole command's run was compared with the file and made
+    again, and never succeeded while the owner compacted every half second (a review). Each read is checked alone."""
+    import subprocess
+
+    from hermes_ctx_plugins import SessionInfo, load_config, load_host
+    from hermes_ctx_plugins.archive import cli as archive_cli
+    from hermes_ctx_plugins.archive import tools
+    from hermes_ctx_plugins.cli import main
+    from hermes_ctx_plugins.testing import make_transcript
+
+    host = load_host(load_config(None))
+    assert host.compress(make_transcript(3, turns=40, images=False), session=SessionInfo(session_id="s"),
+                         force=True).compressed
+    path = Path(host.archive.store.path)
+    host.shutdown()
+    monkeypatch.setattr(archive_cli, "writable_file", lambda _: False)  # as another user would (we run as anyone)
+    expand, writes = tools.expand, []
+
+    def expand_then_the_owner_writes(*args: Any, **kwargs: Any) -> str:
+        shown = expand(*args, **kwargs)
+        writes.append(subprocess.run([sys.executable, "-c", _OWNER_WRITES, str(path), str(len(writes))],
+                                     check=True).returncode)
+        return shown
+
+    monkeypatch.setattr(tools, "expand", expand_then_the_owner_writes)
+    assert main(["archive", "show", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "#1" in captured.out and "read without writing" in captured.err and writes, captured

@@ -7,13 +7,10 @@ global ``--deployment`` option (the top level's without it), as hermes-ctx's mem
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import math
 import sqlite3
 import sys
-import time
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,10 +40,8 @@ from ..storage import (
     LocalStoreError,
     Scope,
     archive_unusable,
-    file_changed,
     open_archive,
     read_only_failure,
-    sqlite_state,
     writable_file,
 )
 from ..tokens import get_counter
@@ -84,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_archive(config)
     on_server = (config.plugins.storage.archive or config.plugins.storage.backend) == "postgres"
     where = f"PostgreSQL, the rows of {store.path}" if on_server else str(store.path)
-    path, state = Path(store.path), None
+    path = Path(store.path)
     try:
         if not store.exists() and args.archive_command != "purge":
             return _no_archive(args, store, where)
@@ -99,32 +94,12 @@ def run(args: argparse.Namespace) -> int:
                 if args.archive_command not in _READS or writable is None or not read_only_failure(
                         exc.__cause__ or exc):
                     raise
-        for attempt in range(_READS_TORN):  # a read torn by a process writing the file meanwhile (read without its
-            time.sleep(0.05 * attempt)  # locks): again, after a moment
-            store.close()
-            state = sqlite_state(path)
-            store = open_archive(config, read_only=True)
-            shown = io.StringIO()  # said once the read is known whole: a read a writer tore may succeed (a review)
-            try:
-                with contextlib.redirect_stdout(shown):
-                    code = _run(args, store, config.memory_namespace, where)
-            except (ArchiveError, sqlite3.Error):
-                if attempt + 1 < _READS_TORN and file_changed(state, sqlite_state(path)):  # the file itself changed
-                    continue
-                raise
-            if file_changed(state, sqlite_state(path)):
-                if attempt + 1 < _READS_TORN:
-                    continue
-                raise ArchiveError("the file changed during every read")
-            sys.stdout.write(shown.getvalue())
-            print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
-            return code
-        raise AssertionError("unreachable")  # the last try returns or raises
+        store.close()  # read-only: a read a process writing the file meanwhile tears is made again (storage)
+        store = open_archive(config, read_only=True)
+        code = _run(args, store, config.memory_namespace, where)
+        print(f"hermes-ctx: {where} cannot be written by this user: read without writing", file=sys.stderr)
+        return code
     except (ArchiveError, sqlite3.Error) as exc:
-        if state is not None and file_changed(state, sqlite_state(path)):  # read without locks while a process wrote it
-            print(f"hermes-ctx: the archive {path} kept changing while it was read (a process is writing it): run "
-                  "the command again", file=sys.stderr)
-            return EXIT_PLUGIN
         if isinstance(exc, ArchiveError):
             print(f"hermes-ctx: {exc}", file=sys.stderr)
             return EXIT_PLUGIN
@@ -144,8 +119,6 @@ def run(args: argparse.Namespace) -> int:
 
 #: the commands that only read the archive
 _READS = frozenset({"search", "show", "stats"})
-#: how many times a read of a file this user cannot write is made when a process writing the file tears it
-_READS_TORN = 5
 
 
 

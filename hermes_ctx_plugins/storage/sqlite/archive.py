@@ -17,19 +17,21 @@ its lock.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
-from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
+from ..base import ArchiveBackend, ArchiveError, ArchiveVector, file_changed, purge_condition, sqlite_state
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
 from ..spool import (
@@ -64,6 +66,44 @@ def _stored(row: Sequence[Any]) -> Stored:
                   from_stored(role), json.loads(from_stored(message)), created)
 
 
+_T = TypeVar("_T")
+
+#: how many times a read of an archive this user cannot write is made, a moment apart, while a process changes it
+READ_TRIES = 4
+
+
+def _whole(read: Callable[..., _T]) -> Callable[..., _T]:
+    """A read of the store, made whole on an archive opened read-only (this user cannot write it; read as immutable,
+    without SQLite's locks): made again from a new opening while the file changed since the opening (a checkpoint by
+    the owner's process pairs two moments, in one read or between the pages SQLite kept from an earlier one), up to
+    :data:`READ_TRIES` times, then "kept changing". A failure with the file unchanged is the file's. Each read is
+    checked alone, not a command's formatting around them (a review: ``archive show`` of 3 MB never succeeded while
+    the owner compacted every half second)."""
+
+    @functools.wraps(read)
+    def whole(self: ArchiveStore, *args: Any, **kwargs: Any) -> _T:
+        if not self._read_only:
+            return read(self, *args, **kwargs)
+        with self._lock:
+            for attempt in range(READ_TRIES):
+                time.sleep(0.05 * attempt)
+                if self._state is not None and file_changed(self._state, sqlite_state(self.path, settle=False)):
+                    self.close()
+                try:
+                    result = read(self, *args, **kwargs)
+                except (sqlite3.DatabaseError, ArchiveError):
+                    if self._state is None or not file_changed(self._state, sqlite_state(self.path, settle=False)):
+                        raise
+                else:
+                    if self._state is not None and not file_changed(self._state, sqlite_state(self.path, settle=False)):
+                        return result
+                self.close()
+        raise ArchiveError(f"the archive {self.path} kept changing while it was read (a process is writing it): run "
+                           "the command again")
+
+    return whole
+
+
 class ArchiveStore(ArchiveBackend):
     """One archive file; safe to share between threads (one connection behind a lock, opened on first use)."""
 
@@ -79,6 +119,8 @@ class ArchiveStore(ArchiveBackend):
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._opened: OpenedFile | None = None
+        #: read-only: the file's state before the connection opened it (:func:`_whole`)
+        self._state: tuple[int, ...] | None = None
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None and self._opened is not None and self._opened.replaced():
@@ -86,6 +128,7 @@ class ArchiveStore(ArchiveBackend):
                         "goes into the file now at that path (a new one if none is)", self.path)
             self.close()
         if self._db is None:
+            self._state = sqlite_state(self.path) if self._read_only else None
             self._db = connect(self.path, self._timeout, read_only=self._read_only)
             self._opened = OpenedFile(self.path)
         return self._db
@@ -278,6 +321,7 @@ class ArchiveStore(ArchiveBackend):
             db.execute("PRAGMA incremental_vacuum")
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    @_whole
     def size_bytes(self) -> int:
         with self._lock:
             db = self._connect()
@@ -405,6 +449,7 @@ class ArchiveStore(ArchiveBackend):
         return (f"{alias}.namespace = ? AND {within} AND {alias}.user_id = ?",  # exactly: see Scope.sees
                 [namespace, *sessions, to_stored(scope.user_id)])
 
+    @_whole
     def search(self, text: str, scope: Scope, *, limit: int = 5) -> list[ArchiveHit]:
         phrases, short = archive_text.phrases(searchable(text))  # the query spelt as the text is stored
         if not phrases and not short:
@@ -473,6 +518,7 @@ class ArchiveStore(ArchiveBackend):
         except sqlite3.Error as exc:
             raise ArchiveError(f"the archive {self.path} cannot be written: {exc}") from exc
 
+    @_whole
     def vectors(self, model: str, scope: Scope, *, after: int = 0) -> list[ArchiveVector]:
         where, args = self._scope_sql(scope)
         with self._lock:
@@ -486,6 +532,7 @@ class ArchiveStore(ArchiveBackend):
                 raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
         return [ArchiveVector(seq, ident, vector) for seq, ident, vector in rows]
 
+    @_whole
     def vector_generation(self) -> int:
         with self._lock:
             try:
@@ -495,6 +542,7 @@ class ArchiveStore(ArchiveBackend):
                 raise ArchiveError(f"the archive {self.path} cannot be read: {exc}") from exc
         return int(row[0]) if row else 0
 
+    @_whole
     def get(self, ids: Sequence[int], scope: Scope) -> list[Stored]:
         if not ids:
             return []
@@ -506,6 +554,7 @@ class ArchiveStore(ArchiveBackend):
                 "ORDER BY m.namespace, m.session_id, m.seq", [*ids, *args]).fetchall()
         return [_stored(row) for row in rows]
 
+    @_whole
     def partners(self, stored: Stored, scope: Scope) -> list[Stored]:
         where, args = self._scope_sql(scope)
         where = f"m.namespace = ? AND m.session_id = ? AND {where}"
@@ -535,6 +584,7 @@ class ArchiveStore(ArchiveBackend):
     def spool_imports(self) -> int:
         return self.spool.imported
 
+    @_whole
     def stats(self) -> ArchiveStats:
         with self._lock:
             db = self._connect()

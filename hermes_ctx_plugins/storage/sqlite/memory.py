@@ -156,7 +156,7 @@ class LocalStore(MemoryBackend):
         """Whether the file itself changed since this read-only store opened it: a read as immutable reads it alone,
         and a process that only opens and closes the store changes its -wal and -shm, not it (a review: real damage
         was said as "kept changing")."""
-        return self._state is not None and file_changed(self._state, sqlite_state(self.path))
+        return self._state is not None and file_changed(self._state, sqlite_state(self.path, settle=False))
 
     def _read_again(self, fn: Any, args: tuple[Any, ...], failed: BaseException | None) -> Any:
         """A read of a file opened read-only that failed as damage (``failed``) or succeeded while the file changed

@@ -216,7 +216,7 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
             error = store_error(path, exc)
             if error.reason != "damaged":
                 raise error from None
-            changed = changed or file_changed(before, sqlite_state(path))
+            changed = changed or file_changed(before, sqlite_state(path, settle=False))
             if attempt == 3:
                 raise (kept_changing(path, exc) if changed else error) from None
         except BaseException:

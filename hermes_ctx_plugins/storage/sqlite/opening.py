@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ..base import sqlite_state
+from ..base import file_changed, sqlite_state, unfinished_checkpoint
 
 T = TypeVar("T")
 log = logging.getLogger("hermes_ctx_plugins")
@@ -82,7 +82,7 @@ class _Snapshot(sqlite3.Connection):
                 self.folder = None
 
 
-def read_only(path: Path, timeout: float) -> sqlite3.Connection:
+def read_only(path: Path, timeout: float, *, copy: bool = True) -> sqlite3.Connection:
     """A connection reading the SQLite file at ``path``, which this user cannot write, without SQLite ever opening it
     the ordinary way: in a folder the user can write -- a home shared through a group -- that leaves a ``-wal`` of this
     user's, which the owner's process opens read-only if it opens the store at that moment, every write of that
@@ -92,25 +92,29 @@ def read_only(path: Path, timeout: float) -> sqlite3.Connection:
       immutable -- the writes that process has not folded into the file yet are not read, and said (a log line); a read
       a process writing the file meanwhile tears is made again by the store (a private copy of a live file and its
       ``-wal`` was torn half the time while a gateway wrote, a review);
-    - writes in its ``-wal`` and no ``-shm`` (a process was killed, or a copy left it out): nobody has it open, so a
-      private copy of the file and its ``-wal`` in a temporary folder is read (its ``-wal`` folded in as a recovery
-      would), checked unchanged after the copy, the copy removed when the connection closes.
+    - writes in its ``-wal`` and no ``-shm`` (a process was killed, or a copy left it out), or a ``-shm`` saying a
+      checkpoint stopped part-way (:func:`~..base.unfinished_checkpoint`: the file alone may hold half of it), and
+      ``copy``: a private copy of the file and its ``-wal`` in a temporary folder is read (its ``-wal`` folded in as a
+      recovery would), the file checked unchanged through the copy, the copy removed when the connection closes.
 
     :raises sqlite3.Error: it cannot be read; :raises OSError: a file cannot be copied.
     """
-    path = path.resolve()  # a link's -wal and -shm are beside the file it names (a review)
+    path = path.resolve()  # a link's -wal and -shm are beside the file it names
     wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
-    if _size(wal) and not shm.exists():
+    if copy and _size(wal) and (not shm.exists() or unfinished_checkpoint(path)):
         return _copied(path, wal, timeout)
     if _size(wal):
         log.warning("%s: %d kB of writes a running process has not folded into it yet are not read (this user cannot "
-                    "join its readers without leaving a file of theirs beside it)", path, _size(wal) // 1024)
+                    "join its readers without leaving a file of theirs beside it)", path, -(-_size(wal) // 1024))
     return sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True, timeout=timeout, isolation_level=None,
                            check_same_thread=False)
 
 
 def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
-    """:func:`read_only` of a file whose ``-wal`` holds writes and no process has open: a private copy."""
+    """:func:`read_only` of a file whose ``-wal`` must be read with it: a private copy. The file must not change
+    through the copy (a checkpoint copying pages into it would pair two moments); the ``-wal`` may grow (a process
+    appending to it): SQLite reads a copied -wal as it recovers one, whole commits only, up to the first frame the
+    copy cut. Each try but the last wants the -wal unchanged too."""
     import shutil
     import tempfile
 
@@ -125,17 +129,18 @@ def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
                 shutil.copyfile(wal, Path(f"{copy}-wal"))
             except FileNotFoundError:  # a process opened it meanwhile and folded the -wal in: read as it is now
                 shutil.rmtree(folder, ignore_errors=True)
-                return read_only(path, timeout)
+                return read_only(path, timeout, copy=False)
             except OSError as exc:
                 need = (_size(path) + _size(wal)) / 1e6
-                raise OSError(exc.errno, f"{path} has writes in its -wal no process holds, so it is read from a copy "
-                                         f"in {tempfile.gettempdir()}, which needs {need:,.0f} MB there: "
+                raise OSError(exc.errno, f"{path} has writes in its -wal it must be read with, so it is read from a "
+                                         f"copy in {tempfile.gettempdir()}, which needs {need:,.0f} MB there: "
                                          f"{exc.strerror}") from None
-            if sqlite_state(path) != before:  # a process opened it meanwhile: the copy may pair two moments
+            after = sqlite_state(path, settle=False)
+            if file_changed(before, after) or (after != before and attempt + 1 < SNAPSHOT_TRIES):
                 shutil.rmtree(folder, ignore_errors=True)
                 if attempt + 1 < SNAPSHOT_TRIES:
                     continue
-                return read_only(path, timeout)  # then it has a -shm: the file as it is
+                return read_only(path, timeout, copy=False)  # the file as it is: the store's reads say if it changes
             # read-only: closing it folds nothing into a copy about to be removed (the close wrote the whole -wal
             # into it: 0.6 s for a 100 MB -wal, and a Ctrl-C then was the likeliest moment to stop a read)
             conn = sqlite3.connect(f"{copy.as_uri()}?mode=ro", uri=True, timeout=timeout, isolation_level=None,
