@@ -391,7 +391,7 @@ def _paused_mid_checkpoint(path: Path, how: str, pause: float) -> Any:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="SIGSTOP and the struct flock layout of Linux")
 @pytest.mark.parametrize("how", ["pragma", "close"])
-@pytest.mark.parametrize("pause", [0.0, 0.01, 0.02, 0.03])
+@pytest.mark.parametrize("pause", [0.0, 0.01, 0.03])
 def test_a_checkpoint_paused_in_the_middle_is_never_read_as_damage_or_as_a_store(
         tmp_path: Path, how: str, pause: float, monkeypatch: pytest.MonkeyPatch) -> None:
     """The owner's process copies its -wal into the file and is paused part-way (descheduled on a loaded machine;
@@ -444,7 +444,8 @@ def test_a_checkpoint_killed_in_the_middle_is_read_with_its_wal(tmp_path: Path, 
     owner = _paused_mid_checkpoint(path, how, pause)
     os.kill(owner.pid, signal.SIGKILL)
     owner.join(60)
-    record = Path(f"{path}-shm").read_bytes()[96:132]
+    shm = Path(f"{path}-shm")  # gone if the close finished before the kill (a fast machine)
+    record = shm.read_bytes()[96:132] if shm.exists() else bytes(36)
     stopped = int.from_bytes(record[32:36], sys.byteorder) > int.from_bytes(record[:4], sys.byteorder)
     copies = set(Path(tempfile.gettempdir()).glob(f"{opening.SNAPSHOT_PREFIX}*"))
     reader = LocalStore(path, read_only=True)
