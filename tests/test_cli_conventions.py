@@ -481,3 +481,25 @@ def test_json_is_utf8_even_for_a_home_or_a_message_that_utf8_cannot_carry(tmp_pa
     assert shown.returncode == 0, shown.stderr
     messages = json.loads(shown.stdout.decode("utf-8")[shown.stdout.decode("utf-8").index("\n["):])
     assert messages[0]["content"] == "odd \udc80 text"
+
+
+def test_archive_show_into_a_reader_that_stops_early_ends_quietly_too() -> None:
+    """``hermes-ctx archive show 1-4 | head -c 100``: the archive command took the closed pipe for an error of its
+    own (exit 3, "[Errno 32] Broken pipe"; a review); as every command, it ends quietly with exit 1."""
+    from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+
+    home().mkdir(parents=True, exist_ok=True)
+    (home() / "config.yaml").write_text(CONFIG, encoding="utf-8")
+    store = ArchiveStore(home() / "ctx_archive.db")
+    for n in range(4):
+        store.record(session_id="s", user_id="", strategy="summarize",
+                     removed=[(i, {"role": "user", "content": f"{n}.{i} {LONG}"}) for i in range(40)])
+    store.close()
+    argv = [sys.executable, "-m", "hermes_ctx_plugins.cli", "archive", "show", "1-4", "--max-tokens", "200000"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as reader:
+        assert reader.stdout is not None and reader.stderr is not None
+        first = reader.stdout.read(100)
+        reader.stdout.close()
+        err = reader.stderr.read()
+        assert reader.wait(timeout=120) == 1 and first, err
+    assert err == b"", err.decode(errors="replace")[-2000:]

@@ -210,3 +210,91 @@ def test_an_archive_read_is_not_undone_by_a_write_while_the_command_formats_it(
     assert main(["archive", "show", "1"]) == 0
     captured = capsys.readouterr()
     assert "#1" in captured.out and "read without writing" in captured.err and writes, captured
+
+
+_ARCHIVER = """
+import os, sys
+from pathlib import Path
+from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+store = ArchiveStore(Path(sys.argv[1]))
+for n in range(int(sys.argv[2])):
+    store.record(session_id=f"s{os.getpid()}-{n}", user_id="", strategy="summarize",
+                 removed=[(i, {"role": "user", "content": f"m{n} {i} " + os.urandom(300).hex()}) for i in range(5)])
+store.close()  # the last connection: its -wal is copied into the file
+"""
+
+
+def test_archive_stats_read_while_the_owner_archives_are_of_one_moment(tmp_path: Path) -> None:
+    """``archive stats`` of an archive this user cannot write, its owner archiving a compaction of 5 messages while the
+    counts are read: the inner read of its size reopened the store and the outer check then compared the file with
+    the new opening -- counts of two moments (200 compactions, 1,005 messages), exit 0 (a review)."""
+    import subprocess
+
+    from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+
+    path = tmp_path / "ctx_archive.db"
+    subprocess.run([sys.executable, "-c", _ARCHIVER, str(path), "40"], check=True)
+    reader = ArchiveStore(path, read_only=True)
+    fired: list[int] = []
+
+    def owner_archives(sql: str) -> None:
+        if "FROM messages" in sql and not fired:  # between the compactions' count and the messages'
+            fired.append(subprocess.run([sys.executable, "-c", _ARCHIVER, str(path), "1"], check=True).returncode)
+
+    try:
+        reader._connect().set_trace_callback(owner_archives)
+        stats = reader.stats()
+    finally:
+        reader.close()
+    assert fired and stats["messages"] == 5 * stats["compactions"], stats
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from hermes_ctx_plugins.storage.base import Record
+from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+folder = Path(sys.argv[1])
+memory = LocalStore(folder / "memory.db")
+memory.write([Record(key=f"k{n}", kind="turn", namespace="", user_id="", chat_id="", session_id="s",
+                     user_text=f"remember the blue door {n}", assistant_text="ok", created_at=1.0) for n in range(20)])
+archive = ArchiveStore(folder / "ctx_archive.db")
+archive.record(session_id="s", user_id="", strategy="summarize",
+               removed=[(0, {"role": "user", "content": "blue door"})])
+(folder / "ready").touch()
+time.sleep(60)
+"""
+
+
+def test_a_store_its_owner_holds_open_and_has_not_checkpointed_yet_is_read(tmp_path: Path) -> None:
+    """A gateway's first hours: its stores are open, everything written is in their -wal (fewer pages than a
+    checkpoint waits for), the file alone holds no table. Another user's read said "schema version 0 ... open it once
+    as a user who can write it" (a review); the file is read with its -wal (a private copy) then."""
+    import subprocess
+
+    from hermes_ctx_plugins.storage.base import Scope
+    from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+    owner = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "ready").exists():
+            assert owner.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        assert (tmp_path / "memory.db").stat().st_size <= 4096  # the premise: nothing checkpointed into the file
+        memory = LocalStore(tmp_path / "memory.db", read_only=True)
+        try:
+            assert len(list(memory.memories())) == 20
+        finally:
+            memory.close()
+        archive = ArchiveStore(tmp_path / "ctx_archive.db", read_only=True)
+        try:
+            hits = archive.search("blue door", Scope(session_id="", everything=True))
+            assert len(hits) == 1, hits
+        finally:
+            archive.close()
+    finally:
+        owner.kill()
+        owner.wait()

@@ -110,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"hermes-ctx: {archive_unusable(store.path, exc)}", file=sys.stderr)
         return EXIT_PLUGIN
+    except BrokenPipeError:  # stdout closed early (| head): quietly, as every command (cli.main)
+        raise
     except (LocalStoreError, OSError) as exc:  # LocalStoreError: a server backend with no server named
         print(f"hermes-ctx: {exc}", file=sys.stderr)
         return EXIT_PLUGIN

@@ -82,22 +82,28 @@ def _whole(read: Callable[..., _T]) -> Callable[..., _T]:
 
     @functools.wraps(read)
     def whole(self: ArchiveStore, *args: Any, **kwargs: Any) -> _T:
-        if not self._read_only:
-            return read(self, *args, **kwargs)
-        with self._lock:
-            for attempt in range(READ_TRIES):
-                time.sleep(0.05 * attempt)
-                if self._state is not None and file_changed(self._state, sqlite_state(self.path, settle=False)):
+        if not self._read_only or self._reading:  # a read inside a read (stats' size): checked by the outer one
+            return read(self, *args, **kwargs)  # (checked alone, it reopened the store under the outer one, whose
+        with self._lock:  # check then compared the file with the new opening: counts of two moments, a review)
+            self._reading = True
+            try:
+                for attempt in range(READ_TRIES):
+                    time.sleep(0.05 * attempt)
+                    if self._state is not None and file_changed(self._state, sqlite_state(self.path, settle=False)):
+                        self.close()
+                    try:
+                        result = read(self, *args, **kwargs)
+                    except (sqlite3.DatabaseError, ArchiveError):
+                        if self._state is None or not file_changed(self._state, sqlite_state(self.path,
+                                                                                              settle=False)):
+                            raise
+                    else:
+                        if self._state is not None and not file_changed(self._state, sqlite_state(self.path,
+                                                                                                  settle=False)):
+                            return result
                     self.close()
-                try:
-                    result = read(self, *args, **kwargs)
-                except (sqlite3.DatabaseError, ArchiveError):
-                    if self._state is None or not file_changed(self._state, sqlite_state(self.path, settle=False)):
-                        raise
-                else:
-                    if self._state is not None and not file_changed(self._state, sqlite_state(self.path, settle=False)):
-                        return result
-                self.close()
+            finally:
+                self._reading = False
         raise ArchiveError(f"the archive {self.path} kept changing while it was read (a process is writing it): run "
                            "the command again")
 
@@ -119,8 +125,10 @@ class ArchiveStore(ArchiveBackend):
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._opened: OpenedFile | None = None
-        #: read-only: the file's state before the connection opened it (:func:`_whole`)
+        #: read-only: the file's state before the connection opened it, and whether a read is being checked
+        #: (:func:`_whole`)
         self._state: tuple[int, ...] | None = None
+        self._reading = False
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None and self._opened is not None and self._opened.replaced():
@@ -588,13 +596,17 @@ class ArchiveStore(ArchiveBackend):
     def stats(self) -> ArchiveStats:
         with self._lock:
             db = self._connect()
-            compactions, sessions = db.execute(
-                "SELECT count(*), count(DISTINCT namespace || char(0) || session_id) FROM compactions").fetchone()
-            users, namespaces = db.execute(
-                "SELECT count(*), count(DISTINCT namespace) FROM (SELECT DISTINCT namespace, user_id FROM compactions)"
-            ).fetchone()
-            messages, oldest, newest = db.execute(
-                "SELECT count(*), min(created), max(created) FROM messages").fetchone()
+            db.execute("BEGIN")  # one moment for the three counts (a process archiving meanwhile)
+            try:
+                compactions, sessions = db.execute(
+                    "SELECT count(*), count(DISTINCT namespace || char(0) || session_id) FROM compactions").fetchone()
+                users, namespaces = db.execute("SELECT count(*), count(DISTINCT namespace) FROM "
+                                               "(SELECT DISTINCT namespace, user_id FROM compactions)").fetchone()
+                messages, oldest, newest = db.execute(
+                    "SELECT count(*), min(created), max(created) FROM messages").fetchone()
+            finally:
+                with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep
+                    db.execute("COMMIT")
         return {"path": str(self.path), "compactions": compactions, "messages": messages, "sessions": sessions,
                 "users": users, "namespaces": namespaces, "oldest": oldest, "newest": newest,
                 "bytes": self.size_bytes(), "spooled": self.spool.count(lock=False), "spool": self.spool.where(),

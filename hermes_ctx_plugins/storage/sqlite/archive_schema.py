@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...scope import to_stored
 from ..base import ArchiveError, archive_unusable
-from .opening import read_only, retry_locked
+from .opening import read_only, retry_locked, with_its_wal
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
 #: namespaced one, 3 adds the index on ``messages(compaction_id)`` (purging old compactions and the
@@ -136,7 +136,14 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
         raise ArchiveError(archive_unusable(path, exc)) from exc
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.Error as exc:
+        if version != SCHEMA_VERSION and getattr(db, "folder", None) is None:
+            # the file alone: an archive its owner opened and has not checkpointed yet has its tables in its -wal
+            again = with_its_wal(path, timeout)
+            if again is not None:
+                db.close()
+                db = again
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+    except (sqlite3.Error, OSError) as exc:
         db.close()
         raise ArchiveError(archive_unusable(path, exc)) from exc
     if version > SCHEMA_VERSION:

@@ -23,7 +23,7 @@ from ...scope import to_stored
 from ..base import LocalStoreError, file_changed, sqlite_state
 from ..records import owner_of
 from . import fts
-from .opening import read_only, retry_locked
+from .opening import read_only, retry_locked, with_its_wal
 
 _T = TypeVar("_T")
 
@@ -222,6 +222,17 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
         except BaseException:
             conn.close()
             raise
+    if version != SCHEMA_VERSION and getattr(conn, "folder", None) is None:
+        # the file alone: a store its owner opened and has not checkpointed yet has its tables in its -wal (a review)
+        try:
+            again = with_its_wal(path, busy_timeout)
+            if again is not None:
+                conn.close()
+                conn = again
+                version = _version(conn, path)
+        except (sqlite3.Error, OSError) as exc:
+            conn.close()
+            raise store_error(path, exc) from None
     if version != SCHEMA_VERSION:
         conn.close()
         raise LocalStoreError(path, "read-only", f"schema version {version}, older than this hermes-ctx-plugins "

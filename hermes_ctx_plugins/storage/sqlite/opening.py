@@ -110,6 +110,15 @@ def read_only(path: Path, timeout: float, *, copy: bool = True) -> sqlite3.Conne
                            check_same_thread=False)
 
 
+def with_its_wal(path: Path, timeout: float) -> sqlite3.Connection | None:
+    """A connection reading the file at ``path`` with its ``-wal`` (a private copy, as :func:`read_only` makes), for a
+    reader that found the file alone lacking what its -wal holds -- a store its owner opened and has not checkpointed
+    yet holds its very tables there (a review: such a store "had no schema"); ``None`` when the -wal holds nothing."""
+    path = path.resolve()
+    wal = Path(f"{path}-wal")
+    return _copied(path, wal, timeout) if _size(wal) else None
+
+
 def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
     """:func:`read_only` of a file whose ``-wal`` must be read with it: a private copy. The file must not change
     through the copy (a checkpoint copying pages into it would pair two moments); the ``-wal`` may grow (a process
