@@ -298,3 +298,80 @@ def test_a_store_its_owner_holds_open_and_has_not_checkpointed_yet_is_read(tmp_p
     finally:
         owner.kill()
         owner.wait()
+
+
+_TURN_WRITER = """
+import sys
+from pathlib import Path
+from hermes_ctx_plugins.storage.base import Record
+from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+store = LocalStore(Path(sys.argv[1]))
+store.write([Record(key=sys.argv[2], kind="turn", namespace="", user_id="", chat_id="", session_id=sys.argv[2],
+                    user_text="one more turn", assistant_text="ok", created_at=1.0)])
+store.close()
+"""
+
+
+def test_memory_stats_of_a_store_a_process_writes_meanwhile_are_of_one_moment(tmp_path: Path) -> None:
+    """``memory stats`` on the owner's own store while a gateway stores turns: its counts were five statements of
+    their own, and a review saw 446 of 831 reads with more sessions than turns. One read transaction now."""
+    import subprocess
+
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+    path = tmp_path / "memory.db"
+    for n in range(3):
+        subprocess.run([sys.executable, "-c", _TURN_WRITER, str(path), f"s{n}"], check=True)
+    store = LocalStore(path)
+    fired: list[int] = []
+
+    def gateway_writes(sql: str) -> None:
+        if "DISTINCT session_id" in sql and not fired:  # between the turns' count and the sessions'
+            fired.append(subprocess.run([sys.executable, "-c", _TURN_WRITER, str(path), "late"], check=True).returncode)
+
+    try:
+        store._conn.set_trace_callback(gateway_writes)
+        stats = store.stats()
+        store._conn.set_trace_callback(None)
+        assert fired and stats["turns"] == stats["sessions"] == 3, stats
+        assert store.stats()["turns"] == 4  # and the next read sees the gateway's turn
+    finally:
+        store.close()
+
+
+def test_an_older_layout_is_refused_from_the_file_without_copying_it(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store of an older layout that its owner's (older) release holds open, its -wal holding writes: it was copied
+    whole to the temporary folder to be refused (152 MB a command for a review's archive), and a folder too small for
+    the copy changed the advice to "move it away to start a new one". Refused from the file, nothing copied."""
+    import subprocess
+
+    from hermes_ctx_plugins.storage.base import LocalStoreError
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+    path = tmp_path / "memory.db"
+    subprocess.run([sys.executable, "-c", _TURN_WRITER, str(path), "s0"], check=True)
+    older = sqlite3.connect(path, isolation_level=None)
+    older.execute("PRAGMA user_version = 3")
+    older.close()
+    holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time\n"
+                               "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                               "c.execute('PRAGMA wal_autocheckpoint = 0')\n"
+                               "c.execute('CREATE TABLE pad (x)')\nc.execute('INSERT INTO pad VALUES (1)')\n"
+                               "print('ready', flush=True)\ntime.sleep(60)", str(path)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        assert Path(f"{path}-wal").stat().st_size > 0  # the premise
+
+        def copied(*_: Any) -> None:
+            raise AssertionError("copied to be refused")
+
+        monkeypatch.setattr(opening, "_copied", copied)
+        with pytest.raises(LocalStoreError) as refused:
+            LocalStore(path, read_only=True)
+        assert "schema version 3" in str(refused.value) and "open it once as a user who can write it" in str(
+            refused.value)
+    finally:
+        holder.kill()
+        holder.communicate()

@@ -596,7 +596,9 @@ class ArchiveStore(ArchiveBackend):
     def stats(self) -> ArchiveStats:
         with self._lock:
             db = self._connect()
-            db.execute("BEGIN")  # one moment for the three counts (a process archiving meanwhile)
+            began = not db.in_transaction
+            if began:
+                db.execute("BEGIN")  # one moment for the three counts (a process archiving meanwhile)
             try:
                 compactions, sessions = db.execute(
                     "SELECT count(*), count(DISTINCT namespace || char(0) || session_id) FROM compactions").fetchone()
@@ -605,8 +607,9 @@ class ArchiveStore(ArchiveBackend):
                 messages, oldest, newest = db.execute(
                     "SELECT count(*), min(created), max(created) FROM messages").fetchone()
             finally:
-                with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep
-                    db.execute("COMMIT")
+                if began:
+                    with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep
+                        db.execute("COMMIT")
         return {"path": str(self.path), "compactions": compactions, "messages": messages, "sessions": sessions,
                 "users": users, "namespaces": namespaces, "oldest": oldest, "newest": newest,
                 "bytes": self.size_bytes(), "spooled": self.spool.count(lock=False), "spool": self.spool.where(),

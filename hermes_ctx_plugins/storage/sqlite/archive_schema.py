@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...scope import to_stored
 from ..base import ArchiveError, archive_unusable
-from .opening import read_only, retry_locked, with_its_wal
+from .opening import read_only, retry_locked, say_unfolded, with_its_wal
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
 #: namespaced one, 3 adds the index on ``messages(compaction_id)`` (purging old compactions and the
@@ -136,8 +136,9 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
         raise ArchiveError(archive_unusable(path, exc)) from exc
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION and getattr(db, "folder", None) is None:
-            # the file alone: an archive its owner opened and has not checkpointed yet has its tables in its -wal
+        if version == 0 and getattr(db, "folder", None) is None:
+            # no table in the file alone: an archive its owner opened and has not checkpointed yet has them in its -wal
+            # (an older layout is refused from the file, not copied whole to be refused)
             again = with_its_wal(path, timeout)
             if again is not None:
                 db.close()
@@ -146,6 +147,7 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     except (sqlite3.Error, OSError) as exc:
         db.close()
         raise ArchiveError(archive_unusable(path, exc)) from exc
+    say_unfolded(path, db)
     if version > SCHEMA_VERSION:
         db.close()
         raise ArchiveError(f"the archive {path} has layout {version}, newer than this hermes-ctx-plugins reads (up to "

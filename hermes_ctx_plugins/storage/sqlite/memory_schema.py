@@ -23,7 +23,7 @@ from ...scope import to_stored
 from ..base import LocalStoreError, file_changed, sqlite_state
 from ..records import owner_of
 from . import fts
-from .opening import read_only, retry_locked, with_its_wal
+from .opening import read_only, retry_locked, say_unfolded, with_its_wal
 
 _T = TypeVar("_T")
 
@@ -222,8 +222,10 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
         except BaseException:
             conn.close()
             raise
-    if version != SCHEMA_VERSION and getattr(conn, "folder", None) is None:
-        # the file alone: a store its owner opened and has not checkpointed yet has its tables in its -wal (a review)
+    if version == 0 and getattr(conn, "folder", None) is None:
+        # no table in the file alone: a store its owner opened and has not checkpointed yet has them in its -wal (a
+        # review); an older layout is refused from the file, not copied whole to be refused (a review: 152 MB in /tmp
+        # a command, and a /tmp too small for it changed the advice to "move it away")
         try:
             again = with_its_wal(path, busy_timeout)
             if again is not None:
@@ -233,6 +235,7 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
         except (sqlite3.Error, OSError) as exc:
             conn.close()
             raise store_error(path, exc) from None
+    say_unfolded(path, conn)
     if version != SCHEMA_VERSION:
         conn.close()
         raise LocalStoreError(path, "read-only", f"schema version {version}, older than this hermes-ctx-plugins "

@@ -103,11 +103,19 @@ def read_only(path: Path, timeout: float, *, copy: bool = True) -> sqlite3.Conne
     wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
     if copy and _size(wal) and (not shm.exists() or unfinished_checkpoint(path)):
         return _copied(path, wal, timeout)
-    if _size(wal):
-        log.warning("%s: %d kB of writes a running process has not folded into it yet are not read (this user cannot "
-                    "join its readers without leaving a file of theirs beside it)", path, -(-_size(wal) // 1024))
     return sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True, timeout=timeout, isolation_level=None,
                            check_same_thread=False)
+
+
+def say_unfolded(path: Path, conn: sqlite3.Connection) -> None:
+    """Log how much a running process has written that ``conn`` (:func:`read_only`'s) does not read: the -wal of the
+    file at ``path``, when ``conn`` reads the file alone (said once the opening is settled: a copy read with its -wal
+    was said "not read" too, a review)."""
+    path = path.resolve()
+    unfolded = _size(Path(f"{path}-wal"))
+    if unfolded and getattr(conn, "folder", None) is None:
+        log.warning("%s: %d kB of writes a running process has not folded into it yet are not read (this user cannot "
+                    "join its readers without leaving a file of theirs beside it)", path, -(-unfolded // 1024))
 
 
 def with_its_wal(path: Path, timeout: float) -> sqlite3.Connection | None:
