@@ -402,11 +402,11 @@ def test_a_checkpoint_paused_in_the_middle_is_never_read_as_damage_or_as_a_store
     review: the same when the checkpoint is the one of the last connection closing the store). A reader who cannot
     write it gets the store as it was or as it is after, or 'run the command again' -- never a partial set, never
     'damaged'."""
-    from hermes_ctx_plugins.storage import base
     from hermes_ctx_plugins.storage.base import LocalStoreError
+    from hermes_ctx_plugins.storage.sqlite import state
     from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 
-    monkeypatch.setattr(base, "SETTLE_SECONDS", 0.2)  # how long a reader waits for the paused process (1 s)
+    monkeypatch.setattr(state, "SETTLE_SECONDS", 0.2)  # how long a reader waits for the paused process (1 s)
     path = tmp_path / "memory.db"
     owner = _paused_mid_checkpoint(path, how, pause)
     try:

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from hermes_ctx_plugins.storage.base import file_changed, sqlite_state
 from hermes_ctx_plugins.storage.sqlite import opening
 from hermes_ctx_plugins.storage.sqlite.opening import read_only
+from hermes_ctx_plugins.storage.sqlite.state import file_changed, sqlite_state
 
 
 def _writer(path: str, seconds: float) -> None:

@@ -36,11 +36,9 @@ from .base import (
     LocalStoreError,
     MemoryBackend,
     archive_unusable,
-    file_changed,
     is_store_failure,
     read_only_failure,
     side_files_advice,
-    sqlite_state,
     writable_file,
 )
 from .documents import Documents, FileDocuments
@@ -84,7 +82,6 @@ __all__ = [
     "backend",
     "backend_name",
     "check",
-    "file_changed",
     "identity",
     "is_store_failure",
     "json_text",
@@ -98,7 +95,6 @@ __all__ = [
     "read_only_failure",
     "release",
     "side_files_advice",
-    "sqlite_state",
     "writable_file",
 ]
 

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from ...events import Forgotten, Message
 from ...scope import from_stored, to_stored
 from .. import archive_text
-from ..base import ArchiveBackend, ArchiveError, ArchiveVector, file_changed, purge_condition, sqlite_state
+from ..base import ArchiveBackend, ArchiveError, ArchiveVector, purge_condition
 from ..ranking import LEADING_CHARS
 from ..records import ArchiveHit, ArchiveStats, ForgetScope, Scope, Stored, call_ids, message_text, searchable
 from ..spool import (
@@ -49,7 +49,8 @@ from ..spool import (
 )
 from . import fts
 from .archive_schema import connect
-from .opening import OpenedFile
+from .opening import OpenedFile, one_moment
+from .state import file_changed, sqlite_state
 
 log = logging.getLogger("hermes_ctx_plugins.archive")
 
@@ -596,20 +597,13 @@ class ArchiveStore(ArchiveBackend):
     def stats(self) -> ArchiveStats:
         with self._lock:
             db = self._connect()
-            began = not db.in_transaction
-            if began:
-                db.execute("BEGIN")  # one moment for the three counts (a process archiving meanwhile)
-            try:
+            with one_moment(db):  # the three counts of one moment (a process archiving meanwhile)
                 compactions, sessions = db.execute(
                     "SELECT count(*), count(DISTINCT namespace || char(0) || session_id) FROM compactions").fetchone()
                 users, namespaces = db.execute("SELECT count(*), count(DISTINCT namespace) FROM "
                                                "(SELECT DISTINCT namespace, user_id FROM compactions)").fetchone()
                 messages, oldest, newest = db.execute(
                     "SELECT count(*), min(created), max(created) FROM messages").fetchone()
-            finally:
-                if began:
-                    with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep
-                        db.execute("COMMIT")
         return {"path": str(self.path), "compactions": compactions, "messages": messages, "sessions": sessions,
                 "users": users, "namespaces": namespaces, "oldest": oldest, "newest": newest,
                 "bytes": self.size_bytes(), "spooled": self.spool.count(lock=False), "spool": self.spool.where(),

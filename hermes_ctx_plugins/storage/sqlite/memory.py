@@ -32,11 +32,12 @@ from typing import Any
 
 from ...scope import from_stored, to_stored
 from .. import text as query
-from ..base import LocalStoreError, MemoryBackend, Vector, file_changed, sqlite_state
+from ..base import LocalStoreError, MemoryBackend, Vector
 from ..records import CANDIDATE_CHARS, Hit, Memory, MemoryStats, Quarantined, Record, namespaces_asked, owner_of
 from . import fts
 from .memory_schema import connect, is_database_failure, kept_changing, store_error
-from .opening import OpenedFile
+from .opening import OpenedFile, one_moment
+from .state import file_changed, sqlite_state
 
 log = logging.getLogger("hermes_ctx_plugins")
 
@@ -339,20 +340,13 @@ class LocalStore(MemoryBackend):
             def one(sql: str, args: list[Any] = params) -> Any:
                 return conn.execute(sql, args).fetchone()
 
-            began = not conn.in_transaction
-            if began:  # one moment for every count (a writer storing turns meanwhile: a review saw 446 of 831
-                conn.execute("BEGIN")  # reads with more sessions than turns)
-            try:
+            with one_moment(conn):
                 kinds = dict(conn.execute(f"SELECT kind, count(*) FROM memories {where} GROUP BY kind",
                                           params).fetchall())
                 scopes = one(f"SELECT count(*) FROM (SELECT DISTINCT user_id, chat_id FROM memories {where})")[0]
                 sessions = one(f"SELECT count(DISTINCT session_id) FROM memories {where}")[0]
                 span = one(f"SELECT min(created_at), max(created_at) FROM memories {where}")
                 quarantined = one(f"SELECT count(*) FROM quarantine {quarantine[0]}", quarantine[1])[0]
-            finally:
-                if began:
-                    with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep
-                        conn.execute("COMMIT")
             files = sum(p.stat().st_size for p in self.path.parent.glob(f"{self.path.name}*") if p.is_file())
             return {"turns": kinds.get("turn", 0), "facts": kinds.get("fact", 0), "scopes": scopes,
                     "sessions": sessions, "oldest": span[0], "newest": span[1], "quarantined": quarantined,

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import TypeVar
 
 from ...scope import to_stored
-from ..base import LocalStoreError, file_changed, sqlite_state
+from ..base import LocalStoreError
 from ..records import owner_of
 from . import fts
 from .opening import read_only, retry_locked, say_unfolded, with_its_wal
+from .state import file_changed, sqlite_state
 
 _T = TypeVar("_T")
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from ..base import file_changed, sqlite_state, unfinished_checkpoint
+from .state import file_changed, sqlite_state, unfinished_checkpoint
 
 T = TypeVar("T")
 log = logging.getLogger("hermes_ctx_plugins")
@@ -38,6 +39,22 @@ def retry_locked(step: Callable[[], T], timeout: float) -> T:
                 raise
         time.sleep(delay)
         delay = min(delay * 2, 0.1)
+
+
+@contextlib.contextmanager
+def one_moment(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Statements on ``conn`` read as one moment (a read transaction), unless one is open already: a store's counts
+    made of several statements while a process writes (a review: 446 of 831 ``memory stats`` had more sessions than
+    turns)."""
+    began = not conn.in_transaction
+    if began:
+        conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if began:
+            with contextlib.suppress(sqlite3.Error):  # a read: nothing to keep
+                conn.execute("COMMIT")
 
 
 class OpenedFile:
