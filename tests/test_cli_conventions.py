@@ -484,7 +484,7 @@ def test_json_is_utf8_even_for_a_home_or_a_message_that_utf8_cannot_carry(tmp_pa
 
 
 def test_archive_show_into_a_reader_that_stops_early_ends_quietly_too() -> None:
-    """``hermes-ctx archive show 1-4 | head -c 100``: the archive command took the closed pipe for an error of its
+    """``hermes-ctx archive show 1-160 | head -c 100``: the archive command took the closed pipe for an error of its
     own (exit 3, "[Errno 32] Broken pipe"; a review); as every command, it ends quietly with exit 1."""
     from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
 
@@ -493,9 +493,11 @@ def test_archive_show_into_a_reader_that_stops_early_ends_quietly_too() -> None:
     store = ArchiveStore(home() / "ctx_archive.db")
     for n in range(4):
         store.record(session_id="s", user_id="", strategy="summarize",
-                     removed=[(i, {"role": "user", "content": f"{n}.{i} {LONG}"}) for i in range(40)])
+                     removed=[(i, {"role": "user", "content": f"{n}.{i} {LONG * 10}"}) for i in range(40)])
     store.close()
-    argv = [sys.executable, "-m", "hermes_ctx_plugins.cli", "archive", "show", "1-4", "--max-tokens", "200000"]
+    # all 160 messages, 4.3 MB: more than any pipe holds (1 MB where pages are 64 kB), so the command meets the closed
+    # pipe whatever the timing (CI: messages 1-4, 11 kB, could all fit before the reader closed it: exit 0)
+    argv = [sys.executable, "-m", "hermes_ctx_plugins.cli", "archive", "show", "1-160", "--max-tokens", "2000000"]
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as reader:
         assert reader.stdout is not None and reader.stderr is not None
         first = reader.stdout.read(100)
