@@ -136,17 +136,21 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
         raise ArchiveError(archive_unusable(path, exc)) from exc
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0 and getattr(db, "folder", None) is None:
+        if version == 0 and getattr(db, "folder", None) is None and not _has_tables(db):
             # no table in the file alone: an archive its owner opened and has not checkpointed yet has them in its -wal
-            # (an older layout is refused from the file, not copied whole to be refused)
+            # (an older layout is refused from the file, not copied whole to be refused; layout 0, the first one, is
+            # version 0 with tables: a review)
             again = with_its_wal(path, timeout)
-            if again is not None:
-                db.close()
-                db = again
+            if again is not None:  # (the copy held first: a Ctrl-C from here on removes it, below)
+                db, before_copy = again, db
+                before_copy.close()
                 version = db.execute("PRAGMA user_version").fetchone()[0]
     except (sqlite3.Error, OSError) as exc:
         db.close()
         raise ArchiveError(archive_unusable(path, exc)) from exc
+    except BaseException:
+        db.close()
+        raise
     say_unfolded(path, db)
     if version > SCHEMA_VERSION:
         db.close()

@@ -229,13 +229,16 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
         # a command, and a /tmp too small for it changed the advice to "move it away")
         try:
             again = with_its_wal(path, busy_timeout)
-            if again is not None:
-                conn.close()
-                conn = again
+            if again is not None:  # (the copy held first: a Ctrl-C from here on removes it, below)
+                conn, before_copy = again, conn
+                before_copy.close()
                 version = _version(conn, path)
         except (sqlite3.Error, OSError) as exc:
             conn.close()
             raise store_error(path, exc) from None
+        except BaseException:
+            conn.close()
+            raise
     say_unfolded(path, conn)
     if version != SCHEMA_VERSION:
         conn.close()

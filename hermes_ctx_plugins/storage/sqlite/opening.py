@@ -95,8 +95,13 @@ class _Snapshot(sqlite3.Connection):
             if self.folder is not None:
                 import shutil
 
-                shutil.rmtree(self.folder, ignore_errors=True)
-                self.folder = None
+                try:
+                    shutil.rmtree(self.folder, ignore_errors=True)
+                except BaseException:  # a Ctrl-C in the middle of the removal: finish it, then stop
+                    shutil.rmtree(self.folder, ignore_errors=True)
+                    raise
+                finally:
+                    self.folder = None
 
 
 def read_only(path: Path, timeout: float, *, copy: bool = True) -> sqlite3.Connection:
@@ -110,7 +115,7 @@ def read_only(path: Path, timeout: float, *, copy: bool = True) -> sqlite3.Conne
       a process writing the file meanwhile tears is made again by the store (a private copy of a live file and its
       ``-wal`` was torn half the time while a gateway wrote, a review);
     - writes in its ``-wal`` and no ``-shm`` (a process was killed, or a copy left it out), or a ``-shm`` saying a
-      checkpoint stopped part-way (:func:`~..base.unfinished_checkpoint`: the file alone may hold half of it), and
+      checkpoint stopped part-way (:func:`~.state.unfinished_checkpoint`: the file alone may hold half of it), and
       ``copy``: a private copy of the file and its ``-wal`` in a temporary folder is read (its ``-wal`` folded in as a
       recovery would), the file checked unchanged through the copy, the copy removed when the connection closes.
 
