@@ -27,6 +27,7 @@ keeps this drawing true::
     │   ├── SummaryAuthError                        401 / 403: the compaction aborts
     │   └── SummaryNetworkError                     the network is down: the compaction aborts
     ├── FileUnavailable (OSError) [storage.files]   a file or folder cannot be read, written or locked; .path .doing
+    │   └── CopyRoomError [storage.sqlite.opening]  another user's store: no room for the copy a read needs
     ├── LocalStoreError [storage.base]              ctx-local's store cannot be used now; .path .reason
     ├── ArchiveError [storage.base]                 the archive cannot be used
     ├── UnstorableEntry (ValueError) [storage.spool]  a compaction the archive's store can never take

@@ -465,3 +465,34 @@ def test_an_archive_of_the_first_layout_is_refused_from_the_file_without_copying
     finally:
         holder.kill()
         holder.communicate()
+
+
+def test_a_copy_that_cannot_be_made_is_no_fault_of_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh store read by another user needs a private copy of its -wal; a temporary folder without room for it
+    (a review: 83 MB into a 4 MB tmpfs) made the archive say "if it is damaged ... move it away to start a new one"
+    of a healthy archive. Now: the store is fine, set TMPDIR (here a folder that cannot be made in)."""
+    import subprocess
+
+    from hermes_ctx_plugins.storage.base import ArchiveError, LocalStoreError
+    from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
+    from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
+
+    owner = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "ready").exists():
+            assert owner.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        assert (tmp_path / "memory.db").stat().st_size <= 4096  # the premise: read through a copy
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no such folder"))
+        with pytest.raises(LocalStoreError) as memory:
+            LocalStore(tmp_path / "memory.db", read_only=True)
+        with pytest.raises(ArchiveError) as archive:
+            ArchiveStore(tmp_path / "ctx_archive.db", read_only=True).stats()
+        for said in (str(memory.value), str(archive.value)):
+            assert "set TMPDIR" in said and "no such folder" in said and "move it" not in said, said
+            assert "damaged" not in said, said
+    finally:
+        owner.kill()
+        owner.wait()
+    assert (tmp_path / "memory.db").exists() and (tmp_path / "ctx_archive.db").exists()

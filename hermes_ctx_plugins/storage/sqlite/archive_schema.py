@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...scope import to_stored
 from ..base import ArchiveError, archive_unusable
-from .opening import read_only, retry_locked, say_unfolded, with_its_wal
+from .opening import CopyRoomError, read_only, retry_locked, say_unfolded, with_its_wal
 
 #: ``PRAGMA user_version`` of the current layout; 0 is the first one (no namespace, raw text), 2 the
 #: namespaced one, 3 adds the index on ``messages(compaction_id)`` (purging old compactions and the
@@ -128,12 +128,21 @@ def connect(path: Path, timeout: float, *, read_only: bool = False) -> sqlite3.C
     return db
 
 
+def _unreadable(path: Path, exc: BaseException) -> str:
+    """:func:`~..base.archive_unusable`, but for a copy that could not be made (:class:`.opening.CopyRoomError`): no
+    fault of the archive's, and nothing to do to it (a review: the advice was to move a healthy archive away)."""
+    if isinstance(exc, CopyRoomError):
+        return f"the archive cannot be read by this user now: {exc}; the archive is fine: set TMPDIR to a writable " \
+               "folder with room for the copy (or read it as the user who writes it)"
+    return archive_unusable(path, exc)
+
+
 def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     """:func:`connect` with ``read_only`` (:func:`.opening.read_only`)."""
     try:
         db = read_only(path, timeout)
     except (OSError, sqlite3.Error) as exc:
-        raise ArchiveError(archive_unusable(path, exc)) from exc
+        raise ArchiveError(_unreadable(path, exc)) from exc
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version == 0 and getattr(db, "folder", None) is None and not _has_tables(db):
@@ -147,7 +156,7 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
                 version = db.execute("PRAGMA user_version").fetchone()[0]
     except (sqlite3.Error, OSError) as exc:
         db.close()
-        raise ArchiveError(archive_unusable(path, exc)) from exc
+        raise ArchiveError(_unreadable(path, exc)) from exc
     except BaseException:
         db.close()
         raise

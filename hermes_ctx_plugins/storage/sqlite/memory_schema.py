@@ -23,7 +23,7 @@ from ...scope import to_stored
 from ..base import LocalStoreError
 from ..records import owner_of
 from . import fts
-from .opening import read_only, retry_locked, say_unfolded, with_its_wal
+from .opening import CopyRoomError, read_only, retry_locked, say_unfolded, with_its_wal
 from .state import file_changed, sqlite_state
 
 _T = TypeVar("_T")
@@ -197,6 +197,15 @@ def _prepared(conn: sqlite3.Connection, path: Path, prepare: Callable[[], _T]) -
         raise
 
 
+def _unreadable(path: Path, exc: BaseException) -> LocalStoreError:
+    """:func:`store_error`, but for a copy that could not be made (:class:`.opening.CopyRoomError`): no fault of the
+    store's, and nothing to do to it."""
+    if isinstance(exc, CopyRoomError):
+        return LocalStoreError(path, "unavailable", str(exc), "the store is fine: set TMPDIR to a writable folder "
+                               "with room for the copy (or read it as the user who writes it)")
+    return store_error(path, exc)
+
+
 def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
     """:func:`connect` with ``read_only`` (:func:`.opening.read_only`); its first read made again, a moment apart, when
     it fails as damage (torn by a process writing the file, which damage never stops being; a review): damage only
@@ -208,7 +217,7 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
         try:
             conn = read_only(path, busy_timeout)
         except (sqlite3.Error, OSError) as exc:
-            raise store_error(path, exc) from None
+            raise _unreadable(path, exc) from None
         try:
             version = _version(conn, path)
             break
@@ -235,7 +244,7 @@ def _connect_read_only(path: Path, busy_timeout: float) -> sqlite3.Connection:
                 version = _version(conn, path)
         except (sqlite3.Error, OSError) as exc:
             conn.close()
-            raise store_error(path, exc) from None
+            raise _unreadable(path, exc) from None
         except BaseException:
             conn.close()
             raise

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from ..files import FileUnavailable
 from .state import file_changed, sqlite_state, unfinished_checkpoint
 
 T = TypeVar("T")
@@ -81,6 +82,24 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 #: how many times a read-only opening copies a file being written before it gives up (each copy is checked unchanged)
 SNAPSHOT_TRIES = 3
+
+
+class CopyRoomError(FileUnavailable):
+    """The private copy a read of another user's store needs (:func:`read_only`) could not be made: the temporary
+    folder has no room for it or cannot be written. The store itself is not at fault (a review: this was taken for
+    damage, and the advice was to move a healthy store away).
+
+    :ivar folder: the temporary folder; :ivar megabytes: the copy's size (``None``: the folder could not be made in)
+    """
+
+    def __init__(self, path: Path, folder: str, megabytes: float | None, error: OSError) -> None:
+        self.folder, self.megabytes = folder, megabytes
+        super().__init__(path, f"copy into {folder}", error)
+
+    def __str__(self) -> str:
+        needs = "cannot be made there" if self.megabytes is None else f"needs {self.megabytes:,.0f} MB there"
+        return (f"{self.path} has writes in its -wal it must be read with, so it is read from a copy in {self.folder}, "
+                f"which {needs}: {self.error.strerror or self.error}")
 
 
 class _Snapshot(sqlite3.Connection):
@@ -159,7 +178,10 @@ def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
 
     _sweep()
     for attempt in range(SNAPSHOT_TRIES):
-        folder = tempfile.mkdtemp(prefix=SNAPSHOT_PREFIX)
+        try:
+            folder = tempfile.mkdtemp(prefix=SNAPSHOT_PREFIX)
+        except OSError as exc:  # (a TMPDIR that does not exist, or that this user cannot write)
+            raise CopyRoomError(path, tempfile.gettempdir(), None, exc) from None
         try:
             before = sqlite_state(path)
             copy = Path(folder) / path.name
@@ -171,9 +193,7 @@ def _copied(path: Path, wal: Path, timeout: float) -> sqlite3.Connection:
                 return read_only(path, timeout, copy=False)
             except OSError as exc:
                 need = (_size(path) + _size(wal)) / 1e6
-                raise OSError(exc.errno, f"{path} has writes in its -wal it must be read with, so it is read from a "
-                                         f"copy in {tempfile.gettempdir()}, which needs {need:,.0f} MB there: "
-                                         f"{exc.strerror}") from None
+                raise CopyRoomError(path, tempfile.gettempdir(), need, exc) from None
             after = sqlite_state(path, settle=False)
             if file_changed(before, after) or (after != before and attempt + 1 < SNAPSHOT_TRIES):
                 shutil.rmtree(folder, ignore_errors=True)
