@@ -7,9 +7,12 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_paraphrase.py --split tune     # the half a retriever may be tuned on
     .venv/bin/python benchmarks/bench_paraphrase.py --quick          # every 5th conversation
     .venv/bin/python benchmarks/bench_paraphrase.py --long-turns 1500  # every answer ~1,500 characters
+    .venv/bin/python benchmarks/bench_paraphrase.py --split coherent  # six conversations written as real chats
 
 The data (``recall_eval/data/README.md``): 60 conversations per half (a third in Chinese), each a user with 10-30 dated
 sessions, 7 questions asked in a later session; most questions share no content word with their evidence.
+``coherent``: six conversations (four English, two Chinese) written as real chats are (a topic over consecutive
+turns, facts said in passing or only with the turn before, lists spread over sessions), 124 questions.
 Each conversation goes into fresh stores, then each question is asked once through each system's prefetch:
 
 * ctx-local: a new ``LocalProvider`` (``budget_tokens`` 800), every turn through ``sync_turn`` in order, then
@@ -69,7 +72,7 @@ SYSTEMS = ("ctx-local", "ctx-local hybrid", "holographic", "BM25", "BM25 top 8")
 HYBRID = {"embedder": "e5-small"}
 #: as many turns as ctx-local's ``max_results`` showed at most (now 16): the same BM25, few turns
 BM25_FEW = 8
-TYPES = ("single", "preference", "entity", "update", "temporal", "multi")
+TYPES = ("single", "preference", "entity", "update", "temporal", "multi", "list", "context")
 
 
 @dataclass
@@ -282,7 +285,8 @@ def report(results: dict[str, list[Outcome]], split: str) -> list[dict[str, Any]
     def lang(code: str) -> Callable[[dict[str, Any]], bool]:
         return lambda q: q["lang"] == code
 
-    print(f"\nevidence in the prefetch block, {split} half ({len(questions)} questions; paraphrase = shares no "
+    print(f"\nevidence in the prefetch block, {split} {'set' if split == 'coherent' else 'half'} ({len(questions)} "
+          "questions; paraphrase = shares no "
           "content word with its evidence, overlap = shares at least one; no block = prefetch returned nothing)")
     print_table(("system", "all", "en", "zh", "paraphrase", "overlap", "no block", "tokens p50", "tokens p95",
                  "prefetch p50 ms", "prefetch p95 ms"),
@@ -353,8 +357,10 @@ def lengthened(conversations: list[dict[str, Any]], chars: int) -> list[dict[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("test", "tune"), default="test",
-                        help="test: the half to report; tune: the half a retriever may be tuned on")
+    parser.add_argument("--split", choices=("test", "tune", "coherent"), default="test",
+                        help="test: the half to report; tune: the half a retriever may be tuned on; coherent: six "
+                             "conversations written as real chats (topics over consecutive turns, lists over sessions; "
+                             "recall_eval/data/README.md), a second tuning set")
     parser.add_argument("--quick", action="store_true", help="every 5th conversation")
     parser.add_argument("--no-holographic", action="store_true", help="leave hermes' holographic out")
     parser.add_argument("--no-hybrid", action="store_true",
@@ -373,7 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(machine_line())
     turns = sum(len(s["turns"]) for c in conversations for s in c["sessions"])
     long = f", answers lengthened to ~{args.long_turns:,} characters" if args.long_turns else ""
-    print(f"data: {args.split} half, {len(conversations)} conversations, {turns:,} turns{long}")
+    print(f"data: {args.split} {'set' if args.split == 'coherent' else 'half'}, {len(conversations)} conversations, "
+          f"{turns:,} turns{long}")
     hybrid = not args.no_hybrid and _hybrid_installed()
     results: dict[str, list[Outcome]] = {s: [] for s in SYSTEMS}
     with tempfile.TemporaryDirectory(prefix="bench-paraphrase-") as tmp:

@@ -150,3 +150,29 @@ def test_long_turns_lengthen_every_answer_and_plant_no_needle_elsewhere() -> Non
             for needle in question["needles"]:
                 holders = {i for i, t in turns.items() if needle in t["user"] or needle in t["assistant"]}
                 assert holders <= set(question["evidence"]), (needle, holders)
+
+
+def test_the_coherent_set_shows_each_needle_in_its_turn_alone_before_its_question() -> None:
+    """``coherent.jsonl`` (written by hand, not generated): every evidence and stale turn exists before its
+    question, shows its needle and is the only turn that does (a needle seen means that turn was shown), an update's
+    stale turn is older than its newest, and the recorded overlap is what the halves' measure says."""
+    conversations = generate.load("coherent")
+    assert len(conversations) == 6 and {c["lang"] for c in conversations} == {"en", "zh"}
+    questions = [(c, q) for c in conversations for q in c["questions"]]
+    assert len({q["id"] for _, q in questions}) == len(questions) == 124
+    assert {q["type"] for _, q in questions} == {"single", "list", "temporal", "update", "context"}
+    for conversation, q in questions:
+        turns = _turns(conversation)
+        dates = [datetime.fromisoformat(s["date"]) for s in conversation["sessions"]]
+        assert dates == sorted(dates) and datetime.fromisoformat(q["date"]) > dates[-1], q["id"]
+        assert q["lang"] == conversation["lang"]
+        pairs = [*zip(q["evidence"], q["needles"], strict=True), *zip(q.get("stale", ()), q.get("stale_needles", ()),
+                                                                       strict=True)]
+        assert len(q["evidence"]) >= 2 if q["type"] == "list" else len(q["evidence"]) == 1 or q["type"] in (
+            "temporal", "context"), q["id"]
+        for turn_id, needle in pairs:
+            assert [other for other, (_, body) in turns.items() if needle in body] == [turn_id], (q["id"], needle)
+        if q["type"] == "update":
+            assert turns[q["stale"][0]][0] < turns[q["evidence"][0]][0], q["id"]
+        evidence = [turns[t][1] for t in q["evidence"]]
+        assert generate.overlap(q["question"], evidence, q["entities"]) == q["overlap"], q["id"]
