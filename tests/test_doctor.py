@@ -275,3 +275,30 @@ def test_a_queue_file_that_cannot_be_read_is_a_problem_naming_it_not_a_traceback
     assert code == 1, out
     assert f"ctx-honcho: the writes it queued under {home / 'ctx_plugins' / 'ctx-honcho'} cannot be read" in out
     assert "ctx-mem0" in out and "archive" in out and out.rstrip().splitlines()[-1].startswith("  - ")
+
+
+def test_a_ctx_local_path_that_cannot_be_created_is_a_problem_and_the_turn_is_told(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A ctx-local `path` under a file (for another user: a folder they may not write): doctor said "available" and
+    "result: OK", and every turn was lost with nothing said but a line in errors.log (a newcomer walk). Doctor fails
+    naming the folder; the provider tells the user once (hermes shows it as a warning) that nothing is kept."""
+    from hermes_ctx_plugins.memory.local.provider import LocalProvider
+
+    home = write_config("")
+    (home / "afile").write_text("not a folder")
+    (home / "config.yaml").write_text(WIRED + "memory: {provider: ctx-local}\nctx_plugins:\n  options:\n"
+                                      "    ctx-local: {path: afile/sub/memory.db}\n", encoding="utf-8")
+    write_shims(home, ["ctx-local"])
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1 and f"cannot create it ({home / 'afile'} is not a folder)" in out, out
+    told: list[Any] = []
+    provider = LocalProvider({"path": "afile/sub/memory.db"}, hermes_home=home)
+    provider.attach(status_callback=told.append)
+    for turn in (1, 2):
+        with pytest.raises(OSError):
+            provider.sync_turn(Turn(SessionInfo("s", user_id="alice"), turn, "the deploy port is 8443", "noted"))
+    assert len(told) == 1 and "cannot keep what is said" in told[0].message, told  # once, not every turn
+    assert "ctx_plugins.options.ctx-local.path" in told[0].message
+    (home / "afile").unlink()
+    code, out = doctor(capsys, "--no-probe")  # the positive control: a creatable path is no problem
+    assert code == 0 and out.rstrip().endswith("result: OK"), out

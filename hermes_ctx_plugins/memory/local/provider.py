@@ -21,6 +21,7 @@ from ... import dense as shared_dense
 from ... import embedding, scope
 from ...config import Config, hermes_home
 from ...events import Forgotten, SessionInfo, Turn
+from ...isolation import StatusEvent
 from ...safety.judge import policy_for
 from ...safety.policy import Decision, Policy
 from ...storage import (
@@ -144,9 +145,28 @@ class LocalProvider(MemoryProvider):
                     self._backfill = dense.Backfill(self._embedder, lambda: self._open(WRITER_BUSY_SECONDS))
                     self._backfill.start()
                 queue = self._new_queue()
-                queue.start()  # kept once started: one that could not start (a folder this user may not write)
+                try:
+                    queue.start()  # kept once started: one that could not start (a folder this user may not write)
+                except OSError as exc:  # nothing said is kept: the user is told, not only the log (a newcomer walk:
+                    self._cannot_keep(exc)  # a path under a file, every turn lost, doctor and the turn saying nothing)
+                    raise
                 self._queue = queue  # said "the write queue is closed" at every later turn, not why
             return self._queue
+
+    def _cannot_keep(self, exc: OSError) -> None:
+        """Tell the user (hermes' warning line, once per five minutes per error) that the turns are not being kept."""
+        message = (f"{NAME} cannot keep what is said: its write queue {self.queue_dir} cannot be created ({exc}); "
+                   "no turn is stored until it can (check ctx_plugins.options.ctx-local.path)")
+        now = time.monotonic()
+        if now - self._reported.get(message, -_REPORT_EVERY) < _REPORT_EVERY:
+            return
+        self._reported[message] = now
+        callback = self.status_callback
+        if callback is not None:
+            try:
+                callback(StatusEvent(kind="unavailable", source=NAME, message=message))
+            except Exception:  # a broken status display must not break memory
+                log.exception("status callback failed for %r", message)
 
     def _new_queue(self) -> WriteBehindQueue:
         options = self.options

@@ -39,16 +39,24 @@ def memory_exists(path: Path, *, config: Config) -> bool:
 
 def memory_problem(path: Path, *, config: Config) -> str | None:
     """Why the memory store at ``path`` cannot be used (damaged, not a ctx-local database, written by a newer
-    release, unreadable), read without writing anything; ``None`` when it can, or does not exist yet (it is
-    created at first use). A store no process has open (no ``-wal`` beside it) is read as an immutable file, so
-    reading it makes no ``-wal`` / ``-shm``; its pages are checked for at most :data:`CHECK_SECONDS` (a red-team
-    pass: damage past the first page, a newer schema and the two files made by reading all went unseen)."""
-    if not path.exists():
-        return None
+    release, unreadable, or not there and not creatable by this user), read without writing anything; ``None`` when
+    it can, or does not exist yet and can be created (it is at first use). A store no process has open (no ``-wal``
+    beside it) is read as an immutable file, so reading it makes no ``-wal`` / ``-shm``; its pages are checked for at
+    most :data:`CHECK_SECONDS` (a red-team pass: damage past the first page, a newer schema and the two files made by
+    reading all went unseen)."""
     import os
 
     from .memory_schema import store_error
 
+    if not path.exists():  # created at first use, with its write queue beside it: can it be? (a newcomer walk: a path
+        # under a file said "available" and every turn was lost)
+        folder = next((p for p in path.parents if p.exists()), path.parent)
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            why = "is not a folder" if not folder.is_dir() else "cannot be written by this user"
+            return (f"ctx-local memory database {path}: no store yet, and this user cannot create it ({folder} {why}): "
+                    "no turn is kept until it can; set ctx_plugins.options.ctx-local.path to a file in a folder this "
+                    "user can write")
+        return None
     if not os.access(path, os.R_OK | os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK):
         return str(store_error(path, PermissionError("the file or its folder is read-only for this user")))
     others = [side.name for side in (Path(f"{path}-wal"), Path(f"{path}-shm"))
