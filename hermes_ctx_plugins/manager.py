@@ -75,6 +75,8 @@ def load_host(
         or duplicate name. :raises ProviderLimitError: two external memory providers.
     """
     cfg = config if isinstance(config, Config) else load_config(config, deployment=deployment)
+    for stray in cfg.stray_warnings():  # a ctx_plugins key that lost its indent: its setting is not in force
+        log.warning("%s", stray)
     try:
         return Host(cfg, plugins=plugins, status_callback=status_callback, clock=clock)
     except ConfigError as exc:  # found while building (a plugin's options): still file:line

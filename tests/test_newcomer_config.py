@@ -61,3 +61,29 @@ def test_a_memory_provider_left_empty_or_off_is_no_provider_as_hermes_reads_it(t
     path.write_text(f"memory:\n  provider: {value}\n")
     assert main(["--config", str(path), "check"]) == 0
     assert load_config(path).memory.provider == ""
+
+
+def test_a_ctx_plugins_key_that_lost_its_indent_is_said_where_it_is(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`archive: {enabled: false}` one indent too far left is a top-level key nobody reads: archiving went on and
+    `check` said "config OK" (a newcomer walk). `check` warns naming the line and where it belongs, `doctor` fails on
+    it, and hermes' own top-level keys (`memory`, `plugins`, `compression`) are no such slip."""
+    from hermes_ctx_plugins.config import load_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text("memory: {provider: ''}\nplugins: {enabled: [hermes-ctx]}\ncompression: {threshold: 0.8}\n"
+                    "ctx_plugins:\n  compressor: prune\narchive:\n  enabled: false\n")
+    assert load_config(path).plugins.archive.enabled  # the premise: the setting is not in force
+    assert main(["--config", str(path), "check"]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: {path}:6: 'archive' at the top level is not read" in out, out
+    assert "did you mean ctx_plugins.archive?" in out and "'memory'" not in out and "'plugins'" not in out
+    assert main(["--config", str(path), "doctor", "--no-probe"]) == 1
+    assert "did you mean ctx_plugins.archive?" in capsys.readouterr().out
+    path.write_text("ctx_plugins:\n  compressor: prune\n  archive:\n    enabled: false\n")  # the control: indented
+    assert main(["--config", str(path), "check"]) == 0
+    assert "at the top level" not in capsys.readouterr().out
+    from hermes_ctx_plugins.config.load import STRAY_KEYS
+
+    config = pytest.importorskip("hermes_cli.config", reason="needs the hermes extra")
+    assert not STRAY_KEYS & set(config.DEFAULT_CONFIG), "hermes reads a key of that name at its top level"

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     wiring = _fixable(args, hermes_wiring(raw, hermes_home(), host.plugins()))
     if args.bridge:  # a review: every Bridge's doctor said FAIL (exit 1), so its exit code watched nothing
         wiring = [w for w in wiring if w.ok or set_wrong(raw, w.check)]
-    problems = [f"{w.detail} (fix: {w.fix})" for w in wiring if not w.ok]
+    problems = [f"{w.detail} (fix: {w.fix})" for w in wiring if not w.ok] + config.stray_warnings()
     rows: list[dict[str, Any]] = []
     for entry in (r for r in host.registry if r.kind == "memory"):
         row: dict[str, Any] = {"name": entry.name, "external": entry.external, "source": entry.source,

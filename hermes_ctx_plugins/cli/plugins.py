@@ -62,10 +62,11 @@ def run(args: argparse.Namespace) -> int:
     # listed, but inside hermes an external provider runs only as its memory.provider (hermes' own rule)
     idle = [p.name for p in host.memory_providers if p.external and p.name != hermes_provider]
     wiring = _wiring_problems(args, host)
+    stray = host.config.stray_warnings()
     emit(args, {"ok": True, "config": host.config.source, "deployment": host.config.deployment,
                 "deployments": sorted(host.config.plugins.deployments), "compressor": compressor,
                 "memory_providers": providers, "hermes_memory_provider": hermes_provider if ours else None,
-                "not_run_by_hermes": idle, "hermes_wiring_problems": wiring},
+                "not_run_by_hermes": idle, "hermes_wiring_problems": wiring, "config_warnings": stray},
          lambda: "\n".join([f"config OK: {host.config.source}"
                             + (f" (deployment {host.config.deployment!r})" if host.config.deployment else ""),
                             f"compressor: {compressor or '(none: hermes built-in)'}",
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
                            + ([f"hermes' memory.provider: {hermes_provider} {said}"] if ours else [])
                            + ([_idle_note(idle, hermes_provider, host.config.line_of("memory.provider") is not None)]
                               if idle else [])
-                           + [f"warning: {problem}" for problem in wiring]
+                           + [f"warning: {problem}" for problem in [*stray, *wiring]]
                            + (["hermes-ctx check validates our config; `hermes-ctx doctor` checks hermes' wiring "
                                "too"] if wiring else [])))
     return 0

@@ -128,7 +128,14 @@ def _config_from_mapping(data: Mapping[str, Any], *, deployment: str | None, lab
         lines=lines,
         top_namespace=top_namespace,
         top_options=top_options,
+        stray=tuple(key for key in data if isinstance(key, str) and key in STRAY_KEYS),
     )
+
+
+#: keys of ``ctx_plugins:`` that hermes has no top-level key of the same name for: one at the top level of its config
+#: is a ``ctx_plugins`` key that lost its indent (a newcomer walk: ``archive: {enabled: false}`` one indent too far
+#: left kept archiving, and ``check`` said "config OK"); ``memory`` and ``plugins`` are hermes' own
+STRAY_KEYS = frozenset(f.name for f in dataclasses.fields(PluginSettings)) - {"memory", "plugins"}
 
 
 def _check_schema(schema: str) -> None:

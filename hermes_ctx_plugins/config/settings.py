@@ -246,6 +246,8 @@ class Config:
     #: ``ctx_plugins.options`` at the top level, before the active deployment's (what the top-level namespace's
     #: owners are made with: a deployment's own ``user_id`` is not the top level's)
     top_options: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
+    #: keys at the top level of the file that only ``ctx_plugins:`` has (:data:`.load.STRAY_KEYS`): read by nobody
+    stray: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def compressor_name(self) -> str:
@@ -277,6 +279,13 @@ class Config:
 
     def options_for(self, name: str) -> Mapping[str, Any]:
         return self.plugins.options.get(name, _EMPTY)
+
+    def stray_warnings(self) -> list[str]:
+        """One line per :attr:`stray` key: where it is, that nothing reads it, and where it belongs."""
+        return [f"{self.source}" + (f":{line}" if (line := self.lines.get(key)) else "")
+                + f": {key!r} at the top level is not read (hermes has no such key, and hermes-ctx-plugins reads its "
+                f"settings under ctx_plugins:): did you mean ctx_plugins.{key}? indent it under ctx_plugins"
+                for key in self.stray]
 
     def line_of(self, path: str) -> int | None:
         """The line in :attr:`source` that decides the value at the dotted key ``path`` of the

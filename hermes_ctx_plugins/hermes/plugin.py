@@ -217,7 +217,9 @@ class _Start:
             checked.forget(self.home)  # found broken: the next start checks before registering
             raise
         # no agent's status line exists yet: the terminal
-        for fallback in [*host.fallbacks, *_memory_lost(host), *_memory_unavailable(host)]:
+        # (and a ctx_plugins key that lost its indent: the setting it holds is not in force)
+        for fallback in [*host.fallbacks, *host.config.stray_warnings(), *_memory_lost(host),
+                         *_memory_unavailable(host)]:
             print(f"hermes-ctx-plugins: {fallback}\n  `hermes ctx doctor` says more", file=sys.stderr)
         state.host = host
         assert self.runtime is not None  # set as soon as the runtime exists, before anything asks for its host
