@@ -384,3 +384,38 @@ def test_an_export_of_a_memory_longer_than_a_mebibyte_is_replaced_by_the_next(tm
     config.write_text(json.dumps({"id": "x", "messages": [record], "api_key": "KEEP"}), encoding="utf-8")
     assert not _an_export(config)
 
+
+
+def test_reading_one_namespace_says_which_others_hold_memories(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """On a Bridge's home every memory is in a deployment's namespace: `memory stats`, `export --user alice` and
+    `search --all-scopes` without --deployment said 0 and "no matching memories", exit 0 -- an access request's
+    export silently empty (a newcomer walk). They still read one namespace; each now says which others hold what was
+    asked, and the --deployment that reads them."""
+    from local_helpers import say
+
+    from hermes_ctx_plugins.config import load_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text("ctx_plugins:\n  memory: {providers: [ctx-local]}\n  deployments: {support: {}}\n")
+    provider = LocalProvider({}, hermes_home=Path(os.environ["HERMES_HOME"]),
+                             config=load_config(str(path), deployment="support"))
+    for user in ("alice", "bob"):
+        say(provider, SessionInfo(session_id=f"s-{user}", user_id=user, deployment="support"),
+            f"{user}'s locker code is ZEBRA{len(user)}")
+    assert provider.flush(10)
+    provider.shutdown()
+    where = "memories are also held 2 in namespace 'support' (--deployment support)"
+    assert main(["--config", str(path), "memory", "stats"]) == 0
+    captured = capsys.readouterr()
+    assert "0 turns" in captured.out and f"counted the top-level namespace only; {where}" in captured.err, captured
+    assert main(["--config", str(path), "memory", "search", "locker", "--all-scopes"]) == 0
+    captured = capsys.readouterr()
+    assert "no matching memories" in captured.out and f"searched the top-level namespace only; {where}" in captured.err
+    assert main(["--config", str(path), "memory", "export", "--user", "alice"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and ("exported the top-level namespace only; memories are also held 1 in namespace "
+                                   "'support' (--deployment support)") in captured.err, captured
+    assert main(["--config", str(path), "--deployment", "support", "memory", "export", "--user", "alice"]) == 0
+    captured = capsys.readouterr()  # the control: read where they are, all of hers and nothing said of elsewhere
+    assert "ZEBRA5" in captured.out and "bob" not in captured.out and "also held" not in captured.err, captured
