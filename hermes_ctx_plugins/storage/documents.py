@@ -33,6 +33,10 @@ from .files import FileUnavailable
 Change = Callable[[bytes], bytes | None]
 
 
+#: the longest a change to a document file waits for its lock (hermes' writers hold it for milliseconds)
+DOCUMENT_LOCK_SECONDS = 10.0
+
+
 class Documents(abc.ABC):
     """Documents at paths; any thread of any process may call it."""
 
@@ -119,7 +123,9 @@ class FileDocuments(Documents):
             return new
 
     def hold(self, path: Path) -> contextlib.AbstractContextManager[None]:
-        return files.locked(path, error=self.error)  # hermes' own lock: the file is the document
+        # hermes' own lock: the file is the document; waited for DOCUMENT_LOCK_SECONDS at most (a lock a stopped
+        # process held kept a turn, and forget --user, waiting for ever and saying nothing: a hostile-values pass)
+        return files.locked(path, error=self.error, timeout=DOCUMENT_LOCK_SECONDS)
 
 
 def keep_copy(path: Path, raw: bytes, *, stamp: str, doing: str,

@@ -55,12 +55,15 @@ def lock_path(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: bool = True) -> Iterator[None]:
+def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: bool = True,
+           timeout: float | None = None) -> Iterator[None]:
     """Hold the cross-process lock of ``path`` (a sidecar ``<name>.lock``, the one hermes uses);
-    blocks until it is free (``wait``; else raises :class:`BlockingIOError` when another holds it). Creates
-    ``path``'s folder if needed.
+    blocks until it is free (``wait``; else raises :class:`BlockingIOError` when another holds it), for ``timeout``
+    seconds at most when given. Creates ``path``'s folder if needed.
 
-    :raises FileUnavailable: (``error``) the lock file cannot be created or locked.
+    :raises FileUnavailable: (``error``) the lock file cannot be created or locked, or another process held it
+        through ``timeout`` (a hostile-values pass: a lock a stopped process held kept a turn, or a forget, waiting
+        for ever, saying nothing).
     """
     # the same sidecar hermes locks, so our writers and hermes' exclude each other; the data file
     # itself cannot carry the lock because os.replace swaps it for a new inode
@@ -73,6 +76,9 @@ def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: 
     with handle:
         if sys.platform == "win32":
             handle.seek(0)  # msvcrt locks bytes from the current position, and "a+" starts at the end
+            import time
+
+            deadline = None if timeout is None else time.monotonic() + timeout
             while True:  # LK_LOCK gives up after ten one-second tries; keep waiting like flock
                 try:
                     msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
@@ -80,6 +86,9 @@ def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: 
                 except OSError as exc:
                     if not wait:
                         raise BlockingIOError(f"{sidecar} is locked by another process") from exc
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise error(sidecar, "lock", TimeoutError(
+                            f"another process has held it for {timeout:g} s")) from exc
             try:
                 yield
             finally:
@@ -87,12 +96,35 @@ def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: 
                 msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
         else:
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                if timeout is None or not wait:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                else:
+                    _flock_within(handle.fileno(), timeout)
             except BlockingIOError:
+                if timeout is not None and wait:
+                    raise error(sidecar, "lock", TimeoutError(
+                        f"another process has held it for {timeout:g} s (a process stopped while holding it?)")
+                    ) from None
                 raise
             except OSError as exc:  # e.g. ENOLCK on a network file system without lock support
                 raise error(sidecar, "lock", exc) from exc
             yield
+
+
+def _flock_within(fd: int, timeout: float) -> None:
+    """``flock`` ``fd`` exclusively, tried until ``timeout`` seconds have passed; :class:`BlockingIOError` then."""
+    import time
+
+    deadline, pause = time.monotonic() + timeout, 0.002
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.1)
 
 
 def atomic_write(path: Path, data: bytes, *, error: type[FileUnavailable] = FileUnavailable) -> None:

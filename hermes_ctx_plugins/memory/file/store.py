@@ -36,6 +36,7 @@ Errors (all carry the message the model should read)::
 from __future__ import annotations
 
 import codecs
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -47,7 +48,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from ...errors import HermesCtxError, did_you_mean
-from ...storage import files
+from ...storage import documents, files
 from ...storage.documents import Documents, FileDocuments, keep_copy
 from ...storage.files import FileUnavailable
 
@@ -469,7 +470,13 @@ class MemoryFile:
         return keep_copy(self.path, raw, stamp=stamp, doing="back up the outside edit to", error=StoreUnavailable)
 
 #: the package's one lock and atomic write, failing with this store's own error
-locked = functools.partial(files.locked, error=StoreUnavailable)
+def locked(path: Path) -> contextlib.AbstractContextManager[None]:
+    """A memory file's lock (hermes' own sidecar), waited for :data:`~...storage.documents.DOCUMENT_LOCK_SECONDS` at
+    most (a lock a stopped process held kept a user's writes, approvals and forget --user waiting for ever, saying
+    nothing: a hostile-values pass). :raises StoreUnavailable: it cannot be taken."""
+    return files.locked(path, error=StoreUnavailable, timeout=documents.DOCUMENT_LOCK_SECONDS)
+
+
 atomic_write = functools.partial(files.atomic_write, error=StoreUnavailable)
 
 

@@ -72,6 +72,10 @@ MAX_FETCHES_ALL = 16
 ROTATE_BYTES = 256 << 10
 
 
+#: the longest a write waits to note the namespaces it is written under (then it is noted at a later write)
+NOTE_LOCK_SECONDS = 2.0
+
+
 class RecallItem(NamedTuple):
     """One recalled piece of memory: its text, an optional id and section label."""
 
@@ -141,6 +145,7 @@ class RemoteProvider(ServiceProvider):
         self._lock = threading.Lock()  # guards _queue, _closing and _fetches
         #: whether this process noted the config's namespaces (:meth:`_note_namespaces`)
         self._namespaces_noted = False
+        self._namespaces_retry = 0.0  # (time.monotonic) when a note that could not be made is tried again
         self._fetches: list[tuple[str | None, threading.Thread]] = []  # (the user's breaker party, its thread)
         self._outage_reported = False
 
@@ -191,8 +196,8 @@ class RemoteProvider(ServiceProvider):
         problem = unsendable(write, local=self.local_keys)
         if problem:
             raise ToolError(f"refused: {what} cannot be sent ({problem})")
-        if not self._namespaces_noted:  # sent without the queue: a forget must still find its namespace
-            self._note_namespaces()
+        if not self._namespaces_noted and time.monotonic() >= self._namespaces_retry:  # sent without the queue: a
+            self._note_namespaces()  # forget must still find its namespace
         try:
             self.call(self.send_write, write)
         except ServiceUnavailable:
@@ -427,7 +432,9 @@ class RemoteProvider(ServiceProvider):
         what its text still names noted again, and said (a hostile-values pass: it was replaced without a word and
         ``forget --user`` reported success with the memories still there). Never fails a write."""
         try:
-            with locked(self._namespaces_file):
+            # waited for a moment at most: a lock a stopped process held kept every first write of every process
+            # waiting for ever, the turn with it (a hostile-values pass); not noted now, it is tried at the next write
+            with locked(self._namespaces_file, timeout=NOTE_LOCK_SECONDS):
                 noted, problem = _read_noted(self._namespaces_file)
                 if problem is not None:
                     noted = _salvaged(self._namespaces_file)
@@ -453,6 +460,7 @@ class RemoteProvider(ServiceProvider):
                         atomic_write(self._verbatim_file, json.dumps(sorted(known | ids)).encode("utf-8"))
             self._namespaces_noted = True
         except OSError as exc:
+            self._namespaces_retry = time.monotonic() + 60.0
             log.warning("%s: could not note the namespaces written under in %s (%s); forget --user reaches the "
                         "config's own", self.name, self._namespaces_file, exc)
 
