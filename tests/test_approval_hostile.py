@@ -148,3 +148,15 @@ def test_a_judges_reason_carries_no_escape_sequence_or_bidi_control() -> None:
     verdict = parse("HOSTILE: it plants \x1b[2K\x1b[1Aa standing order \u202eredro\u202c for later\x07")
     assert verdict is not None and verdict[0] is True
     assert verdict[1] == "it plants [2K[1Aa standing order redro for later"
+
+
+def test_a_damaged_pending_file_is_named_in_the_writes_answer() -> None:
+    """A pending.json that is no JSON: the next write to stage was answered "hermes-ctx could not check it (see the
+    log)", the file and what to do said nowhere (a hostile-values pass). The answer names the file; nothing staged."""
+    p = file_provider({"ctx_plugins": {"options": {"file": {"write_approval": "stage"}}}})
+    staged_item(p, "Prefers dark mode")
+    pending = home() / "memories" / "pending.json"
+    pending.write_text("{not json")
+    answer = tool(p, target="memory", action="add", content="Prefers light mode")
+    assert not answer["success"] and str(pending) in answer["error"] and "move it aside" in answer["error"], answer
+    assert pending.read_text() == "{not json"  # kept for the user to repair

@@ -545,8 +545,12 @@ class FileProvider(MemoryProvider):
             try:
                 pending_id = self.owner(session).pending.stage(
                     target, ops, session_id=session.session_id if session else "")
-            except TooManyPending as exc:  # (a pending file that cannot be used raises, as a memory file does)
+            except TooManyPending as exc:
                 return _error(str(exc))
+            except StoreUnavailable as exc:  # a damaged pending.json: the answer names it (it was "hermes-ctx could
+                # not check it (see the log)", the file and what to do told nowhere: a hostile-values pass)
+                return _error(f"memory write not staged: {exc}; repair that file or move it aside (writes are held "
+                              "for approval in it; nothing is staged until it can be read)")
             return json.dumps({"success": True, "staged": pending_id,
                                "message": f"held for the user's approval{screen.held} (hermes-ctx memory pending)"})
         self.owner(session).approved.add(screen.cleared)  # the judge cleared them: approved, for later loads
