@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -140,16 +141,14 @@ def test_a_pending_file_of_another_shape_is_a_clear_error_not_a_traceback(
         content: str, capsys: pytest.CaptureFixture[str]) -> None:
     """pending.json edited by hand (or written by something else): the memory tool raised TypeError / KeyError and
     `memory pending` crashed with a traceback (a red-team pass). Both now name the file and what to do; nothing of it
-    is lost (it is left where it is). The tool raises, as for a file that is not JSON: the host answers the model
-    that the provider is unavailable."""
+    is lost (it is left where it is). The tool answers so, as for a file that is not JSON (it raised, and the host's
+    answer to the model, "hermes-ctx could not check it (see the log)", named neither: a hostile-values pass)."""
     p = provider(write_approval="stage")
     assert tool(p, target="memory", action="add", content="The staging port is 8443")["staged"]
     [pending] = list(memories().rglob("pending.json"))
     pending.write_text(content, encoding="utf-8")
-    from hermes_ctx_plugins.memory.file.store import StoreUnavailable
-
-    with pytest.raises(StoreUnavailable, match=r"pending\.json.*move it aside"):  # as for a file that is not JSON
-        tool(p, target="memory", action="add", content="Deploys go out on Tuesdays")
+    answer = tool(p, target="memory", action="add", content="Deploys go out on Tuesdays")
+    assert not answer["success"] and re.search(r"pending\.json.*move it aside", answer["error"]), answer
     capsys.readouterr()
     assert main(["memory", "pending"]) == 3
     err = capsys.readouterr().err
