@@ -324,3 +324,13 @@ def test_a_user_json_nested_too_deep_is_a_clear_error(capsys: pytest.CaptureFixt
 
     with pytest.raises(ValueError, match="is not a JSON string"):
         from_typed_json("[" * 100_000 + "]" * 100_000)
+
+
+def test_check_gives_doctors_fix_where_install_cannot_edit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`plugins: {enabled: hermes-ctx}` (a text, not a list): check said "fix: hermes-ctx install", which then
+    refused it (exit 2, plugins.enabled must be a list); doctor said to fix that by hand first (a newcomer walk)."""
+    path = tmp_path / "config.yaml"
+    path.write_text("plugins:\n  enabled: hermes-ctx\ncontext: {engine: hermes-ctx}\nmemory: {provider: ctx-local}\n")
+    assert main(["--config", str(path), "check"]) == 0
+    out = capsys.readouterr().out
+    assert "fix: first fix what install cannot edit" in out and "plugins.enabled must be a list" in out, out
