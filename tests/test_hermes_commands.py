@@ -79,6 +79,14 @@ def test_slash_ctx_search_refuses_when_it_cannot_tell_whose_conversation(stub: S
     del agent, other
 
 
+def test_slash_ctx_search_before_the_first_message_says_to_send_one(stub: StubOpenAIServer) -> None:
+    """`hermes chat -r SESSION` builds its agent at the first message: /ctx search typed first said "a process running
+    0 conversations ... cannot be known" (a newcomer walk); it works after one message (the test above)."""
+    configure_hermes(stub, "ctx_plugins: {compressor: summarize}\n")
+    answer = _slash("search 9b41d07e3c")
+    assert "send one first" in answer and "0 conversations" not in answer, answer
+
+
 @pytest.mark.parametrize("gateway", ["platform", "process"])
 def test_slash_ctx_search_refuses_in_a_gateway_even_with_one_agent(stub: StubOpenAIServer, gateway: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:

@@ -186,6 +186,10 @@ def _archive(runtime: Runtime, command: str, text: str) -> str:
         return "/ctx: the archive is off (ctx_plugins.archive.enabled: false)"
     live = runtime.agents.live()
     platform = str(getattr(live[0], "platform", "") or "") if len(live) == 1 else ""
+    if not live and "gateway.run" not in sys.modules:  # `hermes chat` builds its agent at the first message (a
+        # newcomer walk: typed first after -r SESSION, it said "a process running 0 conversations")
+        return ("/ctx search and /ctx expand read this conversation's archive, and hermes starts the conversation at "
+                "its first message: send one first (or run `hermes-ctx archive search` on the host).")
     if len(live) != 1 or platform not in INTERACTIVE or "gateway.run" in sys.modules:
         # A gateway runs a plugin command before it builds (or finds) the sender's agent and keeps other
         # users' agents cached: the one live agent may well be someone else's.
