@@ -154,3 +154,26 @@ def test_a_pending_file_of_another_shape_is_a_clear_error_not_a_traceback(
     err = capsys.readouterr().err
     assert "pending.json" in err and "move it aside" in err and "Traceback" not in err
     assert pending.read_text(encoding="utf-8") == content
+
+
+BLANK = ["\u2800", "\u034f", "\ufe0f", "\U000e0100", "\U0001d159", "\u17b4", " \u2800\u034f \ufe0f "]
+
+
+@pytest.mark.parametrize("text", BLANK)
+def test_an_entry_of_characters_that_render_as_nothing_is_an_empty_one(text: str) -> None:
+    """Braille blank, a combining grapheme joiner, variation selectors, a null notehead, a Khmer inherent vowel, alone:
+    stored as a blank entry in USER.md and the prompt (a hostile-values pass). Refused as empty, naming them, by this
+    provider and by ctx-local's remember tool; an emoji with its selector, a private-use icon, are no blank."""
+    from hermes_ctx_plugins.memory.local import LocalProvider
+
+    p = provider()
+    answer = tool(p, target="user", action="add", content=text)
+    assert not answer["success"] and "the text is empty" in answer["error"] and "render as nothing" in answer["error"]
+    assert not any(memories().rglob("USER.md"))
+    local = LocalProvider({}, hermes_home=memories().parent)
+    said = json.loads(local.handle_tool_call("ctx_memory_remember", {"fact": text}, session=SESSION))
+    assert "non-empty text" in json.dumps(said), said
+    for shown in ("\u2764\ufe0f", "\ue0a0 branch icon"):  # the control: these show
+        assert tool(p, target="user", action="add", content=shown)["success"]
+        assert "non-empty" not in local.handle_tool_call("ctx_memory_remember", {"fact": shown}, session=SESSION)
+    local.shutdown()

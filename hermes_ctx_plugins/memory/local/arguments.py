@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import HermesCtxError
+from ...safety.engine.tables import renders_blank
 
 #: how much of a bad text value an error message shows
 _SHOWN_CHARS = 60
@@ -79,8 +80,9 @@ def _valid(value: Any, schema: Mapping[str, Any]) -> bool:
     if isinstance(value, int):
         return bool(schema.get("minimum", -math.inf) <= value <= schema.get("maximum", math.inf))
     if isinstance(value, str):
+        # text of characters that render as nothing is as empty as white space (a hostile-values pass)
         return bool(len(value) <= schema.get("maxLength", math.inf)
-                    and len(value.strip()) >= schema.get("minLength", 0))
+                    and (0 if renders_blank(value) else len(value.strip())) >= schema.get("minLength", 0))
     return bool(schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", math.inf))
 
 

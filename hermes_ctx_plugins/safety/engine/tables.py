@@ -18,6 +18,21 @@ LETTER_LOOKALIKES.update(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u22
 #: Hangul fillers, letters that render as nothing, and the blank braille pattern, a symbol that renders as a space
 #: but is no white space (it split a token out of the rules' sight)
 FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+#: symbols that render as nothing though no category says so: the fillers and the musical null notehead
+_BLANK_SYMBOLS = FILLERS | {"\U0001d159"}
+
+
+def renders_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing at all: only white space, non-spacing and enclosing marks (a combining grapheme
+    joiner, variation selectors), format, control and unassigned characters, and :data:`_BLANK_SYMBOLS` -- what a
+    memory entry of its own would be an empty line in the prompt of (a hostile-values pass stored U+2800, U+034F,
+    U+FE0F, U+E0100, U+1D159 and U+17B4 alone as entries). Private-use characters (an icon font's) show."""
+    import unicodedata
+
+    return all(c.isspace() or c in _BLANK_SYMBOLS or unicodedata.category(c) in _BLANK_CATEGORIES for c in text)
+
+
+_BLANK_CATEGORIES = frozenset({"Mn", "Me", "Cf", "Cc", "Cn", "Cs", "Zs", "Zl", "Zp"})
 #: code points that render as nothing (Unicode's default-ignorable ones) which this Python's Unicode tables leave
 #: unassigned, so no category says so: U+2065, U+FFF0-U+FFF8, U+13430-U+1343F (format characters since Unicode 15),
 #: U+E0000-U+E0FFF
