@@ -47,6 +47,14 @@ class CommandParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
+        # a value that starts with "-" reads as an option (`--user -x`, a query "-pear"): said how to give it (a
+        # hostile-values pass: "expected one argument" alone)
+        dashed = [word for word in sys.argv[1:] if word.startswith("-") and len(word) > 1 and not word.startswith(
+            "--") and not word[1:2].isdigit() and word not in self._option_string_actions]
+        if dashed and ("expected one argument" in message or "arguments are required" in message
+                       or "unrecognized arguments" in message):
+            message += (f" ({dashed[0]!r} reads as an option: give a value that starts with '-' joined to its option, "
+                        f"as --user={dashed[0]}, or a query after --: -- {dashed[0]})")
         self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\n")
 
 

@@ -505,3 +505,16 @@ def test_archive_show_into_a_reader_that_stops_early_ends_quietly_too() -> None:
         err = reader.stderr.read()
         assert reader.wait(timeout=120) == 1 and first, err
     assert err == b"", err.decode(errors="replace")[-2000:]
+
+
+def test_a_value_that_starts_with_a_dash_is_told_how_to_give(capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`forget --user -x`, `memory search --user alice -pear`: argparse said "expected one argument" / "query is
+    required" and no more (a hostile-values pass); the error says how to give such a value. Exit 4 as before."""
+    for argv in (["forget", "--user", "-x"], ["memory", "search", "--user", "alice", "-pear"]):
+        monkeypatch.setattr(sys, "argv", ["hermes-ctx", *argv])
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 4
+        err = capsys.readouterr().err
+        assert f"{argv[-1]!r} reads as an option" in err and f"--user={argv[-1]}" in err and f"-- {argv[-1]}" in err
