@@ -9,6 +9,7 @@ building them with their options, and what the host reports about itself.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import threading
@@ -55,6 +56,13 @@ class PluginRecord:
     description: str = ""
 
 
+@functools.lru_cache(maxsize=64)
+def _say_stray(warnings: tuple[str, ...]) -> None:
+    """Log each line once a process (a command builds its host more than once: said four times, a review)."""
+    for warning in warnings:
+        log.warning("%s", warning)
+
+
 def load_host(
     config: str | os.PathLike[str] | Mapping[str, Any] | Config | None = None,
     *,
@@ -75,8 +83,8 @@ def load_host(
         or duplicate name. :raises ProviderLimitError: two external memory providers.
     """
     cfg = config if isinstance(config, Config) else load_config(config, deployment=deployment)
-    for stray in cfg.stray_warnings():  # a ctx_plugins key that lost its indent: its setting is not in force
-        log.warning("%s", stray)
+    if cfg.source != "<dict>":  # (a mapping is a copy of a file already said, or a caller's own: it sees .stray)
+        _say_stray(tuple(cfg.stray_warnings()))  # a ctx_plugins key that lost its indent: its setting is not in force
     try:
         return Host(cfg, plugins=plugins, status_callback=status_callback, clock=clock)
     except ConfigError as exc:  # found while building (a plugin's options): still file:line

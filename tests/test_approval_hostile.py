@@ -160,3 +160,28 @@ def test_a_damaged_pending_file_is_named_in_the_writes_answer() -> None:
     answer = tool(p, target="memory", action="add", content="Prefers light mode")
     assert not answer["success"] and str(pending) in answer["error"] and "move it aside" in answer["error"], answer
     assert pending.read_text() == "{not json"  # kept for the user to repair
+
+
+def test_a_pending_file_held_by_another_process_is_not_called_damaged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pending.json whose lock another process held past the wait was answered "repair that file or move it aside"
+    (a review): moving it aside orphans every staged write. A held or unwritable file says to try again."""
+    import subprocess
+    import sys
+
+    from hermes_ctx_plugins.storage import documents, files
+
+    monkeypatch.setattr(documents, "DOCUMENT_LOCK_SECONDS", 0.3)
+    p = file_provider({"ctx_plugins": {"options": {"file": {"write_approval": "stage"}}}})
+    staged_item(p, "Prefers dark mode")
+    pending = home() / "memories" / "pending.json"
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\n"
+                               "fcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)",
+                               str(files.lock_path(pending))], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        answer = tool(p, target="memory", action="add", content="Prefers light mode")
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert not answer["success"] and "try again later" in answer["error"] and "move it aside" not in answer["error"]
+    assert len(json.loads(pending.read_text())) == 1  # the staged write is still there

@@ -300,5 +300,9 @@ def test_a_ctx_local_path_that_cannot_be_created_is_a_problem_and_the_turn_is_to
     assert len(told) == 1 and "cannot keep what is said" in told[0].message, told  # once, not every turn
     assert "ctx_plugins.options.ctx-local.path" in told[0].message
     (home / "afile").unlink()
+    (home / "afile").symlink_to(home / "not mounted")  # a link to a folder not there (a mount not mounted yet)
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1 and "is a link to nothing" in out, out  # (it was "available": a review)
+    (home / "afile").unlink()
     code, out = doctor(capsys, "--no-probe")  # the positive control: a creatable path is no problem
     assert code == 0 and out.rstrip().endswith("result: OK"), out

@@ -173,7 +173,9 @@ def test_an_entry_of_characters_that_render_as_nothing_is_an_empty_one(text: str
     local = LocalProvider({}, hermes_home=memories().parent)
     said = json.loads(local.handle_tool_call("ctx_memory_remember", {"fact": text}, session=SESSION))
     assert "non-empty text" in json.dumps(said), said
-    for shown in ("\u2764\ufe0f", "\ue0a0 branch icon"):  # the control: these show
+    # the control: these show -- an emoji with its selector, an icon font's private-use character, and an emoji newer
+    # than this Python's Unicode tables (unassigned to it, U+1FA77 alone was refused as empty: a review)
+    for shown in ("\u2764\ufe0f", "\ue0a0 branch icon", "\U0001fa77"):
         assert tool(p, target="user", action="add", content=shown)["success"]
         assert "non-empty" not in local.handle_tool_call("ctx_memory_remember", {"fact": shown}, session=SESSION)
     local.shutdown()

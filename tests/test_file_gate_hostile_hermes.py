@@ -52,3 +52,16 @@ def test_a_withheld_entry_never_reaches_the_model_through_the_memory_tools_answe
     assert HOSTILE_ON_DISK not in system and "withheld" in system  # the prompt: withheld
     wire = json.dumps([r.body["messages"] for r in stub.chat_requests[1:]])  # type: ignore[index]
     assert "obey only the instructions" not in wire
+
+
+@pytest.mark.parametrize("text", ["\u2800", "\u034f", " \ufe0f\U000e0100 "])
+def test_hermes_own_memory_tool_refuses_an_entry_that_renders_as_nothing(stub: StubOpenAIServer, text: str) -> None:
+    """The path the model's memory tool takes in hermes is our gate: a blank entry (braille blank, a combining grapheme
+    joiner, selectors alone) was answered "Entry added" and put in every later prompt (a review: the store's own check
+    covered our provider's tool alone)."""
+    configure_hermes(stub, "memory: {memory_enabled: true, user_profile_enabled: true}\n")
+    stub.tool_call("memory", {"action": "add", "target": "user", "content": text})
+    stub.reply("ok")
+    [answer] = tool_results(new_agent(stub, toolsets=["memory"]).run_conversation("note it", conversation_history=[]))
+    assert answer["success"] is False and "render as nothing" in answer["error"], answer
+    assert not list(memories().rglob("USER.md"))

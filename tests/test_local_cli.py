@@ -405,17 +405,22 @@ def test_reading_one_namespace_says_which_others_hold_memories(tmp_path: Path,
             f"{user}'s locker code is ZEBRA{len(user)}")
     assert provider.flush(10)
     provider.shutdown()
-    where = "memories are also held 2 in namespace 'support' (--deployment support)"
+    where = "memories are also held in namespace 'support' (--deployment support)"
     assert main(["--config", str(path), "memory", "stats"]) == 0
     captured = capsys.readouterr()
-    assert "0 turns" in captured.out and f"counted the top-level namespace only; {where}" in captured.err, captured
+    assert "0 turns" in captured.out and ("counted the top-level namespace only; memories are also held 2 in "
+                                          "namespace 'support' (--deployment support)") in captured.err, captured
     assert main(["--config", str(path), "memory", "search", "locker", "--all-scopes"]) == 0
     captured = capsys.readouterr()
     assert "no matching memories" in captured.out and f"searched the top-level namespace only; {where}" in captured.err
+    assert main(["--config", str(path), "memory", "search", "locker", "--user", "alice", "--json"]) == 0
+    captured = capsys.readouterr()  # --json: stdout the document alone, the note on stderr
+    assert captured.out.strip() == "[]" and f"searched the top-level namespace only; {where}" in captured.err
     assert main(["--config", str(path), "memory", "export", "--user", "alice"]) == 0
     captured = capsys.readouterr()
-    assert captured.out == "" and ("exported the top-level namespace only; memories are also held 1 in namespace "
-                                   "'support' (--deployment support)") in captured.err, captured
+    assert captured.out == "" and f"exported the top-level namespace only; {where}" in captured.err, captured
+    assert main(["--config", str(path), "memory", "export", "--user", "carol"]) == 0
+    assert "also held" not in capsys.readouterr().err  # nobody's memories elsewhere: nothing said
     assert main(["--config", str(path), "--deployment", "support", "memory", "export", "--user", "alice"]) == 0
     captured = capsys.readouterr()  # the control: read where they are, all of hers and nothing said of elsewhere
     assert "ZEBRA5" in captured.out and "bob" not in captured.out and "also held" not in captured.err, captured

@@ -44,6 +44,7 @@ from ...config import hermes_home
 from ...events import Forgotten, Message, SessionInfo, Turn
 from ...options import option, short_repr
 from ...safety import Finding, placeholder
+from ...safety.engine.tables import renders_blank
 from ...safety.judge import policy_for
 from ...safety.policy import Policy
 from ...scope import path_segment
@@ -517,6 +518,11 @@ class FileProvider(MemoryProvider):
         control = next((m for op in ops if (m := CONTROL.search(op.text.replace("\r", "\n")))), None)
         if control is not None:  # hermes' writer would store it: a terminal showing the file obeys it
             return _error(f"the text holds a control character (U+{ord(control.group()):04X}); write it without one")
+        blank = next((op.text for op in ops if op.action != "remove" and op.text and renders_blank(op.text)), None)
+        if blank is not None:  # hermes' writer would store a blank entry, in every later prompt (a review: this gate
+            # is the path hermes' own tool takes; the store's own check covered only ours)
+            shown = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(blank) if not c.isspace())[:80]
+            return _error(f"the text is empty (it holds only characters that render as nothing: {shown})")
         file = self.owner(session).store.file(target)
         try:  # hermes' writer takes a file it cannot open as empty and replaces it; it fails on one not UTF-8
             problem = file.unreadable_by_hermes()
@@ -547,10 +553,14 @@ class FileProvider(MemoryProvider):
                     target, ops, session_id=session.session_id if session else "")
             except TooManyPending as exc:
                 return _error(str(exc))
-            except StoreUnavailable as exc:  # a damaged pending.json: the answer names it (it was "hermes-ctx could
-                # not check it (see the log)", the file and what to do told nowhere: a hostile-values pass)
-                return _error(f"memory write not staged: {exc}; repair that file or move it aside (writes are held "
-                              "for approval in it; nothing is staged until it can be read)")
+            except StoreUnavailable as exc:  # the answer names the file (it was "hermes-ctx could not check it (see
+                # the log)", the file and what to do told nowhere: a hostile-values pass); damaged: repaired or moved
+                # aside; held by another process or not writable (a review: told to move it aside, the staged writes
+                # in it orphaned): said as it is
+                damaged = exc.doing.startswith("read")
+                return _error(f"memory write not staged: {exc}" + (
+                    "; repair that file or move it aside (writes are held for approval in it; nothing is staged until "
+                    "it can be read)" if damaged else "; nothing was staged: try again later"))
             return json.dumps({"success": True, "staged": pending_id,
                                "message": f"held for the user's approval{screen.held} (hermes-ctx memory pending)"})
         self.owner(session).approved.add(screen.cleared)  # the judge cleared them: approved, for later loads

@@ -45,7 +45,7 @@ from ...storage import LocalStoreError, MemoryBackend, memory_exists, open_memor
 from ...storage import text as query
 from . import recall
 from .arguments import describe
-from .elsewhere import elsewhere_note, namespaces_holding, namespaces_of, say_elsewhere
+from .elsewhere import namespace_counts, namespaces_of, say_elsewhere
 from .options import NAME
 from .provider import LocalProvider
 from .queue import inspect
@@ -180,18 +180,23 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
     ranked = ranked[:args.limit]
     if wants_json(args):
         print_json([{**r.memory.as_json(), "score": round(r.score, 4)} for r in ranked], indent=None)  # one line
-        return 0
-    for item in ranked:
-        memory = item.memory
-        scope = f"user {typed(memory.user_id)} chat {typed(memory.chat_id)}"
-        print(shown(f"[{recall.provenance(memory)} · {scope}] {query.excerpt(memory.text, terms, 300)}"))
-    if not ranked:
-        print("no matching memories")
-        others, unnamed = (namespaces_holding(store, args) if args.all_scopes
-                           else (namespaces_of(store, args, user_id=args.user or "", chat_id=args.chat), 0))
-        if others or unnamed:
-            print(shown(f"hermes-ctx: {elsewhere_note(others, unnamed, args, 'searched')}"), file=sys.stderr)
+    else:
+        for item in ranked:
+            memory = item.memory
+            scope = f"user {typed(memory.user_id)} chat {typed(memory.chat_id)}"
+            print(shown(f"[{recall.provenance(memory)} · {scope}] {query.excerpt(memory.text, terms, 300)}"))
+        if not ranked:
+            print("no matching memories")
+    if not ranked:  # (on stderr: --json's stdout stays the one document)
+        say_elsewhere(namespaces_of(store, args, user_id=None if args.all_scopes else args.user or "",
+                                    chat_id=None if args.all_scopes else args.chat), args, "searched")
     return 0
+
+
+def _exported_elsewhere(store: MemoryBackend, args: argparse.Namespace) -> None:
+    """After an export: the other namespaces holding what its filters select, on stderr."""
+    say_elsewhere(namespaces_of(store, args, user_id=args.user, chat_id=args.chat, session_id=args.session), args,
+                  "exported")
 
 
 def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
@@ -210,7 +215,7 @@ def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
                 report.update(store.stats(args.namespace))
                 progress = store.progress()
                 report["quarantine"] = [vars(q) for q in store.quarantined(args.namespace)]
-                report["other_namespaces"], report["other_namespaces_unnamed"] = namespaces_holding(store, args)
+                report["other_namespaces"] = namespace_counts(store, args)
             finally:
                 store.close()
     except LocalStoreError as exc:
@@ -223,9 +228,8 @@ def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
     report["waiting_known"] = progress is not None
     report["segments"] = [{"path": str(s.path), "waiting": s.waiting, "live": s.live} for s in segments]
     emit(args, report, lambda: _stats_text(report))
-    others, unnamed = report.get("other_namespaces") or {}, report.get("other_namespaces_unnamed") or 0
-    if (others or unnamed) and not wants_json(args):
-        print(shown(f"hermes-ctx: {elsewhere_note(others, unnamed, args, 'counted')}"), file=sys.stderr)
+    if not wants_json(args):
+        say_elsewhere(report.get("other_namespaces") or {}, args, "counted")
     if report["error"]:
         print(f"hermes-ctx: {report['error']}", file=sys.stderr)
         return EXIT_PLUGIN
@@ -270,7 +274,7 @@ def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
                               session_id=args.session)
     if wants_json(args) and args.output is None:
         print_json([memory.as_json() for memory in memories])
-        say_elsewhere(store, args, "exported")
+        _exported_elsewhere(store, args)
         return 0
     try:
         out: TextIO = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
@@ -299,7 +303,7 @@ def _export(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
         print_json(_exported(count, args))
     else:
         print(f"exported {count:,} memories" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
-    say_elsewhere(store, args, "exported")
+    _exported_elsewhere(store, args)
     return 0
 
 
@@ -457,7 +461,8 @@ def _forget(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
                                session_id=args.session)
     # the namespace searched, and the others holding what was asked (a review: "forgot 0 memories" and exit 0 read as
     # done while her memories in a deployment's namespace stayed)
-    others = sorted(namespaces_of(store, args, user_id=args.user, chat_id=args.chat, session_id=args.session))
+    others = sorted({m.namespace for m in store.memories(user_id=args.user, chat_id=args.chat,
+                                                         session_id=args.session)} - {args.namespace})
     where = f"namespace {args.namespace!r}" if args.namespace else "the top-level namespace"
     also = (f"; {', '.join(repr(n) if n else 'the top level' for n in others)} also "
             f"{'hold' if len(others) > 1 else 'holds'} some: hermes-ctx --deployment <its deployment> memory forget "

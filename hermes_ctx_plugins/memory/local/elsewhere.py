@@ -3,64 +3,71 @@
 Each command reads the namespace of the config's deployment (``--deployment``; none: the top level's). On a Bridge's
 home every memory is in a deployment's namespace: `memory stats`, `export --user alice` and `search --all-scopes` said
 "0" and "no matching memories" there, exit 0 -- an access request's export silently empty (a newcomer walk). They still
-read one namespace, and say on stderr which others hold memories and the ``--deployment`` that reads each.
+read one namespace, and say on stderr which other namespaces of the config's deployments hold memories, and the
+``--deployment`` that reads each. Each namespace is asked once, for one memory (or, for ``stats``, its counts): the
+store is not read through (a review: reading a user's every memory for it made a search of a 300,000-turn store take
+20 s instead of 0.4 s).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping, Sequence
 
 from ...cliutil import shown
 from ...config import Config
 from ...storage import MemoryBackend
 
 
+def _others(args: argparse.Namespace) -> list[str]:
+    config: Config = args.config_read
+    return [namespace for namespace in config.memory_namespaces() if namespace != args.namespace]
+
+
 def namespaces_of(store: MemoryBackend, args: argparse.Namespace, *, user_id: str | None = None,
-                   chat_id: str | None = None, session_id: str | None = None) -> dict[str, int]:
-    """The namespaces but the one asked (``args.namespace``) holding memories of that user, chat or session
-    (``None``: any), and how many: read from those memories alone."""
-    found: dict[str, int] = {}
-    for memory in store.memories(user_id=user_id, chat_id=chat_id, session_id=session_id):
-        if memory.namespace != args.namespace:
-            found[memory.namespace] = found.get(memory.namespace, 0) + 1
+                  chat_id: str | None = None, session_id: str | None = None) -> list[str]:
+    """The namespaces of the config's deployments but the one asked (``args.namespace``) that hold a memory of that
+    user, chat and session (``None``: any)."""
+    found = []
+    for namespace in _others(args):
+        memories = store.memories(namespace=namespace, user_id=user_id, chat_id=chat_id, session_id=session_id)
+        try:
+            if next(iter(memories), None) is not None:
+                found.append(namespace)
+        finally:
+            close = getattr(memories, "close", None)
+            if callable(close):  # a generator stopped after one: its cursor let go now
+                close()
     return found
 
 
-def namespaces_holding(store: MemoryBackend, args: argparse.Namespace) -> tuple[dict[str, int], int]:
-    """The namespaces but the one asked holding any memory, and how many; then how many more every namespace together
-    holds (namespaces this config does not name): each namespace the config's deployments use is asked for its count,
-    the store is not read through for it."""
-    def held(namespace: str | None) -> int:
-        stats = store.stats(namespace)
-        return int(stats["turns"]) + int(stats["facts"])
-
-    config: Config = args.config_read
-    found = {namespace: count for namespace in config.memory_namespaces() if namespace != args.namespace
-             and (count := held(namespace))}
-    return found, max(0, held(None) - held(args.namespace) - sum(found.values()))
+def namespace_counts(store: MemoryBackend, args: argparse.Namespace) -> dict[str, int]:
+    """The memories (turns and facts) of each namespace of the config's deployments but the one asked, those holding
+    any."""
+    counts = {namespace: int(stats["turns"]) + int(stats["facts"])
+              for namespace in _others(args) for stats in [store.stats(namespace)]}
+    return {namespace: count for namespace, count in counts.items() if count}
 
 
-def elsewhere_note(others: dict[str, int], unnamed: int, args: argparse.Namespace, done: str) -> str:
-    """What a command that read one namespace says of the others holding what was asked (a newcomer walk: on a
-    Bridge's home `memory stats`, `export --user` and `search --all-scopes` said "0" and "no matching memories" of a
-    store holding a deployment's memories, exit 0)."""
+def elsewhere_note(others: Mapping[str, int] | Sequence[str], args: argparse.Namespace, done: str) -> str:
+    """What a command that read one namespace says of ``others`` (with their counts, when it has them)."""
     config: Config = args.config_read
     deployments = {config.deployment_namespace(name): name for name in config.plugins.deployments}
     where = f"namespace {args.namespace!r}" if args.namespace else "the top-level namespace"
-    parts = [f"{count:,} in the top-level namespace (without --deployment)" if not namespace
-             else f"{count:,} in namespace {namespace!r}" + (f" (--deployment {deployments[namespace]})"
-                                                            if namespace in deployments else "")
-             for namespace, count in others.items()]
-    parts += [f"{unnamed:,} in namespaces this config names no deployment for"] if unnamed else []
-    return (f"{done} {where} only; memories are also held {'; '.join(parts)} (each command reads one namespace: "
-            "--deployment NAME picks it; hermes-ctx forget --user reaches every one)")
+
+    def said(namespace: str) -> str:
+        count = f"{others[namespace]:,} " if isinstance(others, Mapping) else ""
+        if not namespace:
+            return f"{count}in the top-level namespace (without --deployment)"
+        return f"{count}in namespace {namespace!r}" + (f" (--deployment {deployments[namespace]})"
+                                                       if namespace in deployments else "")
+
+    return (f"{done} {where} only; memories are also held {'; '.join(map(said, others))} (each command reads one "
+            "namespace: --deployment NAME picks it; hermes-ctx forget --user reaches every one)")
 
 
-def say_elsewhere(store: MemoryBackend, args: argparse.Namespace, done: str) -> None:
-    """After an export: the other namespaces holding what its filters select, on stderr."""
-    others, unnamed = ((namespaces_of(store, args, user_id=args.user, chat_id=args.chat, session_id=args.session), 0)
-                       if args.user is not None or args.chat is not None or args.session is not None
-                       else namespaces_holding(store, args))
-    if others or unnamed:
-        print(shown(f"hermes-ctx: {elsewhere_note(others, unnamed, args, done)}"), file=sys.stderr)
+def say_elsewhere(others: Mapping[str, int] | Sequence[str], args: argparse.Namespace, done: str) -> None:
+    """:func:`elsewhere_note` on stderr, when ``others`` holds any."""
+    if others:
+        print(shown(f"hermes-ctx: {elsewhere_note(others, args, done)}"), file=sys.stderr)

@@ -233,6 +233,8 @@ class RemoteProvider(ServiceProvider):
 
     def _put(self, write: Write) -> None:
         write = {**write, QUEUED_IN: self.config.deployment or ""}  # read by _routed, never sent
+        if not self._namespaces_noted and self._queue is not None and time.monotonic() >= self._namespaces_retry:
+            self._note_namespaces()  # a note that could not be made when the queue started (its lock held): again
         try:
             self._writer().put(write)
         except QueueClosedError:  # a shutdown closed it meanwhile; the next queue takes the write
@@ -380,6 +382,7 @@ class RemoteProvider(ServiceProvider):
         ids settings of any deployment wrote under verbatim there (:meth:`_note_namespaces`): a deployment that shared
         it with a fixed ``user_id`` and moved to a namespace of its own left that id's memories there (a review)."""
         noted, problem = _read_noted(self._namespaces_file) if namespaces is None else (set(), None)
+        noted |= self._read_unnoted() if namespaces is None else set()
         spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(noted))
                                      if namespaces is None else namespaces))
         owners = [(space, self.owner_for(space, user_id)) for space in spaces]
@@ -425,6 +428,35 @@ class RemoteProvider(ServiceProvider):
     def _damaged_namespaces(self) -> Path:
         return self._namespaces_file.with_name("namespaces.json.damaged")
 
+    @property
+    def _unnoted_file(self) -> Path:
+        """Namespaces a write was made under while the note's lock could not be had: one JSON string a line, appended
+        without the lock, folded into the note by the next note made (a review: a note that timed out left a
+        deployment renamed later unreachable, and forget --user reported success with the memories still there)."""
+        return self.state_dir / "namespaces.unnoted"
+
+    def _keep_unnoted(self) -> None:
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            with open(self._unnoted_file, "a", encoding="utf-8") as out:  # one write: whole lines, appended
+                out.write("".join(json.dumps(name) + "\n" for name in self.config.memory_namespaces()))
+        except OSError as exc:
+            log.warning("%s: could not keep the namespaces written under in %s either (%s)", self.name,
+                        self._unnoted_file, exc)
+
+    def _read_unnoted(self) -> set[str]:
+        """The namespaces :meth:`_keep_unnoted` kept (a damaged line is skipped: the next note rewrites them all)."""
+        try:
+            lines = self._unnoted_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:  # none (the usual), or unreadable: the note alone
+            return set()
+        names: set[str] = set()
+        for line in lines:
+            with contextlib.suppress(ValueError, RecursionError):
+                if isinstance(name := json.loads(line), str):
+                    names.add(name)
+        return names
+
     def _note_namespaces(self) -> None:
         """Note the config's namespaces before the first write of a queue: a deployment renamed since keeps its
         memories at the service under its old namespace, which a later ``forget --user`` must still reach (a
@@ -442,9 +474,12 @@ class RemoteProvider(ServiceProvider):
                     log.warning("%s: the note of the namespaces written under, %s, cannot be read (%s): kept as %s; "
                                 "the %d names its text still holds are noted again, forget --user says so",
                                 self.name, self._namespaces_file, problem, self._damaged_namespaces.name, len(noted))
-                if problem is not None or not noted.issuperset(self.config.memory_namespaces()):
-                    names = sorted(noted.union(self.config.memory_namespaces()))
+                unnoted = self._read_unnoted()
+                if problem is not None or not noted.issuperset({*self.config.memory_namespaces(), *unnoted}):
+                    names = sorted(noted.union(self.config.memory_namespaces(), unnoted))
                     atomic_write(self._namespaces_file, json.dumps(names).encode("utf-8"))
+                if unnoted:  # (in the note now)
+                    self._unnoted_file.unlink(missing_ok=True)
                 if self.config.memory_namespace == "":  # its fixed and anonymous ids are used there as they are
                     fixed = getattr(self.options, "user_id", "")  # with a fixed id, the anonymous one is never used
                     ids = {f"user_id:{fixed}"} if fixed else {
@@ -461,8 +496,9 @@ class RemoteProvider(ServiceProvider):
             self._namespaces_noted = True
         except OSError as exc:
             self._namespaces_retry = time.monotonic() + 60.0
-            log.warning("%s: could not note the namespaces written under in %s (%s); forget --user reaches the "
-                        "config's own", self.name, self._namespaces_file, exc)
+            self._keep_unnoted()  # where forget --user finds them meanwhile
+            log.warning("%s: could not note the namespaces written under in %s (%s); kept in %s, noted at a later "
+                        "write", self.name, self._namespaces_file, exc, self._unnoted_file.name)
 
     def _namespaces_doubt(self, problem: str | None) -> Forgotten | None:
         """The report's entry saying the noted namespaces may be incomplete (a note found damaged, or unreadable

@@ -50,9 +50,10 @@ def memory_problem(path: Path, *, config: Config) -> str | None:
 
     if not path.exists():  # created at first use, with its write queue beside it: can it be? (a newcomer walk: a path
         # under a file said "available" and every turn was lost)
-        folder = next((p for p in path.parents if p.exists()), path.parent)
+        folder = next((p for p in path.parents if os.path.lexists(p)), path.parent)  # (a link: where it points)
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
-            why = "is not a folder" if not folder.is_dir() else "cannot be written by this user"
+            why = ("is a link to nothing (a folder not mounted yet?)" if folder.is_symlink() and not folder.exists()
+                   else "is not a folder" if not folder.is_dir() else "cannot be written by this user")
             return (f"ctx-local memory database {path}: no store yet, and this user cannot create it ({folder} {why}): "
                     "no turn is kept until it can; set ctx_plugins.options.ctx-local.path to a file in a folder this "
                     "user can write")
