@@ -4,12 +4,14 @@ the time; a link's -wal was missed; a killed reader's copies stayed in the tempo
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -267,22 +269,60 @@ time.sleep(60)
 """
 
 
+@contextlib.contextmanager
+def _fresh_stores_held_open(folder: Path) -> Iterator[None]:
+    """A memory store and an archive in ``folder`` written and held open by another process (:data:`_HOLDER`: a
+    gateway's first hours, everything in their -wal, the files alone holding no table), until the block ends."""
+    import subprocess
+
+    owner = subprocess.Popen([sys.executable, "-c", _HOLDER, str(folder)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (folder / "ready").exists():
+            assert owner.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        yield
+    finally:
+        owner.kill()
+        owner.wait()
+
+
+@contextlib.contextmanager
+def _held_by_an_older_release(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``path`` held open by another process with writes in its -wal (an older release's gateway), and any private
+    copy of it made for a read failing the test (an older layout is refused from the file)."""
+    import subprocess
+
+    holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time\n"
+                               "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                               "c.execute('PRAGMA journal_mode = WAL')\nc.execute('PRAGMA wal_autocheckpoint = 0')\n"
+                               "c.execute('CREATE TABLE pad (x)')\nc.execute('INSERT INTO pad VALUES (1)')\n"
+                               "print('ready', flush=True)\ntime.sleep(60)", str(path)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        assert Path(f"{path}-wal").stat().st_size > 0  # the premise
+
+        def copied(*_: Any) -> None:
+            raise AssertionError("copied to be refused")
+
+        monkeypatch.setattr(opening, "_copied", copied)
+        yield
+    finally:
+        holder.kill()
+        holder.communicate()
+
+
 def test_a_store_its_owner_holds_open_and_has_not_checkpointed_yet_is_read(tmp_path: Path) -> None:
     """A gateway's first hours: its stores are open, everything written is in their -wal (fewer pages than a
     checkpoint waits for), the file alone holds no table. Another user's read said "schema version 0 ... open it once
     as a user who can write it" (a review); the file is read with its -wal (a private copy) then."""
-    import subprocess
 
     from hermes_ctx_plugins.storage.base import Scope
     from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
     from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 
-    owner = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path)])
-    try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "ready").exists():
-            assert owner.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
+    with _fresh_stores_held_open(tmp_path):
         assert (tmp_path / "memory.db").stat().st_size <= 4096  # the premise: nothing checkpointed into the file
         memory = LocalStore(tmp_path / "memory.db", read_only=True)
         try:
@@ -295,9 +335,6 @@ def test_a_store_its_owner_holds_open_and_has_not_checkpointed_yet_is_read(tmp_p
             assert len(hits) == 1, hits
         finally:
             archive.close()
-    finally:
-        owner.kill()
-        owner.wait()
 
 
 _TURN_WRITER = """
@@ -354,27 +391,11 @@ def test_an_older_layout_is_refused_from_the_file_without_copying_it(tmp_path: P
     older = sqlite3.connect(path, isolation_level=None)
     older.execute("PRAGMA user_version = 3")
     older.close()
-    holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time\n"
-                               "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-                               "c.execute('PRAGMA wal_autocheckpoint = 0')\n"
-                               "c.execute('CREATE TABLE pad (x)')\nc.execute('INSERT INTO pad VALUES (1)')\n"
-                               "print('ready', flush=True)\ntime.sleep(60)", str(path)],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
-        assert Path(f"{path}-wal").stat().st_size > 0  # the premise
-
-        def copied(*_: Any) -> None:
-            raise AssertionError("copied to be refused")
-
-        monkeypatch.setattr(opening, "_copied", copied)
+    with _held_by_an_older_release(path, monkeypatch):
         with pytest.raises(LocalStoreError) as refused:
             LocalStore(path, read_only=True)
         assert "schema version 3" in str(refused.value) and "open it once as a user who can write it" in str(
             refused.value)
-    finally:
-        holder.kill()
-        holder.communicate()
 
 
 def test_a_ctrl_c_while_a_fresh_stores_copy_is_first_read_leaves_no_copy(tmp_path: Path,
@@ -382,7 +403,6 @@ def test_a_ctrl_c_while_a_fresh_stores_copy_is_first_read_leaves_no_copy(tmp_pat
     """Another user's read of a store whose tables are still in its -wal goes through a private copy; its first read
     recovers that -wal (0.1-0.2 s for 80 MB), the likeliest moment for a Ctrl-C: the copy was left in the temporary
     folder, ~83 MB each time (a review: 8 of 48 interrupted reads). Memory and archive both."""
-    import subprocess
 
     from hermes_ctx_plugins.storage.sqlite import memory_schema
     from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
@@ -391,12 +411,7 @@ def test_a_ctrl_c_while_a_fresh_stores_copy_is_first_read_leaves_no_copy(tmp_pat
     home, temporary = tmp_path / "home", tmp_path / "tmp"
     home.mkdir()
     temporary.mkdir()
-    owner = subprocess.Popen([sys.executable, "-c", _HOLDER, str(home)])
-    try:
-        deadline = time.monotonic() + 60
-        while not (home / "ready").exists():
-            assert owner.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
+    with _fresh_stores_held_open(home):
         assert (home / "memory.db").stat().st_size <= 4096  # the premise: read through a copy
         monkeypatch.setattr(tempfile, "tempdir", str(temporary))
         versions = memory_schema._version
@@ -424,9 +439,6 @@ def test_a_ctrl_c_while_a_fresh_stores_copy_is_first_read_leaves_no_copy(tmp_pat
         with pytest.raises(KeyboardInterrupt):
             archive.stats()
         assert list(temporary.iterdir()) == []
-    finally:
-        owner.kill()
-        owner.wait()
 
 
 def test_an_archive_of_the_first_layout_is_refused_from_the_file_without_copying_it(
@@ -435,7 +447,6 @@ def test_an_archive_of_the_first_layout_is_refused_from_the_file_without_copying
     none yet): such an archive an older release holds open, its -wal holding writes, was still copied whole to be
     refused (101 MB for a review's), and a temporary folder too small for that said "move it away to start a new
     one". Refused from the file, nothing copied."""
-    import subprocess
 
     from test_archive_scope import first_layout_archive
 
@@ -444,45 +455,23 @@ def test_an_archive_of_the_first_layout_is_refused_from_the_file_without_copying
 
     path = tmp_path / "archive.db"
     first_layout_archive(path)
-    holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time\n"
-                               "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-                               "c.execute('PRAGMA journal_mode = WAL')\nc.execute('PRAGMA wal_autocheckpoint = 0')\n"
-                               "c.execute('CREATE TABLE pad (x)')\nc.execute('INSERT INTO pad VALUES (1)')\n"
-                               "print('ready', flush=True)\ntime.sleep(60)", str(path)],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
-        assert Path(f"{path}-wal").stat().st_size > 0  # the premise
-
-        def copied(*_: Any) -> None:
-            raise AssertionError("copied to be refused")
-
-        monkeypatch.setattr(opening, "_copied", copied)
+    with _held_by_an_older_release(path, monkeypatch):
         with pytest.raises(ArchiveError) as refused:
             ArchiveStore(path, read_only=True).stats()
         assert "layout 0, older" in str(refused.value) and "open it once as a user who can write it" in str(
             refused.value)
-    finally:
-        holder.kill()
-        holder.communicate()
 
 
 def test_a_copy_that_cannot_be_made_is_no_fault_of_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A fresh store read by another user needs a private copy of its -wal; a temporary folder without room for it
     (a review: 83 MB into a 4 MB tmpfs) made the archive say "if it is damaged ... move it away to start a new one"
     of a healthy archive. Now: the store is fine, set TMPDIR (here a folder that cannot be made in)."""
-    import subprocess
 
     from hermes_ctx_plugins.storage.base import ArchiveError, LocalStoreError
     from hermes_ctx_plugins.storage.sqlite.archive import ArchiveStore
     from hermes_ctx_plugins.storage.sqlite.memory import LocalStore
 
-    owner = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path)])
-    try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "ready").exists():
-            assert owner.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
+    with _fresh_stores_held_open(tmp_path):
         assert (tmp_path / "memory.db").stat().st_size <= 4096  # the premise: read through a copy
         monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no such folder"))
         with pytest.raises(LocalStoreError) as memory:
@@ -492,7 +481,4 @@ def test_a_copy_that_cannot_be_made_is_no_fault_of_the_store(tmp_path: Path, mon
         for said in (str(memory.value), str(archive.value)):
             assert "set TMPDIR" in said and "no such folder" in said and "move it" not in said, said
             assert "damaged" not in said, said
-    finally:
-        owner.kill()
-        owner.wait()
     assert (tmp_path / "memory.db").exists() and (tmp_path / "ctx_archive.db").exists()
