@@ -178,8 +178,14 @@ def build_dataclass(cls: type[T], data: Any, path: str, *, strict: bool = True) 
         if key not in fields:
             if not strict:
                 continue
+            # a key of a section inside this one, one indent too far left (`enabled:` out of `archive:`): said so,
+            # not a look-alike of this level's keys (a newcomer walk was told "did you mean 'disabled'")
+            owners = [name for name in fields if dataclasses.is_dataclass(hints.get(name))
+                      and key in {f.name for f in dataclasses.fields(hints[name])}]
+            hint = (f" (a key of {', '.join(join_path(path, o) for o in owners)}: indent it under "
+                    f"{' or '.join(owners)}?)" if owners else did_you_mean(key, fields))
             raise ConfigError(
-                f"unknown key {short_repr(key)}{did_you_mean(key, fields)}; valid keys: {', '.join(fields)}",
+                f"unknown key {short_repr(key)}{hint}; valid keys: {', '.join(fields)}",
                 path=key_path, value=key, expected=", ".join(fields),
             )
         rule = fields[key].metadata.get(_RULE, _NO_RULE)

@@ -87,3 +87,18 @@ def test_a_ctx_plugins_key_that_lost_its_indent_is_said_where_it_is(tmp_path: Pa
 
     config = pytest.importorskip("hermes_cli.config", reason="needs the hermes extra")
     assert not STRAY_KEYS & set(config.DEFAULT_CONFIG), "hermes reads a key of that name at its top level"
+
+
+def test_a_sections_key_one_indent_too_far_left_is_said_to_belong_there(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """`enabled: false` meant for `archive:` but written at ctx_plugins' level was answered "did you mean
+    'disabled'?" (a newcomer walk), which would have switched off plugins. The error names the section it belongs in."""
+    path = tmp_path / "config.yaml"
+    path.write_text("ctx_plugins:\n  archive:\n    scope: user\n  enabled: false\n")
+    assert main(["--config", str(path), "check"]) == EXIT_CONFIG
+    err = capsys.readouterr().err
+    assert ":4: ctx_plugins.enabled" in err and "a key of ctx_plugins.archive: indent it under archive?" in err, err
+    assert "did you mean 'disabled'" not in err
+    path.write_text("ctx_plugins:\n  compresor: prune\n")  # the control: a plain typo keeps its did-you-mean
+    assert main(["--config", str(path), "check"]) == EXIT_CONFIG
+    assert "did you mean 'compressor'" in capsys.readouterr().err
