@@ -102,3 +102,14 @@ def test_a_sections_key_one_indent_too_far_left_is_said_to_belong_there(tmp_path
     path.write_text("ctx_plugins:\n  compresor: prune\n")  # the control: a plain typo keeps its did-you-mean
     assert main(["--config", str(path), "check"]) == EXIT_CONFIG
     assert "did you mean 'compressor'" in capsys.readouterr().err
+
+
+def test_archive_stats_with_the_archive_off_says_it_is_off(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With the archive off it said "nothing has been compacted" after compactions had run (a newcomer walk)."""
+    path = tmp_path / "config.yaml"
+    path.write_text("ctx_plugins:\n  archive: {enabled: false}\n")
+    assert main(["--config", str(path), "archive", "stats"]) == 0
+    assert "the archive is off: ctx_plugins.archive.enabled: false" in capsys.readouterr().out
+    path.write_text("ctx_plugins: {}\n")  # the control: on, and nothing compacted yet
+    assert main(["--config", str(path), "archive", "stats"]) == 0
+    assert "nothing has been compacted" in capsys.readouterr().out

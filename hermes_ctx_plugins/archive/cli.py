@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     path = Path(store.path)
     try:
         if not store.exists() and args.archive_command != "purge":
-            return _no_archive(args, store, where)
+            return _no_archive(args, store, where, enabled=config.plugins.archive.enabled)
         # a command that only reads, on a file this user cannot write (a mounted backup, another user's home): read
         # without writing anything (a newcomer walk: it could not be searched at all); read the ordinary way, SQLite
         # leaves a -wal and -shm of this user's beside it, failing its owner's writes (a review)
@@ -124,11 +124,13 @@ _READS = frozenset({"search", "show", "stats"})
 
 
 
-def _no_archive(args: argparse.Namespace, store: ArchiveBackend, where: str) -> int:
-    """What each command finds where nothing was archived yet: nothing (exit 0)."""
+def _no_archive(args: argparse.Namespace, store: ArchiveBackend, where: str, *, enabled: bool) -> int:
+    """What each command finds where nothing was archived yet: nothing (exit 0); with the archive off, that it is off
+    (a newcomer walk: "nothing has been compacted" after compactions had run, none archived)."""
     nothing: dict[str, Any] = {"search": [], "show": {"messages": [], "note": "no archive yet"},
                                "stats": {"path": str(store.path), "exists": False}}
-    emit(args, nothing[args.archive_command], f"no archive yet in {where} (nothing has been compacted)")
+    why = "nothing has been compacted" if enabled else "the archive is off: ctx_plugins.archive.enabled: false"
+    emit(args, nothing[args.archive_command], f"no archive yet in {where} ({why})")
     return 0
 
 
