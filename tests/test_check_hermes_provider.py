@@ -139,5 +139,7 @@ def test_check_does_not_call_a_third_partys_provider_ours(tmp_path: Path, monkey
             line = next(line for line in capsys.readouterr().out.splitlines() if "memory.provider:" in line)
             assert line.startswith(f"hermes' memory.provider: {provider} {whose}"), line
             assert provider == "ctx-local" or "(ours" not in line
+            # beside "memory providers: file", it was read as off (a newcomer walk): hermes runs it, said so
+            assert "hermes runs it, beside the providers above" in line, line
     finally:
         sys.modules.pop("tp_working", None)

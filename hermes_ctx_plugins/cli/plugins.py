@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
         return load_failed(exc)
     source = next((r.source for r in host.registry if r.kind == "memory" and r.name == hermes_provider), "")
     whose = "ours" if source == "built-in" else f"a hermes-ctx plugin from {source}"  # a third party's is not ours
-    said = f"({whose})" if runs else f"({whose}, but hermes runs without it: `hermes-ctx doctor` says why)"
+    # (beside "memory providers: file", a newcomer read ctx-local as off: said that hermes runs it too)
+    said = (f"({whose}): hermes runs it, beside the providers above" if runs
+            else f"({whose}, but hermes runs without it: `hermes-ctx doctor` says why)")
     # listed, but inside hermes an external provider runs only as its memory.provider (hermes' own rule)
     idle = [p.name for p in host.memory_providers if p.external and p.name != hermes_provider]
     wiring = _wiring_problems(args, host)
