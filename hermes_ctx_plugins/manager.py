@@ -9,7 +9,6 @@ building them with their options, and what the host reports about itself.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import os
 import threading
@@ -56,11 +55,17 @@ class PluginRecord:
     description: str = ""
 
 
-@functools.lru_cache(maxsize=64)
-def _say_stray(warnings: tuple[str, ...]) -> None:
-    """Log each line once a process (a command builds its host more than once: said four times, a review)."""
-    for warning in warnings:
-        log.warning("%s", warning)
+#: the stray keys (:attr:`Config.stray`) already logged in this process
+_STRAY_SAID: set[tuple[str, ...]] = set()
+
+
+def _say_stray(config: Config) -> None:
+    """Log a config's stray keys once a process: a command builds its host more than once, from the file and from
+    copies of it (said four times, a review), and a Bridge from a mapping (a review: skipping those said nothing)."""
+    if config.stray and config.stray not in _STRAY_SAID:
+        _STRAY_SAID.add(config.stray)
+        for warning in config.stray_warnings():
+            log.warning("%s", warning)
 
 
 def load_host(
@@ -83,8 +88,7 @@ def load_host(
         or duplicate name. :raises ProviderLimitError: two external memory providers.
     """
     cfg = config if isinstance(config, Config) else load_config(config, deployment=deployment)
-    if cfg.source != "<dict>":  # (a mapping is a copy of a file already said, or a caller's own: it sees .stray)
-        _say_stray(tuple(cfg.stray_warnings()))  # a ctx_plugins key that lost its indent: its setting is not in force
+    _say_stray(cfg)  # a ctx_plugins key that lost its indent: its setting is not in force
     try:
         return Host(cfg, plugins=plugins, status_callback=status_callback, clock=clock)
     except ConfigError as exc:  # found while building (a plugin's options): still file:line

@@ -405,14 +405,15 @@ def test_reading_one_namespace_says_which_others_hold_memories(tmp_path: Path,
             f"{user}'s locker code is ZEBRA{len(user)}")
     assert provider.flush(10)
     provider.shutdown()
-    where = "memories are also held in namespace 'support' (--deployment support)"
+    where = "memories are also held: 1 in namespace 'support' (--deployment support)"
     assert main(["--config", str(path), "memory", "stats"]) == 0
     captured = capsys.readouterr()
-    assert "0 turns" in captured.out and ("counted the top-level namespace only; memories are also held 2 in "
+    assert "0 turns" in captured.out and ("counted the top-level namespace only; memories are also held: 2 in "
                                           "namespace 'support' (--deployment support)") in captured.err, captured
     assert main(["--config", str(path), "memory", "search", "locker", "--all-scopes"]) == 0
     captured = capsys.readouterr()
-    assert "no matching memories" in captured.out and f"searched the top-level namespace only; {where}" in captured.err
+    assert "no matching memories" in captured.out and ("searched the top-level namespace only; memories are also "
+                                                       "held: 2 in namespace 'support'") in captured.err, captured
     assert main(["--config", str(path), "memory", "search", "locker", "--user", "alice", "--json"]) == 0
     captured = capsys.readouterr()  # --json: stdout the document alone, the note on stderr
     assert captured.out.strip() == "[]" and f"searched the top-level namespace only; {where}" in captured.err
@@ -424,3 +425,6 @@ def test_reading_one_namespace_says_which_others_hold_memories(tmp_path: Path,
     assert main(["--config", str(path), "--deployment", "support", "memory", "export", "--user", "alice"]) == 0
     captured = capsys.readouterr()  # the control: read where they are, all of hers and nothing said of elsewhere
     assert "ZEBRA5" in captured.out and "bob" not in captured.out and "also held" not in captured.err, captured
+    path.write_text("ctx_plugins:\n  memory: {providers: [ctx-local]}\n  deployments: {helpdesk: {}}\n")
+    assert main(["--config", str(path), "memory", "export", "--user", "alice"]) == 0  # 'support' renamed since
+    assert ("1 in namespace 'support' (no deployment of this config reads it)" in capsys.readouterr().err)

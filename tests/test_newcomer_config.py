@@ -113,3 +113,21 @@ def test_archive_stats_with_the_archive_off_says_it_is_off(tmp_path: Path, capsy
     path.write_text("ctx_plugins: {}\n")  # the control: on, and nothing compacted yet
     assert main(["--config", str(path), "archive", "stats"]) == 0
     assert "nothing has been compacted" in capsys.readouterr().out
+
+
+def test_a_stray_key_in_a_mapping_config_is_logged_once(caplog: pytest.LogCaptureFixture,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Bridge or an API caller giving a mapping with `archive:` at its top level: logged (a review: skipped for
+    mappings, nothing was said), and once a process however many hosts are built from it."""
+    import logging
+
+    from hermes_ctx_plugins import load_host, manager
+
+    monkeypatch.setattr(manager, "_STRAY_SAID", set())  # (what this process said before this test)
+
+    config = {"ctx_plugins": {"compressor": "window"}, "archive": {"enabled": False}, "safety": {"judge": True}}
+    with caplog.at_level(logging.WARNING, logger="hermes_ctx_plugins"):
+        for _ in range(3):
+            load_host(config).shutdown()
+    said = [r.getMessage() for r in caplog.records if "at the top level is not read" in r.getMessage()]
+    assert len(said) == 2 and "did you mean ctx_plugins.archive?" in said[0] and "ctx_plugins.safety" in said[1], said

@@ -903,3 +903,63 @@ def test_a_namespace_written_under_while_the_notes_lock_was_held_is_still_forgot
     assert not remote.held().get(alice), report
     assert remote.held().get(provider.owner_id(session("team-old", "bob")))  # and bob's stay
     provider.shutdown()
+
+
+@pytest.mark.parametrize("slow", [True, False], ids=["note-write-slow", "control"])
+def test_a_namespace_kept_while_another_process_folds_the_kept_ones_is_not_lost(
+        remote: Remote, slow: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Process A folds the kept namespaces into the note and writes it slowly (a loaded disk's fsync); process B's
+    note times out meanwhile and keeps its namespace: A deleted the kept file after its write, B's line with it, and
+    after a rename `forget --user` reported success with the memories at the service (a review's test, adopted)."""
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from hermes_ctx_plugins.memory.remote import base
+    from hermes_ctx_plugins.storage import files
+
+    def hold(path: Path) -> subprocess.Popen[str]:
+        side = files.lock_path(path)
+        side.parent.mkdir(parents=True, exist_ok=True)
+        holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\nf = open(sys.argv[1], 'a')\n"
+                                   "fcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(120)",
+                                   str(side)], stdout=subprocess.PIPE, text=True)
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        return holder
+
+    def config(*deployments: str) -> Any:
+        return load_config({"ctx_plugins": {"deployments": {d: {} for d in deployments}}})
+
+    monkeypatch.setattr(base, "NOTE_LOCK_SECONDS", 0.5)
+    first = remote.make(config=config("team-z"))  # an earlier process's note timed out: its namespace kept
+    holder = hold(first.state_dir / "namespaces.json")
+    tell(first, session("team-z", "carol"), "zinc")
+    holder.kill()
+    holder.communicate()
+    assert first.flush(10)
+    first.shutdown()
+    real = base.atomic_write
+
+    def slow_write(path: Path, data: bytes, *args: Any, **kwargs: Any) -> None:
+        if slow and Path(path).name == "namespaces.json":
+            time.sleep(1.5)
+        real(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(base, "atomic_write", slow_write)
+    folding = remote.make(config=config("team-a"))
+    thread = threading.Thread(target=tell, args=(folding, session("team-a", "dave"), "ash"))
+    thread.start()
+    time.sleep(0.3)
+    keeping = remote.make(config=config("team-b"))
+    tell(keeping, session("team-b", "alice"), "amber")  # slow: its note times out, team-b is kept
+    thread.join()
+    assert keeping.flush(10) and folding.flush(10)
+    keeping.shutdown()
+    folding.shutdown()
+    after = remote.make(config=config("team-c"))  # team-b renamed since
+    alice = after.owner_id(session("team-b", "alice"))
+    assert alice in remote.held()  # the positive control: her memories are at the service
+    report = after.forget_user("alice")
+    assert all(entry.ok for entry in report) and not remote.held().get(alice), report
+    after.shutdown()

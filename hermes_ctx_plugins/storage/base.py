@@ -202,6 +202,16 @@ class MemoryBackend(abc.ABC):
         """Every ``(user_id, chat_id)`` that has memories (in ``namespace``; ``None``: in any), once
         each, in no particular order."""
 
+    def namespaces(self, *, user_id: str | None = None, chat_id: str | None = None,
+                   session_id: str | None = None) -> dict[str, int]:
+        """Every namespace holding memories of that user, chat and session (``None``: any), and how many. The
+        backends answer it in one grouped query; this default reads :meth:`memories` through (a backend of a
+        third party that has not caught up)."""
+        found: dict[str, int] = {}
+        for memory in self.memories(user_id=user_id, chat_id=chat_id, session_id=session_id):
+            found[memory.namespace] = found.get(memory.namespace, 0) + 1
+        return found
+
     @abc.abstractmethod
     def quarantined(self, namespace: str | None = None) -> list[Quarantined]:
         """Quarantined records, in the order quarantined: of ``namespace`` and those whose owner is

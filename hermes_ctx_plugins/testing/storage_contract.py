@@ -158,6 +158,18 @@ class StorageContract:
         assert found(memory, "otter", namespace="green") == ["otter green"]
         assert found(memory, "otter", namespace="blue") == []
 
+    def test_namespaces_count_the_memories_of_each_for_an_owner_or_all(self, memory: MemoryBackend) -> None:
+        """``namespaces()``: what ``hermes-ctx memory`` commands name when they read one namespace of several."""
+        memory.write([record("otter a1", namespace="", user_id="alice"),
+                      record("otter a2", namespace="blue", user_id="alice"),
+                      record("otter a3", namespace="blue", user_id="alice", chat_id="c9"),
+                      record("otter b1", namespace="green", user_id="bob"),
+                      record("otter x", namespace="blue\x00", user_id="alice ")])
+        assert memory.namespaces() == {"": 1, "blue": 2, "green": 1, "blue\x00": 1}
+        assert memory.namespaces(user_id="alice") == {"": 1, "blue": 2}
+        assert memory.namespaces(user_id="alice", chat_id="c9") == {"blue": 1}
+        assert memory.namespaces(user_id="carol") == {}
+
     # -- writing -------------------------------------------------------------------------------------
 
     def test_a_write_is_idempotent_by_key(self, memory: MemoryBackend) -> None:

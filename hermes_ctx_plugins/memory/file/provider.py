@@ -44,7 +44,7 @@ from ...config import hermes_home
 from ...events import Forgotten, Message, SessionInfo, Turn
 from ...options import option, short_repr
 from ...safety import Finding, placeholder
-from ...safety.engine.tables import renders_blank
+from ...safety.engine.tables import blank_code_points, renders_blank
 from ...safety.judge import policy_for
 from ...safety.policy import Policy
 from ...scope import path_segment
@@ -521,8 +521,7 @@ class FileProvider(MemoryProvider):
         blank = next((op.text for op in ops if op.action != "remove" and op.text and renders_blank(op.text)), None)
         if blank is not None:  # hermes' writer would store a blank entry, in every later prompt (a review: this gate
             # is the path hermes' own tool takes; the store's own check covered only ours)
-            shown = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(blank) if not c.isspace())[:80]
-            return _error(f"the text is empty (it holds only characters that render as nothing: {shown})")
+            return _error(f"the text is empty{blank_code_points(blank)}")
         file = self.owner(session).store.file(target)
         try:  # hermes' writer takes a file it cannot open as empty and replaces it; it fails on one not UTF-8
             problem = file.unreadable_by_hermes()

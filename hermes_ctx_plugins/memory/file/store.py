@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from ...errors import HermesCtxError, did_you_mean
-from ...safety.engine.tables import renders_blank
+from ...safety.engine.tables import blank_code_points, renders_blank
 from ...storage import documents, files
 from ...storage.documents import Documents, FileDocuments, keep_copy
 from ...storage.files import FileUnavailable
@@ -439,9 +439,7 @@ class MemoryFile:
             raise InvalidOp(f"{where}: 'match' is empty; give a short substring of the entry to {op.action}")
         if op.action != "remove":
             if not step.text or renders_blank(step.text):  # (one of characters that render as nothing is blank too)
-                shown = "" if not step.text else " (it holds only characters that render as nothing: " + ", ".join(
-                    f"U+{ord(c):04X}" for c in dict.fromkeys(step.text) if not c.isspace())[:80] + ")"
-                raise InvalidOp(f"{where}: the text is empty{shown}"
+                raise InvalidOp(f"{where}: the text is empty{blank_code_points(step.text)}"
                                 + (" (use 'remove')" if op.action == "replace" else ""))
             if "§" in step.text.split("\n"):
                 raise InvalidOp(f"{where}: a line holding only '§' separates entries; it cannot be inside one")

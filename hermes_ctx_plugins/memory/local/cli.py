@@ -45,7 +45,7 @@ from ...storage import LocalStoreError, MemoryBackend, memory_exists, open_memor
 from ...storage import text as query
 from . import recall
 from .arguments import describe
-from .elsewhere import namespace_counts, namespaces_of, say_elsewhere
+from .elsewhere import elsewhere, say_elsewhere
 from .options import NAME
 from .provider import LocalProvider
 from .queue import inspect
@@ -188,14 +188,14 @@ def _search(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
         if not ranked:
             print("no matching memories")
     if not ranked:  # (on stderr: --json's stdout stays the one document)
-        say_elsewhere(namespaces_of(store, args, user_id=None if args.all_scopes else args.user or "",
-                                    chat_id=None if args.all_scopes else args.chat), args, "searched")
+        say_elsewhere(elsewhere(store, args, user_id=None if args.all_scopes else args.user or "",
+                                chat_id=None if args.all_scopes else args.chat), args, "searched")
     return 0
 
 
 def _exported_elsewhere(store: MemoryBackend, args: argparse.Namespace) -> None:
     """After an export: the other namespaces holding what its filters select, on stderr."""
-    say_elsewhere(namespaces_of(store, args, user_id=args.user, chat_id=args.chat, session_id=args.session), args,
+    say_elsewhere(elsewhere(store, args, user_id=args.user, chat_id=args.chat, session_id=args.session), args,
                   "exported")
 
 
@@ -215,7 +215,7 @@ def _stats(provider: LocalProvider, args: argparse.Namespace) -> int:
                 report.update(store.stats(args.namespace))
                 progress = store.progress()
                 report["quarantine"] = [vars(q) for q in store.quarantined(args.namespace)]
-                report["other_namespaces"] = namespace_counts(store, args)
+                report["other_namespaces"] = elsewhere(store, args)
             finally:
                 store.close()
     except LocalStoreError as exc:
@@ -461,8 +461,7 @@ def _forget(provider: LocalProvider, store: MemoryBackend, args: argparse.Namesp
                                session_id=args.session)
     # the namespace searched, and the others holding what was asked (a review: "forgot 0 memories" and exit 0 read as
     # done while her memories in a deployment's namespace stayed)
-    others = sorted({m.namespace for m in store.memories(user_id=args.user, chat_id=args.chat,
-                                                         session_id=args.session)} - {args.namespace})
+    others = sorted(elsewhere(store, args, user_id=args.user, chat_id=args.chat, session_id=args.session))
     where = f"namespace {args.namespace!r}" if args.namespace else "the top-level namespace"
     also = (f"; {', '.join(repr(n) if n else 'the top level' for n in others)} also "
             f"{'hold' if len(others) > 1 else 'holds'} some: hermes-ctx --deployment <its deployment> memory forget "

@@ -35,6 +35,7 @@ import os
 import re
 import threading
 import time
+import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -431,31 +432,51 @@ class RemoteProvider(ServiceProvider):
     @property
     def _unnoted_file(self) -> Path:
         """Namespaces a write was made under while the note's lock could not be had: one JSON string a line, appended
-        without the lock, folded into the note by the next note made (a review: a note that timed out left a
-        deployment renamed later unreachable, and forget --user reported success with the memories still there)."""
+        under a lock of its own (held for a moment), folded into the note by the next note made (a review: a note
+        that timed out left a deployment renamed later unreachable, and forget --user reported success with the
+        memories still there). A note folding it renames it to ``namespaces.unnoted.folding-<id>`` first, under that
+        lock, so a line appended meanwhile goes to a new file; a renamed one a crash left is read and folded too."""
         return self.state_dir / "namespaces.unnoted"
+
+    def _unnoted_files(self) -> list[Path]:
+        return [self._unnoted_file, *sorted(self.state_dir.glob("namespaces.unnoted.folding-*"))]
 
     def _keep_unnoted(self) -> None:
         try:
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            with open(self._unnoted_file, "a", encoding="utf-8") as out:  # one write: whole lines, appended
-                out.write("".join(json.dumps(name) + "\n" for name in self.config.memory_namespaces()))
+            with locked(self._unnoted_file, timeout=NOTE_LOCK_SECONDS):
+                missing = set(self.config.memory_namespaces()) - self._read_unnoted()
+                if missing:  # (a lock held for good: each write's retry appended the same names again, a review)
+                    with open(self._unnoted_file, "a", encoding="utf-8") as out:
+                        out.write("".join(json.dumps(name) + "\n" for name in sorted(missing)))
         except OSError as exc:
             log.warning("%s: could not keep the namespaces written under in %s either (%s)", self.name,
                         self._unnoted_file, exc)
 
     def _read_unnoted(self) -> set[str]:
         """The namespaces :meth:`_keep_unnoted` kept (a damaged line is skipped: the next note rewrites them all)."""
-        try:
-            lines = self._unnoted_file.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:  # none (the usual), or unreadable: the note alone
-            return set()
         names: set[str] = set()
-        for line in lines:
-            with contextlib.suppress(ValueError, RecursionError):
-                if isinstance(name := json.loads(line), str):
-                    names.add(name)
+        for path in self._unnoted_files():
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:  # none (the usual), or unreadable: the note alone
+                continue
+            for line in lines:
+                with contextlib.suppress(ValueError, RecursionError):
+                    if isinstance(name := json.loads(line), str):
+                        names.add(name)
         return names
+
+    def _take_unnoted(self) -> list[Path]:
+        """The files of kept namespaces a note is to fold in: ``namespaces.unnoted`` renamed aside (under its lock: no
+        line is appended to it once taken), and any renamed one a crash left; none when its lock cannot be had."""
+        try:
+            with locked(self._unnoted_file, timeout=NOTE_LOCK_SECONDS):
+                if self._unnoted_file.exists():
+                    self._unnoted_file.replace(self._unnoted_file.with_name(
+                        f"namespaces.unnoted.folding-{uuid.uuid4().hex}"))
+        except OSError:
+            return []
+        return self._unnoted_files()[1:]
 
     def _note_namespaces(self) -> None:
         """Note the config's namespaces before the first write of a queue: a deployment renamed since keeps its
@@ -474,12 +495,13 @@ class RemoteProvider(ServiceProvider):
                     log.warning("%s: the note of the namespaces written under, %s, cannot be read (%s): kept as %s; "
                                 "the %d names its text still holds are noted again, forget --user says so",
                                 self.name, self._namespaces_file, problem, self._damaged_namespaces.name, len(noted))
+                taken = self._take_unnoted() if any(path.exists() for path in self._unnoted_files()) else []
                 unnoted = self._read_unnoted()
                 if problem is not None or not noted.issuperset({*self.config.memory_namespaces(), *unnoted}):
                     names = sorted(noted.union(self.config.memory_namespaces(), unnoted))
                     atomic_write(self._namespaces_file, json.dumps(names).encode("utf-8"))
-                if unnoted:  # (in the note now)
-                    self._unnoted_file.unlink(missing_ok=True)
+                for path in taken:  # (in the note now; one appended since is in a new file, folded next time)
+                    path.unlink(missing_ok=True)
                 if self.config.memory_namespace == "":  # its fixed and anonymous ids are used there as they are
                     fixed = getattr(self.options, "user_id", "")  # with a fixed id, the anonymous one is never used
                     ids = {f"user_id:{fixed}"} if fixed else {

@@ -33,6 +33,16 @@ def renders_blank(text: str) -> bool:
                or any(low <= ord(c) <= high for low, high in IGNORABLE_RANGES) for c in text)
 
 
+def blank_code_points(text: str) -> str:
+    """What a refusal of a :func:`renders_blank` text adds to "the text is empty": the characters that are not white
+    space, named (at most eight), or nothing when there are none."""
+    named = [f"U+{ord(c):04X}" for c in dict.fromkeys(text) if not c.isspace()]
+    if not named:
+        return ""
+    more = f" and {len(named) - 8} more" if len(named) > 8 else ""
+    return f" (it holds only characters that render as nothing: {', '.join(named[:8])}{more})"
+
+
 #: not "Cn": what this Python's Unicode tables leave unassigned may be a newer emoji or script (a review: U+1FA77 alone,
 #: and Unicode 15-16 text, were refused as empty on Python 3.11); the unassigned ones that render as nothing are
 #: :data:`IGNORABLE_RANGES`

@@ -163,6 +163,11 @@ class InMemoryMemory(MemoryBackend):
     def scopes(self, namespace: str | None = None) -> list[tuple[str, str]]:
         return list({(m.user_id, m.chat_id) for m in self._select(lambda m: _matches(m, namespace, None, None, None))})
 
+    def namespaces(self, *, user_id: str | None = None, chat_id: str | None = None,
+                   session_id: str | None = None) -> dict[str, int]:
+        return dict(Counter(m.namespace for m in self._select(lambda m: _matches(m, None, user_id, chat_id,
+                                                                                    session_id))))
+
     def quarantined(self, namespace: str | None = None) -> list[Quarantined]:
         with self._data.lock:
             return [q for q in self._data.quarantine if namespace is None or q.namespace in (namespace, None)]

@@ -383,6 +383,13 @@ class PostgresMemory(MemoryBackend):
                            (self.location, *args))
         return [(unstored(user), unstored(chat)) for user, chat in rows]
 
+    def namespaces(self, *, user_id: str | None = None, chat_id: str | None = None,
+                   session_id: str | None = None) -> dict[str, int]:
+        where, args = self._filters(None, user_id, chat_id, session_id)
+        rows = self._fetch(f"SELECT namespace, count(*) FROM memories WHERE location = %s{where} GROUP BY namespace",
+                           (self.location, *args))
+        return {unstored(namespace): int(count) for namespace, count in rows}
+
     def quarantined(self, namespace: str | None = None) -> list[Quarantined]:
         where, args = "", [self.location]
         if namespace is not None:

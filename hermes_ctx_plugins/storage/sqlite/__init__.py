@@ -48,6 +48,9 @@ def memory_problem(path: Path, *, config: Config) -> str | None:
 
     from .memory_schema import store_error
 
+    if path.is_symlink() and not path.exists():  # the store's own path a link to nothing (a review)
+        return (f"ctx-local memory database {path}: a link to {os.readlink(path)}, which is not there: turns wait "
+                "in its write queue until it is (a folder not mounted yet?)")
     if not path.exists():  # created at first use, with its write queue beside it: can it be? (a newcomer walk: a path
         # under a file said "available" and every turn was lost)
         folder = next((p for p in path.parents if os.path.lexists(p)), path.parent)  # (a link: where it points)

@@ -324,6 +324,13 @@ class LocalStore(MemoryBackend):
             f"SELECT DISTINCT user_id, chat_id FROM memories {where}", params).fetchall())
         return [(from_stored(user), from_stored(chat)) for user, chat in rows]
 
+    def namespaces(self, *, user_id: str | None = None, chat_id: str | None = None,
+                   session_id: str | None = None) -> dict[str, int]:
+        where, params = _filters(None, user_id, chat_id, session_id)
+        rows = self._run(lambda conn: conn.execute(
+            f"SELECT namespace, count(*) FROM memories {where} GROUP BY namespace", params).fetchall())
+        return {from_stored(namespace): count for namespace, count in rows}
+
     def quarantined(self, namespace: str | None = None) -> list[Quarantined]:
         where, params = ("", []) if namespace is None else (
             "WHERE namespace = ? OR namespace IS NULL", [to_stored(namespace)])
