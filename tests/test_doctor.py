@@ -304,5 +304,13 @@ def test_a_ctx_local_path_that_cannot_be_created_is_a_problem_and_the_turn_is_to
     code, out = doctor(capsys, "--no-probe")
     assert code == 1 and "is a link to nothing" in out, out  # (it was "available": a review)
     (home / "afile").unlink()
+    (home / "afile").mkdir()
+    (home / "afile" / "sub").mkdir()
+    (home / "afile" / "sub" / "memory.db").symlink_to(home / "not mounted" / "memory.db")  # the store itself a link
+    code, out = doctor(capsys, "--no-probe")
+    assert code == 1 and "which is not there" in out, out
+    import shutil
+
+    shutil.rmtree(home / "afile")
     code, out = doctor(capsys, "--no-probe")  # the positive control: a creatable path is no problem
     assert code == 0 and out.rstrip().endswith("result: OK"), out
