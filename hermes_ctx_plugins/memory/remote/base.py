@@ -382,8 +382,11 @@ class RemoteProvider(ServiceProvider):
         why the note could not be read (``None``: it could, or was not needed). In the top-level namespace also the
         ids settings of any deployment wrote under verbatim there (:meth:`_note_namespaces`): a deployment that shared
         it with a fixed ``user_id`` and moved to a namespace of its own left that id's memories there (a review)."""
+        # the kept namespaces first, then the note: a note folding them writes itself before it deletes them, so one
+        # gone between the two reads is in the note read after (a review: the other order could miss it)
+        kept = self._read_kept()[0] if namespaces is None else set()
         noted, problem = _read_noted(self._namespaces_file) if namespaces is None else (set(), None)
-        noted |= self._read_unnoted() if namespaces is None else set()
+        noted |= kept
         spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(noted))
                                      if namespaces is None else namespaces))
         owners = [(space, self.owner_for(space, user_id)) for space in spaces]
@@ -429,54 +432,39 @@ class RemoteProvider(ServiceProvider):
     def _damaged_namespaces(self) -> Path:
         return self._namespaces_file.with_name("namespaces.json.damaged")
 
-    @property
-    def _unnoted_file(self) -> Path:
-        """Namespaces a write was made under while the note's lock could not be had: one JSON string a line, appended
-        under a lock of its own (held for a moment), folded into the note by the next note made (a review: a note
-        that timed out left a deployment renamed later unreachable, and forget --user reported success with the
-        memories still there). A note folding it renames it to ``namespaces.unnoted.folding-<id>`` first, under that
-        lock, so a line appended meanwhile goes to a new file; a renamed one a crash left is read and folded too."""
-        return self.state_dir / "namespaces.unnoted"
-
-    def _unnoted_files(self) -> list[Path]:
-        return [self._unnoted_file, *sorted(self.state_dir.glob("namespaces.unnoted.folding-*"))]
+    def _kept_files(self) -> list[Path]:
+        """Namespaces a write was made under while the note's lock could not be had (a review: a note that timed out
+        left a deployment renamed later unreachable, and forget --user reported success with the memories still
+        there): each kept in a file of its own, ``namespaces.kept-<id>``, made whole at once (a temp file renamed),
+        never changed, folded into the note by the next note made, which deletes the ones it read. No lock: a process
+        stopped holding one kept every other from keeping theirs (a review of a version with one)."""
+        return sorted(self.state_dir.glob("namespaces.kept-*"))
 
     def _keep_unnoted(self) -> None:
         try:
-            with locked(self._unnoted_file, timeout=NOTE_LOCK_SECONDS):
-                missing = set(self.config.memory_namespaces()) - self._read_unnoted()
-                if missing:  # (a lock held for good: each write's retry appended the same names again, a review)
-                    with open(self._unnoted_file, "a", encoding="utf-8") as out:
-                        out.write("".join(json.dumps(name) + "\n" for name in sorted(missing)))
+            if not set(self.config.memory_namespaces()) <= self._read_kept()[0]:  # (not once more at each retry)
+                atomic_write(self.state_dir / f"namespaces.kept-{uuid.uuid4().hex}", "".join(
+                    json.dumps(name) + "\n" for name in self.config.memory_namespaces()).encode("utf-8"))
         except OSError as exc:
-            log.warning("%s: could not keep the namespaces written under in %s either (%s)", self.name,
-                        self._unnoted_file, exc)
+            log.warning("%s: could not keep the namespaces written under beside %s either (%s)", self.name,
+                        self._namespaces_file, exc)
 
-    def _read_unnoted(self) -> set[str]:
-        """The namespaces :meth:`_keep_unnoted` kept (a damaged line is skipped: the next note rewrites them all)."""
+    def _read_kept(self) -> tuple[set[str], list[Path]]:
+        """The namespaces :meth:`_keep_unnoted` kept, and the files read (one that cannot be read is left for a later
+        note; a damaged line is skipped)."""
         names: set[str] = set()
-        for path in self._unnoted_files():
+        read: list[Path] = []
+        for path in self._kept_files():
             try:
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:  # none (the usual), or unreadable: the note alone
+            except OSError:  # folded and deleted meanwhile (the note holds it then), or unreadable: left
                 continue
+            read.append(path)
             for line in lines:
                 with contextlib.suppress(ValueError, RecursionError):
                     if isinstance(name := json.loads(line), str):
                         names.add(name)
-        return names
-
-    def _take_unnoted(self) -> list[Path]:
-        """The files of kept namespaces a note is to fold in: ``namespaces.unnoted`` renamed aside (under its lock: no
-        line is appended to it once taken), and any renamed one a crash left; none when its lock cannot be had."""
-        try:
-            with locked(self._unnoted_file, timeout=NOTE_LOCK_SECONDS):
-                if self._unnoted_file.exists():
-                    self._unnoted_file.replace(self._unnoted_file.with_name(
-                        f"namespaces.unnoted.folding-{uuid.uuid4().hex}"))
-        except OSError:
-            return []
-        return self._unnoted_files()[1:]
+        return names, read
 
     def _note_namespaces(self) -> None:
         """Note the config's namespaces before the first write of a queue: a deployment renamed since keeps its
@@ -495,13 +483,13 @@ class RemoteProvider(ServiceProvider):
                     log.warning("%s: the note of the namespaces written under, %s, cannot be read (%s): kept as %s; "
                                 "the %d names its text still holds are noted again, forget --user says so",
                                 self.name, self._namespaces_file, problem, self._damaged_namespaces.name, len(noted))
-                taken = self._take_unnoted() if any(path.exists() for path in self._unnoted_files()) else []
-                unnoted = self._read_unnoted()
+                unnoted, taken = self._read_kept()
                 if problem is not None or not noted.issuperset({*self.config.memory_namespaces(), *unnoted}):
                     names = sorted(noted.union(self.config.memory_namespaces(), unnoted))
                     atomic_write(self._namespaces_file, json.dumps(names).encode("utf-8"))
-                for path in taken:  # (in the note now; one appended since is in a new file, folded next time)
-                    path.unlink(missing_ok=True)
+                for path in taken:  # (in the note now; one kept since is another file, folded next time)
+                    with contextlib.suppress(OSError):  # (a folder in its place: left, said by nothing worse)
+                        path.unlink(missing_ok=True)
                 if self.config.memory_namespace == "":  # its fixed and anonymous ids are used there as they are
                     fixed = getattr(self.options, "user_id", "")  # with a fixed id, the anonymous one is never used
                     ids = {f"user_id:{fixed}"} if fixed else {
@@ -520,7 +508,7 @@ class RemoteProvider(ServiceProvider):
             self._namespaces_retry = time.monotonic() + 60.0
             self._keep_unnoted()  # where forget --user finds them meanwhile
             log.warning("%s: could not note the namespaces written under in %s (%s); kept in %s, noted at a later "
-                        "write", self.name, self._namespaces_file, exc, self._unnoted_file.name)
+                        "write", self.name, self._namespaces_file, exc, "namespaces.kept-*")
 
     def _namespaces_doubt(self, problem: str | None) -> Forgotten | None:
         """The report's entry saying the noted namespaces may be incomplete (a note found damaged, or unreadable
