@@ -963,3 +963,15 @@ def test_a_namespace_kept_while_another_process_folds_the_kept_ones_is_not_lost(
     report = after.forget_user("alice")
     assert all(entry.ok for entry in report) and not remote.held().get(alice), report
     after.shutdown()
+
+
+def test_a_kept_namespaces_file_that_cannot_be_read_does_not_stop_the_note(remote: Remote) -> None:
+    """A folder where a kept-namespaces file should be (a hand's mistake, a broken copy): the note was counted as not
+    made, and a warning came every minute (a review). It is left where it is; the note is made."""
+    provider = remote.make(config=load_config({"ctx_plugins": {"deployments": {"team-a": {}}}}))
+    (provider.state_dir / "namespaces.kept-odd").mkdir(parents=True)
+    tell(provider, session("team-a", "alice"), "amber")
+    assert provider.flush(10)
+    provider.shutdown()
+    assert "team-a" in json.loads((provider.state_dir / "namespaces.json").read_text())
+    assert (provider.state_dir / "namespaces.kept-odd").is_dir()
