@@ -975,3 +975,30 @@ def test_a_kept_namespaces_file_that_cannot_be_read_does_not_stop_the_note(remot
     provider.shutdown()
     assert "team-a" in json.loads((provider.state_dir / "namespaces.json").read_text())
     assert (provider.state_dir / "namespaces.kept-odd").is_dir()
+
+
+def test_a_kept_namespaces_file_that_is_there_but_unreadable_is_said_by_forget(
+        remote: Remote, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept set of namespaces that cannot be read (another OS user's 0600 file, a read error): skipped in silence,
+    and `forget --user` reported success with the memories of a renamed deployment at the service (a review). Its
+    report names the file. (The read failure is injected for that one file: as root, modes do not apply.)"""
+    first = remote.make(config=load_config({"ctx_plugins": {"deployments": {"team-z": {}}}}))
+    tell(first, session("team-z", "alice"), "amber")
+    assert first.flush(10)
+    first.shutdown()
+    (first.state_dir / "namespaces.json").unlink()  # team-z known only from a kept file now
+    kept = first.state_dir / "namespaces.kept-unreadable"
+    kept.write_text('"team-z"\n', encoding="utf-8")
+    real = Path.read_text
+
+    def unreadable(path: Path, *args: Any, **kwargs: Any) -> str:
+        if path == kept:
+            raise PermissionError(13, "Permission denied")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", unreadable)
+    provider = remote.make(config=load_config({"ctx_plugins": {"deployments": {"team-c": {}}}}))
+    report = provider.forget_user("alice")
+    provider.shutdown()
+    failed = [entry for entry in report if not entry.ok]
+    assert failed and str(kept) in str(failed[0].error) and "Permission denied" in str(failed[0].error), report

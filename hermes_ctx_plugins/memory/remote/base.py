@@ -147,6 +147,7 @@ class RemoteProvider(ServiceProvider):
         #: whether this process noted the config's namespaces (:meth:`_note_namespaces`)
         self._namespaces_noted = False
         self._namespaces_retry = 0.0  # (time.monotonic) when a note that could not be made is tried again
+        self._kept_unread: list[str] = []  # the kept namespaces' files the last read could not read, and why
         self._fetches: list[tuple[str | None, threading.Thread]] = []  # (the user's breaker party, its thread)
         self._outage_reported = False
 
@@ -454,10 +455,15 @@ class RemoteProvider(ServiceProvider):
         note; a damaged line is skipped)."""
         names: set[str] = set()
         read: list[Path] = []
+        self._kept_unread = []
         for path in self._kept_files():
             try:
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:  # folded and deleted meanwhile (the note holds it then), or unreadable: left
+            except FileNotFoundError:  # folded and deleted meanwhile: the note holds it then
+                continue
+            except OSError as exc:  # there and unreadable (a folder in its place is no kept set): left, and forget
+                if not path.is_dir():  # says what it may miss (a review: it reported success in silence)
+                    self._kept_unread.append(f"{path} ({exc.strerror or exc})")
                 continue
             read.append(path)
             for line in lines:
@@ -490,6 +496,12 @@ class RemoteProvider(ServiceProvider):
                 for path in taken:  # (in the note now; one kept since is another file, folded next time)
                     with contextlib.suppress(OSError):  # (a folder in its place: left, said by nothing worse)
                         path.unlink(missing_ok=True)
+                # the temp file of a keep killed mid-write (each keep has a name of its own: atomic_write's sweep
+                # never meets it again; a review), a minute old or more
+                for temp in self.state_dir.glob(".namespaces.kept-*.tmp"):
+                    with contextlib.suppress(OSError):
+                        if time.time() - temp.stat().st_mtime > 60:
+                            temp.unlink()
                 if self.config.memory_namespace == "":  # its fixed and anonymous ids are used there as they are
                     fixed = getattr(self.options, "user_id", "")  # with a fixed id, the anonymous one is never used
                     ids = {f"user_id:{fixed}"} if fixed else {
@@ -513,14 +525,19 @@ class RemoteProvider(ServiceProvider):
     def _namespaces_doubt(self, problem: str | None) -> Forgotten | None:
         """The report's entry saying the noted namespaces may be incomplete (a note found damaged, or unreadable
         now: ``problem``), else ``None``."""
-        if problem is None and not self._damaged_namespaces.exists():
+        reasons = []
+        if problem is not None or self._damaged_namespaces.exists():
+            reasons.append(f"{self._namespaces_file} cannot be read ({problem})" if problem is not None else
+                           f"{self._namespaces_file} was found damaged (kept as {self._damaged_namespaces})")
+        if self._kept_unread:  # (read by _owners just before)
+            reasons.append(f"namespaces kept beside it cannot be read: {', '.join(self._kept_unread)}")
+        if not reasons:
             return None
-        why = (f"{self._namespaces_file} cannot be read ({problem})" if problem is not None else
-               f"{self._namespaces_file} was found damaged (kept as {self._damaged_namespaces})")
+        then = (f", then delete {self._damaged_namespaces.name}" if self._damaged_namespaces.exists() or problem
+                else ", then make those files readable (the next note folds them in)")
         return Forgotten(store=f"{self.name} namespaces written under", removed=None, error=(
-            f"{why}: this user's memories in a namespace it named that the config names no longer may remain at "
-            f"{self.name}; forget again with --deployment naming each such deployment, then delete "
-            f"{self._damaged_namespaces.name}"))
+            f"{'; '.join(reasons)}: this user's memories in a namespace it named that the config names no longer may "
+            f"remain at {self.name}; forget again with --deployment naming each such deployment{then}"))
 
     def _forget_queued(self, owners: set[str], user_id: str | None = None) -> Forgotten:
         """Take the writes of ``owners`` out of every queue folder; with ``user_id`` (a forget of every namespace), a
