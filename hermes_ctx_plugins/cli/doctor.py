@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         host.shutdown()
         return load_failed(bad[0])
     selected = {p.name for p in host.memory_providers} | ({config.memory.provider} - {""})
-    wiring = _fixable(args, hermes_wiring(raw, hermes_home(), host.plugins()))
+    wiring = fixable(args, hermes_wiring(raw, hermes_home(), host.plugins()))
     if args.bridge:  # a review: every Bridge's doctor said FAIL (exit 1), so its exit code watched nothing
         wiring = [w for w in wiring if w.ok or set_wrong(raw, w.check)]
     problems = [f"{w.detail} (fix: {w.fix})" for w in wiring if not w.ok] + config.stray_warnings()
@@ -257,7 +257,7 @@ def hermes_version() -> str | None:
         return None
 
 
-def _fixable(args: argparse.Namespace, wiring: list[Wiring]) -> list[Wiring]:
+def fixable(args: argparse.Namespace, wiring: list[Wiring]) -> list[Wiring]:
     """``wiring``, its fixes by ``hermes-ctx install`` checked against install itself (a dry run): a config install
     refuses to edit (a duplicate key, ``plugins.enabled`` written as a text, an alias it would have to change) is
     to be fixed by hand first, where it says (doctor named install, which then exited 2; a red-team pass)."""

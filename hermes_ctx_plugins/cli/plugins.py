@@ -86,7 +86,7 @@ def _wiring_problems(args: argparse.Namespace, host: Host) -> list[str]:
     """What in hermes' own config keeps hermes from running us as configured (a mistyped ``memory.provider``,
     ``context.engine`` or ``plugins.enabled``): ``check`` said "config OK" and only ``doctor`` said these (a newcomer
     walk). Each with its fix, as ``doctor`` says it; nothing when hermes' config cannot be read here."""
-    from .doctor import _fixable, hermes_config_path, hermes_wiring, read_hermes_config, set_wrong
+    from .doctor import fixable, hermes_config_path, hermes_wiring, read_hermes_config, set_wrong
 
     try:
         raw = read_hermes_config(hermes_config_path(args))
@@ -96,7 +96,7 @@ def _wiring_problems(args: argparse.Namespace, host: Host) -> list[str]:
     # no warning when left unset: only a value set wrong is (a review: check warned on README's Bridge config)
     # the fix as doctor says it: what install cannot edit (plugins.enabled written as a text) is fixed by hand first
     # (check named install, which then refused: a newcomer walk)
-    return [f"{w.detail} (fix: {w.fix})" for w in _fixable(args, hermes_wiring(raw, hermes_home(), host.plugins()))
+    return [f"{w.detail} (fix: {w.fix})" for w in fixable(args, hermes_wiring(raw, hermes_home(), host.plugins()))
             if not w.ok and set_wrong(raw, w.check)]
 
 

@@ -16,6 +16,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -76,8 +77,6 @@ def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: 
     with handle:
         if sys.platform == "win32":
             handle.seek(0)  # msvcrt locks bytes from the current position, and "a+" starts at the end
-            import time
-
             deadline = None if timeout is None else time.monotonic() + timeout
             while True:  # LK_LOCK gives up after ten one-second tries; keep waiting like flock
                 try:
@@ -113,8 +112,6 @@ def locked(path: Path, *, error: type[FileUnavailable] = FileUnavailable, wait: 
 
 def _flock_within(fd: int, timeout: float) -> None:
     """``flock`` ``fd`` exclusively, tried until ``timeout`` seconds have passed; :class:`BlockingIOError` then."""
-    import time
-
     deadline, pause = time.monotonic() + timeout, 0.002
     while True:
         try:

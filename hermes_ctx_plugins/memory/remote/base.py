@@ -77,6 +77,14 @@ ROTATE_BYTES = 256 << 10
 NOTE_LOCK_SECONDS = 2.0
 
 
+class _Kept(NamedTuple):
+    """What :meth:`RemoteProvider._read_kept` found: the namespaces, the files read, those there but unreadable."""
+
+    names: set[str]
+    read: list[Path]
+    unread: list[str]
+
+
 class RecallItem(NamedTuple):
     """One recalled piece of memory: its text, an optional id and section label."""
 
@@ -147,7 +155,6 @@ class RemoteProvider(ServiceProvider):
         #: whether this process noted the config's namespaces (:meth:`_note_namespaces`)
         self._namespaces_noted = False
         self._namespaces_retry = 0.0  # (time.monotonic) when a note that could not be made is tried again
-        self._kept_unread: list[str] = []  # the kept namespaces' files the last read could not read, and why
         self._fetches: list[tuple[str | None, threading.Thread]] = []  # (the user's breaker party, its thread)
         self._outage_reported = False
 
@@ -198,8 +205,8 @@ class RemoteProvider(ServiceProvider):
         problem = unsendable(write, local=self.local_keys)
         if problem:
             raise ToolError(f"refused: {what} cannot be sent ({problem})")
-        if not self._namespaces_noted and time.monotonic() >= self._namespaces_retry:  # sent without the queue: a
-            self._note_namespaces()  # forget must still find its namespace
+        if self._note_due():  # sent without the queue: a forget must still find its namespace
+            self._note_namespaces()
         try:
             self.call(self.send_write, write)
         except ServiceUnavailable:
@@ -235,8 +242,8 @@ class RemoteProvider(ServiceProvider):
 
     def _put(self, write: Write) -> None:
         write = {**write, QUEUED_IN: self.config.deployment or ""}  # read by _routed, never sent
-        if not self._namespaces_noted and self._queue is not None and time.monotonic() >= self._namespaces_retry:
-            self._note_namespaces()  # a note that could not be made when the queue started (its lock held): again
+        if self._queue is not None and self._note_due():  # a note that could not be made when the queue started
+            self._note_namespaces()  # (its lock held): again
         try:
             self._writer().put(write)
         except QueueClosedError:  # a shutdown closed it meanwhile; the next queue takes the write
@@ -385,7 +392,7 @@ class RemoteProvider(ServiceProvider):
         it with a fixed ``user_id`` and moved to a namespace of its own left that id's memories there (a review)."""
         # the kept namespaces first, then the note: a note folding them writes itself before it deletes them, so one
         # gone between the two reads is in the note read after (a review: the other order could miss it)
-        kept = self._read_kept()[0] if namespaces is None else set()
+        kept = self._read_kept().names if namespaces is None else set()
         noted, problem = _read_noted(self._namespaces_file) if namespaces is None else (set(), None)
         noted |= kept
         spaces = tuple(dict.fromkeys((*self.config.memory_namespaces(), *sorted(noted))
@@ -433,6 +440,10 @@ class RemoteProvider(ServiceProvider):
     def _damaged_namespaces(self) -> Path:
         return self._namespaces_file.with_name("namespaces.json.damaged")
 
+    def _note_due(self) -> bool:
+        """Whether :meth:`_note_namespaces` is to be made (again) now: not made yet, and a minute since it timed out."""
+        return not self._namespaces_noted and time.monotonic() >= self._namespaces_retry
+
     def _kept_files(self) -> list[Path]:
         """Namespaces a write was made under while the note's lock could not be had (a review: a note that timed out
         left a deployment renamed later unreachable, and forget --user reported success with the memories still
@@ -443,34 +454,32 @@ class RemoteProvider(ServiceProvider):
 
     def _keep_unnoted(self) -> None:
         try:
-            if not set(self.config.memory_namespaces()) <= self._read_kept()[0]:  # (not once more at each retry)
+            if not set(self.config.memory_namespaces()) <= self._read_kept().names:  # (not again at each retry)
                 atomic_write(self.state_dir / f"namespaces.kept-{uuid.uuid4().hex}", "".join(
                     json.dumps(name) + "\n" for name in self.config.memory_namespaces()).encode("utf-8"))
         except OSError as exc:
             log.warning("%s: could not keep the namespaces written under beside %s either (%s)", self.name,
                         self._namespaces_file, exc)
 
-    def _read_kept(self) -> tuple[set[str], list[Path]]:
-        """The namespaces :meth:`_keep_unnoted` kept, and the files read (one that cannot be read is left for a later
-        note; a damaged line is skipped)."""
-        names: set[str] = set()
-        read: list[Path] = []
-        self._kept_unread = []
+    def _read_kept(self) -> _Kept:
+        """The namespaces :meth:`_keep_unnoted` kept, the files read, and those there but unreadable (a damaged line is
+        skipped; a file that cannot be read is left for a later note)."""
+        kept = _Kept(set(), [], [])
         for path in self._kept_files():
             try:
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
             except FileNotFoundError:  # folded and deleted meanwhile: the note holds it then
                 continue
-            except OSError as exc:  # there and unreadable (a folder in its place is no kept set): left, and forget
-                if not path.is_dir():  # says what it may miss (a review: it reported success in silence)
-                    self._kept_unread.append(f"{path} ({exc.strerror or exc})")
+            except OSError as exc:  # there and unreadable (a folder in its place is no kept set): forget says what it
+                if not path.is_dir():  # may miss (a review: it reported success in silence)
+                    kept.unread.append(f"{path} ({exc.strerror or exc})")
                 continue
-            read.append(path)
+            kept.read.append(path)
             for line in lines:
                 with contextlib.suppress(ValueError, RecursionError):
                     if isinstance(name := json.loads(line), str):
-                        names.add(name)
-        return names, read
+                        kept.names.add(name)
+        return kept
 
     def _note_namespaces(self) -> None:
         """Note the config's namespaces before the first write of a queue: a deployment renamed since keeps its
@@ -489,11 +498,11 @@ class RemoteProvider(ServiceProvider):
                     log.warning("%s: the note of the namespaces written under, %s, cannot be read (%s): kept as %s; "
                                 "the %d names its text still holds are noted again, forget --user says so",
                                 self.name, self._namespaces_file, problem, self._damaged_namespaces.name, len(noted))
-                unnoted, taken = self._read_kept()
-                if problem is not None or not noted.issuperset({*self.config.memory_namespaces(), *unnoted}):
-                    names = sorted(noted.union(self.config.memory_namespaces(), unnoted))
+                kept = self._read_kept()
+                if problem is not None or not noted.issuperset({*self.config.memory_namespaces(), *kept.names}):
+                    names = sorted(noted.union(self.config.memory_namespaces(), kept.names))
                     atomic_write(self._namespaces_file, json.dumps(names).encode("utf-8"))
-                for path in taken:  # (in the note now; one kept since is another file, folded next time)
+                for path in kept.read:  # (in the note now; one kept since is another file, folded next time)
                     with contextlib.suppress(OSError):  # (a folder in its place: left, said by nothing worse)
                         path.unlink(missing_ok=True)
                 # the temp file of a keep killed mid-write (each keep has a name of its own: atomic_write's sweep
@@ -529,8 +538,9 @@ class RemoteProvider(ServiceProvider):
         if problem is not None or self._damaged_namespaces.exists():
             reasons.append(f"{self._namespaces_file} cannot be read ({problem})" if problem is not None else
                            f"{self._namespaces_file} was found damaged (kept as {self._damaged_namespaces})")
-        if self._kept_unread:  # (read by _owners just before)
-            reasons.append(f"namespaces kept beside it cannot be read: {', '.join(self._kept_unread)}")
+        unread = self._read_kept().unread
+        if unread:
+            reasons.append(f"namespaces kept beside it cannot be read: {', '.join(unread)}")
         if not reasons:
             return None
         then = (f", then delete {self._damaged_namespaces.name}" if self._damaged_namespaces.exists() or problem

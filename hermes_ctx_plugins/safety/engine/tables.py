@@ -24,7 +24,8 @@ _BLANK_SYMBOLS = FILLERS | {"\U0001d159"}
 
 def renders_blank(text: str) -> bool:
     """Whether ``text`` shows nothing at all: only white space, non-spacing and enclosing marks (a combining grapheme
-    joiner, variation selectors), format, control and unassigned characters, and :data:`_BLANK_SYMBOLS` -- what a
+    joiner, variation selectors), format and control characters, the default-ignorable code points this Python
+    leaves unassigned (:data:`IGNORABLE_RANGES`), and :data:`_BLANK_SYMBOLS` -- what a
     memory entry of its own would be an empty line in the prompt of (a hostile-values pass stored U+2800, U+034F,
     U+FE0F, U+E0100, U+1D159 and U+17B4 alone as entries). Private-use characters (an icon font's) show."""
     import unicodedata
