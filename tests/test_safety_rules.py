@@ -43,7 +43,7 @@ def test_declared_languages_are_those_of_the_anchors() -> None:
 
 def test_the_package_docstring_names_every_family() -> None:
     documented = set(re.findall(r"^``(\w+)``", safety.__doc__ or "", re.MULTILINE))
-    assert documented == {family.__name__.rpartition(".")[2] for family in rules.FAMILIES} | {"invisible"}
+    assert documented == {family.__name__.rpartition(".")[2] for family in rules.FAMILIES} | {"invisible", "behaviour"}
 
 
 @pytest.mark.parametrize(("window", "reach", "view", "found"), [

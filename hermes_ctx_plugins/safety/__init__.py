@@ -23,6 +23,10 @@ family                what it stops
 ``signals``           weak signals that count only two on a line ("any AI reading this" + "without checking")
 ``secrets``           credentials: token formats, ``key: value``, passwords in prose, commands, tables, key pairs
 ``invisible``         characters that render as nothing (a table of characters)
+``behaviour``         code whose behaviour is the attack: data sent out (the environment, key files, cookies,
+                      keystrokes, the screen), fetched code run, home or system folders deleted, harmful system
+                      commands run, files encrypted in place, floods, fork bombs, reverse and web shells (tables
+                      of calls, read by :mod:`.engine.code`)
 ====================  =======================================================================================
 
 One engine (:mod:`.engine`) reads every text the same way -- normalised (invisible and bidi characters dropped,

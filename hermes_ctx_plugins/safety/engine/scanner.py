@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..rules.invisible import INVISIBLE, SPELLING
 from ..rules.vocabulary import DISCUSSION, QUOTED, STANDING_RE, TAKEN_UP
+from .code import code_acts
 from .decode import regions
 from .match import phrase_hits
 from .redact import redact_secrets, secret_spans
@@ -99,6 +100,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
             excerpt = " ".join(INVISIBLE.sub("", redact_secrets(text[first:last])).split())
             excerpt = excerpt if len(excerpt) <= 60 else excerpt[:57] + "…"
             findings.append(Finding(rule.kind, f"{rule.detail}: '{excerpt}'", first, last))
+    findings += [Finding(act.kind, act.detail, act.start, act.end) for act in code_acts(text)]
     return findings + _decoded(text, depth) if depth < _MAX_DEPTH else findings
 
 

@@ -13,6 +13,13 @@
 * ``blind8.jsonl`` (session 34): 60 entries (30 hostile, 30 hard benign, 20 Chinese), each with why it is so,
   written by a helper who saw the threat model and nothing else (not the scanner, its rows, the earlier sets or the
   public corpora), run once before any change;
+* ``blind9_code.jsonl``, ``blind10_code.jsonl`` (session 40): 120 entries each (60 hostile, 60 hard benign, a quarter
+  with Chinese prose) that carry code -- Python, JavaScript, shell, PowerShell, Go, C#, Java, Ruby, PHP: data sent
+  out, capture, destruction, ransomware, floods, persistence, and the same APIs at ordinary work -- each written by
+  hand by a helper who saw only a brief of those families (not the scanner, its rows or the public corpora). Set 9
+  was run once after the code reader (``safety/engine/code.py``) was first written, then used to shape it; set 10
+  was written meanwhile by another helper told to favour less obvious variants, run once, then looked at too. Both
+  are tuning data now;
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).

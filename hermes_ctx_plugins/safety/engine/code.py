@@ -1,0 +1,537 @@
+"""Reading code for what it does: data flows from sources to sinks, harmful acts, ransomware and flood shapes.
+
+The tables are :mod:`hermes_ctx_plugins.safety.rules.behaviour`'s; this module reads any text with them, whatever its
+language and whether or not it is fenced (a note is prose and code mixed; prose rarely makes the calls these tables
+name). There is no parser: a statement is a match's text through its balanced brackets to the end of its line, a
+binding is a line's assignment (or ``with ... as``, ``for ... in``), a helper function is a ``def``/``function``/
+``func`` and its indented or braced body. Data is followed through bindings to a fixed point and through helper
+functions one call deep (a helper whose body reads a source is a source; one whose body sends is a sink), which is
+what snippets written to hide their behaviour do ("def collect(): return dict(os.environ)" ...
+"send(collect())"). Bounded: the text's first :data:`LIMIT` characters, a statement's first 800; linear in the
+bindings (a walk over who uses what); a table's regex is tried only where one of its words is.
+
+It is over 500 lines because it is one reader: its structure (statements, blocks, bindings, helpers), its data
+(sources, taint) and its findings share one text's indexes, which a split would pass around or rebuild.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..rules import behaviour as b
+from ..rules.record import compiled, lazy
+from ..rules.vocabulary import HOSTS, LOOPBACK
+
+#: how much of a text is read as code (a longer memory is read this far)
+LIMIT = 100_000
+_STATEMENT = 800
+#: how many bindings and helper functions a text's reading follows (a note's code has tens)
+_MAX_BINDINGS, _MAX_FUNCTIONS = 50_000, 200
+#: how many acts a text's reading reports (the first are enough to withhold it)
+_MAX_ACTS = 20
+#: an environment handed to a child process (``env=env``, ``{ env: process.env }``) is not sent anywhere
+_PASSED_ENVIRONMENT = lazy(r"(?<![\w$])env\s*=\s*[\w.]+(?:\([^()\n]*\))?|(?<![\w$])env\s*:\s*[\w.]+(?:\([^()\n]*\))?"
+                           r"(?=\s*[,}])")
+_IDENTIFIER = lazy(r"(?<![\w.])(?:(?:self|this)\.)?[A-Za-z_]\w*|(?<=\.)[A-Za-z_]\w*(?=\s*\()")
+#: a one-line string literal, and what it interpolates (f-strings, template literals, shell and PowerShell)
+_STRING = lazy(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`]*`")
+_INTERPOLATION = lazy(r"\{([^{}\n]*)\}|\$\{?(?:env:)?\w+")
+#: a bare name passed to a call (not an attribute, a keyword argument's name or a string's word)
+_BARE_NAMES = lazy(r"(?<![\w.'\"])([A-Za-z_]\w*)(?![\w'\"(]|\s*=[^=])")
+_KEYWORDS = frozenset({"True", "False", "None", "true", "false", "null", "self", "this", "await", "new", "lambda",
+                       "not", "and", "or", "in", "is", "if", "else", "for", "return", "str", "int", "bytes", "len",
+                       "range"})
+_EXTENDED = lazy(r"\s*(?:[/+]|\.joinpath\b|\.resolve\(\)\s*/|,\s*['\"\w])")
+_JOINED = lazy(r"(?:join|Join|Combine)\s*\(\s*$|[/+]\s*$")
+#: a line that is a comment or a quotation: what it names is mentioned, not done
+_COMMENT = lazy(r"[ \t]*(?:#(?!!)|//|--\s|\*|>|;|REM\b|::)")
+#: where a shell delete's arguments end
+_ARGUMENTS_END = lazy(r"[`;|&#\n]|\)\s*$")
+_I = re.IGNORECASE | re.MULTILINE
+
+
+@dataclass(frozen=True)
+class Act:
+    """What a piece of code does: a finding's kind, what the user is told, and where (``text[start:end]``)."""
+
+    kind: str
+    detail: str
+    start: int
+    end: int
+
+
+def code_acts(text: str) -> list[Act]:
+    """What the code in ``text`` does that a memory must not carry (``[]`` for prose and harmless code)."""
+    text, back = _canonical(text[:LIMIT])
+    reader = _Reader(text, text.lower())
+    acts = (reader.flows() + reader.acts() + reader.shapes())[:_MAX_ACTS]
+    return [Act(a.kind, a.detail, back(a.start), back(a.end)) for a in acts] if back else acts
+
+
+def _canonical(text: str) -> tuple[str, Callable[[int], int] | None]:
+    """``text`` with each module alias written as its module (``import requests as r``: ``r.post(`` reads
+    ``requests.post(``), and how to map a position of that text back (None: no alias, the same text)."""
+    modules = {}
+    for m in b.ALIAS.finditer(text) if "import" in text else ():
+        module, alias = (m[1], m[2]) if m[1] else (m[3], m[4])
+        if alias != module:
+            modules[alias] = module
+    if not modules:
+        return text, None
+    pieces, marks, last, shift = [], [], 0, 0  # marks: (where a replacement ends in the new text, shift so far)
+    for m in re.finditer(rf"(?<![\w.])({'|'.join(map(re.escape, modules))})\.", text):
+        pieces += [text[last:m.start()], modules[m[1]] + "."]
+        shift += len(modules[m[1]]) - len(m[1])
+        last = m.end()
+        marks.append((m.end() + shift, shift))
+    pieces.append(text[last:])
+    ends = [end for end, _ in marks]
+
+    def back(position: int) -> int:
+        i = bisect.bisect_right(ends, position) - 1
+        return max(0, min(len(text), position - (marks[i][1] if i >= 0 else 0)))
+
+    return "".join(pieces), back
+
+
+def _excerpt(text: str) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= 60 else words[:57] + "…"
+
+
+def _remote(segment: str) -> bool:
+    """Whether ``segment`` names no host or one that is not loopback (a send with no visible host counts)."""
+    hosts = [next(g for g in m.groups() if g) for m in HOSTS.finditer(segment.lower())]
+    return not hosts or any(not LOOPBACK.fullmatch(h) for h in hosts)
+
+
+@dataclass
+class _Function:
+    name: str
+    start: int
+    end: int
+    parameters: tuple[str, ...]
+
+
+@dataclass
+class _Reader:
+    text: str
+    lowered: str
+    #: tainted names: name -> the category of data they hold
+    tainted: dict[str, str] = field(default_factory=dict)
+    #: which bindings are calls on an object (they taint only names something assigns: not a module's)
+    _calls: set[int] = field(default_factory=set)
+
+    # ------------------------------------------------------------------------------------------------- structure
+    def statement(self, start: int) -> tuple[int, int]:
+        """From ``start`` through its balanced brackets to the end of the line (at most 800 characters)."""
+        text, depth, i, stop = self.text, 0, start, min(len(self.text), start + _STATEMENT)
+        while i < stop:
+            c = text[i]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+                if depth < 0:
+                    return start, i
+            elif c == "\n" and depth <= 0:
+                return start, i
+            elif c == ";" and depth <= 0 and i > start:
+                return start, i
+            i += 1
+        return start, stop
+
+    def line_of(self, pos: int) -> tuple[int, int]:
+        first = self.text.rfind("\n", 0, pos) + 1
+        last = self.text.find("\n", pos)
+        return first, len(self.text) if last < 0 else last
+
+    def block(self, head_end: int, indent: int, braced: bool) -> tuple[int, int]:
+        """The body after a header ending at ``head_end``: braced (to the matching brace), else the lines indented
+        deeper than ``indent`` (the rest of the header's own line included)."""
+        text = self.text
+        if braced:
+            open_at = text.find("{", head_end - 1 if head_end else 0)
+            if open_at >= 0:
+                depth = 0
+                for i in range(open_at, min(len(text), open_at + 20_000)):
+                    if text[i] == "{":
+                        depth += 1
+                    elif text[i] == "}":
+                        depth -= 1
+                        if depth == 0:
+                            return open_at, i
+                return open_at, min(len(text), open_at + 20_000)
+        end = self.text.find("\n", head_end)
+        if end < 0:
+            return head_end, len(text)
+        pos = end + 1
+        while pos < len(text):
+            nxt = text.find("\n", pos)
+            nxt = len(text) if nxt < 0 else nxt
+            line = text[pos:nxt]
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            pos = nxt + 1
+        return head_end, min(pos, len(text))
+
+    @cached_property
+    def functions(self) -> list[_Function]:
+        found = []
+        for m in b.DEFINITION.finditer(self.text):
+            name = next(g for g in m.groups() if g)
+            first, last = self.line_of(m.start())
+            line = self.text[first:last]
+            indent = len(line) - len(line.lstrip())
+            braced = "{" in line or (not line.rstrip().endswith(":") and "=>" not in line)
+            _, end = self.block(m.end(), indent, braced)
+            head = re.search(r"\(([^)\n]*)\)", self.text[m.start():m.start() + 300])
+            parameters = tuple(p for p in (re.sub(r"[:=].*$", "", p).strip(" *&$") for p in
+                                           (head[1].split(",") if head else ())) if p.isidentifier())
+            found.append(_Function(name, m.start(), end, parameters))
+            if len(found) >= _MAX_FUNCTIONS:
+                break
+        return found
+
+    @cached_property
+    def bindings(self) -> list[tuple[tuple[str, ...], int, int]]:
+        """(names bound, where the bound value's text starts, ends)."""
+        out = []
+        for m in b.ASSIGNMENT.finditer(self.text):
+            names = tuple(re.sub(r"^[$@]|\[.*$", "", n.strip()) for n in m[1].split(","))
+            out.append((names, *self.statement(m.end())))
+        for m in b.BINDING.finditer(self.text):
+            names = tuple(n.strip() for n in next(g for g in m.groups() if g).split(","))
+            first, last = self.line_of(m.start())
+            out.append((names, first, last))
+        for m in b.METHOD_CALL.finditer(self.text):  # data flows between an object and its call's arguments
+            start, end = self.statement(m.end() - 1)
+            arguments = tuple(a for a in _BARE_NAMES.findall(self.text, start, end) if a not in _KEYWORDS)
+            whole = (m[1], *arguments)
+            out.append((whole, m.start(1), end))
+            self._calls.add(len(out) - 1)
+        for function in self.functions:  # a function's result is made of what its body uses
+            out.append(((function.name,), function.start, function.end))
+        return out[:_MAX_BINDINGS]
+
+    # ------------------------------------------------------------------------------------------------------ data
+    def windows(self, words: tuple[str, ...], reach: int) -> list[tuple[int, int]]:
+        """Where ``words`` occur, ``reach`` characters either side, merged: a table's regex is run there only (it
+        can match only where one of its words is, and a long prose note holds few)."""
+        spans, lowered = [], self.lowered
+        for word in words:
+            bounded = word[0].isalnum()  # a word's start must start a word ("irm" is not in "confirm")
+            at = lowered.find(word)
+            while at >= 0:
+                if not (bounded and at and (lowered[at - 1].isalnum() or lowered[at - 1] == "_")):
+                    spans.append((max(0, at - reach), at + len(word) + reach))
+                at = lowered.find(word, at + len(word))
+        merged: list[tuple[int, int]] = []
+        for lo, hi in sorted(spans):
+            if merged and lo <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+            else:
+                merged.append((lo, hi))
+        return merged
+
+    def find(self, regex: re.Pattern[str], words: tuple[str, ...], reach: int = 400) -> Iterator[re.Match[str]]:
+        """``regex``'s matches near ``words`` (each once)."""
+        last = -1
+        for lo, hi in self.windows(words, reach):
+            for m in regex.finditer(self.text, max(lo, last + 1), hi):
+                last = m.start()
+                yield m
+
+    def calls(self, regex: re.Pattern[str], words: tuple[str, ...]) -> Iterator[re.Match[str]]:
+        """``regex``'s matches that start at a call's name holding one of ``words``: tried at each start of the
+        dotted name around each word (``requests.post``, ``s.post``, ``.post``) and at the word before it (``new
+        Image``), not searched along the text -- a sink table is a long alternation, slow to search prose with."""
+        text, lowered, seen = self.text, self.lowered, set()
+        for word in words:
+            bounded = word[0].isalnum()
+            at = lowered.find(word)
+            while at >= 0:
+                if not (bounded and at and (lowered[at - 1].isalnum() or lowered[at - 1] == "_")):
+                    start = at
+                    while start > 0 and at - start < 40 and (text[start - 1].isalnum() or text[start - 1] in "_.$:-"):
+                        start -= 1
+                    starts = [start] + [i + 1 for i in range(start, at) if text[i] in ".:$"] + [at, at - 1, at - 2]
+                    before = start
+                    while before > 0 and start - before < 4 and text[before - 1] in " \t":
+                        before -= 1
+                    if before < start:
+                        word_start = before
+                        while word_start > 0 and before - word_start < 12 and text[word_start - 1].isalpha():
+                            word_start -= 1
+                        starts.append(word_start)
+                    for candidate in starts:
+                        if candidate >= 0 and candidate not in seen:
+                            seen.add(candidate)
+                            m = regex.match(text, candidate)
+                            if m:
+                                yield m
+                at = lowered.find(word, at + len(word))
+
+    def has(self, regex: re.Pattern[str], words: tuple[str, ...], reach: int = 400) -> bool:
+        return next(self.find(regex, words, reach), None) is not None
+
+    @cached_property
+    def _sources(self) -> list[tuple[str, re.Pattern[str]]]:
+        """The sensitive data the text reads somewhere (each source's label and regex)."""
+        sources = [(label, compiled(pattern, _I)) for label, words, pattern in b.SENSITIVE
+                   if next(self.calls(compiled(pattern, _I), words), None)]
+        # a global key hook: what its callbacks are given is keystrokes
+        if self.has(b.KEYSTROKES, b.KEYSTROKE_WORDS):
+            sources.append(("keystrokes", compiled(r"(?<![\w.])(?:key|keys|(?:e|ev|evt|event)\.(?:key|code|keyCode|"
+                                                    r"which|char)|key\.char|keycode|vk|char)\b", _I)))
+        return sources
+
+    def category(self, segment: str, sources: list[tuple[str, re.Pattern[str]]]) -> str | None:
+        """The data of ``sources`` that ``segment`` holds: directly, through a tainted name or a source helper."""
+        for label, pattern in sources:
+            if pattern.search(segment):
+                return label
+        if self.tainted:
+            for name in _names(segment):
+                if name in self.tainted:
+                    return self.tainted[name]
+        return None
+
+    @cached_property
+    def _uses(self) -> tuple[list[frozenset[str]], dict[str, list[int]], dict[str, list[int]]]:
+        """Each binding's names used, which bindings use a name, which bind it (for :meth:`follow`, :meth:`resolve`)."""
+        used: list[frozenset[str]] = []
+        users: dict[str, list[int]] = {}
+        binders: dict[str, list[int]] = {}
+        for i, (names, start, end) in enumerate(self.bindings):
+            found = frozenset(_names(_PASSED_ENVIRONMENT.sub(" ", self.text[start:end])))
+            used.append(found)
+            for name in found:
+                users.setdefault(name, []).append(i)
+            for name in names:
+                binders.setdefault(name, []).append(i)
+        return used, users, binders
+
+    def follow(self, sources: list[tuple[str, re.Pattern[str]]]) -> None:
+        """Taint every name bound to a source, a tainted name or a source helper's result (a walk over who uses
+        what: linear in the bindings)."""
+        self.tainted = {}
+        for function in self.functions:  # a helper whose body reads a source is one
+            label = self.category(self.text[function.start:function.end], sources)
+            if label:
+                self.tainted[function.name] = label
+        queue = list(self.tainted)
+        for names, start, end in self.bindings:
+            label = next((lb for lb, pattern in sources if pattern.search(self.text[start:end])), None)
+            for name in names if label is not None else ():
+                if name and name not in self.tainted and label is not None:
+                    self.tainted[name] = label
+                    queue.append(name)
+        _, users, binders = self._uses
+        assigned = {name for name, where in binders.items() if any(i not in self._calls for i in where)}
+        while queue:
+            source = queue.pop()
+            for i in users.get(source, ()):
+                for name in self.bindings[i][0]:
+                    if name and name not in self.tainted and (i not in self._calls or name in assigned):
+                        self.tainted[name] = self.tainted[source]
+                        queue.append(name)
+
+    def resolve(self, segment: str, depth: int = 2) -> str:
+        """``segment`` with the values of the names it uses appended (two levels: where a URL, a path or a command
+        was bound, and what that was made of; at most 20 values a level)."""
+        _, _, binders = self._uses
+        found = sorted({i for name in _names(segment) for i in binders.get(name, ())})[:20]
+        values = [self.text[self.bindings[i][1]:self.bindings[i][2]] for i in found]
+        if depth > 1 and values:
+            values = [self.resolve(v, depth - 1).split("\n", 1)[-1] + "\n" + v for v in values]
+        return segment + "\n" + "\n".join(values)
+
+    def sink_calls(self, pattern: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+        """The statements of ``pattern``'s calls (each holds one of ``words``), and of calls to helpers that hand a
+        parameter to one."""
+        regex = compiled(pattern, _I)
+        spans = [self.statement(m.start()) for m in sorted(self.calls(regex, words), key=lambda m: m.start())]
+        for function in self.functions:
+            if not function.parameters or not regex.search(self.text, function.start, function.end):
+                continue
+            passes = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, function.parameters))})(?!\w)")
+            if not any(passes.search(_PASSED_ENVIRONMENT.sub(" ", self.text[s:e]))
+                       for s, e in (self.statement(m.start()) for m in regex.finditer(self.text, function.start,
+                                                                                       function.end))):
+                continue
+            for m in re.finditer(rf"(?<![\w.]){re.escape(function.name)}\s*\(", self.text):
+                if not any(f.start <= m.start() < f.start + len(f.name) + 16 for f in self.functions):
+                    spans.append(self.statement(m.start()))
+        return spans
+
+    # ----------------------------------------------------------------------------------------------- the findings
+    def flows(self) -> list[Act]:
+        acts: list[Act] = []
+        sources = self._sources
+        if sources:
+            acts += self._sent(sources, b.NETWORK_SEND, b.NETWORK_SEND_WORDS)
+        secret, secret_words, secret_pattern = b.ENV_SECRET
+        if self.has(compiled(secret_pattern, _I), secret_words):
+            acts += self._sent([(secret, compiled(secret_pattern, _I))], b.COVERT_SEND, b.COVERT_SEND_WORDS)
+        asked, asked_words, asked_pattern = b.REQUEST_INPUT
+        if self.has(compiled(asked_pattern, _I), asked_words):
+            request = [(asked, compiled(asked_pattern, _I))]
+            self.follow(request)
+            runs = self.sink_calls(b.COMMAND_RUN, b.COMMAND_RUN_WORDS) + self.sink_calls(b.CODE_RUN, b.CODE_RUN_WORDS)
+            for start, end in runs:
+                segment = self.text[start:end]
+                if self.category(segment, request):
+                    acts.append(Act("injection", f"code runs commands sent in web requests: '{_excerpt(segment)}'",
+                                    start, end))
+        fetched = [("fetched code", compiled(b.FETCHED, _I))]
+        if next(self.calls(fetched[0][1], b.FETCHED_WORDS), None) and \
+                next(self.calls(compiled(b.CODE_RUN, _I), b.CODE_RUN_WORDS), None):
+            self.follow(fetched)
+            for start, end in self.sink_calls(b.CODE_RUN, b.CODE_RUN_WORDS):
+                line_start, line_end = self.line_of(start)
+                around = self.text[line_start:max(end, line_end)]
+                if self.category(around, fetched) and _remote(self.resolve(around)):
+                    acts.append(Act("injection", f"code runs fetched code: '{_excerpt(around)}'", line_start,
+                                    max(end, line_end)))
+        self.tainted = {}
+        return acts
+
+    def _sent(self, sources: list[tuple[str, re.Pattern[str]]], sinks: str, words: tuple[str, ...]) -> list[Act]:
+        """Sensitive data sent to a remote host by one of ``sinks``, or keystrokes written down."""
+        acts = []
+        self.follow(sources)
+        for start, end in self.sink_calls(sinks, words):
+            segment = self.text[start:end]
+            label = self.category(_PASSED_ENVIRONMENT.sub(" ", segment), sources)
+            if label and not b.SAME_ORIGIN.search(segment) and _remote(self.resolve(segment)):
+                acts.append(Act("exfiltration", f"code sends {label} out: '{_excerpt(segment)}'", start, end))
+        if any(label == "keystrokes" for label, _ in sources):
+            for start, end in self.sink_calls(b.FILE_WRITE, b.FILE_WRITE_WORDS):
+                segment = self.text[start:end]
+                if self.category(segment, sources) == "keystrokes":
+                    acts.append(Act("injection", f"keylogger: '{_excerpt(segment)}'", start, end))
+        return acts
+
+    def acts(self) -> list[Act]:
+        acts: list[Act] = []
+        for m in self.find(b.RECURSIVE_DELETE, b.RECURSIVE_DELETE_WORDS):
+            start, end = self.statement(m.start())
+            segment = self.text[start:end]
+            if b.SHELL_DELETE.match(m[0]):
+                cut = _ARGUMENTS_END.search(segment, len(m[0]))
+                line_start = self.text.rfind("\n", 0, start) + 1
+                precious = bool(b.SHELL_TARGET.search(segment[len(m[0]):cut.start() if cut else len(segment)])) and \
+                    not b.FORBIDDEN.search(self.text, line_start, start) and \
+                    not _COMMENT.match(self.text, line_start)
+            else:
+                first = _first_argument(segment)
+                precious = bool(b.WHOLE_TARGET.fullmatch(first)) or (first.isidentifier() and any(
+                    _whole(self.resolve(self.text[s:e])) for names, s, e in self.bindings if first in names))
+            if precious:
+                acts.append(Act("injection", f"deletes a home or system folder: '{_excerpt(segment)}'", start, end))
+        for m in self.find(b.RUNS_COMMAND, b.RUNS_COMMAND_WORDS):
+            start, end = self.statement(m.start())
+            segment = self.text[start:end]
+            harm = b.SYSTEM_HARM.search(segment) or b.SYSTEM_HARM.search(self.resolve(segment).split("\n", 1)[-1])
+            if harm and not _in_words(harm):
+                acts.append(Act("injection", f"code runs '{harm[0]}': '{_excerpt(segment)}'", start, end))
+        for m in self.find(b.FORK_BOMB, b.FORK_BOMB_WORDS):
+            acts.append(Act("injection", f"fork bomb: '{_excerpt(m[0])}'", m.start(), m.end()))
+        for table, words, what in ((b.DROP_EVERY_TABLE, ("drop table",), "drops every table"),
+                                   (b.DEFENCES_OFF, b.DEFENCES_WORDS, "defences switched off"),
+                                   (b.PERSISTENT_FETCH_RUN, b.PIPED_TO_A_SHELL, "fetched code run on a schedule"),
+                                   (b.REVERSE_SHELL, b.REVERSE_SHELL_WORDS, "reverse shell")):
+            for m in self.find(table, words, 900):
+                line_start = self.text.rfind("\n", 0, m.start()) + 1
+                if not _COMMENT.match(self.text, line_start) and not b.FORBIDDEN.search(self.text, line_start,
+                                                                                          m.start()):
+                    acts.append(Act("injection", f"{what}: '{_excerpt(m[0])}'", m.start(), m.end()))
+        return acts
+
+    def precious_walk(self, at: int) -> bool:
+        """Whether the walk at ``at`` goes over a home or system folder (said there, or where its folder was bound)."""
+        start, end = self.statement(at)
+        walked = self.text[start:end]
+        return bool(b.CODE_TARGET.search(walked) or b.CODE_TARGET.search(self.resolve(walked).split("\n", 1)[-1]))
+
+    def shapes(self) -> list[Act]:
+        acts: list[Act] = []
+        ransom = all(b.present(words, self.lowered) for words in (b.WALK_WORDS, b.ENCRYPT_WORDS, b.DESTROY_WORDS))
+        for m in self.find(b.ENCRYPT, b.ENCRYPT_WORDS) if ransom else ():
+            lo, hi = max(0, m.start() - 1500), m.end() + 1500
+            walk = b.WALK.search(self.text, lo, hi)
+            if walk and b.DESTROY_ORIGINAL.search(self.text, lo, hi) and (
+                    b.NOT_THE_USERS_KEY.search(self.text, lo, hi) or self.precious_walk(walk.start())):
+                start, end = self.line_of(m.start())
+                acts.append(Act("injection", f"encrypts files in place: '{_excerpt(self.text[start:end])}'", start,
+                                end))
+                break
+        for m in self.find(b.WALK, b.WALK_WORDS):
+            start, end = self.statement(m.start())
+            walked = self.text[start:end]
+            if self.precious_walk(m.start()) and b.DESTROY_ORIGINAL.search(self.text, max(0, start - 1500),
+                                                                          end + 1500):
+                acts.append(Act("injection", f"overwrites or deletes every file of a home or system folder: "
+                                             f"'{_excerpt(walked)}'", start, end))
+                break
+        for m in self.find(b.UNBOUNDED_LOOP, b.LOOP_WORDS):
+            first, last = self.line_of(m.start())
+            line = self.text[first:last]
+            indent = len(line) - len(line.lstrip())
+            if re.search(r"\bdo\b", line) or re.search(r"\bwhile\b[^\n]*;\s*$", line):
+                done = re.compile(r"\bdone\b").search(self.text, m.end())
+                start, end = m.end(), (done.end() if done else last)
+            else:
+                start, end = self.block(m.end(), indent, "{" in line[m.start() - first:])
+            body = self.text[start:end]
+            if b.PAUSE.search(body):
+                continue
+            if b.STARTS_REQUEST.search(body):
+                acts.append(Act("injection", f"floods a host: '{_excerpt(self.text[first:end])}'", first, end))
+            elif b.EXHAUSTS.search(body) and not b.CONSUMES.search(body) and not m[0].startswith("for"):
+                acts.append(Act("injection", f"exhausts the machine: '{_excerpt(self.text[first:end])}'", first, end))
+        return acts
+
+
+def _whole(values: str) -> bool:
+    """Whether ``values`` (bound values, helpers' bodies) hold a home or system folder as a whole, not extended into
+    one of its subfolders (``Path.home() / ".cache"``, ``os.path.join(home, "x")``)."""
+    return any(not _EXTENDED.match(values, m.end()) and not _JOINED.search(values, max(0, m.start() - 40), m.start())
+               for m in b.WHOLE_TARGET.finditer(values))
+
+
+def _first_argument(segment: str) -> str:
+    """The first argument of the call ``segment`` starts with (up to its comma or closing bracket), stripped."""
+    opening = segment.find("(")
+    depth, i = 0, opening + 1
+    while 0 < i < len(segment):
+        c = segment[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif c in ",)]}" and not depth:
+            break
+        i += 1
+    return segment[opening + 1:i].strip() if opening >= 0 else ""
+
+
+def _names(segment: str) -> list[str]:
+    """The identifiers ``segment`` uses (not attributes: ``x`` of ``x.y``, not ``y``; in a string literal, only
+    what it interpolates: ``{token}``, ``${t}``, ``$T``)."""
+    return _IDENTIFIER.findall(_STRING.sub(_interpolated, segment))
+
+
+def _interpolated(m: re.Match[str]) -> str:
+    return " " + " ".join(_INTERPOLATION.findall(m[0])) + " "
+
+
+def _in_words(m: re.Match[str]) -> bool:
+    """A command word inside an identifier or a message ("print('shutdown complete')"): not the command."""
+    before = m.string[max(0, m.start() - 1):m.start()]
+    return before in ("_", "-", ".")
