@@ -24,7 +24,7 @@ from functools import cached_property
 
 from ..rules import behaviour as b
 from ..rules.record import compiled, lazy
-from ..rules.vocabulary import HOSTS, LOOPBACK
+from ..rules.vocabulary import HOSTS, LOOPBACK, PRIVATE_HOST
 
 #: how much of a text is read as code (a longer memory is read this far)
 LIMIT = 100_000
@@ -33,6 +33,8 @@ _STATEMENT = 800
 _MAX_BINDINGS, _MAX_FUNCTIONS = 50_000, 200
 #: how many acts a text's reading reports (the first are enough to withhold it)
 _MAX_ACTS = 20
+#: how many places of one word (one table's) a text's reading looks at: a note's code holds a handful
+_MAX_HITS = 500
 #: an environment handed to a child process (``env=env``, ``{ env: process.env }``) is not sent anywhere
 _PASSED_ENVIRONMENT = lazy(r"(?<![\w$])env\s*=\s*[\w.]+(?:\([^()\n]*\))?|(?<![\w$])env\s*:\s*[\w.]+(?:\([^()\n]*\))?"
                            r"(?=\s*[,}])")
@@ -47,6 +49,17 @@ _KEYWORDS = frozenset({"True", "False", "None", "true", "false", "null", "self",
                        "range"})
 _EXTENDED = lazy(r"\s*(?:[/+]|\.joinpath\b|\.resolve\(\)\s*/|,\s*['\"\w])")
 _JOINED = lazy(r"(?:join|Join|Combine)\s*\(\s*$|[/+]\s*$")
+#: what a statement's end is looked for among: brackets, line ends, semicolons
+_STRUCTURE = lazy(r"[()\[\]{}\n;]")
+#: a comment at a line's end (``# halt the dev server``): not part of the command
+_TRAILING_COMMENT = lazy(r"\s(?:#|//)[^\n'\"]*$", re.MULTILINE)
+#: ``Path(x)``, ``pathlib.Path(x)``, ``new File(x)``: the folder ``x``
+_WRAPPED = lazy(r"^(?:pathlib\.)?Path\s*\(\s*(.+?)\s*\)$|^new\s+File\s*\(\s*(.+?)\s*\)$")
+#: a ``for`` binding's iterable
+_FOR_IN = lazy(r"^(?:for|foreach)\s*\(?\s*(?:var\s+|const\s+|let\s+)?\w+(?:\s*,\s*\w+)?\s+(?:in|of)\s+(.+?)\s*\)?"
+              r"\s*[:{]?$")
+#: what a helper returns or yields
+_RESULT = lazy(r"\b(?:return|yield)\s+([^\n]+)")
 #: a line that is a comment or a quotation: what it names is mentioned, not done
 _COMMENT = lazy(r"[ \t]*(?:#(?!!)|//|--\s|\*|>|;|REM\b|::)")
 #: where a shell delete's arguments end
@@ -67,7 +80,10 @@ class Act:
 def code_acts(text: str) -> list[Act]:
     """What the code in ``text`` does that a memory must not carry (``[]`` for prose and harmless code)."""
     text, back = _canonical(text[:LIMIT])
-    reader = _Reader(text, text.lower())
+    lowered = text.lower()
+    if len(lowered) != len(text):  # 'İ' lowers to two characters: positions must stay the text's
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    reader = _Reader(text, lowered)
     acts = (reader.flows() + reader.acts() + reader.shapes())[:_MAX_ACTS]
     return [Act(a.kind, a.detail, back(a.start), back(a.end)) for a in acts] if back else acts
 
@@ -105,7 +121,7 @@ def _excerpt(text: str) -> str:
 
 def _remote(segment: str) -> bool:
     """Whether ``segment`` names no host or one that is not loopback (a send with no visible host counts)."""
-    hosts = [next(g for g in m.groups() if g) for m in HOSTS.finditer(segment.lower())]
+    hosts = _hosts(segment)
     return not hosts or any(not LOOPBACK.fullmatch(h) for h in hosts)
 
 
@@ -129,20 +145,17 @@ class _Reader:
     # ------------------------------------------------------------------------------------------------- structure
     def statement(self, start: int) -> tuple[int, int]:
         """From ``start`` through its balanced brackets to the end of the line (at most 800 characters)."""
-        text, depth, i, stop = self.text, 0, start, min(len(self.text), start + _STATEMENT)
-        while i < stop:
-            c = text[i]
+        depth, stop = 0, min(len(self.text), start + _STATEMENT)
+        for m in _STRUCTURE.finditer(self.text, start, stop):
+            c = m[0]
             if c in "([{":
                 depth += 1
             elif c in ")]}":
                 depth -= 1
                 if depth < 0:
-                    return start, i
-            elif c == "\n" and depth <= 0:
-                return start, i
-            elif c == ";" and depth <= 0 and i > start:
-                return start, i
-            i += 1
+                    return start, m.start()
+            elif depth <= 0 and (c == "\n" or m.start() > start):
+                return start, m.start()
         return start, stop
 
     def line_of(self, pos: int) -> tuple[int, int]:
@@ -209,6 +222,8 @@ class _Reader:
             first, last = self.line_of(m.start())
             out.append((names, first, last))
         for m in b.METHOD_CALL.finditer(self.text):  # data flows between an object and its call's arguments
+            if m[2] not in b.DATA_METHODS:
+                continue
             start, end = self.statement(m.end() - 1)
             arguments = tuple(a for a in _BARE_NAMES.findall(self.text, start, end) if a not in _KEYWORDS)
             whole = (m[1], *arguments)
@@ -225,10 +240,11 @@ class _Reader:
         spans, lowered = [], self.lowered
         for word in words:
             bounded = word[0].isalnum()  # a word's start must start a word ("irm" is not in "confirm")
-            at = lowered.find(word)
-            while at >= 0:
+            at, hits = lowered.find(word), 0
+            while at >= 0 and hits < _MAX_HITS:
                 if not (bounded and at and (lowered[at - 1].isalnum() or lowered[at - 1] == "_")):
                     spans.append((max(0, at - reach), at + len(word) + reach))
+                    hits += 1
                 at = lowered.find(word, at + len(word))
         merged: list[tuple[int, int]] = []
         for lo, hi in sorted(spans):
@@ -253,9 +269,10 @@ class _Reader:
         text, lowered, seen = self.text, self.lowered, set()
         for word in words:
             bounded = word[0].isalnum()
-            at = lowered.find(word)
-            while at >= 0:
+            at, hits = lowered.find(word), 0
+            while at >= 0 and hits < _MAX_HITS:
                 if not (bounded and at and (lowered[at - 1].isalnum() or lowered[at - 1] == "_")):
+                    hits += 1
                     start = at
                     while start > 0 and at - start < 40 and (text[start - 1].isalnum() or text[start - 1] in "_.$:-"):
                         start -= 1
@@ -291,15 +308,21 @@ class _Reader:
         return sources
 
     def category(self, segment: str, sources: list[tuple[str, re.Pattern[str]]]) -> str | None:
-        """The data of ``sources`` that ``segment`` holds: directly, through a tainted name or a source helper."""
+        """The data of ``sources`` that ``segment`` holds: directly, through a tainted name or a source helper (a
+        strong source before a weak one: :data:`~..rules.behaviour.WEAK`)."""
+        weak = None
         for label, pattern in sources:
             if pattern.search(segment):
-                return label
+                if label not in b.WEAK:
+                    return label
+                weak = weak or label
         if self.tainted:
             for name in _names(segment):
-                if name in self.tainted:
-                    return self.tainted[name]
-        return None
+                label = self.tainted.get(name)
+                if label is not None and label not in b.WEAK:
+                    return label
+                weak = weak or label
+        return weak
 
     @cached_property
     def _uses(self) -> tuple[list[frozenset[str]], dict[str, list[int]], dict[str, list[int]]]:
@@ -395,7 +418,7 @@ class _Reader:
             for start, end in self.sink_calls(b.CODE_RUN, b.CODE_RUN_WORDS):
                 line_start, line_end = self.line_of(start)
                 around = self.text[line_start:max(end, line_end)]
-                if self.category(around, fetched) and _remote(self.resolve(around)):
+                if self.category(around, fetched) and _public(self.resolve(around)) and not self.mentioned(start):
                     acts.append(Act("injection", f"code runs fetched code: '{_excerpt(around)}'", line_start,
                                     max(end, line_end)))
         self.tainted = {}
@@ -407,8 +430,12 @@ class _Reader:
         self.follow(sources)
         for start, end in self.sink_calls(sinks, words):
             segment = self.text[start:end]
-            label = self.category(_PASSED_ENVIRONMENT.sub(" ", segment), sources)
-            if label and not b.SAME_ORIGIN.search(segment) and _remote(self.resolve(segment)):
+            label = self.category(b.CREDENTIALS_GIVEN.sub(" ", _PASSED_ENVIRONMENT.sub(" ", segment)), sources)
+            if not label or b.SAME_ORIGIN.search(segment) or self.mentioned(start):
+                continue
+            where = self.resolve(segment)
+            covert = sinks == b.COVERT_SEND or compiled(b.COVERT_SEND, _I).search(segment)
+            if _remote(where) if label not in b.WEAK or covert else _public_number(where):
                 acts.append(Act("exfiltration", f"code sends {label} out: '{_excerpt(segment)}'", start, end))
         if any(label == "keystrokes" for label, _ in sources):
             for start, end in self.sink_calls(b.FILE_WRITE, b.FILE_WRITE_WORDS):
@@ -416,6 +443,12 @@ class _Reader:
                 if self.category(segment, sources) == "keystrokes":
                     acts.append(Act("injection", f"keylogger: '{_excerpt(segment)}'", start, end))
         return acts
+
+    def mentioned(self, at: int) -> bool:
+        """Whether the code at ``at`` is mentioned rather than given: on a comment's line, or after words that
+        forbid, warn of or discuss it on its line ("never run rm -rf /", "flag it if you see ...")."""
+        line_start = self.text.rfind("\n", 0, at) + 1
+        return bool(_COMMENT.match(self.text, line_start) or b.FORBIDDEN.search(self.text, line_start, at))
 
     def acts(self) -> list[Act]:
         acts: list[Act] = []
@@ -429,18 +462,19 @@ class _Reader:
                     not b.FORBIDDEN.search(self.text, line_start, start) and \
                     not _COMMENT.match(self.text, line_start)
             else:
-                first = _first_argument(segment)
-                precious = bool(b.WHOLE_TARGET.fullmatch(first)) or (first.isidentifier() and any(
-                    _whole(self.resolve(self.text[s:e])) for names, s, e in self.bindings if first in names))
+                precious = self.whole(_first_argument(segment))
             if precious:
                 acts.append(Act("injection", f"deletes a home or system folder: '{_excerpt(segment)}'", start, end))
         for m in self.find(b.RUNS_COMMAND, b.RUNS_COMMAND_WORDS):
             start, end = self.statement(m.start())
             segment = self.text[start:end]
-            harm = b.SYSTEM_HARM.search(segment) or b.SYSTEM_HARM.search(self.resolve(segment).split("\n", 1)[-1])
-            if harm and not _in_words(harm):
+            code = _TRAILING_COMMENT.sub("", segment)
+            harm = b.SYSTEM_HARM.search(code) or b.SYSTEM_HARM.search(self.resolve(code).split("\n", 1)[-1])
+            if harm and not _in_words(harm) and not self.mentioned(start):
                 acts.append(Act("injection", f"code runs '{harm[0]}': '{_excerpt(segment)}'", start, end))
         for m in self.find(b.FORK_BOMB, b.FORK_BOMB_WORDS):
+            if self.mentioned(m.start()):
+                continue
             acts.append(Act("injection", f"fork bomb: '{_excerpt(m[0])}'", m.start(), m.end()))
         for table, words, what in ((b.DROP_EVERY_TABLE, ("drop table",), "drops every table"),
                                    (b.DEFENCES_OFF, b.DEFENCES_WORDS, "defences switched off"),
@@ -452,6 +486,28 @@ class _Reader:
                                                                                           m.start()):
                     acts.append(Act("injection", f"{what}: '{_excerpt(m[0])}'", m.start(), m.end()))
         return acts
+
+    def whole(self, value: str, depth: int = 3) -> bool:
+        """Whether ``value`` (a delete's argument) is a home or system folder as a whole: written so, wrapped in
+        ``Path(...)``, or a name bound to one -- or to each item of an iterable of them, or of a helper's results."""
+        value = _WRAPPED.sub(lambda m: m[1] or m[2], value.strip())
+        if b.WHOLE_TARGET.fullmatch(value):
+            return True
+        if depth == 0 or not value.isidentifier():
+            return False
+        _, _, binders = self._uses
+        for i in binders.get(value, ()):
+            _, start, end = self.bindings[i]
+            bound = self.text[start:end].strip()
+            head = _FOR_IN.match(bound)
+            if head:  # each item of an iterable: a literal list of folders, or a helper's yields and returns
+                iterable = head[1]
+                if _whole(iterable) or any(_whole("\n".join(_RESULT.findall(self.text, f.start, f.end)))
+                                           for f in self.functions if f.name in _names(iterable)):
+                    return True
+            elif self.whole(bound, depth - 1):
+                return True
+        return False
 
     def precious_walk(self, at: int) -> bool:
         """Whether the walk at ``at`` goes over a home or system folder (said there, or where its folder was bound)."""
@@ -465,8 +521,9 @@ class _Reader:
         for m in self.find(b.ENCRYPT, b.ENCRYPT_WORDS) if ransom else ():
             lo, hi = max(0, m.start() - 1500), m.end() + 1500
             walk = b.WALK.search(self.text, lo, hi)
+            kept = b.KEY_KEPT.search(self.text, lo, hi) and not b.RANSOM_NOTE.search(self.text, lo, hi)
             if walk and b.DESTROY_ORIGINAL.search(self.text, lo, hi) and (
-                    b.NOT_THE_USERS_KEY.search(self.text, lo, hi) or self.precious_walk(walk.start())):
+                    (b.NOT_THE_USERS_KEY.search(self.text, lo, hi) and not kept) or self.precious_walk(walk.start())):
                 start, end = self.line_of(m.start())
                 acts.append(Act("injection", f"encrypts files in place: '{_excerpt(self.text[start:end])}'", start,
                                 end))
@@ -496,6 +553,21 @@ class _Reader:
             elif b.EXHAUSTS.search(body) and not b.CONSUMES.search(body) and not m[0].startswith("for"):
                 acts.append(Act("injection", f"exhausts the machine: '{_excerpt(self.text[first:end])}'", first, end))
         return acts
+
+
+def _public_number(segment: str) -> bool:
+    """Whether ``segment`` sends to a public address written as a number (not loopback, not the LAN)."""
+    return any(not (LOOPBACK.fullmatch(h) or PRIVATE_HOST.fullmatch(h)) and h[:1].isdigit() for h in _hosts(segment))
+
+
+def _public(segment: str) -> bool:
+    """Whether ``segment`` names no host or one outside the user's machine and LAN."""
+    hosts = _hosts(segment)
+    return not hosts or any(not (LOOPBACK.fullmatch(h) or PRIVATE_HOST.fullmatch(h)) for h in hosts)
+
+
+def _hosts(segment: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in HOSTS.finditer(segment.lower())]
 
 
 def _whole(values: str) -> bool:

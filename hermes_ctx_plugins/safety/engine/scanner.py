@@ -12,6 +12,7 @@ quotation, in a note about attacks, is dropped: a mention, not an order.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -100,8 +101,19 @@ def _scan(text: str, depth: int) -> list[Finding]:
             excerpt = " ".join(INVISIBLE.sub("", redact_secrets(text[first:last])).split())
             excerpt = excerpt if len(excerpt) <= 60 else excerpt[:57] + "…"
             findings.append(Finding(rule.kind, f"{rule.detail}: '{excerpt}'", first, last))
-    findings += [Finding(act.kind, act.detail, act.start, act.end) for act in code_acts(text)]
+    findings += _code_findings(text)
     return findings + _decoded(text, depth) if depth < _MAX_DEPTH else findings
+
+
+def _code_findings(text: str) -> list[Finding]:
+    """What the code reader finds; a fault of the reader is logged and leaves the text to the other rules (a scan
+    never raises: it runs before every write and recall)."""
+    try:
+        return [Finding(act.kind, act.detail, act.start, act.end) for act in code_acts(text)]
+    except Exception:  # a scan must not break the write or the turn it guards
+        logging.getLogger(__name__).exception("the memory scanner's code reader failed on a %d-character text; the "
+                                              "other rules still judged it", len(text))
+        return []
 
 
 def _decoded(text: str, depth: int) -> list[Finding]:

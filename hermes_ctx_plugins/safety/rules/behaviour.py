@@ -84,6 +84,9 @@ ENV_SECRET = ("a secret from the environment", ("environ", "getenv", "process.en
 REQUEST_INPUT = ("commands sent in web requests", ("$_get", "$_post", "$_request", "$_cookie", "request.", "req."),
                  r"\$_(?:GET|POST|REQUEST|COOKIE)\b|\brequest\.(?:args|form|values|json|data|get_json)\b|"
                  r"\breq\.(?:query|body|params)\b|\bparams\s*\[\s*:")
+#: sources a user's own tools send for a living (a bug report's system details, a translator's clipboard): counted
+#: only when the destination is a public address written as a number, or the send is a lookup, a raw socket or mail
+WEAK = frozenset({"the machine's identity", "the clipboard"})
 #: keystrokes read by a global hook (an input box's own key handler is the page's business)
 KEYSTROKES = lazy(r"\bpynput\b|\bkeyboard\.(?:on_press|on_release|hook|read_key|read_event|record)\b|"
                   r"\bGetAsyncKeyState\b|\bSetWindowsHookEx\w*\b|\b(?:document|window|document\.body)\s*\.\s*(?:"
@@ -99,10 +102,11 @@ FETCHED = (r"\brequests\.(?:get|post|request)\s*\(|\bhttpx\.(?:get|post)\s*\(|\b
            r"\$\(\s*(?:curl|wget)\b|`(?:curl|wget)\b|\bcurl\s+-\w*s\w*\s+https?:|\bwget\s+-q?O-?\s")
 
 # ------------------------------------------------------------------------------------------------------------- sinks
-COVERT_SEND_WORDS = (".send", "smtplib", "sendmail", "send_message", "send-mailmessage", "gethostbyname", "getaddrinfo",
+COVERT_SEND_WORDS = (".sendall", ".sendto", "smtplib", "sendmail", "send_message", "send-mailmessage", "gethostbyname",
+                     "getaddrinfo",
                      "resolver", "resolve-dnsname", "nslookup", "dig", "net.", "dns.")
 #: a lookup, a raw socket or an e-mail carrying data (no API is called so: a named secret there is a leak)
-COVERT_SEND = (r"\.send(?:all|to)?\s*\(|\bsmtplib\b|\.sendmail\s*\(|\.send_message\s*\(|\bSend-MailMessage\b|"
+COVERT_SEND = (r"\.send(?:all|to)\s*\(|\bsmtplib\b|\.sendmail\s*\(|\.send_message\s*\(|\bSend-MailMessage\b|"
                r"\bsocket\.(?:gethostbyname|getaddrinfo)\s*\(|\bdns\.resolver\.(?:resolve|query)\s*\(|\bResolve-DnsName\b|"
                r"\bresolver\.(?:resolve|query)\s*\(|\bnslookup\b|\bdig\s|\bnet\.(?:LookupHost|LookupIP|Dial)\s*\(|\bdns\.(?:lookup|resolve\w*)\s*\(")
 NETWORK_SEND_WORDS = ("newrequest", "newbuilder", "httprequestmessage", ".do(", "requests.", "httpx.", ".post", ".put",
@@ -135,7 +139,7 @@ FILE_WRITE = (r"\bopen\s*\([^)\n]*,\s*['\"][aw]b?\+?['\"]|\.write(?:lines)?\s*\(
 COMMAND_RUN_WORDS = ("os.", "subprocess", "shell_exec", "system", "passthru", "popen", "proc_open", "child_process",
                      "exec", "`$")
 #: a command run from a string (where a web request's input must not go)
-COMMAND_RUN = (r"\bos\.(?:system|popen)\s*\(|\bsubprocess\.\w+\s*\(|"
+COMMAND_RUN = (r"\bos\.(?:system|popen)\s*\(|\bsubprocess\.\w+\s*\(\s*(?!\[)|"
                r"\b(?:shell_exec|system|passthru|popen|proc_open)\s*\(|\bchild_process\b|\bexec(?:Sync)?\s*\(|\bRuntime\.getRuntime\(\)\.exec\s*\(|\bexec\.Command\s*\(|`\$")
 #: code run from a string or from bytes
 CODE_RUN_WORDS = ("exec", "eval", "function", "pickle", "marshal", "shell", "system", "popen", "vm.run",
@@ -158,8 +162,9 @@ RUNS_COMMAND = lazy(r"\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\bsubprocess\
 #: a system command that wrecks the machine or its defences, when code runs it
 SYSTEM_HARM = lazy(
     r"\b(?:shutdown|poweroff|halt|reboot)\b|\binit\s+[06]\b|\bsystemctl\s+(?:poweroff|halt|reboot)\b|"
-    r"\bStop-Computer\b|\bRestart-Computer\b|\bmkfs(?:\.\w+)?\b|\bformat\s+[a-z]:|\bdd\s+[^\n'\"]*\bof=/dev/"
-    r"(?:sd|nvme|hd|disk|xvd|vd)|\bdiskpart\b|\bwipefs\b|\bshred\b[^\n'\"]*(?:/dev/|~|\$HOME)|"
+    r"\bStop-Computer\b|\bRestart-Computer\b|\bmkfs(?:\.\w+)?[\s'\",]+(?:-\S+[\s'\",]+)*/dev/(?:sda|nvme0n1|vda|xvda|"
+    r"hda|disk0)\b(?![\dp])|\bformat\s+c:|\bdd\s+[^\n'\"]*\bof=/dev/(?:sda|nvme0n1|vda|xvda|hda|disk0)\b(?![\dp])|"
+    r"\bwipefs\b[^\n]*/dev/(?:sda|nvme0n1|vda|xvda)\b|\bshred\b[^\n'\"]*(?:/dev/|~|\$HOME)|"
     r"\bvssadmin\b[^\n'\"]*\bdelete\b|\bwmic\s+shadowcopy\s+delete\b|\bbcdedit\b|\bcipher\s+/w\b|"
     r"\b(?:ifconfig|ip\s+link\s+set)\s+\S+\s+down\b|\bnmcli\s+(?:networking|radio\s+\w+)\s+off\b|"
     r"\bnetsh\s+(?:interface\s+set\s+interface\b[^\n'\"]*\bdisable|advfirewall\s+set\s+\w+\s+(?:state\s+off|"
@@ -239,10 +244,14 @@ DESTROY_WORDS = ("remove", "unlink", "shred", "delete", "open", "write_bytes", "
                  "writeallbytes", "replace", "writefile", "files.write", "writeall")
 #: what makes encrypting in place ransomware rather than a key rotation: a key made there and then (not the user's
 #: own, from their configuration) or sent away, or a note asking for payment
-NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bos\.urandom\s*\(|\bget_random_bytes\s*\(|\brandom\.\w+\s*\(|"
+NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)\s*\(|\bos\.urandom\s*\(|\bget_random_bytes\s*\(|\brandom\.\w+\s*\(|"
                          r"\bKeyGenerator\b|\bcrypto\.randomBytes\s*\(|\bgetRandomValues\s*\(|\bGenerateKey\s*\(|"
                          r"\brand\.Read\s*\(|\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付",
                          re.IGNORECASE)
+#: a key written down where the user keeps it (an encrypting backup, not ransomware)
+KEY_KEPT = lazy(r"\.write(?:_bytes|_text)?\s*\(\s*(?:key|k|secret)\b|\bwrite\w*\s*\([^)\n]*,\s*(?:key|k)\s*\)|"
+                r"\bkeyring\.set_password\b|\bsave\w*_key\s*\(", re.IGNORECASE)
+RANSOM_NOTE = lazy(r"\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付", re.IGNORECASE)
 #: every table of a database dropped: a DROP run over what the catalogue lists
 DROP_EVERY_TABLE = lazy(r"\b(?:pg_tables|sqlite_master|information_schema\.tables|SHOW\s+TABLES|get_table_names|"
                         r"sorted_tables|table_names\s*\(\))\b(?:(?!\b(?:def|return|function|func)\b)[\s\S]){0,400}?\bfor\b"
@@ -303,12 +312,23 @@ BINDING = lazy(r"\bfor\s+(?:_\s*,\s*)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)?)\s*:
                r"[A-Za-z_]\w*)*)\s*\)?\s+(?:in|of)\b|\bforeach\s*\(\s*\$\w+\s+as\s+\$(\w+)|\bforeach\s*\(\s*\w+\s+(\w+)\s+in\b")
 #: a call on an object (``img.save(buf)``, ``sf.write(path, rec)``): data flows between the object and its
 #: arguments (group 1 the object, group 2 the arguments' start)
-METHOD_CALL = lazy(r"^[ \t]*(?:await\s+)?([A-Za-z_]\w*)\.\w+\s*\((?=[^\n]*[A-Za-z_])", re.MULTILINE)
+METHOD_CALL = lazy(r"^[ \t]*(?:await\s+)?([A-Za-z_]\w*)\.(\w+)\s*\((?=[^\n]*[A-Za-z_])", re.MULTILINE)
+#: the calls on an object through which data moves between it and its arguments (``img.save(buf)``,
+#: ``msg.set_content(body)``); a login, a connect or a configuration call moves none
+DATA_METHODS = frozenset({"save", "write", "writelines", "append", "extend", "update", "set_content", "set_payload",
+                          "attach", "add", "put", "push", "insert", "dump", "copy", "copyfileobj", "writestr",
+                          "add_attachment", "set_data", "feed", "read", "readinto", "concat", "join", "format",
+                          "imwrite", "savefig", "to_file", "write_bytes", "write_text", "export", "compress"})
 #: ``import sounddevice as sd``, ``import requests as r``: (the module, its alias)
 ALIAS = lazy(r"\bimport\s+([\w.]+)\s+as\s+(\w+)|,\s*([\w.]+)\s+as\s+(\w+)")
 #: a request to the page's own server (a path, no host): not a send elsewhere
 SAME_ORIGIN = lazy(r"(?:fetch|axios(?:\.\w+)?|\$\.(?:post|ajax|get)|\.open)\s*\(\s*(?:['\"`](?:GET|POST|PUT|PATCH|"
                    r"DELETE)['\"`]\s*,\s*)?['\"`]\.?/(?!/)")
+#: headers and credentials handed to the call itself (a token in an Authorization header, a CSRF cookie, ``-i`` for
+#: ssh): use, not a leak
+CREDENTIALS_GIVEN = lazy(r"\bheaders\s*[:=]\s*\{[^{}]{0,400}\}|\bsetRequestHeader\s*\([^)]{0,300}\)|"
+                         r"-Headers\s*@\{[^}]{0,300}\}|"
+                         r"(?:-H|--header|-u|--user|(?<=\s)-i)\s+(?:\"[^\"]*\"|'[^']*'|\S+)|\bauth\s*=\s*\([^)]{0,200}\)")
 #: a function's definition: its name (one of the groups)
 DEFINITION = lazy(r"^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)|^[ \t]*(?:export\s+)?(?:async\s+)?function\s+"
                   r"([A-Za-z_$][\w$]*)|^[ \t]*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:\([^)\n]*"
