@@ -35,6 +35,8 @@ _MAX_BINDINGS, _MAX_FUNCTIONS = 50_000, 200
 _MAX_ACTS = 20
 #: how many places of one word (one table's) a text's reading looks at: a note's code holds a handful
 _MAX_HITS = 500
+#: how many loops, walks and encryptions a text's reading weighs, and how much of a loop's body it reads
+_MAX_SHAPES, _BODY = 50, 4_000
 #: an environment handed to a child process (``env=env``, ``{ env: process.env }``) is not sent anywhere
 _PASSED_ENVIRONMENT = lazy(r"(?<![\w$])env\s*=\s*[\w.]+(?:\([^()\n]*\))?|(?<![\w$])env\s*:\s*[\w.]+(?:\([^()\n]*\))?"
                            r"(?=\s*[,}])")
@@ -49,6 +51,8 @@ _KEYWORDS = frozenset({"True", "False", "None", "true", "false", "null", "self",
                        "range"})
 _EXTENDED = lazy(r"\s*(?:[/+]|\.joinpath\b|\.resolve\(\)\s*/|,\s*['\"\w])")
 _JOINED = lazy(r"(?:join|Join|Combine)\s*\(\s*$|[/+]\s*$")
+#: a sink that is a shell command (in a string of a line that runs nothing, it is a message: "scp failed: ...")
+_SHELL_SINK = lazy(r"(?:curl|wget|scp|sftp|nc|ncat|netcat|nslookup|dig|ftp)\b", re.IGNORECASE)
 #: what a statement's end is looked for among: brackets, line ends, semicolons
 _STRUCTURE = lazy(r"[()\[\]{}\n;]")
 #: a comment at a line's end (``# halt the dev server``): not part of the command
@@ -61,7 +65,9 @@ _FOR_IN = lazy(r"^(?:for|foreach)\s*\(?\s*(?:var\s+|const\s+|let\s+)?\w+(?:\s*,\
 #: what a helper returns or yields
 _RESULT = lazy(r"\b(?:return|yield)\s+([^\n]+)")
 #: a line that is a comment or a quotation: what it names is mentioned, not done
-_COMMENT = lazy(r"[ \t]*(?:#(?!!)|//|--\s|\*|>|;|REM\b|::)")
+_COMMENT = lazy(r"[ \t]*(?:#(?!!)|//|/\*|--\s|>|;|REM\b|::)")
+#: where a clause of a line ends (a forbidding word before it does not reach past it)
+_CLAUSE_END = lazy(r";|&&|\|\||\|")
 #: where a shell delete's arguments end
 _ARGUMENTS_END = lazy(r"[`;|&#\n]|\)\s*$")
 _I = re.IGNORECASE | re.MULTILINE
@@ -318,10 +324,10 @@ class _Reader:
                 weak = weak or label
         if self.tainted:
             for name in _names(segment):
-                label = self.tainted.get(name)
-                if label is not None and label not in b.WEAK:
-                    return label
-                weak = weak or label
+                held = self.tainted.get(name)
+                if held is not None and held not in b.WEAK:
+                    return held
+                weak = weak or held
         return weak
 
     @cached_property
@@ -431,7 +437,8 @@ class _Reader:
         for start, end in self.sink_calls(sinks, words):
             segment = self.text[start:end]
             label = self.category(b.CREDENTIALS_GIVEN.sub(" ", _PASSED_ENVIRONMENT.sub(" ", segment)), sources)
-            if not label or b.SAME_ORIGIN.search(segment) or self.mentioned(start):
+            if not label or b.SAME_ORIGIN.search(segment) or self.mentioned(start) or (
+                    _SHELL_SINK.match(segment) and self.quoted_data(start)):
                 continue
             where = self.resolve(segment)
             covert = sinks == b.COVERT_SEND or compiled(b.COVERT_SEND, _I).search(segment)
@@ -448,7 +455,18 @@ class _Reader:
         """Whether the code at ``at`` is mentioned rather than given: on a comment's line, or after words that
         forbid, warn of or discuss it on its line ("never run rm -rf /", "flag it if you see ...")."""
         line_start = self.text.rfind("\n", 0, at) + 1
-        return bool(_COMMENT.match(self.text, line_start) or b.FORBIDDEN.search(self.text, line_start, at))
+        if _COMMENT.match(self.text, line_start):
+            return True
+        clause = max((m.end() for m in _CLAUSE_END.finditer(self.text, line_start, at)), default=line_start)
+        return bool(b.FORBIDDEN.search(self.text, clause, at))
+
+    def quoted_data(self, at: int) -> bool:
+        """Whether the command at ``at`` sits in a string literal of a line that runs no command (a test's
+        ``is_dangerous("rm -rf /")``, an echoed hint, an error message): data, not the act."""
+        line_start, line_end = self.line_of(at)
+        before = self.text[line_start:at]
+        quoted = before.count('"') % 2 == 1 or before.count("'") % 2 == 1
+        return quoted and not b.RUNS_COMMAND.search(self.text, line_start, line_end)
 
     def acts(self) -> list[Act]:
         acts: list[Act] = []
@@ -457,10 +475,8 @@ class _Reader:
             segment = self.text[start:end]
             if b.SHELL_DELETE.match(m[0]):
                 cut = _ARGUMENTS_END.search(segment, len(m[0]))
-                line_start = self.text.rfind("\n", 0, start) + 1
                 precious = bool(b.SHELL_TARGET.search(segment[len(m[0]):cut.start() if cut else len(segment)])) and \
-                    not b.FORBIDDEN.search(self.text, line_start, start) and \
-                    not _COMMENT.match(self.text, line_start)
+                    not self.mentioned(start) and not self.quoted_data(start)
             else:
                 precious = self.whole(_first_argument(segment))
             if precious:
@@ -470,7 +486,7 @@ class _Reader:
             segment = self.text[start:end]
             code = _TRAILING_COMMENT.sub("", segment)
             harm = b.SYSTEM_HARM.search(code) or b.SYSTEM_HARM.search(self.resolve(code).split("\n", 1)[-1])
-            if harm and not _in_words(harm) and not self.mentioned(start):
+            if harm and _at_a_command(harm) and not self.mentioned(start):
                 acts.append(Act("injection", f"code runs '{harm[0]}': '{_excerpt(segment)}'", start, end))
         for m in self.find(b.FORK_BOMB, b.FORK_BOMB_WORDS):
             if self.mentioned(m.start()):
@@ -481,9 +497,9 @@ class _Reader:
                                    (b.PERSISTENT_FETCH_RUN, b.PIPED_TO_A_SHELL, "fetched code run on a schedule"),
                                    (b.REVERSE_SHELL, b.REVERSE_SHELL_WORDS, "reverse shell")):
             for m in self.find(table, words, 900):
-                line_start = self.text.rfind("\n", 0, m.start()) + 1
-                if not _COMMENT.match(self.text, line_start) and not b.FORBIDDEN.search(self.text, line_start,
-                                                                                          m.start()):
+                if table is b.DROP_EVERY_TABLE and b.FILTERED.search(m[0]):
+                    continue
+                if not self.mentioned(m.start()):
                     acts.append(Act("injection", f"{what}: '{_excerpt(m[0])}'", m.start(), m.end()))
         return acts
 
@@ -509,6 +525,19 @@ class _Reader:
                 return True
         return False
 
+    def destroys_walked(self, at: int, start: int, end: int) -> bool:
+        """Whether the files a walk at ``at`` (its statement ``start``-``end``) yields are overwritten or deleted:
+        in its statement (a callback), in the loop it heads, or in a helper that loop calls."""
+        first, last = self.line_of(at)
+        line = self.text[first:last]
+        body_start, body_end = self.block(last, len(line) - len(line.lstrip()), "{" in line[at - first:])
+        body_end = min(max(body_end, end), body_start + _BODY)
+        body = self.text[start:body_end]
+        if b.DESTROY_ORIGINAL.search(body):
+            return True
+        called = set(_names(body))
+        return any(b.DESTROY_ORIGINAL.search(self.text, f.start, f.end) for f in self.functions if f.name in called)
+
     def precious_walk(self, at: int) -> bool:
         """Whether the walk at ``at`` goes over a home or system folder (said there, or where its folder was bound)."""
         start, end = self.statement(at)
@@ -518,33 +547,41 @@ class _Reader:
     def shapes(self) -> list[Act]:
         acts: list[Act] = []
         ransom = all(b.present(words, self.lowered) for words in (b.WALK_WORDS, b.ENCRYPT_WORDS, b.DESTROY_WORDS))
-        for m in self.find(b.ENCRYPT, b.ENCRYPT_WORDS) if ransom else ():
+        for tried, m in enumerate(self.find(b.ENCRYPT, b.ENCRYPT_WORDS) if ransom else ()):
+            if tried == _MAX_SHAPES:
+                break
             lo, hi = max(0, m.start() - 1500), m.end() + 1500
             walk = b.WALK.search(self.text, lo, hi)
-            kept = b.KEY_KEPT.search(self.text, lo, hi) and not b.RANSOM_NOTE.search(self.text, lo, hi)
+            kept = b.KEY_KEPT.search(self.text, lo, hi) and not b.RANSOM_NOTE.search(self.text, lo, hi) and \
+                not b.KEY_SENT.search(self.text, lo, hi)
             if walk and b.DESTROY_ORIGINAL.search(self.text, lo, hi) and (
                     (b.NOT_THE_USERS_KEY.search(self.text, lo, hi) and not kept) or self.precious_walk(walk.start())):
                 start, end = self.line_of(m.start())
                 acts.append(Act("injection", f"encrypts files in place: '{_excerpt(self.text[start:end])}'", start,
                                 end))
                 break
-        for m in self.find(b.WALK, b.WALK_WORDS):
+        for tried, m in enumerate(self.find(b.WALK, b.WALK_WORDS)):
+            if tried == _MAX_SHAPES:
+                break
             start, end = self.statement(m.start())
             walked = self.text[start:end]
-            if self.precious_walk(m.start()) and b.DESTROY_ORIGINAL.search(self.text, max(0, start - 1500),
-                                                                          end + 1500):
+            if self.precious_walk(m.start()) and self.destroys_walked(m.start(), start, end):
                 acts.append(Act("injection", f"overwrites or deletes every file of a home or system folder: "
                                              f"'{_excerpt(walked)}'", start, end))
                 break
-        for m in self.find(b.UNBOUNDED_LOOP, b.LOOP_WORDS):
+        for tried, m in enumerate(self.find(b.UNBOUNDED_LOOP, b.LOOP_WORDS)):
+            if tried == _MAX_SHAPES:
+                break
             first, last = self.line_of(m.start())
+            first, last = max(first, m.start() - 200), min(last, m.end() + 400)  # minified code: one long line
             line = self.text[first:last]
             indent = len(line) - len(line.lstrip())
             if re.search(r"\bdo\b", line) or re.search(r"\bwhile\b[^\n]*;\s*$", line):
-                done = re.compile(r"\bdone\b").search(self.text, m.end())
+                done = re.compile(r"\bdone\b").search(self.text, m.end(), m.end() + _BODY)
                 start, end = m.end(), (done.end() if done else last)
             else:
                 start, end = self.block(m.end(), indent, "{" in line[m.start() - first:])
+            end = min(end, start + _BODY)
             body = self.text[start:end]
             if b.PAUSE.search(body):
                 continue
@@ -603,7 +640,12 @@ def _interpolated(m: re.Match[str]) -> str:
     return " " + " ".join(_INTERPOLATION.findall(m[0])) + " "
 
 
-def _in_words(m: re.Match[str]) -> bool:
-    """A command word inside an identifier or a message ("print('shutdown complete')"): not the command."""
-    before = m.string[max(0, m.start() - 1):m.start()]
-    return before in ("_", "-", ".")
+def _at_a_command(m: re.Match[str]) -> bool:
+    """Whether a harmful command word starts a command: at a string's start, an argv item, after ``sudo`` or a
+    shell separator -- not inside a message ("no reboot needed"), a URL (``/shutdown``) or a name
+    (``shutdown.log``, ``shutdown_forensics``)."""
+    text, start, end = m.string, m.start(), m.end()
+    if end < len(text) and (text[end].isalnum() or text[end] in "_.-/"):
+        return False
+    before = text[max(0, start - 12):start].rstrip(" \t")
+    return not before or before[-1] in "'\"[,;|&(`" or before.endswith("sudo") or before[-1] == "\n"

@@ -48,8 +48,8 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
      r"\bConsoleHost_history\b"),
     ("the agent's memory or conversations", (".hermes", "memory.md", "user.md", "history.jsonl", "conversation",
                                             "chat_history", ".claude", ".codex", ".aider"),
-     r"\.hermes\b|\b(?:MEMORY|USER)\.md\b|\bhistory\.jsonl\b|\bconversations?\.jsonl?\b|\bchat_history\.\w+|"
-     r"\.claude\b|\.codex\b|\.aider\.\w+"),
+     r"\.hermes\b|\b(?:MEMORY|USER)\.md\b|\.(?:agent|hermes|claude|codex)[/\\]+[\w./\\-]*history\.jsonl\b|"
+     r"\bchat_history\.(?:json|jsonl|txt|db|md)\b|(?<![\w.])\.(?:claude|codex)(?=[/\\'\"])|\.aider\.\w+"),
     ("cookies and browser storage", ("cookie", "localstorage", "sessionstorage", "indexeddb"),
      r"\bdocument\.cookie\b|\blocalStorage\b|\bsessionStorage\b|\bbrowser_cookie3\b|\bindexedDB\b|"
      r"\bCookies\b(?=['\"/\\])|\.get_cookies\s*\("),
@@ -163,7 +163,7 @@ RUNS_COMMAND = lazy(r"\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\bsubprocess\
 SYSTEM_HARM = lazy(
     r"\b(?:shutdown|poweroff|halt|reboot)\b|\binit\s+[06]\b|\bsystemctl\s+(?:poweroff|halt|reboot)\b|"
     r"\bStop-Computer\b|\bRestart-Computer\b|\bmkfs(?:\.\w+)?[\s'\",]+(?:-\S+[\s'\",]+)*/dev/(?:sda|nvme0n1|vda|xvda|"
-    r"hda|disk0)\b(?![\dp])|\bformat\s+c:|\bdd\s+[^\n'\"]*\bof=/dev/(?:sda|nvme0n1|vda|xvda|hda|disk0)\b(?![\dp])|"
+    r"hda|disk0)(?:p?1|p?2)?\b|\bformat\s+c:|\bdd\s+[^\n'\"]*\bof=/dev/(?:sda|nvme0n1|vda|xvda|hda|disk0)(?:p?1|p?2)?\b|"
     r"\bwipefs\b[^\n]*/dev/(?:sda|nvme0n1|vda|xvda)\b|\bshred\b[^\n'\"]*(?:/dev/|~|\$HOME)|"
     r"\bvssadmin\b[^\n'\"]*\bdelete\b|\bwmic\s+shadowcopy\s+delete\b|\bbcdedit\b|\bcipher\s+/w\b|"
     r"\b(?:ifconfig|ip\s+link\s+set)\s+\S+\s+down\b|\bnmcli\s+(?:networking|radio\s+\w+)\s+off\b|"
@@ -187,7 +187,7 @@ _PRECIOUS = (r"/|/\*|~/?|~/\*|\$HOME/?\*?|\$\{HOME\}/?\*?|/home/?\*?|/etc|/usr|/
 SHELL_TARGET = lazy(rf"(?:^|\s)['\"]?(?:{_PRECIOUS})['\"]?(?:/\*|/\.\*|/\.\[[^\]\s]*\]\*)?(?=$|[\s),;])|"
                     r"--no-preserve-root|"
                     r"(?:~|\$HOME|\$\{HOME\}|\$env:USERPROFILE|%USERPROFILE%)['\"]?[/\\](?:Documents|Desktop|Pictures|"
-                    r"Downloads|Photos|Music|Videos)\b", re.IGNORECASE)
+                    r"Downloads|Photos|Music|Videos)['\"]?(?:/\*?)?(?=$|[\s),;])", re.IGNORECASE)
 #: a home or system folder in code: a string literal, or the home folder asked for
 CODE_TARGET = lazy(rf"['\"](?:{_PRECIOUS})['\"]|\bos\.path\.expanduser\s*\(\s*['\"]~/?['\"]\s*\)|"
                    r"\bPath\.home\s*\(\s*\)(?!\s*[/.])|\bos\.homedir\s*\(\s*\)(?!\s*[,+])|"
@@ -244,14 +244,19 @@ DESTROY_WORDS = ("remove", "unlink", "shred", "delete", "open", "write_bytes", "
                  "writeallbytes", "replace", "writefile", "files.write", "writeall")
 #: what makes encrypting in place ransomware rather than a key rotation: a key made there and then (not the user's
 #: own, from their configuration) or sent away, or a note asking for payment
-NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)\s*\(|\bos\.urandom\s*\(|\bget_random_bytes\s*\(|\brandom\.\w+\s*\(|"
+NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)\s*\(|\bos\.urandom\s*\(|"
+                         r"\bget_random_bytes\s*\(|\brandom\.\w+\s*\(|"
                          r"\bKeyGenerator\b|\bcrypto\.randomBytes\s*\(|\bgetRandomValues\s*\(|\bGenerateKey\s*\(|"
                          r"\brand\.Read\s*\(|\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付",
                          re.IGNORECASE)
 #: a key written down where the user keeps it (an encrypting backup, not ransomware)
 KEY_KEPT = lazy(r"\.write(?:_bytes|_text)?\s*\(\s*(?:key|k|secret)\b|\bwrite\w*\s*\([^)\n]*,\s*(?:key|k)\s*\)|"
                 r"\bkeyring\.set_password\b|\bsave\w*_key\s*\(", re.IGNORECASE)
+KEY_SENT = lazy(r"\b(?:post|put|send\w*|urlopen|upload\w*)\b[^\n]*\b(?:key|k)\b", re.IGNORECASE)
 RANSOM_NOTE = lazy(r"\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付", re.IGNORECASE)
+#: a catalogue filtered (``LIKE 'tmp_%'``, ``startswith("test_")``): some tables dropped, not every one
+FILTERED = lazy(r"\bLIKE\b|\bstartswith\b|\bendswith\b|\bif\b|\bWHERE\s+\w+\s*(?:=|IN)\b|\bmatch\w*\s*\(",
+                re.IGNORECASE)
 #: every table of a database dropped: a DROP run over what the catalogue lists
 DROP_EVERY_TABLE = lazy(r"\b(?:pg_tables|sqlite_master|information_schema\.tables|SHOW\s+TABLES|get_table_names|"
                         r"sorted_tables|table_names\s*\(\))\b(?:(?!\b(?:def|return|function|func)\b)[\s\S]){0,400}?\bfor\b"
@@ -293,7 +298,8 @@ EXHAUSTS = lazy(r"\.append\s*\(|\.write\s*\(|\bopen\s*\([^)\n]*['\"][wa]b?['\"]|
                 r"\bProcess\s*\(|\bbytearray\s*\(|\bmalloc\s*\(|\bnew\s+Array\s*\(|\bThread\s*\(|\bStart-Job\b|"
                 r"\bgo\s+\w+\s*\(|\.push\s*\(")
 #: what bounds a loop that takes: it consumes something that runs out (a queue, an iterator, a stream)
-CONSUMES = lazy(r"\.get\s*\(|\bnext\s*\(|\.pop\w*\s*\(|\.shift\s*\(|\.dequeue\s*\(")
+CONSUMES = lazy(r"\.get\s*\(|\ba?next\s*\(|\.pop\w*\s*\(|\.shift\s*\(|\.dequeue\s*\(|\bawait\b|\.recv\w*\s*\(|"
+                r"\.read\w*\s*\(")
 #: what makes a repeating loop polite: a pause, an exit, a bound
 PAUSE = lazy(r"\b(?:time\.|asyncio\.|Thread\.|Start-)?sleep\b|\bSleep\s*\(|\bsetTimeout\b|\bbreak\b|\breturn\b|"
              r"\bexit\b|\braise\b|\bwait\w*\s*\(|\.join\s*\(|\bbackoff\b|\bretry\b|\bretries\b|\baccept\s*\(|"
@@ -326,9 +332,13 @@ SAME_ORIGIN = lazy(r"(?:fetch|axios(?:\.\w+)?|\$\.(?:post|ajax|get)|\.open)\s*\(
                    r"DELETE)['\"`]\s*,\s*)?['\"`]\.?/(?!/)")
 #: headers and credentials handed to the call itself (a token in an Authorization header, a CSRF cookie, ``-i`` for
 #: ssh): use, not a leak
-CREDENTIALS_GIVEN = lazy(r"\bheaders\s*[:=]\s*\{[^{}]{0,400}\}|\bsetRequestHeader\s*\([^)]{0,300}\)|"
-                         r"-Headers\s*@\{[^}]{0,300}\}|"
-                         r"(?:-H|--header|-u|--user|(?<=\s)-i)\s+(?:\"[^\"]*\"|'[^']*'|\S+)|\bauth\s*=\s*\([^)]{0,200}\)")
+CREDENTIALS_GIVEN = lazy(
+    r"['\"]?(?:Authorization|Proxy-Authorization|X-[\w-]*(?:Key|Token|Auth|CSRF|XSRF)[\w-]*|Cookie|Api-?Key|Token)"
+    r"['\"]?\s*[:=]\s*(?:f?\"[^\"\n]*\"|f?'[^'\n]*'|`[^`\n]*`|[\w.\[\]'\"()$:]+)|"
+    r"(?:-H|--header)\s+['\"](?:Authorization|Proxy-Authorization|X-[\w-]*(?:Key|Token|Auth|CSRF)[\w-]*|Cookie)"
+    r":[^'\"\n]*['\"]|\bsetRequestHeader\s*\(\s*['\"](?:Authorization|X-[\w-]*(?:Token|CSRF|Key)[\w-]*)['\"][^)]*\)|"
+    r"(?:-u|--user|(?<=\s)-i|--netrc-file|--cert|--key|--cacert)\s+(?:\"[^\"]*\"|'[^']*'|\S+)|--netrc\b|"
+    r"\bauth\s*=\s*\([^)]{0,200}\)", re.IGNORECASE)
 #: a function's definition: its name (one of the groups)
 DEFINITION = lazy(r"^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)|^[ \t]*(?:export\s+)?(?:async\s+)?function\s+"
                   r"([A-Za-z_$][\w$]*)|^[ \t]*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:\([^)\n]*"
