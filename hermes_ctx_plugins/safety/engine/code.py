@@ -53,6 +53,30 @@ _EXTENDED = lazy(r"\s*(?:[/+]|\.joinpath\b|\.resolve\(\)\s*/|,\s*['\"\w])")
 _JOINED = lazy(r"(?:join|Join|Combine)\s*\(\s*$|[/+]\s*$")
 #: a sink that is a shell command (in a string of a line that runs nothing, it is a message: "scp failed: ...")
 _SHELL_SINK = lazy(r"(?:curl|wget|scp|sftp|nc|ncat|netcat|nslookup|dig|ftp)\b", re.IGNORECASE)
+#: a command's path before its name (``/sbin/``, ``C:\\Windows\\System32\\``)
+_PATH_PREFIX = lazy(r"(?:[A-Za-z]:)?[\w.~-]*(?:[/\\][\w.-]*)*[/\\]$")
+#: what runs the command after it: sudo (with its flags), doas, nohup, nice, timeout, env, cmd /c, powershell -c ...
+_WRAPPER_BEFORE = lazy(r"(?:^|[\s'\"(\[;|&`])(?:sudo(?:\s+-\w+)*|doas|nohup|nice(?:\s+-n\s*-?\d+)?|timeout\s+\S+|env|"
+                       r"exec|setsid|xargs|cmd(?:\.exe)?\s+/[ck]|powershell(?:\.exe)?(?:\s+-\w+)*|pwsh(?:\s+-\w+)*|"
+                       r"Start-Process|Invoke-Expression|iex|sh\s+-c|bash\s+-c)\s+['\"]?$", re.IGNORECASE)
+#: the argv item before a quoted item (``["sudo", "reboot"]``: ``sudo``)
+_ARGV_ITEM = lazy(r"['\"]([^'\"\s]+)['\"]\s*,\s*['\"]$")
+_WRAPPERS = frozenset({"sudo", "doas", "nohup", "nice", "env", "exec", "setsid", "xargs", "-s", "-n", "/c", "/k", "-c",
+                       "-command", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "start-process", "sh",
+                       "bash", "timeout"})
+#: a string being echoed or printed by the shell (``echo "to uninstall, run rm -rf ~/.app"``)
+_ECHOED = lazy(r"(?:^|[;&|]\s*)(?:echo|printf|Write-Host|Write-Output)\s+(?:-\w+\s+)*['\"][^'\"]*$")
+#: a configuration key and the start of its value (YAML, JSON, TOML, INI) before a string, no call open
+_SETTING = lazy(r"[ \t]*-?[ \t]*['\"]?([\w.-]+)['\"]?[ \t]*[:=][ \t]*[\[{]?[^()\n]*$")
+#: keys whose value a tool runs (CI steps, services, containers)
+_COMMAND_KEYS = frozenset({"run", "command", "commands", "cmd", "script", "scripts", "exec", "execstart", "execstop",
+                           "execstartpre", "entrypoint", "shell", "args", "before_script", "after_script",
+                           "postinstall", "preinstall", "install", "build", "test", "start", "prestart", "poststart"})
+#: the innermost call whose argument list is still open before a position: its name (group 1)
+_OPEN_CALL = lazy(r"([A-Za-z_][\w.]*)\s*\([^()]*$")
+#: calls that run what they are given, whatever their module (``run``, ``call``, ``system``, ``spawn`` ...)
+_RUNNERS = frozenset({"run", "call", "check_call", "check_output", "popen", "system", "exec", "execsync", "spawn",
+                      "spawnsync", "execfile", "start", "shell_exec", "passthru", "eval", "command"})
 #: what a statement's end is looked for among: brackets, line ends, semicolons
 _STRUCTURE = lazy(r"[()\[\]{}\n;]")
 #: a comment at a line's end (``# halt the dev server``): not part of the command
@@ -65,7 +89,7 @@ _FOR_IN = lazy(r"^(?:for|foreach)\s*\(?\s*(?:var\s+|const\s+|let\s+)?\w+(?:\s*,\
 #: what a helper returns or yields
 _RESULT = lazy(r"\b(?:return|yield)\s+([^\n]+)")
 #: a line that is a comment or a quotation: what it names is mentioned, not done
-_COMMENT = lazy(r"[ \t]*(?:#(?!!)|//|/\*|--\s|>|;|REM\b|::)")
+_COMMENT = lazy(r"[ \t]*(?:#(?!!)|//|/\*(?![^\n]*\*/\s*\S)|--\s|>\s|REM\b)")
 #: where a clause of a line ends (a forbidding word before it does not reach past it)
 _CLAUSE_END = lazy(r";|&&|\|\||\|")
 #: where a shell delete's arguments end
@@ -436,8 +460,12 @@ class _Reader:
         self.follow(sources)
         for start, end in self.sink_calls(sinks, words):
             segment = self.text[start:end]
-            label = self.category(b.CREDENTIALS_GIVEN.sub(" ", _PASSED_ENVIRONMENT.sub(" ", segment)), sources)
-            if not label or b.SAME_ORIGIN.search(segment) or self.mentioned(start) or (
+            data = b.TOOL_CREDENTIALS.sub(" ", _PASSED_ENVIRONMENT.sub(" ", segment))
+            label = self.category(b.CREDENTIALS_GIVEN.sub(" ", data), sources)
+            if label is None:  # a credential slot holding what no credential is: the environment, a key file, the jar
+                whole = self.category(data, sources)
+                label = whole if whole in b.NEVER_A_CREDENTIAL else None
+            if not label or b.SAME_ORIGIN.match(segment) or self.mentioned(start) or (
                     _SHELL_SINK.match(segment) and self.quoted_data(start)):
                 continue
             where = self.resolve(segment)
@@ -463,10 +491,23 @@ class _Reader:
     def quoted_data(self, at: int) -> bool:
         """Whether the command at ``at`` sits in a string literal of a line that runs no command (a test's
         ``is_dangerous("rm -rf /")``, an echoed hint, an error message): data, not the act."""
-        line_start, line_end = self.line_of(at)
+        line_start, _ = self.line_of(at)
         before = self.text[line_start:at]
-        quoted = before.count('"') % 2 == 1 or before.count("'") % 2 == 1
-        return quoted and not b.RUNS_COMMAND.search(self.text, line_start, line_end)
+        if not (before.count('"') % 2 == 1 or before.count("'") % 2 == 1):
+            return False
+        if _ECHOED.search(before):
+            return True
+        setting = _SETTING.match(before)  # a configuration's value (``deny: ["rm -rf /"]``), unless it is a command
+        if setting and setting[1].lower() not in _COMMAND_KEYS:  # or a variable some later code uses
+            elsewhere = re.compile(rf"(?<![\w.$]){re.escape(setting[1])}(?!\w)")
+            line_end = self.line_of(at)[1]
+            if not (elsewhere.search(self.text, 0, line_start) or elsewhere.search(self.text, line_end)):
+                return True
+        call = _OPEN_CALL.search(before)  # the call whose still-open argument list the string is in
+        if call is None:
+            return False
+        return not b.RUNS_COMMAND.match(call[0]) and not compiled(b.CODE_RUN, _I).match(call[0]) and \
+            call[1].rpartition(".")[2].lower() not in _RUNNERS
 
     def acts(self) -> list[Act]:
         acts: list[Act] = []
@@ -645,7 +686,16 @@ def _at_a_command(m: re.Match[str]) -> bool:
     shell separator -- not inside a message ("no reboot needed"), a URL (``/shutdown``) or a name
     (``shutdown.log``, ``shutdown_forensics``)."""
     text, start, end = m.string, m.start(), m.end()
-    if end < len(text) and (text[end].isalnum() or text[end] in "_.-/"):
+    if end < len(text) and (text[end].isalnum() or text[end] in "_-/" or (
+            text[end] == "." and not text[end:end + 4].lower() == ".exe")):
         return False
-    before = text[max(0, start - 12):start].rstrip(" \t")
-    return not before or before[-1] in "'\"[,;|&(`" or before.endswith("sudo") or before[-1] == "\n"
+    before = _PATH_PREFIX.sub("", text[max(0, start - 60):start])
+    if _WRAPPER_BEFORE.search(before):
+        return True
+    stripped = before.rstrip(" \t")
+    if not stripped or stripped[-1] in "\n;|&(`":
+        return True
+    if stripped[-1] in "'\"":
+        item = _ARGV_ITEM.search(stripped)  # an argv list's item: the command only first, or after a wrapper
+        return item is None or item[1].lower() in _WRAPPERS
+    return stripped[-1] == "["

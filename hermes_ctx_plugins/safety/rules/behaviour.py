@@ -51,7 +51,7 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
      r"\.hermes\b|\b(?:MEMORY|USER)\.md\b|\.(?:agent|hermes|claude|codex)[/\\]+[\w./\\-]*history\.jsonl\b|"
      r"\bchat_history\.(?:json|jsonl|txt|db|md)\b|(?<![\w.])\.(?:claude|codex)(?=[/\\'\"])|\.aider\.\w+"),
     ("cookies and browser storage", ("cookie", "localstorage", "sessionstorage", "indexeddb"),
-     r"\bdocument\.cookie\b|\blocalStorage\b|\bsessionStorage\b|\bbrowser_cookie3\b|\bindexedDB\b|"
+     r"\bdocument\.cookie\b(?!\s*\.\s*(?:match|split|replace|indexOf|includes|startsWith))|\blocalStorage\b|\bsessionStorage\b|\bbrowser_cookie3\b|\bindexedDB\b|"
      r"\bCookies\b(?=['\"/\\])|\.get_cookies\s*\("),
     ("the screen", ("imagegrab", "screenshot", "mss", "monitors", "getdisplaymedia", "copyfromscreen", "screencapture",
                     "scrot", "-window root"),
@@ -84,6 +84,9 @@ ENV_SECRET = ("a secret from the environment", ("environ", "getenv", "process.en
 REQUEST_INPUT = ("commands sent in web requests", ("$_get", "$_post", "$_request", "$_cookie", "request.", "req."),
                  r"\$_(?:GET|POST|REQUEST|COOKIE)\b|\brequest\.(?:args|form|values|json|data|get_json)\b|"
                  r"\breq\.(?:query|body|params)\b|\bparams\s*\[\s*:")
+#: what no credential is, even in a credential's slot (an Authorization header holding the whole environment)
+NEVER_A_CREDENTIAL = frozenset({"the environment", "key files", "cookies and browser storage",
+                                "the agent's memory or conversations"})
 #: sources a user's own tools send for a living (a bug report's system details, a translator's clipboard): counted
 #: only when the destination is a public address written as a number, or the send is a lookup, a raw socket or mail
 WEAK = frozenset({"the machine's identity", "the clipboard"})
@@ -194,7 +197,7 @@ CODE_TARGET = lazy(rf"['\"](?:{_PRECIOUS})['\"]|\bos\.path\.expanduser\s*\(\s*['
                    r"\b(?:os\.getenv|os\.environ\.get|Getenv)\s*\(\s*['\"](?:HOME|USERPROFILE)['\"]\s*\)(?!\s*[,+])|"
                    r"\bos\.environ\s*\[\s*['\"](?:HOME|USERPROFILE)['\"]\s*\]|\bPath\s*\(\s*['\"]/['\"]\s*\)|"
                    r"\bprocess\.env\.(?:HOME|USERPROFILE)\b(?!\s*[,+])|\bEnvironment\.GetFolderPath\b|\.homedir\s*\(\s*\)(?!\s*[,+])|"
-                   r"\bos\.UserHomeDir\s*\(|['\"]user\.home['\"]|\bDir\.home\b|\bexpand_path\s*\(\s*['\"]~['\"]|"
+                   r"\bos\.UserHomeDir\s*\(|['\"]user\.home['\"]|['\"]~/(?:Documents|Desktop|Pictures)/?['\"]|\bDir\.home\b|\bexpand_path\s*\(\s*['\"]~['\"]|"
                    r"['\"](?:~|\$HOME|[A-Z]:)?/\*\*/")
 #: the home folder or the root as a whole expression (a delete call's first argument, or the value of the name
 #: passed there)
@@ -207,9 +210,10 @@ WHOLE_TARGET = lazy(rf"['\"](?:{_PRECIOUS})['\"]|(?:require\s*\(\s*['\"]os['\"]\
 #: a shell delete (its arguments are read for :data:`SHELL_TARGET`); the rest of :data:`RECURSIVE_DELETE` are calls
 SHELL_DELETE = lazy(r"rm\b|Remove-Item\b|rd\b|rmdir\b|del\b|rimraf\b", re.IGNORECASE)
 #: a line that forbids or warns of what it names ("never run rm -rf /", "不要执行") is not the act
-FORBIDDEN = lazy(r"\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|avoid|not\s+to|forbid\w*|prohibit\w*|"
-                 r"block\w*|refuse\w*|deny|denied|dangerous|destructive|careful|beware|warn\w*|danger|e\.g\.|such\s+"
-                 r"as|like)\b|不要|别|切勿|禁止|千万|危险|小心", re.IGNORECASE)
+FORBIDDEN = lazy(r"(?<![\w.])(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|avoid|not\s+to|"
+                 r"forbid(?:den|s)?|prohibit(?:ed|s)?|block(?:ed|s)?|refuse[sd]?|reject|deny|denied|dangerous|"
+                 r"destructive|careful|beware|warn(?:ing|ed|s)?|danger|e\.g\.|such\s+as|like)(?=[ \t]+[\w`'\"$~/(\[-])|"
+                 r"不要|别|切勿|禁止|千万|危险|小心", re.IGNORECASE)
 FORK_BOMB_WORDS = ("|", "fork", "%0")
 #: a shell's input and output handed to a socket (a reverse shell written in code)
 REVERSE_SHELL = lazy(r"\bos\.dup2\s*\(\s*\w+\.fileno\s*\(\s*\)[\s\S]{0,300}?(?:/bin/(?:ba|z)?sh|cmd\.exe|pty\.spawn)|"
@@ -250,9 +254,10 @@ NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)
                          r"\brand\.Read\s*\(|\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付",
                          re.IGNORECASE)
 #: a key written down where the user keeps it (an encrypting backup, not ransomware)
-KEY_KEPT = lazy(r"\.write(?:_bytes|_text)?\s*\(\s*(?:key|k|secret)\b|\bwrite\w*\s*\([^)\n]*,\s*(?:key|k)\s*\)|"
+KEY_KEPT = lazy(r"(?<!/tmp)\.write(?:_bytes|_text)?\s*\(\s*(?:\w*key|k|secret)\b|"
+                r"\bwrite\w*\s*\([^)\n]*,\s*(?:\w*key|k)\s*\)|"
                 r"\bkeyring\.set_password\b|\bsave\w*_key\s*\(", re.IGNORECASE)
-KEY_SENT = lazy(r"\b(?:post|put|send\w*|urlopen|upload\w*)\b[^\n]*\b(?:key|k)\b", re.IGNORECASE)
+KEY_SENT = lazy(r"\b(?:post|put|send\w*|urlopen)\b[^\n]*\b(?:\w*key|k)\b(?!\s*=)|/tmp/|\btempfile\b", re.IGNORECASE)
 RANSOM_NOTE = lazy(r"\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付", re.IGNORECASE)
 #: a catalogue filtered (``LIKE 'tmp_%'``, ``startswith("test_")``): some tables dropped, not every one
 FILTERED = lazy(r"\bLIKE\b|\bstartswith\b|\bendswith\b|\bif\b|\bWHERE\s+\w+\s*(?:=|IN)\b|\bmatch\w*\s*\(",
@@ -324,7 +329,9 @@ METHOD_CALL = lazy(r"^[ \t]*(?:await\s+)?([A-Za-z_]\w*)\.(\w+)\s*\((?=[^\n]*[A-Z
 DATA_METHODS = frozenset({"save", "write", "writelines", "append", "extend", "update", "set_content", "set_payload",
                           "attach", "add", "put", "push", "insert", "dump", "copy", "copyfileobj", "writestr",
                           "add_attachment", "set_data", "feed", "read", "readinto", "concat", "join", "format",
-                          "imwrite", "savefig", "to_file", "write_bytes", "write_text", "export", "compress"})
+                          "imwrite", "savefig", "to_file", "write_bytes", "write_text", "export", "compress",
+                          "setdefault", "__setitem__", "appendleft", "extendleft", "assign", "set", "writerow",
+                          "writerows", "addfile"})
 #: ``import sounddevice as sd``, ``import requests as r``: (the module, its alias)
 ALIAS = lazy(r"\bimport\s+([\w.]+)\s+as\s+(\w+)|,\s*([\w.]+)\s+as\s+(\w+)")
 #: a request to the page's own server (a path, no host): not a send elsewhere
@@ -337,8 +344,11 @@ CREDENTIALS_GIVEN = lazy(
     r"['\"]?\s*[:=]\s*(?:f?\"[^\"\n]*\"|f?'[^'\n]*'|`[^`\n]*`|[\w.\[\]'\"()$:]+)|"
     r"(?:-H|--header)\s+['\"](?:Authorization|Proxy-Authorization|X-[\w-]*(?:Key|Token|Auth|CSRF)[\w-]*|Cookie)"
     r":[^'\"\n]*['\"]|\bsetRequestHeader\s*\(\s*['\"](?:Authorization|X-[\w-]*(?:Token|CSRF|Key)[\w-]*)['\"][^)]*\)|"
-    r"(?:-u|--user|(?<=\s)-i|--netrc-file|--cert|--key|--cacert)\s+(?:\"[^\"]*\"|'[^']*'|\S+)|--netrc\b|"
-    r"\bauth\s*=\s*\([^)]{0,200}\)", re.IGNORECASE)
+    r"(?:-u|--user)\s+(?:\"[^\"]*\"|'[^']*'|\S+)|\bauth\s*=\s*\([^)]{0,200}\)", re.IGNORECASE)
+#: files a tool is told to authenticate with (``scp -i ~/.ssh/id_ed25519``, ``curl --netrc-file ~/.netrc``): the file
+#: is opened by the tool, not sent
+TOOL_CREDENTIALS = lazy(r"(?:(?<=\s)-i|--netrc-file|--cert|--key|--cacert|-o\s*IdentityFile=)\s*(?:\"[^\"]*\"|'[^']*'|"
+                        r"\S+)|--netrc\b|-o\s*IdentityFile=\S+", re.IGNORECASE)
 #: a function's definition: its name (one of the groups)
 DEFINITION = lazy(r"^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)|^[ \t]*(?:export\s+)?(?:async\s+)?function\s+"
                   r"([A-Za-z_$][\w$]*)|^[ \t]*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:\([^)\n]*"
