@@ -24,7 +24,9 @@ from functools import cached_property
 
 from ..rules import behaviour as b
 from ..rules.record import compiled, lazy
-from ..rules.vocabulary import HOSTS, LOOPBACK, PRIVATE_HOST
+from ..rules.vocabulary import LOOPBACK, PRIVATE_HOST
+from .context import _hosts as _hosts_named
+from .context import _is_remote
 
 #: how much of a text is read as code (a longer memory is read this far)
 LIMIT = 100_000
@@ -150,9 +152,9 @@ def _excerpt(text: str) -> str:
 
 
 def _remote(segment: str) -> bool:
-    """Whether ``segment`` names no host or one that is not loopback (a send with no visible host counts)."""
-    hosts = _hosts(segment)
-    return not hosts or any(not LOOPBACK.fullmatch(h) for h in hosts)
+    """Whether ``segment`` names no host or one that is not loopback (a send with no visible host counts): the
+    phrase rules' test, on the lower-case text they read."""
+    return _is_remote(segment.lower())
 
 
 @dataclass
@@ -645,7 +647,7 @@ def _public(segment: str) -> bool:
 
 
 def _hosts(segment: str) -> list[str]:
-    return [next(g for g in m.groups() if g) for m in HOSTS.finditer(segment.lower())]
+    return _hosts_named(segment.lower())
 
 
 def _whole(values: str) -> bool:

@@ -283,8 +283,6 @@ DESTROY_ORIGINAL = lazy(r"\bos\.(?:remove|unlink)\s*\(|\.unlink\s*\(|\bshred\b|\
                         r"\bwriteFileSync\s*\(\s*\w+\s*,|\bSet-Content\b|\bWriteAllBytes\s*\(|\bos\.replace\s*\(|"
                         r"\bos\.WriteFile\s*\(\s*\w+\s*,|\bFiles\.(?:delete\w*|write)\s*\(|\bFile\.WriteAll\w+\s*\(")
 LOOP_WORDS = ("while", "count(", "for (", "for(", "for {", "loop {", "range(")
-REQUEST_WORDS = ("requests.", "httpx.", "urlopen", "connect", "sendto", "fetch", "axios.", "http", "curl",
-                 "invoke-webrequest", "iwr", "ping", "thread", "socket", "process")
 #: the loop of a flood: unbounded, or a big count
 UNBOUNDED_LOOP = lazy(r"\bwhile\s*\(?\s*(?:True|true|1|!0|\$true)\s*\)?\s*(?::|\{)|\bitertools\.count\s*\(|"
                       r"\bfor\s*\(\s*;\s*;\s*\)|\bwhile\s+:\s*;?|"
