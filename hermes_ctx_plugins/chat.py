@@ -297,9 +297,10 @@ class SummaryClient:
             headers["Authorization"] = f"Bearer {self.model.api_key}"
         from .http_deadline import answer_deadline
 
-        deadline = time.monotonic() + limit
+        http = self._http()  # built first: making the client (an SSL context, ~0.2 s on a loaded machine) is no part
+        deadline = time.monotonic() + limit  # of the answer's time (a 0.2 s deadline was spent before the request left)
         try:  # the deadline bounds the status line and headers too (our own client's connections read by it)
-            with answer_deadline(deadline), self._http().stream(
+            with answer_deadline(deadline), http.stream(
                     "POST", url, content=_utf8_json(body), headers=headers, timeout=limit) as response:
                 decoder = self._decoder(response)
                 parts, size = [], 0

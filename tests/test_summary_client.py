@@ -385,6 +385,25 @@ def test_read_timeout(server: StubOpenAIServer) -> None:
     assert "'slow-model'" in str(error) and model.url in str(error) and "0.2 s" in str(error)
 
 
+def test_the_answer_s_time_starts_when_the_client_is_built(server: StubOpenAIServer,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Building the client (an SSL context) took 0.2 s on a loaded machine, and a 0.2 s deadline counted from before
+    # it was spent before the request left: the request's write timed out instead of the answer's read (a flaky CI run
+    # of test_read_timeout). Built slowly here on purpose: the answer still gets its whole time.
+    real = chat._tls_context
+
+    def slow() -> Any:
+        time.sleep(0.4)
+        return real()
+
+    monkeypatch.setattr(chat, "_tls_context", slow)
+    server.delay(3)
+    model = SummaryModel(base_url=server.base_url, model="slow-model", timeout=0.2)
+    with SummaryClient(model) as client, pytest.raises(SummaryTimeout) as raised:
+        client.complete(PROMPT)
+    assert isinstance(raised.value.__cause__, httpx.ReadTimeout), raised.value.__cause__
+
+
 def test_total_deadline_bounds_a_trickling_answer() -> None:
     # The one case the stub cannot play: a proxy that keeps the read timeout alive with whitespace.
     def trickle() -> Iterator[bytes]:
