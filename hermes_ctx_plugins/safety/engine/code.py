@@ -7,8 +7,19 @@ binding is a line's assignment (or ``with ... as``, ``for ... in``), a helper fu
 ``func`` and its indented or braced body. Data is followed through bindings to a fixed point and through helper
 functions one call deep (a helper whose body reads a source is a source; one whose body sends is a sink), which is
 what snippets written to hide their behaviour do ("def collect(): return dict(os.environ)" ...
-"send(collect())"). Bounded: the text's first :data:`LIMIT` characters, a statement's first 800; linear in the
-bindings (a walk over who uses what); a table's regex is tried only where one of its words is.
+"send(collect())"). Names are read as what they stand for (:func:`_canonical`): a module alias, a name imported from
+a module (``from shutil import rmtree as tidy``) and a callable bound once to another name (``run = exec``). Bounded:
+the text's first :data:`LIMIT` characters, a statement's first 800; linear in the bindings (a walk over who uses
+what); a table's regex is tried only where one of its words is.
+
+A mention is not the act, and each way of telling them apart is where an attacker walks, so each is narrow (two
+reviews in session 41 got 73 hostile variants through each; the fixes were shaped on them): a comment (outside a
+string), a forbidding word that is prose, not an operand (``if not blocked and ...`` names a variable); a string that no runner, echo-to-a-shell, command
+substitution, command-like configuration key or later run of its variable reaches; a harmful word that is not at a
+command's place (after a wrapper or an environment assignment, or first in an argv list whose head runs commands); a
+credential a tool is handed (a header's one token, ``-i`` with a key path for ssh, ``pkey=``), one named value of a
+source (``settings["API_URL"]``) and a hash of it; a key an encrypting tool keeps (written outside a temporary place
+and the folder it encrypts, not removed, not sent).
 
 It is over 500 lines because it is one reader: its structure (statements, blocks, bindings, helpers), its data
 (sources, taint) and its findings share one text's indexes, which a split would pass around or rebuild.
@@ -17,6 +28,7 @@ It is over 500 lines because it is one reader: its structure (statements, blocks
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -45,7 +57,7 @@ _PASSED_ENVIRONMENT = lazy(r"(?<![\w$])env\s*=\s*[\w.]+(?:\([^()\n]*\))?|(?<![\w
 _IDENTIFIER = lazy(r"(?<![\w.])(?:(?:self|this)\.)?[A-Za-z_]\w*|(?<=\.)[A-Za-z_]\w*(?=\s*\()")
 #: a one-line string literal, and what it interpolates (f-strings, template literals, shell and PowerShell)
 _STRING = lazy(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`]*`")
-_INTERPOLATION = lazy(r"\{([^{}\n]*)\}|\$\{?(?:env:)?\w+")
+_INTERPOLATION = lazy(r"\{([^{}\n]*)\}|\$\{?(?:env:)?(\w+)")
 #: a bare name passed to a call (not an attribute, a keyword argument's name or a string's word)
 _BARE_NAMES = lazy(r"(?<![\w.'\"])([A-Za-z_]\w*)(?![\w'\"(]|\s*=[^=])")
 _KEYWORDS = frozenset({"True", "False", "None", "true", "false", "null", "self", "this", "await", "new", "lambda",
@@ -58,14 +70,24 @@ _SHELL_SINK = lazy(r"(?:curl|wget|scp|sftp|nc|ncat|netcat|nslookup|dig|ftp)\b", 
 #: a command's path before its name (``/sbin/``, ``C:\\Windows\\System32\\``)
 _PATH_PREFIX = lazy(r"(?:[A-Za-z]:)?[\w.~-]*(?:[/\\][\w.-]*)*[/\\]$")
 #: what runs the command after it: sudo (with its flags), doas, nohup, nice, timeout, env, cmd /c, powershell -c ...
-_WRAPPER_BEFORE = lazy(r"(?:^|[\s'\"(\[;|&`])(?:sudo(?:\s+-\w+)*|doas|nohup|nice(?:\s+-n\s*-?\d+)?|timeout\s+\S+|env|"
-                       r"exec|setsid|xargs|cmd(?:\.exe)?\s+/[ck]|powershell(?:\.exe)?(?:\s+-\w+)*|pwsh(?:\s+-\w+)*|"
-                       r"Start-Process|Invoke-Expression|iex|sh\s+-c|bash\s+-c)\s+['\"]?$", re.IGNORECASE)
-#: the argv item before a quoted item (``["sudo", "reboot"]``: ``sudo``)
-_ARGV_ITEM = lazy(r"['\"]([^'\"\s]+)['\"]\s*,\s*['\"]$")
-_WRAPPERS = frozenset({"sudo", "doas", "nohup", "nice", "env", "exec", "setsid", "xargs", "-s", "-n", "/c", "/k", "-c",
-                       "-command", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "start-process", "sh",
-                       "bash", "timeout"})
+_OPTIONS = r"(?:\s+--?(?:[\w-]+(?:=\S*)?)?(?:\s+[^\s'\"-][^\s'\"]*)?)*"
+_WRAPPER_BEFORE = lazy(r"(?:^|[\s'\"(\[;|&`{!])(?:(?:sudo|doas|pkexec|gksudo|su|runuser|nohup|nice|setsid|env|exec|"
+                       r"builtin|command|time|xargs|stdbuf|ionice|systemd-run|nsenter|unshare|watch|busybox|"
+                       r"flatpak-spawn|systemctl)" + _OPTIONS + r"|"
+                       r"then|do|else|loginctl|chroot(?:\s+-\S+)*\s+\S+|flock(?:\s+-\S+)*\s+\S+|"
+                       r"timeout(?:\s+-\S+)*\s+\S+|at\s[^\n<]*<<<|"
+                       r"ssh(?:\s+-\w+(?:\s+[^\s-]\S*)?)*\s+[\w.@-]+|start(?:\s+/\w+)*(?:\s+\"[^\"]*\")?|"
+                       r"(?:[A-Za-z_]\w*=\S*\s+)*[A-Za-z_]\w*=\S*|\{|!|"
+                       r"cmd(?:\.exe)?\s+/[ck]|powershell(?:\.exe)?(?:\s+-\w+)*|pwsh(?:\s+-\w+)*|"
+                       r"Start-Process|Invoke-Expression|iex|(?:ba|z|da)?sh\s+-c)\s+['\"]?$", re.IGNORECASE)
+#: an argv list's first item, before a later quoted item (``["sudo", "-u", "root", "reboot"]``: ``sudo``)
+_ARGV_HEAD = lazy(r"[\[(]\s*['\"]([^'\"\s]+)['\"]\s*,\s*(?:['\"][^'\"\n]*['\"]\s*,\s*)*['\"]$")
+_WRAPPERS = frozenset({"sudo", "doas", "nohup", "nice", "env", "exec", "setsid", "xargs", "cmd", "cmd.exe",
+                       "powershell", "powershell.exe", "pwsh", "start-process", "sh", "bash", "zsh", "dash",
+                       "timeout", "pkexec", "busybox", "systemctl", "loginctl", "chroot", "systemd-run", "stdbuf",
+                       "ionice", "time", "command", "ssh", "runas", "psexec", "psexec.exe", "start", "su",
+                       "runuser", "nsenter", "unshare", "gksudo", "flatpak-spawn", "flock", "watch", "at",
+                       "builtin"})
 #: a string being echoed or printed by the shell (``echo "to uninstall, run rm -rf ~/.app"``)
 _ECHOED = lazy(r"(?:^|[;&|]\s*)(?:echo|printf|Write-Host|Write-Output)\s+(?:-\w+\s+)*['\"][^'\"]*$")
 #: a configuration key and the start of its value (YAML, JSON, TOML, INI) before a string, no call open
@@ -74,15 +96,74 @@ _SETTING = lazy(r"[ \t]*-?[ \t]*['\"]?([\w.-]+)['\"]?[ \t]*[:=][ \t]*[\[{]?[^()\
 _COMMAND_KEYS = frozenset({"run", "command", "commands", "cmd", "script", "scripts", "exec", "execstart", "execstop",
                            "execstartpre", "entrypoint", "shell", "args", "before_script", "after_script",
                            "postinstall", "preinstall", "install", "build", "test", "start", "prestart", "poststart"})
-#: the innermost call whose argument list is still open before a position: its name (group 1)
-_OPEN_CALL = lazy(r"([A-Za-z_][\w.]*)\s*\([^()]*$")
+#: a command substitution or process substitution still open in a string: the shell runs it
+_SUBSTITUTION = lazy(r"\$\(|`|<\(")
+#: the rest of a line piped into a shell, PowerShell's ``iex``, ``eval`` or ``xargs``
+_PIPED_TO_RUN = lazy(r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:/usr)?/bin/)?(?:ba|z|da|k)?sh\b|"
+                     r"\|\s*(?:iex|Invoke-Expression|"
+                     r"eval|xargs|source|python\d?|perl|ruby|node)\b", re.IGNORECASE)
+#: a string handed to a shell's ``-c`` or to a process builder earlier on the line
+_SHELL_RUNS_IT = lazy(r"['\"](?:/bin/)?(?:ba|z|da)?sh['\"]\s*,\s*['\"]-c|\.arg\s*\(\s*['\"]-c['\"]\s*\)|"
+                      r"\bProcessBuilder\s*\(|\$SHELL\s+-c|\b(?:ba|z|da)?sh\s*<<<|\bsudo\s*\(|\bc\.(?:run|sudo)\s*\(")
+#: the rest of a line writing what it echoes where it runs later (a shell's startup files, a crontab, ``at``)
+_WRITTEN_TO_RUN = lazy(r">>?\s*['\"]?\S*(?:\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|"
+                       r"zlogin|"
+                       r"zlogout|cshrc|login)\b|crontab|/etc/cron|/etc/profile|rc\.local|/etc/init)|\|\s*(?:crontab|at|batch)\b",
+                       re.IGNORECASE)
+#: a key line that opens an object or a list (group 1 its indent, group 2 the key)
+_OPENING_KEY_LINE = lazy(r"^([ \t]*)['\"]?([\w.-]+)['\"]?[ \t]*:[ \t]*[{\[]?[ \t]*$", re.MULTILINE)
+#: a YAML list item's start (``  - "rm -rf /"``)
+_LIST_ITEM = lazy(r"^[ \t]*-[ \t]*['\"]")
+#: a line opening a key (group 1 its indent, group 2 the key)
+_KEY_LINE = lazy(r"^([ \t]*)['\"]?([\w.-]+)['\"]?[ \t]*:[ \t]*$", re.MULTILINE)
+#: where the shell runs what follows: a line's start, after a separator or a shell keyword
+_AT_COMMAND_PLACE = lazy(r"(?:^|[;&|`(]|\b(?:then|do|else|eval|exec|sudo|xargs|sh\s+-c|bash\s+-c))\s*['\"]?$")
+#: a call of something that runs what it is given, whatever its module
+_RUN_CALL = lazy(r"(?<![\w.])(?:[\w.]*\.)?(?:run|call|check_call|check_output|system|popen|Popen|exec\w*|spawn\w*|"
+                 r"shell_exec|passthru|proc_open|create_subprocess_\w+|execa\w*|iex|Invoke-Expression|eval)\s*\(",
+                 re.IGNORECASE)
+#: inside an argv list's later item: the list's first item (group 1)
+_IN_ARGV = lazy(r"(?:\b(?:run|call|check_call|check_output|Popen|spawn\w*|execFile\w*|exec[lv]\w*)\s*\(\s*\[|"
+                 r"\bCommand\s*\()\s*['\"]([^'\"\s]+)['\"]\s*,\s*(?:['\"][^'\"\n]*['\"]\s*,\s*)*['\"][^'\"\n]*$")
+#: an argv list's first item that prints the rest (``["echo", "rm -rf ~"]``)
+_PRINTERS = frozenset({"echo", "printf", "print", "write-host", "write-output", "notify-send", "logger"})
+#: a hash object made (a digest of what is fed to it, not the data)
+_DIGEST = lazy(r"\s*(?:hashlib\.\w+|hmac\.new|zlib\.crc32|xxhash\.\w+|blake3\.\w+|crypto\.createHash)\s*\([^()\n]*\)"
+               r"\s*;?\s*")
+#: a read of one named value (``["KEY"]``, ``.get("KEY")``, ``.getint("s", "k")``)
+_NAMED_READ = lazy(r"\s*(?:\[\s*['\"]|\.\s*get\w*\s*\(\s*['\"])")
+#: a shell delete's argument that is the current folder's content (``*``, ``.``, ``./*``, ``.[!.]*``)
+_HERE = lazy(r"(?:^|\s)['\"]?(?:\*|\.|\./\*?|\.\[[^\]\s]*\]\*|\.\*)['\"]?(?=$|[\s),;])")
+#: the ``cd`` right before a command (group 1 the folder)
+_CD_BEFORE = lazy(r"\bcd\s+(['\"]?[^\s;&|'\"]+['\"]?)\s*(?:&&|;|\n)\s*(?:sudo\s+)?[^\n;&|]*$")
+#: a keyword argument's name (group 1) and its ``=``
+_KEYWORD_ARGUMENT = lazy(r"([A-Za-z_]\w*)\s*=(?!=)\s*")
+#: an attribute read, not a method called (``.url``)
+_ATTRIBUTE_READ = lazy(r"\s*\.\s*[A-Za-z_]\w*\b(?!\s*[(.\[])")
+#: a string literal's text, however short (group 1: ``'.'``)
+_ANY_STRING = lazy(r"['\"]([^'\"\n]+)['\"]")
+#: a file mode, not a place (``'wb'``)
+_MODE = lazy(r"[rwaxbt+U]{1,4}")
+#: a call opening the file a write goes to
+_OPENER = lazy(r"\b(?:open|Path|File|fopen|os\.open|io\.open|codecs\.open)\s*\(")
+#: a string literal's text (group 1)
+_STRING_VALUE = lazy(r"['\"]([^'\"\n]{2,})['\"]")
+#: keys shaped like a command's (``prepare``, ``postbuild``, ``ExecStartPost``, ``ansible.builtin.shell``, ``entry``)
+_COMMAND_KEY_SHAPE = lazy(r"^(?:pre|post)[\w-]*$|^exec\w*$|(?:^|[._])(?:shell|command|cmd|cmds|script|raw|bash|sh|"
+                          r"pwsh|powershell)$|^(?:entry|prepare|hook|hooks|action|on_\w+|task|tasks|runcmd|bootcmd|"
+                          r"before_\w+|after_\w+|install|clean|deploy|release|setup)$")
+#: keys every value under which is a command (package scripts, git hooks, a task runner's tasks)
+_COMMAND_PARENTS = frozenset({"scripts", "hooks", "husky", "tasks", "targets", "commands", "aliases", "alias",
+                              "runcmd", "bootcmd", "steps"})
 #: calls that run what they are given, whatever their module (``run``, ``call``, ``system``, ``spawn`` ...)
-_RUNNERS = frozenset({"run", "call", "check_call", "check_output", "popen", "system", "exec", "execsync", "spawn",
-                      "spawnsync", "execfile", "start", "shell_exec", "passthru", "eval", "command"})
+_RUNNERS = frozenset({"execute", "run_cmd", "sudo", "local", "cmd", "run", "call", "check_call", "check_output",
+                      "popen", "system", "exec", "execsync", "spawn",
+                      "spawnsync", "execfile", "start", "shell_exec", "passthru", "eval", "command",
+                      "create_subprocess_shell", "create_subprocess_exec", "execa", "execacommand",
+                      "execacommandsync", "execasync", "exec_command", "proc_open", "popen2", "popen3", "iex",
+                      "invoke-expression", "shell", "getoutput", "getstatusoutput", "run_command", "sh"})
 #: what a statement's end is looked for among: brackets, line ends, semicolons
 _STRUCTURE = lazy(r"[()\[\]{}\n;]")
-#: a comment at a line's end (``# halt the dev server``): not part of the command
-_TRAILING_COMMENT = lazy(r"\s(?:#|//)[^\n'\"]*$", re.MULTILINE)
 #: ``Path(x)``, ``pathlib.Path(x)``, ``new File(x)``: the folder ``x``
 _WRAPPED = lazy(r"^(?:pathlib\.)?Path\s*\(\s*(.+?)\s*\)$|^new\s+File\s*\(\s*(.+?)\s*\)$")
 #: a ``for`` binding's iterable
@@ -91,9 +172,14 @@ _FOR_IN = lazy(r"^(?:for|foreach)\s*\(?\s*(?:var\s+|const\s+|let\s+)?\w+(?:\s*,\
 #: what a helper returns or yields
 _RESULT = lazy(r"\b(?:return|yield)\s+([^\n]+)")
 #: a line that is a comment or a quotation: what it names is mentioned, not done
-_COMMENT = lazy(r"[ \t]*(?:#(?!!)|//|/\*(?![^\n]*\*/\s*\S)|--\s|>\s|REM\b)")
+_COMMENT = lazy(r"[ \t]*(?:#(?!!)|//(?![\w.-]+/)|/\*(?![^\n]*\*/\s*\S)|--\s|"
+                r">\s+(?![/~$&\d])(?!\S+\s+(?:sudo\s+)?(?:rm|curl|wget|shutdown|reboot|halt|poweroff|mkfs\S*|dd|nc|"
+                r"python\d?|node|bash|sh|perl|ruby|chmod|chown|kill\w*)\b)|REM\b)")
 #: where a clause of a line ends (a forbidding word before it does not reach past it)
-_CLAUSE_END = lazy(r";|&&|\|\||\|")
+_CLAUSE_END = lazy(r";|&&|\|\||\||(?<![<>&|])&(?![&>\d])|\*/")
+#: what makes a forbidding word an operand (a name in code) rather than a warning: the token before it, or after it
+_OPERAND_BEFORE = lazy(r"(?:\b(?:not|if|elif|unless|while|until)|[=(])\s*$")
+_OPERAND_AFTER = lazy(r"\s*(?:\b(?:and|or|in|then|is|if|else)\b|[:),=\]]|\.\w)")
 #: where a shell delete's arguments end
 _ARGUMENTS_END = lazy(r"[`;|&#\n]|\)\s*$")
 _I = re.IGNORECASE | re.MULTILINE
@@ -110,32 +196,84 @@ class Act:
 
 
 def code_acts(text: str) -> list[Act]:
-    """What the code in ``text`` does that a memory must not carry (``[]`` for prose and harmless code)."""
-    text, back = _canonical(text[:LIMIT])
+    """What the code in ``text`` does that a memory must not carry (``[]`` for prose and harmless code).
+
+    With aliases (:func:`_canonical`) the text is read twice, as written and with its aliases read as what they name:
+    a reading only adds acts (an alias naming a real module after a name, ``from typing import Any as subprocess``,
+    must not hide the module's calls)."""
+    text = text[:LIMIT]
+    aliased, back = _canonical(text)
+    acts = _read(text)
+    if back is not None:
+        seen = {(a.kind, a.start, a.end) for a in acts}
+        for a in _read(aliased):
+            moved = Act(a.kind, a.detail, back(a.start), back(a.end))
+            if (moved.kind, moved.start, moved.end) not in seen:
+                seen.add((moved.kind, moved.start, moved.end))
+                acts.append(moved)
+    return acts[:_MAX_ACTS]
+
+
+def _read(text: str) -> list[Act]:
     lowered = text.lower()
     if len(lowered) != len(text):  # 'İ' lowers to two characters: positions must stay the text's
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     reader = _Reader(text, lowered)
-    acts = (reader.flows() + reader.acts() + reader.shapes())[:_MAX_ACTS]
-    return [Act(a.kind, a.detail, back(a.start), back(a.end)) for a in acts] if back else acts
+    return (reader.flows() + reader.acts() + reader.shapes())[:_MAX_ACTS]
 
 
 def _canonical(text: str) -> tuple[str, Callable[[int], int] | None]:
-    """``text`` with each module alias written as its module (``import requests as r``: ``r.post(`` reads
-    ``requests.post(``), and how to map a position of that text back (None: no alias, the same text)."""
-    modules = {}
-    for m in b.ALIAS.finditer(text) if "import" in text else ():
-        module, alias = (m[1], m[2]) if m[1] else (m[3], m[4])
-        if alias != module:
-            modules[alias] = module
-    if not modules:
+    """``text`` with each alias written as what it names, and how to map a position of that text back (None: no
+    alias, the same text): a module alias (``import requests as r``: ``r.post(`` reads ``requests.post(``), a name
+    imported from a module (``from os import environ``: ``environ`` reads ``os.environ``; ``from shutil import rmtree
+    as tidy``: ``tidy(`` reads ``shutil.rmtree(``) and a callable or module attribute bound once to another name
+    (``run = exec``, ``send = requests.post``). Where an alias is defined is left as written."""
+    modules: dict[str, str] = {}  # alias -> module, read before a dot
+    names: dict[str, str] = {}  # bare name -> what it stands for
+    defined: list[tuple[int, int]] = []  # where they are defined (not rewritten)
+    if "import" in text:
+        for m in b.FROM_IMPORT.finditer(text):
+            defined.append(m.span())
+            for item in (m[2] or m[3]).split(","):
+                parts = item.replace("\\", " ").split()
+                if len(parts) in (1, 3) and parts[0].isidentifier() and (len(parts) == 1 or (
+                        parts[1] == "as" and parts[2].isidentifier())):
+                    names[parts[-1]] = f"{m[1]}.{parts[0]}"
+        for m in b.ALIAS.finditer(text):
+            if any(lo <= m.start() < hi for lo, hi in defined):
+                continue
+            module, alias = (m[1], m[2]) if m[1] else (m[3], m[4])
+            if alias != module:
+                modules[alias] = module
+                defined.append(m.span())
+    if "=" in text:
+        values: dict[str, set[str | None]] = {}
+        for m in b.RENAMED.finditer(text):
+            values.setdefault(m[1], set()).add(m[2])
+        for m in b.RENAMED.finditer(text):  # every binding of the name the same callable
+            if values[m[1]] == {m[2]} and m[2] is not None and m[1] != m[2] and m[1] not in modules and (
+                    m[1] not in names):  # an imported name stays what it was imported as
+                names[m[1]] = names.get(m[2], m[2])
+                defined.append(m.span())
+    if not modules and not names:
         return text, None
+    alternatives = [rf"(?P<module>{'|'.join(map(re.escape, modules))})\." if modules else "",
+                    rf"(?P<name>{'|'.join(map(re.escape, names))})(?![\w'\"]|\s*=(?!=))" if names else ""]
+    pattern = re.compile(rf"(?<![\w.$'\"])(?:{'|'.join(a for a in alternatives if a)})")
     pieces, marks, last, shift = [], [], 0, 0  # marks: (where a replacement ends in the new text, shift so far)
-    for m in re.finditer(rf"(?<![\w.])({'|'.join(map(re.escape, modules))})\.", text):
-        pieces += [text[last:m.start()], modules[m[1]] + "."]
-        shift += len(modules[m[1]]) - len(m[1])
+    defined.sort()
+    for m in pattern.finditer(text):
+        if any(lo <= m.start() < hi for lo, hi in defined):
+            continue
+        module = m.groupdict().get("module")
+        old = module if module is not None else m["name"]
+        new = modules[old] + "." if module is not None else names[old]
+        pieces += [text[last:m.start()], new]
+        shift += len(new) - len(m[0])
         last = m.end()
         marks.append((m.end() + shift, shift))
+    if not marks:
+        return text, None
     pieces.append(text[last:])
     ends = [end for end, _ in marks]
 
@@ -253,13 +391,17 @@ class _Reader:
             names = tuple(n.strip() for n in next(g for g in m.groups() if g).split(","))
             first, last = self.line_of(m.start())
             out.append((names, first, last))
+        receivers = [pattern for _, pattern in self._sources]
         for m in b.METHOD_CALL.finditer(self.text):  # data flows between an object and its call's arguments
-            if m[2] not in b.DATA_METHODS:
-                continue
+            if m[2] not in b.DATA_METHODS or any(p.search(m[0]) for p in receivers):
+                continue  # (not out of a source written into: ``localStorage.setItem('theme', theme)``)
             start, end = self.statement(m.end() - 1)
             arguments = tuple(a for a in _BARE_NAMES.findall(self.text, start, end) if a not in _KEYWORDS)
             whole = (m[1], *arguments)
             out.append((whole, m.start(1), end))
+            self._calls.add(len(out) - 1)
+        for m in b.PRINT_TO.finditer(self.text):  # ``print(data, file=buf)``
+            out.append(((m[1],), *self.statement(m.start())))
             self._calls.add(len(out) - 1)
         for function in self.functions:  # a function's result is made of what its body uses
             out.append(((function.name,), function.start, function.end))
@@ -314,7 +456,8 @@ class _Reader:
                         before -= 1
                     if before < start:
                         word_start = before
-                        while word_start > 0 and before - word_start < 12 and text[word_start - 1].isalpha():
+                        while word_start > 0 and before - word_start < 24 and (text[word_start - 1].isalpha() or (
+                                text[word_start - 1] == "-" and word_start - 1 > 0 and text[word_start - 2].isalpha())):
                             word_start -= 1
                         starts.append(word_start)
                     for candidate in starts:
@@ -339,7 +482,7 @@ class _Reader:
                                                     r"which|char)|key\.char|keycode|vk|char)\b", _I)))
         return sources
 
-    def category(self, segment: str, sources: list[tuple[str, re.Pattern[str]]]) -> str | None:
+    def category(self, segment: str, sources: list[tuple[str, re.Pattern[str]]], named: bool = False) -> str | None:
         """The data of ``sources`` that ``segment`` holds: directly, through a tainted name or a source helper (a
         strong source before a weak one: :data:`~..rules.behaviour.WEAK`)."""
         weak = None
@@ -351,6 +494,9 @@ class _Reader:
         if self.tainted:
             for name in _names(segment):
                 held = self.tainted.get(name)
+                if held is not None and (held == "the environment" or named) and _one_named_value(
+                        segment, name, attributes=held == "the environment"):
+                    continue  # ``settings["API_URL"]``, ``config.url``: one value of the environment, configuration
                 if held is not None and held not in b.WEAK:
                     return held
                 weak = weak or held
@@ -380,21 +526,33 @@ class _Reader:
             if label:
                 self.tainted[function.name] = label
         queue = list(self.tainted)
-        for names, start, end in self.bindings:
+        digests = self._digests
+        _, users, binders = self._uses
+        # a call on an object taints only names some code assigns (``os`` of ``os.environ.update(...)`` is a module)
+        assigned = {name for name, where in binders.items() if any(i not in self._calls for i in where)}
+        for i, (names, start, end) in enumerate(self.bindings):
             label = next((lb for lb, pattern in sources if pattern.search(self.text[start:end])), None)
             for name in names if label is not None else ():
-                if name and name not in self.tainted and label is not None:
+                if name and name not in self.tainted and name not in digests and label is not None and (
+                        i not in self._calls or name in assigned):
                     self.tainted[name] = label
                     queue.append(name)
-        _, users, binders = self._uses
-        assigned = {name for name, where in binders.items() if any(i not in self._calls for i in where)}
         while queue:
             source = queue.pop()
             for i in users.get(source, ()):
                 for name in self.bindings[i][0]:
-                    if name and name not in self.tainted and (i not in self._calls or name in assigned):
+                    if name and name not in self.tainted and name not in digests and (
+                            i not in self._calls or name in assigned):
                         self.tainted[name] = self.tainted[source]
                         queue.append(name)
+
+    @cached_property
+    def _digests(self) -> frozenset[str]:
+        """Names bound to a hash (``h = hashlib.sha256()``): what is fed to one does not come out of it."""
+        _, _, binders = self._uses
+        return frozenset(name for name, where in binders.items() if all(
+            i in self._calls or _DIGEST.fullmatch(self.text, self.bindings[i][1], self.bindings[i][2])
+            for i in where) and any(i not in self._calls for i in where))
 
     def resolve(self, segment: str, depth: int = 2) -> str:
         """``segment`` with the values of the names it uses appended (two levels: where a URL, a path or a command
@@ -438,7 +596,7 @@ class _Reader:
             request = [(asked, compiled(asked_pattern, _I))]
             self.follow(request)
             runs = self.sink_calls(b.COMMAND_RUN, b.COMMAND_RUN_WORDS) + self.sink_calls(b.CODE_RUN, b.CODE_RUN_WORDS)
-            for start, end in runs:
+            for start, end in sorted(set(runs)):
                 segment = self.text[start:end]
                 if self.category(segment, request):
                     acts.append(Act("injection", f"code runs commands sent in web requests: '{_excerpt(segment)}'",
@@ -462,10 +620,10 @@ class _Reader:
         self.follow(sources)
         for start, end in self.sink_calls(sinks, words):
             segment = self.text[start:end]
-            data = b.TOOL_CREDENTIALS.sub(" ", _PASSED_ENVIRONMENT.sub(" ", segment))
+            data = _without_credential_arguments(b.TOOL_CREDENTIALS.sub(" ", _PASSED_ENVIRONMENT.sub(" ", segment)))
             label = self.category(b.CREDENTIALS_GIVEN.sub(" ", data), sources)
             if label is None:  # a credential slot holding what no credential is: the environment, a key file, the jar
-                whole = self.category(data, sources)
+                whole = self.category(data, sources, named=True)  # ``auth=(cfg.get("pypi", "password"), ...)``
                 label = whole if whole in b.NEVER_A_CREDENTIAL else None
             if not label or b.SAME_ORIGIN.match(segment) or self.mentioned(start) or (
                     _SHELL_SINK.match(segment) and self.quoted_data(start)):
@@ -485,31 +643,77 @@ class _Reader:
         """Whether the code at ``at`` is mentioned rather than given: on a comment's line, or after words that
         forbid, warn of or discuss it on its line ("never run rm -rf /", "flag it if you see ...")."""
         line_start = self.text.rfind("\n", 0, at) + 1
-        if _COMMENT.match(self.text, line_start):
+        if _COMMENT.match(self.text, line_start) or _commented(self.text[line_start:at]):
             return True
         clause = max((m.end() for m in _CLAUSE_END.finditer(self.text, line_start, at)), default=line_start)
-        return bool(b.FORBIDDEN.search(self.text, clause, at))
+        # a forbidding word that is an operand is a name, not a warning (``if not blocked and ...``, ``ok = dangerous
+        # or ...``, ``for block in ...``)
+        return any(not _OPERAND_BEFORE.search(self.text, max(clause, m.start() - 12), m.start()) and
+                   not _OPERAND_AFTER.match(self.text, m.end()) and not _in_a_closed_string(self.text, clause, m, at)
+                   for m in b.FORBIDDEN.finditer(self.text, clause, at))
 
     def quoted_data(self, at: int) -> bool:
         """Whether the command at ``at`` sits in a string literal of a line that runs no command (a test's
-        ``is_dangerous("rm -rf /")``, an echoed hint, an error message): data, not the act."""
-        line_start, _ = self.line_of(at)
+        ``is_dangerous("rm -rf /")``, an echoed hint, an error message): data, not the act. Never when the string runs
+        anyway: a command substitution in it (``echo "$(rm -rf ~)"``), the line piped into a shell or ``iex``."""
+        line_start, line_end = self.line_of(at)
         before = self.text[line_start:at]
         if not (before.count('"') % 2 == 1 or before.count("'") % 2 == 1):
             return False
+        if _SUBSTITUTION.search(before) or _PIPED_TO_RUN.search(self.text, at, line_end) or \
+                _SHELL_RUNS_IT.search(before) or _WRITTEN_TO_RUN.search(self.text, at, line_end):
+            return False  # run anyway: substituted, piped into a shell, handed to ``sh -c``, written where it runs
         if _ECHOED.search(before):
             return True
         setting = _SETTING.match(before)  # a configuration's value (``deny: ["rm -rf /"]``), unless it is a command
-        if setting and setting[1].lower() not in _COMMAND_KEYS:  # or a variable some later code uses
-            elsewhere = re.compile(rf"(?<![\w.$]){re.escape(setting[1])}(?!\w)")
-            line_end = self.line_of(at)[1]
-            if not (elsewhere.search(self.text, 0, line_start) or elsewhere.search(self.text, line_end)):
+        key = setting[1] if setting else self.list_key(line_start) if _LIST_ITEM.match(before) else None
+        if key is not None and not _command_key(key) and not _command_key(self.list_key(line_start, opened=True) or "",
+                                                                         parent=True) and \
+                not before.rstrip("'\" ").endswith("!"):
+            if not self.run_later(key, line_start, at):  # or a variable some code runs
                 return True
-        call = _OPEN_CALL.search(before)  # the call whose still-open argument list the string is in
-        if call is None:
+        calls = _open_calls(before)  # every call whose argument list is still open there, innermost last
+        if not calls:
             return False
-        return not b.RUNS_COMMAND.match(call[0]) and not compiled(b.CODE_RUN, _I).match(call[0]) and \
-            call[1].rpartition(".")[2].lower() not in _RUNNERS
+        head = _IN_ARGV.search(before)  # an argv list run by its first item: echo's is printed
+        if head is not None and head[1].lower() in _PRINTERS:
+            return True
+        runners = _RUNNERS | self.running_helpers
+        return not any(b.RUNS_COMMAND.match(call) or compiled(b.CODE_RUN, _I).match(call) or
+                       call.split("(", 1)[0].strip().rpartition(".")[2].lower() in runners for call in calls)
+
+    @cached_property
+    def running_helpers(self) -> frozenset[str]:
+        """The text's own functions that run what they are given (``def execute(c): subprocess.run(c, shell=True)``)."""
+        return frozenset(f.name.lower() for f in self.functions
+                         if b.RUNS_COMMAND.search(self.text, f.start, f.end) and f.parameters)
+
+    def list_key(self, line_start: int, opened: bool = False) -> str | None:
+        """The key of the YAML list a ``- item`` line at ``line_start`` belongs to (the nearest line above it,
+        indented less, that opens a key); ``opened``: of the object or list a key line is in (a JSON ``"scripts": {``
+        or a YAML ``scripts:`` a line or more above, indented less)."""
+        line = self.text[line_start:self.line_of(line_start)[1]]
+        indent, found = len(line) - len(line.lstrip()), None
+        for m in (_OPENING_KEY_LINE if opened else _KEY_LINE).finditer(self.text, max(0, line_start - 2_000),
+                                                                       line_start):
+            if len(m[1]) < indent or (not opened and len(m[1]) <= indent):
+                found = m[2]
+        return found
+
+    def run_later(self, name: str, line_start: int, at: int) -> bool:
+        """Whether code outside the setting's own line runs the value of ``name``: a statement that runs commands or
+        code uses it, or the shell runs it (``$CLEAN`` at a command's place)."""
+        use = re.compile(rf"(?<![\w.])(?:\$\{{?|%)?{re.escape(name)}(?![\w])")
+        for m in itertools.chain(use.finditer(self.text, 0, line_start), use.finditer(self.text, at)):
+            first, last = self.line_of(m.start())
+            if m.start() >= at and first == line_start:  # the rest of the setting's own line (``c = "..."; run(c)``)
+                first = at
+            line = self.text[first:last]
+            if (self.text[m.start()] in "$%" and _AT_COMMAND_PLACE.search(self.text[first:m.start()])) or (
+                    b.RUNS_COMMAND.search(line) or compiled(b.CODE_RUN, _I).search(line) or _RUN_CALL.search(line)
+                    or _PIPED_TO_RUN.search(line) or _SHELL_RUNS_IT.search(line)):
+                return True
+        return False
 
     def acts(self) -> list[Act]:
         acts: list[Act] = []
@@ -518,7 +722,9 @@ class _Reader:
             segment = self.text[start:end]
             if b.SHELL_DELETE.match(m[0]):
                 cut = _ARGUMENTS_END.search(segment, len(m[0]))
-                precious = bool(b.SHELL_TARGET.search(segment[len(m[0]):cut.start() if cut else len(segment)])) and \
+                arguments = segment[len(m[0]):cut.start() if cut else len(segment)]
+                precious = bool(b.SHELL_TARGET.search(arguments) or (  # ``cd ~ && rm -rf *``
+                    _HERE.search(arguments) and _in_a_precious_folder(self.text, start))) and \
                     not self.mentioned(start) and not self.quoted_data(start)
             else:
                 precious = self.whole(_first_argument(segment))
@@ -527,7 +733,7 @@ class _Reader:
         for m in self.find(b.RUNS_COMMAND, b.RUNS_COMMAND_WORDS):
             start, end = self.statement(m.start())
             segment = self.text[start:end]
-            code = _TRAILING_COMMENT.sub("", segment)
+            code = _without_comments(segment)
             harm = b.SYSTEM_HARM.search(code) or b.SYSTEM_HARM.search(self.resolve(code).split("\n", 1)[-1])
             if harm and _at_a_command(harm) and not self.mentioned(start):
                 acts.append(Act("injection", f"code runs '{harm[0]}': '{_excerpt(segment)}'", start, end))
@@ -535,6 +741,10 @@ class _Reader:
             if self.mentioned(m.start()):
                 continue
             acts.append(Act("injection", f"fork bomb: '{_excerpt(m[0])}'", m.start(), m.end()))
+        for m in self.find(b.REMOTE_IMPORT, ("import",)):
+            if _public(m[0]) and not b.MODULE_CDN.search(m[0]) and not self.mentioned(m.start()) and \
+                    not self.quoted_data(m.start()):
+                acts.append(Act("injection", f"code runs fetched code: '{_excerpt(m[0])}'", m.start(), m.end()))
         for table, words, what in ((b.DROP_EVERY_TABLE, ("drop table",), "drops every table"),
                                    (b.DEFENCES_OFF, b.DEFENCES_WORDS, "defences switched off"),
                                    (b.PERSISTENT_FETCH_RUN, b.PIPED_TO_A_SHELL, "fetched code run on a schedule"),
@@ -587,6 +797,56 @@ class _Reader:
         walked = self.text[start:end]
         return bool(b.CODE_TARGET.search(walked) or b.CODE_TARGET.search(self.resolve(walked).split("\n", 1)[-1]))
 
+    def key_kept(self, lo: int, hi: int, walk: re.Match[str] | None) -> bool:
+        """Whether the key made between ``lo`` and ``hi`` is kept where the user keeps things: written as it is (or
+        stored in a key ring) outside a temporary place and outside the folder the walk at ``walk`` encrypts, that
+        file (or its folder) not removed or overwritten later, and neither the key nor its file sent anywhere. A key
+        kept so is an encrypting backup's; one dropped, hidden in what is encrypted, masked or sent away is a
+        ransom's."""
+        keys = {m[1] for m in b.KEY_MADE.finditer(self.text, lo, hi)}
+        if not keys:
+            return False
+        made = "|".join(map(re.escape, sorted(keys)))
+        self.follow([("the key", re.compile(rf"(?<![\w.$/\\-])(?:{made})(?![\w/\\.-])"))])  # not in a path
+        _, _, binders = self._uses
+        ciphers = {name for name in self.tainted for i in binders.get(name, ())  # ``f = Fernet(key)``: a cipher;
+                   if b.ENCRYPT.search(self.text, self.bindings[i][1], self.bindings[i][2])  # ``k ^ pad``: masked
+                   or "^" in self.text[self.bindings[i][1]:self.bindings[i][2]]}
+        names = keys | (set(self.tainted) - ciphers)
+        self.tainted = {}
+        holds = re.compile(rf"(?<![\w.$/\\-])(?:{'|'.join(map(re.escape, sorted(names)))})(?![\w/\\.-])")
+        walked_names: set[str] = set()
+        walked_paths: set[str] = set()
+        if walk is not None:
+            start, end = self.statement(walk.start())
+            folder = self.resolve(self.text[start:end])
+            walked_names = {n for n in _names(self.text[start:end]) if n in binders}
+            walked_paths = {p.rstrip("/\\") or "/" for p in _ANY_STRING.findall(folder) if not _MODE.fullmatch(p)}
+        sent = [self.text[start:end] for start, end in self.sink_calls(b.NETWORK_SEND, b.NETWORK_SEND_WORDS)]
+        for m in b.KEY_WRITE.finditer(self.text, lo, hi):
+            first, last = self.line_of(m.start())
+            line = self.text[first:last]
+            if not holds.search(line, m.start() - first) or b.TEMPORARY_PLACE.search(line) or \
+                    b.ENCRYPT.search(line) or "^" in line:
+                continue  # a temporary place, or the key masked before it is written
+            target = _write_target(line, m.start() - first)
+            place_names = [n for n in _names(target) if n not in names and n in binders]
+            place_paths = [p for p in _STRING_VALUE.findall(self.resolve(target)) if not _MODE.fullmatch(p)]
+            if "keyring" not in line and not (place_names or place_paths):
+                continue  # written where this cannot tell
+            if set(place_names) & walked_names or any(_inside(p, w) for p in place_paths for w in walked_paths):
+                continue  # in the folder it encrypts
+            if any(holds.search(s) or any(n in _names(s) for n in place_names) or any(p in s for p in place_paths)
+                   for s in sent):
+                continue  # sent away: the key or its file
+            later = self.text[last:]
+            if "keyring" in line and "delete_password" in later:
+                continue
+            if any(_touches(stmt, place_names, place_paths) for stmt in _removals(later)):
+                continue  # removed or overwritten later (its folder too)
+            return True
+        return False
+
     def shapes(self) -> list[Act]:
         acts: list[Act] = []
         ransom = all(b.present(words, self.lowered) for words in (b.WALK_WORDS, b.ENCRYPT_WORDS, b.DESTROY_WORDS))
@@ -595,8 +855,7 @@ class _Reader:
                 break
             lo, hi = max(0, m.start() - 1500), m.end() + 1500
             walk = b.WALK.search(self.text, lo, hi)
-            kept = b.KEY_KEPT.search(self.text, lo, hi) and not b.RANSOM_NOTE.search(self.text, lo, hi) and \
-                not b.KEY_SENT.search(self.text, lo, hi)
+            kept = not b.RANSOM_NOTE.search(self.text, lo, hi) and self.key_kept(lo, hi, walk)
             if walk and b.DESTROY_ORIGINAL.search(self.text, lo, hi) and (
                     (b.NOT_THE_USERS_KEY.search(self.text, lo, hi) and not kept) or self.precious_walk(walk.start())):
                 start, end = self.line_of(m.start())
@@ -633,6 +892,147 @@ class _Reader:
             elif b.EXHAUSTS.search(body) and not b.CONSUMES.search(body) and not m[0].startswith("for"):
                 acts.append(Act("injection", f"exhausts the machine: '{_excerpt(self.text[first:end])}'", first, end))
         return acts
+
+
+def _in_a_precious_folder(text: str, at: int) -> bool:
+    """Whether the command at ``at`` runs right after a ``cd`` into a home or system folder (on its line, or the line
+    before)."""
+    m = _CD_BEFORE.search(text, max(0, at - 300), at)
+    return m is not None and bool(b.SHELL_TARGET.search(" " + m[1]))
+
+
+def _without_credential_arguments(segment: str) -> str:
+    """``segment`` (a call) without the values of its own top-level arguments that hand it a key or certificate
+    (:data:`~..rules.behaviour.CREDENTIAL_ARGUMENTS`: ``pkey=k``; not ``json=dict(cert=env)``, which is data)."""
+    opening = segment.find("(")
+    if opening < 0 or "=" not in segment:
+        return segment
+    out, depth, i = list(segment), 0, opening
+    while i < len(segment):
+        c = segment[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth <= 0:
+                break
+        elif depth == 1 and (c.isalpha() or c == "_") and segment[i - 1] in "(, \t\n":
+            m = _KEYWORD_ARGUMENT.match(segment, i)
+            if m and m[1].lower() in b.CREDENTIAL_ARGUMENTS:
+                j, inner = m.end(), 0  # the value: to the next top-level comma or the call's end
+                while j < len(segment) and not (inner == 0 and segment[j] in ",)"):
+                    inner += segment[j] in "([{"
+                    inner -= segment[j] in ")]}" and inner > 0
+                    j += 1
+                out[m.end():j] = " " * (j - m.end())
+                i = j
+                continue
+        i += 1
+    return "".join(out)
+
+
+def _one_named_value(segment: str, name: str, attributes: bool = False) -> bool:
+    """Whether ``segment`` reads only named values of ``name`` (``name["KEY"]``, ``name.get("section", ...)``; with
+    ``attributes``, ``name.url`` too)."""
+    uses = list(re.finditer(rf"(?<![\w.$]){re.escape(name)}(?!\w)", segment))
+    return bool(uses) and all(_NAMED_READ.match(segment, m.end()) or (
+        attributes and _ATTRIBUTE_READ.match(segment, m.end())) for m in uses)
+
+
+def _without_comments(segment: str) -> str:
+    """``segment`` with each line's comment cut off (``#`` or ``//`` after white space, outside a string)."""
+    lines = segment.split("\n")
+    for i, line in enumerate(lines):
+        for m in re.finditer(r"\s(?:#|//)", line):
+            head = line[:m.start()]
+            if head.count('"') % 2 == 0 and head.count("'") % 2 == 0 and head.count("`") % 2 == 0:
+                lines[i] = head
+                break
+    return "\n".join(lines)
+
+
+def _write_target(line: str, at: int) -> str:
+    """Where the write at ``line[at:]`` goes: the first argument of the ``open``/``Path``/``File`` call before it on
+    the line, else the write call's own first argument (``fs.writeFileSync(path, key)``)."""
+    opened = list(_OPENER.finditer(line, 0, at))
+    return _first_argument(line[opened[-1].start():]) if opened else _first_argument(line[at:])
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is in ``folder`` (a prefix of whole components; a relative path is in a relative folder, or in
+    ``.``)."""
+    absolute = path.startswith(("/", "~", "$", "%")) or path[1:3] in (":\\", ":/")
+    if folder in (".", "./"):
+        return not absolute
+    return path == folder or path.startswith(folder.rstrip("/\\") + "/") or path.startswith(folder.rstrip("/\\") + "\\")
+
+
+def _removals(text: str) -> list[str]:
+    """The lines of ``text`` that remove or overwrite a file or a folder."""
+    out = []
+    for m in b.REMOVED.finditer(text):
+        first = text.rfind("\n", 0, m.start()) + 1
+        last = text.find("\n", m.end())
+        out.append(text[first:last if last >= 0 else len(text)])
+    for m in b.KEY_WRITE.finditer(text):  # an overwrite of the key's file (with anything)
+        first = text.rfind("\n", 0, m.start()) + 1
+        last = text.find("\n", m.end())
+        out.append(text[first:last if last >= 0 else len(text)])
+    return out
+
+
+def _touches(statement: str, names: list[str], paths: list[str]) -> bool:
+    """Whether ``statement`` names the file (a bound name, its path) or a folder holding it."""
+    if any(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", statement) for n in names):
+        return True
+    literals = [p for p in _STRING_VALUE.findall(statement) if not _MODE.fullmatch(p)]
+    return any(_inside(p, lit) or p == lit for p in paths for lit in literals)
+
+
+def _in_a_closed_string(text: str, clause: int, m: re.Match[str], at: int) -> bool:
+    """Whether the forbidding word ``m`` is inside a string literal that closes before the code at ``at`` (a message
+    printed before the act, ``print("Do not power off") or os.system("reboot")``): the code's own words, not prose
+    about it."""
+    for quote in "\"'`":
+        if text.count(quote, clause, m.start()) % 2 == 1 and text.count(quote, m.end(), at) % 2 == 1:
+            return True
+    return False
+
+
+def _commented(before: str) -> bool:
+    """Whether ``before`` (a line up to a position) holds a comment's start outside a string (``run("x")  # never
+    run("y")``; ``//`` after an operand is a division)."""
+    for m in re.finditer(r"(?:^|\s)(?:#|(?<![\w)\]]\s)//)\s", before):
+        head = before[:m.start()]
+        if head.strip() and head.count('"') % 2 == 0 and head.count("'") % 2 == 0 and head.count("`") % 2 == 0:
+            return True
+    return False
+
+
+def _open_calls(before: str) -> list[str]:
+    """The calls whose argument lists are still open at the end of ``before`` (one line), outermost first: each
+    from its name to the end."""
+    stack: list[int] = []
+    for m in re.finditer(r"[()]", before):
+        if m[0] == "(":
+            stack.append(m.start())
+        elif stack:
+            stack.pop()
+    calls = []
+    for opening in stack:
+        name = re.search(r"([A-Za-z_][\w.]*)\s*$", before[:opening])
+        if name is not None:
+            calls.append(before[name.start():])
+    return calls
+
+
+def _command_key(key: str, parent: bool = False) -> bool:
+    """Whether a configuration key's value is a command a tool runs (CI steps, services, hooks, package scripts);
+    ``parent``: whether every value under the key is one (``scripts``, ``hooks``)."""
+    key = key.lower()
+    if parent:
+        return key in _COMMAND_PARENTS
+    return key in _COMMAND_KEYS or bool(_COMMAND_KEY_SHAPE.search(key))
 
 
 def _public_number(segment: str) -> bool:
@@ -680,7 +1080,7 @@ def _names(segment: str) -> list[str]:
 
 
 def _interpolated(m: re.Match[str]) -> str:
-    return " " + " ".join(_INTERPOLATION.findall(m[0])) + " "
+    return " " + " ".join(i[1] or i[2] or "" for i in _INTERPOLATION.finditer(m[0])) + " "
 
 
 def _at_a_command(m: re.Match[str]) -> bool:
@@ -698,6 +1098,6 @@ def _at_a_command(m: re.Match[str]) -> bool:
     if not stripped or stripped[-1] in "\n;|&(`":
         return True
     if stripped[-1] in "'\"":
-        item = _ARGV_ITEM.search(stripped)  # an argv list's item: the command only first, or after a wrapper
-        return item is None or item[1].lower() in _WRAPPERS
+        head = _ARGV_HEAD.search(stripped)  # an argv list's later item: a command when the list's first item runs one
+        return head is None or head[1].replace("\\", "/").rpartition("/")[2].lower() in _WRAPPERS
     return stripped[-1] == "["

@@ -29,15 +29,21 @@ import re
 from .record import lazy
 
 # ----------------------------------------------------------------------------------------------------------- sources
+#: after ``document.cookie``: one cookie read by its name (a regex match, a split then one item) -- a session's token
+#: the page sends with its requests, or an attacker's prize when sent elsewhere; not the whole jar
+_ONE_COOKIE = (r"\s*\.\s*match\s*\(|\s*\.\s*split\s*\([^()\n]*\)\s*(?:\[\s*\d+\s*\]|\.\s*find\s*\()|"
+               r"\s*\.\s*replace\s*\(\s*/[^/\n]*=")
 #: sensitive data, by what the user is told it is: (label, the words one of which every match holds, a regex over the
 #: original text, case-insensitive); the words are looked for first (a substring test costs far less than the regex)
 SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("the environment", ("environ", "process.env", "printenv", "env:", "env |", "env|", "getenv", "env.to_h", "$_env",
-                         "$_server"),
+                         "$_server", "'env'", '"env"'),
      r"\bos\.environ\b(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b|\.__setitem__))|\bos\.environ\.(?:items|copy|values|"
      r"keys)\s*\(|\bprocess\.env\b(?!\s*(?:\.\s*\w|\[|\?\.))|\bprintenv\b|\benv\s*\||\b(?:get-childitem|gci|dir|ls)"
      r"\s+env:|\[(?:system\.)?environment\]::getenvironmentvariables\s*\(|\bSystem\.getenv\s*\(\s*\)|"
-     r"\bos\.Environ\s*\(\s*\)|\bENV\.to_h\b|\$_(?:ENV|SERVER)\b(?!\s*\[)|\bgetenv\s*\(\s*\)"),
+     r"\bos\.Environ\s*\(\s*\)|\bENV\.to_h\b|\$_(?:ENV|SERVER)\b(?!\s*\[)|\bgetenv\s*\(\s*\)|"
+     r"\bEnvironment\.GetEnvironmentVariables\s*\(|/proc/(?:self|\d+|\$\$|\{[^{}\n]*\})/environ\b|"
+     r"\bsubprocess\.(?:check_output|run|getoutput|Popen)\s*\(\s*\[?\s*['\"](?:env|printenv)['\"]"),
     ("key files", ("id_", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws", ".netrc", ".pgpass", ".git-credentials",
                    ".docker", ".kube", "/etc/shadow", ".gnupg", "wallet.dat", ".npmrc", ".pypirc", "gcloud", ".azure",
                    "keychain", "key4.db", "logins.json", "login data", "local state", ".env", "_history"),
@@ -51,8 +57,12 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
      r"\.hermes\b|\b(?:MEMORY|USER)\.md\b|\.(?:agent|hermes|claude|codex)[/\\]+[\w./\\-]*history\.jsonl\b|"
      r"\bchat_history\.(?:json|jsonl|txt|db|md)\b|(?<![\w.])\.(?:claude|codex)(?=[/\\'\"])|\.aider\.\w+"),
     ("cookies and browser storage", ("cookie", "localstorage", "sessionstorage", "indexeddb"),
-     r"\bdocument\.cookie\b(?!\s*\.\s*(?:match|split|replace|indexOf|includes|startsWith))|\blocalStorage\b|\bsessionStorage\b|\bbrowser_cookie3\b|\bindexedDB\b|"
+     r"\bdocument\.cookie\b(?!\s*\.\s*(?:indexOf|includes|startsWith)\b|" + _ONE_COOKIE + ")|"
+     r"\b(?:localStorage|sessionStorage)\b(?!\s*\.\s*getItem\s*\(\s*['\"`])|\bbrowser_cookie3\b|\bindexedDB\b|"
      r"\bCookies\b(?=['\"/\\])|\.get_cookies\s*\("),
+    ("a cookie read by name", ("cookie",), r"\bdocument\.cookie\b(?=" + _ONE_COOKIE + ")"),
+    ("a token from browser storage", ("getitem",),
+     r"\b(?:localStorage|sessionStorage)\s*\.\s*getItem\s*\(\s*['\"`]"),
     ("the screen", ("imagegrab", "screenshot", "mss", "monitors", "getdisplaymedia", "copyfromscreen", "screencapture",
                     "scrot", "-window root"),
      r"\bImageGrab\.grab\b|\bpyautogui\.screenshot\b|\bmss\s*\(\s*\)|\.grab\s*\(\s*\w*\.monitors|\bgetDisplayMedia\b|"
@@ -81,9 +91,11 @@ ENV_SECRET = ("a secret from the environment", ("environ", "getenv", "process.en
               r"(?:\bos\.(?:environ\s*\[|environ\.get\s*\(|getenv\s*\()|\bprocess\.env\.|\$env:|\bENV\s*\[|"
               r"\bSystem\.getenv\s*\(|\bos\.Getenv\s*\()\s*['\"]?\w*(?:TOKEN|KEY|SECRET|PASS|PWD|CRED|PAT)\w*")
 #: input from a web request: run as code or as a command, it is a web shell
-REQUEST_INPUT = ("commands sent in web requests", ("$_get", "$_post", "$_request", "$_cookie", "request.", "req."),
+REQUEST_INPUT = ("commands sent in web requests", ("$_get", "$_post", "$_request", "$_cookie", "request.", "req.",
+                                                  "request["),
                  r"\$_(?:GET|POST|REQUEST|COOKIE)\b|\brequest\.(?:args|form|values|json|data|get_json)\b|"
-                 r"\breq\.(?:query|body|params)\b|\bparams\s*\[\s*:")
+                 r"\breq\.(?:query|body|params)\b|\bparams\s*\[\s*:|\brequest\.getParameter\s*\(|"
+                 r"\bRequest\s*\[\s*['\"]|\bRequest\.(?:QueryString|Form)\b")
 #: what no credential is, even in a credential's slot (an Authorization header holding the whole environment)
 NEVER_A_CREDENTIAL = frozenset({"the environment", "key files", "cookies and browser storage",
                                 "the agent's memory or conversations"})
@@ -118,11 +130,11 @@ NETWORK_SEND_WORDS = ("newrequest", "newbuilder", "httprequestmessage", ".do(", 
                       "websocket", "axios", "$.", "xmlhttprequest", "invoke-", "iwr", "irm", ".upload",
                       "send-mailmessage", "resolve-dnsname", "curl", "wget", "nslookup", "dig", "nc ", "ncat",
                       "netcat", "postasync", "httparty", "restclient", "openconnection", "ftplib", "scp", "sftp",
-                      "paramiko", "put_object", "upload_file")
+                      "paramiko", "put_object", "upload_file", "exec_command", "ssh")
 #: a call that sends data to a host (its statement is read for the data and the destination)
 NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+HttpRequestMessage\b|\.Do\s*\(\s*req\b|"
                 r"\brequests\.(?:post|get|put|patch|request)\s*\(|\bhttpx\.(?:post|get|put|patch|request)\s*\(|"
-                r"\b(?:session|client|s)\.(?:post|put|patch)\s*\(|\burlopen\s*\(|\burllib\.request\.Request\s*\(|"
+                r"\b(?:\w*(?:session|sess|client)|s)\.(?:post|put|patch)\s*\(|\burlopen\s*\(|\burllib\.request\.Request\s*\(|"
                 r"\bhttp\.client\.HTTPS?Connection\b|\.request\s*\(\s*['\"](?:POST|PUT|GET)['\"]|"
                 r"\.send(?:all|to)?\s*\(|\bsmtplib\b|\.sendmail\s*\(|\.send_message\s*\(|\.storbinary\s*\(|"
                 r"\bsocket\.(?:gethostbyname|getaddrinfo)\s*\(|\bdns\.resolver\.(?:resolve|query)\s*\(|"
@@ -132,7 +144,9 @@ NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+Ht
                 r"Data|Values)\s*\(|\bSend-MailMessage\b|\bResolve-DnsName\b|\bcurl\b|\bwget\b|\bnslookup\b|"
                 r"\bdig\s|\b(?:nc|ncat|netcat)\s|\bhttp\.(?:Post|PostForm|Get)\s*\(|\bPostAsync\s*\(|"
                 r"\bNet::HTTP\.(?:post|post_form|get)\b|\bHTTParty\.post\b|\bRestClient\.post\b|\bcurl_exec\s*\(|"
-                r"\bopenConnection\s*\(|\bftplib\b|\bscp\s|\bsftp\b|\bparamiko\b|\.put_object\s*\(|\.upload_file\s*\(")
+                r"\bopenConnection\s*\(|\bftplib\b|\bscp\s|\bsftp\b|\bparamiko\.(?:SSHClient|Transport)\s*\(|"
+                r"\bsftp\w*\.put\w*\s*\(|\.exec_command\s*\(|\bssh\s+(?:-\S+\s+(?:[^\s-]\S*\s+)?)*[\w.@-]+\s[^\n|<]*<\s*[~/$]|"
+                r"\.put_object\s*\(|\.upload_file\s*\(")
 FILE_WRITE_WORDS = ("open", ".write", "logging.", "appendfile", "writefile", "add-content", "out-file", "set-content",
                     ">>", "fprintf", "file.append")
 #: a write to a local file or a log (where a keylogger keeps what it reads)
@@ -164,17 +178,17 @@ RUNS_COMMAND = lazy(r"\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\bsubprocess\
                     r"\bShellExecute\w*\s*\(|\bWScript\.Shell\b")
 #: a system command that wrecks the machine or its defences, when code runs it
 SYSTEM_HARM = lazy(
-    r"\b(?:shutdown|poweroff|halt|reboot)\b|\binit\s+[06]\b|\bsystemctl\s+(?:poweroff|halt|reboot)\b|"
+    r"\b(?:shutdown|poweroff|halt|reboot)\b(?![\s'\",]+(?:-c|/a|--cancel)\b(?![^\n]*?[\s'\",][-/][rshpfg]\b))|\binit\s+[06]\b|\bsystemctl\s+(?:poweroff|halt|reboot)\b|"
     r"\bStop-Computer\b|\bRestart-Computer\b|\bmkfs(?:\.\w+)?[\s'\",]+(?:-\S+[\s'\",]+)*/dev/(?:sda|nvme0n1|vda|xvda|"
     r"hda|disk0)(?:p?1|p?2)?\b|\bformat\s+c:|\bdd\s+[^\n'\"]*\bof=/dev/(?:sda|nvme0n1|vda|xvda|hda|disk0)(?:p?1|p?2)?\b|"
     r"\bwipefs\b[^\n]*/dev/(?:sda|nvme0n1|vda|xvda)\b|\bshred\b[^\n'\"]*(?:/dev/|~|\$HOME)|"
-    r"\bvssadmin\b[^\n'\"]*\bdelete\b|\bwmic\s+shadowcopy\s+delete\b|\bbcdedit\b|\bcipher\s+/w\b|"
+    r"\bvssadmin\b[^\n]{0,30}?\bdelete\b|\bwmic\W{1,6}shadowcopy\W{1,6}delete\b|\bbcdedit\b|\bcipher\s+/w\b|"
     r"\b(?:ifconfig|ip\s+link\s+set)\s+\S+\s+down\b|\bnmcli\s+(?:networking|radio\s+\w+)\s+off\b|"
     r"\bnetsh\s+(?:interface\s+set\s+interface\b[^\n'\"]*\bdisable|advfirewall\s+set\s+\w+\s+(?:state\s+off|"
     r"firewallpolicy\s+block\w*,\s*blockoutbound))|\biptables\s+(?:-P\s+OUTPUT\s+DROP|-A\s+OUTPUT\s+-j\s+DROP)|"
-    r"\bSet-MpPreference\b[^\n'\"]*-Disable\w*\s+\$?true|\bsetenforce\s+0\b|\bufw\s+disable\b|"
+    r"\bSet-MpPreference\b[^\n'\"]*-Disable\w*(?:\s+|:)\$?true|\bsetenforce\s+0\b|\bufw\s+disable\b|"
     r"\bsystemctl\s+(?:stop|disable)\s+(?:firewalld|apparmor|auditd)\b|\bspctl\s+--master-disable\b|"
-    r"\bcsrutil\s+disable\b|\bchmod\s+-R\s+0*777\s+/(?:\s|['\"]|$)|\bkill\s+-9\s+-1\b|\bkillall5?\b",
+    r"\bcsrutil\s+disable\b|\bchmod\s+-R\s+0*777\s+/(?:\s|['\"]|$)|\bkill\W{1,6}-9\W{1,6}-1\b|\bkillall5\b",
     re.IGNORECASE)
 RECURSIVE_DELETE_WORDS = ("rmtree", "rm -", "remove-item", "rimraf", "rmsync", "fs.rm", "removeall", "rm_r",
                           "directory.delete", "rd /s", "rmdir", "del /")
@@ -183,13 +197,14 @@ RECURSIVE_DELETE = lazy(r"\bshutil\.rmtree\s*\(|\.rmSync\s*\(|\brm\s+-(?:[a-z]*r
                         r"\brm\s+-r\s|\bRemove-Item\b[^\n]*-Recurse|\brimraf\b|\bfs\.(?:rmSync|rm|rmdir)(?:Sync)?\s*\(|"
                         r"\bos\.RemoveAll\s*\(|\bFileUtils\.rm_r\w*|\bDirectory\.Delete\s*\(|\brd\s+/s\b|"
                         r"\brmdir\s+/s\b|\bdel\s+/[sfq]")
-_PRECIOUS = (r"/|/\*|~/?|~/\*|\$HOME/?\*?|\$\{HOME\}/?\*?|/home/?\*?|/etc|/usr|/var|/boot|/bin|/lib|/opt|/root|"
-              r"/Users/?\*?|/System|/Library|[A-Z]:\\?|[A-Z]:\\(?:Windows|Users)\\?\*?|[A-Z]:/|%USERPROFILE%|%SYSTEMROOT%|"
+_PRECIOUS = (r"/|/\*|~/?|~/\*|\$HOME/?\*?|\$\{HOME(?::?[-?=+][^}\s]*)?\}/?\*?|/home/?\*?|/etc|/usr|/var|/boot|"
+              r"/bin|/lib|/opt|/root|"
+              r"/Users/?\*?|/System|/Library|[A-Z]:\\{0,2}|[A-Z]:\\(?:Windows|Users)\\?\*?|[A-Z]:/|%USERPROFILE%|%SYSTEMROOT%|"
               r"\$env:USERPROFILE|\$env:SystemRoot|\$HOME/\.\*")
 #: a home or system folder as a shell delete's argument (``rm -rf ~``, ``Remove-Item -Recurse C:\``)
-SHELL_TARGET = lazy(rf"(?:^|\s)['\"]?(?:{_PRECIOUS})['\"]?(?:/\*|/\.\*|/\.\[[^\]\s]*\]\*)?(?=$|[\s),;])|"
+SHELL_TARGET = lazy(rf"(?:^|\s)['\"]?(?:{_PRECIOUS})['\"]?(?:/\*|/\.\*|/\.\[[^\]\s]*\]\*|/)?(?=$|[\s),;]|\\[nrt])|"
                     r"--no-preserve-root|"
-                    r"(?:~|\$HOME|\$\{HOME\}|\$env:USERPROFILE|%USERPROFILE%)['\"]?[/\\](?:Documents|Desktop|Pictures|"
+                    r"(?:~|\$HOME|\$\{HOME(?::?[-?=+][^}\s]*)?\}|\$env:USERPROFILE|%USERPROFILE%)['\"]?[/\\](?:Documents|Desktop|Pictures|"
                     r"Downloads|Photos|Music|Videos)['\"]?(?:/\*?)?(?=$|[\s),;])", re.IGNORECASE)
 #: a home or system folder in code: a string literal, or the home folder asked for
 CODE_TARGET = lazy(rf"['\"](?:{_PRECIOUS})['\"]|\bos\.path\.expanduser\s*\(\s*['\"]~/?['\"]\s*\)|"
@@ -202,7 +217,7 @@ CODE_TARGET = lazy(rf"['\"](?:{_PRECIOUS})['\"]|\bos\.path\.expanduser\s*\(\s*['
 #: the home folder or the root as a whole expression (a delete call's first argument, or the value of the name
 #: passed there)
 WHOLE_TARGET = lazy(rf"['\"](?:{_PRECIOUS})['\"]|(?:require\s*\(\s*['\"]os['\"]\s*\)|os)\.homedir\s*\(\s*\)|"
-                    r"Path\.home\s*\(\s*\)|os\.path\.expanduser\s*\(\s*['\"]~/?['\"]\s*\)|os\.UserHomeDir\s*\(\s*\)|"
+                    r"(?:pathlib\.)?Path\.home\s*\(\s*\)|os\.path\.expanduser\s*\(\s*['\"]~/?['\"]\s*\)|os\.UserHomeDir\s*\(\s*\)|"
                     r"(?:os\.getenv|os\.environ\.get|os\.Getenv)\s*\(\s*['\"](?:HOME|USERPROFILE)['\"]\s*\)|"
                     r"os\.environ\s*\[\s*['\"](?:HOME|USERPROFILE)['\"]\s*\]|process\.env\.(?:HOME|USERPROFILE)|"
                     r"Path\s*\(\s*['\"]/['\"]\s*\)|Paths\.get\s*\(\s*System\.getProperty\s*\(\s*['\"]user\.home['\"]\s*\)"
@@ -210,7 +225,8 @@ WHOLE_TARGET = lazy(rf"['\"](?:{_PRECIOUS})['\"]|(?:require\s*\(\s*['\"]os['\"]\
 #: a shell delete (its arguments are read for :data:`SHELL_TARGET`); the rest of :data:`RECURSIVE_DELETE` are calls
 SHELL_DELETE = lazy(r"rm\b|Remove-Item\b|rd\b|rmdir\b|del\b|rimraf\b", re.IGNORECASE)
 #: a line that forbids or warns of what it names ("never run rm -rf /", "不要执行") is not the act
-FORBIDDEN = lazy(r"(?<![\w.])(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|avoid|not\s+to|"
+FORBIDDEN = lazy(r"(?<![\w.])(?:never|don'?t|do\s+not|does\s+not|doesn'?t|must\s+not|should\s+not|shouldn'?t|avoid|"
+                 r"not\s+to|"
                  r"forbid(?:den|s)?|prohibit(?:ed|s)?|block(?:ed|s)?|refuse[sd]?|reject|deny|denied|dangerous|"
                  r"destructive|careful|beware|warn(?:ing|ed|s)?|danger|e\.g\.|such\s+as|like)(?=[ \t]+[\w`'\"$~/(\[-])|"
                  r"不要|别|切勿|禁止|千万|危险|小心", re.IGNORECASE)
@@ -218,23 +234,40 @@ FORK_BOMB_WORDS = ("|", "fork", "%0")
 #: a shell's input and output handed to a socket (a reverse shell written in code)
 REVERSE_SHELL = lazy(r"\bos\.dup2\s*\(\s*\w+\.fileno\s*\(\s*\)[\s\S]{0,300}?(?:/bin/(?:ba|z)?sh|cmd\.exe|pty\.spawn)|"
                      r"\bexec\.Command\s*\(\s*['\"](?:/bin/(?:ba|z)?sh|cmd(?:\.exe)?|powershell)['\"][\s\S]{0,200}?"
-                     r"\.Std(?:in|out)\s*=\s*\w+")
-REVERSE_SHELL_WORDS = ("dup2", ".stdin", ".stdout")
+                     r"\.Std(?:in|out)\s*=\s*\w+|"
+                     r"\bPopen\s*\(\s*\[?\s*['\"](?:/bin/(?:ba|z)?sh|cmd(?:\.exe)?|powershell)['\"][^\n]{0,200}?"
+                     r"\bstd(?:in|out)\s*=\s*\w+\.fileno\s*\(|"
+                     r"\bmkfifo\s+(\S+)[^\n]{0,200}?\b(?:ba|z)?sh\b[^\n]{0,120}?\|\s*(?:nc|ncat|netcat)\s+"
+                     r"[^\n|]*\d+\s*>\s*\1")
+REVERSE_SHELL_WORDS = ("dup2", ".stdin", ".stdout", "fileno", "mkfifo")
 #: defences switched off, or every privilege granted, written as a command (no cheat-sheet writes these)
-DEFENCES_OFF = lazy(r"\bSet-MpPreference\b[^\n]*-Disable\w*\s+\$?(?:true|1)\b|\bAdd-MpPreference\b[^\n]*"
+DEFENCES_OFF = lazy(r"\bSet-MpPreference\b[^\n]*-Disable\w*(?:\s+|:)\$?(?:true|1)\b|"
+                    r"\breg(?:\.exe)?\s+add\b[^\n]*Windows Defender[^\n]*/v\s+Disable(?:AntiSpyware|AntiVirus|"
+                    r"RealtimeMonitoring|BehaviorMonitoring)\b[^\n]*/d\s+1\b|\bsc(?:\.exe)?\s+(?:config\s+WinDefend\s+"
+                    r"start\s*=\s*disabled|stop\s+WinDefend)\b|"
+                    r"\bopen\s*\(\s*['\"]/etc/sudoers['\"][^\n]*['\"]a['\"][\s\S]{0,300}?\bNOPASSWD\s*:\s*ALL\b|\bAdd-MpPreference\b[^\n]*"
                     r"-ExclusionPath\s+['\"]?[A-Z]:\\?['\"]?(?:\s|$)|\bSet-NetFirewallProfile\b[^\n]*-Enabled\s+\$?false\b|"
                     r"\bNOPASSWD\s*:\s*ALL\b[^\n]*(?:sudoers|>>|tee)|(?:sudoers|>>|tee)[^\n]*\bNOPASSWD\s*:\s*ALL\b",
                     re.IGNORECASE)
-DEFENCES_WORDS = ("mppreference", "netfirewallprofile", "nopasswd")
+DEFENCES_WORDS = ("mppreference", "netfirewallprofile", "nopasswd", "windows defender", "windefend")
 #: fetched code run again and again: from a service, a scheduled job, a loop, a startup file (a vendor's installer
 #: runs once)
+_SCHEDULED = (r"(?:ExecStart\w*\s*=|@reboot\b|^\s*(?:[\d*/,-]+\s+){5}|\bwhile\s+(?:true|:)\b|CurrentVersion\\+Run\b|"
+              r"\bRegister-ScheduledTask\b|\bschtasks\b)[^\n]{0,300}?")
 PERSISTENT_FETCH_RUN = lazy(
-    r"(?:ExecStart\w*\s*=|@reboot\b|^\s*(?:[\d*/,-]+\s+){5}|\bwhile\s+(?:true|:)\b|CurrentVersion\\+Run\b|"
-    r"\bRegister-ScheduledTask\b|\bschtasks\b)[^\n]{0,300}?\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|"
+    _SCHEDULED + r"\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|" + _SCHEDULED +
+    r"\b(?:curl|wget)\b[^\n]{0,200}?\s(?:-o|-O|--output(?:-document)?)[\s=]*['\"]?([^\s'\"]+)['\"]?[^\n]{0,200}?"
+    r"(?:&&|;)\s*(?:sudo\s+)?(?:ba|z)?sh\s+['\"]?\1|"
     r"\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b[^\n]{0,40}?>>\s*~?/?\S*(?:\.bashrc|\.profile|"
     r"crontab)", re.IGNORECASE | re.MULTILINE)
 #: what :data:`PERSISTENT_FETCH_RUN` pipes into
-PIPED_TO_A_SHELL = ("| sh", "|sh", "| bash", "|bash", "| sudo", "|sudo", "| zsh", "|zsh")
+PIPED_TO_A_SHELL = ("| sh", "|sh", "| bash", "|bash", "| sudo", "|sudo", "| zsh", "|zsh", "&& sh ", "; sh ",
+                    "&& bash ", "; bash ")
+#: a module imported from a URL (``await import('https://…/m.js')``): fetched code run
+#: the module CDNs browsers and Deno import from by design (a pinned ``https://esm.sh/react@18``, ``deno.land/std``)
+MODULE_CDN = lazy(r"https?://(?:deno\.land|esm\.sh|esm\.run|cdn\.skypack\.dev|unpkg\.com|cdn\.jsdelivr\.net|jspm\.dev|"
+                  r"ga\.jspm\.io|cdnjs\.cloudflare\.com)/", re.IGNORECASE)
+REMOTE_IMPORT = lazy(r"\bimport\s*\(\s*['\"`]https?://[^'\"`\s]+['\"`]")
 #: a fork bomb, in shell, Python, batch or PowerShell
 FORK_BOMB = lazy(r"(:|\b[A-Za-z_]\w*)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\}|"
                  r"\bwhile\s+(?:True|1)\s*:\s*\n?\s*os\.fork\s*\(|"
@@ -253,11 +286,20 @@ NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)
                          r"\bKeyGenerator\b|\bcrypto\.randomBytes\s*\(|\bgetRandomValues\s*\(|\bGenerateKey\s*\(|"
                          r"\brand\.Read\s*\(|\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付",
                          re.IGNORECASE)
-#: a key written down where the user keeps it (an encrypting backup, not ransomware)
-KEY_KEPT = lazy(r"(?<!/tmp)\.write(?:_bytes|_text)?\s*\(\s*(?:\w*key|k|secret)\b|"
-                r"\bwrite\w*\s*\([^)\n]*,\s*(?:\w*key|k)\s*\)|"
-                r"\bkeyring\.set_password\b|\bsave\w*_key\s*\(", re.IGNORECASE)
-KEY_SENT = lazy(r"\b(?:post|put|send\w*|urlopen)\b[^\n]*\b(?:\w*key|k)\b(?!\s*=)|/tmp/|\btempfile\b", re.IGNORECASE)
+#: a key made there and then, assigned to a name (group 1): the key whose fate decides (:data:`KEY_WRITE`)
+KEY_MADE = lazy(r"^[ \t]*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*:?=\s*[^\n]*?(?:\bgenerate_key\s*\(|"
+                r"\bsecrets\.token_\w+\s*\(|\bos\.urandom\s*\(|\bget_random_bytes\s*\(|\bcrypto\.randomBytes\s*\(|"
+                r"\bGenerateKey\s*\(|\bKeyGenerator\b|\bgetRandomValues\s*\(|\brand\.Read\s*\()", re.MULTILINE)
+#: a write of something to a file or a key store (the line is read for what and where)
+KEY_WRITE = lazy(r"\.write(?:_bytes|_text)?\s*\(|\bwrite\w*\s*\(|\bkeyring\.set_password\s*\(|\bsave\w*_key\s*\(|"
+                 r"\bSet-Content\b|\bOut-File\b|\bWriteAll\w+\s*\(|>\s*\S", re.IGNORECASE)
+#: a place that does not outlive the session (a key kept there is gone by the time it is needed)
+TEMPORARY_PLACE = lazy(r"/tmp\b|/dev/shm\b|XDG_RUNTIME_DIR|\bTEMP\b|\bTMP(?:DIR)?\b|\bgettempdir\b|\bmkdtemp\b|"
+                       r"\btempfile\b|\bNamedTemporaryFile\b|%TEMP%|\$env:TEMP", re.IGNORECASE)
+#: a file or a stored secret removed
+REMOVED = lazy(r"\bos\.(?:remove|unlink|truncate)\s*\(|\.unlink\s*\(|\bshred\b|\bdelete_password\s*\(|\brm\s+-?\w*\s|"
+               r"\brmtree\s*\(|\['rm'|\[\"rm\"|\.truncate\s*\(|"
+               r"\bRemove-Item\b|\bFile\.Delete\s*\(|\bfs\.unlink\w*\s*\(", re.IGNORECASE)
 RANSOM_NOTE = lazy(r"\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付", re.IGNORECASE)
 #: a catalogue filtered (``LIKE 'tmp_%'``, ``startswith("test_")``): some tables dropped, not every one
 FILTERED = lazy(r"\bLIKE\b|\bstartswith\b|\bendswith\b|\bif\b|\bWHERE\s+\w+\s*(?:=|IN)\b|\bmatch\w*\s*\(",
@@ -285,10 +327,11 @@ DESTROY_ORIGINAL = lazy(r"\bos\.(?:remove|unlink)\s*\(|\.unlink\s*\(|\bshred\b|\
 LOOP_WORDS = ("while", "count(", "for (", "for(", "for {", "loop {", "range(")
 #: the loop of a flood: unbounded, or a big count
 UNBOUNDED_LOOP = lazy(r"\bwhile\s*\(?\s*(?:True|true|1|!0|\$true)\s*\)?\s*(?::|\{)|\bitertools\.count\s*\(|"
+                      r"\bwhile\s*\(\s*(?:true|1|!0)\s*\)\s*(?=[A-Za-z_$])|"
                       r"\bfor\s*\(\s*;\s*;\s*\)|\bwhile\s+:\s*;?|"
                       r"\bwhile\s+true\s*;?\s*do\b|\bloop\s*\{|\bfor\s*\{|\bsetInterval\s*\(|"
-                      r"\bfor\s+\w+\s+in\s+range\s*\(\s*(?:\d{6,}|10\s*\*\*\s*(?:[6-9]|\d\d)|1e[6-9])|"
-                      r"\bfor\s*\(\s*(?:let|var|int)\s+\w+\s*=\s*0\s*;\s*\w+\s*<\s*\d{5,}")
+                      r"\bfor\s+\w+\s+in\s+range\s*\(\s*(?:\d(?:_?\d){5,}|10\s*\*\*\s*(?:[6-9]|\d\d)|1e[6-9])|"
+                      r"\bfor\s*\(\s*(?:let|var|int|long)\s+\w+\s*=\s*0\s*;\s*\w+\s*<\s*\d(?:_?\d){4,}")
 #: what a flood repeats: a request or connection started
 STARTS_REQUEST = lazy(r"\brequests\.\w+\s*\(|\b(?:s|sess|session|client|http)\.(?:get|post|put|head|request)\s*\(|"
                       r"\bhttpx\.\w+\s*\(|\burlopen\s*\(|\.connect\s*\(|\.sendto\s*\(|"
@@ -297,7 +340,7 @@ STARTS_REQUEST = lazy(r"\brequests\.\w+\s*\(|\b(?:s|sess|session|client|http)\.(
                       r"\bsocket\.socket\s*\(|\bmultiprocessing\.Process\s*\(")
 #: what an exhausting loop repeats: memory, files, processes or threads taken and never given back
 EXHAUSTS = lazy(r"\.append\s*\(|\.write\s*\(|\bopen\s*\([^)\n]*['\"][wa]b?['\"]|\bos\.makedirs\s*\(|\bPopen\s*\(|"
-                r"\bos\.fork\s*\(|"
+                r"\bos\.fork\s*\(|\bspawn(?:Sync)?\s*\(\s*process\.(?:execPath|argv)|"
                 r"\bProcess\s*\(|\bbytearray\s*\(|\bmalloc\s*\(|\bnew\s+Array\s*\(|\bThread\s*\(|\bStart-Job\b|"
                 r"\bgo\s+\w+\s*\(|\.push\s*\(")
 #: what bounds a loop that takes: it consumes something that runs out (a queue, an iterator, a stream)
@@ -321,7 +364,10 @@ BINDING = lazy(r"\bfor\s+(?:_\s*,\s*)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)?)\s*:
                r"[A-Za-z_]\w*)*)\s*\)?\s+(?:in|of)\b|\bforeach\s*\(\s*\$\w+\s+as\s+\$(\w+)|\bforeach\s*\(\s*\w+\s+(\w+)\s+in\b")
 #: a call on an object (``img.save(buf)``, ``sf.write(path, rec)``): data flows between the object and its
 #: arguments (group 1 the object, group 2 the arguments' start)
-METHOD_CALL = lazy(r"^[ \t]*(?:await\s+)?([A-Za-z_]\w*)\.(\w+)\s*\((?=[^\n]*[A-Za-z_])", re.MULTILINE)
+METHOD_CALL = lazy(r"^[ \t]*(?:await\s+)?([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*){0,3}\.(\w+)\s*\((?=[^\n]*[A-Za-z_])",
+                   re.MULTILINE)
+#: ``print(data, file=buf)``: the data goes into ``buf`` (group 1)
+PRINT_TO = lazy(r"^[ \t]*print\s*\((?=[^\n]*\bfile\s*=\s*([A-Za-z_]\w*))", re.MULTILINE)
 #: the calls on an object through which data moves between it and its arguments (``img.save(buf)``,
 #: ``msg.set_content(body)``); a login, a connect or a configuration call moves none
 DATA_METHODS = frozenset({"save", "write", "writelines", "append", "extend", "update", "set_content", "set_payload",
@@ -329,9 +375,20 @@ DATA_METHODS = frozenset({"save", "write", "writelines", "append", "extend", "up
                           "add_attachment", "set_data", "feed", "read", "readinto", "concat", "join", "format",
                           "imwrite", "savefig", "to_file", "write_bytes", "write_text", "export", "compress",
                           "setdefault", "__setitem__", "appendleft", "extendleft", "assign", "set", "writerow",
-                          "writerows", "addfile"})
+                          "writerows", "addfile", "add_field", "add_header", "put_nowait", "__iadd__",
+                          "add_paragraph", "add_run", "add_text", "appendChild", "append_child", "set_header",
+                          "add_data", "WriteString", "Write", "WriteLine", "AppendLine", "Append", "AppendFormat",
+                          "Add", "Put", "Enqueue", "Insert", "Push", "writeString", "write_all", "append_data",
+                          "setItem", "set_item", "addAll", "putAll", "merge"})
 #: ``import sounddevice as sd``, ``import requests as r``: (the module, its alias)
 ALIAS = lazy(r"\bimport\s+([\w.]+)\s+as\s+(\w+)|,\s*([\w.]+)\s+as\s+(\w+)")
+#: ``from shutil import rmtree as tidy``, ``from os import (environ, getenv)``: (the module, the names imported)
+FROM_IMPORT = lazy(r"^[ \t]*from\s+([A-Za-z_][\w.]*)\s+import\s+(?:\(([^()]*)\)|([^\n;#(]+))", re.MULTILINE)
+#: a name bound to a callable or a module's attribute, nothing else (``run = exec``, ``send = requests.post``): read
+#: as what it names; group 2 the value
+RENAMED = lazy(r"^[ \t]*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*(?::\s*[\w\[\], .|]+?)?\s*=(?!=)\s*(?:(exec|eval|"
+               r"compile|__import__|system|popen|getattr|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*)|\S[^\n]*?)[ \t]*;?[ \t]*"
+               r"(?:#[^\n]*)?$", re.MULTILINE)
 #: a request to the page's own server (a path, no host): not a send elsewhere
 SAME_ORIGIN = lazy(r"(?:fetch|axios(?:\.\w+)?|\$\.(?:post|ajax|get)|\.open)\s*\(\s*(?:['\"`](?:GET|POST|PUT|PATCH|"
                    r"DELETE)['\"`]\s*,\s*)?['\"`]\.?/(?!/)")
@@ -342,11 +399,17 @@ CREDENTIALS_GIVEN = lazy(
     r"['\"]?\s*[:=]\s*(?:f?\"[^\"\n]*\"|f?'[^'\n]*'|`[^`\n]*`|[\w.\[\]'\"()$:]+)|"
     r"(?:-H|--header)\s+['\"](?:Authorization|Proxy-Authorization|X-[\w-]*(?:Key|Token|Auth|CSRF)[\w-]*|Cookie)"
     r":[^'\"\n]*['\"]|\bsetRequestHeader\s*\(\s*['\"](?:Authorization|X-[\w-]*(?:Token|CSRF|Key)[\w-]*)['\"][^)]*\)|"
-    r"(?:-u|--user)\s+(?:\"[^\"]*\"|'[^']*'|\S+)|\bauth\s*=\s*\([^)]{0,200}\)", re.IGNORECASE)
+    r"(?:-u|--user)\s+(?:\"[^\"]*\"|'[^']*'|\S+)|\bauth\s*=\s*\((?:[^()\n]|\([^()\n]*\)){0,200}\)", re.IGNORECASE)
 #: files a tool is told to authenticate with (``scp -i ~/.ssh/id_ed25519``, ``curl --netrc-file ~/.netrc``): the file
 #: is opened by the tool, not sent
-TOOL_CREDENTIALS = lazy(r"(?:(?<=\s)-i|--netrc-file|--cert|--key|--cacert|-o\s*IdentityFile=)\s*(?:\"[^\"]*\"|'[^']*'|"
-                        r"\S+)|--netrc\b|-o\s*IdentityFile=\S+", re.IGNORECASE)
+TOOL_CREDENTIALS = lazy(r"(?<=\s)-i\s*(?:\"(?!https?:)[^\"\s-][^\"]*\"|'(?!https?:)[^'\s-][^']*'|"
+                        r"(?!https?:)[^\s'\"-]\S*)|"
+                        r"(?:--netrc-file|--cert|--key|--cacert|--private-key|--key-file|-o\s*IdentityFile=)[\s=]*"
+                        r"(?:\"[^\"]*\"|'[^']*'|\S+)|--netrc\b|-o\s*['\"]IdentityFile=[^'\"\n]*['\"]", re.IGNORECASE)
+#: a call's own arguments that hand it a key or certificate to authenticate with (``pkey=k``, ``cert=(crt, key)``):
+#: read only at the call's top level (``json=dict(cert=env)`` is data)
+CREDENTIAL_ARGUMENTS = frozenset({"pkey", "key_filename", "cert", "client_cert", "ssl_certfile", "ssl_keyfile",
+                                  "keyfile", "certfile", "ssl_context", "identity", "private_key"})
 #: a function's definition: its name (one of the groups)
 DEFINITION = lazy(r"^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)|^[ \t]*(?:export\s+)?(?:async\s+)?function\s+"
                   r"([A-Za-z_$][\w$]*)|^[ \t]*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:\([^)\n]*"
