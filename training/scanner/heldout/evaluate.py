@@ -20,6 +20,11 @@
   was run once after the code reader (``safety/engine/code.py``) was first written, then used to shape it; set 10
   was written meanwhile by another helper told to favour less obvious variants, run once, then looked at too. Both
   are tuning data now;
+* ``blind11_code.jsonl``, ``blind12_code.jsonl`` (session 41): two more sets of the same kind and brief, each by a
+  helper who saw nothing else (the families of set 12 are named a little differently: surveillance, dos,
+  persistence). Set 11 was run once on the session's first and its reviewed code alike (39/60 hostile, 1/60 benign
+  both), then its misses were looked at and their classes written into the reader (tuning data now); set 12 was run
+  once at the end, on the session's first and last code alike (34/60, 2/60 both), and not looked at;
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
