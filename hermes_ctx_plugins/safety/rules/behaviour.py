@@ -53,9 +53,11 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
      r"(?<![\w.-])\.env(?![\w.-])(?![\w]*\s*\.(?:example|sample))|\.(?:bash|zsh|sh|python|node_repl|psql|mysql|sqlite)_history\b|(?<![\w])_history\b|\bfish_history\b|"
      r"\bConsoleHost_history\b"),
     ("the agent's memory or conversations", (".hermes", "memory.md", "user.md", "history.jsonl", "conversation",
-                                            "chat_history", ".claude", ".codex", ".aider"),
+                                            "chat_history", ".claude", ".codex", ".aider", ".cursor", ".continue",
+                                            ".gemini", ".agent"),
      r"\.hermes\b|\b(?:MEMORY|USER)\.md\b|\.(?:agent|hermes|claude|codex)[/\\]+[\w./\\-]*history\.jsonl\b|"
-     r"\bchat_history\.(?:json|jsonl|txt|db|md)\b|(?<![\w.])\.(?:claude|codex)(?=[/\\'\"])|\.aider\.\w+"),
+     r"\bchat_history\.(?:json|jsonl|txt|db|md)\b|(?<![\w.])\.(?:claude|codex|cursor|continue|gemini|agent)(?=[/\\'\"])|"
+     r"\.aider\.\w+"),
     ("cookies and browser storage", ("cookie", "localstorage", "sessionstorage", "indexeddb"),
      r"\bdocument\.cookie\b(?!\s*\.\s*(?:indexOf|includes|startsWith)\b|" + _ONE_COOKIE + ")|"
      r"\b(?:localStorage|sessionStorage)\b(?!\s*\.\s*getItem\s*\(\s*['\"`])|\bbrowser_cookie3\b|\bindexedDB\b|"
@@ -64,9 +66,9 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("a token from browser storage", ("getitem",),
      r"\b(?:localStorage|sessionStorage)\s*\.\s*getItem\s*\(\s*['\"`]"),
     ("the screen", ("imagegrab", "screenshot", "mss", "monitors", "getdisplaymedia", "copyfromscreen", "screencapture",
-                    "scrot", "-window root"),
+                    "scrot", "-window root", "desktopcapturer"),
      r"\bImageGrab\.grab\b|\bpyautogui\.screenshot\b|\bmss\s*\(\s*\)|\.grab\s*\(\s*\w*\.monitors|\bgetDisplayMedia\b|"
-     r"\bCopyFromScreen\b|\bscreencapture\b|\bscrot\b|\bimport\s+-window\s+root\b"),
+     r"\bCopyFromScreen\b|\bscreencapture\b|\bscrot\b|\bimport\s+-window\s+root\b|\bdesktopCapturer\.getSources\b"),
     ("the camera or microphone", ("videocapture", "getusermedia", "pyaudio", "sounddevice"),
      r"\bcv2\.VideoCapture\s*\(\s*0\b|\bgetUserMedia\b|\bpyaudio\b|\bsounddevice\.rec\b"),
     ("the clipboard", ("paste", "clipboard", "xclip", "xsel"),
@@ -155,10 +157,10 @@ FILE_WRITE = (r"\bopen\s*\([^)\n]*,\s*['\"][aw]b?\+?['\"]|\.write(?:lines)?\s*\(
               r"\b(?:appendFile|writeFile)(?:Sync)?\s*\(|\bAdd-Content\b|\bOut-File\b|\bSet-Content\b|>>\s*\S|"
               r"\bfprintf\s*\(|\bFile\.Append\w*\s*\(")
 COMMAND_RUN_WORDS = ("os.", "subprocess", "shell_exec", "system", "passthru", "popen", "proc_open", "child_process",
-                     "exec", "`$")
+                     "exec", "`$", "($_")
 #: a command run from a string (where a web request's input must not go)
 COMMAND_RUN = (r"\bos\.(?:system|popen)\s*\(|\bsubprocess\.\w+\s*\(\s*(?!\[)|"
-               r"\b(?:shell_exec|system|passthru|popen|proc_open)\s*\(|\bchild_process\b|\bexec(?:Sync)?\s*\(|\bRuntime\.getRuntime\(\)\.exec\s*\(|\bexec\.Command\s*\(|`\$")
+               r"\b(?:shell_exec|system|passthru|popen|proc_open)\s*\(|\bchild_process\b|\$\w+\s*\(\s*\$_(?:GET|POST|REQUEST|COOKIE)\b|\bexec(?:Sync)?\s*\(|\bRuntime\.getRuntime\(\)\.exec\s*\(|\bexec\.Command\s*\(|`\$")
 #: code run from a string or from bytes
 CODE_RUN_WORDS = ("exec", "eval", "function", "pickle", "marshal", "shell", "system", "popen", "vm.run",
                   "invoke-expression")
@@ -239,8 +241,10 @@ REVERSE_SHELL = lazy(r"\bos\.dup2\s*\(\s*\w+\.fileno\s*\(\s*\)[\s\S]{0,300}?(?:/
                      r"\bPopen\s*\(\s*\[?\s*['\"](?:/bin/(?:ba|z)?sh|cmd(?:\.exe)?|powershell)['\"][^\n]{0,200}?"
                      r"\bstd(?:in|out)\s*=\s*\w+\.fileno\s*\(|"
                      r"\bmkfifo\s+(\S+)[^\n]{0,200}?\b(?:ba|z)?sh\b[^\n]{0,120}?\|\s*(?:nc|ncat|netcat)\s+"
-                     r"[^\n|]*\d+\s*>\s*\1")
-REVERSE_SHELL_WORDS = ("dup2", ".stdin", ".stdout", "fileno", "mkfifo")
+                     r"[^\n|]*\d+\s*>\s*\1|"
+                     r"\bspawn\s*\([^\n]{0,120}?(?:/bin/(?:ba|z)?sh|cmd\.exe|powershell)[\s\S]{0,300}?\.pipe\s*\(\s*\w+\.stdin\b|"
+                     r"\.pipe\s*\(\s*\w+\.stdin\s*\)[\s\S]{0,300}?\bspawn\s*\([^\n]{0,120}?(?:/bin/(?:ba|z)?sh|cmd\.exe)")
+REVERSE_SHELL_WORDS = ("dup2", ".stdin", ".stdout", "fileno", "mkfifo", ".pipe(")
 #: defences switched off, or every privilege granted, written as a command (no cheat-sheet writes these)
 DEFENCES_OFF = lazy(r"\bSet-MpPreference\b[^\n]*-Disable\w*(?:\s+|:)\$?(?:true|1)\b|"
                     r"\breg(?:\.exe)?\s+add\b[^\n]*Windows Defender[^\n]*/v\s+Disable(?:AntiSpyware|AntiVirus|"
@@ -253,7 +257,8 @@ DEFENCES_OFF = lazy(r"\bSet-MpPreference\b[^\n]*-Disable\w*(?:\s+|:)\$?(?:true|1
 DEFENCES_WORDS = ("mppreference", "netfirewallprofile", "nopasswd", "windows defender", "windefend")
 #: fetched code run again and again: from a service, a scheduled job, a loop, a startup file (a vendor's installer
 #: runs once)
-_SCHEDULED = (r"(?:ExecStart\w*\s*=|@reboot\b|^\s*(?:[\d*/,-]+\s+){5}|\bwhile\s+(?:true|:)\b|CurrentVersion\\+Run\b|"
+_SCHEDULED = (r"(?:ExecStart\w*\s*=|@reboot\b|(?:^\s*|['\"])(?:[\d*/,-]+\s+){5}|\bwhile\s+(?:true|:)\b|"
+              r"CurrentVersion\\+Run\b|"
               r"\bRegister-ScheduledTask\b|\bschtasks\b)[^\n]{0,300}?")
 PERSISTENT_FETCH_RUN = lazy(
     _SCHEDULED + r"\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|" + _SCHEDULED +
@@ -269,6 +274,15 @@ PIPED_TO_A_SHELL = ("| sh", "|sh", "| bash", "|bash", "| sudo", "|sudo", "| zsh"
 FIND_DELETE = lazy(r"\bfind\s+(['\"]?[^\s'\";|&]+['\"]?)[^\n;|&]*?(?:\s-delete\b|\s-exec\s+(?:sudo\s+)?rm\s+-\w*[rf])")
 #: a packet tool told to send for ever (scapy's ``loop=1``, hping3's ``--flood``)
 PACKET_FLOOD = lazy(r"\bsendp?\s*\([^\n]*\bloop\s*=\s*(?:1|True)\b|\bsrloop\s*\(|\bhping3\b[^\n]*--flood\b")
+#: a whole disk or partition overwritten with zeros or noise (``dd if=/dev/zero of=/dev/sda``): no benchmark or cheat
+#: sheet names a real system disk for it
+WIPE_DISK = lazy(r"\bdd\s+(?=[^\n]*\bif=/dev/(?:zero|u?random)\b)[^\n]*\bof=['\"]?/dev/"
+                 r"(?:sda|nvme0n1|vda|xvda|hda|disk0)"
+                 r"(?:p?\d)?\b")
+#: a network connection opened and bound to a name (what is written to it is sent)
+CONNECTION = lazy(r"\bnet\.Dial\w*\s*\(|\btls\.Dial\s*\(|\bsocket\.create_connection\s*\(|\bsocket\.socket\s*\(|"
+                  r"\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+(?:Socket|TcpClient|WebSocket)\s*\(|\bTCPSocket\.new\b|"
+                  r"\bfsockopen\s*\(")
 #: the module CDNs browsers and Deno import from by design (a pinned ``https://esm.sh/react@18``, ``deno.land/std``)
 MODULE_CDN = lazy(r"https?://(?:deno\.land|esm\.sh|esm\.run|cdn\.skypack\.dev|unpkg\.com|cdn\.jsdelivr\.net|jspm\.dev|"
                   r"ga\.jspm\.io|cdnjs\.cloudflare\.com)/", re.IGNORECASE)
@@ -280,7 +294,7 @@ FORK_BOMB = lazy(r"(:|\b[A-Za-z_]\w*)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\
 
 # ------------------------------------------------------------------------------------------------------------ shapes
 WALK_WORDS = ("walk", "scandir", "listdir", "glob", "iterdir", "get-childitem", "readdir", "getfiles", "enumeratefiles",
-              "find ", "recursivedirectoryiterator")
+              "find ", "recursivedirectoryiterator", "schedule(", "watch(", "filesystemwatcher")
 ENCRYPT_WORDS = ("fernet", "aes", "chacha", "encrypt", "cipher", "openssl enc", "gpg", "rijndael", "xor", "^")
 DESTROY_WORDS = ("remove", "unlink", "shred", "delete", "open", "write_bytes", "writefilesync", "set-content",
                  "writeallbytes", "replace", "writefile", "files.write", "writeall")
@@ -320,7 +334,8 @@ DROP_EVERY_TABLE = lazy(r"\b(?:pg_tables|sqlite_master|information_schema\.table
 WALK = lazy(r"\bos\.walk\s*\(|\bos\.scandir\s*\(|\bos\.listdir\s*\(|\bglob\.i?glob\s*\(|\.r?glob\s*\(|\.iterdir\s*\(|"
             r"\bGet-ChildItem\b[^\n]*-Recurse|\bfs\.readdir(?:Sync)?\s*\(|\bfilepath\.Walk\w*\s*\(|\bDir\.glob\b|"
             r"\bDirectory\.(?:GetFiles|EnumerateFiles)\s*\(|\bfind\s+\S+\s+-type\s+f\b|\bFiles\.walk\s*\(|"
-            r"\bRecursiveDirectoryIterator\b|\bscandir\s*\(")
+            r"\bRecursiveDirectoryIterator\b|\bscandir\s*\(|\.schedule\s*\(\s*\w+\s*\(\s*\)\s*,|\bfs\.watch\s*\(|"
+            r"\bchokidar\.watch\s*\(|\bFileSystemWatcher\b")
 #: contents encrypted
 ENCRYPT = lazy(r"\bFernet\b|\bAES\b|\bChaCha20\w*\b|\.encrypt\s*\(|\bcreateCipher\w*\s*\(|\bCipher\.getInstance\b|"
                r"\bopenssl\s+enc\b|\bgpg\s+(?:-c|--symmetric|-e|--encrypt)\b|\bcrypto\.subtle\.encrypt\b|"
@@ -333,16 +348,18 @@ DESTROY_ORIGINAL = lazy(r"\bos\.(?:remove|unlink)\s*\(|\.unlink\s*\(|\bshred\b|\
                         r"os\.path\.join\s*\([^)\n]*\))\s*,\s*['\"](?:w|r\+|wb|rb\+|r\+b)['\"]|\.write_bytes\s*\(|"
                         r"\bwriteFileSync\s*\(\s*\w+\s*,|\bSet-Content\b|\bWriteAllBytes\s*\(|\bos\.replace\s*\(|"
                         r"\bos\.WriteFile\s*\(\s*\w+\s*,|\bFiles\.(?:delete\w*|write)\s*\(|\bFile\.WriteAll\w+\s*\(")
-LOOP_WORDS = ("while", "count(", "for (", "for(", "for {", "loop {", "range(")
+LOOP_WORDS = ("while", "count(", "cycle(", "repeat(", "for (", "for(", "for {", "loop {", "range(")
 #: the loop of a flood: unbounded, or a big count
-UNBOUNDED_LOOP = lazy(r"\bwhile\s*\(?\s*(?:True|true|1|!0|\$true)\s*\)?\s*(?::|\{)|\bitertools\.count\s*\(|"
+UNBOUNDED_LOOP = lazy(r"\bwhile\s*\(?\s*(?:True|true|1|!0|\$true)\s*\)?\s*(?::|\{)|"
+                      r"\bitertools\.(?:count|cycle|repeat)\s*\(|"
                       r"\bwhile\s*\(\s*(?:true|1|!0)\s*\)\s*(?=[A-Za-z_$])|"
                       r"\bfor\s*\(\s*;\s*;\s*\)|\bwhile\s+:\s*;?|"
                       r"\bwhile\s+true\s*;?\s*do\b|\bloop\s*\{|\bfor\s*\{|\bsetInterval\s*\(|"
                       r"\bfor\s+\w+\s+in\s+range\s*\(\s*(?:\d(?:_?\d){5,}|10\s*\*\*\s*(?:[6-9]|\d\d)|1e[6-9])|"
                       r"\bfor\s*\(\s*(?:let|var|int|long)\s+\w+\s*=\s*0\s*;\s*\w+\s*<\s*\d(?:_?\d){4,}")
 #: what a flood repeats: a request or connection started
-STARTS_REQUEST = lazy(r"\brequests\.\w+\s*\(|\b(?:s|sess|session|client|http)\.(?:get|post|put|head|request)\s*\(|"
+STARTS_REQUEST = lazy(r"\brequests\.\w+\s*\(|"
+                      r"\b(?:s|sess|session|client|http|h|conn|api)\.(?:get|post|put|head|request)\s*\(|"
                       r"\bhttpx\.\w+\s*\(|\burlopen\s*\(|\.connect\s*\(|\.sendto\s*\(|"
                       r"\bfetch\s*\(|\baxios\.\w+\s*\(|\bhttps?\.(?:get|request)\s*\(|\bhttp\.(?:Get|Post)\s*\(|"
                       r"\bcurl\b|\bInvoke-WebRequest\b|\biwr\b|\bping\b|\bthreading\.Thread\s*\(|"
@@ -421,7 +438,8 @@ TOOL_CREDENTIALS = lazy(r"(?<=\s)-i\s*(?:\"(?!https?:)[^\"\s-][^\"]*\"|'(?!https
 CREDENTIAL_ARGUMENTS = frozenset({"pkey", "key_filename", "cert", "client_cert", "ssl_certfile", "ssl_keyfile",
                                   "keyfile", "certfile", "ssl_context", "identity", "private_key"})
 #: a function's definition: its name (one of the groups)
-DEFINITION = lazy(r"^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)|^[ \t]*(?:export\s+)?(?:async\s+)?function\s+"
+DEFINITION = lazy(r"^[ \t]*(?:async\s+)?def\s+(?:self\.)?([A-Za-z_]\w*[!?]?)|"
+                  r"^[ \t]*(?:export\s+)?(?:async\s+)?function\s+"
                   r"([A-Za-z_$][\w$]*)|^[ \t]*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:\([^)\n]*"
                   r"\)|[A-Za-z_]\w*)\s*=>|^[ \t]*func\s+(?:\([^)\n]*\)\s*)?([A-Za-z_]\w*)|^[ \t]*function\s+"
                   r"([A-Za-z][\w-]*)\s*[{(]", re.MULTILINE)
