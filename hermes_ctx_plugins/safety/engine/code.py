@@ -159,6 +159,8 @@ _ALTERNATIVES = lazy(r"\|\||\?\?|\bor\b")
 _FLOOD_PAUSE = lazy(r"\b(?:time\.|asyncio\.|Thread\.|Start-)?sleep\b|\bSleep\s*\(|\bsetTimeout\b|\bbreak\b|\breturn\b|"
                     r"\bexit\b|\braise\b|\bwait\w*\s*\(|\bbackoff\b|\bretry\b|\bretries\b|\btimer\b|\bStart-Sleep\b|"
                     r"\bsleep\s+\d|\baccept\s*\(|\brecv\w*\s*\(|\bselect\s*\(|\bpoll\s*\(", re.IGNORECASE)
+#: an attribute read on any object (group 1 its name: ``bag`` of ``self.ctx.bag``)
+_ATTRIBUTES = lazy(r"\.([A-Za-z_]\w*)\b(?!\s*\()")
 #: a string literal's text, however short (group 1: ``'.'``)
 _ANY_STRING = lazy(r"['\"]([^'\"\n]+)['\"]")
 #: a file mode, not a place (``'wb'``)
@@ -526,6 +528,11 @@ class _Reader:
                 if held is not None and held not in b.WEAK:
                     return held
                 weak = weak or held
+            for attribute in _ATTRIBUTES.findall(segment) if self.attributes_tainted() else ():
+                held = self.tainted.get("self." + attribute) or self.tainted.get("this." + attribute)
+                if held is not None and held not in b.WEAK:  # ``self.ctx.bag`` where ``_Ctx`` set ``self.bag``
+                    return held
+                weak = weak or held
         return weak
 
     @cached_property
@@ -574,6 +581,10 @@ class _Reader:
                             i not in self._calls or name in assigned):
                         self.tainted[name] = self.tainted[source]
                         queue.append(name)
+
+    def attributes_tainted(self) -> bool:
+        """Whether some object attribute (``self.bag``) holds a source now."""
+        return any(name.startswith(("self.", "this.")) for name in self.tainted)
 
     @cached_property
     def _declared(self) -> frozenset[str]:
