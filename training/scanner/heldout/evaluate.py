@@ -24,7 +24,11 @@
   helper who saw nothing else (the families of set 12 are named a little differently: surveillance, dos,
   persistence). Set 11 was run once on the session's first and its reviewed code alike (39/60 hostile, 1/60 benign
   both), then its misses were looked at and their classes written into the reader (tuning data now); set 12 was run
-  once at the end, on the session's first and last code alike (34/60, 2/60 both), and not looked at;
+  once on the session's first code and on 617c1e4 alike (34/60, 2/60 both), then its misses were looked at and
+  what the reader models widened from them (tuning data now);
+* ``blind13_code.jsonl`` (session 41): a fifth set of the same kind and brief, run once at the session's end on three
+  commits: 49b7fe5 (its start) 32/60 hostile, 3/60 benign; 617c1e4 (after two reviews and set 11's classes) 33/60,
+  3/60; de4a6c2 (after set 12's) 36/60, 3/60. Not looked at;
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
