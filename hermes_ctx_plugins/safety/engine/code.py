@@ -155,12 +155,22 @@ _DATA_METHODS = frozenset(name.lower() for name in b.DATA_METHODS)
 _DESTRUCTURED = lazy(r"^[ \t]*(?:const|let|var)\s*[\[{]\s*([\w\s,:]+?)\s*[\]}]\s*=(?!=)", re.MULTILINE)
 #: where one bound value offers alternatives (``a || b``, ``a ?? b``, ``a or b``)
 _ALTERNATIVES = lazy(r"\|\||\?\?|\bor\b")
-#: what stops a flood: a pause, an exit, a bound (reading its own answers does not)
-_FLOOD_PAUSE = lazy(r"\b(?:time\.|asyncio\.|Thread\.|Start-)?sleep\b|\bSleep\s*\(|\bsetTimeout\b|\bbreak\b|\breturn\b|"
-                    r"\bexit\b|\braise\b|\bwait\w*\s*\(|\bbackoff\b|\bretry\b|\bretries\b|\btimer\b|\bStart-Sleep\b|"
-                    r"\bsleep\s+\d|\baccept\s*\(|\brecv\w*\s*\(|\bselect\s*\(|\bpoll\s*\(", re.IGNORECASE)
-#: an attribute read on any object (group 1 its name: ``bag`` of ``self.ctx.bag``)
-_ATTRIBUTES = lazy(r"\.([A-Za-z_]\w*)\b(?!\s*\()")
+#: an attribute read through ``self``/``this`` (group 1 the last name: ``bag`` of ``self.ctx.bag``)
+_OWN_ATTRIBUTES = lazy(r"\b(?:self|this)(?:\.[A-Za-z_]\w*)*\.([A-Za-z_]\w*)\b(?!\s*\()")
+#: a request's answer bound to a name (``... s.get(u) as r``, ``r = requests.get(u)``: groups 1 / 2)
+_ANSWER_BOUND = lazy(r"(?:\.(?:get|post|put|head|request)|\burlopen|\bfetch)\s*\([^\n]*?\)\s*as\s+(\w+)|"
+                     r"(\w+)\s*=\s*(?:await\s+)?(?:requests|httpx|s|session|client|http)\.(?:get|post|put|head|request)\s*\(")
+#: the environment as a whole, right after an ``=`` (what object destructuring picks named values of)
+_ENVIRONMENT_WHOLE = lazy(r"\s*(?:process\.env|os\.environ|ENV|\$_ENV)\b")
+#: a PHP variable bound to a function name hidden from a reader: decoded, built from pieces, or a runner's name
+_HIDDEN_FUNCTION = lazy(r"\$(\w+)\s*=\s*(?:(?:base64_decode|str_rot13|strrev|gzinflate|hex2bin|urldecode)\s*\(|"
+                        r"['\"]\w*['\"]\s*\.\s*['\"]|['\"](?:system|exec|passthru|shell_exec|popen|proc_open|assert)['\"])")
+#: a PHP variable bound to a request's input
+_REQUEST_VALUE = lazy(r"\$(\w+)\s*=\s*\$_(?:GET|POST|REQUEST|COOKIE)\b")
+#: a PHP variable called as a function (group 1) with a variable argument (group 2)
+_VARIABLE_CALL = lazy(r"\$(\w+)\s*\(\s*(\$\w+)")
+#: a count read (``.length``, ``.size``, ``.Count``)
+_COUNT_READ = lazy(r"\s*\.\s*(?:length|size|count|Count|Length)\b(?!\s*\()")
 #: a string literal's text, however short (group 1: ``'.'``)
 _ANY_STRING = lazy(r"['\"]([^'\"\n]+)['\"]")
 #: a file mode, not a place (``'wb'``)
@@ -424,6 +434,8 @@ class _Reader:
             out.append((whole, m.start(1), end))
             self._calls.add(len(out) - 1)
         for m in _DESTRUCTURED.finditer(self.text):  # ``const [src] = ...``, ``const { a, b: c } = ...``
+            if m[0].lstrip().split(None, 1)[1].startswith("{") and _ENVIRONMENT_WHOLE.match(self.text, m.end()):
+                continue  # ``const { API_URL } = process.env``: named values, configuration
             names = tuple(item.split(":")[-1].strip() for item in m[1].split(","))
             out.append((tuple(n for n in names if n.isidentifier()), *self.statement(m.end())))
         for m in b.PRINT_TO.finditer(self.text):  # ``print(data, file=buf)``
@@ -520,15 +532,18 @@ class _Reader:
         if self.tainted:
             for name in _names(segment):
                 held = self.tainted.get(name)
-                if held is None and name.startswith(("self.", "this.")):  # a method of the class: a helper by name
+                if held is None and name.startswith(("self.", "this.")) and re.search(
+                        rf"\b{re.escape(name)}\s*\(", segment):  # a method of the class called: a helper by name
                     held = self.tainted.get(name.partition(".")[2])
                 if held is not None and (held == "the environment" or named) and _one_named_value(
                         segment, name, attributes=held == "the environment"):
                     continue  # ``settings["API_URL"]``, ``config.url``: one value of the environment, configuration
+                if held is not None and _only_counted(segment, name):
+                    continue  # ``sources.length``: how many, not what
                 if held is not None and held not in b.WEAK:
                     return held
                 weak = weak or held
-            for attribute in _ATTRIBUTES.findall(segment) if self.attributes_tainted() else ():
+            for attribute in _OWN_ATTRIBUTES.findall(_STRING.sub(" ", segment)) if self.attributes_tainted() else ():
                 held = self.tainted.get("self." + attribute) or self.tainted.get("this." + attribute)
                 if held is not None and held not in b.WEAK:  # ``self.ctx.bag`` where ``_Ctx`` set ``self.bag``
                     return held
@@ -627,14 +642,42 @@ class _Reader:
                     spans.append(self.statement(m.start()))
         return spans
 
+    def connections(self) -> set[str]:
+        """The names bound to a network connection the text opens."""
+        if not b.CONNECTION.search(self.text):
+            return set()
+        _, _, binders = self._uses
+        return {name for name, where in binders.items() for i in where
+                if b.CONNECTION.search(self.text, self.bindings[i][1], self.bindings[i][2])}
+
+    def piped_shells(self) -> list[Act]:
+        """A shell whose input is piped from a network connection the text opened (Node: ``sock.pipe(sh.stdin)``)."""
+        names = self.connections() if b.SHELL_SPAWNED.search(self.text) else set()
+        if not names:
+            return []
+        piped = re.compile(rf"(?<![\w.$])(?:{'|'.join(map(re.escape, sorted(names)))})\s*\.\s*pipe\s*\(\s*\w+\.stdin\b")
+        return [Act("injection", f"reverse shell: '{_excerpt(m[0])}'", m.start(), m.end())
+                for m in piped.finditer(self.text) if not self.mentioned(m.start())][:1]
+
+    def variable_functions(self) -> list[Act]:
+        """PHP's ``$f($_GET['c'])`` where ``$f`` names a command runner, is decoded or built from pieces: a web shell
+        hiding the function's name (a closure or a validator table is not one)."""
+        if "$_" not in self.text:
+            return []
+        hidden = set(_HIDDEN_FUNCTION.findall(self.text))
+        asked = set(_REQUEST_VALUE.findall(self.text))
+        acts = []
+        for m in _VARIABLE_CALL.finditer(self.text):
+            given = m[2].startswith("$_") or m[2].lstrip("$") in asked
+            if m[1] in hidden and given and not self.mentioned(m.start()):
+                acts.append(Act("injection", f"code runs commands sent in web requests: '{_excerpt(m[0])}'", m.start(),
+                                m.end()))
+        return acts[:1]
+
     def connection_writes(self) -> list[tuple[int, int]]:
         """The statements writing to a network connection the text opened and named (``c, _ := net.Dial(...)``, then
         ``c.Write(b)``; ``s = socket.create_connection(...)``, then ``s.send(b)``)."""
-        if not b.CONNECTION.search(self.text):
-            return []
-        _, _, binders = self._uses
-        names = {name for name, where in binders.items() for i in where
-                 if b.CONNECTION.search(self.text, self.bindings[i][1], self.bindings[i][2])}
+        names = self.connections()
         if not names:
             return []
         alternatives = "|".join(map(re.escape, sorted(names)))
@@ -830,6 +873,7 @@ class _Reader:
         for m in self.find(b.PACKET_FLOOD, ("loop", "srloop", "hping3")):
             if not self.mentioned(m.start()) and not self.quoted_data(m.start()):
                 acts.append(Act("injection", f"floods a host: '{_excerpt(m[0])}'", m.start(), m.end()))
+        acts += self.piped_shells() + self.variable_functions()
         for m in self.find(b.REMOTE_IMPORT, ("import",)):
             if _public(m[0]) and not b.MODULE_CDN.search(m[0]) and not self.mentioned(m.start()) and \
                     not self.quoted_data(m.start()):
@@ -977,10 +1021,7 @@ class _Reader:
                 start, end = self.block(m.end(), indent, "{" in line[m.start() - first:])
             end = min(end, start + _BODY)
             body = self.text[start:end]
-            if b.STARTS_REQUEST.search(body) and not _FLOOD_PAUSE.search(body):
-                acts.append(Act("injection", f"floods a host: '{_excerpt(self.text[first:end])}'", first, end))
-                continue
-            if b.PAUSE.search(body):
+            if b.PAUSE.search(_without_own_reads(body)):  # reading its own request's answer is no pause
                 continue
             if b.STARTS_REQUEST.search(body):
                 acts.append(Act("injection", f"floods a host: '{_excerpt(self.text[first:end])}'", first, end))
@@ -1001,6 +1042,24 @@ def _stronger(label: str, held: str | None) -> bool:
     a weak source (:data:`~..rules.behaviour.WEAK`) and ``label`` is a strong one (a payload of the clipboard and the
     screen is the screen's)."""
     return held is None or (held in b.WEAK and label not in b.WEAK)
+
+
+def _without_own_reads(body: str) -> str:
+    """``body`` (a loop's) without the reads of the answers to the requests it starts (``async with s.get(u) as r:
+    await r.read()``): what a flood does with its answers is no pause."""
+    answers = set(_ANSWER_BOUND.findall(body))
+    names = {n for pair in answers for n in pair if n}
+    if not names:
+        return body
+    alternatives = "|".join(map(re.escape, sorted(names)))
+    return re.sub(rf"\b(?:{alternatives})\s*\.\s*(?:read|text|json|content)\w*\s*\(?", " ", body)
+
+
+def _only_counted(segment: str, name: str) -> bool:
+    """Whether ``segment`` reads only how many ``name`` holds (``name.length``, ``len(name)``)."""
+    uses = list(re.finditer(rf"(?<![\w.$]){re.escape(name)}(?!\w)", segment))
+    return bool(uses) and all(_COUNT_READ.match(segment, m.end()) or (
+        segment[max(0, m.start() - 4):m.start()] == "len(" and segment[m.end():m.end() + 1] == ")") for m in uses)
 
 
 def _without_credential_arguments(segment: str) -> str:

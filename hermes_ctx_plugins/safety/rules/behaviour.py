@@ -56,7 +56,8 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
                                             "chat_history", ".claude", ".codex", ".aider", ".cursor", ".continue",
                                             ".gemini", ".agent"),
      r"\.hermes\b|\b(?:MEMORY|USER)\.md\b|\.(?:agent|hermes|claude|codex)[/\\]+[\w./\\-]*history\.jsonl\b|"
-     r"\bchat_history\.(?:json|jsonl|txt|db|md)\b|(?<![\w.])\.(?:claude|codex|cursor|continue|gemini|agent)(?=[/\\'\"])|"
+     r"\bchat_history\.(?:json|jsonl|txt|db|md)\b|(?<![\w.])\.(?:claude|codex)(?=[/\\'\"])|"
+     r"(?<![\w.])\.(?:cursor|continue|gemini|agent)[/\\]+(?!rules\b|settings\.json|config\b|mcp\.json)[\w*]|"
      r"\.aider\.\w+"),
     ("cookies and browser storage", ("cookie", "localstorage", "sessionstorage", "indexeddb"),
      r"\bdocument\.cookie\b(?!\s*\.\s*(?:indexOf|includes|startsWith)\b|" + _ONE_COOKIE + ")|"
@@ -138,7 +139,8 @@ NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+Ht
                 r"\brequests\.(?:post|get|put|patch|request)\s*\(|\bhttpx\.(?:post|get|put|patch|request)\s*\(|"
                 r"\b(?:\w*(?:session|sess|client)|s)\.(?:post|put|patch)\s*\(|\burlopen\s*\(|\burllib\.request\.Request\s*\(|"
                 r"\bhttp\.client\.HTTPS?Connection\b|\.request\s*\(\s*['\"](?:POST|PUT|GET)['\"]|"
-                r"\.send(?:all|to)?\s*\(|\bsmtplib\b|\.sendmail\s*\(|\.send_message\s*\(|\.storbinary\s*\(|"
+                r"(?<!webContents)(?<!ipcRenderer)(?<!ipcMain)(?<!process)\.send(?:all|to)?\s*\(|\bsmtplib\b|"
+                r"\.sendmail\s*\(|\.send_message\s*\(|\.storbinary\s*\(|"
                 r"\bsocket\.(?:gethostbyname|getaddrinfo)\s*\(|\bdns\.resolver\.(?:resolve|query)\s*\(|"
                 r"\bfetch\s*\(|\bnavigator\.sendBeacon\s*\(|\bnew\s+Image\s*\(|\.src\s*=|\bnew\s+WebSocket\s*\(|"
                 r"\baxios(?:\.(?:post|get|put))?\s*\(|\$\.(?:post|ajax|get)\s*\(|\bhttps?\.(?:request|get)\s*\(|"
@@ -157,10 +159,10 @@ FILE_WRITE = (r"\bopen\s*\([^)\n]*,\s*['\"][aw]b?\+?['\"]|\.write(?:lines)?\s*\(
               r"\b(?:appendFile|writeFile)(?:Sync)?\s*\(|\bAdd-Content\b|\bOut-File\b|\bSet-Content\b|>>\s*\S|"
               r"\bfprintf\s*\(|\bFile\.Append\w*\s*\(")
 COMMAND_RUN_WORDS = ("os.", "subprocess", "shell_exec", "system", "passthru", "popen", "proc_open", "child_process",
-                     "exec", "`$", "($_")
+                     "exec", "`$")
 #: a command run from a string (where a web request's input must not go)
 COMMAND_RUN = (r"\bos\.(?:system|popen)\s*\(|\bsubprocess\.\w+\s*\(\s*(?!\[)|"
-               r"\b(?:shell_exec|system|passthru|popen|proc_open)\s*\(|\bchild_process\b|\$\w+\s*\(\s*\$_(?:GET|POST|REQUEST|COOKIE)\b|\bexec(?:Sync)?\s*\(|\bRuntime\.getRuntime\(\)\.exec\s*\(|\bexec\.Command\s*\(|`\$")
+               r"\b(?:shell_exec|system|passthru|popen|proc_open)\s*\(|\bchild_process\b|\bexec(?:Sync)?\s*\(|\bRuntime\.getRuntime\(\)\.exec\s*\(|\bexec\.Command\s*\(|`\$")
 #: code run from a string or from bytes
 CODE_RUN_WORDS = ("exec", "eval", "function", "pickle", "marshal", "shell", "system", "popen", "vm.run",
                   "invoke-expression")
@@ -241,10 +243,10 @@ REVERSE_SHELL = lazy(r"\bos\.dup2\s*\(\s*\w+\.fileno\s*\(\s*\)[\s\S]{0,300}?(?:/
                      r"\bPopen\s*\(\s*\[?\s*['\"](?:/bin/(?:ba|z)?sh|cmd(?:\.exe)?|powershell)['\"][^\n]{0,200}?"
                      r"\bstd(?:in|out)\s*=\s*\w+\.fileno\s*\(|"
                      r"\bmkfifo\s+(\S+)[^\n]{0,200}?\b(?:ba|z)?sh\b[^\n]{0,120}?\|\s*(?:nc|ncat|netcat)\s+"
-                     r"[^\n|]*\d+\s*>\s*\1|"
-                     r"\bspawn\s*\([^\n]{0,120}?(?:/bin/(?:ba|z)?sh|cmd\.exe|powershell)[\s\S]{0,300}?\.pipe\s*\(\s*\w+\.stdin\b|"
-                     r"\.pipe\s*\(\s*\w+\.stdin\s*\)[\s\S]{0,300}?\bspawn\s*\([^\n]{0,120}?(?:/bin/(?:ba|z)?sh|cmd\.exe)")
-REVERSE_SHELL_WORDS = ("dup2", ".stdin", ".stdout", "fileno", "mkfifo", ".pipe(")
+                     r"[^\n|]*\d+\s*>\s*\1")
+REVERSE_SHELL_WORDS = ("dup2", ".stdin", ".stdout", "fileno", "mkfifo")
+#: a shell started (its streams piped to a connection make a reverse shell)
+SHELL_SPAWNED = lazy(r"\bspawn\s*\([^\n]{0,120}?(?:/bin/(?:ba|z)?sh|cmd\.exe|powershell)")
 #: defences switched off, or every privilege granted, written as a command (no cheat-sheet writes these)
 DEFENCES_OFF = lazy(r"\bSet-MpPreference\b[^\n]*-Disable\w*(?:\s+|:)\$?(?:true|1)\b|"
                     r"\breg(?:\.exe)?\s+add\b[^\n]*Windows Defender[^\n]*/v\s+Disable(?:AntiSpyware|AntiVirus|"
@@ -281,7 +283,8 @@ WIPE_DISK = lazy(r"\bdd\s+(?=[^\n]*\bif=/dev/(?:zero|u?random)\b)[^\n]*\bof=['\"
                  r"(?:p?\d)?\b")
 #: a network connection opened and bound to a name (what is written to it is sent)
 CONNECTION = lazy(r"\bnet\.Dial\w*\s*\(|\btls\.Dial\s*\(|\bsocket\.create_connection\s*\(|\bsocket\.socket\s*\(|"
-                  r"\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+(?:Socket|TcpClient|WebSocket)\s*\(|\bTCPSocket\.new\b|"
+                  r"\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+(?:net\.)?(?:Socket|TcpClient|WebSocket)\s*\(|"
+                  r"\bTCPSocket\.new\b|"
                   r"\bfsockopen\s*\(")
 #: the module CDNs browsers and Deno import from by design (a pinned ``https://esm.sh/react@18``, ``deno.land/std``)
 MODULE_CDN = lazy(r"https?://(?:deno\.land|esm\.sh|esm\.run|cdn\.skypack\.dev|unpkg\.com|cdn\.jsdelivr\.net|jspm\.dev|"
@@ -351,7 +354,8 @@ DESTROY_ORIGINAL = lazy(r"\bos\.(?:remove|unlink)\s*\(|\.unlink\s*\(|\bshred\b|\
 LOOP_WORDS = ("while", "count(", "cycle(", "repeat(", "for (", "for(", "for {", "loop {", "range(")
 #: the loop of a flood: unbounded, or a big count
 UNBOUNDED_LOOP = lazy(r"\bwhile\s*\(?\s*(?:True|true|1|!0|\$true)\s*\)?\s*(?::|\{)|"
-                      r"\bitertools\.(?:count|cycle|repeat)\s*\(|"
+                      r"\bitertools\.count\s*\(|"
+                      r"\bfor\s+[\w, ]+\s+in\s+itertools\.(?:cycle\s*\(|repeat\s*\([^,()]*\)\s*:)|"
                       r"\bwhile\s*\(\s*(?:true|1|!0)\s*\)\s*(?=[A-Za-z_$])|"
                       r"\bfor\s*\(\s*;\s*;\s*\)|\bwhile\s+:\s*;?|"
                       r"\bwhile\s+true\s*;?\s*do\b|\bloop\s*\{|\bfor\s*\{|\bsetInterval\s*\(|"
@@ -376,7 +380,9 @@ CONSUMES = lazy(r"\.get\s*\(|\ba?next\s*\(|\.pop\w*\s*\(|\.shift\s*\(|\.dequeue\
 #: what makes a repeating loop polite: a pause, an exit, a bound
 PAUSE = lazy(r"\b(?:time\.|asyncio\.|Thread\.|Start-)?sleep\b|\bSleep\s*\(|\bsetTimeout\b|\bbreak\b|\breturn\b|"
              r"\bexit\b|\braise\b|\bwait\w*\s*\(|\.join\s*\(|\bbackoff\b|\bretry\b|\bretries\b|\baccept\s*\(|"
-             r"\brecv\w*\s*\(|\bread\w*\s*\(|\bselect\s*\(|\bpoll\s*\(|\btimer\b|\bStart-Sleep\b|\bsleep\s+\d",
+             r"\brecv\w*\s*\(|\bread\w*\s*\(|\bselect\s*\(|\bpoll\s*\(|\btimer\b|\bStart-Sleep\b|\bsleep\s+\d|"
+             r"\binput\s*\(|\binotifywait\b|<-\s*\w|\bb[lr]pop\w*\s*\(|\.get\s*\(\s*(?:block\w*\s*=[^)]*|timeout\s*=[^)]*)?\)|"
+             r"\basync\s+for\b|\bRead-Host\b|\bgets\b",
              re.IGNORECASE)
 
 # ------------------------------------------------------------------------------------------------- the reader's help
