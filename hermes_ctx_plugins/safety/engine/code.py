@@ -153,6 +153,9 @@ _DECLARED = lazy(r"^[ \t]*(?:var|let|my|local|[A-Z]\w*(?:<[^<>\n]*>)?)\s+([A-Za-
 _DATA_METHODS = frozenset(name.lower() for name in b.DATA_METHODS)
 #: ``const [src] = ...``, ``const { a, b: c } = ...``: the names bound (group 1)
 _DESTRUCTURED = lazy(r"^[ \t]*(?:const|let|var)\s*[\[{]\s*([\w\s,:]+?)\s*[\]}]\s*=(?!=)", re.MULTILINE)
+#: the default of a lookup (``os.environ.get("ROOT", os.path.expanduser("~"))``, ``getenv("R", home)``, ``default=``)
+_DEFAULT_ARGUMENT = lazy(r"(?:\.get|getenv|Getenv)\s*\(\s*['\"][^'\"]*['\"]\s*,\s*(.+?)\s*\)\s*$|"
+                         r"\bdefault\s*=\s*([^,)\n]+)")
 #: where one bound value offers alternatives (``a || b``, ``a ?? b``, ``a or b``)
 _ALTERNATIVES = lazy(r"\|\||\?\?|\bor\b")
 #: an attribute read through ``self``/``this`` (group 1 the last name: ``bag`` of ``self.ctx.bag``)
@@ -169,6 +172,22 @@ _HIDDEN_FUNCTION = lazy(r"\$(\w+)\s*=\s*(?:(?:base64_decode|str_rot13|strrev|gzi
 _REQUEST_VALUE = lazy(r"\$(\w+)\s*=\s*\$_(?:GET|POST|REQUEST|COOKIE)\b")
 #: a PHP variable called as a function (group 1) with a variable argument (group 2)
 _VARIABLE_CALL = lazy(r"\$(\w+)\s*\(\s*(\$\w+)")
+#: a statement that fills a file: a write, a copy, an archive, a dump, a redirect (what it holds is read for sources)
+_STAGES = lazy(r"\.write(?:_text|_bytes)?\s*\(|\bjson\.dump\s*\(|\bpickle\.dump\s*\(|\bshutil\.(?:copy\w*|make_archive|"
+               r"move)\s*\(|\bcopyfile\s*\(|\.add\s*\(|\bwriteFileSync\s*\(|\bfs\.(?:copyFile|writeFile)\w*\s*\(|"
+               r"\bos\.WriteFile\s*\(|\bio\.Copy\s*\(|\bFile\.(?:Copy|WriteAll\w+)\s*\(|\bCopy-Item\b|\bCompress-Archive\b|"
+               r"\b(?:tar|zip|7z|cp|rsync)\s+-?\w*\s+\S|\b(?:cat|printenv|env)\b[^\n|]*>\s*\S")
+#: a file opened for writing (a file object bound from it)
+_OPENS_FOR_WRITING = lazy(r"\bopen\s*\([^)\n]*['\"][wax]b?\+?['\"]|\bZipFile\s*\([^)\n]*['\"][wax]['\"]|"
+                          r"\btarfile\.open\s*\([^)\n]*['\"]w|\bos\.Create\s*\(|\bFile\.(?:Create|OpenWrite)\s*\(|"
+                          r"\bcreateWriteStream\s*\(")
+#: a string that names a file (a folder and a name, or a name with an extension)
+_PATH_LIKE = lazy(r"(?:[~$%]|[A-Za-z]:)?[\w.${}%~-]*[/\\][\w./\\${}%~-]+|[\w-]+\.(?:zip|tgz|tar|gz|json|txt|db|sqlite|"
+                  r"log|csv|bin|dat|7z|png|jpg|bmp|enc|bak|out|dump|pem|key)")
+#: a file path written as a shell word (``/tmp/k.tgz``, ``$TMPDIR/x.zip``)
+_SHELL_PATH = lazy(r"(?<![\w/'\"=:@.-])((?:/|~/|\$\w+/)[\w./${}-]+\.(?:zip|tgz|tar|gz|json|txt|db|sqlite|log|csv|"
+                   r"bin|dat|7z|png|"
+                   r"jpg|bmp|enc|bak|out|dump|pem|key))\b")
 #: a count read (``.length``, ``.size``, ``.Count``)
 _COUNT_READ = lazy(r"\s*\.\s*(?:length|size|count|Count|Length)\b(?!\s*\()")
 #: a string literal's text, however short (group 1: ``'.'``)
@@ -340,6 +359,8 @@ class _Reader:
     lowered: str
     #: tainted names: name -> the category of data they hold
     tainted: dict[str, str] = field(default_factory=dict)
+    #: the files filled from a source (:meth:`staged`), as sources of their own
+    staged_sources: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
     #: which bindings are calls on an object (they taint only names something assigns: not a module's)
     _calls: set[int] = field(default_factory=set)
 
@@ -524,7 +545,7 @@ class _Reader:
         """The data of ``sources`` that ``segment`` holds: directly, through a tainted name or a source helper (a
         strong source before a weak one: :data:`~..rules.behaviour.WEAK`)."""
         weak = None
-        for label, pattern in sources:
+        for label, pattern in sources + self.staged_sources:
             if pattern.search(segment):
                 if label not in b.WEAK:
                     return label
@@ -558,6 +579,7 @@ class _Reader:
         binders: dict[str, list[int]] = {}
         for i, (names, start, end) in enumerate(self.bindings):
             found = frozenset(_names(_PASSED_ENVIRONMENT.sub(" ", self.text[start:end])))
+            found |= {n.partition(".")[2] for n in found if n.startswith(("self.", "this."))}  # ``self._fetch()``
             used.append(found)
             for name in found:
                 users.setdefault(name, []).append(i)
@@ -567,7 +589,41 @@ class _Reader:
 
     def follow(self, sources: list[tuple[str, re.Pattern[str]]]) -> None:
         """Taint every name bound to a source, a tainted name or a source helper's result (a walk over who uses
-        what: linear in the bindings)."""
+        what: linear in the bindings) -- and the files they are written into (:meth:`staged`): a file filled from a
+        source, then read or sent, carries the source (``json.dump(dict(os.environ), f)`` to ``/tmp/c.json``, then
+        ``files={'f': open('/tmp/c.json', 'rb')}``; ``tar czf /tmp/k.tgz ~/.gnupg``, then ``curl -T /tmp/k.tgz``)."""
+        self.staged_sources = []  # a previous walk's files are not this one's
+        self._follow(sources)
+        staged = self.staged(sources)
+        if staged:
+            self.staged_sources = [(label, re.compile("|".join(
+                rf"(?<![\w.$]){re.escape(p)}(?!\w)" if p.replace("$", "").isidentifier() else re.escape(p)
+                for p in sorted(paths)))) for label, paths in staged.items()]
+            self._follow(sources)
+
+    def staged(self, sources: list[tuple[str, re.Pattern[str]]]) -> dict[str, set[str]]:
+        """The files the text fills from a source: by label, their paths as written (string literals), from a statement
+        that writes, copies or archives a source or a tainted name, or from the opening of a file object that became
+        tainted."""
+        out: dict[str, set[str]] = {}
+        _, _, binders = self._uses
+        for m in _STAGES.finditer(self.text):
+            first, last = self.line_of(m.start())
+            line = self.text[first:last]
+            label = self.category(line, sources)
+            if label is not None:  # its paths, and the names it writes to (``-DestinationPath $tmp``)
+                out.setdefault(label, set()).update(_paths(line))
+                out[label].update(f"${n}" if f"${n}" in line else n for n in _names(line)
+                                  if n in binders and n not in self.tainted and len(n) > 1)
+        for name, label in list(self.tainted.items()):  # ``with open(P, 'w') as f`` and then f filled from a source
+            for i in binders.get(name, ()):
+                value = self.text[self.bindings[i][1]:self.bindings[i][2]]
+                if _OPENS_FOR_WRITING.search(value):
+                    out.setdefault(label, set()).update(_paths(value))
+        return {label: paths for label, paths in out.items() if paths}
+
+    def _follow(self, sources: list[tuple[str, re.Pattern[str]]]) -> None:
+        sources = sources + self.staged_sources
         self.tainted = {}
         for function in self.functions:  # a helper whose body reads a source is one
             label = self.category(self.text[function.start:function.end], sources)
@@ -642,13 +698,14 @@ class _Reader:
                     spans.append(self.statement(m.start()))
         return spans
 
-    def connections(self) -> set[str]:
-        """The names bound to a network connection the text opens."""
-        if not b.CONNECTION.search(self.text):
+    def connections(self, table: re.Pattern[str] | None = None) -> set[str]:
+        """The names bound to a network connection the text opens (or to what ``table`` matches: an HTTP client)."""
+        table = table or b.CONNECTION
+        if not table.search(self.text):
             return set()
         _, _, binders = self._uses
         return {name for name, where in binders.items() for i in where
-                if b.CONNECTION.search(self.text, self.bindings[i][1], self.bindings[i][2])}
+                if table.search(self.text, self.bindings[i][1], self.bindings[i][2])}
 
     def piped_shells(self) -> list[Act]:
         """A shell whose input is piped from a network connection the text opened (Node: ``sock.pipe(sh.stdin)``)."""
@@ -677,14 +734,18 @@ class _Reader:
     def connection_writes(self) -> list[tuple[int, int]]:
         """The statements writing to a network connection the text opened and named (``c, _ := net.Dial(...)``, then
         ``c.Write(b)``; ``s = socket.create_connection(...)``, then ``s.send(b)``)."""
+        clients = self.connections(b.HTTP_CLIENT)
+        posts = [self.statement(m.start()) for m in re.finditer(
+            rf"(?<![\w.$])(?:{'|'.join(map(re.escape, sorted(clients)))})\s*\.\s*(?:post|put|patch|request|send|Do|"
+            rf"PostAsync|PutAsync|SendAsync|post_async)\w*\s*\(", self.text, re.IGNORECASE)] if clients else []
         names = self.connections()
         if not names:
-            return []
+            return posts
         alternatives = "|".join(map(re.escape, sorted(names)))
         written = re.compile(rf"(?<![\w.$])\$?(?:{alternatives})\s*(?:\.|->)\s*(?:write|Write|"
                              rf"WriteString|send|sendall|Send|print|puts|end|fwrite)\s*\(|\b(?:fmt\.Fprint\w*|fwrite|fputs)"
                              rf"\s*\(\s*\$?(?:{alternatives})\b")
-        return [self.statement(m.start()) for m in written.finditer(self.text)]
+        return posts + [self.statement(m.start()) for m in written.finditer(self.text)]
 
     def derived(self, function: _Function) -> set[str]:
         """``function``'s parameters and the names its body binds from them (``data = json.dumps(items)``), to a fixed
@@ -728,7 +789,9 @@ class _Reader:
             for start, end in self.sink_calls(b.CODE_RUN, b.CODE_RUN_WORDS):
                 line_start, line_end = self.line_of(start)
                 around = self.text[line_start:max(end, line_end)]
-                if self.category(around, fetched) and _public(self.resolve(around)) and not self.mentioned(start):
+                where = self.resolve(around)
+                if self.category(around, fetched) and (_public(where) or (not _hosts(where) and _public(self.text))) \
+                        and not self.mentioned(start):
                     acts.append(Act("injection", f"code runs fetched code: '{_excerpt(around)}'", line_start,
                                     max(end, line_end)))
         self.tainted = {}
@@ -910,7 +973,8 @@ class _Reader:
                                            for f in self.functions if f.name in _names(iterable)):
                     return True
             elif self.whole(bound, depth - 1) or any(  # ``env.SCRATCH || os.homedir()``, ``x or Path.home()``
-                    self.whole(part, depth - 1) for part in _ALTERNATIVES.split(bound) if part.strip() != bound):
+                    self.whole(part, depth - 1) for part in _ALTERNATIVES.split(bound) if part.strip() != bound) or any(
+                    self.whole(m[1] or m[2], depth - 1) for m in _DEFAULT_ARGUMENT.finditer(bound)):
                 return True
         return False
 
@@ -943,7 +1007,8 @@ class _Reader:
         if not keys:
             return False
         made = "|".join(map(re.escape, sorted(keys)))
-        self.follow([("the key", re.compile(rf"(?<![\w.$/\\-])(?:{made})(?![\w/\\.-])"))])  # not in a path
+        self.staged_sources = []  # the key itself, not files written from it (what it encrypts is written from it)
+        self._follow([("the key", re.compile(rf"(?<![\w.$/\\-])(?:{made})(?![\w/\\.-])"))])  # not in a path
         _, _, binders = self._uses
         ciphers = {name for name in self.tainted for i in binders.get(name, ())  # ``f = Fernet(key)``: a cipher;
                    if b.ENCRYPT.search(self.text, self.bindings[i][1], self.bindings[i][2])  # ``k ^ pad``: masked
@@ -1053,6 +1118,13 @@ def _without_own_reads(body: str) -> str:
         return body
     alternatives = "|".join(map(re.escape, sorted(names)))
     return re.sub(rf"\b(?:{alternatives})\s*\.\s*(?:read|text|json|content)\w*\s*\(?", " ", body)
+
+
+def _paths(text: str) -> set[str]:
+    """The file paths written in ``text`` as string literals or shell words (``'/tmp/c.json'``, ``/tmp/k.tgz``)."""
+    found = {p for p in _ANY_STRING.findall(text) if _PATH_LIKE.fullmatch(p)}
+    found |= {p for p in _SHELL_PATH.findall(text)}
+    return {p for p in found if len(p) > 3 and not p.startswith(("http:", "https:"))}
 
 
 def _only_counted(segment: str, name: str) -> bool:

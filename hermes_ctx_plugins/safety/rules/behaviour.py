@@ -66,6 +66,10 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("a cookie read by name", ("cookie",), r"\bdocument\.cookie\b(?=" + _ONE_COOKIE + ")"),
     ("a token from browser storage", ("getitem",),
      r"\b(?:localStorage|sessionStorage)\s*\.\s*getItem\s*\(\s*['\"`]"),
+    ("the browsing history", ("google-chrome", "chromium", "chrome", "bravesoftware", "edge", "places.sqlite",
+                              "safari"),
+     r"(?:google-chrome|chromium|Chrome[/\\]+User Data|BraveSoftware[^'\"\n]*|Microsoft[/\\]+Edge[^'\"\n]*)[/\\]+"
+     r"[^'\"\n]*[/\\]History\b|\bplaces\.sqlite\b|/Safari/History\.db\b"),
     ("the screen", ("imagegrab", "screenshot", "mss", "monitors", "getdisplaymedia", "copyfromscreen", "screencapture",
                     "scrot", "-window root", "desktopcapturer"),
      r"\bImageGrab\.grab\b|\bpyautogui\.screenshot\b|\bmss\s*\(\s*\)|\.grab\s*\(\s*\w*\.monitors|\bgetDisplayMedia\b|"
@@ -133,7 +137,8 @@ NETWORK_SEND_WORDS = ("newrequest", "newbuilder", "httprequestmessage", ".do(", 
                       "websocket", "axios", "$.", "xmlhttprequest", "invoke-", "iwr", "irm", ".upload",
                       "send-mailmessage", "resolve-dnsname", "curl", "wget", "nslookup", "dig", "nc ", "ncat",
                       "netcat", "postasync", "httparty", "restclient", "openconnection", "ftplib", "scp", "sftp",
-                      "paramiko", "put_object", "upload_file", "exec_command", "ssh", "file_get_contents")
+                      "paramiko", "put_object", "upload_file", "exec_command", "ssh", "file_get_contents", "net::ftp",
+                      "putbinaryfile", "puttextfile")
 #: a call that sends data to a host (its statement is read for the data and the destination)
 NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+HttpRequestMessage\b|\.Do\s*\(\s*req\b|"
                 r"\brequests\.(?:post|get|put|patch|request)\s*\(|\bhttpx\.(?:post|get|put|patch|request)\s*\(|"
@@ -149,7 +154,7 @@ NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+Ht
                 r"\bdig\s|\b(?:nc|ncat|netcat)\s|\bhttp\.(?:Post|PostForm|Get)\s*\(|\bPostAsync\s*\(|"
                 r"\bNet::HTTP\.(?:post|post_form|get)\b|\bHTTParty\.post\b|\bRestClient\.post\b|\bcurl_exec\s*\(|"
                 r"\bopenConnection\s*\(|\bftplib\b|\bscp\s|\bsftp\b|\bparamiko\.(?:SSHClient|Transport)\s*\(|"
-                r"\bfile_get_contents\s*\(\s*['\"]https?:|"
+                r"\bfile_get_contents\s*\(\s*['\"]https?:|\bNet::FTP\b|\.putbinaryfile\s*\(|\.puttextfile\s*\(|"
                 r"\bsftp\w*\.put\w*\s*\(|\.exec_command\s*\(|\bssh\s+(?:-\S+\s+(?:[^\s-]\S*\s+)?)*[\w.@-]+\s[^\n|<]*<\s*[~/$]|"
                 r"\.put_object\s*\(|\.upload_file\s*\(")
 FILE_WRITE_WORDS = ("open", ".write", "logging.", "appendfile", "writefile", "add-content", "out-file", "set-content",
@@ -286,6 +291,11 @@ CONNECTION = lazy(r"\bnet\.Dial\w*\s*\(|\btls\.Dial\s*\(|\bsocket\.create_connec
                   r"\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+(?:net\.)?(?:Socket|TcpClient|WebSocket)\s*\(|"
                   r"\bTCPSocket\.new\b|"
                   r"\bfsockopen\s*\(")
+#: an HTTP client object made (what it posts is sent): Go's ``&http.Client{}``, requests/httpx/aiohttp sessions, .NET's
+#: ``HttpClient``, axios instances, Ruby's ``Net::HTTP.new``
+HTTP_CLIENT = lazy(r"&?http\.Client\s*\{|\brequests\.Session\s*\(|\bhttpx\.(?:Async)?Client\s*\(|"
+                   r"\baiohttp\.ClientSession\s*\(|\bnew\s+HttpClient\s*\(|\baxios\.create\s*\(|\bNet::HTTP\.new\b|"
+                   r"\burllib3\.PoolManager\s*\(")
 #: the module CDNs browsers and Deno import from by design (a pinned ``https://esm.sh/react@18``, ``deno.land/std``)
 MODULE_CDN = lazy(r"https?://(?:deno\.land|esm\.sh|esm\.run|cdn\.skypack\.dev|unpkg\.com|cdn\.jsdelivr\.net|jspm\.dev|"
                   r"ga\.jspm\.io|cdnjs\.cloudflare\.com)/", re.IGNORECASE)
@@ -393,7 +403,8 @@ ASSIGNMENT = lazy(r"^\s*(?:(?:const|let|var|my|local|final|auto|val|set|export|g
                   re.MULTILINE)
 #: names bound by ``with ... as f``, ``for x in ...``, a lambda's or an arrow function's parameter
 BINDING = lazy(r"\bfor\s+(?:_\s*,\s*)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)?)\s*:=\s*range\b|"
-               r"\bas\s+([A-Za-z_]\w*)\s*:|\bif\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:=|\bfor\s+\(?\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*(?:\s*,\s*"
+               r"\bas\s+([A-Za-z_]\w*)\s*:|\bif\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:=|"
+               r"(?:\bdo|\{)\s*\|\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*\||\bfor\s+\(?\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*(?:\s*,\s*"
                r"[A-Za-z_]\w*)*)\s*\)?\s+(?:in|of)\b|\bforeach\s*\(\s*\$\w+\s+as\s+\$(\w+)|\bforeach\s*\(\s*\w+\s+(\w+)\s+in\b")
 #: a call on an object (``img.save(buf)``, ``sf.write(path, rec)``): data flows between the object and its
 #: arguments (group 1 the object, group 2 the arguments' start)
