@@ -177,6 +177,11 @@ _STAGES = lazy(r"\.write(?:_text|_bytes)?\s*\(|\bjson\.dump\s*\(|\bpickle\.dump\
                r"move)\s*\(|\bcopyfile\s*\(|\.add\s*\(|\bwriteFileSync\s*\(|\bfs\.(?:copyFile|writeFile)\w*\s*\(|"
                r"\bos\.WriteFile\s*\(|\bio\.Copy\s*\(|\bFile\.(?:Copy|WriteAll\w+)\s*\(|\bCopy-Item\b|\bCompress-Archive\b|"
                r"\b(?:tar|zip|7z|cp|rsync)\s+-?\w*\s+\S|\b(?:cat|printenv|env)\b[^\n|]*>\s*\S")
+#: the words one of which every :data:`_STAGES` match holds
+_STAGE_WORDS = (".write", "json.dump", "pickle.dump", "shutil.", "copyfile", ".add(", "writefile", "io.copy",
+                "file.copy", "file.writeall", "copy-item", "compress-archive", "tar ", "zip ", "7z ", "cp ", "rsync ",
+                "cat ",
+                "printenv", "env ")
 #: a file opened for writing (a file object bound from it)
 _OPENS_FOR_WRITING = lazy(r"\bopen\s*\([^)\n]*['\"][wax]b?\+?['\"]|\bZipFile\s*\([^)\n]*['\"][wax]['\"]|"
                           r"\btarfile\.open\s*\([^)\n]*['\"]w|\bos\.Create\s*\(|\bFile\.(?:Create|OpenWrite)\s*\(|"
@@ -439,7 +444,9 @@ class _Reader:
         for m in b.ASSIGNMENT.finditer(self.text):
             names = tuple(re.sub(r"^[$@]|\[.*$", "", n.strip()) for n in m[1].split(","))
             out.append((names, *self.statement(m.end())))
-        for m in b.BINDING.finditer(self.text):
+        for m in itertools.chain(b.BINDING.finditer(self.text),
+                                 b.GO_IF_BINDING.finditer(self.text) if ":=" in self.text else (),
+                                 b.BLOCK_BINDING.finditer(self.text) if "|" in self.text else ()):
             names = tuple(n.strip() for n in next(g for g in m.groups() if g).split(","))
             first, last = self.line_of(m.start())
             out.append((names, first, last))
@@ -607,8 +614,7 @@ class _Reader:
         tainted."""
         out: dict[str, set[str]] = {}
         _, _, binders = self._uses
-        for m in _STAGES.finditer(self.text):
-            first, last = self.line_of(m.start())
+        for first, last in self._stage_lines:
             line = self.text[first:last]
             label = self.category(line, sources)
             if label is not None:  # its paths, and the names it writes to (``-DestinationPath $tmp``)
@@ -621,6 +627,11 @@ class _Reader:
                 if _OPENS_FOR_WRITING.search(value):
                     out.setdefault(label, set()).update(_paths(value))
         return {label: paths for label, paths in out.items() if paths}
+
+    @cached_property
+    def _stage_lines(self) -> list[tuple[int, int]]:
+        """The lines that fill a file (:data:`_STAGES`), found once."""
+        return sorted({self.line_of(m.start()) for m in self.find(_STAGES, _STAGE_WORDS, 80)})
 
     def _follow(self, sources: list[tuple[str, re.Pattern[str]]]) -> None:
         sources = sources + self.staged_sources

@@ -403,9 +403,12 @@ ASSIGNMENT = lazy(r"^\s*(?:(?:const|let|var|my|local|final|auto|val|set|export|g
                   re.MULTILINE)
 #: names bound by ``with ... as f``, ``for x in ...``, a lambda's or an arrow function's parameter
 BINDING = lazy(r"\bfor\s+(?:_\s*,\s*)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)?)\s*:=\s*range\b|"
-               r"\bas\s+([A-Za-z_]\w*)\s*:|\bif\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:=|"
-               r"(?:\bdo|\{)\s*\|\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*\||\bfor\s+\(?\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*(?:\s*,\s*"
+               r"\bas\s+([A-Za-z_]\w*)\s*:|\bfor\s+\(?\s*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*(?:\s*,\s*"
                r"[A-Za-z_]\w*)*)\s*\)?\s+(?:in|of)\b|\bforeach\s*\(\s*\$\w+\s+as\s+\$(\w+)|\bforeach\s*\(\s*\w+\s+(\w+)\s+in\b")
+#: Go's ``if b, err := ...`` (tried only in a text holding ``:=``)
+GO_IF_BINDING = lazy(r"\bif\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:=")
+#: a Ruby block's parameters (``.each do |rel|``, ``{ |f| ... }``; tried only in a text holding ``|``)
+BLOCK_BINDING = lazy(r"(?:\bdo|\{)[ \t]*\|\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*\|")
 #: a call on an object (``img.save(buf)``, ``sf.write(path, rec)``): data flows between the object and its
 #: arguments (group 1 the object, group 2 the arguments' start)
 METHOD_CALL = lazy(r"(?:^|(?<=[;{}])|(?<=\)\s))[ \t]*(?:await\s+)?\$?([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*){0,3}\.(\w+)\s*"
