@@ -32,7 +32,8 @@
 * ``blind14_code.jsonl`` (session 41): a sixth set of the same kind and brief, run once at the session's end on six
   commits: 49b7fe5 31/60 hostile, 1/60 benign; 9c0679d (two reviews) 32/60, 1/60; 617c1e4 (set 11's classes) 33/60,
   2/60; de4a6c2 (set 12's: what the reader follows) 39/60, 2/60; e207821 (false alarms narrowed) 38/60, 2/60;
-  484553e (set 13's: data through files, HTTP clients) 38/60, 2/60. Not looked at;
+  484553e (set 13's: data through files, HTTP clients) 38/60, 2/60; run again at 16df202 (a review's fixes, chosen
+  without it): 39/60, 2/60. Not looked at;
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
