@@ -175,8 +175,9 @@ _LOCAL_STREAM = lazy(r"\bcreateReadStream\s*\(|\bfs\.|\bReadable\.from\s*\(|\bpr
 _HIDDEN_FUNCTION = lazy(r"\$(\w+)\s*=\s*(?:(?:base64_decode|str_rot13|strrev|gzinflate|hex2bin|urldecode|chr|implode|"
                         r"join|sprintf)\s*\(|['\"]\w*['\"]\s*\.|\$\w+\s*\.\s*[$'\"]|\"[^\"\n]*\\x[0-9a-fA-F]{2}|"
                         r"\$_(?:GET|POST|REQUEST|COOKIE)\b)")
-#: a PHP closure bound to a variable (group 1)
-_CLOSURE = lazy(r"\$(\w+)\s*=\s*(?:static\s+)?(?:fn|function)\s*\(")
+#: a comment's marker, after white space or at a line's start: ``#`` (not a shebang's) or ``//`` (not after an operand,
+#: nor a path's start: ``//bin/rm``)
+_COMMENT_MARK = lazy(r"(?:^|(?<=\s))(?:#(?!!)|(?<![\w)\]]\s)//(?![\w.-]+/))")
 #: a PHP variable bound to one function's name as a plain literal (groups: the variable, the function)
 _NAMED_FUNCTION = lazy(r"\$(\w+)\s*=\s*['\"](\w+)['\"]\s*;")
 #: PHP functions that run what they are given
@@ -1218,16 +1219,19 @@ def _one_named_value(segment: str, name: str, attributes: bool = False) -> bool:
         attributes and _ATTRIBUTE_READ.match(segment, m.end())) for m in uses)
 
 
+def _comment_start(line: str) -> int:
+    """Where a comment starts in ``line``, or -1: ``#`` or ``//`` after white space (or the line's start), outside a
+    string; ``//`` after an operand is a division (``secs // 60``)."""
+    for m in _COMMENT_MARK.finditer(line):
+        head = line[:m.start()]
+        if head.count('"') % 2 == 0 and head.count("'") % 2 == 0 and head.count("`") % 2 == 0:
+            return m.start()
+    return -1
+
+
 def _without_comments(segment: str) -> str:
-    """``segment`` with each line's comment cut off (``#`` or ``//`` after white space, outside a string)."""
-    lines = segment.split("\n")
-    for i, line in enumerate(lines):
-        for m in re.finditer(r"\s(?:#|//)", line):
-            head = line[:m.start()]
-            if head.count('"') % 2 == 0 and head.count("'") % 2 == 0 and head.count("`") % 2 == 0:
-                lines[i] = head
-                break
-    return "\n".join(lines)
+    """``segment`` with each line's comment cut off (:func:`_comment_start`)."""
+    return "\n".join(line if (at := _comment_start(line)) < 0 else line[:at] for line in segment.split("\n"))
 
 
 def _write_target(line: str, at: int) -> str:
@@ -1249,14 +1253,10 @@ def _inside(path: str, folder: str) -> bool:
 def _removals(text: str) -> list[str]:
     """The lines of ``text`` that remove or overwrite a file or a folder."""
     out = []
-    for m in b.REMOVED.finditer(text):
-        first = text.rfind("\n", 0, m.start()) + 1
+    # a write counts too: the key's file overwritten with anything
+    for m in itertools.chain(b.REMOVED.finditer(text), b.KEY_WRITE.finditer(text)):
         last = text.find("\n", m.end())
-        out.append(text[first:last if last >= 0 else len(text)])
-    for m in b.KEY_WRITE.finditer(text):  # an overwrite of the key's file (with anything)
-        first = text.rfind("\n", 0, m.start()) + 1
-        last = text.find("\n", m.end())
-        out.append(text[first:last if last >= 0 else len(text)])
+        out.append(text[text.rfind("\n", 0, m.start()) + 1:last if last >= 0 else len(text)])
     return out
 
 
@@ -1279,13 +1279,8 @@ def _in_a_closed_string(text: str, clause: int, m: re.Match[str], at: int) -> bo
 
 
 def _commented(before: str) -> bool:
-    """Whether ``before`` (a line up to a position) holds a comment's start outside a string (``run("x")  # never
-    run("y")``; ``//`` after an operand is a division)."""
-    for m in re.finditer(r"(?:^|\s)(?:#|(?<![\w)\]]\s)//)\s", before):
-        head = before[:m.start()]
-        if head.strip() and head.count('"') % 2 == 0 and head.count("'") % 2 == 0 and head.count("`") % 2 == 0:
-            return True
-    return False
+    """Whether ``before`` (a line up to a position) holds a comment's start (``run("x")  # never run("y")``)."""
+    return _comment_start(before) >= 0
 
 
 def _open_calls(before: str) -> list[str]:

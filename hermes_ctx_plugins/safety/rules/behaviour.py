@@ -315,15 +315,13 @@ DESTROY_WORDS = ("remove", "unlink", "shred", "delete", "open", "write_bytes", "
                  "writeallbytes", "replace", "writefile", "files.write", "writeall")
 #: what makes encrypting in place ransomware rather than a key rotation: a key made there and then (not the user's
 #: own, from their configuration) or sent away, or a note asking for payment
-NOT_THE_USERS_KEY = lazy(r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)\s*\(|\bos\.urandom\s*\(|"
-                         r"\bget_random_bytes\s*\(|\brandom\.\w+\s*\(|\brandom_bytes\s*\(|\bopenssl_random_pseudo_bytes\s*\(|"
-                         r"\bKeyGenerator\b|\bcrypto\.randomBytes\s*\(|\bgetRandomValues\s*\(|\bGenerateKey\s*\(|"
-                         r"\brand\.Read\s*\(|\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|赎金|比特币|支付",
-                         re.IGNORECASE)
+_KEY_MAKERS = (r"\bgenerate_key\s*\(|\bsecrets\.(?:token_\w+|randbits)\s*\(|\bos\.urandom\s*\(|\bget_random_bytes\s*\(|"
+               r"\brandom_bytes\s*\(|\bopenssl_random_pseudo_bytes\s*\(|\bKeyGenerator\b|\bcrypto\.randomBytes\s*\(|"
+               r"\bgetRandomValues\s*\(|\bGenerateKey\s*\(|\brand\.Read\s*\(")
+NOT_THE_USERS_KEY = lazy(_KEY_MAKERS + r"|\brandom\.\w+\s*\(|\bransom\w*|\bbitcoin\b|\bBTC\b|\bmonero\b|\bpay\b|"
+                         r"赎金|比特币|支付", re.IGNORECASE)
 #: a key made there and then, assigned to a name (group 1): the key whose fate decides (:data:`KEY_WRITE`)
-KEY_MADE = lazy(r"^[ \t]*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*:?=\s*[^\n]*?(?:\bgenerate_key\s*\(|"
-                r"\bsecrets\.token_\w+\s*\(|\bos\.urandom\s*\(|\bget_random_bytes\s*\(|\bcrypto\.randomBytes\s*\(|"
-                r"\bGenerateKey\s*\(|\bKeyGenerator\b|\bgetRandomValues\s*\(|\brand\.Read\s*\(|\brandom_bytes\s*\()",
+KEY_MADE = lazy(r"^[ \t]*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*:?=\s*[^\n]*?(?:" + _KEY_MAKERS + ")",
                 re.MULTILINE)
 #: a write of something to a file or a key store (the line is read for what and where)
 KEY_WRITE = lazy(r"\.write(?:_bytes|_text)?\s*\(|\bwrite\w*\s*\(|\bkeyring\.set_password\s*\(|\bsave\w*_key\s*\(|"
