@@ -44,6 +44,8 @@ from .context import _is_remote
 #: how much of a text is read as code (a longer memory is read this far)
 LIMIT = 100_000
 _STATEMENT = 800
+#: how far back on its line the words around a command are read (whether it is mentioned, quoted, echoed)
+_CONTEXT = 800
 #: how many bindings and helper functions a text's reading follows (a note's code has tens)
 _MAX_BINDINGS, _MAX_FUNCTIONS = 50_000, 200
 #: how many acts a text's reading reports (the first are enough to withhold it)
@@ -386,6 +388,8 @@ class _Reader:
     staged_sources: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
     #: which bindings are calls on an object (they taint only names something assigns: not a module's)
     _calls: set[int] = field(default_factory=set)
+    #: each line's comment start, by the line's start (:meth:`comment_in_line`)
+    _comments: dict[int, int] = field(default_factory=dict)
 
     # ------------------------------------------------------------------------------------------------- structure
     def statement(self, start: int) -> tuple[int, int]:
@@ -873,14 +877,25 @@ class _Reader:
         """Whether the code at ``at`` is mentioned rather than given: on a comment's line, or after words that
         forbid, warn of or discuss it on its line ("never run rm -rf /", "flag it if you see ...")."""
         line_start = self.text.rfind("\n", 0, at) + 1
-        if _COMMENT.match(self.text, line_start) or _commented(self.text[line_start:at]):
+        if _COMMENT.match(self.text, line_start) or 0 <= self.comment_in_line(line_start) < at:
             return True
-        clause = max((m.end() for m in _CLAUSE_END.finditer(self.text, line_start, at)), default=line_start)
+        near = max(line_start, at - _CONTEXT)  # words further back on a long line are not about this code
+        clause = max((m.end() for m in _CLAUSE_END.finditer(self.text, near, at)), default=near)
         # a forbidding word that is an operand is a name, not a warning (``if not blocked and ...``, ``ok = dangerous
         # or ...``, ``for block in ...``)
         return any(not _OPERAND_BEFORE.search(self.text, max(clause, m.start() - 12), m.start()) and
                    not _OPERAND_AFTER.match(self.text, m.end()) and not _in_a_closed_string(self.text, clause, m, at)
                    for m in b.FORBIDDEN.finditer(self.text, clause, at))
+
+    def comment_in_line(self, line_start: int) -> int:
+        """Where the comment of the line starting at ``line_start`` starts (:func:`_comment_start`), or -1; found once
+        a line (a long line holds many commands)."""
+        found = self._comments.get(line_start)
+        if found is None:
+            first, last = self.line_of(line_start)
+            at = _comment_start(self.text[first:last])
+            found = self._comments[line_start] = at + first if at >= 0 else -1
+        return found
 
     def quoted_data(self, at: int) -> bool:
         """Whether the command at ``at`` sits in a string literal of a line that runs no command (a test's
@@ -888,12 +903,13 @@ class _Reader:
         anyway: a command substitution in it (``echo "$(rm -rf ~)"``), the line piped into a shell or ``iex``."""
         line_start, line_end = self.line_of(at)
         before = self.text[line_start:at]
-        if not (before.count('"') % 2 == 1 or before.count("'") % 2 == 1):
+        if not (before.count('"') % 2 == 1 or before.count("'") % 2 == 1):  # the whole line: which string it is in
             return False
-        if _SUBSTITUTION.search(before) or _PIPED_TO_RUN.search(self.text, at, line_end) or \
-                _SHELL_RUNS_IT.search(before) or _WRITTEN_TO_RUN.search(self.text, at, line_end):
+        near = max(0, len(before) - _CONTEXT)  # what surrounds the string is read near it (a long line: linear work)
+        if _SUBSTITUTION.search(before, near) or _PIPED_TO_RUN.search(self.text, at, line_end) or \
+                _SHELL_RUNS_IT.search(before, near) or _WRITTEN_TO_RUN.search(self.text, at, line_end):
             return False  # run anyway: substituted, piped into a shell, handed to ``sh -c``, written where it runs
-        if _ECHOED.search(before):
+        if _ECHOED.search(before, near):
             return True
         setting = _SETTING.match(before)  # a configuration's value (``deny: ["rm -rf /"]``), unless it is a command
         key = setting[1] if setting else self.list_key(line_start) if _LIST_ITEM.match(before) else None
@@ -902,10 +918,10 @@ class _Reader:
                 not before.rstrip("'\" ").endswith("!"):
             if not self.run_later(key, line_start, at):  # or a variable some code runs
                 return True
-        calls = _open_calls(before)  # every call whose argument list is still open there, innermost last
-        if not calls:
+        calls = _open_calls(before[near:])  # every call still open there, innermost last (one opened further back on a
+        if not calls:  # long line is not seen: the string then counts as run)
             return False
-        head = _IN_ARGV.search(before)  # an argv list run by its first item: echo's is printed
+        head = _IN_ARGV.search(before, near)  # an argv list run by its first item: echo's is printed
         if head is not None and head[1].lower() in _PRINTERS:
             return True
         runners = _RUNNERS | self.running_helpers
@@ -1221,10 +1237,14 @@ def _one_named_value(segment: str, name: str, attributes: bool = False) -> bool:
 
 def _comment_start(line: str) -> int:
     """Where a comment starts in ``line``, or -1: ``#`` or ``//`` after white space (or the line's start), outside a
-    string; ``//`` after an operand is a division (``secs // 60``)."""
+    string; ``//`` after an operand is a division (``secs // 60``). One pass: the quotes are counted as it goes."""
+    if "#" not in line and "//" not in line:
+        return -1
+    quotes, last = [0, 0, 0], 0
     for m in _COMMENT_MARK.finditer(line):
-        head = line[:m.start()]
-        if head.count('"') % 2 == 0 and head.count("'") % 2 == 0 and head.count("`") % 2 == 0:
+        quotes = [n + line.count(q, last, m.start()) for n, q in zip(quotes, "\"'`", strict=True)]
+        last = m.start()
+        if not any(n % 2 for n in quotes):
             return m.start()
     return -1
 
@@ -1276,11 +1296,6 @@ def _in_a_closed_string(text: str, clause: int, m: re.Match[str], at: int) -> bo
         if text.count(quote, clause, m.start()) % 2 == 1 and text.count(quote, m.end(), at) % 2 == 1:
             return True
     return False
-
-
-def _commented(before: str) -> bool:
-    """Whether ``before`` (a line up to a position) holds a comment's start (``run("x")  # never run("y")``)."""
-    return _comment_start(before) >= 0
 
 
 def _open_calls(before: str) -> list[str]:
