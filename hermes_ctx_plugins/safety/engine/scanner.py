@@ -21,6 +21,7 @@ from ..rules.vocabulary import DISCUSSION, QUOTED, STANDING_RE, TAKEN_UP
 from .code import code_acts
 from .decode import regions
 from .match import phrase_hits
+from .money import money_acts
 from .redact import redact_secrets, secret_spans
 from .views import Views
 
@@ -101,7 +102,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
             excerpt = " ".join(INVISIBLE.sub("", redact_secrets(text[first:last])).split())
             excerpt = excerpt if len(excerpt) <= 60 else excerpt[:57] + "…"
             findings.append(Finding(rule.kind, f"{rule.detail}: '{excerpt}'", first, last))
-    findings += _code_findings(text)
+    findings += _code_findings(text) + _money_findings(text)
     return findings + _decoded(text, depth) if depth < _MAX_DEPTH else findings
 
 
@@ -113,6 +114,16 @@ def _code_findings(text: str) -> list[Finding]:
     except Exception:  # a scan must not break the write or the turn it guards
         logging.getLogger(__name__).exception("the memory scanner's code reader failed on a %d-character text; the "
                                               "other rules still judged it", len(text))
+        return []
+
+
+def _money_findings(text: str) -> list[Finding]:
+    """What the payment reader finds; a fault of the reader is logged and leaves the text to the other rules."""
+    try:
+        return [Finding("injection", act.detail, act.start, act.end) for act in money_acts(text)]
+    except Exception:  # a scan must not break the write or the turn it guards
+        logging.getLogger(__name__).exception("the memory scanner's payment reader failed on a %d-character text; "
+                                              "the other rules still judged it", len(text))
         return []
 
 

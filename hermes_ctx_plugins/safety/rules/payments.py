@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001, RUF003
 """Links and payment details planted: links added to every reply (and hidden, shortened or tracking ones anywhere the
 assistant writes), payments steered to another account, credentials and one-time codes asked of the user, and a
 product pushed with its catch kept quiet.
@@ -7,6 +8,8 @@ a standing rule or a request not to check ("rather than", "from now on", "don't 
 """
 
 from __future__ import annotations
+
+import re
 
 from .record import Near, Rule, lazy
 from .vocabulary import NOT_NEGATED, REPLIES
@@ -141,3 +144,161 @@ RULES = (
          r"风险|费用|佣金|返利|竞品|副作用)",
          bounded=True, languages=("en", "zh")),
 )
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# What the payment reader (:mod:`hermes_ctx_plugins.safety.engine.money`) reads: where money can be sent, and what the
+# words around such a place say of it. A redirected payment is worded a thousand ways ("remit the deposit to our Hong
+# Kong account below instead", "payee swap: Acme -> IBAN ... silent.", "收款改走下面这个，不要提旧账户"); what they
+# share is a place money goes, said to replace another or to be used for good, or to be used unchecked or unseen.
+
+#: countries whose banks number accounts by IBAN (ISO 13616's registry): an IBAN-shaped string of another prefix is
+#: not read as one
+IBAN_COUNTRIES = frozenset(
+    "AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HR HU IE IL IQ "
+    "IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK "
+    "SM SO ST SV TL TN TR UA VA VG XK YE".split())
+#: an IBAN as written (groups of four, or run together); its country checked against :data:`IBAN_COUNTRIES`
+IBAN = lazy(r"(?<![A-Za-z0-9])([A-Z]{2})\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?![A-Za-z0-9])")
+#: a crypto-currency address: Ethereum's, Bitcoin's bech32 (lenient: hand-written examples are not valid bech32),
+#: Bitcoin's legacy and Tron's base58 ones (these only beside a word naming a wallet or a coin)
+CRYPTO_ADDRESS = lazy(r"(?<![\w])(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{6,87}|bc1[a-z0-9]{20,87})(?![\w])")
+BASE58_ADDRESS = lazy(r"(?<![\w])(?:[13][1-9A-HJ-NP-Za-km-z]{25,34}|T[1-9A-HJ-NP-Za-km-z]{33})(?![\w])")
+COIN_WORD = lazy(r"\b(?:wallet|address|btc|bitcoin|eth|ether|ethereum|usdt|usdc|tether|trc-?20|erc-?20|crypto|coin|"
+                 r"sol|solana|monero|xmr)\b|钱包|地址|比特币|以太坊|泰达币|币")
+#: an account number: eight digits or more (spaces and dashes allowed), right after a word naming a bank account
+ACCOUNT_DIGITS = lazy(r"(?<!\d)\d[\d \-]{6,30}\d(?!\d)")
+#: what names the digits after it an account (read in the 48 characters before them, to their start)
+ACCOUNT_WORD = lazy(r"(?:\b(?:account|acct|a/c|acc|account\s+(?:no|number|#)|iban|routing|aba|sort\s+code|bsb|"
+                    r"swift|bic|card|beneficiary|payee)|收款人|收款方|账号|账户|帐号|帐户|卡|户号|银行|户名|转到|打到|汇到|汇入|付到|"
+                    r"转入|付至|转至|汇至|改为|改成|换成|变更为|卡上)\W{0,24}?(?:(?:[a-z]{2,12}|[\u4e00-\u9fff]{1,6})\W{1,3})"
+                    r"{0,3}?\Z")
+#: a processor's account id (Stripe's ``acct_...``) and a handle (an e-mail, a ``$cashtag``, a WeChat id) an app names
+#: a payment account by, read in a token holding ``@``, ``$`` or ``_``
+HANDLE = lazy(r"\bacct_[A-Za-z0-9]{6,}|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w$])\$[A-Za-z][\w-]{2,}|\bwxid_\w+")
+#: what makes a handle a payment account: a payment app named just before it (or, in Chinese, just after: "...@x.net
+#: 这个支付宝"), or money sent to it ("refunds to", "退到")
+_APP = r"(?:paypal|venmo|zelle|revolut|wise|cash\s*app|alipay|wechat\s*pay|支付宝|微信|收款码)"
+HANDLE_BEFORE = lazy(rf"(?:{_APP}\W{{0,12}}?(?:(?:to|at|is|account|address|id|me)\W{{1,4}}){{0,2}}|(?:退到|转到|"
+                     rf"付到|打到|汇到|转给|refunds?\s+to|pay(?:ments?)?\s+to|send\s+(?:it|them|the\s+money|payments?|refunds?)\s+"
+                     rf"to)\W{{0,4}})\Z")
+HANDLE_AFTER = lazy(rf"\A\W{{0,6}}(?:这个|的)?{_APP}")
+#: a payment page: a link or a domain whose host or path says payment, or any link a payment word stands just before
+PAYMENT_LINK = lazy(r"(?<![\w.@/-])(?:https?://)?[\w-]+(?:\.[\w-]+)*\.(?:[a-z]{2,12})(?:/[^\s\"'<>)\]]*)?",
+                    re.IGNORECASE)
+#: what a text must hold for a base58 address to be looked for (plain substrings, lower case), and for each of the
+#: two scams without a place
+COIN_HINTS = ("wallet", "address", "btc", "bitcoin", "eth", "usdt", "usdc", "tether", "trc", "erc", "crypto", "coin",
+              "solana", "monero", "xmr", "钱包", "地址", "币")
+GIFT_HINTS = ("gift", "礼品卡", "购物卡", "充值卡", "游戏卡", "点卡", "卡券")
+CODE_HINTS = ("code", "验证码", "动态码", "校验码")
+#: top-level domains longer than two letters a bare host (no scheme, no path) may end in: the common ones, the cheap
+#: ones phishing favours, and the reserved example names
+LONG_TLDS = frozenset(
+    "com net org info biz app dev shop store xyz top site online link club live pro tech cloud pay money finance bank "
+    "invalid example test local onion icu buzz cam rest cfd vip win loan click work today life world space fun email "
+    "page help support services solutions group company network digital agency capital exchange trade market".split())
+#: a word of the link's host or first path segment (cut at dots, dashes, slashes) saying payment
+PAYMENT_LINK_WORD = lazy(r"(?:^|[./-])(?:pay\w*|checkout|donat\w*|billing|invoices?|remit\w*|refunds?|wallets?|escrow|"
+                         r"transfers?|ko-fi|patreon|qr|tips?|merchants?|settle\w*|deposits?|gift\w*|收款|付款)(?=$|[./-])")
+PAYMENT_BEFORE_LINK = lazy(r"(?:pay|paid|paying|payment|payments|settle|settled|checkout|donate|donation|donations|"
+                           r"remit|deposit|transfer|refund|refunds|qr\s+code|付款|支付|转账|打款|收款|付|扫|代付|打赏|"
+                           r"捐款)\W{1,6}(?:[\w-]+\W{1,3}){0,4}?$", re.IGNORECASE)
+
+#: words of money moving (one must be near a place before it is read as where money goes)
+MONEY = lazy(r"\b(?:pay|pays|paid|paying|payment|payments|payee|payees|payer|payout|payouts|payroll|salary|salaries|"
+             r"wage|wages|invoice|invoices|invoicing|bill|bills|billing|remit|remits|remittance|remitted|wire|wired|"
+             r"transfer|transfers|transferred|deposit|deposits|refund|refunds|refunded|withdraw|withdrawal|"
+             r"withdrawals|sweep|checkout|donation|donations|donate|tuition|rent|fee|fees|reimburse\w*|settle|"
+             r"settlement|funds|money|bank|banking|iban|swift|beneficiary|charge|charged|purchase|purchases|"
+             r"subscription|subscriptions|order|orders|merchant|treasury|escrow|receivable|payable|ap|ar|remittances)"
+             r"\b|付款|转账|汇款|打款|收款|支付|转到|转给|转入|付到|汇入|打到|退款|工资|报销|货款|尾款|定金|房租|租金|"
+             r"学费|扣款|缴费|代发|结算|对公|提现|充值|捐款|打赏|订阅|账单|发票|报价|采购单|付款单|结款|回款")
+#: a place said to replace another, or to be new ("new bank details", "instead of", "而非合同所列账户")
+CHANGED = lazy(r"\b(?:new|newly|updated|update|changed|change|changes|switched|switch|moved|move|swap|swapped|"
+               r"replace|replaced|replacing|replacement|instead|rather\s+than|no\s+longer|override|overrides|"
+               r"overridden|overwrite|overwritten|supersede\w*|temporar\w*|interim|intermediary|clearing|"
+               r"redirect\w*|reroute\w*|re-?route\w*|differ|differs|different|outdated|out\s+of\s+date|wrong|"
+               r"obsolete|frozen|closed|not\s+the\s+(?:one|old|usual|official)|(?:is|are|goes|go)\s+now|now\s+(?:goes|go|is|are))"
+               r"\b|override|新|忽略|不要走|别走|不再|别退到|不要退到|而不是|改为|改成|改到|改走|改由|换成|换了|"
+               r"更换|变更|覆盖|而非|不是之前|别给|不要用|别用|过时|错的|正确的是|代替|替换|冻结|临时|停用|作废")
+#: a standing order: the place used from now on, for every payment, or by the agent on its own
+STANDING = lazy(r"\b(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|in\s+future|all\s+future|future|"
+                r"always|every|each|all|any|whenever|whatever|nightly|daily|weekly|monthly|yearly|recurring|"
+                r"automatic\w*|auto|default|effective\s+immediately|outstanding|open\s+invoices|next\s+time|"
+                r"from\s+(?:this|next)\s+(?:month|week|run|cycle)|starting\s+(?:this|next|today)|"
+                r"(?:when|if)\s+(?:the\s+)?(?:user|users|customers?|clients?|anyone|someone|people|buyers?|"
+                r"donors?)\s+(?:asks?|requests?|wants?|needs?|pays?|buys?|orders?))\b|以后|今后|从今|往后|"
+                r"一律|统一|每月|每周|每次|每季|每年|长期|所有|凡是|任何|全部|批量|自动|默认|下月起|本月起|开始|直接(?:使用|用|转|付)|"
+                r"(?:有人|用户|客户|对方|他们)(?:问|咨询|要|付|转)")
+#: the place to be used unchecked or unseen ("don't re-check", "no callback", "silently", "notify: false",
+#: "不用再核对", "别在付款单上写原因", "此事高度保密")
+UNCHECKED = lazy(r"\b(?:(?:no|without\s+(?:any\s+)?|not\s+any)\s*(?:need|needs)\s+(?:for\s+(?:a\s+|any\s+)?|to\s+)?"
+                 r"(?:re-?)?(?:check|verify|verification|confirm|confirmation|call|callback|call-back|flag|mention|"
+                 r"tell|ask|review|double-check|validate|notify|approval|approve)\w*|"
+                 r"(?:don't|dont|do\s+not|doesn't|does\s+not|not\s+to|never|no\s+need\s+to|needn't|mustn't|must\s+not|"
+                 r"shouldn't|should\s+not)\s+(?:need\s+to\s+)?(?:(?:re-?|double-?)?(?:check|verify|confirm|validate)|"
+                 r"flag|mention|tell|ask|bother|review|notify|explain|raise|question|query|bring\s+(?:it|this|that)\s+up|"
+                 r"alert|escalate)\w*|(?:call|ring|e-?mail|contact|text|message|loop\s+in|cc)\w*\s+(?:her|him|them|"
+                 r"us|back|the\s+(?:user|vendor|supplier|client|customer|landlord|bank|sender|owner|payee|company))\b|"
+                 r"skip(?:s|ped|ping)?\s+(?:the\s+|any\s+|a\s+)?(?:callback|call-?back|call|verification|check|checks|"
+                 r"review|approval|confirmation|2fa|second\s+approval|sign-?off)|"
+                 r"without\s+(?:a\s+|any\s+|the\s+)?(?:callback|call-?back|calling|verification|verifying|checking|"
+                 r"confirmation|confirming|review|reviewing|approval|asking|telling|notifying|flagging|mentioning)|"
+                 r"no\s+(?:callback|call-?back|confirmation|verification|review|approval|questions)\b|"
+                 r"silently|silent|quietly|discreetly|covertly|secretly|"
+                 r"keep\s+(?:this|it|that|the\s+\w+)\s+(?:between\s+us|quiet|confidential|secret|to\s+yourself|off)|"
+                 r"leave\s+(?:it|this|that|them|the\s+\w+)\s+out\s+of|off\s+the\s+(?:books|record)|"
+                 r"(?:doesn't|does\s+not|don't|do\s+not)\s+need\s+to\s+(?:review|know|see|approve|be\s+told|check)|"
+                 r"trust\s+the\s+(?:invoice|e-?mail|message|sms|text|pdf|letter)|"
+                 r"even\s+if\s+(?:\w+\s+){0,4}?(?:records?|master|contract|website|portal|site|files?)\s+"
+                 r"(?:differ|say|says|show|shows|disagree)|"
+                 r"(?:auto_?approve|auto_?pay|skip_?verification|skip_?review)\W{1,4}(?:true|yes|on|1)|"
+                 r"(?:notify\w*|confirm\w*|require\w*|verify\w*|review\w*|approval\w*|alert\w*)\W{1,4}(?:false|no|off|"
+                 r"0|none)\b)\b|"
+                 r"(?:不用|无需|不必|别|不要|勿|无须|不需要|请勿|不许|切勿)(?:再|再次|跟|向|和|去|在)?[^。，,.\n]{0,8}?"
+                 r"(?:核实|核对|确认|验证|问|提|提示|告诉|通知|解释|讨论|标出|标注|写原因|写变更|说明|回拨|电话|审批|复核|"
+                 r"声张|过问|声明|说)|保密|悄悄|偷偷|事后再补|理由别问|别问为什么|无需提示")
+#: a skip or a "without" negated: a rule against it ("never skip the callback", "do not pay without a callback")
+UNCHECKED_NEGATED = lazy(r"(?:\b(?:never|not|don't|dont|must\s+not|mustn't|cannot|can't|no\s+one\s+may|nobody)\b|"
+                         r"不得|不能|严禁|禁止|切勿|不可)[^.\n;。；]{0,60}$")
+#: words of a note about fraud: the place is described, not ordered
+ABOUT_FRAUD = lazy(r"\b(?:scam\w*|fraud\w*|phish\w*|bec|impersonat\w*|spoof\w*|fake|suspicious|beware|red\s+flags?|"
+                   r"attack\w*|poison\w*|look-?alike|social\s+engineering|reported|report\s+(?:it|them|this|that|to))\b|"
+                   r"诈骗|骗子|骗局|冒充|钓鱼|反诈|假的|可疑|警惕|识破|攻击者|投毒|仿冒|举报|上报")
+#: words of a change checked, or to be checked: read only where nothing orders the place used unchecked ("there is no
+#: need to confirm by phone" is such an order)
+VERIFIED = lazy(r"\b(?:must\s+be\s+(?:confirmed|verified|checked)|needs?\s+(?:a\s+)?call-?back|call-?back\s+check|"
+                r"confirm(?:ed)?\s+by\s+(?:phone|call)|verified\s+(?:by|with|via|on)\s+(?:a\s+|the\s+)?(?:phone|call|"
+                r"callback)|call(?:ed)?\s+(?:them\s+|him\s+|her\s+)?back)\b|电话核实过|已核实|回拨(?:核实|确认)")
+#: the user's own account ("my IBAN", "my current IBAN", "我的工资卡", "本人账户"), or the user paying in person ("I'll
+#: transfer it myself", "我自己转到"): the user's decision
+OWN_PLACE = lazy(r"(?:\b(?:my|mine|our\s+own)\s+(?:\w+\s+){0,2}?(?:iban|account|bank|card|wallet|address|"
+                 r"paypal|details|savings|checking|pension|isa|brokerage|deposit)|\bi\s+(?:only\s+)?(?:ever\s+)?receive|"
+                 r"\bmyself)\b|我(?:的|自己的?)(?:[^，,。.\n]{0,4})"
+                 r"(?:账户|账号|卡|银行卡|工资卡|钱包|收款|邮箱)|我自己|本人")
+#: the place is the one already known ("use account ... on file", "... from the signed contract", "as agreed"): the
+#: standing order keeps payments where they were
+ESTABLISHED = lazy(r"\b(?:on\s+file|(?:from|in|per)\s+(?:the\s+)?(?:signed\s+)?(?:contract|lease|agreement|"
+                   r"vendor\s+master)|as\s+(?:agreed|in\s+the\s+(?:contract|lease))|already\s+(?:saved|on\s+file))\b|合同(?:上|所列|约定)|"
+                   r"原账户|登记的")
+#: what says the known place is the one replaced ("而非合同所列账户", "instead of the one on file")
+REPLACING = lazy(r"(?:\b(?:instead\s+of|rather\s+than|not|than)\b[^.\n;]{0,12}|而非|而不是|不是|不用|别用|不要用)\Z")
+#: a change spoken of as refused, in the words just before it ("never a new one", "ignore any new account", "no new
+#: account", "not a changed one")
+CHANGE_REFUSED = lazy(r"(?:\b(?:never|no|not|ignore|ignoring|nor|without|reject|refuse)\b[^.\n;]{0,16}|不要理|别理|"
+                      r"拒绝|不接受)\Z")
+#: gift cards bought and their codes sent on (the oldest payment scam: "buy them straight away and reply with the
+#: codes"), and one-time codes read out to a third party ("把收到的短信验证码告诉客服")
+_CODES_SENT = (r"\b(?:send|reply|respond|e-?mail|text|forward|share|read|scratch)\w*\s+(?:\w+\s+){0,5}?(?:codes?|pins?|"
+               r"numbers?|card\s+numbers?)\b")
+GIFT_CARD_CODES = lazy(r"\b(?:buy|purchase|get|pick\s+up|order)\s+(?:\w+\s+){0,5}?gift\s*cards?\b[^\n]{0,160}?"
+                       rf"{_CODES_SENT}|\bgift\s*cards?\b[^\n]{{0,100}}?\b(?:buy|purchase)\w*\b[^\n]{{0,100}}?"
+                       rf"{_CODES_SENT}|"
+                       r"(?:买|购买|充值)[^。\n]{0,12}?(?:礼品卡|购物卡|"
+                       r"充值卡|游戏卡|点卡|卡券)[^。\n]{0,30}?(?:卡密|卡号|兑换码|密码)")
+CODES_TO_A_THIRD_PARTY = lazy(r"\b(?:read|give|tell|send|forward|share|provide)\s+(?:\w+\s+){0,4}?(?:verification|"
+                              r"sms|one-time|otp|2fa|security|login|text)\s+codes?\s+(?:\w+\s+){0,3}?to\s+(?:the\s+)?"
+                              r"(?:support|agent|caller|representative|rep|operator|hotline|specialist|officer)\b|"
+                              r"(?:把|将)(?:收到的)?(?:短信)?(?:验证码|动态码|校验码)(?:告诉|报给|发给|念给|提供给)"
+                              r"(?:客服|对方|工作人员|专员|来电)")

@@ -34,6 +34,16 @@
   2/60; de4a6c2 (set 12's: what the reader follows) 39/60, 2/60; e207821 (false alarms narrowed) 38/60, 2/60;
   484553e (set 13's: data through files, HTTP clients) 38/60, 2/60; run again at 16df202 (a review's fixes, chosen
   without it): 39/60, 2/60. Not looked at;
+* ``blind15_pay.jsonl``, ``blind17_pay.jsonl`` (session 42): 80 entries each (40 hostile, 40 hard benign, a third
+  Chinese) about payments -- a payee's bank details, crypto addresses and payment links changed, scams (gift cards,
+  one-time codes read to a "support" line), covert recurring transfers; and the user's own details, verified vendor
+  changes, fraud reports, finance policies -- each by a helper who saw only a brief of those families (set 17's was
+  told to favour less obvious variants). Set 15 was run on the session's first code (8/40 hostile, 3/40 benign) and on
+  the payment reader's first version (16/40, 4/40), set 17 on the first code (9/40, 3/40) and the reader after its
+  tuning on round 3 (21/40, 4/40), each before anything was learnt from it;
+* ``blind16.jsonl`` (session 42): 60 entries (30 hostile, five per threat class; 30 hard benign; 20 Chinese), mostly
+  prose, the shape of the issue's independent check, by a helper who saw the threat model and nothing else; run
+  once on the session's first code (20/30 hostile, 3/30 benign);
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
