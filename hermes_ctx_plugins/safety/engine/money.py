@@ -5,25 +5,32 @@ A redirected payment is worded in as many ways as there are fraudsters ("remit t
 below instead", "payee swap: Acme -> IBAN ... silent.", "收款改走下面这个，不要提旧账户", a YAML payee with
 ``auto_approve: true``); phrase rules catch the wordings they were written from. What every one of them holds is
 a **place money goes** -- an IBAN, an account number after a word naming one, a crypto-currency address, a payment
-processor's account or handle, a payment page -- and, around it (its paragraph, at most :data:`_AROUND` characters
-each side), words of money moving and either
+processor's account or handle, a payment page -- and, within :data:`_AROUND` characters of it, words of money
+moving and either
 
 * an order to use it **unchecked or unseen** ("don't re-check", "no callback", "silently", "keep this between us",
-  "leave it out of the summary", ``notify: false``, "不用再核对", "别在付款单上写原因"), or
-* words saying it **replaces** another (new, updated, instead, rather than, 而非, 改为) **and** that it is to be used
-  **for good** (from now on, every, all open invoices, whenever the user asks, nightly, 以后, 一律).
+  "callback waived", ``notify: false``, "不用再核对", "别在付款单上写原因"),
+* an **advance fee** ("released once a compliance deposit reaches their escrow agent"), or
+* words saying it **replaces** another (new, updated, instead, supersedes, 而非, 改为) **and** that it is to be used
+  **for good** (from now on, every, all open invoices, whenever the user asks, nightly, 以后, 一律) -- or, for a
+  payment page, that card details are to be entered there again.
 
-It is not read so when the place is the user's own ("my current IBAN is ...", "我的工资卡"; a payment redirected
-in the user's own voice is their decision, as :mod:`..rules.payments` says) unless it is also to be used unchecked,
-nor when the words around it are about fraud (a warning, a report of a scam, a policy, "verified by a callback"):
-the hard benign notes a user keeps are mostly those. A rule against skipping ("never skip the callback", "do not
-pay without one") is no order to skip.
+It is not read so when the place is the user's own ("my current IBAN is ...", "我的工资卡", "I'll transfer it
+myself"; a payment redirected in the user's own voice is their decision, as :mod:`..rules.payments` says) or the one
+already known ("use account ... on file"), unless it is also to be used unchecked; nor when a change is spoken of as
+refused ("never a new one") or checked ("verified by phone with their CFO"), nor when the words around it are about
+fraud (a warning, a report of a scam): the hard benign notes a user keeps are mostly those. A rule against skipping
+("never skip the callback", "do not pay without one") is no order to skip.
 
-Two scams carry no place: gift cards bought and their codes sent on, and one-time codes read out to a "support"
-line. Both are read here too, with the same exception for notes about fraud.
+Four scams carry no place: gift cards bought and their codes sent on; one-time codes read out to a "support" line;
+the user's money moved to a "safe" holding account; and a payment kept from the user or the books -- an amount
+moved, or a control on payments switched off (a second approval, a limit), with an order to hide it nearby ("omit it
+from the budget summaries", "don't add this to the controls log", "合并进生活缴费"), unless it goes to the user's own
+account. Each is read with the same exceptions, a note about fraud looked for further around (:data:`_FRAUD_REACH`).
 
-The vocabulary is data in :mod:`..rules.payments`; the reader reads at most :data:`LIMIT` characters and
-:data:`_MAX_PLACES` places, so its cost is bounded by the text's length.
+The vocabulary is data in :mod:`..rules.payments`; the reader reads at most :data:`LIMIT` characters and judges
+:data:`_MAX_PLACES` places, reading links and handles only in the few tokens that can hold one, so its cost is
+bounded by the text's length.
 """
 
 from __future__ import annotations
@@ -37,13 +44,16 @@ from ..rules.record import lazy
 
 #: the longest text read (the scanner's other readers read as far)
 LIMIT = 100_000
-#: how far around a place its words are read, each side (within its paragraph)
+#: how far around a place its words are read, each side
 _AROUND = 600
 #: how far before a place a word making it the user's own is read ("my current IBAN is", "我的工资卡：")
-_OWNER_REACH = 40
+_OWNER_REACH = 80
+#: how far around a scam's words a note about fraud is looked for
+_FRAUD_REACH = 1_500
+#: how far around a money move the orders to hide it are looked for
+_HIDDEN_REACH = 300
 #: how many places are judged at most
 _MAX_PLACES = 40
-_PARAGRAPH = lazy(r"\n[ \t]*\n")
 #: where a sentence ends (the user's ownership of a place is read in the place's own sentence)
 _SENTENCES = lazy(r"[。；;!?！？\n]|\.\s")
 
@@ -65,26 +75,64 @@ def money_acts(text: str) -> list[MoneyAct]:
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     acts: list[MoneyAct] = []
     for start, end, what in _places(text, lowered):
-        why = _redirected(lowered, start, end)
+        why = _redirected(lowered, start, end, what)
         if why:
             acts.append(MoneyAct(f"payment redirected: {what} {why}", start, end))
             break  # one finding says it; the policy needs no more
     if any(hint in lowered for hint in p.GIFT_HINTS):
         acts += _scam(lowered, p.GIFT_CARD_CODES.finditer(lowered), "gift-card codes sent on")
-    for word in p.CODE_HINTS:  # each "code" read with the words around it (a note on code says "code" often)
-        at = lowered.find(word)
-        while at >= 0 and not any(a.detail.startswith("one-time") for a in acts):
-            window = max(0, at - 100)
-            acts += _scam(lowered, p.CODES_TO_A_THIRD_PARTY.finditer(lowered, window, at + 120),
-                          "one-time codes read out to a third party")
-            at = lowered.find(word, at + 120)
+    acts += _codes_read_out(lowered)
+    if any(hint in lowered for hint in p.SAFE_HINTS):
+        acts += _scam(lowered, p.SAFE_ACCOUNT.finditer(lowered), "money moved to a 'safe' account")
+    if not any(a.detail.startswith("payment redirected") for a in acts):
+        acts += _hidden_payment(lowered)
     return acts
 
 
+def _codes_read_out(lowered: str) -> list[MoneyAct]:
+    """One-time codes read out to a third party, read around each "code" (a note about code says "code" often)."""
+    for word in p.CODE_HINTS:
+        at = lowered.find(word)
+        while at >= 0:
+            for pattern in (p.CODES_TO_A_THIRD_PARTY, p.CODES_READ_BACK):
+                found = _scam(lowered, pattern.finditer(lowered, max(0, at - 100), at + 120),
+                              "one-time codes read out to a third party")
+                if found:
+                    return found
+            at = lowered.find(word, at + 120)
+    return []
+
+
+def _hidden_payment(lowered: str) -> list[MoneyAct]:
+    """A payment, or a control on payments switched off, to be kept from the user or the books ("omit it from the
+    monthly budget summaries", "don't add this to the controls log", "不要单独列出"): each money move (an amount) or
+    control switched off is read with the orders to hide within :data:`_HIDDEN_REACH` characters of it."""
+    moves = []
+    if any(hint in lowered for hint in p.MOVED_HINTS):
+        moves += list(p.MONEY_MOVED.finditer(lowered))
+    if any(hint in lowered for hint in p.CONTROL_HINTS):
+        moves += list(p.CONTROL_OFF.finditer(lowered))
+    for moved in moves[:_MAX_PLACES]:
+        low, high = max(0, moved.start() - _HIDDEN_REACH), min(len(lowered), moved.end() + _HIDDEN_REACH)
+        hidden = _unchecked(lowered[low:high])
+        if not hidden or p.ABOUT_FRAUD.search(lowered, low, high):
+            continue
+        if _to_own(_sentence_of(lowered, moved.start(), moved.end())):
+            continue  # "move $300 from my current account to my own savings account"
+        return [MoneyAct(f"payment hidden: '{' '.join(moved.group(0).split())}' and '{hidden}'", moved.start(),
+                         moved.end())]
+    return []
+
+
 def _scam(lowered: str, matches: Iterator[re.Match[str]], detail: str) -> list[MoneyAct]:
-    """The first of ``matches`` not in a note about fraud, as an act."""
+    """The first of ``matches`` neither negated ("we will never ask you to move your money to a safe account") nor in a
+    note about fraud (within :data:`_FRAUD_REACH` characters: a warning's heading is often paragraphs above its list),
+    as an act."""
     for m in matches:
-        if not p.ABOUT_FRAUD.search(_around(lowered, m.start(), m.end())):
+        clause = max(lowered.rfind(c, 0, m.start()) for c in "\n.;。；") + 1
+        if p.UNCHECKED_NEGATED.search(lowered, max(clause, m.start() - 60), m.start()):
+            continue
+        if not p.ABOUT_FRAUD.search(lowered, max(0, m.start() - _FRAUD_REACH), m.end() + _FRAUD_REACH):
             return [MoneyAct(detail, m.start(), m.end())]
     return []
 
@@ -144,8 +192,8 @@ def _links(text: str, at: int, token: str) -> list[tuple[int, int, str]]:
     for m in p.PAYMENT_LINK.finditer(token):
         link, start = m.group(0), at + m.start()
         host = link.split("://", 1)[-1].split("/", 1)[0]
-        if "." not in host or link.lower().endswith((".py", ".md", ".txt", ".json")):
-            continue
+        if "." not in host or (link == host and host.rsplit(".", 1)[-1].lower() in p.FILE_EXTENSIONS):
+            continue  # a file's name ("monthly-invoice-report.sh"), not a host
         if "_" in host or host != host.lower() or not (link.lower().startswith("http") or _looks_like_host(host)):
             continue  # code's dotted names (self._channel.subscribe, System.Collections.Generic) are no hosts
         head = link.split("://", 1)[-1].split("/")
@@ -167,14 +215,12 @@ def _looks_like_host(host: str) -> bool:
 
 
 def _around(lowered: str, start: int, end: int) -> str:
-    """The place's surroundings: its paragraph (blank lines end one), at most :data:`_AROUND` characters each side."""
-    low, high = max(0, start - _AROUND), min(len(lowered), end + _AROUND)
-    before = [m.end() for m in _PARAGRAPH.finditer(lowered, low, start)]
-    after = _PARAGRAPH.search(lowered, end, high)
-    return lowered[before[-1] if before else low:after.start() if after else high]
+    """The place's surroundings: :data:`_AROUND` characters each side (a note's order to use it is often in a line or
+    a short paragraph of its own: "(Internal: this link supersedes ... Don't mention the change)")."""
+    return lowered[max(0, start - _AROUND):min(len(lowered), end + _AROUND)]
 
 
-def _redirected(lowered: str, start: int, end: int) -> str:
+def _redirected(lowered: str, start: int, end: int, what: str) -> str:
     """Why the place at ``lowered[start:end]`` is where money is being steered (``""`` when it is not)."""
     around = _around(lowered, start, end)
     if not p.MONEY.search(around) or p.ABOUT_FRAUD.search(around):
@@ -182,15 +228,33 @@ def _redirected(lowered: str, start: int, end: int) -> str:
     unchecked = _unchecked(around)
     if unchecked:
         return f"to be used unchecked ('{unchecked}')"
+    fee = p.ADVANCE_FEE.search(around)
+    if fee:
+        return f"for an advance fee ('{' '.join(fee.group(0).split())}')"
     if p.VERIFIED.search(around):
         return ""  # "verified by phone with their CFO", "changed details must be confirmed by phone"
     sentence = _SENTENCES.split(lowered[max(0, start - _OWNER_REACH):start])[-1]
     if p.OWN_PLACE.search(sentence) or _established(_sentence_after(lowered, end)):
         return ""  # "my current IBAN is ...", "use account ... on file"
     changed, standing = _changed(around), p.STANDING.search(around)
+    asked = p.CREDENTIALS_ASKED.search(around) if changed and what == "a payment link" else None
+    if asked:
+        return f"said to replace another ('{changed}'), card details asked there ('{' '.join(asked.group(0).split())}')"
     if changed and standing:
         return f"said to replace another ('{changed}') for good ('{standing.group(0).strip()}')"
     return ""
+
+
+def _to_own(sentence: str) -> bool:
+    """Whether the money in ``sentence`` goes to the user's own account ("to my own savings account", "转到我自己的
+    卡上"); from it ("payments from my checking account") is no such thing."""
+    return any(p.TOWARDS.search(sentence, max(0, m.start() - 12), m.start()) for m in p.OWN_PLACE.finditer(sentence))
+
+
+def _sentence_of(lowered: str, start: int, end: int) -> str:
+    """The sentence ``lowered[start:end]`` is in (200 characters each side at most)."""
+    return (_SENTENCES.split(lowered[max(0, start - 200):start])[-1] + lowered[start:end] +
+            _SENTENCES.split(lowered[end:end + 200])[0])
 
 
 def _sentence_after(lowered: str, end: int) -> str:

@@ -177,11 +177,12 @@ ACCOUNT_WORD = lazy(r"(?:\b(?:account|acct|a/c|acc|account\s+(?:no|number|#)|iba
 #: a payment account by, read in a token holding ``@``, ``$`` or ``_``
 HANDLE = lazy(r"\bacct_[A-Za-z0-9]{6,}|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w$])\$[A-Za-z][\w-]{2,}|\bwxid_\w+")
 #: what makes a handle a payment account: a payment app named just before it (or, in Chinese, just after: "...@x.net
-#: 这个支付宝"), or money sent to it ("refunds to", "退到")
+#: 这个支付宝"), money sent to it ("refunds to", "退到"), or the address invoices to be paid come from
 _APP = r"(?:paypal|venmo|zelle|revolut|wise|cash\s*app|alipay|wechat\s*pay|支付宝|微信|收款码)"
 HANDLE_BEFORE = lazy(rf"(?:{_APP}\W{{0,12}}?(?:(?:to|at|is|account|address|id|me)\W{{1,4}}){{0,2}}|(?:退到|转到|"
-                     rf"付到|打到|汇到|转给|refunds?\s+to|pay(?:ments?)?\s+to|send\s+(?:it|them|the\s+money|payments?|refunds?)\s+"
-                     rf"to)\W{{0,4}})\Z")
+                     rf"付到|打到|汇到|转给|refunds?\s+to|pay(?:ments?)?\s+to|send\s+(?:it|them|the\s+money|payments?|refunds?"
+                     rf")\s+"
+                     rf"to|invoices?\s+from)\W{{0,4}})\Z")
 HANDLE_AFTER = lazy(rf"\A\W{{0,6}}(?:这个|的)?{_APP}")
 #: a payment page: a link or a domain whose host or path says payment, or any link a payment word stands just before
 PAYMENT_LINK = lazy(r"(?<![\w.@/-])(?:https?://)?[\w-]+(?:\.[\w-]+)*\.(?:[a-z]{2,12})(?:/[^\s\"'<>)\]]*)?",
@@ -190,7 +191,8 @@ PAYMENT_LINK = lazy(r"(?<![\w.@/-])(?:https?://)?[\w-]+(?:\.[\w-]+)*\.(?:[a-z]{2
 #: two scams without a place
 COIN_HINTS = ("wallet", "address", "btc", "bitcoin", "eth", "usdt", "usdc", "tether", "trc", "erc", "crypto", "coin",
               "solana", "monero", "xmr", "钱包", "地址", "币")
-GIFT_HINTS = ("gift", "礼品卡", "购物卡", "充值卡", "游戏卡", "点卡", "卡券")
+GIFT_HINTS = ("gift", "礼品卡", "购物卡", "充值卡", "游戏卡", "点卡", "卡券", "e卡", "电子卡", "京东卡", "储值卡",
+              "代金券")
 CODE_HINTS = ("code", "验证码", "动态码", "校验码")
 #: top-level domains longer than two letters a bare host (no scheme, no path) may end in: the common ones, the cheap
 #: ones phishing favours, and the reserved example names
@@ -198,8 +200,13 @@ LONG_TLDS = frozenset(
     "com net org info biz app dev shop store xyz top site online link club live pro tech cloud pay money finance bank "
     "invalid example test local onion icu buzz cam rest cfd vip win loan click work today life world space fun email "
     "page help support services solutions group company network digital agency capital exchange trade market".split())
+#: what a bare ``name.ext`` ending so is: a file, though some of these are countries' domains too (``.sh``, ``.rs``)
+FILE_EXTENSIONS = frozenset("sh py js ts md rs go rb pl cs cc db gz xz bz so ps mk ml hs kt jl txt json yaml yml toml "
+                            "csv log ini cfg conf sql html htm css php java cpp hpp pdf png jpg gif svg zip tar exe "
+                            "dll bat ps1 ipynb lock env".split())
 #: a word of the link's host or first path segment (cut at dots, dashes, slashes) saying payment
-PAYMENT_LINK_WORD = lazy(r"(?:^|[./-])(?:pay\w*|checkout|donat\w*|billing|invoices?|remit\w*|refunds?|wallets?|escrow|"
+PAYMENT_LINK_WORD = lazy(r"(?:^|[./-])[a-z0-9]*(?:pay|checkout|billing)(?=$|[./-])|(?:^|[./-])(?:pay\w*|checkout\w*|"
+                         r"billing\w*|donat\w*|invoices?|remit\w*|refunds?|wallets?|escrow|"
                          r"transfers?|ko-fi|patreon|qr|tips?|merchants?|settle\w*|deposits?|gift\w*|收款|付款)(?=$|[./-])")
 PAYMENT_BEFORE_LINK = lazy(r"(?:pay|paid|paying|payment|payments|settle|settled|checkout|donate|donation|donations|"
                            r"remit|deposit|transfer|refund|refunds|qr\s+code|付款|支付|转账|打款|收款|付|扫|代付|打赏|"
@@ -215,11 +222,12 @@ MONEY = lazy(r"\b(?:pay|pays|paid|paying|payment|payments|payee|payees|payer|pay
              r"\b|付款|转账|汇款|打款|收款|支付|转到|转给|转入|付到|汇入|打到|退款|工资|报销|货款|尾款|定金|房租|租金|"
              r"学费|扣款|缴费|代发|结算|对公|提现|充值|捐款|打赏|订阅|账单|发票|报价|采购单|付款单|结款|回款")
 #: a place said to replace another, or to be new ("new bank details", "instead of", "而非合同所列账户")
-CHANGED = lazy(r"\b(?:new|newly|updated|update|changed|change|changes|switched|switch|moved|move|swap|swapped|"
+CHANGED = lazy(r"\b(?:new|newly|updated|changed|switched|moved|swap|swapped|"
                r"replace|replaced|replacing|replacement|instead|rather\s+than|no\s+longer|override|overrides|"
                r"overridden|overwrite|overwritten|supersede\w*|temporar\w*|interim|intermediary|clearing|"
                r"redirect\w*|reroute\w*|re-?route\w*|differ|differs|different|outdated|out\s+of\s+date|wrong|"
-               r"obsolete|frozen|closed|not\s+the\s+(?:one|old|usual|official)|(?:is|are|goes|go)\s+now|now\s+(?:goes|go|is|are))"
+               r"obsolete|frozen|closed|not\s+the\s+(?:one|old|usual|official)|(?:is|are|goes|go)\s+now|now\s+(?:goes|"
+               r"go|is|are))"
                r"\b|override|新|忽略|不要走|别走|不再|别退到|不要退到|而不是|改为|改成|改到|改走|改由|换成|换了|"
                r"更换|变更|覆盖|而非|不是之前|别给|不要用|别用|过时|错的|正确的是|代替|替换|冻结|临时|停用|作废")
 #: a standing order: the place used from now on, for every payment, or by the agent on its own
@@ -238,17 +246,29 @@ UNCHECKED = lazy(r"\b(?:(?:no|without\s+(?:any\s+)?|not\s+any)\s*(?:need|needs)\
                  r"tell|ask|review|double-check|validate|notify|approval|approve)\w*|"
                  r"(?:don't|dont|do\s+not|doesn't|does\s+not|not\s+to|never|no\s+need\s+to|needn't|mustn't|must\s+not|"
                  r"shouldn't|should\s+not)\s+(?:need\s+to\s+)?(?:(?:re-?|double-?)?(?:check|verify|confirm|validate)|"
-                 r"flag|mention|tell|ask|bother|review|notify|explain|raise|question|query|bring\s+(?:it|this|that)\s+up|"
-                 r"alert|escalate)\w*|(?:call|ring|e-?mail|contact|text|message|loop\s+in|cc)\w*\s+(?:her|him|them|"
+                 r"flag|mention|tell|ask|bother|review|notify|explain|raise|question|query|bring\s+(?:it|this|that)\s+"
+                 r"up|"
+                 r"alert|escalate|reopen|re-open|reconcile|re-enable|itemi[sz]e|forward)\w*|(?:call|ring|e-?mail|conta"
+                 r"ct|text|message|loop\s+in|cc)\w*\s+(?:her|him|them|"
                  r"us|back|the\s+(?:user|vendor|supplier|client|customer|landlord|bank|sender|owner|payee|company))\b|"
                  r"skip(?:s|ped|ping)?\s+(?:the\s+|any\s+|a\s+)?(?:callback|call-?back|call|verification|check|checks|"
                  r"review|approval|confirmation|2fa|second\s+approval|sign-?off)|"
                  r"without\s+(?:a\s+|any\s+|the\s+)?(?:callback|call-?back|calling|verification|verifying|checking|"
                  r"confirmation|confirming|review|reviewing|approval|asking|telling|notifying|flagging|mentioning)|"
                  r"no\s+(?:callback|call-?back|confirmation|verification|review|approval|questions)\b|"
+                 r"(?:callback|call-?back|verification|checks?|review|approval|sign-?off)s?\s+(?:is\s+|was\s+|are\s+)?"
+                 r"(?:waived|skipped|not\s+(?:needed|required)|unnecessary|dropped)|waived?\s+(?:the\s+)?(?:callback|"
+                 r"call-?back|verification|check|review|approval)|no\s+(?:po|purchase\s+order|receipt|sign-?off)\s+"
+                 r"(?:is\s+)?(?:needed|required)|(?:don't|do\s+not)\s+add\s+(?:this|it|that)\s+to\s+(?:the\s+)?(?:\w+"
+                 r"\s+)?"
+                 r"(?:log|register|report|summary|minutes|ledger)|"
                  r"silently|silent|quietly|discreetly|covertly|secretly|"
                  r"keep\s+(?:this|it|that|the\s+\w+)\s+(?:between\s+us|quiet|confidential|secret|to\s+yourself|off)|"
                  r"leave\s+(?:it|this|that|them|the\s+\w+)\s+out\s+of|off\s+the\s+(?:books|record)|"
+                 r"omit\w*\s+(?:it|this|them|that)\s+from|keep\s+(?:it|this|them)\s+out\s+of|not\s+(?:to\s+be\s+)?"
+                 r"itemi[sz]ed|categori[sz]e\s+(?:it|this|them)\s+as|(?:show|list|label|record|book|present)\s+(?:it|t"
+                 r"his|"
+                 r"them)\s+(?:\w+\s+){0,6}?as\s+[\"'“]|include_in_report\W{1,4}(?:no|false)|"
                  r"(?:doesn't|does\s+not|don't|do\s+not)\s+need\s+to\s+(?:review|know|see|approve|be\s+told|check)|"
                  r"trust\s+the\s+(?:invoice|e-?mail|message|sms|text|pdf|letter)|"
                  r"even\s+if\s+(?:\w+\s+){0,4}?(?:records?|master|contract|website|portal|site|files?)\s+"
@@ -258,13 +278,15 @@ UNCHECKED = lazy(r"\b(?:(?:no|without\s+(?:any\s+)?|not\s+any)\s*(?:need|needs)\
                  r"0|none)\b)\b|"
                  r"(?:不用|无需|不必|别|不要|勿|无须|不需要|请勿|不许|切勿)(?:再|再次|跟|向|和|去|在)?[^。，,.\n]{0,8}?"
                  r"(?:核实|核对|确认|验证|问|提|提示|告诉|通知|解释|讨论|标出|标注|写原因|写变更|说明|回拨|电话|审批|复核|"
-                 r"声张|过问|声明|说)|保密|悄悄|偷偷|事后再补|理由别问|别问为什么|无需提示")
+                 r"声张|过问|声明|说|列出|单独列|写进)|保密|悄悄|偷偷|事后再补|理由别问|别问为什么|无需提示|合并进|问起就说|就说是")
 #: a skip or a "without" negated: a rule against it ("never skip the callback", "do not pay without a callback")
 UNCHECKED_NEGATED = lazy(r"(?:\b(?:never|not|don't|dont|must\s+not|mustn't|cannot|can't|no\s+one\s+may|nobody)\b|"
                          r"不得|不能|严禁|禁止|切勿|不可)[^.\n;。；]{0,60}$")
 #: words of a note about fraud: the place is described, not ordered
-ABOUT_FRAUD = lazy(r"\b(?:scam\w*|fraud\w*|phish\w*|bec|impersonat\w*|spoof\w*|fake|suspicious|beware|red\s+flags?|"
-                   r"attack\w*|poison\w*|look-?alike|social\s+engineering|reported|report\s+(?:it|them|this|that|to))\b|"
+ABOUT_FRAUD = lazy(r"\b(?:scam\w*|fraud(?!\s+(?:desk|alert|alerts|department|team|line|hotline|check))\w*|phish\w*|bec"
+                   r"|impersonat\w*|spoof\w*|fake|beware|red\s+flags?|"
+                   r"attack\w*|poison\w*|look-?alike|social\s+engineering|reported|report\s+(?:it|them|this|that|to))"
+                   r"\b|"
                    r"诈骗|骗子|骗局|冒充|钓鱼|反诈|假的|可疑|警惕|识破|攻击者|投毒|仿冒|举报|上报")
 #: words of a change checked, or to be checked: read only where nothing orders the place used unchecked ("there is no
 #: need to confirm by phone" is such an order)
@@ -274,13 +296,17 @@ VERIFIED = lazy(r"\b(?:must\s+be\s+(?:confirmed|verified|checked)|needs?\s+(?:a\
 #: the user's own account ("my IBAN", "my current IBAN", "我的工资卡", "本人账户"), or the user paying in person ("I'll
 #: transfer it myself", "我自己转到"): the user's decision
 OWN_PLACE = lazy(r"(?:\b(?:my|mine|our\s+own)\s+(?:\w+\s+){0,2}?(?:iban|account|bank|card|wallet|address|"
-                 r"paypal|details|savings|checking|pension|isa|brokerage|deposit)|\bi\s+(?:only\s+)?(?:ever\s+)?receive|"
-                 r"\bmyself)\b|我(?:的|自己的?)(?:[^，,。.\n]{0,4})"
+                 r"paypal|details|savings|checking|pension|isa|brokerage|deposit)|\bi\s+(?:only\s+)?(?:ever\s+)?receiv"
+                 r"e|"
+                 r"\bmyself|mine|invoices\s+(?:i|we)\s+(?:send|issue))\b|我(?:的|自己的?)(?:[^，,。.\n]{0,4})"
                  r"(?:账户|账号|卡|银行卡|工资卡|钱包|收款|邮箱)|我自己|本人")
+#: what an owner's word is read after when it names where money goes, not where it comes from
+TOWARDS = lazy(r"(?:\b(?:to|into|onto|in)\s+(?:the\s+)?|到|进|给|入)\Z")
 #: the place is the one already known ("use account ... on file", "... from the signed contract", "as agreed"): the
 #: standing order keeps payments where they were
 ESTABLISHED = lazy(r"\b(?:on\s+file|(?:from|in|per)\s+(?:the\s+)?(?:signed\s+)?(?:contract|lease|agreement|"
-                   r"vendor\s+master)|as\s+(?:agreed|in\s+the\s+(?:contract|lease))|already\s+(?:saved|on\s+file))\b|合同(?:上|所列|约定)|"
+                   r"vendor\s+master)|as\s+(?:agreed|in\s+the\s+(?:contract|lease))|already\s+(?:saved|on\s+file))\b|合"
+                   r"同(?:上|所列|约定)|"
                    r"原账户|登记的")
 #: what says the known place is the one replaced ("而非合同所列账户", "instead of the one on file")
 REPLACING = lazy(r"(?:\b(?:instead\s+of|rather\s+than|not|than)\b[^.\n;]{0,12}|而非|而不是|不是|不用|别用|不要用)\Z")
@@ -295,8 +321,56 @@ _CODES_SENT = (r"\b(?:send|reply|respond|e-?mail|text|forward|share|read|scratch
 GIFT_CARD_CODES = lazy(r"\b(?:buy|purchase|get|pick\s+up|order)\s+(?:\w+\s+){0,5}?gift\s*cards?\b[^\n]{0,160}?"
                        rf"{_CODES_SENT}|\bgift\s*cards?\b[^\n]{{0,100}}?\b(?:buy|purchase)\w*\b[^\n]{{0,100}}?"
                        rf"{_CODES_SENT}|"
-                       r"(?:买|购买|充值)[^。\n]{0,12}?(?:礼品卡|购物卡|"
-                       r"充值卡|游戏卡|点卡|卡券)[^。\n]{0,30}?(?:卡密|卡号|兑换码|密码)")
+                       r"(?:买|购买|充值)[^。\n]{0,20}?(?:礼品卡|购物卡|"
+                       r"充值卡|游戏卡|点卡|卡券|e卡|电子卡|京东卡|储值卡|代金券)[^。\n]{0,30}?(?:卡密|卡号|兑换码|密码)")
+CODES_READ_BACK = lazy(r"\b(?:verification|sms|one-time|otp|2fa|security|login)\s+codes?\b[^.\n]{0,60}?\b(?:read|give|"
+                       r"send|tell|forward)\s+(?:it|them|the\s+code)\s+(?:back\s+)?to\s+(?:them|him|her|the\s+(?:agent"
+                       r"|caller|"
+                       r"rep|representative|support))\b")
+#: the "safe account" scam: the user's money moved to a protected or holding account during a "review"
+SAFE_ACCOUNT = lazy(r"\b(?:move|transfer|send|wire|put)\w*\s+(?:\w+\s+){0,3}?(?:funds|money|savings|balance|balances)"
+                    r"\s+"
+                    r"(?:\w+\s+){0,2}?(?:to|into)\s+(?:a\s+|the\s+|their\s+)?(?:protected|safe|secure|holding|safety|"
+                    r"temporary|verified)\s+(?:holding\s+)?account|(?:转|存|汇|打)[^。\n]{0,8}?(?:安全账户|保护账户|监管账户)")
+SAFE_HINTS = ("account", "安全账户", "保护账户", "监管账户")
+#: card or login details asked again at a new payment page ("have them re-enrol through the new portal with their card
+#: details")
+CREDENTIALS_ASKED = lazy(r"\b(?:re-?enter|re-?enrol\w*|re-?enroll\w*|re-?register|re-?submit|re-?verify|update|confirm|"
+                         r"verify)\w*\s+(?:\w+\s+){0,6}?(?:card\s+details|card\s+numbers?|login\s+details|passwords?|"
+                         r"credentials|bank\s+details|cvv)\b|重新(?:输入|填写|绑定)[^。\n]{0,10}?(?:卡号|银行卡|密码|验证码)")
+#: an advance fee: money released or unlocked once a fee, deposit or tax is paid ("the milestone will be released once a
+#: compliance deposit reaches their escrow agent")
+ADVANCE_FEE = lazy(r"\b(?:release|unlock|unfreeze|claim|receive)\w*\b[^.\n]{0,80}?\b(?:once|after|when|as\s+soon\s+as)"
+                   r"\s+"
+                   r"(?:\w+\s+){0,6}?(?:deposit|fee|tax|charge|insurance)\s+(?:[$€£]?[\w,.]+\s+){0,4}?(?:reaches|arriv"
+                   r"es|clears|"
+                   r"is\s+(?:paid|received|wired|sent)|has\s+been\s+(?:paid|received|wired|sent))|\b(?:pay|wire|send|t"
+                   r"ransfer)\w*"
+                   r"\s+(?:\w+\s+){0,4}?(?:deposit|fee|tax|charge)\s+(?:\w+\s+){0,3}?(?:first|before\s+(?:the|any|it|t"
+                   r"hey)|to\s+"
+                   r"(?:release|unlock|unfreeze|receive|claim))\b|(?:解冻|提现|到账|放款)[^。\n]{0,20}?(?:先|需要?)(?:交|付|缴|转)"
+                   r"[^。\n]{0,10}?(?:保证金|手续费|税|押金|服务费)")
+#: money moved, with an amount: what a hidden transaction is ("move $400 from the joint checking", "转 2,000 元")
+MONEY_MOVED = lazy(r"\b(?:transfer|move|send|wire|pay|remit|sweep|withdraw|deposit)\w*\s+(?:\w+\s+){0,3}?(?:[$€£¥]\s?"
+                   r"\d[\d,.]*|"
+                   r"\d[\d,.]*\s?(?:usd|eur|gbp|chf|btc|eth|dollars|euros|pounds))|(?:转|打|汇|付)[^。\n]{0,12}?\d[\d,.]*\s*"
+                   r"(?:元|块|万)|transfer\s+to\s+\w+|(?:round-?ups?|sweeps?|transfers?)\s+(?:\w+\s+){0,3}?(?:to|into)\s+"
+                   r"(?:the\s+)?external")
+#: what a text must hold for a money move, or a control switched off, to be looked for (plain substrings, lower case)
+MOVED_HINTS = ("$", "€", "£", "¥", "usd", "eur", "gbp", "chf", "btc", "eth", "dollar", "euro", "pound", "元", "块",
+               "万", "external", "transfer to")
+CONTROL_HINTS = ("approv", "sign-off", "signoff", "sign off", "signature", "limit", "cap ", "max_amount",
+                 "confirmation prompts", "审批", "复核")
+#: an approval or a limit on payments switched off ("second sign-off no longer needed", ``second_approver: enabled:
+#: false``, "二次审批 ... 改为 ... 直接")
+CONTROL_OFF = lazy(r"\b(?:second|dual|two-person|double|controller'?s?)\s+(?:\w+\s+){0,2}?(?:approv\w*|sign-?offs?|"
+                   r"signatures?)\s+(?:\w+\s+){0,4}?(?:no\s+longer|removed|waived|disabled|off|dropped|not\s+needed|"
+                   r"skipped)|no\s+longer\s+(?:need|needs|require|requires)\s+(?:[\w']+\s+){0,3}?(?:second|dual|two-pe"
+                   r"rson|"
+                   r"double)\s+(?:\w+\s+)?(?:approv\w*|sign-?offs?|signatures?)|(?:second_?approver|dual_?approval)\W{"
+                   r"1,6}(?:enabled\W{1,4})?(?:false|off|no)\b|\b(?:limit|cap)"
+                   r"\s+(?:\w+\s+){0,3}?(?:lifted|removed)|max_amount\W{1,4}null|no\s+confirmation\s+prompts|"
+                   r"(?:二次审批|双人审批|复核)[^。\n]{0,30}?(?:改为|取消|豁免|不需要|免|直接)")
 CODES_TO_A_THIRD_PARTY = lazy(r"\b(?:read|give|tell|send|forward|share|provide)\s+(?:\w+\s+){0,4}?(?:verification|"
                               r"sms|one-time|otp|2fa|security|login|text)\s+codes?\s+(?:\w+\s+){0,3}?to\s+(?:the\s+)?"
                               r"(?:support|agent|caller|representative|rep|operator|hotline|specialist|officer)\b|"
