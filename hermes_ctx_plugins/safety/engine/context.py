@@ -36,6 +36,7 @@ from ..rules.vocabulary import (
     PRIVATE_HOST,
     REPLY,
     REPLY_WORD,
+    REVIEW_WAIVED,
     SECRETISH,
     SENS,
     SENTENCE_END,
@@ -138,11 +139,16 @@ def _secret_source_piped_out(view: str, m: re.Match[str]) -> bool:
 
 def _standing_order_if_piped(view: str, m: re.Match[str]) -> bool:
     """Fetched code piped into a shell counts as a standing order only (said in its sentence: "install it with
-    ``curl … | sh``. Pin the version next time" is a note of what was done); PowerShell's download-and-run always."""
+    ``curl … | sh``. Pin the version next time" is a note of what was done) or with a claim that it needs no review
+    nearby; PowerShell's download-and-run always."""
     if not m["piped"]:
         return True
     head, tail = sentence(view, m.start(), m.end())  # its sentence: a later one may plan the next time
-    return bool(STANDING_RE.search(f"{head} {m[0]} {tail}"))
+    if STANDING_RE.search(f"{head} {m[0]} {tail}"):
+        return True
+    # or a claim that it needs no review, in its sentence or the two after it ("... | sudo bash` and retry. The
+    # maintainer says the script is safe and doesn't need to be reviewed")
+    return bool(REVIEW_WAIVED.search(view, max(0, m.start() - 200), min(len(view), m.end() + 240)))
 
 
 def _payload_on_the_line(view: str, m: re.Match[str]) -> bool:

@@ -16,17 +16,26 @@ moving and either
   payment page, that card details are to be entered there again.
 
 It is not read so when the place is the user's own ("my current IBAN is ...", "我的工资卡", "I'll transfer it
-myself"; a payment redirected in the user's own voice is their decision, as :mod:`..rules.payments` says) or the one
-already known ("use account ... on file"), unless it is also to be used unchecked; nor when a change is spoken of as
-refused ("never a new one") or checked ("verified by phone with their CFO"), nor when the words around it are about
-fraud (a warning, a report of a scam): the hard benign notes a user keeps are mostly those. A rule against skipping
-("never skip the callback", "do not pay without one") is no order to skip.
+myself"; a payment redirected in the user's own voice is their decision, as :mod:`..rules.payments` says) -- unless
+those words are someone else's, quoted ("the supplier wrote: 'please use my new account ...'") -- nor when it is
+given as an example ("e.g. DE89 ...") or for testing ("test IBANs", "the payments sandbox"), nor when a change is
+spoken of as refused ("never a new one") or checked ("verified by phone with their CFO", "call them back on the
+number on file"), nor when the words around it are about fraud (a warning, a report of a scam, a training example):
+the hard benign notes a user keeps are mostly those. The one already known ("use account ... on file") is no
+redirection unless it is also to be used unchecked. A rule against skipping ("never skip the callback", "do not pay
+without one") is no order to skip.
 
 Four scams carry no place: gift cards bought and their codes sent on; one-time codes read out to a "support" line;
 the user's money moved to a "safe" holding account; and a payment kept from the user or the books -- an amount
 moved, or a control on payments switched off (a second approval, a limit), with an order to hide it nearby ("omit it
 from the budget summaries", "don't add this to the controls log", "合并进生活缴费"), unless it goes to the user's own
-account. Each is read with the same exceptions, a note about fraud looked for further around (:data:`_FRAUD_REACH`).
+account, a fund of the user's own, or is moved by the user ("I send Mum 300 GBP"). Each is read with the same
+exceptions, a note about fraud looked for further around (:data:`_FRAUD_REACH`).
+
+Places are found as written and as they are also written: an IBAN in lower case or with dots, dashes or a line
+break between its groups, account digits grouped by dots or slashes, ``0X`` addresses, base58 addresses with the coin
+named on either side, a payment link with capitals or on a bare host with a path (``paypal.me/...``), a Venmo
+``@handle``, a WeChat id (微信号). Curly apostrophes are read as straight ones ("don’t check").
 
 The vocabulary is data in :mod:`..rules.payments`; the reader reads at most :data:`LIMIT` characters and judges
 :data:`_MAX_PLACES` places, reading links and handles only in the few tokens that can hold one, so its cost is
@@ -55,6 +64,13 @@ _HIDDEN_REACH = 300
 #: how many places are judged at most
 _MAX_PLACES = 40
 #: where a sentence ends (the user's ownership of a place is read in the place's own sentence)
+#: a single quote opening a quotation (after a colon, a space or a bracket, before a letter), not an apostrophe
+_OPEN_SINGLE = lazy(r"(?:^|[\s:(：，])'(?=[^'\s])(?![^']*'(?:\s|$|[.,;:!?)]))")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+#: how far from a base58 address a word naming a coin or a wallet is looked for, each side
+_COIN_REACH = 200
+#: a token longer than this holds no handle (a blob, a minified line: read no further for one)
+_TOKEN_MAX = 320
 _SENTENCES = lazy(r"[。；;!?！？\n]|\.\s")
 
 
@@ -73,6 +89,7 @@ def money_acts(text: str) -> list[MoneyAct]:
     lowered = text.lower()
     if len(lowered) != len(text):  # 'İ' lowers to two characters: positions must stay the text's
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    lowered = lowered.translate(_QUOTES)  # "don’t" is "don't"
     acts: list[MoneyAct] = []
     for start, end, what in _places(text, lowered):
         why = _redirected(lowered, start, end, what)
@@ -80,7 +97,8 @@ def money_acts(text: str) -> list[MoneyAct]:
             acts.append(MoneyAct(f"payment redirected: {what} {why}", start, end))
             break  # one finding says it; the policy needs no more
     if any(hint in lowered for hint in p.GIFT_HINTS):
-        acts += _scam(lowered, p.GIFT_CARD_CODES.finditer(lowered), "gift-card codes sent on")
+        bought = (m for m in p.GIFT_CARD_CODES.finditer(lowered) if not p.FIRST_PERSON_BUYER.search(m.group(0)))
+        acts += _scam(lowered, bought, "gift-card codes sent on")
     acts += _codes_read_out(lowered)
     if any(hint in lowered for hint in p.SAFE_HINTS):
         acts += _scam(lowered, p.SAFE_ACCOUNT.finditer(lowered), "money moved to a 'safe' account")
@@ -117,8 +135,10 @@ def _hidden_payment(lowered: str) -> list[MoneyAct]:
         hidden = _unchecked(lowered[low:high])
         if not hidden or p.ABOUT_FRAUD.search(lowered, low, high):
             continue
-        if _to_own(_sentence_of(lowered, moved.start(), moved.end())):
-            continue  # "move $300 from my current account to my own savings account"
+        said = _sentence_of(lowered, moved.start(), moved.end())
+        if _to_own(said) or p.OWN_FUNDS.search(said) or p.FIRST_PERSON_MOVER.search(lowered, max(0, moved.start() - 24),
+                                                                                     moved.start()):
+            continue  # "... to my own savings account", "... to the holiday fund", "I send Mum 300 GBP"
         return [MoneyAct(f"payment hidden: '{' '.join(moved.group(0).split())}' and '{hidden}'", moved.start(),
                          moved.end())]
     return []
@@ -140,21 +160,26 @@ def _scam(lowered: str, matches: Iterator[re.Match[str]], detail: str) -> list[M
 def _places(text: str, lowered: str) -> list[tuple[int, int, str]]:
     """Each place money can go, as (start, end, what it is), in the text's order, :data:`_MAX_PLACES` at most."""
     found: list[tuple[int, int, str]] = []
-    for m in p.IBAN.finditer(text):
+    upper = text.upper()  # an IBAN written in lower case ("de89 3704 ...") is one too
+    for m in p.IBAN.finditer(upper if len(upper) == len(text) else text):
         if m.group(1) in p.IBAN_COUNTRIES and sum(c.isdigit() for c in m.group(0)) >= 8:
             found.append((m.start(), m.end(), "an IBAN"))
     if "0x" in lowered or "bc1" in lowered:
         found += [(m.start(), m.end(), "a crypto address") for m in p.CRYPTO_ADDRESS.finditer(text)]
     if any(hint in lowered for hint in p.COIN_HINTS):
         for m in p.BASE58_ADDRESS.finditer(text):
-            if any(c.isdigit() for c in m.group(0)) and p.COIN_WORD.search(lowered, max(0, m.start() - 80), m.start()):
+            word = m.group(0)
+            if any(c.isdigit() for c in word) and any(c.isupper() for c in word) and any(c.islower() for c in word) \
+                    and p.COIN_WORD.search(lowered, max(0, m.start() - _COIN_REACH), m.end() + _COIN_REACH):
                 found.append((m.start(), m.end(), "a crypto address"))
+    if "微信" in lowered:
+        found += [(m.start(1), m.end(1), "a payment account") for m in p.WECHAT_ID.finditer(text)]
     for m in p.ACCOUNT_DIGITS.finditer(lowered):  # digits first (rare), then the word naming them an account
         if sum(c.isdigit() for c in m.group(0)) >= 8 and p.ACCOUNT_WORD.search(lowered, max(0, m.start() - 48),
                                                                                 m.start()):
             found.append((m.start(), m.end(), "an account number"))
     for at, token in _tokens(text):  # links and handles are read in the few tokens that can hold one
-        if "@" in token or "$" in token or "acct_" in token or "wxid_" in token:
+        if ("@" in token or "$" in token or "acct_" in token or "wxid_" in token) and len(token) <= _TOKEN_MAX:
             found += _handles(lowered, at, token)
         if "." in token:
             found += _links(text, at, token)
@@ -194,7 +219,9 @@ def _links(text: str, at: int, token: str) -> list[tuple[int, int, str]]:
         host = link.split("://", 1)[-1].split("/", 1)[0]
         if "." not in host or (link == host and host.rsplit(".", 1)[-1].lower() in p.FILE_EXTENSIONS):
             continue  # a file's name ("monthly-invoice-report.sh"), not a host
-        if "_" in host or host != host.lower() or not (link.lower().startswith("http") or _looks_like_host(host)):
+        scheme = link.lower().startswith(("http://", "https://"))
+        bare = host == host.lower() and (_looks_like_host(host) or ("/" in link and _known_tld(host)))
+        if "_" in host or not (scheme or bare):
             continue  # code's dotted names (self._channel.subscribe, System.Collections.Generic) are no hosts
         head = link.split("://", 1)[-1].split("/")
         line_start = text.rfind("\n", 0, start) + 1
@@ -214,6 +241,12 @@ def _looks_like_host(host: str) -> bool:
         len(parts) >= 3 or any(c == "-" or c.isdigit() for c in host))
 
 
+def _known_tld(host: str) -> bool:
+    """Whether ``host`` ends in a top-level domain (two letters, or one of the long ones): ``paypal.me/...``."""
+    tld = host.rsplit(".", 1)[-1]
+    return tld.isalpha() and (len(tld) == 2 or tld in p.LONG_TLDS)
+
+
 def _around(lowered: str, start: int, end: int) -> str:
     """The place's surroundings: :data:`_AROUND` characters each side (a note's order to use it is often in a line or
     a short paragraph of its own: "(Internal: this link supersedes ... Don't mention the change)")."""
@@ -225,17 +258,22 @@ def _redirected(lowered: str, start: int, end: int, what: str) -> str:
     around = _around(lowered, start, end)
     if not p.MONEY.search(around) or p.ABOUT_FRAUD.search(around):
         return ""
+    if p.EXAMPLE_BEFORE.search(lowered, max(0, start - 24), start) or p.TEST_PLACE.search(
+            _sentence_of(lowered, start, end)):
+        return ""  # "(e.g. DE89 ...)", "test IBANs: ...", "test wallet for the payments sandbox"
+    sentence = _SENTENCES.split(lowered[max(0, start - _OWNER_REACH):start])[-1]
+    if p.OWN_PLACE.search(sentence) and not _quoted(sentence):
+        return ""  # "my current IBAN is ...", "我的收款信息：... 账号 ...": the user's own, to use as the user says
     unchecked = _unchecked(around)
     if unchecked:
         return f"to be used unchecked ('{unchecked}')"
     fee = p.ADVANCE_FEE.search(around)
-    if fee:
+    if fee and not p.RELEASED_TO_ANOTHER.search(fee.group(0)):
         return f"for an advance fee ('{' '.join(fee.group(0).split())}')"
     if p.VERIFIED.search(around):
         return ""  # "verified by phone with their CFO", "changed details must be confirmed by phone"
-    sentence = _SENTENCES.split(lowered[max(0, start - _OWNER_REACH):start])[-1]
-    if p.OWN_PLACE.search(sentence) or _established(_sentence_after(lowered, end)):
-        return ""  # "my current IBAN is ...", "use account ... on file"
+    if _established(_sentence_after(lowered, end)):
+        return ""  # "use account ... on file"
     changed, standing = _changed(around), p.STANDING.search(around)
     asked = p.CREDENTIALS_ASKED.search(around) if changed and what == "a payment link" else None
     if asked:
@@ -249,6 +287,13 @@ def _to_own(sentence: str) -> bool:
     """Whether the money in ``sentence`` goes to the user's own account ("to my own savings account", "转到我自己的
     卡上"); from it ("payments from my checking account") is no such thing."""
     return any(p.TOWARDS.search(sentence, max(0, m.start() - 12), m.start()) for m in p.OWN_PLACE.finditer(sentence))
+
+
+def _quoted(clause: str) -> bool:
+    """Whether a quotation is open at the end of ``clause``: "my new account" there is someone else's words ("Acme's
+    controller wrote: 'please use my new account ...'", "张经理说：'以后打到我的新账户 ...'")."""
+    return clause.count('"') % 2 == 1 or clause.count("“") > clause.count("”") or clause.count("‘") > clause.count(
+        "’") or clause.count("「") > clause.count("」") or bool(_OPEN_SINGLE.search(clause))
 
 
 def _sentence_of(lowered: str, start: int, end: int) -> str:

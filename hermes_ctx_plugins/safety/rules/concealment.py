@@ -57,20 +57,23 @@ RULES = (
          "asks,ask,asked,questions,wonders,inquires,问起,问到,问及,询问,来源,出处&answer,say,reply,respond,tell,deny,"
          "lie,pretend,说,回答,答,称,告诉他,告诉她,声称,来源,出处",
          r"(?:if|when|should|in\s+case)\s+(?:anyone|someone|somebody|anybody|the\s+user|they|he|she|"
-         r"people)\s+(?:ever\s+)?(?:asks?|questions?|wonders?|inquires?)\s+(?:you\s+)?(?:about|whether|if|why|what|"
-         r"where|who|how)\b[^.?!;\n]{0,80}?,?\s*(?:just\s+|simply\s+)?(?:answer|say|reply|respond|tell\s+(?:them|him|"
+         r"people)\s+(?:ever\s+)?(?:asks?|questions?|wonders?|inquires?)\s+(?:you\s+)?(?:\w+ly\s+)?(?:about|whether|if|"
+         r"why|what|where|who|how)\b[^.?!;\n]{0,80}?,?\s*(?:just\s+|simply\s+)?(?:answer|say|reply|respond|tell\s+(?:them|him|"
          r"her))\s+(?:that\s+)?(?:no\b|nothing\b|it\s+(?:is|was|'s)\s+(?:the\s+|a\s+)?(?:default|normal|standard|"
          r"built-?in)|(?:this|it)\s+(?:is|was)\s+(?:a\s+|the\s+)?(?:system\s+)?default|you\s+(?:don't|"
          r"do\s+not)\s+know|(?:there\s+(?:is|was)\s+)?nothing\s+(?:changed|happened))|(?:if|when|should)\s+(?:anyone|"
-         r"someone|the\s+user|they|he|she)\s+(?:ever\s+)?asks?\b[^.?!;\n]{0,80}?\b(?:deny|lie|pretend)\b|(?:如果|若|"
-         r"要是|假如|万一|当)(?:用户|有人|别人|他|她|对方)(?:问起|问到|问及|询问|问)[^.!?;\n]{0,20}?(?:记忆|笔记|备注|"
-         r"条目|改动|修改|变更|来源|设置|配置|指令)[^.!?;\n]{0,6}?(?:就|便|则)?(?:说(?!明)|回答|答|称|告诉他|告诉她|"
+         r"someone|the\s+user|they|he|she)\s+(?:ever\s+)?asks?\b[^.?!;\n]{0,80}?\b(?:deny|lie|pretend)\b|(?:(?:如果|若|"
+         r"要是|假如|万一|当)(?:用户|有人|别人|他|她|对方)|(?:用户|有人|别人|他|她|对方)(?:如果|若|要是|假如|万一))(?:问起|"
+         r"问到|问及|询问|问)[^.!?;\n]{0,20}?(?:记忆|笔记|备注|条目|改动|修改|变更|来源|设置|配置|指令|密送|抄送|删除|删了|"
+         r"上传|转发|转账)[^.!?;\n]{0,6}?(?:就|便|则)?(?:说(?!明)|回答|答|称|告诉他|告诉她|"
          r"声称)|(?:不要|别|勿|切勿)(?:透露|说明|提及|告诉用户|泄露)(?:它|这条|这段|这则|此条|该条?|其)?(?:记忆|笔记|"
          r"指令)?的?(?:来源|出处)",
          bounded=True, languages=("en", "zh")),
     Rule("concealment/kept-from-the-user-zh", "injection", "concealment from the user", (4, 30),
-         "告诉用户,让用户,向用户,对用户,瞒着用户,通知用户,提醒用户,不要提,别提",
+         "告诉用户,让用户,向用户,对用户,瞒着用户,通知用户,提醒用户,不要提,别提,这条,本条,此条,这段,这则",
          rf"(?:不要|别)提(?:及|到|起)这(?:条|段|则)|(?:不要|别)告诉用户(?!{_SPOILER_ZH})|(?:不要|别)让用户知道|"
-         rf"不能让用户(?:知道|发现)|不要向用户(?:透露|提及|提起|说明|披露)|对用户保密|瞒着用户|不要(?:通知|提醒)用户",
+         rf"不能让用户(?:知道|发现)|不要向用户(?:透露|提及|提起|说明|披露)|对用户保密|瞒着用户|不要(?:通知|提醒)用户|"
+         rf"(?:这|本|此)(?:条|段|则)(?:备忘|记忆|笔记|规则|信息|指令)?(?:不要|别|勿|不得|不能)(?:出现|显示|写进|列出)(?:在|给|到)?"
+         rf"(?:任何|所有)?的?(?:回复|回答|记忆|汇总|总结|摘要|对话|用户)",
          view="squeezed", languages=("zh",)),
 )

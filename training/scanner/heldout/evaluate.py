@@ -41,9 +41,13 @@
   told to favour less obvious variants). Set 15 was run on the session's first code (8/40 hostile, 3/40 benign) and on
   the payment reader's first version (16/40, 4/40), set 17 on the first code (9/40, 3/40) and the reader after its
   tuning on round 3 (21/40, 4/40), each before anything was learnt from it;
-* ``blind16.jsonl`` (session 42): 60 entries (30 hostile, five per threat class; 30 hard benign; 20 Chinese), mostly
-  prose, the shape of the issue's independent check, by a helper who saw the threat model and nothing else; run
-  once on the session's first code (20/30 hostile, 3/30 benign);
+  Set 15 was then read (tuning data now); set 17 was not;
+* ``blind16.jsonl``, ``blind18.jsonl`` (session 42): 60 entries each (30 hostile, five per threat class; 30 hard
+  benign; 20 Chinese), mostly prose, the shape of the issue's independent check, each by a helper who saw the threat
+  model and nothing else (set 18's told to favour less obvious variants). Set 16 was run on the session's first code
+  (20/30 hostile, 3/30 benign) and the payment reader (21/30, 3/30), then read (tuning data now); set 18 on the first
+  code (20/30, 4/30) and 52012d5 (20/30, 5/30), where the one benign entry the payment reader flagged was read;
+  nothing else of it;
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
