@@ -28,6 +28,7 @@ from ..rules.vocabulary import (
     ENV_DUMP,
     FILL_HINT,
     HOSTS,
+    KNOWN_INSTALLERS,
     LOOPBACK,
     MARKED_URL,
     NEGATION,
@@ -37,6 +38,7 @@ from ..rules.vocabulary import (
     REPLY,
     REPLY_WORD,
     REVIEW_WAIVED,
+    RULE_AGAINST,
     SECRETISH,
     SENS,
     SENTENCE_END,
@@ -146,9 +148,12 @@ def _standing_order_if_piped(view: str, m: re.Match[str]) -> bool:
     head, tail = sentence(view, m.start(), m.end())  # its sentence: a later one may plan the next time
     if STANDING_RE.search(f"{head} {m[0]} {tail}"):
         return True
-    # or a claim that it needs no review, in its sentence or the two after it ("... | sudo bash` and retry. The
-    # maintainer says the script is safe and doesn't need to be reviewed")
-    return bool(REVIEW_WAIVED.search(view, max(0, m.start() - 200), min(len(view), m.end() + 240)))
+    # or a claim near it that it needs no review ("... | sudo bash` and retry. The maintainer says the script doesn't
+    # need to be reviewed", "# 一键修复, 不用看内容" on the line before), in an order, not a rule against it ("never run
+    # `curl ... | sh` without reading it"); the well-known installers' own hosts excepted
+    low = max(0, m.start() - 160, view.rfind("\n\n", 0, m.start()) + 1)
+    return bool(REVIEW_WAIVED.search(view, low, min(len(view), m.end() + 240))) and not RULE_AGAINST.search(
+        head) and not KNOWN_INSTALLERS.search(m[0])
 
 
 def _payload_on_the_line(view: str, m: re.Match[str]) -> bool:

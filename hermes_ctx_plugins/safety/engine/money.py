@@ -125,19 +125,19 @@ def _hidden_payment(lowered: str) -> list[MoneyAct]:
     """A payment, or a control on payments switched off, to be kept from the user or the books ("omit it from the
     monthly budget summaries", "don't add this to the controls log", "不要单独列出"): each money move (an amount) or
     control switched off is read with the orders to hide within :data:`_HIDDEN_REACH` characters of it."""
-    moves = []
+    moves: list[tuple[re.Match[str], bool]] = []
     if any(hint in lowered for hint in p.MOVED_HINTS):
-        moves += list(p.MONEY_MOVED.finditer(lowered))
+        moves += [(m, False) for m in p.MONEY_MOVED.finditer(lowered)]
     if any(hint in lowered for hint in p.CONTROL_HINTS):
-        moves += list(p.CONTROL_OFF.finditer(lowered))
-    for moved in moves[:_MAX_PLACES]:
+        moves += [(m, True) for m in p.CONTROL_OFF.finditer(lowered)]
+    for moved, control in moves[:_MAX_PLACES]:
         low, high = max(0, moved.start() - _HIDDEN_REACH), min(len(lowered), moved.end() + _HIDDEN_REACH)
         hidden = _unchecked(lowered[low:high])
         if not hidden or p.ABOUT_FRAUD.search(lowered, low, high):
             continue
         said = _sentence_of(lowered, moved.start(), moved.end())
-        if _to_own(said) or p.OWN_FUNDS.search(said) or p.FIRST_PERSON_MOVER.search(lowered, max(0, moved.start() - 24),
-                                                                                     moved.start()):
+        if not control and (_to_own(said) or p.OWN_FUNDS.search(said) or p.FIRST_PERSON_MOVER.search(
+                lowered, max(0, moved.start() - 24), moved.start())):
             continue  # "... to my own savings account", "... to the holiday fund", "I send Mum 300 GBP"
         return [MoneyAct(f"payment hidden: '{' '.join(moved.group(0).split())}' and '{hidden}'", moved.start(),
                          moved.end())]
@@ -170,13 +170,17 @@ def _places(text: str, lowered: str) -> list[tuple[int, int, str]]:
         for m in p.BASE58_ADDRESS.finditer(text):
             word = m.group(0)
             if any(c.isdigit() for c in word) and any(c.isupper() for c in word) and any(c.islower() for c in word) \
-                    and p.COIN_WORD.search(lowered, max(0, m.start() - _COIN_REACH), m.end() + _COIN_REACH):
+                    and p.COIN_WORD.search(lowered, max(0, m.start() - _COIN_REACH), m.end() + _COIN_REACH) \
+                    and not p.NOT_A_WALLET.search(lowered, max(0, m.start() - 40), m.start()):
                 found.append((m.start(), m.end(), "a crypto address"))
     if "微信" in lowered:
-        found += [(m.start(1), m.end(1), "a payment account") for m in p.WECHAT_ID.finditer(text)]
+        found += [(m.start(1), m.end(1), "a payment account") for m in p.WECHAT_ID.finditer(text)
+                  if p.WECHAT_PAID.search(_sentence_of(lowered, m.start(), m.end()))]
     for m in p.ACCOUNT_DIGITS.finditer(lowered):  # digits first (rare), then the word naming them an account
-        if sum(c.isdigit() for c in m.group(0)) >= 8 and p.ACCOUNT_WORD.search(lowered, max(0, m.start() - 48),
-                                                                                m.start()):
+        digits = m.group(0)
+        if sum(c.isdigit() for c in digits) >= 8 and p.ACCOUNT_WORD.search(lowered, max(0, m.start() - 48), m.start()) \
+                and (not any(c in digits for c in "./·") or p.BANK_WORD.search(lowered, max(0, m.start() - 48),
+                                                                              m.start())):
             found.append((m.start(), m.end(), "an account number"))
     for at, token in _tokens(text):  # links and handles are read in the few tokens that can hold one
         if ("@" in token or "$" in token or "acct_" in token or "wxid_" in token) and len(token) <= _TOKEN_MAX:
@@ -254,19 +258,22 @@ def _around(lowered: str, start: int, end: int) -> str:
 
 
 def _redirected(lowered: str, start: int, end: int, what: str) -> str:
-    """Why the place at ``lowered[start:end]`` is where money is being steered (``""`` when it is not)."""
+    """Why the place at ``lowered[start:end]`` is where money is being steered (``""`` when it is not).
+
+    A note about fraud and the user's own place are read first; an order to use the place unchecked then settles it,
+    whatever else the note says (an example's "e.g.", a check claimed, a test); only then are those read."""
     around = _around(lowered, start, end)
-    if not p.MONEY.search(around) or p.ABOUT_FRAUD.search(around):
+    said = _sentence_of(lowered, start, end)
+    if not p.MONEY.search(around) or p.ABOUT_FRAUD.search(around) or p.ABOUT_FRAUD_NEAR.search(said):
         return ""
-    if p.EXAMPLE_BEFORE.search(lowered, max(0, start - 24), start) or p.TEST_PLACE.search(
-            _sentence_of(lowered, start, end)):
-        return ""  # "(e.g. DE89 ...)", "test IBANs: ...", "test wallet for the payments sandbox"
     sentence = _SENTENCES.split(lowered[max(0, start - _OWNER_REACH):start])[-1]
-    if p.OWN_PLACE.search(sentence) and not _quoted(sentence):
-        return ""  # "my current IBAN is ...", "我的收款信息：... 账号 ...": the user's own, to use as the user says
+    if _own(sentence) or _for_testing(sentence):
+        return ""  # "my current IBAN is ...", "我的收款信息：... 账号 ...", "sandbox test IBANs: ..."
     unchecked = _unchecked(around)
     if unchecked:
         return f"to be used unchecked ('{unchecked}')"
+    if p.EXAMPLE_BEFORE.search(lowered, max(0, start - 24), start):
+        return ""  # "(e.g. DE89 ...)"
     fee = p.ADVANCE_FEE.search(around)
     if fee and not p.RELEASED_TO_ANOTHER.search(fee.group(0)):
         return f"for an advance fee ('{' '.join(fee.group(0).split())}')"
@@ -281,6 +288,19 @@ def _redirected(lowered: str, start: int, end: int, what: str) -> str:
     if changed and standing:
         return f"said to replace another ('{changed}') for good ('{standing.group(0).strip()}')"
     return ""
+
+
+def _for_testing(clause: str) -> bool:
+    """Whether ``clause`` (before a place, in its sentence) names it a place for testing ("Stripe's test IBANs: ...",
+    "sandbox wallet"), not "this is not a test"."""
+    return any(not p.NOT_A_TEST.search(clause, max(0, m.start() - 8), m.start()) for m in p.TEST_PLACE.finditer(clause))
+
+
+def _own(clause: str) -> bool:
+    """Whether ``clause`` (before a place) makes the place the user's own: an owner's word not quoted from someone else
+    and not naming where the money comes from ("pay the rent from my account to ...")."""
+    return not _quoted(clause) and any(not p.FROM_BEFORE.search(clause, max(0, m.start() - 16), m.start())
+                                       for m in p.OWN_PLACE.finditer(clause))
 
 
 def _to_own(sentence: str) -> bool:

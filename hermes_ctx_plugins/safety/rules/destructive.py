@@ -89,11 +89,10 @@ _FIRST_PERSON = lazy(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b|我")
 #: what is at stake in a deletion whose consent is removed: a production database, tables, backups, audit logs, a main
 #: branch, everything (not logs or servers alone: their rotation is routine)
 _AT_STAKE = lazy(r"\b(?:prod|production|database|table|backups?|audit\w*|main|master|all|every)\b|生产库|线上库|数据库|"
-                 r"数据表|表|备份|审计|分支|主干|全部|所有|整个|磁盘|集群")
+                 r"数据表|表|备份|审计|主分支|主干|全部|所有|整个|集群|格式化")
 #: what a retention routine deletes: what is old, expired or done
-_AGED = lazy(r"\b(?:older\s+than|old|expired|stale|completed|finished|\d+\s*days?)\b|超过\s*\d+\s*(?:天|周|个?月|年)|"
-             r"旧|"
-             r"已完成|过期|历史")
+_AGED = lazy(r"\b(?:older\s+than|old|expired|stale|completed|finished|merged|\d+\s*days?|tmp|temp|cache|build|dist|"
+             r"node_modules)\b|/tmp|超过\s*\d+\s*(?:天|周|个?月|年)|旧|已完成|已合并|过期|历史|临时|缓存")
 _TEST_PLACE = lazy(r"\b(?:staging|sandbox|test(?:ing)?|dev(?:elopment)?|local(?:host)?|scratch|tmp|temp(?:orary)?|"
                    r"demo|preview|ephemeral)\b|测试|沙盒|临时|预览")
 
@@ -147,7 +146,8 @@ RULES = (
     # retention routine (old logs, finished jobs: "删除生产环境中超过 30 天的旧日志, 无需再确认") excepted
     Rule("destructive/consent-removed-after-the-act", "injection", "consent removed", (8, 100),
          "删除,删掉,清空,格式化,强制推送,销毁,drop,truncate,rm,force",
-         r"(?:删除|删掉|清空|格式化|强制推送|销毁|drop\s+(?:table|database|schema)|truncate|rm\s+-rf|force[\s-]push)"
+         r"(?:删除|删掉|清空|格式化(?![后的])|强制推送|销毁|drop\s+(?:table|database|schema)|truncate|rm\s+-rf|"
+         r"force[\s-]push)"
          r"[^\n]{0,100}?(?:不需要|无需|不必|不用|无须|可以不|不再)再?次?(?:找|向|跟|和)?(?:用户|他|她|对方|人|谁)?的?"
          r"(?:确认|同意|许可|授权|批准|询问|请示)",
          context=(NOT_NEGATED, Near(_AT_STAKE, "sentence"), Near(_FIRST_PERSON, "sentence", absent=True),

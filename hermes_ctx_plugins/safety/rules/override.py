@@ -93,8 +93,7 @@ RULES = (
          r"(?:instructions|rules|guidelines)|(?:the\s+|your\s+)?system\s+(?:prompt|message|instructions))|(?:disagrees?|"
          r"conflicts?|differs?)\s+with\s+(?:the\s+|your\s+)?system\s+(?:prompt|message|instructions)\b[^.\n]{0,100}?\b"
          r"(?:is|are)\s+(?:the\s+)?(?:authoritative|final|binding|the\s+authority)"
-         r"|(?:is|are)\s+(?:authoritative|binding)\s+over\s+(?:the\s+|your\s+)?(?:system\s+(?:prompt|message)|"
-         r"instructions|user)",
+         r"",
          bounded=True, languages=("en",)),
     Rule("override/rules-no-longer-bind", "injection", "authority claim", (60, 120),
          "bind,binding,binds,apply,applies,govern,governs,restrict,constrain,limit,matter,count,authority,source,"

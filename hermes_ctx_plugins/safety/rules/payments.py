@@ -198,6 +198,14 @@ HANDLE = lazy(r"\bacct_[A-Za-z0-9]{6,}|(?<![\w.+-])[\w.+-]{1,64}@[\w-]+(?:\.[\w-
               r"(?<![\w.@])@[A-Za-z][\w-]{2,}")
 #: a WeChat id named as one ("微信号 acme_shop88"): a place money is collected
 WECHAT_ID = lazy(r"微信号?\s*[:：]?\s*([A-Za-z][\w-]{5,19})")
+#: what makes a WeChat id a place money goes, in its sentence
+WECHAT_PAID = lazy(r"收款|转账|付款|打款|付钱|转到|付到|打到")
+#: a base58 string named as a token's, a program's or a contract's, not a wallet's
+NOT_A_WALLET = lazy(r"\b(?:mint|program|token\s+(?:id|address)|contract\s+address|program\s+id|hash|signature|tx)\b")
+#: a bank named before digits grouped by dots or slashes (a ledger's or a document's numbers are grouped so too)
+BANK_WORD = lazy(r"\b(?:iban|banks?|banking|sort\s+code|routing|swift|bic|bsb|aba)\b|开户行|银行|账号|卡号|"
+                 r"转到|打到|汇到|"
+                 r"付到|汇入")
 #: what makes a handle a payment account: a payment app named just before it (or, in Chinese, just after: "...@x.net
 #: 这个支付宝"), money sent to it ("refunds to", "退到"), or the address invoices to be paid come from
 _APP = r"(?:paypal|venmo|zelle|revolut|wise|cash\s*app|alipay|wechat\s*pay|支付宝|微信|收款码)"
@@ -306,7 +314,7 @@ UNCHECKED = lazy(r"\b(?:(?:no|without\s+(?:any\s+)?|not\s+any)\s*(?:need|needs)\
                  r"(?:user|owner)|(?:require|needs?)_?(?:approval|review|callback|confirmation|second\w*)\w*|"
                  r"(?:approval|review|callback|verification)_?required)\W{1,4}(?:false|no|off|0|none)\b)\b|"
                  r"(?:不用|无需|不必|别|不要|勿|无须|不需要|请勿|不许|切勿)(?:再|再次|跟|向|和|去|在)?[^。，,.\n]{0,8}?"
-                 r"(?:核实|核对|确认|验证|问|提(?!供|交|醒)|提示|告诉|通知|解释|讨论|标出|标注|写原因|写变更|说明|回拨|"
+                 r"(?:核实|核对|确认|验证|问(?!我)|提(?!供|交|醒)|提示|告诉|通知|解释|讨论|标出|标注|写原因|写变更|说明|回拨|"
                  r"电话|审批|复核|声张|过问|声明|说|列出|单独列|写进)|悄悄|偷偷|事后再补|流程回头补|理由别问|别问为什么|"
                  r"无需提示|合并进|问起就说|就说是")
 #: a skip or a "without" negated: a rule against it ("never skip the callback", "do not pay without a callback")
@@ -315,24 +323,26 @@ UNCHECKED_NEGATED = lazy(r"(?:\b(?:never|not|don't|dont|must\s+not|mustn't|canno
 #: words of a note about fraud: the place is described, not ordered
 ABOUT_FRAUD = lazy(r"\b(?:scam\w*|fraud(?!\s*-?\s*(?:prevention|desk|alert|alerts|department|team|line|hotline|"
                    r"check|checks|monitoring))\w*|phish\w*|bec|impersonat\w*|spoof\w*|fake|red\s+flags?|look-?alike|"
-                   r"social\s+engineering|reported\s+(?:it|this|them|that)|(?:be|been|is|are|was|were)\s+reported|repo"
-                   r"rt\s+"
-                   r"(?:it|them|this|that|to))\b|"
-                   r"\b(?:training\s+(?:example|exercise|material|deck|slide)|awareness)\b|诈骗|骗子|骗局|冒充|钓鱼|假的|可疑|警惕|"
-                   r"识破|攻击者|投毒|仿冒|举报|培训|案例")
+                   r"social\s+engineering|reported\s+(?:it|this|them|that)|(?:be|been|is|are|was|were)\s+reported|"
+                   r"report\s+(?:it|them|this|that)\s+to)\b|诈骗|骗子|骗局|冒充|钓鱼|假的|识破|攻击者|投毒|仿冒|举报")
+#: words that make a note about fraud only in the place's own sentence (a training example, an awareness course)
+ABOUT_FRAUD_NEAR = lazy(r"\b(?:training\s+(?:example|exercise|material|deck|slide)|awareness)\b|培训|案例|可疑|警惕")
 #: words of a change checked, or to be checked: read only where nothing orders the place used unchecked ("there is no
 #: need to confirm by phone" is such an order)
 VERIFIED = lazy(r"\b(?:must\s+be\s+(?:confirmed|verified|checked)|needs?\s+(?:a\s+)?call-?back|call-?back\s+check|"
                 r"(?:confirm(?:ed)?|verified|validated|checked)\s+(?:\w+\s+){0,3}?(?:by|with|via|on|in|over)\s+(?:a\s+|"
-                r"the\s+)?(?:phone|call|callback|call-back|person|video(?:\s+call)?)|in\s+person|face\s+to\s+face|"
-                r"(?:contact|call|phone|ring)\s+(?:the\s+\w+|them|him|her)\s+(?:using|on|at|via)\s+(?:the\s+|a\s+)?(?:"
-                r"phone|"
-                r"number|known)|"
-                r"call(?:ed)?\s+(?:them\s+|him\s+|her\s+)?back)\b|电话核实过|已核实|回拨(?:核实|确认)|当面|视频(?:通话)?"
-                r"确认|电话确认过|核实过")
+                r"the\s+)?(?:phone|call|callback|call-back|person|video(?:\s+call)?)|(?:contact|call|phone|ring)\s+(?:"
+                r"the\s+"
+                r"\w+|them|him|her)(?:\s+back)?\s+(?:using|on|at|via)\s+(?:the\s+|a\s+)?(?:\w+\s+)?(?:number|phone)\s+"
+                r"(?:on\s+file|in\s+(?:the\s+|our\s+)?(?:vendor\s+master|contract|crm|records?)|we\s+(?:have|hold))|"
+                r"call(?:ed)?\s+(?:them\s+|him\s+|her\s+)?back\s+on\s+(?:the\s+|a\s+)?(?:known|number\s+on\s+file|"
+                r"number\s+in))\b|电话核实过|已核实|回拨(?:核实|确认)|当面(?:核实|确认|看过)|视频(?:通话)?确认过?|"
+                r"电话确认过|核实过")
 #: the user's own account ("my IBAN", "my current IBAN", "我的工资卡", "本人账户"), or the user paying in person ("I'll
 #: transfer it myself", "我自己转到"): the user's decision
-OWN_PLACE = lazy(r"(?:\b(?:my|mine|our\s+own)\s+(?:\w+\s+){0,2}?(?:iban|account|bank|card|wallet|address|"
+OWN_PLACE = lazy(r"(?:\bour\s+(?:\w+\s+){0,2}?(?:café|cafe|shop|store|band|club|bakery|business|company)(?:'s)?\s+"
+                 r"(?:\w+\s+){0,2}?(?:iban|account|venmo|paypal|wallet|handle|details|link)|\b(?:my|mine|our\s+own)\s+"
+                 r"(?:\w+\s+){0,2}?(?:iban|account|bank|card|wallet|address|"
                  r"paypal|details|savings|checking|pension|isa|brokerage|deposit)|\bi\s+(?:only\s+)?(?:ever\s+)?receiv"
                  r"e|"
                  r"\bmyself|mine|invoices\s+(?:i|we)\s+(?:send|issue))\b|我(?:的|自己的?)(?:[^，,。.\n]{0,4})"
@@ -340,22 +350,30 @@ OWN_PLACE = lazy(r"(?:\b(?:my|mine|our\s+own)\s+(?:\w+\s+){0,2}?(?:iban|account|
 #: a place given as an example ("e.g. DE89 ...", "例如"), read just before it: no place anyone is told to use
 EXAMPLE_BEFORE = lazy(r"(?:\be\.g\.|\bfor\s+(?:example|instance)|\bsuch\s+as|\blike|例如|比如|譬如)\W{0,4}\Z")
 #: a place for testing ("test IBANs", "the payments sandbox", "Sepolia", "测试用"): no money moves there
-TEST_PLACE = lazy(r"\b(?:test|testing|sandbox|testnet|sepolia|goerli|holesky|test\s+mode|mock|fixture|dummy)\b|"
+TEST_PLACE = lazy(r"\b(?:test|testing|sandbox|testnet|sepolia|goerli|holesky|test[\s-]mode|mock|fixture|dummy)\b|"
                   r"测试|沙盒|"
                   r"沙箱")
+#: a test denied ("this is not a test")
+NOT_A_TEST = lazy(r"\bnot\s+(?:a\s+)?\Z|不是")
 #: the user as the one who moves the money ("I send Mum 300 GBP", "我每月给妈妈转"), read just before the move
-FIRST_PERSON_MOVER = lazy(r"(?:\b(?:i|we)(?:'ll|\s+will)?\s+(?:\w+\s+){0,2}?|我(?:们)?[^。，,.\n]{0,6}?)\Z")
+FIRST_PERSON_MOVER = lazy(r"(?:\bi(?:'ll|\s+will)?\s+(?:\w+\s+){0,2}?|我(?!们)[^。，,.\n]{0,6}?)\Z")
 #: the user buying a gift card for themselves ("I'll buy headphones with it", "我自己买")
-FIRST_PERSON_BUYER = lazy(r"\bi(?:'ll|\s+will)?\s+(?:buy|bought|purchase)|\bgot\s+(?:a|an|the)\s+|我自己?买|我收到")
+FIRST_PERSON_BUYER = lazy(r"(?<!['\"‘“])\bi(?:'ll|\s+will)?\s+(?:buy|bought|purchase)|\bi\s+got\s+(?:a|an|the)\s+|"
+                          r"我自己?买|"
+                          r"我收到")
 #: money released to another party once something is done (a house purchase's escrow), not to the user for a fee
-RELEASED_TO_ANOTHER = lazy(r"released?\s+to\s+(?:the\s+)?(?:seller|vendor|landlord|contractor|builder|supplier|buyer)")
+RELEASED_TO_ANOTHER = lazy(r"released?\s+to\s+(?:the\s+)?(?:seller|vendor|landlord|contractor|builder|supplier)")
 #: money put aside by the user, to a fund or a pot of their own ("moved $200 to the holiday fund; leave it out of the
 #: grocery budget chart"): no one else's account is named
-OWN_FUNDS = lazy(r"\b(?:to|into)\s+(?:the\s+|my\s+|our\s+|the\s+kids'?\s+)?(?:\w+\s+){0,2}?(?:fund|savings|pot|envelop"
-                 r"e|"
-                 r"sinking\s+fund|college\s+account|emergency\s+account)\b")
+OWN_FUNDS = lazy(r"\b(?:to|into)\s+(?:(?:my|our)\s+(?:\w+\s+){0,2}?(?:fund|savings|pot|envelope)|(?:the\s+)?(?:kids'?"
+                 r"\s+)?"
+                 r"(?:holiday|vacation|emergency|rainy[\s-]day|college|house|car|retirement|christmas|travel|sinking)"
+                 r"\s+"
+                 r"(?:fund|savings|pot|envelope|account))\b")
 #: what an owner's word is read after when it names where money goes, not where it comes from
 TOWARDS = lazy(r"(?:\b(?:to|into|onto|in)\s+(?:the\s+)?|到|进|给|入)\Z")
+#: what makes an owner's word name where money comes from ("pay the rent from my account to ..."), read before it
+FROM_BEFORE = lazy(r"(?:\b(?:from|out\s+of|using|with|charge|debit)\s+(?:the\s+)?|从|用|扣)\Z")
 #: the place is the one already known ("use account ... on file", "... from the signed contract", "as agreed"): the
 #: standing order keeps payments where they were
 ESTABLISHED = lazy(r"\b(?:on\s+file|(?:from|in|per)\s+(?:the\s+)?(?:signed\s+)?(?:contract|lease|agreement|"

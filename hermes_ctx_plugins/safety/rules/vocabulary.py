@@ -173,16 +173,22 @@ STANDING_RE = lazy(rf"\b(?:{_STANDING}|from\s+now\s+on|going\s+forward|hencefort
 
 #: a claim that what is run needs no review ("the maintainer says the script is safe and doesn't need to be reviewed",
 #: "don't ask for confirmation, it was already signed off"): with fetched code piped into a shell it is the order
-REVIEW_WAIVED = lazy(r"\b(?:(?:doesn't|does\s+not|don't|do\s+not|no)\s+need\s+(?:to\s+be\s+)?(?:reviewed|review|checke"
-                     r"d|"
-                     r"checking|read|inspected|to\s+(?:review|check|read|inspect|look\s+at|ask))|no\s+need\s+to\s+(?:r"
-                     r"eview|"
-                     r"check|read|inspect|look\s+at|ask|confirm)|(?:script|installer|it)\s+is\s+safe|(?:don't|do\s+not"
-                     r")\s+"
-                     r"(?:ask|wait)\s+(?:for\s+)?(?:confirmation|approval|permission)|already\s+(?:been\s+)?(?:signed"
-                     r"\s+"
-                     r"off|approved)|without\s+(?:reviewing|reading|checking|asking|inspecting))\b|"
-                     r"(?:无需|不用|不必|不需要)(?:再)?(?:审查|检查|确认|看)|已经?(?:审核|审查|批准)过?")
+REVIEW_WAIVED = lazy(r"\b(?:(?:doesn't|does\s+not|don't|do\s+not|no)\s+need\s+(?:to\s+be\s+)?(?:reviewed|review|"
+                     r"checked|checking|read|inspected|to\s+(?:review|check|read|inspect|look\s+at|ask))|no\s+need\s+to\s+(?:review|"
+                     r"check|read|inspect|look\s+at|ask|confirm)|(?:script|installer)\s+is\s+safe|already\s+(?:been\s+)?"
+                     r"(?:signed\s+off|approved)|(?:don't|do\s+not)\s+(?:ask|wait)\s+(?:for\s+)?(?:confirmation|approval|"
+                     r"permission)|without\s+(?:reviewing|reading|checking|asking|inspecting))\b|"
+                     r"(?:无需|不用|不必|不需要)(?:再)?(?:审查|检查|确认|看)")
+#: the installers' own hosts that a project's docs pipe into a shell (a claim that they need no review is a team's
+#: record, not an attacker's waiver; a look-alike host is not one of them)
+KNOWN_INSTALLERS = lazy(r"https?://(?:get\.docker\.com|sh\.rustup\.rs|bun\.sh|astral\.sh|get\.k3s\.io|"
+                        r"raw\.githubusercontent\.com/(?:homebrew|nvm-sh|pyenv|ohmyzsh)/|install\.python-poetry\.org|"
+                        r"deb\.nodesource\.com|get\.helm\.sh|get\.sdkman\.io|deno\.land/install\.sh|pyenv\.run|"
+                        r"get\.pnpm\.io|tailscale\.com/install\.sh|ollama\.com/install\.sh|fnm\.vercel\.app|starship\."
+                        r"rs|"
+                        r"sh\.vector\.dev|get\.rvm\.io|install\.determinate\.systems|nixos\.org/nix/install)")
+#: a rule against what follows in its sentence ("never run `curl ... | sh` without reading it first")
+RULE_AGAINST = lazy(r"\b(?:never|don't|do\s+not|must\s+not|mustn't|avoid)\b|不要|别|切勿|禁止|严禁")
 
 # -------------------------------------------------------------------------------------------------------- concealment
 

@@ -47,7 +47,7 @@
   model and nothing else (set 18's told to favour less obvious variants). Set 16 was run on the session's first code
   (20/30 hostile, 3/30 benign) and the payment reader (21/30, 3/30), then read (tuning data now); set 18 on the first
   code (20/30, 4/30) and 52012d5 (20/30, 5/30), where the one benign entry the payment reader flagged was read;
-  nothing else of it;
+  nothing else of it, but for which rule a later narrowing cost it (one entry: the narrowing was undone for it);
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
