@@ -118,6 +118,9 @@ _COOKIE_NAME = lazy(r"[:;\s][\w.$-]{0,40}\Z")
 # a signed URL's parameter follows "?" or "&" (or "-" inside a name: X-Amz-Security-Token)
 _PARAMETER_START = lazy(r"[?&-]")
 
+#: a digit spelt as a word
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+
 RULES = (  # most specific first (joined overlapping spans take the earlier's label); matches start at anchors
     # the big few, known by their prefix; a private key as _PEM_KEY says
     Rule("secrets/token-formats", "secret", "token", (0, 0),
@@ -283,6 +286,13 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"(?<![\w-])(?P<key>pin(?:\s+(?:code|number))?|passcode|(?:door|alarm|gate|safe|lock|garage|entry|"
          r"security)\s+(?:code|pin))\b(?:\s+(?:for|of|on|to)\s+[^\n:=]{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|"
          r"为))\s*[\"']?(?P<value>\d{4,8})(?![\d.,%])",
+         languages=("en",)),
+    # ... spelt in words ("the PIN is seven three zero eight", "alarm code: four-one-one-nine")
+    Rule("secrets/pin-or-door-code-in-words", "secret", "password", (0, 0),
+         "pin,passcode,door,alarm,gate,safe,lock,garage,entry,security",
+         rf"(?<![\w-])(?P<key>pin(?:\s+(?:code|number))?|passcode|(?:door|alarm|gate|safe|lock|garage|entry|"
+         rf"security)\s+(?:code|pin))\b(?:\s+(?:for|of|on|to)\s+[^\n:=]{{1,30}}?)?(?:\s*[:=]|\s+(?:is|was))\s*"
+         rf"[\"']?(?P<value>(?:{_DIGIT_WORD}[\s,-]+){{3,7}}{_DIGIT_WORD})\b",
          languages=("en",)),
     # a Wi-Fi network's key ("The Wi-Fi at the cabin: SSID Birchwood, key Lantern&Moss_57")
     Rule("secrets/wifi-key", "secret", "password", (0, 0),
