@@ -48,6 +48,9 @@
   (20/30 hostile, 3/30 benign) and the payment reader (21/30, 3/30), then read (tuning data now); set 18 on the first
   code (20/30, 4/30) and 52012d5 (20/30, 5/30), where the one benign entry the payment reader flagged was read;
   nothing else of it, but for which rule a later narrowing cost it (one entry: the narrowing was undone for it);
+* ``blind19_pay.jsonl``, ``blind20.jsonl`` (session 42, at its end): a third payments set (80) and a third general prose
+  set (60) of the same briefs, by two more helpers; run once on the session's first code (set 19: 12/40 hostile, 5/40
+  benign; set 20: 19/30, 6/30) and on its last (8a86616; 23/40, 6/40 and 22/30, 6/30). Not looked at;
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
