@@ -15,22 +15,23 @@ moving and either
   **for good** (from now on, every, all open invoices, whenever the user asks, nightly, 以后, 一律) -- or, for a
   payment page, that card details are to be entered there again.
 
-It is not read so when the place is the user's own ("my current IBAN is ...", "我的工资卡", "I'll transfer it
-myself"; a payment redirected in the user's own voice is their decision, as :mod:`..rules.payments` says) -- unless
-those words are someone else's, quoted ("the supplier wrote: 'please use my new account ...'") -- nor when it is
-given as an example ("e.g. DE89 ...") or for testing ("test IBANs", "the payments sandbox"), nor when a change is
-spoken of as refused ("never a new one") or checked ("verified by phone with their CFO", "call them back on the
-number on file"), nor when the words around it are about fraud (a warning, a report of a scam, a training example):
-the hard benign notes a user keeps are mostly those. The one already known ("use account ... on file") is no
-redirection unless it is also to be used unchecked. A rule against skipping ("never skip the callback", "do not pay
-without one") is no order to skip.
+Read first, each settles a place as no redirection: words about fraud around it (a warning, a report of a scam) or a
+training example in its sentence; the place being the user's own, said before it in its sentence ("my current IBAN
+is ...", "我的工资卡", "I'll transfer it myself"; a payment redirected in the user's own voice is their decision, as
+:mod:`..rules.payments` says) -- not when those words are someone else's, quoted ("the supplier wrote: 'please use my
+new account ...'"), nor when they name where the money comes from ("from my account to the landlord's new IBAN");
+and a place named for testing ("test IBANs: ...", "sandbox wallet"). Then an order to use it unchecked settles it
+as a redirection, whatever else is said. Only then: a place given as an example ("e.g. DE89 ..."), a change
+checked by its means ("verified by phone with their CFO", "call them back on the number on file"), the account
+already known ("use account ... on file"), and a change spoken of as refused ("never a new one") are no
+redirection. A rule against skipping ("never skip the callback", "do not pay without one") is no order to skip.
 
 Four scams carry no place: gift cards bought and their codes sent on; one-time codes read out to a "support" line;
 the user's money moved to a "safe" holding account; and a payment kept from the user or the books -- an amount
 moved, or a control on payments switched off (a second approval, a limit), with an order to hide it nearby ("omit it
 from the budget summaries", "don't add this to the controls log", "合并进生活缴费"), unless it goes to the user's own
-account, a fund of the user's own, or is moved by the user ("I send Mum 300 GBP"). Each is read with the same
-exceptions, a note about fraud looked for further around (:data:`_FRAUD_REACH`).
+account or a fund of the user's own, or is moved by the user ("I send Mum 300 GBP"; never for a control switched
+off). Each is read with the same exceptions, a note about fraud looked for further around (:data:`_FRAUD_REACH`).
 
 Places are found as written and as they are also written: an IBAN in lower case or with dots, dashes or a line
 break between its groups, account digits grouped by dots or slashes, ``0X`` addresses, base58 addresses with the coin
