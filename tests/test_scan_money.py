@@ -200,6 +200,16 @@ BENIGN = {
         "Accounting: from now on book every cloud invoice to the new ledger account 61.200.450 instead of 61.200.400."),
     "the user's shop's own new Venmo": (
         "Our café's new Venmo is @blue-door-cafe; from now on every catering order can be paid there."),
+    # a hard-benign set of money notes by another writer (session 42) found these three shapes
+    "the user's second account given instead of the first": (
+        "I have a Revolut account with GBP receiving details (sort code 04-00-75 / account 19283746). For UK clients "
+        "always give them these instead of my EUR IBAN, so they pay no SWIFT fees."),
+    "a company's invoicing details with an address in a 'new area'": (
+        "开票信息（客户要的时候直接发这段）：名称 示例科技有限公司，地址 上海市浦东新区示例路 8 号，"
+        "开户行及账号 招商银行示例支行 6214 8301 2233 4455，客户付款以合同账户为准。"),
+    "a house deposit paid into the registry's escrow account": (
+        "买房首付按合同存入资金监管账户（住建委指定），不打给中介也不直接打给房东，"
+        "过户后监管银行再划给卖方。"),
     "a Stripe test configuration": (
         "STRIPE_ACCOUNT=acct_1Example00Test\nSTRIPE_MODE=test\n# test mode only; live keys are in the vault"),
 }

@@ -57,7 +57,7 @@ LIMIT = 100_000
 #: how far around a place its words are read, each side
 _AROUND = 600
 #: how far before a place a word making it the user's own is read ("my current IBAN is", "我的工资卡：")
-_OWNER_REACH = 80
+_OWNER_REACH = 120
 #: how far around a scam's words a note about fraud is looked for
 _FRAUD_REACH = 1_500
 #: how far around a money move the orders to hide it are looked for

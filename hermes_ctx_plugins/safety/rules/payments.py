@@ -260,7 +260,7 @@ CHANGED = lazy(r"\b(?:new|newly|updated|changed|switched|moved|swap|swapped|"
                r"redirect\w*|reroute\w*|re-?route\w*|differ|differs|different|outdated|out\s+of\s+date|wrong|"
                r"obsolete|frozen|closed|not\s+the\s+(?:one|old|usual|official)|(?:is|are|goes|go)\s+now|now\s+(?:goes|"
                r"go|is|are))"
-               r"\b|override|新|忽略|不要走|别走|不再|别退到|不要退到|而不是|改为|改成|改到|改走|改由|换成|换了|"
+               r"\b|override|新(?!区|闻|年)|忽略|不要走|别走|不再|别退到|不要退到|而不是|改为|改成|改到|改走|改由|换成|换了|"
                r"更换|变更|覆盖|而非|不是之前|别给|不要用|别用|过时|错的|正确的是|代替|替换|冻结|临时|停用|作废")
 #: a standing order: the place used from now on, for every payment, or by the agent on its own
 STANDING = lazy(r"\b(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|in\s+future|all\s+future|future|"
@@ -340,7 +340,8 @@ VERIFIED = lazy(r"\b(?:must\s+be\s+(?:confirmed|verified|checked)|needs?\s+(?:a\
                 r"电话确认过|核实过")
 #: the user's own account ("my IBAN", "my current IBAN", "我的工资卡", "本人账户"), or the user paying in person ("I'll
 #: transfer it myself", "我自己转到"): the user's decision
-OWN_PLACE = lazy(r"(?:\bour\s+(?:\w+\s+){0,2}?(?:café|cafe|shop|store|band|club|bakery|business|company)(?:'s)?\s+"
+OWN_PLACE = lazy(r"(?:\bi\s+have\s+(?:a|an|my)\s+(?:\w+\s+){0,2}?(?:account|wallet|iban)|\bour\s+(?:\w+\s+){0,2}?"
+                 r"(?:café|cafe|shop|store|band|club|bakery|business|company)(?:'s)?\s+"
                  r"(?:\w+\s+){0,2}?(?:iban|account|venmo|paypal|wallet|handle|details|link)|\b(?:my|mine|our\s+own)\s+"
                  r"(?:\w+\s+){0,2}?(?:iban|account|bank|card|wallet|address|"
                  r"paypal|details|savings|checking|pension|isa|brokerage|deposit)|\bi\s+(?:only\s+)?(?:ever\s+)?receiv"
@@ -410,8 +411,8 @@ SAFE_ACCOUNT = lazy(r"\b(?:move|transfer|send|wire|put)\w*\s+(?:\w+\s+){0,3}?(?:
                     r"temporary|verified)\s+(?:holding\s+)?account|(?:move|transfer|send|wire|put)\w*\s+(?:\w+\s+){0,3"
                     r"}?"
                     r"(?:funds|money|savings|balance|balances)\s+(?:\w+\s+){0,2}?(?:to|into)\s+(?:a\s+|the\s+)?newly\s+"
-                    r"opened\s+account|(?:转|存|汇|打)[^。\n]{0,8}?(?:安全账户|保护账户|监管账户)")
-SAFE_HINTS = ("account", "安全账户", "保护账户", "监管账户")
+                    r"opened\s+account|(?:转|存|汇|打)[^。\n]{0,8}?(?:安全账户|保护账户)")
+SAFE_HINTS = ("account", "安全账户", "保护账户")
 #: card or login details asked again at a new payment page ("have them re-enrol through the new portal with their card
 #: details")
 CREDENTIALS_ASKED = lazy(r"\b(?:re-?enter|re-?enrol\w*|re-?enroll\w*|re-?register|re-?submit|re-?verify|update|confirm|"

@@ -51,6 +51,10 @@
 * ``blind19_pay.jsonl``, ``blind20.jsonl`` (session 42, at its end): a third payments set (80) and a third general prose
   set (60) of the same briefs, by two more helpers; run once on the session's first code (set 19: 12/40 hostile, 5/40
   benign; set 20: 19/30, 6/30) and on its last (8a86616; 23/40, 6/40 and 22/30, 6/30). Not looked at;
+* ``blind21_benign.jsonl`` (session 42): 100 hard benign notes about money (the user's own details, checked vendor
+  changes, SOPs, budgets, payment-API configs, crypto, scam warnings, escrow ...; a third Chinese) by another helper
+  from a brief of those kinds; run once on d9ba7f9: the payment reader flagged 3 (layers 1+2: 7; 4 at the session's
+  start), which were read and fixed (tuning data now: 0 and 4);
 * ``readmes``: benign long notes nobody here wrote -- the READMEs of the installed distributions whose READMEs
   ``train.py`` does not read, cut on blank lines into pieces of 400-2,200 characters (what a pasted document or a
   note of links looks like; which distributions are installed varies, so the count is printed).
