@@ -120,6 +120,10 @@ _PARAMETER_START = lazy(r"[?&-]")
 
 #: a digit spelt as a word
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+#: what names a PIN or a door code, and what it is for ("PIN for the card ending 4421")
+_PIN_ANCHORS = "pin,passcode,door,alarm,gate,safe,lock,garage,entry,security"
+_PIN_KEY = (r"(?<![\w-])(?P<key>pin(?:\s+(?:code|number))?|passcode|(?:door|alarm|gate|safe|lock|garage|entry|"
+            r"security)\s+(?:code|pin))\b(?:\s+(?:for|of|on|to)\s+[^\n:=]{1,30}?)?")
 
 RULES = (  # most specific first (joined overlapping spans take the earlier's label); matches start at anchors
     # the big few, known by their prefix; a private key as _PEM_KEY says
@@ -281,18 +285,12 @@ RULES = (  # most specific first (joined overlapping spans take the earlier's la
          r"(?P<value>[^\s\\\"'`]{4,200})",
          context=("password value",), languages=()),
     # PINs and door codes are short digits ("PIN for the card ending 4421 is 8375", "the alarm code is 2231")
-    Rule("secrets/pin-or-door-code", "secret", "password", (0, 0),
-         "pin,passcode,door,alarm,gate,safe,lock,garage,entry,security",
-         r"(?<![\w-])(?P<key>pin(?:\s+(?:code|number))?|passcode|(?:door|alarm|gate|safe|lock|garage|entry|"
-         r"security)\s+(?:code|pin))\b(?:\s+(?:for|of|on|to)\s+[^\n:=]{1,30}?)?(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|"
-         r"为))\s*[\"']?(?P<value>\d{4,8})(?![\d.,%])",
+    Rule("secrets/pin-or-door-code", "secret", "password", (0, 0), _PIN_ANCHORS,
+         rf"{_PIN_KEY}(?:\s*[:=]|\s+(?:is|was)|\s*(?:是|为))\s*[\"']?(?P<value>\d{{4,8}})(?![\d.,%])",
          languages=("en",)),
     # ... spelt in words ("the PIN is seven three zero eight", "alarm code: four-one-one-nine")
-    Rule("secrets/pin-or-door-code-in-words", "secret", "password", (0, 0),
-         "pin,passcode,door,alarm,gate,safe,lock,garage,entry,security",
-         rf"(?<![\w-])(?P<key>pin(?:\s+(?:code|number))?|passcode|(?:door|alarm|gate|safe|lock|garage|entry|"
-         rf"security)\s+(?:code|pin))\b(?:\s+(?:for|of|on|to)\s+[^\n:=]{{1,30}}?)?(?:\s*[:=]|\s+(?:is|was))\s*"
-         rf"[\"']?(?P<value>(?:{_DIGIT_WORD}[\s,-]+){{3,7}}{_DIGIT_WORD})\b",
+    Rule("secrets/pin-or-door-code-in-words", "secret", "password", (0, 0), _PIN_ANCHORS,
+         rf"{_PIN_KEY}(?:\s*[:=]|\s+(?:is|was))\s*[\"']?(?P<value>(?:{_DIGIT_WORD}[\s,-]+){{3,7}}{_DIGIT_WORD})\b",
          languages=("en",)),
     # a Wi-Fi network's key ("The Wi-Fi at the cabin: SSID Birchwood, key Lantern&Moss_57")
     Rule("secrets/wifi-key", "secret", "password", (0, 0),
