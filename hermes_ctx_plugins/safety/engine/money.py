@@ -64,7 +64,6 @@ _FRAUD_REACH = 1_500
 _HIDDEN_REACH = 300
 #: how many places are judged at most
 _MAX_PLACES = 40
-#: where a sentence ends (the user's ownership of a place is read in the place's own sentence)
 #: a single quote opening a quotation (after a colon, a space or a bracket, before a letter), not an apostrophe
 _OPEN_SINGLE = lazy(r"(?:^|[\s:(：，])'(?=[^'\s])(?![^']*'(?:\s|$|[.,;:!?)]))")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
@@ -72,6 +71,7 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 _COIN_REACH = 200
 #: a token longer than this holds no handle (a blob, a minified line: read no further for one)
 _TOKEN_MAX = 320
+#: where a sentence ends, in the raw text (CJK full stops too: the user's ownership of a place is read in its sentence)
 _SENTENCES = lazy(r"[。；;!?！？\n]|\.\s")
 
 
@@ -97,13 +97,14 @@ def money_acts(text: str) -> list[MoneyAct]:
         if why:
             acts.append(MoneyAct(f"payment redirected: {what} {why}", start, end))
             break  # one finding says it; the policy needs no more
+    redirected = bool(acts)
     if any(hint in lowered for hint in p.GIFT_HINTS):
         bought = (m for m in p.GIFT_CARD_CODES.finditer(lowered) if not p.FIRST_PERSON_BUYER.search(m.group(0)))
         acts += _scam(lowered, bought, "gift-card codes sent on")
     acts += _codes_read_out(lowered)
     if any(hint in lowered for hint in p.SAFE_HINTS):
         acts += _scam(lowered, p.SAFE_ACCOUNT.finditer(lowered), "money moved to a 'safe' account")
-    if not any(a.detail.startswith("payment redirected") for a in acts):
+    if not redirected:
         acts += _hidden_payment(lowered)
     return acts
 
@@ -150,8 +151,7 @@ def _scam(lowered: str, matches: Iterator[re.Match[str]], detail: str) -> list[M
     note about fraud (within :data:`_FRAUD_REACH` characters: a warning's heading is often paragraphs above its list),
     as an act."""
     for m in matches:
-        clause = max(lowered.rfind(c, 0, m.start()) for c in "\n.;。；") + 1
-        if p.UNCHECKED_NEGATED.search(lowered, max(clause, m.start() - 60), m.start()):
+        if p.UNCHECKED_NEGATED.search(lowered, max(_clause_start(lowered, m.start()), m.start() - 60), m.start()):
             continue
         if not p.ABOUT_FRAUD.search(lowered, max(0, m.start() - _FRAUD_REACH), m.end() + _FRAUD_REACH):
             return [MoneyAct(detail, m.start(), m.end())]
@@ -240,10 +240,7 @@ def _looks_like_host(host: str) -> bool:
     """Whether a bare ``name.tld`` reads as a host (``escrow-fast.example.org``, ``pay2.example.net``) rather than
     words or code joined by a full stop ("the site.Then", ``env3.payload``): two dots, or a hyphen or a digit in it,
     and a top-level domain (any two letters, or one of :data:`~..rules.payments.LONG_TLDS`)."""
-    parts = host.split(".")
-    tld = parts[-1]
-    return tld.isalpha() and (len(tld) == 2 or tld in p.LONG_TLDS) and (
-        len(parts) >= 3 or any(c == "-" or c.isdigit() for c in host))
+    return _known_tld(host) and (host.count(".") >= 2 or any(c == "-" or c.isdigit() for c in host))
 
 
 def _known_tld(host: str) -> bool:
@@ -349,8 +346,12 @@ def _unchecked(around: str) -> str:
     for m in p.UNCHECKED.finditer(around):
         word = " ".join(m.group(0).split())
         if word.startswith(("skip", "without")):
-            clause = max(around.rfind(c, 0, m.start()) for c in "\n.;。；") + 1
-            if p.UNCHECKED_NEGATED.search(around, clause, m.start()):
+            if p.UNCHECKED_NEGATED.search(around, _clause_start(around, m.start()), m.start()):
                 continue
         return word
     return ""
+
+
+def _clause_start(text: str, at: int) -> int:
+    """Where the clause holding ``text[at]`` starts (after a line break, a full stop or a semicolon)."""
+    return max(text.rfind(c, 0, at) for c in "\n.;。；") + 1
